@@ -1,0 +1,15 @@
+# Every dependency comes from a Debian 12 package (scripts/install-deps.sh installs them).
+find_package(Threads REQUIRED)
+find_package(OpenSSL REQUIRED)
+find_package(nlohmann_json 3.11 REQUIRED)
+find_package(CURL REQUIRED)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
+pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+find_package(roaring REQUIRED)  # Target roaring::roaring.
+pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
+pkg_check_modules(SIMDJSON REQUIRED IMPORTED_TARGET simdjson)
+find_package(SQLite3 REQUIRED)
+if(OMNIGRAPH_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()

@@ -1,0 +1,12 @@
+# asan = AddressSanitizer + UndefinedBehaviorSanitizer, both without recovery; tsan = ThreadSanitizer.
+if(OMNIGRAPH_SANITIZE STREQUAL "asan")
+  set(san -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  add_compile_options(${san})
+  add_link_options(${san})
+elseif(OMNIGRAPH_SANITIZE STREQUAL "tsan")
+  set(san -fsanitize=thread -fno-omit-frame-pointer)
+  add_compile_options(${san})
+  add_link_options(${san})
+elseif(NOT OMNIGRAPH_SANITIZE STREQUAL "")
+  message(FATAL_ERROR "OMNIGRAPH_SANITIZE must be empty, asan or tsan, not '${OMNIGRAPH_SANITIZE}'")
+endif()

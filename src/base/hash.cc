@@ -1,0 +1,50 @@
+#include "base/hash.h"
+
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <xxhash.h>
+
+#include "base/status.h"
+
+namespace omnigraph {
+
+Sha256Digest Sha256(std::string_view data) {
+  Sha256Digest digest{};
+  unsigned int length = 0;
+  int ok = EVP_Digest(data.data(), data.size(), digest.data(), &length, EVP_sha256(), nullptr);
+  OMNIGRAPH_CHECK(ok == 1 && length == digest.size());
+  return digest;
+}
+
+std::string Sha256Hex(std::string_view data) { return HexEncode(Sha256(data)); }
+
+Sha256Digest HmacSha256(std::string_view key, std::string_view data) {
+  Sha256Digest digest{};
+  unsigned int length = 0;
+  unsigned char* out = HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+                            reinterpret_cast<const unsigned char*>(data.data()), data.size(),
+                            digest.data(), &length);
+  OMNIGRAPH_CHECK(out != nullptr && length == digest.size());
+  return digest;
+}
+
+uint64_t XxHash64(std::string_view data, uint64_t seed) {
+  return XXH64(data.data(), data.size(), seed);
+}
+
+uint64_t XxHash64(std::span<const uint8_t> data, uint64_t seed) {
+  return XXH64(data.data(), data.size(), seed);
+}
+
+std::string HexEncode(std::span<const uint8_t> bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.resize(bytes.size() * 2);
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    out[2 * i] = kDigits[bytes[i] >> 4];
+    out[2 * i + 1] = kDigits[bytes[i] & 15];
+  }
+  return out;
+}
+
+}  // namespace omnigraph

@@ -1,0 +1,66 @@
+#include "base/json.h"
+
+#include <set>
+#include <vector>
+
+namespace omnigraph {
+
+namespace {
+
+template <typename J>
+Result<J> ParseImpl(std::string_view text, std::string_view what, bool as_corruption) {
+  const Code code = as_corruption ? Code::kCorruption : Code::kInvalidArgument;
+  // A stack of the member names seen in each open object, to refuse duplicates.
+  std::vector<std::set<std::string>> keys;
+  std::string duplicate;
+  auto callback = [&](int /*depth*/, nlohmann::detail::parse_event_t event, J& parsed) {
+    using Event = nlohmann::detail::parse_event_t;
+    switch (event) {
+      case Event::object_start: keys.emplace_back(); break;
+      case Event::object_end:
+        if (!keys.empty()) keys.pop_back();
+        break;
+      case Event::key:
+        if (!keys.empty() && !keys.back().insert(parsed.template get<std::string>()).second &&
+            duplicate.empty()) {
+          duplicate = parsed.template get<std::string>();
+        }
+        break;
+      default: break;
+    }
+    return true;
+  };
+  J value;
+  try {
+    value = J::parse(text.begin(), text.end(), callback, /*allow_exceptions=*/true);
+  } catch (const nlohmann::json::parse_error& e) {
+    return Status(code, "invalid JSON in " + std::string(what) + " at byte " +
+                            std::to_string(e.byte) + ": " + e.what());
+  }
+  if (!duplicate.empty()) {
+    return Status(code, "duplicate member '" + duplicate + "' in " + std::string(what));
+  }
+  return value;
+}
+
+}  // namespace
+
+Result<Json> ParseJson(std::string_view text, std::string_view what, bool as_corruption) {
+  return ParseImpl<Json>(text, what, as_corruption);
+}
+
+Result<OrderedJson> ParseOrderedJson(std::string_view text, std::string_view what,
+                                     bool as_corruption) {
+  return ParseImpl<OrderedJson>(text, what, as_corruption);
+}
+
+std::string CanonicalJson(const Json& value) {
+  // nlohmann::json stores objects in a std::map, so dump() already emits sorted keys.
+  return value.dump(-1, ' ', /*ensure_ascii=*/false, Json::error_handler_t::strict);
+}
+
+std::string CanonicalJson(const OrderedJson& value) {
+  return CanonicalJson(Json::parse(value.dump()));
+}
+
+}  // namespace omnigraph

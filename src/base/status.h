@@ -1,0 +1,219 @@
+// Status and Result<T>: how every fallible operation in OmniGraph reports failure.
+//
+// A Status carries a coarse Kind that tells the caller what to do (retry, refresh, fix the input,
+// give up), a specific Code that says what happened, a message for people, and the name of the
+// object involved when there is one (ARCHITECTURE.md §9). Status is a value type; copying it is
+// cheap when it is OK. Result<T> holds either a T or a non-OK Status. Both are [[nodiscard]].
+// Thread-safety: values; no shared state.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+
+namespace omnigraph {
+
+// What the caller should do about a failure.
+enum class Kind : uint8_t {
+  kOk = 0,
+  kInvalidArgument,  // The input is wrong; fix it. Nothing was changed.
+  kNotFound,         // The thing named does not exist.
+  kAlreadyExists,    // The thing to create exists already.
+  kPrecondition,     // A compare-and-swap or expected-state check lost.
+  kConflict,         // Another writer got there first; refresh and decide.
+  kTransient,        // Nothing happened; retrying the same call is safe.
+  kUnknown,          // A mutating request may or may not have taken effect.
+  kConfiguration,    // Credentials, permissions, URI, missing bucket: fix the setup.
+  kPermanent,        // Corruption or protocol violation; retrying will not help.
+  kResourceLimit,    // A named limit was exceeded.
+  kUnsupported,      // Not implemented or not allowed by this version.
+  kInternal,         // A bug in OmniGraph.
+};
+
+// What happened, more precisely than Kind. Each code has a default kind (KindOf).
+enum class Code : uint16_t {
+  kOk = 0,
+  kInvalidArgument,
+  kNotFound,
+  kAlreadyExists,
+  kPrecondition,
+  kTransient,
+  kUnknown,
+  kConfiguration,
+  kPermanent,
+  kCorruption,
+  kFormatTooNew,
+  kTooLarge,
+  kUnsupported,
+  kInternal,
+  kCancelled,
+  // Engine and protocol codes (ARCHITECTURE.md §9).
+  kReadSetChanged,
+  kRetriesExhausted,
+  kPublicationInDoubt,
+  kBranchNotFound,
+  kBranchExists,
+  kCommitNotFound,
+  kAlreadyInitialized,
+  kInitializationIncomplete,
+  kKeyConflict,
+  kPreconditionFailed,
+  kMergeConflicts,
+  kResourceLimit,
+  kUnknownStamp,
+  kVersionsReclaimed,
+};
+
+// The stable lower-case name of a code or kind ("read_set_changed", "not_found").
+std::string_view CodeName(Code code);
+std::string_view KindName(Kind kind);
+// The kind a code carries unless the creator of the status says otherwise.
+Kind KindOf(Code code);
+
+class [[nodiscard]] Status {
+ public:
+  // OK.
+  Status() = default;
+  Status(Code code, std::string message, std::string object = {});
+  Status(Kind kind, Code code, std::string message, std::string object = {});
+
+  static Status Ok() { return Status(); }
+
+  bool ok() const { return rep_ == nullptr; }
+  Kind kind() const { return rep_ ? rep_->kind : Kind::kOk; }
+  Code code() const { return rep_ ? rep_->code : Code::kOk; }
+  // The message for people; empty when OK.
+  const std::string& message() const;
+  // The object name the failure concerns, or empty.
+  const std::string& object() const;
+
+  // "kind/code: message [object]", or "OK".
+  std::string ToString() const;
+
+  // A copy with "context: " prefixed to the message; OK stays OK.
+  Status WithContext(std::string_view context) const;
+  // A copy naming `object` when it names none yet.
+  Status WithObject(std::string_view object) const;
+
+  // Explicitly ignores a status where failure is acceptable (best-effort writes).
+  void IgnoreError() const {}
+
+  Status(const Status& other);
+  Status& operator=(const Status& other);
+  Status(Status&&) noexcept = default;
+  Status& operator=(Status&&) noexcept = default;
+  ~Status() = default;
+
+ private:
+  struct Rep {
+    Kind kind;
+    Code code;
+    std::string message;
+    std::string object;
+  };
+  std::unique_ptr<Rep> rep_;
+};
+
+bool operator==(const Status& a, const Status& b);
+
+// Short constructors for the common codes.
+Status InvalidArgument(std::string message, std::string object = {});
+Status NotFound(std::string message, std::string object = {});
+Status Corruption(std::string message, std::string object = {});
+Status Internal(std::string message, std::string object = {});
+Status Unsupported(std::string message, std::string object = {});
+
+template <typename T>
+class [[nodiscard]] Result {
+ public:
+  // Implicit from a value or a non-OK status, so functions can `return value;` or `return status;`.
+  Result(T value) : value_(std::move(value)) {}        // NOLINT(google-explicit-constructor)
+  Result(Status status) : value_(std::move(status)) {  // NOLINT(google-explicit-constructor)
+    if (std::get<Status>(value_).ok()) {
+      value_ = Status(Code::kInternal, "Result constructed from an OK status");
+    }
+  }
+
+  bool ok() const { return std::holds_alternative<T>(value_); }
+  // The failure, or OK.
+  Status status() const { return ok() ? Status() : std::get<Status>(value_); }
+
+  // The value; calling these on a failed result is a programmer error (checked).
+  T& value() & {
+    CheckOk();
+    return std::get<T>(value_);
+  }
+  const T& value() const& {
+    CheckOk();
+    return std::get<T>(value_);
+  }
+  T&& value() && {
+    CheckOk();
+    return std::get<T>(std::move(value_));
+  }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+  T&& operator*() && { return std::move(*this).value(); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+
+  T value_or(T fallback) const& { return ok() ? std::get<T>(value_) : std::move(fallback); }
+
+ private:
+  void CheckOk() const;
+  std::variant<T, Status> value_;
+};
+
+[[noreturn]] void CheckFailed(const char* file, int line, const char* condition,
+                              std::string_view message);
+
+template <typename T>
+void Result<T>::CheckOk() const {
+  if (!ok()) {
+    CheckFailed(__FILE__, __LINE__, "result.ok()", std::get<Status>(value_).ToString());
+  }
+}
+
+namespace internal {
+inline Status ToStatus(const Status& s) { return s; }
+inline Status ToStatus(Status&& s) { return std::move(s); }
+template <typename T>
+Status ToStatus(const Result<T>& r) {
+  return r.status();
+}
+}  // namespace internal
+
+}  // namespace omnigraph
+
+#define OMNIGRAPH_CONCAT_INNER_(a, b) a##b
+#define OMNIGRAPH_CONCAT_(a, b) OMNIGRAPH_CONCAT_INNER_(a, b)
+
+// Returns the status of `expr` (a Status or a Result) from the enclosing function when it failed.
+#define OMNIGRAPH_RETURN_IF_ERROR(expr)                                            \
+  do {                                                                             \
+    ::omnigraph::Status omnigraph_status_ = ::omnigraph::internal::ToStatus(expr); \
+    if (!omnigraph_status_.ok()) return omnigraph_status_;                         \
+  } while (0)
+
+// `OMNIGRAPH_ASSIGN_OR_RETURN(auto x, F());` declares/assigns x from a Result, or returns its
+// status.
+#define OMNIGRAPH_ASSIGN_OR_RETURN(lhs, expr) \
+  OMNIGRAPH_ASSIGN_OR_RETURN_IMPL_(OMNIGRAPH_CONCAT_(omnigraph_result_, __LINE__), lhs, expr)
+#define OMNIGRAPH_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
+  auto tmp = (expr);                                     \
+  if (!tmp.ok()) return tmp.status();                    \
+  lhs = std::move(tmp).value()
+
+// Programmer-error check, always on. Never for user input.
+#define OMNIGRAPH_CHECK(cond)                                             \
+  do {                                                                    \
+    if (!(cond)) ::omnigraph::CheckFailed(__FILE__, __LINE__, #cond, ""); \
+  } while (0)
+#define OMNIGRAPH_CHECK_MSG(cond, msg)                                       \
+  do {                                                                       \
+    if (!(cond)) ::omnigraph::CheckFailed(__FILE__, __LINE__, #cond, (msg)); \
+  } while (0)
