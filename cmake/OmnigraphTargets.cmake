@@ -38,6 +38,15 @@ function(omnigraph_test name)
     DISCOVERY_MODE PRE_TEST
     DISCOVERY_TIMEOUT 60
     WORKING_DIRECTORY ${CMAKE_BINARY_DIR}
-    PROPERTIES LABELS "${arg_LABELS}" TIMEOUT ${arg_TIMEOUT}
-               ENVIRONMENT "OMNIGRAPH_SOURCE_DIR=${CMAKE_SOURCE_DIR};OMNIGRAPH_BIN_DIR=${CMAKE_BINARY_DIR}/bin")
+    TEST_LIST ${name}_TESTS
+    PROPERTIES TIMEOUT ${arg_TIMEOUT})
+  # CMake 3.25's gtest_discover_tests keeps only the first element of a list-valued property, so
+  # labels and the environment are set by a script that ctest runs after discovery.
+  set(script ${CMAKE_CURRENT_BINARY_DIR}/${name}_properties.cmake)
+  file(WRITE ${script}
+    "if(DEFINED ${name}_TESTS)\n"
+    "  set_tests_properties(\${${name}_TESTS} PROPERTIES LABELS \"${arg_LABELS}\"\n"
+    "    ENVIRONMENT \"OMNIGRAPH_SOURCE_DIR=${CMAKE_SOURCE_DIR};OMNIGRAPH_BIN_DIR=${CMAKE_BINARY_DIR}/bin\")\n"
+    "endif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${script})
 endfunction()

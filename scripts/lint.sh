@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Lint: formatting (clang-format, .clang-format) and the banned-call check of STYLE.md
 # "Determinism": library code outside src/base and src/testing gets time, randomness, threads and
-# sleeping from the Runtime, never directly. Tests (*_test.cc) and benchmarks are exempt.
+# sleeping from the Runtime, never directly. Tests and test support (*_test.cc, *_contract.*,
+# test_util.*) and benchmarks are exempt.
 # Usage: scripts/lint.sh [--fix]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,7 +26,7 @@ fi
 
 banned='system_clock::now|steady_clock::now|high_resolution_clock::now|random_device|(^|[^A-Za-z0-9_])s?rand\(|std::thread|std::jthread|sleep_for|sleep_until|usleep\('
 mapfile -t library < <(printf '%s\n' "${files[@]}" | grep '^src/' | grep -vE '^src/(base|testing)/' |
-  grep -vE '_test\.cc$' || true)
+  grep -vE '(_test\.cc|_contract\.(h|cc)|test_util\.(h|cc))$' || true)
 if [ "${#library[@]}" -gt 0 ]; then
   if hits=$(grep -nE "$banned" "${library[@]}"); then
     echo "lint: direct time/randomness/thread/sleep calls outside src/base and src/testing" \

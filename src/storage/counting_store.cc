@@ -1,0 +1,89 @@
+#include "storage/counting_store.h"
+
+namespace omnigraph::storage {
+
+OpCounts OpCounts::operator-(const OpCounts& e) const {
+  OpCounts d;
+  d.gets = gets - e.gets;
+  d.heads = heads - e.heads;
+  d.puts = puts - e.puts;
+  d.put_if_absent = put_if_absent - e.put_if_absent;
+  d.put_if_match = put_if_match - e.put_if_match;
+  d.lists = lists - e.lists;
+  d.deletes = deletes - e.deletes;
+  d.bytes_read = bytes_read - e.bytes_read;
+  d.bytes_written = bytes_written - e.bytes_written;
+  return d;
+}
+
+std::string OpCounts::ToString() const {
+  return "gets=" + std::to_string(gets) + " heads=" + std::to_string(heads) +
+         " puts=" + std::to_string(puts) + " put_if_absent=" + std::to_string(put_if_absent) +
+         " put_if_match=" + std::to_string(put_if_match) + " lists=" + std::to_string(lists) +
+         " deletes=" + std::to_string(deletes) + " bytes_read=" + std::to_string(bytes_read) +
+         " bytes_written=" + std::to_string(bytes_written);
+}
+
+OpCounts CountingStore::Snapshot() const {
+  OpCounts c;
+  c.gets = gets_.load();
+  c.heads = heads_.load();
+  c.puts = puts_.load();
+  c.put_if_absent = put_if_absent_.load();
+  c.put_if_match = put_if_match_.load();
+  c.lists = lists_.load();
+  c.deletes = deletes_.load();
+  c.bytes_read = bytes_read_.load();
+  c.bytes_written = bytes_written_.load();
+  return c;
+}
+
+void CountingStore::Reset() {
+  for (auto* c : {&gets_, &heads_, &puts_, &put_if_absent_, &put_if_match_, &lists_, &deletes_,
+                  &bytes_read_, &bytes_written_}) {
+    c->store(0);
+  }
+}
+
+Result<GetResult> CountingStore::Get(std::string_view name, std::optional<ByteRange> range) {
+  ++gets_;
+  Result<GetResult> r = inner_->Get(name, range);
+  if (r.ok()) bytes_read_ += r->data.size();
+  return r;
+}
+
+Result<ObjectMeta> CountingStore::Head(std::string_view name) {
+  ++heads_;
+  return inner_->Head(name);
+}
+
+Status CountingStore::Put(std::string_view name, std::string_view data) {
+  ++puts_;
+  bytes_written_ += data.size();
+  return inner_->Put(name, data);
+}
+
+Result<bool> CountingStore::PutIfAbsent(std::string_view name, std::string_view data) {
+  ++put_if_absent_;
+  bytes_written_ += data.size();
+  return inner_->PutIfAbsent(name, data);
+}
+
+Result<std::string> CountingStore::PutIfMatch(std::string_view name, std::string_view data,
+                                              std::string_view etag) {
+  ++put_if_match_;
+  bytes_written_ += data.size();
+  return inner_->PutIfMatch(name, data, etag);
+}
+
+Result<ListPage> CountingStore::List(const ListOptions& options) {
+  ++lists_;
+  return inner_->List(options);
+}
+
+Status CountingStore::Delete(std::string_view name) {
+  ++deletes_;
+  return inner_->Delete(name);
+}
+
+}  // namespace omnigraph::storage

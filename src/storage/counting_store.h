@@ -1,0 +1,65 @@
+// CountingStore: an ObjectStore wrapper that counts every call per operation and the bytes moved.
+//
+// Tests take a Snapshot() before and after one call and assert the exact Diff (STYLE.md: object
+// operation counts are exact and asserted). Every call is counted, failed ones included.
+// Thread-safe (atomic counters).
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "storage/object_store.h"
+
+namespace omnigraph::storage {
+
+struct OpCounts {
+  uint64_t gets = 0;
+  uint64_t heads = 0;
+  uint64_t puts = 0;
+  uint64_t put_if_absent = 0;
+  uint64_t put_if_match = 0;
+  uint64_t lists = 0;
+  uint64_t deletes = 0;
+  uint64_t bytes_read = 0;
+  uint64_t bytes_written = 0;
+
+  // Reads of any kind (get, head, list).
+  uint64_t reads() const { return gets + heads + lists; }
+  // Mutating calls of any kind.
+  uint64_t writes() const { return puts + put_if_absent + put_if_match + deletes; }
+  uint64_t total() const { return reads() + writes(); }
+
+  OpCounts operator-(const OpCounts& earlier) const;
+  bool operator==(const OpCounts&) const = default;
+  // "gets=1 heads=0 …" for failure messages.
+  std::string ToString() const;
+};
+
+class CountingStore final : public ObjectStore {
+ public:
+  explicit CountingStore(std::shared_ptr<ObjectStore> inner) : inner_(std::move(inner)) {}
+
+  OpCounts Snapshot() const;
+  void Reset();
+
+  Result<GetResult> Get(std::string_view name,
+                        std::optional<ByteRange> range = std::nullopt) override;
+  Result<ObjectMeta> Head(std::string_view name) override;
+  Status Put(std::string_view name, std::string_view data) override;
+  Result<bool> PutIfAbsent(std::string_view name, std::string_view data) override;
+  Result<std::string> PutIfMatch(std::string_view name, std::string_view data,
+                                 std::string_view etag) override;
+  Result<ListPage> List(const ListOptions& options) override;
+  Status Delete(std::string_view name) override;
+  std::string Describe() const override { return inner_->Describe(); }
+
+  ObjectStore& inner() { return *inner_; }
+
+ private:
+  std::shared_ptr<ObjectStore> inner_;
+  std::atomic<uint64_t> gets_{0}, heads_{0}, puts_{0}, put_if_absent_{0}, put_if_match_{0},
+      lists_{0}, deletes_{0}, bytes_read_{0}, bytes_written_{0};
+};
+
+}  // namespace omnigraph::storage

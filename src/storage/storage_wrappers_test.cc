@@ -1,0 +1,189 @@
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "storage/counting_store.h"
+#include "storage/fault_store.h"
+#include "storage/local_store.h"
+#include "storage/memory_store.h"
+#include "storage/test_util.h"
+
+namespace omnigraph::storage {
+namespace {
+
+TEST(CountingStoreTest, CountsEveryOperationAndBytes) {
+  auto counting = std::make_shared<CountingStore>(std::make_shared<MemoryStore>());
+  OpCounts before = counting->Snapshot();
+  ASSERT_TRUE(counting->Put("a", "12345").ok());
+  ASSERT_TRUE(*counting->PutIfAbsent("b", "123"));
+  ASSERT_FALSE(*counting->PutIfAbsent("b", "123"));
+  std::string etag = counting->Head("a")->etag;
+  ASSERT_TRUE(counting->PutIfMatch("a", "xy", etag).ok());
+  ASSERT_EQ(counting->Get("a")->data, "xy");
+  ASSERT_EQ(counting->Get("b", ByteRange{1, 1})->data, "2");
+  ASSERT_FALSE(counting->Get("missing").ok());
+  ASSERT_TRUE(counting->List(ListOptions{}).ok());
+  ASSERT_TRUE(counting->Delete("a").ok());
+  OpCounts d = counting->Snapshot() - before;
+  OpCounts expected;
+  expected.puts = 1;
+  expected.put_if_absent = 2;
+  expected.put_if_match = 1;
+  expected.heads = 1;
+  expected.gets = 3;
+  expected.lists = 1;
+  expected.deletes = 1;
+  expected.bytes_written = 5 + 3 + 3 + 2;
+  expected.bytes_read = 2 + 1;
+  EXPECT_EQ(d, expected) << d.ToString();
+  EXPECT_EQ(d.reads(), 5u);
+  EXPECT_EQ(d.writes(), 5u);
+  counting->Reset();
+  EXPECT_EQ(counting->Snapshot(), OpCounts{});
+}
+
+TEST(FaultStoreTest, TransientBeforeEffectLeavesNoObject) {
+  auto inner = std::make_shared<MemoryStore>();
+  FaultStore faults(inner);
+  faults.AddRule({.ops = Mask(Op::kPutIfAbsent), .kind = FaultKind::kTransientBeforeEffect});
+  Result<bool> r = faults.PutIfAbsent("x", "1");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().kind(), Kind::kTransient);
+  EXPECT_EQ(inner->Head("x").status().kind(), Kind::kNotFound);
+  // The rule fired once; the retry goes through.
+  EXPECT_TRUE(*faults.PutIfAbsent("x", "1"));
+  EXPECT_EQ(faults.faults_injected(), 1u);
+}
+
+TEST(FaultStoreTest, LostAcknowledgementIsUnknownWhileTheObjectExists) {
+  auto inner = std::make_shared<MemoryStore>();
+  FaultStore faults(inner);
+  faults.AddRule({.ops = Mask(Op::kPutIfAbsent), .kind = FaultKind::kUnknownAfterEffect});
+  Result<bool> r = faults.PutIfAbsent("rec", "mine");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().kind(), Kind::kUnknown);
+  Result<GetResult> back = faults.Get("rec");
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->data, "mine");
+  // Re-driving the identical create now reports "exists".
+  EXPECT_FALSE(*faults.PutIfAbsent("rec", "mine"));
+}
+
+TEST(FaultStoreTest, DeferredEffectLandsAfterTheCallerWasAnswered) {
+  auto inner = std::make_shared<MemoryStore>();
+  FaultStore faults(inner);
+  faults.AddRule(
+      {.ops = Mask(Op::kPut), .kind = FaultKind::kUnknownDeferredEffect, .deferred_ops = 2});
+  Status s = faults.Put("late", "v");
+  EXPECT_EQ(s.kind(), Kind::kUnknown);
+  EXPECT_EQ(faults.pending_deferred(), 1u);
+  // The first read-back finds nothing: absence does not prove "no effect".
+  EXPECT_EQ(faults.Get("late").status().kind(), Kind::kNotFound);
+  // The second call after it applies the write first.
+  Result<GetResult> r = faults.Get("late");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->data, "v");
+  EXPECT_EQ(faults.pending_deferred(), 0u);
+}
+
+TEST(FaultStoreTest, ApplyDeferredFlushesPendingWrites) {
+  auto inner = std::make_shared<MemoryStore>();
+  FaultStore faults(inner);
+  faults.AddRule({.ops = kMutatingOps,
+                  .kind = FaultKind::kUnknownDeferredEffect,
+                  .times = -1,
+                  .deferred_ops = 100});
+  EXPECT_EQ(faults.PutIfAbsent("a", "1").status().kind(), Kind::kUnknown);
+  EXPECT_EQ(faults.Put("b", "2").kind(), Kind::kUnknown);
+  EXPECT_EQ(inner->size(), 0u);
+  EXPECT_EQ(faults.ApplyDeferred(), 2u);
+  EXPECT_EQ(inner->size(), 2u);
+}
+
+TEST(FaultStoreTest, RulesMatchPrefixSkipAndTimes) {
+  auto inner = std::make_shared<MemoryStore>();
+  FaultStore faults(inner);
+  faults.AddRule({.ops = Mask(Op::kGet),
+                  .name_prefix = "hot/",
+                  .kind = FaultKind::kTransientBeforeEffect,
+                  .skip = 1,
+                  .times = 2});
+  ASSERT_TRUE(inner->Put("hot/x", "1").ok());
+  ASSERT_TRUE(inner->Put("cold/x", "1").ok());
+  EXPECT_TRUE(faults.Get("cold/x").ok());
+  EXPECT_TRUE(faults.Get("hot/x").ok());   // Skipped.
+  EXPECT_FALSE(faults.Get("hot/x").ok());  // Fires.
+  EXPECT_FALSE(faults.Get("hot/x").ok());  // Fires.
+  EXPECT_TRUE(faults.Get("hot/x").ok());   // Exhausted.
+}
+
+TEST(FaultStoreTest, LatencyAdvancesTheClock) {
+  ManualClock clock(0);
+  FaultStore faults(std::make_shared<MemoryStore>("m", &clock), &clock);
+  faults.AddRule({.kind = FaultKind::kLatency, .latency_micros = 2500});
+  ASSERT_TRUE(faults.Put("x", "1").ok());
+  EXPECT_EQ(clock.NowMicros(), 2500);
+}
+
+TEST(FaultStoreTest, SeededFaultsReplayExactly) {
+  auto run = [](uint64_t seed) {
+    FaultStore faults(std::make_shared<MemoryStore>());
+    faults.SetSeeded({.transient = 0.2, .unknown_after_effect = 0.2, .deferred = 0.1}, seed);
+    std::string trace;
+    for (int i = 0; i < 200; ++i) {
+      Result<bool> r = faults.PutIfAbsent("k/" + std::to_string(i % 50), "v");
+      trace +=
+          r.ok() ? (*r ? 'C' : 'E') : static_cast<char>('0' + static_cast<int>(r.status().kind()));
+    }
+    return trace;
+  };
+  EXPECT_EQ(run(11), run(11));
+  EXPECT_NE(run(11), run(12));
+}
+
+TEST(LocalStoreTest, TemporaryFilesNeverAppearAndStaleOnesAreSwept) {
+  TempDir dir;
+  auto store = *LocalStore::Open(dir.path());
+  ASSERT_TRUE(store->Put("x/y", "1").ok());
+  // A crashed writer's leftover temporary file.
+  std::string stale = dir.path() + "/.omnigraph-tmp/99999-0.tmp";
+  int fd = ::open(stale.c_str(), O_CREAT | O_WRONLY, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, "partial", 7), 7);
+  ::close(fd);
+  Result<std::vector<ObjectMeta>> all = ListAll(*store, "");
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->size(), 1u);
+  EXPECT_EQ((*all)[0].name, "x/y");
+  EXPECT_EQ(store->Get(".omnigraph-tmp/99999-0.tmp").status().kind(), Kind::kInvalidArgument);
+  // Young temporary files survive a sweep by age; a sweep of everything removes it.
+  ASSERT_TRUE(store->SweepTemporaryFiles(LocalStore::kStaleTempAgeMicros).ok());
+  EXPECT_TRUE(std::filesystem::exists(stale));
+  ASSERT_TRUE(store->SweepTemporaryFiles(0).ok());
+  EXPECT_FALSE(std::filesystem::exists(stale));
+}
+
+TEST(LocalStoreTest, NameUsedAsBothObjectAndDirectoryIsRefused) {
+  TempDir dir;
+  auto store = *LocalStore::Open(dir.path());
+  ASSERT_TRUE(store->Put("a/b", "1").ok());
+  Status s = store->Put("a/b/c", "2");
+  EXPECT_EQ(s.kind(), Kind::kInvalidArgument) << s.ToString();
+  EXPECT_EQ(store->Get("a").status().kind(), Kind::kNotFound);
+}
+
+TEST(LocalStoreTest, ReopenSeesEarlierObjects) {
+  TempDir dir;
+  {
+    auto store = *LocalStore::Open(dir.path() + "/g");
+    ASSERT_TRUE(*store->PutIfAbsent("_graph/main/x.commit", "rec"));
+  }
+  auto store = *LocalStore::Open(dir.path() + "/g/");
+  EXPECT_EQ(store->Get("_graph/main/x.commit")->data, "rec");
+}
+
+}  // namespace
+}  // namespace omnigraph::storage
