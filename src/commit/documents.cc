@@ -1,0 +1,496 @@
+#include "commit/documents.h"
+
+#include <initializer_list>
+
+namespace omnigraph::commit {
+
+namespace {
+
+// Reads typed members of one JSON object, remembering the first problem as kCorruption.
+class Reader {
+ public:
+  Reader(const Json& json, std::string_view object, std::string what)
+      : json_(json), object_(object), what_(std::move(what)) {
+    if (!json_.is_object()) Fail("is not a JSON object");
+  }
+
+  uint64_t U64(const char* key) {
+    const Json* v = Find(key);
+    if (v == nullptr) return 0;
+    if (!v->is_number_unsigned()) {
+      // A non-negative value in a signed slot is still fine.
+      if (v->is_number_integer() && v->get<int64_t>() >= 0) return v->get<uint64_t>();
+      Fail(std::string("member '") + key + "' is not an unsigned integer");
+      return 0;
+    }
+    return v->get<uint64_t>();
+  }
+  int64_t I64(const char* key) {
+    const Json* v = Find(key);
+    if (v == nullptr) return 0;
+    if (!v->is_number_integer() ||
+        (v->is_number_unsigned() && v->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))) {
+      Fail(std::string("member '") + key + "' is not an integer");
+      return 0;
+    }
+    return v->get<int64_t>();
+  }
+  std::string Str(const char* key) {
+    const Json* v = Find(key);
+    if (v == nullptr) return {};
+    if (!v->is_string()) {
+      Fail(std::string("member '") + key + "' is not a string");
+      return {};
+    }
+    return v->get<std::string>();
+  }
+  // Absent or null → nullopt.
+  std::optional<std::string> OptStr(const char* key) {
+    auto it = json_.find(key);
+    if (!json_.is_object() || it == json_.end() || it->is_null()) return std::nullopt;
+    if (!it->is_string()) {
+      Fail(std::string("member '") + key + "' is not a string or null");
+      return std::nullopt;
+    }
+    return it->get<std::string>();
+  }
+  std::optional<uint64_t> OptU64(const char* key) {
+    auto it = json_.find(key);
+    if (!json_.is_object() || it == json_.end() || it->is_null()) return std::nullopt;
+    return U64(key);
+  }
+  // The member if it is an object, or null if absent/null and `nullable`.
+  const Json* Obj(const char* key, bool nullable) {
+    auto it = json_.find(key);
+    if (!json_.is_object() || it == json_.end() || it->is_null()) {
+      if (!nullable) Fail(std::string("member '") + key + "' is missing");
+      return nullptr;
+    }
+    if (!it->is_object()) {
+      Fail(std::string("member '") + key + "' is not an object");
+      return nullptr;
+    }
+    return &*it;
+  }
+  // The member if it is an array; an absent member reads as empty.
+  const Json* Arr(const char* key) {
+    static const Json* empty = new Json(Json::array());
+    auto it = json_.find(key);
+    if (!json_.is_object() || it == json_.end()) return empty;
+    if (!it->is_array()) {
+      Fail(std::string("member '") + key + "' is not an array");
+      return empty;
+    }
+    return &*it;
+  }
+  Json Extra(std::initializer_list<const char*> known) const {
+    Json extra = Json::object();
+    if (!json_.is_object()) return extra;
+    for (auto it = json_.begin(); it != json_.end(); ++it) {
+      bool is_known = false;
+      for (const char* k : known) is_known = is_known || it.key() == k;
+      if (!is_known) extra[it.key()] = it.value();
+    }
+    return extra;
+  }
+  void Fail(const std::string& why) {
+    if (status_.ok()) status_ = Status(Code::kCorruption, what_ + " " + why, std::string(object_));
+  }
+  Status status() const { return status_; }
+  std::string_view object() const { return object_; }
+
+ private:
+  const Json* Find(const char* key) {
+    if (!json_.is_object()) return nullptr;
+    auto it = json_.find(key);
+    if (it == json_.end()) {
+      Fail(std::string("member '") + key + "' is missing");
+      return nullptr;
+    }
+    return &*it;
+  }
+
+  const Json& json_;
+  std::string_view object_;
+  std::string what_;
+  Status status_;
+};
+
+// Parses bytes and checks `format` before anything else is interpreted.
+Result<Json> ParseDocument(std::string_view bytes, std::string_view object, std::string_view what) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(Json json,
+                             ParseJson(bytes, std::string(what) + " " + std::string(object),
+                                       /*as_corruption=*/true));
+  if (!json.is_object()) {
+    return Status(Code::kCorruption, std::string(what) + " is not a JSON object",
+                  std::string(object));
+  }
+  auto it = json.find("format");
+  if (it == json.end() || !it->is_number_unsigned()) {
+    return Status(Code::kCorruption, std::string(what) + " has no unsigned 'format' member",
+                  std::string(object));
+  }
+  if (it->get<uint64_t>() > kDocumentFormat) {
+    return Status(Code::kFormatTooNew,
+                  std::string(what) + " has format " + std::to_string(it->get<uint64_t>()) +
+                      "; this binary reads format " + std::to_string(kDocumentFormat) +
+                      " (upgrade OmniGraph)",
+                  std::string(object));
+  }
+  return json;
+}
+
+Json WithExtra(const Json& extra, Json known) {
+  Json out = extra.is_object() ? extra : Json::object();
+  for (auto it = known.begin(); it != known.end(); ++it) out[it.key()] = std::move(it.value());
+  return out;
+}
+
+Json OptJson(const std::optional<std::string>& v) { return v ? Json(*v) : Json(nullptr); }
+
+Json ToJson(const SchemaRef& s) {
+  return WithExtra(s.extra, {{"identity_domain", s.identity_domain},
+                             {"ir_hash", s.ir_hash},
+                             {"identity_version", s.identity_version},
+                             {"content_hash", s.content_hash}});
+}
+SchemaRef SchemaFrom(const Json& j, Reader& parent) {
+  Reader r(j, parent.object(), "schema");
+  SchemaRef s;
+  s.identity_domain = r.Str("identity_domain");
+  s.ir_hash = r.Str("ir_hash");
+  s.identity_version = r.U64("identity_version");
+  s.content_hash = r.Str("content_hash");
+  s.extra = r.Extra({"identity_domain", "ir_hash", "identity_version", "content_hash"});
+  if (!r.status().ok()) parent.Fail("has a malformed schema: " + r.status().message());
+  return s;
+}
+
+Json ToJson(const Pin& p) {
+  return WithExtra(p.extra, {{"stable_table_id", p.stable_table_id},
+                             {"incarnation", p.incarnation},
+                             {"table_key", p.table_key},
+                             {"target_version", p.target_version},
+                             {"staged_version", p.staged_version},
+                             {"transaction_uuid", p.transaction_uuid},
+                             {"entity_count", p.entity_count}});
+}
+Pin PinFrom(const Json& j, Reader& parent) {
+  Reader r(j, parent.object(), "pin");
+  Pin p;
+  p.stable_table_id = r.U64("stable_table_id");
+  p.incarnation = r.U64("incarnation");
+  p.table_key = r.Str("table_key");
+  p.target_version = r.U64("target_version");
+  p.staged_version = r.U64("staged_version");
+  p.transaction_uuid = r.Str("transaction_uuid");
+  p.entity_count = r.U64("entity_count");
+  p.extra = r.Extra({"stable_table_id", "incarnation", "table_key", "target_version",
+                     "staged_version", "transaction_uuid", "entity_count"});
+  if (!r.status().ok()) parent.Fail("has a malformed pin: " + r.status().message());
+  return p;
+}
+
+Json ToJson(const Registration& g) {
+  return WithExtra(g.extra, {{"stable_table_id", g.stable_table_id},
+                             {"incarnation", g.incarnation},
+                             {"table_key", g.table_key},
+                             {"kind", g.kind}});
+}
+Registration RegistrationFrom(const Json& j, Reader& parent) {
+  Reader r(j, parent.object(), "registration");
+  Registration g;
+  g.stable_table_id = r.U64("stable_table_id");
+  g.incarnation = r.U64("incarnation");
+  g.table_key = r.Str("table_key");
+  g.kind = r.Str("kind");
+  g.extra = r.Extra({"stable_table_id", "incarnation", "table_key", "kind"});
+  if (r.status().ok() && g.kind != "node" && g.kind != "edge") {
+    r.Fail("kind '" + g.kind + "' is neither node nor edge");
+  }
+  if (!r.status().ok()) parent.Fail("has a malformed registration: " + r.status().message());
+  return g;
+}
+
+Json ToJson(const Tombstone& t) {
+  return WithExtra(t.extra, {{"stable_table_id", t.stable_table_id},
+                             {"incarnation", t.incarnation},
+                             {"table_key", t.table_key}});
+}
+Tombstone TombstoneFrom(const Json& j, Reader& parent) {
+  Reader r(j, parent.object(), "tombstone");
+  Tombstone t;
+  t.stable_table_id = r.U64("stable_table_id");
+  t.incarnation = r.U64("incarnation");
+  t.table_key = r.Str("table_key");
+  t.extra = r.Extra({"stable_table_id", "incarnation", "table_key"});
+  if (!r.status().ok()) parent.Fail("has a malformed tombstone: " + r.status().message());
+  return t;
+}
+
+Json ToJson(const Rename& n) {
+  return WithExtra(n.extra, {{"stable_table_id", n.stable_table_id},
+                             {"incarnation", n.incarnation},
+                             {"from", n.from},
+                             {"to", n.to}});
+}
+Rename RenameFrom(const Json& j, Reader& parent) {
+  Reader r(j, parent.object(), "rename");
+  Rename n;
+  n.stable_table_id = r.U64("stable_table_id");
+  n.incarnation = r.U64("incarnation");
+  n.from = r.Str("from");
+  n.to = r.Str("to");
+  n.extra = r.Extra({"stable_table_id", "incarnation", "from", "to"});
+  if (!r.status().ok()) parent.Fail("has a malformed rename: " + r.status().message());
+  return n;
+}
+
+template <typename T, typename F>
+std::vector<T> ListFrom(const Json* arr, Reader& parent, F from) {
+  std::vector<T> out;
+  out.reserve(arr->size());
+  for (const Json& item : *arr) out.push_back(from(item, parent));
+  return out;
+}
+
+template <typename T>
+Json ListJson(const std::vector<T>& items) {
+  Json arr = Json::array();
+  for (const T& item : items) arr.push_back(ToJson(item));
+  return arr;
+}
+
+}  // namespace
+
+std::string EncodeRecord(const Record& r) {
+  Json lineage = nullptr;
+  if (r.lineage) {
+    lineage = WithExtra(r.lineage->extra,
+                        {{"kind", r.lineage->kind},
+                         {"source_stream", r.lineage->source_stream},
+                         {"source_seq", r.lineage->source_seq},
+                         {"merged_parent_commit_id", r.lineage->merged_parent_commit_id}});
+  }
+  Json j = WithExtra(r.extra, {{"format", kDocumentFormat},
+                               {"kind", r.kind == RecordKind::kCommit ? "commit" : "retire"},
+                               {"seq", r.seq},
+                               {"commit_id", r.commit_id},
+                               {"parent_commit_id", OptJson(r.parent_commit_id)},
+                               {"generation", r.generation},
+                               {"stream", r.stream},
+                               {"branch", OptJson(r.branch)},
+                               {"actor", OptJson(r.actor)},
+                               {"created_at", r.created_at},
+                               {"schema", ToJson(r.schema)},
+                               {"pins", ListJson(r.pins)},
+                               {"registrations", ListJson(r.registrations)},
+                               {"tombstones", ListJson(r.tombstones)},
+                               {"renames", ListJson(r.renames)},
+                               {"lineage", lineage},
+                               {"idempotency_key", r.idempotency_key}});
+  return CanonicalJson(j);
+}
+
+Result<Record> DecodeRecord(std::string_view bytes, std::string_view object) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(Json j, ParseDocument(bytes, object, "record"));
+  Reader r(j, object, "record");
+  Record rec;
+  std::string kind = r.Str("kind");
+  if (kind == "commit") {
+    rec.kind = RecordKind::kCommit;
+  } else if (kind == "retire") {
+    rec.kind = RecordKind::kRetire;
+  } else if (r.status().ok()) {
+    r.Fail("kind '" + kind + "' is neither commit nor retire");
+  }
+  rec.seq = r.U64("seq");
+  rec.commit_id = r.Str("commit_id");
+  rec.parent_commit_id = r.OptStr("parent_commit_id");
+  rec.generation = r.U64("generation");
+  rec.stream = r.Str("stream");
+  rec.branch = r.OptStr("branch");
+  rec.actor = r.OptStr("actor");
+  rec.created_at = r.I64("created_at");
+  if (const Json* s = r.Obj("schema", false)) rec.schema = SchemaFrom(*s, r);
+  rec.pins = ListFrom<Pin>(r.Arr("pins"), r, PinFrom);
+  rec.registrations = ListFrom<Registration>(r.Arr("registrations"), r, RegistrationFrom);
+  rec.tombstones = ListFrom<Tombstone>(r.Arr("tombstones"), r, TombstoneFrom);
+  rec.renames = ListFrom<Rename>(r.Arr("renames"), r, RenameFrom);
+  if (const Json* l = r.Obj("lineage", true)) {
+    Reader lr(*l, object, "lineage");
+    Lineage lineage;
+    lineage.kind = lr.Str("kind");
+    lineage.source_stream = lr.Str("source_stream");
+    lineage.source_seq = lr.U64("source_seq");
+    lineage.merged_parent_commit_id = lr.Str("merged_parent_commit_id");
+    lineage.extra = lr.Extra({"kind", "source_stream", "source_seq", "merged_parent_commit_id"});
+    if (!lr.status().ok()) r.Fail("has a malformed lineage: " + lr.status().message());
+    rec.lineage = std::move(lineage);
+  }
+  auto key = j.find("idempotency_key");
+  if (key != j.end()) rec.idempotency_key = *key;
+  rec.extra = r.Extra({"format", "kind", "seq", "commit_id", "parent_commit_id", "generation",
+                       "stream", "branch", "actor", "created_at", "schema", "pins", "registrations",
+                       "tombstones", "renames", "lineage", "idempotency_key"});
+  OMNIGRAPH_RETURN_IF_ERROR(r.status());
+  return rec;
+}
+
+std::string EncodeCheckpoint(const Checkpoint& c) {
+  Json tables = Json::array();
+  for (const CheckpointTable& t : c.tables) {
+    tables.push_back(WithExtra(t.extra, {{"registration", ToJson(t.registration)},
+                                         {"pin", ToJson(t.pin)},
+                                         {"pin_seq", t.pin_seq}}));
+  }
+  return CanonicalJson(WithExtra(c.extra, {{"format", kDocumentFormat},
+                                           {"stream", c.stream},
+                                           {"seq", c.seq},
+                                           {"head_commit_id", c.head_commit_id},
+                                           {"head_generation", c.head_generation},
+                                           {"schema", ToJson(c.schema)},
+                                           {"tables", tables}}));
+}
+
+Result<Checkpoint> DecodeCheckpoint(std::string_view bytes, std::string_view object) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(Json j, ParseDocument(bytes, object, "checkpoint"));
+  Reader r(j, object, "checkpoint");
+  Checkpoint c;
+  c.stream = r.Str("stream");
+  c.seq = r.U64("seq");
+  c.head_commit_id = r.Str("head_commit_id");
+  c.head_generation = r.U64("head_generation");
+  if (const Json* s = r.Obj("schema", false)) c.schema = SchemaFrom(*s, r);
+  for (const Json& item : *r.Arr("tables")) {
+    Reader tr(item, object, "checkpoint table");
+    CheckpointTable t;
+    if (const Json* g = tr.Obj("registration", false)) t.registration = RegistrationFrom(*g, tr);
+    if (const Json* p = tr.Obj("pin", false)) t.pin = PinFrom(*p, tr);
+    t.pin_seq = tr.U64("pin_seq");
+    t.extra = tr.Extra({"registration", "pin", "pin_seq"});
+    if (!tr.status().ok()) r.Fail("has a malformed table: " + tr.status().message());
+    c.tables.push_back(std::move(t));
+  }
+  c.extra =
+      r.Extra({"format", "stream", "seq", "head_commit_id", "head_generation", "schema", "tables"});
+  OMNIGRAPH_RETURN_IF_ERROR(r.status());
+  return c;
+}
+
+std::string EncodeHint(const Hint& h) {
+  return CanonicalJson(WithExtra(h.extra, {{"format", kDocumentFormat}, {"seq", h.seq}}));
+}
+
+Result<Hint> DecodeHint(std::string_view bytes, std::string_view object) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(Json j, ParseDocument(bytes, object, "hint"));
+  Reader r(j, object, "hint");
+  Hint h;
+  h.seq = r.U64("seq");
+  h.extra = r.Extra({"format", "seq"});
+  OMNIGRAPH_RETURN_IF_ERROR(r.status());
+  return h;
+}
+
+std::string EncodeStreamMetadata(const StreamMetadata& m) {
+  Json retired = nullptr;
+  if (m.retired) retired = {{"at_seq", m.retired->at_seq}, {"at", m.retired->at}};
+  return CanonicalJson(
+      WithExtra(m.extra, {{"format", kDocumentFormat},
+                          {"key", m.key},
+                          {"branch", m.branch},
+                          {"native_name", m.native_name},
+                          {"parent_stream", OptJson(m.parent_stream)},
+                          {"fork_seq", m.fork_seq ? Json(*m.fork_seq) : Json(nullptr)},
+                          {"fork_commit_id", OptJson(m.fork_commit_id)},
+                          {"creator", OptJson(m.creator)},
+                          {"created_at", m.created_at},
+                          {"retired", retired}}));
+}
+
+Result<StreamMetadata> DecodeStreamMetadata(std::string_view bytes, std::string_view object) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(Json j, ParseDocument(bytes, object, "stream metadata"));
+  Reader r(j, object, "stream metadata");
+  StreamMetadata m;
+  m.key = r.Str("key");
+  m.branch = r.Str("branch");
+  m.native_name = r.Str("native_name");
+  m.parent_stream = r.OptStr("parent_stream");
+  m.fork_seq = r.OptU64("fork_seq");
+  m.fork_commit_id = r.OptStr("fork_commit_id");
+  m.creator = r.OptStr("creator");
+  m.created_at = r.I64("created_at");
+  if (const Json* ret = r.Obj("retired", true)) {
+    Reader rr(*ret, object, "retired marker");
+    m.retired = Retired{rr.U64("at_seq"), rr.I64("at")};
+    if (!rr.status().ok()) r.Fail("has a malformed retired marker: " + rr.status().message());
+  }
+  m.extra = r.Extra({"format", "key", "branch", "native_name", "parent_stream", "fork_seq",
+                     "fork_commit_id", "creator", "created_at", "retired"});
+  OMNIGRAPH_RETURN_IF_ERROR(r.status());
+  return m;
+}
+
+std::string EncodeNameGeneration(const NameGeneration& g) {
+  return CanonicalJson(WithExtra(
+      g.extra,
+      {{"format", kDocumentFormat}, {"branch", g.branch}, {"key", g.key}, {"gen", g.gen}}));
+}
+
+Result<NameGeneration> DecodeNameGeneration(std::string_view bytes, std::string_view object) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(Json j, ParseDocument(bytes, object, "name generation"));
+  Reader r(j, object, "name generation");
+  NameGeneration g;
+  g.branch = r.Str("branch");
+  g.key = r.Str("key");
+  g.gen = r.U64("gen");
+  g.extra = r.Extra({"format", "branch", "key", "gen"});
+  OMNIGRAPH_RETURN_IF_ERROR(r.status());
+  return g;
+}
+
+std::string EncodeStorageStamp(const StorageStamp& s) {
+  return CanonicalJson(WithExtra(s.extra, {{"format", kDocumentFormat},
+                                           {"kind", s.kind},
+                                           {"storage_stamp", s.storage_stamp},
+                                           {"graph_id", s.graph_id},
+                                           {"checkpoint_interval", s.checkpoint_interval},
+                                           {"created_at", s.created_at}}));
+}
+
+Result<StorageStamp> DecodeStorageStamp(std::string_view bytes, std::string_view object) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(Json j, ParseDocument(bytes, object, "storage stamp"));
+  Reader r(j, object, "storage stamp");
+  StorageStamp s;
+  s.kind = r.Str("kind");
+  s.storage_stamp = r.U64("storage_stamp");
+  s.graph_id = r.Str("graph_id");
+  s.checkpoint_interval = r.U64("checkpoint_interval");
+  s.created_at = r.I64("created_at");
+  s.extra =
+      r.Extra({"format", "kind", "storage_stamp", "graph_id", "checkpoint_interval", "created_at"});
+  OMNIGRAPH_RETURN_IF_ERROR(r.status());
+  if (s.checkpoint_interval == 0) {
+    return Status(Code::kCorruption, "storage stamp has checkpoint_interval 0",
+                  std::string(object));
+  }
+  return s;
+}
+
+Result<std::optional<BoundedRead>> ReadBounded(storage::ObjectStore& store, std::string_view name,
+                                               uint64_t limit_bytes) {
+  Result<storage::GetResult> got = store.Get(name, storage::ByteRange{0, limit_bytes + 1});
+  if (!got.ok()) {
+    if (got.status().kind() == Kind::kNotFound) return std::optional<BoundedRead>();
+    return got.status().WithObject(name);
+  }
+  if (got->meta.size_bytes > limit_bytes) {
+    return Status(Code::kCorruption,
+                  "object is " + std::to_string(got->meta.size_bytes) +
+                      " bytes, more than the limit of " + std::to_string(limit_bytes),
+                  std::string(name));
+  }
+  return std::optional<BoundedRead>(BoundedRead{std::move(got->data), std::move(got->meta)});
+}
+
+}  // namespace omnigraph::commit

@@ -1,0 +1,172 @@
+#include "commit/documents.h"
+
+#include <gtest/gtest.h>
+
+#include "commit/test_streams.h"
+
+namespace omnigraph::commit {
+namespace {
+
+Record SampleRecord() {
+  Record r;
+  r.seq = 4127;
+  r.commit_id = "main.4127.7K3QZ9ABCD";
+  r.parent_commit_id = "main.4126.0000000000";
+  r.generation = 4127;
+  r.stream = "main";
+  r.branch = "main";
+  r.actor = "act-ragnor";
+  r.created_at = 1757900000000000;
+  r.schema = SchemaRef{"01K5", "sha256:aa", 9, "bb", Json::object()};
+  r.pins.push_back(testing::TestPin(12, "node:Person", 1201));
+  r.pins.back().staged_version = 9223372036854775901ULL;
+  r.registrations.push_back(testing::TestRegistration(12, "node:Person"));
+  r.renames.push_back(Rename{12, 1, "node:Human", "node:Person", Json::object()});
+  r.tombstones.push_back(Tombstone{13, 2, "edge:Old", Json::object()});
+  r.lineage = Lineage{"merge", "01K3ABCDEFGHJKMNPQRSTVWXYZ", 88, "x.88.0000000000", Json::object()};
+  return r;
+}
+
+TEST(DocumentsTest, RecordRoundTripsExactly) {
+  Record r = SampleRecord();
+  std::string bytes = EncodeRecord(r);
+  Result<Record> back = DecodeRecord(bytes, "obj");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(*back, r);
+  EXPECT_EQ(EncodeRecord(*back), bytes);
+  // 64-bit staged versions survive as unsigned integers.
+  EXPECT_NE(bytes.find("\"staged_version\":9223372036854775901"), std::string::npos);
+  EXPECT_NE(bytes.find("\"kind\":\"commit\""), std::string::npos);
+}
+
+TEST(DocumentsTest, RetireRecordRoundTrips) {
+  Record r;
+  r.kind = RecordKind::kRetire;
+  r.seq = 5;
+  r.commit_id = "main.5.0000000000";
+  r.parent_commit_id = "main.4.0000000000";
+  r.stream = "main";
+  Result<Record> back = DecodeRecord(EncodeRecord(r), "obj");
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->kind, RecordKind::kRetire);
+  EXPECT_FALSE(back->lineage.has_value());
+}
+
+TEST(DocumentsTest, UnknownMembersSurviveARewrite) {
+  Json j = Json::parse(EncodeRecord(SampleRecord()));
+  j["future_field"] = {{"x", 1}};
+  j["pins"][0]["future_pin_field"] = "kept";
+  j["schema"]["future_schema_field"] = true;
+  Result<Record> r = DecodeRecord(j.dump(), "obj");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  Json again = Json::parse(EncodeRecord(*r));
+  EXPECT_EQ(again["future_field"]["x"], 1);
+  EXPECT_EQ(again["pins"][0]["future_pin_field"], "kept");
+  EXPECT_EQ(again["schema"]["future_schema_field"], true);
+
+  StreamMetadata m;
+  m.key = "main";
+  m.branch = "main";
+  m.native_name = "main";
+  Json mj = Json::parse(EncodeStreamMetadata(m));
+  mj["owner_note"] = "keep me";
+  Result<StreamMetadata> decoded = DecodeStreamMetadata(mj.dump(), "meta");
+  ASSERT_TRUE(decoded.ok());
+  decoded->retired = Retired{7, 123};
+  Json rewritten = Json::parse(EncodeStreamMetadata(*decoded));
+  EXPECT_EQ(rewritten["owner_note"], "keep me");
+  EXPECT_EQ(rewritten["retired"]["at_seq"], 7);
+}
+
+TEST(DocumentsTest, NewerFormatIsRefusedBeforeInterpretation) {
+  // Everything but the format is nonsense: the format check must come first.
+  Result<Record> r = DecodeRecord(R"({"format":2,"seq":"not a number"})", "_graph/main/x.commit");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kFormatTooNew);
+  EXPECT_EQ(r.status().object(), "_graph/main/x.commit");
+  EXPECT_EQ(DecodeCheckpoint(R"({"format":3})", "c").status().code(), Code::kFormatTooNew);
+  EXPECT_EQ(DecodeHint(R"({"format":2,"seq":1})", "h").status().code(), Code::kFormatTooNew);
+  EXPECT_EQ(DecodeStreamMetadata(R"({"format":9})", "m").status().code(), Code::kFormatTooNew);
+  EXPECT_EQ(DecodeStorageStamp(R"({"format":2})", "s").status().code(), Code::kFormatTooNew);
+}
+
+TEST(DocumentsTest, MalformedDocumentsAreCorruptionNamingTheObject) {
+  struct Case {
+    std::string bytes;
+    std::string expect;
+  };
+  Json good = Json::parse(EncodeRecord(SampleRecord()));
+  Json no_seq = good;
+  no_seq.erase("seq");
+  Json bad_kind = good;
+  bad_kind["kind"] = "merge";
+  Json neg = good;
+  neg["seq"] = -1;
+  Json bad_pin = good;
+  bad_pin["pins"][0]["incarnation"] = "one";
+  for (const Case& c :
+       {Case{"{", "invalid JSON"}, Case{"[1]", "not a JSON object"},
+        Case{R"({"seq":1})", "no unsigned 'format'"},
+        Case{no_seq.dump(), "member 'seq' is missing"}, Case{bad_kind.dump(), "kind 'merge'"},
+        Case{neg.dump(), "'seq' is not an unsigned integer"}, Case{bad_pin.dump(), "malformed pin"},
+        Case{R"({"format":1,"seq":1,"seq":2})", "duplicate member 'seq'"}}) {
+    Result<Record> r = DecodeRecord(c.bytes, "_graph/main/r.commit");
+    ASSERT_FALSE(r.ok()) << c.bytes;
+    EXPECT_EQ(r.status().code(), Code::kCorruption) << c.bytes;
+    EXPECT_NE(r.status().ToString().find(c.expect), std::string::npos) << r.status().ToString();
+    EXPECT_NE(r.status().ToString().find("_graph/main/r.commit"), std::string::npos);
+  }
+}
+
+TEST(DocumentsTest, OtherDocumentsRoundTrip) {
+  Checkpoint c;
+  c.stream = "main";
+  c.seq = 50;
+  c.head_commit_id = "main.50.0000000000";
+  c.head_generation = 50;
+  c.tables.push_back({testing::TestRegistration(1, "node:Person"),
+                      testing::TestPin(1, "node:Person", 3), 49, Json::object()});
+  EXPECT_EQ(*DecodeCheckpoint(EncodeCheckpoint(c), "c"), c);
+  EXPECT_EQ(DecodeHint(EncodeHint(Hint{42, Json::object()}), "h")->seq, 42u);
+  StreamMetadata m;
+  m.key = "01ARZ3NDEKTSV4RRFFQ69G5FAV";
+  m.branch = "feature";
+  m.native_name = "feature.01ARZ3NDEKTSV4RRFFQ69G5FAV";
+  m.parent_stream = "main";
+  m.fork_seq = 120;
+  m.fork_commit_id = "main.120.0000000000";
+  m.created_at = 5;
+  EXPECT_EQ(*DecodeStreamMetadata(EncodeStreamMetadata(m), "m"), m);
+  EXPECT_EQ(DecodeStreamMetadata(EncodeStreamMetadata(m), "m")->base_seq(), 120u);
+  NameGeneration g{"feature", m.key, 2, Json::object()};
+  Result<NameGeneration> gb = DecodeNameGeneration(EncodeNameGeneration(g), "g");
+  ASSERT_TRUE(gb.ok());
+  EXPECT_EQ(gb->key, m.key);
+  EXPECT_EQ(gb->gen, 2u);
+  StorageStamp s;
+  s.graph_id = "01ARZ3NDEKTSV4RRFFQ69G5FAV";
+  s.created_at = 9;
+  Result<StorageStamp> sb = DecodeStorageStamp(EncodeStorageStamp(s), "s");
+  ASSERT_TRUE(sb.ok());
+  EXPECT_EQ(sb->storage_stamp, 15u);
+  EXPECT_EQ(sb->checkpoint_interval, 50u);
+}
+
+TEST(DocumentsTest, BoundedReadRefusesOversizedObjectsFromTheReportedSize) {
+  auto memory = std::make_shared<storage::MemoryStore>();
+  auto counting = std::make_shared<storage::CountingStore>(memory);
+  ASSERT_TRUE(memory->Put("big", std::string(5000, 'x')).ok());
+  Result<std::optional<BoundedRead>> r = ReadBounded(*counting, "big", 1000);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kCorruption);
+  EXPECT_EQ(r.status().object(), "big");
+  // One ranged read that moved at most limit + 1 bytes.
+  EXPECT_EQ(counting->Snapshot().gets, 1u);
+  EXPECT_EQ(counting->Snapshot().bytes_read, 1001u);
+  Result<std::optional<BoundedRead>> absent = ReadBounded(*counting, "none", 1000);
+  ASSERT_TRUE(absent.ok());
+  EXPECT_FALSE(absent->has_value());
+}
+
+}  // namespace
+}  // namespace omnigraph::commit

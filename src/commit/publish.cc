@@ -1,0 +1,200 @@
+// Publishing (ARCHITECTURE.md §5 "Publishing", D3, D9, D11) and genesis of the main stream.
+#include <algorithm>
+
+#include "commit/stream.h"
+
+namespace omnigraph::commit {
+
+namespace {
+
+Record BuildRecord(const GraphState& base, const RecordContent& content, const CommitId& id,
+                   const PublishRequest& request, int64_t now_micros) {
+  Record r;
+  r.kind = content.kind;
+  r.seq = base.seq + 1;
+  r.commit_id = id.ToString();
+  r.parent_commit_id = base.head_commit_id;
+  r.generation = std::max(base.head_generation, content.merged_generation) + 1;
+  r.stream = base.stream;
+  r.branch = request.branch;
+  r.actor = request.actor;
+  r.created_at = now_micros;
+  r.schema = content.schema.value_or(base.schema);
+  if (content.kind == RecordKind::kCommit) {
+    r.pins = content.pins;
+    r.registrations = content.registrations;
+    r.tombstones = content.tombstones;
+    r.renames = content.renames;
+    r.lineage = content.lineage;
+  }
+  r.extra = content.extra;
+  return r;
+}
+
+}  // namespace
+
+Result<bool> Stream::CreateRecord(const Record& record, const std::string& encoded) {
+  const std::string name = RecordName(key(), record.seq);
+  Status last;
+  // The first attempt plus kRedrivesMax identical re-drives while the outcome stays unknown.
+  for (int attempt = 0; attempt <= kRedrivesMax; ++attempt) {
+    Result<bool> created = runtime_.store->PutIfAbsent(name, encoded);
+    if (created.ok()) {
+      if (*created) return true;
+      // "Exists": a retried request of our own may have landed first. Read it back.
+      for (int read_attempt = 0; read_attempt <= kRedrivesMax; ++read_attempt) {
+        Result<std::optional<Record>> back = ProbeRecord(record.seq);
+        if (back.ok()) {
+          if (!*back) break;  // Cannot happen for an existing name; re-drive the create.
+          return (*back)->commit_id == record.commit_id;
+        }
+        if (back.status().kind() == Kind::kPermanent) return back.status();
+        last = back.status();
+      }
+      continue;
+    }
+    const Kind kind = created.status().kind();
+    if (kind != Kind::kUnknown && kind != Kind::kTransient) return created.status();
+    last = created.status();
+    // Never conclude "no effect" from an absent read: re-drive the identical create instead.
+    runtime_.clock->SleepMicros(kBackoffBaseMicros << std::min(attempt, 6));
+  }
+  return Status(Code::kPublicationInDoubt,
+                "the outcome of publishing commit '" + record.commit_id +
+                    "' is unknown after every re-drive: " + last.message(),
+                name);
+}
+
+Result<PublishResult> Stream::Publish(const PublishRequest& request) {
+  std::unique_lock lock(mu_);
+  if (!head_) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(head_, ColdReadLocked());
+  }
+  for (int attempt = 1;; ++attempt) {
+    // 1. Capture: the handle's fold at N (no reads when warm).
+    std::shared_ptr<const GraphState> base = head_;
+    if (base->retired) return RetiredStatus(key());
+    if (request.expected_head && *request.expected_head != base->head_commit_id) {
+      return Status(Code::kPreconditionFailed,
+                    "expected head '" + *request.expected_head + "' but the head is '" +
+                        base->head_commit_id + "'",
+                    RecordName(key(), base->seq));
+    }
+    // 2. Stage against (stream, N).
+    OMNIGRAPH_ASSIGN_OR_RETURN(RecordContent content, request.stage(*base));
+    CommitId id = CommitId::Mint(key(), base->seq + 1, *runtime_.random);
+    Record record = BuildRecord(*base, content, id, request, runtime_.clock->NowMicros());
+    GraphState next = *base;
+    OMNIGRAPH_RETURN_IF_ERROR(next.Apply(record, RecordName(key(), record.seq)));
+    // 3-4. The conditional create is the publication door.
+    OMNIGRAPH_ASSIGN_OR_RETURN(bool ours, CreateRecord(record, EncodeRecord(record)));
+    if (ours) {
+      auto state = std::make_shared<const GraphState>(std::move(next));
+      head_ = state;
+      lock.unlock();
+      AfterPublish(state);
+      return PublishResult{record.commit_id, record.seq, attempt, state};
+    }
+    // Another writer won N+1: refresh.
+    OMNIGRAPH_ASSIGN_OR_RETURN(head_, WarmReadLocked());
+    if (head_->retired) return RetiredStatus(key());
+    if (request.expected_head) {
+      return Status(Code::kPreconditionFailed,
+                    "expected head '" + *request.expected_head + "' but the head is '" +
+                        head_->head_commit_id + "'",
+                    RecordName(key(), head_->seq));
+    }
+    if (!request.insert_only) {
+      return Status(Code::kReadSetChanged,
+                    "the branch moved to seq " + std::to_string(head_->seq) + " ('" +
+                        head_->head_commit_id + "') while this write was prepared against seq " +
+                        std::to_string(base->seq),
+                    RecordName(key(), base->seq + 1));
+    }
+    if (attempt >= kPublishAttemptsMax) {
+      return Status(Code::kRetriesExhausted,
+                    "gave up after " + std::to_string(attempt) +
+                        " attempts: other writers kept publishing first",
+                    RecordName(key(), head_->seq));
+    }
+    int64_t cap = std::min(kBackoffMaxMicros, kBackoffBaseMicros << std::min(attempt, 10));
+    runtime_.clock->SleepMicros(runtime_.random->Range(0, cap));
+  }
+}
+
+void Stream::AfterPublish(std::shared_ptr<const GraphState> state) {
+  {
+    std::lock_guard lock(background_mu_);
+    ++background_pending_;
+  }
+  auto work = [this, state] {
+    // Checkpoint first, so a reader that sees the new hint finds it. Both best effort.
+    if (state->seq % options_.checkpoint_interval == 0) {
+      runtime_.store
+          ->PutIfAbsent(CheckpointName(key(), state->seq), EncodeCheckpoint(state->ToCheckpoint()))
+          .status()
+          .IgnoreError();
+    }
+    runtime_.store->Put(HintName(key()), EncodeHint(Hint{state->seq, Json::object()}))
+        .IgnoreError();
+    {
+      std::lock_guard lock(background_mu_);
+      --background_pending_;
+    }
+    background_cv_.notify_all();
+  };
+  runtime_.executor->Submit(std::move(work));
+}
+
+void Stream::WaitForBackground() {
+  std::unique_lock lock(background_mu_);
+  background_cv_.wait(lock, [this] { return background_pending_ == 0; });
+}
+
+Result<Record> CreateMainStream(const storage::Runtime& runtime, RecordContent genesis,
+                                std::optional<std::string> actor) {
+  const int64_t now = runtime.clock->NowMicros();
+  StreamMetadata metadata;
+  metadata.key = std::string(kMainKey);
+  metadata.branch = "main";
+  metadata.native_name = "main";
+  metadata.creator = actor;
+  metadata.created_at = now;
+  const std::string metadata_name = StreamMetadataName(kMainKey);
+  OMNIGRAPH_RETURN_IF_ERROR(
+      runtime.store->PutIfAbsent(metadata_name, EncodeStreamMetadata(metadata)).status());
+
+  Record record;
+  record.kind = RecordKind::kCommit;
+  record.seq = 0;
+  record.commit_id = CommitId::Mint(kMainKey, 0, *runtime.random).ToString();
+  record.generation = 0;
+  record.stream = std::string(kMainKey);
+  record.branch = "main";
+  record.actor = std::move(actor);
+  record.created_at = now;
+  record.schema = genesis.schema.value_or(SchemaRef{});
+  record.pins = std::move(genesis.pins);
+  record.registrations = std::move(genesis.registrations);
+  record.extra = std::move(genesis.extra);
+  const std::string record_name = RecordName(kMainKey, 0);
+  OMNIGRAPH_ASSIGN_OR_RETURN(bool created,
+                             runtime.store->PutIfAbsent(record_name, EncodeRecord(record)));
+  if (!created) {
+    // An earlier, interrupted genesis published first: complete from its record.
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<BoundedRead> read,
+                               ReadBounded(*runtime.store, record_name, kRecordBytesMax));
+    if (!read) return Status(Code::kUnknown, "genesis record vanished", record_name);
+    OMNIGRAPH_ASSIGN_OR_RETURN(record, DecodeRecord(read->data, record_name));
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(GraphState state, GraphState::Genesis(record, record_name));
+  OMNIGRAPH_RETURN_IF_ERROR(
+      runtime.store
+          ->PutIfAbsent(CheckpointName(kMainKey, 0), EncodeCheckpoint(state.ToCheckpoint()))
+          .status());
+  OMNIGRAPH_RETURN_IF_ERROR(
+      runtime.store->PutIfAbsent(HintName(kMainKey), EncodeHint(Hint{0, Json::object()})).status());
+  return record;
+}
+
+}  // namespace omnigraph::commit

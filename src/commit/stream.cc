@@ -1,0 +1,261 @@
+#include "commit/stream.h"
+
+#include <algorithm>
+
+#include "base/executor.h"
+
+namespace omnigraph::commit {
+
+Status RetiredStatus(std::string_view key) {
+  return Status(Code::kBranchNotFound, "branch stream '" + std::string(key) + "' has been deleted",
+                StreamMetadataName(key));
+}
+
+Stream::Stream(const storage::Runtime& runtime, StreamMetadata metadata, StreamOptions options)
+    : runtime_(runtime), metadata_(std::move(metadata)), options_(options) {
+  OMNIGRAPH_CHECK(options_.checkpoint_interval > 0);
+}
+
+Stream::~Stream() { WaitForBackground(); }
+
+Result<std::unique_ptr<Stream>> Stream::Open(const storage::Runtime& runtime, std::string_view key,
+                                             StreamOptions options) {
+  OMNIGRAPH_RETURN_IF_ERROR(ValidateStreamKey(key));
+  const std::string name = StreamMetadataName(key);
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<BoundedRead> read,
+                             ReadBounded(*runtime.store, name, kDocumentBytesMax));
+  if (!read) {
+    return Status(Code::kBranchNotFound, "no stream '" + std::string(key) + "'", name);
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(StreamMetadata metadata, DecodeStreamMetadata(read->data, name));
+  if (metadata.key != key) {
+    return Status(Code::kCorruption, "stream metadata names key '" + metadata.key + "'", name);
+  }
+  return std::unique_ptr<Stream>(new Stream(runtime, std::move(metadata), options));
+}
+
+std::unique_ptr<Stream> Stream::FromMetadata(const storage::Runtime& runtime,
+                                             StreamMetadata metadata, StreamOptions options) {
+  return std::unique_ptr<Stream>(new Stream(runtime, std::move(metadata), options));
+}
+
+Result<std::optional<Record>> Stream::ProbeRecord(uint64_t seq) {
+  const std::string name = RecordName(key(), seq);
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<BoundedRead> read,
+                             ReadBounded(*runtime_.store, name, kRecordBytesMax));
+  if (!read) return std::optional<Record>();
+  OMNIGRAPH_ASSIGN_OR_RETURN(Record record, DecodeRecord(read->data, name));
+  if (record.seq != seq || record.stream != key()) {
+    return Status(Code::kCorruption,
+                  "record names seq " + std::to_string(record.seq) + " of stream '" +
+                      record.stream + "', but is stored as seq " + std::to_string(seq) + " of '" +
+                      key() + "'",
+                  name);
+  }
+  return std::optional<Record>(std::move(record));
+}
+
+Result<Record> Stream::ReadRecord(uint64_t seq) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<Record> record, ProbeRecord(seq));
+  if (!record) {
+    return Status(Code::kCommitNotFound, "no record at seq " + std::to_string(seq),
+                  RecordName(key(), seq));
+  }
+  return std::move(*record);
+}
+
+Result<std::optional<Checkpoint>> Stream::ReadCheckpoint(uint64_t seq) {
+  const std::string name = CheckpointName(key(), seq);
+  Result<std::optional<BoundedRead>> read = ReadBounded(*runtime_.store, name, kCheckpointBytesMax);
+  // A checkpoint is derived state: a torn or oversized one is treated as missing.
+  if (!read.ok()) {
+    if (read.status().code() == Code::kCorruption) return std::optional<Checkpoint>();
+    return read.status();
+  }
+  if (!*read) return std::optional<Checkpoint>();
+  Result<Checkpoint> checkpoint = DecodeCheckpoint((*read)->data, name);
+  if (!checkpoint.ok()) {
+    // A checkpoint from a newer format must not be silently skipped: refuse.
+    if (checkpoint.status().code() == Code::kFormatTooNew) return checkpoint.status();
+    return std::optional<Checkpoint>();
+  }
+  if (checkpoint->seq != seq || checkpoint->stream != key()) return std::optional<Checkpoint>();
+  return std::optional<Checkpoint>(std::move(*checkpoint));
+}
+
+std::vector<uint64_t> Stream::CheckpointCandidates(uint64_t seq) const {
+  const uint64_t base = metadata_.base_seq();
+  std::vector<uint64_t> out;
+  for (uint64_t b = BoundaryAtOrBelow(seq, options_.checkpoint_interval); b > base;
+       b -= options_.checkpoint_interval) {
+    out.push_back(b);
+    if (b < options_.checkpoint_interval) break;
+  }
+  out.push_back(base);
+  return out;
+}
+
+Status Stream::ReadRecords(uint64_t from, uint64_t to, std::map<uint64_t, Record>& found) {
+  std::vector<uint64_t> wanted;
+  for (uint64_t s = from; s <= to && s >= from; ++s) {
+    if (!found.count(s)) wanted.push_back(s);
+  }
+  if (wanted.empty()) return Status::Ok();
+  std::vector<std::optional<Record>> results(wanted.size());
+  TaskGroup group(*runtime_.executor);
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    group.Add([this, &results, &wanted, i]() -> Status {
+      OMNIGRAPH_ASSIGN_OR_RETURN(results[i], ProbeRecord(wanted[i]));
+      return Status::Ok();
+    });
+  }
+  OMNIGRAPH_RETURN_IF_ERROR(group.Wait());
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    if (results[i]) found.emplace(wanted[i], std::move(*results[i]));
+  }
+  return Status::Ok();
+}
+
+Result<GraphState> Stream::FoldTo(uint64_t latest, std::map<uint64_t, Record>& found,
+                                  bool backfill) {
+  std::vector<uint64_t> fallen_past;
+  for (uint64_t candidate : CheckpointCandidates(latest)) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<Checkpoint> checkpoint, ReadCheckpoint(candidate));
+    if (!checkpoint) {
+      fallen_past.push_back(candidate);
+      continue;
+    }
+    OMNIGRAPH_RETURN_IF_ERROR(ReadRecords(candidate + 1, latest, found));
+    // The records after the checkpoint must be contiguous up to `latest`.
+    for (uint64_t s = candidate + 1; s <= latest; ++s) {
+      if (!found.count(s)) {
+        return Status(Code::kNotFound, "no record at seq " + std::to_string(s),
+                      RecordName(key(), s));
+      }
+    }
+    auto next = found.find(candidate + 1);
+    if (next != found.end() &&
+        next->second.parent_commit_id.value_or("") != checkpoint->head_commit_id) {
+      fallen_past.push_back(candidate);  // The checkpoint disagrees with the record after it.
+      continue;
+    }
+    GraphState state = GraphState::FromCheckpoint(*checkpoint);
+    for (uint64_t s = candidate + 1; s <= latest; ++s) {
+      OMNIGRAPH_RETURN_IF_ERROR(state.Apply(found.at(s), RecordName(key(), s)));
+      bool missing = std::find(fallen_past.begin(), fallen_past.end(), s) != fallen_past.end();
+      if (backfill && missing && options_.writable && !state.retired) {
+        // D11: the fold at exactly this seq replaces the missing checkpoint (best effort).
+        runtime_.store->Put(CheckpointName(key(), s), EncodeCheckpoint(state.ToCheckpoint()))
+            .IgnoreError();
+      }
+    }
+    return state;
+  }
+  return Status(
+      Code::kCorruption,
+      "the base checkpoint " + std::to_string(metadata_.base_seq()) + " is missing or invalid",
+      CheckpointName(key(), metadata_.base_seq()));
+}
+
+Result<std::shared_ptr<const GraphState>> Stream::ColdReadLocked() {
+  const uint64_t base = metadata_.base_seq();
+  uint64_t start = base;
+  const std::string hint_name = HintName(key());
+  Result<std::optional<BoundedRead>> hint_read =
+      ReadBounded(*runtime_.store, hint_name, kDocumentBytesMax);
+  if (!hint_read.ok() && hint_read.status().code() != Code::kCorruption) {
+    return hint_read.status();
+  }
+  if (hint_read.ok() && *hint_read) {
+    // An unparsable hint is treated as absent: it is only ever a place to start probing.
+    Result<Hint> hint = DecodeHint((*hint_read)->data, hint_name);
+    if (hint.ok() && hint->seq > base) start = hint->seq;
+  }
+  std::map<uint64_t, Record> found;
+  uint64_t latest = start;
+  while (true) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<Record> record, ProbeRecord(latest + 1));
+    if (!record) break;
+    found.emplace(latest + 1, std::move(*record));
+    ++latest;
+  }
+  Result<GraphState> state = FoldTo(latest, found, /*backfill=*/true);
+  if (!state.ok() && state.status().code() == Code::kNotFound && latest == start && start > base) {
+    // The hint was ahead of the stream (repair may find this): find the true end from the base.
+    found.clear();
+    latest = base;
+    while (true) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<Record> record, ProbeRecord(latest + 1));
+      if (!record) break;
+      found.emplace(latest + 1, std::move(*record));
+      ++latest;
+    }
+    state = FoldTo(latest, found, /*backfill=*/true);
+  }
+  if (!state.ok()) {
+    if (state.status().code() == Code::kNotFound) {
+      return Status(Code::kCorruption, "stream has a gap: " + state.status().message(),
+                    state.status().object());
+    }
+    return state.status();
+  }
+  return std::make_shared<const GraphState>(std::move(*state));
+}
+
+Result<std::shared_ptr<const GraphState>> Stream::WarmReadLocked() {
+  GraphState state = *head_;
+  bool changed = false;
+  while (true) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<Record> record, ProbeRecord(state.seq + 1));
+    if (!record) break;
+    OMNIGRAPH_RETURN_IF_ERROR(state.Apply(*record, RecordName(key(), record->seq)));
+    changed = true;
+  }
+  if (!changed) return head_;
+  return std::make_shared<const GraphState>(std::move(state));
+}
+
+Result<std::shared_ptr<const GraphState>> Stream::ReadHead() {
+  std::lock_guard lock(mu_);
+  Result<std::shared_ptr<const GraphState>> state = head_ ? WarmReadLocked() : ColdReadLocked();
+  if (!state.ok()) return state.status();
+  head_ = *state;
+  if (head_->retired) return RetiredStatus(key());
+  return head_;
+}
+
+Result<GraphState> Stream::ReadAt(uint64_t seq) {
+  if (seq < metadata_.base_seq()) {
+    return Status(Code::kCommitNotFound,
+                  "seq " + std::to_string(seq) + " is before this branch's fork point " +
+                      std::to_string(metadata_.base_seq()) + "; read it on the parent stream",
+                  RecordName(key(), seq));
+  }
+  std::map<uint64_t, Record> found;
+  Result<GraphState> state = FoldTo(seq, found, /*backfill=*/true);
+  if (!state.ok() && state.status().code() == Code::kNotFound) {
+    return Status(Code::kCommitNotFound, "no commit at seq " + std::to_string(seq),
+                  RecordName(key(), seq));
+  }
+  return state;
+}
+
+Result<Record> LookupCommit(storage::ObjectStore& store, std::string_view commit_id) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(CommitId id, CommitId::Parse(commit_id));
+  const std::string name = RecordName(id.key, id.seq);
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<BoundedRead> read,
+                             ReadBounded(store, name, kRecordBytesMax));
+  if (!read) {
+    return Status(Code::kCommitNotFound, "no commit '" + std::string(commit_id) + "'", name);
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(Record record, DecodeRecord(read->data, name));
+  if (record.commit_id != commit_id) {
+    return Status(Code::kCommitNotFound,
+                  "no commit '" + std::string(commit_id) + "' (seq " + std::to_string(id.seq) +
+                      " holds '" + record.commit_id + "')",
+                  name);
+  }
+  return record;
+}
+
+}  // namespace omnigraph::commit

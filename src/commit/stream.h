@@ -1,0 +1,151 @@
+// Stream: a handle on one branch life's record stream — reading its state (cold, warm, at a past
+// seq) and publishing records to it (ARCHITECTURE.md §5; docs/design/commit-record.md).
+//
+// Reading: a cold read costs one hint read, the probes, one checkpoint read and the records after
+// the checkpoint; a warm read (the handle holds the fold at N) is one GET of N+1 when nothing
+// changed. Publishing: one conditional create of record N+1 from the handle's fold at N (no reads
+// when warm); "exists" is resolved by reading the record back and comparing commit ids; an
+// Unknown outcome is re-driven, never assumed to have had no effect. After acknowledging, the
+// checkpoint (on interval boundaries) and then the hint are written off the caller's path.
+// A handle is bound to one stream key. Thread-safe: calls on one handle are serialized.
+#pragma once
+
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "commit/documents.h"
+#include "commit/fold.h"
+#include "commit/names.h"
+#include "storage/uri.h"
+
+namespace omnigraph::commit {
+
+// Attempts of an insert-only publish before RetriesExhausted (§5 step 3).
+inline constexpr int kPublishAttemptsMax = 32;
+// Identical re-drives of a conditional create whose outcome was Unknown (§5 step 4, D3).
+inline constexpr int kRedrivesMax = 6;
+// Backoff between re-prepare attempts: uniform in [0, min(base * 2^attempt, max)].
+inline constexpr int64_t kBackoffBaseMicros = 500;
+inline constexpr int64_t kBackoffMaxMicros = 50'000;
+
+struct StreamOptions {
+  uint64_t checkpoint_interval = kDefaultCheckpointInterval;
+  // A writable handle backfills checkpoints it had to fall back past (D11).
+  bool writable = true;
+};
+
+// What a commit changes; the publisher fills in seq, ids, parent, generation and times.
+struct RecordContent {
+  RecordKind kind = RecordKind::kCommit;
+  // Unset: the schema of the state it was staged against.
+  std::optional<SchemaRef> schema;
+  std::vector<Pin> pins;
+  std::vector<Registration> registrations;
+  std::vector<Tombstone> tombstones;
+  std::vector<Rename> renames;
+  std::optional<Lineage> lineage;
+  // For merges: the other parent's generation (D7).
+  uint64_t merged_generation = 0;
+  Json extra = Json::object();
+};
+
+// Where a staging step stages against (D9): the captured state at (stream, seq).
+using StageFn = std::function<Result<RecordContent>(const GraphState& base)>;
+
+struct PublishRequest {
+  StageFn stage;
+  // Insert-only work re-prepares on a lost race; strict work gets ReadSetChanged at once.
+  bool insert_only = true;
+  // When set, the head must be this commit or the publish fails with PreconditionFailed.
+  std::optional<std::string> expected_head;
+  std::optional<std::string> branch;
+  std::optional<std::string> actor;
+};
+
+struct PublishResult {
+  std::string commit_id;
+  uint64_t seq = 0;
+  // 1 when the first attempt won.
+  int attempts = 0;
+  std::shared_ptr<const GraphState> state;
+};
+
+class Stream {
+ public:
+  // Reads the stream metadata (one GET). NotFound (kBranchNotFound) when absent.
+  static Result<std::unique_ptr<Stream>> Open(const storage::Runtime& runtime, std::string_view key,
+                                              StreamOptions options = {});
+  // A handle over metadata the caller already holds (no reads).
+  static std::unique_ptr<Stream> FromMetadata(const storage::Runtime& runtime,
+                                              StreamMetadata metadata, StreamOptions options = {});
+  ~Stream();
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+
+  const StreamMetadata& metadata() const { return metadata_; }
+  const std::string& key() const { return metadata_.key; }
+
+  // The current state: cold on the first call, warm afterwards. BranchNotFound on a retired
+  // stream; kCorruption when the stream is inconsistent.
+  Result<std::shared_ptr<const GraphState>> ReadHead();
+  // The state at a past seq (time travel). NotFound when the seq is beyond the stream's end or
+  // below its fork point.
+  Result<GraphState> ReadAt(uint64_t seq);
+  // The record at seq (one read). NotFound when absent.
+  Result<Record> ReadRecord(uint64_t seq);
+
+  // Publishes one record built by request.stage; see the class comment.
+  Result<PublishResult> Publish(const PublishRequest& request);
+  // Waits until checkpoint and hint writes queued by earlier publishes have finished.
+  void WaitForBackground();
+
+ private:
+  Stream(const storage::Runtime& runtime, StreamMetadata metadata, StreamOptions options);
+
+  Result<std::shared_ptr<const GraphState>> ColdReadLocked();
+  Result<std::shared_ptr<const GraphState>> WarmReadLocked();
+  // Folds from the best valid checkpoint at or below `latest` through `latest`, using (and
+  // adding to) `found`. Writes back checkpoints it fell back past when writable.
+  Result<GraphState> FoldTo(uint64_t latest, std::map<uint64_t, Record>& found, bool backfill);
+  // Reads records [from, to] not already in `found`, concurrently. Missing ones are left out.
+  Status ReadRecords(uint64_t from, uint64_t to, std::map<uint64_t, Record>& found);
+  // nullopt when absent.
+  Result<std::optional<Record>> ProbeRecord(uint64_t seq);
+  Result<std::optional<Checkpoint>> ReadCheckpoint(uint64_t seq);
+  // Candidate checkpoint seqs at or below `seq`, newest first, ending with the base.
+  std::vector<uint64_t> CheckpointCandidates(uint64_t seq) const;
+
+  // One conditional create of `record`, re-driven on Unknown; true = ours landed.
+  Result<bool> CreateRecord(const Record& record, const std::string& encoded);
+  void AfterPublish(std::shared_ptr<const GraphState> state);
+
+  storage::Runtime runtime_;
+  StreamMetadata metadata_;
+  StreamOptions options_;
+  std::mutex mu_;
+  std::shared_ptr<const GraphState> head_;
+
+  std::mutex background_mu_;
+  std::condition_variable background_cv_;
+  int background_pending_ = 0;
+};
+
+// BranchNotFound for a stream closed by a retire record.
+Status RetiredStatus(std::string_view key);
+
+// Looks a commit up by id: one read of the record its id names. CommitNotFound when absent or
+// when the record there carries another id.
+Result<Record> LookupCommit(storage::ObjectStore& store, std::string_view commit_id);
+
+// Writes the main stream's metadata, genesis record (seq 0), checkpoint 0 and hint, each created
+// only if absent (so an interrupted genesis can be completed). `genesis` supplies the body; its
+// seq, stream, ids and parent are set here. Returns the genesis record as stored.
+Result<Record> CreateMainStream(const storage::Runtime& runtime, RecordContent genesis,
+                                std::optional<std::string> actor);
+
+}  // namespace omnigraph::commit
