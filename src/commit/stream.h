@@ -30,8 +30,8 @@ inline constexpr int kPublishAttemptsMax = 32;
 // Identical re-drives of a conditional create whose outcome was Unknown (§5 step 4, D3).
 inline constexpr int kRedrivesMax = 6;
 // Backoff between re-prepare attempts: uniform in [0, min(base * 2^attempt, max)].
-inline constexpr int64_t kBackoffBaseMicros = 500;
-inline constexpr int64_t kBackoffMaxMicros = 50'000;
+inline constexpr int64_t kBackoffBaseMicros = 1000;
+inline constexpr int64_t kBackoffMaxMicros = 100'000;
 
 struct StreamOptions {
   uint64_t checkpoint_interval = kDefaultCheckpointInterval;
