@@ -59,9 +59,9 @@ Result<Backend> MakeBackend(const std::string& backend, const std::string& root,
     return Backend{"memory", std::make_shared<storage::MemoryStore>()};
   }
   if (backend == "file") {
-    std::string dir = root.empty() ? std::filesystem::temp_directory_path().string() +
-                                         "/omnigraph-bench-cost"
-                                   : root;
+    std::string dir =
+        root.empty() ? std::filesystem::temp_directory_path().string() + "/omnigraph-bench-cost"
+                     : root;
     dir += "/run-" + std::to_string(depth_run);
     std::error_code ec;
     std::filesystem::remove_all(dir, ec);
@@ -89,17 +89,15 @@ void Report(bool json, const std::string& backend, int64_t depth, const char* op
         static_cast<unsigned long long>(c.deletes), static_cast<unsigned long long>(c.bytes_read),
         static_cast<unsigned long long>(c.bytes_written));
   } else {
-    std::printf("%-7s %6lld  %-13s gets=%-3llu heads=%llu puts=%llu put_if_absent=%llu "
-                "put_if_match=%llu lists=%llu deletes=%llu read=%lluB written=%lluB\n",
-                backend.c_str(), static_cast<long long>(depth), operation,
-                static_cast<unsigned long long>(c.gets), static_cast<unsigned long long>(c.heads),
-                static_cast<unsigned long long>(c.puts),
-                static_cast<unsigned long long>(c.put_if_absent),
-                static_cast<unsigned long long>(c.put_if_match),
-                static_cast<unsigned long long>(c.lists),
-                static_cast<unsigned long long>(c.deletes),
-                static_cast<unsigned long long>(c.bytes_read),
-                static_cast<unsigned long long>(c.bytes_written));
+    std::printf(
+        "%-7s %6lld  %-13s gets=%-3llu heads=%llu puts=%llu put_if_absent=%llu "
+        "put_if_match=%llu lists=%llu deletes=%llu read=%lluB written=%lluB\n",
+        backend.c_str(), static_cast<long long>(depth), operation,
+        static_cast<unsigned long long>(c.gets), static_cast<unsigned long long>(c.heads),
+        static_cast<unsigned long long>(c.puts), static_cast<unsigned long long>(c.put_if_absent),
+        static_cast<unsigned long long>(c.put_if_match), static_cast<unsigned long long>(c.lists),
+        static_cast<unsigned long long>(c.deletes), static_cast<unsigned long long>(c.bytes_read),
+        static_cast<unsigned long long>(c.bytes_written));
   }
 }
 
@@ -200,14 +198,15 @@ int RunLatency(const Flags& flags) {
   double raw_p50 = Percentile(raw, 50), raw_p99 = Percentile(raw, 99);
   double pub_p50 = Percentile(publish, 50), pub_p99 = Percentile(publish, 99);
   if (flags.Has("json")) {
-    std::printf("{\"backend\":\"%s\",\"samples\":%d,\"raw_p50_us\":%.2f,\"raw_p99_us\":%.2f,"
-                "\"publish_p50_us\":%.2f,\"publish_p99_us\":%.2f,\"ratio_p50\":%.3f}\n",
-                backend->name.c_str(), samples, raw_p50, raw_p99, pub_p50, pub_p99,
-                pub_p50 / raw_p50);
+    std::printf(
+        "{\"backend\":\"%s\",\"samples\":%d,\"raw_p50_us\":%.2f,\"raw_p99_us\":%.2f,"
+        "\"publish_p50_us\":%.2f,\"publish_p99_us\":%.2f,\"ratio_p50\":%.3f}\n",
+        backend->name.c_str(), samples, raw_p50, raw_p99, pub_p50, pub_p99, pub_p50 / raw_p50);
   } else {
-    std::printf("%s: raw put_if_absent p50 %.1f us p99 %.1f us; warm publish p50 %.1f us p99 "
-                "%.1f us; ratio p50 %.2f\n",
-                backend->name.c_str(), raw_p50, raw_p99, pub_p50, pub_p99, pub_p50 / raw_p50);
+    std::printf(
+        "%s: raw put_if_absent p50 %.1f us p99 %.1f us; warm publish p50 %.1f us p99 "
+        "%.1f us; ratio p50 %.2f\n",
+        backend->name.c_str(), raw_p50, raw_p99, pub_p50, pub_p99, pub_p50 / raw_p50);
   }
   return 0;
 }
