@@ -1,0 +1,28 @@
+// Parser for the `.pg` schema language (SURFACE.md §2.1): source text to a syntax tree.
+//
+// This is the syntactic half; ParseSchema in validate.h adds the semantic checks and is what
+// callers normally use. Errors are InvalidArgument with messages of the form
+// "line 3, column 14: expected ':' after property name 'age', found '{'". Bad input never
+// crashes. Pure; thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+#include "base/status.h"
+#include "schema/ast.h"
+
+namespace omnigraph::schema {
+
+// The largest schema source accepted, in bytes (the archive document holding the source and
+// its IR must stay well under the 1 MiB document limit of ARCHITECTURE.md §4).
+inline constexpr size_t kMaxSchemaSourceBytes = 256 * 1024;
+
+// Parses `source` into a syntax tree. InvalidArgument on any syntax error (the first one) or
+// when the source exceeds kMaxSchemaSourceBytes.
+Result<SchemaAst> ParseSchemaSyntax(std::string_view source);
+
+// "line L, column C: message" as an InvalidArgument status.
+Status SchemaError(SourcePos pos, std::string_view message);
+
+}  // namespace omnigraph::schema
