@@ -1,0 +1,24 @@
+// zstd compression of fragment buffers. Each thread keeps one compression and one
+// decompression context, so encoding and reading many buffers allocates no zstd state per
+// buffer. Thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+
+namespace omnigraph::table {
+
+// InvalidArgument unless `level` is a zstd level this library accepts.
+Status ValidateZstdLevel(int level);
+// Appends one zstd frame holding `source`, compressed at `level`, to `out`; returns its size.
+// Internal when zstd fails (it does not for valid levels).
+Result<size_t> ZstdCompressAppend(std::span<const uint8_t> source, int level, std::string& out);
+// Decompresses the zstd frame `source` into exactly `destination.size()` bytes. Corruption
+// (no object name) when the frame is malformed or decodes to a different size.
+Status ZstdDecompressExact(std::string_view source, std::span<uint8_t> destination);
+
+}  // namespace omnigraph::table

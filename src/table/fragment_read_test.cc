@@ -1,0 +1,185 @@
+// The fragment reader's object operations (exact GET/HEAD counts and bytes), projection, and its
+// answers to a wrong size, unknown fields and a newer format version.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+
+#include "base/hash.h"
+#include "base/random.h"
+#include "storage/counting_store.h"
+#include "storage/memory_store.h"
+#include "table/column_builder.h"
+#include "table/fragment_reader.h"
+#include "table/fragment_writer.h"
+#include "table/random_batch.h"
+
+namespace omnigraph::table {
+namespace {
+
+// Four columns of incompressible 8-byte values, each about 80 KB, so the fragment is larger
+// than the reader's first read and most columns lie outside it.
+ColumnBatch WideBatch(uint64_t rows) {
+  Random random(99);
+  Schema schema;
+  std::vector<Column> columns;
+  for (uint32_t c = 0; c < 4; ++c) {
+    ColumnBuilder builder(DataType::Scalar(TypeId::kU64), true);
+    for (uint64_t i = 0; i < rows; ++i) {
+      if (i % 10 == 3) {
+        builder.AppendNull();
+      } else {
+        builder.Append<uint64_t>(random.Next64());
+      }
+    }
+    schema.push_back(Field{100 + c, "c" + std::to_string(c), builder.type(), true});
+    columns.push_back(std::move(builder.Finish()).value());
+  }
+  return ColumnBatch(std::move(schema), std::move(columns), rows);
+}
+
+class FragmentReadTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    inner_ = std::make_shared<storage::MemoryStore>();
+    store_ = std::make_unique<storage::CountingStore>(inner_);
+  }
+  std::shared_ptr<storage::MemoryStore> inner_;
+  std::unique_ptr<storage::CountingStore> store_;
+};
+
+TEST_F(FragmentReadTest, OpenWithKnownSizeIsOneRangedReadOfTheTail) {
+  ColumnBatch batch = WideBatch(10000);
+  WrittenFragment written = std::move(WriteFragment(*store_, "w.ogf", batch)).value();
+  ASSERT_GT(written.size_bytes, kFooterReadBytes);
+  const storage::OpCounts before = store_->Snapshot();
+  auto reader = OpenFragment(*store_, "w.ogf", written.size_bytes);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  const storage::OpCounts diff = store_->Snapshot() - before;
+  EXPECT_EQ(diff.gets, 1u);
+  EXPECT_EQ(diff.heads, 0u);
+  EXPECT_EQ(diff.bytes_read, kFooterReadBytes);
+}
+
+TEST_F(FragmentReadTest, OpenWithoutSizeHeadsFirst) {
+  Random random(1);
+  ColumnBatch batch = RandomBatch(EveryTypeSchema(), 50, random);
+  WrittenFragment written = std::move(WriteFragment(*store_, "s.ogf", batch)).value();
+  ASSERT_LT(written.size_bytes, kFooterReadBytes);
+  const storage::OpCounts before = store_->Snapshot();
+  ASSERT_TRUE(OpenFragment(*store_, "s.ogf").ok());
+  const storage::OpCounts diff = store_->Snapshot() - before;
+  EXPECT_EQ(diff.heads, 1u);
+  EXPECT_EQ(diff.gets, 1u);
+  EXPECT_EQ(diff.bytes_read, written.size_bytes);  // A small fragment is read whole.
+}
+
+TEST_F(FragmentReadTest, SmallFragmentIsReadEntirelyByTheOpen) {
+  Random random(2);
+  ColumnBatch batch = RandomBatch(EveryTypeSchema(), 50, random);
+  WrittenFragment written = std::move(WriteFragment(*store_, "s.ogf", batch)).value();
+  auto reader = std::move(OpenFragment(*store_, "s.ogf", written.size_bytes)).value();
+  const storage::OpCounts before = store_->Snapshot();
+  ASSERT_TRUE(reader->ReadAll().ok());
+  EXPECT_EQ((store_->Snapshot() - before).total(), 0u);
+}
+
+TEST_F(FragmentReadTest, ProjectionReadsOnlyTheProjectedColumnsBytes) {
+  ColumnBatch batch = WideBatch(10000);
+  WrittenFragment written = std::move(WriteFragment(*store_, "w.ogf", batch)).value();
+  auto reader = std::move(OpenFragment(*store_, "w.ogf", written.size_bytes)).value();
+  const auto& columns = reader->footer().columns;
+  const uint64_t tail_start = written.size_bytes - kFooterReadBytes;
+  ASSERT_LT(columns[2].end(), tail_start);  // Columns 0..2 lie outside the opening read.
+
+  // Columns 0 and 2 are not adjacent: two ranged GETs of exactly their bytes (the first also
+  // fetches the 8-byte header, which it checks).
+  std::vector<uint32_t> ids = {102, 100};
+  storage::OpCounts before = store_->Snapshot();
+  Result<ColumnBatch> read = reader->Read(ids);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  storage::OpCounts diff = store_->Snapshot() - before;
+  EXPECT_EQ(diff.gets, 2u);
+  EXPECT_EQ(diff.bytes_read, columns[0].end() + (columns[2].end() - columns[2].begin()));
+  EXPECT_LT(diff.bytes_read, written.size_bytes / 2);
+  EXPECT_EQ(read->field(0).id, 102u);
+  EXPECT_TRUE(read->column(0).Equals(batch.column(2)));
+  EXPECT_TRUE(read->column(1).Equals(batch.column(0)));
+
+  // Columns 1 and 2 are adjacent: one GET covering both.
+  ids = {101, 102};
+  before = store_->Snapshot();
+  ASSERT_TRUE(reader->Read(ids).ok());
+  diff = store_->Snapshot() - before;
+  EXPECT_EQ(diff.gets, 1u);
+  EXPECT_EQ(diff.bytes_read, columns[2].end() - columns[1].begin());
+}
+
+TEST_F(FragmentReadTest, LargeFooterCostsExactlyOneMoreRead) {
+  Schema schema;
+  std::vector<Column> columns;
+  for (uint32_t c = 0; c < 200; ++c) {
+    ColumnBuilder builder(DataType::Scalar(TypeId::kString), false);
+    builder.AppendString(std::string(kStatBytesMax, static_cast<char>('a' + c % 26)));
+    schema.push_back(Field{c, std::string(1000, 'n') + std::to_string(c), builder.type(), false});
+    columns.push_back(std::move(builder.Finish()).value());
+  }
+  ColumnBatch batch(std::move(schema), std::move(columns), 1);
+  WrittenFragment written = std::move(WriteFragment(*store_, "big.ogf", batch)).value();
+  const storage::OpCounts before = store_->Snapshot();
+  auto reader = OpenFragment(*store_, "big.ogf", written.size_bytes);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  const storage::OpCounts diff = store_->Snapshot() - before;
+  EXPECT_EQ(diff.gets, 2u);
+  EXPECT_EQ((*reader)->schema(), batch.schema());
+}
+
+TEST_F(FragmentReadTest, ReadRejectsUnknownAndRepeatedFields) {
+  ColumnBatch batch = WideBatch(10);
+  WrittenFragment written = std::move(WriteFragment(*store_, "w.ogf", batch)).value();
+  auto reader = std::move(OpenFragment(*store_, "w.ogf", written.size_bytes)).value();
+  std::vector<uint32_t> unknown = {100, 7};
+  EXPECT_EQ(reader->Read(unknown).status().code(), Code::kInvalidArgument);
+  std::vector<uint32_t> repeated = {101, 101};
+  EXPECT_EQ(reader->Read(repeated).status().code(), Code::kInvalidArgument);
+}
+
+TEST_F(FragmentReadTest, WrongSizeIsCorruptionNamingTheObject) {
+  ColumnBatch batch = WideBatch(10);
+  WrittenFragment written = std::move(WriteFragment(*store_, "w.ogf", batch)).value();
+  for (uint64_t size :
+       {written.size_bytes - 1, written.size_bytes + 1, written.size_bytes * 3, uint64_t{3}}) {
+    Result<std::unique_ptr<FragmentReader>> reader = OpenFragment(*store_, "w.ogf", size);
+    ASSERT_FALSE(reader.ok()) << size;
+    EXPECT_EQ(reader.status().code(), Code::kCorruption) << reader.status().ToString();
+    EXPECT_EQ(reader.status().object(), "w.ogf");
+  }
+}
+
+TEST_F(FragmentReadTest, MissingFragmentIsNotFound) {
+  EXPECT_EQ(OpenFragment(*store_, "absent.ogf", 1000).status().code(), Code::kNotFound);
+  EXPECT_EQ(OpenFragment(*store_, "absent.ogf").status().code(), Code::kNotFound);
+  EXPECT_EQ(OpenFragment(*store_, "/bad//name", 1000).status().code(), Code::kInvalidArgument);
+}
+
+TEST_F(FragmentReadTest, IntactFragmentOfNewerVersionIsFormatTooNew) {
+  ColumnBatch batch = WideBatch(10);
+  std::string bytes = std::move(EncodeFragment(batch)).value();
+  // Rewrite both versions and the footer checksum as a version-2 writer would.
+  const uint32_t version = 2;
+  Tail tail =
+      std::move(DecodeTail(std::string_view(bytes).substr(bytes.size() - kTailBytes))).value();
+  const std::string_view footer(bytes.data() + bytes.size() - kTailBytes - tail.footer_bytes,
+                                tail.footer_bytes);
+  const uint64_t hash = XxHash64(footer, version);
+  std::memcpy(bytes.data() + 4, &version, 4);
+  std::memcpy(bytes.data() + bytes.size() - kTailBytes + 8, &hash, 8);
+  std::memcpy(bytes.data() + bytes.size() - 8, &version, 4);
+  ASSERT_TRUE(store_->Put("v2.ogf", bytes).ok());
+  Result<std::unique_ptr<FragmentReader>> reader = OpenFragment(*store_, "v2.ogf");
+  EXPECT_EQ(reader.status().code(), Code::kFormatTooNew);
+  EXPECT_EQ(reader.status().object(), "v2.ogf");
+}
+
+}  // namespace
+}  // namespace omnigraph::table

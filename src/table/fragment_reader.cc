@@ -1,0 +1,267 @@
+#include "table/fragment_reader.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "base/hash.h"
+#include "table/codec.h"
+
+namespace omnigraph::table {
+
+namespace {
+
+// Decodes one column's buffers from the bytes of its file range [meta.begin(), meta.end()).
+// Each buffer's size is derived from the row count and the buffers before it, and checked
+// against the footer before anything is allocated or decoded.
+class ColumnDecoder {
+ public:
+  ColumnDecoder(const ColumnMeta& meta, uint64_t rows, const char* bytes, const std::string& object)
+      : meta_(meta), rows_(rows), bytes_(bytes), object_(object) {}
+
+  Result<Column> Decode() {
+    const DataType& type = meta_.field.type;
+    Buffer validity;
+    if (meta_.stats.null_count > 0) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(validity, Next(BitmapBytes(rows_)));
+    }
+    Buffer offsets, values;
+    std::unique_ptr<Column> child;
+    if (type.id == TypeId::kBool || FixedWidthBytes(type.id) != 0) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(values, Next(FixedBytes(type.id, rows_)));
+    } else if (IsVariableWidth(type.id)) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(offsets, Next(4 * (rows_ + 1)));
+      OMNIGRAPH_ASSIGN_OR_RETURN(values, Next(LastOffset(offsets, rows_)));
+    } else if (type.id == TypeId::kList) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(offsets, Next(4 * (rows_ + 1)));
+      OMNIGRAPH_ASSIGN_OR_RETURN(child, DecodeChild(type.element, LastOffset(offsets, rows_)));
+    } else {
+      const uint64_t floats = rows_ * type.vector_dim;
+      if (floats > kRowsMax) return Damaged("vector column holds too many values");
+      OMNIGRAPH_ASSIGN_OR_RETURN(child, DecodeChild(TypeId::kF32, floats));
+    }
+    Column column(type, rows_, meta_.stats.null_count, std::move(validity), std::move(offsets),
+                  std::move(values), std::move(child));
+    // Offsets are checked here, after decoding; until then only their last entry was used,
+    // and only as the exact size of the next buffer.
+    Status valid = ValidateColumn(column, meta_.field);
+    if (!valid.ok()) return Corruption("fragment data: " + valid.message(), object_);
+    return column;
+  }
+
+ private:
+  static uint64_t FixedBytes(TypeId id, uint64_t count) {
+    return id == TypeId::kBool ? BitmapBytes(count) : count * FixedWidthBytes(id);
+  }
+
+  // The last entry of an offsets buffer of `count` slots, clamped at 0 (a negative value fails
+  // validation later; here it only must not size a buffer).
+  static uint64_t LastOffset(const Buffer& offsets, uint64_t count) {
+    const int32_t last = offsets.As<int32_t>()[count];
+    return last < 0 ? 0 : static_cast<uint64_t>(last);
+  }
+
+  Result<std::unique_ptr<Column>> DecodeChild(TypeId element, uint64_t count) {
+    Buffer offsets, values;
+    if (IsVariableWidth(element)) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(offsets, Next(4 * (count + 1)));
+      OMNIGRAPH_ASSIGN_OR_RETURN(values, Next(LastOffset(offsets, count)));
+    } else {
+      OMNIGRAPH_ASSIGN_OR_RETURN(values, Next(FixedBytes(element, count)));
+    }
+    return std::make_unique<Column>(DataType::Scalar(element), count, 0, Buffer(),
+                                    std::move(offsets), std::move(values), nullptr);
+  }
+
+  // Verifies and decodes the next buffer, which must decode to exactly `expected_bytes`.
+  Result<Buffer> Next(uint64_t expected_bytes) {
+    const size_t index = next_++;
+    const BufferMeta& meta = meta_.buffers[index];
+    const std::string which = "buffer " + std::to_string(index) + " of column " +
+                              std::to_string(meta_.field.id) + " (" + meta_.field.name + ")";
+    std::string_view stored(bytes_ + (meta.offset - meta_.begin()), meta.stored_bytes);
+    if (XxHash64(stored) != meta.xxhash64) return Damaged(which + ": checksum mismatch");
+    if (meta.uncompressed_bytes != expected_bytes) {
+      return Damaged(which + " decodes to " + std::to_string(meta.uncompressed_bytes) +
+                     " bytes; the column needs " + std::to_string(expected_bytes));
+    }
+    Buffer buffer(expected_bytes);
+    if (meta.codec == Codec::kZstd) {
+      Status status = ZstdDecompressExact(stored, {buffer.data(), buffer.size()});
+      if (!status.ok()) return Damaged(which + ": " + status.message());
+    } else if (!stored.empty()) {
+      std::memcpy(buffer.data(), stored.data(), stored.size());
+    }
+    return buffer;
+  }
+
+  Status Damaged(const std::string& what) const { return Corruption(what, object_); }
+
+  const ColumnMeta& meta_;
+  const uint64_t rows_;
+  const char* const bytes_;
+  const std::string& object_;
+  size_t next_ = 0;
+};
+
+}  // namespace
+
+Status FragmentReader::Damaged(const std::string& what) const {
+  return Corruption("fragment: " + what, name_);
+}
+
+Result<std::string> FragmentReader::Fetch(uint64_t offset, uint64_t length) const {
+  Result<storage::GetResult> got = store_->Get(name_, storage::ByteRange{offset, length});
+  if (!got.ok()) {
+    // Our ranges lie inside the size the fragment was opened with; a store that calls one
+    // invalid has a shorter object.
+    if (got.status().code() == Code::kInvalidArgument) {
+      return Damaged("object is shorter than the expected " + std::to_string(size_bytes_) +
+                     " bytes");
+    }
+    return got.status().WithObject(name_);
+  }
+  if (got->meta.size_bytes != size_bytes_ || got->data.size() != length) {
+    return Damaged("object is " + std::to_string(got->meta.size_bytes) + " bytes; expected " +
+                   std::to_string(size_bytes_));
+  }
+  return std::move(got->data);
+}
+
+Status FragmentReader::Open() {
+  if (size_bytes_ < kFragmentBytesMin) {
+    return Damaged(std::to_string(size_bytes_) + " bytes is smaller than any fragment (" +
+                   std::to_string(kFragmentBytesMin) + ")");
+  }
+  const uint64_t first_read = std::min(size_bytes_, kFooterReadBytes);
+  cached_offset_ = size_bytes_ - first_read;
+  OMNIGRAPH_ASSIGN_OR_RETURN(cached_, Fetch(cached_offset_, first_read));
+  Result<Tail> tail = DecodeTail(std::string_view(cached_).substr(first_read - kTailBytes));
+  if (!tail.ok()) return tail.status().WithObject(name_);
+  const uint64_t footer_bytes = tail->footer_bytes;
+  if (footer_bytes < kFooterBytesMin || footer_bytes > kFooterBytesMax ||
+      footer_bytes > size_bytes_ - kHeaderBytes - kTailBytes) {
+    return Damaged("footer length " + std::to_string(footer_bytes) + " is impossible");
+  }
+  const uint64_t footer_offset = size_bytes_ - kTailBytes - footer_bytes;
+  if (footer_offset < cached_offset_) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::string rest,
+                               Fetch(footer_offset, cached_offset_ - footer_offset));
+    cached_ = rest + cached_;
+    cached_offset_ = footer_offset;
+  }
+  std::string_view footer =
+      std::string_view(cached_).substr(footer_offset - cached_offset_, footer_bytes);
+  if (XxHash64(footer, tail->version) != tail->footer_xxhash64) {
+    return Damaged("footer checksum mismatch");
+  }
+  if (tail->version != kFragmentFormatVersion) {
+    return Status(Code::kFormatTooNew,
+                  "fragment format version " + std::to_string(tail->version) +
+                      "; this build reads version " + std::to_string(kFragmentFormatVersion),
+                  name_);
+  }
+  version_ = tail->version;
+  if (cached_offset_ == 0) {
+    OMNIGRAPH_RETURN_IF_ERROR(
+        CheckHeader(std::string_view(cached_).substr(0, kHeaderBytes), version_).WithObject(name_));
+  }
+  Result<FragmentFooter> decoded = DecodeFooter(footer, footer_offset);
+  if (!decoded.ok()) return decoded.status().WithObject(name_);
+  footer_ = std::move(decoded).value();
+  return Status::Ok();
+}
+
+std::vector<storage::ByteRange> FragmentReader::PlanReads(
+    std::span<const uint32_t> field_ids) const {
+  std::vector<int> indices;
+  for (uint32_t id : field_ids) indices.push_back(footer_.FindColumn(id));
+  std::sort(indices.begin(), indices.end());
+  std::vector<storage::ByteRange> ranges;
+  for (int index : indices) {
+    const ColumnMeta& column = footer_.columns[static_cast<size_t>(index)];
+    uint64_t begin = column.begin();
+    const uint64_t end = column.end();
+    if (begin == end || begin >= cached_offset_) continue;
+    // The first column's read starts at 0 so that it also fetches, and checks, the header.
+    if (begin == kHeaderBytes) begin = 0;
+    if (!ranges.empty() && ranges.back().offset + ranges.back().length == begin) {
+      ranges.back().length += end - begin;
+    } else {
+      ranges.push_back(storage::ByteRange{begin, end - begin});
+    }
+  }
+  return ranges;
+}
+
+Result<ColumnBatch> FragmentReader::Read(std::span<const uint32_t> field_ids) const {
+  std::vector<size_t> indices;
+  for (uint32_t id : field_ids) {
+    const int index = footer_.FindColumn(id);
+    if (index < 0) {
+      return InvalidArgument("fragment has no field " + std::to_string(id), name_);
+    }
+    if (std::find(indices.begin(), indices.end(), static_cast<size_t>(index)) != indices.end()) {
+      return InvalidArgument("field " + std::to_string(id) + " requested twice", name_);
+    }
+    indices.push_back(static_cast<size_t>(index));
+  }
+  struct Fetched {
+    uint64_t offset;
+    std::string data;
+  };
+  std::vector<Fetched> fetched;
+  for (const storage::ByteRange& range : PlanReads(field_ids)) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::string data, Fetch(range.offset, range.length));
+    if (range.offset == 0) {
+      OMNIGRAPH_RETURN_IF_ERROR(
+          CheckHeader(std::string_view(data).substr(0, kHeaderBytes), version_).WithObject(name_));
+    }
+    fetched.push_back(Fetched{range.offset, std::move(data)});
+  }
+  Schema schema;
+  std::vector<Column> columns;
+  for (size_t index : indices) {
+    const ColumnMeta& meta = footer_.columns[index];
+    const char* bytes = nullptr;
+    if (meta.begin() >= cached_offset_) {
+      bytes = cached_.data() + (meta.begin() - cached_offset_);
+    } else {
+      for (const Fetched& f : fetched) {
+        if (meta.begin() >= f.offset && meta.end() <= f.offset + f.data.size()) {
+          bytes = f.data.data() + (meta.begin() - f.offset);
+        }
+      }
+    }
+    // Only empty columns (every buffer zero bytes) have nothing fetched; nothing is read then.
+    static const char kNothing = 0;
+    if (bytes == nullptr) bytes = &kNothing;
+    OMNIGRAPH_ASSIGN_OR_RETURN(Column column,
+                               ColumnDecoder(meta, footer_.num_rows, bytes, name_).Decode());
+    schema.push_back(meta.field);
+    columns.push_back(std::move(column));
+  }
+  return ColumnBatch(std::move(schema), std::move(columns), footer_.num_rows);
+}
+
+Result<ColumnBatch> FragmentReader::ReadAll() const {
+  std::vector<uint32_t> ids;
+  for (const ColumnMeta& column : footer_.columns) ids.push_back(column.field.id);
+  return Read(ids);
+}
+
+Result<std::unique_ptr<FragmentReader>> OpenFragment(storage::ObjectStore& store,
+                                                     std::string_view name, uint64_t size_bytes) {
+  OMNIGRAPH_RETURN_IF_ERROR(storage::ValidateObjectName(name));
+  std::unique_ptr<FragmentReader> reader(new FragmentReader(store, std::string(name), size_bytes));
+  OMNIGRAPH_RETURN_IF_ERROR(reader->Open());
+  return reader;
+}
+
+Result<std::unique_ptr<FragmentReader>> OpenFragment(storage::ObjectStore& store,
+                                                     std::string_view name) {
+  OMNIGRAPH_RETURN_IF_ERROR(storage::ValidateObjectName(name));
+  OMNIGRAPH_ASSIGN_OR_RETURN(storage::ObjectMeta meta, store.Head(name));
+  return OpenFragment(store, name, meta.size_bytes);
+}
+
+}  // namespace omnigraph::table

@@ -1,0 +1,81 @@
+// Reading fragment files (.ogf) column by column with ranged reads (docs/format/fragment.md
+// §Reading).
+//
+// OpenFragment reads the last kFooterReadBytes of the object (or all of it when smaller) in one
+// ranged GET, which holds the tail and, for fragments of up to a few hundred columns, the whole
+// footer; a larger footer costs exactly one more ranged GET. FragmentReader::Read then fetches
+// only the projected columns: one ranged GET per run of adjacent projected columns, none for
+// columns inside the bytes the open already holds. Every buffer's checksum is verified before
+// it is decoded, and every size and offset is checked before use, so damaged input yields
+// Corruption naming the object, never an out-of-bounds access.
+//
+// A reader borrows the store, which must outlive it. Read is const and thread-safe when the
+// store is (every ObjectStore is).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "storage/object_store.h"
+#include "table/column.h"
+#include "table/fragment_format.h"
+
+namespace omnigraph::table {
+
+class FragmentReader {
+ public:
+  const std::string& name() const { return name_; }
+  uint64_t size_bytes() const { return size_bytes_; }
+  uint64_t num_rows() const { return footer_.num_rows; }
+  // Schema, statistics and the buffer directory.
+  const FragmentFooter& footer() const { return footer_; }
+  Schema schema() const { return footer_.schema(); }
+
+  // The columns `field_ids`, in that order. InvalidArgument for an id the fragment does not have
+  // or one given twice; Corruption naming the object when any fetched byte is damaged or the
+  // object is not the size it was opened with; storage failures as the store reports them.
+  Result<ColumnBatch> Read(std::span<const uint32_t> field_ids) const;
+  // Every column, in schema order.
+  Result<ColumnBatch> ReadAll() const;
+
+  // The ranged GETs Read(field_ids) makes, in file order (for tests and cost estimates).
+  // Precondition: the ids are valid for this fragment.
+  std::vector<storage::ByteRange> PlanReads(std::span<const uint32_t> field_ids) const;
+
+ private:
+  friend Result<std::unique_ptr<FragmentReader>> OpenFragment(storage::ObjectStore& store,
+                                                              std::string_view name,
+                                                              uint64_t size_bytes);
+  FragmentReader(storage::ObjectStore& store, std::string name, uint64_t size_bytes)
+      : store_(&store), name_(std::move(name)), size_bytes_(size_bytes) {}
+
+  // Fetches [offset, offset + length) and checks that the object still has size_bytes_.
+  Result<std::string> Fetch(uint64_t offset, uint64_t length) const;
+  Status Open();
+  Status Damaged(const std::string& what) const;
+
+  storage::ObjectStore* store_;
+  std::string name_;
+  uint64_t size_bytes_;
+  uint32_t version_ = 0;
+  FragmentFooter footer_;
+  // The bytes [cached_offset_, size_bytes_) read while opening.
+  std::string cached_;
+  uint64_t cached_offset_ = 0;
+};
+
+// Opens fragment `name` whose size the caller knows (table manifests record it): one ranged GET,
+// or two when the footer is larger than the first read. InvalidArgument for a bad name; NotFound
+// when absent; Corruption naming the object when the size is wrong or the tail or footer is
+// damaged; FormatTooNew for an intact fragment of a newer format version.
+Result<std::unique_ptr<FragmentReader>> OpenFragment(storage::ObjectStore& store,
+                                                     std::string_view name, uint64_t size_bytes);
+// As above, learning the size with one HEAD first.
+Result<std::unique_ptr<FragmentReader>> OpenFragment(storage::ObjectStore& store,
+                                                     std::string_view name);
+
+}  // namespace omnigraph::table

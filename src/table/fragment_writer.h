@@ -1,0 +1,49 @@
+// Writing fragment files (.ogf): a ColumnBatch becomes one immutable object in the layout of
+// docs/format/fragment.md — each column's Arrow buffers, each zstd-compressed (or stored plainly
+// when tiny or incompressible) and checksummed, then a footer with the schema, row count,
+// buffer directory and per-column statistics. Stateless functions; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "storage/object_store.h"
+#include "table/column.h"
+#include "table/fragment_format.h"
+
+namespace omnigraph::table {
+
+// Buffers smaller than this are stored uncompressed by default: a zstd frame has ~10 bytes of
+// overhead, and a tiny buffer gains nothing from it.
+inline constexpr uint64_t kCompressMinBytes = 64;
+
+struct FragmentWriteOptions {
+  // kZstd compresses every buffer of at least compress_min_bytes (and keeps the compressed form
+  // only when it is smaller); kNone stores every buffer plainly.
+  Codec codec = Codec::kZstd;
+  int zstd_level = 3;
+  uint64_t compress_min_bytes = kCompressMinBytes;
+};
+
+// The bytes of a fragment holding `batch`. InvalidArgument when the batch is malformed
+// (ValidateBatch) or the options are (unknown codec, zstd level out of range).
+Result<std::string> EncodeFragment(const ColumnBatch& batch,
+                                   const FragmentWriteOptions& options = {});
+
+struct WrittenFragment {
+  uint64_t num_rows = 0;
+  // The object's size, which the table manifest records so that readers can open it with one
+  // ranged read (OpenFragment).
+  uint64_t size_bytes = 0;
+};
+
+// Encodes `batch` and creates object `name` with PutIfAbsent. When the name exists already with
+// the identical bytes (a re-driven write whose first attempt landed) that is success; with other
+// bytes it is AlreadyExists. InvalidArgument as for EncodeFragment; storage failures as the
+// store reports them.
+Result<WrittenFragment> WriteFragment(storage::ObjectStore& store, std::string_view name,
+                                      const ColumnBatch& batch,
+                                      const FragmentWriteOptions& options = {});
+
+}  // namespace omnigraph::table
