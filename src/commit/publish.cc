@@ -137,10 +137,10 @@ void Stream::AfterPublish(std::shared_ptr<const GraphState> state) {
     }
     runtime_.store->Put(HintName(key()), EncodeHint(Hint{state->seq, Json::object()}))
         .IgnoreError();
-    {
-      std::lock_guard lock(background_mu_);
-      --background_pending_;
-    }
+    // Notify under the lock: once the waiter sees zero it may destroy this handle, so nothing of
+    // it may be touched after the lock is released.
+    std::lock_guard lock(background_mu_);
+    --background_pending_;
     background_cv_.notify_all();
   };
   runtime_.executor->Submit(std::move(work));
