@@ -104,71 +104,41 @@ TEST(PublishConcurrencyTest, EightProcessesOnOneStreamLandEveryCommitOnce) {
   storage::TempDir dir;
   auto root = std::shared_ptr<storage::ObjectStore>(*storage::LocalStore::Open(dir.path()));
   ASSERT_TRUE(CreateMainStream(storage::Runtime::ForTest(root), TestGenesis(), std::nullopt).ok());
-  int go[2];
-  ASSERT_EQ(::pipe(go), 0);
-  std::vector<pid_t> children;
-  std::vector<int> outs;
-  for (int p = 0; p < kPublishers; ++p) {
-    int out[2];
-    ASSERT_EQ(::pipe(out), 0);
-    pid_t pid = ::fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      ::close(out[0]);
-      ::close(go[1]);
-      char c;
-      if (::read(go[0], &c, 1) != 0) ::_exit(2);
-      auto store = storage::LocalStore::Open(dir.path());
-      if (!store.ok()) ::_exit(3);
-      storage::Runtime rt = storage::Runtime::ForTest(
-          std::shared_ptr<storage::ObjectStore>(std::move(*store)), 1000 + p);
-      // A real clock, so backoff really waits for the others.
-      rt.clock = std::shared_ptr<Clock>(SystemClock::Default(), [](Clock*) {});
-      auto s = Stream::Open(rt, "main");
-      if (!s.ok()) ::_exit(4);
-      for (int i = 0; i < kCommitsEach; ++i) {
-        std::string op = "p" + std::to_string(p) + "-" + std::to_string(i);
-        PublishRequest request;
-        request.stage = Tagged(op);
-        Result<PublishResult> r = (*s)->Publish(request);
-        if (!r.ok()) {
-          std::fprintf(stderr, "child %d: %s\n", p, r.status().ToString().c_str());
-          ::_exit(5);
+  std::vector<storage::ChildResult> children =
+      storage::RunChildrenTogether(kPublishers, [&](int p, int out) {
+        auto store = storage::LocalStore::Open(dir.path());
+        if (!store.ok()) return 3;
+        storage::Runtime rt = storage::Runtime::ForTest(
+            std::shared_ptr<storage::ObjectStore>(std::move(*store)), 1000 + p);
+        // A real clock, so backoff really waits for the others.
+        rt.clock = std::shared_ptr<Clock>(SystemClock::Default(), [](Clock*) {});
+        auto s = Stream::Open(rt, "main");
+        if (!s.ok()) return 4;
+        for (int i = 0; i < kCommitsEach; ++i) {
+          std::string op = "p" + std::to_string(p) + "-" + std::to_string(i);
+          PublishRequest request;
+          request.stage = Tagged(op);
+          Result<PublishResult> r = (*s)->Publish(request);
+          if (!r.ok()) {
+            std::fprintf(stderr, "child %d: %s\n", p, r.status().ToString().c_str());
+            return 5;
+          }
+          if (!storage::WriteToFd(out, r->commit_id + " " + op + "\n")) return 6;
         }
-        std::string line = r->commit_id + " " + op + "\n";
-        if (::write(out[1], line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
-          ::_exit(6);
-        }
-      }
-      (*s)->WaitForBackground();
-      ::_exit(0);
-    }
-    ::close(out[1]);
-    children.push_back(pid);
-    outs.push_back(out[0]);
-  }
-  ::close(go[0]);
-  ::close(go[1]);
+        (*s)->WaitForBackground();
+        return 0;
+      });
   std::map<std::string, std::string> acked;
-  for (int fd : outs) {
-    std::string text;
-    char buf[4096];
-    ssize_t n;
-    while ((n = ::read(fd, buf, sizeof(buf))) > 0) text.append(buf, static_cast<size_t>(n));
-    ::close(fd);
+  for (const storage::ChildResult& child : children) {
+    EXPECT_TRUE(child.exited_zero()) << "status " << child.wait_status;
     size_t pos = 0;
-    while (pos < text.size()) {
-      size_t nl = text.find('\n', pos);
-      std::string line = text.substr(pos, nl - pos);
+    while (pos < child.output.size()) {
+      size_t nl = child.output.find('\n', pos);
+      std::string line = child.output.substr(pos, nl - pos);
       size_t space = line.find(' ');
       acked[line.substr(0, space)] = line.substr(space + 1);
       pos = nl + 1;
     }
-  }
-  for (pid_t pid : children) {
-    int status = 0;
-    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
   }
   CheckStream(storage::Runtime::ForTest(root), acked, kPublishers * kCommitsEach);
 }

@@ -31,55 +31,28 @@ TEST(LocalStoreProcessTest, PutIfAbsentHasOneWinnerPerNameAcrossProcesses) {
   constexpr int kProcesses = 8;
   constexpr int kNames = 100;
   TempDir dir;
-  int go[2];
-  ASSERT_EQ(::pipe(go), 0);
-  std::vector<pid_t> children;
-  std::vector<int> result_fds;
-  for (int p = 0; p < kProcesses; ++p) {
-    int out[2];
-    ASSERT_EQ(::pipe(out), 0);
-    pid_t pid = ::fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      ::close(out[0]);
-      ::close(go[1]);
-      char c;
-      if (::read(go[0], &c, 1) != 0) ::_exit(2);  // Start barrier: EOF when the parent closes.
-      auto store = LocalStore::Open(dir.path());
-      if (!store.ok()) ::_exit(3);
-      for (int n = 0; n < kNames; ++n) {
-        Result<bool> r =
-            (*store)->PutIfAbsent("race/" + std::to_string(n), "p" + std::to_string(p));
-        if (!r.ok()) ::_exit(4);
-        unsigned char won = *r ? 1 : 0;
-        if (::write(out[1], &won, 1) != 1) ::_exit(5);
-      }
-      ::_exit(0);
+  std::vector<ChildResult> children = RunChildrenTogether(kProcesses, [&](int p, int out) {
+    auto store = LocalStore::Open(dir.path());
+    if (!store.ok()) return 3;
+    for (int n = 0; n < kNames; ++n) {
+      Result<bool> r = (*store)->PutIfAbsent("race/" + std::to_string(n), "p" + std::to_string(p));
+      if (!r.ok()) return 4;
+      if (!WriteToFd(out, *r ? "1" : "0")) return 5;
     }
-    ::close(out[1]);
-    children.push_back(pid);
-    result_fds.push_back(out[0]);
-  }
-  ::close(go[0]);
-  // Every child is blocked on the pipe; closing it releases all of them at once.
-  ::close(go[1]);
+    return 0;
+  });
   std::vector<int> winners(kNames, 0);
   std::vector<int> winner_of(kNames, -1);
   for (int p = 0; p < kProcesses; ++p) {
+    ASSERT_TRUE(children[p].exited_zero())
+        << "child " << p << " status " << children[p].wait_status;
+    ASSERT_EQ(children[p].output.size(), static_cast<size_t>(kNames));
     for (int n = 0; n < kNames; ++n) {
-      unsigned char won = 0;
-      ASSERT_EQ(::read(result_fds[p], &won, 1), 1) << "child " << p << " died";
-      if (won) {
+      if (children[p].output[n] == '1') {
         ++winners[n];
         winner_of[n] = p;
       }
     }
-    ::close(result_fds[p]);
-  }
-  for (pid_t pid : children) {
-    int status = 0;
-    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   }
   auto store = *LocalStore::Open(dir.path());
   for (int n = 0; n < kNames; ++n) {
