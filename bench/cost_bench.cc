@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "bench/bench.h"
+#include "commit/branches.h"
 #include "commit/stream.h"
 #include "storage/counting_store.h"
 #include "storage/memory_store.h"
@@ -147,6 +148,20 @@ int RunCounts(const Flags& flags) {
           (*writer)->WaitForBackground();
           return s;
         })) {
+      return 1;
+    }
+    const std::string branch = "bench-" + std::to_string(depth);
+    if (measure("branch_create", [&] {
+          Result<std::shared_ptr<const GraphState>> head = (*writer)->ReadHead();
+          if (!head.ok()) return head.status();
+          return commit::CreateBranch(rt, branch, commit::ForkPoint{**head, "main", true}, "bench",
+                                      options)
+              .status();
+        })) {
+      return 1;
+    }
+    if (measure("branch_delete",
+                [&] { return commit::DeleteBranch(rt, branch, "bench", options); })) {
       return 1;
     }
     Result<std::unique_ptr<Stream>> cold = Stream::Open(rt, "main", options);

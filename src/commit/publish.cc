@@ -128,15 +128,19 @@ void Stream::AfterPublish(std::shared_ptr<const GraphState> state) {
     ++background_pending_;
   }
   auto work = [this, state] {
-    // Checkpoint first, so a reader that sees the new hint finds it. Both best effort.
-    if (state->seq % options_.checkpoint_interval == 0) {
-      runtime_.store
-          ->PutIfAbsent(CheckpointName(key(), state->seq), EncodeCheckpoint(state->ToCheckpoint()))
-          .status()
+    // Checkpoint first, so a reader that sees the new hint finds it. Both best effort. A retire
+    // record is not a commit: no checkpoint and no hint follow it (D12).
+    if (!state->retired) {
+      if (state->seq % options_.checkpoint_interval == 0) {
+        runtime_.store
+            ->PutIfAbsent(CheckpointName(key(), state->seq),
+                          EncodeCheckpoint(state->ToCheckpoint()))
+            .status()
+            .IgnoreError();
+      }
+      runtime_.store->Put(HintName(key()), EncodeHint(Hint{state->seq, Json::object()}))
           .IgnoreError();
     }
-    runtime_.store->Put(HintName(key()), EncodeHint(Hint{state->seq, Json::object()}))
-        .IgnoreError();
     // Notify under the lock: once the waiter sees zero it may destroy this handle, so nothing of
     // it may be touched after the lock is released.
     std::lock_guard lock(background_mu_);

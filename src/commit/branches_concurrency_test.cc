@@ -1,0 +1,105 @@
+// Branch creates and deletes racing across processes and threads (D12, D13).
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "commit/branches.h"
+#include "commit/test_streams.h"
+
+namespace omnigraph::commit {
+namespace {
+
+using testing::TestGenesis;
+
+TEST(BranchRaceTest, EightProcessesCreatingOneNameHaveExactlyOneWinner) {
+  storage::TempDir dir;
+  auto root = std::shared_ptr<storage::ObjectStore>(*storage::LocalStore::Open(dir.path()));
+  storage::Runtime rt = storage::Runtime::ForTest(root);
+  ASSERT_TRUE(CreateMainStream(rt, TestGenesis(), std::nullopt).ok());
+  for (int round = 0; round < 3; ++round) {
+    const std::string name = "contested-" + std::to_string(round);
+    std::vector<storage::ChildResult> children =
+        storage::RunChildrenTogether(8, [&](int p, int out) {
+          auto store = storage::LocalStore::Open(dir.path());
+          if (!store.ok()) return 3;
+          storage::Runtime child = storage::Runtime::ForTest(
+              std::shared_ptr<storage::ObjectStore>(std::move(*store)), 77 + p + 10 * round);
+          auto main = Stream::Open(child, "main");
+          if (!main.ok()) return 4;
+          auto head = (*main)->ReadHead();
+          if (!head.ok()) return 5;
+          Result<StreamMetadata> r =
+              CreateBranch(child, name, ForkPoint{**head, "main", true}, "p" + std::to_string(p));
+          std::string line = r.ok()                                     ? "won " + r->key
+                             : r.status().code() == Code::kBranchExists ? "lost"
+                                                                        : r.status().ToString();
+          return storage::WriteToFd(out, line) ? 0 : 6;
+        });
+    int won = 0;
+    std::string winner_key;
+    for (const storage::ChildResult& c : children) {
+      ASSERT_TRUE(c.exited_zero()) << c.wait_status;
+      if (c.output.rfind("won ", 0) == 0) {
+        ++won;
+        winner_key = c.output.substr(4);
+      } else {
+        EXPECT_EQ(c.output, "lost");
+      }
+    }
+    EXPECT_EQ(won, 1) << name;
+    Result<ResolvedBranch> resolved = ResolveBranch(rt, name);
+    ASSERT_TRUE(resolved.ok());
+    EXPECT_EQ(resolved->metadata.key, winner_key);
+    // Every loser that got as far as writing metadata marked its own stream retired.
+    int live = 0;
+    Result<std::vector<storage::ObjectMeta>> streams = storage::ListAll(*root, "_graph/streams/");
+    ASSERT_TRUE(streams.ok());
+    for (const storage::ObjectMeta& m : *streams) {
+      Result<storage::GetResult> got = root->Get(m.name);
+      ASSERT_TRUE(got.ok());
+      Result<StreamMetadata> meta = DecodeStreamMetadata(got->data, m.name);
+      ASSERT_TRUE(meta.ok());
+      if (meta->branch == name && !meta->retired) ++live;
+    }
+    EXPECT_EQ(live, 1);
+  }
+}
+
+TEST(BranchRaceTest, CreateRacingADeleteOfTheSameNameLeavesOneConsistentAnswer) {
+  for (bool local : {false, true}) {
+    testing::TestStore store(local);
+    ASSERT_TRUE(CreateMainStream(store.runtime, TestGenesis(), std::nullopt).ok());
+    std::unique_ptr<Stream> main = std::move(*Stream::Open(store.runtime, "main"));
+    GraphState head = **main->ReadHead();
+    for (int round = 0; round < 20; ++round) {
+      ASSERT_TRUE(CreateBranch(store.runtime, "r", ForkPoint{head, "main", true}, "x").ok());
+      const std::string old_key = ResolveBranch(store.runtime, "r")->metadata.key;
+      Status deleted;
+      Result<StreamMetadata> created = Status(Code::kInternal, "not run");
+      std::thread deleter([&] {
+        storage::Runtime rt = storage::Runtime::ForTest(store.counting, 1 + round);
+        deleted = DeleteBranch(rt, "r", std::nullopt);
+      });
+      std::thread creator([&] {
+        storage::Runtime rt = storage::Runtime::ForTest(store.counting, 100 + round);
+        created = CreateBranch(rt, "r", ForkPoint{head, "main", true}, "y");
+      });
+      deleter.join();
+      creator.join();
+      ASSERT_TRUE(deleted.ok()) << deleted.ToString();
+      Result<ResolvedBranch> now = ResolveBranch(store.runtime, "r");
+      if (created.ok()) {
+        ASSERT_TRUE(now.ok()) << now.status().ToString();
+        EXPECT_EQ(now->metadata.key, created->key);
+        EXPECT_NE(created->key, old_key);
+        ASSERT_TRUE(DeleteBranch(store.runtime, "r", std::nullopt).ok());
+      } else {
+        EXPECT_EQ(created.status().code(), Code::kBranchExists) << created.status().ToString();
+        EXPECT_EQ(now.status().code(), Code::kBranchNotFound);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace omnigraph::commit
