@@ -31,6 +31,20 @@ StageFn Tagged(std::string op) {
   };
 }
 
+// Publishes one operation. RetriesExhausted is a definite failure with nothing visible, so the
+// caller may submit the same operation again (the exactly-once check on operation ids then also
+// proves that the failed attempts left nothing behind); any other failure is returned.
+constexpr int kResubmissionsMax = 20;
+Result<PublishResult> PublishOp(Stream& s, const std::string& op, int* resubmissions) {
+  for (int i = 0;; ++i) {
+    PublishRequest request;
+    request.stage = Tagged(op);
+    Result<PublishResult> r = s.Publish(request);
+    if (r.ok() || r.status().code() != Code::kRetriesExhausted || i == kResubmissionsMax) return r;
+    ++*resubmissions;
+  }
+}
+
 storage::Runtime PublisherRuntime(std::shared_ptr<storage::ObjectStore> store, uint64_t seed) {
   storage::Runtime rt = storage::Runtime::ForStore(std::move(store), 2);
   rt.random = std::make_shared<Random>(seed);
@@ -80,9 +94,8 @@ TEST(PublishConcurrencyTest, EightThreadsOnOneStreamLandEveryCommitOnce) {
         start.arrive_and_wait();
         for (int i = 0; i < kCommitsEach; ++i) {
           std::string op = "t" + std::to_string(t) + "-" + std::to_string(i);
-          PublishRequest request;
-          request.stage = Tagged(op);
-          Result<PublishResult> r = s->Publish(request);
+          int resubmitted = 0;
+          Result<PublishResult> r = PublishOp(*s, op, &resubmitted);
           if (!r.ok()) {
             ++failures;
             ADD_FAILURE() << r.status().ToString();
@@ -116,9 +129,8 @@ TEST(PublishConcurrencyTest, EightProcessesOnOneStreamLandEveryCommitOnce) {
         if (!s.ok()) return 4;
         for (int i = 0; i < kCommitsEach; ++i) {
           std::string op = "p" + std::to_string(p) + "-" + std::to_string(i);
-          PublishRequest request;
-          request.stage = Tagged(op);
-          Result<PublishResult> r = (*s)->Publish(request);
+          int resubmitted = 0;
+          Result<PublishResult> r = PublishOp(**s, op, &resubmitted);
           if (!r.ok()) {
             std::fprintf(stderr, "child %d: %s\n", p, r.status().ToString().c_str());
             return 5;
