@@ -56,7 +56,8 @@ Result<OrderedJson> ParseOrderedJson(std::string_view text, std::string_view wha
 
 std::string CanonicalJson(const Json& value) {
   // nlohmann::json stores objects in a std::map, so dump() already emits sorted keys.
-  return value.dump(-1, ' ', /*ensure_ascii=*/false, Json::error_handler_t::strict);
+  // Invalid UTF-8 (which validated inputs never contain) is replaced rather than thrown.
+  return value.dump(-1, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);
 }
 
 std::string CanonicalJson(const OrderedJson& value) {

@@ -39,6 +39,41 @@ TEST(DocumentsTest, RecordRoundTripsExactly) {
   EXPECT_NE(bytes.find("\"kind\":\"commit\""), std::string::npos);
 }
 
+TEST(DocumentsTest, RandomRecordsEncodeCanonicallyAndRoundTrip) {
+  Random random(17);
+  auto text = [&](size_t n) {
+    std::string s;
+    for (size_t i = 0; i < n; ++i) {
+      static const std::vector<std::string> pieces = {"a", "Z",  "\"", "\\", "\n", "\x01",
+                                                      "é", "日", "🎉",  " ",  "/",  ":"};
+      s += pieces[random.Uniform(pieces.size())];
+    }
+    return s;
+  };
+  for (int i = 0; i < 300; ++i) {
+    Record r = SampleRecord();
+    r.seq = random.Next64();
+    r.created_at = static_cast<int64_t>(random.Next64());
+    r.actor = random.Bernoulli(0.3) ? std::optional<std::string>() : text(random.Uniform(8));
+    r.branch = text(random.Uniform(12));
+    if (random.Bernoulli(0.5)) r.lineage.reset();
+    if (random.Bernoulli(0.2)) r.kind = RecordKind::kRetire;
+    r.pins.clear();
+    for (uint64_t p = 0, n = random.Uniform(5); p < n; ++p) {
+      Pin pin = testing::TestPin(random.Next64(), text(6), random.Next64());
+      pin.transaction_uuid = text(10);
+      r.pins.push_back(pin);
+    }
+    if (random.Bernoulli(0.3)) r.idempotency_key = text(5);
+    if (random.Bernoulli(0.2)) r.extra["unknown"] = text(3);  // The general path.
+    std::string bytes = EncodeRecord(r);
+    EXPECT_EQ(bytes, CanonicalJson(Json::parse(bytes)));
+    Result<Record> back = DecodeRecord(bytes, "obj");
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    EXPECT_EQ(*back, r);
+  }
+}
+
 TEST(DocumentsTest, RetireRecordRoundTrips) {
   Record r;
   r.kind = RecordKind::kRetire;
