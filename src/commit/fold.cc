@@ -70,7 +70,9 @@ Checkpoint GraphState::ToCheckpoint() const {
   c.head_commit_id = head_commit_id;
   c.head_generation = head_generation;
   c.schema = schema;
-  for (const auto& [id, t] : tables) c.tables.push_back({t.registration, t.pin, t.pin_seq, {}});
+  for (const auto& [id, t] : tables) {
+    c.tables.push_back({t.registration, t.pin, t.pin_seq, Json::object()});
+  }
   return c;
 }
 

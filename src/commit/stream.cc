@@ -215,13 +215,18 @@ Result<std::shared_ptr<const GraphState>> Stream::WarmReadLocked() {
   return std::make_shared<const GraphState>(std::move(state));
 }
 
-Result<std::shared_ptr<const GraphState>> Stream::ReadHead() {
+Result<std::shared_ptr<const GraphState>> Stream::ReadLatest() {
   std::lock_guard lock(mu_);
   Result<std::shared_ptr<const GraphState>> state = head_ ? WarmReadLocked() : ColdReadLocked();
   if (!state.ok()) return state.status();
   head_ = *state;
-  if (head_->retired) return RetiredStatus(key());
   return head_;
+}
+
+Result<std::shared_ptr<const GraphState>> Stream::ReadHead() {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const GraphState> state, ReadLatest());
+  if (state->retired) return RetiredStatus(key());
+  return state;
 }
 
 Result<GraphState> Stream::ReadAt(uint64_t seq) {

@@ -93,6 +93,8 @@ class Stream {
   // The current state: cold on the first call, warm afterwards. BranchNotFound on a retired
   // stream; kCorruption when the stream is inconsistent.
   Result<std::shared_ptr<const GraphState>> ReadHead();
+  // Like ReadHead, but a retired stream reads as its final state (retention, repair).
+  Result<std::shared_ptr<const GraphState>> ReadLatest();
   // The state at a past seq (time travel). NotFound when the seq is beyond the stream's end or
   // below its fork point.
   Result<GraphState> ReadAt(uint64_t seq);

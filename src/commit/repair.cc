@@ -1,0 +1,310 @@
+#include "commit/repair.h"
+
+#include <set>
+
+namespace omnigraph::commit {
+
+namespace {
+
+struct StreamScan {
+  const StreamMetadata& meta;
+  bool named;
+  std::set<uint64_t> records;
+  std::set<uint64_t> checkpoints;
+  bool has_hint = false;
+};
+
+class Repairer {
+ public:
+  Repairer(const storage::Runtime& rt, const RepairOptions& options, RepairReport& report)
+      : rt_(rt), options_(options), report_(report) {}
+
+  Status ScanStream(StreamScan& scan) {
+    const std::string& key = scan.meta.key;
+    const uint64_t base = scan.meta.base_seq();
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<storage::ObjectMeta> objects,
+                               storage::ListAll(*rt_.store, RecordPrefix(key)));
+    for (const storage::ObjectMeta& m : objects) {
+      std::string rest = m.name.substr(RecordPrefix(key).size());
+      if (rest == "latest.json") {
+        scan.has_hint = true;
+      } else if (rest.rfind("checkpoints/", 0) == 0) {
+        Result<uint64_t> seq = GenerationFromFile(rest.substr(12));  // {seq:020}.json
+        if (seq.ok()) scan.checkpoints.insert(*seq);
+      } else if (Result<uint64_t> seq = SeqFromRecordFile(rest); seq.ok()) {
+        scan.records.insert(*seq);
+      }
+    }
+    uint64_t latest = base;
+    while (scan.records.count(latest + 1)) ++latest;
+    if (scan.records.upper_bound(latest) != scan.records.end()) {
+      uint64_t after = *scan.records.upper_bound(latest);
+      Add(DefectKind::kRecordWrongParent, key, RecordName(key, after), after,
+          "record follows a gap: seq " + std::to_string(latest + 1) + " is missing", false);
+    }
+    std::optional<GraphState> state = FoldBase(scan);
+    bool retire_record = false;
+    for (uint64_t seq = base + 1; state && seq <= latest; ++seq) {
+      if (!ApplyRecord(key, seq, *state)) {
+        state.reset();
+        break;
+      }
+      retire_record = state->retired;
+      if (seq % options_.stream.checkpoint_interval == 0 && !state->retired) {
+        OMNIGRAPH_RETURN_IF_ERROR(CheckCheckpoint(scan, *state));
+      }
+    }
+    OMNIGRAPH_RETURN_IF_ERROR(CheckHint(scan, latest, state ? state->retired : false));
+    if (state) {
+      if (retire_record && !scan.meta.retired) {
+        Add(DefectKind::kRetireRecordWithoutRetiredMetadata, key, StreamMetadataName(key), latest,
+            "the stream ends in a retire record but its metadata is not marked retired", false);
+      }
+      if (!retire_record && scan.meta.retired && (scan.named || latest > base)) {
+        Add(DefectKind::kRetiredWithoutRetireRecord, key, StreamMetadataName(key), latest,
+            "metadata is marked retired but the stream has no retire record", false);
+      }
+      if (!state->retired && options_.pin_exists) {
+        for (const auto& [id, t] : state->tables) {
+          OMNIGRAPH_ASSIGN_OR_RETURN(bool exists, options_.pin_exists(t.pin));
+          if (!exists) {
+            Add(DefectKind::kPinManifestMissing, key, t.pin.table_key, t.pin_seq,
+                "the head pins staged version " + std::to_string(t.pin.staged_version) +
+                    " whose manifest is missing",
+                false);
+          }
+        }
+      }
+    }
+    return Status::Ok();
+  }
+
+  Status CheckStaged() {
+    for (const StagedVersion& s : options_.staged) {
+      Result<bool> dead =
+          StagedVersionIsDead(rt_, s.staged_against_stream, s.staged_against_seq, s.version);
+      if (!dead.ok()) {
+        if (dead.status().code() == Code::kBranchNotFound) continue;
+        return dead.status();
+      }
+      if (*dead) {
+        Add(DefectKind::kStaleStaging, s.staged_against_stream, s.object, s.staged_against_seq,
+            "staged against this seq and provably never published (D9)", false);
+      }
+    }
+    return Status::Ok();
+  }
+
+ private:
+  std::optional<GraphState> FoldBase(const StreamScan& scan) {
+    const std::string& key = scan.meta.key;
+    const uint64_t base = scan.meta.base_seq();
+    const std::string name = CheckpointName(key, base);
+    Result<std::optional<BoundedRead>> read = ReadBounded(*rt_.store, name, kCheckpointBytesMax);
+    std::optional<Checkpoint> checkpoint;
+    if (read.ok() && *read) {
+      Result<Checkpoint> decoded = DecodeCheckpoint((*read)->data, name);
+      if (decoded.ok() && decoded->seq == base && decoded->stream == key) checkpoint = *decoded;
+    }
+    if (!checkpoint) {
+      Add(DefectKind::kBaseCheckpointMissing, key, name, base,
+          "the base checkpoint is missing or unreadable; the stream cannot be verified", false);
+      return std::nullopt;
+    }
+    return GraphState::FromCheckpoint(*checkpoint);
+  }
+
+  bool ApplyRecord(const std::string& key, uint64_t seq, GraphState& state) {
+    const std::string name = RecordName(key, seq);
+    Result<std::optional<BoundedRead>> read = ReadBounded(*rt_.store, name, kRecordBytesMax);
+    Result<Record> record = Status(Code::kCorruption, "unreadable");
+    if (read.ok() && *read) record = DecodeRecord((*read)->data, name);
+    if (!record.ok()) {
+      Add(DefectKind::kRecordUnparsable, key, name, seq, record.status().message(), false);
+      return false;
+    }
+    if (record->seq != seq || record->stream != key) {
+      Add(DefectKind::kRecordUnparsable, key, name, seq, "record is stored under the wrong name",
+          false);
+      return false;
+    }
+    if (record->parent_commit_id.value_or("") != state.head_commit_id) {
+      Add(DefectKind::kRecordWrongParent, key, name, seq,
+          "parent is '" + record->parent_commit_id.value_or("null") + "', expected '" +
+              state.head_commit_id + "'",
+          false);
+      return false;
+    }
+    Status applied = state.Apply(*record, name);
+    if (!applied.ok()) {
+      Add(DefectKind::kRecordUnparsable, key, name, seq, applied.message(), false);
+      return false;
+    }
+    return true;
+  }
+
+  Status CheckCheckpoint(const StreamScan& scan, const GraphState& state) {
+    const std::string& key = scan.meta.key;
+    const std::string name = CheckpointName(key, state.seq);
+    Checkpoint expected = state.ToCheckpoint();
+    if (!scan.checkpoints.count(state.seq)) {
+      return Found(DefectKind::kCheckpointMissing, key, name, state.seq, "checkpoint is missing",
+                   expected);
+    }
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<BoundedRead> read,
+                               ReadBounded(*rt_.store, name, kCheckpointBytesMax));
+    Result<Checkpoint> found = read ? DecodeCheckpoint(read->data, name)
+                                    : Result<Checkpoint>(Corruption("vanished", name));
+    if (!found.ok() || found->seq != state.seq || found->stream != key) {
+      return Found(DefectKind::kCheckpointTorn, key, name, state.seq,
+                   found.ok() ? "checkpoint names another seq or stream" : found.status().message(),
+                   expected);
+    }
+    expected.extra = found->extra;  // Unknown members are kept, and not compared.
+    if (!(*found == expected)) {
+      return Found(DefectKind::kCheckpointDiffers, key, name, state.seq,
+                   "checkpoint differs from the fold of the records", expected);
+    }
+    return Status::Ok();
+  }
+
+  Status CheckHint(const StreamScan& scan, uint64_t latest, bool retired) {
+    const std::string& key = scan.meta.key;
+    const std::string name = HintName(key);
+    Hint hint;
+    bool readable = false;
+    if (scan.has_hint) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<BoundedRead> read,
+                                 ReadBounded(*rt_.store, name, kDocumentBytesMax));
+      if (read) {
+        Result<Hint> decoded = DecodeHint(read->data, name);
+        if (decoded.ok()) {
+          hint = *decoded;
+          readable = true;
+        }
+      }
+    }
+    // A retire record is not a commit and writes no hint: only a hint ahead is wrong there.
+    if (retired) {
+      if (readable && hint.seq > latest) {
+        return FoundHint(DefectKind::kHintAhead, key, hint, latest, "hint is ahead of the stream");
+      }
+      return Status::Ok();
+    }
+    if (!readable) {
+      if (latest == scan.meta.base_seq() && !scan.has_hint) return Status::Ok();  // No commits.
+      return FoundHint(DefectKind::kHintMissing, key, hint, latest,
+                       scan.has_hint ? "hint is unparsable" : "hint is missing");
+    }
+    if (hint.seq < latest) {
+      return FoundHint(
+          DefectKind::kHintBehind, key, hint, latest,
+          "hint says " + std::to_string(hint.seq) + ", latest is " + std::to_string(latest));
+    }
+    if (hint.seq > latest) {
+      return FoundHint(
+          DefectKind::kHintAhead, key, hint, latest,
+          "hint says " + std::to_string(hint.seq) + ", latest is " + std::to_string(latest));
+    }
+    return Status::Ok();
+  }
+
+  Status Found(DefectKind kind, const std::string& key, const std::string& name, uint64_t seq,
+               const std::string& detail, const Checkpoint& replacement) {
+    Defect& d = Add(kind, key, name, seq, detail, true);
+    if (options_.confirm) {
+      OMNIGRAPH_RETURN_IF_ERROR(rt_.store->Put(name, EncodeCheckpoint(replacement)));
+      d.fixed = true;
+    }
+    return Status::Ok();
+  }
+
+  Status FoundHint(DefectKind kind, const std::string& key, Hint hint, uint64_t latest,
+                   const std::string& detail) {
+    Defect& d = Add(kind, key, HintName(key), latest, detail, true);
+    if (options_.confirm) {
+      hint.seq = latest;
+      OMNIGRAPH_RETURN_IF_ERROR(rt_.store->Put(HintName(key), EncodeHint(hint)));
+      d.fixed = true;
+    }
+    return Status::Ok();
+  }
+
+  Defect& Add(DefectKind kind, const std::string& key, const std::string& object, uint64_t seq,
+              const std::string& detail, bool fixable) {
+    report_.defects.push_back(Defect{kind, key, object, seq, detail, fixable, false});
+    return report_.defects.back();
+  }
+
+  const storage::Runtime& rt_;
+  const RepairOptions& options_;
+  RepairReport& report_;
+};
+
+}  // namespace
+
+std::string_view DefectKindName(DefectKind kind) {
+  switch (kind) {
+    case DefectKind::kHintMissing: return "hint_missing";
+    case DefectKind::kHintBehind: return "hint_behind";
+    case DefectKind::kHintAhead: return "hint_ahead";
+    case DefectKind::kCheckpointMissing: return "checkpoint_missing";
+    case DefectKind::kCheckpointTorn: return "checkpoint_torn";
+    case DefectKind::kCheckpointDiffers: return "checkpoint_differs";
+    case DefectKind::kBaseCheckpointMissing: return "base_checkpoint_missing";
+    case DefectKind::kRecordWrongParent: return "record_wrong_parent";
+    case DefectKind::kRecordUnparsable: return "record_unparsable";
+    case DefectKind::kRetiredWithoutRetireRecord: return "retired_without_retire_record";
+    case DefectKind::kRetireRecordWithoutRetiredMetadata:
+      return "retire_record_without_retired_metadata";
+    case DefectKind::kPinManifestMissing: return "pin_manifest_missing";
+    case DefectKind::kStaleStaging: return "stale_staging";
+  }
+  return "unknown";
+}
+
+Json Defect::ToJson() const {
+  return Json{{"kind", DefectKindName(kind)},
+              {"stream", stream},
+              {"object", object},
+              {"seq", seq},
+              {"detail", detail},
+              {"fixable", fixable},
+              {"fixed", fixed}};
+}
+
+Json RepairReport::ToJson() const {
+  Json arr = Json::array();
+  for (const Defect& d : defects) arr.push_back(d.ToJson());
+  return Json{{"defects", arr}};
+}
+
+Result<RepairReport> Repair(const storage::Runtime& runtime, const RepairOptions& options) {
+  RepairReport report;
+  Repairer repairer(runtime, options, report);
+  // Which stream each name's highest generation names.
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<storage::ObjectMeta> gens,
+                             storage::ListAll(*runtime.store, "_graph/names/"));
+  std::set<std::string> named = {std::string(kMainKey)};
+  for (const storage::ObjectMeta& m : gens) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<BoundedRead> read,
+                               ReadBounded(*runtime.store, m.name, kDocumentBytesMax));
+    if (!read) continue;
+    Result<NameGeneration> g = DecodeNameGeneration(read->data, m.name);
+    if (g.ok()) named.insert(g->key);
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<storage::ObjectMeta> streams,
+                             storage::ListAll(*runtime.store, kStreamsPrefix));
+  for (const storage::ObjectMeta& m : streams) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<BoundedRead> read,
+                               ReadBounded(*runtime.store, m.name, kDocumentBytesMax));
+    if (!read) continue;
+    OMNIGRAPH_ASSIGN_OR_RETURN(StreamMetadata meta, DecodeStreamMetadata(read->data, m.name));
+    StreamScan scan{meta, named.count(meta.key) > 0, {}, {}, false};
+    OMNIGRAPH_RETURN_IF_ERROR(repairer.ScanStream(scan));
+  }
+  OMNIGRAPH_RETURN_IF_ERROR(repairer.CheckStaged());
+  return report;
+}
+
+}  // namespace omnigraph::commit

@@ -1,0 +1,223 @@
+// Repair (ARCHITECTURE.md §5 "Repair"): every defect found alone and together, the fixable ones
+// fixed, records never rewritten, and a healthy graph left untouched.
+#include "commit/repair.h"
+
+#include <gtest/gtest.h>
+
+#include "commit/test_streams.h"
+
+namespace omnigraph::commit {
+namespace {
+
+using testing::BumpOneTable;
+using testing::TestGenesis;
+
+class RepairTest : public ::testing::Test {
+ public:
+  void SetUp() override {
+    store_ = std::make_unique<testing::TestStore>(false);
+    ASSERT_TRUE(CreateMainStream(rt(), TestGenesis(), std::nullopt).ok());
+    main_ = std::move(*Stream::Open(rt(), "main"));
+    Publish(*main_, 120);
+    for (const char* name : {"live", "live2", "gone"}) {
+      ASSERT_TRUE(CreateBranch(rt(), name, ForkPoint{**main_->ReadHead(), "main", true}, "t").ok());
+    }
+    live_ = Open("live");
+    Publish(*live_, 60);
+    std::unique_ptr<Stream> live2 = Open("live2");
+    Publish(*live2, 3);
+    ASSERT_TRUE(DeleteBranch(rt(), "gone", std::nullopt).ok());
+  }
+  const storage::Runtime& rt() { return store_->runtime; }
+  std::unique_ptr<Stream> Open(const std::string& name) {
+    return Stream::FromMetadata(rt(), ResolveBranch(rt(), name)->metadata);
+  }
+  void Publish(Stream& s, int n) {
+    for (int i = 0; i < n; ++i) {
+      PublishRequest request;
+      request.stage = BumpOneTable();
+      ASSERT_TRUE(s.Publish(request).ok());
+    }
+    s.WaitForBackground();
+  }
+  RepairReport Run(bool confirm) {
+    RepairOptions options;
+    options.confirm = confirm;
+    Result<RepairReport> r = Repair(rt(), options);
+    OMNIGRAPH_CHECK_MSG(r.ok(), r.status().ToString());
+    return std::move(*r);
+  }
+  std::multiset<std::string> Kinds(const RepairReport& r) {
+    std::multiset<std::string> out;
+    for (const Defect& d : r.defects) out.insert(std::string(DefectKindName(d.kind)));
+    return out;
+  }
+  void Mutate(const std::string& name, const std::function<void(Json&)>& change) {
+    Json j = Json::parse(rt().store->Get(name)->data);
+    change(j);
+    ASSERT_TRUE(rt().store->Put(name, j.dump()).ok());
+  }
+
+  std::unique_ptr<testing::TestStore> store_;
+  std::unique_ptr<Stream> main_;
+  std::unique_ptr<Stream> live_;
+};
+
+TEST_F(RepairTest, AHealthyGraphReportsNothingAndWritesNothing) {
+  storage::OpCounts before = store_->counting->Snapshot();
+  RepairReport report = Run(/*confirm=*/true);
+  EXPECT_TRUE(report.defects.empty()) << report.ToJson().dump();
+  EXPECT_EQ((store_->counting->Snapshot() - before).writes(), 0u);
+}
+
+struct Injection {
+  const char* kind;
+  bool fixable;
+  std::function<void(RepairTest&)> inject;
+};
+
+std::vector<Injection> Injections() {
+  return {
+      {"hint_behind", true,
+       [](RepairTest& t) { t.Mutate(HintName("main"), [](Json& j) { j["seq"] = 100; }); }},
+      {"hint_ahead", true,
+       [](RepairTest& t) {
+         t.Mutate(HintName(t.live_->key()), [](Json& j) {
+           j["seq"] = 500;
+           j["kept_member"] = "yes";
+         });
+       }},
+      {"checkpoint_missing", true,
+       [](RepairTest& t) { ASSERT_TRUE(t.rt().store->Delete(CheckpointName("main", 100)).ok()); }},
+      {"checkpoint_torn", true,
+       [](RepairTest& t) {
+         std::string name = CheckpointName("main", 50);
+         ASSERT_TRUE(t.rt().store->Put(name, t.rt().store->Get(name)->data.substr(0, 30)).ok());
+       }},
+      {"checkpoint_differs", true,
+       [](RepairTest& t) {
+         t.Mutate(CheckpointName(t.live_->key(), 150), [](Json& j) {
+           j["head_generation"] = 1;
+           j["operator_note"] = "kept";
+         });
+       }},
+      {"record_wrong_parent", false,
+       [](RepairTest& t) {
+         t.Mutate(RecordName("main", 110),
+                  [](Json& j) { j["parent_commit_id"] = "main.108.0000000000"; });
+       }},
+      {"record_unparsable", false,
+       [](RepairTest& t) {
+         ASSERT_TRUE(t.rt().store->Put(RecordName(t.live_->key(), 170), "{nope").ok());
+       }},
+      {"retired_without_retire_record", false,
+       [](RepairTest& t) {
+         std::string key = ResolveBranch(t.rt(), "live2")->metadata.key;
+         t.Mutate(StreamMetadataName(key), [](Json& j) {
+           j["retired"] = {{"at_seq", 123}, {"at", 1}};
+         });
+       }},
+      {"retire_record_without_retired_metadata", false,
+       [](RepairTest& t) {
+         // Undo the metadata marking of the deleted branch: its retire record stays.
+         Result<std::vector<storage::ObjectMeta>> streams =
+             storage::ListAll(*t.rt().store, kStreamsPrefix);
+         ASSERT_TRUE(streams.ok());
+         for (const storage::ObjectMeta& m : *streams) {
+           Json j = Json::parse(t.rt().store->Get(m.name)->data);
+           if (j["branch"] == "gone") {
+             j["retired"] = nullptr;
+             ASSERT_TRUE(t.rt().store->Put(m.name, j.dump()).ok());
+           }
+         }
+       }},
+  };
+}
+
+TEST_F(RepairTest, EachDefectAloneIsFoundAndTheFixableOnesAreFixed) {
+  for (const Injection& injection : Injections()) {
+    SCOPED_TRACE(injection.kind);
+    TearDown();
+    SetUp();
+    injection.inject(*this);
+    RepairReport found = Run(/*confirm=*/false);
+    ASSERT_EQ(Kinds(found), std::multiset<std::string>{injection.kind}) << found.ToJson().dump();
+    EXPECT_EQ(found.defects[0].fixable, injection.fixable);
+    EXPECT_FALSE(found.defects[0].object.empty());
+    // Records are never rewritten: remember them all.
+    std::map<std::string, std::string> records;
+    Result<std::vector<storage::ObjectMeta>> all = storage::ListAll(*rt().store, "_graph/");
+    ASSERT_TRUE(all.ok());
+    for (const storage::ObjectMeta& m : *all) {
+      if (m.name.size() > 7 && m.name.substr(m.name.size() - 7) == ".commit") {
+        records[m.name] = rt().store->Get(m.name)->data;
+      }
+    }
+    RepairReport fixed = Run(/*confirm=*/true);
+    ASSERT_EQ(fixed.defects.size(), 1u);
+    EXPECT_EQ(fixed.defects[0].fixed, injection.fixable);
+    for (const auto& [name, bytes] : records) EXPECT_EQ(rt().store->Get(name)->data, bytes) << name;
+    RepairReport after = Run(/*confirm=*/false);
+    if (injection.fixable) {
+      EXPECT_TRUE(after.defects.empty()) << after.ToJson().dump();
+    } else {
+      EXPECT_EQ(Kinds(after), std::multiset<std::string>{injection.kind});
+    }
+  }
+}
+
+TEST_F(RepairTest, FixedDocumentsKeepTheirUnknownMembers) {
+  Mutate(HintName(live_->key()), [](Json& j) {
+    j["seq"] = 500;
+    j["kept_member"] = "yes";
+  });
+  Mutate(CheckpointName(live_->key(), 150), [](Json& j) {
+    j["head_generation"] = 1;
+    j["operator_note"] = "kept";
+  });
+  RepairReport report = Run(/*confirm=*/true);
+  EXPECT_EQ(report.defects.size(), 2u);
+  Json hint = Json::parse(rt().store->Get(HintName(live_->key()))->data);
+  EXPECT_EQ(hint["seq"], 180);
+  EXPECT_EQ(hint["kept_member"], "yes");
+  Json cp = Json::parse(rt().store->Get(CheckpointName(live_->key(), 150))->data);
+  EXPECT_EQ(cp["operator_note"], "kept");
+  EXPECT_EQ(cp["head_generation"], 150);
+  EXPECT_TRUE(Run(false).defects.empty());
+}
+
+TEST_F(RepairTest, AllDefectsTogetherAreFound) {
+  std::multiset<std::string> expected;
+  for (const Injection& injection : Injections()) {
+    injection.inject(*this);
+    expected.insert(injection.kind);
+  }
+  RepairReport report = Run(/*confirm=*/true);
+  EXPECT_EQ(Kinds(report), expected) << report.ToJson().dump();
+  // Each stream's walk stops at its first bad record; everything before it is still checked, and
+  // everything fixable was fixed.
+  for (const Defect& d : report.defects) EXPECT_EQ(d.fixed, d.fixable) << d.ToJson().dump();
+}
+
+TEST_F(RepairTest, MissingManifestsAndStaleStagingThroughCallbacks) {
+  RepairOptions options;
+  const uint64_t missing = (*live_->ReadHead())->tables.begin()->second.pin.staged_version;
+  options.pin_exists = [&](const Pin& p) -> Result<bool> { return p.staged_version != missing; };
+  // Staged against main@5 but never published (record 6 pins something else): dead.
+  options.staged.push_back(StagedVersion{PinRef{TableIdentity{1, 1}, (1ULL << 63) | 99}, "main", 5,
+                                         "tables/x/versions/d99.json"});
+  // Staged against main's head: may still be published, not reported.
+  options.staged.push_back(StagedVersion{PinRef{TableIdentity{1, 1}, (1ULL << 63) | 98}, "main",
+                                         120, "tables/x/versions/d98.json"});
+  Result<RepairReport> report = Repair(rt(), options);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(Kinds(*report), (std::multiset<std::string>{"pin_manifest_missing", "stale_staging"}));
+  for (const Defect& d : report->defects) {
+    if (d.kind == DefectKind::kStaleStaging) {
+      EXPECT_EQ(d.object, "tables/x/versions/d99.json");
+    }
+  }
+}
+
+}  // namespace
+}  // namespace omnigraph::commit
