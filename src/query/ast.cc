@@ -1,0 +1,53 @@
+#include "query/ast.h"
+
+namespace omnigraph::query {
+
+const char* AggFuncName(AggFunc func) {
+  switch (func) {
+    case AggFunc::kCount: return "count";
+    case AggFunc::kSum: return "sum";
+    case AggFunc::kAvg: return "avg";
+    case AggFunc::kMin: return "min";
+    case AggFunc::kMax: return "max";
+  }
+  return "?";
+}
+
+const char* CompOpName(CompOp op) {
+  switch (op) {
+    case CompOp::kEq: return "=";
+    case CompOp::kNe: return "!=";
+    case CompOp::kGt: return ">";
+    case CompOp::kLt: return "<";
+    case CompOp::kGe: return ">=";
+    case CompOp::kLe: return "<=";
+    case CompOp::kContains: return "contains";
+    case CompOp::kStartsWith: return "starts_with";
+  }
+  return "?";
+}
+
+const char* MutationKindName(MutationKind kind) {
+  switch (kind) {
+    case MutationKind::kInsert: return "insert";
+    case MutationKind::kUpdate: return "update";
+    case MutationKind::kDelete: return "delete";
+  }
+  return "?";
+}
+
+const Param* QueryDecl::FindParam(std::string_view param_name) const {
+  for (const Param& p : params) {
+    if (p.name.text == param_name) return &p;
+  }
+  return nullptr;
+}
+
+const QueryDecl* QueryFile::Find(std::string_view name) const {
+  for (const QueryDecl& q : queries) {
+    if (q.name.text == name) return &q;
+  }
+  return nullptr;
+}
+
+}  // namespace omnigraph::query

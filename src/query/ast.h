@@ -1,0 +1,208 @@
+// The syntax tree of a `.gq` file (SURFACE.md §3.1, §4): queries, their parameters, match
+// clauses, projections, ordering and mutation statements, each with its source span.
+//
+// The parser (parser.h) builds it; the typechecker (typecheck.h) checks it against a catalog and
+// annotates it in side tables; the planner/executor and the mutation engine consume both. The
+// tree is immutable after parsing. Variable names are stored without their '$'. Literals are
+// schema::Values: strings, I64 integers, F64 floats, bools, Dates (epoch days), DateTimes (epoch
+// ms) and lists of those. Plain values; thread-compatible.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "query/diagnostic.h"
+#include "schema/ir.h"
+#include "schema/value.h"
+
+namespace omnigraph::query {
+
+// The anonymous variable `$_`: each occurrence is distinct and binds nothing.
+inline constexpr std::string_view kAnonymousVar = "_";
+
+// A name as written (a variable without its '$', a type, property, edge or alias name).
+struct Name {
+  std::string text;
+  Span span;
+};
+
+struct Literal {
+  schema::Value value;
+  Span span;
+};
+
+// A value in a binding's property match, a mutation assignment or a mutation predicate.
+struct MatchValue {
+  enum class Kind : uint8_t { kLiteral, kVariable, kNow };
+  Kind kind = Kind::kLiteral;
+  Literal literal;  // kLiteral.
+  Name variable;    // kVariable.
+  Span span;
+};
+
+enum class AggFunc : uint8_t { kCount, kSum, kAvg, kMin, kMax };
+// "count", "sum", "avg", "min", "max".
+const char* AggFuncName(AggFunc func);
+
+enum class ExprKind : uint8_t {
+  kNow,        // now()
+  kProp,       // $v.prop
+  kVariable,   // $v (a parameter or a bound variable)
+  kLiteral,    // 42, "x", [1, 2], date("..")
+  kAlias,      // a bare identifier naming a return alias
+  kAggregate,  // count(e) sum(e) avg(e) min(e) max(e)
+  kNearest,    // nearest($v.prop, query)
+  kSearch,     // search(field, query)
+  kFuzzy,      // fuzzy(field, query[, max_edits])
+  kMatchText,  // match_text(field, query)
+  kBm25,       // bm25(field, query)
+  kRrf,        // rrf(rank, rank[, k])
+};
+
+// An expression. Which members are meaningful depends on kind:
+//   kProp, kNearest: var and prop;  kVariable: var;  kLiteral: literal;  kAlias: alias;
+//   kAggregate: agg and args = {arg};  kNearest: args = {query};
+//   kSearch, kMatchText, kBm25: args = {field, query};  kFuzzy: {field, query[, max_edits]};
+//   kRrf: args = {primary, secondary[, k]}.
+struct Expr {
+  ExprKind kind = ExprKind::kNow;
+  Span span;
+  Name var;
+  Name prop;
+  Name alias;
+  Literal literal;
+  AggFunc agg = AggFunc::kCount;
+  std::vector<Expr> args;
+};
+
+// Comparison and string operators of filters and mutation predicates.
+enum class CompOp : uint8_t { kEq, kNe, kGt, kLt, kGe, kLe, kContains, kStartsWith };
+// "=", "!=", ">", "<", ">=", "<=", "contains", "starts_with".
+const char* CompOpName(CompOp op);
+
+struct PropMatch {
+  Name prop;
+  MatchValue value;
+};
+
+// `$v: Type { prop: value, ... }`.
+struct Binding {
+  Name var;
+  Name type;
+  std::vector<PropMatch> props;
+};
+
+// `$src [$e:] edge [{min,max}] $dst` or `$src [$e:] <edge> $dst` (undirected).
+struct Traversal {
+  Name src;
+  std::optional<Name> edge_var;
+  Name edge;  // As written, lower-case initial (`knows` for edge type Knows).
+  bool undirected = false;
+  bool has_bounds = false;
+  uint32_t min_hops = 1;
+  std::optional<uint32_t> max_hops = 1;  // nullopt for `{n,}` (rejected by the typechecker).
+  Span bounds_span;                      // Of `{min,max}` when has_bounds.
+  Name dst;
+};
+
+// `left op right`. A bare `search(..)`, `fuzzy(..)` or `match_text(..)` clause is the filter
+// `call = true` with `text_search` set, as in the reference.
+struct Filter {
+  Expr left;
+  CompOp op = CompOp::kEq;
+  Span op_span;
+  Expr right;
+  bool text_search = false;
+};
+
+struct Clause;
+// `not { clause+ }`.
+struct Negation {
+  std::vector<Clause> clauses;
+};
+
+struct Clause {
+  Span span;
+  std::variant<Binding, Traversal, Filter, Negation> node;
+
+  const Binding* binding() const { return std::get_if<Binding>(&node); }
+  const Traversal* traversal() const { return std::get_if<Traversal>(&node); }
+  const Filter* filter() const { return std::get_if<Filter>(&node); }
+  const Negation* negation() const { return std::get_if<Negation>(&node); }
+};
+
+struct Projection {
+  Expr expr;
+  std::optional<Name> alias;
+  Span span;
+};
+
+struct Ordering {
+  Expr expr;
+  bool descending = false;
+  bool has_direction = false;  // `asc` or `desc` written.
+  Span span;
+};
+
+struct Assignment {
+  Name prop;
+  MatchValue value;
+};
+
+// `where prop op value` of update and delete (`from`/`to` name an edge's endpoints).
+struct Predicate {
+  Name prop;
+  CompOp op = CompOp::kEq;
+  Span op_span;
+  MatchValue value;
+};
+
+enum class MutationKind : uint8_t { kInsert, kUpdate, kDelete };
+// "insert", "update", "delete".
+const char* MutationKindName(MutationKind kind);
+
+struct Mutation {
+  MutationKind kind = MutationKind::kInsert;
+  Span span;  // The whole statement.
+  Name type;
+  std::vector<Assignment> assignments;  // Insert and update.
+  std::optional<Predicate> where;       // Update and delete.
+};
+
+// `$name: Type`, the type parsed into a PropType (scalar, list or Vector(N); nullable with '?').
+struct Param {
+  Name name;
+  schema::PropType type;
+  Span type_span;
+};
+
+struct QueryDecl {
+  Name name;
+  Span span;  // From `query` to the closing '}'.
+  std::optional<std::string> description;
+  std::optional<std::string> instruction;
+  std::vector<Param> params;
+  // A read query has clauses and projections (and maybe orderings and a limit); a mutation
+  // query has statements only.
+  std::vector<Clause> clauses;
+  std::vector<Projection> projections;
+  std::vector<Ordering> orderings;
+  std::optional<uint64_t> limit;
+  Span limit_span;
+  std::vector<Mutation> mutations;
+
+  bool is_mutation() const { return !mutations.empty(); }
+  const Param* FindParam(std::string_view param_name) const;
+};
+
+struct QueryFile {
+  std::vector<QueryDecl> queries;  // Source order; names are unique.
+
+  const QueryDecl* Find(std::string_view name) const;
+};
+
+}  // namespace omnigraph::query

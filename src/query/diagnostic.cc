@@ -1,0 +1,22 @@
+#include "query/diagnostic.h"
+
+#include <algorithm>
+
+namespace omnigraph::query {
+
+Span Join(const Span& a, const Span& b) { return Span{a.begin, std::max(a.end, b.end)}; }
+
+const char* SeverityName(Severity severity) {
+  return severity == Severity::kError ? "error" : "warning";
+}
+
+std::string Diagnostic::CodedMessage() const {
+  return code.empty() ? message : code + ": " + message;
+}
+
+std::string Diagnostic::Render() const {
+  return std::to_string(span.begin.line) + ":" + std::to_string(span.begin.column) + ": " +
+         CodedMessage();
+}
+
+}  // namespace omnigraph::query

@@ -1,0 +1,70 @@
+// Mutation statements of the `.gq` parser (see parser_internal.h): insert, update, delete.
+
+#include "query/parser_internal.h"
+
+namespace omnigraph::query::internal {
+
+bool Parser::ParseMutation(Mutation* out) {
+  Pos begin = Cur().span.begin;
+  std::string_view keyword = Cur().text;
+  out->kind = keyword == "insert"   ? MutationKind::kInsert
+              : keyword == "update" ? MutationKind::kUpdate
+                                    : MutationKind::kDelete;
+  Advance();
+  if (!IsTypeNameToken(Cur())) {
+    Expect("a type name (capitalized, as in Person)");
+    return false;
+  }
+  out->type = NameOf(Cur());
+  Advance();
+  if (out->kind == MutationKind::kUpdate && !EatWord("set")) return false;
+  if (out->kind != MutationKind::kDelete) {
+    if (!Eat(Tok::kLBrace, "'{'") || !ParseAssignments(&out->assignments)) return false;
+  }
+  if (out->kind != MutationKind::kInsert) {
+    Predicate p;
+    if (!EatWord("where") || !ParsePredicate(&p)) return false;
+    out->where = std::move(p);
+  }
+  out->span = SpanFrom(begin);
+  return true;
+}
+
+// (ident ':' mval ','?)+ '}' (consumes the closing brace).
+bool Parser::ParseAssignments(std::vector<Assignment>* out) {
+  do {
+    Assignment a;
+    if (!EatIdent(&a.prop, "a property name") || !Eat(Tok::kColon, "':'") ||
+        !ParseMatchValue(&a.value)) {
+      return false;
+    }
+    out->push_back(std::move(a));
+    if (Is(Tok::kComma)) {
+      Advance();
+    } else {
+      Expect("','");
+    }
+    Expect("'}'");
+  } while (!Is(Tok::kRBrace));
+  Advance();
+  return true;
+}
+
+bool Parser::ParsePredicate(Predicate* out) {
+  if (!EatIdent(&out->prop, "a property name")) return false;
+  static const std::pair<Tok, CompOp> kOps[] = {{Tok::kEq, CompOp::kEq}, {Tok::kNe, CompOp::kNe},
+                                                {Tok::kGt, CompOp::kGt}, {Tok::kLt, CompOp::kLt},
+                                                {Tok::kGe, CompOp::kGe}, {Tok::kLe, CompOp::kLe}};
+  for (const auto& [tok, op] : kOps) {
+    if (Is(tok)) {
+      out->op = op;
+      out->op_span = Cur().span;
+      Advance();
+      return ParseMatchValue(&out->value);
+    }
+  }
+  Expect("a comparison operator (=, !=, <, <=, >, >=)");
+  return false;
+}
+
+}  // namespace omnigraph::query::internal

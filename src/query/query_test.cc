@@ -1,0 +1,237 @@
+// Unit tests of the parts of src/query the executor consumes: the AST shape and spans, literal
+// values, and the typechecker's annotations. Diagnostics are covered by tests/lang/*.test.
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "query/lexer.h"
+#include "query/lint.h"
+#include "query/literal.h"
+#include "query/parser.h"
+#include "query/typecheck.h"
+#include "schema/catalog.h"
+#include "schema/identity.h"
+
+namespace omnigraph::query {
+namespace {
+
+constexpr const char* kSchema = R"(
+node Person { name: String @key  age: I32?  tags: [String]?  bio: String? }
+node Company { name: String @key }
+edge Knows: Person -> Person { since: Date? }
+edge WorksAt: Person -> Company
+)";
+
+schema::Catalog MakeCatalog() {
+  auto ir = schema::AcceptInitial(kSchema);
+  EXPECT_TRUE(ir.ok()) << ir.status().ToString();
+  auto catalog = schema::Catalog::Build(std::move(*ir));
+  EXPECT_TRUE(catalog.ok()) << catalog.status().ToString();
+  return std::move(*catalog);
+}
+
+QueryFile Parse(std::string_view source) {
+  auto file = ParseQueryFile(source);
+  EXPECT_TRUE(file.ok()) << file.status().ToString();
+  return file.ok() ? std::move(*file) : QueryFile{};
+}
+
+TEST(LiteralTest, DatesAreEpochDaysAndInvalidDatesAreRejected) {
+  EXPECT_EQ(ParseDateDays("1970-01-01"), 0);
+  EXPECT_EQ(ParseDateDays("1970-01-02"), 1);
+  EXPECT_EQ(ParseDateDays("1969-12-31"), -1);
+  EXPECT_EQ(ParseDateDays("2000-03-01"), 11017);
+  EXPECT_EQ(ParseDateDays("2024-02-29"), 19782);
+  EXPECT_FALSE(ParseDateDays("2023-02-29"));
+  EXPECT_FALSE(ParseDateDays("2024-13-01"));
+  EXPECT_FALSE(ParseDateDays("2024-01-01T00:00:00Z"));
+  EXPECT_FALSE(ParseDateDays("24-01-01"));
+}
+
+TEST(LiteralTest, DateTimesAreEpochMillisecondsInUtc) {
+  EXPECT_EQ(ParseDateTimeMs("1970-01-01T00:00:00Z"), 0);
+  EXPECT_EQ(ParseDateTimeMs("1970-01-01T00:00:01.5Z"), 1500);
+  EXPECT_EQ(ParseDateTimeMs("1970-01-01T01:00:00+01:00"), 0);
+  EXPECT_EQ(ParseDateTimeMs("1970-01-01 00:01"), 60000);
+  EXPECT_EQ(ParseDateTimeMs("1970-01-02"), 86400000);
+  EXPECT_FALSE(ParseDateTimeMs("1970-01-01T25:00:00Z"));
+  EXPECT_FALSE(ParseDateTimeMs("1970-01-01T00:00:00Q"));
+  EXPECT_FALSE(ParseDateTimeMs("yesterday"));
+}
+
+TEST(ParserTest, AstCarriesSpansWithLineColumnAndByteOffset) {
+  QueryFile file = Parse(
+      "// c\nquery q($n: String?) {\n  match { $p: Person { name: $n } }\n"
+      "  return { $p.name as who }\n}\n");
+  ASSERT_EQ(file.queries.size(), 1u);
+  const QueryDecl& q = file.queries[0];
+  EXPECT_EQ(q.name.text, "q");
+  EXPECT_EQ(q.span.begin.line, 2u);
+  EXPECT_EQ(q.span.begin.column, 1u);
+  EXPECT_EQ(q.span.begin.offset, 5u);
+  ASSERT_EQ(q.params.size(), 1u);
+  EXPECT_TRUE(q.params[0].type.nullable);
+  EXPECT_EQ(q.params[0].type.scalar, schema::ScalarKind::kString);
+  const Binding* b = q.clauses.at(0).binding();
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->var.text, "p");
+  EXPECT_EQ(b->type.span.begin.line, 3u);
+  EXPECT_EQ(b->type.span.begin.column, 15u);
+  EXPECT_EQ(b->type.span.end - b->type.span.begin.offset, 6u);  // "Person"
+  ASSERT_EQ(b->props.size(), 1u);
+  EXPECT_EQ(b->props[0].value.kind, MatchValue::Kind::kVariable);
+  EXPECT_EQ(b->props[0].value.variable.text, "n");
+  ASSERT_EQ(q.projections.size(), 1u);
+  ASSERT_TRUE(q.projections[0].alias.has_value());
+  EXPECT_EQ(q.projections[0].alias->text, "who");
+}
+
+TEST(ParserTest, TraversalsKeepBoundsEdgeBindingsAndDirection) {
+  QueryFile file = Parse(
+      "query q() { match { $a: Person  $a knows {2,4} $b  $a $w:knows $c  $a <knows> $d  "
+      "$a knows {1,} $e } return { $a.name } }");
+  const QueryDecl& q = file.queries.at(0);
+  const Traversal* t1 = q.clauses.at(1).traversal();
+  ASSERT_NE(t1, nullptr);
+  EXPECT_TRUE(t1->has_bounds);
+  EXPECT_EQ(t1->min_hops, 2u);
+  EXPECT_EQ(t1->max_hops, 4u);
+  const Traversal* t2 = q.clauses.at(2).traversal();
+  ASSERT_TRUE(t2->edge_var.has_value());
+  EXPECT_EQ(t2->edge_var->text, "w");
+  EXPECT_EQ(t2->min_hops, 1u);
+  EXPECT_EQ(t2->max_hops, 1u);
+  EXPECT_TRUE(q.clauses.at(3).traversal()->undirected);
+  EXPECT_FALSE(q.clauses.at(4).traversal()->max_hops.has_value());
+}
+
+TEST(ParserTest, LiteralsBecomeValues) {
+  QueryFile file = Parse(
+      "query q() { match { $p: Person { age: 7, tags: [\"a\", \"b\\n\"] } "
+      "$p.age > 1.5  $p.name = date(\"1970-01-03\")  $p.name = datetime(\"1970-01-01T00:00:02Z\") "
+      "$p.name = true } return { $p.name } }");
+  const QueryDecl& q = file.queries.at(0);
+  const Binding* b = q.clauses.at(0).binding();
+  EXPECT_EQ(b->props[0].value.literal.value, schema::Value::Int(7));
+  EXPECT_EQ(b->props[1].value.literal.value,
+            schema::Value::List({schema::Value::String("a"), schema::Value::String("b\n")}));
+  EXPECT_EQ(q.clauses.at(1).filter()->right.literal.value, schema::Value::Float(1.5));
+  EXPECT_EQ(q.clauses.at(2).filter()->right.literal.value, schema::Value::Date(2));
+  EXPECT_EQ(q.clauses.at(3).filter()->right.literal.value, schema::Value::DateTime(2000));
+  EXPECT_EQ(q.clauses.at(4).filter()->right.literal.value, schema::Value::Bool(true));
+}
+
+TEST(ParserTest, MutationStatementsKeepAssignmentsAndPredicates) {
+  QueryFile file =
+      Parse("query m($n: String) { update Person set { age: 3, bio: now() } where name != $n }");
+  const Mutation& m = file.queries.at(0).mutations.at(0);
+  EXPECT_EQ(m.kind, MutationKind::kUpdate);
+  EXPECT_EQ(m.type.text, "Person");
+  ASSERT_EQ(m.assignments.size(), 2u);
+  EXPECT_EQ(m.assignments[1].value.kind, MatchValue::Kind::kNow);
+  ASSERT_TRUE(m.where.has_value());
+  EXPECT_EQ(m.where->prop.text, "name");
+  EXPECT_EQ(m.where->op, CompOp::kNe);
+}
+
+TEST(ParserTest, OversizedSourceIsRefused) {
+  std::string source(kMaxQuerySourceBytes + 1, ' ');
+  ParseOutcome out = ParseQueries(source);
+  ASSERT_TRUE(out.error.has_value());
+  EXPECT_EQ(out.error->code, kParseErrorCode);
+}
+
+TEST(TypecheckTest, TraversalsResolveEdgeTypesEndpointTypesAndDirection) {
+  schema::Catalog catalog = MakeCatalog();
+  QueryFile file = Parse(
+      "query q() { match { $c: Company  $p worksAt $c  $f knows $p  $p <knows> $g } "
+      "return { $p.name } }");
+  auto checked = TypecheckQuery(catalog, file.queries.at(0));
+  ASSERT_TRUE(checked.ok()) << checked.status().ToString();
+  ASSERT_EQ(checked->traversals.size(), 3u);
+  // `$p worksAt $c` with $c bound: Person -> Company, written in the edge's direction.
+  EXPECT_EQ(checked->traversals[0].edge->name, "WorksAt");
+  EXPECT_EQ(checked->traversals[0].direction, Direction::kOut);
+  EXPECT_EQ(checked->traversals[0].src_type->name, "Person");
+  EXPECT_EQ(checked->traversals[0].dst_type->name, "Company");
+  // `$f knows $p` with $p bound as the destination: still out from $f.
+  EXPECT_EQ(checked->traversals[1].direction, Direction::kOut);
+  EXPECT_EQ(checked->traversals[2].direction, Direction::kBoth);
+  EXPECT_EQ(checked->vars.at("g").type->name, "Person");
+  EXPECT_EQ(checked->vars.at("c").kind, VarKind::kNode);
+}
+
+TEST(TypecheckTest, ReversedTraversalWalksTheEdgeInbound) {
+  schema::Catalog catalog = MakeCatalog();
+  QueryFile file = Parse("query q() { match { $c: Company  $c worksAt $p } return { $p.name } }");
+  auto checked = TypecheckQuery(catalog, file.queries.at(0));
+  ASSERT_TRUE(checked.ok()) << checked.status().ToString();
+  EXPECT_EQ(checked->traversals.at(0).direction, Direction::kIn);
+  EXPECT_EQ(checked->traversals.at(0).dst_type->name, "Person");
+}
+
+TEST(TypecheckTest, FiltersResolveContainsAndNegationsKeepTheirOwnScope) {
+  schema::Catalog catalog = MakeCatalog();
+  QueryFile file = Parse(
+      "query q() { match { $p: Person  $p.tags contains \"x\"  $p.bio contains \"y\" "
+      "not { $p $w:knows $q  $w.since > date(\"2020-01-01\") } } return { $p.name } }");
+  auto checked = TypecheckQuery(catalog, file.queries.at(0));
+  ASSERT_TRUE(checked.ok()) << checked.status().ToString();
+  ASSERT_EQ(checked->filters.size(), 3u);
+  EXPECT_EQ(checked->filters[0].kind, FilterKind::kListContains);
+  EXPECT_EQ(checked->filters[1].kind, FilterKind::kStringContains);
+  EXPECT_TRUE(checked->filters[2].negated);
+  EXPECT_EQ(checked->vars.count("q"), 0u);
+  ASSERT_EQ(checked->negation_scopes.size(), 1u);
+  EXPECT_EQ(checked->negation_scopes[0].at("w").kind, VarKind::kEdge);
+  EXPECT_EQ(checked->negation_scopes[0].at("w").type->name, "Knows");
+  EXPECT_TRUE(checked->traversals.at(0).negated);
+}
+
+TEST(TypecheckTest, ResultColumnsCarryNamesTypesAndAggregation) {
+  schema::Catalog catalog = MakeCatalog();
+  QueryFile file = Parse(
+      "query q() { match { $p: Person  $p worksAt $c } "
+      "return { $c.name, count($p) as staff, $c } order { staff desc } limit 3 }");
+  auto checked = TypecheckQuery(catalog, file.queries.at(0));
+  ASSERT_TRUE(checked.ok()) << checked.status().ToString();
+  EXPECT_TRUE(checked->has_aggregates);
+  ASSERT_EQ(checked->columns.size(), 3u);
+  EXPECT_EQ(checked->columns[0].name, "c.name");
+  EXPECT_FALSE(checked->columns[0].nullable);
+  EXPECT_EQ(checked->columns[1].name, "staff");
+  EXPECT_TRUE(checked->columns[1].aggregate);
+  EXPECT_EQ(checked->columns[1].type.value.scalar, schema::ScalarKind::kI64);
+  EXPECT_EQ(checked->columns[2].type.kind, ExprType::Kind::kEntity);
+  EXPECT_EQ(checked->columns[2].type.entity->name, "Company");
+  ASSERT_EQ(checked->order_types.size(), 1u);
+}
+
+TEST(TypecheckTest, MutationTargetsAndParameterTypes) {
+  schema::Catalog catalog = MakeCatalog();
+  QueryFile file = Parse(
+      "query m($a: String, $b: String, $ages: [I32]) { insert Person { name: $a } "
+      "insert Knows { from: $a, to: $b } }");
+  auto checked = TypecheckQuery(catalog, file.queries.at(0));
+  ASSERT_TRUE(checked.ok()) << checked.status().ToString();
+  EXPECT_EQ(checked->kind, QueryKind::kMutation);
+  ASSERT_EQ(checked->mutations.size(), 2u);
+  EXPECT_EQ(checked->mutations[0].target->kind, schema::TypeKind::kNode);
+  EXPECT_EQ(checked->mutations[1].target->name, "Knows");
+  ASSERT_EQ(checked->param_types.size(), 3u);
+  EXPECT_TRUE(checked->param_types[2].list);
+  EXPECT_EQ(checked->param_types[2].scalar, schema::ScalarKind::kI32);
+}
+
+TEST(TypecheckTest, ErrorsComeBackAsInvalidArgumentWithPosition) {
+  schema::Catalog catalog = MakeCatalog();
+  QueryFile file = Parse("query q() {\n  match { $p: Persn }\n  return { $p.name }\n}");
+  auto checked = TypecheckQuery(catalog, file.queries.at(0));
+  ASSERT_FALSE(checked.ok());
+  EXPECT_EQ(checked.status().kind(), Kind::kInvalidArgument);
+  EXPECT_EQ(checked.status().message(), "2:15: T1: unknown node type `Persn`");
+}
+
+}  // namespace
+}  // namespace omnigraph::query

@@ -1,0 +1,84 @@
+// The Checker behind typecheck.h, shared by typecheck.cc (clauses, read queries),
+// typecheck_expr.cc (expressions, literals, values) and typecheck_mutation.cc (mutation
+// statements). Internal to src/query. Every Check* method returns false after recording the
+// query's first error (Fail).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "query/typecheck.h"
+
+namespace omnigraph::query::internal {
+
+using schema::PropType;
+using schema::ScalarKind;
+using schema::TypeDef;
+
+// The reference's compatibility: same list-ness and the same scalar (Vectors of the same
+// dimension), or both numeric. Enums are Strings.
+bool TypesCompatible(const PropType& a, const PropType& b);
+// The type of a literal value; nullopt (with *error set) for nested or mixed list literals.
+std::optional<PropType> LiteralType(const schema::Value& v, std::string* error);
+// The element count of a non-empty all-numeric list literal (a vector literal), or 0.
+size_t NumericVectorLiteralDim(const schema::Value& v);
+// "a, b or c" of up to `max` names, for fixes.
+std::string ListNames(const std::vector<std::string>& names, size_t max = 8);
+
+class Checker {
+ public:
+  Checker(const schema::Catalog& catalog, const QueryDecl& query, CheckedQuery* out)
+      : catalog_(catalog), query_(query), out_(out) {}
+
+  bool Run();
+  Diagnostic TakeError() { return std::move(*error_); }
+
+  bool Fail(const char* code, const Span& span, std::string message, std::string fix = {});
+
+  // typecheck.cc
+  bool CheckRead();
+  bool CheckClauses(const std::vector<Clause>& clauses, Scope* scope, bool negated);
+  bool CheckBinding(const Binding& b, Scope* scope, bool negated);
+  bool CheckTraversal(const Traversal& t, Scope* scope, bool negated);
+  bool BindEndpoint(const Name& var, const TypeDef* expected, const TypeDef& edge, Scope* scope,
+                    const TypeDef** resolved);
+  bool CheckFilter(const Filter& f, const Scope& scope, bool negated);
+  bool CheckNegation(const Clause& c, Scope* scope);
+  bool CheckProjections();
+  bool CheckOrderAndLimit();
+  ResultColumn ColumnOf(const Projection& p, const ExprType& resolved);
+  void CollectReads();
+
+  // typecheck_expr.cc
+  bool Resolve(const Expr& e, const Scope& scope, ExprType* out);
+  bool ResolveProp(const Expr& e, const Scope& scope, ExprType* out);
+  bool ResolveNearest(const Expr& e, const Scope& scope, ExprType* out);
+  bool ResolveTextCall(const Expr& e, const Scope& scope, ExprType* out);
+  bool ResolveRrf(const Expr& e, const Scope& scope, ExprType* out);
+  bool ResolveAggregate(const Expr& e, const Scope& scope, ExprType* out);
+  bool RejectBlobRead(const ExprType& t, const Expr& e);
+  bool CheckLiteral(const Literal& lit, const PropType& expected, const std::string& prop);
+  bool CheckBindingValue(const MatchValue& v, const PropType& expected, const std::string& prop);
+  bool CheckNow(const PropType& expected, const std::string& prop, const Span& span);
+  const PropType* ParamType(std::string_view name) const;
+
+  // typecheck_mutation.cc
+  bool CheckMutations();
+  bool CheckMutation(const Mutation& m, CheckedMutation* out);
+  bool CheckInsert(const Mutation& m, const TypeDef& type);
+  bool CheckAssignments(const Mutation& m, const TypeDef& type);
+  bool CheckPredicate(const Mutation& m, const TypeDef& type);
+  bool CheckMatchValue(const MatchValue& v, const PropType& expected, const std::string& prop);
+  bool CheckMixing();
+
+  const schema::Catalog& catalog_;
+  const QueryDecl& query_;
+  CheckedQuery* out_;
+  std::map<std::string, ExprType, std::less<>> aliases_;
+  std::optional<Diagnostic> error_;
+};
+
+}  // namespace omnigraph::query::internal

@@ -1,0 +1,248 @@
+// Filters, projections, ordering, limits and read sets of read queries (typecheck_internal.h).
+
+#include <set>
+
+#include "query/typecheck_internal.h"
+
+namespace omnigraph::query::internal {
+namespace {
+
+bool IsString(const PropType& t) { return !t.list && t.scalar == ScalarKind::kString; }
+
+// Whether `e` contains nearest() outside rrf() (rrf == false) or rrf() (rrf == true), following
+// aliases to their projections, as the reference does for T17/T18/T21.
+bool ContainsRanking(const Expr& e, bool rrf, const std::map<std::string, const Expr*>& aliases,
+                     std::set<std::string>* seen) {
+  switch (e.kind) {
+    case ExprKind::kNearest: return !rrf;
+    case ExprKind::kRrf: return rrf;
+    case ExprKind::kAlias: {
+      auto it = aliases.find(e.alias.text);
+      if (it == aliases.end() || !seen->insert(e.alias.text).second) return false;
+      bool found = ContainsRanking(*it->second, rrf, aliases, seen);
+      seen->erase(e.alias.text);
+      return found;
+    }
+    case ExprKind::kAggregate:
+    case ExprKind::kSearch:
+    case ExprKind::kFuzzy:
+    case ExprKind::kMatchText:
+    case ExprKind::kBm25:
+      for (const Expr& a : e.args) {
+        if (ContainsRanking(a, rrf, aliases, seen)) return true;
+      }
+      return false;
+    default: return false;
+  }
+}
+
+std::string ColumnName(const Projection& p) {
+  if (p.alias) return p.alias->text;
+  const Expr& e = p.expr;
+  switch (e.kind) {
+    case ExprKind::kProp: return e.var.text + "." + e.prop.text;
+    case ExprKind::kVariable: return e.var.text;
+    case ExprKind::kAggregate: return AggFuncName(e.agg);
+    case ExprKind::kAlias: return e.alias.text;
+    case ExprKind::kLiteral: return "literal";
+    case ExprKind::kNow: return "now";
+    case ExprKind::kNearest: return "nearest";
+    case ExprKind::kSearch: return "search";
+    case ExprKind::kFuzzy: return "fuzzy";
+    case ExprKind::kMatchText: return "match_text";
+    case ExprKind::kBm25: return "bm25";
+    case ExprKind::kRrf: return "rrf";
+  }
+  return "?";
+}
+
+}  // namespace
+
+bool Checker::CheckFilter(const Filter& f, const Scope& scope, bool negated) {
+  CheckedFilter cf{&f, {}, {}, FilterKind::kCompare, negated};
+  if (!Resolve(f.left, scope, &cf.left) || !Resolve(f.right, scope, &cf.right)) return false;
+  if (!cf.left.is_value() || !cf.right.is_value()) {
+    return Fail("T7", f.op_span,
+                "filter comparisons require scalar operands, got " + cf.left.DisplayName() +
+                    " and " + cf.right.DisplayName(),
+                "compare properties ($v.prop), parameters or literals");
+  }
+  const PropType& l = cf.left.value;
+  const PropType& r = cf.right.value;
+  std::string op = CompOpName(f.op);
+  if (l.scalar == ScalarKind::kBlob || r.scalar == ScalarKind::kBlob) {
+    return Fail("T7", f.op_span, "blob comparisons in filters are not supported");
+  }
+  if (f.op == CompOp::kContains) {
+    if (IsString(l)) {
+      if (!IsString(r)) {
+        return Fail("T7", f.right.span,
+                    "string contains requires a String right operand, got " + r.DisplayName());
+      }
+      cf.kind = FilterKind::kStringContains;
+    } else {
+      if (!l.list) {
+        return Fail("T7", f.left.span,
+                    "contains requires a list property (membership) or a String property "
+                    "(substring) on the left, got " +
+                        l.DisplayName());
+      }
+      if (r.list) return Fail("T7", f.right.span, "contains requires a scalar right operand");
+      if (l.scalar == ScalarKind::kVector || r.scalar == ScalarKind::kVector) {
+        return Fail("T7", f.op_span, "vector membership filters are not supported");
+      }
+      PropType member = l;
+      member.list = false;
+      member.enum_values.clear();
+      if (!TypesCompatible(member, r)) {
+        return Fail("T7", f.right.span,
+                    "cannot test membership of " + r.DisplayName() + " in " + l.DisplayName());
+      }
+      cf.kind = FilterKind::kListContains;
+    }
+  } else if (f.op == CompOp::kStartsWith) {
+    if (!IsString(l)) {
+      return Fail("T7", f.left.span,
+                  op + " requires a String property on the left, got " + l.DisplayName());
+    }
+    if (!IsString(r)) {
+      return Fail("T7", f.right.span,
+                  op + " requires a String right operand, got " + r.DisplayName());
+    }
+    cf.kind = FilterKind::kStartsWith;
+  } else {
+    if (l.list || r.list) {
+      return Fail("T7", f.op_span,
+                  "list comparisons in filters are not supported; use `contains` for list "
+                  "membership");
+    }
+    if (l.scalar == ScalarKind::kVector || r.scalar == ScalarKind::kVector) {
+      return Fail("T7", f.op_span, "vector comparisons in filters are not supported");
+    }
+    if (!TypesCompatible(l, r)) {
+      std::string fix;
+      if (r.scalar == ScalarKind::kString &&
+          (l.scalar == ScalarKind::kDate || l.scalar == ScalarKind::kDateTime)) {
+        fix = std::string("write the literal as ") + (l.scalar == ScalarKind::kDate
+                                                          ? "date(\"YYYY-MM-DD\")"
+                                                          : "datetime(\"YYYY-MM-DDTHH:MM:SSZ\")");
+      }
+      return Fail("T7", f.op_span, "cannot compare " + l.DisplayName() + " with " + r.DisplayName(),
+                  fix);
+    }
+    if (f.text_search) cf.kind = FilterKind::kTextSearch;
+  }
+  out_->filters.push_back(std::move(cf));
+  return true;
+}
+
+bool Checker::CheckProjections() {
+  for (const Projection& p : query_.projections) {
+    ExprType t;
+    if (!Resolve(p.expr, out_->vars, &t) || !RejectBlobRead(t, p.expr)) return false;
+    if (p.alias) aliases_[p.alias->text] = t;
+    out_->columns.push_back(ColumnOf(p, t));
+  }
+  for (const Projection& p : query_.projections) {
+    out_->has_aggregates |= p.expr.kind == ExprKind::kAggregate;
+  }
+  if (!out_->has_aggregates) return true;
+  for (const Projection& p : query_.projections) {
+    ExprKind k = p.expr.kind;
+    if (k != ExprKind::kAggregate && k != ExprKind::kProp && k != ExprKind::kVariable) {
+      return Fail("T9", p.expr.span,
+                  "non-aggregate expressions in an aggregate query must be property accesses or "
+                  "variables",
+                  "group by properties ($v.prop) or variables only");
+    }
+  }
+  return true;
+}
+
+ResultColumn Checker::ColumnOf(const Projection& p, const ExprType& resolved) {
+  ResultColumn c;
+  c.name = ColumnName(p);
+  const Expr& e = p.expr;
+  if (e.kind == ExprKind::kAggregate) {
+    c.aggregate = true;
+    c.nullable = true;
+    if (e.agg == AggFunc::kCount) {
+      c.type = ExprType::Scalar(ScalarKind::kI64, true);
+    } else if (e.agg == AggFunc::kSum || e.agg == AggFunc::kAvg) {
+      c.type = ExprType::Scalar(ScalarKind::kF64, true);
+    } else {
+      ExprType arg;
+      bool ok = Resolve(e.args[0], out_->vars, &arg);
+      OMNIGRAPH_CHECK(ok);  // Resolved once already by the caller.
+      c.type = arg;
+      if (c.type.is_value()) c.type.value.nullable = true;
+    }
+    return c;
+  }
+  switch (resolved.kind) {
+    case ExprType::Kind::kValue:
+      c.type = resolved;
+      c.nullable = resolved.value.nullable;
+      break;
+    case ExprType::Kind::kEntity:
+      c.type = resolved;
+      c.nullable = false;
+      break;
+    case ExprType::Kind::kAggregate:
+      c.type = ExprType::Scalar(ScalarKind::kI64, true);
+      c.nullable = true;
+      break;
+  }
+  return c;
+}
+
+bool Checker::CheckOrderAndLimit() {
+  for (const Ordering& o : query_.orderings) {
+    ExprType t;
+    if (!Resolve(o.expr, out_->vars, &t) || !RejectBlobRead(t, o.expr)) return false;
+    out_->order_types.push_back(t);
+  }
+  std::map<std::string, const Expr*> alias_exprs;
+  for (const Projection& p : query_.projections) {
+    if (p.alias) alias_exprs[p.alias->text] = &p.expr;
+  }
+  const Ordering* nearest = nullptr;
+  const Ordering* rrf = nullptr;
+  for (const Ordering& o : query_.orderings) {
+    std::set<std::string> seen;
+    if (nearest == nullptr && ContainsRanking(o.expr, false, alias_exprs, &seen)) nearest = &o;
+    if (rrf == nullptr && ContainsRanking(o.expr, true, alias_exprs, &seen)) rrf = &o;
+  }
+  if (rrf != nullptr && !query_.limit) {
+    return Fail("T21", rrf->expr.span, "rrf ordering requires a limit clause",
+                "add `limit N` after the order clause");
+  }
+  if (nearest != nullptr && !query_.limit) {
+    return Fail("T17", nearest->expr.span, "nearest ordering requires a limit clause",
+                "add `limit N` after the order clause");
+  }
+  if (nearest != nullptr) {
+    for (const Ordering& o : query_.orderings) {
+      if (o.expr.kind == ExprKind::kAlias) {
+        return Fail("T18", o.expr.span,
+                    "alias-based ordering is not supported together with nearest in phase 1",
+                    "order by the property itself ($v.prop) instead of its alias");
+      }
+    }
+  }
+  return true;
+}
+
+void Checker::CollectReads() {
+  std::set<GraphFact> reads;
+  auto node = [](const std::string& name) { return GraphFact{schema::TypeKind::kNode, name}; };
+  for (const CheckedBinding& b : out_->bindings) reads.insert(node(b.type->name));
+  for (const CheckedTraversal& t : out_->traversals) {
+    reads.insert(GraphFact{schema::TypeKind::kEdge, t.edge->name});
+    reads.insert(node(t.edge->from.name));
+    reads.insert(node(t.edge->to.name));
+  }
+  out_->reads.assign(reads.begin(), reads.end());
+}
+
+}  // namespace omnigraph::query::internal
