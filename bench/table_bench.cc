@@ -8,6 +8,15 @@
 // ZSTD_decompressDCtx into a reused buffer and memcpys the result out. MB/s are megabytes
 // (10^6) of uncompressed column buffers per second for both, so the ratio compares like with
 // like. Each measurement is the best of --repeat runs.
+//
+// Table versions (src/table/table_store.h), on the same rows as one table of `--fragments`
+// fragments: `lookup_p50_us` / `lookup_p99_us` are the latencies of single-id lookups of
+// `--lookups` random ids (all four columns returned) on a warm version, after the id index was
+// built once (`id_index_build_ms`, reported separately); `upsert_1pct_rows_per_s` stages an upsert
+// of 1% of the rows (existing ids, new values) from a cold TableStore, so it includes reading the
+// base's id column and building its index; `upsert_1pct_warm_rows_per_s` is the same upsert on a
+// store whose cache already holds the base's index. The reference for a lookup is a
+// std::unordered_map<std::string, size_t> find over the same ids in memory.
 #include <zstd.h>
 
 #define XXH_INLINE_ALL
@@ -19,6 +28,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "base/random.h"
@@ -28,6 +38,7 @@
 #include "table/column_builder.h"
 #include "table/fragment_reader.h"
 #include "table/fragment_writer.h"
+#include "table/table_store.h"
 
 namespace omnigraph::bench {
 namespace {
@@ -229,13 +240,107 @@ uint64_t Reference(storage::ObjectStore& store, const std::vector<ReferenceColum
   return bytes;
 }
 
+// The rows [begin, end) as a batch of the table schema (the id column under its reserved id).
+ColumnBatch BuildTableBatch(const Rows& rows, uint64_t begin, uint64_t end) {
+  ColumnBatch plain = BuildBatch(rows, begin, end);
+  table::Schema schema = BenchSchema();
+  schema[0].id = table::kIdFieldId;
+  return ColumnBatch(schema, plain.ReleaseColumns(), end - begin);
+}
+
+struct TableNumbers {
+  double create_rows_per_s = 0;
+  double id_index_build_ms = 0;
+  double lookup_p50_us = 0;
+  double lookup_p99_us = 0;
+  double reference_lookup_p50_us = 0;
+  double upsert_1pct_rows_per_s = 0;
+  double upsert_1pct_warm_rows_per_s = 0;
+};
+
+TableNumbers TableVersions(std::shared_ptr<storage::ObjectStore> store, const Rows& source,
+                           uint64_t rows, uint64_t fragment_count, uint64_t lookups) {
+  TableNumbers out;
+  table::TableStoreOptions options;
+  options.fragment_rows_max = std::max<uint64_t>(1, (rows + fragment_count - 1) / fragment_count);
+  options.cache_bytes = 2ull << 30;
+  storage::Runtime runtime = storage::Runtime::ForStore(store, 2);
+  table::TableStore tables(runtime, options);
+  ColumnBatch all = BuildTableBatch(source, 0, rows);
+  const table::NewTable spec{table::TableId{0xBE, 1}, "Bench", all.schema()};
+  int64_t t0 = NowNanos();
+  Result<table::TablePin> pin = tables.Create(spec, all, table::StagedAgainst{"main", 0});
+  TABLE_BENCH_CHECK(pin.status());
+  out.create_rows_per_s = static_cast<double>(rows) / (static_cast<double>(NowNanos() - t0) / 1e9);
+  auto version = tables.Open(*pin);
+  TABLE_BENCH_CHECK(version.status());
+
+  Random random(7);
+  t0 = NowNanos();
+  TABLE_BENCH_CHECK((*version)->Lookup(std::vector<std::string>{source.ids[0]}).status());
+  out.id_index_build_ms = static_cast<double>(NowNanos() - t0) / 1e6;
+  std::vector<double> samples, reference;
+  std::unordered_map<std::string, size_t> map;
+  map.reserve(rows);
+  for (uint64_t i = 0; i < rows; ++i) map.emplace(source.ids[i], i);
+  size_t sink = 0;
+  for (uint64_t i = 0; i < lookups; ++i) {
+    const std::string& id = source.ids[random.Uniform(rows)];
+    t0 = NowNanos();
+    Result<table::LookupResult> found = (*version)->Lookup(std::span(&id, 1));
+    samples.push_back(static_cast<double>(NowNanos() - t0) / 1e3);
+    TABLE_BENCH_CHECK(found.status());
+    if (found->rows.num_rows() != 1) {
+      std::fprintf(stderr, "omnigraph-bench table: lookup of %s found nothing\n", id.c_str());
+      std::exit(1);
+    }
+    t0 = NowNanos();
+    sink += map.find(id)->second;
+    reference.push_back(static_cast<double>(NowNanos() - t0) / 1e3);
+  }
+  if (sink == 0xFFFFFFFF) std::printf("%zu", sink);
+  out.lookup_p50_us = Percentile(samples, 50);
+  out.lookup_p99_us = Percentile(samples, 99);
+  out.reference_lookup_p50_us = Percentile(reference, 50);
+
+  // 1% of the rows, existing ids spread over the table, with new values.
+  const uint64_t count = std::max<uint64_t>(1, rows / 100);
+  Rows changed;
+  for (uint64_t i = 0; i < count; ++i) {
+    const uint64_t row = (i * 7919 * 101) % rows;
+    changed.ids.push_back(source.ids[row]);
+    changed.counts.push_back(source.counts[row] + 1);
+    changed.scores.push_back(source.scores[row] * 2);
+    changed.payloads.push_back(source.payloads[row]);
+  }
+  ColumnBatch upsert = BuildTableBatch(changed, 0, count);
+  table::TableStore cold(runtime, options);
+  t0 = NowNanos();
+  Result<table::TablePin> next = cold.Upsert(*pin, upsert, table::StagedAgainst{"main", 1});
+  TABLE_BENCH_CHECK(next.status());
+  out.upsert_1pct_rows_per_s =
+      static_cast<double>(count) / (static_cast<double>(NowNanos() - t0) / 1e9);
+  t0 = NowNanos();
+  next = tables.Upsert(*pin, upsert, table::StagedAgainst{"main", 1});
+  TABLE_BENCH_CHECK(next.status());
+  out.upsert_1pct_warm_rows_per_s =
+      static_cast<double>(count) / (static_cast<double>(NowNanos() - t0) / 1e9);
+  auto after = tables.Open(*next);
+  TABLE_BENCH_CHECK(after.status());
+  if ((*after)->entity_count() != rows) {
+    std::fprintf(stderr, "omnigraph-bench table: upsert changed the row count\n");
+    std::exit(1);
+  }
+  return out;
+}
+
 int Main(const std::vector<std::string>& args) {
-  Flags flags(args, {"backend", "rows", "fragments", "level", "repeat", "json", "root"});
+  Flags flags(args, {"backend", "rows", "fragments", "level", "repeat", "json", "root", "lookups"});
   if (!flags.error().empty()) {
     std::fprintf(stderr,
                  "omnigraph-bench table: %s\nusage: omnigraph-bench table --backend "
                  "memory|file [--rows 1000000] [--fragments 8] [--level 3] "
-                 "[--repeat 3] [--root DIR] [--json]\n",
+                 "[--repeat 3] [--lookups 10000] [--root DIR] [--json]\n",
                  flags.error().c_str());
     return 2;
   }
@@ -243,6 +348,7 @@ int Main(const std::vector<std::string>& args) {
   const uint64_t rows = static_cast<uint64_t>(flags.GetInt("rows", 1000000));
   const uint64_t fragment_count = static_cast<uint64_t>(flags.GetInt("fragments", 8));
   const int repeat = static_cast<int>(flags.GetInt("repeat", 3));
+  const uint64_t lookups = static_cast<uint64_t>(flags.GetInt("lookups", 10000));
   table::FragmentWriteOptions options;
   options.zstd_level = static_cast<int>(flags.GetInt("level", 3));
   if (rows == 0 || fragment_count == 0 || repeat < 1) {
@@ -339,6 +445,8 @@ int Main(const std::vector<std::string>& args) {
     reference_bytes = Reference(*store, reference_columns, scratch, out);
     reference_s = std::min(reference_s, static_cast<double>(NowNanos() - t0) / 1e9);
   }
+  const TableNumbers t =
+      TableVersions(store, source, rows, fragment_count, std::max<uint64_t>(1, lookups));
   if (!dir.empty()) {
     std::error_code ec;
     std::filesystem::remove_all(dir, ec);
@@ -358,12 +466,19 @@ int Main(const std::vector<std::string>& args) {
         "\"stored_bytes\":%llu,\"uncompressed_bytes\":%llu,\"write_rows_per_s\":%.0f,"
         "\"scan_rows_per_s\":%.0f,\"scan_mb_per_s\":%.1f,\"one_column_scan_rows_per_s\":%.0f,"
         "\"one_column_scan_mb_per_s\":%.1f,\"reference_mb_per_s\":%.1f,"
-        "\"scan_to_reference_ratio\":%.3f,\"checksum\":\"%016llx\"}\n",
+        "\"scan_to_reference_ratio\":%.3f,\"checksum\":\"%016llx\",\"table_create_rows_per_s\":%."
+        "0f,"
+        "\"id_index_build_ms\":%.1f,\"lookups\":%llu,\"lookup_p50_us\":%.2f,\"lookup_p99_us\":%.2f,"
+        "\"reference_lookup_p50_us\":%.3f,\"upsert_1pct_rows_per_s\":%.0f,"
+        "\"upsert_1pct_warm_rows_per_s\":%.0f}\n",
         backend.c_str(), static_cast<unsigned long long>(rows),
         static_cast<unsigned long long>(fragment_count), options.zstd_level, repeat,
         static_cast<unsigned long long>(stored_bytes), static_cast<unsigned long long>(scan_bytes),
         write_rows_per_s, scan_rows_per_s, scan_mb_per_s, one_rows_per_s, one_mb_per_s,
-        reference_mb_per_s, ratio, static_cast<unsigned long long>(expected));
+        reference_mb_per_s, ratio, static_cast<unsigned long long>(expected), t.create_rows_per_s,
+        t.id_index_build_ms, static_cast<unsigned long long>(lookups), t.lookup_p50_us,
+        t.lookup_p99_us, t.reference_lookup_p50_us, t.upsert_1pct_rows_per_s,
+        t.upsert_1pct_warm_rows_per_s);
   } else {
     std::printf("table bench: backend=%s rows=%llu fragments=%llu zstd level %d\n", backend.c_str(),
                 static_cast<unsigned long long>(rows),
@@ -375,6 +490,12 @@ int Main(const std::vector<std::string>& args) {
     std::printf("  one-column scan  %12.0f rows/s  %8.1f MB/s\n", one_rows_per_s, one_mb_per_s);
     std::printf("  zstd + memcpy    %12s         %8.1f MB/s\n", "", reference_mb_per_s);
     std::printf("  scan / reference %12.3f\n", ratio);
+    std::printf("  table create     %12.0f rows/s\n", t.create_rows_per_s);
+    std::printf("  id index build   %12.1f ms\n", t.id_index_build_ms);
+    std::printf("  lookup by id     p50 %8.2f us  p99 %8.2f us  (hash map p50 %.3f us)\n",
+                t.lookup_p50_us, t.lookup_p99_us, t.reference_lookup_p50_us);
+    std::printf("  upsert 1%%        %12.0f rows/s cold  %12.0f rows/s warm\n",
+                t.upsert_1pct_rows_per_s, t.upsert_1pct_warm_rows_per_s);
   }
   return 0;
 }

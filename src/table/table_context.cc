@@ -1,0 +1,190 @@
+#include "table/table_context.h"
+
+#include <algorithm>
+
+#include "table/deletion_vector.h"
+#include "table/table_store.h"
+
+namespace omnigraph::table::internal {
+
+namespace {
+
+uint64_t ColumnBytes(const Column& column) {
+  uint64_t bytes = sizeof(Column) + column.validity().size() + column.offsets_buffer().size() +
+                   column.values_buffer().size();
+  if (column.has_child()) bytes += ColumnBytes(column.child());
+  return bytes;
+}
+
+bool Retriable(const Status& status) {
+  return status.kind() == Kind::kUnknown || status.kind() == Kind::kTransient;
+}
+
+}  // namespace
+
+const RowRef* IdIndex::Find(std::string_view id) const {
+  auto it =
+      std::lower_bound(sorted.begin(), sorted.end(), id,
+                       [&](const RowRef& ref, std::string_view key) { return IdAt(ref) < key; });
+  if (it == sorted.end() || IdAt(*it) != id) return nullptr;
+  return &*it;
+}
+
+TableContext::TableContext(storage::Runtime runtime, uint64_t cache_bytes,
+                           uint64_t fragment_rows_max, FragmentWriteOptions fragment)
+    : runtime_(std::move(runtime)),
+      cache_(cache_bytes),
+      fragment_rows_max_(fragment_rows_max),
+      fragment_(fragment) {}
+
+Result<std::shared_ptr<const TableManifest>> TableContext::Manifest(const std::string& name) {
+  const std::string key = "m:" + name;
+  if (auto hit = cache_.Get<TableManifest>(key)) return hit;
+  // One ranged GET enforces the size limit without a HEAD (decisions.md §2).
+  OMNIGRAPH_ASSIGN_OR_RETURN(storage::GetResult got,
+                             store().Get(name, storage::ByteRange{0, kManifestBytesMax + 1}));
+  if (got.meta.size_bytes > kManifestBytesMax) {
+    return Corruption("table manifest is " + std::to_string(got.meta.size_bytes) +
+                          " bytes; at most " + std::to_string(kManifestBytesMax) + " are allowed",
+                      name);
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(TableManifest manifest, DecodeManifest(got.data, name));
+  auto value = std::make_shared<const TableManifest>(std::move(manifest));
+  cache_.Put(key, value, 2 * got.data.size() + 1024);
+  return value;
+}
+
+Result<std::shared_ptr<const FragmentReader>> TableContext::Reader(const TableManifest& manifest,
+                                                                   const FragmentEntry& fragment) {
+  const std::string name = ObjectName(manifest.table(), fragment.path);
+  const std::string key = "r:" + name;
+  if (auto hit = cache_.Get<FragmentReader>(key)) return hit;
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::unique_ptr<FragmentReader> reader,
+                             OpenFragment(store(), name, fragment.bytes));
+  if (reader->num_rows() != fragment.rows) {
+    return Corruption("fragment holds " + std::to_string(reader->num_rows()) +
+                          " rows; the manifest says " + std::to_string(fragment.rows),
+                      name);
+  }
+  if (reader->schema() != manifest.schema) {
+    return Corruption("fragment schema differs from the manifest's", name);
+  }
+  std::shared_ptr<const FragmentReader> value = std::move(reader);
+  cache_.Put(key, value,
+             std::min<uint64_t>(fragment.bytes, kFooterReadBytes) + 1024 * manifest.schema.size());
+  return value;
+}
+
+Result<std::vector<std::shared_ptr<const Column>>> TableContext::Columns(
+    const TableManifest& manifest, const FragmentEntry& fragment,
+    std::span<const uint32_t> field_ids) {
+  const std::string name = ObjectName(manifest.table(), fragment.path);
+  std::vector<std::shared_ptr<const Column>> out(field_ids.size());
+  std::vector<uint32_t> missing;
+  for (size_t i = 0; i < field_ids.size(); ++i) {
+    out[i] = cache_.Get<Column>("c:" + name + "#" + std::to_string(field_ids[i]));
+    if (out[i] == nullptr) missing.push_back(field_ids[i]);
+  }
+  if (missing.empty()) return out;
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const FragmentReader> reader,
+                             Reader(manifest, fragment));
+  OMNIGRAPH_ASSIGN_OR_RETURN(ColumnBatch batch, reader->Read(missing));
+  std::vector<Column> columns = batch.ReleaseColumns();
+  for (size_t m = 0; m < missing.size(); ++m) {
+    auto value = std::make_shared<const Column>(std::move(columns[m]));
+    cache_.Put("c:" + name + "#" + std::to_string(missing[m]), value, ColumnBytes(*value));
+    for (size_t i = 0; i < field_ids.size(); ++i) {
+      if (field_ids[i] == missing[m]) out[i] = value;
+    }
+  }
+  return out;
+}
+
+Result<std::shared_ptr<const Roaring>> TableContext::Deletion(const TableManifest& manifest,
+                                                              const FragmentEntry& fragment) {
+  if (!fragment.deletion) {
+    static const std::shared_ptr<const Roaring> kEmpty = std::make_shared<const Roaring>();
+    return kEmpty;
+  }
+  const std::string name = ObjectName(manifest.table(), fragment.deletion->path);
+  const std::string key = "d:" + name;
+  if (auto hit = cache_.Get<Roaring>(key)) return hit;
+  OMNIGRAPH_ASSIGN_OR_RETURN(storage::GetResult got, store().Get(name));
+  OMNIGRAPH_ASSIGN_OR_RETURN(
+      Roaring rows, DecodeDeletionVector(got.data, *fragment.deletion, fragment.rows, name));
+  auto value = std::make_shared<const Roaring>(std::move(rows));
+  cache_.Put(key, value, value->getSizeInBytes() + 256);
+  return value;
+}
+
+Result<std::shared_ptr<const IdIndex>> TableContext::Index(const TableManifest& manifest) {
+  const std::string key = "i:" + ManifestName(manifest.table(), manifest.staged_version);
+  if (auto hit = cache_.Get<IdIndex>(key)) return hit;
+  auto index = std::make_shared<IdIndex>();
+  index->sorted.reserve(manifest.entity_count);
+  uint64_t charge = 0;
+  const uint32_t id_field[] = {kIdFieldId};
+  for (size_t f = 0; f < manifest.fragments.size(); ++f) {
+    const FragmentEntry& fragment = manifest.fragments[f];
+    OMNIGRAPH_ASSIGN_OR_RETURN(auto columns, Columns(manifest, fragment, id_field));
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const Roaring> deleted,
+                               Deletion(manifest, fragment));
+    charge += ColumnBytes(*columns[0]);
+    index->id_columns.push_back(std::move(columns[0]));
+    for (uint32_t row = 0; row < fragment.rows; ++row) {
+      if (!deleted->contains(row)) index->sorted.push_back(RowRef{static_cast<uint32_t>(f), row});
+    }
+  }
+  const IdIndex& ix = *index;
+  std::sort(index->sorted.begin(), index->sorted.end(),
+            [&](const RowRef& a, const RowRef& b) { return ix.IdAt(a) < ix.IdAt(b); });
+  for (size_t i = 1; i < index->sorted.size(); ++i) {
+    if (ix.IdAt(index->sorted[i - 1]) == ix.IdAt(index->sorted[i])) {
+      return Corruption(
+          "table version holds id '" + std::string(ix.IdAt(index->sorted[i])) + "' twice",
+          ManifestName(manifest.table(), manifest.staged_version));
+    }
+  }
+  charge += index->sorted.size() * sizeof(RowRef);
+  std::shared_ptr<const IdIndex> value = std::move(index);
+  cache_.Put(key, value, charge);
+  return value;
+}
+
+Result<std::vector<std::string>> TableContext::DeletedIds(const TableManifest& manifest) {
+  if (!manifest.deleted_ids_path) return manifest.deleted_ids;
+  const std::string name = ObjectName(manifest.table(), *manifest.deleted_ids_path);
+  OMNIGRAPH_ASSIGN_OR_RETURN(storage::GetResult got,
+                             store().Get(name, storage::ByteRange{0, kDeletedIdsFileBytesMax + 1}));
+  if (got.meta.size_bytes > kDeletedIdsFileBytesMax) {
+    return Corruption(
+        "deleted ids file is larger than " + std::to_string(kDeletedIdsFileBytesMax) + " bytes",
+        name);
+  }
+  return DecodeDeletedIds(got.data, manifest.staged_version, manifest.deleted_ids_count, name);
+}
+
+Result<bool> TableContext::PutImmutable(const std::string& name, std::string_view bytes) {
+  Status last;
+  for (int attempt = 0; attempt < kStagingAttemptsMax; ++attempt) {
+    Result<bool> created = store().PutIfAbsent(name, bytes);
+    if (!created.ok()) {
+      last = created.status();
+      if (Retriable(last)) continue;
+      return last;
+    }
+    if (*created) return true;
+    Result<storage::GetResult> existing = store().Get(name);
+    if (!existing.ok()) {
+      last = existing.status();
+      // Absent again (removed between the two calls) or a transient read failure: try again.
+      if (Retriable(last) || last.kind() == Kind::kNotFound) continue;
+      return last;
+    }
+    return existing->data == bytes;
+  }
+  return last.WithContext("staging write re-driven " + std::to_string(kStagingAttemptsMax) +
+                          " times");
+}
+
+}  // namespace omnigraph::table::internal

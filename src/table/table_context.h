@@ -1,0 +1,82 @@
+// The state a TableStore shares with every TableVersion it opens: the Runtime, the options and
+// one ObjectCache, plus the cached loads of each kind of table object. Internal to the table
+// layer. Thread-safe: the cache has its own lock, and every loaded value is immutable.
+#pragma once
+
+#include <roaring/roaring.hh>
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "storage/uri.h"
+#include "table/fragment_reader.h"
+#include "table/fragment_writer.h"
+#include "table/object_cache.h"
+#include "table/row_gather.h"
+#include "table/table_manifest.h"
+
+namespace omnigraph::table {
+
+struct TableStoreOptions;
+
+namespace internal {
+
+// The live rows of one version sorted by id, built once per version from the id column of
+// every fragment and its deletion vector. Sources are the manifest's fragment indices.
+struct IdIndex {
+  std::vector<std::shared_ptr<const Column>> id_columns;
+  std::vector<RowRef> sorted;
+
+  std::string_view IdAt(const RowRef& ref) const {
+    return id_columns[ref.source]->StringAt(ref.row);
+  }
+  // The row holding `id`, or null.
+  const RowRef* Find(std::string_view id) const;
+};
+
+class TableContext {
+ public:
+  TableContext(storage::Runtime runtime, uint64_t cache_bytes, uint64_t fragment_rows_max,
+               FragmentWriteOptions fragment);
+
+  storage::Runtime& runtime() { return runtime_; }
+  storage::ObjectStore& store() { return *runtime_.store; }
+  ObjectCache& cache() { return cache_; }
+  uint64_t fragment_rows_max() const { return fragment_rows_max_; }
+  const FragmentWriteOptions& fragment_options() const { return fragment_; }
+
+  // The decoded manifest `name` (Get of at most kManifestBytesMax + 1 bytes).
+  Result<std::shared_ptr<const TableManifest>> Manifest(const std::string& name);
+  // The reader (footer) of a fragment of `manifest`; Corruption when its schema or row count
+  // differs from what the manifest says.
+  Result<std::shared_ptr<const FragmentReader>> Reader(const TableManifest& manifest,
+                                                       const FragmentEntry& fragment);
+  // The columns `field_ids` of a fragment, in that order (one ranged read for those not cached).
+  Result<std::vector<std::shared_ptr<const Column>>> Columns(const TableManifest& manifest,
+                                                             const FragmentEntry& fragment,
+                                                             std::span<const uint32_t> field_ids);
+  // The fragment's deletion vector, or an empty bitmap when it has none.
+  Result<std::shared_ptr<const Roaring>> Deletion(const TableManifest& manifest,
+                                                  const FragmentEntry& fragment);
+  // The id index of a version.
+  Result<std::shared_ptr<const IdIndex>> Index(const TableManifest& manifest);
+  // The ids a version removed (inline, or from its side file).
+  Result<std::vector<std::string>> DeletedIds(const TableManifest& manifest);
+
+  // Creates `name` holding `bytes` unless it exists. true = ours (created now, or found with
+  // identical bytes: a re-driven write of ours landed); false = a different object holds the name.
+  // Unknown and Transient outcomes are re-driven, kStagingAttemptsMax attempts in all.
+  Result<bool> PutImmutable(const std::string& name, std::string_view bytes);
+
+ private:
+  storage::Runtime runtime_;
+  ObjectCache cache_;
+  uint64_t fragment_rows_max_;
+  FragmentWriteOptions fragment_;
+};
+
+}  // namespace internal
+}  // namespace omnigraph::table

@@ -1,0 +1,46 @@
+#include "table/table_store.h"
+
+#include "table/table_context.h"
+
+namespace omnigraph::table {
+
+TableStore::TableStore(storage::Runtime runtime, TableStoreOptions options)
+    : ctx_(std::make_shared<internal::TableContext>(std::move(runtime), options.cache_bytes,
+                                                    options.fragment_rows_max, options.fragment)) {
+  OMNIGRAPH_CHECK_MSG(options.fragment_rows_max >= 1 && options.fragment_rows_max <= kRowsMax,
+                      "fragment_rows_max must be in [1, kRowsMax]");
+}
+
+TableStore::~TableStore() = default;
+
+const storage::Runtime& TableStore::runtime() const { return ctx_->runtime(); }
+const ObjectCache& TableStore::cache() const { return ctx_->cache(); }
+
+Result<std::shared_ptr<const TableVersion>> TableStore::Open(const TablePin& pin) const {
+  const std::string name = ManifestName(pin.table(), pin.staged_version);
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableManifest> manifest, ctx_->Manifest(name));
+  // The table_key is not compared: a rename rebinds the alias in the record without a new
+  // version, so a pin may carry a newer key than the manifest it names.
+  if (manifest->table() != pin.table() || manifest->staged_version != pin.staged_version) {
+    return Corruption("manifest names table " + manifest->table().Root() + " version " +
+                          std::to_string(manifest->staged_version) + ", not the pinned one",
+                      name);
+  }
+  if (manifest->transaction_uuid != pin.transaction_uuid) {
+    return Corruption("manifest transaction_uuid " + manifest->transaction_uuid +
+                          " does not match the pin's " + pin.transaction_uuid,
+                      name);
+  }
+  if (manifest->entity_count != pin.entity_count) {
+    return Corruption("manifest entity_count " + std::to_string(manifest->entity_count) +
+                          " does not match the pin's " + std::to_string(pin.entity_count),
+                      name);
+  }
+  return std::make_shared<const TableVersion>(ctx_, std::move(manifest), name);
+}
+
+Result<std::vector<storage::ObjectMeta>> TableStore::ListObjects(const TableId& table) const {
+  return storage::ListAll(ctx_->store(), table.Root() + "/");
+}
+
+}  // namespace omnigraph::table

@@ -1,0 +1,107 @@
+// TableStore: versioned tables of immutable objects (ARCHITECTURE.md §7; protocol in
+// docs/design/tables.md, formats in docs/format/table-version.md).
+//
+// Every node and edge type is a table; every write stages one new *version* of it from a base
+// pin and never modifies an existing object: it adds fragments (.ogf) and deletion vectors
+// (.del) under fresh UUID names, then creates the manifest `versions/d{staged_version}.json`
+// with put-if-absent, drawing a new random staged_version on collision. So any number of writers
+// on any number of branches can stage versions of one table at once without coordinating; the
+// graph commit record that pins a version is what publishes it (src/commit, not this layer).
+//
+// Reading: Open(pin) reads the manifest, checks that it is the version the pin names (its
+// transaction_uuid), and returns a TableVersion that scans, looks rows up by id and iterates in
+// id order. Everything decoded (manifests, fragment footers, columns, deletion vectors, the
+// per-version id index) is cached by object name in one ObjectCache bounded in bytes.
+//
+// A TableStore is thread-safe; it and the TableVersions it returns share the Runtime and the
+// cache, so versions stay usable after the store is destroyed.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "storage/uri.h"
+#include "table/column.h"
+#include "table/fragment_writer.h"
+#include "table/object_cache.h"
+#include "table/table_manifest.h"
+#include "table/table_version.h"
+
+namespace omnigraph::table {
+
+// Decoded objects kept in memory by default.
+inline constexpr uint64_t kDefaultCacheBytes = 512ull << 20;
+// A write splits its rows into fragments of at most this many rows by default.
+inline constexpr uint64_t kDefaultFragmentRowsMax = 1ull << 20;
+// A staging write whose outcome is Unknown (or that failed transiently) is re-driven at most this
+// many times in all before the write gives up with that status.
+inline constexpr int kStagingAttemptsMax = 8;
+// A manifest name (or a data file name) is redrawn at most this many times on collision.
+inline constexpr int kNameDrawsMax = 16;
+
+struct TableStoreOptions {
+  uint64_t cache_bytes = kDefaultCacheBytes;
+  uint64_t fragment_rows_max = kDefaultFragmentRowsMax;
+  FragmentWriteOptions fragment;
+};
+
+// What a new table looks like: its identity, alias and schema (ValidateTableSchema).
+struct NewTable {
+  TableId id;
+  std::string table_key;
+  Schema schema;
+};
+
+class TableStore {
+ public:
+  explicit TableStore(storage::Runtime runtime, TableStoreOptions options = {});
+  ~TableStore();
+  TableStore(const TableStore&) = delete;
+  TableStore& operator=(const TableStore&) = delete;
+
+  // --- Writes. Each stages exactly one new version and returns its pin; nothing existing is
+  // modified. `against` is recorded as staged_against (D9; null only for versions that no record
+  // can be staged against, such as those init writes before genesis). Input errors are
+  // InvalidArgument and write nothing: a batch whose schema is not the table's, an empty or
+  // over-long id, an id twice in one batch. Storage failures come back as the store reports them
+  // (after re-driving Unknown outcomes, kStagingAttemptsMax attempts in all).
+
+  // A first version holding `rows` (which may be empty); its schema is `table.schema`.
+  Result<TablePin> Create(const NewTable& table, const ColumnBatch& rows,
+                          const std::optional<StagedAgainst>& against);
+  // Adds rows whose ids are all new; KeyConflict naming the first id the base already holds.
+  Result<TablePin> Append(const TablePin& base, const ColumnBatch& rows,
+                          const std::optional<StagedAgainst>& against);
+  // Inserts new ids and replaces the rows of existing ones.
+  Result<TablePin> Upsert(const TablePin& base, const ColumnBatch& rows,
+                          const std::optional<StagedAgainst>& against);
+  // Removes the rows of `ids`; ids the base does not hold are ignored.
+  Result<TablePin> Delete(const TablePin& base, std::span<const std::string> ids,
+                          const std::optional<StagedAgainst>& against);
+  // Replaces every row with `rows`, whose schema becomes the table's (a valid table schema).
+  Result<TablePin> Overwrite(const TablePin& base, const ColumnBatch& rows,
+                             const std::optional<StagedAgainst>& against);
+
+  // --- Reads.
+
+  // The version `pin` names. NotFound when its manifest is absent (e.g. cleaned up); Corruption
+  // naming the manifest when it is malformed, or when its table identity, staged_version,
+  // transaction_uuid or entity_count differ from the pin's.
+  Result<std::shared_ptr<const TableVersion>> Open(const TablePin& pin) const;
+
+  // The names of every object under the table's folder, with their metadata (the engine's
+  // retention lists candidates with this).
+  Result<std::vector<storage::ObjectMeta>> ListObjects(const TableId& table) const;
+
+  const storage::Runtime& runtime() const;
+  const ObjectCache& cache() const;
+
+ private:
+  std::shared_ptr<internal::TableContext> ctx_;
+};
+
+}  // namespace omnigraph::table

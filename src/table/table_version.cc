@@ -1,0 +1,220 @@
+#include "table/table_version.h"
+
+#include <algorithm>
+#include <set>
+
+#include "table/row_gather.h"
+#include "table/table_context.h"
+
+namespace omnigraph::table {
+
+namespace {
+
+// Concatenates batches of one schema into one.
+Result<ColumnBatch> Concatenate(const Schema& schema, std::vector<ColumnBatch> batches) {
+  if (batches.empty()) return EmptyBatch(schema);
+  if (batches.size() == 1) return std::move(batches[0]);
+  std::vector<RowRef> refs;
+  for (size_t b = 0; b < batches.size(); ++b) {
+    for (uint64_t row = 0; row < batches[b].num_rows(); ++row) {
+      refs.push_back(RowRef{static_cast<uint32_t>(b), static_cast<uint32_t>(row)});
+    }
+  }
+  std::vector<Column> columns;
+  for (size_t c = 0; c < schema.size(); ++c) {
+    std::vector<const Column*> sources;
+    for (const ColumnBatch& batch : batches) sources.push_back(&batch.column(c));
+    OMNIGRAPH_ASSIGN_OR_RETURN(Column column, GatherColumn(schema[c], sources, refs));
+    columns.push_back(std::move(column));
+  }
+  return ColumnBatch(schema, std::move(columns), refs.size());
+}
+
+std::vector<uint32_t> FieldIds(const Schema& schema) {
+  std::vector<uint32_t> ids;
+  for (const Field& field : schema) ids.push_back(field.id);
+  return ids;
+}
+
+}  // namespace
+
+TableVersion::TableVersion(std::shared_ptr<internal::TableContext> ctx,
+                           std::shared_ptr<const TableManifest> manifest, std::string manifest_name)
+    : ctx_(std::move(ctx)),
+      manifest_(std::move(manifest)),
+      manifest_name_(std::move(manifest_name)) {}
+
+Result<Schema> TableVersion::Project(std::span<const uint32_t> field_ids) const {
+  if (field_ids.empty()) return manifest_->schema;
+  Schema out;
+  for (uint32_t id : field_ids) {
+    auto it = std::find_if(manifest_->schema.begin(), manifest_->schema.end(),
+                           [&](const Field& f) { return f.id == id; });
+    if (it == manifest_->schema.end()) {
+      return InvalidArgument("table '" + manifest_->table_key + "' has no field " +
+                             std::to_string(id));
+    }
+    if (std::any_of(out.begin(), out.end(), [&](const Field& f) { return f.id == id; })) {
+      return InvalidArgument("field " + std::to_string(id) + " is projected twice");
+    }
+    out.push_back(*it);
+  }
+  return out;
+}
+
+Status TableVersion::Scan(const ScanOptions& options, const BatchSink& sink,
+                          ScanStats* stats) const {
+  OMNIGRAPH_ASSIGN_OR_RETURN(Schema projection, Project(options.field_ids));
+  for (const Predicate& p : options.predicates) {
+    OMNIGRAPH_RETURN_IF_ERROR(ValidatePredicate(p, manifest_->schema));
+  }
+  // The columns to read: the projection, then predicate columns not projected.
+  std::vector<uint32_t> needed = FieldIds(projection);
+  std::vector<size_t> predicate_column;
+  for (const Predicate& p : options.predicates) {
+    auto it = std::find(needed.begin(), needed.end(), p.field_id);
+    predicate_column.push_back(static_cast<size_t>(it - needed.begin()));
+    if (it == needed.end()) needed.push_back(p.field_id);
+  }
+  ScanStats local;
+  const TableManifest& m = *manifest_;
+  for (const FragmentEntry& fragment : m.fragments) {
+    ++local.fragments_total;
+    bool skip = false;
+    if (!options.predicates.empty()) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(auto reader, ctx_->Reader(m, fragment));
+      for (const Predicate& p : options.predicates) {
+        const ColumnMeta& meta = reader->footer().columns[reader->footer().FindColumn(p.field_id)];
+        if (!StatsMayMatch(meta, fragment.rows, p)) skip = true;
+      }
+    }
+    if (skip) {
+      ++local.fragments_skipped;
+      continue;
+    }
+    ++local.fragments_read;
+    OMNIGRAPH_ASSIGN_OR_RETURN(auto columns, ctx_->Columns(m, fragment, needed));
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const Roaring> deleted, ctx_->Deletion(m, fragment));
+    std::vector<uint32_t> selection;
+    selection.reserve(fragment.rows - deleted->cardinality());
+    for (uint32_t row = 0; row < fragment.rows; ++row) {
+      if (!deleted->contains(row)) selection.push_back(row);
+    }
+    for (size_t i = 0; i < options.predicates.size(); ++i) {
+      FilterRows(*columns[predicate_column[i]], options.predicates[i], selection);
+    }
+    if (selection.empty()) continue;
+    std::vector<Column> out;
+    for (size_t c = 0; c < projection.size(); ++c) {
+      if (selection.size() == fragment.rows) {
+        out.push_back(CopyColumn(*columns[c]));
+        continue;
+      }
+      std::vector<RowRef> refs;
+      refs.reserve(selection.size());
+      for (uint32_t row : selection) refs.push_back(RowRef{0, row});
+      const Column* source = columns[c].get();
+      OMNIGRAPH_ASSIGN_OR_RETURN(Column column,
+                                 GatherColumn(projection[c], std::span(&source, 1), refs));
+      out.push_back(std::move(column));
+    }
+    local.rows_returned += selection.size();
+    OMNIGRAPH_RETURN_IF_ERROR(sink(ColumnBatch(projection, std::move(out), selection.size())));
+  }
+  if (stats != nullptr) *stats = local;
+  return Status::Ok();
+}
+
+Result<ColumnBatch> TableVersion::ScanAll(const ScanOptions& options, ScanStats* stats) const {
+  OMNIGRAPH_ASSIGN_OR_RETURN(Schema projection, Project(options.field_ids));
+  std::vector<ColumnBatch> batches;
+  OMNIGRAPH_RETURN_IF_ERROR(Scan(
+      options,
+      [&](ColumnBatch batch) {
+        batches.push_back(std::move(batch));
+        return Status::Ok();
+      },
+      stats));
+  return Concatenate(projection, std::move(batches));
+}
+
+Result<ColumnBatch> TableVersion::Gather(const Schema& projection,
+                                         std::span<const RowRef> refs) const {
+  const std::vector<uint32_t> field_ids = FieldIds(projection);
+  std::set<uint32_t> fragments;
+  for (const RowRef& ref : refs) fragments.insert(ref.source);
+  // sources[c][f]: column c of fragment f (null for fragments no row comes from).
+  std::vector<std::vector<const Column*>> sources(
+      projection.size(), std::vector<const Column*>(manifest_->fragments.size(), nullptr));
+  std::vector<std::shared_ptr<const Column>> held;
+  for (uint32_t f : fragments) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(auto columns,
+                               ctx_->Columns(*manifest_, manifest_->fragments[f], field_ids));
+    for (size_t c = 0; c < columns.size(); ++c) sources[c][f] = columns[c].get();
+    held.insert(held.end(), columns.begin(), columns.end());
+  }
+  std::vector<Column> out;
+  for (size_t c = 0; c < projection.size(); ++c) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(Column column, GatherColumn(projection[c], sources[c], refs));
+    out.push_back(std::move(column));
+  }
+  return ColumnBatch(projection, std::move(out), refs.size());
+}
+
+Result<LookupResult> TableVersion::Lookup(std::span<const std::string> ids,
+                                          std::span<const uint32_t> field_ids) const {
+  OMNIGRAPH_ASSIGN_OR_RETURN(Schema projection, Project(field_ids));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const internal::IdIndex> index,
+                             ctx_->Index(*manifest_));
+  LookupResult result;
+  result.found.reserve(ids.size());
+  std::vector<RowRef> refs;
+  for (const std::string& id : ids) {
+    const RowRef* ref = index->Find(id);
+    result.found.push_back(ref != nullptr);
+    if (ref != nullptr) refs.push_back(*ref);
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(result.rows, Gather(projection, refs));
+  return result;
+}
+
+Status TableVersion::ScanInIdOrder(std::span<const uint32_t> field_ids, uint64_t batch_rows,
+                                   const BatchSink& sink) const {
+  if (batch_rows == 0) return InvalidArgument("batch_rows must be at least 1");
+  OMNIGRAPH_ASSIGN_OR_RETURN(Schema projection, Project(field_ids));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const internal::IdIndex> index,
+                             ctx_->Index(*manifest_));
+  const std::span<const RowRef> all(index->sorted);
+  for (size_t begin = 0; begin < all.size(); begin += batch_rows) {
+    const size_t count = std::min<size_t>(batch_rows, all.size() - begin);
+    OMNIGRAPH_ASSIGN_OR_RETURN(ColumnBatch batch, Gather(projection, all.subspan(begin, count)));
+    OMNIGRAPH_RETURN_IF_ERROR(sink(std::move(batch)));
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<std::string>> TableVersion::Ids() const {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const internal::IdIndex> index,
+                             ctx_->Index(*manifest_));
+  std::vector<std::string> ids;
+  ids.reserve(index->sorted.size());
+  for (const RowRef& ref : index->sorted) ids.emplace_back(index->IdAt(ref));
+  return ids;
+}
+
+Result<std::vector<std::string>> TableVersion::DeletedIds() const {
+  return ctx_->DeletedIds(*manifest_);
+}
+
+std::vector<std::string> TableVersion::ObjectNames() const {
+  const TableId table = manifest_->table();
+  std::vector<std::string> names = {manifest_name_};
+  for (const FragmentEntry& fragment : manifest_->fragments) {
+    names.push_back(ObjectName(table, fragment.path));
+    if (fragment.deletion) names.push_back(ObjectName(table, fragment.deletion->path));
+  }
+  if (manifest_->deleted_ids_path) names.push_back(ObjectName(table, *manifest_->deleted_ids_path));
+  return names;
+}
+
+}  // namespace omnigraph::table

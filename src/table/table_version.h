@@ -1,0 +1,106 @@
+// TableVersion: one opened, immutable version of a table — scans with column projection and
+// predicate pushdown, lookups by id, and iteration in id order.
+//
+// A scan visits fragments in manifest order and skips every fragment whose footer statistics
+// prove that a predicate cannot match (no column of it is read); of the others it reads only the
+// projected and predicate columns, drops the rows in the fragment's deletion vector and the rows
+// a predicate rejects, and hands one batch per fragment to the sink. Lookups and id order use the
+// version's id index (every live row sorted by id), built on first use from the id columns and
+// cached under the manifest's name. Results are owned batches, independent of the cache.
+// Thread-safe: every method is const and may run concurrently.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "table/column.h"
+#include "table/predicate.h"
+#include "table/row_gather.h"
+#include "table/table_manifest.h"
+
+namespace omnigraph::table {
+
+namespace internal {
+class TableContext;
+}
+
+struct ScanOptions {
+  // The columns to return, in this order; empty means every column in schema order.
+  std::vector<uint32_t> field_ids;
+  // All must hold (a conjunction).
+  std::vector<Predicate> predicates;
+};
+
+struct ScanStats {
+  uint64_t fragments_total = 0;
+  // Fragments skipped by statistics alone (none of their columns read).
+  uint64_t fragments_skipped = 0;
+  uint64_t fragments_read = 0;
+  uint64_t rows_returned = 0;
+};
+
+struct LookupResult {
+  // found[i] tells whether ids[i] is in the version.
+  std::vector<bool> found;
+  // One row per found id, in the order of the request.
+  ColumnBatch rows;
+};
+
+// Receives one batch at a time; a failure stops the scan and is returned by it.
+using BatchSink = std::function<Status(ColumnBatch batch)>;
+
+class TableVersion {
+ public:
+  TableVersion(std::shared_ptr<internal::TableContext> ctx,
+               std::shared_ptr<const TableManifest> manifest, std::string manifest_name);
+
+  const TableManifest& manifest() const { return *manifest_; }
+  const std::string& manifest_name() const { return manifest_name_; }
+  TablePin pin() const { return manifest_->pin(); }
+  TableId table() const { return manifest_->table(); }
+  const Schema& schema() const { return manifest_->schema; }
+  uint64_t entity_count() const { return manifest_->entity_count; }
+
+  // Scans the version. InvalidArgument for an unknown or repeated projected field or an invalid
+  // predicate (ValidatePredicate); Corruption naming the object for damaged fragments or
+  // deletion vectors; storage failures as reported. `stats` may be null.
+  Status Scan(const ScanOptions& options, const BatchSink& sink, ScanStats* stats = nullptr) const;
+  // The whole scan as one batch.
+  Result<ColumnBatch> ScanAll(const ScanOptions& options, ScanStats* stats = nullptr) const;
+
+  // The rows of `ids` (projected to `field_ids`, empty = every column); a missing id is reported
+  // in LookupResult::found, not as an error. InvalidArgument for an unknown projected field.
+  Result<LookupResult> Lookup(std::span<const std::string> ids,
+                              std::span<const uint32_t> field_ids = {}) const;
+
+  // Every live row in ascending id order (bytewise), in batches of at most `batch_rows` rows.
+  Status ScanInIdOrder(std::span<const uint32_t> field_ids, uint64_t batch_rows,
+                       const BatchSink& sink) const;
+
+  // Every id of the version, ascending.
+  Result<std::vector<std::string>> Ids() const;
+  // The ids this version removed from its base (inline or from the side file).
+  Result<std::vector<std::string>> DeletedIds() const;
+  // The names of every object this version needs: its manifest, fragments, deletion vectors
+  // and deleted-ids side file. What retention must keep for it.
+  std::vector<std::string> ObjectNames() const;
+
+  // Internal to the table layer (diffs and writes).
+  internal::TableContext& context() const { return *ctx_; }
+  // The schema restricted to `field_ids` (empty = all); InvalidArgument for unknown or repeated
+  // ids.
+  Result<Schema> Project(std::span<const uint32_t> field_ids) const;
+  // The rows `refs` (sources are fragment indices) of the projected columns, in that order.
+  Result<ColumnBatch> Gather(const Schema& projection, std::span<const RowRef> refs) const;
+
+ private:
+  std::shared_ptr<internal::TableContext> ctx_;
+  std::shared_ptr<const TableManifest> manifest_;
+  std::string manifest_name_;
+};
+
+}  // namespace omnigraph::table

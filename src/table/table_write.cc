@@ -1,0 +1,307 @@
+// The write half of TableStore: each operation plans a new manifest from its base, stages the new
+// fragments and deletion vectors in parallel (put-if-absent under fresh UUID names), and then
+// creates the manifest under a fresh staged_version (docs/design/tables.md §Writing).
+#include <algorithm>
+#include <map>
+#include <set>
+#include <unordered_set>
+
+#include "base/executor.h"
+#include "base/ids.h"
+#include "table/deletion_vector.h"
+#include "table/row_gather.h"
+#include "table/table_context.h"
+#include "table/table_store.h"
+
+namespace omnigraph::table {
+
+namespace {
+
+using internal::TableContext;
+
+// The ids of a well-formed batch, in row order. InvalidArgument for a missing id column, an
+// empty or over-long id, or an id given twice.
+Result<std::vector<std::string_view>> BatchIds(const ColumnBatch& rows) {
+  const Column* column = rows.FindColumn(kIdFieldId);
+  if (column == nullptr) return InvalidArgument("the rows have no id column");
+  std::vector<std::string_view> ids;
+  ids.reserve(rows.num_rows());
+  std::unordered_set<std::string_view> seen;
+  seen.reserve(rows.num_rows());
+  for (uint64_t row = 0; row < rows.num_rows(); ++row) {
+    const std::string_view id = column->StringAt(row);
+    if (id.empty() || id.size() > kIdBytesMax) {
+      return InvalidArgument("row " + std::to_string(row) + ": an id must be 1 to " +
+                             std::to_string(kIdBytesMax) + " bytes");
+    }
+    if (!seen.insert(id).second) {
+      return InvalidArgument("id '" + std::string(id) + "' appears twice in one write");
+    }
+    ids.push_back(id);
+  }
+  return ids;
+}
+
+Status CheckRows(const ColumnBatch& rows, const Schema& schema, std::string_view table_key) {
+  OMNIGRAPH_RETURN_IF_ERROR(ValidateBatch(rows));
+  if (rows.schema() != schema) {
+    return InvalidArgument("the rows' schema differs from the schema of table '" +
+                           std::string(table_key) + "'");
+  }
+  return Status::Ok();
+}
+
+// Writes `bytes` under `make_name(uuid)` for a fresh UUID, redrawing on collision; returns the
+// relative path.
+Result<std::string> StageObject(TableContext& ctx, const TableId& table, const std::string& bytes,
+                                std::string (*make_path)(std::string_view)) {
+  for (int draw = 0; draw < kNameDrawsMax; ++draw) {
+    const std::string path = make_path(NewUuidV7(*ctx.runtime().clock, *ctx.runtime().random));
+    OMNIGRAPH_ASSIGN_OR_RETURN(bool ours, ctx.PutImmutable(ObjectName(table, path), bytes));
+    if (ours) return path;
+  }
+  return Internal("no free object name after " + std::to_string(kNameDrawsMax) + " draws",
+                  table.Root());
+}
+
+// Writes `rows` as fragments of at most fragment_rows_max rows, in parallel; appends their
+// entries to `out` in row order.
+Status WriteFragments(TableContext& ctx, const TableId& table, const ColumnBatch& rows,
+                      std::vector<FragmentEntry>& out) {
+  const uint64_t per = ctx.fragment_rows_max();
+  const uint64_t count = (rows.num_rows() + per - 1) / per;
+  std::vector<FragmentEntry> written(count);
+  TaskGroup group(*ctx.runtime().executor);
+  for (uint64_t f = 0; f < count; ++f) {
+    group.Add([&, f]() -> Status {
+      const uint64_t begin = f * per, end = std::min(rows.num_rows(), begin + per);
+      std::string bytes;
+      if (count == 1) {
+        OMNIGRAPH_ASSIGN_OR_RETURN(bytes, EncodeFragment(rows, ctx.fragment_options()));
+      } else {
+        std::vector<RowRef> refs;
+        for (uint64_t r = begin; r < end; ++r) refs.push_back(RowRef{0, static_cast<uint32_t>(r)});
+        std::vector<Column> columns;
+        for (size_t c = 0; c < rows.num_columns(); ++c) {
+          const Column* source = &rows.column(c);
+          OMNIGRAPH_ASSIGN_OR_RETURN(Column column,
+                                     GatherColumn(rows.field(c), std::span(&source, 1), refs));
+          columns.push_back(std::move(column));
+        }
+        ColumnBatch slice(rows.schema(), std::move(columns), end - begin);
+        OMNIGRAPH_ASSIGN_OR_RETURN(bytes, EncodeFragment(slice, ctx.fragment_options()));
+      }
+      OMNIGRAPH_ASSIGN_OR_RETURN(std::string path, StageObject(ctx, table, bytes, &DataPath));
+      const std::string uuid = path.substr(5, path.size() - 5 - 4);
+      written[f] = FragmentEntry{uuid, path, end - begin, bytes.size(), std::nullopt};
+      return Status::Ok();
+    });
+  }
+  OMNIGRAPH_RETURN_IF_ERROR(group.Wait());
+  out.insert(out.end(), written.begin(), written.end());
+  return Status::Ok();
+}
+
+// Adds `rows` (per fragment index of `base`) to the fragments' deletion vectors: each touched
+// fragment gets a new vector holding its old rows and the new ones, or is dropped from
+// `fragments` when no live row remains. Vectors are written in parallel.
+Status ApplyDeletions(TableContext& ctx, const TableManifest& base,
+                      const std::map<uint32_t, std::vector<uint32_t>>& rows,
+                      std::vector<FragmentEntry>& fragments) {
+  std::vector<std::optional<FragmentEntry>> next(base.fragments.begin(), base.fragments.end());
+  TaskGroup group(*ctx.runtime().executor);
+  for (const auto& [f, deleted] : rows) {
+    group.Add([&, f = f]() -> Status {
+      const FragmentEntry& fragment = base.fragments[f];
+      OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const Roaring> old, ctx.Deletion(base, fragment));
+      Roaring merged = *old;
+      merged.addMany(deleted.size(), deleted.data());
+      if (merged.cardinality() == fragment.rows) {
+        next[f].reset();
+        return Status::Ok();
+      }
+      const std::string bytes = EncodeDeletionVector(merged);
+      OMNIGRAPH_ASSIGN_OR_RETURN(std::string path,
+                                 StageObject(ctx, base.table(), bytes, &DeletionPath));
+      next[f]->deletion =
+          DeletionRef{path, merged.cardinality(), bytes.size(), DeletionChecksum(bytes)};
+      return Status::Ok();
+    });
+  }
+  OMNIGRAPH_RETURN_IF_ERROR(group.Wait());
+  fragments.clear();
+  for (auto& entry : next) {
+    if (entry) fragments.push_back(std::move(*entry));
+  }
+  return Status::Ok();
+}
+
+// The manifest of a version derived from `base` (fragments copied; counts zero).
+TableManifest NextManifest(const TableManifest& base, Operation op,
+                           const std::optional<StagedAgainst>& against) {
+  TableManifest next;
+  next.table_key = base.table_key;
+  next.stable_table_id = base.stable_table_id;
+  next.incarnation = base.incarnation;
+  next.base_staged_version = base.staged_version;
+  next.target_version = base.target_version + 1;
+  next.operation = op;
+  next.schema = base.schema;
+  next.fragments = base.fragments;
+  next.staged_against = against;
+  return next;
+}
+
+// Records the deleted ids (inline or in a side file) and creates the manifest under a fresh
+// staged_version, redrawing on collision.
+Result<TablePin> Stage(TableContext& ctx, TableManifest m, std::vector<std::string> deleted_ids) {
+  m.entity_count = 0;
+  for (const FragmentEntry& f : m.fragments) m.entity_count += f.live_rows();
+  m.deleted_ids_count = deleted_ids.size();
+  const bool side_file = DeletedIdsJsonBytes(deleted_ids) > kDeletedIdsInlineBytesMax;
+  if (!side_file) m.deleted_ids = std::move(deleted_ids);
+  Random& random = *ctx.runtime().random;
+  for (int draw = 0; draw < kNameDrawsMax; ++draw) {
+    m.staged_version = kStagedVersionBit | (random.Next64() >> 1);
+    m.transaction_uuid = NewUuidV7(*ctx.runtime().clock, random);
+    m.created_at = ctx.runtime().clock->NowMicros();
+    if (side_file) {
+      const std::string bytes = EncodeDeletedIds(m.staged_version, deleted_ids);
+      if (bytes.size() > kDeletedIdsFileBytesMax) {
+        return Status(Code::kResourceLimit,
+                      "deleted ids need " + std::to_string(bytes.size()) + " bytes; at most " +
+                          std::to_string(kDeletedIdsFileBytesMax) + " are allowed",
+                      m.table().Root());
+      }
+      OMNIGRAPH_ASSIGN_OR_RETURN(std::string path,
+                                 StageObject(ctx, m.table(), bytes, &DeletedIdsPath));
+      m.deleted_ids_path = path;
+    }
+    const std::string bytes = EncodeManifest(m);
+    if (bytes.size() > kManifestBytesMax) {
+      return Status(Code::kResourceLimit,
+                    "the manifest would be " + std::to_string(bytes.size()) + " bytes (" +
+                        std::to_string(m.fragments.size()) + " fragments); at most " +
+                        std::to_string(kManifestBytesMax) + " are allowed",
+                    m.table().Root());
+    }
+    const std::string name = ManifestName(m.table(), m.staged_version);
+    OMNIGRAPH_ASSIGN_OR_RETURN(bool ours, ctx.PutImmutable(name, bytes));
+    if (ours) return m.pin();
+  }
+  return Internal("no free staged_version after " + std::to_string(kNameDrawsMax) + " draws",
+                  m.table().Root());
+}
+
+}  // namespace
+
+Result<TablePin> TableStore::Create(const NewTable& table, const ColumnBatch& rows,
+                                    const std::optional<StagedAgainst>& against) {
+  OMNIGRAPH_RETURN_IF_ERROR(ValidateTableSchema(table.schema));
+  OMNIGRAPH_RETURN_IF_ERROR(CheckRows(rows, table.schema, table.table_key));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<std::string_view> ids, BatchIds(rows));
+  TableManifest m;
+  m.table_key = table.table_key;
+  m.stable_table_id = table.id.stable_table_id;
+  m.incarnation = table.id.incarnation;
+  m.target_version = 1;
+  m.operation = Operation::kCreate;
+  m.schema = table.schema;
+  m.staged_against = against;
+  m.inserted_ids_count = ids.size();
+  OMNIGRAPH_RETURN_IF_ERROR(WriteFragments(*ctx_, table.id, rows, m.fragments));
+  return Stage(*ctx_, std::move(m), {});
+}
+
+Result<TablePin> TableStore::Append(const TablePin& base, const ColumnBatch& rows,
+                                    const std::optional<StagedAgainst>& against) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableVersion> version, Open(base));
+  const TableManifest& b = version->manifest();
+  OMNIGRAPH_RETURN_IF_ERROR(CheckRows(rows, b.schema, b.table_key));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<std::string_view> ids, BatchIds(rows));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const internal::IdIndex> index, ctx_->Index(b));
+  for (std::string_view id : ids) {
+    if (index->Find(id) != nullptr) {
+      return Status(
+          Code::kKeyConflict,
+          "append of id '" + std::string(id) + "', which table '" + b.table_key + "' already holds",
+          version->manifest_name());
+    }
+  }
+  TableManifest m = NextManifest(b, Operation::kAppend, against);
+  m.inserted_ids_count = ids.size();
+  OMNIGRAPH_RETURN_IF_ERROR(WriteFragments(*ctx_, b.table(), rows, m.fragments));
+  return Stage(*ctx_, std::move(m), {});
+}
+
+Result<TablePin> TableStore::Upsert(const TablePin& base, const ColumnBatch& rows,
+                                    const std::optional<StagedAgainst>& against) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableVersion> version, Open(base));
+  const TableManifest& b = version->manifest();
+  OMNIGRAPH_RETURN_IF_ERROR(CheckRows(rows, b.schema, b.table_key));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<std::string_view> ids, BatchIds(rows));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const internal::IdIndex> index, ctx_->Index(b));
+  std::map<uint32_t, std::vector<uint32_t>> deletions;
+  uint64_t updated = 0;
+  for (std::string_view id : ids) {
+    if (const RowRef* ref = index->Find(id)) {
+      deletions[ref->source].push_back(ref->row);
+      ++updated;
+    }
+  }
+  TableManifest m = NextManifest(b, Operation::kUpsert, against);
+  m.updated_ids_count = updated;
+  m.inserted_ids_count = ids.size() - updated;
+  OMNIGRAPH_RETURN_IF_ERROR(ApplyDeletions(*ctx_, b, deletions, m.fragments));
+  OMNIGRAPH_RETURN_IF_ERROR(WriteFragments(*ctx_, b.table(), rows, m.fragments));
+  return Stage(*ctx_, std::move(m), {});
+}
+
+Result<TablePin> TableStore::Delete(const TablePin& base, std::span<const std::string> ids,
+                                    const std::optional<StagedAgainst>& against) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableVersion> version, Open(base));
+  const TableManifest& b = version->manifest();
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const internal::IdIndex> index, ctx_->Index(b));
+  std::map<uint32_t, std::vector<uint32_t>> deletions;
+  const std::set<std::string_view> unique(ids.begin(), ids.end());
+  std::vector<std::string> deleted;
+  for (std::string_view id : unique) {
+    if (const RowRef* ref = index->Find(id)) {
+      deletions[ref->source].push_back(ref->row);
+      deleted.emplace_back(id);
+    }
+  }
+  TableManifest m = NextManifest(b, Operation::kDelete, against);
+  OMNIGRAPH_RETURN_IF_ERROR(ApplyDeletions(*ctx_, b, deletions, m.fragments));
+  return Stage(*ctx_, std::move(m), std::move(deleted));
+}
+
+Result<TablePin> TableStore::Overwrite(const TablePin& base, const ColumnBatch& rows,
+                                       const std::optional<StagedAgainst>& against) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableVersion> version, Open(base));
+  const TableManifest& b = version->manifest();
+  OMNIGRAPH_RETURN_IF_ERROR(ValidateTableSchema(rows.schema()));
+  OMNIGRAPH_RETURN_IF_ERROR(CheckRows(rows, rows.schema(), b.table_key));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<std::string_view> ids, BatchIds(rows));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const internal::IdIndex> index, ctx_->Index(b));
+  const std::unordered_set<std::string_view> incoming(ids.begin(), ids.end());
+  std::vector<std::string> deleted;
+  uint64_t updated = 0;
+  for (const RowRef& ref : index->sorted) {
+    const std::string_view id = index->IdAt(ref);
+    if (incoming.contains(id)) {
+      ++updated;
+    } else {
+      deleted.emplace_back(id);
+    }
+  }
+  TableManifest m = NextManifest(b, Operation::kOverwrite, against);
+  m.schema = rows.schema();
+  m.fragments.clear();
+  m.updated_ids_count = updated;
+  m.inserted_ids_count = ids.size() - updated;
+  OMNIGRAPH_RETURN_IF_ERROR(WriteFragments(*ctx_, b.table(), rows, m.fragments));
+  return Stage(*ctx_, std::move(m), std::move(deleted));
+}
+
+}  // namespace omnigraph::table
