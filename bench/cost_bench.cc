@@ -70,7 +70,11 @@ Result<Backend> MakeBackend(const std::string& backend, const std::string& root,
     return Backend{"file", std::shared_ptr<storage::ObjectStore>(std::move(store))};
   }
   if (!root.empty()) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(auto store, storage::OpenStore(root));
+    // A fresh prefix per run (s3://bucket/prefix/run-N-T), as the file backend gets a fresh
+    // directory: every depth starts from an empty root.
+    OMNIGRAPH_ASSIGN_OR_RETURN(auto store,
+                               storage::OpenStore(root + "/run-" + std::to_string(depth_run) + "-" +
+                                                  std::to_string(NowNanos())));
     return Backend{backend, store};
   }
   return InvalidArgument("unknown backend '" + backend + "' (memory, file, s3, azure)");

@@ -12,6 +12,8 @@ packages=(
   libcli11-dev libcpp-httplib-dev
   libre2-dev libsqlite3-dev sqlite3
   clang-format
+  # The S3 test server (scripts/start-rgw.sh): a single-node Ceph RGW on loopback.
+  radosgw ceph-mon ceph-osd uuid-runtime curl
 )
 
 missing=()

@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "storage/memory_store.h"
+#include "storage/s3/s3_store.h"
 
 namespace omnigraph::storage {
 
@@ -110,8 +111,12 @@ Result<std::shared_ptr<ObjectStore>> OpenStore(const StoreUri& uri, const OpenOp
       if (!slot) slot = std::make_shared<MemoryStore>(uri.location);
       return slot;
     }
-    case Scheme::kS3:
-      return Status(Code::kUnsupported, "the S3 backend is not built yet", uri.ToString());
+    case Scheme::kS3: {
+      OMNIGRAPH_ASSIGN_OR_RETURN(s3::S3Config config, s3::S3Config::FromEnvironment());
+      OMNIGRAPH_ASSIGN_OR_RETURN(std::unique_ptr<s3::S3Store> store,
+                                 s3::S3Store::Open(std::move(config), uri.location, uri.prefix));
+      return std::shared_ptr<ObjectStore>(std::move(store));
+    }
     case Scheme::kAzure:
       return Status(Code::kUnsupported, "the Azure backend is not built yet", uri.ToString());
   }

@@ -2,7 +2,8 @@
 //
 // A graph is addressed by a URI: a plain path or `file:///abs/path` (local directory),
 // `memory://name` (a process-wide in-memory store; every open of one name shares it),
-// `s3://bucket/prefix` and `az://container/prefix` (answer Unsupported until their backends land).
+// `s3://bucket/prefix` (the S3 backend, configured by the AWS_* environment variables; see
+// storage/s3/s3_config.h) and `az://container/prefix` (Unsupported until its backend lands).
 // The Runtime bundles what library code may not create itself (ARCHITECTURE.md §8): Clock,
 // Random, Executor and ObjectStore.
 #pragma once

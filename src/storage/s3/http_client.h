@@ -1,0 +1,92 @@
+// HttpClient: the one place OmniGraph talks HTTP, on libcurl easy handles (ARCHITECTURE.md §9).
+//
+// A client owns a small pool of easy handles. Each handle keeps its own connection cache, so a
+// handle taken back from the pool reuses its keep-alive connection; a request never waits for a
+// handle (a new one is made when the pool is empty). Requests may be signed with AWS Signature
+// Version 4 by libcurl itself (CURLOPT_AWS_SIGV4); the caller supplies the headers that SigV4
+// needs from it (x-amz-content-sha256) and canonical query strings. The client never retries:
+// retry policy belongs to the caller, which knows whether a request is safe to repeat.
+// Thread-safe. A client must not be used on both sides of a fork (the pooled connections would
+// be shared by two processes); open a new one in the child.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace omnigraph::storage::s3 {
+
+struct HttpRequest {
+  // "GET", "HEAD", "PUT" or "DELETE".
+  std::string method;
+  // The full URL, with its query already canonical (sorted, percent-encoded).
+  std::string url;
+  // Extra request headers, each "Name: value".
+  std::vector<std::string> headers;
+  // The body of a PUT; borrowed for the duration of Send.
+  std::string_view body;
+};
+
+// How far a request got, which decides whether repeating it is safe.
+enum class Transport {
+  // The server answered with a status line.
+  kAnswered,
+  // No byte of the request reached the server (resolving or connecting failed): nothing happened.
+  kNotSent,
+  // The request was sent but no complete answer came back (timeout, reset): it may have happened.
+  kNoAnswer,
+};
+
+struct HttpResponse {
+  Transport transport = Transport::kAnswered;
+  long status = 0;
+  // Response headers by lower-case name (the last value wins).
+  std::map<std::string, std::string> headers;
+  std::string body;
+  // libcurl's description of a transport failure.
+  std::string error;
+  // How many times the request went out. libcurl re-sends a request, once, when the reused
+  // connection it went out on dies before any answer; a write may then have landed twice, and
+  // the answer is the second copy's (an "exists" may be our own first copy).
+  int sends = 0;
+
+  // The value of header `name` (lower-case), or empty.
+  std::string Header(std::string_view name) const;
+};
+
+struct HttpClientOptions {
+  int64_t connect_timeout_ms = 5'000;
+  // The whole request, first byte to last.
+  int64_t request_timeout_ms = 30'000;
+  // CURLOPT_AWS_SIGV4 ("aws:amz:us-east-1:s3"); empty means unsigned.
+  std::string sigv4;
+  // "access-key:secret" for SigV4.
+  std::string user_password;
+  // Idle handles kept for reuse; more are closed when returned.
+  size_t idle_handles_max = 16;
+};
+
+class HttpClient {
+ public:
+  explicit HttpClient(HttpClientOptions options);
+  ~HttpClient();
+  HttpClient(const HttpClient&) = delete;
+  HttpClient& operator=(const HttpClient&) = delete;
+
+  // Sends one request and returns what came back; transport failures are described in the
+  // response, never thrown.
+  HttpResponse Send(const HttpRequest& request);
+
+ private:
+  void* Acquire();
+  void Release(void* handle);
+
+  const HttpClientOptions options_;
+  std::mutex mu_;
+  std::vector<void*> idle_;
+};
+
+}  // namespace omnigraph::storage::s3
