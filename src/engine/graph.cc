@@ -1,0 +1,231 @@
+#include "engine/graph.h"
+
+#include "base/ids.h"
+#include "commit/branches.h"
+#include "commit/names.h"
+#include "commit/stream.h"
+#include "engine/table_schema.h"
+#include "schema/archive.h"
+#include "schema/identity.h"
+#include "schema/ir_json.h"
+#include "table/column_builder.h"
+
+namespace omnigraph::engine {
+
+namespace {
+
+Result<table::ColumnBatch> EmptyRows(const table::Schema& schema) {
+  std::vector<table::Column> columns;
+  for (const table::Field& f : schema) {
+    table::ColumnBuilder builder(f.type, f.nullable);
+    OMNIGRAPH_ASSIGN_OR_RETURN(table::Column c, builder.Finish());
+    columns.push_back(std::move(c));
+  }
+  return table::ColumnBatch(schema, std::move(columns), 0);
+}
+
+Result<std::optional<commit::StorageStamp>> ReadStamp(storage::ObjectStore& store) {
+  const std::string name(commit::kStampName);
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<commit::BoundedRead> read,
+                             commit::ReadBounded(store, name, commit::kDocumentBytesMax));
+  if (!read) return std::optional<commit::StorageStamp>();
+  Result<commit::StorageStamp> stamp = commit::DecodeStorageStamp(read->data, name);
+  if (!stamp.ok() && stamp.status().code() == Code::kFormatTooNew) {
+    return Status(Code::kUnknownStamp,
+                  "the graph's storage stamp document has a newer format; this binary reads "
+                  "storage stamp " +
+                      std::to_string(commit::kStorageStamp),
+                  name);
+  }
+  OMNIGRAPH_RETURN_IF_ERROR(stamp.status());
+  if (stamp->kind != "omnigraph" || stamp->storage_stamp != commit::kStorageStamp) {
+    return Status(Code::kUnknownStamp,
+                  "the graph has storage stamp " + std::to_string(stamp->storage_stamp) +
+                      " (kind '" + stamp->kind + "'); this binary reads storage stamp " +
+                      std::to_string(commit::kStorageStamp) + " (kind 'omnigraph')",
+                  name);
+  }
+  return std::optional<commit::StorageStamp>(std::move(*stamp));
+}
+
+Result<bool> GenesisExists(storage::ObjectStore& store) {
+  Result<storage::ObjectMeta> head = store.Head(commit::RecordName(commit::kMainKey, 0));
+  if (head.ok()) return true;
+  if (head.status().kind() == Kind::kNotFound) return false;
+  return head.status();
+}
+
+}  // namespace
+
+table::TablePin ToTablePin(const commit::Pin& p) {
+  return table::TablePin{p.stable_table_id, p.incarnation,      p.table_key,   p.target_version,
+                         p.staged_version,  p.transaction_uuid, p.entity_count};
+}
+
+commit::Pin ToCommitPin(const table::TablePin& p) {
+  return commit::Pin{p.stable_table_id, p.incarnation,      p.table_key,    p.target_version,
+                     p.staged_version,  p.transaction_uuid, p.entity_count, Json::object()};
+}
+
+Graph::Graph(storage::Runtime runtime, commit::StorageStamp stamp)
+    : runtime_(std::move(runtime)),
+      stamp_(std::move(stamp)),
+      tables_(std::make_shared<table::TableStore>(runtime_)) {}
+
+Result<std::unique_ptr<Graph>> Graph::Init(const storage::Runtime& runtime,
+                                           std::string_view schema_source,
+                                           const InitOptions& options) {
+  // Check the schema before writing anything.
+  OMNIGRAPH_ASSIGN_OR_RETURN(schema::SchemaIr ir, schema::AcceptInitial(schema_source));
+  if (options.checkpoint_interval == 0) return InvalidArgument("checkpoint interval must be >= 1");
+  storage::ObjectStore& store = *runtime.store;
+
+  // 1. The stamp: the init fence.
+  UlidGenerator ulids(*runtime.clock, *runtime.random);
+  commit::StorageStamp stamp;
+  stamp.graph_id = ulids.NextString();
+  stamp.checkpoint_interval = options.checkpoint_interval;
+  stamp.created_at = runtime.clock->NowMicros();
+  OMNIGRAPH_ASSIGN_OR_RETURN(bool created, store.PutIfAbsent(std::string(commit::kStampName),
+                                                             commit::EncodeStorageStamp(stamp)));
+  if (!created) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<commit::StorageStamp> existing, ReadStamp(store));
+    if (!existing) return Status(Code::kUnknown, "the storage stamp vanished");
+    OMNIGRAPH_ASSIGN_OR_RETURN(bool genesis, GenesisExists(store));
+    if (genesis) {
+      return Status(Code::kAlreadyInitialized,
+                    "a graph already exists at " + store.Describe() + " (graph id " +
+                        existing->graph_id + ")",
+                    std::string(commit::kStampName));
+    }
+    stamp = std::move(*existing);  // An interrupted init: complete it under its graph id.
+  }
+
+  // 2. The schema archive, content-addressed; an existing one must be byte-identical.
+  const std::string archive = schema::ArchiveBytes(stamp.graph_id, 1, schema_source, ir);
+  const std::string content_hash = schema::ContentHash(archive);
+  const std::string archive_name = commit::SchemaArchiveName(content_hash);
+  OMNIGRAPH_ASSIGN_OR_RETURN(created, store.PutIfAbsent(archive_name, archive));
+  if (!created) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(storage::GetResult existing, store.Get(archive_name));
+    if (existing.data != archive) {
+      return Status(Code::kCorruption, "schema archive differs from its content hash",
+                    archive_name);
+    }
+  }
+
+  // 3. An empty version of every table, in parallel.
+  commit::RecordContent genesis;
+  genesis.schema =
+      commit::SchemaRef{stamp.graph_id, schema::IrHash(ir), 1, content_hash, Json::object()};
+  std::vector<const schema::TypeDef*> types;
+  for (const schema::TypeDef& t : ir.nodes) types.push_back(&t);
+  for (const schema::TypeDef& t : ir.edges) types.push_back(&t);
+  table::TableStore tables(runtime);
+  std::vector<table::TablePin> pins(types.size());
+  TaskGroup group(*runtime.executor);
+  for (size_t i = 0; i < types.size(); ++i) {
+    group.Add([&, i]() -> Status {
+      const schema::TypeDef& type = *types[i];
+      OMNIGRAPH_ASSIGN_OR_RETURN(table::Schema columns, TableSchemaFor(type));
+      OMNIGRAPH_ASSIGN_OR_RETURN(table::ColumnBatch empty, EmptyRows(columns));
+      table::NewTable table{table::TableId{type.id, type.incarnation}, type.table_key(), columns};
+      OMNIGRAPH_ASSIGN_OR_RETURN(pins[i], tables.Create(table, empty, std::nullopt));
+      return Status::Ok();
+    });
+  }
+  OMNIGRAPH_RETURN_IF_ERROR(group.Wait());
+  for (size_t i = 0; i < types.size(); ++i) {
+    const schema::TypeDef& type = *types[i];
+    genesis.registrations.push_back(commit::Registration{
+        type.id, type.incarnation, type.table_key(),
+        type.kind == schema::TypeKind::kEdge ? "edge" : "node", Json::object()});
+    genesis.pins.push_back(ToCommitPin(pins[i]));
+  }
+
+  // 4. The main stream: metadata, genesis, checkpoint 0, hint.
+  OMNIGRAPH_RETURN_IF_ERROR(
+      commit::CreateMainStream(runtime, std::move(genesis), options.actor).status());
+  return std::unique_ptr<Graph>(new Graph(runtime, std::move(stamp)));
+}
+
+Result<std::unique_ptr<Graph>> Graph::Open(const storage::Runtime& runtime) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<commit::StorageStamp> stamp, ReadStamp(*runtime.store));
+  if (!stamp) {
+    return Status(Code::kNotFound, "no graph at " + runtime.store->Describe() + " (no " +
+                                       std::string(commit::kStampName) + "); run init first");
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(bool genesis, GenesisExists(*runtime.store));
+  if (!genesis) {
+    return Status(Code::kInitializationIncomplete,
+                  "initialization of the graph at " + runtime.store->Describe() +
+                      " did not finish; run init again with the same schema to complete it",
+                  commit::RecordName(commit::kMainKey, 0));
+  }
+  return std::unique_ptr<Graph>(new Graph(runtime, std::move(*stamp)));
+}
+
+Result<std::shared_ptr<const schema::Catalog>> Graph::CatalogFor(const commit::SchemaRef& ref) {
+  {
+    std::lock_guard lock(mu_);
+    auto it = catalogs_.find(ref.content_hash);
+    if (it != catalogs_.end()) return it->second;
+  }
+  const std::string name = commit::SchemaArchiveName(ref.content_hash);
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<commit::BoundedRead> read,
+                             commit::ReadBounded(*runtime_.store, name, commit::kDocumentBytesMax));
+  if (!read) return Status(Code::kCorruption, "the schema archive a record names is missing", name);
+  if (schema::ContentHash(read->data) != ref.content_hash) {
+    return Status(Code::kCorruption, "schema archive does not match its content hash", name);
+  }
+  Result<schema::SchemaArchive> archive = schema::ParseArchive(read->data);
+  if (!archive.ok()) return archive.status().WithObject(name);
+  OMNIGRAPH_ASSIGN_OR_RETURN(schema::Catalog catalog, schema::Catalog::Build(archive->ir));
+  auto shared = std::make_shared<const schema::Catalog>(std::move(catalog));
+  std::lock_guard lock(mu_);
+  catalogs_[ref.content_hash] = shared;
+  return shared;
+}
+
+Result<Snapshot> Graph::MakeSnapshot(commit::GraphState state) {
+  Snapshot snapshot;
+  OMNIGRAPH_ASSIGN_OR_RETURN(snapshot.catalog_, CatalogFor(state.schema));
+  snapshot.state_ = std::move(state);
+  snapshot.tables_ = tables_;
+  return snapshot;
+}
+
+Result<Snapshot> Graph::SnapshotOfBranch(std::string_view branch) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(commit::ResolvedBranch resolved,
+                             commit::ResolveBranch(runtime_, branch));
+  commit::StreamOptions options{stamp_.checkpoint_interval, true};
+  std::unique_ptr<commit::Stream> stream =
+      commit::Stream::FromMetadata(runtime_, resolved.metadata, options);
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const commit::GraphState> head, stream->ReadHead());
+  return MakeSnapshot(*head);
+}
+
+Result<Snapshot> Graph::SnapshotAtCommit(std::string_view commit_id) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(commit::Record record,
+                             commit::LookupCommit(*runtime_.store, commit_id));
+  if (record.kind != commit::RecordKind::kCommit) {
+    return Status(Code::kCommitNotFound, "'" + std::string(commit_id) + "' is not a commit");
+  }
+  commit::StreamOptions options{stamp_.checkpoint_interval, true};
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::unique_ptr<commit::Stream> stream,
+                             commit::Stream::Open(runtime_, record.stream, options));
+  OMNIGRAPH_ASSIGN_OR_RETURN(commit::GraphState state, stream->ReadAt(record.seq));
+  return MakeSnapshot(std::move(state));
+}
+
+Result<std::shared_ptr<const table::TableVersion>> Snapshot::Table(
+    std::string_view table_key) const {
+  const commit::TableState* t = state_.FindByKey(table_key);
+  if (t == nullptr) {
+    return Status(Code::kNotFound,
+                  "no table '" + std::string(table_key) + "' at commit " + state_.head_commit_id);
+  }
+  return tables_->Open(ToTablePin(t->pin));
+}
+
+}  // namespace omnigraph::engine

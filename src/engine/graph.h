@@ -1,0 +1,84 @@
+// Graph: a graph root on the record protocol — init, open and snapshots (ARCHITECTURE.md §3–§5;
+// docs/design/engine.md). The write path, branches at the graph level, schema apply and cleanup
+// orchestration build on this class.
+//
+// Init writes, in order: the storage stamp (conditional create — the init fence), the schema
+// archive, an empty version of every node and edge table, then the main stream (metadata, genesis
+// record pinning those versions, checkpoint 0, hint). A root whose stamp exists but whose genesis
+// record does not is "initialization incomplete": Open refuses it and Init with the same schema
+// completes it. Thread-safe: a Graph may be shared by threads.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "commit/documents.h"
+#include "commit/fold.h"
+#include "schema/catalog.h"
+#include "schema/ir.h"
+#include "storage/uri.h"
+#include "table/table_store.h"
+
+namespace omnigraph::engine {
+
+struct InitOptions {
+  std::optional<std::string> actor;
+  uint64_t checkpoint_interval = 50;
+};
+
+// One read view: every table at one (stream, seq), and the schema that commit accepted.
+class Snapshot {
+ public:
+  const commit::GraphState& state() const { return state_; }
+  const std::string& commit_id() const { return state_.head_commit_id; }
+  const schema::Catalog& catalog() const { return *catalog_; }
+  // The version of one table (`node:Person`). NotFound for an unknown table key.
+  Result<std::shared_ptr<const table::TableVersion>> Table(std::string_view table_key) const;
+
+ private:
+  friend class Graph;
+  commit::GraphState state_;
+  std::shared_ptr<const schema::Catalog> catalog_;
+  std::shared_ptr<table::TableStore> tables_;
+};
+
+class Graph {
+ public:
+  // Initialises a new graph at the runtime's store with `schema_source` (.pg). AlreadyInitialized
+  // when a graph exists there; InvalidArgument for a bad schema (nothing written).
+  static Result<std::unique_ptr<Graph>> Init(const storage::Runtime& runtime,
+                                             std::string_view schema_source,
+                                             const InitOptions& options = {});
+  // Opens an existing graph. NotFound when there is none; UnknownStamp naming both stamps for a
+  // graph of another format; InitializationIncomplete when init was interrupted.
+  static Result<std::unique_ptr<Graph>> Open(const storage::Runtime& runtime);
+
+  const commit::StorageStamp& stamp() const { return stamp_; }
+  const storage::Runtime& runtime() const { return runtime_; }
+
+  // The head of a branch (`main` or a name).
+  Result<Snapshot> SnapshotOfBranch(std::string_view branch);
+  // The state at one commit, by id.
+  Result<Snapshot> SnapshotAtCommit(std::string_view commit_id);
+
+ private:
+  Graph(storage::Runtime runtime, commit::StorageStamp stamp);
+  Result<std::shared_ptr<const schema::Catalog>> CatalogFor(const commit::SchemaRef& schema);
+  Result<Snapshot> MakeSnapshot(commit::GraphState state);
+
+  storage::Runtime runtime_;
+  commit::StorageStamp stamp_;
+  std::shared_ptr<table::TableStore> tables_;
+  std::mutex mu_;
+  // Accepted schemas by content hash: archives are immutable, so this never goes stale.
+  std::map<std::string, std::shared_ptr<const schema::Catalog>> catalogs_;
+};
+
+// The commit-layer pin and the table-layer pin carry the same fields.
+table::TablePin ToTablePin(const commit::Pin& pin);
+commit::Pin ToCommitPin(const table::TablePin& pin);
+
+}  // namespace omnigraph::engine

@@ -1,0 +1,165 @@
+// Graph init, open and snapshots (issue [10], first part).
+#include "engine/graph.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "commit/branches.h"
+#include "commit/names.h"
+#include "commit/stream.h"
+#include "storage/counting_store.h"
+#include "storage/local_store.h"
+#include "storage/memory_store.h"
+#include "storage/test_util.h"
+
+namespace omnigraph::engine {
+namespace {
+
+constexpr std::string_view kSchema = R"(
+node Person { name: String @key  age: I32? }
+node Company { name: String @key }
+edge WorksAt: Person -> Company { role: String? }
+)";
+
+std::string Cookbook(const std::string& name) {
+  const char* root = std::getenv("OMNIGRAPH_SOURCE_DIR");
+  std::string dir = std::string(root ? root : OMNIGRAPH_SOURCE_DIR_FALLBACK) +
+                    "/../shared/fixtures/cookbooks/" + name + "/schema.pg";
+  std::ifstream in(dir);
+  OMNIGRAPH_CHECK_MSG(in.good(), "cookbook fixtures not found at " + dir);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+storage::Runtime LocalRuntime(const std::string& dir) {
+  auto store = storage::LocalStore::Open(dir);
+  OMNIGRAPH_CHECK(store.ok());
+  return storage::Runtime::ForStore(std::shared_ptr<storage::ObjectStore>(std::move(*store)), 2);
+}
+
+TEST(GraphTest, InitWritesStampArchiveTablesAndGenesisInOrder) {
+  auto counting =
+      std::make_shared<storage::CountingStore>(std::make_shared<storage::MemoryStore>());
+  storage::Runtime rt = storage::Runtime::ForTest(counting, 1);
+  Result<std::unique_ptr<Graph>> graph = Graph::Init(rt, kSchema, InitOptions{"tester", 50});
+  ASSERT_TRUE(graph.ok()) << graph.status().ToString();
+  // Stamp, archive, 3 empty table manifests, metadata, genesis, checkpoint 0, hint: all created
+  // only if absent (the empty tables hold no fragments).
+  storage::OpCounts c = counting->Snapshot();
+  EXPECT_EQ(c.put_if_absent, 9u) << c.ToString();
+  EXPECT_EQ(c.puts, 0u);
+  Result<Snapshot> head = (*graph)->SnapshotOfBranch("main");
+  ASSERT_TRUE(head.ok()) << head.status().ToString();
+  EXPECT_EQ(head->state().seq, 0u);
+  EXPECT_EQ(head->state().tables.size(), 3u);
+  for (const char* key : {"node:Person", "node:Company", "edge:WorksAt"}) {
+    Result<std::shared_ptr<const table::TableVersion>> t = head->Table(key);
+    ASSERT_TRUE(t.ok()) << key << ": " << t.status().ToString();
+    EXPECT_EQ((*t)->manifest().entity_count, 0u);
+  }
+  EXPECT_NE(head->catalog().FindNode("Person"), nullptr);
+  EXPECT_EQ(head->Table("node:Nobody").status().kind(), Kind::kNotFound);
+  EXPECT_EQ(head->state().schema.identity_domain, (*graph)->stamp().graph_id);
+}
+
+TEST(GraphTest, SecondInitIsAlreadyInitializedAndBadSchemasWriteNothing) {
+  auto memory = std::make_shared<storage::MemoryStore>();
+  storage::Runtime rt = storage::Runtime::ForTest(memory, 1);
+  Result<std::unique_ptr<Graph>> bad = Graph::Init(rt, "node person { }");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().kind(), Kind::kInvalidArgument);
+  EXPECT_EQ(memory->size(), 0u);
+  ASSERT_TRUE(Graph::Init(rt, kSchema).ok());
+  Result<std::unique_ptr<Graph>> again = Graph::Init(rt, kSchema);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.status().code(), Code::kAlreadyInitialized);
+}
+
+TEST(GraphTest, AnInterruptedInitIsRefusedByOpenAndCompletedByInit) {
+  auto memory = std::make_shared<storage::MemoryStore>();
+  storage::Runtime rt = storage::Runtime::ForTest(memory, 1);
+  ASSERT_TRUE(Graph::Init(rt, kSchema).ok());
+  const std::string graph_id = (*Graph::Open(rt))->stamp().graph_id;
+  // Simulate a crash after the stamp: remove everything else.
+  Result<std::vector<storage::ObjectMeta>> all = storage::ListAll(*memory, "");
+  ASSERT_TRUE(all.ok());
+  for (const storage::ObjectMeta& m : *all) {
+    if (m.name != commit::kStampName) {
+      ASSERT_TRUE(memory->Delete(m.name).ok());
+    }
+  }
+  Result<std::unique_ptr<Graph>> open = Graph::Open(rt);
+  ASSERT_FALSE(open.ok());
+  EXPECT_EQ(open.status().code(), Code::kInitializationIncomplete);
+  Result<std::unique_ptr<Graph>> completed = Graph::Init(rt, kSchema);
+  ASSERT_TRUE(completed.ok()) << completed.status().ToString();
+  EXPECT_EQ((*completed)->stamp().graph_id, graph_id);
+  EXPECT_TRUE(Graph::Open(rt).ok());
+}
+
+TEST(GraphTest, OpenRefusesAnUnknownStampNamingBothStamps) {
+  auto memory = std::make_shared<storage::MemoryStore>();
+  storage::Runtime rt = storage::Runtime::ForTest(memory, 1);
+  EXPECT_EQ(Graph::Open(rt).status().kind(), Kind::kNotFound);
+  ASSERT_TRUE(memory
+                  ->Put(std::string(commit::kStampName),
+                        R"({"format":1,"kind":"omnigraph","storage_stamp":14,"graph_id":"x",)"
+                        R"("checkpoint_interval":50,"created_at":0})")
+                  .ok());
+  Result<std::unique_ptr<Graph>> open = Graph::Open(rt);
+  ASSERT_FALSE(open.ok());
+  EXPECT_EQ(open.status().code(), Code::kUnknownStamp);
+  EXPECT_NE(open.status().message().find("storage stamp 14"), std::string::npos);
+  EXPECT_NE(open.status().message().find("storage stamp 15"), std::string::npos);
+}
+
+TEST(GraphTest, AnotherProcessOpensTheGraphAndSnapshotsByCommitId) {
+  storage::TempDir dir;
+  {
+    Result<std::unique_ptr<Graph>> graph = Graph::Init(LocalRuntime(dir.path()), kSchema);
+    ASSERT_TRUE(graph.ok()) << graph.status().ToString();
+  }
+  // A second, independent runtime over the same directory (as another process would have).
+  storage::Runtime rt = LocalRuntime(dir.path());
+  Result<std::unique_ptr<Graph>> graph = Graph::Open(rt);
+  ASSERT_TRUE(graph.ok()) << graph.status().ToString();
+  Result<Snapshot> head = (*graph)->SnapshotOfBranch("main");
+  ASSERT_TRUE(head.ok());
+  // Commit more on main, then read the genesis snapshot by its id.
+  std::unique_ptr<commit::Stream> main = std::move(*commit::Stream::Open(rt, "main"));
+  commit::PublishRequest request;
+  request.stage = [](const commit::GraphState&) -> Result<commit::RecordContent> {
+    return commit::RecordContent{};
+  };
+  ASSERT_TRUE(main->Publish(request).ok());
+  main->WaitForBackground();
+  Result<Snapshot> genesis = (*graph)->SnapshotAtCommit(head->commit_id());
+  ASSERT_TRUE(genesis.ok()) << genesis.status().ToString();
+  EXPECT_EQ(genesis->state().seq, 0u);
+  EXPECT_EQ((*graph)->SnapshotOfBranch("main")->state().seq, 1u);
+  EXPECT_EQ((*graph)->SnapshotAtCommit("main.9.0000000000").status().code(), Code::kCommitNotFound);
+  EXPECT_EQ((*graph)->SnapshotOfBranch("nope").status().code(), Code::kBranchNotFound);
+}
+
+TEST(GraphTest, EveryCookbookSchemaInitialises) {
+  for (const char* name : {"industry-intel", "second-brain"}) {
+    SCOPED_TRACE(name);
+    storage::Runtime rt = storage::Runtime::ForTest(std::make_shared<storage::MemoryStore>(), 1);
+    Result<std::unique_ptr<Graph>> graph = Graph::Init(rt, Cookbook(name));
+    ASSERT_TRUE(graph.ok()) << graph.status().ToString();
+    Result<Snapshot> head = (*graph)->SnapshotOfBranch("main");
+    ASSERT_TRUE(head.ok());
+    const schema::SchemaIr& ir = head->catalog().ir();
+    EXPECT_EQ(head->state().tables.size(), ir.nodes.size() + ir.edges.size());
+    for (const auto& [id, t] : head->state().tables) {
+      EXPECT_TRUE(head->Table(t.registration.table_key).ok()) << t.registration.table_key;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace omnigraph::engine
