@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "commit/stream.h"
+#include "commit/testing_hooks.h"
 
 namespace omnigraph::commit {
 
@@ -41,6 +42,7 @@ Result<bool> Stream::CreateRecord(const Record& record, const std::string& encod
     Result<bool> created = runtime_.store->PutIfAbsent(name, encoded);
     if (created.ok()) {
       if (*created) return true;
+      if (TestingHooks().skip_readback_on_exists) return false;  // Planted bug (test only).
       // "Exists": a retried request of our own may have landed first. Read it back.
       for (int read_attempt = 0; read_attempt <= kRedrivesMax; ++read_attempt) {
         Result<std::optional<Record>> back = ProbeRecord(record.seq);
@@ -56,6 +58,14 @@ Result<bool> Stream::CreateRecord(const Record& record, const std::string& encod
     const Kind kind = created.status().kind();
     if (kind != Kind::kUnknown && kind != Kind::kTransient) return created.status();
     last = created.status();
+    if (kind == Kind::kUnknown && TestingHooks().absent_after_unknown_means_no_effect) {
+      // Planted bug (test only): an absent read-back is taken as proof of no effect.
+      Result<std::optional<Record>> back = ProbeRecord(record.seq);
+      if (back.ok() && !*back) {
+        return Status(Code::kTransient, "planted bug: absent after Unknown taken as no effect",
+                      name);
+      }
+    }
     // Never conclude "no effect" from an absent read: re-drive the identical create instead.
     runtime_.clock->SleepMicros(kBackoffBaseMicros << std::min(attempt, 6));
   }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "commit/testing_hooks.h"
+
 namespace omnigraph::commit {
 
 namespace {
@@ -112,8 +114,14 @@ class Planner {
       }
       if (span.from > span.to) continue;
       Stream& stream = Handle(key);
-      OMNIGRAPH_ASSIGN_OR_RETURN(GraphState state, stream.ReadAt(span.from));
-      AddPins(state, plan.keep);
+      if (TestingHooks().retention_uses_record_pins) {
+        // Planted bug (test only): the oldest retained record's own pins, not its fold.
+        OMNIGRAPH_ASSIGN_OR_RETURN(Record first, stream.ReadRecord(span.from));
+        for (const Pin& p : first.pins) plan.keep.insert(PinRef{p.identity(), p.staged_version});
+      } else {
+        OMNIGRAPH_ASSIGN_OR_RETURN(GraphState state, stream.ReadAt(span.from));
+        AddPins(state, plan.keep);
+      }
       for (uint64_t seq = span.from + 1; seq <= span.to; ++seq) {
         OMNIGRAPH_ASSIGN_OR_RETURN(Record record, stream.ReadRecord(seq));
         for (const Pin& p : record.pins) plan.keep.insert(PinRef{p.identity(), p.staged_version});

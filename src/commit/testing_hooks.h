@@ -1,0 +1,38 @@
+// TEST ONLY: switches that plant known bugs in the commit protocol, so the deterministic
+// simulator (src/testing, tests/sim; docs/design/simulation.md) can prove it catches them.
+//
+// Every switch defaults to off, and with every switch off each guarded code path behaves exactly
+// as it would without the hook. Nothing outside src/testing and tests/sim may turn one on. The
+// switches are process-wide atomics, so a process that plants a bug must run one simulation at a
+// time. Thread-safe.
+#pragma once
+
+#include <atomic>
+
+namespace omnigraph::commit {
+
+struct PlantedBugs {
+  // Publishing: treat "exists" from the conditional create as a lost race without reading the
+  // record back (a retried request of our own that landed first is then mistaken for a rival).
+  std::atomic<bool> skip_readback_on_exists{false};
+  // Publishing: after an Unknown create, read the record back once and, when it is absent,
+  // conclude the create had no effect and fail the publish (the request may still land).
+  std::atomic<bool> absent_after_unknown_means_no_effect{false};
+  // Reading: use a checkpoint that parses without checking its seq, stream and head against its
+  // name and the record after it.
+  std::atomic<bool> accept_checkpoint_unvalidated{false};
+  // Retention: root only the pins of the oldest retained record itself instead of its fold.
+  std::atomic<bool> retention_uses_record_pins{false};
+
+  void Reset() {
+    skip_readback_on_exists = false;
+    absent_after_unknown_means_no_effect = false;
+    accept_checkpoint_unvalidated = false;
+    retention_uses_record_pins = false;
+  }
+};
+
+// The process-wide switches (all off unless a simulation test turned one on).
+PlantedBugs& TestingHooks();
+
+}  // namespace omnigraph::commit
