@@ -37,6 +37,9 @@ Record BuildRecord(const GraphState& base, const RecordContent& content, const C
 Result<bool> Stream::CreateRecord(const Record& record, const std::string& encoded) {
   const std::string name = RecordName(key(), record.seq);
   Status last;
+  // Only an Unknown outcome (or a record we could not read back) can leave the commit in doubt;
+  // if every attempt failed before any effect, nothing was published and the caller may retry.
+  bool in_doubt = false;
   // The first attempt plus kRedrivesMax identical re-drives while the outcome stays unknown.
   for (int attempt = 0; attempt <= kRedrivesMax; ++attempt) {
     Result<bool> created = runtime_.store->PutIfAbsent(name, encoded);
@@ -52,11 +55,13 @@ Result<bool> Stream::CreateRecord(const Record& record, const std::string& encod
         }
         if (back.status().kind() == Kind::kPermanent) return back.status();
         last = back.status();
+        in_doubt = true;
       }
       continue;
     }
     const Kind kind = created.status().kind();
     if (kind != Kind::kUnknown && kind != Kind::kTransient) return created.status();
+    in_doubt = in_doubt || kind == Kind::kUnknown;
     last = created.status();
     if (kind == Kind::kUnknown && TestingHooks().absent_after_unknown_means_no_effect) {
       // Planted bug (test only): an absent read-back is taken as proof of no effect.
@@ -68,6 +73,12 @@ Result<bool> Stream::CreateRecord(const Record& record, const std::string& encod
     }
     // Never conclude "no effect" from an absent read: re-drive the identical create instead.
     runtime_.clock->SleepMicros(kBackoffBaseMicros << std::min(attempt, 6));
+  }
+  if (!in_doubt) {
+    return Status(Code::kTransient,
+                  "the store kept failing before any effect; commit '" + record.commit_id +
+                      "' was not published: " + last.message(),
+                  name);
   }
   return Status(Code::kPublicationInDoubt,
                 "the outcome of publishing commit '" + record.commit_id +

@@ -239,6 +239,21 @@ TEST_P(PublishTest, PublicationInDoubtOnlyWhenEveryRedriveIsUnknown) {
   EXPECT_EQ(landed->seq, 1u);
 }
 
+TEST_P(PublishTest, AStoreThatFailsBeforeAnyEffectGivesTransientNotInDoubt) {
+  auto faults = std::make_shared<storage::FaultStore>(store_->counting);
+  storage::Runtime rt2 = storage::Runtime::ForTest(faults, 3);
+  std::unique_ptr<Stream> s = std::move(*Stream::Open(rt2, "main"));
+  ASSERT_TRUE(s->ReadHead().ok());
+  faults->AddRule({.ops = storage::Mask(storage::Op::kPutIfAbsent),
+                   .name_prefix = RecordName("main", 1),
+                   .kind = storage::FaultKind::kTransientBeforeEffect,
+                   .times = -1});
+  Result<PublishResult> r = PublishOne(*s);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kTransient) << r.status().ToString();
+  EXPECT_EQ(rt().store->Head(RecordName("main", 1)).status().kind(), Kind::kNotFound);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, PublishTest, ::testing::Values(false, true),
                          [](const ::testing::TestParamInfo<bool>& param) {
                            return param.param ? "Local" : "Memory";
