@@ -195,6 +195,41 @@ Result<Snapshot> Graph::MakeSnapshot(commit::GraphState state) {
   return snapshot;
 }
 
+Result<commit::StreamMetadata> Graph::CreateBranch(std::string_view name, std::string_view from,
+                                                   std::optional<std::string> from_commit,
+                                                   std::optional<std::string> actor) {
+  commit::StreamOptions options{stamp_.checkpoint_interval, true};
+  commit::ForkPoint fork;
+  if (from_commit) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(commit::Record record,
+                               commit::LookupCommit(*runtime_.store, *from_commit));
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::unique_ptr<commit::Stream> stream,
+                               commit::Stream::Open(runtime_, record.stream, options));
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const commit::GraphState> head, stream->ReadHead());
+    OMNIGRAPH_ASSIGN_OR_RETURN(fork.state, stream->ReadAt(record.seq));
+    fork.parent_branch = stream->metadata().branch;
+    fork.from_head = record.seq == head->seq;
+  } else {
+    OMNIGRAPH_ASSIGN_OR_RETURN(commit::ResolvedBranch parent,
+                               commit::ResolveBranch(runtime_, from));
+    std::unique_ptr<commit::Stream> stream =
+        commit::Stream::FromMetadata(runtime_, parent.metadata, options);
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const commit::GraphState> head, stream->ReadHead());
+    fork.state = *head;
+    fork.parent_branch = std::string(from);
+  }
+  return commit::CreateBranch(runtime_, name, fork, std::move(actor), options);
+}
+
+Status Graph::DeleteBranch(std::string_view name, std::optional<std::string> actor) {
+  return commit::DeleteBranch(runtime_, name, std::move(actor),
+                              commit::StreamOptions{stamp_.checkpoint_interval, true});
+}
+
+Result<std::vector<commit::BranchInfo>> Graph::ListBranches() {
+  return commit::ListBranches(runtime_, commit::StreamOptions{stamp_.checkpoint_interval, true});
+}
+
 Result<Snapshot> Graph::SnapshotOfBranch(std::string_view branch) {
   OMNIGRAPH_ASSIGN_OR_RETURN(commit::ResolvedBranch resolved,
                              commit::ResolveBranch(runtime_, branch));

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 
+#include "commit/branches.h"
 #include "commit/documents.h"
 #include "commit/fold.h"
 #include "schema/catalog.h"
@@ -58,6 +59,15 @@ class Graph {
 
   const commit::StorageStamp& stamp() const { return stamp_; }
   const storage::Runtime& runtime() const { return runtime_; }
+
+  // Creates branch `name` from the head of `from` (a branch name) or, when `from_commit` is set,
+  // from that commit. BranchExists, BranchNotFound, VersionsReclaimed, InvalidArgument as
+  // commit::CreateBranch says.
+  Result<commit::StreamMetadata> CreateBranch(std::string_view name, std::string_view from,
+                                              std::optional<std::string> from_commit = {},
+                                              std::optional<std::string> actor = {});
+  Status DeleteBranch(std::string_view name, std::optional<std::string> actor = {});
+  Result<std::vector<commit::BranchInfo>> ListBranches();
 
   // The head of a branch (`main` or a name).
   Result<Snapshot> SnapshotOfBranch(std::string_view branch);

@@ -145,6 +145,39 @@ TEST(GraphTest, AnotherProcessOpensTheGraphAndSnapshotsByCommitId) {
   EXPECT_EQ((*graph)->SnapshotOfBranch("nope").status().code(), Code::kBranchNotFound);
 }
 
+TEST(GraphTest, BranchesAtTheGraphLevel) {
+  storage::Runtime rt = storage::Runtime::ForTest(std::make_shared<storage::MemoryStore>(), 1);
+  Result<std::unique_ptr<Graph>> graph = Graph::Init(rt, kSchema);
+  ASSERT_TRUE(graph.ok());
+  const std::string genesis = (*graph)->SnapshotOfBranch("main")->commit_id();
+  std::unique_ptr<commit::Stream> main = std::move(*commit::Stream::Open(rt, "main"));
+  commit::PublishRequest request;
+  request.stage = [](const commit::GraphState&) -> Result<commit::RecordContent> {
+    return commit::RecordContent{};
+  };
+  ASSERT_TRUE(main->Publish(request).ok());
+  Result<commit::StreamMetadata> feature = (*graph)->CreateBranch("feature", "main");
+  ASSERT_TRUE(feature.ok()) << feature.status().ToString();
+  EXPECT_EQ(feature->fork_seq, 1u);
+  Result<commit::StreamMetadata> old = (*graph)->CreateBranch("old", "", genesis);
+  ASSERT_TRUE(old.ok()) << old.status().ToString();
+  EXPECT_EQ(old->fork_seq, 0u);
+  EXPECT_EQ((*graph)->CreateBranch("feature", "main").status().code(), Code::kBranchExists);
+  EXPECT_EQ((*graph)->CreateBranch("x", "nope").status().code(), Code::kBranchNotFound);
+  Result<std::vector<commit::BranchInfo>> list = (*graph)->ListBranches();
+  ASSERT_TRUE(list.ok());
+  ASSERT_EQ(list->size(), 3u);
+  EXPECT_EQ((*list)[1].branch, "feature");
+  EXPECT_EQ((*list)[2].branch, "old");
+  Result<Snapshot> at_fork = (*graph)->SnapshotOfBranch("old");
+  ASSERT_TRUE(at_fork.ok());
+  EXPECT_EQ(at_fork->state().seq, 0u);
+  ASSERT_TRUE((*graph)->DeleteBranch("old").ok());
+  EXPECT_EQ((*graph)->SnapshotOfBranch("old").status().code(), Code::kBranchNotFound);
+  EXPECT_EQ((*graph)->DeleteBranch("main").code(), Code::kInvalidArgument);
+  EXPECT_EQ((*graph)->ListBranches()->size(), 2u);
+}
+
 TEST(GraphTest, EveryCookbookSchemaInitialises) {
   for (const char* name : {"industry-intel", "second-brain"}) {
     SCOPED_TRACE(name);
