@@ -14,18 +14,8 @@ namespace {
 
 constexpr char kEmptySha256[] = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
-bool Succeeded(const HttpResponse& r) {
-  return r.transport == Transport::kAnswered && r.status >= 200 && r.status < 300;
-}
-
-bool IsStatus(const HttpResponse& r, long status) {
-  return r.transport == Transport::kAnswered && r.status == status;
-}
-
-bool ParseU64(std::string_view s, uint64_t* out) {
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-  return !s.empty() && ec == std::errc() && end == s.data() + s.size();
-}
+using http::IsStatus;
+using http::Succeeded;
 
 // True when the current etag `current` ("md5:token" or "md5") still equals `expected`.
 bool EtagMatches(std::string_view current, std::string_view expected) {
@@ -116,14 +106,7 @@ Status S3Store::CheckName(std::string_view name) const {
   return Status::Ok();
 }
 
-std::string S3Store::NewToken() {
-  // 128 random bits: two writers never share a token.
-  char token[33];
-  std::snprintf(token, sizeof(token), "%016llx%016llx",
-                static_cast<unsigned long long>(random_.Next64()),
-                static_cast<unsigned long long>(random_.Next64()));
-  return token;
-}
+std::string S3Store::NewToken() { return http::NewWriteToken(random_); }
 
 ErrorContext S3Store::Context(std::string_view name) const {
   return ErrorContext{name, bucket_, config_.endpoint, config_.endpoint_source};
@@ -154,16 +137,8 @@ HttpResponse S3Store::SendOnce(const Call& call) {
 }
 
 HttpResponse S3Store::Send(const Call& call, RequestKind kind) {
-  for (int attempt = 1;; ++attempt) {
-    HttpResponse r = SendOnce(call);
-    if (Succeeded(r) || attempt >= config_.attempts_max) return r;
-    bool again = NothingHappened(r) || (kind == RequestKind::kRead && OutcomeUnknown(r));
-    if (!again) return r;
-    // Full jitter: a random wait up to the doubled base, so racing clients spread out.
-    int64_t ceiling = std::min(config_.backoff_max_micros,
-                               config_.backoff_base_micros << std::min(attempt - 1, 20));
-    clock_->SleepMicros(static_cast<int64_t>(random_.Uniform(static_cast<uint64_t>(ceiling) + 1)));
-  }
+  return http::SendWithRetries([&] { return SendOnce(call); }, kind, config_.retry,
+                               &NothingHappened, *clock_, random_);
 }
 
 Result<ObjectMeta> S3Store::MetaFrom(std::string_view name, const HttpResponse& r,
@@ -266,25 +241,16 @@ Result<bool> S3Store::PutIfAbsent(std::string_view name, std::string_view data) 
   OMNIGRAPH_RETURN_IF_ERROR(CheckName(name));
   const std::string token = NewToken();
   HttpResponse r = PutWith(name, data, token, "If-None-Match: *");
-  if (Succeeded(r)) return true;
-  if (r.transport == Transport::kAnswered &&
-      (r.status == 412 || (r.status == 409 && !NothingHappened(r)))) {
-    if (r.sends <= 1) return false;
-    // libcurl re-sent the create: the name may exist because our first copy landed.
-    Result<std::optional<ObjectMeta>> mine = ReadBack(name, token);
-    if (mine.ok()) return mine->has_value();
-    return Status(Code::kUnknown,
-                  "the create was re-sent and heard 'exists', and reading it back failed: " +
-                      mine.status().message(),
-                  std::string(name));
-  }
-  Status failure = Failure(r, RequestKind::kConditionalWrite, name);
-  if (!OutcomeUnknown(r)) return failure;
-  // The create may have landed with its answer lost. Finding our own token settles it; anything
-  // else leaves it unknown (the request may still be in flight), for the caller to re-drive.
-  Result<std::optional<ObjectMeta>> back = ReadBack(name, token);
-  if (back.ok() && back->has_value()) return true;
-  return failure;
+  const bool exists = r.transport == Transport::kAnswered &&
+                      (r.status == 412 || (r.status == 409 && !NothingHappened(r)));
+  return http::SettleCreate(
+      r, exists, OutcomeUnknown(r),
+      Succeeded(r) ? Status::Ok() : Failure(r, RequestKind::kConditionalWrite, name),
+      [&]() -> Result<bool> {
+        OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<ObjectMeta> back, ReadBack(name, token));
+        return back.has_value();
+      },
+      name);
 }
 
 Result<std::string> S3Store::PutIfMatch(std::string_view name, std::string_view data,
@@ -326,7 +292,8 @@ Result<std::string> S3Store::PutIfMatch(std::string_view name, std::string_view 
           "a concurrent write replaced the etag (the server answered " + failure.message() + ")",
           std::string(name));
     }
-    if (r.transport != Transport::kAnswered || attempt >= config_.attempts_max) return failure;
+    if (r.transport != Transport::kAnswered || attempt >= config_.retry.attempts_max)
+      return failure;
   }
 }
 

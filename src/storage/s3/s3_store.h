@@ -26,7 +26,6 @@
 #include "base/clock.h"
 #include "base/random.h"
 #include "storage/object_store.h"
-#include "storage/s3/http_client.h"
 #include "storage/s3/s3_config.h"
 #include "storage/s3/s3_errors.h"
 

@@ -211,7 +211,7 @@ TEST_F(S3RgwTest, ConfigurationErrorsNameTheVariableOrResource) {
 
   S3Config wrong_endpoint = target_.config;
   wrong_endpoint.endpoint = "http://127.0.0.1:1";
-  wrong_endpoint.backoff_base_micros = 1'000;
+  wrong_endpoint.retry.backoff_base_micros = 1'000;
   Result<std::unique_ptr<S3Store>> d = S3Store::Open(wrong_endpoint, target_.bucket, "");
   ASSERT_FALSE(d.ok());
   EXPECT_EQ(d.status().kind(), Kind::kConfiguration);

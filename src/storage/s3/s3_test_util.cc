@@ -21,12 +21,12 @@ constexpr char kHowToStart[] =
 
 std::atomic<int> unique_counter{0};
 
+}  // namespace
+
 std::string UniqueSuffix() {
   return std::to_string(::getpid()) + "-" + std::to_string(unique_counter.fetch_add(1)) + "-" +
          std::to_string(SystemClock::Default()->NowMicros() % 1'000'000'000);
 }
-
-}  // namespace
 
 bool InCi() {
   const char* ci = std::getenv("CI");

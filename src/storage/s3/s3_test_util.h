@@ -33,6 +33,9 @@ struct S3TestTarget {
 Result<S3TestTarget> S3TestTargetFromEnvironment();
 // True under CI (CI=true), where a missing server is a failure, never a skip.
 bool InCi();
+// "{pid}-{n}-{time}": unique across the processes and stores of one test run (for prefixes,
+// buckets and containers).
+std::string UniqueSuffix();
 // Empty when the server is configured; otherwise what is missing and how to start it.
 std::string S3TestServerMissing();
 

@@ -10,14 +10,24 @@
 // be shared by two processes); open a new one in the child.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
-namespace omnigraph::storage::s3 {
+namespace omnigraph::storage::http {
+
+// Percent-encodes as SigV4 and Azure Shared Key want: unreserved bytes (A-Z a-z 0-9 - . _ ~) stay,
+// every other byte becomes %XX (upper-case hex); '/' stays unless `encode_slash`.
+std::string UriEncode(std::string_view s, bool encode_slash);
+
+// A canonical query string: parameters sorted by name, names and values UriEncoded, joined by '&'.
+// libcurl 7.88 signs the query exactly as given (SigV4), so it must already be canonical.
+std::string CanonicalQuery(std::vector<std::pair<std::string, std::string>> params);
 
 struct HttpRequest {
   // "GET", "HEAD", "PUT" or "DELETE".
@@ -89,4 +99,4 @@ class HttpClient {
   std::vector<void*> idle_;
 };
 
-}  // namespace omnigraph::storage::s3
+}  // namespace omnigraph::storage::http
