@@ -7,25 +7,26 @@
 
 #include "commit/branches.h"
 #include "commit/test_streams.h"
-#include "real_backends.h"
+#include "storage/azure/azure_test_util.h"
+#include "storage/s3/s3_test_util.h"
 #include "storage/test_util.h"
 #include "storage/uri.h"
 
 namespace omnigraph::commit {
 namespace {
 
-using integration::RealBackend;
+using storage::RealServer;
 
 using testing::TestGenesis;
 
-class BranchRaceTest : public ::testing::TestWithParam<RealBackend> {};
+class BranchRaceTest : public ::testing::TestWithParam<RealServer> {};
 
 INSTANTIATE_TEST_SUITE_P(RealServers, BranchRaceTest,
-                         ::testing::ValuesIn(integration::RealBackends()),
-                         integration::RealBackendName);
+                         ::testing::Values(storage::s3::S3Server(), storage::azure::AzureServer()),
+                         storage::RealServerName);
 
 TEST_P(BranchRaceTest, EightProcessesCreatingOneNameHaveExactlyOneWinner) {
-  OMNIGRAPH_REQUIRE_BACKEND(GetParam());
+  OMNIGRAPH_REQUIRE_SERVER(GetParam());
   Result<std::shared_ptr<storage::ObjectStore>> opened = GetParam().open("branch-processes");
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();
   std::shared_ptr<storage::ObjectStore> root = *opened;
@@ -81,7 +82,7 @@ TEST_P(BranchRaceTest, EightProcessesCreatingOneNameHaveExactlyOneWinner) {
 }
 
 TEST_P(BranchRaceTest, CreateRacingADeleteOfTheSameNameLeavesOneConsistentAnswer) {
-  OMNIGRAPH_REQUIRE_BACKEND(GetParam());
+  OMNIGRAPH_REQUIRE_SERVER(GetParam());
   Result<std::shared_ptr<storage::ObjectStore>> opened = GetParam().open("branch-threads");
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();
   std::shared_ptr<storage::ObjectStore> store = *opened;

@@ -11,15 +11,16 @@
 #include <thread>
 
 #include "commit/test_streams.h"
-#include "real_backends.h"
+#include "storage/azure/azure_test_util.h"
 #include "storage/fault_store.h"
+#include "storage/s3/s3_test_util.h"
 #include "storage/test_util.h"
 #include "storage/uri.h"
 
 namespace omnigraph::commit {
 namespace {
 
-using integration::RealBackend;
+using storage::RealServer;
 
 using testing::BumpOneTable;
 using testing::TestGenesis;
@@ -80,14 +81,14 @@ void CheckStream(const storage::Runtime& rt, const std::map<std::string, std::st
   }
 }
 
-class PublishRaceTest : public ::testing::TestWithParam<RealBackend> {};
+class PublishRaceTest : public ::testing::TestWithParam<RealServer> {};
 
 INSTANTIATE_TEST_SUITE_P(RealServers, PublishRaceTest,
-                         ::testing::ValuesIn(integration::RealBackends()),
-                         integration::RealBackendName);
+                         ::testing::Values(storage::s3::S3Server(), storage::azure::AzureServer()),
+                         storage::RealServerName);
 
 TEST_P(PublishRaceTest, EightThreadsOnOneStreamLandEveryCommitOnce) {
-  OMNIGRAPH_REQUIRE_BACKEND(GetParam());
+  OMNIGRAPH_REQUIRE_SERVER(GetParam());
   Result<std::shared_ptr<storage::ObjectStore>> store = GetParam().open("threads");
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   storage::Runtime root = RealClockRuntime(*store, 7);
@@ -119,7 +120,7 @@ TEST_P(PublishRaceTest, EightThreadsOnOneStreamLandEveryCommitOnce) {
 }
 
 TEST_P(PublishRaceTest, EightProcessesOnOneStreamLandEveryCommitOnce) {
-  OMNIGRAPH_REQUIRE_BACKEND(GetParam());
+  OMNIGRAPH_REQUIRE_SERVER(GetParam());
   Result<std::shared_ptr<storage::ObjectStore>> store = GetParam().open("processes");
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   const std::string prefix = (*store)->Describe();
@@ -166,7 +167,7 @@ TEST_P(PublishRaceTest, EightProcessesOnOneStreamLandEveryCommitOnce) {
 // The record create lands on the server, then its acknowledgement is lost (Unknown). The re-drive
 // hears "exists", reads the record back, finds its own commit id and acknowledges exactly once.
 TEST_P(PublishRaceTest, LostAcknowledgementsAreResolvedByReadBack) {
-  OMNIGRAPH_REQUIRE_BACKEND(GetParam());
+  OMNIGRAPH_REQUIRE_SERVER(GetParam());
   Result<std::shared_ptr<storage::ObjectStore>> store = GetParam().open("lost-ack");
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   storage::Runtime root = RealClockRuntime(*store, 7);

@@ -29,6 +29,7 @@
 #include "storage/azure/azure_config.h"
 #include "storage/azure/azure_errors.h"
 #include "storage/http/http_client.h"
+#include "storage/http/objects.h"
 #include "storage/object_store.h"
 
 namespace omnigraph::storage::azure {
@@ -86,13 +87,11 @@ class AzureStore final : public ObjectStore {
   // True when `name` now holds the write carrying `token` (with its meta); nullopt when it holds
   // another write or is absent.
   Result<std::optional<ObjectMeta>> ReadBack(std::string_view name, const std::string& token);
-  Result<ObjectMeta> MetaFrom(std::string_view name, const HttpResponse& response,
-                              uint64_t size_bytes) const;
   Status Probe();
 
   const AzureConfig config_;
   const std::string container_;
-  const std::string prefix_;
+  const http::KeyPrefix keys_;
   // The path part of the endpoint ("/devstoreaccount1" on Azurite, empty on Azure).
   std::string endpoint_path_;
   Clock* const clock_;

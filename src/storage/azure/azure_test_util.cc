@@ -59,4 +59,13 @@ Result<std::shared_ptr<AzureStore>> OpenFreshContainerStore() {
   return std::shared_ptr<AzureStore>(std::move(store));
 }
 
+RealServer AzureServer() {
+  return RealServer{"Azure", &AzureTestServerMissing,
+                    [](std::string_view label) -> Result<std::shared_ptr<ObjectStore>> {
+                      OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<AzureStore> store,
+                                                 OpenTestStore(label));
+                      return std::shared_ptr<ObjectStore>(std::move(store));
+                    }};
+}
+
 }  // namespace omnigraph::storage::azure

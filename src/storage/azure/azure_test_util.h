@@ -16,8 +16,6 @@
 
 namespace omnigraph::storage::azure {
 
-using s3::InCi;
-
 // The test server: OMNIGRAPH_TEST_AZURE_URI (az://container[/prefix]) plus the AZURE_* variables.
 struct AzureTestTarget {
   AzureConfig config;
@@ -31,6 +29,8 @@ std::string AzureTestServerMissing();
 
 // A store on the test server under a prefix no other test uses.
 Result<std::shared_ptr<AzureStore>> OpenTestStore(std::string_view label);
+// The Azurite server as a RealServer test parameter.
+RealServer AzureServer();
 // A fresh, empty container and a store on it without a prefix (the contract suite's 1,024-byte
 // names leave no room for one).
 Result<std::shared_ptr<AzureStore>> OpenFreshContainerStore();
@@ -42,7 +42,7 @@ Result<std::shared_ptr<AzureStore>> OpenFreshContainerStore();
   do {                                                                                            \
     std::string omnigraph_azure_missing_ = ::omnigraph::storage::azure::AzureTestServerMissing(); \
     if (!omnigraph_azure_missing_.empty()) {                                                      \
-      if (::omnigraph::storage::s3::InCi()) FAIL() << omnigraph_azure_missing_;                   \
+      if (::omnigraph::storage::InCi()) FAIL() << omnigraph_azure_missing_;                       \
       GTEST_SKIP() << omnigraph_azure_missing_;                                                   \
     }                                                                                             \
   } while (0)

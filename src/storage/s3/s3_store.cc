@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "base/hash.h"
+#include "storage/http/objects.h"
 #include "storage/memory_store.h"
 #include "storage/s3/s3_xml.h"
 
@@ -35,7 +36,7 @@ std::pair<std::string, std::string> SplitEtag(std::string_view etag) {
 S3Store::S3Store(S3Config config, std::string bucket, std::string prefix, Clock* clock)
     : config_(std::move(config)),
       bucket_(std::move(bucket)),
-      prefix_(std::move(prefix)),
+      keys_(std::move(prefix), kS3KeyBytesMax, "S3"),
       clock_(clock ? clock : SystemClock::Default()),
       http_(HttpClientOptions{config_.connect_timeout_ms, config_.request_timeout_ms,
                               "aws:amz:" + config_.region + ":s3",
@@ -86,25 +87,12 @@ Status S3Store::CreateBucket(const S3Config& config, std::string_view bucket) {
 }
 
 std::string S3Store::Describe() const {
-  return "s3://" + bucket_ + (prefix_.empty() ? "" : "/" + prefix_);
+  return "s3://" + bucket_ + (keys_.prefix().empty() ? "" : "/" + keys_.prefix());
 }
 
-std::string S3Store::Key(std::string_view name) const {
-  if (prefix_.empty()) return std::string(name);
-  return prefix_ + "/" + std::string(name);
-}
+std::string S3Store::Key(std::string_view name) const { return keys_.Key(name); }
 
-Status S3Store::CheckName(std::string_view name) const {
-  OMNIGRAPH_RETURN_IF_ERROR(ValidateObjectName(name));
-  if (Key(name).size() > kS3KeyBytesMax) {
-    return Status(Code::kInvalidArgument,
-                  "name is too long for S3 under the prefix '" + prefix_ + "': the key would be " +
-                      std::to_string(Key(name).size()) + " bytes, the limit is " +
-                      std::to_string(kS3KeyBytesMax),
-                  std::string(name));
-  }
-  return Status::Ok();
-}
+Status S3Store::CheckName(std::string_view name) const { return keys_.Check(name); }
 
 std::string S3Store::NewToken() { return http::NewWriteToken(random_); }
 
@@ -141,24 +129,10 @@ HttpResponse S3Store::Send(const Call& call, RequestKind kind) {
                                &NothingHappened, *clock_, random_);
 }
 
-Result<ObjectMeta> S3Store::MetaFrom(std::string_view name, const HttpResponse& r,
-                                     uint64_t size_bytes) const {
-  ObjectMeta meta;
-  meta.name = std::string(name);
-  meta.size_bytes = size_bytes;
-  meta.etag = StripQuotes(r.Header("etag"));
-  if (meta.etag.empty()) {
-    return Status(Code::kPermanent, "S3 answered without an ETag", std::string(name));
-  }
+Result<ObjectMeta> S3Store::MetaFrom(std::string_view name, const HttpResponse& r) const {
+  OMNIGRAPH_ASSIGN_OR_RETURN(ObjectMeta meta, http::MetaFromHeaders(name, r, "S3"));
   std::string token = r.Header(kWriteTokenHeader);
   if (!token.empty()) meta.etag += ":" + token;
-  std::optional<int64_t> modified = ParseHttpDateMicros(r.Header("last-modified"));
-  if (!modified) {
-    return Status(Code::kPermanent,
-                  "S3 answered without a valid Last-Modified ('" + r.Header("last-modified") + "')",
-                  std::string(name));
-  }
-  meta.last_modified_micros = *modified;
   return meta;
 }
 
@@ -167,9 +141,7 @@ Result<GetResult> S3Store::Get(std::string_view name, std::optional<ByteRange> r
   Call call{"GET", Key(name), ""};
   if (range) {
     if (range->length == 0) return ClampRange(name, 1, *range).status();
-    uint64_t last = range->offset + std::min(range->length, UINT64_MAX - range->offset) - 1;
-    call.headers.push_back("Range: bytes=" + std::to_string(range->offset) + "-" +
-                           std::to_string(last));
+    call.headers.push_back("Range: " + http::RangeHeaderValue(*range));
   }
   HttpResponse r = Send(call, RequestKind::kRead);
   if (IsStatus(r, 416)) {
@@ -179,35 +151,15 @@ Result<GetResult> S3Store::Get(std::string_view name, std::optional<ByteRange> r
     return GetResult{"", std::move(meta)};
   }
   if (!Succeeded(r)) return Failure(r, RequestKind::kRead, name);
-  uint64_t size = r.body.size();
-  if (r.status == 206) {
-    // "bytes 2-4/10": the whole object's size follows the '/'.
-    std::string content_range = r.Header("content-range");
-    size_t slash = content_range.rfind('/');
-    if (slash == std::string::npos || !ParseU64(content_range.substr(slash + 1), &size)) {
-      return Status(Code::kPermanent, "S3 answered a range read without a valid Content-Range",
-                    std::string(name));
-    }
-  }
-  OMNIGRAPH_ASSIGN_OR_RETURN(ObjectMeta meta, MetaFrom(name, r, size));
-  GetResult result{std::move(r.body), std::move(meta)};
-  if (range && r.status == 200) {
-    // A server that ignores Range sends everything: cut the range out here.
-    OMNIGRAPH_ASSIGN_OR_RETURN(auto span, ClampRange(name, result.data.size(), *range));
-    result.data = result.data.substr(span.first, span.second - span.first);
-  }
-  return result;
+  OMNIGRAPH_ASSIGN_OR_RETURN(ObjectMeta meta, MetaFrom(name, r));
+  return http::GetResultFrom(name, std::move(r), std::move(meta), range);
 }
 
 Result<ObjectMeta> S3Store::Head(std::string_view name) {
   OMNIGRAPH_RETURN_IF_ERROR(CheckName(name));
   HttpResponse r = Send(Call{"HEAD", Key(name), ""}, RequestKind::kRead);
   if (!Succeeded(r)) return Failure(r, RequestKind::kRead, name);
-  uint64_t size = 0;
-  if (!ParseU64(r.Header("content-length"), &size)) {
-    return Status(Code::kPermanent, "S3 answered HEAD without a Content-Length", std::string(name));
-  }
-  return MetaFrom(name, r, size);
+  return MetaFrom(name, r);
 }
 
 HttpResponse S3Store::PutWith(std::string_view name, std::string_view data,
@@ -304,7 +256,7 @@ Result<ListPage> S3Store::List(const ListOptions& options) {
       {"max-keys", std::to_string(options.page_size)},
       {"prefix", Key(options.prefix)},
   };
-  if (prefix_.empty() && options.prefix.empty()) params.pop_back();
+  if (keys_.prefix().empty() && options.prefix.empty()) params.pop_back();
   if (!options.continuation.empty()) {
     params.push_back({"continuation-token", options.continuation});
   } else if (!options.start_after.empty()) {
@@ -314,14 +266,9 @@ Result<ListPage> S3Store::List(const ListOptions& options) {
   if (!Succeeded(r)) return Failure(r, RequestKind::kRead, options.prefix);
   OMNIGRAPH_ASSIGN_OR_RETURN(ListObjectsResult listed, ParseListObjectsV2(r.body));
   ListPage page;
-  const std::string strip = prefix_.empty() ? "" : prefix_ + "/";
   for (ListedObject& object : listed.objects) {
-    if (!object.key.starts_with(strip)) {
-      return Status(Code::kPermanent, "S3 listed key '" + object.key + "' outside the prefix",
-                    options.prefix);
-    }
     ObjectMeta meta;
-    meta.name = object.key.substr(strip.size());
+    OMNIGRAPH_ASSIGN_OR_RETURN(meta.name, keys_.NameOf(object.key, options.prefix));
     meta.size_bytes = object.size_bytes;
     meta.etag = std::move(object.etag);
     meta.last_modified_micros = object.last_modified_micros;

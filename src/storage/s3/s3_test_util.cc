@@ -28,11 +28,6 @@ std::string UniqueSuffix() {
          std::to_string(SystemClock::Default()->NowMicros() % 1'000'000'000);
 }
 
-bool InCi() {
-  const char* ci = std::getenv("CI");
-  return ci != nullptr && std::string_view(ci) == "true";
-}
-
 Result<S3TestTarget> S3TestTargetFromEnvironment() {
   const char* uri = std::getenv("OMNIGRAPH_TEST_S3_URI");
   if (uri == nullptr || *uri == '\0') {
@@ -73,6 +68,15 @@ Result<std::shared_ptr<S3Store>> OpenFreshBucketStore() {
   OMNIGRAPH_ASSIGN_OR_RETURN(std::unique_ptr<S3Store> store,
                              S3Store::Open(target.config, bucket, ""));
   return std::shared_ptr<S3Store>(std::move(store));
+}
+
+RealServer S3Server() {
+  return RealServer{"S3", &S3TestServerMissing,
+                    [](std::string_view label) -> Result<std::shared_ptr<ObjectStore>> {
+                      OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<S3Store> store,
+                                                 OpenTestStore(label));
+                      return std::shared_ptr<ObjectStore>(std::move(store));
+                    }};
 }
 
 std::string S3ErrorBody(std::string_view code) {
