@@ -4,8 +4,9 @@
 // handle taken back from the pool reuses its keep-alive connection; a request never waits for a
 // handle (a new one is made when the pool is empty). Requests may be signed with AWS Signature
 // Version 4 by libcurl itself (CURLOPT_AWS_SIGV4); the caller supplies the headers that SigV4
-// needs from it (x-amz-content-sha256) and canonical query strings. The client never retries:
-// retry policy belongs to the caller, which knows whether a request is safe to repeat.
+// needs from it (x-amz-content-sha256) and canonical query strings. Azure's Shared Key is signed
+// by the caller (storage/azure) and sent as an ordinary Authorization header. The client never
+// retries: retry policy belongs to the caller, which knows whether a request is safe to repeat.
 // Thread-safe. A client must not be used on both sides of a fork (the pooled connections would
 // be shared by two processes); open a new one in the child.
 #pragma once
