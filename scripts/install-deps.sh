@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs every Debian 12 package the build, the tests and the benchmarks need.
+# Installs every Debian 12 package the build, the tests and the benchmarks need, and Azurite
+# (the Azure test server) from npm.
 # Idempotent: a second run installs nothing and takes about a second.
 set -euo pipefail
 
@@ -23,14 +24,37 @@ for p in "${packages[@]}"; do
   fi
 done
 
-if [ "${#missing[@]}" -eq 0 ]; then
-  echo "install-deps: all ${#packages[@]} packages present"
-  exit 0
-fi
+# The Azure test server (scripts/start-azurite.sh) is Azurite from npm, on Node.js: Debian's,
+# unless node and npm are already on the PATH (from any source).
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then missing+=(nodejs npm); fi
 
-echo "install-deps: installing ${missing[*]}"
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+else
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# Azurite, pinned (DEPENDENCIES.md), into AZURITE_HOME; azurite 3.37 wants node >= 22, which
+# start-azurite.sh takes from npm when Debian's is older. Both steps are skipped when present.
+AZURITE_HOME=${AZURITE_HOME:-/opt/azurite-emu}
+AZURITE_VERSION=${AZURITE_VERSION:-3.37.0}
+have=$(node -p "try{require('$AZURITE_HOME/node_modules/azurite/package.json').version}catch(e){''}" \
+  2>/dev/null || true)
+if [ "$have" != "$AZURITE_VERSION" ]; then
+  echo "install-deps: installing azurite@$AZURITE_VERSION into $AZURITE_HOME (npm)"
+  $SUDO mkdir -p "$AZURITE_HOME"
+  [ -f "$AZURITE_HOME/package.json" ] ||
+    echo '{"name":"azurite-emu","private":true}' | $SUDO tee "$AZURITE_HOME/package.json" >/dev/null
+  $SUDO npm install --prefix "$AZURITE_HOME" --no-audit --no-fund --loglevel=error \
+    "azurite@$AZURITE_VERSION"
+fi
+if (( $(node -p 'process.versions.node.split(".")[0]') < 22 )) &&
+  ! "$AZURITE_HOME/node_modules/.bin/node" --version 2>/dev/null | grep -q '^v22\.'; then
+  echo "install-deps: installing node@22 for azurite into $AZURITE_HOME (npm)"
+  $SUDO npm install --prefix "$AZURITE_HOME" --no-audit --no-fund --loglevel=error node@22
+fi

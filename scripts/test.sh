@@ -14,7 +14,7 @@ cmake --preset asan -DOMNIGRAPH_WERROR=ON >/dev/null
 cmake --build --preset asan
 echo "test: build took $(( $(date +%s) - start )) s"
 
-# Test servers (S3 and Azure) are started here once their backends exist; see scripts/servers.sh.
+# Test servers (Ceph RGW for S3, Azurite for Azure): see scripts/servers.sh.
 if [ -f scripts/servers.sh ]; then
   # shellcheck source=/dev/null
   source scripts/servers.sh

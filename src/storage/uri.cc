@@ -3,6 +3,7 @@
 #include <map>
 #include <mutex>
 
+#include "storage/azure/azure_store.h"
 #include "storage/memory_store.h"
 #include "storage/s3/s3_store.h"
 
@@ -117,8 +118,13 @@ Result<std::shared_ptr<ObjectStore>> OpenStore(const StoreUri& uri, const OpenOp
                                  s3::S3Store::Open(std::move(config), uri.location, uri.prefix));
       return std::shared_ptr<ObjectStore>(std::move(store));
     }
-    case Scheme::kAzure:
-      return Status(Code::kUnsupported, "the Azure backend is not built yet", uri.ToString());
+    case Scheme::kAzure: {
+      OMNIGRAPH_ASSIGN_OR_RETURN(azure::AzureConfig config, azure::AzureConfig::FromEnvironment());
+      OMNIGRAPH_ASSIGN_OR_RETURN(
+          std::unique_ptr<azure::AzureStore> store,
+          azure::AzureStore::Open(std::move(config), uri.location, uri.prefix));
+      return std::shared_ptr<ObjectStore>(std::move(store));
+    }
   }
   return Internal("unhandled store scheme");
 }

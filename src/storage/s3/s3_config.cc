@@ -88,38 +88,6 @@ Result<S3Config> S3Config::FromLookup(
   return config;
 }
 
-std::string UriEncode(std::string_view s, bool encode_slash) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(s.size() * 3);
-  for (unsigned char c : s) {
-    bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                      c == '-' || c == '.' || c == '_' || c == '~';
-    if (unreserved || (c == '/' && !encode_slash)) {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    }
-  }
-  return out;
-}
-
-std::string CanonicalQuery(std::vector<std::pair<std::string, std::string>> params) {
-  for (auto& [name, value] : params) {
-    name = UriEncode(name, true);
-    value = UriEncode(value, true);
-  }
-  std::sort(params.begin(), params.end());
-  std::string out;
-  for (const auto& [name, value] : params) {
-    if (!out.empty()) out.push_back('&');
-    out += name + "=" + value;
-  }
-  return out;
-}
-
 std::string BucketUrl(const S3Config& config, std::string_view bucket, std::string_view key,
                       std::string_view query) {
   std::string url;

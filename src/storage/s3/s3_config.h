@@ -20,8 +20,13 @@
 #include <vector>
 
 #include "base/status.h"
+#include "storage/http/http_client.h"
+#include "storage/http/requests.h"
 
 namespace omnigraph::storage::s3 {
+
+using http::CanonicalQuery;
+using http::UriEncode;
 
 struct S3Config {
   // scheme://host[:port] without a trailing '/'.
@@ -37,11 +42,8 @@ struct S3Config {
 
   int64_t connect_timeout_ms = 5'000;
   int64_t request_timeout_ms = 30'000;
-  // Attempts of one request that is safe to repeat (the first included).
-  int attempts_max = 4;
-  // The first backoff; each retry doubles it (with full jitter), up to backoff_max_micros.
-  int64_t backoff_base_micros = 20'000;
-  int64_t backoff_max_micros = 1'000'000;
+  // Retries of requests that are safe to repeat (storage/http/requests.h).
+  http::RetryPolicy retry;
 
   // Reads the environment. Configuration naming the variable when credentials are missing or a
   // value is malformed.
@@ -50,14 +52,6 @@ struct S3Config {
   static Result<S3Config> FromLookup(
       const std::function<std::optional<std::string>(std::string_view)>& lookup);
 };
-
-// Percent-encodes as SigV4 wants: unreserved bytes (A-Z a-z 0-9 - . _ ~) stay, every other byte
-// becomes %XX (upper-case hex); '/' stays unless `encode_slash`.
-std::string UriEncode(std::string_view s, bool encode_slash);
-
-// A canonical query string: parameters sorted by name, names and values UriEncoded, joined by '&'.
-// libcurl 7.88 signs the query exactly as given, so it must already be canonical.
-std::string CanonicalQuery(std::vector<std::pair<std::string, std::string>> params);
 
 // The URL of `key` in `bucket` (empty key: the bucket itself), with `query` (canonical) appended.
 std::string BucketUrl(const S3Config& config, std::string_view bucket, std::string_view key,

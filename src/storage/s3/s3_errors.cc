@@ -52,26 +52,12 @@ bool NothingHappened(const HttpResponse& r) {
   return false;
 }
 
-bool OutcomeUnknown(const HttpResponse& r) {
-  if (r.transport == Transport::kNoAnswer) return true;
-  return r.transport == Transport::kAnswered && r.status >= 500 && !NothingHappened(r);
-}
+bool OutcomeUnknown(const HttpResponse& r) { return http::OutcomeUnknown(r, NothingHappened(r)); }
 
 Status MapFailure(const HttpResponse& r, RequestKind kind, const ErrorContext& c) {
   const std::string object(c.object);
-  const bool writes = kind != RequestKind::kRead;
-  if (r.transport == Transport::kNotSent) {
-    return Status(Code::kTransient,
-                  "could not reach the S3 endpoint " + std::string(c.endpoint) + " (" +
-                      std::string(c.endpoint_source) + "): " + r.error,
-                  object);
-  }
-  if (r.transport == Transport::kNoAnswer) {
-    return writes ? Status(Code::kUnknown,
-                           "no answer from " + Where(c) + " (" + r.error +
-                               "); the write may or may not have taken effect",
-                           object)
-                  : Status(Code::kTransient, "no answer from " + Where(c) + ": " + r.error, object);
+  if (std::optional<Status> failed = http::TransportFailure(r, kind, "S3", Where(c), object)) {
+    return *failed;
   }
   const S3Error e = ParseS3Error(r.body);
   const std::string what = Describe(r, e);
@@ -115,13 +101,7 @@ Status MapFailure(const HttpResponse& r, RequestKind kind, const ErrorContext& c
   if (r.status == 503 && e.code == "SlowDown") {
     return Status(Code::kTransient, "S3 asked to slow down (" + what + ")", object);
   }
-  if (r.status >= 500) {
-    return writes ? Status(Code::kUnknown,
-                           "S3 server error (" + what +
-                               "); the write may or may not have taken effect",
-                           object)
-                  : Status(Code::kTransient, "S3 server error (" + what + ")", object);
-  }
+  if (r.status >= 500) return http::ServerFailure(r, kind, "S3", what, object);
   if (e.code == "KeyTooLongError") {
     return Status(Code::kInvalidArgument, "the object key is too long for S3 (" + what + ")",
                   object);

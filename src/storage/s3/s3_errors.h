@@ -5,16 +5,17 @@
 #include <string_view>
 
 #include "base/status.h"
-#include "storage/s3/http_client.h"
+#include "storage/http/http_client.h"
+#include "storage/http/requests.h"
 
 namespace omnigraph::storage::s3 {
 
-// What the failed request was, which decides Transient versus Unknown.
-enum class RequestKind {
-  kRead,              // GET, HEAD, LIST: never changes anything.
-  kWrite,             // PUT, DELETE without conditions.
-  kConditionalWrite,  // PUT with If-None-Match or If-Match.
-};
+using http::HttpClient;
+using http::HttpClientOptions;
+using http::HttpRequest;
+using http::HttpResponse;
+using http::RequestKind;
+using http::Transport;
 
 // Where the request went, for messages.
 struct ErrorContext {

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "base/hash.h"
+#include "storage/http/objects.h"
 #include "storage/memory_store.h"
 #include "storage/s3/s3_xml.h"
 
@@ -14,18 +15,8 @@ namespace {
 
 constexpr char kEmptySha256[] = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
-bool Succeeded(const HttpResponse& r) {
-  return r.transport == Transport::kAnswered && r.status >= 200 && r.status < 300;
-}
-
-bool IsStatus(const HttpResponse& r, long status) {
-  return r.transport == Transport::kAnswered && r.status == status;
-}
-
-bool ParseU64(std::string_view s, uint64_t* out) {
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-  return !s.empty() && ec == std::errc() && end == s.data() + s.size();
-}
+using http::IsStatus;
+using http::Succeeded;
 
 // True when the current etag `current` ("md5:token" or "md5") still equals `expected`.
 bool EtagMatches(std::string_view current, std::string_view expected) {
@@ -45,7 +36,7 @@ std::pair<std::string, std::string> SplitEtag(std::string_view etag) {
 S3Store::S3Store(S3Config config, std::string bucket, std::string prefix, Clock* clock)
     : config_(std::move(config)),
       bucket_(std::move(bucket)),
-      prefix_(std::move(prefix)),
+      keys_(std::move(prefix), kS3KeyBytesMax, "S3"),
       clock_(clock ? clock : SystemClock::Default()),
       http_(HttpClientOptions{config_.connect_timeout_ms, config_.request_timeout_ms,
                               "aws:amz:" + config_.region + ":s3",
@@ -96,34 +87,14 @@ Status S3Store::CreateBucket(const S3Config& config, std::string_view bucket) {
 }
 
 std::string S3Store::Describe() const {
-  return "s3://" + bucket_ + (prefix_.empty() ? "" : "/" + prefix_);
+  return "s3://" + bucket_ + (keys_.prefix().empty() ? "" : "/" + keys_.prefix());
 }
 
-std::string S3Store::Key(std::string_view name) const {
-  if (prefix_.empty()) return std::string(name);
-  return prefix_ + "/" + std::string(name);
-}
+std::string S3Store::Key(std::string_view name) const { return keys_.Key(name); }
 
-Status S3Store::CheckName(std::string_view name) const {
-  OMNIGRAPH_RETURN_IF_ERROR(ValidateObjectName(name));
-  if (Key(name).size() > kS3KeyBytesMax) {
-    return Status(Code::kInvalidArgument,
-                  "name is too long for S3 under the prefix '" + prefix_ + "': the key would be " +
-                      std::to_string(Key(name).size()) + " bytes, the limit is " +
-                      std::to_string(kS3KeyBytesMax),
-                  std::string(name));
-  }
-  return Status::Ok();
-}
+Status S3Store::CheckName(std::string_view name) const { return keys_.Check(name); }
 
-std::string S3Store::NewToken() {
-  // 128 random bits: two writers never share a token.
-  char token[33];
-  std::snprintf(token, sizeof(token), "%016llx%016llx",
-                static_cast<unsigned long long>(random_.Next64()),
-                static_cast<unsigned long long>(random_.Next64()));
-  return token;
-}
+std::string S3Store::NewToken() { return http::NewWriteToken(random_); }
 
 ErrorContext S3Store::Context(std::string_view name) const {
   return ErrorContext{name, bucket_, config_.endpoint, config_.endpoint_source};
@@ -154,36 +125,14 @@ HttpResponse S3Store::SendOnce(const Call& call) {
 }
 
 HttpResponse S3Store::Send(const Call& call, RequestKind kind) {
-  for (int attempt = 1;; ++attempt) {
-    HttpResponse r = SendOnce(call);
-    if (Succeeded(r) || attempt >= config_.attempts_max) return r;
-    bool again = NothingHappened(r) || (kind == RequestKind::kRead && OutcomeUnknown(r));
-    if (!again) return r;
-    // Full jitter: a random wait up to the doubled base, so racing clients spread out.
-    int64_t ceiling = std::min(config_.backoff_max_micros,
-                               config_.backoff_base_micros << std::min(attempt - 1, 20));
-    clock_->SleepMicros(static_cast<int64_t>(random_.Uniform(static_cast<uint64_t>(ceiling) + 1)));
-  }
+  return http::SendWithRetries([&] { return SendOnce(call); }, kind, config_.retry,
+                               &NothingHappened, *clock_, random_);
 }
 
-Result<ObjectMeta> S3Store::MetaFrom(std::string_view name, const HttpResponse& r,
-                                     uint64_t size_bytes) const {
-  ObjectMeta meta;
-  meta.name = std::string(name);
-  meta.size_bytes = size_bytes;
-  meta.etag = StripQuotes(r.Header("etag"));
-  if (meta.etag.empty()) {
-    return Status(Code::kPermanent, "S3 answered without an ETag", std::string(name));
-  }
+Result<ObjectMeta> S3Store::MetaFrom(std::string_view name, const HttpResponse& r) const {
+  OMNIGRAPH_ASSIGN_OR_RETURN(ObjectMeta meta, http::MetaFromHeaders(name, r, "S3"));
   std::string token = r.Header(kWriteTokenHeader);
   if (!token.empty()) meta.etag += ":" + token;
-  std::optional<int64_t> modified = ParseHttpDateMicros(r.Header("last-modified"));
-  if (!modified) {
-    return Status(Code::kPermanent,
-                  "S3 answered without a valid Last-Modified ('" + r.Header("last-modified") + "')",
-                  std::string(name));
-  }
-  meta.last_modified_micros = *modified;
   return meta;
 }
 
@@ -192,9 +141,7 @@ Result<GetResult> S3Store::Get(std::string_view name, std::optional<ByteRange> r
   Call call{"GET", Key(name), ""};
   if (range) {
     if (range->length == 0) return ClampRange(name, 1, *range).status();
-    uint64_t last = range->offset + std::min(range->length, UINT64_MAX - range->offset) - 1;
-    call.headers.push_back("Range: bytes=" + std::to_string(range->offset) + "-" +
-                           std::to_string(last));
+    call.headers.push_back("Range: " + http::RangeHeaderValue(*range));
   }
   HttpResponse r = Send(call, RequestKind::kRead);
   if (IsStatus(r, 416)) {
@@ -204,35 +151,15 @@ Result<GetResult> S3Store::Get(std::string_view name, std::optional<ByteRange> r
     return GetResult{"", std::move(meta)};
   }
   if (!Succeeded(r)) return Failure(r, RequestKind::kRead, name);
-  uint64_t size = r.body.size();
-  if (r.status == 206) {
-    // "bytes 2-4/10": the whole object's size follows the '/'.
-    std::string content_range = r.Header("content-range");
-    size_t slash = content_range.rfind('/');
-    if (slash == std::string::npos || !ParseU64(content_range.substr(slash + 1), &size)) {
-      return Status(Code::kPermanent, "S3 answered a range read without a valid Content-Range",
-                    std::string(name));
-    }
-  }
-  OMNIGRAPH_ASSIGN_OR_RETURN(ObjectMeta meta, MetaFrom(name, r, size));
-  GetResult result{std::move(r.body), std::move(meta)};
-  if (range && r.status == 200) {
-    // A server that ignores Range sends everything: cut the range out here.
-    OMNIGRAPH_ASSIGN_OR_RETURN(auto span, ClampRange(name, result.data.size(), *range));
-    result.data = result.data.substr(span.first, span.second - span.first);
-  }
-  return result;
+  OMNIGRAPH_ASSIGN_OR_RETURN(ObjectMeta meta, MetaFrom(name, r));
+  return http::GetResultFrom(name, std::move(r), std::move(meta), range);
 }
 
 Result<ObjectMeta> S3Store::Head(std::string_view name) {
   OMNIGRAPH_RETURN_IF_ERROR(CheckName(name));
   HttpResponse r = Send(Call{"HEAD", Key(name), ""}, RequestKind::kRead);
   if (!Succeeded(r)) return Failure(r, RequestKind::kRead, name);
-  uint64_t size = 0;
-  if (!ParseU64(r.Header("content-length"), &size)) {
-    return Status(Code::kPermanent, "S3 answered HEAD without a Content-Length", std::string(name));
-  }
-  return MetaFrom(name, r, size);
+  return MetaFrom(name, r);
 }
 
 HttpResponse S3Store::PutWith(std::string_view name, std::string_view data,
@@ -266,25 +193,16 @@ Result<bool> S3Store::PutIfAbsent(std::string_view name, std::string_view data) 
   OMNIGRAPH_RETURN_IF_ERROR(CheckName(name));
   const std::string token = NewToken();
   HttpResponse r = PutWith(name, data, token, "If-None-Match: *");
-  if (Succeeded(r)) return true;
-  if (r.transport == Transport::kAnswered &&
-      (r.status == 412 || (r.status == 409 && !NothingHappened(r)))) {
-    if (r.sends <= 1) return false;
-    // libcurl re-sent the create: the name may exist because our first copy landed.
-    Result<std::optional<ObjectMeta>> mine = ReadBack(name, token);
-    if (mine.ok()) return mine->has_value();
-    return Status(Code::kUnknown,
-                  "the create was re-sent and heard 'exists', and reading it back failed: " +
-                      mine.status().message(),
-                  std::string(name));
-  }
-  Status failure = Failure(r, RequestKind::kConditionalWrite, name);
-  if (!OutcomeUnknown(r)) return failure;
-  // The create may have landed with its answer lost. Finding our own token settles it; anything
-  // else leaves it unknown (the request may still be in flight), for the caller to re-drive.
-  Result<std::optional<ObjectMeta>> back = ReadBack(name, token);
-  if (back.ok() && back->has_value()) return true;
-  return failure;
+  const bool exists = r.transport == Transport::kAnswered &&
+                      (r.status == 412 || (r.status == 409 && !NothingHappened(r)));
+  return http::SettleCreate(
+      r, exists, OutcomeUnknown(r),
+      Succeeded(r) ? Status::Ok() : Failure(r, RequestKind::kConditionalWrite, name),
+      [&]() -> Result<bool> {
+        OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<ObjectMeta> back, ReadBack(name, token));
+        return back.has_value();
+      },
+      name);
 }
 
 Result<std::string> S3Store::PutIfMatch(std::string_view name, std::string_view data,
@@ -326,7 +244,8 @@ Result<std::string> S3Store::PutIfMatch(std::string_view name, std::string_view 
           "a concurrent write replaced the etag (the server answered " + failure.message() + ")",
           std::string(name));
     }
-    if (r.transport != Transport::kAnswered || attempt >= config_.attempts_max) return failure;
+    if (r.transport != Transport::kAnswered || attempt >= config_.retry.attempts_max)
+      return failure;
   }
 }
 
@@ -337,7 +256,7 @@ Result<ListPage> S3Store::List(const ListOptions& options) {
       {"max-keys", std::to_string(options.page_size)},
       {"prefix", Key(options.prefix)},
   };
-  if (prefix_.empty() && options.prefix.empty()) params.pop_back();
+  if (keys_.prefix().empty() && options.prefix.empty()) params.pop_back();
   if (!options.continuation.empty()) {
     params.push_back({"continuation-token", options.continuation});
   } else if (!options.start_after.empty()) {
@@ -347,14 +266,9 @@ Result<ListPage> S3Store::List(const ListOptions& options) {
   if (!Succeeded(r)) return Failure(r, RequestKind::kRead, options.prefix);
   OMNIGRAPH_ASSIGN_OR_RETURN(ListObjectsResult listed, ParseListObjectsV2(r.body));
   ListPage page;
-  const std::string strip = prefix_.empty() ? "" : prefix_ + "/";
   for (ListedObject& object : listed.objects) {
-    if (!object.key.starts_with(strip)) {
-      return Status(Code::kPermanent, "S3 listed key '" + object.key + "' outside the prefix",
-                    options.prefix);
-    }
     ObjectMeta meta;
-    meta.name = object.key.substr(strip.size());
+    OMNIGRAPH_ASSIGN_OR_RETURN(meta.name, keys_.NameOf(object.key, options.prefix));
     meta.size_bytes = object.size_bytes;
     meta.etag = std::move(object.etag);
     meta.last_modified_micros = object.last_modified_micros;

@@ -25,8 +25,8 @@
 
 #include "base/clock.h"
 #include "base/random.h"
+#include "storage/http/objects.h"
 #include "storage/object_store.h"
-#include "storage/s3/http_client.h"
 #include "storage/s3/s3_config.h"
 #include "storage/s3/s3_errors.h"
 
@@ -86,13 +86,13 @@ class S3Store final : public ObjectStore {
   // Reads back `name` after an ambiguous write: its etag when it carries `token`; nullopt when it
   // holds another write or is absent; the read's failure otherwise.
   Result<std::optional<ObjectMeta>> ReadBack(std::string_view name, const std::string& token);
-  Result<ObjectMeta> MetaFrom(std::string_view name, const HttpResponse& response,
-                              uint64_t size_bytes) const;
+  // The meta of a GET or HEAD answer; the etag is "{s3 etag}:{token}" when it carries a token.
+  Result<ObjectMeta> MetaFrom(std::string_view name, const HttpResponse& response) const;
   Status Probe();
 
   const S3Config config_;
   const std::string bucket_;
-  const std::string prefix_;
+  const http::KeyPrefix keys_;
   Clock* const clock_;
   HttpClient http_;
   Random random_;

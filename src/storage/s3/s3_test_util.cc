@@ -21,16 +21,11 @@ constexpr char kHowToStart[] =
 
 std::atomic<int> unique_counter{0};
 
+}  // namespace
+
 std::string UniqueSuffix() {
   return std::to_string(::getpid()) + "-" + std::to_string(unique_counter.fetch_add(1)) + "-" +
          std::to_string(SystemClock::Default()->NowMicros() % 1'000'000'000);
-}
-
-}  // namespace
-
-bool InCi() {
-  const char* ci = std::getenv("CI");
-  return ci != nullptr && std::string_view(ci) == "true";
 }
 
 Result<S3TestTarget> S3TestTargetFromEnvironment() {
@@ -73,6 +68,15 @@ Result<std::shared_ptr<S3Store>> OpenFreshBucketStore() {
   OMNIGRAPH_ASSIGN_OR_RETURN(std::unique_ptr<S3Store> store,
                              S3Store::Open(target.config, bucket, ""));
   return std::shared_ptr<S3Store>(std::move(store));
+}
+
+RealServer S3Server() {
+  return RealServer{"S3", &S3TestServerMissing,
+                    [](std::string_view label) -> Result<std::shared_ptr<ObjectStore>> {
+                      OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<S3Store> store,
+                                                 OpenTestStore(label));
+                      return std::shared_ptr<ObjectStore>(std::move(store));
+                    }};
 }
 
 std::string S3ErrorBody(std::string_view code) {

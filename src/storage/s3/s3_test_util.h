@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "storage/real_server.h"
 #include "storage/s3/s3_store.h"
 
 namespace omnigraph::storage::s3 {
@@ -31,13 +32,17 @@ struct S3TestTarget {
 
 // The target, or a message saying what is missing and how to start RGW.
 Result<S3TestTarget> S3TestTargetFromEnvironment();
-// True under CI (CI=true), where a missing server is a failure, never a skip.
-bool InCi();
+using storage::InCi;
+// "{pid}-{n}-{time}": unique across the processes and stores of one test run (for prefixes,
+// buckets and containers).
+std::string UniqueSuffix();
 // Empty when the server is configured; otherwise what is missing and how to start it.
 std::string S3TestServerMissing();
 
 // A store on the test server under a prefix no other test uses ("{prefix}/{label}-{pid}-{n}").
 Result<std::shared_ptr<S3Store>> OpenTestStore(std::string_view label);
+// The RGW server as a RealServer test parameter.
+RealServer S3Server();
 // A fresh, empty bucket on the test server and a store on it without a prefix (so the whole
 // 1,024-byte key space is available to names, as the contract suite needs).
 Result<std::shared_ptr<S3Store>> OpenFreshBucketStore();

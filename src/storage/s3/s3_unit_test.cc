@@ -178,7 +178,7 @@ class S3ScriptedTest : public testing::Test {
     config.endpoint_source = "AWS_ENDPOINT_URL";
     config.access_key_id = "AKTEST";
     config.secret_access_key = "secret";
-    config.backoff_base_micros = 1'000;
+    config.retry.backoff_base_micros = 1'000;
     config.request_timeout_ms = 5'000;
     Result<std::unique_ptr<S3Store>> store = S3Store::Open(config, "bkt", "pre/fix");
     ASSERT_TRUE(store.ok()) << store.status().ToString();
@@ -246,7 +246,7 @@ TEST_F(S3ScriptedTest, ConditionalRequestConflictIsRetriedThenUnknown) {
   Result<bool> stuck = store_->PutIfAbsent("m", "x");
   ASSERT_FALSE(stuck.ok());
   EXPECT_EQ(stuck.status().kind(), Kind::kUnknown) << stuck.status().ToString();
-  EXPECT_EQ(puts.load(), -100 + S3Config().attempts_max);
+  EXPECT_EQ(puts.load(), -100 + S3Config().retry.attempts_max);
 }
 
 TEST_F(S3ScriptedTest, OtherConflictOnAConditionalCreateIsAlreadyExists) {
@@ -412,7 +412,7 @@ TEST(S3OpenTest, UnreachableEndpointIsAConfigurationErrorNamingTheVariable) {
   config.endpoint_source = "AWS_ENDPOINT_URL";
   config.access_key_id = "k";
   config.secret_access_key = "s";
-  config.backoff_base_micros = 1'000;
+  config.retry.backoff_base_micros = 1'000;
   Result<std::unique_ptr<S3Store>> store = S3Store::Open(config, "bkt", "");
   ASSERT_FALSE(store.ok());
   EXPECT_EQ(store.status().kind(), Kind::kConfiguration);

@@ -1,8 +1,5 @@
-// The few S3 XML documents OmniGraph reads — ListObjectsV2 results and error bodies — parsed by a
-// small hand-written reader, and the two timestamp formats S3 uses.
-//
-// The reader finds elements by exact tag name; it does not validate the document. Character data
-// is decoded (the five named entities and numeric character references). Pure functions.
+// The few S3 XML documents OmniGraph reads — ListObjectsV2 results and error bodies — parsed with
+// the reader shared with the Azure backend (storage/http/xml.h). Pure functions.
 #pragma once
 
 #include <cstdint>
@@ -12,17 +9,17 @@
 #include <vector>
 
 #include "base/status.h"
+#include "storage/http/xml.h"
 
 namespace omnigraph::storage::s3 {
 
-// Decodes &amp; &lt; &gt; &quot; &apos; and &#NN; / &#xHH; (as UTF-8). Permanent when a reference
-// is malformed.
-Result<std::string> XmlUnescape(std::string_view text);
-
-// The raw inner text of the first <tag>…</tag> (or <tag/>) in `xml`, or nullopt.
-std::optional<std::string_view> XmlFirst(std::string_view xml, std::string_view tag);
-// The raw inner text of every <tag>…</tag>, in document order.
-std::vector<std::string_view> XmlAll(std::string_view xml, std::string_view tag);
+using http::ParseHttpDateMicros;
+using http::ParseIso8601Micros;
+using http::ParseU64;
+using http::StripQuotes;
+using http::XmlAll;
+using http::XmlFirst;
+using http::XmlUnescape;
 
 struct ListedObject {
   std::string key;
@@ -47,13 +44,5 @@ struct S3Error {
   std::string message;
 };
 S3Error ParseS3Error(std::string_view xml);
-
-// "2026-11-29T15:06:38.323Z" as Unix microseconds; nullopt when malformed.
-std::optional<int64_t> ParseIso8601Micros(std::string_view text);
-// "Sun, 29 Nov 2026 15:06:38 GMT" (RFC 7231 IMF-fixdate) as Unix microseconds.
-std::optional<int64_t> ParseHttpDateMicros(std::string_view text);
-
-// An etag header or element without its surrounding quotes.
-std::string StripQuotes(std::string_view etag);
 
 }  // namespace omnigraph::storage::s3

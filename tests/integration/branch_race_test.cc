@@ -1,12 +1,13 @@
-// Branch creates and deletes racing on a real S3 server (Ceph RGW): the S3 twin of
-// src/commit/branches_concurrency_test.cc. Branch deletes are the one user of PutIfMatch, whose
-// losers RGW may answer with 500.
+// Branch creates and deletes racing on every real server (S3 on Ceph RGW, Azure Blob on Azurite):
+// the twin of src/commit/branches_concurrency_test.cc. Branch deletes are the one user of
+// PutIfMatch, whose losers RGW may answer with 500.
 #include <gtest/gtest.h>
 
 #include <thread>
 
 #include "commit/branches.h"
 #include "commit/test_streams.h"
+#include "storage/azure/azure_test_util.h"
 #include "storage/s3/s3_test_util.h"
 #include "storage/test_util.h"
 #include "storage/uri.h"
@@ -14,12 +15,19 @@
 namespace omnigraph::commit {
 namespace {
 
-using storage::s3::OpenTestStore;
+using storage::RealServer;
+
 using testing::TestGenesis;
 
-TEST(S3BranchRaceTest, EightProcessesCreatingOneNameHaveExactlyOneWinner) {
-  OMNIGRAPH_REQUIRE_S3();
-  Result<std::shared_ptr<storage::s3::S3Store>> opened = OpenTestStore("branch-processes");
+class BranchRaceTest : public ::testing::TestWithParam<RealServer> {};
+
+INSTANTIATE_TEST_SUITE_P(RealServers, BranchRaceTest,
+                         ::testing::Values(storage::s3::S3Server(), storage::azure::AzureServer()),
+                         storage::RealServerName);
+
+TEST_P(BranchRaceTest, EightProcessesCreatingOneNameHaveExactlyOneWinner) {
+  OMNIGRAPH_REQUIRE_SERVER(GetParam());
+  Result<std::shared_ptr<storage::ObjectStore>> opened = GetParam().open("branch-processes");
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();
   std::shared_ptr<storage::ObjectStore> root = *opened;
   const std::string uri = root->Describe();
@@ -73,9 +81,9 @@ TEST(S3BranchRaceTest, EightProcessesCreatingOneNameHaveExactlyOneWinner) {
   }
 }
 
-TEST(S3BranchRaceTest, CreateRacingADeleteOfTheSameNameLeavesOneConsistentAnswer) {
-  OMNIGRAPH_REQUIRE_S3();
-  Result<std::shared_ptr<storage::s3::S3Store>> opened = OpenTestStore("branch-threads");
+TEST_P(BranchRaceTest, CreateRacingADeleteOfTheSameNameLeavesOneConsistentAnswer) {
+  OMNIGRAPH_REQUIRE_SERVER(GetParam());
+  Result<std::shared_ptr<storage::ObjectStore>> opened = GetParam().open("branch-threads");
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();
   std::shared_ptr<storage::ObjectStore> store = *opened;
   storage::Runtime runtime = storage::Runtime::ForTest(store);

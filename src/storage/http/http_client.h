@@ -4,20 +4,31 @@
 // handle taken back from the pool reuses its keep-alive connection; a request never waits for a
 // handle (a new one is made when the pool is empty). Requests may be signed with AWS Signature
 // Version 4 by libcurl itself (CURLOPT_AWS_SIGV4); the caller supplies the headers that SigV4
-// needs from it (x-amz-content-sha256) and canonical query strings. The client never retries:
-// retry policy belongs to the caller, which knows whether a request is safe to repeat.
+// needs from it (x-amz-content-sha256) and canonical query strings. Azure's Shared Key is signed
+// by the caller (storage/azure) and sent as an ordinary Authorization header. The client never
+// retries: retry policy belongs to the caller, which knows whether a request is safe to repeat.
 // Thread-safe. A client must not be used on both sides of a fork (the pooled connections would
 // be shared by two processes); open a new one in the child.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
-namespace omnigraph::storage::s3 {
+namespace omnigraph::storage::http {
+
+// Percent-encodes as SigV4 and Azure Shared Key want: unreserved bytes (A-Z a-z 0-9 - . _ ~) stay,
+// every other byte becomes %XX (upper-case hex); '/' stays unless `encode_slash`.
+std::string UriEncode(std::string_view s, bool encode_slash);
+
+// A canonical query string: parameters sorted by name, names and values UriEncoded, joined by '&'.
+// libcurl 7.88 signs the query exactly as given (SigV4), so it must already be canonical.
+std::string CanonicalQuery(std::vector<std::pair<std::string, std::string>> params);
 
 struct HttpRequest {
   // "GET", "HEAD", "PUT" or "DELETE".
@@ -89,4 +100,4 @@ class HttpClient {
   std::vector<void*> idle_;
 };
 
-}  // namespace omnigraph::storage::s3
+}  // namespace omnigraph::storage::http

@@ -1,11 +1,11 @@
-#include "storage/s3/http_client.h"
+#include "storage/http/http_client.h"
 
 #include <curl/curl.h>
 
 #include <algorithm>
 #include <cctype>
 
-namespace omnigraph::storage::s3 {
+namespace omnigraph::storage::http {
 
 namespace {
 
@@ -60,6 +60,38 @@ bool NeverSent(CURLcode code) {
 }
 
 }  // namespace
+
+std::string UriEncode(std::string_view s, bool encode_slash) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(s.size() * 3);
+  for (unsigned char c : s) {
+    bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                      c == '-' || c == '.' || c == '_' || c == '~';
+    if (unreserved || (c == '/' && !encode_slash)) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    }
+  }
+  return out;
+}
+
+std::string CanonicalQuery(std::vector<std::pair<std::string, std::string>> params) {
+  for (auto& [name, value] : params) {
+    name = UriEncode(name, true);
+    value = UriEncode(value, true);
+  }
+  std::sort(params.begin(), params.end());
+  std::string out;
+  for (const auto& [name, value] : params) {
+    if (!out.empty()) out.push_back('&');
+    out += name + "=" + value;
+  }
+  return out;
+}
 
 std::string HttpResponse::Header(std::string_view name) const {
   auto it = headers.find(std::string(name));
@@ -162,4 +194,4 @@ HttpResponse HttpClient::Send(const HttpRequest& request) {
   return response;
 }
 
-}  // namespace omnigraph::storage::s3
+}  // namespace omnigraph::storage::http

@@ -1,6 +1,7 @@
-// The commit protocol on a real S3 server (Ceph RGW): the race — 8 threads and 8 processes
-// publishing to one stream — and lost acknowledgements (a FaultStore over the real backend that
-// applies a write, then reports Unknown). Mirrors src/commit/publish_concurrency_test.cc.
+// The commit protocol on every real server (S3 on Ceph RGW, Azure Blob on Azurite): the race — 8
+// threads and 8 processes publishing to one stream — and lost acknowledgements (a FaultStore over
+// the real backend that applies a write, then reports Unknown). Mirrors
+// src/commit/publish_concurrency_test.cc.
 #include <gtest/gtest.h>
 
 #include <barrier>
@@ -10,6 +11,7 @@
 #include <thread>
 
 #include "commit/test_streams.h"
+#include "storage/azure/azure_test_util.h"
 #include "storage/fault_store.h"
 #include "storage/s3/s3_test_util.h"
 #include "storage/test_util.h"
@@ -18,7 +20,8 @@
 namespace omnigraph::commit {
 namespace {
 
-using storage::s3::OpenTestStore;
+using storage::RealServer;
+
 using testing::BumpOneTable;
 using testing::TestGenesis;
 
@@ -78,9 +81,15 @@ void CheckStream(const storage::Runtime& rt, const std::map<std::string, std::st
   }
 }
 
-TEST(S3PublishTest, EightThreadsOnOneStreamLandEveryCommitOnce) {
-  OMNIGRAPH_REQUIRE_S3();
-  Result<std::shared_ptr<storage::s3::S3Store>> store = OpenTestStore("threads");
+class PublishRaceTest : public ::testing::TestWithParam<RealServer> {};
+
+INSTANTIATE_TEST_SUITE_P(RealServers, PublishRaceTest,
+                         ::testing::Values(storage::s3::S3Server(), storage::azure::AzureServer()),
+                         storage::RealServerName);
+
+TEST_P(PublishRaceTest, EightThreadsOnOneStreamLandEveryCommitOnce) {
+  OMNIGRAPH_REQUIRE_SERVER(GetParam());
+  Result<std::shared_ptr<storage::ObjectStore>> store = GetParam().open("threads");
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   storage::Runtime root = RealClockRuntime(*store, 7);
   ASSERT_TRUE(CreateMainStream(root, TestGenesis(), std::nullopt).ok());
@@ -110,9 +119,9 @@ TEST(S3PublishTest, EightThreadsOnOneStreamLandEveryCommitOnce) {
   CheckStream(root, acked, kPublishers * kCommitsEach);
 }
 
-TEST(S3PublishTest, EightProcessesOnOneStreamLandEveryCommitOnce) {
-  OMNIGRAPH_REQUIRE_S3();
-  Result<std::shared_ptr<storage::s3::S3Store>> store = OpenTestStore("processes");
+TEST_P(PublishRaceTest, EightProcessesOnOneStreamLandEveryCommitOnce) {
+  OMNIGRAPH_REQUIRE_SERVER(GetParam());
+  Result<std::shared_ptr<storage::ObjectStore>> store = GetParam().open("processes");
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   const std::string prefix = (*store)->Describe();
   storage::Runtime root = RealClockRuntime(*store, 7);
@@ -155,11 +164,11 @@ TEST(S3PublishTest, EightProcessesOnOneStreamLandEveryCommitOnce) {
   CheckStream(root, acked, kPublishers * kCommitsEach);
 }
 
-// The record create lands on RGW, then its acknowledgement is lost (Unknown). The re-drive hears
-// "exists", reads the record back, finds its own commit id and acknowledges exactly once.
-TEST(S3PublishTest, LostAcknowledgementsAreResolvedByReadBack) {
-  OMNIGRAPH_REQUIRE_S3();
-  Result<std::shared_ptr<storage::s3::S3Store>> store = OpenTestStore("lost-ack");
+// The record create lands on the server, then its acknowledgement is lost (Unknown). The re-drive
+// hears "exists", reads the record back, finds its own commit id and acknowledges exactly once.
+TEST_P(PublishRaceTest, LostAcknowledgementsAreResolvedByReadBack) {
+  OMNIGRAPH_REQUIRE_SERVER(GetParam());
+  Result<std::shared_ptr<storage::ObjectStore>> store = GetParam().open("lost-ack");
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   storage::Runtime root = RealClockRuntime(*store, 7);
   ASSERT_TRUE(CreateMainStream(root, TestGenesis(), std::nullopt).ok());
