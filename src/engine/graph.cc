@@ -230,6 +230,69 @@ Result<std::vector<commit::BranchInfo>> Graph::ListBranches() {
   return commit::ListBranches(runtime_, commit::StreamOptions{stamp_.checkpoint_interval, true});
 }
 
+Result<commit::Stream*> Graph::StreamOf(std::string_view branch) {
+  std::lock_guard lock(mu_);
+  auto it = streams_.find(std::string(branch));
+  if (it != streams_.end()) return it->second.get();
+  OMNIGRAPH_ASSIGN_OR_RETURN(commit::ResolvedBranch resolved,
+                             commit::ResolveBranch(runtime_, branch));
+  auto stream = commit::Stream::FromMetadata(
+      runtime_, resolved.metadata, commit::StreamOptions{stamp_.checkpoint_interval, true});
+  commit::Stream* raw = stream.get();
+  streams_[std::string(branch)] = std::move(stream);
+  return raw;
+}
+
+Result<WriteResult> Graph::Write(const WriteRequest& request) {
+  if (request.changes.empty()) return InvalidArgument("a write needs at least one table change");
+  OMNIGRAPH_ASSIGN_OR_RETURN(commit::Stream * stream, StreamOf(request.branch));
+  bool insert_only = true;
+  for (const auto& [key, change] : request.changes) {
+    insert_only = insert_only &&
+                  (change.op == TableChange::Op::kAppend || change.op == TableChange::Op::kUpsert);
+  }
+  commit::PublishRequest publish;
+  publish.insert_only = insert_only;
+  publish.expected_head = request.expected_head;
+  publish.branch = request.branch;
+  publish.actor = request.actor;
+  publish.stage = [&](const commit::GraphState& base) -> Result<commit::RecordContent> {
+    // Stage every touched table in parallel against (stream, seq) of the captured head.
+    const table::StagedAgainst against{base.stream, base.seq};
+    std::vector<std::pair<const std::string*, const TableChange*>> work;
+    for (const auto& [key, change] : request.changes) work.emplace_back(&key, &change);
+    std::vector<table::TablePin> staged(work.size());
+    TaskGroup group(*runtime_.executor);
+    for (size_t i = 0; i < work.size(); ++i) {
+      group.Add([&, i]() -> Status {
+        const commit::TableState* t = base.FindByKey(*work[i].first);
+        if (t == nullptr) {
+          return InvalidArgument("no table '" + *work[i].first + "' on branch " + request.branch);
+        }
+        const table::TablePin pin = ToTablePin(t->pin);
+        const TableChange& change = *work[i].second;
+        Result<table::TablePin> next = Status(Code::kInternal, "unreachable");
+        switch (change.op) {
+          case TableChange::Op::kAppend: next = tables_->Append(pin, change.rows, against); break;
+          case TableChange::Op::kUpsert: next = tables_->Upsert(pin, change.rows, against); break;
+          case TableChange::Op::kDelete: next = tables_->Delete(pin, change.ids, against); break;
+          case TableChange::Op::kOverwrite:
+            next = tables_->Overwrite(pin, change.rows, against);
+            break;
+        }
+        OMNIGRAPH_ASSIGN_OR_RETURN(staged[i], std::move(next));
+        return Status::Ok();
+      });
+    }
+    OMNIGRAPH_RETURN_IF_ERROR(group.Wait());
+    commit::RecordContent content;
+    for (const table::TablePin& p : staged) content.pins.push_back(ToCommitPin(p));
+    return content;
+  };
+  OMNIGRAPH_ASSIGN_OR_RETURN(commit::PublishResult published, stream->Publish(publish));
+  return WriteResult{published.commit_id, published.seq, published.attempts};
+}
+
 Result<Snapshot> Graph::SnapshotOfBranch(std::string_view branch) {
   OMNIGRAPH_ASSIGN_OR_RETURN(commit::ResolvedBranch resolved,
                              commit::ResolveBranch(runtime_, branch));

@@ -18,6 +18,7 @@
 #include "commit/branches.h"
 #include "commit/documents.h"
 #include "commit/fold.h"
+#include "commit/stream.h"
 #include "schema/catalog.h"
 #include "schema/ir.h"
 #include "storage/uri.h"
@@ -46,6 +47,30 @@ class Snapshot {
   std::shared_ptr<table::TableStore> tables_;
 };
 
+// One table's part of a write. Append and Upsert take `rows`; Delete takes `ids`; Overwrite
+// replaces the table's image with `rows`.
+struct TableChange {
+  enum class Op { kAppend, kUpsert, kDelete, kOverwrite };
+  Op op = Op::kAppend;
+  table::ColumnBatch rows;
+  std::vector<std::string> ids;
+};
+
+struct WriteRequest {
+  std::string branch = "main";
+  // By table key (`node:Person`).
+  std::map<std::string, TableChange> changes;
+  // When set, the head must be this commit (PreconditionFailed otherwise; nothing is retried).
+  std::optional<std::string> expected_head;
+  std::optional<std::string> actor;
+};
+
+struct WriteResult {
+  std::string commit_id;
+  uint64_t seq = 0;
+  int attempts = 0;
+};
+
 class Graph {
  public:
   // Initialises a new graph at the runtime's store with `schema_source` (.pg). AlreadyInitialized
@@ -69,6 +94,14 @@ class Graph {
   Status DeleteBranch(std::string_view name, std::optional<std::string> actor = {});
   Result<std::vector<commit::BranchInfo>> ListBranches();
 
+  // The write path: stages every touched table in parallel against the captured head (D9) and
+  // publishes exactly one record pinning the new versions. Insert-only writes (append, upsert)
+  // re-prepare when another writer publishes first; a write with a delete or an overwrite gets
+  // ReadSetChanged. Errors from staging (KeyConflict, InvalidArgument for rows that do not fit
+  // the table) publish nothing. (Constraint validation — enums, @range, @check, @unique, edge
+  // endpoints, @card — is the next increment.)
+  Result<WriteResult> Write(const WriteRequest& request);
+
   // The head of a branch (`main` or a name).
   Result<Snapshot> SnapshotOfBranch(std::string_view branch);
   // The state at one commit, by id.
@@ -78,6 +111,7 @@ class Graph {
   Graph(storage::Runtime runtime, commit::StorageStamp stamp);
   Result<std::shared_ptr<const schema::Catalog>> CatalogFor(const commit::SchemaRef& schema);
   Result<Snapshot> MakeSnapshot(commit::GraphState state);
+  Result<commit::Stream*> StreamOf(std::string_view branch);
 
   storage::Runtime runtime_;
   commit::StorageStamp stamp_;
@@ -85,6 +119,8 @@ class Graph {
   std::mutex mu_;
   // Accepted schemas by content hash: archives are immutable, so this never goes stale.
   std::map<std::string, std::shared_ptr<const schema::Catalog>> catalogs_;
+  // Warm stream handles by branch name, so that repeated writes publish with no reads.
+  std::map<std::string, std::unique_ptr<commit::Stream>> streams_;
 };
 
 // The commit-layer pin and the table-layer pin carry the same fields.

@@ -10,10 +10,15 @@
 #include "commit/branches.h"
 #include "commit/names.h"
 #include "commit/stream.h"
+#include "engine/table_schema.h"
 #include "storage/counting_store.h"
 #include "storage/local_store.h"
 #include "storage/memory_store.h"
 #include "storage/test_util.h"
+#include "table/column_builder.h"
+
+#include <atomic>
+#include <thread>
 
 namespace omnigraph::engine {
 namespace {
@@ -176,6 +181,141 @@ TEST(GraphTest, BranchesAtTheGraphLevel) {
   EXPECT_EQ((*graph)->SnapshotOfBranch("old").status().code(), Code::kBranchNotFound);
   EXPECT_EQ((*graph)->DeleteBranch("main").code(), Code::kInvalidArgument);
   EXPECT_EQ((*graph)->ListBranches()->size(), 2u);
+}
+
+// Rows for a node or edge table of kSchema: ids, and for each property a string (or null).
+table::ColumnBatch Rows(const schema::Catalog& catalog, std::string_view table_key,
+                        const std::vector<std::vector<std::optional<std::string>>>& rows) {
+  const schema::TypeDef* type = nullptr;
+  for (const schema::TypeDef& t : catalog.ir().nodes) {
+    if (t.table_key() == table_key) type = &t;
+  }
+  for (const schema::TypeDef& t : catalog.ir().edges) {
+    if (t.table_key() == table_key) type = &t;
+  }
+  OMNIGRAPH_CHECK(type != nullptr);
+  table::Schema columns = *TableSchemaFor(*type);
+  std::vector<table::Column> out;
+  for (size_t c = 0; c < columns.size(); ++c) {
+    table::ColumnBuilder b(columns[c].type, columns[c].nullable);
+    for (const auto& row : rows) {
+      const std::optional<std::string>& v = row.at(c);
+      if (!v) {
+        b.AppendNull();
+      } else if (columns[c].type.id == table::TypeId::kI32) {
+        b.Append<int32_t>(std::stoi(*v));
+      } else {
+        b.AppendString(*v);
+      }
+    }
+    out.push_back(*b.Finish());
+  }
+  return table::ColumnBatch(columns, std::move(out), rows.size());
+}
+
+WriteRequest Insert(const Snapshot& s, std::string_view key,
+                    const std::vector<std::vector<std::optional<std::string>>>& rows) {
+  WriteRequest w;
+  w.changes[std::string(key)] =
+      TableChange{TableChange::Op::kAppend, Rows(s.catalog(), key, rows), {}};
+  return w;
+}
+
+TEST(GraphWriteTest, AWriteTouchingThreeTypesIsOneRecordWhosePinsResolve) {
+  storage::Runtime rt = storage::Runtime::ForTest(std::make_shared<storage::MemoryStore>(), 1);
+  std::unique_ptr<Graph> graph = std::move(*Graph::Init(rt, kSchema));
+  Snapshot s0 = *graph->SnapshotOfBranch("main");
+  // Person columns: id, name, age; Company: id, name; WorksAt: id, src, dst, role.
+  WriteRequest w =
+      Insert(s0, "node:Person", {{"Ada", "Ada", "36"}, {"Grace", "Grace", std::nullopt}});
+  w.changes["node:Company"] = TableChange{
+      TableChange::Op::kAppend, Rows(s0.catalog(), "node:Company", {{"Acme", "Acme"}}), {}};
+  w.changes["edge:WorksAt"] =
+      TableChange{TableChange::Op::kAppend,
+                  Rows(s0.catalog(), "edge:WorksAt", {{"e1", "Ada", "Acme", "engineer"}}),
+                  {}};
+  Result<WriteResult> r = graph->Write(w);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->seq, 1u);
+  Result<commit::Record> record = commit::LookupCommit(*rt.store, r->commit_id);
+  ASSERT_TRUE(record.ok());
+  EXPECT_EQ(record->pins.size(), 3u);
+  Snapshot s1 = *graph->SnapshotOfBranch("main");
+  for (const auto& [key, count] : std::vector<std::pair<std::string, uint64_t>>{
+           {"node:Person", 2}, {"node:Company", 1}, {"edge:WorksAt", 1}}) {
+    Result<std::shared_ptr<const table::TableVersion>> t = s1.Table(key);
+    ASSERT_TRUE(t.ok()) << key << ": " << t.status().ToString();
+    EXPECT_EQ((*t)->manifest().entity_count, count) << key;
+  }
+  std::vector<std::string> ids = {"Grace", "Nobody"};
+  Result<table::LookupResult> found = (*s1.Table("node:Person"))->Lookup(ids);
+  ASSERT_TRUE(found.ok());
+  EXPECT_EQ(found->found, (std::vector<bool>{true, false}));
+  // The genesis snapshot, by commit id, still sees empty tables.
+  EXPECT_EQ(
+      (*graph->SnapshotAtCommit(s0.commit_id())->Table("node:Person"))->manifest().entity_count,
+      0u);
+}
+
+TEST(GraphWriteTest, AFailedStagingPublishesNothing) {
+  storage::Runtime rt = storage::Runtime::ForTest(std::make_shared<storage::MemoryStore>(), 1);
+  std::unique_ptr<Graph> graph = std::move(*Graph::Init(rt, kSchema));
+  Snapshot s0 = *graph->SnapshotOfBranch("main");
+  ASSERT_TRUE(graph->Write(Insert(s0, "node:Person", {{"Ada", "Ada", "36"}})).ok());
+  // Appending an existing id is a key conflict; the other table's staged version is never named.
+  WriteRequest w = Insert(s0, "node:Person", {{"Ada", "Ada", "37"}});
+  w.changes["node:Company"] = TableChange{
+      TableChange::Op::kAppend, Rows(s0.catalog(), "node:Company", {{"Acme", "Acme"}}), {}};
+  Result<WriteResult> r = graph->Write(w);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kKeyConflict) << r.status().ToString();
+  WriteRequest unknown = Insert(s0, "node:Person", {{"Bob", "Bob", "1"}});
+  unknown.changes["node:Nope"] = TableChange{};
+  EXPECT_EQ(graph->Write(unknown).status().code(), Code::kInvalidArgument);
+  Snapshot s = *graph->SnapshotOfBranch("main");
+  EXPECT_EQ(s.state().seq, 1u);
+  EXPECT_EQ((*s.Table("node:Company"))->manifest().entity_count, 0u);
+}
+
+TEST(GraphWriteTest, TwoWritersAppendingToOneBranchBothLandAndStrictWritesConflict) {
+  auto store = std::make_shared<storage::MemoryStore>();
+  storage::Runtime rt = storage::Runtime::ForStore(store, 2);
+  ASSERT_TRUE(Graph::Init(rt, kSchema).ok());
+  std::vector<std::unique_ptr<Graph>> graphs;
+  for (int i = 0; i < 2; ++i) {
+    storage::Runtime own = storage::Runtime::ForStore(store, 2);
+    graphs.push_back(std::move(*Graph::Open(own)));
+  }
+  Snapshot s0 = *graphs[0]->SnapshotOfBranch("main");
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 20; ++i) {
+        std::string id = "p" + std::to_string(t) + "-" + std::to_string(i);
+        Result<WriteResult> r = graphs[t]->Write(Insert(s0, "node:Person", {{id, id, "1"}}));
+        if (!r.ok()) ++failures;
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+  Snapshot s = *graphs[0]->SnapshotOfBranch("main");
+  EXPECT_EQ(s.state().seq, 40u);
+  EXPECT_EQ((*s.Table("node:Person"))->manifest().entity_count, 40u);
+  // graphs[1]'s handle is warm; graphs[0] moves the head; a strict write through graphs[1] loses.
+  ASSERT_TRUE(graphs[1]->Write(Insert(s0, "node:Person", {{"x", "x", "1"}})).ok());
+  ASSERT_TRUE(graphs[0]->Write(Insert(s0, "node:Person", {{"y", "y", "1"}})).ok());
+  WriteRequest del;
+  del.changes["node:Person"] = TableChange{TableChange::Op::kDelete, {}, {"x"}};
+  Result<WriteResult> strict = graphs[1]->Write(del);
+  ASSERT_FALSE(strict.ok());
+  EXPECT_EQ(strict.status().code(), Code::kReadSetChanged);
+  // Retried against the new head, it lands.
+  Result<WriteResult> again = graphs[1]->Write(del);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ((*graphs[0]->SnapshotOfBranch("main")->Table("node:Person"))->manifest().entity_count,
+            41u);
 }
 
 TEST(GraphTest, EveryCookbookSchemaInitialises) {
