@@ -4,7 +4,7 @@
 #include "commit/branches.h"
 #include "commit/names.h"
 #include "commit/stream.h"
-#include "engine/table_schema.h"
+#include "query/table_schema.h"
 #include "schema/archive.h"
 #include "schema/identity.h"
 #include "schema/ir_json.h"
@@ -127,7 +127,7 @@ Result<std::unique_ptr<Graph>> Graph::Init(const storage::Runtime& runtime,
   for (size_t i = 0; i < types.size(); ++i) {
     group.Add([&, i]() -> Status {
       const schema::TypeDef& type = *types[i];
-      OMNIGRAPH_ASSIGN_OR_RETURN(table::Schema columns, TableSchemaFor(type));
+      OMNIGRAPH_ASSIGN_OR_RETURN(table::Schema columns, query::TableSchemaFor(type));
       OMNIGRAPH_ASSIGN_OR_RETURN(table::ColumnBatch empty, EmptyRows(columns));
       table::NewTable table{table::TableId{type.id, type.incarnation}, type.table_key(), columns};
       OMNIGRAPH_ASSIGN_OR_RETURN(pins[i], tables.Create(table, empty, std::nullopt));

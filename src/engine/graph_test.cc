@@ -10,7 +10,7 @@
 #include "commit/branches.h"
 #include "commit/names.h"
 #include "commit/stream.h"
-#include "engine/table_schema.h"
+#include "query/table_schema.h"
 #include "storage/counting_store.h"
 #include "storage/local_store.h"
 #include "storage/memory_store.h"
@@ -194,7 +194,7 @@ table::ColumnBatch Rows(const schema::Catalog& catalog, std::string_view table_k
     if (t.table_key() == table_key) type = &t;
   }
   OMNIGRAPH_CHECK(type != nullptr);
-  table::Schema columns = *TableSchemaFor(*type);
+  table::Schema columns = *query::TableSchemaFor(*type);
   std::vector<table::Column> out;
   for (size_t c = 0; c < columns.size(); ++c) {
     table::ColumnBuilder b(columns[c].type, columns[c].nullable);

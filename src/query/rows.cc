@@ -1,11 +1,11 @@
-#include "engine/rows.h"
+#include "query/rows.h"
 
 #include <cmath>
 #include <limits>
 
-#include "engine/table_schema.h"
+#include "query/table_schema.h"
 
-namespace omnigraph::engine {
+namespace omnigraph::query {
 
 using schema::PropType;
 using schema::ScalarKind;
@@ -258,4 +258,4 @@ Result<table::ColumnBatch> RowsBuilder::Finish() {
   return table::ColumnBatch(schema_, std::move(columns), rows);
 }
 
-}  // namespace omnigraph::engine
+}  // namespace omnigraph::query

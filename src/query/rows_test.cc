@@ -1,4 +1,4 @@
-#include "engine/rows.h"
+#include "query/rows.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include "schema/identity.h"
 #include "table/table_manifest.h"
 
-namespace omnigraph::engine {
+namespace omnigraph::query {
 namespace {
 
 using schema::Value;
@@ -152,4 +152,4 @@ TEST_F(RowsTest, ValuesThatDoNotFitAreRejectedNamingTheProperty) {
 }
 
 }  // namespace
-}  // namespace omnigraph::engine
+}  // namespace omnigraph::query

@@ -1,7 +1,7 @@
 // Rows: typed values in and out of the columns of a node or edge table.
 //
 // The load, mutation and query layers carry property values as schema::Value; tables hold
-// columns (engine/table_schema.h). RowsBuilder turns entities into a ColumnBatch in the type's
+// columns (query/table_schema.h). RowsBuilder turns entities into a ColumnBatch in the type's
 // table schema, checking that every value fits its property's type (the kind of value, integer
 // range, F32 finiteness, vector dimension, nulls); ValueAt reads one slot back as a Value.
 //
@@ -31,7 +31,7 @@
 #include "table/column.h"
 #include "table/column_builder.h"
 
-namespace omnigraph::engine {
+namespace omnigraph::query {
 
 // The value in slot `row` of `column` (row < column.length()).
 schema::Value ValueAt(const table::Column& column, uint64_t row);
@@ -45,7 +45,7 @@ Result<schema::Value> CoerceValue(const schema::Value& value, const schema::Prop
 // Builds the rows of one node or edge type.
 class RowsBuilder {
  public:
-  // InvalidArgument when the type has no table schema (engine/table_schema.h). `type` must
+  // InvalidArgument when the type has no table schema (query/table_schema.h). `type` must
   // outlive the builder.
   static Result<RowsBuilder> Make(const schema::TypeDef& type);
 
@@ -75,4 +75,4 @@ class RowsBuilder {
   uint64_t rows_ = 0;
 };
 
-}  // namespace omnigraph::engine
+}  // namespace omnigraph::query
