@@ -4,6 +4,7 @@
 #include "commit/branches.h"
 #include "commit/names.h"
 #include "commit/stream.h"
+#include "engine/validate.h"
 #include "query/table_schema.h"
 #include "schema/archive.h"
 #include "schema/identity.h"
@@ -257,6 +258,20 @@ Result<WriteResult> Graph::Write(const WriteRequest& request) {
   publish.branch = request.branch;
   publish.actor = request.actor;
   publish.stage = [&](const commit::GraphState& base) -> Result<commit::RecordContent> {
+    // Validate against the captured head (again on every re-prepare: the head moved).
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const schema::Catalog> catalog,
+                               CatalogFor(base.schema));
+    OMNIGRAPH_RETURN_IF_ERROR(ValidateWrite(
+        *catalog, request.changes,
+        [&](std::string_view key) -> Result<std::shared_ptr<const table::TableVersion>> {
+          const commit::TableState* t = base.FindByKey(key);
+          if (t == nullptr) {
+            return InvalidArgument("no table '" + std::string(key) + "' on branch " +
+                                   request.branch);
+          }
+          return tables_->Open(ToTablePin(t->pin));
+        },
+        request.row_label));
     // Stage every touched table in parallel against (stream, seq) of the captured head.
     const table::StagedAgainst against{base.stream, base.seq};
     std::vector<std::pair<const std::string*, const TableChange*>> work;
