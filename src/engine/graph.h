@@ -70,6 +70,12 @@ struct WriteRequest {
   std::optional<std::string> actor;
   // Prefixes validation messages; unset = DefaultRowLabel.
   RowLabel row_label;
+  // The changes were computed from what the writer read (an update, a delete): never
+  // re-prepare, even when every op is an append or upsert.
+  bool strict = false;
+  // The commit the changes were computed from. A strict write whose captured head is another
+  // commit gets ReadSetChanged.
+  std::optional<std::string> planned_on;
 };
 
 struct WriteResult {
