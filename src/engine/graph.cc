@@ -265,8 +265,8 @@ Result<WriteResult> Graph::Write(const WriteRequest& request) {
   publish.stage = [&](const commit::GraphState& base) -> Result<commit::RecordContent> {
     if (!insert_only && request.planned_on && base.head_commit_id != *request.planned_on) {
       return Status(Code::kReadSetChanged,
-                    "the branch moved to '" + base.head_commit_id +
-                        "' after this write read '" + *request.planned_on + "'",
+                    "the branch moved to '" + base.head_commit_id + "' after this write read '" +
+                        *request.planned_on + "'",
                     request.branch);
     }
     // Validate against the captured head (again on every re-prepare: the head moved).
