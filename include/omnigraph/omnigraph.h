@@ -78,8 +78,9 @@ class Database {
   // Writes the NDJSON of a branch head (some types, or all) to `sink`, in chunks of whole lines.
   Status Export(std::string_view branch, const std::vector<std::string>& types,
                 const std::function<Status(std::string_view chunk)>& sink);
-  // Runs mutation query `name` of `source` (.gq) with typed `params` ({"$name": value} or
-  // {"name": value}); one commit, or none when nothing was affected (SURFACE.md §4 output).
+  // Runs mutation query `name` of `source` (.gq; an empty name picks the only query) with
+  // `params` ({"$name": value} or {"name": value}, typed by the query's declarations as in the
+  // load format); one commit, or none when nothing was affected (SURFACE.md §4 output).
   Result<Json> Mutate(std::string_view source, std::string_view name, const Json& params,
                       const WriteTarget& target);
 

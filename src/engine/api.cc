@@ -187,6 +187,13 @@ Result<Json> Database::Mutate(std::string_view source, std::string_view name, co
   if (!params.is_object()) return InvalidArgument("parameters must be a JSON object");
   // Type the parameters by the query's declarations.
   OMNIGRAPH_ASSIGN_OR_RETURN(query::QueryFile file, query::ParseQueryFile(source));
+  if (name.empty()) {
+    if (file.queries.size() != 1) {
+      return InvalidArgument("the source holds " + std::to_string(file.queries.size()) +
+                             " queries; name the one to run");
+    }
+    name = file.queries.front().name.text;
+  }
   const query::QueryDecl* decl = file.Find(name);
   if (decl == nullptr) return InvalidArgument("no query named '" + std::string(name) + "'");
   std::map<std::string, Value> typed;
