@@ -181,8 +181,8 @@ Result<GraphCleanupReport> Graph::Cleanup(const CleanupOptions& options) {
       if (ClassOf(m.name) == ObjectClass::kManifest) manifests.emplace_back(&t, &m);
     }
   }
-  std::vector<Result<table::TableManifest>> decoded(
-      manifests.size(), Status(Code::kInternal, "manifest not read"));
+  std::vector<Result<table::TableManifest>> decoded(manifests.size(),
+                                                    Status(Code::kInternal, "manifest not read"));
   {
     TaskGroup group(*runtime_.executor);
     for (size_t i = 0; i < manifests.size(); ++i) {

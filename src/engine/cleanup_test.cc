@@ -52,12 +52,19 @@ Contents Read(const Snapshot& s) {
 }
 
 // A graph over a memory store that shares the runtime's manual clock, so that objects age.
+// `threads` > 0 runs staging and cleanup on a thread pool instead of inline.
 struct World {
+  explicit World(size_t threads = 0) : threads_(threads) {
+    rt = MakeRuntime(3);
+    graph = std::move(*Graph::Init(rt, kSchema, InitOptions{"t", 10}));
+  }
+
+  size_t threads_;
   std::shared_ptr<ManualClock> clock = std::make_shared<ManualClock>();
   std::shared_ptr<storage::MemoryStore> store =
       std::make_shared<storage::MemoryStore>("cleanup", clock.get());
-  storage::Runtime rt = MakeRuntime(3);
-  std::unique_ptr<Graph> graph = std::move(*Graph::Init(rt, kSchema, InitOptions{"t", 10}));
+  storage::Runtime rt;
+  std::unique_ptr<Graph> graph;
   // The ids each commit holds, by commit id.
   std::map<std::string, Contents> expected;
   Contents current = {{"node:Person", {}}, {"node:Company", {}}};
@@ -65,6 +72,7 @@ struct World {
   storage::Runtime MakeRuntime(uint64_t seed) {
     storage::Runtime r = storage::Runtime::ForTest(store, seed);
     r.clock = clock;
+    if (threads_ > 0) r.executor = std::make_shared<ThreadPool>(threads_);
     return r;
   }
 
@@ -105,10 +113,10 @@ std::vector<std::string> CommitIds(Graph& graph, const std::string& branch, uint
   for (uint64_t seq = from; seq <= to; ++seq) {
     // Commit ids are not derivable from seq alone; read them from the records.
     Result<commit::Record> record = [&]() -> Result<commit::Record> {
-      OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<commit::BoundedRead> read,
-                                 commit::ReadBounded(*graph.runtime().store,
-                                                     commit::RecordName(head.state().stream, seq),
-                                                     commit::kRecordBytesMax));
+      OMNIGRAPH_ASSIGN_OR_RETURN(
+          std::optional<commit::BoundedRead> read,
+          commit::ReadBounded(*graph.runtime().store, commit::RecordName(head.state().stream, seq),
+                              commit::kRecordBytesMax));
       if (!read) return Status(Code::kNotFound, "no record");
       return commit::DecodeRecord(read->data, "record");
     }();
@@ -160,8 +168,8 @@ TEST(GraphCleanupTest, KeepTenAfterAHundredCommitsRemovesOldVersionsAndRetainedS
     EXPECT_GT(row.bytes_removed, 0u) << row.table_key;
     fragments += row.fragments_removed;
     deletions += row.deletion_vectors_removed;
-    removed_objects += row.versions_removed + row.fragments_removed +
-                       row.deletion_vectors_removed + row.deleted_id_files_removed;
+    removed_objects += row.versions_removed + row.fragments_removed + row.deletion_vectors_removed +
+                       row.deleted_id_files_removed;
   }
   EXPECT_GT(fragments, 0u);
   EXPECT_GT(deletions, 0u);
@@ -204,8 +212,7 @@ TEST(GraphCleanupTest, KeepTenAfterAHundredCommitsRemovesOldVersionsAndRetainedS
   }
 }
 
-TEST(GraphCleanupTest, WithoutBranchesKeepTenReclaimsEverythingBelowTheTenthNewestCommit) {
-  World w;
+void KeepTenWithoutBranches(World& w) {
   for (int i = 1; i <= 100; ++i) w.Commit("main", i, w.current);
   const std::vector<std::string> ids = CommitIds(*w.graph, "main", 1, 100);
   w.clock->Advance(2 * kHourMicros);
@@ -223,9 +230,18 @@ TEST(GraphCleanupTest, WithoutBranchesKeepTenReclaimsEverythingBelowTheTenthNewe
   EXPECT_EQ(reader->SnapshotAtCommit(ids[89])->Table("node:Person").status().kind(),
             Kind::kNotFound);
   // A fork below the horizon is refused; a fork from the head is fine.
-  EXPECT_EQ(w.graph->CreateBranch("late", "", ids[50]).status().code(),
-            Code::kVersionsReclaimed);
+  EXPECT_EQ(w.graph->CreateBranch("late", "", ids[50]).status().code(), Code::kVersionsReclaimed);
   EXPECT_TRUE(w.graph->CreateBranch("late", "main").ok());
+}
+
+TEST(GraphCleanupTest, WithoutBranchesKeepTenReclaimsEverythingBelowTheTenthNewestCommit) {
+  World w;
+  KeepTenWithoutBranches(w);
+}
+
+TEST(GraphCleanupTest, KeepTenOnAThreadPool) {
+  World w(4);
+  KeepTenWithoutBranches(w);
 }
 
 TEST(GraphCleanupTest, UnpublishedStagingIsKeptWhileItMayStillPublishAndYoungObjectsAreKept) {
@@ -235,13 +251,12 @@ TEST(GraphCleanupTest, UnpublishedStagingIsKeptWhileItMayStillPublishAndYoungObj
   table::TableStore tables(w.rt);
   const table::TablePin base = ToTablePin(head.state().FindByKey("node:Company")->pin);
   // Staged against the head: record 6 does not exist, so a writer may still publish it.
-  Result<table::TablePin> pending =
-      tables.Append(base, Rows(head, "node:Company", {"pending"}),
-                    table::StagedAgainst{"main", head.state().seq});
+  Result<table::TablePin> pending = tables.Append(base, Rows(head, "node:Company", {"pending"}),
+                                                  table::StagedAgainst{"main", head.state().seq});
   ASSERT_TRUE(pending.ok());
   // Staged against seq 4: record 5 exists and pins something else, so it is dead (D9).
-  Result<table::TablePin> dead = tables.Append(base, Rows(head, "node:Company", {"dead"}),
-                                               table::StagedAgainst{"main", 4});
+  Result<table::TablePin> dead =
+      tables.Append(base, Rows(head, "node:Company", {"dead"}), table::StagedAgainst{"main", 4});
   ASSERT_TRUE(dead.ok());
   const std::string pending_name = table::ManifestName(pending->table(), pending->staged_version);
   const std::string dead_name = table::ManifestName(dead->table(), dead->staged_version);

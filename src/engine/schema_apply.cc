@@ -147,10 +147,9 @@ Result<SchemaApplyResult> Graph::ApplySchema(std::string_view new_source,
     OMNIGRAPH_ASSIGN_OR_RETURN(table::Schema columns, TableSchemaFor(*type));
     auto live = head->tables.find(identity);
     if (live == head->tables.end()) {
-      content.registrations.push_back(
-          commit::Registration{identity.stable_table_id, identity.incarnation, type->table_key(),
-                               type->kind == schema::TypeKind::kEdge ? "edge" : "node",
-                               Json::object()});
+      content.registrations.push_back(commit::Registration{
+          identity.stable_table_id, identity.incarnation, type->table_key(),
+          type->kind == schema::TypeKind::kEdge ? "edge" : "node", Json::object()});
       work.push_back(TableWork{TableWork::Kind::kCreate, type, {}, std::move(columns)});
       continue;
     }
@@ -179,13 +178,12 @@ Result<SchemaApplyResult> Graph::ApplySchema(std::string_view new_source,
                                                    t.registration.table_key, Json::object()});
   }
 
-  const std::string archive =
-      schema::ArchiveBytes(head->schema.identity_domain, head->schema.identity_version + 1,
-                           new_source, desired);
+  const std::string archive = schema::ArchiveBytes(
+      head->schema.identity_domain, head->schema.identity_version + 1, new_source, desired);
   const std::string content_hash = schema::ContentHash(archive);
-  content.schema = commit::SchemaRef{head->schema.identity_domain, schema::IrHash(desired),
-                                     head->schema.identity_version + 1, content_hash,
-                                     Json::object()};
+  content.schema =
+      commit::SchemaRef{head->schema.identity_domain, schema::IrHash(desired),
+                        head->schema.identity_version + 1, content_hash, Json::object()};
   const std::string planned_head = head->head_commit_id;
 
   commit::PublishRequest publish;
@@ -216,8 +214,8 @@ Result<SchemaApplyResult> Graph::ApplySchema(std::string_view new_source,
           return Status::Ok();
         }
         OMNIGRAPH_ASSIGN_OR_RETURN(table::ColumnBatch empty, NoRows(w.columns));
-        table::NewTable table{table::TableId{w.type->id, w.type->incarnation},
-                              w.type->table_key(), w.columns};
+        table::NewTable table{table::TableId{w.type->id, w.type->incarnation}, w.type->table_key(),
+                              w.columns};
         OMNIGRAPH_ASSIGN_OR_RETURN(staged[i], tables_->Create(table, empty, against));
         return Status::Ok();
       });

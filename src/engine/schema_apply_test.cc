@@ -82,8 +82,8 @@ struct Fixture {
 
   Fixture() {
     graph = std::move(*Graph::Init(rt, kSchema));
-    OMNIGRAPH_CHECK(Insert(*graph, "node:Person", {{"Ada", "Ada", "36"}, {"Grace", "Grace", {}}})
-                        .ok());
+    OMNIGRAPH_CHECK(
+        Insert(*graph, "node:Person", {{"Ada", "Ada", "36"}, {"Grace", "Grace", {}}}).ok());
     OMNIGRAPH_CHECK(Insert(*graph, "node:Company", {{"Acme", "Acme"}}).ok());
     OMNIGRAPH_CHECK(Insert(*graph, "edge:WorksAt", {{"e1", "Ada", "Acme", "cto"}}).ok());
   }
@@ -206,6 +206,27 @@ edge WorksAt: Human -> Company { role: String? }
   storage::Runtime other = storage::Runtime::ForTest(f.store, 2);
   std::unique_ptr<Graph> reopened = std::move(*Graph::Open(other));
   EXPECT_EQ((*reopened->SnapshotOfBranch("main")->Table("node:Human"))->entity_count(), 3u);
+}
+
+TEST(SchemaApplyTest, ARenamedPropertyKeepsItsValuesUnderTheNewName) {
+  Fixture f;
+  Snapshot before = f.Head();
+  const uint64_t age_id = before.catalog().FindNode("Person")->FindProperty("age")->id;
+  Result<SchemaApplyResult> applied = f.graph->ApplySchema(R"(
+node Person { name: String @key  years: I32? @rename_from("age") }
+node Company { name: String @key }
+edge WorksAt: Person -> Company { role: String? }
+)");
+  ASSERT_TRUE(applied.ok()) << applied.status().ToString();
+  ASSERT_EQ(applied->plan.steps.size(), 1u);
+  EXPECT_EQ(applied->plan.steps[0].kind, schema::StepKind::kRenameProperty);
+  EXPECT_EQ(applied->rewritten_tables, std::vector<std::string>{"node:Person"});
+  Snapshot after = f.Head();
+  EXPECT_EQ(after.catalog().FindNode("Person")->FindProperty("years")->id, age_id);
+  EXPECT_EQ(ValueOf(after, "node:Person", "Ada", "years"), "36");
+  EXPECT_EQ(ValueOf(after, "node:Person", "Grace", "years"), "");
+  EXPECT_EQ((*after.Table("node:Person"))->entity_count(), 2u);
+  ASSERT_TRUE(Insert(*f.graph, "node:Person", {{"Alan", "Alan", "41"}}).ok());
 }
 
 TEST(SchemaApplyTest, SoftDropsHideDataFromTheCatalogAndTimeTravelStillReadsIt) {
@@ -344,6 +365,37 @@ edge WorksAt: Person -> Company { role: String? }
                                                            options);
   ASSERT_FALSE(applied.ok());
   EXPECT_EQ(applied.status().code(), Code::kPreconditionFailed);
+}
+
+TEST(SchemaApplyTest, StagesNewAndRewrittenTablesInParallelOnAThreadPool) {
+  storage::Runtime rt =
+      storage::Runtime::ForStore(std::make_shared<storage::MemoryStore>(), /*threads=*/4);
+  std::unique_ptr<Graph> graph = std::move(*Graph::Init(rt, kSchema));
+  ASSERT_TRUE(Insert(*graph, "node:Person", {{"Ada", "Ada", "36"}}).ok());
+  ASSERT_TRUE(Insert(*graph, "node:Company", {{"Acme", "Acme"}}).ok());
+  Result<SchemaApplyResult> applied = graph->ApplySchema(R"(
+node Person { name: String @key  age: I32?  email: String? }
+node Company { name: String @key  city: String? }
+node Tag { label: String @key }
+node Topic { title: String @key }
+edge WorksAt: Person -> Company { role: String?  since: I32? }
+edge About: Tag -> Topic
+)");
+  ASSERT_TRUE(applied.ok()) << applied.status().ToString();
+  EXPECT_EQ(applied->rewritten_tables.size(), 3u);
+  commit::Record record = *commit::LookupCommit(*rt.store, applied->commit_id);
+  EXPECT_EQ(record.registrations.size(), 3u);
+  EXPECT_EQ(record.pins.size(), 6u);
+  Snapshot head = *graph->SnapshotOfBranch("main");
+  EXPECT_EQ(head.state().tables.size(), 6u);
+  for (const auto& [id, t] : head.state().tables) {
+    std::shared_ptr<const table::TableVersion> v = *head.Table(t.registration.table_key);
+    EXPECT_EQ(v->schema(),
+              *TableSchemaFor(*head.catalog().FindByTableKey(t.registration.table_key)))
+        << t.registration.table_key;
+  }
+  EXPECT_EQ(ValueOf(head, "node:Company", "Acme", "city"), "");
+  EXPECT_EQ(ValueOf(head, "node:Person", "Ada", "age"), "36");
 }
 
 // Forwards every call; runs `before_put_if_absent` (once) before the first conditional create of
