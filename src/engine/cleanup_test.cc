@@ -291,6 +291,50 @@ TEST(GraphCleanupTest, UnpublishedStagingIsKeptWhileItMayStillPublishAndYoungObj
   EXPECT_TRUE(Read(*w.graph->SnapshotOfBranch("main"))["node:Company"].count("pending"));
 }
 
+TEST(GraphCleanupTest, SoftDroppedDataStaysUntilCleanupReclaimsIt) {
+  World w;
+  const std::string genesis = w.graph->SnapshotOfBranch("main")->commit_id();
+  const std::string empty_company =
+      (*w.graph->SnapshotAtCommit(genesis)->Table("node:Company"))->manifest_name();
+  for (int i = 1; i <= 5; ++i) w.Commit("main", i, w.current);
+  const std::string before_drop = w.graph->SnapshotOfBranch("main")->commit_id();
+  const std::string company_root =
+      (*w.graph->SnapshotOfBranch("main")->Table("node:Company"))->table().Root() + "/";
+  // Drop the Company type and Person.age (soft).
+  Result<SchemaApplyResult> applied = w.graph->ApplySchema("node Person { name: String @key }");
+  ASSERT_TRUE(applied.ok()) << applied.status().ToString();
+  w.current.erase("node:Company");
+  for (int i : {10, 11, 13}) w.Commit("main", i, w.current);
+  // Until cleanup, time travel reads the dropped type and property.
+  Snapshot old = *w.graph->SnapshotAtCommit(before_drop);
+  EXPECT_EQ((*old.Table("node:Company"))->entity_count(), 1u);
+  EXPECT_EQ((*old.Table("node:Person"))->schema().size(), 3u);
+
+  w.clock->Advance(2 * kHourMicros);
+  CleanupOptions options;
+  options.keep = 1;
+  Result<GraphCleanupReport> report = w.graph->Cleanup(options);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  // Of the dropped table only the empty version genesis pins is left (checkpoint 0 is a root).
+  std::vector<std::string> left;
+  const std::vector<storage::ObjectMeta> objects = *storage::ListAll(*w.store, company_root);
+  for (const storage::ObjectMeta& m : objects) {
+    left.push_back(m.name);
+  }
+  EXPECT_EQ(left, std::vector<std::string>{empty_company});
+  for (const TableCleanupRow& row : report->tables) {
+    if (row.table_key == "node:Company") {
+      EXPECT_GT(row.fragments_removed, 0u);
+    }
+  }
+  std::unique_ptr<Graph> reader = std::move(*Graph::Open(w.MakeRuntime(9)));
+  EXPECT_EQ(reader->SnapshotAtCommit(before_drop)->Table("node:Company").status().kind(),
+            Kind::kNotFound);
+  Snapshot head = *reader->SnapshotOfBranch("main");
+  EXPECT_EQ(head.Table("node:Company").status().kind(), Kind::kNotFound);
+  EXPECT_EQ((*head.Table("node:Person"))->Ids()->size(), w.current["node:Person"].size());
+}
+
 TEST(GraphCleanupTest, CleanupNeedsKeepOrOlderThan) {
   World w;
   EXPECT_EQ(w.graph->Cleanup(CleanupOptions{}).status().code(), Code::kInvalidArgument);
