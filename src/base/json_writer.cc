@@ -59,6 +59,11 @@ void JsonWriter::EndArray() {
   has_value_.pop_back();
 }
 
+void JsonWriter::Number(std::string_view json_text) {
+  Separate();
+  out_->append(json_text);
+}
+
 void JsonWriter::Key(std::string_view key) {
   String(key);
   out_->push_back(':');

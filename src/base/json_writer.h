@@ -31,6 +31,8 @@ class JsonWriter {
   void Int(int64_t value);
   void Null();
   void Bool(bool value);
+  // A number already rendered as JSON text (e.g. a float by std::to_chars); written as is.
+  void Number(std::string_view json_text);
   // Any nlohmann value, serialized canonically.
   void Value(const Json& value);
 

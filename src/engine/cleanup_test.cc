@@ -5,7 +5,7 @@
 
 #include "commit/names.h"
 #include "engine/graph.h"
-#include "engine/table_schema.h"
+#include "query/table_schema.h"
 #include "storage/memory_store.h"
 #include "table/column_builder.h"
 
@@ -21,7 +21,7 @@ constexpr int64_t kHourMicros = 3600LL * 1000 * 1000;
 // Rows of a two-column-or-more table whose non-id columns are (name, age?) or (name).
 table::ColumnBatch Rows(const Snapshot& s, std::string_view key,
                         const std::vector<std::string>& ids) {
-  table::Schema columns = *TableSchemaFor(*s.catalog().FindByTableKey(key));
+  table::Schema columns = *query::TableSchemaFor(*s.catalog().FindByTableKey(key));
   std::vector<table::Column> out;
   for (const table::Field& f : columns) {
     table::ColumnBuilder b(f.type, f.nullable);

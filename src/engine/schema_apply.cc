@@ -12,7 +12,7 @@
 
 #include "commit/names.h"
 #include "engine/graph.h"
-#include "engine/table_schema.h"
+#include "query/table_schema.h"
 #include "schema/archive.h"
 #include "schema/identity.h"
 #include "schema/ir_json.h"
@@ -144,7 +144,7 @@ Result<SchemaApplyResult> Graph::ApplySchema(std::string_view new_source,
   commit::RecordContent content;
   std::vector<TableWork> work;
   for (const auto& [identity, type] : after) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(table::Schema columns, TableSchemaFor(*type));
+    OMNIGRAPH_ASSIGN_OR_RETURN(table::Schema columns, query::TableSchemaFor(*type));
     auto live = head->tables.find(identity);
     if (live == head->tables.end()) {
       content.registrations.push_back(commit::Registration{
@@ -164,7 +164,7 @@ Result<SchemaApplyResult> Graph::ApplySchema(std::string_view new_source,
                     "table '" + old_key + "' is live but the accepted schema has no type for it",
                     commit::SchemaArchiveName(head->schema.content_hash));
     }
-    OMNIGRAPH_ASSIGN_OR_RETURN(table::Schema old_columns, TableSchemaFor(*old_type->second));
+    OMNIGRAPH_ASSIGN_OR_RETURN(table::Schema old_columns, query::TableSchemaFor(*old_type->second));
     if (old_columns != columns) {
       table::TablePin base = ToTablePin(live->second.pin);
       base.table_key = type->table_key();

@@ -6,7 +6,7 @@
 #include "commit/names.h"
 #include "commit/stream.h"
 #include "engine/graph.h"
-#include "engine/table_schema.h"
+#include "query/table_schema.h"
 #include "schema/archive.h"
 #include "storage/counting_store.h"
 #include "storage/memory_store.h"
@@ -28,7 +28,7 @@ table::ColumnBatch Rows(const schema::Catalog& catalog, std::string_view table_k
                         const std::vector<Row>& rows) {
   const schema::TypeDef* type = catalog.FindByTableKey(table_key);
   OMNIGRAPH_CHECK(type != nullptr);
-  table::Schema columns = *TableSchemaFor(*type);
+  table::Schema columns = *query::TableSchemaFor(*type);
   std::vector<table::Column> out;
   for (size_t c = 0; c < columns.size(); ++c) {
     table::ColumnBuilder b(columns[c].type, columns[c].nullable);
@@ -139,7 +139,7 @@ edge WorksAt: Person -> Company { role: String? }
   // Existing rows read; the new property is null; the old values are intact.
   EXPECT_EQ((*after.Table("node:Person"))->entity_count(), 2u);
   EXPECT_EQ((*after.Table("node:Person"))->schema(),
-            *TableSchemaFor(*after.catalog().FindNode("Person")));
+            *query::TableSchemaFor(*after.catalog().FindNode("Person")));
   EXPECT_EQ(ValueOf(after, "node:Person", "Ada", "email"), "");
   EXPECT_EQ(ValueOf(after, "node:Person", "Ada", "age"), "36");
   EXPECT_EQ(ValueOf(after, "node:Person", "Grace", "name"), "Grace");
@@ -391,7 +391,7 @@ edge About: Tag -> Topic
   for (const auto& [id, t] : head.state().tables) {
     std::shared_ptr<const table::TableVersion> v = *head.Table(t.registration.table_key);
     EXPECT_EQ(v->schema(),
-              *TableSchemaFor(*head.catalog().FindByTableKey(t.registration.table_key)))
+              *query::TableSchemaFor(*head.catalog().FindByTableKey(t.registration.table_key)))
         << t.registration.table_key;
   }
   EXPECT_EQ(ValueOf(head, "node:Company", "Acme", "city"), "");

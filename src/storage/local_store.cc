@@ -274,12 +274,20 @@ Result<ObjectMeta> LocalStore::Head(std::string_view name) {
 
 Status LocalStore::Put(std::string_view name, std::string_view data) {
   OMNIGRAPH_RETURN_IF_ERROR(CheckName(name));
-  OMNIGRAPH_RETURN_IF_ERROR(EnsureParentDirs(name));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::string temp, WriteTemp(name, data));
   OMNIGRAPH_ASSIGN_OR_RETURN(int lock_fd, LockName(name));
   Fd lock(lock_fd);
   std::string path = PathOf(name);
-  if (::rename(temp.c_str(), path.c_str()) != 0) {
+  int rc = ::rename(temp.c_str(), path.c_str());
+  if (rc != 0 && errno == ENOENT) {
+    // The parent folders usually exist; create them only when the rename says they do not.
+    if (Status made = EnsureParentDirs(name); !made.ok()) {
+      ::unlink(temp.c_str());
+      return made;
+    }
+    rc = ::rename(temp.c_str(), path.c_str());
+  }
+  if (rc != 0) {
     int err = errno;
     ::unlink(temp.c_str());
     return ErrnoStatus(err, "rename", name, false);
@@ -290,11 +298,19 @@ Status LocalStore::Put(std::string_view name, std::string_view data) {
 
 Result<bool> LocalStore::PutIfAbsent(std::string_view name, std::string_view data) {
   OMNIGRAPH_RETURN_IF_ERROR(CheckName(name));
-  OMNIGRAPH_RETURN_IF_ERROR(EnsureParentDirs(name));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::string temp, WriteTemp(name, data));
   std::string path = PathOf(name);
   int rc = ::link(temp.c_str(), path.c_str());
   int err = errno;
+  if (rc != 0 && err == ENOENT) {
+    // As in Put: create the parent folders only when the link says they are missing.
+    if (Status made = EnsureParentDirs(name); !made.ok()) {
+      ::unlink(temp.c_str());
+      return made;
+    }
+    rc = ::link(temp.c_str(), path.c_str());
+    err = errno;
+  }
   ::unlink(temp.c_str());
   if (rc != 0) {
     if (err == EEXIST) return false;

@@ -7,7 +7,7 @@
 #include "schema/ir.h"
 #include "table/types.h"
 
-namespace omnigraph::engine {
+namespace omnigraph::query {
 
 // The table column type of a property type: enums are Strings, Blob is Binary, lists are
 // List<scalar>, Vector(N) is a fixed-size list of f32.
@@ -17,4 +17,4 @@ table::DataType ColumnTypeOf(const schema::PropType& type);
 // u32 below the reserved range).
 Result<table::Schema> TableSchemaFor(const schema::TypeDef& type);
 
-}  // namespace omnigraph::engine
+}  // namespace omnigraph::query

@@ -1,8 +1,8 @@
-#include "engine/table_schema.h"
+#include "query/table_schema.h"
 
 #include "table/table_manifest.h"
 
-namespace omnigraph::engine {
+namespace omnigraph::query {
 
 namespace {
 table::TypeId ScalarTypeOf(schema::ScalarKind kind) {
@@ -49,4 +49,4 @@ Result<table::Schema> TableSchemaFor(const schema::TypeDef& type) {
   return out;
 }
 
-}  // namespace omnigraph::engine
+}  // namespace omnigraph::query

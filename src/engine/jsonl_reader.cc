@@ -1,0 +1,281 @@
+#include "engine/jsonl_reader.h"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace omnigraph::engine {
+
+namespace sj = simdjson::ondemand;
+using schema::Value;
+
+namespace {
+
+constexpr std::string_view kReserved[] = {"_tombstone",
+                                          "_rowid",
+                                          "_rowaddr",
+                                          "_rowoffset",
+                                          "_row_created_at_version",
+                                          "_row_last_updated_at_version"};
+
+// Nesting deeper than this inside `data` is refused (values are scalars or lists of scalars).
+constexpr int kValueDepthMax = 4;
+
+std::string LinePrefix(uint64_t line) { return "line " + std::to_string(line) + ": "; }
+
+Status JsonError(uint64_t line, simdjson::error_code e) {
+  return InvalidArgument(LinePrefix(line) + "invalid JSON: " + simdjson::error_message(e));
+}
+
+bool IsBlank(std::string_view s) {
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; });
+}
+
+// Reads one JSON value as a schema::Value. A JSON object is reported as `*object` (and not
+// read) so that the caller can word the error; any other failure is a JSON error.
+simdjson::error_code ReadValue(sj::value v, int depth, Value* out, bool* object) {
+  sj::json_type type;
+  if (auto e = v.type().get(type)) return e;
+  switch (type) {
+    case sj::json_type::object: *object = true; return simdjson::SUCCESS;
+    case sj::json_type::array: {
+      if (depth >= kValueDepthMax) {
+        *object = true;
+        return simdjson::SUCCESS;
+      }
+      sj::array a;
+      if (auto e = v.get_array().get(a)) return e;
+      std::vector<Value> items;
+      for (auto item : a) {
+        sj::value iv;
+        if (auto e = std::move(item).get(iv)) return e;
+        Value x;
+        if (auto e = ReadValue(iv, depth + 1, &x, object)) return e;
+        if (*object) return simdjson::SUCCESS;
+        items.push_back(std::move(x));
+      }
+      *out = Value::List(std::move(items));
+      return simdjson::SUCCESS;
+    }
+    case sj::json_type::number: {
+      sj::number_type nt;
+      if (auto e = v.get_number_type().get(nt)) return e;
+      if (nt == sj::number_type::signed_integer) {
+        int64_t i = 0;
+        if (auto e = v.get_int64().get(i)) return e;
+        *out = Value::Int(i);
+      } else if (nt == sj::number_type::unsigned_integer) {
+        uint64_t u = 0;
+        if (auto e = v.get_uint64().get(u)) return e;
+        *out = Value::UInt(u);
+      } else {
+        double d = 0;
+        if (auto e = v.get_double().get(d)) return e;
+        *out = Value::Float(d);
+      }
+      return simdjson::SUCCESS;
+    }
+    case sj::json_type::string: {
+      std::string_view s;
+      if (auto e = v.get_string().get(s)) return e;
+      *out = Value::String(std::string(s));
+      return simdjson::SUCCESS;
+    }
+    case sj::json_type::boolean: {
+      bool b = false;
+      if (auto e = v.get_bool().get(b)) return e;
+      *out = Value::Bool(b);
+      return simdjson::SUCCESS;
+    }
+    case sj::json_type::null: {
+      bool is_null = false;
+      if (auto e = v.is_null().get(is_null)) return e;
+      if (!is_null) return simdjson::N_ATOM_ERROR;
+      *out = Value::Null();
+      return simdjson::SUCCESS;
+    }
+  }
+  return simdjson::INCORRECT_TYPE;
+}
+
+// The JSON spelling of a value for messages ("5", "\"x\"", "[1,2]", "an object").
+std::string Spelling(const Value& v, bool object) {
+  if (object) return "a JSON object";
+  return v.DebugString();
+}
+
+// True when the first JSON value of `text` (an object, which the parser accepted) is followed
+// by nothing but whitespace. simdjson 3.0's On-Demand document cannot tell whether a root
+// object has trailing values ("{} {}"), so the loader finds the end of the first one itself.
+bool EndsAfterFirstValue(std::string_view text) {
+  int depth = 0;
+  size_t i = 0;
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i) {
+        if (text[i] == '\\') ++i;
+      }
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      if (--depth == 0) break;
+    }
+  }
+  return i >= text.size() || IsBlank(text.substr(i + 1));
+}
+
+}  // namespace
+
+bool IsReservedPhysicalField(std::string_view name) {
+  return std::find(std::begin(kReserved), std::end(kReserved), name) != std::end(kReserved);
+}
+
+struct JsonlReader::Parser {
+  sj::parser parser;
+};
+
+JsonlReader::JsonlReader(std::string_view input)
+    : input_(input), parser_(std::make_unique<Parser>()) {}
+
+JsonlReader::~JsonlReader() = default;
+
+Result<bool> JsonlReader::Next(JsonlRecord* record) {
+  while (offset_ < input_.size()) {
+    size_t end = input_.find('\n', offset_);
+    if (end == std::string_view::npos) end = input_.size();
+    std::string_view line = input_.substr(offset_, end - offset_);
+    offset_ = end + 1;
+    ++line_;
+    if (line.size() > kLoadLineBytesMax) {
+      return Status(Code::kResourceLimit, LinePrefix(line_) + "the line is " +
+                                              std::to_string(line.size()) + " bytes; at most " +
+                                              std::to_string(kLoadLineBytesMax) + " are allowed");
+    }
+    if (IsBlank(line)) continue;
+    *record = JsonlRecord{};
+    record->line = line_;
+    OMNIGRAPH_RETURN_IF_ERROR(ParseLine(line, record));
+    return true;
+  }
+  return false;
+}
+
+Status JsonlReader::ParseLine(std::string_view line, JsonlRecord* r) {
+  const uint64_t n = line_;
+  padded_.resize(line.size() + simdjson::SIMDJSON_PADDING);
+  std::memcpy(padded_.data(), line.data(), line.size());
+  sj::document doc;
+  if (auto e = parser_->parser.iterate(padded_.data(), line.size(), padded_.size()).get(doc)) {
+    return JsonError(n, e);
+  }
+  sj::object obj;
+  if (auto e = doc.get_object().get(obj)) {
+    if (e == simdjson::INCORRECT_TYPE) {
+      return InvalidArgument(LinePrefix(n) + "graph batch record must be one JSON object");
+    }
+    return JsonError(n, e);
+  }
+  std::vector<std::string> seen;
+  bool has_type = false, has_edge = false, has_from = false, has_to = false;
+  std::string kind_name;
+  for (auto member : obj) {
+    sj::field field;
+    if (auto e = std::move(member).get(field)) return JsonError(n, e);
+    std::string_view key_view;
+    if (auto e = field.unescaped_key().get(key_view)) return JsonError(n, e);
+    std::string key(key_view);
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
+      return InvalidArgument(LinePrefix(n) + "duplicate JSON member '" + key + "'");
+    }
+    seen.push_back(key);
+    if (key == "data") {
+      sj::object data;
+      if (auto e = field.value().get_object().get(data)) {
+        if (e != simdjson::INCORRECT_TYPE) return JsonError(n, e);
+        Value v;
+        bool object = false;
+        if (auto e2 = ReadValue(field.value(), 0, &v, &object)) return JsonError(n, e2);
+        return InvalidArgument(LinePrefix(n) + "graph batch field 'data' must be an object, got " +
+                               Spelling(v, object));
+      }
+      for (auto dm : data) {
+        sj::field df;
+        if (auto e = std::move(dm).get(df)) return JsonError(n, e);
+        std::string_view dk;
+        if (auto e = df.unescaped_key().get(dk)) return JsonError(n, e);
+        for (const auto& [name, value] : r->data) {
+          if (name == dk) {
+            return InvalidArgument(LinePrefix(n) + "duplicate JSON member '" + std::string(dk) +
+                                   "'");
+          }
+        }
+        std::string name(dk);
+        Value v;
+        bool object = false;
+        if (auto e = ReadValue(df.value(), 0, &v, &object)) return JsonError(n, e);
+        if (object) {
+          return InvalidArgument(LinePrefix(n) + "data field '" + name +
+                                 "' holds a nested JSON object or array, which no property "
+                                 "type accepts");
+        }
+        r->data.emplace_back(std::move(name), std::move(v));
+      }
+      continue;
+    }
+    Value v;
+    bool object = false;
+    if (auto e = ReadValue(field.value(), 0, &v, &object)) return JsonError(n, e);
+    if (key == "id") {
+      if (object) {
+        return InvalidArgument(LinePrefix(n) + "field 'id' must be a string, got a JSON object");
+      }
+      r->top_id = std::move(v);
+      continue;
+    }
+    std::string* target = key == "type"   ? &r->type
+                          : key == "edge" ? &r->type
+                          : key == "from" ? &r->from
+                          : key == "to"   ? &r->to
+                                          : nullptr;
+    if (target == nullptr) {
+      if (IsReservedPhysicalField(key)) {
+        return InvalidArgument(LinePrefix(n) + "top-level field '" + key +
+                               "' is reserved physical state");
+      }
+      return InvalidArgument(LinePrefix(n) + "unknown top-level graph batch field '" + key + "'");
+    }
+    if (object || v.tag() != Value::Tag::kString) {
+      return InvalidArgument(LinePrefix(n) + "graph batch field '" + key +
+                             "' must be a string, got " + Spelling(v, object));
+    }
+    *target = v.string_value();
+    has_type = has_type || key == "type";
+    has_edge = has_edge || key == "edge";
+    has_from = has_from || key == "from";
+    has_to = has_to || key == "to";
+  }
+  if (!EndsAfterFirstValue(line)) {
+    return InvalidArgument(LinePrefix(n) + "invalid JSON: content after the record's object");
+  }
+  if (has_type == has_edge) {
+    return InvalidArgument(LinePrefix(n) +
+                           "graph batch record must contain exactly one of 'type' or 'edge'");
+  }
+  r->is_edge = has_edge;
+  if (!r->is_edge && (has_from || has_to)) {
+    return InvalidArgument(LinePrefix(n) + "unknown top-level graph batch field '" +
+                           std::string(has_from ? "from" : "to") + "'");
+  }
+  if (r->is_edge && !has_from) {
+    return InvalidArgument(LinePrefix(n) + "graph batch record requires field 'from'");
+  }
+  if (r->is_edge && !has_to) {
+    return InvalidArgument(LinePrefix(n) + "graph batch record requires field 'to'");
+  }
+  return Status::Ok();
+}
+
+}  // namespace omnigraph::engine

@@ -1,0 +1,64 @@
+// JsonlReader: the envelope layer of the NDJSON load format (SURFACE.md §5), over simdjson's
+// On-Demand parser. It splits the input into lines, parses each non-blank line into a Record
+// (the node or edge envelope with its `data` members as JSON-kind schema::Values) and reports
+// format errors as InvalidArgument "line N: ...". It knows nothing of the schema; the loader
+// resolves types and properties. Not thread-safe (one parser, one padded line buffer).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+#include "schema/value.h"
+
+namespace omnigraph::engine {
+
+// A line longer than this is refused (ResourceLimit): the reference's 32 MiB line bound.
+inline constexpr uint64_t kLoadLineBytesMax = 32ull << 20;
+
+// One parsed line.
+struct JsonlRecord {
+  uint64_t line = 0;
+  bool is_edge = false;
+  std::string type;  // `type` of a node, `edge` of an edge, as written.
+  std::string from;  // Edges only.
+  std::string to;
+  // A top-level `id`, any JSON kind (the loader checks that it is a string).
+  std::optional<schema::Value> top_id;
+  // The members of `data` in input order (names unique).
+  std::vector<std::pair<std::string, schema::Value>> data;
+};
+
+// Names the reference reserves for physical columns; refused as top-level or data fields.
+bool IsReservedPhysicalField(std::string_view name);
+
+class JsonlReader {
+ public:
+  // `input` must outlive the reader.
+  explicit JsonlReader(std::string_view input);
+  ~JsonlReader();
+  JsonlReader(const JsonlReader&) = delete;
+  JsonlReader& operator=(const JsonlReader&) = delete;
+
+  // The next record into `*record`: true, or false at the end of the input. InvalidArgument
+  // "line N: ..." for a malformed line; ResourceLimit for a line over kLoadLineBytesMax.
+  Result<bool> Next(JsonlRecord* record);
+
+ private:
+  Status ParseLine(std::string_view line, JsonlRecord* record);
+
+  std::string_view input_;
+  size_t offset_ = 0;
+  uint64_t line_ = 0;
+  std::string padded_;
+  // The simdjson parser (its namespace is an alias, which cannot be forward-declared).
+  struct Parser;
+  std::unique_ptr<Parser> parser_;
+};
+
+}  // namespace omnigraph::engine

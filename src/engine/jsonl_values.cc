@@ -1,0 +1,295 @@
+#include "engine/jsonl_values.h"
+
+#include <array>
+#include <charconv>
+#include <cstdio>
+#include <limits>
+
+#include "query/literal.h"
+
+namespace omnigraph::engine {
+
+using schema::PropType;
+using schema::ScalarKind;
+using schema::Value;
+
+namespace {
+
+constexpr std::string_view kBase64Prefix = "base64:";
+// The largest integer a JSON reader that uses doubles reads exactly: 2^53 − 1.
+constexpr uint64_t kJsonSafeIntegerMax = (1ull << 53) - 1;
+// Dates and times outside these years have no "YYYY" spelling; export writes them as integers.
+constexpr int64_t kYearMin = 0;
+constexpr int64_t kYearMax = 9999;
+
+// A decimal integer string ("-12", "42") as kInt or kUInt; nullopt when it is not one.
+std::optional<Value> ParseDecimal(std::string_view s) {
+  if (s.empty()) return std::nullopt;
+  const char* begin = s.data();
+  const char* end = s.data() + s.size();
+  if (s[0] == '-') {
+    int64_t v = 0;
+    auto [ptr, ec] = std::from_chars(begin, end, v);
+    if (ec != std::errc() || ptr != end) return std::nullopt;
+    return Value::Int(v);
+  }
+  uint64_t v = 0;
+  auto [ptr, ec] = std::from_chars(begin, end, v);
+  if (ec != std::errc() || ptr != end) return std::nullopt;
+  return v <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
+             ? Value::Int(static_cast<int64_t>(v))
+             : Value::UInt(v);
+}
+
+Result<Value> ScalarFromJson(const Value& json, ScalarKind kind) {
+  const bool is_string = json.tag() == Value::Tag::kString;
+  switch (kind) {
+    case ScalarKind::kI32:
+    case ScalarKind::kI64:
+    case ScalarKind::kU32:
+    case ScalarKind::kU64:
+      if (is_string) {
+        std::optional<Value> v = ParseDecimal(json.string_value());
+        if (!v) {
+          return InvalidArgument("invalid integer literal '" + json.string_value() + "'");
+        }
+        return *v;
+      }
+      return json;
+    case ScalarKind::kDate:
+      if (is_string) {
+        std::optional<int32_t> days = query::ParseDateDays(json.string_value());
+        if (!days) return InvalidArgument("invalid Date literal '" + json.string_value() + "'");
+        return Value::Date(*days);
+      }
+      if (json.tag() == Value::Tag::kInt || json.tag() == Value::Tag::kUInt) {
+        const bool fits = json.tag() == Value::Tag::kInt
+                              ? json.int_value() >= std::numeric_limits<int32_t>::min() &&
+                                    json.int_value() <= std::numeric_limits<int32_t>::max()
+                              : json.uint_value() <= std::numeric_limits<int32_t>::max();
+        if (!fits) return InvalidArgument("Date value out of range: " + json.DebugString());
+        return Value::Date(static_cast<int32_t>(json.tag() == Value::Tag::kInt
+                                                    ? json.int_value()
+                                                    : static_cast<int64_t>(json.uint_value())));
+      }
+      return json;
+    case ScalarKind::kDateTime:
+      if (is_string) {
+        std::optional<int64_t> ms = query::ParseDateTimeMs(json.string_value());
+        if (!ms) {
+          return InvalidArgument("invalid DateTime literal '" + json.string_value() + "'");
+        }
+        return Value::DateTime(*ms);
+      }
+      if (json.tag() == Value::Tag::kInt) return Value::DateTime(json.int_value());
+      if (json.tag() == Value::Tag::kUInt) {
+        return InvalidArgument("DateTime value out of range: " + json.DebugString());
+      }
+      return json;
+    case ScalarKind::kBlob:
+      if (is_string) {
+        const std::string& s = json.string_value();
+        if (s.starts_with(kBase64Prefix)) {
+          Result<std::string> bytes =
+              Base64Decode(std::string_view(s).substr(kBase64Prefix.size()));
+          if (!bytes.ok()) {
+            return InvalidArgument("invalid base64 blob data: " + bytes.status().message());
+          }
+          return Value::String(std::move(*bytes));
+        }
+        return InvalidArgument("external blob URI '" + s +
+                               "' is not allowed; inline data is written \"base64:<data>\"");
+      }
+      return json;
+    default: return json;
+  }
+}
+
+std::string ShortestFloat(double v, bool f32) {
+  std::array<char, 64> buf;
+  auto [ptr, ec] = f32 ? std::to_chars(buf.data(), buf.data() + buf.size(), static_cast<float>(v))
+                       : std::to_chars(buf.data(), buf.data() + buf.size(), v);
+  OMNIGRAPH_CHECK(ec == std::errc());
+  std::string text(buf.data(), ptr);
+  // "3" and "-0" would read back as integers (and -0 lose its sign); write "3.0", "-0.0".
+  if (text.find_first_of(".e") == std::string::npos) text += ".0";
+  return text;
+}
+
+// Civil date of a day count (Howard Hinnant's algorithm).
+void CivilFromDays(int64_t z, int64_t* y, int* m, int* d) {
+  z += 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const int64_t doe = z - era * 146097;
+  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const int64_t mp = (5 * doy + 2) / 153;
+  *d = static_cast<int>(doy - (153 * mp + 2) / 5 + 1);
+  *m = static_cast<int>(mp < 10 ? mp + 3 : mp - 9);
+  *y = yoe + era * 400 + (*m <= 2 ? 1 : 0);
+}
+
+int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+bool YearRepresentable(int64_t days) {
+  int64_t y = 0;
+  int m = 0, d = 0;
+  CivilFromDays(days, &y, &m, &d);
+  return y >= kYearMin && y <= kYearMax;
+}
+
+void WriteScalar(JsonWriter& out, const Value& v, ScalarKind kind) {
+  switch (v.tag()) {
+    case Value::Tag::kNull: out.Null(); return;
+    case Value::Tag::kBool: out.Bool(v.bool_value()); return;
+    case Value::Tag::kInt: {
+      const int64_t i = v.int_value();
+      const uint64_t magnitude = i < 0 ? 0 - static_cast<uint64_t>(i) : static_cast<uint64_t>(i);
+      if (magnitude > kJsonSafeIntegerMax) {
+        out.String(std::to_string(i));
+      } else {
+        out.Int(i);
+      }
+      return;
+    }
+    case Value::Tag::kUInt:
+      if (v.uint_value() > kJsonSafeIntegerMax) {
+        out.String(std::to_string(v.uint_value()));
+      } else {
+        out.Uint(v.uint_value());
+      }
+      return;
+    case Value::Tag::kFloat: {
+      const double f = v.float_value();
+      // F32 columns are finite; a non-finite F64 has no JSON spelling and is written as null.
+      if (f != f || f == std::numeric_limits<double>::infinity() ||
+          f == -std::numeric_limits<double>::infinity()) {
+        out.Null();
+      } else {
+        out.Number(ShortestFloat(f, kind == ScalarKind::kF32 || kind == ScalarKind::kVector));
+      }
+      return;
+    }
+    case Value::Tag::kString:
+      if (kind == ScalarKind::kBlob) {
+        out.String(std::string(kBase64Prefix) + Base64Encode(v.string_value()));
+      } else {
+        out.String(v.string_value());
+      }
+      return;
+    case Value::Tag::kDate:
+      if (YearRepresentable(v.date_days())) {
+        out.String(FormatDate(v.date_days()));
+      } else {
+        out.Int(v.date_days());
+      }
+      return;
+    case Value::Tag::kDateTime:
+      if (YearRepresentable(FloorDiv(v.datetime_ms(), 86400000))) {
+        out.String(FormatDateTime(v.datetime_ms()));
+      } else {
+        out.Int(v.datetime_ms());
+      }
+      return;
+    case Value::Tag::kList:
+      out.BeginArray();
+      for (const Value& item : v.list_items()) WriteScalar(out, item, kind);
+      out.EndArray();
+      return;
+  }
+}
+
+constexpr std::string_view kAlphabet =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+}  // namespace
+
+Result<Value> FromJson(const Value& json, const PropType& type) {
+  if (json.is_null()) return json;
+  if ((type.list || type.scalar == ScalarKind::kVector) && json.tag() == Value::Tag::kList) {
+    if (type.scalar == ScalarKind::kVector) return json;
+    std::vector<Value> items;
+    items.reserve(json.list_items().size());
+    for (const Value& item : json.list_items()) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(Value v, ScalarFromJson(item, type.scalar));
+      items.push_back(std::move(v));
+    }
+    return Value::List(std::move(items));
+  }
+  if (type.list) return json;
+  return ScalarFromJson(json, type.scalar);
+}
+
+void WriteJson(JsonWriter& out, const Value& value, const PropType& type) {
+  WriteScalar(out, value, type.scalar);
+}
+
+std::string FormatDate(int32_t days) {
+  int64_t y = 0;
+  int m = 0, d = 0;
+  CivilFromDays(days, &y, &m, &d);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%04lld-%02d-%02d", static_cast<long long>(y), m, d);
+  return buf;
+}
+
+std::string FormatDateTime(int64_t ms) {
+  const int64_t days = FloorDiv(ms, 86400000);
+  const int64_t rest = ms - days * 86400000;
+  int64_t y = 0;
+  int m = 0, d = 0;
+  CivilFromDays(days, &y, &m, &d);
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%04lld-%02d-%02dT%02d:%02d:%02d.%03dZ", static_cast<long long>(y),
+                m, d, static_cast<int>(rest / 3600000), static_cast<int>(rest / 60000 % 60),
+                static_cast<int>(rest / 1000 % 60), static_cast<int>(rest % 1000));
+  return buf;
+}
+
+std::string Base64Encode(std::string_view bytes) {
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  size_t i = 0;
+  for (; i + 3 <= bytes.size(); i += 3) {
+    const uint32_t n = (static_cast<uint8_t>(bytes[i]) << 16) |
+                       (static_cast<uint8_t>(bytes[i + 1]) << 8) |
+                       static_cast<uint8_t>(bytes[i + 2]);
+    out.push_back(kAlphabet[n >> 18]);
+    out.push_back(kAlphabet[(n >> 12) & 63]);
+    out.push_back(kAlphabet[(n >> 6) & 63]);
+    out.push_back(kAlphabet[n & 63]);
+  }
+  if (i < bytes.size()) {
+    uint32_t n = static_cast<uint8_t>(bytes[i]) << 16;
+    if (i + 1 < bytes.size()) n |= static_cast<uint8_t>(bytes[i + 1]) << 8;
+    out.push_back(kAlphabet[n >> 18]);
+    out.push_back(kAlphabet[(n >> 12) & 63]);
+    out.push_back(i + 1 < bytes.size() ? kAlphabet[(n >> 6) & 63] : '=');
+    out.push_back('=');
+  }
+  return out;
+}
+
+Result<std::string> Base64Decode(std::string_view text) {
+  while (!text.empty() && text.back() == '=') text.remove_suffix(1);
+  if (text.size() % 4 == 1) return InvalidArgument("base64 text has an impossible length");
+  std::string out;
+  out.reserve(text.size() * 3 / 4);
+  uint32_t acc = 0;
+  int bits = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const size_t k = kAlphabet.find(text[i]);
+    if (k == std::string_view::npos) {
+      return InvalidArgument("invalid base64 character at offset " + std::to_string(i));
+    }
+    acc = (acc << 6) | static_cast<uint32_t>(k);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((acc >> bits) & 0xff));
+    }
+  }
+  return out;
+}
+
+}  // namespace omnigraph::engine

@@ -1,0 +1,112 @@
+// Values in the NDJSON format: dates, times, base64, integer strings, 64-bit output.
+#include "engine/jsonl_values.h"
+
+#include <gtest/gtest.h>
+
+#include "query/literal.h"
+
+namespace omnigraph::engine {
+namespace {
+
+using schema::PropType;
+using schema::ScalarKind;
+using schema::Value;
+
+PropType Type(ScalarKind kind, bool list = false) {
+  PropType t;
+  t.scalar = kind;
+  t.list = list;
+  t.nullable = true;
+  return t;
+}
+
+std::string Written(const Value& v, const PropType& type) {
+  std::string out;
+  JsonWriter w(&out);
+  WriteJson(w, v, type);
+  return out;
+}
+
+TEST(JsonlValuesTest, DatesFormatAndParseBackForEveryDayOfSomeYears) {
+  for (int32_t days = -719528; days <= 2932896; days += 97) {
+    const std::string text = FormatDate(days);
+    std::optional<int32_t> back = query::ParseDateDays(text);
+    ASSERT_TRUE(back.has_value()) << text;
+    EXPECT_EQ(*back, days) << text;
+  }
+  EXPECT_EQ(FormatDate(0), "1970-01-01");
+  EXPECT_EQ(FormatDate(-1), "1969-12-31");
+  EXPECT_EQ(FormatDate(19782), "2024-02-29");
+}
+
+TEST(JsonlValuesTest, DateTimesFormatWithMillisecondsAndParseBack) {
+  EXPECT_EQ(FormatDateTime(0), "1970-01-01T00:00:00.000Z");
+  EXPECT_EQ(FormatDateTime(-1), "1969-12-31T23:59:59.999Z");
+  EXPECT_EQ(FormatDateTime(1706689800250), "2024-01-31T08:30:00.250Z");
+  for (int64_t ms : {int64_t{-62135596800000}, int64_t{-1}, int64_t{1}, int64_t{253402300799999}}) {
+    std::optional<int64_t> back = query::ParseDateTimeMs(FormatDateTime(ms));
+    ASSERT_TRUE(back.has_value()) << FormatDateTime(ms);
+    EXPECT_EQ(*back, ms);
+  }
+}
+
+TEST(JsonlValuesTest, DatesOutsideFourDigitYearsAreWrittenAsIntegers) {
+  EXPECT_EQ(Written(Value::Date(-800000), Type(ScalarKind::kDate)), "-800000");
+  EXPECT_EQ(Written(Value::DateTime(253402300800000), Type(ScalarKind::kDateTime)),
+            "253402300800000");
+}
+
+TEST(JsonlValuesTest, Base64RoundTripsEveryLength) {
+  std::string bytes;
+  for (int n = 0; n < 40; ++n) {
+    Result<std::string> back = Base64Decode(Base64Encode(bytes));
+    ASSERT_TRUE(back.ok());
+    EXPECT_EQ(*back, bytes);
+    bytes.push_back(static_cast<char>(n * 37));
+  }
+  EXPECT_EQ(Base64Encode("hi"), "aGk=");
+  EXPECT_FALSE(Base64Decode("a$==").ok());
+  EXPECT_FALSE(Base64Decode("abcde").ok());
+}
+
+TEST(JsonlValuesTest, IntegersBeyondTheJsonSafeRangeAreStrings) {
+  const PropType u64 = Type(ScalarKind::kU64), i64 = Type(ScalarKind::kI64);
+  EXPECT_EQ(Written(Value::UInt(9007199254740991ull), u64), "9007199254740991");
+  EXPECT_EQ(Written(Value::UInt(9007199254740992ull), u64), "\"9007199254740992\"");
+  EXPECT_EQ(Written(Value::Int(-9007199254740992ll), i64), "\"-9007199254740992\"");
+  EXPECT_EQ(Written(Value::Int(-9007199254740991ll), i64), "-9007199254740991");
+  EXPECT_EQ(*FromJson(Value::String("-9007199254740992"), i64), Value::Int(-9007199254740992ll));
+  EXPECT_EQ(FromJson(Value::String("12x"), i64).status().message(),
+            "invalid integer literal '12x'");
+}
+
+TEST(JsonlValuesTest, FloatsAreShortestAtTheirWidth) {
+  EXPECT_EQ(Written(Value::Float(static_cast<float>(0.1)), Type(ScalarKind::kF32)), "0.1");
+  EXPECT_EQ(Written(Value::Float(0.1), Type(ScalarKind::kF64)), "0.1");
+  EXPECT_EQ(Written(Value::Float(1e300), Type(ScalarKind::kF64)), "1e+300");
+  // Integral floats keep a fraction so that they read back as floats (and -0 keeps its sign).
+  EXPECT_EQ(Written(Value::Float(3), Type(ScalarKind::kF64)), "3.0");
+  EXPECT_EQ(Written(Value::Float(-0.0), Type(ScalarKind::kF64)), "-0.0");
+}
+
+TEST(JsonlValuesTest, ConversionErrorsNameTheLiteral) {
+  EXPECT_EQ(FromJson(Value::String("2020-13-01"), Type(ScalarKind::kDate)).status().message(),
+            "invalid Date literal '2020-13-01'");
+  EXPECT_EQ(
+      FromJson(Value::String("2020-01-01T00:00:00Z"), Type(ScalarKind::kDate)).status().message(),
+      "invalid Date literal '2020-01-01T00:00:00Z'");
+  EXPECT_EQ(FromJson(Value::String("noon"), Type(ScalarKind::kDateTime)).status().message(),
+            "invalid DateTime literal 'noon'");
+  EXPECT_EQ(FromJson(Value::Int(1ll << 40), Type(ScalarKind::kDate)).status().message(),
+            "Date value out of range: 1099511627776");
+  EXPECT_EQ(FromJson(Value::String("s3://b/k"), Type(ScalarKind::kBlob)).status().message(),
+            "external blob URI 's3://b/k' is not allowed; inline data is written "
+            "\"base64:<data>\"");
+  EXPECT_EQ(FromJson(Value::List({Value::String("bad")}), Type(ScalarKind::kDate, true))
+                .status()
+                .message(),
+            "invalid Date literal 'bad'");
+}
+
+}  // namespace
+}  // namespace omnigraph::engine

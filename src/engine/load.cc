@@ -1,0 +1,302 @@
+#include "engine/load.h"
+
+#include <map>
+#include <unordered_map>
+
+#include "base/ids.h"
+#include "engine/jsonl_reader.h"
+#include "engine/jsonl_values.h"
+#include "query/rows.h"
+#include "schema/keys.h"
+#include "table/row_gather.h"
+#include "table/table_manifest.h"
+
+namespace omnigraph::engine {
+
+using schema::PropertyDef;
+using schema::TypeDef;
+using schema::Value;
+
+namespace {
+
+std::string LinePrefix(uint64_t line) { return "line " + std::to_string(line) + ": "; }
+
+// The rows of one type that the input names, in column form, with the ids seen so far.
+struct TypeRows {
+  explicit TypeRows(query::RowsBuilder b) : builder(std::move(b)) {}
+
+  query::RowsBuilder builder;
+  // Id → (row in builder, line that gave it).
+  std::unordered_map<std::string, std::pair<uint64_t, uint64_t>> ids;
+  // Rows a later line of the same id replaced (merge and overwrite).
+  std::vector<uint64_t> superseded;
+  uint64_t records = 0;
+};
+
+class Loader {
+ public:
+  Loader(const schema::Catalog& catalog, LoadMode mode, UlidGenerator& ulids)
+      : catalog_(catalog), mode_(mode), ulids_(ulids) {}
+
+  Status Add(const JsonlRecord& r);
+  // The changes to write, one per type named; the per-type record counts into `result`.
+  Result<std::map<std::string, TableChange>> Finish(LoadResult* result);
+
+ private:
+  Result<TypeRows*> RowsOf(const TypeDef& type);
+  Result<std::string> IdOf(const JsonlRecord& r, const TypeDef& type,
+                           const std::vector<std::optional<Value>>& values);
+
+  const schema::Catalog& catalog_;
+  LoadMode mode_;
+  UlidGenerator& ulids_;
+  std::map<std::string, std::unique_ptr<TypeRows>> rows_;  // By table key.
+};
+
+Result<TypeRows*> Loader::RowsOf(const TypeDef& type) {
+  const std::string key = type.table_key();
+  auto it = rows_.find(key);
+  if (it != rows_.end()) return it->second.get();
+  OMNIGRAPH_ASSIGN_OR_RETURN(query::RowsBuilder builder, query::RowsBuilder::Make(type));
+  auto rows = std::make_unique<TypeRows>(std::move(builder));
+  TypeRows* raw = rows.get();
+  rows_.emplace(key, std::move(rows));
+  return raw;
+}
+
+// The explicit id (data.id or top-level id, which must be strings), the derived id of a keyed
+// node (which an explicit id must equal), or a new ULID.
+Result<std::string> Loader::IdOf(const JsonlRecord& r, const TypeDef& type,
+                                 const std::vector<std::optional<Value>>& values) {
+  const Value* given = nullptr;
+  for (const auto& [name, value] : r.data) {
+    if (name == "id") given = &value;
+  }
+  if (given != nullptr && r.top_id.has_value()) {
+    return InvalidArgument(LinePrefix(r.line) +
+                           "id given both at the top level and in 'data'; give one");
+  }
+  if (given == nullptr && r.top_id.has_value()) given = &*r.top_id;
+  if (given != nullptr && given->tag() != Value::Tag::kString) {
+    return InvalidArgument(LinePrefix(r.line) + "input entity of type '" + type.name +
+                           "' field 'id' must be a string, got " + given->DebugString());
+  }
+  if (given != nullptr &&
+      (given->string_value().empty() || given->string_value().size() > table::kIdBytesMax)) {
+    return InvalidArgument(LinePrefix(r.line) + "input entity of type '" + type.name +
+                           "' field 'id' must be 1 to " + std::to_string(table::kIdBytesMax) +
+                           " bytes");
+  }
+  if (type.key() == nullptr) {
+    return given != nullptr ? given->string_value() : ulids_.NextString();
+  }
+  // The key values as the columns will store them, so the id is that of the stored value.
+  std::vector<Value> key_values;
+  for (const PropertyDef* p : type.KeyProperties()) {
+    const size_t index = static_cast<size_t>(p - type.properties.data());
+    Result<Value> coerced = query::CoerceValue(values[index].value_or(Value()), p->type);
+    if (!coerced.ok()) {
+      return InvalidArgument(LinePrefix(r.line) + "property '" + p->name + "' of " +
+                             type.table_key() + ": " + coerced.status().message());
+    }
+    key_values.push_back(std::move(*coerced));
+  }
+  Result<std::string> derived = schema::DeriveNodeId(type, key_values);
+  if (!derived.ok()) return InvalidArgument(LinePrefix(r.line) + derived.status().message());
+  if (given != nullptr && given->string_value() != *derived) {
+    return InvalidArgument(LinePrefix(r.line) + "node " + type.name + " explicit id '" +
+                           given->string_value() + "' does not match its canonical @key id '" +
+                           *derived + "'");
+  }
+  return std::move(*derived);
+}
+
+Status Loader::Add(const JsonlRecord& r) {
+  const TypeDef* type = r.is_edge ? catalog_.FindEdge(r.type) : catalog_.FindNode(r.type);
+  if (type == nullptr) {
+    return InvalidArgument(LinePrefix(r.line) + "unknown " + (r.is_edge ? "edge" : "node") +
+                           " type '" + r.type + "'");
+  }
+  const std::string table_key = type->table_key();
+  std::vector<std::optional<Value>> values(type->properties.size());
+  for (const auto& [name, json] : r.data) {
+    if (name == "id") continue;
+    if (IsReservedPhysicalField(name)) {
+      return InvalidArgument(LinePrefix(r.line) + "input field '" + name +
+                             "' is reserved physical state");
+    }
+    if (r.is_edge && (name == "src" || name == "dst")) {
+      return InvalidArgument(LinePrefix(r.line) + "edge data field '" + name +
+                             "' is reserved structural state");
+    }
+    const PropertyDef* p = type->FindProperty(name);
+    if (p == nullptr) {
+      return InvalidArgument(LinePrefix(r.line) + "unknown input field '" + name + "' for '" +
+                             table_key + "'");
+    }
+    Result<Value> v = FromJson(json, p->type);
+    if (!v.ok()) {
+      return InvalidArgument(LinePrefix(r.line) + "property '" + p->name + "' of " + table_key +
+                             ": " + v.status().message());
+    }
+    values[static_cast<size_t>(p - type->properties.data())] = std::move(*v);
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::string id, IdOf(r, *type, values));
+  OMNIGRAPH_ASSIGN_OR_RETURN(TypeRows * rows, RowsOf(*type));
+  const uint64_t row = rows->builder.num_rows();
+  Status appended = rows->builder.Append(id, r.from, r.to, values);
+  if (!appended.ok()) return InvalidArgument(LinePrefix(r.line) + appended.message());
+  ++rows->records;
+  auto [it, inserted] = rows->ids.try_emplace(std::move(id), row, r.line);
+  if (!inserted) {
+    if (mode_ == LoadMode::kAppend) {
+      return Status(Code::kKeyConflict, LinePrefix(r.line) + "id '" + it->first + "' of " +
+                                            table_key + " was already given on line " +
+                                            std::to_string(it->second.second));
+    }
+    // Merge and overwrite: the last line of an id wins.
+    rows->superseded.push_back(it->second.first);
+    it->second = {row, r.line};
+  }
+  return Status::Ok();
+}
+
+// `batch` without the rows in `drop` (sorted ascending, unique).
+Result<table::ColumnBatch> WithoutRows(table::ColumnBatch batch, std::vector<uint64_t> drop) {
+  std::sort(drop.begin(), drop.end());
+  std::vector<table::RowRef> keep;
+  size_t d = 0;
+  for (uint64_t row = 0; row < batch.num_rows(); ++row) {
+    if (d < drop.size() && drop[d] == row) {
+      ++d;
+      continue;
+    }
+    keep.push_back(table::RowRef{0, static_cast<uint32_t>(row)});
+  }
+  std::vector<table::Column> columns;
+  for (size_t c = 0; c < batch.num_columns(); ++c) {
+    const table::Column* source = &batch.column(c);
+    OMNIGRAPH_ASSIGN_OR_RETURN(table::Column column,
+                               table::GatherColumn(batch.field(c), std::span(&source, 1), keep));
+    columns.push_back(std::move(column));
+  }
+  return table::ColumnBatch(batch.schema(), std::move(columns), keep.size());
+}
+
+Result<std::map<std::string, TableChange>> Loader::Finish(LoadResult* result) {
+  std::map<std::string, TableChange> changes;
+  for (auto& [key, rows] : rows_) {
+    TableChange change;
+    change.op = mode_ == LoadMode::kAppend  ? TableChange::Op::kAppend
+                : mode_ == LoadMode::kMerge ? TableChange::Op::kUpsert
+                                            : TableChange::Op::kOverwrite;
+    OMNIGRAPH_ASSIGN_OR_RETURN(change.rows, rows->builder.Finish());
+    if (!rows->superseded.empty()) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(change.rows,
+                                 WithoutRows(std::move(change.rows), std::move(rows->superseded)));
+    }
+    const TypeDef& type = rows->builder.type();
+    LoadedType loaded{type.name, rows->records};
+    (type.kind == schema::TypeKind::kEdge ? result->edges : result->nodes).push_back(loaded);
+    result->total_entities += rows->records;
+    changes.emplace(key, std::move(change));
+  }
+  auto by_name = [](const LoadedType& a, const LoadedType& b) { return a.name < b.name; };
+  std::sort(result->nodes.begin(), result->nodes.end(), by_name);
+  std::sort(result->edges.begin(), result->edges.end(), by_name);
+  return changes;
+}
+
+}  // namespace
+
+std::string_view LoadModeName(LoadMode mode) {
+  switch (mode) {
+    case LoadMode::kAppend: return "append";
+    case LoadMode::kMerge: return "merge";
+    case LoadMode::kOverwrite: return "overwrite";
+  }
+  return "merge";
+}
+
+Result<LoadMode> ParseLoadMode(std::string_view name) {
+  if (name == "append") return LoadMode::kAppend;
+  if (name == "merge") return LoadMode::kMerge;
+  if (name == "overwrite") return LoadMode::kOverwrite;
+  return InvalidArgument("unknown load mode '" + std::string(name) +
+                         "' (expected append, merge or overwrite)");
+}
+
+Json LoadResult::ToJson() const {
+  auto types = [](const std::vector<LoadedType>& list) {
+    Json out = Json::array();
+    for (const LoadedType& t : list) {
+      out.push_back(Json{{"name", t.name}, {"entities_loaded", t.entities_loaded}});
+    }
+    return out;
+  };
+  Json out = {{"branch", branch},           {"branch_created", branch_created},
+              {"mode", LoadModeName(mode)}, {"nodes", types(nodes)},
+              {"edges", types(edges)},      {"total_entities", total_entities}};
+  if (base_branch) out["base_branch"] = *base_branch;
+  if (commit) out["commit"] = *commit;
+  if (actor_id) out["actor_id"] = *actor_id;
+  return out;
+}
+
+Result<LoadResult> Load(Graph& graph, std::string_view branch, std::string_view ndjson,
+                        LoadMode mode, const LoadOptions& options) {
+  LoadResult result;
+  result.branch = std::string(branch);
+  result.base_branch = options.from;
+  result.mode = mode;
+  result.actor_id = options.actor;
+  // The schema to read the input with: the branch's, or the base's when the branch is new.
+  Result<Snapshot> head = graph.SnapshotOfBranch(branch);
+  bool create = false;
+  if (!head.ok() && head.status().code() == Code::kBranchNotFound && options.from) {
+    head = graph.SnapshotOfBranch(*options.from);
+    create = true;
+  }
+  OMNIGRAPH_RETURN_IF_ERROR(head.status());
+
+  UlidGenerator ulids(*graph.runtime().clock, *graph.runtime().random);
+  Loader loader(head->catalog(), mode, ulids);
+  JsonlReader reader(ndjson);
+  JsonlRecord record;
+  while (true) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(bool more, reader.Next(&record));
+    if (!more) break;
+    OMNIGRAPH_RETURN_IF_ERROR(loader.Add(record));
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(auto changes, loader.Finish(&result));
+
+  if (create) {
+    Result<commit::StreamMetadata> created =
+        graph.CreateBranch(branch, *options.from, std::nullopt, options.actor);
+    if (created.ok()) {
+      result.branch_created = true;
+    } else if (created.status().code() != Code::kBranchExists) {
+      return created.status();
+    }
+  }
+  if (changes.empty()) return result;
+  WriteRequest request;
+  request.branch = std::string(branch);
+  request.changes = std::move(changes);
+  request.actor = options.actor;
+  Result<WriteResult> written = graph.Write(request);
+  if (!written.ok()) {
+    // A rejected load changes nothing, including the branch it would have created.
+    if (result.branch_created) graph.DeleteBranch(branch, options.actor).IgnoreError();
+    return written.status();
+  }
+  result.commit = written->commit_id;
+  return result;
+}
+
+Result<LoadResult> LoadJsonl(Graph& graph, std::string_view branch, std::string_view ndjson,
+                             LoadMode mode) {
+  return Load(graph, branch, ndjson, mode);
+}
+
+}  // namespace omnigraph::engine

@@ -1,0 +1,80 @@
+// Load: NDJSON graph data into a branch, as one commit (SURFACE.md §5; docs/design/load.md).
+//
+// Input is one JSON object per non-blank line:
+//   {"type":"Person","data":{"name":"Ada","age":36}}
+//   {"edge":"Knows","from":"Ada","to":"Grace","data":{"since":"2020-01-01"}}
+// A node has `type` (and `data`), an edge `edge`, `from`, `to` (and `data`); `data` defaults to
+// {}; an id is `data.id` or a top-level `id` (not both). Keyed nodes take the id derived from
+// their key (a given id must equal it); other entities take the given id or a new ULID.
+//
+// The loader checks the format (JSON syntax, duplicate members, the envelope, unknown types and
+// properties, reserved fields, ids, value conversions and types) and reports the first problem
+// as InvalidArgument "line N: ..."; constraint checks (enums, @range, @check, @unique, edge
+// endpoints, @card) are the write path's (Graph::Write). A rejected load publishes nothing.
+//
+// Modes: append inserts (an id the branch or the file already holds is KeyConflict); merge
+// upserts (the last line of an id wins); overwrite replaces the whole image of every type the
+// input names and leaves the others alone. One load is one commit (none for empty input).
+//
+// This first version holds the parsed rows of the whole input in memory, in column form (see
+// docs/design/load.md for the planned streaming version). Thread-safe as Graph is.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/json.h"
+#include "base/status.h"
+#include "engine/graph.h"
+
+namespace omnigraph::engine {
+
+enum class LoadMode { kAppend, kMerge, kOverwrite };
+// "append", "merge", "overwrite".
+std::string_view LoadModeName(LoadMode mode);
+// InvalidArgument for any other spelling.
+Result<LoadMode> ParseLoadMode(std::string_view name);
+
+struct LoadOptions {
+  // When set and the branch does not exist, it is created from the head of this branch first.
+  std::optional<std::string> from;
+  std::optional<std::string> actor;
+};
+
+struct LoadedType {
+  std::string name;
+  uint64_t entities_loaded = 0;
+};
+
+// SURFACE.md §5 output.
+struct LoadResult {
+  std::string branch;
+  std::optional<std::string> base_branch;
+  bool branch_created = false;
+  LoadMode mode = LoadMode::kMerge;
+  std::vector<LoadedType> nodes;  // Sorted by name; only types the input names.
+  std::vector<LoadedType> edges;
+  uint64_t total_entities = 0;
+  std::optional<std::string> commit;  // Absent when the input held no entity.
+  std::optional<std::string> actor_id;
+
+  // {branch, base_branch?, branch_created, mode, nodes, edges, total_entities, commit?,
+  // actor_id?}.
+  Json ToJson() const;
+};
+
+// Loads `ndjson` into `branch`. InvalidArgument "line N: ..." for bad input; BranchNotFound
+// when the branch does not exist and no `from` is given; KeyConflict for an append of an id
+// that exists; the write path's errors (constraint violations, ReadSetChanged for an overwrite
+// whose branch moved) otherwise. Nothing is published unless the whole input is accepted; a
+// branch that this call created is deleted again when the load is rejected.
+Result<LoadResult> Load(Graph& graph, std::string_view branch, std::string_view ndjson,
+                        LoadMode mode, const LoadOptions& options = {});
+
+// The short form for tests and embedding: Load with no options.
+Result<LoadResult> LoadJsonl(Graph& graph, std::string_view branch, std::string_view ndjson,
+                             LoadMode mode);
+
+}  // namespace omnigraph::engine

@@ -1,0 +1,580 @@
+// NDJSON load and export (issue [11]): format validation with exact messages, modes, one
+// commit per load, cookbook round trips.
+#include "engine/load.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "engine/export.h"
+#include "engine/jsonl_reader.h"
+#include "query/rows.h"
+#include "storage/memory_store.h"
+
+namespace omnigraph::engine {
+namespace {
+
+constexpr std::string_view kSchema = R"(
+node Person {
+  name: String @key
+  age: I32?
+  born: Date?
+  seen: DateTime?
+  big: U64?
+  tags: [String]?
+  kind: enum(a, b)?
+  photo: Blob?
+  score: F32?
+  ratio: F64?
+}
+node Note { text: String }
+node Pair { a: String  b: I64  @key(a, b) }
+edge Knows: Person -> Person { since: Date? }
+edge Wrote: Person -> Note
+)";
+
+std::string Fixture(const std::string& cookbook, const std::string& file) {
+  const char* root = std::getenv("OMNIGRAPH_SOURCE_DIR");
+  std::string path = std::string(root ? root : OMNIGRAPH_SOURCE_DIR_FALLBACK) +
+                     "/../shared/fixtures/cookbooks/" + cookbook + "/" + file;
+  std::ifstream in(path);
+  OMNIGRAPH_CHECK_MSG(in.good(), "cookbook fixture not found at " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::unique_ptr<Graph> NewGraph(std::string_view schema = kSchema, uint64_t seed = 1) {
+  storage::Runtime rt = storage::Runtime::ForTest(std::make_shared<storage::MemoryStore>(), seed);
+  Result<std::unique_ptr<Graph>> g = Graph::Init(rt, schema);
+  OMNIGRAPH_CHECK_MSG(g.ok(), g.status().ToString());
+  return std::move(*g);
+}
+
+uint64_t Count(Graph& g, std::string_view branch, std::string_view table_key) {
+  Result<Snapshot> s = g.SnapshotOfBranch(branch);
+  OMNIGRAPH_CHECK(s.ok());
+  Result<std::shared_ptr<const table::TableVersion>> t = s->Table(table_key);
+  OMNIGRAPH_CHECK(t.ok());
+  return (*t)->entity_count();
+}
+
+std::string Head(Graph& g, std::string_view branch = "main") {
+  Result<Snapshot> s = g.SnapshotOfBranch(branch);
+  OMNIGRAPH_CHECK(s.ok());
+  return s->commit_id();
+}
+
+std::string ExportOf(Graph& g, std::string_view branch = "main", ExportOptions options = {}) {
+  Result<Snapshot> s = g.SnapshotOfBranch(branch);
+  OMNIGRAPH_CHECK(s.ok());
+  Result<std::string> out = ExportToString(*s, options);
+  OMNIGRAPH_CHECK_MSG(out.ok(), out.status().ToString());
+  return *out;
+}
+
+// A property value of one row, by id.
+schema::Value Prop(Graph& g, std::string_view table_key, const std::string& id,
+                   std::string_view prop) {
+  Result<Snapshot> s = g.SnapshotOfBranch("main");
+  OMNIGRAPH_CHECK(s.ok());
+  const schema::TypeDef* type = s->catalog().FindByTableKey(table_key);
+  const schema::PropertyDef* p = type->FindProperty(prop);
+  Result<std::shared_ptr<const table::TableVersion>> t = s->Table(table_key);
+  OMNIGRAPH_CHECK(t.ok());
+  std::vector<std::string> ids{id};
+  Result<table::LookupResult> r = (*t)->Lookup(ids);
+  OMNIGRAPH_CHECK(r.ok() && r->found[0]);
+  return query::ValueAt(*r->rows.FindColumn(static_cast<uint32_t>(p->id)), 0);
+}
+
+// Expects Load to fail with exactly `message` and to leave the head where it was.
+void ExpectRejected(std::string_view input, std::string_view message,
+                    LoadMode mode = LoadMode::kAppend, Code code = Code::kInvalidArgument) {
+  std::unique_ptr<Graph> g = NewGraph();
+  const std::string before = Head(*g);
+  Result<LoadResult> r = LoadJsonl(*g, "main", input, mode);
+  ASSERT_FALSE(r.ok()) << input;
+  EXPECT_EQ(r.status().code(), code) << r.status().ToString();
+  EXPECT_EQ(r.status().message(), message);
+  EXPECT_EQ(Head(*g), before) << "a rejected load published";
+}
+
+TEST(LoadTest, NodesAndEdgesLandInOneCommitWithTheSurfaceOutput) {
+  std::unique_ptr<Graph> g = NewGraph();
+  const std::string input =
+      "{\"type\":\"Person\",\"data\":{\"name\":\"Ada\",\"age\":36}}\n"
+      "\n"
+      "  \r\n"
+      "{\"type\":\"Person\",\"data\":{\"name\":\"Grace\"}}\r\n"
+      "{\"edge\":\"knows\",\"from\":\"Ada\",\"to\":\"Grace\",\"data\":{\"since\":\"2020-01-01\"}}\n"
+      "{\"type\":\"Note\",\"data\":{\"text\":\"hi\"}}";
+  Result<LoadResult> r = Load(*g, "main", input, LoadMode::kAppend, LoadOptions{{}, "ada"});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->total_entities, 4u);
+  ASSERT_TRUE(r->commit.has_value());
+  EXPECT_EQ(*r->commit, Head(*g));
+  Result<Snapshot> s = g->SnapshotOfBranch("main");
+  EXPECT_EQ(s->state().seq, 1u) << "one load is one commit";
+  Json expected = {
+      {"branch", "main"},
+      {"branch_created", false},
+      {"mode", "append"},
+      {"nodes",
+       {{{"name", "Note"}, {"entities_loaded", 1}}, {{"name", "Person"}, {"entities_loaded", 2}}}},
+      {"edges", {{{"name", "Knows"}, {"entities_loaded", 1}}}},
+      {"total_entities", 4},
+      {"commit", *r->commit},
+      {"actor_id", "ada"}};
+  EXPECT_EQ(r->ToJson(), expected);
+  EXPECT_EQ(Count(*g, "main", "node:Person"), 2u);
+  EXPECT_EQ(Count(*g, "main", "edge:Knows"), 1u);
+  EXPECT_EQ(Prop(*g, "node:Person", "Ada", "age"), schema::Value::Int(36));
+}
+
+TEST(LoadTest, EmptyInputPublishesNothing) {
+  std::unique_ptr<Graph> g = NewGraph();
+  const std::string before = Head(*g);
+  Result<LoadResult> r = LoadJsonl(*g, "main", "\n  \n", LoadMode::kMerge);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FALSE(r->commit.has_value());
+  EXPECT_EQ(r->total_entities, 0u);
+  EXPECT_EQ(Head(*g), before);
+}
+
+TEST(LoadTest, ValuesConvertPerTheFormat) {
+  std::unique_ptr<Graph> g = NewGraph();
+  const std::string input =
+      R"({"type":"Person","data":{"name":"Ada","born":"1815-12-10","seen":"2024-01-31T09:30:00.250+01:00",)"
+      R"("big":"18446744073709551615","age":"-7","tags":["x","y"],"photo":"base64:aGk=","score":1.5,"kind":"a"}})"
+      "\n"
+      R"({"type":"Person","data":{"name":"Bob","born":19000,"seen":1700000000123,"big":5}})"
+      "\n";
+  Result<LoadResult> r = LoadJsonl(*g, "main", input, LoadMode::kAppend);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(Prop(*g, "node:Person", "Ada", "born"), schema::Value::Date(-56270));
+  EXPECT_EQ(Prop(*g, "node:Person", "Ada", "seen"), schema::Value::DateTime(1706689800250));
+  EXPECT_EQ(Prop(*g, "node:Person", "Ada", "big"), schema::Value::UInt(18446744073709551615ull));
+  EXPECT_EQ(Prop(*g, "node:Person", "Ada", "age"), schema::Value::Int(-7));
+  EXPECT_EQ(Prop(*g, "node:Person", "Ada", "photo"), schema::Value::String("hi"));
+  EXPECT_EQ(Prop(*g, "node:Person", "Bob", "born"), schema::Value::Date(19000));
+  EXPECT_EQ(Prop(*g, "node:Person", "Bob", "seen"), schema::Value::DateTime(1700000000123));
+  const std::string out = ExportOf(*g, "main", ExportOptions{{"Person"}});
+  EXPECT_NE(out.find(R"("born":"1815-12-10")"), std::string::npos) << out;
+  EXPECT_NE(out.find(R"("seen":"2024-01-31T08:30:00.250Z")"), std::string::npos) << out;
+  EXPECT_NE(out.find(R"("big":"18446744073709551615")"), std::string::npos) << out;
+  EXPECT_NE(out.find(R"("big":5)"), std::string::npos) << out;
+  EXPECT_NE(out.find(R"("photo":"base64:aGk=")"), std::string::npos) << out;
+  EXPECT_NE(out.find(R"("score":1.5)"), std::string::npos) << out;
+  EXPECT_NE(out.find(R"("tags":["x","y"])"), std::string::npos) << out;
+}
+
+TEST(LoadTest, KeyedIdsAreDerivedAndUnkeyedGetUlidsOrTheGivenId) {
+  std::unique_ptr<Graph> g = NewGraph();
+  const std::string input = R"({"type":"Pair","data":{"a":"acme","b":42}})"
+                            "\n"
+                            R"({"type":"Note","data":{"text":"given"},"id":"n1"})"
+                            "\n"
+                            R"({"type":"Note","data":{"text":"minted"}})"
+                            "\n";
+  ASSERT_TRUE(LoadJsonl(*g, "main", input, LoadMode::kAppend).ok());
+  Result<Snapshot> s = g->SnapshotOfBranch("main");
+  Result<std::vector<std::string>> pairs = (*s->Table("node:Pair"))->Ids();
+  ASSERT_TRUE(pairs.ok());
+  EXPECT_EQ(*pairs, std::vector<std::string>{R"(["acme","42"])"});
+  Result<std::vector<std::string>> notes = (*s->Table("node:Note"))->Ids();
+  ASSERT_EQ(notes->size(), 2u);
+  EXPECT_EQ((*notes)[1], "n1");
+  EXPECT_EQ((*notes)[0].size(), 26u) << "a ULID";
+}
+
+TEST(LoadModeTest, AppendRefusesAnIdTheBranchHolds) {
+  std::unique_ptr<Graph> g = NewGraph();
+  ASSERT_TRUE(
+      LoadJsonl(*g, "main", R"({"type":"Person","data":{"name":"Ada"}})", LoadMode::kAppend).ok());
+  const std::string before = Head(*g);
+  Result<LoadResult> r = LoadJsonl(*g, "main",
+                                   R"({"type":"Person","data":{"name":"Bob"}})"
+                                   "\n"
+                                   R"({"type":"Person","data":{"name":"Ada","age":1}})",
+                                   LoadMode::kAppend);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kKeyConflict) << r.status().ToString();
+  EXPECT_EQ(Head(*g), before);
+  EXPECT_EQ(Count(*g, "main", "node:Person"), 1u);
+}
+
+TEST(LoadModeTest, MergeUpsertsAndTheLastLineOfAnIdWins) {
+  std::unique_ptr<Graph> g = NewGraph();
+  ASSERT_TRUE(LoadJsonl(*g, "main",
+                        R"({"type":"Person","data":{"name":"Ada","age":1}})"
+                        "\n"
+                        R"({"type":"Person","data":{"name":"Bob","age":2}})",
+                        LoadMode::kAppend)
+                  .ok());
+  Result<LoadResult> r = LoadJsonl(*g, "main",
+                                   R"({"type":"Person","data":{"name":"Ada","age":10}})"
+                                   "\n"
+                                   R"({"type":"Person","data":{"name":"Cy","age":3}})"
+                                   "\n"
+                                   R"({"type":"Person","data":{"name":"Ada","age":11}})",
+                                   LoadMode::kMerge);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->total_entities, 3u) << "records read, duplicates included";
+  EXPECT_EQ(Count(*g, "main", "node:Person"), 3u);
+  EXPECT_EQ(Prop(*g, "node:Person", "Ada", "age"), schema::Value::Int(11));
+  EXPECT_EQ(Prop(*g, "node:Person", "Bob", "age"), schema::Value::Int(2));
+  EXPECT_EQ(Prop(*g, "node:Person", "Cy", "age"), schema::Value::Int(3));
+}
+
+TEST(LoadModeTest, OverwriteReplacesOnlyTheTypesPresent) {
+  std::unique_ptr<Graph> g = NewGraph();
+  ASSERT_TRUE(LoadJsonl(*g, "main",
+                        R"({"type":"Person","data":{"name":"Ada"}})"
+                        "\n"
+                        R"({"type":"Person","data":{"name":"Bob"}})"
+                        "\n"
+                        R"({"type":"Note","id":"n1","data":{"text":"keep"}})",
+                        LoadMode::kAppend)
+                  .ok());
+  Result<LoadResult> r = LoadJsonl(*g, "main",
+                                   R"({"type":"Person","data":{"name":"Cy","age":3}})"
+                                   "\n"
+                                   R"({"type":"Person","data":{"name":"Ada","age":4}})",
+                                   LoadMode::kOverwrite);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  Result<Snapshot> s = g->SnapshotOfBranch("main");
+  EXPECT_EQ(*(*s->Table("node:Person"))->Ids(), (std::vector<std::string>{"Ada", "Cy"}));
+  EXPECT_EQ(Prop(*g, "node:Person", "Ada", "age"), schema::Value::Int(4));
+  EXPECT_EQ(*(*s->Table("node:Note"))->Ids(), std::vector<std::string>{"n1"});
+}
+
+TEST(LoadBranchTest, MissingBranchIsCreatedFromTheBaseOnlyWhenAsked) {
+  std::unique_ptr<Graph> g = NewGraph();
+  ASSERT_TRUE(
+      LoadJsonl(*g, "main", R"({"type":"Person","data":{"name":"Ada"}})", LoadMode::kAppend).ok());
+  const std::string input = R"({"type":"Person","data":{"name":"Bob"}})";
+  Result<LoadResult> no_base = LoadJsonl(*g, "feature", input, LoadMode::kAppend);
+  ASSERT_FALSE(no_base.ok());
+  EXPECT_EQ(no_base.status().code(), Code::kBranchNotFound);
+
+  Result<LoadResult> r = Load(*g, "feature", input, LoadMode::kAppend, LoadOptions{"main", {}});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->branch_created);
+  EXPECT_EQ(r->ToJson()["base_branch"], "main");
+  EXPECT_EQ(Count(*g, "feature", "node:Person"), 2u);
+  EXPECT_EQ(Count(*g, "main", "node:Person"), 1u);
+
+  // Loading again with the same base: the branch exists, nothing is created.
+  Result<LoadResult> again = Load(*g, "feature", R"({"type":"Person","data":{"name":"Cy"}})",
+                                  LoadMode::kAppend, LoadOptions{"main", {}});
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_FALSE(again->branch_created);
+  EXPECT_EQ(Count(*g, "feature", "node:Person"), 3u);
+}
+
+TEST(LoadBranchTest, ARejectedLoadRemovesTheBranchItCreated) {
+  std::unique_ptr<Graph> g = NewGraph();
+  ASSERT_TRUE(
+      LoadJsonl(*g, "main", R"({"type":"Person","data":{"name":"Ada"}})", LoadMode::kAppend).ok());
+  // Passes the format checks; the write path refuses it (Ada exists on the base).
+  Result<LoadResult> r = Load(*g, "feature", R"({"type":"Person","data":{"name":"Ada"}})",
+                              LoadMode::kAppend, LoadOptions{"main", {}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kKeyConflict) << r.status().ToString();
+  Result<Snapshot> s = g->SnapshotOfBranch("feature");
+  EXPECT_EQ(s.status().code(), Code::kBranchNotFound);
+  // A format error never creates it in the first place.
+  Result<LoadResult> bad = Load(*g, "feature", "{", LoadMode::kAppend, LoadOptions{"main", {}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(g->SnapshotOfBranch("feature").status().code(), Code::kBranchNotFound);
+}
+
+TEST(LoadModeTest, ParseLoadModeAcceptsTheThreeNames) {
+  EXPECT_EQ(*ParseLoadMode("append"), LoadMode::kAppend);
+  EXPECT_EQ(*ParseLoadMode("merge"), LoadMode::kMerge);
+  EXPECT_EQ(*ParseLoadMode("overwrite"), LoadMode::kOverwrite);
+  EXPECT_EQ(ParseLoadMode("upsert").status().message(),
+            "unknown load mode 'upsert' (expected append, merge or overwrite)");
+}
+
+// --- Export and round trips.
+
+TEST(ExportTest, SelectedTypesOnlyAndUnknownTypeIsNotFound) {
+  std::unique_ptr<Graph> g = NewGraph();
+  ASSERT_TRUE(LoadJsonl(*g, "main",
+                        R"({"type":"Person","data":{"name":"Ada"}})"
+                        "\n"
+                        R"({"type":"Note","id":"n1","data":{"text":"t"}})"
+                        "\n"
+                        R"({"edge":"Wrote","from":"Ada","to":"n1","id":"w1"})",
+                        LoadMode::kAppend)
+                  .ok());
+  EXPECT_EQ(ExportOf(*g, "main", ExportOptions{{"wrote", "Note"}}),
+            "{\"type\":\"Note\",\"data\":{\"id\":\"n1\",\"text\":\"t\"}}\n"
+            "{\"edge\":\"Wrote\",\"from\":\"Ada\",\"to\":\"n1\",\"data\":{\"id\":\"w1\"}}\n");
+  Result<Snapshot> s = g->SnapshotOfBranch("main");
+  Result<std::string> bad = ExportToString(*s, ExportOptions{{"Robot"}});
+  EXPECT_EQ(bad.status().code(), Code::kNotFound);
+  EXPECT_EQ(bad.status().message(), "unknown type 'Robot'");
+}
+
+void ExpectCookbookRoundTrips(const std::string& cookbook) {
+  const std::string schema = Fixture(cookbook, "schema.pg");
+  const std::string seed = Fixture(cookbook, "seed.jsonl");
+  std::unique_ptr<Graph> a = NewGraph(schema, 1);
+  Result<LoadResult> loaded = LoadJsonl(*a, "main", seed, LoadMode::kAppend);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  uint64_t lines = 0;  // Non-blank lines: one entity each.
+  std::istringstream in(seed);
+  for (std::string line; std::getline(in, line);) {
+    lines += line.find_first_not_of(" \t\r") != std::string::npos;
+  }
+  EXPECT_EQ(loaded->total_entities, lines);
+
+  const std::string first = ExportOf(*a);
+  uint64_t exported = 0;
+  for (char c : first) exported += c == '\n';
+  EXPECT_EQ(exported, lines);
+
+  // Into a fresh graph, and over the same graph: the same data comes back out.
+  std::unique_ptr<Graph> b = NewGraph(schema, 2);
+  Result<LoadResult> copy = LoadJsonl(*b, "main", first, LoadMode::kOverwrite);
+  ASSERT_TRUE(copy.ok()) << copy.status().ToString();
+  EXPECT_EQ(ExportOf(*b), first);
+  Result<LoadResult> again = LoadJsonl(*a, "main", first, LoadMode::kOverwrite);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(ExportOf(*a), first);
+  EXPECT_EQ(a->SnapshotOfBranch("main")->state().seq, 2u);
+}
+
+TEST(ExportTest, IndustryIntelSeedLoadsAndRoundTrips) {
+  ExpectCookbookRoundTrips("industry-intel");
+}
+
+TEST(ExportTest, SecondBrainSeedLoadsAndRoundTrips) { ExpectCookbookRoundTrips("second-brain"); }
+
+TEST(ExportTest, EveryValueKindRoundTrips) {
+  std::unique_ptr<Graph> a = NewGraph();
+  const std::string input =
+      R"({"type":"Person","data":{"name":"Ada","age":-5,"born":"0001-01-01","seen":"9999-12-31T23:59:59.999Z",)"
+      R"("big":"18446744073709551615","tags":["x","","\u00e9\n"],"kind":"b","photo":"base64:AAEC/w==",)"
+      R"("score":3.4028234663852886e38,"ratio":-0.0}})"
+      "\n"
+      R"({"type":"Person","data":{"name":"Bob","born":-800000,"ratio":1e-300,"tags":[]}})"
+      "\n"
+      R"({"type":"Pair","data":{"a":"x","b":"-9223372036854775808"}})"
+      "\n"
+      R"({"edge":"Knows","from":"Ada","to":"Bob","id":"k1","data":{"since":"2020-02-29"}})";
+  ASSERT_TRUE(LoadJsonl(*a, "main", input, LoadMode::kAppend).ok());
+  const std::string first = ExportOf(*a);
+  std::unique_ptr<Graph> b = NewGraph(kSchema, 3);
+  Result<LoadResult> copy = LoadJsonl(*b, "main", first, LoadMode::kOverwrite);
+  ASSERT_TRUE(copy.ok()) << copy.status().ToString() << "\n" << first;
+  EXPECT_EQ(ExportOf(*b), first);
+  EXPECT_EQ(Prop(*b, "node:Person", "Bob", "born"), schema::Value::Date(-800000));
+  EXPECT_EQ(Prop(*b, "node:Person", "Ada", "photo"),
+            schema::Value::String(std::string("\0\1\2\xff", 4)));
+}
+
+// --- One test per format-level validation, with its exact message.
+
+constexpr std::string_view kAda = R"({"type":"Person","data":{"name":"Ada"}})"
+                                  "\n";
+
+TEST(LoadValidationTest, InvalidJsonNamesTheLine) {
+  ExpectRejected(std::string(kAda) + "{\"type\":",
+                 "line 2: invalid JSON: JSON document ended early in the middle of an object or "
+                 "array.");
+}
+
+TEST(LoadValidationTest, TrailingContentAfterTheObject) {
+  ExpectRejected(R"({"type":"Note","data":{"text":"a"}} {"type":"Note"})",
+                 "line 1: invalid JSON: content after the record's object");
+}
+
+TEST(LoadValidationTest, RecordMustBeAnObject) {
+  ExpectRejected("[1, 2]", "line 1: graph batch record must be one JSON object");
+}
+
+TEST(LoadValidationTest, DuplicateTopLevelMember) {
+  ExpectRejected(R"({"type":"Note","type":"Note","data":{"text":"a"}})",
+                 "line 1: duplicate JSON member 'type'");
+}
+
+TEST(LoadValidationTest, DuplicateDataMember) {
+  ExpectRejected(R"({"type":"Note","data":{"text":"a","text":"b"}})",
+                 "line 1: duplicate JSON member 'text'");
+}
+
+TEST(LoadValidationTest, UnknownNodeType) {
+  ExpectRejected(R"({"type":"Robot","data":{}})", "line 1: unknown node type 'Robot'");
+}
+
+TEST(LoadValidationTest, UnknownEdgeType) {
+  ExpectRejected(std::string(kAda) + "\n" + R"({"edge":"Likes","from":"Ada","to":"Ada"})",
+                 "line 3: unknown edge type 'Likes'");
+}
+
+TEST(LoadValidationTest, UnknownProperty) {
+  ExpectRejected(R"({"type":"Person","data":{"name":"Ada","nick":"A"}})",
+                 "line 1: unknown input field 'nick' for 'node:Person'");
+}
+
+TEST(LoadValidationTest, ReservedDataField) {
+  ExpectRejected(R"({"type":"Person","data":{"name":"Ada","_rowid":1}})",
+                 "line 1: input field '_rowid' is reserved physical state");
+  ExpectRejected(R"({"type":"Person","data":{"name":"Ada","_tombstone":true}})",
+                 "line 1: input field '_tombstone' is reserved physical state");
+}
+
+TEST(LoadValidationTest, ReservedTopLevelField) {
+  ExpectRejected(R"({"type":"Person","_tombstone":true,"data":{"name":"Ada"}})",
+                 "line 1: top-level field '_tombstone' is reserved physical state");
+}
+
+TEST(LoadValidationTest, UnknownTopLevelField) {
+  ExpectRejected(R"({"type":"Person","data":{"name":"Ada"},"extra":1})",
+                 "line 1: unknown top-level graph batch field 'extra'");
+  ExpectRejected(R"({"type":"Person","from":"x","data":{"name":"Ada"}})",
+                 "line 1: unknown top-level graph batch field 'from'");
+}
+
+TEST(LoadValidationTest, ExactlyOneOfTypeOrEdge) {
+  ExpectRejected(R"({"data":{"name":"Ada"}})",
+                 "line 1: graph batch record must contain exactly one of 'type' or 'edge'");
+  ExpectRejected(R"({"type":"Person","edge":"Knows","from":"a","to":"b"})",
+                 "line 1: graph batch record must contain exactly one of 'type' or 'edge'");
+}
+
+TEST(LoadValidationTest, EdgeNeedsFromAndToStrings) {
+  ExpectRejected(std::string(kAda) + R"({"edge":"Knows","to":"Ada"})",
+                 "line 2: graph batch record requires field 'from'");
+  ExpectRejected(std::string(kAda) + R"({"edge":"Knows","from":"Ada"})",
+                 "line 2: graph batch record requires field 'to'");
+  ExpectRejected(std::string(kAda) + R"({"edge":"Knows","from":5,"to":"Ada"})",
+                 "line 2: graph batch field 'from' must be a string, got 5");
+  ExpectRejected(R"({"type":7})", "line 1: graph batch field 'type' must be a string, got 7");
+}
+
+TEST(LoadValidationTest, DataMustBeAnObject) {
+  ExpectRejected(R"({"type":"Note","data":[1]})",
+                 "line 1: graph batch field 'data' must be an object, got [1]");
+}
+
+TEST(LoadValidationTest, NestedObjectInData) {
+  ExpectRejected(R"({"type":"Note","data":{"text":{"a":1}}})",
+                 "line 1: data field 'text' holds a nested JSON object or array, which no "
+                 "property type accepts");
+}
+
+TEST(LoadValidationTest, SrcOrDstInEdgeData) {
+  ExpectRejected(
+      std::string(kAda) + R"({"edge":"Knows","from":"Ada","to":"Ada","data":{"src":"x"}})",
+      "line 2: edge data field 'src' is reserved structural state");
+  ExpectRejected(
+      std::string(kAda) + R"({"edge":"Knows","from":"Ada","to":"Ada","data":{"dst":"x"}})",
+      "line 2: edge data field 'dst' is reserved structural state");
+}
+
+TEST(LoadValidationTest, NonStringId) {
+  ExpectRejected(R"({"type":"Note","data":{"id":5,"text":"a"}})",
+                 "line 1: input entity of type 'Note' field 'id' must be a string, got 5");
+  ExpectRejected(R"({"type":"Note","id":null,"data":{"text":"a"}})",
+                 "line 1: input entity of type 'Note' field 'id' must be a string, got null");
+}
+
+TEST(LoadValidationTest, IdGivenTwice) {
+  ExpectRejected(R"({"type":"Note","id":"a","data":{"id":"a","text":"a"}})",
+                 "line 1: id given both at the top level and in 'data'; give one");
+}
+
+TEST(LoadValidationTest, KeyedNodeIdDiffersFromDerivedId) {
+  ExpectRejected(R"({"type":"Person","data":{"id":"Bob","name":"Ada"}})",
+                 "line 1: node Person explicit id 'Bob' does not match its canonical @key id "
+                 "'Ada'");
+  ExpectRejected(R"({"type":"Pair","id":"acme","data":{"a":"acme","b":42}})",
+                 "line 1: node Pair explicit id 'acme' does not match its canonical @key id "
+                 "'[\"acme\",\"42\"]'");
+}
+
+TEST(LoadValidationTest, MissingKeyValue) {
+  ExpectRejected(R"({"type":"Person","data":{"age":3}})",
+                 "line 1: property 'name' of node:Person: null is not allowed for String");
+}
+
+TEST(LoadValidationTest, MissingRequiredProperty) {
+  ExpectRejected(R"({"type":"Note","data":{}})",
+                 "line 1: property 'text' of node:Note: null is not allowed for String");
+}
+
+TEST(LoadValidationTest, ValueOfTheWrongKind) {
+  ExpectRejected(R"({"type":"Person","data":{"name":"Ada","age":true}})",
+                 "line 1: property 'age' of node:Person: expected I32?, got bool true");
+  ExpectRejected(R"({"type":"Person","data":{"name":"Ada","tags":"x"}})",
+                 "line 1: property 'tags' of node:Person: expected [String]?, got string \"x\"");
+}
+
+TEST(LoadValidationTest, IntegerOutOfRange) {
+  ExpectRejected(R"({"type":"Person","data":{"name":"Ada","age":5000000000}})",
+                 "line 1: property 'age' of node:Person: value 5000000000 is out of range for I32");
+  ExpectRejected(R"({"type":"Person","data":{"name":"Ada","big":-1}})",
+                 "line 1: property 'big' of node:Person: value -1 is out of range for U64");
+}
+
+TEST(LoadValidationTest, InvalidIntegerString) {
+  ExpectRejected(R"({"type":"Person","data":{"name":"Ada","age":"12x"}})",
+                 "line 1: property 'age' of node:Person: invalid integer literal '12x'");
+}
+
+TEST(LoadValidationTest, InvalidDateLiteral) {
+  ExpectRejected(R"({"type":"Person","data":{"name":"Ada","born":"2020-13-01"}})",
+                 "line 1: property 'born' of node:Person: invalid Date literal '2020-13-01'");
+  ExpectRejected(R"({"type":"Person","data":{"name":"Ada","born":"2020-01-01T10:00:00Z"}})",
+                 "line 1: property 'born' of node:Person: invalid Date literal "
+                 "'2020-01-01T10:00:00Z'");
+}
+
+TEST(LoadValidationTest, InvalidDateTimeLiteral) {
+  ExpectRejected(R"({"type":"Person","data":{"name":"Ada","seen":"yesterday"}})",
+                 "line 1: property 'seen' of node:Person: invalid DateTime literal 'yesterday'");
+}
+
+TEST(LoadValidationTest, ExternalBlobUriIsRefused) {
+  ExpectRejected(R"({"type":"Person","data":{"name":"Ada","photo":"https://x/y.png"}})",
+                 "line 1: property 'photo' of node:Person: external blob URI 'https://x/y.png' "
+                 "is not allowed; inline data is written \"base64:<data>\"");
+  ExpectRejected(R"({"type":"Person","data":{"name":"Ada","photo":"base64:a$"}})",
+                 "line 1: property 'photo' of node:Person: invalid base64 blob data: invalid "
+                 "base64 character at offset 1");
+}
+
+TEST(LoadValidationTest, SameIdTwiceInAnAppendIsAKeyConflict) {
+  ExpectRejected(std::string(kAda) + "\n" + std::string(kAda),
+                 "line 3: id 'Ada' of node:Person was already given on line 1", LoadMode::kAppend,
+                 Code::kKeyConflict);
+}
+
+TEST(LoadValidationTest, OverlongLineIsAResourceLimit) {
+  std::string input = std::string(kAda) + R"({"type":"Note","data":{"text":")";
+  input.append(kLoadLineBytesMax, 'x');
+  input += "\"}}";
+  ExpectRejected(input,
+                 "line 2: the line is " + std::to_string(kLoadLineBytesMax + 34) +
+                     " bytes; at most " + std::to_string(kLoadLineBytesMax) + " are allowed",
+                 LoadMode::kAppend, Code::kResourceLimit);
+}
+
+TEST(LoadValidationTest, LaterErrorsStillPublishNothing) {
+  std::string input;
+  for (int i = 0; i < 100; ++i) {
+    input += R"({"type":"Note","data":{"text":"n)" + std::to_string(i) + "\"}}\n";
+  }
+  input += R"({"type":"Note","data":{"text":1}})";
+  ExpectRejected(input, "line 101: property 'text' of node:Note: expected String, got int 1");
+}
+
+}  // namespace
+}  // namespace omnigraph::engine
