@@ -136,7 +136,7 @@ class Stream {
   // takes every acknowledged state queued so far, writes the checkpoints due among them in seq
   // order, then one hint for the newest. So a hint that a newer publish superseded before it was
   // written is skipped, and publishing faster than the store writes hints costs no extra task
-  // hand-offs or hint writes (decision 13).
+  // hand-offs or hint writes (decision 16).
   std::mutex background_mu_;
   std::condition_variable background_cv_;
   std::vector<std::shared_ptr<const GraphState>> background_queue_;
