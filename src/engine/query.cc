@@ -6,11 +6,9 @@
 
 namespace omnigraph::engine {
 
-Result<query::QueryResult> RunChecked(const Snapshot& snapshot,
-                                      const query::CheckedQuery& checked, const Json& params,
-                                      const RunOptions& options) {
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<schema::Value> values,
-                             query::BindParams(checked, params));
+Result<query::QueryResult> RunChecked(const Snapshot& snapshot, const query::CheckedQuery& checked,
+                                      const Json& params, const RunOptions& options) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<schema::Value> values, query::BindParams(checked, params));
   query::ExecCache local(64);
   query::ExecOptions exec;
   exec.now_ms = options.now_ms ? *options.now_ms : SystemClock::Default()->NowMillis();

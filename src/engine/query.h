@@ -49,8 +49,7 @@ Result<OrderedJson> RunQuery(const Snapshot& snapshot, std::string_view source,
                              const RunOptions& options = {});
 
 // The same for an already-parsed and checked query; returns the typed result.
-Result<query::QueryResult> RunChecked(const Snapshot& snapshot,
-                                      const query::CheckedQuery& checked, const Json& params,
-                                      const RunOptions& options = {});
+Result<query::QueryResult> RunChecked(const Snapshot& snapshot, const query::CheckedQuery& checked,
+                                      const Json& params, const RunOptions& options = {});
 
 }  // namespace omnigraph::engine

@@ -140,8 +140,8 @@ TEST_F(QueryRunTest, BadInputIsAnErrorNamingIt) {
             "params must be an object, got array");
   EXPECT_EQ(RunQuery(s, kQueries, "nope", Json::object()).status().message(),
             "query 'nope' not found");
-  Result<OrderedJson> bad = RunQuery(s, "query q() { match { $p: Persn } return { $p.name } }", "q",
-                                     Json::object());
+  Result<OrderedJson> bad =
+      RunQuery(s, "query q() { match { $p: Persn } return { $p.name } }", "q", Json::object());
   EXPECT_EQ(bad.status().kind(), Kind::kInvalidArgument);
   EXPECT_NE(bad.status().message().find("T1"), std::string::npos) << bad.status().message();
 }

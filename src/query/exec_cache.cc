@@ -96,8 +96,10 @@ Result<std::shared_ptr<const Adjacency>> BuildAdjacency(const TableImage& edges,
                                                         const TableImage& from,
                                                         const TableImage& to) {
   auto adj = std::make_shared<Adjacency>();
-  OMNIGRAPH_ASSIGN_OR_RETURN(const TableImage::ChunkedColumn* src, edges.Column(table::kSrcFieldId));
-  OMNIGRAPH_ASSIGN_OR_RETURN(const TableImage::ChunkedColumn* dst, edges.Column(table::kDstFieldId));
+  OMNIGRAPH_ASSIGN_OR_RETURN(const TableImage::ChunkedColumn* src,
+                             edges.Column(table::kSrcFieldId));
+  OMNIGRAPH_ASSIGN_OR_RETURN(const TableImage::ChunkedColumn* dst,
+                             edges.Column(table::kDstFieldId));
   const uint32_t n = edges.size();
   adj->edge_src.resize(n);
   adj->edge_dst.resize(n);

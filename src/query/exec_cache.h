@@ -113,8 +113,7 @@ class ExecCache {
   // `scope` names the graph (GraphView::cache_scope).
   Result<std::shared_ptr<const TableImage>> Image(
       std::string_view scope, const std::shared_ptr<const table::TableVersion>& version);
-  Result<std::shared_ptr<const Adjacency>> Adjacent(std::string_view scope,
-                                                    const TableImage& edges,
+  Result<std::shared_ptr<const Adjacency>> Adjacent(std::string_view scope, const TableImage& edges,
                                                     const TableImage& from, const TableImage& to);
 
   struct Stats {

@@ -107,8 +107,7 @@ bool CondHolds(const Cond& cond, const Value& l, const Value& r) {
         return cond.op == CompOp::kEq ? ListHas(l, r) : cond.op == CompOp::kNe && !ListHas(l, r);
       }
       return CompareHolds(cond.op, Value::Compare(l, r));
-    case FilterKind::kListContains:
-      return l.tag() == Value::Tag::kList && ListHas(l, r);
+    case FilterKind::kListContains: return l.tag() == Value::Tag::kList && ListHas(l, r);
     case FilterKind::kStringContains:
       return l.tag() == Value::Tag::kString && r.tag() == Value::Tag::kString &&
              l.string_value().find(r.string_value()) != std::string::npos;
@@ -302,7 +301,8 @@ Result<const TableImage*> Executor::Image(const TypeDef& type) {
   auto it = images_.find(&type);
   if (it != images_.end()) return it->second.get();
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> version, view_.Table(type));
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableImage> image, options_.cache->Image(view_.cache_scope(), version));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableImage> image,
+                             options_.cache->Image(view_.cache_scope(), version));
   const TableImage* out = image.get();
   images_[&type] = std::move(image);
   return out;
@@ -319,8 +319,9 @@ Result<const Adjacency*> Executor::Adj(const TypeDef& edge) {
   OMNIGRAPH_ASSIGN_OR_RETURN(const TableImage* edges, Image(edge));
   OMNIGRAPH_ASSIGN_OR_RETURN(const TableImage* from_image, Image(*from));
   OMNIGRAPH_ASSIGN_OR_RETURN(const TableImage* to_image, Image(*to));
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const Adjacency> adj,
-                             options_.cache->Adjacent(view_.cache_scope(), *edges, *from_image, *to_image));
+  OMNIGRAPH_ASSIGN_OR_RETURN(
+      std::shared_ptr<const Adjacency> adj,
+      options_.cache->Adjacent(view_.cache_scope(), *edges, *from_image, *to_image));
   const Adjacency* out = adj.get();
   adjacencies_[&edge] = std::move(adj);
   return out;
@@ -407,8 +408,7 @@ Value Executor::EntityValue(const Slot& slot, uint32_t dense) const {
       items.push_back(Value::Null());
       continue;
     }
-    Result<const TableImage::ChunkedColumn*> col =
-        slot.image->Column(static_cast<uint32_t>(p.id));
+    Result<const TableImage::ChunkedColumn*> col = slot.image->Column(static_cast<uint32_t>(p.id));
     items.push_back(col.ok() ? ValueAt((*col)->chunk(dense), TableImage::ChunkedColumn::row(dense))
                              : Value::Null());
   }
@@ -426,8 +426,7 @@ Value Executor::Eval(const CExpr& e, const Frame& frame, size_t row) const {
       const Slot& s = frame.slots[e.slot];
       return Value::String(s.image->id(frame.cols[e.slot][row]));
     }
-    case CExpr::Kind::kEntity:
-      return EntityValue(frame.slots[e.slot], frame.cols[e.slot][row]);
+    case CExpr::Kind::kEntity: return EntityValue(frame.slots[e.slot], frame.cols[e.slot][row]);
   }
   return Value();
 }
@@ -450,8 +449,8 @@ Status Executor::FilterRows(Frame& frame, const std::vector<Cond>& conds) {
   return Status::Ok();
 }
 
-Result<Cond> Executor::CondOfFilter(const Expr& left, const Expr& right, FilterKind kind,
-                                    CompOp op, const Frame& frame) {
+Result<Cond> Executor::CondOfFilter(const Expr& left, const Expr& right, FilterKind kind, CompOp op,
+                                    const Frame& frame) {
   if (kind == FilterKind::kTextSearch) return SearchUnsupported(left);
   Cond c;
   c.kind = kind;
@@ -525,9 +524,13 @@ Status Executor::ComputeCandidates(const std::string& var, VarInfo& info) {
     const uint32_t field = static_cast<uint32_t>(prop->id);
     switch (c.op) {
       case CompOp::kEq: predicates.push_back(table::Predicate::Equal(field, *stat)); break;
-      case CompOp::kGt: predicates.push_back(table::Predicate{field, *stat, false, {}, true}); break;
+      case CompOp::kGt:
+        predicates.push_back(table::Predicate{field, *stat, false, {}, true});
+        break;
       case CompOp::kGe: predicates.push_back(table::Predicate{field, *stat, true, {}, true}); break;
-      case CompOp::kLt: predicates.push_back(table::Predicate{field, {}, true, *stat, false}); break;
+      case CompOp::kLt:
+        predicates.push_back(table::Predicate{field, {}, true, *stat, false});
+        break;
       case CompOp::kLe: predicates.push_back(table::Predicate{field, {}, true, *stat, true}); break;
       default: break;
     }
@@ -620,7 +623,10 @@ class Bfs {
  public:
   Bfs(const Adjacency& adj, Direction dir, bool same_type, uint32_t min_hops, uint32_t max_hops,
       uint32_t start_nodes)
-      : adj_(adj), dir_(dir), same_type_(same_type), min_(min_hops),
+      : adj_(adj),
+        dir_(dir),
+        same_type_(same_type),
+        min_(min_hops),
         max_(same_type ? max_hops : std::min<uint32_t>(max_hops, 1)) {
     if (same_type_) mark_.assign(start_nodes, 0);
     seen_.assign(dir == Direction::kIn ? adj.out.offsets.size() : adj.in.offsets.size(), 0);
@@ -764,9 +770,8 @@ Status Executor::Expand(Frame& frame, const TravSpec& t, std::map<std::string, V
   const int other_slot = from_src ? dst_slot : src_slot;
   const std::string& other_var = from_src ? t.dst : t.src;
   Direction dir = from_src ? ct.direction : Reverse(ct.direction);
-  uint32_t start_nodes =
-      static_cast<uint32_t>((dir == Direction::kIn ? adj->in.offsets.size()
-                                                   : adj->out.offsets.size()) - 1);
+  uint32_t start_nodes = static_cast<uint32_t>(
+      (dir == Direction::kIn ? adj->in.offsets.size() : adj->out.offsets.size()) - 1);
   if (dir == Direction::kBoth) start_nodes = static_cast<uint32_t>(adj->out.offsets.size() - 1);
   Bfs bfs(*adj, dir, same_type, min_hops, max_hops, std::max<uint32_t>(start_nodes, 1));
   OMNIGRAPH_ASSIGN_OR_RETURN(const std::vector<bool>* other_allowed, allowed(other_var));
@@ -921,9 +926,9 @@ Status Executor::RunScope(const std::vector<Clause>& clauses, Frame& frame) {
       for (const std::string& v : filters[i].vars) ready = ready && frame.Find(v) >= 0;
       if (!ready) continue;
       filter_done[i] = true;
-      OMNIGRAPH_ASSIGN_OR_RETURN(Cond c, CondOfFilter(filters[i].filter->left,
-                                                      filters[i].filter->right, filters[i].kind,
-                                                      filters[i].filter->op, frame));
+      OMNIGRAPH_ASSIGN_OR_RETURN(
+          Cond c, CondOfFilter(filters[i].filter->left, filters[i].filter->right, filters[i].kind,
+                               filters[i].filter->op, frame));
       conds.push_back(std::move(c));
     }
     return FilterRows(frame, conds);
@@ -1031,8 +1036,8 @@ Value Aggregate(AggFunc func, const std::vector<Value>& values) {
       const Value* best = nullptr;
       for (const Value& v : values) {
         if (v.is_null()) continue;
-        if (best == nullptr || (func == AggFunc::kMin ? Value::Compare(v, *best) < 0
-                                                      : Value::Compare(v, *best) > 0)) {
+        if (best == nullptr ||
+            (func == AggFunc::kMin ? Value::Compare(v, *best) < 0 : Value::Compare(v, *best) > 0)) {
           best = &v;
         }
       }
@@ -1112,8 +1117,8 @@ Result<QueryResult> Executor::Project(Frame& frame) {
         return c != 0 ? c < 0 : tie_less(a, b);
       };
       if (limit < order.size()) {
-        std::partial_sort(order.begin(), order.begin() + static_cast<ptrdiff_t>(limit),
-                          order.end(), less);
+        std::partial_sort(order.begin(), order.begin() + static_cast<ptrdiff_t>(limit), order.end(),
+                          less);
       } else {
         std::sort(order.begin(), order.end(), less);
       }

@@ -59,14 +59,14 @@ Result<Value> ParseInteger(const std::string& key, const Json& v, ScalarKind kin
     bool negative = !s.empty() && s[0] == '-';
     size_t start = negative ? 1 : 0;
     if (s.size() == start || s.size() - start > 20) {
-      return ParamError(key, "expected a decimal integer string for " + type_name + ", got \"" +
-                                 s + "\"");
+      return ParamError(
+          key, "expected a decimal integer string for " + type_name + ", got \"" + s + "\"");
     }
     uint64_t magnitude = 0;
     for (size_t i = start; i < s.size(); ++i) {
       if (s[i] < '0' || s[i] > '9') {
-        return ParamError(key, "expected a decimal integer string for " + type_name +
-                                   ", got \"" + s + "\"");
+        return ParamError(
+            key, "expected a decimal integer string for " + type_name + ", got \"" + s + "\"");
       }
       uint64_t digit = static_cast<uint64_t>(s[i] - '0');
       if (magnitude > (std::numeric_limits<uint64_t>::max() - digit) / 10) {
@@ -91,7 +91,9 @@ Result<Value> RangeChecked(const std::string& key, Value v, ScalarKind kind) {
   uint64_t magnitude = v.tag() == Value::Tag::kUInt ? v.uint_value()
                        : negative                   ? 0
                                                     : static_cast<uint64_t>(v.int_value());
-  auto out = [&] { return ParamError(key, "value " + v.DebugString() + " exceeds " + type_name + " range"); };
+  auto out = [&] {
+    return ParamError(key, "value " + v.DebugString() + " exceeds " + type_name + " range");
+  };
   switch (kind) {
     case ScalarKind::kI32:
       if (negative ? v.int_value() < std::numeric_limits<int32_t>::min()
@@ -126,7 +128,8 @@ Result<Value> ScalarParam(const std::string& key, const Json& v, const PropType&
         for (const std::string& e : type.enum_values) found = found || e == s;
         if (!found) {
           std::string allowed;
-          for (const std::string& e : type.enum_values) allowed += (allowed.empty() ? "" : ", ") + e;
+          for (const std::string& e : type.enum_values)
+            allowed += (allowed.empty() ? "" : ", ") + e;
           return ParamError(key, "invalid enum value '" + s + "' (expected: " + allowed + ")");
         }
       }
@@ -148,12 +151,14 @@ Result<Value> ScalarParam(const std::string& key, const Json& v, const PropType&
       if (type.scalar == ScalarKind::kF32 && !std::isfinite(static_cast<float>(d))) {
         return ParamError(key, "value " + std::to_string(d) + " is not a finite F32");
       }
-      return Value::Float(type.scalar == ScalarKind::kF32 ? static_cast<double>(static_cast<float>(d)) : d);
+      return Value::Float(
+          type.scalar == ScalarKind::kF32 ? static_cast<double>(static_cast<float>(d)) : d);
     }
     case ScalarKind::kDate: {
       if (v.is_number_integer()) {
         int64_t days = v.get<int64_t>();
-        if (days < std::numeric_limits<int32_t>::min() || days > std::numeric_limits<int32_t>::max()) {
+        if (days < std::numeric_limits<int32_t>::min() ||
+            days > std::numeric_limits<int32_t>::max()) {
           return ParamError(key, "date " + std::to_string(days) + " is out of range");
         }
         return Value::Date(static_cast<int32_t>(days));
@@ -205,7 +210,8 @@ Result<std::vector<Value>> BindParams(const CheckedQuery& checked, const Json& p
     }
     if (type.scalar == ScalarKind::kVector) {
       if (!v->is_array()) {
-        return ParamError(key, "expected array for " + type.DisplayName() + ", got " + JsonTypeName(*v));
+        return ParamError(key,
+                          "expected array for " + type.DisplayName() + ", got " + JsonTypeName(*v));
       }
       if (v->size() != type.vector_dim) {
         return ParamError(key, "expected " + std::to_string(type.vector_dim) + " values for " +
@@ -213,7 +219,8 @@ Result<std::vector<Value>> BindParams(const CheckedQuery& checked, const Json& p
       }
       std::vector<Value> items;
       for (const Json& item : *v) {
-        if (!item.is_number()) return ParamError(key, "vector element '" + item.dump() + "' is not numeric");
+        if (!item.is_number())
+          return ParamError(key, "vector element '" + item.dump() + "' is not numeric");
         items.push_back(Value::Float(item.get<double>()));
       }
       out.push_back(Value::List(std::move(items)));
@@ -221,7 +228,8 @@ Result<std::vector<Value>> BindParams(const CheckedQuery& checked, const Json& p
     }
     if (type.list) {
       if (!v->is_array()) {
-        return ParamError(key, "expected array for " + type.DisplayName() + ", got " + JsonTypeName(*v));
+        return ParamError(key,
+                          "expected array for " + type.DisplayName() + ", got " + JsonTypeName(*v));
       }
       PropType element = type;
       element.list = false;

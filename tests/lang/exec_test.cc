@@ -71,7 +71,8 @@ Result<schema::Value> JsonToValue(const Json& v, const schema::PropType& type) {
     if (type.scalar == schema::ScalarKind::kDate) {
       return schema::Value::Date(static_cast<int32_t>(v.get<int64_t>()));
     }
-    if (type.scalar == schema::ScalarKind::kDateTime) return schema::Value::DateTime(v.get<int64_t>());
+    if (type.scalar == schema::ScalarKind::kDateTime)
+      return schema::Value::DateTime(v.get<int64_t>());
     return schema::Value::Int(v.get<int64_t>());
   }
   if (v.is_number_float()) return schema::Value::Float(v.get<double>());
@@ -120,7 +121,8 @@ Status LoadSeed(Graph& graph, const std::string& seed) {
       auto it = data.find(type->properties[i].name);
       if (it == data.end()) continue;
       Result<schema::Value> v = JsonToValue(*it, type->properties[i].type);
-      if (!v.ok()) return InvalidArgument(where + type->properties[i].name + ": " + v.status().message());
+      if (!v.ok())
+        return InvalidArgument(where + type->properties[i].name + ": " + v.status().message());
       values[i] = *v;
     }
     std::string id;
@@ -131,12 +133,13 @@ Status LoadSeed(Graph& graph, const std::string& seed) {
       std::snprintf(buf, sizeof(buf), "e%04d", n);
       id = buf;
     } else {
-      Result<std::string> derived = schema::DeriveNodeId(*type, [&](const schema::PropertyDef& p) -> const schema::Value* {
-        for (size_t i = 0; i < type->properties.size(); ++i) {
-          if (type->properties[i].id == p.id && values[i]) return &*values[i];
-        }
-        return nullptr;
-      });
+      Result<std::string> derived =
+          schema::DeriveNodeId(*type, [&](const schema::PropertyDef& p) -> const schema::Value* {
+            for (size_t i = 0; i < type->properties.size(); ++i) {
+              if (type->properties[i].id == p.id && values[i]) return &*values[i];
+            }
+            return nullptr;
+          });
       if (!derived.ok()) return InvalidArgument(where + derived.status().message());
       id = *derived;
     }
@@ -285,8 +288,7 @@ void RunCase(QTestFile& file, const Case& c, std::map<std::string, std::unique_p
     const std::string key = c.schema + "|" + c.seed;
     if (!graphs.count(key)) {
       ASSERT_TRUE(file.schemas.count(c.schema)) << "unknown schema " << c.schema;
-      storage::Runtime rt =
-          storage::Runtime::ForTest(std::make_shared<storage::MemoryStore>(), 1);
+      storage::Runtime rt = storage::Runtime::ForTest(std::make_shared<storage::MemoryStore>(), 1);
       Result<std::unique_ptr<Graph>> g = Graph::Init(rt, file.schemas[c.schema]);
       ASSERT_TRUE(g.ok()) << g.status().ToString();
       if (!c.seed.empty()) {
