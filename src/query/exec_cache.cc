@@ -14,12 +14,14 @@ Result<std::shared_ptr<const TableImage>> TableImage::Build(
     return InvalidArgument("table " + version->manifest_name() + " has too many rows to query (" +
                            std::to_string(image->ids_.size()) + ")");
   }
-  image->index_.reserve(image->ids_.size());
-  for (uint32_t i = 0; i < image->ids_.size(); ++i) image->index_.emplace(image->ids_[i], i);
   return std::shared_ptr<const TableImage>(std::move(image));
 }
 
 int64_t TableImage::Find(std::string_view id) const {
+  std::call_once(index_once_, [this] {
+    index_.reserve(ids_.size());
+    for (uint32_t i = 0; i < ids_.size(); ++i) index_.emplace(ids_[i], i);
+  });
   auto it = index_.find(id);
   return it == index_.end() ? -1 : static_cast<int64_t>(it->second);
 }

@@ -42,7 +42,8 @@ class TableImage {
 
   uint32_t size() const { return static_cast<uint32_t>(ids_.size()); }
   const std::string& id(uint32_t dense) const { return ids_[dense]; }
-  // The dense index of `id`, or -1 when the version has no such row.
+  // The dense index of `id`, or -1 when the version has no such row. The id → index map is
+  // built on the first call (edge tables usually never need it).
   int64_t Find(std::string_view id) const;
   const table::TableVersion& version() const { return *version_; }
 
@@ -66,7 +67,8 @@ class TableImage {
 
   std::shared_ptr<const table::TableVersion> version_;
   std::vector<std::string> ids_;
-  std::unordered_map<std::string_view, uint32_t> index_;
+  mutable std::once_flag index_once_;
+  mutable std::unordered_map<std::string_view, uint32_t> index_;
   mutable std::mutex mu_;
   mutable std::map<uint32_t, std::unique_ptr<ChunkedColumn>> columns_;
   mutable uint64_t column_bytes_ = 0;
