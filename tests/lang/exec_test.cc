@@ -33,6 +33,11 @@ fs::path SourceDir() {
   return src ? fs::path(src) : fs::path(OMNIGRAPH_CONFIGURED_SOURCE_DIR);
 }
 
+fs::path CookbooksDir() {
+  if (const char* dir = std::getenv("OMNIGRAPH_COOKBOOKS_DIR")) return dir;
+  return SourceDir() / ".." / "shared" / "fixtures" / "cookbooks";
+}
+
 std::string ReadFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
@@ -207,14 +212,18 @@ QTestFile ParseQTest(const std::string& text) {
       std::string kind, name;
       h >> kind >> name;
       current = nullptr;
+      const std::string file = Option(line, "file");
+      const std::string cookbook = Option(line, "cookbook");
       if (kind == "schema") {
-        std::string file = Option(line, "file");
-        out.schemas[name] = file.empty() ? "" : ReadFile(SourceDir() / "tests" / "lang" / file);
-        body = file.empty() ? &out.schemas[name] : nullptr;
+        out.schemas[name] = !file.empty()       ? ReadFile(SourceDir() / "tests" / "lang" / file)
+                            : !cookbook.empty() ? ReadFile(CookbooksDir() / cookbook / "schema.pg")
+                                                : "";
+        body = file.empty() && cookbook.empty() ? &out.schemas[name] : nullptr;
         last_schema = name;
       } else if (kind == "seed") {
-        out.seeds[name] = "";
-        body = &out.seeds[name];
+        out.seeds[name] =
+            cookbook.empty() ? "" : ReadFile(CookbooksDir() / cookbook / "seed.jsonl");
+        body = cookbook.empty() ? &out.seeds[name] : nullptr;
         last_seed = name;
       } else if (kind == "case") {
         Case c;
@@ -236,7 +245,14 @@ QTestFile ParseQTest(const std::string& text) {
       std::string section = Trim(line.substr(4));
       std::string word = section.substr(0, section.find(' '));
       if (word == "query") {
-        body = &current->query;
+        const std::string file = Option(section, "file");
+        if (!file.empty()) {
+          current->query = ReadFile(CookbooksDir() / file);
+          if (current->query.empty()) ADD_FAILURE() << "line " << n << ": cannot read " << file;
+          body = nullptr;
+        } else {
+          body = &current->query;
+        }
       } else if (word == "run") {
         current->run = Trim(section.substr(3));
         body = nullptr;
@@ -341,11 +357,6 @@ std::vector<std::string> QTestFiles() {
 
 INSTANTIATE_TEST_SUITE_P(Exec, ExecGoldenTest, testing::ValuesIn(QTestFiles()),
                          [](const testing::TestParamInfo<std::string>& p) { return p.param; });
-
-fs::path CookbooksDir() {
-  if (const char* dir = std::getenv("OMNIGRAPH_COOKBOOKS_DIR")) return dir;
-  return SourceDir() / ".." / "shared" / "fixtures" / "cookbooks";
-}
 
 // A value of each parameter type, so every read query can run (results may be empty).
 Json SampleParams(const query::CheckedQuery& checked) {
