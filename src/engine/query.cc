@@ -9,10 +9,11 @@ namespace omnigraph::engine {
 Result<query::QueryResult> RunChecked(const Snapshot& snapshot, const query::CheckedQuery& checked,
                                       const Json& params, const RunOptions& options) {
   OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<schema::Value> values, query::BindParams(checked, params));
-  query::ExecCache local(64);
+  std::optional<query::ExecCache> local;
   query::ExecOptions exec;
   exec.now_ms = options.now_ms ? *options.now_ms : SystemClock::Default()->NowMillis();
-  exec.cache = options.cache != nullptr ? options.cache : &local;
+  exec.cache = options.cache;
+  if (exec.cache == nullptr) exec.cache = &local.emplace(64);
   SnapshotView view(snapshot);
   return query::Execute(view, checked, values, exec);
 }

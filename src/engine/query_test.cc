@@ -104,6 +104,22 @@ TEST_F(QueryRunTest, AdjacencyIsBuiltOncePerEdgeTableVersion) {
   EXPECT_EQ(cache.stats().adjacency_builds, 2u);
 }
 
+TEST_F(QueryRunTest, TheCacheIsBoundedAndRebuildsWhatItEvicted) {
+  AddPersons({{"Ada", 36}, {"Bob", 25}});
+  AddKnows({{"Ada", "Bob"}});
+  query::ExecCache cache(2);  // Person image, Knows image, adjacency: one must go.
+  RunOptions opt;
+  opt.cache = &cache;
+  Snapshot s = *graph_->SnapshotOfBranch("main");
+  for (int i = 0; i < 2; ++i) {
+    Result<OrderedJson> out = RunQuery(s, kQueries, "friends", Json{{"n", "Ada"}}, opt);
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    EXPECT_EQ((*out)["rows"], OrderedJson::parse(R"([{"b.name":"Bob"}])"));
+    EXPECT_LE(cache.stats().entries, 2u);
+  }
+  EXPECT_GT(cache.stats().image_builds + cache.stats().adjacency_builds, 3u);
+}
+
 TEST_F(QueryRunTest, ComparisonFiltersSkipFragmentsByStatistics) {
   AddPersons({{"Ada", 36}, {"Bob", 25}});
   AddPersons({{"Old", 120}, {"Older", 130}});

@@ -619,46 +619,73 @@ Status Executor::BindCrossProduct(Frame& frame, const std::string& var, VarInfo&
 // [min, max]; a self-edge emits its node without entering the frontier; the source returns
 // only through its own self-loop. Edges between two different node types cannot chain, so
 // their traversals are single-hop.
+// A set of node numbers that is cleared in O(1): an epoch per node when many searches share it,
+// or a hash set when only a few searches run over a large graph (allocating and zeroing a
+// per-node array would dominate a single small search).
+class Marks {
+ public:
+  Marks(uint32_t nodes, bool dense) : dense_(dense) {
+    if (dense_) epochs_.assign(nodes, 0);
+  }
+  void Clear() {
+    if (dense_) {
+      ++epoch_;
+    } else {
+      set_.clear();
+    }
+  }
+  // True when `v` was not in the set (and adds it).
+  bool Insert(uint32_t v) {
+    if (!dense_) return set_.insert(v).second;
+    if (epochs_[v] == epoch_) return false;
+    epochs_[v] = epoch_;
+    return true;
+  }
+
+ private:
+  bool dense_;
+  uint32_t epoch_ = 1;
+  std::vector<uint32_t> epochs_;
+  std::unordered_set<uint32_t> set_;
+};
+
+// Breadth-first search with the reference's semantics: each node is visited at most once per
+// source (at its shortest distance); a node is emitted when reached at a hop within
+// [min, max]; a self-edge emits its node without entering the frontier; the source returns
+// only through its own self-loop. Edges between two different node types cannot chain, so
+// their traversals are single-hop.
 class Bfs {
  public:
+  // `nodes`: the size of the node numbering the search walks (both ends, for same-type edges;
+  // the target side otherwise). `searches`: about how many sources will be searched.
   Bfs(const Adjacency& adj, Direction dir, bool same_type, uint32_t min_hops, uint32_t max_hops,
-      uint32_t start_nodes)
+      uint32_t nodes, size_t searches)
       : adj_(adj),
         dir_(dir),
         same_type_(same_type),
         min_(min_hops),
-        max_(same_type ? max_hops : std::min<uint32_t>(max_hops, 1)) {
-    if (same_type_) mark_.assign(start_nodes, 0);
-    seen_.assign(dir == Direction::kIn ? adj.out.offsets.size() : adj.in.offsets.size(), 0);
-    if (dir == Direction::kBoth) {
-      seen_.assign(std::max(adj.out.offsets.size(), adj.in.offsets.size()), 0);
-    }
-  }
+        max_(same_type ? max_hops : std::min<uint32_t>(max_hops, 1)),
+        visited_(nodes, searches > 16 || nodes <= 4096),
+        emitted_(nodes, searches > 16 || nodes <= 4096) {}
 
   // The nodes reached from `start`, in discovery order.
   const std::vector<uint32_t>& Run(uint32_t start) {
-    ++epoch_;
+    visited_.Clear();
+    emitted_.Clear();
     out_.clear();
     frontier_.assign(1, start);
-    if (same_type_) mark_[start] = epoch_;
+    if (same_type_) visited_.Insert(start);
     for (uint32_t hop = 1; hop <= max_ && !frontier_.empty(); ++hop) {
       next_.clear();
       for (uint32_t node : frontier_) {
         auto visit = [&](uint32_t neighbor) {
           if (same_type_ && neighbor == node) {
-            if (hop >= min_ && seen_[neighbor] != epoch_) {
-              seen_[neighbor] = epoch_;
-              out_.push_back(neighbor);
-            }
+            if (hop >= min_ && emitted_.Insert(neighbor)) out_.push_back(neighbor);
             return;
           }
-          if (!same_type_ || mark_[neighbor] != epoch_) {
-            if (same_type_) mark_[neighbor] = epoch_;
+          if (!same_type_ || visited_.Insert(neighbor)) {
             next_.push_back(neighbor);
-            if (hop >= min_ && seen_[neighbor] != epoch_) {
-              seen_[neighbor] = epoch_;
-              out_.push_back(neighbor);
-            }
+            if (hop >= min_ && emitted_.Insert(neighbor)) out_.push_back(neighbor);
           }
         };
         if (dir_ == Direction::kOut || dir_ == Direction::kBoth) {
@@ -679,9 +706,8 @@ class Bfs {
   bool same_type_;
   uint32_t min_;
   uint32_t max_;
-  uint32_t epoch_ = 0;
-  std::vector<uint32_t> mark_;
-  std::vector<uint32_t> seen_;
+  Marks visited_;
+  Marks emitted_;
   std::vector<uint32_t> frontier_, next_, out_;
 };
 
@@ -770,10 +796,12 @@ Status Executor::Expand(Frame& frame, const TravSpec& t, std::map<std::string, V
   const int other_slot = from_src ? dst_slot : src_slot;
   const std::string& other_var = from_src ? t.dst : t.src;
   Direction dir = from_src ? ct.direction : Reverse(ct.direction);
-  uint32_t start_nodes = static_cast<uint32_t>(
-      (dir == Direction::kIn ? adj->in.offsets.size() : adj->out.offsets.size()) - 1);
-  if (dir == Direction::kBoth) start_nodes = static_cast<uint32_t>(adj->out.offsets.size() - 1);
-  Bfs bfs(*adj, dir, same_type, min_hops, max_hops, std::max<uint32_t>(start_nodes, 1));
+  // Reached nodes are numbered on the target side: `to` for kOut, `from` for kIn (both sides
+  // are one type for kBoth and for same-type edges).
+  const uint32_t reached_nodes = static_cast<uint32_t>(
+      (dir == Direction::kOut ? adj->in.offsets.size() : adj->out.offsets.size()) - 1);
+  Bfs bfs(*adj, dir, same_type, min_hops, max_hops, std::max<uint32_t>(reached_nodes, 1),
+          frame.rows);
   OMNIGRAPH_ASSIGN_OR_RETURN(const std::vector<bool>* other_allowed, allowed(other_var));
   std::unordered_map<uint32_t, std::vector<uint32_t>> memo;
   std::vector<uint32_t> outer, other;
