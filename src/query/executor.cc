@@ -195,7 +195,9 @@ struct VarInfo {
   bool computed = false;
   std::vector<uint32_t> candidates;
   std::vector<bool> allowed;
-  bool all = false;
+  bool all =
+      false;  // Every row qualifies (candidates filled only when a cross product needs them).
+  size_t count = 0;  // How many qualify.
 };
 
 struct TravSpec {
@@ -478,9 +480,8 @@ Status Executor::ComputeCandidates(const std::string& var, VarInfo& info) {
   OMNIGRAPH_ASSIGN_OR_RETURN(const TableImage* image, Image(*info.type));
   const uint32_t n = image->size();
   if (info.constraints.empty()) {
-    info.all = true;
-    info.candidates.resize(n);
-    for (uint32_t i = 0; i < n; ++i) info.candidates[i] = i;
+    info.all = true;  // `candidates` stays empty: every row 0..count-1.
+    info.count = n;
     return Status::Ok();
   }
   // Constants of the constraints (a constraint's variable side is its left; a filter written
@@ -589,6 +590,7 @@ Status Executor::ComputeCandidates(const std::string& var, VarInfo& info) {
   }
   OMNIGRAPH_RETURN_IF_ERROR(FilterRows(single, conds));
   info.candidates = std::move(single.cols[0]);
+  info.count = info.candidates.size();
   info.allowed.assign(n, false);
   for (uint32_t d : info.candidates) info.allowed[d] = true;
   return Status::Ok();
@@ -597,6 +599,10 @@ Status Executor::ComputeCandidates(const std::string& var, VarInfo& info) {
 Status Executor::BindCrossProduct(Frame& frame, const std::string& var, VarInfo& info) {
   OMNIGRAPH_RETURN_IF_ERROR(ComputeCandidates(var, info));
   OMNIGRAPH_ASSIGN_OR_RETURN(const TableImage* image, Image(*info.type));
+  if (info.all && info.candidates.size() != info.count) {
+    info.candidates.resize(info.count);
+    for (uint32_t i = 0; i < info.count; ++i) info.candidates[i] = i;
+  }
   const size_t c = info.candidates.size();
   std::vector<uint32_t> outer;
   outer.reserve(frame.rows * c);
@@ -1006,7 +1012,7 @@ Status Executor::RunScope(const std::vector<Clause>& clauses, Frame& frame) {
   }
   for (const std::string& v : unbound) OMNIGRAPH_RETURN_IF_ERROR(ComputeCandidates(v, vars[v]));
   std::stable_sort(unbound.begin(), unbound.end(), [&](const std::string& a, const std::string& b) {
-    return vars[a].candidates.size() < vars[b].candidates.size();
+    return vars[a].count < vars[b].count;
   });
   for (const std::string& v : unbound) {
     OMNIGRAPH_RETURN_IF_ERROR(BindCrossProduct(frame, v, vars[v]));
@@ -1175,6 +1181,8 @@ Result<QueryResult> Executor::Project(Frame& frame) {
       c.aggregate = true;
       c.func = p.expr.agg;
       OMNIGRAPH_ASSIGN_OR_RETURN(c.expr, Compile(p.expr.args.at(0), frame));
+      // An entity argument only needs to be non-null (count): its id will do.
+      if (c.expr.kind == CExpr::Kind::kEntity) c.expr.kind = CExpr::Kind::kId;
     } else {
       OMNIGRAPH_ASSIGN_OR_RETURN(c.expr, Compile(p.expr, frame));
     }
