@@ -141,9 +141,12 @@ int QueryMain(const std::vector<std::string>& args) {
   std::string path = "/tmp/omnigraph-bench-query-" + std::to_string(NowNanos()) + ".db";
   sqlite3* db = nullptr;
   if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) return 1;
-  auto exec = [&](const char* sql) { return Check(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), db, sql); };
+  auto exec = [&](const char* sql) {
+    return Check(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), db, sql);
+  };
   if (!exec("PRAGMA journal_mode=WAL") || !exec("PRAGMA synchronous=NORMAL") ||
-      !exec("CREATE TABLE person (id TEXT PRIMARY KEY, name TEXT NOT NULL, age INTEGER NOT NULL)") ||
+      !exec(
+          "CREATE TABLE person (id TEXT PRIMARY KEY, name TEXT NOT NULL, age INTEGER NOT NULL)") ||
       !exec("CREATE TABLE knows (id TEXT PRIMARY KEY, src TEXT NOT NULL, dst TEXT NOT NULL)") ||
       !exec("BEGIN")) {
     return 1;
@@ -185,9 +188,11 @@ int QueryMain(const std::vector<std::string>& args) {
   const char* sql_scan =
       "SELECT name, age FROM person WHERE age > ?1 ORDER BY age DESC, id ASC LIMIT 10";
   std::map<std::string, sqlite3_stmt*> stmts;
-  for (auto [name, sql] : std::vector<std::pair<std::string, const char*>>{
-           {"lookup", sql_lookup}, {"hop1", sql_hop1}, {"hop2", sql_hop2},
-           {"scan_order_limit", sql_scan}}) {
+  for (auto [name, sql] :
+       std::vector<std::pair<std::string, const char*>>{{"lookup", sql_lookup},
+                                                        {"hop1", sql_hop1},
+                                                        {"hop2", sql_hop2},
+                                                        {"scan_order_limit", sql_scan}}) {
     sqlite3_stmt* st = nullptr;
     if (!Check(sqlite3_prepare_v2(db, sql, -1, &st, nullptr), db, sql)) return 1;
     stmts[name] = st;
@@ -205,8 +210,8 @@ int QueryMain(const std::vector<std::string>& args) {
   }
   const double warm_ms = static_cast<double>(NowNanos() - t0) / 1e6;
 
-  std::vector<Shape> shapes = {{"lookup", {}, {}}, {"hop1", {}, {}}, {"hop2", {}, {}},
-                               {"scan_order_limit", {}, {}}};
+  std::vector<Shape> shapes = {
+      {"lookup", {}, {}}, {"hop1", {}, {}}, {"hop2", {}, {}}, {"scan_order_limit", {}, {}}};
   int mismatches = 0;
   for (Shape& shape : shapes) {
     sqlite3_stmt* st = stmts.at(shape.name);
@@ -268,9 +273,10 @@ int QueryMain(const std::vector<std::string>& args) {
   std::remove((path + "-shm").c_str());
 
   if (!json) {
-    std::printf("graph: %llu persons, %llu knows; load ours %.1f s, sqlite %.1f s; warm-up %.1f ms\n",
-                static_cast<unsigned long long>(persons), static_cast<unsigned long long>(knows),
-                ours_load_s, sqlite_load_s, warm_ms);
+    std::printf(
+        "graph: %llu persons, %llu knows; load ours %.1f s, sqlite %.1f s; warm-up %.1f ms\n",
+        static_cast<unsigned long long>(persons), static_cast<unsigned long long>(knows),
+        ours_load_s, sqlite_load_s, warm_ms);
     std::printf("%-18s %10s %10s %12s %12s %8s\n", "query", "p50_us", "p99_us", "sqlite_p50",
                 "sqlite_p99", "ratio");
   }
