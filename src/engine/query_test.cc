@@ -160,6 +160,9 @@ TEST_F(QueryRunTest, BadInputIsAnErrorNamingIt) {
       RunQuery(s, "query q() { match { $p: Persn } return { $p.name } }", "q", Json::object());
   EXPECT_EQ(bad.status().kind(), Kind::kInvalidArgument);
   EXPECT_NE(bad.status().message().find("T1"), std::string::npos) << bad.status().message();
+  Result<OrderedJson> mutation =
+      RunQuery(s, "query m($n: String) { insert Person { name: $n } }", "m", Json{{"n", "Zed"}});
+  EXPECT_EQ(mutation.status().message(), "query `m` is a mutation, not a read query");
 }
 
 }  // namespace
