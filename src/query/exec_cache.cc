@@ -1,5 +1,6 @@
 #include "query/exec_cache.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "table/table_manifest.h"
@@ -26,24 +27,36 @@ int64_t TableImage::Find(std::string_view id) const {
   return it == index_.end() ? -1 : static_cast<int64_t>(it->second);
 }
 
-Result<const TableImage::ChunkedColumn*> TableImage::Column(uint32_t field_id) const {
+Status TableImage::Preload(std::span<const uint32_t> field_ids) const {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = columns_.find(field_id);
-  if (it != columns_.end()) return it->second.get();
-  auto column = std::make_unique<ChunkedColumn>();
+  return LoadLocked(field_ids);
+}
+
+Status TableImage::LoadLocked(std::span<const uint32_t> field_ids) const {
+  std::vector<uint32_t> missing;
+  for (uint32_t f : field_ids) {
+    if (!columns_.count(f) && std::find(missing.begin(), missing.end(), f) == missing.end()) {
+      missing.push_back(f);
+    }
+  }
+  if (missing.empty()) return Status::Ok();
+  // One id-order scan for every missing field.
+  std::vector<std::unique_ptr<ChunkedColumn>> loaded(missing.size());
+  for (auto& c : loaded) c = std::make_unique<ChunkedColumn>();
   uint64_t rows = 0;
   uint64_t bytes = 0;
-  const uint32_t fields[] = {field_id};
   OMNIGRAPH_RETURN_IF_ERROR(
-      version_->ScanInIdOrder(fields, kChunkRows, [&](table::ColumnBatch batch) -> Status {
+      version_->ScanInIdOrder(missing, kChunkRows, [&](table::ColumnBatch batch) -> Status {
         if (rows % kChunkRows != 0) {
           return Internal("id-order scan of " + version_->manifest_name() +
                           " returned a short batch before the last");
         }
         rows += batch.num_rows();
         std::vector<table::Column> cols = batch.ReleaseColumns();
-        bytes += cols[0].values_buffer().size() + cols[0].offsets_buffer().size();
-        column->chunks.push_back(std::move(cols[0]));
+        for (size_t i = 0; i < cols.size(); ++i) {
+          bytes += cols[i].values_buffer().size() + cols[i].offsets_buffer().size();
+          loaded[i]->chunks.push_back(std::move(cols[i]));
+        }
         return Status::Ok();
       }));
   if (rows != ids_.size()) {
@@ -51,9 +64,17 @@ Result<const TableImage::ChunkedColumn*> TableImage::Column(uint32_t field_id) c
                     std::to_string(rows) + " rows, expected " + std::to_string(ids_.size()));
   }
   column_bytes_ += bytes;
-  const ChunkedColumn* out = column.get();
-  columns_.emplace(field_id, std::move(column));
-  return out;
+  for (size_t i = 0; i < missing.size(); ++i) columns_.emplace(missing[i], std::move(loaded[i]));
+  return Status::Ok();
+}
+
+Result<const TableImage::ChunkedColumn*> TableImage::Column(uint32_t field_id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = columns_.find(field_id);
+  if (it != columns_.end()) return it->second.get();
+  const uint32_t fields[] = {field_id};
+  OMNIGRAPH_RETURN_IF_ERROR(LoadLocked(fields));
+  return columns_.at(field_id).get();
 }
 
 uint64_t TableImage::bytes() const {
@@ -98,6 +119,8 @@ Result<std::shared_ptr<const Adjacency>> BuildAdjacency(const TableImage& edges,
                                                         const TableImage& from,
                                                         const TableImage& to) {
   auto adj = std::make_shared<Adjacency>();
+  const uint32_t endpoints[] = {table::kSrcFieldId, table::kDstFieldId};
+  OMNIGRAPH_RETURN_IF_ERROR(edges.Preload(endpoints));
   OMNIGRAPH_ASSIGN_OR_RETURN(const TableImage::ChunkedColumn* src,
                              edges.Column(table::kSrcFieldId));
   OMNIGRAPH_ASSIGN_OR_RETURN(const TableImage::ChunkedColumn* dst,

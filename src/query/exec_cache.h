@@ -57,6 +57,8 @@ class TableImage {
     static uint32_t row(uint32_t dense) { return dense & (kChunkRows - 1); }
   };
   Result<const ChunkedColumn*> Column(uint32_t field_id) const;
+  // Reads every not-yet-loaded column of `field_ids` in one id-order scan.
+  Status Preload(std::span<const uint32_t> field_ids) const;
 
   // Approximate bytes held (ids, map and loaded columns), for the cache bound.
   uint64_t bytes() const;
@@ -64,6 +66,8 @@ class TableImage {
  private:
   explicit TableImage(std::shared_ptr<const table::TableVersion> version)
       : version_(std::move(version)) {}
+
+  Status LoadLocked(std::span<const uint32_t> field_ids) const;
 
   std::shared_ptr<const table::TableVersion> version_;
   std::vector<std::string> ids_;
