@@ -45,6 +45,23 @@ struct WriteTarget {
   std::optional<std::string> if_commit;
 };
 
+// Where a read looks: a branch head, or one commit (a snapshot id) when `snapshot` is set.
+struct ReadTarget {
+  std::string branch = "main";
+  std::optional<std::string> snapshot;
+};
+
+struct CleanupRequest {
+  // Keep the newest `keep` commits of every branch and/or every commit younger than this.
+  std::optional<uint64_t> keep;
+  std::optional<int64_t> older_than_micros;
+  // Objects younger than this are never removed, whatever the plan says (a writer may still be
+  // about to publish them); unset = the engine's default of one hour.
+  std::optional<int64_t> grace_micros;
+  // Report what would be removed without removing it.
+  bool dry_run = false;
+};
+
 class Database {
  public:
   // Creates a graph with `schema_source` (.pg). AlreadyInitialized when one exists there.
@@ -83,6 +100,20 @@ class Database {
   // load format); one commit, or none when nothing was affected (SURFACE.md §4 output).
   Result<Json> Mutate(std::string_view source, std::string_view name, const Json& params,
                       const WriteTarget& target);
+  // Runs read query `name` of `source` (an empty name picks the only query) with JSON `params`
+  // (keys without '$'); the envelope of SURFACE.md §3.3 with columns in projection order.
+  Result<OrderedJson> Query(std::string_view source, std::string_view name, const Json& params,
+                            const ReadTarget& target = {});
+
+  // --- Schema (SURFACE.md §2.4). The plan {supported, steps}; apply on main only, one commit:
+  // {uri, supported, applied, step_count, steps, graph_manifest_version}.
+  Result<Json> PlanSchema(std::string_view schema_source, bool allow_data_loss = false);
+  Result<Json> ApplySchema(std::string_view schema_source, bool allow_data_loss = false);
+  // The accepted schema of a branch head: {source, ir_hash, identity_version}.
+  Result<Json> ShowSchema(std::string_view branch = "main");
+
+  // --- Maintenance: removes what no retained commit needs (SURFACE.md §9).
+  Result<Json> Cleanup(const CleanupRequest& request);
 
  private:
   struct Impl;

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "omnigraph/omnigraph.h"
@@ -83,10 +84,122 @@ class Runner {
   Globals& g_;
 };
 
+Result<std::string> QuerySource(const std::string& file, const std::string& text) {
+  if (file.empty() == text.empty()) {
+    return InvalidArgument("give the query with exactly one of --query FILE or -e SOURCE");
+  }
+  return file.empty() ? Result<std::string>(text) : ReadFile(file);
+}
+
+Result<Json> Params(const std::string& text, const std::string& file) {
+  if (!text.empty() && !file.empty()) {
+    return InvalidArgument("give parameters with --params or --params-file, not both");
+  }
+  std::string json = text;
+  if (!file.empty()) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(json, ReadFile(file));
+  }
+  if (json.empty()) return Json::object();
+  return ParseJson(json, file.empty() ? "--params" : file);
+}
+
+// "7d", "12h", "30m", "45s" as microseconds.
+Result<int64_t> DurationMicros(const std::string& text) {
+  static const std::map<char, int64_t> kUnit = {
+      {'d', 86400000000LL}, {'h', 3600000000LL}, {'m', 60000000LL}, {'s', 1000000LL}};
+  if (text.size() < 2 || !kUnit.contains(text.back())) {
+    return InvalidArgument("bad duration '" + text + "' (use a number and d, h, m or s: 7d)");
+  }
+  int64_t n = 0;
+  for (size_t i = 0; i + 1 < text.size(); ++i) {
+    if (text[i] < '0' || text[i] > '9' || n > 1000000) {
+      return InvalidArgument("bad duration '" + text + "' (use a number and d, h, m or s: 7d)");
+    }
+    n = n * 10 + (text[i] - '0');
+  }
+  return n * kUnit.at(text.back());
+}
+
 std::string CommitText(const Json& j) {
   return j.contains("commit") && j["commit"].is_string()
              ? "commit " + j["commit"].get<std::string>()
              : "no commit";
+}
+
+// A result cell as text for the table, csv and kv formats.
+std::string CellText(const OrderedJson& v) {
+  if (v.is_null()) return "";
+  if (v.is_string()) return v.get<std::string>();
+  return v.dump();
+}
+
+std::string CsvField(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// Prints a query envelope in one of SURFACE.md §7's formats.
+Status PrintRows(const OrderedJson& result, const std::string& format) {
+  std::vector<std::string> columns;
+  for (const OrderedJson& c : result["columns"]) {
+    columns.push_back(c.is_object() ? c["name"].get<std::string>() : c.get<std::string>());
+  }
+  const OrderedJson& rows = result["rows"];
+  if (format == "json") {
+    std::cout << result.dump(2) << "\n";
+  } else if (format == "jsonl") {
+    OrderedJson meta = result;
+    meta.erase("rows");
+    std::cout << meta.dump() << "\n";
+    for (const OrderedJson& row : rows) std::cout << row.dump() << "\n";
+  } else if (format == "csv") {
+    for (size_t i = 0; i < columns.size(); ++i) std::cout << (i ? "," : "") << CsvField(columns[i]);
+    std::cout << "\n";
+    for (const OrderedJson& row : rows) {
+      for (size_t i = 0; i < columns.size(); ++i) {
+        std::cout << (i ? "," : "") << CsvField(CellText(row[columns[i]]));
+      }
+      std::cout << "\n";
+    }
+  } else if (format == "kv") {
+    for (size_t r = 0; r < rows.size(); ++r) {
+      if (r > 0) std::cout << "\n";
+      for (const std::string& c : columns) std::cout << c << ": " << CellText(rows[r][c]) << "\n";
+    }
+  } else if (format == "table") {
+    std::vector<size_t> width;
+    for (const std::string& c : columns) width.push_back(c.size());
+    for (const OrderedJson& row : rows) {
+      for (size_t i = 0; i < columns.size(); ++i) {
+        width[i] = std::max(width[i], CellText(row[columns[i]]).size());
+      }
+    }
+    auto line = [&](const std::vector<std::string>& cells) {
+      for (size_t i = 0; i < cells.size(); ++i) {
+        std::cout << (i ? "  " : "") << cells[i]
+                  << std::string(i + 1 < cells.size() ? width[i] - cells[i].size() : 0, ' ');
+      }
+      std::cout << "\n";
+    };
+    line(columns);
+    std::vector<std::string> rule;
+    for (size_t w : width) rule.push_back(std::string(w, '-'));
+    line(rule);
+    for (const OrderedJson& row : rows) {
+      std::vector<std::string> cells;
+      for (const std::string& c : columns) cells.push_back(CellText(row[c]));
+      line(cells);
+    }
+    std::cout << "(" << rows.size() << (rows.size() == 1 ? " row)\n" : " rows)\n");
+  } else {
+    return InvalidArgument("unknown format '" + format + "' (table, json, jsonl, csv, kv)");
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -181,35 +294,11 @@ int Main(int argc, char** argv) {
   mutate->callback([&] {
     g.uri = mutate_args.back();
     if (mutate_args.size() == 2) query_name = mutate_args.front();
-    if (query_file.empty() == query_src.empty()) {
-      rc = Fail(InvalidArgument("give the query with exactly one of --query FILE or -e SOURCE"));
+    Result<std::string> source = QuerySource(query_file, query_src);
+    Result<Json> params = source.ok() ? Params(params_text, params_file) : source.status();
+    if (!params.ok()) {
+      rc = Fail(params.status());
       return;
-    }
-    std::string source = query_src;
-    if (!query_file.empty()) {
-      Result<std::string> text = ReadFile(query_file);
-      if (!text.ok()) {
-        rc = Fail(text.status());
-        return;
-      }
-      source = *text;
-    }
-    if (!params_file.empty()) {
-      Result<std::string> text = ReadFile(params_file);
-      if (!text.ok()) {
-        rc = Fail(text.status());
-        return;
-      }
-      params_text = *text;
-    }
-    Json params = Json::object();
-    if (!params_text.empty()) {
-      Result<Json> parsed = ParseJson(params_text, "--params");
-      if (!parsed.ok()) {
-        rc = Fail(parsed.status());
-        return;
-      }
-      params = std::move(*parsed);
     }
     Result<std::unique_ptr<Database>> db = run.Open();
     if (!db.ok()) {
@@ -219,7 +308,7 @@ int Main(int argc, char** argv) {
     WriteTarget target;
     target.branch = branch;
     if (!if_commit.empty()) target.if_commit = if_commit;
-    Result<Json> out = (*db)->Mutate(source, query_name, params, target);
+    Result<Json> out = (*db)->Mutate(*source, query_name, *params, target);
     if (!out.ok()) {
       rc = Fail(out.status());
       return;
@@ -311,6 +400,127 @@ int Main(int argc, char** argv) {
       return;
     }
     run.Print(*out);
+  });
+
+  // query [NAME] (--query F | -e SRC) [--params JSON | --params-file F] [--branch B | --snapshot
+  // ID]
+  //       [--format table|json|jsonl|csv|kv | --json] URI
+  std::string snapshot_id, format = "table";
+  std::vector<std::string> query_args;
+  CLI::App* query_cmd = app.add_subcommand("query", "Run a read query");
+  query_cmd->alias("read");
+  query_cmd->add_option("args", query_args, "[NAME] URI")->expected(1, 2);
+  query_cmd->add_option("--query", query_file, "A .gq file");
+  query_cmd->add_option("-e", query_src, "Query source text");
+  query_cmd->add_option("--params", params_text, "Parameters as a JSON object");
+  query_cmd->add_option("--params-file", params_file, "Parameters from a JSON file");
+  query_cmd->add_option("--branch", branch, "The branch (default main)");
+  query_cmd->add_option("--snapshot", snapshot_id, "Read at this commit instead");
+  query_cmd->add_option("--format", format, "table | json | jsonl | csv | kv");
+  query_cmd->add_flag("--json", g.json, "Same as --format json");
+  query_cmd->callback([&] {
+    g.uri = query_args.back();
+    if (query_args.size() == 2) query_name = query_args.front();
+    Result<std::string> source = QuerySource(query_file, query_src);
+    Result<Json> params = source.ok() ? Params(params_text, params_file) : source.status();
+    if (!params.ok()) {
+      rc = Fail(params.status());
+      return;
+    }
+    Result<std::unique_ptr<Database>> db = run.Open();
+    if (!db.ok()) {
+      rc = Fail(db.status());
+      return;
+    }
+    ReadTarget target;
+    target.branch = branch;
+    if (!snapshot_id.empty()) target.snapshot = snapshot_id;
+    Result<OrderedJson> out = (*db)->Query(*source, query_name, *params, target);
+    Status printed = out.ok() ? PrintRows(*out, g.json ? "json" : format) : out.status();
+    if (!printed.ok()) rc = Fail(printed);
+  });
+
+  // schema plan|apply --schema F [--allow-data-loss] URI · schema show URI
+  bool allow_data_loss = false;
+  CLI::App* schema_cmd = app.add_subcommand("schema", "Show, plan and apply schema changes");
+  schema_cmd->require_subcommand(1);
+  for (const char* verb : {"plan", "apply"}) {
+    CLI::App* sub = schema_cmd->add_subcommand(
+        verb, std::string(verb) == "plan" ? "Plan a migration to a new schema"
+                                          : "Apply a new schema on main (one commit)");
+    sub->add_option("--schema", schema_file, "The new schema (.pg)")->required();
+    sub->add_flag("--allow-data-loss", allow_data_loss, "Drops become hard");
+    uri_arg(sub);
+    const std::string name = verb;
+    sub->callback([&, name] {
+      Result<std::string> text = ReadFile(schema_file);
+      Result<std::unique_ptr<Database>> db =
+          text.ok() ? run.Open() : Result<std::unique_ptr<Database>>(text.status());
+      if (!db.ok()) {
+        rc = Fail(db.status());
+        return;
+      }
+      Result<Json> out = name == "plan" ? (*db)->PlanSchema(*text, allow_data_loss)
+                                        : (*db)->ApplySchema(*text, allow_data_loss);
+      if (!out.ok()) {
+        rc = Fail(out.status());
+        return;
+      }
+      if (name == "apply") {
+        run.Echo("schema apply", (*out)["applied"].get<bool>()
+                                     ? std::to_string((*out)["step_count"].get<uint64_t>()) +
+                                           " steps, commit " + (*out)["commit"].get<std::string>()
+                                     : "no change");
+      }
+      run.Print(*out);
+    });
+  }
+  CLI::App* schema_show = schema_cmd->add_subcommand("show", "Print the accepted schema");
+  schema_show->add_option("--branch", branch, "The branch (default main)");
+  uri_arg(schema_show);
+  schema_show->callback([&] {
+    Result<std::unique_ptr<Database>> db = run.Open();
+    Result<Json> out = db.ok() ? (*db)->ShowSchema(branch) : db.status();
+    if (!out.ok()) {
+      rc = Fail(out.status());
+      return;
+    }
+    run.Print(*out, (*out)["source"].get<std::string>());
+  });
+
+  // cleanup (--keep N | --older-than 7d) [--confirm] URI
+  uint64_t keep = 0;
+  std::string older_than;
+  bool confirm = false;
+  CLI::App* cleanup = app.add_subcommand("cleanup", "Remove what no retained commit needs");
+  cleanup->add_option("--keep", keep, "Keep the newest N commits of every branch");
+  cleanup->add_option("--older-than", older_than, "Keep commits younger than this (7d, 12h, 30m)");
+  cleanup->add_flag("--confirm", confirm, "Remove (without it, only report what would go)");
+  uri_arg(cleanup);
+  cleanup->callback([&] {
+    CleanupRequest request;
+    if (keep > 0) request.keep = keep;
+    if (!older_than.empty()) {
+      Result<int64_t> micros = DurationMicros(older_than);
+      if (!micros.ok()) {
+        rc = Fail(micros.status());
+        return;
+      }
+      request.older_than_micros = *micros;
+    }
+    request.dry_run = !confirm;
+    Result<std::unique_ptr<Database>> db = run.Open();
+    Result<Json> out = db.ok() ? (*db)->Cleanup(request) : db.status();
+    if (!out.ok()) {
+      rc = Fail(out.status());
+      return;
+    }
+    run.Echo("cleanup", std::string(confirm ? "removed " : "would remove ") +
+                            std::to_string((*out)["objects_removed"].get<uint64_t>()) + " objects");
+    run.Print(*out, std::string(confirm ? "removed " : "would remove ") +
+                        std::to_string((*out)["objects_removed"].get<uint64_t>()) + " objects (" +
+                        std::to_string((*out)["bytes_removed"].get<uint64_t>()) + " bytes)" +
+                        (confirm ? "" : "; add --confirm to remove them"));
   });
 
   // export [--branch B] [--type T]... URI

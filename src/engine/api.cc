@@ -5,11 +5,12 @@
 #include "commit/names.h"
 #include "engine/export.h"
 #include "engine/graph.h"
-#include "engine/jsonl_values.h"
 #include "engine/load.h"
 #include "engine/mutate.h"
-#include "query/parser.h"
-#include "query/rows.h"
+#include "engine/query.h"
+#include "query/exec_cache.h"
+#include "schema/archive.h"
+#include "schema/planner.h"
 #include "storage/uri.h"
 
 namespace omnigraph {
@@ -48,37 +49,14 @@ Json BranchJson(const commit::BranchInfo& b) {
   return out;
 }
 
-// A JSON parameter as the JSON-kind Value the load format's conversions take.
-Result<Value> JsonKindValue(const Json& j) {
-  switch (j.type()) {
-    case Json::value_t::null: return Value::Null();
-    case Json::value_t::boolean: return Value::Bool(j.get<bool>());
-    case Json::value_t::number_integer: return Value::Int(j.get<int64_t>());
-    case Json::value_t::number_unsigned: return Value::UInt(j.get<uint64_t>());
-    case Json::value_t::number_float: return Value::Float(j.get<double>());
-    case Json::value_t::string: return Value::String(j.get<std::string>());
-    case Json::value_t::array: {
-      std::vector<Value> items;
-      for (const Json& item : j) {
-        OMNIGRAPH_ASSIGN_OR_RETURN(Value v, JsonKindValue(item));
-        items.push_back(std::move(v));
-      }
-      return Value::List(std::move(items));
-    }
-    default: break;
-  }
-  return InvalidArgument(
-      "a parameter value must be null, a boolean, a number, a string or an "
-      "array, not " +
-      std::string(j.type_name()));
-}
-
 }  // namespace
 
 struct Database::Impl {
   std::string uri;
   DatabaseOptions options;
   std::unique_ptr<Graph> graph;
+  // Table images and adjacencies shared by this handle's queries (keyed by table pins).
+  query::ExecCache cache;
 };
 
 Database::Database(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -185,36 +163,12 @@ Result<Json> Database::Mutate(std::string_view source, std::string_view name, co
                               const WriteTarget& target) {
   if (target.from) return InvalidArgument("mutate does not create branches; create it first");
   if (!params.is_object()) return InvalidArgument("parameters must be a JSON object");
-  // Type the parameters by the query's declarations.
-  OMNIGRAPH_ASSIGN_OR_RETURN(query::QueryFile file, query::ParseQueryFile(source));
-  if (name.empty()) {
-    if (file.queries.size() != 1) {
-      return InvalidArgument("the source holds " + std::to_string(file.queries.size()) +
-                             " queries; name the one to run");
-    }
-    name = file.queries.front().name.text;
-  }
-  const query::QueryDecl* decl = file.Find(name);
-  if (decl == nullptr) return InvalidArgument("no query named '" + std::string(name) + "'");
-  std::map<std::string, Value> typed;
-  for (const auto& [raw_key, value] : params.items()) {
-    const std::string key = raw_key.starts_with("$") ? raw_key.substr(1) : raw_key;
-    const query::Param* p = decl->FindParam(key);
-    if (p == nullptr) {
-      return InvalidArgument("query '" + std::string(name) + "' has no parameter $" + key);
-    }
-    Result<Value> v = JsonKindValue(value);
-    if (v.ok()) v = engine::FromJson(*v, p->type);
-    if (v.ok()) v = query::CoerceValue(*v, p->type);
-    if (!v.ok()) return InvalidArgument("parameter $" + key + ": " + v.status().message());
-    typed[key] = std::move(*v);
-  }
   engine::MutationOptions options;
   options.branch = target.branch;
   options.expected_head = target.if_commit;
   options.actor = impl_->options.actor;
   OMNIGRAPH_ASSIGN_OR_RETURN(engine::MutationResult r,
-                             engine::Mutate(*impl_->graph, source, name, typed, options));
+                             engine::Mutate(*impl_->graph, source, name, params, options));
   Json out = Json::object();
   out["query_name"] = r.query_name;
   out["branch"] = r.branch;
@@ -222,6 +176,90 @@ Result<Json> Database::Mutate(std::string_view source, std::string_view name, co
   out["affected_edges"] = r.affected_edges;
   if (r.actor) out["actor_id"] = *r.actor;
   out["commit"] = r.commit ? Json(*r.commit) : Json(nullptr);
+  return out;
+}
+
+Result<OrderedJson> Database::Query(std::string_view source, std::string_view name,
+                                    const Json& params, const ReadTarget& target) {
+  engine::RunOptions options;
+  options.cache = &impl_->cache;
+  Result<engine::Snapshot> snapshot = Status::Ok();
+  if (target.snapshot) {
+    snapshot = impl_->graph->SnapshotAtCommit(*target.snapshot);
+    options.snapshot = target.snapshot;
+  } else {
+    snapshot = impl_->graph->SnapshotOfBranch(target.branch);
+    options.branch = target.branch;
+  }
+  OMNIGRAPH_RETURN_IF_ERROR(snapshot.status());
+  return engine::RunQuery(*snapshot, source, name, params, options);
+}
+
+Result<Json> Database::PlanSchema(std::string_view schema_source, bool allow_data_loss) {
+  schema::PlanOptions options;
+  options.allow_data_loss = allow_data_loss;
+  OMNIGRAPH_ASSIGN_OR_RETURN(schema::MigrationPlan plan,
+                             impl_->graph->PlanSchema(schema_source, options));
+  return plan.ToJson();
+}
+
+Result<Json> Database::ApplySchema(std::string_view schema_source, bool allow_data_loss) {
+  engine::SchemaApplyOptions options;
+  options.plan.allow_data_loss = allow_data_loss;
+  options.actor = impl_->options.actor;
+  OMNIGRAPH_ASSIGN_OR_RETURN(engine::SchemaApplyResult r,
+                             impl_->graph->ApplySchema(schema_source, options));
+  Json plan = r.plan.ToJson();
+  Json out = Json::object();
+  out["uri"] = impl_->uri;
+  out["supported"] = plan["supported"];
+  out["applied"] = r.applied;
+  out["step_count"] = r.plan.steps.size();
+  out["steps"] = plan["steps"];
+  out["graph_manifest_version"] = r.seq;
+  if (r.applied) out["commit"] = r.commit_id;
+  return out;
+}
+
+Result<Json> Database::ShowSchema(std::string_view branch) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot head, impl_->graph->SnapshotOfBranch(branch));
+  const commit::SchemaRef& ref = head.state().schema;
+  const std::string name = commit::SchemaArchiveName(ref.content_hash);
+  OMNIGRAPH_ASSIGN_OR_RETURN(storage::GetResult got, impl_->graph->runtime().store->Get(name));
+  Result<schema::SchemaArchive> archive = schema::ParseArchive(got.data);
+  if (!archive.ok()) return archive.status().WithObject(name);
+  Json out = Json::object();
+  out["source"] = archive->source;
+  out["ir_hash"] = ref.ir_hash;
+  out["identity_version"] = ref.identity_version;
+  return out;
+}
+
+Result<Json> Database::Cleanup(const CleanupRequest& request) {
+  engine::CleanupOptions options;
+  options.keep = request.keep;
+  options.older_than_micros = request.older_than_micros;
+  options.dry_run = request.dry_run;
+  if (request.grace_micros) options.grace_micros = *request.grace_micros;
+  OMNIGRAPH_ASSIGN_OR_RETURN(engine::GraphCleanupReport r, impl_->graph->Cleanup(options));
+  Json tables = Json::array();
+  for (const engine::TableCleanupRow& t : r.tables) {
+    Json row = Json::object();
+    row["table_key"] = t.table_key;
+    row["versions_removed"] = t.versions_removed;
+    row["fragments_removed"] = t.fragments_removed;
+    row["deletion_vectors_removed"] = t.deletion_vectors_removed;
+    row["bytes_removed"] = t.bytes_removed;
+    row["versions_spared"] = t.versions_spared;
+    if (t.error) row["error"] = *t.error;
+    tables.push_back(std::move(row));
+  }
+  Json out = Json::object();
+  out["dry_run"] = r.dry_run;
+  out["checkpoints_removed"] = r.checkpoints_removed.size();
+  out["objects_removed"] = r.removed.size();
+  out["bytes_removed"] = r.bytes_removed;
+  out["tables"] = std::move(tables);
   return out;
 }
 

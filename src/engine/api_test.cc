@@ -45,11 +45,11 @@ TEST(ApiTest, ADatabaseAtALocalUriEndToEnd) {
   EXPECT_EQ((*loaded)["total_entities"], 2);
   ASSERT_TRUE((*loaded)["commit"].is_string());
 
-  // JSON parameters are typed by the query's declarations: "$" optional, Date and DateTime
-  // from their text forms.
+  // JSON parameters (keys without '$') are typed by the query's declarations, Date and
+  // DateTime from their text forms.
   Result<Json> added = db.Mutate(
       kQueries, "add",
-      Json{{"$name", "Grace"}, {"born", "1906-12-09"}, {"seen", "2024-01-02T03:04:05.678Z"}},
+      Json{{"name", "Grace"}, {"born", "1906-12-09"}, {"seen", "2024-01-02T03:04:05.678Z"}},
       WriteTarget{});
   ASSERT_TRUE(added.ok()) << added.status().ToString();
   EXPECT_EQ((*added)["affected_nodes"], 1);
@@ -58,9 +58,9 @@ TEST(ApiTest, ADatabaseAtALocalUriEndToEnd) {
       db.Mutate(kQueries, "add", Json{{"name", "X"}, {"born", "1906-13-09"}, {"seen", nullptr}},
                 WriteTarget{});
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().message(), "parameter $born: invalid Date literal '1906-13-09'");
+  EXPECT_EQ(bad.status().message(), "param 'born': invalid Date literal '1906-13-09'");
   EXPECT_EQ(db.Mutate(kQueries, "add", Json{{"nope", 1}}, WriteTarget{}).status().message(),
-            "query 'add' has no parameter $nope");
+            "param 'name': missing value for non-nullable parameter");
   ASSERT_TRUE(db.Mutate(kQueries, "hire", Json{{"p", "Grace"}, {"c", "Acme"}}, WriteTarget{}).ok());
 
   // The expected-commit precondition.
@@ -106,6 +106,72 @@ TEST(ApiTest, ADatabaseAtALocalUriEndToEnd) {
   EXPECT_NE(exported("review").find("\"born\":\"1906-12-09\""), std::string::npos);
   ASSERT_TRUE(db.DeleteBranch("review").ok());
   EXPECT_EQ(db.ListBranches()->size(), 1u);
+}
+
+TEST(ApiTest, QueriesSchemaChangesAndCleanup) {
+  storage::TempDir dir;
+  Result<std::unique_ptr<Database>> created = Database::Init(dir.path() + "/g", kSchema);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  Database& db = **created;
+  ASSERT_TRUE(db.Load("{\"type\":\"Person\",\"data\":{\"name\":\"Ada\"}}\n"
+                      "{\"type\":\"Person\",\"data\":{\"name\":\"Bob\"}}\n"
+                      "{\"type\":\"Company\",\"data\":{\"name\":\"Acme\"}}\n"
+                      "{\"edge\":\"WorksAt\",\"from\":\"Ada\",\"to\":\"Acme\"}\n",
+                      "append", WriteTarget{})
+                  .ok());
+  constexpr std::string_view kRead = R"(
+query staff($c: String) {
+  match { $p: Person  $p worksAt $c2  $c2: Company { name: $c } }
+  return { $p.name, $c2.name as company }
+  order { $p.name }
+}
+)";
+  Result<OrderedJson> rows = db.Query(kRead, "", Json{{"c", "Acme"}});
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ((*rows)["row_count"], 1);
+  EXPECT_EQ((*rows)["rows"][0]["p.name"], "Ada");
+  EXPECT_EQ((*rows)["rows"][0]["company"], "Acme");
+  const std::string loaded_at = (*rows)["graph_commit_id"].get<std::string>();
+
+  // Schema: plan, apply (one commit), show; the old snapshot still reads the old schema.
+  const std::string next = std::string(kSchema) + "node City { name: String @key }\n";
+  Result<Json> plan = db.PlanSchema(next);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ((*plan)["supported"], true);
+  ASSERT_EQ((*plan)["steps"].size(), 1u);
+  EXPECT_EQ((*plan)["steps"][0]["kind"], "add_type");
+  Result<Json> applied = db.ApplySchema(next);
+  ASSERT_TRUE(applied.ok()) << applied.status().ToString();
+  EXPECT_EQ((*applied)["applied"], true);
+  EXPECT_EQ((*applied)["step_count"], 1);
+  EXPECT_EQ((*applied)["graph_manifest_version"], 2);
+  EXPECT_EQ(db.ApplySchema(next)->at("applied"), false);  // The same source again: a no-op.
+  EXPECT_NE(db.ShowSchema()->at("source").get<std::string>().find("node City"), std::string::npos);
+  ReadTarget then;
+  then.snapshot = loaded_at;
+  Result<OrderedJson> old = db.Query(kRead, "staff", Json{{"c", "Acme"}}, then);
+  ASSERT_TRUE(old.ok()) << old.status().ToString();
+  EXPECT_EQ((*old)["target"]["snapshot"], loaded_at);
+  EXPECT_EQ((*old)["row_count"], 1);
+
+  // Cleanup keeps what the newest commits need.
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(
+        db.Mutate(kQueries, "add",
+                  Json{{"name", "P" + std::to_string(i)}, {"born", "2000-01-01"}, {"seen", 0}},
+                  WriteTarget{})
+            .ok());
+  }
+  CleanupRequest request;
+  request.keep = 2;
+  request.grace_micros = 0;  // Nothing here is in flight.
+  Result<Json> cleaned = db.Cleanup(request);
+  ASSERT_TRUE(cleaned.ok()) << cleaned.status().ToString();
+  EXPECT_GT((*cleaned)["objects_removed"].get<uint64_t>(), 0u);
+  Result<OrderedJson> after = db.Query(kRead, "staff", Json{{"c", "Acme"}});
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  EXPECT_EQ((*after)["row_count"], 1);
+  EXPECT_EQ(db.Cleanup(CleanupRequest{}).status().kind(), Kind::kInvalidArgument);
 }
 
 }  // namespace

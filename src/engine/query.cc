@@ -22,14 +22,13 @@ Result<OrderedJson> RunQuery(const Snapshot& snapshot, std::string_view source,
                              std::string_view query_name, const Json& params,
                              const RunOptions& options) {
   OMNIGRAPH_ASSIGN_OR_RETURN(query::QueryFile file, query::ParseQueryFile(source));
-  const query::QueryDecl* decl = file.Find(query_name);
-  if (decl == nullptr) return InvalidArgument("query '" + std::string(query_name) + "' not found");
+  OMNIGRAPH_ASSIGN_OR_RETURN(const query::QueryDecl* decl, query::SelectQuery(file, query_name));
   OMNIGRAPH_ASSIGN_OR_RETURN(query::CheckedQuery checked,
                              query::TypecheckQuery(snapshot.catalog(), *decl));
   OMNIGRAPH_ASSIGN_OR_RETURN(query::QueryResult result,
                              RunChecked(snapshot, checked, params, options));
   OrderedJson out = OrderedJson::object();
-  out["query_name"] = std::string(query_name);
+  out["query_name"] = decl->name.text;
   OrderedJson target = OrderedJson::object();
   if (options.branch) target["branch"] = *options.branch;
   if (options.snapshot) target["snapshot"] = *options.snapshot;
