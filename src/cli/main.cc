@@ -276,6 +276,14 @@ int Main(int argc, char** argv) {
   // mutate [NAME] (--query F | -e SRC) [--params JSON | --params-file F] [--branch B]
   //        [--if-commit ID] URI
   std::string query_name, query_file, query_src, params_text, params_file, if_commit;
+  // The options read and mutate share: the source, the parameters, the branch.
+  auto query_options = [&](CLI::App* cmd) {
+    cmd->add_option("--query", query_file, "A .gq file");
+    cmd->add_option("-e", query_src, "Query source text");
+    cmd->add_option("--params", params_text, "Parameters as a JSON object (keys without '$')");
+    cmd->add_option("--params-file", params_file, "Parameters from a JSON file");
+    cmd->add_option("--branch", branch, "The branch (default main)");
+  };
   CLI::App* mutate = app.add_subcommand("mutate", "Run a mutation query as one commit");
   mutate->alias("change");
   std::vector<std::string> mutate_args;
@@ -284,11 +292,7 @@ int Main(int argc, char** argv) {
                    "[NAME] URI: the query to run (default: the source's only query) and the "
                    "graph")
       ->expected(1, 2);
-  mutate->add_option("--query", query_file, "A .gq file");
-  mutate->add_option("-e", query_src, "Query source text");
-  mutate->add_option("--params", params_text, "Parameters as a JSON object");
-  mutate->add_option("--params-file", params_file, "Parameters from a JSON file");
-  mutate->add_option("--branch", branch, "The branch (default main)");
+  query_options(mutate);
   mutate->add_option("--if-commit", if_commit, "Only if the branch head is this commit");
   mutate->add_flag("--json", g.json, "Print the JSON envelope");
   mutate->callback([&] {
@@ -410,11 +414,7 @@ int Main(int argc, char** argv) {
   CLI::App* query_cmd = app.add_subcommand("query", "Run a read query");
   query_cmd->alias("read");
   query_cmd->add_option("args", query_args, "[NAME] URI")->expected(1, 2);
-  query_cmd->add_option("--query", query_file, "A .gq file");
-  query_cmd->add_option("-e", query_src, "Query source text");
-  query_cmd->add_option("--params", params_text, "Parameters as a JSON object");
-  query_cmd->add_option("--params-file", params_file, "Parameters from a JSON file");
-  query_cmd->add_option("--branch", branch, "The branch (default main)");
+  query_options(query_cmd);
   query_cmd->add_option("--snapshot", snapshot_id, "Read at this commit instead");
   query_cmd->add_option("--format", format, "table | json | jsonl | csv | kv");
   query_cmd->add_flag("--json", g.json, "Same as --format json");

@@ -27,6 +27,18 @@ const char* CompOpName(CompOp op) {
   return "?";
 }
 
+bool CompareHolds(CompOp op, int c) {
+  switch (op) {
+    case CompOp::kEq: return c == 0;
+    case CompOp::kNe: return c != 0;
+    case CompOp::kGt: return c > 0;
+    case CompOp::kLt: return c < 0;
+    case CompOp::kGe: return c >= 0;
+    case CompOp::kLe: return c <= 0;
+    default: return false;
+  }
+}
+
 const char* MutationKindName(MutationKind kind) {
   switch (kind) {
     case MutationKind::kInsert: return "insert";

@@ -83,6 +83,9 @@ struct Expr {
 enum class CompOp : uint8_t { kEq, kNe, kGt, kLt, kGe, kLe, kContains, kStartsWith };
 // "=", "!=", ">", "<", ">=", "<=", "contains", "starts_with".
 const char* CompOpName(CompOp op);
+// Whether an ordering comparison holds for a three-way result `c` (negative, zero, positive);
+// false for contains and starts_with, which are not orderings.
+bool CompareHolds(CompOp op, int c);
 
 struct PropMatch {
   Name prop;

@@ -78,18 +78,6 @@ struct Cond {
   CompOp op = CompOp::kEq;
 };
 
-bool CompareHolds(CompOp op, int c) {
-  switch (op) {
-    case CompOp::kEq: return c == 0;
-    case CompOp::kNe: return c != 0;
-    case CompOp::kGt: return c > 0;
-    case CompOp::kLt: return c < 0;
-    case CompOp::kGe: return c >= 0;
-    case CompOp::kLe: return c <= 0;
-    default: return false;
-  }
-}
-
 bool ListHas(const Value& list, const Value& item) {
   for (const Value& x : list.list_items()) {
     if (!x.is_null() && Value::Compare(x, item) == 0) return true;

@@ -159,16 +159,7 @@ class Planner {
 
   static bool Compare(CompOp op, const Value& current, const Value& operand) {
     if (current.is_null() || operand.is_null()) return false;
-    const int c = Value::Compare(current, operand);
-    switch (op) {
-      case CompOp::kEq: return c == 0;
-      case CompOp::kNe: return c != 0;
-      case CompOp::kGt: return c > 0;
-      case CompOp::kLt: return c < 0;
-      case CompOp::kGe: return c >= 0;
-      case CompOp::kLe: return c <= 0;
-      default: return false;
-    }
+    return CompareHolds(op, Value::Compare(current, operand));
   }
 
   // The ids of current rows of `type` matching `where`.
