@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 export CCACHE_BASEDIR="$(pwd)" CCACHE_NOHASHDIR=1
 cmake --preset release >/dev/null
-cmake --build --preset release
+cmake --build --preset release --target omnigraph omnigraph-demo
 DIR=${1:-/tmp/omnigraph-demo}
 BIN=./build/release/bin
 
