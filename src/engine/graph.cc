@@ -272,12 +272,20 @@ Result<WriteResult> Graph::Write(const WriteRequest& request) {
         const table::TablePin pin = ToTablePin(t->pin);
         const TableChange& change = *work[i].second;
         Result<table::TablePin> next = Status(Code::kInternal, "unreachable");
+        const table::PendingRows* pending = change.pending.get();
         switch (change.op) {
-          case TableChange::Op::kAppend: next = tables_->Append(pin, change.rows, against); break;
-          case TableChange::Op::kUpsert: next = tables_->Upsert(pin, change.rows, against); break;
+          case TableChange::Op::kAppend:
+            next = pending ? tables_->AppendPending(pin, *pending, against)
+                           : tables_->Append(pin, change.rows, against);
+            break;
+          case TableChange::Op::kUpsert:
+            next = pending ? tables_->UpsertPending(pin, *pending, against)
+                           : tables_->Upsert(pin, change.rows, against);
+            break;
           case TableChange::Op::kDelete: next = tables_->Delete(pin, change.ids, against); break;
           case TableChange::Op::kOverwrite:
-            next = tables_->Overwrite(pin, change.rows, against);
+            next = pending ? tables_->OverwritePending(pin, *pending, against)
+                           : tables_->Overwrite(pin, change.rows, against);
             break;
         }
         OMNIGRAPH_ASSIGN_OR_RETURN(staged[i], std::move(next));

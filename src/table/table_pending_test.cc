@@ -28,6 +28,7 @@ class TablePendingTest : public ::testing::Test {
   // Returns the pending rows and the model of what they hold.
   std::pair<PendingRows, Model> Pending(const std::vector<std::vector<std::string>>& batches) {
     PendingRows pending;
+    pending.table = table_.id;
     pending.schema = table_.schema;
     std::map<std::string, std::pair<uint32_t, uint32_t>> where;
     Model model;
@@ -129,6 +130,10 @@ TEST_F(TablePendingTest, InconsistentPendingRowsAreRefused) {
   wrong_row.superseded[0] = {5};
   wrong_row.ids.pop_back();
   EXPECT_EQ(tables_.UpsertPending(base_, wrong_row, kAgainst).status().code(),
+            Code::kInvalidArgument);
+  PendingRows other_table = pending;
+  other_table.table = TableId{0x21, 0x2};
+  EXPECT_EQ(tables_.OverwritePending(base_, other_table, kAgainst).status().code(),
             Code::kInvalidArgument);
 }
 

@@ -63,6 +63,8 @@ struct NewTable {
 // objects under the table's folder that no manifest references until that version does; if the
 // load never stages one, they are garbage that table cleanup collects.
 struct PendingRows {
+  // The table the fragments were written under; staging onto another table is refused.
+  TableId table;
   Schema schema;
   std::vector<FragmentEntry> fragments;
   // Rows of `fragments` (by fragment index, ascending and unique) that a later row of the same
@@ -106,9 +108,10 @@ class TableStore {
   // nothing written) for an invalid batch or table schema, an empty or over-long id, or an id
   // twice in the batch.
   Result<FragmentEntry> WriteFragment(const TableId& table, const ColumnBatch& rows);
-  // As Append, Upsert and Overwrite, with rows already written by WriteFragment. Append and
-  // Upsert need `rows.schema` to be the base's schema. The superseded rows get deletion vectors
-  // in the new version (a fragment all of whose rows are superseded is left out).
+  // As Append, Upsert and Overwrite, with rows already written by WriteFragment. The base must be
+  // a version of `rows.table`; Append and Upsert need `rows.schema` to be the base's schema. The
+  // superseded rows get deletion vectors in the new version (a fragment all of whose rows are
+  // superseded is left out).
   Result<TablePin> AppendPending(const TablePin& base, const PendingRows& rows,
                                  const std::optional<StagedAgainst>& against);
   Result<TablePin> UpsertPending(const TablePin& base, const PendingRows& rows,

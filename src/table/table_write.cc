@@ -222,9 +222,14 @@ Result<std::vector<FragmentEntry>> PendingFragments(TableContext& ctx, const Tab
   return kept;
 }
 
-// InvalidArgument unless every superseded row is a row of its fragment and the ids are as many
-// as the live rows.
-Status CheckPendingIds(const PendingRows& rows) {
+// InvalidArgument unless the rows were written for `base`'s table, every superseded row is a row
+// of its fragment and the ids are as many as the live rows.
+Status CheckPending(const TableManifest& base, const PendingRows& rows) {
+  if (rows.table != base.table()) {
+    return InvalidArgument("pending rows were written under " + rows.table.Root() +
+                           ", not under table '" + base.table_key + "' (" + base.table().Root() +
+                           ")");
+  }
   for (const auto& [f, superseded] : rows.superseded) {
     if (f >= rows.fragments.size() ||
         (!superseded.empty() && superseded.back() >= rows.fragments[f].rows)) {
@@ -261,7 +266,7 @@ Result<TablePin> TableStore::AppendPending(const TablePin& base, const PendingRo
     return InvalidArgument("the rows' schema differs from the schema of table '" + b.table_key +
                            "'");
   }
-  OMNIGRAPH_RETURN_IF_ERROR(CheckPendingIds(rows));
+  OMNIGRAPH_RETURN_IF_ERROR(CheckPending(b, rows));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const internal::IdIndex> index, ctx_->Index(b));
   for (const std::string& id : rows.ids) {
     if (index->Find(id) != nullptr) {
@@ -286,7 +291,7 @@ Result<TablePin> TableStore::UpsertPending(const TablePin& base, const PendingRo
     return InvalidArgument("the rows' schema differs from the schema of table '" + b.table_key +
                            "'");
   }
-  OMNIGRAPH_RETURN_IF_ERROR(CheckPendingIds(rows));
+  OMNIGRAPH_RETURN_IF_ERROR(CheckPending(b, rows));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const internal::IdIndex> index, ctx_->Index(b));
   std::map<uint32_t, std::vector<uint32_t>> deletions;
   uint64_t updated = 0;
@@ -311,7 +316,7 @@ Result<TablePin> TableStore::OverwritePending(const TablePin& base, const Pendin
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableVersion> version, Open(base));
   const TableManifest& b = version->manifest();
   OMNIGRAPH_RETURN_IF_ERROR(ValidateTableSchema(rows.schema));
-  OMNIGRAPH_RETURN_IF_ERROR(CheckPendingIds(rows));
+  OMNIGRAPH_RETURN_IF_ERROR(CheckPending(b, rows));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const internal::IdIndex> index, ctx_->Index(b));
   const std::unordered_set<std::string_view> incoming(rows.ids.begin(), rows.ids.end());
   std::vector<std::string> deleted;
