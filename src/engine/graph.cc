@@ -4,6 +4,7 @@
 #include "commit/branches.h"
 #include "commit/names.h"
 #include "commit/stream.h"
+#include "engine/validate.h"
 #include "query/table_schema.h"
 #include "schema/archive.h"
 #include "schema/identity.h"
@@ -246,10 +247,15 @@ Result<commit::Stream*> Graph::StreamOf(std::string_view branch) {
 Result<WriteResult> Graph::Write(const WriteRequest& request) {
   if (request.changes.empty()) return InvalidArgument("a write needs at least one table change");
   OMNIGRAPH_ASSIGN_OR_RETURN(commit::Stream * stream, StreamOf(request.branch));
-  bool insert_only = true;
+  bool insert_only = !request.strict;
   for (const auto& [key, change] : request.changes) {
     insert_only = insert_only &&
                   (change.op == TableChange::Op::kAppend || change.op == TableChange::Op::kUpsert);
+  }
+  if (!insert_only && request.planned_on) {
+    // Bring the warm handle up to at least what the writer read, so that a stale handle is not
+    // mistaken for a moved head below.
+    OMNIGRAPH_RETURN_IF_ERROR(stream->ReadHead().status());
   }
   commit::PublishRequest publish;
   publish.insert_only = insert_only;
@@ -257,6 +263,26 @@ Result<WriteResult> Graph::Write(const WriteRequest& request) {
   publish.branch = request.branch;
   publish.actor = request.actor;
   publish.stage = [&](const commit::GraphState& base) -> Result<commit::RecordContent> {
+    if (!insert_only && request.planned_on && base.head_commit_id != *request.planned_on) {
+      return Status(Code::kReadSetChanged,
+                    "the branch moved to '" + base.head_commit_id + "' after this write read '" +
+                        *request.planned_on + "'",
+                    request.branch);
+    }
+    // Validate against the captured head (again on every re-prepare: the head moved).
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const schema::Catalog> catalog,
+                               CatalogFor(base.schema));
+    OMNIGRAPH_RETURN_IF_ERROR(ValidateWrite(
+        *catalog, request.changes,
+        [&](std::string_view key) -> Result<std::shared_ptr<const table::TableVersion>> {
+          const commit::TableState* t = base.FindByKey(key);
+          if (t == nullptr) {
+            return InvalidArgument("no table '" + std::string(key) + "' on branch " +
+                                   request.branch);
+          }
+          return tables_->Open(ToTablePin(t->pin));
+        },
+        request.row_label));
     // Stage every touched table in parallel against (stream, seq) of the captured head.
     const table::StagedAgainst against{base.stream, base.seq};
     std::vector<std::pair<const std::string*, const TableChange*>> work;

@@ -9,6 +9,7 @@
 // completes it. Thread-safe: a Graph may be shared by threads.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -58,6 +59,10 @@ struct TableChange {
   std::shared_ptr<const table::PendingRows> pending;
 };
 
+// Names a row of a write in validation messages: (table key, row of the change's batch or index
+// into its ids) -> e.g. "line 12". The default is DefaultRowLabel ("node:Person row 3").
+using RowLabel = std::function<std::string(std::string_view table_key, uint64_t row)>;
+
 struct WriteRequest {
   std::string branch = "main";
   // By table key (`node:Person`).
@@ -65,6 +70,14 @@ struct WriteRequest {
   // When set, the head must be this commit (PreconditionFailed otherwise; nothing is retried).
   std::optional<std::string> expected_head;
   std::optional<std::string> actor;
+  // Prefixes validation messages; unset = DefaultRowLabel.
+  RowLabel row_label;
+  // The changes were computed from what the writer read (an update, a delete): never
+  // re-prepare, even when every op is an append or upsert.
+  bool strict = false;
+  // The commit the changes were computed from. A strict write whose captured head is another
+  // commit gets ReadSetChanged.
+  std::optional<std::string> planned_on;
 };
 
 struct WriteResult {
@@ -101,9 +114,10 @@ class Graph {
   // The write path: stages every touched table in parallel against the captured head (D9) and
   // publishes exactly one record pinning the new versions. Insert-only writes (append, upsert)
   // re-prepare when another writer publishes first; a write with a delete or an overwrite gets
-  // ReadSetChanged. Errors from staging (KeyConflict, InvalidArgument for rows that do not fit
-  // the table) publish nothing. (Constraint validation — enums, @range, @check, @unique, edge
-  // endpoints, @card — is the next increment.)
+  // ReadSetChanged. Every write is validated against the captured head first (engine/validate.h:
+  // enums, @range, @check, keyed ids, @unique, edge endpoints, dangling edges, @card); a
+  // violation, like an error from staging (KeyConflict, rows that do not fit the table),
+  // publishes nothing.
   Result<WriteResult> Write(const WriteRequest& request);
 
   // The head of a branch (`main` or a name).

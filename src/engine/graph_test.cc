@@ -17,7 +17,11 @@
 #include "storage/test_util.h"
 #include "table/column_builder.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <thread>
 
 namespace omnigraph::engine {
@@ -332,6 +336,150 @@ TEST(GraphTest, EveryCookbookSchemaInitialises) {
       EXPECT_TRUE(head->Table(t.registration.table_key).ok()) << t.registration.table_key;
     }
   }
+}
+
+constexpr std::string_view kFiveTypes = R"(
+node Person { name: String @key  age: I32? }
+node Company { name: String @key }
+node City { name: String @key }
+edge WorksAt: Person -> Company { role: String? }
+edge LivesIn: Person -> City { }
+)";
+
+TEST(GraphWriteTest, AWriteTouchingFiveTypesIsOneRecordWhoseFivePinsResolve) {
+  auto counting =
+      std::make_shared<storage::CountingStore>(std::make_shared<storage::MemoryStore>());
+  storage::Runtime rt = storage::Runtime::ForTest(counting, 1);
+  std::unique_ptr<Graph> graph = std::move(*Graph::Init(rt, kFiveTypes));
+  Snapshot s0 = *graph->SnapshotOfBranch("main");
+  WriteRequest w = Insert(s0, "node:Person", {{"Ada", "Ada", "36"}, {"Bob", "Bob", "41"}});
+  w.changes["node:Company"] = TableChange{
+      TableChange::Op::kAppend, Rows(s0.catalog(), "node:Company", {{"Acme", "Acme"}}), {}};
+  w.changes["node:City"] =
+      TableChange{TableChange::Op::kAppend,
+                  Rows(s0.catalog(), "node:City", {{"Oslo", "Oslo"}, {"Rome", "Rome"}}),
+                  {}};
+  w.changes["edge:WorksAt"] = TableChange{
+      TableChange::Op::kAppend,
+      Rows(s0.catalog(), "edge:WorksAt", {{"w1", "Ada", "Acme", "cto"}, {"w2", "Bob", "Acme", {}}}),
+      {}};
+  w.changes["edge:LivesIn"] = TableChange{
+      TableChange::Op::kAppend,
+      Rows(s0.catalog(), "edge:LivesIn", {{"l1", "Ada", "Oslo"}, {"l2", "Bob", "Rome"}}),
+      {}};
+  const storage::OpCounts before = counting->Snapshot();
+  Result<WriteResult> r = graph->Write(w);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const storage::OpCounts after = counting->Snapshot();
+  // One record: the only commit-layer create is seq 1's (the rest are the five tables'
+  // fragments and manifests).
+  Result<commit::Record> record = commit::LookupCommit(*rt.store, r->commit_id);
+  ASSERT_TRUE(record.ok()) << record.status().ToString();
+  EXPECT_EQ(record->seq, 1u);
+  EXPECT_EQ(record->pins.size(), 5u);
+  EXPECT_FALSE(rt.store->Head(commit::RecordName(commit::kMainKey, 2)).ok());
+  EXPECT_GT(after.put_if_absent, before.put_if_absent);
+  Snapshot s1 = *graph->SnapshotAtCommit(r->commit_id);
+  std::map<std::string, uint64_t> expected = {{"node:Person", 2},
+                                              {"node:Company", 1},
+                                              {"node:City", 2},
+                                              {"edge:WorksAt", 2},
+                                              {"edge:LivesIn", 2}};
+  for (const commit::Pin& pin : record->pins) {
+    ASSERT_TRUE(expected.contains(pin.table_key)) << pin.table_key;
+    Result<std::shared_ptr<const table::TableVersion>> t = s1.Table(pin.table_key);
+    ASSERT_TRUE(t.ok()) << pin.table_key << ": " << t.status().ToString();
+    EXPECT_EQ((*t)->pin().staged_version, pin.staged_version);
+    EXPECT_EQ((*t)->entity_count(), expected[pin.table_key]) << pin.table_key;
+    expected.erase(pin.table_key);
+  }
+  EXPECT_TRUE(expected.empty());
+}
+
+// Two processes on one local graph root: appends from both land; a strict write prepared
+// before the other process moved the head gets ReadSetChanged.
+TEST(GraphWriteTest, TwoProcessesWritingOneBranch) {
+  storage::TempDir dir;
+  {
+    Result<std::unique_ptr<Graph>> g = Graph::Init(LocalRuntime(dir.path()), kSchema);
+    ASSERT_TRUE(g.ok()) << g.status().ToString();
+  }
+  constexpr int kWrites = 25;
+  std::vector<storage::ChildResult> children =
+      storage::RunChildrenTogether(2, [&](int index, int out) -> int {
+        auto store = storage::LocalStore::Open(dir.path());
+        if (!store.ok()) return 2;
+        // Distinct seeds: two processes must never mint the same commit ids.
+        storage::Runtime rt = storage::Runtime::ForTest(
+            std::shared_ptr<storage::ObjectStore>(std::move(*store)), 100 + index);
+        Result<std::unique_ptr<Graph>> g = Graph::Open(rt);
+        if (!g.ok()) return 3;
+        Snapshot s = *(*g)->SnapshotOfBranch("main");
+        for (int i = 0; i < kWrites; ++i) {
+          std::string id = "p" + std::to_string(index) + "-" + std::to_string(i);
+          Result<WriteResult> r = (*g)->Write(Insert(s, "node:Person", {{id, id, "1"}}));
+          if (!r.ok()) {
+            storage::WriteToFd(out, r.status().ToString());
+            return 4;
+          }
+        }
+        return 0;
+      });
+  for (const storage::ChildResult& c : children) {
+    EXPECT_TRUE(c.exited_zero()) << c.output;
+  }
+  Result<std::unique_ptr<Graph>> g = Graph::Open(LocalRuntime(dir.path()));
+  ASSERT_TRUE(g.ok());
+  Snapshot s = *(*g)->SnapshotOfBranch("main");
+  EXPECT_EQ(s.state().seq, 2u * kWrites);
+  std::shared_ptr<const table::TableVersion> people = *s.Table("node:Person");
+  EXPECT_EQ(people->entity_count(), 2u * kWrites);
+  std::vector<std::string> ids = *people->Ids();
+  for (int p = 0; p < 2; ++p) {
+    for (int i = 0; i < kWrites; ++i) {
+      std::string id = "p" + std::to_string(p) + "-" + std::to_string(i);
+      EXPECT_TRUE(std::binary_search(ids.begin(), ids.end(), id)) << id;
+    }
+  }
+
+  // Strict: child 0 warms its handle, then waits until child 1 has published; its delete was
+  // prepared against the old head and must come back ReadSetChanged, changing nothing.
+  const std::string flag = dir.path() + "/child1-published";
+  children = storage::RunChildrenTogether(2, [&](int index, int out) -> int {
+    auto store = storage::LocalStore::Open(dir.path());
+    if (!store.ok()) return 2;
+    storage::Runtime rt = storage::Runtime::ForTest(
+        std::shared_ptr<storage::ObjectStore>(std::move(*store)), 200 + index);
+    std::unique_ptr<Graph> graph = std::move(*Graph::Open(rt));
+    Snapshot base = *graph->SnapshotOfBranch("main");
+    if (index == 0) {
+      // Warm the write handle with one publish of its own, then wait for the other process.
+      if (!graph->Write(Insert(base, "node:Company", {{"c0", "c0"}})).ok()) return 5;
+      while (::access(flag.c_str(), F_OK) != 0) ::usleep(1000);
+      WriteRequest del;
+      del.changes["node:Person"] = TableChange{TableChange::Op::kDelete, {}, {"p0-0"}};
+      Result<WriteResult> r = graph->Write(del);
+      storage::WriteToFd(out, r.ok() ? "ok" : std::string(CodeName(r.status().code())));
+      return 0;
+    }
+    // Child 1 publishes after child 0's write.
+    while (true) {
+      Result<Snapshot> head = graph->SnapshotOfBranch("main");
+      if (head.ok() && head->state().seq == 2u * kWrites + 1) break;
+      ::usleep(1000);
+    }
+    if (!graph->Write(Insert(base, "node:Company", {{"c1", "c1"}})).ok()) return 6;
+    std::FILE* f = std::fopen(flag.c_str(), "w");
+    if (f != nullptr) std::fclose(f);
+    return 0;
+  });
+  ASSERT_TRUE(children[0].exited_zero()) << children[0].output;
+  ASSERT_TRUE(children[1].exited_zero()) << children[1].output;
+  EXPECT_EQ(children[0].output, std::string(CodeName(Code::kReadSetChanged)));
+  Snapshot end = *(*Graph::Open(LocalRuntime(dir.path())))->SnapshotOfBranch("main");
+  EXPECT_EQ(end.state().seq, 2u * kWrites + 2);
+  std::vector<std::string> kept = {"p0-0"};
+  EXPECT_EQ((*end.Table("node:Person"))->Lookup(kept)->found, std::vector<bool>{true});
 }
 
 }  // namespace

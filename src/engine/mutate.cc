@@ -1,0 +1,110 @@
+#include "engine/mutate.h"
+
+#include "base/ids.h"
+#include "query/mutation.h"
+#include "query/parser.h"
+#include "query/typecheck.h"
+
+namespace omnigraph::engine {
+
+namespace {
+
+uint64_t ColumnBytes(const table::Column& c) {
+  uint64_t n = c.validity().size() + c.offsets_buffer().size() + c.values_buffer().size();
+  if (c.has_child()) n += ColumnBytes(c.child());
+  return n;
+}
+
+uint64_t BatchBytes(const table::ColumnBatch& batch) {
+  uint64_t n = 0;
+  for (size_t i = 0; i < batch.num_columns(); ++i) n += ColumnBytes(batch.column(i));
+  return n;
+}
+
+}  // namespace
+
+Result<MutationResult> Mutate(Graph& graph, std::string_view source, std::string_view query_name,
+                              const std::map<std::string, schema::Value>& params,
+                              const MutationOptions& options) {
+  // Everything that needs no I/O first: parse, find the query.
+  OMNIGRAPH_ASSIGN_OR_RETURN(query::QueryFile file, query::ParseQueryFile(source));
+  const query::QueryDecl* decl = file.Find(query_name);
+  if (decl == nullptr) {
+    return InvalidArgument("no query named '" + std::string(query_name) + "' in the source");
+  }
+  if (!decl->is_mutation()) {
+    return InvalidArgument("query '" + std::string(query_name) +
+                           "' is a read query; run it with query, not mutate");
+  }
+  // The D2 rule needs no schema: refuse a mix of inserts/updates and deletes before any I/O.
+  bool deletes = false, others = false;
+  for (const query::Mutation& m : decl->mutations) {
+    (m.kind == query::MutationKind::kDelete ? deletes : others) = true;
+  }
+  if (deletes && others) {
+    return InvalidArgument("mutation '" + std::string(query_name) +
+                           "' on the same query mixes inserts/updates and deletes; split into "
+                           "separate mutations: (1) inserts and updates, then (2) deletes");
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot head, graph.SnapshotOfBranch(options.branch));
+  if (options.expected_head && *options.expected_head != head.commit_id()) {
+    return Status(Code::kPreconditionFailed, "expected head '" + *options.expected_head +
+                                                 "' but the head is '" + head.commit_id() + "'");
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(query::CheckedQuery checked,
+                             query::TypecheckQuery(head.catalog(), *decl));
+
+  UlidGenerator ulids(*graph.runtime().clock, *graph.runtime().random);
+  query::MutationContext context;
+  context.catalog = &head.catalog();
+  context.params = params;
+  context.now_ms = options.now_ms ? *options.now_ms : graph.runtime().clock->NowMicros() / 1000;
+  context.open_table = [&](const schema::TypeDef& type) { return head.Table(type.table_key()); };
+  context.mint_id = [&] { return ulids.NextString(); };
+  OMNIGRAPH_ASSIGN_OR_RETURN(query::MutationEffects effects, query::PlanMutation(checked, context));
+
+  MutationResult result;
+  result.query_name = std::string(query_name);
+  result.branch = options.branch;
+  result.affected_nodes = effects.affected_nodes;
+  result.affected_edges = effects.affected_edges;
+  result.actor = options.actor;
+  if (effects.empty()) return result;
+
+  WriteRequest write;
+  write.branch = options.branch;
+  write.expected_head = options.expected_head;
+  write.actor = options.actor;
+  write.strict = effects.strict;
+  write.planned_on = head.commit_id();
+  for (auto& [key, t] : effects.tables) {
+    const uint64_t entities = t.rows.size() + t.deletes.size();
+    if (entities > kMutationEntitiesMax) {
+      return Status(Code::kResourceLimit, "mutation '" + result.query_name + "' touches " +
+                                              std::to_string(entities) + " entities of " +
+                                              t.type->name + "; the limit is " +
+                                              std::to_string(kMutationEntitiesMax) + " per type");
+    }
+    TableChange change;
+    if (!t.deletes.empty()) {
+      change.op = TableChange::Op::kDelete;
+      change.ids.assign(t.deletes.begin(), t.deletes.end());
+    } else {
+      change.op = t.only_fresh ? TableChange::Op::kAppend : TableChange::Op::kUpsert;
+      OMNIGRAPH_ASSIGN_OR_RETURN(change.rows, query::EffectRows(t));
+      const uint64_t bytes = BatchBytes(change.rows);
+      if (bytes > kMutationBytesMax) {
+        return Status(Code::kResourceLimit, "mutation '" + result.query_name + "' writes " +
+                                                std::to_string(bytes) + " bytes of " +
+                                                t.type->name + "; the limit is " +
+                                                std::to_string(kMutationBytesMax) + " per type");
+      }
+    }
+    write.changes.emplace(key, std::move(change));
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(WriteResult written, graph.Write(write));
+  result.commit = written.commit_id;
+  return result;
+}
+
+}  // namespace omnigraph::engine

@@ -1,0 +1,55 @@
+// Mutation queries as single commits (SURFACE.md §4; docs/design/engine.md "Mutations").
+//
+// Mutate parses and checks one named mutation query against the branch head's schema, plans its
+// effects over that head (query/mutation.h: read-your-writes between statements, cascading node
+// deletes), checks the per-type limits, and hands the effects to Graph::Write as one write:
+// validated, staged in parallel, one record. Insert-only queries re-prepare when another writer
+// publishes first; a query with an update or a delete is strict: if the head moved after it read,
+// it returns ReadSetChanged and changes nothing. Zero affected entities publish nothing.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "engine/graph.h"
+#include "schema/value.h"
+
+namespace omnigraph::engine {
+
+// Per touched type, per mutation (SURFACE.md §4).
+inline constexpr uint64_t kMutationEntitiesMax = 8192;
+inline constexpr uint64_t kMutationBytesMax = 32ull << 20;
+
+struct MutationOptions {
+  std::string branch = "main";
+  // The head must be this commit (PreconditionFailed otherwise; no retry).
+  std::optional<std::string> expected_head;
+  std::optional<std::string> actor;
+  // now() for the invocation; unset = the runtime clock.
+  std::optional<int64_t> now_ms;
+};
+
+struct MutationResult {
+  std::string query_name;
+  std::string branch;
+  uint64_t affected_nodes = 0;
+  uint64_t affected_edges = 0;
+  std::optional<std::string> actor;
+  // Unset when nothing was affected (no commit).
+  std::optional<std::string> commit;
+};
+
+// Runs mutation query `query_name` of `source` (a .gq file) with `params` (by name, without
+// '$', already typed). InvalidArgument for a parse or type error (the rendered diagnostic), an
+// unknown query name, a read query, a missing parameter or a failed validation; ResourceLimit
+// past the per-type limits; ReadSetChanged, PreconditionFailed, KeyConflict as the write path
+// says.
+Result<MutationResult> Mutate(Graph& graph, std::string_view source, std::string_view query_name,
+                              const std::map<std::string, schema::Value>& params,
+                              const MutationOptions& options = {});
+
+}  // namespace omnigraph::engine

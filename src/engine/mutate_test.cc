@@ -1,0 +1,381 @@
+// Mutation queries as single commits (issue [14]).
+#include "engine/mutate.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "base/ids.h"
+#include "commit/names.h"
+#include "commit/stream.h"
+#include "query/rows.h"
+#include "storage/counting_store.h"
+#include "storage/local_store.h"
+#include "storage/memory_store.h"
+#include "storage/test_util.h"
+#include "table/table_manifest.h"
+
+namespace omnigraph::engine {
+namespace {
+
+using schema::Value;
+using Params = std::map<std::string, Value>;
+
+constexpr std::string_view kSchema = R"(
+node Person { name: String @key  age: I32?  title: String?  tags: [String]? }
+node Company { name: String @key }
+node Memo { text: String }
+edge WorksAt: Person -> Company { role: String? }
+edge Knows: Person -> Person { }
+edge About: Memo -> Person { }
+)";
+
+constexpr std::string_view kQueries = R"(
+query add_person($name: String, $age: I32) { insert Person { name: $name, age: $age } }
+query add_company($name: String) { insert Company { name: $name } }
+query hire($p: String, $c: String, $role: String) {
+  insert WorksAt { from: $p, to: $c, role: $role }
+}
+query knows($a: String, $b: String) { insert Knows { from: $a, to: $b } }
+query memo($text: String, $about: String) {
+  insert Memo { text: $text }
+}
+query about($m: String, $p: String) { insert About { from: $m, to: $p } }
+query add_and_title($name: String, $title: String) {
+  insert Person { name: $name, age: 1 }
+  update Person set { title: $title } where name = $name
+}
+query retitle($name: String, $title: String) { update Person set { title: $title } where name = $name }
+query older($min: I32, $title: String) { update Person set { title: $title } where age >= $min }
+query rename($old: String, $new: String) { update Person set { name: $new } where name = $old }
+query remove($name: String) { delete Person where name = $name }
+query unhire($p: String) { delete WorksAt where from = $p }
+query mixed($name: String) {
+  insert Person { name: $name }
+  delete Person where name = $name
+}
+query young($max: I32, $title: String) { update Person set { title: $title } where age < $max }
+)";
+
+class MutateTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    counting_ = std::make_shared<storage::CountingStore>(std::make_shared<storage::MemoryStore>());
+    Result<std::unique_ptr<Graph>> g =
+        Graph::Init(storage::Runtime::ForTest(counting_, 3), kSchema);
+    ASSERT_TRUE(g.ok()) << g.status().ToString();
+    graph_ = std::move(*g);
+  }
+
+  Result<MutationResult> Run(std::string_view name, Params params, MutationOptions options = {}) {
+    return Mutate(*graph_, kQueries, name, params, options);
+  }
+  MutationResult MustRun(std::string_view name, Params params) {
+    Result<MutationResult> r = Run(name, std::move(params));
+    OMNIGRAPH_CHECK_MSG(r.ok(), std::string(name) + ": " + r.status().ToString());
+    return *r;
+  }
+
+  uint64_t Seq() { return graph_->SnapshotOfBranch("main")->state().seq; }
+
+  // Every row of `key` at the head: id -> (src, dst, property values by name).
+  struct Row {
+    std::string src, dst;
+    std::map<std::string, Value> props;
+  };
+  std::map<std::string, Row> Rows(std::string_view key) {
+    Snapshot s = *graph_->SnapshotOfBranch("main");
+    const schema::TypeDef& type = *s.catalog().FindByTableKey(key);
+    std::shared_ptr<const table::TableVersion> t = *s.Table(key);
+    std::map<std::string, Row> out;
+    Status scanned = t->Scan({}, [&](table::ColumnBatch b) -> Status {
+      for (uint64_t r = 0; r < b.num_rows(); ++r) {
+        Row row;
+        if (const table::Column* c = b.FindColumn(table::kSrcFieldId)) row.src = c->StringAt(r);
+        if (const table::Column* c = b.FindColumn(table::kDstFieldId)) row.dst = c->StringAt(r);
+        for (const schema::PropertyDef& p : type.properties) {
+          const table::Column* c = b.FindColumn(static_cast<uint32_t>(p.id));
+          row.props[p.name] = c ? query::ValueAt(*c, r) : Value::Null();
+        }
+        out[std::string(b.FindColumn(table::kIdFieldId)->StringAt(r))] = row;
+      }
+      return Status::Ok();
+    });
+    OMNIGRAPH_CHECK(scanned.ok());
+    return out;
+  }
+
+  void Seed() {
+    for (auto [name, age] :
+         std::vector<std::pair<const char*, int>>{{"ada", 36}, {"bob", 41}, {"cy", 20}}) {
+      MustRun("add_person", {{"name", Value::String(name)}, {"age", Value::Int(age)}});
+    }
+    MustRun("add_company", {{"name", Value::String("acme")}});
+    MustRun("hire", {{"p", Value::String("ada")},
+                     {"c", Value::String("acme")},
+                     {"role", Value::String("cto")}});
+    MustRun("knows", {{"a", Value::String("ada")}, {"b", Value::String("bob")}});
+    MustRun("knows", {{"a", Value::String("bob")}, {"b", Value::String("ada")}});
+    MustRun("knows", {{"a", Value::String("cy")}, {"b", Value::String("bob")}});
+  }
+
+  std::shared_ptr<storage::CountingStore> counting_;
+  std::unique_ptr<Graph> graph_;
+};
+
+TEST_F(MutateTest, KeyedInsertIsAnUpsertThatReplacesTheWholeRow) {
+  MutationResult r =
+      MustRun("add_person", {{"name", Value::String("ada")}, {"age", Value::Int(36)}});
+  EXPECT_EQ(r.affected_nodes, 1u);
+  EXPECT_EQ(r.affected_edges, 0u);
+  ASSERT_TRUE(r.commit.has_value());
+  EXPECT_EQ(Seq(), 1u);
+  MustRun("retitle", {{"name", Value::String("ada")}, {"title", Value::String("dr")}});
+  EXPECT_EQ(Rows("node:Person")["ada"].props["title"], Value::String("dr"));
+  // Re-inserting the same key replaces the row: the omitted title becomes null.
+  MustRun("add_person", {{"name", Value::String("ada")}, {"age", Value::Int(37)}});
+  std::map<std::string, Row> people = Rows("node:Person");
+  ASSERT_EQ(people.size(), 1u);
+  EXPECT_EQ(people["ada"].props["age"], Value::Int(37));
+  EXPECT_TRUE(people["ada"].props["title"].is_null());
+}
+
+TEST_F(MutateTest, UnkeyedNodesAndEdgesGetFreshUlids) {
+  Seed();
+  MustRun("memo", {{"text", Value::String("hello")}, {"about", Value::String("ada")}});
+  MustRun("memo", {{"text", Value::String("hello")}, {"about", Value::String("ada")}});
+  std::map<std::string, Row> memos = Rows("node:Memo");
+  ASSERT_EQ(memos.size(), 2u);  // Same values, two entities.
+  for (const auto& [id, row] : memos) {
+    EXPECT_TRUE(Ulid::Parse(id).ok()) << id;
+    MustRun("about", {{"m", Value::String(id)}, {"p", Value::String("ada")}});
+  }
+  std::map<std::string, Row> abouts = Rows("edge:About");
+  ASSERT_EQ(abouts.size(), 2u);
+  for (const auto& [id, row] : abouts) {
+    EXPECT_TRUE(Ulid::Parse(id).ok()) << id;
+    EXPECT_TRUE(memos.contains(row.src));
+    EXPECT_EQ(row.dst, "ada");
+  }
+  std::map<std::string, Row> works = Rows("edge:WorksAt");
+  ASSERT_EQ(works.size(), 1u);
+  EXPECT_EQ(works.begin()->second.src, "ada");
+  EXPECT_EQ(works.begin()->second.dst, "acme");
+  EXPECT_EQ(works.begin()->second.props["role"], Value::String("cto"));
+}
+
+TEST_F(MutateTest, UpdateSetsPropertiesOfEveryMatchingRowAndKeysAreImmutable) {
+  Seed();
+  MutationResult r =
+      MustRun("older", {{"min", Value::Int(36)}, {"title", Value::String("senior")}});
+  EXPECT_EQ(r.affected_nodes, 2u);
+  std::map<std::string, Row> people = Rows("node:Person");
+  EXPECT_EQ(people["ada"].props["title"], Value::String("senior"));
+  EXPECT_EQ(people["bob"].props["title"], Value::String("senior"));
+  EXPECT_TRUE(people["cy"].props["title"].is_null());
+  EXPECT_EQ(people["ada"].props["age"], Value::Int(36));  // Untouched properties stay.
+  MustRun("young", {{"max", Value::Int(36)}, {"title", Value::String("junior")}});
+  EXPECT_EQ(Rows("node:Person")["cy"].props["title"], Value::String("junior"));
+  EXPECT_EQ(Rows("node:Person")["ada"].props["title"], Value::String("senior"));
+  const uint64_t seq = Seq();
+  Result<MutationResult> rename =
+      Run("rename", {{"old", Value::String("ada")}, {"new", Value::String("ava")}});
+  ASSERT_FALSE(rename.ok());
+  EXPECT_EQ(rename.status().kind(), Kind::kInvalidArgument);
+  EXPECT_NE(rename.status().message().find("key property `name` cannot be changed"),
+            std::string::npos)
+      << rename.status().message();
+  EXPECT_EQ(Seq(), seq);
+}
+
+TEST_F(MutateTest, StatementsSeeEarlierStatementsOfTheSameQuery) {
+  MutationResult r =
+      MustRun("add_and_title", {{"name", Value::String("dee")}, {"title", Value::String("boss")}});
+  EXPECT_EQ(r.affected_nodes, 2u);  // One insert, one update of the inserted row.
+  EXPECT_EQ(Seq(), 1u);             // One commit.
+  std::map<std::string, Row> people = Rows("node:Person");
+  ASSERT_EQ(people.size(), 1u);
+  EXPECT_EQ(people["dee"].props["title"], Value::String("boss"));
+  EXPECT_EQ(people["dee"].props["age"], Value::Int(1));
+}
+
+TEST_F(MutateTest, NodeDeleteCascadesToIncidentEdgesOfEveryType) {
+  Seed();
+  MutationResult r = MustRun("remove", {{"name", Value::String("ada")}});
+  EXPECT_EQ(r.affected_nodes, 1u);
+  EXPECT_EQ(r.affected_edges, 3u);  // WorksAt ada->acme, Knows ada->bob, Knows bob->ada.
+  EXPECT_FALSE(Rows("node:Person").contains("ada"));
+  EXPECT_TRUE(Rows("edge:WorksAt").empty());
+  std::map<std::string, Row> knows = Rows("edge:Knows");
+  ASSERT_EQ(knows.size(), 1u);
+  EXPECT_EQ(knows.begin()->second.src, "cy");
+  // Edge deletes by endpoint.
+  MustRun("hire",
+          {{"p", Value::String("bob")}, {"c", Value::String("acme")}, {"role", Value::Null()}});
+  EXPECT_EQ(MustRun("unhire", {{"p", Value::String("bob")}}).affected_edges, 1u);
+  EXPECT_TRUE(Rows("edge:WorksAt").empty());
+}
+
+TEST_F(MutateTest, ZeroAffectedRowsPublishNothing) {
+  Seed();
+  const uint64_t seq = Seq();
+  MutationResult r = MustRun("remove", {{"name", Value::String("nobody")}});
+  EXPECT_EQ(r.affected_nodes, 0u);
+  EXPECT_FALSE(r.commit.has_value());
+  EXPECT_EQ(Seq(), seq);
+}
+
+TEST_F(MutateTest, MixingInsertsAndDeletesIsRefusedBeforeAnyIo) {
+  const storage::OpCounts before = counting_->Snapshot();
+  Result<MutationResult> r = Run("mixed", {{"name", Value::String("x")}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "mutation 'mixed' on the same query mixes inserts/updates and deletes; split into "
+            "separate mutations: (1) inserts and updates, then (2) deletes");
+  const storage::OpCounts after = counting_->Snapshot();
+  EXPECT_EQ(after.gets + after.heads + after.lists + after.put_if_absent + after.puts,
+            before.gets + before.heads + before.lists + before.put_if_absent + before.puts);
+}
+
+TEST_F(MutateTest, FailedValidationLeavesNothingVisible) {
+  Seed();
+  const uint64_t seq = Seq();
+  const uint64_t creates = counting_->Snapshot().put_if_absent;
+  // Endpoint missing.
+  Result<MutationResult> r =
+      Run("hire",
+          {{"p", Value::String("ada")}, {"c", Value::String("nowhere")}, {"role", Value::Null()}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "edge:WorksAt row 0: edge WorksAt to 'nowhere': no Company with that id");
+  // Missing parameter, wrong parameter type.
+  r = Run("add_person", {{"name", Value::String("x")}});
+  EXPECT_EQ(r.status().message(), "missing value for parameter $age");
+  r = Run("add_person", {{"name", Value::String("x")}, {"age", Value::String("old")}});
+  EXPECT_EQ(r.status().kind(), Kind::kInvalidArgument);
+  // Unknown query; a read query.
+  EXPECT_EQ(Run("nope", {}).status().kind(), Kind::kInvalidArgument);
+  EXPECT_EQ(Seq(), seq);
+  EXPECT_EQ(counting_->Snapshot().put_if_absent, creates);
+  EXPECT_EQ(Rows("edge:WorksAt").size(), 1u);
+}
+
+TEST_F(MutateTest, ExpectedHeadPreconditionAndPerTypeEntityLimit) {
+  Seed();
+  MutationOptions stale;
+  stale.expected_head = "main.1.0000000000";
+  Result<MutationResult> r = Run("remove", {{"name", Value::String("ada")}}, stale);
+  EXPECT_EQ(r.status().code(), Code::kPreconditionFailed);
+  MutationOptions current;
+  current.expected_head = graph_->SnapshotOfBranch("main")->commit_id();
+  r = Run("retitle", {{"name", Value::String("ada")}, {"title", Value::String("t")}}, current);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+
+  // 8,193 people with one age: updating them all is past the per-type limit.
+  Snapshot s = *graph_->SnapshotOfBranch("main");
+  const schema::TypeDef& person = *s.catalog().FindNode("Person");
+  query::RowsBuilder b = *query::RowsBuilder::Make(person);
+  for (uint64_t i = 0; i <= kMutationEntitiesMax; ++i) {
+    std::vector<std::optional<Value>> v(person.properties.size());
+    std::string name = "bulk" + std::to_string(i);
+    for (size_t p = 0; p < v.size(); ++p) {
+      if (person.properties[p].name == "name") v[p] = Value::String(name);
+      if (person.properties[p].name == "age") v[p] = Value::Int(99);
+    }
+    ASSERT_TRUE(b.Append(name, "", "", v).ok());
+  }
+  WriteRequest w;
+  w.changes["node:Person"] = TableChange{TableChange::Op::kAppend, *b.Finish(), {}};
+  ASSERT_TRUE(graph_->Write(w).ok());
+  const uint64_t seq = Seq();
+  r = Run("older", {{"min", Value::Int(99)}, {"title", Value::String("bulk")}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kResourceLimit);
+  EXPECT_EQ(r.status().message(),
+            "mutation 'older' touches 8193 entities of Person; the limit is 8192 per type");
+  EXPECT_EQ(Seq(), seq);
+}
+
+storage::Runtime ChildRuntime(const std::string& dir, uint64_t seed) {
+  auto store = storage::LocalStore::Open(dir);
+  OMNIGRAPH_CHECK(store.ok());
+  return storage::Runtime::ForTest(std::shared_ptr<storage::ObjectStore>(std::move(*store)), seed);
+}
+
+// Two processes on one local root: their inserts all land; of two conflicting updates, the one
+// that read before the other published gets ReadSetChanged.
+TEST(MutateProcessTest, TwoProcessesMutatingOneBranch) {
+  storage::TempDir dir;
+  ASSERT_TRUE(Graph::Init(ChildRuntime(dir.path(), 1), kSchema).ok());
+  constexpr int kInserts = 15;
+  std::vector<storage::ChildResult> children =
+      storage::RunChildrenTogether(2, [&](int index, int out) -> int {
+        std::unique_ptr<Graph> g = std::move(*Graph::Open(ChildRuntime(dir.path(), 10 + index)));
+        for (int i = 0; i < kInserts; ++i) {
+          std::string name = "p" + std::to_string(index) + "-" + std::to_string(i);
+          Result<MutationResult> r = Mutate(
+              *g, kQueries, "add_person", {{"name", Value::String(name)}, {"age", Value::Int(i)}});
+          if (!r.ok()) {
+            storage::WriteToFd(out, r.status().ToString());
+            return 1;
+          }
+        }
+        return 0;
+      });
+  for (const storage::ChildResult& c : children) ASSERT_TRUE(c.exited_zero()) << c.output;
+  std::unique_ptr<Graph> g = std::move(*Graph::Open(ChildRuntime(dir.path(), 2)));
+  Snapshot s = *g->SnapshotOfBranch("main");
+  EXPECT_EQ(s.state().seq, 2u * kInserts);
+  EXPECT_EQ((*s.Table("node:Person"))->entity_count(), 2u * kInserts);
+
+  // Conflicting updates: child 0 plans (reads) first, then waits until child 1 has published
+  // its own update of the same row; child 0's publish must then fail with ReadSetChanged.
+  const std::string read_flag = dir.path() + "/child0-read";
+  const std::string published_flag = dir.path() + "/child1-published";
+  children = storage::RunChildrenTogether(2, [&](int index, int out) -> int {
+    std::unique_ptr<Graph> graph = std::move(*Graph::Open(ChildRuntime(dir.path(), 20 + index)));
+    if (index == 1) {
+      while (::access(read_flag.c_str(), F_OK) != 0) ::usleep(1000);
+      Result<MutationResult> r =
+          Mutate(*graph, kQueries, "retitle",
+                 {{"name", Value::String("p0-0")}, {"title", Value::String("one")}});
+      storage::WriteToFd(out, r.ok() ? "ok" : r.status().ToString());
+      std::FILE* f = std::fopen(published_flag.c_str(), "w");
+      if (f != nullptr) std::fclose(f);
+      return 0;
+    }
+    // Child 0 is an update that read before child 1 published: the strict write planned on the
+    // earlier head that Mutate hands to Graph::Write for an update, held between its read and
+    // its publish until child 1 has published.
+    Snapshot before = *graph->SnapshotOfBranch("main");
+    std::FILE* f = std::fopen(read_flag.c_str(), "w");
+    if (f != nullptr) std::fclose(f);
+    while (::access(published_flag.c_str(), F_OK) != 0) ::usleep(1000);
+    WriteRequest w;
+    const schema::TypeDef& person = *before.catalog().FindNode("Person");
+    query::RowsBuilder b = *query::RowsBuilder::Make(person);
+    std::vector<std::optional<Value>> v(person.properties.size());
+    for (size_t p = 0; p < v.size(); ++p) {
+      if (person.properties[p].name == "name") v[p] = Value::String("p0-0");
+      if (person.properties[p].name == "age") v[p] = Value::Int(0);
+      if (person.properties[p].name == "title") v[p] = Value::String("zero");
+    }
+    if (!b.Append("p0-0", "", "", v).ok()) return 3;
+    w.changes["node:Person"] = TableChange{TableChange::Op::kUpsert, *b.Finish(), {}};
+    w.strict = true;
+    w.planned_on = before.commit_id();
+    Result<WriteResult> r = graph->Write(w);
+    storage::WriteToFd(out, r.ok() ? "ok" : std::string(CodeName(r.status().code())));
+    return 0;
+  });
+  ASSERT_TRUE(children[0].exited_zero());
+  ASSERT_TRUE(children[1].exited_zero());
+  EXPECT_EQ(children[1].output, "ok");
+  EXPECT_EQ(children[0].output, std::string(CodeName(Code::kReadSetChanged)));
+  Snapshot end = *Graph::Open(ChildRuntime(dir.path(), 3)).value()->SnapshotOfBranch("main");
+  EXPECT_EQ(end.state().seq, 2u * kInserts + 1);
+}
+
+}  // namespace
+}  // namespace omnigraph::engine

@@ -1,0 +1,52 @@
+// Write validation: every constraint of SURFACE.md §2.3 checked against one write before it is
+// staged (ARCHITECTURE.md §5; docs/design/engine.md "Validation").
+//
+// A write is a set of per-table changes (engine/graph.h TableChange) against one captured head.
+// ValidateWrite checks, in table-key order and then in this order per table:
+//   row-local   every appended/upserted/overwritten row: enum membership (scalars and list
+//               elements), @range (inclusive; NaN fails), @check (RE2 unanchored search; nulls
+//               skipped), and for keyed nodes that the id is the one derived from the key;
+//   @unique     each tuple (nulls exempt) held by one id in the table as it will be after the
+//               write: within the batch and against the base rows the write keeps;
+//   endpoints   every new edge's src and dst exist in the from/to node tables as they will be
+//               after the write (nodes added by the same write count, deleted ones do not);
+//   dangling    nodes a write removes (delete, or overwrite without them) are not referenced by
+//               any edge that survives the write;
+//   @card       for every source node whose outgoing edges of a type the write changes, the
+//               count after the write is within min..max (a source left with no edges is not
+//               checked, as in the reference).
+// The first violation is returned as InvalidArgument "<row label>: <message>", with OmniGraph's
+// messages (`invalid enum value 'x' for Person.kind (expected: a, b)`, `@range violation on
+// Person.age: value 200 > max 150`, ...). Reads only the base versions it needs; writes nothing.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "engine/graph.h"
+#include "schema/catalog.h"
+#include "table/table_version.h"
+
+namespace omnigraph::engine {
+
+// The base version of a table by key (the captured head's pin).
+using OpenTableFn =
+    std::function<Result<std::shared_ptr<const table::TableVersion>>(std::string_view table_key)>;
+
+// "node:Person row 3" (0-based row of the change's batch, or index into its ids).
+std::string DefaultRowLabel(std::string_view table_key, uint64_t row);
+
+// Row-local checks of one batch of `type` (see above).
+Status ValidateRows(const schema::TypeDef& type, const table::ColumnBatch& rows,
+                    const RowLabel& label);
+
+// Every check above for `changes` against the tables `open_base` returns.
+Status ValidateWrite(const schema::Catalog& catalog,
+                     const std::map<std::string, TableChange>& changes,
+                     const OpenTableFn& open_base, const RowLabel& label);
+
+}  // namespace omnigraph::engine
