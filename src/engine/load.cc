@@ -23,6 +23,9 @@ namespace {
 
 std::string LinePrefix(uint64_t line) { return "line " + std::to_string(line) + ": "; }
 
+// Per table key, the input line of each row of a change.
+using LineMap = std::map<std::string, std::vector<uint64_t>, std::less<>>;
+
 // Where the row of an id is: pending fragment `fragment` (or the batch being built when it is
 // the next fragment's index), row `row`; and the line that gave it.
 struct RowPlace {
@@ -44,6 +47,9 @@ struct TypeRows {
   std::unordered_map<std::string, RowPlace> ids;
   // Rows of the batch being built that a later line of the same id replaced.
   std::vector<uint64_t> superseded;
+  // The line of each row of the batch being built, and of each written fragment's rows.
+  std::vector<uint64_t> batch_lines;
+  std::vector<std::vector<uint64_t>> fragment_lines;
   uint64_t batch_bytes = 0;  // Input bytes of the lines in the batch being built.
   uint64_t records = 0;
 };
@@ -61,7 +67,8 @@ class Loader {
   Status Add(const JsonlRecord& r, uint64_t bytes);
   // Writes the last batches; the changes to publish, one per type named; the per-type record
   // counts into `result`.
-  Result<std::map<std::string, TableChange>> Finish(LoadResult* result);
+  // `lines_by_table` receives, per table key, the input line of each row the write validates.
+  Result<std::map<std::string, TableChange>> Finish(LoadResult* result, LineMap* lines_by_table);
 
  private:
   Result<TypeRows*> RowsOf(const TypeDef& type);
@@ -176,6 +183,7 @@ Status Loader::Add(const JsonlRecord& r, uint64_t bytes) {
   Status appended = rows->builder.Append(id, r.from, r.to, values);
   if (!appended.ok()) return InvalidArgument(LinePrefix(r.line) + appended.message());
   ++rows->records;
+  rows->batch_lines.push_back(r.line);
   const uint32_t batch = static_cast<uint32_t>(rows->pending->fragments.size());
   auto [it, inserted] =
       rows->ids.try_emplace(std::move(id), RowPlace{batch, static_cast<uint32_t>(row), r.line});
@@ -235,6 +243,16 @@ Status Loader::Flush(TypeRows& rows) {
   if (!rows.superseded.empty()) {
     // A fragment holds each id once: drop the replaced rows, and re-point the ids of the batch
     // at their rows in what is written.
+    std::sort(rows.superseded.begin(), rows.superseded.end());
+    std::vector<uint64_t> lines;
+    for (uint64_t r = 0, s = 0; r < rows.batch_lines.size(); ++r) {
+      if (s < rows.superseded.size() && rows.superseded[s] == r) {
+        ++s;
+      } else {
+        lines.push_back(rows.batch_lines[r]);
+      }
+    }
+    rows.batch_lines = std::move(lines);
     OMNIGRAPH_ASSIGN_OR_RETURN(batch, WithoutRows(std::move(batch), std::move(rows.superseded)));
     rows.superseded.clear();
     const table::Column* ids = batch.FindColumn(table::kIdFieldId);
@@ -245,12 +263,15 @@ Status Loader::Flush(TypeRows& rows) {
   OMNIGRAPH_ASSIGN_OR_RETURN(table::FragmentEntry fragment,
                              graph_.tables().WriteFragment(rows.pending->table, batch));
   rows.pending->fragments.push_back(std::move(fragment));
+  rows.fragment_lines.push_back(std::move(rows.batch_lines));
+  rows.batch_lines.clear();
   buffered_bytes_ -= rows.batch_bytes;
   rows.batch_bytes = 0;
   return Status::Ok();
 }
 
-Result<std::map<std::string, TableChange>> Loader::Finish(LoadResult* result) {
+Result<std::map<std::string, TableChange>> Loader::Finish(LoadResult* result,
+                                                          LineMap* lines_by_table) {
   std::map<std::string, TableChange> changes;
   for (auto& [key, rows] : rows_) {
     OMNIGRAPH_RETURN_IF_ERROR(Flush(*rows));
@@ -267,6 +288,21 @@ Result<std::map<std::string, TableChange>> Loader::Finish(LoadResult* result) {
       auto node = rows->ids.extract(rows->ids.begin());
       rows->pending->ids.push_back(std::move(node.key()));
     }
+    // The line of each row the write validates: the live rows, fragment by fragment.
+    std::vector<uint64_t>& lines = (*lines_by_table)[key];
+    for (uint32_t f = 0; f < rows->fragment_lines.size(); ++f) {
+      auto gone = rows->pending->superseded.find(f);
+      size_t g = 0;
+      for (uint64_t r = 0; r < rows->fragment_lines[f].size(); ++r) {
+        if (gone != rows->pending->superseded.end() && g < gone->second.size() &&
+            gone->second[g] == r) {
+          ++g;
+        } else {
+          lines.push_back(rows->fragment_lines[f][r]);
+        }
+      }
+    }
+    rows->fragment_lines.clear();
     change.pending = std::move(rows->pending);
     const TypeDef& type = rows->builder.type();
     LoadedType loaded{type.name, rows->records};
@@ -345,7 +381,8 @@ Result<LoadResult> LoadLines(Graph& graph, std::string_view branch, LineSource& 
     OMNIGRAPH_RETURN_IF_ERROR(loader.Add(record, reader.bytes_read() - consumed));
     consumed = reader.bytes_read();
   }
-  OMNIGRAPH_ASSIGN_OR_RETURN(auto changes, loader.Finish(&result));
+  auto line_of = std::make_shared<LineMap>();
+  OMNIGRAPH_ASSIGN_OR_RETURN(auto changes, loader.Finish(&result, line_of.get()));
   // Fragments written ahead are unreferenced until the commit: cleanup may take them once they
   // are older than its grace period, so a load that took too long must not publish them.
   const int64_t elapsed_us = graph.runtime().clock->NowMicros() - started_us;
@@ -370,6 +407,11 @@ Result<LoadResult> LoadLines(Graph& graph, std::string_view branch, LineSource& 
   request.branch = std::string(branch);
   request.changes = std::move(changes);
   request.actor = options.actor;
+  request.row_label = [line_of](std::string_view table_key, uint64_t row) {
+    auto it = line_of->find(table_key);
+    if (it == line_of->end() || row >= it->second.size()) return std::string(table_key);
+    return "line " + std::to_string(it->second[row]);
+  };
   Result<WriteResult> written = graph.Write(request);
   if (!written.ok()) {
     // A rejected load changes nothing, including the branch it would have created.

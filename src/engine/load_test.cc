@@ -502,6 +502,86 @@ TEST(LoadStreamingTest, AnOverlongLineInAFileIsRefusedWithoutReadingAllOfIt) {
                                       std::to_string(kLoadLineBytesMax) + " bytes, the limit");
 }
 
+// --- Constraints are the write path's; its messages name the input line.
+
+constexpr std::string_view kConstrained = R"(
+node Person {
+  name: String @key
+  age: I32?
+  kind: enum(a, b)?
+  email: String? @unique
+  @range(age, 0..150)
+}
+edge Knows: Person -> Person @card(0..1)
+)";
+
+void ExpectConstraintRejected(std::string_view input, std::string_view message,
+                              LoadMode mode = LoadMode::kAppend, LoadLimits limits = {}) {
+  std::unique_ptr<Graph> g = NewGraph(kConstrained);
+  ASSERT_TRUE(
+      LoadJsonl(*g, "main", R"({"type":"Person","data":{"name":"Zed"}})", LoadMode::kAppend).ok());
+  const std::string before = Head(*g);
+  LoadOptions options;
+  options.limits = limits;
+  Result<LoadResult> r = Load(*g, "main", input, mode, options);
+  ASSERT_FALSE(r.ok()) << input;
+  EXPECT_EQ(r.status().code(), Code::kInvalidArgument) << r.status().ToString();
+  EXPECT_EQ(r.status().message(), message);
+  EXPECT_EQ(Head(*g), before);
+}
+
+TEST(LoadConstraintTest, EnumRangeUniqueEndpointsAndCardNameTheLine) {
+  ExpectConstraintRejected(
+      "{\"type\":\"Person\",\"data\":{\"name\":\"Ada\"}}\n"
+      "{\"type\":\"Person\",\"data\":{\"name\":\"Bob\",\"kind\":\"x\"}}",
+      "line 2: invalid enum value 'x' for Person.kind (expected: a, b)");
+  ExpectConstraintRejected("\n{\"type\":\"Person\",\"data\":{\"name\":\"Ada\",\"age\":200}}",
+                           "line 2: @range violation on Person.age: value 200 > max 150");
+  ExpectConstraintRejected(
+      "{\"type\":\"Person\",\"data\":{\"name\":\"Ada\",\"email\":\"e\"}}\n"
+      "{\"type\":\"Person\",\"data\":{\"name\":\"Bob\",\"email\":\"e\"}}",
+      "line 2: @unique violation on Person.email: value 'e' held by 'Ada' and 'Bob'");
+  ExpectConstraintRejected(
+      "{\"type\":\"Person\",\"data\":{\"name\":\"Ada\"}}\n"
+      "{\"edge\":\"Knows\",\"from\":\"Ada\",\"to\":\"Nobody\"}",
+      "line 2: edge Knows to 'Nobody': no Person with that id");
+  ExpectConstraintRejected(
+      "{\"edge\":\"Knows\",\"from\":\"Zed\",\"to\":\"Zed\"}\n"
+      "{\"edge\":\"Knows\",\"from\":\"Zed\",\"to\":\"Zed\"}",
+      "line 1: @card violation on edge Knows: source 'Zed' has 2 edges (max 1)");
+}
+
+TEST(LoadConstraintTest, LinesStayRightAcrossBatchesAndSupersededRows) {
+  std::string input;
+  for (int i = 0; i < 9; ++i) {
+    input += R"({"type":"Person","data":{"name":"p)" + std::to_string(i % 4) + R"(","age":)" +
+             std::to_string(i) + "}}\n";
+  }
+  input += R"({"type":"Person","data":{"name":"p9","kind":"c"}})";
+  ExpectConstraintRejected(input,
+                           "line 10: invalid enum value 'c' for Person.kind (expected: a, b)",
+                           LoadMode::kMerge, LoadLimits{2, 1 << 20});
+}
+
+TEST(LoadConstraintTest, OverwriteThatLeavesEdgesDanglingIsRefused) {
+  std::unique_ptr<Graph> g = NewGraph(kConstrained);
+  ASSERT_TRUE(LoadJsonl(*g, "main",
+                        "{\"type\":\"Person\",\"data\":{\"name\":\"Ada\"}}\n"
+                        "{\"type\":\"Person\",\"data\":{\"name\":\"Bob\"}}\n"
+                        "{\"edge\":\"Knows\",\"from\":\"Ada\",\"to\":\"Bob\",\"id\":\"k\"}",
+                        LoadMode::kAppend)
+                  .ok());
+  const std::string before = Head(*g);
+  Result<LoadResult> r = LoadJsonl(*g, "main", "{\"type\":\"Person\",\"data\":{\"name\":\"Ada\"}}",
+                                   LoadMode::kOverwrite);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(
+      r.status().message().find("cannot remove Person 'Bob': edge Knows 'k' still references it"),
+      std::string::npos)
+      << r.status().message();
+  EXPECT_EQ(Head(*g), before);
+}
+
 // --- One test per format-level validation, with its exact message.
 
 constexpr std::string_view kAda = R"({"type":"Person","data":{"name":"Ada"}})"

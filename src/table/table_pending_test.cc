@@ -120,6 +120,18 @@ TEST_F(TablePendingTest, OverwriteKeepsOnlyThePendingRows) {
   EXPECT_EQ(*deleted, (std::vector<std::string>{"b", "c"}));
 }
 
+TEST_F(TablePendingTest, ReadPendingReturnsTheLiveRowsInOrder) {
+  auto [pending, model] = Pending({{"d", "e", "f"}, {"e", "g"}, {"f"}});
+  Result<ColumnBatch> rows = tables_.ReadPending(pending);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(ModelOf(*rows), model);
+  std::vector<std::string> ids;
+  for (uint64_t r = 0; r < rows->num_rows(); ++r) {
+    ids.emplace_back(rows->FindColumn(kIdFieldId)->StringAt(r));
+  }
+  EXPECT_EQ(ids, (std::vector<std::string>{"d", "e", "g", "f"}));
+}
+
 TEST_F(TablePendingTest, InconsistentPendingRowsAreRefused) {
   auto [pending, model] = Pending({{"d", "e"}});
   PendingRows wrong_ids = pending;

@@ -121,6 +121,10 @@ class TableStore {
 
   // --- Reads.
 
+  // The live rows of `rows` (superseded rows left out), fragment by fragment in row order, as
+  // one batch in `rows.schema`. Corruption / storage failures as reading a version reports.
+  Result<ColumnBatch> ReadPending(const PendingRows& rows) const;
+
   // The version `pin` names. NotFound when its manifest is absent (e.g. cleaned up); Corruption
   // naming the manifest when it is malformed, or when its table identity, staged_version,
   // transaction_uuid or entity_count differ from the pin's.

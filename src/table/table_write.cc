@@ -337,6 +337,31 @@ Result<TablePin> TableStore::OverwritePending(const TablePin& base, const Pendin
   return Stage(*ctx_, std::move(m), std::move(deleted));
 }
 
+Result<ColumnBatch> TableStore::ReadPending(const PendingRows& rows) const {
+  auto m = std::make_shared<TableManifest>();
+  m->table_key = "pending";
+  m->stable_table_id = rows.table.stable_table_id;
+  m->incarnation = rows.table.incarnation;
+  m->schema = rows.schema;
+  m->fragments = rows.fragments;
+  for (FragmentEntry& f : m->fragments) f.deletion.reset();
+  std::vector<RowRef> live;
+  for (uint32_t f = 0; f < rows.fragments.size(); ++f) {
+    auto it = rows.superseded.find(f);
+    const std::vector<uint32_t>* gone = it == rows.superseded.end() ? nullptr : &it->second;
+    size_t g = 0;
+    for (uint32_t r = 0; r < rows.fragments[f].rows; ++r) {
+      if (gone != nullptr && g < gone->size() && (*gone)[g] == r) {
+        ++g;
+        continue;
+      }
+      live.push_back(RowRef{f, r});
+    }
+  }
+  const TableVersion pending(ctx_, std::move(m), "pending rows of " + rows.table.Root());
+  return pending.Gather(rows.schema, live);
+}
+
 Result<TablePin> TableStore::Create(const NewTable& table, const ColumnBatch& rows,
                                     const std::optional<StagedAgainst>& against) {
   OMNIGRAPH_RETURN_IF_ERROR(ValidateTableSchema(table.schema));
