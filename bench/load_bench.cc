@@ -234,12 +234,10 @@ int Main(const std::vector<std::string>& args) {
   const uint64_t ours_people = (*people)->entity_count(), ours_knows = (*knows)->entity_count();
   if (ours_people != sql_people || ours_knows != sql_knows || ours_people != nodes ||
       ours_knows != edges) {
-    std::fprintf(stderr,
-                 "omnigraph-bench load: counts differ: ours %llu/%llu, sqlite %llu/%llu\n",
-                 static_cast<unsigned long long>(ours_people),
-                 static_cast<unsigned long long>(ours_knows),
-                 static_cast<unsigned long long>(sql_people),
-                 static_cast<unsigned long long>(sql_knows));
+    std::fprintf(
+        stderr, "omnigraph-bench load: counts differ: ours %llu/%llu, sqlite %llu/%llu\n",
+        static_cast<unsigned long long>(ours_people), static_cast<unsigned long long>(ours_knows),
+        static_cast<unsigned long long>(sql_people), static_cast<unsigned long long>(sql_knows));
     return 1;
   }
   const double entities = static_cast<double>(nodes + edges);
