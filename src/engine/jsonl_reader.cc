@@ -152,24 +152,25 @@ FileLines::~FileLines() { std::fclose(file_); }
 
 Result<bool> FileLines::Next(std::string_view* line) {
   if (oversized_) return Internal("a line source read past a line over the limit");
-  buffer_.erase(0, consumed_);
-  consumed_ = 0;
-  size_t scanned = 0;
+  size_t scanned = consumed_;
   while (true) {
     const size_t nl = buffer_.find('\n', scanned);
-    if (nl != std::string::npos && nl <= kLoadLineBytesMax) {
-      *line = std::string_view(buffer_).substr(0, nl);
+    if (nl != std::string::npos && nl - consumed_ <= kLoadLineBytesMax) {
+      *line = std::string_view(buffer_).substr(consumed_, nl - consumed_);
       consumed_ = nl + 1;
       return true;
     }
-    if (nl != std::string::npos || buffer_.size() > kLoadLineBytesMax) {
+    if (nl != std::string::npos || buffer_.size() - consumed_ > kLoadLineBytesMax) {
       // Over the limit: hand out its head (which the reader refuses) without reading the rest.
       oversized_ = true;
-      *line = std::string_view(buffer_).substr(0, kLoadLineBytesMax + 1);
+      *line = std::string_view(buffer_).substr(consumed_, kLoadLineBytesMax + 1);
       return true;
     }
-    scanned = buffer_.size();
     if (eof_) break;
+    // Drop the consumed lines only when reading more, so each byte moves at most once per chunk.
+    buffer_.erase(0, consumed_);
+    consumed_ = 0;
+    scanned = buffer_.size();
     const size_t old = buffer_.size();
     buffer_.resize(old + kFileChunkBytes);
     const size_t got = std::fread(buffer_.data() + old, 1, kFileChunkBytes, file_);
@@ -179,8 +180,8 @@ Result<bool> FileLines::Next(std::string_view* line) {
       eof_ = true;
     }
   }
-  if (buffer_.empty()) return false;
-  *line = buffer_;
+  if (consumed_ >= buffer_.size()) return false;
+  *line = std::string_view(buffer_).substr(consumed_);
   consumed_ = buffer_.size();
   return true;
 }

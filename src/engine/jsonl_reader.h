@@ -72,7 +72,7 @@ class FileLines final : public LineSource {
   FileLines(std::FILE* file, std::string path) : file_(file), path_(std::move(path)) {}
   std::FILE* file_;
   std::string path_;
-  std::string buffer_;  // Unconsumed bytes; the line returned last is at its front.
+  std::string buffer_;  // Bytes read; those before consumed_ were handed out already.
   size_t consumed_ = 0;
   bool eof_ = false;
   bool oversized_ = false;
