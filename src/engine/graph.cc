@@ -1,5 +1,7 @@
 #include "engine/graph.h"
 
+#include "table/row_gather.h"
+
 #include "base/ids.h"
 #include "commit/branches.h"
 #include "commit/names.h"
@@ -10,6 +12,7 @@
 #include "schema/identity.h"
 #include "schema/ir_json.h"
 #include "table/column_builder.h"
+#include "table/row_gather.h"
 
 namespace omnigraph::engine {
 
@@ -257,6 +260,29 @@ Result<WriteResult> Graph::Write(const WriteRequest& request) {
     // mistaken for a moved head below.
     OMNIGRAPH_RETURN_IF_ERROR(stream->ReadHead().status());
   }
+  // Validation reads the rows from memory: changes whose rows were written ahead (a streaming
+  // load) are read back once, here, for it.
+  std::map<std::string, TableChange> read_back;
+  bool has_pending = false;
+  for (const auto& [key, change] : request.changes) has_pending = has_pending || change.pending;
+  if (has_pending) {
+    for (const auto& [key, change] : request.changes) {
+      TableChange& copy = read_back[key];
+      copy.op = change.op;
+      copy.ids = change.ids;
+      if (change.pending) {
+        OMNIGRAPH_ASSIGN_OR_RETURN(copy.rows, tables_->ReadPending(*change.pending));
+      } else {
+        std::vector<table::Column> columns;
+        for (size_t c = 0; c < change.rows.num_columns(); ++c) {
+          columns.push_back(table::CopyColumn(change.rows.column(c)));
+        }
+        copy.rows =
+            table::ColumnBatch(change.rows.schema(), std::move(columns), change.rows.num_rows());
+      }
+    }
+  }
+  const std::map<std::string, TableChange>& validated = has_pending ? read_back : request.changes;
   commit::PublishRequest publish;
   publish.insert_only = insert_only;
   publish.expected_head = request.expected_head;
@@ -273,7 +299,7 @@ Result<WriteResult> Graph::Write(const WriteRequest& request) {
     OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const schema::Catalog> catalog,
                                CatalogFor(base.schema));
     OMNIGRAPH_RETURN_IF_ERROR(ValidateWrite(
-        *catalog, request.changes,
+        *catalog, validated,
         [&](std::string_view key) -> Result<std::shared_ptr<const table::TableVersion>> {
           const commit::TableState* t = base.FindByKey(key);
           if (t == nullptr) {
@@ -298,12 +324,20 @@ Result<WriteResult> Graph::Write(const WriteRequest& request) {
         const table::TablePin pin = ToTablePin(t->pin);
         const TableChange& change = *work[i].second;
         Result<table::TablePin> next = Status(Code::kInternal, "unreachable");
+        const table::PendingRows* pending = change.pending.get();
         switch (change.op) {
-          case TableChange::Op::kAppend: next = tables_->Append(pin, change.rows, against); break;
-          case TableChange::Op::kUpsert: next = tables_->Upsert(pin, change.rows, against); break;
+          case TableChange::Op::kAppend:
+            next = pending ? tables_->AppendPending(pin, *pending, against)
+                           : tables_->Append(pin, change.rows, against);
+            break;
+          case TableChange::Op::kUpsert:
+            next = pending ? tables_->UpsertPending(pin, *pending, against)
+                           : tables_->Upsert(pin, change.rows, against);
+            break;
           case TableChange::Op::kDelete: next = tables_->Delete(pin, change.ids, against); break;
           case TableChange::Op::kOverwrite:
-            next = tables_->Overwrite(pin, change.rows, against);
+            next = pending ? tables_->OverwritePending(pin, *pending, against)
+                           : tables_->Overwrite(pin, change.rows, against);
             break;
         }
         OMNIGRAPH_ASSIGN_OR_RETURN(staged[i], std::move(next));

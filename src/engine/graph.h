@@ -52,12 +52,14 @@ class Snapshot {
 };
 
 // One table's part of a write. Append and Upsert take `rows`; Delete takes `ids`; Overwrite
-// replaces the table's image with `rows`.
+// replaces the table's image with `rows`. When `pending` is set (a streaming load), Append,
+// Upsert and Overwrite take those rows, already written as fragments, instead of `rows`.
 struct TableChange {
   enum class Op { kAppend, kUpsert, kDelete, kOverwrite };
   Op op = Op::kAppend;
   table::ColumnBatch rows;
   std::vector<std::string> ids;
+  std::shared_ptr<const table::PendingRows> pending;
 };
 
 // Names a row of a write in validation messages: (table key, row of the change's batch or index
@@ -163,6 +165,8 @@ class Graph {
 
   const commit::StorageStamp& stamp() const { return stamp_; }
   const storage::Runtime& runtime() const { return runtime_; }
+  // The table store the graph writes through (a streaming load writes fragments ahead).
+  table::TableStore& tables() const { return *tables_; }
 
   // Creates branch `name` from the head of `from` (a branch name) or, when `from_commit` is set,
   // from that commit. BranchExists, BranchNotFound, VersionsReclaimed, InvalidArgument as

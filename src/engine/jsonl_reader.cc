@@ -133,26 +133,78 @@ bool IsReservedPhysicalField(std::string_view name) {
   return std::find(std::begin(kReserved), std::end(kReserved), name) != std::end(kReserved);
 }
 
+Result<bool> StringLines::Next(std::string_view* line) {
+  if (offset_ >= input_.size()) return false;
+  size_t end = input_.find('\n', offset_);
+  if (end == std::string_view::npos) end = input_.size();
+  *line = input_.substr(offset_, end - offset_);
+  offset_ = end + 1;
+  return true;
+}
+
+Result<std::unique_ptr<FileLines>> FileLines::Open(const std::string& path) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return NotFound("cannot open '" + path + "' for reading");
+  return std::unique_ptr<FileLines>(new FileLines(file, path));
+}
+
+FileLines::~FileLines() { std::fclose(file_); }
+
+Result<bool> FileLines::Next(std::string_view* line) {
+  if (oversized_) return Internal("a line source read past a line over the limit");
+  size_t scanned = consumed_;
+  while (true) {
+    const size_t nl = buffer_.find('\n', scanned);
+    if (nl != std::string::npos && nl - consumed_ <= kLoadLineBytesMax) {
+      *line = std::string_view(buffer_).substr(consumed_, nl - consumed_);
+      consumed_ = nl + 1;
+      return true;
+    }
+    if (nl != std::string::npos || buffer_.size() - consumed_ > kLoadLineBytesMax) {
+      // Over the limit: hand out its head (which the reader refuses) without reading the rest.
+      oversized_ = true;
+      *line = std::string_view(buffer_).substr(consumed_, kLoadLineBytesMax + 1);
+      return true;
+    }
+    if (eof_) break;
+    // Drop the consumed lines only when reading more, so each byte moves at most once per chunk.
+    buffer_.erase(0, consumed_);
+    consumed_ = 0;
+    scanned = buffer_.size();
+    const size_t old = buffer_.size();
+    buffer_.resize(old + kFileChunkBytes);
+    const size_t got = std::fread(buffer_.data() + old, 1, kFileChunkBytes, file_);
+    buffer_.resize(old + got);
+    if (got < kFileChunkBytes) {
+      if (std::ferror(file_)) return Status(Code::kTransient, "reading '" + path_ + "' failed");
+      eof_ = true;
+    }
+  }
+  if (consumed_ >= buffer_.size()) return false;
+  *line = std::string_view(buffer_).substr(consumed_);
+  consumed_ = buffer_.size();
+  return true;
+}
+
 struct JsonlReader::Parser {
   sj::parser parser;
 };
 
-JsonlReader::JsonlReader(std::string_view input)
-    : input_(input), parser_(std::make_unique<Parser>()) {}
+JsonlReader::JsonlReader(LineSource& lines) : lines_(lines), parser_(std::make_unique<Parser>()) {}
 
 JsonlReader::~JsonlReader() = default;
 
 Result<bool> JsonlReader::Next(JsonlRecord* record) {
-  while (offset_ < input_.size()) {
-    size_t end = input_.find('\n', offset_);
-    if (end == std::string_view::npos) end = input_.size();
-    std::string_view line = input_.substr(offset_, end - offset_);
-    offset_ = end + 1;
+  std::string_view line;
+  while (true) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(bool more, lines_.Next(&line));
+    if (!more) return false;
     ++line_;
+    bytes_read_ += line.size() + 1;
     if (line.size() > kLoadLineBytesMax) {
-      return Status(Code::kResourceLimit, LinePrefix(line_) + "the line is " +
-                                              std::to_string(line.size()) + " bytes; at most " +
-                                              std::to_string(kLoadLineBytesMax) + " are allowed");
+      return Status(Code::kResourceLimit, LinePrefix(line_) + "the line is longer than " +
+                                              std::to_string(kLoadLineBytesMax) +
+                                              " bytes, the limit");
     }
     if (IsBlank(line)) continue;
     *record = JsonlRecord{};
@@ -160,7 +212,6 @@ Result<bool> JsonlReader::Next(JsonlRecord* record) {
     OMNIGRAPH_RETURN_IF_ERROR(ParseLine(line, record));
     return true;
   }
-  return false;
 }
 
 Status JsonlReader::ParseLine(std::string_view line, JsonlRecord* r) {

@@ -7,8 +7,10 @@
 #include "engine/jsonl_reader.h"
 #include "engine/jsonl_values.h"
 #include "query/rows.h"
+#include "query/table_schema.h"
 #include "schema/keys.h"
 #include "table/row_gather.h"
+#include "table/table_cleanup.h"
 #include "table/table_manifest.h"
 
 namespace omnigraph::engine {
@@ -21,36 +23,67 @@ namespace {
 
 std::string LinePrefix(uint64_t line) { return "line " + std::to_string(line) + ": "; }
 
-// The rows of one type that the input names, in column form, with the ids seen so far.
+// Per table key, the input line of each row of a change.
+using LineMap = std::map<std::string, std::vector<uint64_t>, std::less<>>;
+
+// Where the row of an id is: pending fragment `fragment` (or the batch being built when it is
+// the next fragment's index), row `row`; and the line that gave it.
+struct RowPlace {
+  uint32_t fragment = 0;
+  uint32_t row = 0;
+  uint64_t line = 0;
+};
+
+// The rows of one type that the input names: the batch being built, the fragments written so
+// far, and where each id is.
 struct TypeRows {
-  explicit TypeRows(query::RowsBuilder b) : builder(std::move(b)) {}
+  TypeRows(query::RowsBuilder b, table::TableId table) : builder(std::move(b)) {
+    pending = std::make_shared<table::PendingRows>();
+    pending->table = table;
+  }
 
   query::RowsBuilder builder;
-  // Id → (row in builder, line that gave it).
-  std::unordered_map<std::string, std::pair<uint64_t, uint64_t>> ids;
-  // Rows a later line of the same id replaced (merge and overwrite).
+  std::shared_ptr<table::PendingRows> pending;
+  std::unordered_map<std::string, RowPlace> ids;
+  // Rows of the batch being built that a later line of the same id replaced.
   std::vector<uint64_t> superseded;
+  // The line of each row of the batch being built, and of each written fragment's rows.
+  std::vector<uint64_t> batch_lines;
+  std::vector<std::vector<uint64_t>> fragment_lines;
+  uint64_t batch_bytes = 0;  // Input bytes of the lines in the batch being built.
   uint64_t records = 0;
 };
 
 class Loader {
  public:
-  Loader(const schema::Catalog& catalog, LoadMode mode, UlidGenerator& ulids)
-      : catalog_(catalog), mode_(mode), ulids_(ulids) {}
+  Loader(Graph& graph, const Snapshot& head, LoadMode mode, const LoadLimits& limits)
+      : graph_(graph),
+        head_(head),
+        mode_(mode),
+        limits_(limits),
+        ulids_(*graph.runtime().clock, *graph.runtime().random) {}
 
-  Status Add(const JsonlRecord& r);
-  // The changes to write, one per type named; the per-type record counts into `result`.
-  Result<std::map<std::string, TableChange>> Finish(LoadResult* result);
+  // Adds one record of `bytes` input bytes; may write a batch.
+  Status Add(const JsonlRecord& r, uint64_t bytes);
+  // Writes the last batches; the changes to publish, one per type named; the per-type record
+  // counts into `result`.
+  // `lines_by_table` receives, per table key, the input line of each row the write validates.
+  Result<std::map<std::string, TableChange>> Finish(LoadResult* result, LineMap* lines_by_table);
 
  private:
   Result<TypeRows*> RowsOf(const TypeDef& type);
   Result<std::string> IdOf(const JsonlRecord& r, const TypeDef& type,
                            const std::vector<std::optional<Value>>& values);
+  // Writes the batch being built as a pending fragment.
+  Status Flush(TypeRows& rows);
 
-  const schema::Catalog& catalog_;
+  Graph& graph_;
+  const Snapshot& head_;
   LoadMode mode_;
-  UlidGenerator& ulids_;
+  LoadLimits limits_;
+  UlidGenerator ulids_;
   std::map<std::string, std::unique_ptr<TypeRows>> rows_;  // By table key.
+  uint64_t buffered_bytes_ = 0;                            // Over every type's batch.
 };
 
 Result<TypeRows*> Loader::RowsOf(const TypeDef& type) {
@@ -58,7 +91,9 @@ Result<TypeRows*> Loader::RowsOf(const TypeDef& type) {
   auto it = rows_.find(key);
   if (it != rows_.end()) return it->second.get();
   OMNIGRAPH_ASSIGN_OR_RETURN(query::RowsBuilder builder, query::RowsBuilder::Make(type));
-  auto rows = std::make_unique<TypeRows>(std::move(builder));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> version, head_.Table(key));
+  auto rows = std::make_unique<TypeRows>(std::move(builder), version->table());
+  OMNIGRAPH_ASSIGN_OR_RETURN(rows->pending->schema, query::TableSchemaFor(type));
   TypeRows* raw = rows.get();
   rows_.emplace(key, std::move(rows));
   return raw;
@@ -111,8 +146,9 @@ Result<std::string> Loader::IdOf(const JsonlRecord& r, const TypeDef& type,
   return std::move(*derived);
 }
 
-Status Loader::Add(const JsonlRecord& r) {
-  const TypeDef* type = r.is_edge ? catalog_.FindEdge(r.type) : catalog_.FindNode(r.type);
+Status Loader::Add(const JsonlRecord& r, uint64_t bytes) {
+  const schema::Catalog& catalog = head_.catalog();
+  const TypeDef* type = r.is_edge ? catalog.FindEdge(r.type) : catalog.FindNode(r.type);
   if (type == nullptr) {
     return InvalidArgument(LinePrefix(r.line) + "unknown " + (r.is_edge ? "edge" : "node") +
                            " type '" + r.type + "'");
@@ -147,16 +183,34 @@ Status Loader::Add(const JsonlRecord& r) {
   Status appended = rows->builder.Append(id, r.from, r.to, values);
   if (!appended.ok()) return InvalidArgument(LinePrefix(r.line) + appended.message());
   ++rows->records;
-  auto [it, inserted] = rows->ids.try_emplace(std::move(id), row, r.line);
+  rows->batch_lines.push_back(r.line);
+  const uint32_t batch = static_cast<uint32_t>(rows->pending->fragments.size());
+  auto [it, inserted] =
+      rows->ids.try_emplace(std::move(id), RowPlace{batch, static_cast<uint32_t>(row), r.line});
   if (!inserted) {
     if (mode_ == LoadMode::kAppend) {
       return Status(Code::kKeyConflict, LinePrefix(r.line) + "id '" + it->first + "' of " +
                                             table_key + " was already given on line " +
-                                            std::to_string(it->second.second));
+                                            std::to_string(it->second.line));
     }
     // Merge and overwrite: the last line of an id wins.
-    rows->superseded.push_back(it->second.first);
-    it->second = {row, r.line};
+    if (it->second.fragment == batch) {
+      rows->superseded.push_back(it->second.row);
+    } else {
+      rows->pending->superseded[it->second.fragment].push_back(it->second.row);
+    }
+    it->second = RowPlace{batch, static_cast<uint32_t>(row), r.line};
+  }
+  rows->batch_bytes += bytes;
+  buffered_bytes_ += bytes;
+  if (rows->builder.num_rows() >= limits_.batch_rows) return Flush(*rows);
+  if (buffered_bytes_ > limits_.buffer_bytes) {
+    // Write the largest batch: the buffered rows of every type stay under the bound.
+    TypeRows* largest = rows;
+    for (auto& [key, other] : rows_) {
+      if (other->batch_bytes > largest->batch_bytes) largest = other.get();
+    }
+    return Flush(*largest);
   }
   return Status::Ok();
 }
@@ -183,18 +237,73 @@ Result<table::ColumnBatch> WithoutRows(table::ColumnBatch batch, std::vector<uin
   return table::ColumnBatch(batch.schema(), std::move(columns), keep.size());
 }
 
-Result<std::map<std::string, TableChange>> Loader::Finish(LoadResult* result) {
+Status Loader::Flush(TypeRows& rows) {
+  if (rows.builder.num_rows() == 0) return Status::Ok();
+  OMNIGRAPH_ASSIGN_OR_RETURN(table::ColumnBatch batch, rows.builder.Finish());
+  if (!rows.superseded.empty()) {
+    // A fragment holds each id once: drop the replaced rows, and re-point the ids of the batch
+    // at their rows in what is written.
+    std::sort(rows.superseded.begin(), rows.superseded.end());
+    std::vector<uint64_t> lines;
+    for (uint64_t r = 0, s = 0; r < rows.batch_lines.size(); ++r) {
+      if (s < rows.superseded.size() && rows.superseded[s] == r) {
+        ++s;
+      } else {
+        lines.push_back(rows.batch_lines[r]);
+      }
+    }
+    rows.batch_lines = std::move(lines);
+    OMNIGRAPH_ASSIGN_OR_RETURN(batch, WithoutRows(std::move(batch), std::move(rows.superseded)));
+    rows.superseded.clear();
+    const table::Column* ids = batch.FindColumn(table::kIdFieldId);
+    for (uint64_t r = 0; r < batch.num_rows(); ++r) {
+      rows.ids.find(std::string(ids->StringAt(r)))->second.row = static_cast<uint32_t>(r);
+    }
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(table::FragmentEntry fragment,
+                             graph_.tables().WriteFragment(rows.pending->table, batch));
+  rows.pending->fragments.push_back(std::move(fragment));
+  rows.fragment_lines.push_back(std::move(rows.batch_lines));
+  rows.batch_lines.clear();
+  buffered_bytes_ -= rows.batch_bytes;
+  rows.batch_bytes = 0;
+  return Status::Ok();
+}
+
+Result<std::map<std::string, TableChange>> Loader::Finish(LoadResult* result,
+                                                          LineMap* lines_by_table) {
   std::map<std::string, TableChange> changes;
   for (auto& [key, rows] : rows_) {
+    OMNIGRAPH_RETURN_IF_ERROR(Flush(*rows));
     TableChange change;
     change.op = mode_ == LoadMode::kAppend  ? TableChange::Op::kAppend
                 : mode_ == LoadMode::kMerge ? TableChange::Op::kUpsert
                                             : TableChange::Op::kOverwrite;
-    OMNIGRAPH_ASSIGN_OR_RETURN(change.rows, rows->builder.Finish());
-    if (!rows->superseded.empty()) {
-      OMNIGRAPH_ASSIGN_OR_RETURN(change.rows,
-                                 WithoutRows(std::move(change.rows), std::move(rows->superseded)));
+    for (auto& [fragment, superseded] : rows->pending->superseded) {
+      std::sort(superseded.begin(), superseded.end());
     }
+    // Move the ids out of the map rather than copy them: they are the load's largest state.
+    rows->pending->ids.reserve(rows->ids.size());
+    while (!rows->ids.empty()) {
+      auto node = rows->ids.extract(rows->ids.begin());
+      rows->pending->ids.push_back(std::move(node.key()));
+    }
+    // The line of each row the write validates: the live rows, fragment by fragment.
+    std::vector<uint64_t>& lines = (*lines_by_table)[key];
+    for (uint32_t f = 0; f < rows->fragment_lines.size(); ++f) {
+      auto gone = rows->pending->superseded.find(f);
+      size_t g = 0;
+      for (uint64_t r = 0; r < rows->fragment_lines[f].size(); ++r) {
+        if (gone != rows->pending->superseded.end() && g < gone->second.size() &&
+            gone->second[g] == r) {
+          ++g;
+        } else {
+          lines.push_back(rows->fragment_lines[f][r]);
+        }
+      }
+    }
+    rows->fragment_lines.clear();
+    change.pending = std::move(rows->pending);
     const TypeDef& type = rows->builder.type();
     LoadedType loaded{type.name, rows->records};
     (type.kind == schema::TypeKind::kEdge ? result->edges : result->nodes).push_back(loaded);
@@ -243,13 +352,16 @@ Json LoadResult::ToJson() const {
   return out;
 }
 
-Result<LoadResult> Load(Graph& graph, std::string_view branch, std::string_view ndjson,
-                        LoadMode mode, const LoadOptions& options) {
+namespace {
+
+Result<LoadResult> LoadLines(Graph& graph, std::string_view branch, LineSource& lines,
+                             LoadMode mode, const LoadOptions& options) {
   LoadResult result;
   result.branch = std::string(branch);
   result.base_branch = options.from;
   result.mode = mode;
   result.actor_id = options.actor;
+  const int64_t started_us = graph.runtime().clock->NowMicros();
   // The schema to read the input with: the branch's, or the base's when the branch is new.
   Result<Snapshot> head = graph.SnapshotOfBranch(branch);
   bool create = false;
@@ -259,16 +371,27 @@ Result<LoadResult> Load(Graph& graph, std::string_view branch, std::string_view 
   }
   OMNIGRAPH_RETURN_IF_ERROR(head.status());
 
-  UlidGenerator ulids(*graph.runtime().clock, *graph.runtime().random);
-  Loader loader(head->catalog(), mode, ulids);
-  JsonlReader reader(ndjson);
+  Loader loader(graph, *head, mode, options.limits);
+  JsonlReader reader(lines);
   JsonlRecord record;
+  uint64_t consumed = 0;
   while (true) {
     OMNIGRAPH_ASSIGN_OR_RETURN(bool more, reader.Next(&record));
     if (!more) break;
-    OMNIGRAPH_RETURN_IF_ERROR(loader.Add(record));
+    OMNIGRAPH_RETURN_IF_ERROR(loader.Add(record, reader.bytes_read() - consumed));
+    consumed = reader.bytes_read();
   }
-  OMNIGRAPH_ASSIGN_OR_RETURN(auto changes, loader.Finish(&result));
+  auto line_of = std::make_shared<LineMap>();
+  OMNIGRAPH_ASSIGN_OR_RETURN(auto changes, loader.Finish(&result, line_of.get()));
+  // Fragments written ahead are unreferenced until the commit: cleanup may take them once they
+  // are older than its grace period, so a load that took too long must not publish them.
+  const int64_t elapsed_us = graph.runtime().clock->NowMicros() - started_us;
+  if (elapsed_us > kLoadDurationMaxMicros) {
+    return Status(Code::kResourceLimit, "the load read its input for " +
+                                            std::to_string(elapsed_us / 1000000) + " s; at most " +
+                                            std::to_string(kLoadDurationMaxMicros / 1000000) +
+                                            " s are allowed (split the input)");
+  }
 
   if (create) {
     Result<commit::StreamMetadata> created =
@@ -284,6 +407,11 @@ Result<LoadResult> Load(Graph& graph, std::string_view branch, std::string_view 
   request.branch = std::string(branch);
   request.changes = std::move(changes);
   request.actor = options.actor;
+  request.row_label = [line_of](std::string_view table_key, uint64_t row) {
+    auto it = line_of->find(table_key);
+    if (it == line_of->end() || row >= it->second.size()) return std::string(table_key);
+    return "line " + std::to_string(it->second[row]);
+  };
   Result<WriteResult> written = graph.Write(request);
   if (!written.ok()) {
     // A rejected load changes nothing, including the branch it would have created.
@@ -292,6 +420,20 @@ Result<LoadResult> Load(Graph& graph, std::string_view branch, std::string_view 
   }
   result.commit = written->commit_id;
   return result;
+}
+
+}  // namespace
+
+Result<LoadResult> Load(Graph& graph, std::string_view branch, std::string_view ndjson,
+                        LoadMode mode, const LoadOptions& options) {
+  StringLines lines(ndjson);
+  return LoadLines(graph, branch, lines, mode, options);
+}
+
+Result<LoadResult> LoadFile(Graph& graph, std::string_view branch, const std::string& path,
+                            LoadMode mode, const LoadOptions& options) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::unique_ptr<FileLines> lines, FileLines::Open(path));
+  return LoadLines(graph, branch, *lines, mode, options);
 }
 
 Result<LoadResult> LoadJsonl(Graph& graph, std::string_view branch, std::string_view ndjson,

@@ -10,14 +10,20 @@
 // The loader checks the format (JSON syntax, duplicate members, the envelope, unknown types and
 // properties, reserved fields, ids, value conversions and types) and reports the first problem
 // as InvalidArgument "line N: ..."; constraint checks (enums, @range, @check, @unique, edge
-// endpoints, @card) are the write path's (Graph::Write). A rejected load publishes nothing.
+// endpoints, @card) are the write path's (Graph::Write), whose messages the loader's row label
+// also prefixes with "line N". A rejected load publishes nothing.
 //
 // Modes: append inserts (an id the branch or the file already holds is KeyConflict); merge
 // upserts (the last line of an id wins); overwrite replaces the whole image of every type the
 // input names and leaves the others alone. One load is one commit (none for empty input).
 //
-// This first version holds the parsed rows of the whole input in memory, in column form (see
-// docs/design/load.md for the planned streaming version). Thread-safe as Graph is.
+// Streaming (docs/design/load.md): the input is read line by line; each type's rows are built
+// in column form and written as a fragment every `batch_rows` rows (or earlier, when the rows
+// buffered over all types pass `buffer_bytes` of input), and only the ids (with where their row
+// is) are kept until the end, when one Graph::Write stages every table version from those
+// fragments against the head it captures. Memory while reading: the buffered batches plus the
+// ids; the write path then reads the rows back, in column form, to validate them (see
+// docs/design/load.md). Thread-safe as Graph is.
 #pragma once
 
 #include <optional>
@@ -37,10 +43,25 @@ std::string_view LoadModeName(LoadMode mode);
 // InvalidArgument for any other spelling.
 Result<LoadMode> ParseLoadMode(std::string_view name);
 
+// Rows of one type written as one fragment (the batch).
+inline constexpr uint64_t kLoadBatchRows = 1 << 16;
+// Input bytes buffered over all types before the largest batch is written early.
+inline constexpr uint64_t kLoadBufferBytes = 64ull << 20;
+// A load that read its input for longer than this publishes nothing (ResourceLimit): its
+// fragments were written ahead and cleanup may take unreferenced objects older than its grace
+// period (table::kDefaultGraceMicros, an hour); half of it leaves room for the publish.
+inline constexpr int64_t kLoadDurationMaxMicros = 1800ll * 1000 * 1000;
+
+struct LoadLimits {
+  uint64_t batch_rows = kLoadBatchRows;
+  uint64_t buffer_bytes = kLoadBufferBytes;
+};
+
 struct LoadOptions {
   // When set and the branch does not exist, it is created from the head of this branch first.
   std::optional<std::string> from;
   std::optional<std::string> actor;
+  LoadLimits limits;
 };
 
 struct LoadedType {
@@ -72,6 +93,10 @@ struct LoadResult {
 // branch that this call created is deleted again when the load is rejected.
 Result<LoadResult> Load(Graph& graph, std::string_view branch, std::string_view ndjson,
                         LoadMode mode, const LoadOptions& options = {});
+
+// As Load, streaming the NDJSON file at `path` (NotFound when it cannot be opened).
+Result<LoadResult> LoadFile(Graph& graph, std::string_view branch, const std::string& path,
+                            LoadMode mode, const LoadOptions& options = {});
 
 // The short form for tests and embedding: Load with no options.
 Result<LoadResult> LoadJsonl(Graph& graph, std::string_view branch, std::string_view ndjson,

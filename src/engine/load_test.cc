@@ -12,6 +12,7 @@
 #include "engine/jsonl_reader.h"
 #include "query/rows.h"
 #include "storage/memory_store.h"
+#include "storage/test_util.h"
 
 namespace omnigraph::engine {
 namespace {
@@ -379,6 +380,208 @@ TEST(ExportTest, EveryValueKindRoundTrips) {
             schema::Value::String(std::string("\0\1\2\xff", 4)));
 }
 
+// --- Streaming: tiny batches give the same result as one batch.
+
+// People p0..p{n-1} with ages, where every third line repeats an earlier person with a new age.
+std::string PeopleWithRepeats(int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) {
+    out += R"({"type":"Person","data":{"name":"p)" + std::to_string(i) + R"(","age":)" +
+           std::to_string(i) + "}}\n";
+    if (i % 3 == 2) {
+      out += R"({"type":"Person","data":{"name":"p)" + std::to_string(i / 2) + R"(","age":)" +
+             std::to_string(1000 + i) + "}}\n";
+    }
+    out += R"({"type":"Note","id":"n)" + std::to_string(i % 7) + R"(","data":{"text":"v)" +
+           std::to_string(i) + "\"}}\n";
+  }
+  return out;
+}
+
+TEST(LoadStreamingTest, TinyBatchesMatchOneBatchInEveryMode) {
+  const std::string input = PeopleWithRepeats(40);
+  for (LoadMode mode : {LoadMode::kMerge, LoadMode::kOverwrite}) {
+    SCOPED_TRACE(std::string(LoadModeName(mode)));
+    std::unique_ptr<Graph> whole = NewGraph();
+    std::unique_ptr<Graph> tiny = NewGraph();
+    const std::string seed = R"({"type":"Person","data":{"name":"p1","age":-1}})"
+                             "\n"
+                             R"({"type":"Person","data":{"name":"old","age":-2}})";
+    ASSERT_TRUE(LoadJsonl(*whole, "main", seed, LoadMode::kAppend).ok());
+    ASSERT_TRUE(LoadJsonl(*tiny, "main", seed, LoadMode::kAppend).ok());
+    ASSERT_TRUE(LoadJsonl(*whole, "main", input, mode).ok());
+    LoadOptions options;
+    options.limits = LoadLimits{3, 1 << 20};
+    Result<LoadResult> r = Load(*tiny, "main", input, mode, options);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(ExportOf(*tiny), ExportOf(*whole));
+    Result<Snapshot> s = tiny->SnapshotOfBranch("main");
+    const auto& fragments = (*s->Table("node:Person"))->manifest().fragments;
+    EXPECT_GE(fragments.size(), 10u) << "the rows were written in batches";
+  }
+}
+
+TEST(LoadStreamingTest, TheBufferBoundWritesTheLargestBatchEarly) {
+  std::unique_ptr<Graph> g = NewGraph();
+  std::string input;
+  for (int i = 0; i < 30; ++i) {
+    input += R"({"type":"Note","data":{"text":")" + std::string(100, 'x') + "\"}}\n";
+    input += R"({"type":"Person","data":{"name":"p)" + std::to_string(i) + "\"}}\n";
+  }
+  LoadOptions options;
+  options.limits = LoadLimits{1000, 500};
+  ASSERT_TRUE(Load(*g, "main", input, LoadMode::kAppend, options).ok());
+  Result<Snapshot> s = g->SnapshotOfBranch("main");
+  EXPECT_GE((*s->Table("node:Note"))->manifest().fragments.size(), 5u);
+  EXPECT_EQ((*s->Table("node:Note"))->entity_count(), 30u);
+  EXPECT_EQ((*s->Table("node:Person"))->entity_count(), 30u);
+}
+
+TEST(LoadStreamingTest, AppendDuplicateAcrossBatchesIsAKeyConflictAndWritesNoCommit) {
+  std::unique_ptr<Graph> g = NewGraph();
+  const std::string before = Head(*g);
+  std::string input;
+  for (int i = 0; i < 10; ++i) {
+    input += R"({"type":"Person","data":{"name":"p)" + std::to_string(i) + "\"}}\n";
+  }
+  input += R"({"type":"Person","data":{"name":"p2"}})";
+  LoadOptions options;
+  options.limits = LoadLimits{2, 1 << 20};
+  Result<LoadResult> r = Load(*g, "main", input, LoadMode::kAppend, options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kKeyConflict);
+  EXPECT_EQ(r.status().message(), "line 11: id 'p2' of node:Person was already given on line 3");
+  EXPECT_EQ(Head(*g), before);
+}
+
+TEST(LoadStreamingTest, LoadFileStreamsLinesAcrossChunkBoundaries) {
+  storage::TempDir dir;
+  const std::string path = dir.path() + "/in.jsonl";
+  // Over two read chunks, with lines straddling the boundaries, and no final newline.
+  std::string input;
+  int people = 0;
+  while (input.size() < 2 * FileLines::kFileChunkBytes + 1000) {
+    const std::string tag(static_cast<size_t>(people % 97), 'y');
+    input += R"({"type":"Person","data":{"name":"p)" + std::to_string(people) + R"(","tags":[")" +
+             tag + "\"]}}\n";
+    ++people;
+  }
+  input.pop_back();
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << input;
+  }
+  std::unique_ptr<Graph> from_file = NewGraph();
+  Result<LoadResult> r = LoadFile(*from_file, "main", path, LoadMode::kAppend);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->total_entities, static_cast<uint64_t>(people));
+  std::unique_ptr<Graph> from_string = NewGraph();
+  ASSERT_TRUE(LoadJsonl(*from_string, "main", input, LoadMode::kAppend).ok());
+  EXPECT_EQ(ExportOf(*from_file), ExportOf(*from_string));
+  EXPECT_EQ(LoadFile(*from_file, "main", dir.path() + "/missing.jsonl", LoadMode::kAppend)
+                .status()
+                .code(),
+            Code::kNotFound);
+}
+
+TEST(LoadStreamingTest, AnOverlongLineInAFileIsRefusedWithoutReadingAllOfIt) {
+  storage::TempDir dir;
+  const std::string path = dir.path() + "/long.jsonl";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << R"({"type":"Person","data":{"name":"Ada"}})"
+        << "\n";
+    out << R"({"type":"Note","data":{"text":")" << std::string(kLoadLineBytesMax + 10, 'z')
+        << "\"}}\n";
+  }
+  std::unique_ptr<Graph> g = NewGraph();
+  Result<LoadResult> r = LoadFile(*g, "main", path, LoadMode::kAppend);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kResourceLimit);
+  EXPECT_EQ(r.status().message(), "line 2: the line is longer than " +
+                                      std::to_string(kLoadLineBytesMax) + " bytes, the limit");
+}
+
+// --- Constraints are the write path's; its messages name the input line.
+
+constexpr std::string_view kConstrained = R"(
+node Person {
+  name: String @key
+  age: I32?
+  kind: enum(a, b)?
+  email: String? @unique
+  @range(age, 0..150)
+}
+edge Knows: Person -> Person @card(0..1)
+)";
+
+void ExpectConstraintRejected(std::string_view input, std::string_view message,
+                              LoadMode mode = LoadMode::kAppend, LoadLimits limits = {}) {
+  std::unique_ptr<Graph> g = NewGraph(kConstrained);
+  ASSERT_TRUE(
+      LoadJsonl(*g, "main", R"({"type":"Person","data":{"name":"Zed"}})", LoadMode::kAppend).ok());
+  const std::string before = Head(*g);
+  LoadOptions options;
+  options.limits = limits;
+  Result<LoadResult> r = Load(*g, "main", input, mode, options);
+  ASSERT_FALSE(r.ok()) << input;
+  EXPECT_EQ(r.status().code(), Code::kInvalidArgument) << r.status().ToString();
+  EXPECT_EQ(r.status().message(), message);
+  EXPECT_EQ(Head(*g), before);
+}
+
+TEST(LoadConstraintTest, EnumRangeUniqueEndpointsAndCardNameTheLine) {
+  ExpectConstraintRejected(
+      "{\"type\":\"Person\",\"data\":{\"name\":\"Ada\"}}\n"
+      "{\"type\":\"Person\",\"data\":{\"name\":\"Bob\",\"kind\":\"x\"}}",
+      "line 2: invalid enum value 'x' for Person.kind (expected: a, b)");
+  ExpectConstraintRejected("\n{\"type\":\"Person\",\"data\":{\"name\":\"Ada\",\"age\":200}}",
+                           "line 2: @range violation on Person.age: value 200 > max 150");
+  ExpectConstraintRejected(
+      "{\"type\":\"Person\",\"data\":{\"name\":\"Ada\",\"email\":\"e\"}}\n"
+      "{\"type\":\"Person\",\"data\":{\"name\":\"Bob\",\"email\":\"e\"}}",
+      "line 2: @unique violation on Person.email: value 'e' held by 'Ada' and 'Bob'");
+  ExpectConstraintRejected(
+      "{\"type\":\"Person\",\"data\":{\"name\":\"Ada\"}}\n"
+      "{\"edge\":\"Knows\",\"from\":\"Ada\",\"to\":\"Nobody\"}",
+      "line 2: edge Knows to 'Nobody': no Person with that id");
+  ExpectConstraintRejected(
+      "{\"edge\":\"Knows\",\"from\":\"Zed\",\"to\":\"Zed\"}\n"
+      "{\"edge\":\"Knows\",\"from\":\"Zed\",\"to\":\"Zed\"}",
+      "line 1: @card violation on edge Knows: source 'Zed' has 2 edges (max 1)");
+}
+
+TEST(LoadConstraintTest, LinesStayRightAcrossBatchesAndSupersededRows) {
+  std::string input;
+  for (int i = 0; i < 9; ++i) {
+    input += R"({"type":"Person","data":{"name":"p)" + std::to_string(i % 4) + R"(","age":)" +
+             std::to_string(i) + "}}\n";
+  }
+  input += R"({"type":"Person","data":{"name":"p9","kind":"c"}})";
+  ExpectConstraintRejected(input,
+                           "line 10: invalid enum value 'c' for Person.kind (expected: a, b)",
+                           LoadMode::kMerge, LoadLimits{2, 1 << 20});
+}
+
+TEST(LoadConstraintTest, OverwriteThatLeavesEdgesDanglingIsRefused) {
+  std::unique_ptr<Graph> g = NewGraph(kConstrained);
+  ASSERT_TRUE(LoadJsonl(*g, "main",
+                        "{\"type\":\"Person\",\"data\":{\"name\":\"Ada\"}}\n"
+                        "{\"type\":\"Person\",\"data\":{\"name\":\"Bob\"}}\n"
+                        "{\"edge\":\"Knows\",\"from\":\"Ada\",\"to\":\"Bob\",\"id\":\"k\"}",
+                        LoadMode::kAppend)
+                  .ok());
+  const std::string before = Head(*g);
+  Result<LoadResult> r = LoadJsonl(*g, "main", "{\"type\":\"Person\",\"data\":{\"name\":\"Ada\"}}",
+                                   LoadMode::kOverwrite);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(
+      r.status().message().find("cannot remove Person 'Bob': edge Knows 'k' still references it"),
+      std::string::npos)
+      << r.status().message();
+  EXPECT_EQ(Head(*g), before);
+}
+
 // --- One test per format-level validation, with its exact message.
 
 constexpr std::string_view kAda = R"({"type":"Person","data":{"name":"Ada"}})"
@@ -561,10 +764,10 @@ TEST(LoadValidationTest, OverlongLineIsAResourceLimit) {
   std::string input = std::string(kAda) + R"({"type":"Note","data":{"text":")";
   input.append(kLoadLineBytesMax, 'x');
   input += "\"}}";
-  ExpectRejected(input,
-                 "line 2: the line is " + std::to_string(kLoadLineBytesMax + 34) +
-                     " bytes; at most " + std::to_string(kLoadLineBytesMax) + " are allowed",
-                 LoadMode::kAppend, Code::kResourceLimit);
+  ExpectRejected(
+      input,
+      "line 2: the line is longer than " + std::to_string(kLoadLineBytesMax) + " bytes, the limit",
+      LoadMode::kAppend, Code::kResourceLimit);
 }
 
 TEST(LoadValidationTest, LaterErrorsStillPublishNothing) {

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -56,6 +57,23 @@ struct NewTable {
   Schema schema;
 };
 
+// Rows written ahead of the version that will hold them: a streaming load writes each batch as a
+// fragment while it reads (WriteFragment) and stages the version once, at the end, from the base
+// it then sees (AppendPending, UpsertPending, OverwritePending). The fragments are immutable
+// objects under the table's folder that no manifest references until that version does; if the
+// load never stages one, they are garbage that table cleanup collects.
+struct PendingRows {
+  // The table the fragments were written under; staging onto another table is refused.
+  TableId table;
+  Schema schema;
+  std::vector<FragmentEntry> fragments;
+  // Rows of `fragments` (by fragment index, ascending and unique) that a later row of the same
+  // id replaced; they are deleted in the staged version.
+  std::map<uint32_t, std::vector<uint32_t>> superseded;
+  // Every live id of the fragments (superseded rows excluded), each once, in any order.
+  std::vector<std::string> ids;
+};
+
 class TableStore {
  public:
   explicit TableStore(storage::Runtime runtime, TableStoreOptions options = {});
@@ -86,7 +104,26 @@ class TableStore {
   Result<TablePin> Overwrite(const TablePin& base, const ColumnBatch& rows,
                              const std::optional<StagedAgainst>& against);
 
+  // Writes `rows` as one fragment of `table` that no version references yet. InvalidArgument (and
+  // nothing written) for an invalid batch or table schema, an empty or over-long id, or an id
+  // twice in the batch.
+  Result<FragmentEntry> WriteFragment(const TableId& table, const ColumnBatch& rows);
+  // As Append, Upsert and Overwrite, with rows already written by WriteFragment. The base must be
+  // a version of `rows.table`; Append and Upsert need `rows.schema` to be the base's schema. The
+  // superseded rows get deletion vectors in the new version (a fragment all of whose rows are
+  // superseded is left out).
+  Result<TablePin> AppendPending(const TablePin& base, const PendingRows& rows,
+                                 const std::optional<StagedAgainst>& against);
+  Result<TablePin> UpsertPending(const TablePin& base, const PendingRows& rows,
+                                 const std::optional<StagedAgainst>& against);
+  Result<TablePin> OverwritePending(const TablePin& base, const PendingRows& rows,
+                                    const std::optional<StagedAgainst>& against);
+
   // --- Reads.
+
+  // The live rows of `rows` (superseded rows left out), fragment by fragment in row order, as
+  // one batch in `rows.schema`. Corruption / storage failures as reading a version reports.
+  Result<ColumnBatch> ReadPending(const PendingRows& rows) const;
 
   // The version `pin` names. NotFound when its manifest is absent (e.g. cleaned up); Corruption
   // naming the manifest when it is malformed, or when its table identity, staged_version,

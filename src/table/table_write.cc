@@ -193,7 +193,174 @@ Result<TablePin> Stage(TableContext& ctx, TableManifest m, std::vector<std::stri
                   m.table().Root());
 }
 
+// The pending fragments with deletion vectors for their superseded rows (written in parallel);
+// fragments with no live row left are dropped.
+Result<std::vector<FragmentEntry>> PendingFragments(TableContext& ctx, const TableId& table,
+                                                    const PendingRows& rows) {
+  std::vector<std::optional<FragmentEntry>> out(rows.fragments.begin(), rows.fragments.end());
+  TaskGroup group(*ctx.runtime().executor);
+  for (const auto& [f, superseded] : rows.superseded) {
+    group.Add([&, f = f]() -> Status {
+      Roaring deleted;
+      deleted.addMany(superseded.size(), superseded.data());
+      if (deleted.cardinality() == out[f]->rows) {
+        out[f].reset();
+        return Status::Ok();
+      }
+      const std::string bytes = EncodeDeletionVector(deleted);
+      OMNIGRAPH_ASSIGN_OR_RETURN(std::string path, StageObject(ctx, table, bytes, &DeletionPath));
+      out[f]->deletion =
+          DeletionRef{path, deleted.cardinality(), bytes.size(), DeletionChecksum(bytes)};
+      return Status::Ok();
+    });
+  }
+  OMNIGRAPH_RETURN_IF_ERROR(group.Wait());
+  std::vector<FragmentEntry> kept;
+  for (auto& entry : out) {
+    if (entry) kept.push_back(std::move(*entry));
+  }
+  return kept;
+}
+
+// InvalidArgument unless the rows were written for `base`'s table, every superseded row is a row
+// of its fragment and the ids are as many as the live rows.
+Status CheckPending(const TableManifest& base, const PendingRows& rows) {
+  if (rows.table != base.table()) {
+    return InvalidArgument("pending rows were written under " + rows.table.Root() +
+                           ", not under table '" + base.table_key + "' (" + base.table().Root() +
+                           ")");
+  }
+  for (const auto& [f, superseded] : rows.superseded) {
+    if (f >= rows.fragments.size() ||
+        (!superseded.empty() && superseded.back() >= rows.fragments[f].rows)) {
+      return InvalidArgument("superseded rows name a fragment or row that the pending rows lack");
+    }
+  }
+  uint64_t live = 0;
+  for (const FragmentEntry& f : rows.fragments) live += f.rows;
+  for (const auto& [f, superseded] : rows.superseded) live -= superseded.size();
+  if (live != rows.ids.size()) {
+    return InvalidArgument("pending rows hold " + std::to_string(live) + " live rows but " +
+                           std::to_string(rows.ids.size()) + " ids");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
+
+Result<FragmentEntry> TableStore::WriteFragment(const TableId& table, const ColumnBatch& rows) {
+  OMNIGRAPH_RETURN_IF_ERROR(ValidateTableSchema(rows.schema()));
+  OMNIGRAPH_RETURN_IF_ERROR(ValidateBatch(rows));
+  OMNIGRAPH_RETURN_IF_ERROR(BatchIds(rows).status());
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::string bytes, EncodeFragment(rows, ctx_->fragment_options()));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::string path, StageObject(*ctx_, table, bytes, &DataPath));
+  const std::string uuid = path.substr(5, path.size() - 5 - 4);
+  return FragmentEntry{uuid, path, rows.num_rows(), bytes.size(), std::nullopt};
+}
+
+Result<TablePin> TableStore::AppendPending(const TablePin& base, const PendingRows& rows,
+                                           const std::optional<StagedAgainst>& against) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableVersion> version, Open(base));
+  const TableManifest& b = version->manifest();
+  if (rows.schema != b.schema) {
+    return InvalidArgument("the rows' schema differs from the schema of table '" + b.table_key +
+                           "'");
+  }
+  OMNIGRAPH_RETURN_IF_ERROR(CheckPending(b, rows));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const internal::IdIndex> index, ctx_->Index(b));
+  for (const std::string& id : rows.ids) {
+    if (index->Find(id) != nullptr) {
+      return Status(Code::kKeyConflict,
+                    "append of id '" + id + "', which table '" + b.table_key + "' already holds",
+                    version->manifest_name());
+    }
+  }
+  TableManifest m = NextManifest(b, Operation::kAppend, against);
+  m.inserted_ids_count = rows.ids.size();
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<FragmentEntry> added,
+                             PendingFragments(*ctx_, b.table(), rows));
+  m.fragments.insert(m.fragments.end(), added.begin(), added.end());
+  return Stage(*ctx_, std::move(m), {});
+}
+
+Result<TablePin> TableStore::UpsertPending(const TablePin& base, const PendingRows& rows,
+                                           const std::optional<StagedAgainst>& against) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableVersion> version, Open(base));
+  const TableManifest& b = version->manifest();
+  if (rows.schema != b.schema) {
+    return InvalidArgument("the rows' schema differs from the schema of table '" + b.table_key +
+                           "'");
+  }
+  OMNIGRAPH_RETURN_IF_ERROR(CheckPending(b, rows));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const internal::IdIndex> index, ctx_->Index(b));
+  std::map<uint32_t, std::vector<uint32_t>> deletions;
+  uint64_t updated = 0;
+  for (const std::string& id : rows.ids) {
+    if (const RowRef* ref = index->Find(id)) {
+      deletions[ref->source].push_back(ref->row);
+      ++updated;
+    }
+  }
+  TableManifest m = NextManifest(b, Operation::kUpsert, against);
+  m.updated_ids_count = updated;
+  m.inserted_ids_count = rows.ids.size() - updated;
+  OMNIGRAPH_RETURN_IF_ERROR(ApplyDeletions(*ctx_, b, deletions, m.fragments));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<FragmentEntry> added,
+                             PendingFragments(*ctx_, b.table(), rows));
+  m.fragments.insert(m.fragments.end(), added.begin(), added.end());
+  return Stage(*ctx_, std::move(m), {});
+}
+
+Result<TablePin> TableStore::OverwritePending(const TablePin& base, const PendingRows& rows,
+                                              const std::optional<StagedAgainst>& against) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableVersion> version, Open(base));
+  const TableManifest& b = version->manifest();
+  OMNIGRAPH_RETURN_IF_ERROR(ValidateTableSchema(rows.schema));
+  OMNIGRAPH_RETURN_IF_ERROR(CheckPending(b, rows));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const internal::IdIndex> index, ctx_->Index(b));
+  const std::unordered_set<std::string_view> incoming(rows.ids.begin(), rows.ids.end());
+  std::vector<std::string> deleted;
+  uint64_t updated = 0;
+  for (const RowRef& ref : index->sorted) {
+    const std::string_view id = index->IdAt(ref);
+    if (incoming.contains(id)) {
+      ++updated;
+    } else {
+      deleted.emplace_back(id);
+    }
+  }
+  TableManifest m = NextManifest(b, Operation::kOverwrite, against);
+  m.schema = rows.schema;
+  m.updated_ids_count = updated;
+  m.inserted_ids_count = rows.ids.size() - updated;
+  OMNIGRAPH_ASSIGN_OR_RETURN(m.fragments, PendingFragments(*ctx_, b.table(), rows));
+  return Stage(*ctx_, std::move(m), std::move(deleted));
+}
+
+Result<ColumnBatch> TableStore::ReadPending(const PendingRows& rows) const {
+  auto m = std::make_shared<TableManifest>();
+  m->table_key = "pending";
+  m->stable_table_id = rows.table.stable_table_id;
+  m->incarnation = rows.table.incarnation;
+  m->schema = rows.schema;
+  m->fragments = rows.fragments;
+  for (FragmentEntry& f : m->fragments) f.deletion.reset();
+  std::vector<RowRef> live;
+  for (uint32_t f = 0; f < rows.fragments.size(); ++f) {
+    auto it = rows.superseded.find(f);
+    const std::vector<uint32_t>* gone = it == rows.superseded.end() ? nullptr : &it->second;
+    size_t g = 0;
+    for (uint32_t r = 0; r < rows.fragments[f].rows; ++r) {
+      if (gone != nullptr && g < gone->size() && (*gone)[g] == r) {
+        ++g;
+        continue;
+      }
+      live.push_back(RowRef{f, r});
+    }
+  }
+  const TableVersion pending(ctx_, std::move(m), "pending rows of " + rows.table.Root());
+  return pending.Gather(rows.schema, live);
+}
 
 Result<TablePin> TableStore::Create(const NewTable& table, const ColumnBatch& rows,
                                     const std::optional<StagedAgainst>& against) {
