@@ -188,8 +188,8 @@ struct HeadView {
   std::vector<GraphLink> links;
 };
 
-Result<HeadView> ReadHead(Graph& graph, const SimTypes& t) {
-  OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot s, graph.SnapshotOfBranch("main"));
+Result<HeadView> ReadHead(Graph& graph, const SimTypes& t, const std::string& branch) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot s, graph.SnapshotOfBranch(branch));
   HeadView view;
   view.commit_id = s.commit_id();
   OMNIGRAPH_ASSIGN_OR_RETURN(table::ColumnBatch items, ScanTable(s, kItems));
@@ -248,6 +248,7 @@ Result<WriteRequest> BuildWrite(Graph& graph, const SimTypes& t, uint64_t roll, 
                                 bool with_links, GraphOpEntry& op) {
   WriteRequest w;
   w.actor = op.op_id;
+  w.branch = op.branch;
   const std::string& id = op.op_id;
   if (roll < 35) {
     // An item (sometimes with a note of the same op id: one record, two tables).
@@ -270,7 +271,7 @@ Result<WriteRequest> BuildWrite(Graph& graph, const SimTypes& t, uint64_t roll, 
     op.effect.add_notes.push_back(id);
     return w;
   }
-  OMNIGRAPH_ASSIGN_OR_RETURN(HeadView head, ReadHead(graph, t));
+  OMNIGRAPH_ASSIGN_OR_RETURN(HeadView head, ReadHead(graph, t, op.branch));
   if (roll < 70) {
     // A link between two items the writer saw (insert-only: re-prepared, and re-validated, when
     // the head moves; an endpoint deleted meanwhile makes it fail validation).
@@ -327,15 +328,16 @@ std::string OutcomeCode(const Status& s) { return s.ok() ? "ok" : std::string(Co
 
 }  // namespace
 
-ActorBody GraphWriter(SimModel& model, int ops) {
-  return [&model, ops](ActorContext& ctx) {
+ActorBody GraphWriter(SimModel& model, std::vector<std::string> branches, int ops) {
+  return [&model, branches, ops](ActorContext& ctx) {
     const SimTypes types = BuildTypes();
     // A fresh incarnation opens its own Graph (nothing cached survives a crash). The actor's
     // runtime has an inline executor, so table staging runs on this thread, as scheduled calls.
-    std::unique_ptr<Graph> graph;
+    std::shared_ptr<Graph> graph;
     while (ctx.progress < ops && !ctx.crashed()) {
       const int n = ctx.progress++;
       // Every decision is drawn up front, so the draws do not depend on what the store did.
+      const std::string& branch = branches[ctx.random().Uniform(branches.size())];
       const uint64_t roll = ctx.random().Uniform(100);
       const uint64_t pick = ctx.random().Next64();
       const bool with_links = ctx.random().Bernoulli(0.85);
@@ -346,6 +348,7 @@ ActorBody GraphWriter(SimModel& model, int ops) {
       }
       GraphOpEntry op;
       op.op_id = ctx.name() + "." + std::to_string(n);
+      op.branch = branch;
       Result<WriteRequest> request = BuildWrite(*graph, types, roll, pick, with_links, op);
       if (!request.ok()) continue;  // Nothing was written.
       const size_t index = model.graph_ops.size();
@@ -369,150 +372,280 @@ ActorBody GraphWriter(SimModel& model, int ops) {
         entry.outcome = OpOutcome::kFailed;
       }
     }
+    // The Graph this writer ends with (a crashed incarnation's is gone with it).
+    if (!ctx.crashed() && graph) model.graphs[ctx.name()] = graph;
   };
 }
 
-void CheckGraphOracles(SimWorld& world, const SimModel& model, std::vector<std::string>& v,
-                       OracleCounts& counts) {
-  const storage::Runtime& rt = world.direct_runtime();
+ActorBody GraphBranchAdmin(std::string branch, int ops) {
+  return [branch, ops](ActorContext& ctx) {
+    std::unique_ptr<Graph> graph;
+    while (ctx.progress < ops && !ctx.crashed()) {
+      ++ctx.progress;
+      const bool create = ctx.random().Uniform(100) < 60;
+      if (!graph) {
+        Result<std::unique_ptr<Graph>> opened = Graph::Open(ctx.runtime());
+        if (!opened.ok()) continue;
+        graph = std::move(*opened);
+      }
+      if (create) {
+        graph->CreateBranch(branch, "main", std::nullopt, ctx.name()).status().IgnoreError();
+      } else {
+        graph->DeleteBranch(branch, ctx.name()).IgnoreError();
+      }
+    }
+  };
+}
+
+void CheckGraphLiveness(SimWorld& world, SimModel& model, std::vector<std::string>& v) {
+  Result<std::unique_ptr<Graph>> fresh = Graph::Open(world.direct_runtime());
+  if (!fresh.ok()) {
+    v.push_back("graph: Open failed after the run: " + fresh.status().ToString());
+    return;
+  }
+  Result<std::vector<commit::BranchInfo>> branches = (*fresh)->ListBranches();
+  if (!branches.ok()) {
+    v.push_back("graph: ListBranches failed after the run: " + branches.status().ToString());
+    return;
+  }
   const SimTypes types = BuildTypes();
-  Result<std::unique_ptr<Graph>> graph = Graph::Open(rt);
-  if (!graph.ok()) {
-    v.push_back("graph: Open failed after the run: " + graph.status().ToString());
-    return;
-  }
-  // The records of main, in seq order (the stream oracles check contiguity and parents).
-  const std::string key(commit::kMainKey);
-  std::map<uint64_t, commit::Record> records;
-  Result<std::vector<storage::ObjectMeta>> objects =
-      storage::ListAll(*rt.store, commit::RecordPrefix(key));
-  if (!objects.ok()) {
-    v.push_back("graph: listing records: " + objects.status().ToString());
-    return;
-  }
-  for (const storage::ObjectMeta& m : *objects) {
-    if (!m.name.ends_with(".commit")) continue;
-    Result<storage::GetResult> read = rt.store->Get(m.name);
-    if (!read.ok()) continue;  // The stream oracles report it.
-    Result<commit::Record> record = commit::DecodeRecord(read->data, m.name);
-    if (!record.ok()) continue;
-    records.emplace(record->seq, std::move(*record));
-  }
-
-  // Records by the op id they carry; every record after genesis must carry a known one.
-  std::map<std::string, const GraphOpEntry*> ops;
-  for (const GraphOpEntry& op : model.graph_ops) ops[op.op_id] = &op;
-  std::map<std::string, std::vector<const commit::Record*>> landed;
-  for (const auto& [seq, r] : records) {
-    if (seq == 0) continue;
-    const std::string actor = r.actor.value_or("");
-    if (!ops.count(actor)) {
-      v.push_back("graph: record main@" + std::to_string(seq) + " carries unknown operation '" +
-                  actor + "'");
-      continue;
-    }
-    landed[actor].push_back(&r);
-  }
-  for (const GraphOpEntry& op : model.graph_ops) {
-    const std::vector<const commit::Record*>& at = landed[op.op_id];
-    std::string where;
-    for (const commit::Record* r : at) where += " main@" + std::to_string(r->seq);
-    switch (op.outcome) {
-      case OpOutcome::kAcked:
-        if (at.size() != 1) {
-          v.push_back("graph: acknowledged " + op.op_id + " (" + op.kind + " at main@" +
-                      std::to_string(op.seq) + ") is present " + std::to_string(at.size()) +
-                      " times:" + where);
-        } else if (at[0]->seq != op.seq || at[0]->commit_id != op.commit_id) {
-          v.push_back("graph: acknowledged " + op.op_id + " as " + op.commit_id + " at main@" +
-                      std::to_string(op.seq) + " but it landed as " + at[0]->commit_id +
-                      " at main@" + std::to_string(at[0]->seq));
-        }
-        break;
-      case OpOutcome::kFailed:
-        if (!at.empty()) {
-          v.push_back("graph: " + op.op_id + " (" + op.kind + ") failed with " + op.status +
-                      " but is visible:" + where);
-        }
-        break;
-      default:
-        if (at.size() > 1) {
-          v.push_back("graph: " + op.op_id + " landed " + std::to_string(at.size()) +
-                      " times:" + where);
-        }
-        break;
-    }
-  }
-
-  // The fold: genesis is empty; each record applies the effect of the write it carries. At
-  // every seq the engine's tables must equal it, every edge's endpoints must exist in it, and
-  // every pin of the record must open.
-  table::TableStore tables(rt);
-  ModelGraph fold;
-  std::set<std::string> seen_ids;  // Op ids already present in the data.
-  for (const auto& [seq, r] : records) {
-    const std::string where = "main@" + std::to_string(seq);
-    if (seq != 0) {
-      auto op = ops.find(r.actor.value_or(""));
-      if (op != ops.end()) fold.Apply(op->second->effect);
-    }
-    for (const commit::Pin& p : r.pins) {
-      ++counts.pins_opened;
-      Result<std::shared_ptr<const table::TableVersion>> opened =
-          tables.Open(engine::ToTablePin(p));
-      if (!opened.ok()) {
-        v.push_back("graph: record " + where + " pins " + p.table_key + " version " +
-                    std::to_string(p.staged_version) +
-                    ", which does not open: " + opened.status().ToString());
-      }
-    }
-    for (const auto& [id, l] : fold.links) {
-      if (!fold.items.count(l.src) || !fold.items.count(l.dst)) {
-        v.push_back("graph: the model's fold at " + where + " has link " + id +
-                    " with a missing endpoint (" + l.src + " -> " + l.dst + ")");
-      }
-    }
-    if (r.kind != commit::RecordKind::kCommit) continue;
-    Result<engine::Snapshot> snapshot = (*graph)->SnapshotAtCommit(r.commit_id);
-    if (!snapshot.ok()) {
-      v.push_back("graph: SnapshotAtCommit(" + r.commit_id + ") at " + where +
-                  " failed: " + snapshot.status().ToString());
-      continue;
-    }
-    Result<GraphRows> got = ReadGraph(types, *snapshot);
-    if (!got.ok()) {
-      v.push_back("graph: reading the tables at " + where + " failed: " + got.status().ToString());
-      continue;
-    }
-    ++counts.graph_seqs;
-    const GraphRows want = fold.Render();
-    if (!got->SameRows(want)) {
-      v.push_back("graph: the tables at " + where + " (" + r.actor.value_or("") +
-                  ") differ from the model's fold:" + Diff("items", got->items, want.items) +
-                  Diff("notes", got->notes, want.notes) + Diff("links", got->links, want.links));
-    }
-    // An op id shows in the data first at the seq of the record that carries its write: an
-    // acknowledged one at the seq it was acknowledged; a failed one never.
-    for (const std::string& id : got->op_ids) {
-      if (!seen_ids.insert(id).second) continue;
-      auto op = ops.find(id);
-      if (op == ops.end()) {
-        v.push_back("graph: the data at " + where + " holds '" + id +
-                    "', which no operation of the model wrote");
+  for (const auto& [name, graph] : model.graphs) {
+    for (const commit::BranchInfo& b : *branches) {
+      GraphOpEntry op;
+      op.op_id = "final." + name + "." + b.branch;
+      op.branch = b.branch;
+      op.kind = "add-note";
+      // The writer's Graph is used from this (non-actor) thread: its store calls go straight to
+      // the backing store, with no faults.
+      Result<WriteRequest> request = BuildWrite(*graph, types, 40, 0, true, op);
+      if (!request.ok()) {
+        v.push_back("graph: building the final write " + op.op_id + ": " +
+                    request.status().ToString());
         continue;
       }
-      if (op->second->outcome == OpOutcome::kFailed) {
-        v.push_back("graph: " + id + " (" + op->second->kind + ") failed with " +
-                    op->second->status + " but shows in the data at " + where);
-      } else if (r.actor.value_or("") != id) {
-        v.push_back("graph: " + id + " first shows in the data at " + where + ", a record of " +
-                    r.actor.value_or("") + "; its own record is elsewhere");
-      } else if (op->second->outcome == OpOutcome::kAcked && op->second->seq != seq) {
-        v.push_back("graph: acknowledged " + id + " at main@" + std::to_string(op->second->seq) +
-                    " first shows in the data at " + where);
+      Result<WriteResult> written = graph->Write(*request);
+      if (!written.ok()) {
+        v.push_back("graph: on the quiet store, " + name + "'s Graph could not write to live " +
+                    "branch " + b.branch + ": " + written.status().ToString());
+        continue;
+      }
+      op.outcome = OpOutcome::kAcked;
+      op.status = "ok";
+      op.commit_id = written->commit_id;
+      op.seq = written->seq;
+      model.graph_ops.push_back(std::move(op));
+    }
+  }
+}
+
+namespace {
+
+// One stream life as the oracle sees it: its metadata and records, the model's fold and the
+// engine's tables at every seq from its base.
+struct GraphStream {
+  commit::StreamMetadata meta;
+  std::map<uint64_t, commit::Record> records;
+  std::map<uint64_t, ModelGraph> folds;
+  std::map<uint64_t, GraphRows> reads;
+  bool done = false;
+};
+
+class GraphOracle {
+ public:
+  GraphOracle(SimWorld& world, const SimModel& model, std::vector<std::string>& v,
+              OracleCounts& counts)
+      : rt_(world.direct_runtime()), model_(model), v_(v), counts_(counts), tables_(rt_) {}
+
+  void Run() {
+    Result<std::unique_ptr<Graph>> graph = Graph::Open(rt_);
+    if (!graph.ok()) return Fail("Open failed after the run: " + graph.status().ToString());
+    graph_ = std::move(*graph);
+    if (!Load()) return;
+    for (const GraphOpEntry& op : model_.graph_ops) ops_[op.op_id] = &op;
+    CheckRecords();
+    for (auto& [key, s] : streams_) Fold(key);
+  }
+
+ private:
+  void Fail(std::string what) { v_.push_back("graph: " + std::move(what)); }
+
+  bool Load() {
+    storage::ObjectStore& store = *rt_.store;
+    auto metas = storage::ListAll(store, commit::kStreamsPrefix);
+    if (!metas.ok()) return Fail("listing streams: " + metas.status().ToString()), false;
+    for (const storage::ObjectMeta& m : *metas) {
+      auto read = store.Get(m.name);
+      if (!read.ok()) continue;  // The stream oracles report it.
+      auto meta = commit::DecodeStreamMetadata(read->data, m.name);
+      if (!meta.ok()) continue;
+      GraphStream s;
+      s.meta = *meta;
+      auto objects = storage::ListAll(store, commit::RecordPrefix(meta->key));
+      if (!objects.ok()) continue;
+      for (const storage::ObjectMeta& o : *objects) {
+        if (!o.name.ends_with(".commit")) continue;
+        auto bytes = store.Get(o.name);
+        if (!bytes.ok()) continue;
+        auto record = commit::DecodeRecord(bytes->data, o.name);
+        if (!record.ok()) continue;
+        s.records.emplace(record->seq, std::move(*record));
+      }
+      streams_.emplace(meta->key, std::move(s));
+    }
+    return true;
+  }
+
+  static std::string Where(const commit::Record& r) {
+    return r.branch.value_or("?") + "@" + std::to_string(r.seq) + " (stream " + r.stream + ")";
+  }
+
+  // The op each commit record carries; acknowledged once where acknowledged, failed never,
+  // otherwise at most once.
+  void CheckRecords() {
+    for (const auto& [key, s] : streams_) {
+      for (const auto& [seq, r] : s.records) {
+        if (r.kind != commit::RecordKind::kCommit || (seq == 0 && !s.meta.parent_stream)) continue;
+        const std::string actor = r.actor.value_or("");
+        if (!ops_.count(actor)) {
+          Fail("record " + Where(r) + " carries unknown operation '" + actor + "'");
+          continue;
+        }
+        landed_[actor].push_back(&r);
+      }
+    }
+    for (const GraphOpEntry& op : model_.graph_ops) {
+      const std::vector<const commit::Record*>& at = landed_[op.op_id];
+      std::string where;
+      for (const commit::Record* r : at) where += " " + Where(*r);
+      switch (op.outcome) {
+        case OpOutcome::kAcked:
+          if (at.size() != 1) {
+            Fail("acknowledged " + op.op_id + " (" + op.kind + " at " + op.branch + "@" +
+                 std::to_string(op.seq) + ") is present " + std::to_string(at.size()) +
+                 " times:" + where);
+          } else if (at[0]->seq != op.seq || at[0]->commit_id != op.commit_id ||
+                     at[0]->branch.value_or("") != op.branch) {
+            Fail("acknowledged " + op.op_id + " as " + op.commit_id + " at " + op.branch + "@" +
+                 std::to_string(op.seq) + " but it landed as " + at[0]->commit_id + " at " +
+                 Where(*at[0]));
+          }
+          break;
+        case OpOutcome::kFailed:
+          if (!at.empty()) {
+            Fail(op.op_id + " (" + op.kind + ") failed with " + op.status +
+                 " but is visible:" + where);
+          }
+          break;
+        default:
+          if (at.size() > 1) {
+            Fail(op.op_id + " landed " + std::to_string(at.size()) + " times:" + where);
+          }
+          break;
       }
     }
   }
+
+  // The model's fold and the engine's tables of one stream life, its parent's first: a branch
+  // starts from its parent's at the fork seq.
+  void Fold(const std::string& key) {
+    GraphStream& s = streams_.at(key);
+    if (s.done) return;
+    s.done = true;
+    ModelGraph fold;
+    const GraphRows* previous = nullptr;
+    if (s.meta.parent_stream) {
+      auto parent = streams_.find(*s.meta.parent_stream);
+      if (parent == streams_.end()) return;  // The stream oracles report it.
+      Fold(parent->first);
+      auto at = parent->second.folds.find(s.meta.base_seq());
+      auto read = parent->second.reads.find(s.meta.base_seq());
+      if (at == parent->second.folds.end()) return;
+      fold = at->second;
+      if (read != parent->second.reads.end()) previous = &read->second;
+    }
+    for (const auto& [seq, r] : s.records) {
+      const std::string where = Where(r);
+      if (r.kind != commit::RecordKind::kCommit) continue;  // A retire record ends the life.
+      auto op = ops_.find(r.actor.value_or(""));
+      if (op != ops_.end()) fold.Apply(op->second->effect);
+      s.folds[seq] = fold;
+      for (const commit::Pin& p : r.pins) {
+        ++counts_.pins_opened;
+        Result<std::shared_ptr<const table::TableVersion>> opened =
+            tables_.Open(engine::ToTablePin(p));
+        if (!opened.ok()) {
+          Fail("record " + where + " pins " + p.table_key + " version " +
+               std::to_string(p.staged_version) +
+               ", which does not open: " + opened.status().ToString());
+        }
+      }
+      for (const auto& [id, l] : fold.links) {
+        if (!fold.items.count(l.src) || !fold.items.count(l.dst)) {
+          Fail("the model's fold at " + where + " has link " + id + " with a missing endpoint (" +
+               l.src + " -> " + l.dst + ")");
+        }
+      }
+      Result<engine::Snapshot> snapshot = graph_->SnapshotAtCommit(r.commit_id);
+      if (!snapshot.ok()) {
+        Fail("SnapshotAtCommit(" + r.commit_id + ") at " + where +
+             " failed: " + snapshot.status().ToString());
+        previous = nullptr;
+        continue;
+      }
+      Result<GraphRows> got = ReadGraph(types_, *snapshot);
+      if (!got.ok()) {
+        Fail("reading the tables at " + where + " failed: " + got.status().ToString());
+        previous = nullptr;
+        continue;
+      }
+      ++counts_.graph_seqs;
+      const GraphRows want = fold.Render();
+      if (!got->SameRows(want)) {
+        Fail("the tables at " + where + " (" + r.actor.value_or("") +
+             ") differ from the model's fold:" + Diff("items", got->items, want.items) +
+             Diff("notes", got->notes, want.notes) + Diff("links", got->links, want.links));
+      }
+      // An op id shows in the data first at its own record: an acknowledged one where it was
+      // acknowledged; a failed one never; nothing no operation wrote.
+      for (const std::string& id : got->op_ids) {
+        if (previous && previous->op_ids.count(id)) continue;
+        auto written = ops_.find(id);
+        if (written == ops_.end()) {
+          Fail("the data at " + where + " holds '" + id +
+               "', which no operation of the model wrote");
+        } else if (written->second->outcome == OpOutcome::kFailed) {
+          Fail(id + " (" + written->second->kind + ") failed with " + written->second->status +
+               " but shows in the data at " + where);
+        } else if (r.actor.value_or("") != id) {
+          Fail(id + " first shows in the data at " + where + ", a record of " +
+               r.actor.value_or("") + "; its own record is elsewhere");
+        } else if (written->second->outcome == OpOutcome::kAcked && written->second->seq != seq) {
+          Fail("acknowledged " + id + " at " + std::to_string(written->second->seq) +
+               " first shows in the data at " + where);
+        }
+      }
+      s.reads[seq] = std::move(*got);
+      previous = &s.reads[seq];
+    }
+  }
+
+  const storage::Runtime& rt_;
+  const SimModel& model_;
+  std::vector<std::string>& v_;
+  OracleCounts& counts_;
+  table::TableStore tables_;
+  const SimTypes types_ = BuildTypes();
+  std::unique_ptr<Graph> graph_;
+  std::map<std::string, GraphStream> streams_;
+  std::map<std::string, const GraphOpEntry*> ops_;
+  std::map<std::string, std::vector<const commit::Record*>> landed_;
+};
+
+}  // namespace
+
+void CheckGraphOracles(SimWorld& world, const SimModel& model, std::vector<std::string>& v,
+                       OracleCounts& counts) {
+  GraphOracle(world, model, v, counts).Run();
 }
 
 }  // namespace omnigraph::testing

@@ -3,12 +3,18 @@
 // actors of one world; only the actor holding the turn touches it, so it needs no lock.
 #pragma once
 
+#include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "commit/retention.h"
 #include "testing/sim_world.h"
+
+namespace omnigraph::engine {
+class Graph;
+}
 
 namespace omnigraph::testing {
 
@@ -56,10 +62,11 @@ struct GraphEffect {
 struct GraphOpEntry {
   std::string op_id;
   std::string kind;
+  std::string branch = "main";
   GraphEffect effect;
   OpOutcome outcome = OpOutcome::kPending;
   std::string status;
-  // Acknowledged writes: the commit and seq (on main) the WriteResult named.
+  // Acknowledged writes: the commit and seq (on `branch`) the WriteResult named.
   std::string commit_id;
   uint64_t seq = 0;
 };
@@ -67,6 +74,9 @@ struct GraphOpEntry {
 struct SimModel {
   std::vector<OpEntry> ops;
   std::vector<GraphOpEntry> graph_ops;
+  // graph_writes: the Graph each writer's last incarnation ended with, by actor name. After the
+  // run each must still be able to write to every live branch (a liveness oracle).
+  std::map<std::string, std::shared_ptr<engine::Graph>> graphs;
   std::vector<commit::RetentionPlan> plans;
   // Violations found while the run was going (the in-doubt oracle).
   std::vector<std::string> violations;
@@ -87,18 +97,27 @@ struct OracleCounts {
 OracleCounts CheckOracles(SimWorld& world, const SimModel& model,
                           std::vector<std::string>& violations);
 
+// graph_writes, the liveness oracle (before the others): on the quiet store, every writer's last
+// Graph writes one note to main and to every live branch; these writes join the model, and one
+// that fails is a violation.
+void CheckGraphLiveness(SimWorld& world, SimModel& model, std::vector<std::string>& violations);
+
 // graph_writes: compares the graph on the backing store with the model's graph operations
 // (every acknowledged write present once where it was acknowledged, no definite failure visible,
 // in-doubt and crashed writes at most once, the tables read through Graph::SnapshotAtCommit at
-// every seq equal to the model's fold there, every pin of every record opens).
+// every seq of every stream life equal to the model's fold there, every pin of every record
+// opens).
 void CheckGraphOracles(SimWorld& world, const SimModel& model, std::vector<std::string>& violations,
                        OracleCounts& counts);
 
 // The in-doubt oracle, checked when a publish returns PublicationInDoubt (sim_scenarios.cc).
 void CheckInDoubt(ActorContext& ctx, const Status& status, SimModel& model);
 
-// A graph_writes writer: `ops` graph writes, each tagged with a unique op id (sim_graph.cc).
-ActorBody GraphWriter(SimModel& model, int ops);
+// A graph_writes writer: `ops` graph writes to `branches`, each tagged with a unique op id
+// (sim_graph.cc).
+ActorBody GraphWriter(SimModel& model, std::vector<std::string> branches, int ops);
+// A graph_writes branch admin: creates (from main) and deletes `branch` through its own Graph.
+ActorBody GraphBranchAdmin(std::string branch, int ops);
 
 // The schema of the graph_writes scenario.
 inline constexpr const char* kSimGraphSchema = R"(

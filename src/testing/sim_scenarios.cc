@@ -301,10 +301,11 @@ Status AddActors(std::string_view scenario, Random& shape, SimWorld& world, SimM
     world.AddActor("retention", Retention(model, static_cast<int>(shape.Range(2, 4))));
     world.AddActor("repair", Repairer(static_cast<int>(shape.Range(1, 2))));
   } else if (scenario == "graph_writes") {
+    world.AddActor("admin", GraphBranchAdmin("b1", static_cast<int>(shape.Range(1, 3))));
     const int writers = static_cast<int>(shape.Range(2, 4));
     for (int i = 0; i < writers; ++i) {
-      world.AddActor("w" + std::to_string(i),
-                     GraphWriter(model, static_cast<int>(shape.Range(3, 6))));
+      world.AddActor("w" + std::to_string(i), GraphWriter(model, {"main", "main", "main", "b1"},
+                                                          static_cast<int>(shape.Range(3, 6))));
     }
   } else {
     return InvalidArgument("unknown scenario '" + std::string(scenario) +
@@ -407,6 +408,7 @@ Result<SimRunResult> RunSimulation(std::string_view scenario, uint64_t seed,
                                plan.status().ToString());
     }
   }
+  if (graph) CheckGraphLiveness(world, model, out.violations);
   if (tamper) tamper(model);
   out.violations.insert(out.violations.end(), model.violations.begin(), model.violations.end());
   OracleCounts counts = CheckOracles(world, model, out.violations);
