@@ -146,34 +146,49 @@ Result<PublishResult> Stream::Publish(const PublishRequest& request) {
 void Stream::AfterPublish(std::shared_ptr<const GraphState> state) {
   {
     std::lock_guard lock(background_mu_);
-    ++background_pending_;
+    background_queue_.push_back(std::move(state));
+    if (background_running_) return;  // The running task takes it.
+    background_running_ = true;
   }
-  auto work = [this, state] {
-    // Checkpoint first, so a reader that sees the new hint finds it. Both best effort. A retire
-    // record is not a commit: no checkpoint and no hint follow it (D12).
-    if (!state->retired) {
-      if (state->seq % options_.checkpoint_interval == 0) {
-        runtime_.store
-            ->PutIfAbsent(CheckpointName(key(), state->seq),
-                          EncodeCheckpoint(state->ToCheckpoint()))
-            .status()
+  auto work = [this] {
+    while (true) {
+      std::vector<std::shared_ptr<const GraphState>> batch;
+      {
+        std::lock_guard lock(background_mu_);
+        if (background_queue_.empty()) {
+          // Notify under the lock: once the waiter sees the task finished it may destroy this
+          // handle, so nothing of it may be touched after the lock is released.
+          background_running_ = false;
+          background_cv_.notify_all();
+          return;
+        }
+        batch.swap(background_queue_);
+      }
+      // Checkpoints first, so a reader that sees the new hint finds them. Both best effort. A
+      // retire record is not a commit: no checkpoint and no hint follow it (D12).
+      bool retired = false;
+      for (const std::shared_ptr<const GraphState>& acked : batch) {
+        retired = retired || acked->retired;
+        if (!acked->retired && acked->seq % options_.checkpoint_interval == 0) {
+          runtime_.store
+              ->PutIfAbsent(CheckpointName(key(), acked->seq),
+                            EncodeCheckpoint(acked->ToCheckpoint()))
+              .status()
+              .IgnoreError();
+        }
+      }
+      if (!retired) {
+        runtime_.store->Put(HintName(key()), EncodeHint(Hint{batch.back()->seq, Json::object()}))
             .IgnoreError();
       }
-      runtime_.store->Put(HintName(key()), EncodeHint(Hint{state->seq, Json::object()}))
-          .IgnoreError();
     }
-    // Notify under the lock: once the waiter sees zero it may destroy this handle, so nothing of
-    // it may be touched after the lock is released.
-    std::lock_guard lock(background_mu_);
-    --background_pending_;
-    background_cv_.notify_all();
   };
   runtime_.executor->Submit(std::move(work));
 }
 
 void Stream::WaitForBackground() {
   std::unique_lock lock(background_mu_);
-  background_cv_.wait(lock, [this] { return background_pending_ == 0; });
+  background_cv_.wait(lock, [this] { return !background_running_; });
 }
 
 Result<Record> CreateMainStream(const storage::Runtime& runtime, RecordContent genesis,

@@ -132,9 +132,15 @@ class Stream {
   std::mutex mu_;
   std::shared_ptr<const GraphState> head_;
 
+  // Checkpoint and hint writes after publishing. At most one background task runs per handle: it
+  // takes every acknowledged state queued so far, writes the checkpoints due among them in seq
+  // order, then one hint for the newest. So a hint that a newer publish superseded before it was
+  // written is skipped, and publishing faster than the store writes hints costs no extra task
+  // hand-offs or hint writes (decision 16).
   std::mutex background_mu_;
   std::condition_variable background_cv_;
-  int background_pending_ = 0;
+  std::vector<std::shared_ptr<const GraphState>> background_queue_;
+  bool background_running_ = false;
 };
 
 // BranchNotFound for a stream closed by a retire record.

@@ -15,6 +15,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "commit/branches.h"
 #include "commit/documents.h"
@@ -22,7 +23,9 @@
 #include "commit/stream.h"
 #include "schema/catalog.h"
 #include "schema/ir.h"
+#include "schema/planner.h"
 #include "storage/uri.h"
+#include "table/table_cleanup.h"
 #include "table/table_store.h"
 
 namespace omnigraph::engine {
@@ -84,6 +87,69 @@ struct WriteResult {
   int attempts = 0;
 };
 
+// A schema apply (SURFACE.md §2.4; docs/design/engine.md "Schema apply").
+struct SchemaApplyOptions {
+  // Drops become hard with allow_data_loss (see the planner).
+  schema::PlanOptions plan;
+  // Schema changes are accepted only on main (ARCHITECTURE.md §5); any other branch is refused.
+  std::string branch = "main";
+  // When set, main's head must be this commit (PreconditionFailed otherwise).
+  std::optional<std::string> expected_head;
+  std::optional<std::string> actor;
+};
+
+struct SchemaApplyResult {
+  schema::MigrationPlan plan;
+  // False for a no-op plan: nothing was written and no commit was published.
+  bool applied = false;
+  // The commit the apply published, or main's unchanged head for a no-op.
+  std::string commit_id;
+  uint64_t seq = 0;
+  // Table keys (new names) whose columns changed and were staged as a rewritten version.
+  std::vector<std::string> rewritten_tables;
+};
+
+// Cleanup (SURFACE.md §9; ARCHITECTURE.md D10; docs/design/engine.md "Cleanup"). At least one of
+// `keep` and `older_than_micros` is required; a commit either rule keeps is retained.
+struct CleanupOptions {
+  // Keep the newest `keep` commits of every live branch (>= 1; the head is always kept).
+  std::optional<uint64_t> keep;
+  // Also keep every commit created less than this long ago.
+  std::optional<int64_t> older_than_micros;
+  // Nothing younger than this (store last-modified time) is deleted.
+  int64_t grace_micros = table::kDefaultGraceMicros;
+  // Report what would be removed; write and delete nothing.
+  bool dry_run = false;
+};
+
+// What cleanup removed (or would remove, on a dry run) from one table.
+struct TableCleanupRow {
+  uint64_t stable_table_id = 0;
+  uint64_t incarnation = 0;
+  // The alias written in the table's newest manifest (a tombstoned table keeps its last name).
+  std::string table_key;
+  uint64_t versions_removed = 0;
+  uint64_t fragments_removed = 0;
+  uint64_t deletion_vectors_removed = 0;
+  uint64_t deleted_id_files_removed = 0;
+  uint64_t bytes_removed = 0;
+  // Versions no retained commit pins that were kept: staged against a head that may still
+  // publish them (D9), or younger than the grace period.
+  uint64_t versions_spared = 0;
+  // Set when the table was skipped (an unreadable manifest, a failed delete); others go on.
+  std::optional<std::string> error;
+};
+
+struct GraphCleanupReport {
+  bool dry_run = false;
+  std::vector<std::string> checkpoints_removed;
+  uint64_t checkpoint_bytes_removed = 0;
+  std::vector<TableCleanupRow> tables;
+  // Every object removed (checkpoints and table objects), and their bytes.
+  std::vector<std::string> removed;
+  uint64_t bytes_removed = 0;
+};
+
 class Graph {
  public:
   // Initialises a new graph at the runtime's store with `schema_source` (.pg). AlreadyInitialized
@@ -117,6 +183,22 @@ class Graph {
   // and perhaps created again since) is dropped and the write tried once more against the life
   // the name resolves to now; BranchNotFound when there is none.
   Result<WriteResult> Write(const WriteRequest& request);
+
+  // The migration plan from main's accepted schema to `new_source` (reads main's head and its
+  // schema archive; writes nothing). InvalidArgument when the source does not parse or check.
+  Result<schema::MigrationPlan> PlanSchema(std::string_view new_source,
+                                           const schema::PlanOptions& options = {});
+  // Plans and applies `new_source` on main as one commit (docs/design/engine.md "Schema apply").
+  // Unsupported for another branch or an unsupported plan (the planner's messages), both
+  // writing nothing; a no-op plan publishes nothing. A strict write: ReadSetChanged when main
+  // moves while the apply is prepared, PreconditionFailed for a stale expected head.
+  Result<SchemaApplyResult> ApplySchema(std::string_view new_source,
+                                        const SchemaApplyOptions& options = {});
+
+  // Removes what no retained commit needs (docs/design/engine.md "Cleanup"): checkpoints, and
+  // table versions with their fragments, deletion vectors and deleted-id files. InvalidArgument
+  // without keep or older_than; storage failures of planning as reported.
+  Result<GraphCleanupReport> Cleanup(const CleanupOptions& options);
 
   // The head of a branch (`main` or a name).
   Result<Snapshot> SnapshotOfBranch(std::string_view branch);

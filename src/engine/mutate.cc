@@ -1,6 +1,7 @@
 #include "engine/mutate.h"
 
 #include "base/ids.h"
+#include "query/executor.h"
 #include "query/mutation.h"
 #include "query/parser.h"
 #include "query/typecheck.h"
@@ -21,17 +22,16 @@ uint64_t BatchBytes(const table::ColumnBatch& batch) {
   return n;
 }
 
-}  // namespace
+using ParamsFn =
+    std::function<Result<std::map<std::string, schema::Value>>(const query::CheckedQuery& checked)>;
 
-Result<MutationResult> Mutate(Graph& graph, std::string_view source, std::string_view query_name,
-                              const std::map<std::string, schema::Value>& params,
-                              const MutationOptions& options) {
+Result<MutationResult> MutateWith(Graph& graph, std::string_view source,
+                                  std::string_view query_name, const ParamsFn& bind,
+                                  const MutationOptions& options) {
   // Everything that needs no I/O first: parse, find the query.
   OMNIGRAPH_ASSIGN_OR_RETURN(query::QueryFile file, query::ParseQueryFile(source));
-  const query::QueryDecl* decl = file.Find(query_name);
-  if (decl == nullptr) {
-    return InvalidArgument("no query named '" + std::string(query_name) + "' in the source");
-  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(const query::QueryDecl* decl, query::SelectQuery(file, query_name));
+  query_name = decl->name.text;
   if (!decl->is_mutation()) {
     return InvalidArgument("query '" + std::string(query_name) +
                            "' is a read query; run it with query, not mutate");
@@ -57,7 +57,7 @@ Result<MutationResult> Mutate(Graph& graph, std::string_view source, std::string
   UlidGenerator ulids(*graph.runtime().clock, *graph.runtime().random);
   query::MutationContext context;
   context.catalog = &head.catalog();
-  context.params = params;
+  OMNIGRAPH_ASSIGN_OR_RETURN(context.params, bind(checked));
   context.now_ms = options.now_ms ? *options.now_ms : graph.runtime().clock->NowMicros() / 1000;
   context.open_table = [&](const schema::TypeDef& type) { return head.Table(type.table_key()); };
   context.mint_id = [&] { return ulids.NextString(); };
@@ -105,6 +105,35 @@ Result<MutationResult> Mutate(Graph& graph, std::string_view source, std::string
   OMNIGRAPH_ASSIGN_OR_RETURN(WriteResult written, graph.Write(write));
   result.commit = written.commit_id;
   return result;
+}
+
+}  // namespace
+
+Result<MutationResult> Mutate(Graph& graph, std::string_view source, std::string_view query_name,
+                              const std::map<std::string, schema::Value>& params,
+                              const MutationOptions& options) {
+  return MutateWith(
+      graph, source, query_name,
+      [&](const query::CheckedQuery&) -> Result<std::map<std::string, schema::Value>> {
+        return params;
+      },
+      options);
+}
+
+Result<MutationResult> Mutate(Graph& graph, std::string_view source, std::string_view query_name,
+                              const Json& params, const MutationOptions& options) {
+  return MutateWith(
+      graph, source, query_name,
+      [&](const query::CheckedQuery& checked) -> Result<std::map<std::string, schema::Value>> {
+        OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<schema::Value> values,
+                                   query::BindParams(checked, params));
+        std::map<std::string, schema::Value> out;
+        for (size_t i = 0; i < values.size(); ++i) {
+          out.emplace(checked.decl->params[i].name.text, std::move(values[i]));
+        }
+        return out;
+      },
+      options);
 }
 
 }  // namespace omnigraph::engine

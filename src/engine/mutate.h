@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/json.h"
 #include "base/status.h"
 #include "engine/graph.h"
 #include "schema/value.h"
@@ -48,8 +49,14 @@ struct MutationResult {
 // unknown query name, a read query, a missing parameter or a failed validation; ResourceLimit
 // past the per-type limits; ReadSetChanged, PreconditionFailed, KeyConflict as the write path
 // says.
+// An empty `query_name` picks the source's only query.
 Result<MutationResult> Mutate(Graph& graph, std::string_view source, std::string_view query_name,
                               const std::map<std::string, schema::Value>& params,
                               const MutationOptions& options = {});
+// The same with parameters as a JSON object, bound by the read path's rules (query/executor.h
+// BindParams: keys without '$', omitted nullable = null, 64-bit integers as numbers within
+// ±(2^53−1) or decimal strings, Date/DateTime as strings).
+Result<MutationResult> Mutate(Graph& graph, std::string_view source, std::string_view query_name,
+                              const Json& params, const MutationOptions& options = {});
 
 }  // namespace omnigraph::engine

@@ -547,4 +547,17 @@ Result<QueryFile> ParseQueryFile(std::string_view source) {
   return std::move(*out.file);
 }
 
+Result<const QueryDecl*> SelectQuery(const QueryFile& file, std::string_view name) {
+  if (name.empty()) {
+    if (file.queries.size() != 1) {
+      return InvalidArgument("the source holds " + std::to_string(file.queries.size()) +
+                             " queries; name the one to run");
+    }
+    return &file.queries.front();
+  }
+  const QueryDecl* decl = file.Find(name);
+  if (decl == nullptr) return InvalidArgument("query '" + std::string(name) + "' not found");
+  return decl;
+}
+
 }  // namespace omnigraph::query

@@ -32,4 +32,8 @@ ParseOutcome ParseQueries(std::string_view source);
 // ("3:14: Q000: expected ...").
 Result<QueryFile> ParseQueryFile(std::string_view source);
 
+// The query named `name` in `file`, or with an empty name the file's only query.
+// InvalidArgument "query 'x' not found", or naming how many queries there are to choose from.
+Result<const QueryDecl*> SelectQuery(const QueryFile& file, std::string_view name);
+
 }  // namespace omnigraph::query

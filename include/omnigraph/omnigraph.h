@@ -1,0 +1,124 @@
+// OmniGraph C++ — the public API: one graph at a store URI (ARCHITECTURE.md §2: the CLI and the
+// HTTP server use only this header).
+//
+// A Database is a handle on the graph at a URI (a path, file://, memory://, s3://, az://). Any
+// number of handles in any number of processes may use one graph at once; the store's
+// conditional create is the only coordination. Results are the JSON envelopes of SURFACE.md (the
+// same objects the CLI prints with --json and the HTTP API returns), so front ends pass them on.
+// Errors are Status values whose Code says what happened (base/status.h): InvalidArgument for bad
+// input (with what and where), BranchNotFound, KeyConflict, ReadSetChanged, PreconditionFailed,
+// ResourceLimit, ...; a failed call has changed nothing.
+//
+// Thread-safe: a Database may be shared by threads.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/json.h"
+#include "base/status.h"
+
+namespace omnigraph {
+
+struct DatabaseOptions {
+  // Recorded as the actor of every commit this handle publishes.
+  std::optional<std::string> actor;
+  // Init only: a checkpoint every this many commits.
+  uint64_t checkpoint_interval = 50;
+  // Worker threads for staging tables and reading records in parallel.
+  size_t threads = 4;
+  // Local stores: fsync every object and folder before acknowledging (survives power loss).
+  bool fsync = false;
+};
+
+// Where a write goes and what it may assume.
+struct WriteTarget {
+  std::string branch = "main";
+  // Load only: create `branch` from this branch's head when it does not exist.
+  std::optional<std::string> from;
+  // The branch head must be this commit (PreconditionFailed otherwise).
+  std::optional<std::string> if_commit;
+};
+
+// Where a read looks: a branch head, or one commit (a snapshot id) when `snapshot` is set.
+struct ReadTarget {
+  std::string branch = "main";
+  std::optional<std::string> snapshot;
+};
+
+struct CleanupRequest {
+  // Keep the newest `keep` commits of every branch and/or every commit younger than this.
+  std::optional<uint64_t> keep;
+  std::optional<int64_t> older_than_micros;
+  // Objects younger than this are never removed, whatever the plan says (a writer may still be
+  // about to publish them); unset = the engine's default of one hour.
+  std::optional<int64_t> grace_micros;
+  // Report what would be removed without removing it.
+  bool dry_run = false;
+};
+
+class Database {
+ public:
+  // Creates a graph with `schema_source` (.pg). AlreadyInitialized when one exists there.
+  static Result<std::unique_ptr<Database>> Init(std::string_view uri,
+                                                std::string_view schema_source,
+                                                const DatabaseOptions& options = {});
+  // Opens an existing graph. NotFound when there is none.
+  static Result<std::unique_ptr<Database>> Open(std::string_view uri,
+                                                const DatabaseOptions& options = {});
+  ~Database();
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+
+  const std::string& uri() const;
+
+  // --- Branches. A branch object: {name, head_commit_id, head_seq, parent_branch?,
+  // fork_commit_id?}.
+  Result<Json> CreateBranch(std::string_view name, std::string_view from = "main");
+  Status DeleteBranch(std::string_view name);
+  Result<Json> ListBranches();
+
+  // --- Commits (SURFACE.md §6.1): {graph_commit_id, graph_branch?, graph_manifest_version,
+  // parent_commit_id?, merged_parent_commit_id?, actor_id?, created_at}.
+  // Newest first on `branch`, following first parents across forks; at most `limit`.
+  Result<Json> ListCommits(std::string_view branch = "main", size_t limit = 100);
+  Result<Json> ShowCommit(std::string_view commit_id);
+
+  // --- Data.
+  // Loads NDJSON (SURFACE.md §5) with mode "append", "merge" or "overwrite"; one commit.
+  Result<Json> Load(std::string_view ndjson, std::string_view mode, const WriteTarget& target);
+  // Writes the NDJSON of a branch head (some types, or all) to `sink`, in chunks of whole lines.
+  Status Export(std::string_view branch, const std::vector<std::string>& types,
+                const std::function<Status(std::string_view chunk)>& sink);
+  // Runs mutation query `name` of `source` (.gq; an empty name picks the only query) with
+  // `params` ({"$name": value} or {"name": value}, typed by the query's declarations as in the
+  // load format); one commit, or none when nothing was affected (SURFACE.md §4 output).
+  Result<Json> Mutate(std::string_view source, std::string_view name, const Json& params,
+                      const WriteTarget& target);
+  // Runs read query `name` of `source` (an empty name picks the only query) with JSON `params`
+  // (keys without '$'); the envelope of SURFACE.md §3.3 with columns in projection order.
+  Result<OrderedJson> Query(std::string_view source, std::string_view name, const Json& params,
+                            const ReadTarget& target = {});
+
+  // --- Schema (SURFACE.md §2.4). The plan {supported, steps}; apply on main only, one commit:
+  // {uri, supported, applied, step_count, steps, graph_manifest_version}.
+  Result<Json> PlanSchema(std::string_view schema_source, bool allow_data_loss = false);
+  Result<Json> ApplySchema(std::string_view schema_source, bool allow_data_loss = false);
+  // The accepted schema of a branch head: {source, ir_hash, identity_version}.
+  Result<Json> ShowSchema(std::string_view branch = "main");
+
+  // --- Maintenance: removes what no retained commit needs (SURFACE.md §9).
+  Result<Json> Cleanup(const CleanupRequest& request);
+
+ private:
+  struct Impl;
+  explicit Database(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace omnigraph

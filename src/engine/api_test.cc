@@ -1,0 +1,178 @@
+// The public API (include/omnigraph/omnigraph.h): a graph at a local URI driven end to end
+// through JSON envelopes only.
+#include "omnigraph/omnigraph.h"
+
+#include <gtest/gtest.h>
+
+#include "storage/test_util.h"
+
+namespace omnigraph {
+namespace {
+
+constexpr std::string_view kSchema = R"(
+node Person { name: String @key  born: Date?  seen: DateTime? }
+node Company { name: String @key }
+edge WorksAt: Person -> Company { }
+)";
+
+constexpr std::string_view kQueries = R"(
+query add($name: String, $born: Date, $seen: DateTime) {
+  insert Person { name: $name, born: $born, seen: $seen }
+}
+query hire($p: String, $c: String) { insert WorksAt { from: $p, to: $c } }
+query fire($p: String) { delete WorksAt where from = $p }
+)";
+
+TEST(ApiTest, ADatabaseAtALocalUriEndToEnd) {
+  storage::TempDir dir;
+  const std::string uri = dir.path() + "/graph";
+  EXPECT_EQ(Database::Open(uri).status().kind(), Kind::kNotFound);
+  DatabaseOptions options;
+  options.actor = "tester";
+  Result<std::unique_ptr<Database>> created = Database::Init(uri, kSchema, options);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  EXPECT_EQ(Database::Init(uri, kSchema).status().code(), Code::kAlreadyInitialized);
+
+  Result<std::unique_ptr<Database>> opened = Database::Open("file://" + uri, options);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  Database& db = **opened;
+
+  Result<Json> loaded = db.Load(
+      "{\"type\":\"Person\",\"data\":{\"name\":\"Ada\"}}\n"
+      "{\"type\":\"Company\",\"data\":{\"name\":\"Acme\"}}\n",
+      "append", WriteTarget{});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ((*loaded)["total_entities"], 2);
+  ASSERT_TRUE((*loaded)["commit"].is_string());
+
+  // JSON parameters (keys without '$') are typed by the query's declarations, Date and
+  // DateTime from their text forms.
+  Result<Json> added = db.Mutate(
+      kQueries, "add",
+      Json{{"name", "Grace"}, {"born", "1906-12-09"}, {"seen", "2024-01-02T03:04:05.678Z"}},
+      WriteTarget{});
+  ASSERT_TRUE(added.ok()) << added.status().ToString();
+  EXPECT_EQ((*added)["affected_nodes"], 1);
+  EXPECT_EQ((*added)["actor_id"], "tester");
+  Result<Json> bad =
+      db.Mutate(kQueries, "add", Json{{"name", "X"}, {"born", "1906-13-09"}, {"seen", nullptr}},
+                WriteTarget{});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "param 'born': invalid Date literal '1906-13-09'");
+  EXPECT_EQ(db.Mutate(kQueries, "add", Json{{"nope", 1}}, WriteTarget{}).status().message(),
+            "param 'name': missing value for non-nullable parameter");
+  ASSERT_TRUE(db.Mutate(kQueries, "hire", Json{{"p", "Grace"}, {"c", "Acme"}}, WriteTarget{}).ok());
+
+  // The expected-commit precondition.
+  WriteTarget stale;
+  stale.if_commit = (*loaded)["commit"].get<std::string>();
+  EXPECT_EQ(db.Mutate(kQueries, "fire", Json{{"p", "Grace"}}, stale).status().code(),
+            Code::kPreconditionFailed);
+
+  // Commits, newest first, with SURFACE.md's fields.
+  Result<Json> commits = db.ListCommits("main");
+  ASSERT_TRUE(commits.ok()) << commits.status().ToString();
+  ASSERT_EQ(commits->size(), 4u);  // hire, add, load, genesis.
+  EXPECT_EQ((*commits)[0]["graph_manifest_version"], 3);
+  EXPECT_EQ((*commits)[0]["actor_id"], "tester");
+  EXPECT_EQ((*commits)[0]["parent_commit_id"], (*commits)[1]["graph_commit_id"]);
+  EXPECT_EQ((*commits)[3]["graph_manifest_version"], 0);
+  Result<Json> shown = db.ShowCommit((*commits)[2]["graph_commit_id"].get<std::string>());
+  ASSERT_TRUE(shown.ok());
+  EXPECT_EQ(*shown, (*commits)[2]);
+  EXPECT_EQ(db.ListCommits("main", 2)->size(), 2u);
+
+  // Branches.
+  Result<Json> branch = db.CreateBranch("review");
+  ASSERT_TRUE(branch.ok()) << branch.status().ToString();
+  EXPECT_EQ((*branch)["head_commit_id"], (*commits)[0]["graph_commit_id"]);
+  WriteTarget on_review;
+  on_review.branch = "review";
+  ASSERT_TRUE(db.Mutate(kQueries, "fire", Json{{"p", "Grace"}}, on_review).ok());
+  EXPECT_EQ(db.ListBranches()->size(), 2u);
+
+  // Export of each branch: main still has the edge; review does not.
+  auto exported = [&](std::string_view b) {
+    std::string out;
+    Status s = db.Export(b, {}, [&](std::string_view chunk) {
+      out += chunk;
+      return Status::Ok();
+    });
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return out;
+  };
+  EXPECT_NE(exported("main").find("\"edge\":\"WorksAt\""), std::string::npos);
+  EXPECT_EQ(exported("review").find("\"edge\":\"WorksAt\""), std::string::npos);
+  EXPECT_NE(exported("review").find("\"born\":\"1906-12-09\""), std::string::npos);
+  ASSERT_TRUE(db.DeleteBranch("review").ok());
+  EXPECT_EQ(db.ListBranches()->size(), 1u);
+}
+
+TEST(ApiTest, QueriesSchemaChangesAndCleanup) {
+  storage::TempDir dir;
+  Result<std::unique_ptr<Database>> created = Database::Init(dir.path() + "/g", kSchema);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  Database& db = **created;
+  ASSERT_TRUE(db.Load("{\"type\":\"Person\",\"data\":{\"name\":\"Ada\"}}\n"
+                      "{\"type\":\"Person\",\"data\":{\"name\":\"Bob\"}}\n"
+                      "{\"type\":\"Company\",\"data\":{\"name\":\"Acme\"}}\n"
+                      "{\"edge\":\"WorksAt\",\"from\":\"Ada\",\"to\":\"Acme\"}\n",
+                      "append", WriteTarget{})
+                  .ok());
+  constexpr std::string_view kRead = R"(
+query staff($c: String) {
+  match { $p: Person  $p worksAt $c2  $c2: Company { name: $c } }
+  return { $p.name, $c2.name as company }
+  order { $p.name }
+}
+)";
+  Result<OrderedJson> rows = db.Query(kRead, "", Json{{"c", "Acme"}});
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ((*rows)["row_count"], 1);
+  EXPECT_EQ((*rows)["rows"][0]["p.name"], "Ada");
+  EXPECT_EQ((*rows)["rows"][0]["company"], "Acme");
+  const std::string loaded_at = (*rows)["graph_commit_id"].get<std::string>();
+
+  // Schema: plan, apply (one commit), show; the old snapshot still reads the old schema.
+  const std::string next = std::string(kSchema) + "node City { name: String @key }\n";
+  Result<Json> plan = db.PlanSchema(next);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ((*plan)["supported"], true);
+  ASSERT_EQ((*plan)["steps"].size(), 1u);
+  EXPECT_EQ((*plan)["steps"][0]["kind"], "add_type");
+  Result<Json> applied = db.ApplySchema(next);
+  ASSERT_TRUE(applied.ok()) << applied.status().ToString();
+  EXPECT_EQ((*applied)["applied"], true);
+  EXPECT_EQ((*applied)["step_count"], 1);
+  EXPECT_EQ((*applied)["graph_manifest_version"], 2);
+  EXPECT_EQ(db.ApplySchema(next)->at("applied"), false);  // The same source again: a no-op.
+  EXPECT_NE(db.ShowSchema()->at("source").get<std::string>().find("node City"), std::string::npos);
+  ReadTarget then;
+  then.snapshot = loaded_at;
+  Result<OrderedJson> old = db.Query(kRead, "staff", Json{{"c", "Acme"}}, then);
+  ASSERT_TRUE(old.ok()) << old.status().ToString();
+  EXPECT_EQ((*old)["target"]["snapshot"], loaded_at);
+  EXPECT_EQ((*old)["row_count"], 1);
+
+  // Cleanup keeps what the newest commits need.
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(
+        db.Mutate(kQueries, "add",
+                  Json{{"name", "P" + std::to_string(i)}, {"born", "2000-01-01"}, {"seen", 0}},
+                  WriteTarget{})
+            .ok());
+  }
+  CleanupRequest request;
+  request.keep = 2;
+  request.grace_micros = 0;  // Nothing here is in flight.
+  Result<Json> cleaned = db.Cleanup(request);
+  ASSERT_TRUE(cleaned.ok()) << cleaned.status().ToString();
+  EXPECT_GT((*cleaned)["objects_removed"].get<uint64_t>(), 0u);
+  Result<OrderedJson> after = db.Query(kRead, "staff", Json{{"c", "Acme"}});
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  EXPECT_EQ((*after)["row_count"], 1);
+  EXPECT_EQ(db.Cleanup(CleanupRequest{}).status().kind(), Kind::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace omnigraph

@@ -1,0 +1,347 @@
+// Cleanup orchestration (issue [10] item 6; docs/design/engine.md "Cleanup").
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "commit/names.h"
+#include "engine/graph.h"
+#include "query/table_schema.h"
+#include "storage/memory_store.h"
+#include "table/column_builder.h"
+
+namespace omnigraph::engine {
+namespace {
+
+constexpr std::string_view kSchema = R"(
+node Person { name: String @key  age: I32? }
+node Company { name: String @key }
+)";
+constexpr int64_t kHourMicros = 3600LL * 1000 * 1000;
+
+// Rows of a two-column-or-more table whose non-id columns are (name, age?) or (name).
+table::ColumnBatch Rows(const Snapshot& s, std::string_view key,
+                        const std::vector<std::string>& ids) {
+  table::Schema columns = *query::TableSchemaFor(*s.catalog().FindByTableKey(key));
+  std::vector<table::Column> out;
+  for (const table::Field& f : columns) {
+    table::ColumnBuilder b(f.type, f.nullable);
+    for (const std::string& id : ids) {
+      if (f.type.id == table::TypeId::kI32) {
+        b.Append<int32_t>(static_cast<int32_t>(id.size()));
+      } else {
+        b.AppendString(id);
+      }
+    }
+    out.push_back(*b.Finish());
+  }
+  return table::ColumnBatch(columns, std::move(out), ids.size());
+}
+
+using Contents = std::map<std::string, std::set<std::string>>;  // Table key → ids.
+
+Contents Read(const Snapshot& s) {
+  Contents out;
+  for (const char* key : {"node:Person", "node:Company"}) {
+    Result<std::shared_ptr<const table::TableVersion>> t = s.Table(key);
+    OMNIGRAPH_CHECK_MSG(t.ok(), t.status().ToString());
+    Result<std::vector<std::string>> ids = (*t)->Ids();
+    OMNIGRAPH_CHECK_MSG(ids.ok(), ids.status().ToString());
+    out[key] = std::set<std::string>(ids->begin(), ids->end());
+  }
+  return out;
+}
+
+// A graph over a memory store that shares the runtime's manual clock, so that objects age.
+// `threads` > 0 runs staging and cleanup on a thread pool instead of inline.
+struct World {
+  explicit World(size_t threads = 0) : threads_(threads) {
+    rt = MakeRuntime(3);
+    graph = std::move(*Graph::Init(rt, kSchema, InitOptions{"t", 10}));
+  }
+
+  size_t threads_;
+  std::shared_ptr<ManualClock> clock = std::make_shared<ManualClock>();
+  std::shared_ptr<storage::MemoryStore> store =
+      std::make_shared<storage::MemoryStore>("cleanup", clock.get());
+  storage::Runtime rt;
+  std::unique_ptr<Graph> graph;
+  // The ids each commit holds, by commit id.
+  std::map<std::string, Contents> expected;
+  Contents current = {{"node:Person", {}}, {"node:Company", {}}};
+
+  storage::Runtime MakeRuntime(uint64_t seed) {
+    storage::Runtime r = storage::Runtime::ForTest(store, seed);
+    r.clock = clock;
+    if (threads_ > 0) r.executor = std::make_shared<ThreadPool>(threads_);
+    return r;
+  }
+
+  // Commit `i` on `branch`: two new people in one fragment; every third commit a company; every
+  // seventh the deletion of the oldest person instead (so deletion vectors, and fragments whose
+  // rows are all deleted, become garbage too).
+  void Commit(const std::string& branch, int i, Contents& state) {
+    Snapshot s = *graph->SnapshotOfBranch(branch);
+    WriteRequest w;
+    w.branch = branch;
+    const std::string person = branch + "-p" + std::to_string(1000 + i);
+    w.changes["node:Person"] = TableChange{
+        TableChange::Op::kAppend, Rows(s, "node:Person", {person + "a", person + "b"}), {}};
+    if (i % 7 == 0 && !state["node:Person"].empty()) {
+      const std::string gone = *state["node:Person"].begin();
+      w.changes["node:Person"] = TableChange{TableChange::Op::kDelete, {}, {gone}};
+      state["node:Person"].erase(gone);
+    } else {
+      state["node:Person"].insert({person + "a", person + "b"});
+    }
+    if (i % 3 == 0) {
+      const std::string company = branch + "-c" + std::to_string(1000 + i);
+      w.changes["node:Company"] =
+          TableChange{TableChange::Op::kAppend, Rows(s, "node:Company", {company}), {}};
+      state["node:Company"].insert(company);
+    }
+    Result<WriteResult> r = graph->Write(w);
+    OMNIGRAPH_CHECK_MSG(r.ok(), r.status().ToString());
+    expected[r->commit_id] = state;
+    clock->Advance(1000);
+  }
+};
+
+std::vector<std::string> CommitIds(Graph& graph, const std::string& branch, uint64_t from,
+                                   uint64_t to) {
+  std::vector<std::string> out;
+  Snapshot head = *graph.SnapshotOfBranch(branch);
+  for (uint64_t seq = from; seq <= to; ++seq) {
+    // Commit ids are not derivable from seq alone; read them from the records.
+    Result<commit::Record> record = [&]() -> Result<commit::Record> {
+      OMNIGRAPH_ASSIGN_OR_RETURN(
+          std::optional<commit::BoundedRead> read,
+          commit::ReadBounded(*graph.runtime().store, commit::RecordName(head.state().stream, seq),
+                              commit::kRecordBytesMax));
+      if (!read) return Status(Code::kNotFound, "no record");
+      return commit::DecodeRecord(read->data, "record");
+    }();
+    OMNIGRAPH_CHECK_MSG(record.ok(), record.status().ToString());
+    out.push_back(record->commit_id);
+  }
+  return out;
+}
+
+TEST(GraphCleanupTest, KeepTenAfterAHundredCommitsRemovesOldVersionsAndRetainedSnapshotsRead) {
+  World w;
+  for (int i = 1; i <= 30; ++i) w.Commit("main", i, w.current);
+  ASSERT_TRUE(w.graph->CreateBranch("side", "main").ok());
+  Contents side = w.current;
+  for (int i = 1; i <= 3; ++i) w.Commit("side", i, side);
+  for (int i = 31; i <= 100; ++i) w.Commit("main", i, w.current);
+  Snapshot head = *w.graph->SnapshotOfBranch("main");
+  ASSERT_EQ(head.state().seq, 100u);
+  const std::vector<std::string> main_ids = CommitIds(*w.graph, "main", 1, 100);
+  // An early version, its manifest name, and the number of table objects before cleanup.
+  Snapshot early = *w.graph->SnapshotAtCommit(main_ids[4]);
+  const std::string early_manifest = (*early.Table("node:Person"))->manifest_name();
+  const size_t objects_before = storage::ListAll(*w.store, "tables/")->size();
+
+  w.clock->Advance(2 * kHourMicros);  // Everything is older than the grace period.
+  CleanupOptions options;
+  options.keep = 10;
+  options.dry_run = true;
+  Result<GraphCleanupReport> preview = w.graph->Cleanup(options);
+  ASSERT_TRUE(preview.ok()) << preview.status().ToString();
+  EXPECT_EQ(storage::ListAll(*w.store, "tables/")->size(), objects_before);
+  EXPECT_TRUE(w.store->Head(early_manifest).ok());
+
+  options.dry_run = false;
+  Result<GraphCleanupReport> report = w.graph->Cleanup(options);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(std::set<std::string>(report->removed.begin(), report->removed.end()),
+            std::set<std::string>(preview->removed.begin(), preview->removed.end()));
+  EXPECT_EQ(report->bytes_removed, preview->bytes_removed);
+  // The side branch retains main's commits 24..30 through its fork, and the plan retains one
+  // span per stream, so main keeps 24..100: only checkpoint 10 is below the fold base (20).
+  EXPECT_EQ(report->checkpoints_removed,
+            std::vector<std::string>{commit::CheckpointName(commit::kMainKey, 10)});
+  ASSERT_EQ(report->tables.size(), 2u);
+  uint64_t fragments = 0, deletions = 0, removed_objects = 0;
+  for (const TableCleanupRow& row : report->tables) {
+    EXPECT_FALSE(row.error.has_value()) << *row.error;
+    EXPECT_GT(row.versions_removed, 0u) << row.table_key;
+    EXPECT_GT(row.bytes_removed, 0u) << row.table_key;
+    fragments += row.fragments_removed;
+    deletions += row.deletion_vectors_removed;
+    removed_objects += row.versions_removed + row.fragments_removed + row.deletion_vectors_removed +
+                       row.deleted_id_files_removed;
+  }
+  EXPECT_GT(fragments, 0u);
+  EXPECT_GT(deletions, 0u);
+  EXPECT_EQ(removed_objects + report->checkpoints_removed.size(), report->removed.size());
+  EXPECT_EQ(storage::ListAll(*w.store, "tables/")->size(), objects_before - removed_objects);
+  for (const std::string& name : report->removed) {
+    EXPECT_EQ(w.store->Head(name).status().kind(), Kind::kNotFound) << name;
+  }
+  EXPECT_EQ(w.store->Head(early_manifest).status().kind(), Kind::kNotFound);
+
+  // A fresh process (empty caches) reads every retained snapshot in full.
+  std::unique_ptr<Graph> reader = std::move(*Graph::Open(w.MakeRuntime(7)));
+  for (size_t i = 90; i < 100; ++i) {
+    Result<Snapshot> s = reader->SnapshotAtCommit(main_ids[i]);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    EXPECT_EQ(Read(*s), w.expected.at(main_ids[i])) << "main seq " << i + 1;
+  }
+  // The side branch (forked at seq 30, three commits of its own) keeps its own commits and,
+  // through its fork, main's commits 24..30.
+  for (const std::string& id : CommitIds(*reader, "side", 31, 33)) {
+    EXPECT_EQ(Read(*reader->SnapshotAtCommit(id)), w.expected.at(id));
+  }
+  EXPECT_EQ(Read(*reader->SnapshotOfBranch("side")), side);
+  for (size_t i = 23; i < 30; ++i) {
+    EXPECT_EQ(Read(*reader->SnapshotAtCommit(main_ids[i])), w.expected.at(main_ids[i]));
+  }
+  // A dropped commit's snapshot folds (records are kept) but its versions are gone.
+  Result<Snapshot> dropped = reader->SnapshotAtCommit(main_ids[4]);
+  ASSERT_TRUE(dropped.ok());
+  EXPECT_EQ(dropped->Table("node:Person").status().kind(), Kind::kNotFound);
+
+  // Writing goes on, and a second cleanup finds nothing more to remove.
+  w.Commit("main", 101, w.current);
+  w.clock->Advance(2 * kHourMicros);
+  Result<GraphCleanupReport> again = w.graph->Cleanup(options);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(Read(*reader->SnapshotOfBranch("main")), w.current);
+  for (size_t i = 91; i < 100; ++i) {
+    EXPECT_EQ(Read(*reader->SnapshotAtCommit(main_ids[i])), w.expected.at(main_ids[i]));
+  }
+}
+
+void KeepTenWithoutBranches(World& w) {
+  for (int i = 1; i <= 100; ++i) w.Commit("main", i, w.current);
+  const std::vector<std::string> ids = CommitIds(*w.graph, "main", 1, 100);
+  w.clock->Advance(2 * kHourMicros);
+  CleanupOptions options;
+  options.keep = 10;
+  Result<GraphCleanupReport> report = w.graph->Cleanup(options);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  // Checkpoints 10..80 are below the fold base (90) of the oldest retained commit (91).
+  EXPECT_EQ(report->checkpoints_removed.size(), 8u);
+  std::unique_ptr<Graph> reader = std::move(*Graph::Open(w.MakeRuntime(7)));
+  for (size_t i = 90; i < 100; ++i) {
+    EXPECT_EQ(Read(*reader->SnapshotAtCommit(ids[i])), w.expected.at(ids[i])) << i + 1;
+  }
+  // Seq 90 wrote Person; that version is no root any more.
+  EXPECT_EQ(reader->SnapshotAtCommit(ids[89])->Table("node:Person").status().kind(),
+            Kind::kNotFound);
+  // A fork below the horizon is refused; a fork from the head is fine.
+  EXPECT_EQ(w.graph->CreateBranch("late", "", ids[50]).status().code(), Code::kVersionsReclaimed);
+  EXPECT_TRUE(w.graph->CreateBranch("late", "main").ok());
+}
+
+TEST(GraphCleanupTest, WithoutBranchesKeepTenReclaimsEverythingBelowTheTenthNewestCommit) {
+  World w;
+  KeepTenWithoutBranches(w);
+}
+
+TEST(GraphCleanupTest, KeepTenOnAThreadPool) {
+  World w(4);
+  KeepTenWithoutBranches(w);
+}
+
+TEST(GraphCleanupTest, UnpublishedStagingIsKeptWhileItMayStillPublishAndYoungObjectsAreKept) {
+  World w;
+  for (int i = 1; i <= 5; ++i) w.Commit("main", i, w.current);
+  Snapshot head = *w.graph->SnapshotOfBranch("main");
+  table::TableStore tables(w.rt);
+  const table::TablePin base = ToTablePin(head.state().FindByKey("node:Company")->pin);
+  // Staged against the head: record 6 does not exist, so a writer may still publish it.
+  Result<table::TablePin> pending = tables.Append(base, Rows(head, "node:Company", {"pending"}),
+                                                  table::StagedAgainst{"main", head.state().seq});
+  ASSERT_TRUE(pending.ok());
+  // Staged against seq 4: record 5 exists and pins something else, so it is dead (D9).
+  Result<table::TablePin> dead =
+      tables.Append(base, Rows(head, "node:Company", {"dead"}), table::StagedAgainst{"main", 4});
+  ASSERT_TRUE(dead.ok());
+  const std::string pending_name = table::ManifestName(pending->table(), pending->staged_version);
+  const std::string dead_name = table::ManifestName(dead->table(), dead->staged_version);
+
+  CleanupOptions options;
+  options.keep = 1;
+  // Within the grace period nothing goes, not even the dead version.
+  Result<GraphCleanupReport> young = w.graph->Cleanup(options);
+  ASSERT_TRUE(young.ok()) << young.status().ToString();
+  EXPECT_TRUE(young->removed.empty());
+  EXPECT_TRUE(w.store->Head(dead_name).ok());
+
+  w.clock->Advance(2 * kHourMicros);
+  Result<GraphCleanupReport> report = w.graph->Cleanup(options);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_TRUE(w.store->Head(pending_name).ok());
+  EXPECT_EQ(w.store->Head(dead_name).status().kind(), Kind::kNotFound);
+  for (const TableCleanupRow& row : report->tables) {
+    if (row.table_key == "node:Company") {
+      EXPECT_EQ(row.versions_spared, 1u);
+    }
+  }
+  // The pending version is still publishable: its record lands and reads.
+  std::unique_ptr<commit::Stream> main = std::move(*commit::Stream::Open(w.rt, "main"));
+  commit::PublishRequest publish;
+  publish.stage = [&](const commit::GraphState&) -> Result<commit::RecordContent> {
+    commit::RecordContent content;
+    content.pins.push_back(ToCommitPin(*pending));
+    return content;
+  };
+  ASSERT_TRUE(main->Publish(publish).ok());
+  EXPECT_TRUE(Read(*w.graph->SnapshotOfBranch("main"))["node:Company"].count("pending"));
+}
+
+TEST(GraphCleanupTest, SoftDroppedDataStaysUntilCleanupReclaimsIt) {
+  World w;
+  const std::string genesis = w.graph->SnapshotOfBranch("main")->commit_id();
+  const std::string empty_company =
+      (*w.graph->SnapshotAtCommit(genesis)->Table("node:Company"))->manifest_name();
+  for (int i = 1; i <= 5; ++i) w.Commit("main", i, w.current);
+  const std::string before_drop = w.graph->SnapshotOfBranch("main")->commit_id();
+  const std::string company_root =
+      (*w.graph->SnapshotOfBranch("main")->Table("node:Company"))->table().Root() + "/";
+  // Drop the Company type and Person.age (soft).
+  Result<SchemaApplyResult> applied = w.graph->ApplySchema("node Person { name: String @key }");
+  ASSERT_TRUE(applied.ok()) << applied.status().ToString();
+  w.current.erase("node:Company");
+  for (int i : {10, 11, 13}) w.Commit("main", i, w.current);
+  // Until cleanup, time travel reads the dropped type and property.
+  Snapshot old = *w.graph->SnapshotAtCommit(before_drop);
+  EXPECT_EQ((*old.Table("node:Company"))->entity_count(), 1u);
+  EXPECT_EQ((*old.Table("node:Person"))->schema().size(), 3u);
+
+  w.clock->Advance(2 * kHourMicros);
+  CleanupOptions options;
+  options.keep = 1;
+  Result<GraphCleanupReport> report = w.graph->Cleanup(options);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  // Of the dropped table only the empty version genesis pins is left (checkpoint 0 is a root).
+  std::vector<std::string> left;
+  const std::vector<storage::ObjectMeta> objects = *storage::ListAll(*w.store, company_root);
+  for (const storage::ObjectMeta& m : objects) {
+    left.push_back(m.name);
+  }
+  EXPECT_EQ(left, std::vector<std::string>{empty_company});
+  for (const TableCleanupRow& row : report->tables) {
+    if (row.table_key == "node:Company") {
+      EXPECT_GT(row.fragments_removed, 0u);
+    }
+  }
+  std::unique_ptr<Graph> reader = std::move(*Graph::Open(w.MakeRuntime(9)));
+  EXPECT_EQ(reader->SnapshotAtCommit(before_drop)->Table("node:Company").status().kind(),
+            Kind::kNotFound);
+  Snapshot head = *reader->SnapshotOfBranch("main");
+  EXPECT_EQ(head.Table("node:Company").status().kind(), Kind::kNotFound);
+  EXPECT_EQ((*head.Table("node:Person"))->Ids()->size(), w.current["node:Person"].size());
+}
+
+TEST(GraphCleanupTest, CleanupNeedsKeepOrOlderThan) {
+  World w;
+  EXPECT_EQ(w.graph->Cleanup(CleanupOptions{}).status().code(), Code::kInvalidArgument);
+  CleanupOptions zero;
+  zero.keep = 0;
+  EXPECT_EQ(w.graph->Cleanup(zero).status().code(), Code::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace omnigraph::engine

@@ -1,0 +1,55 @@
+// Running read queries on a snapshot (SURFACE.md §3.2–§3.3; docs/design/query-execution.md).
+//
+// SnapshotView adapts a Snapshot to query::GraphView. RunQuery parses a `.gq` source, selects
+// one query by name, typechecks it against the snapshot's catalog, binds the JSON parameters,
+// executes it and renders the result envelope
+//   {query_name, target:{branch?, snapshot?}, row_count, columns, rows, graph_commit_id}
+// with rows as objects keyed by column name (`p.name`, aliases, aggregate names). Errors:
+// InvalidArgument for a parse or type error (the rendered diagnostic), an unknown query name, a
+// mutation query, or bad parameters; Unsupported for search forms. Thread-safe as the snapshot.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "base/json.h"
+#include "engine/graph.h"
+#include "query/executor.h"
+#include "query/graph_view.h"
+
+namespace omnigraph::engine {
+
+class SnapshotView final : public query::GraphView {
+ public:
+  explicit SnapshotView(const Snapshot& snapshot) : snapshot_(snapshot) {}
+  const schema::Catalog& catalog() const override { return snapshot_.catalog(); }
+  Result<std::shared_ptr<const table::TableVersion>> Table(
+      const schema::TypeDef& type) const override {
+    return snapshot_.Table(type.table_key());
+  }
+  std::string cache_scope() const override { return snapshot_.state().schema.identity_domain; }
+
+ private:
+  const Snapshot& snapshot_;
+};
+
+struct RunOptions {
+  // now() for this run, ms since the epoch; unset = the system clock, read once.
+  std::optional<int64_t> now_ms;
+  // Shared across runs to reuse table images and adjacencies; unset = a cache for this run.
+  query::ExecCache* cache = nullptr;
+  // Echoed in the envelope's `target`.
+  std::optional<std::string> branch;
+  std::optional<std::string> snapshot;
+};
+
+Result<OrderedJson> RunQuery(const Snapshot& snapshot, std::string_view source,
+                             std::string_view query_name, const Json& params,
+                             const RunOptions& options = {});
+
+// The same for an already-parsed and checked query; returns the typed result.
+Result<query::QueryResult> RunChecked(const Snapshot& snapshot, const query::CheckedQuery& checked,
+                                      const Json& params, const RunOptions& options = {});
+
+}  // namespace omnigraph::engine

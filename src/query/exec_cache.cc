@@ -1,0 +1,211 @@
+#include "query/exec_cache.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "table/table_manifest.h"
+
+namespace omnigraph::query {
+
+Result<std::shared_ptr<const TableImage>> TableImage::Build(
+    std::shared_ptr<const table::TableVersion> version) {
+  std::shared_ptr<TableImage> image(new TableImage(version));
+  OMNIGRAPH_ASSIGN_OR_RETURN(image->ids_, version->Ids());
+  if (image->ids_.size() >= std::numeric_limits<uint32_t>::max()) {
+    return InvalidArgument("table " + version->manifest_name() + " has too many rows to query (" +
+                           std::to_string(image->ids_.size()) + ")");
+  }
+  return std::shared_ptr<const TableImage>(std::move(image));
+}
+
+int64_t TableImage::Find(std::string_view id) const {
+  std::call_once(index_once_, [this] {
+    index_.reserve(ids_.size());
+    for (uint32_t i = 0; i < ids_.size(); ++i) index_.emplace(ids_[i], i);
+  });
+  auto it = index_.find(id);
+  return it == index_.end() ? -1 : static_cast<int64_t>(it->second);
+}
+
+Status TableImage::Preload(std::span<const uint32_t> field_ids) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return LoadLocked(field_ids);
+}
+
+Status TableImage::LoadLocked(std::span<const uint32_t> field_ids) const {
+  std::vector<uint32_t> missing;
+  for (uint32_t f : field_ids) {
+    if (!columns_.count(f) && std::find(missing.begin(), missing.end(), f) == missing.end()) {
+      missing.push_back(f);
+    }
+  }
+  if (missing.empty()) return Status::Ok();
+  // One id-order scan for every missing field.
+  std::vector<std::unique_ptr<ChunkedColumn>> loaded(missing.size());
+  for (auto& c : loaded) c = std::make_unique<ChunkedColumn>();
+  uint64_t rows = 0;
+  uint64_t bytes = 0;
+  OMNIGRAPH_RETURN_IF_ERROR(
+      version_->ScanInIdOrder(missing, kChunkRows, [&](table::ColumnBatch batch) -> Status {
+        if (rows % kChunkRows != 0) {
+          return Internal("id-order scan of " + version_->manifest_name() +
+                          " returned a short batch before the last");
+        }
+        rows += batch.num_rows();
+        std::vector<table::Column> cols = batch.ReleaseColumns();
+        for (size_t i = 0; i < cols.size(); ++i) {
+          bytes += cols[i].values_buffer().size() + cols[i].offsets_buffer().size();
+          loaded[i]->chunks.push_back(std::move(cols[i]));
+        }
+        return Status::Ok();
+      }));
+  if (rows != ids_.size()) {
+    return Internal("id-order scan of " + version_->manifest_name() + " returned " +
+                    std::to_string(rows) + " rows, expected " + std::to_string(ids_.size()));
+  }
+  column_bytes_ += bytes;
+  for (size_t i = 0; i < missing.size(); ++i) columns_.emplace(missing[i], std::move(loaded[i]));
+  return Status::Ok();
+}
+
+Result<const TableImage::ChunkedColumn*> TableImage::Column(uint32_t field_id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = columns_.find(field_id);
+  if (it != columns_.end()) return it->second.get();
+  const uint32_t fields[] = {field_id};
+  OMNIGRAPH_RETURN_IF_ERROR(LoadLocked(fields));
+  return columns_.at(field_id).get();
+}
+
+uint64_t TableImage::bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  uint64_t b = column_bytes_ + ids_.size() * (sizeof(std::string) + 48);
+  for (const std::string& id : ids_) b += id.size();
+  return b;
+}
+
+uint64_t Adjacency::bytes() const {
+  return (out.offsets.size() + in.offsets.size()) * 8 +
+         (out.targets.size() + out.edges.size() + in.targets.size() + in.edges.size() +
+          edge_src.size() + edge_dst.size()) *
+             4;
+}
+
+namespace {
+
+// Counting sort of (key, target, edge) triples into a CSR over `nodes` keys, keeping edge order.
+Csr MakeCsr(uint32_t nodes, const std::vector<uint32_t>& keys, const std::vector<uint32_t>& other) {
+  Csr csr;
+  csr.offsets.assign(static_cast<size_t>(nodes) + 1, 0);
+  for (uint32_t e = 0; e < keys.size(); ++e) {
+    if (keys[e] != UINT32_MAX && other[e] != UINT32_MAX) ++csr.offsets[keys[e] + 1];
+  }
+  for (uint32_t v = 0; v < nodes; ++v) csr.offsets[v + 1] += csr.offsets[v];
+  csr.targets.resize(csr.offsets[nodes]);
+  csr.edges.resize(csr.offsets[nodes]);
+  std::vector<uint64_t> next(csr.offsets.begin(), csr.offsets.end() - 1);
+  for (uint32_t e = 0; e < keys.size(); ++e) {
+    if (keys[e] == UINT32_MAX || other[e] == UINT32_MAX) continue;
+    uint64_t at = next[keys[e]]++;
+    csr.targets[at] = other[e];
+    csr.edges[at] = e;
+  }
+  return csr;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const Adjacency>> BuildAdjacency(const TableImage& edges,
+                                                        const TableImage& from,
+                                                        const TableImage& to) {
+  auto adj = std::make_shared<Adjacency>();
+  const uint32_t endpoints[] = {table::kSrcFieldId, table::kDstFieldId};
+  OMNIGRAPH_RETURN_IF_ERROR(edges.Preload(endpoints));
+  OMNIGRAPH_ASSIGN_OR_RETURN(const TableImage::ChunkedColumn* src,
+                             edges.Column(table::kSrcFieldId));
+  OMNIGRAPH_ASSIGN_OR_RETURN(const TableImage::ChunkedColumn* dst,
+                             edges.Column(table::kDstFieldId));
+  const uint32_t n = edges.size();
+  adj->edge_src.resize(n);
+  adj->edge_dst.resize(n);
+  for (uint32_t e = 0; e < n; ++e) {
+    int64_t s = from.Find(src->chunk(e).StringAt(TableImage::ChunkedColumn::row(e)));
+    int64_t d = to.Find(dst->chunk(e).StringAt(TableImage::ChunkedColumn::row(e)));
+    adj->edge_src[e] = s < 0 ? UINT32_MAX : static_cast<uint32_t>(s);
+    adj->edge_dst[e] = d < 0 ? UINT32_MAX : static_cast<uint32_t>(d);
+  }
+  adj->out = MakeCsr(from.size(), adj->edge_src, adj->edge_dst);
+  adj->in = MakeCsr(to.size(), adj->edge_dst, adj->edge_src);
+  return std::shared_ptr<const Adjacency>(std::move(adj));
+}
+
+std::string VersionKey(const table::TableVersion& version) {
+  table::TablePin pin = version.pin();
+  return std::to_string(pin.stable_table_id) + "/" + std::to_string(pin.incarnation) + "/" +
+         std::to_string(pin.target_version) + "/" + std::to_string(pin.staged_version) + "/" +
+         pin.transaction_uuid + "/" + version.manifest_name();
+}
+
+std::shared_ptr<const void> ExecCache::Get(const std::string& key) {
+  auto it = entries_.find(key);
+  if (it == entries_.end()) return nullptr;
+  lru_.splice(lru_.begin(), lru_, it->second.lru);
+  ++stats_.hits;
+  return it->second.value;
+}
+
+void ExecCache::Put(const std::string& key, std::shared_ptr<const void> value) {
+  auto it = entries_.find(key);
+  if (it != entries_.end()) {
+    it->second.value = std::move(value);
+    lru_.splice(lru_.begin(), lru_, it->second.lru);
+    return;
+  }
+  lru_.push_front(key);
+  entries_.emplace(key, Entry{std::move(value), lru_.begin()});
+  while (entries_.size() > max_entries_ && !lru_.empty()) {
+    entries_.erase(lru_.back());
+    lru_.pop_back();
+  }
+}
+
+Result<std::shared_ptr<const TableImage>> ExecCache::Image(
+    std::string_view scope, const std::shared_ptr<const table::TableVersion>& version) {
+  const std::string key = std::string(scope) + "|image:" + VersionKey(*version);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto hit = Get(key)) return std::static_pointer_cast<const TableImage>(hit);
+  }
+  // Built outside the lock; a concurrent builder of the same key wastes work but stays correct.
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableImage> image, TableImage::Build(version));
+  std::lock_guard<std::mutex> lock(mu_);
+  ++stats_.image_builds;
+  Put(key, image);
+  return image;
+}
+
+Result<std::shared_ptr<const Adjacency>> ExecCache::Adjacent(std::string_view scope,
+                                                             const TableImage& edges,
+                                                             const TableImage& from,
+                                                             const TableImage& to) {
+  const std::string key = std::string(scope) + "|adj:" + VersionKey(edges.version()) + "|" +
+                          VersionKey(from.version()) + "|" + VersionKey(to.version());
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto hit = Get(key)) return std::static_pointer_cast<const Adjacency>(hit);
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const Adjacency> adj, BuildAdjacency(edges, from, to));
+  std::lock_guard<std::mutex> lock(mu_);
+  ++stats_.adjacency_builds;
+  Put(key, adj);
+  return adj;
+}
+
+ExecCache::Stats ExecCache::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  Stats s = stats_;
+  s.entries = entries_.size();
+  return s;
+}
+
+}  // namespace omnigraph::query

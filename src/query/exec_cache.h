@@ -1,0 +1,148 @@
+// In-memory images of table versions for query execution, and the cache that keeps them.
+//
+// TableImage: one table version with its live rows numbered 0..n-1 in ascending id order (the
+// "dense index"): the ids, an id → dense index map, and property columns in dense order, each
+// read (ScanInIdOrder) on first use. Because the numbering is id order, comparing dense indices
+// of one type compares ids — the executor's tie-break needs nothing else.
+//
+// Adjacency: one edge-table version in CSR form, both directions: for every source node (dense
+// index of the edge's `from` type) its outgoing edges (target dense index and edge dense index),
+// and for every target node its incoming edges, each list in edge id order. Edges whose endpoint
+// is not a live node of the endpoint type are left out. An adjacency depends on three versions
+// (the edge table and both endpoint node tables), and is keyed by all three.
+//
+// ExecCache: a bounded LRU of images and adjacencies keyed by the table pin (stable table id,
+// incarnation, versions, transaction) and manifest object name, so a version is built once and
+// shared by every query that reads it until evicted. Thread-safe; images are immutable except
+// for their lazily read columns, which are guarded internally.
+#pragma once
+
+#include <cstdint>
+#include <list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "base/status.h"
+#include "table/column.h"
+#include "table/table_version.h"
+
+namespace omnigraph::query {
+
+class TableImage {
+ public:
+  // Reads the ids of `version`.
+  static Result<std::shared_ptr<const TableImage>> Build(
+      std::shared_ptr<const table::TableVersion> version);
+
+  uint32_t size() const { return static_cast<uint32_t>(ids_.size()); }
+  const std::string& id(uint32_t dense) const { return ids_[dense]; }
+  // The dense index of `id`, or -1 when the version has no such row. The id → index map is
+  // built on the first call (edge tables usually never need it).
+  int64_t Find(std::string_view id) const;
+  const table::TableVersion& version() const { return *version_; }
+
+  // The column of `field_id` in dense order, as chunks of kChunkRows rows (the last may be
+  // shorter); read on first use. InvalidArgument for a field the table does not have.
+  static constexpr uint32_t kChunkShift = 20;
+  static constexpr uint32_t kChunkRows = 1u << kChunkShift;
+  struct ChunkedColumn {
+    std::vector<table::Column> chunks;
+    const table::Column& chunk(uint32_t dense) const { return chunks[dense >> kChunkShift]; }
+    static uint32_t row(uint32_t dense) { return dense & (kChunkRows - 1); }
+  };
+  Result<const ChunkedColumn*> Column(uint32_t field_id) const;
+  // Reads every not-yet-loaded column of `field_ids` in one id-order scan.
+  Status Preload(std::span<const uint32_t> field_ids) const;
+
+  // Approximate bytes held (ids, map and loaded columns), for the cache bound.
+  uint64_t bytes() const;
+
+ private:
+  explicit TableImage(std::shared_ptr<const table::TableVersion> version)
+      : version_(std::move(version)) {}
+
+  Status LoadLocked(std::span<const uint32_t> field_ids) const;
+
+  std::shared_ptr<const table::TableVersion> version_;
+  std::vector<std::string> ids_;
+  mutable std::once_flag index_once_;
+  mutable std::unordered_map<std::string_view, uint32_t> index_;
+  mutable std::mutex mu_;
+  mutable std::map<uint32_t, std::unique_ptr<ChunkedColumn>> columns_;
+  mutable uint64_t column_bytes_ = 0;
+};
+
+// One direction of an adjacency: the neighbours of node v are targets[offsets[v]..offsets[v+1])
+// reached through edges[...] (edge dense indices), in edge id order.
+struct Csr {
+  std::vector<uint64_t> offsets;
+  std::vector<uint32_t> targets;
+  std::vector<uint32_t> edges;
+
+  std::span<const uint32_t> Targets(uint32_t v) const {
+    return {targets.data() + offsets[v], static_cast<size_t>(offsets[v + 1] - offsets[v])};
+  }
+  std::span<const uint32_t> Edges(uint32_t v) const {
+    return {edges.data() + offsets[v], static_cast<size_t>(offsets[v + 1] - offsets[v])};
+  }
+};
+
+struct Adjacency {
+  Csr out;  // Indexed by `from` dense index; targets are `to` dense indices.
+  Csr in;   // Indexed by `to` dense index; targets are `from` dense indices.
+  // Per edge dense index: its endpoints (UINT32_MAX when dangling and so left out).
+  std::vector<uint32_t> edge_src;
+  std::vector<uint32_t> edge_dst;
+
+  uint64_t bytes() const;
+};
+
+// Builds the adjacency of `edges` between the `from` and `to` node images.
+Result<std::shared_ptr<const Adjacency>> BuildAdjacency(const TableImage& edges,
+                                                        const TableImage& from,
+                                                        const TableImage& to);
+
+// A stable key for a table version: its pin fields and manifest object name.
+std::string VersionKey(const table::TableVersion& version);
+
+class ExecCache {
+ public:
+  // Keeps at most `max_entries` images plus adjacencies (least recently used evicted first).
+  explicit ExecCache(size_t max_entries = 256) : max_entries_(max_entries) {}
+
+  // `scope` names the graph (GraphView::cache_scope).
+  Result<std::shared_ptr<const TableImage>> Image(
+      std::string_view scope, const std::shared_ptr<const table::TableVersion>& version);
+  Result<std::shared_ptr<const Adjacency>> Adjacent(std::string_view scope, const TableImage& edges,
+                                                    const TableImage& from, const TableImage& to);
+
+  struct Stats {
+    uint64_t image_builds = 0;
+    uint64_t adjacency_builds = 0;
+    uint64_t hits = 0;
+    size_t entries = 0;
+  };
+  Stats stats() const;
+
+ private:
+  struct Entry {
+    std::shared_ptr<const void> value;
+    std::list<std::string>::iterator lru;
+  };
+  std::shared_ptr<const void> Get(const std::string& key);
+  void Put(const std::string& key, std::shared_ptr<const void> value);
+
+  const size_t max_entries_;
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, Entry> entries_;
+  std::list<std::string> lru_;  // Front = most recent.
+  Stats stats_;
+};
+
+}  // namespace omnigraph::query

@@ -1,0 +1,63 @@
+// Read-query execution over one GraphView (SURFACE.md §3.2–§3.3; docs/design/query-execution.md).
+//
+// BindParams turns the JSON parameter object of a run into typed values, following the
+// reference's rules: keys without '$'; an omitted nullable parameter is null; null or a missing
+// value for a non-nullable one is an error; I64/U64 as a JSON number within ±(2^53−1) or a
+// decimal string; Date/DateTime as strings (or integers: epoch days / ms); lists as arrays.
+//
+// Execute runs a checked read query: the match clauses as inner joins over node scans (property
+// filters pushed into the table scan, with fragment skipping; a keyed equality becomes an id
+// lookup) and CSR traversals, `not { }` blocks as anti-joins, then projection, implicit grouping
+// for aggregates, the total order and the limit. Rows come back as schema::Values, one per result
+// column (a bare entity column holds a list: the id, then every property in type order).
+// Search forms (nearest, bm25, rrf, search, fuzzy, match_text) are Unsupported. The executor
+// reads through `cache`, which keeps table images and adjacencies across runs.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "base/json.h"
+#include "base/status.h"
+#include "query/exec_cache.h"
+#include "query/graph_view.h"
+#include "query/typecheck.h"
+#include "schema/value.h"
+
+namespace omnigraph::query {
+
+// Values aligned with checked.decl->params. InvalidArgument naming the parameter otherwise.
+Result<std::vector<schema::Value>> BindParams(const CheckedQuery& checked, const Json& params);
+
+struct ExecOptions {
+  // The value of now() for this run (ms since the epoch, UTC): fixed per invocation.
+  int64_t now_ms = 0;
+  ExecCache* cache = nullptr;  // Required.
+};
+
+struct ExecStats {
+  uint64_t fragments_total = 0;
+  uint64_t fragments_skipped = 0;
+  uint64_t key_lookups = 0;
+  uint64_t rows_matched = 0;  // Rows after the match, before grouping and limit.
+};
+
+struct QueryResult {
+  std::vector<ResultColumn> columns;
+  std::vector<std::vector<schema::Value>> rows;
+  ExecStats stats;
+};
+
+Result<QueryResult> Execute(const GraphView& view, const CheckedQuery& checked,
+                            std::span<const schema::Value> params, const ExecOptions& options);
+
+// The JSON of one result cell (SURFACE.md §2.2 output forms): 64-bit integers beyond ±(2^53−1)
+// as decimal strings, Date as "YYYY-MM-DD", DateTime as "YYYY-MM-DDTHH:MM:SS.sssZ", lists as
+// arrays, a bare entity as an object {"id": ..., property: value, ...}.
+OrderedJson CellJson(const ResultColumn& column, const schema::Value& value);
+// {"p.name": ..., ...} per row, in column order.
+OrderedJson RowsJson(const QueryResult& result);
+
+}  // namespace omnigraph::query

@@ -1,0 +1,346 @@
+// BindParams and the JSON forms of result cells (executor.h).
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "query/executor.h"
+#include "query/literal.h"
+
+namespace omnigraph::query {
+
+using schema::PropType;
+using schema::ScalarKind;
+using schema::Value;
+
+namespace {
+
+constexpr int64_t kJsSafeMax = 9007199254740991;  // 2^53 - 1
+
+std::string JsonTypeName(const Json& v) {
+  switch (v.type()) {
+    case Json::value_t::null: return "null";
+    case Json::value_t::boolean: return "boolean";
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned:
+    case Json::value_t::number_float: return "number";
+    case Json::value_t::string: return "string";
+    case Json::value_t::array: return "array";
+    default: return "object";
+  }
+}
+
+Status ParamError(const std::string& key, const std::string& what) {
+  return InvalidArgument("param '" + key + "': " + what);
+}
+
+// An integer parameter as a (negative flag, magnitude) pair read from a JSON number within the
+// JS-safe range or a decimal string.
+Result<Value> ParseInteger(const std::string& key, const Json& v, ScalarKind kind) {
+  const std::string type_name(schema::ScalarKindName(kind));
+  if (v.is_number_integer() || v.is_number_unsigned()) {
+    if (v.is_number_unsigned()) {
+      uint64_t u = v.get<uint64_t>();
+      if (u > static_cast<uint64_t>(kJsSafeMax)) {
+        return ParamError(key, "integer " + std::to_string(u) +
+                                   " exceeds JS safe integer range; use a decimal string");
+      }
+      return Value::UInt(u);
+    }
+    int64_t i = v.get<int64_t>();
+    if (i > kJsSafeMax || i < -kJsSafeMax) {
+      return ParamError(key, "integer " + std::to_string(i) +
+                                 " exceeds JS safe integer range; use a decimal string");
+    }
+    return Value::Int(i);
+  }
+  if (v.is_string()) {
+    const std::string& s = v.get_ref<const std::string&>();
+    bool negative = !s.empty() && s[0] == '-';
+    size_t start = negative ? 1 : 0;
+    if (s.size() == start || s.size() - start > 20) {
+      return ParamError(
+          key, "expected a decimal integer string for " + type_name + ", got \"" + s + "\"");
+    }
+    uint64_t magnitude = 0;
+    for (size_t i = start; i < s.size(); ++i) {
+      if (s[i] < '0' || s[i] > '9') {
+        return ParamError(
+            key, "expected a decimal integer string for " + type_name + ", got \"" + s + "\"");
+      }
+      uint64_t digit = static_cast<uint64_t>(s[i] - '0');
+      if (magnitude > (std::numeric_limits<uint64_t>::max() - digit) / 10) {
+        return ParamError(key, "value " + s + " exceeds " + type_name + " range");
+      }
+      magnitude = magnitude * 10 + digit;
+    }
+    if (!negative) return Value::UInt(magnitude);
+    if (magnitude > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) + 1) {
+      return ParamError(key, "value " + s + " exceeds " + type_name + " range");
+    }
+    return Value::Int(magnitude == static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) + 1
+                          ? std::numeric_limits<int64_t>::min()
+                          : -static_cast<int64_t>(magnitude));
+  }
+  return ParamError(key, "expected integer, got " + JsonTypeName(v));
+}
+
+Result<Value> RangeChecked(const std::string& key, Value v, ScalarKind kind) {
+  const std::string type_name(schema::ScalarKindName(kind));
+  bool negative = v.tag() == Value::Tag::kInt && v.int_value() < 0;
+  uint64_t magnitude = v.tag() == Value::Tag::kUInt ? v.uint_value()
+                       : negative                   ? 0
+                                                    : static_cast<uint64_t>(v.int_value());
+  auto out = [&] {
+    return ParamError(key, "value " + v.DebugString() + " exceeds " + type_name + " range");
+  };
+  switch (kind) {
+    case ScalarKind::kI32:
+      if (negative ? v.int_value() < std::numeric_limits<int32_t>::min()
+                   : magnitude > static_cast<uint64_t>(std::numeric_limits<int32_t>::max())) {
+        return out();
+      }
+      return negative ? v : Value::Int(static_cast<int64_t>(magnitude));
+    case ScalarKind::kI64:
+      if (!negative && magnitude > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+        return out();
+      }
+      return negative ? v : Value::Int(static_cast<int64_t>(magnitude));
+    case ScalarKind::kU32:
+      if (negative || magnitude > std::numeric_limits<uint32_t>::max()) return out();
+      return Value::UInt(magnitude);
+    case ScalarKind::kU64:
+      if (negative) return out();
+      return Value::UInt(magnitude);
+    default: break;
+  }
+  return out();
+}
+
+Result<Value> ScalarParam(const std::string& key, const Json& v, const PropType& type) {
+  switch (type.scalar) {
+    case ScalarKind::kString:
+    case ScalarKind::kBlob:
+      if (!v.is_string()) return ParamError(key, "expected string, got " + JsonTypeName(v));
+      if (type.is_enum()) {
+        const std::string& s = v.get_ref<const std::string&>();
+        bool found = false;
+        for (const std::string& e : type.enum_values) found = found || e == s;
+        if (!found) {
+          std::string allowed;
+          for (const std::string& e : type.enum_values)
+            allowed += (allowed.empty() ? "" : ", ") + e;
+          return ParamError(key, "invalid enum value '" + s + "' (expected: " + allowed + ")");
+        }
+      }
+      return Value::String(v.get<std::string>());
+    case ScalarKind::kBool:
+      if (!v.is_boolean()) return ParamError(key, "expected boolean, got " + JsonTypeName(v));
+      return Value::Bool(v.get<bool>());
+    case ScalarKind::kI32:
+    case ScalarKind::kI64:
+    case ScalarKind::kU32:
+    case ScalarKind::kU64: {
+      OMNIGRAPH_ASSIGN_OR_RETURN(Value i, ParseInteger(key, v, type.scalar));
+      return RangeChecked(key, std::move(i), type.scalar);
+    }
+    case ScalarKind::kF32:
+    case ScalarKind::kF64: {
+      if (!v.is_number()) return ParamError(key, "expected float, got " + JsonTypeName(v));
+      double d = v.get<double>();
+      if (type.scalar == ScalarKind::kF32 && !std::isfinite(static_cast<float>(d))) {
+        return ParamError(key, "value " + std::to_string(d) + " is not a finite F32");
+      }
+      return Value::Float(
+          type.scalar == ScalarKind::kF32 ? static_cast<double>(static_cast<float>(d)) : d);
+    }
+    case ScalarKind::kDate: {
+      if (v.is_number_integer()) {
+        int64_t days = v.get<int64_t>();
+        if (days < std::numeric_limits<int32_t>::min() ||
+            days > std::numeric_limits<int32_t>::max()) {
+          return ParamError(key, "date " + std::to_string(days) + " is out of range");
+        }
+        return Value::Date(static_cast<int32_t>(days));
+      }
+      if (!v.is_string()) return ParamError(key, "expected date string, got " + JsonTypeName(v));
+      std::optional<int32_t> days = ParseDateDays(v.get_ref<const std::string&>());
+      if (!days) {
+        return ParamError(key, "invalid Date literal '" + v.get<std::string>() + "'");
+      }
+      return Value::Date(*days);
+    }
+    case ScalarKind::kDateTime: {
+      if (v.is_number_integer()) return Value::DateTime(v.get<int64_t>());
+      if (!v.is_string()) {
+        return ParamError(key, "expected datetime string, got " + JsonTypeName(v));
+      }
+      std::optional<int64_t> ms = ParseDateTimeMs(v.get_ref<const std::string&>());
+      if (!ms) return ParamError(key, "invalid DateTime literal '" + v.get<std::string>() + "'");
+      return Value::DateTime(*ms);
+    }
+    case ScalarKind::kVector: break;
+  }
+  return ParamError(key, "unsupported parameter type " + type.DisplayName());
+}
+
+}  // namespace
+
+Result<std::vector<Value>> BindParams(const CheckedQuery& checked, const Json& params) {
+  if (!params.is_null() && !params.is_object()) {
+    return InvalidArgument("params must be an object, got " + JsonTypeName(params));
+  }
+  std::vector<Value> out;
+  const std::vector<Param>& decls = checked.decl->params;
+  for (size_t i = 0; i < decls.size(); ++i) {
+    const std::string& key = decls[i].name.text;
+    const PropType& type = checked.param_types[i];
+    const Json* v = nullptr;
+    if (params.is_object()) {
+      auto it = params.find(key);
+      if (it != params.end()) v = &*it;
+    }
+    if (v == nullptr || v->is_null()) {
+      if (!type.nullable) {
+        return ParamError(key, v == nullptr ? "missing value for non-nullable parameter"
+                                            : "null is not accepted for non-nullable parameter");
+      }
+      out.push_back(Value::Null());
+      continue;
+    }
+    if (type.scalar == ScalarKind::kVector) {
+      if (!v->is_array()) {
+        return ParamError(key,
+                          "expected array for " + type.DisplayName() + ", got " + JsonTypeName(*v));
+      }
+      if (v->size() != type.vector_dim) {
+        return ParamError(key, "expected " + std::to_string(type.vector_dim) + " values for " +
+                                   type.DisplayName() + ", got " + std::to_string(v->size()));
+      }
+      std::vector<Value> items;
+      for (const Json& item : *v) {
+        if (!item.is_number())
+          return ParamError(key, "vector element '" + item.dump() + "' is not numeric");
+        items.push_back(Value::Float(item.get<double>()));
+      }
+      out.push_back(Value::List(std::move(items)));
+      continue;
+    }
+    if (type.list) {
+      if (!v->is_array()) {
+        return ParamError(key,
+                          "expected array for " + type.DisplayName() + ", got " + JsonTypeName(*v));
+      }
+      PropType element = type;
+      element.list = false;
+      element.nullable = false;
+      std::vector<Value> items;
+      for (const Json& item : *v) {
+        OMNIGRAPH_ASSIGN_OR_RETURN(Value x, ScalarParam(key, item, element));
+        items.push_back(std::move(x));
+      }
+      out.push_back(Value::List(std::move(items)));
+      continue;
+    }
+    OMNIGRAPH_ASSIGN_OR_RETURN(Value x, ScalarParam(key, *v, type));
+    out.push_back(std::move(x));
+  }
+  return out;
+}
+
+namespace {
+
+// Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+void CivilFromDays(int64_t z, int64_t& y, unsigned& m, unsigned& d) {
+  z += 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const unsigned doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  y = static_cast<int64_t>(yoe) + era * 400;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  d = doy - (153 * mp + 2) / 5 + 1;
+  m = mp < 10 ? mp + 3 : mp - 9;
+  if (m <= 2) ++y;
+}
+
+std::string FormatDate(int64_t days) {
+  int64_t y;
+  unsigned m, d;
+  CivilFromDays(days, y, m, d);
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%04" PRId64 "-%02u-%02u", y, m, d);
+  return buf;
+}
+
+std::string FormatDateTime(int64_t ms) {
+  int64_t days = ms >= 0 ? ms / 86400000 : -((-ms + 86399999) / 86400000);
+  int64_t rem = ms - days * 86400000;
+  char buf[48];
+  std::snprintf(buf, sizeof(buf), "%sT%02d:%02d:%02d.%03dZ", FormatDate(days).c_str(),
+                static_cast<int>(rem / 3600000), static_cast<int>(rem / 60000 % 60),
+                static_cast<int>(rem / 1000 % 60), static_cast<int>(rem % 1000));
+  return buf;
+}
+
+OrderedJson ValueJson(const Value& v) {
+  switch (v.tag()) {
+    case Value::Tag::kNull: return nullptr;
+    case Value::Tag::kBool: return v.bool_value();
+    case Value::Tag::kInt: {
+      int64_t i = v.int_value();
+      if (i > kJsSafeMax || i < -kJsSafeMax) return std::to_string(i);
+      return i;
+    }
+    case Value::Tag::kUInt: {
+      uint64_t u = v.uint_value();
+      if (u > static_cast<uint64_t>(kJsSafeMax)) return std::to_string(u);
+      return u;
+    }
+    case Value::Tag::kFloat: {
+      double d = v.float_value();
+      if (!std::isfinite(d)) return nullptr;
+      return d;
+    }
+    case Value::Tag::kString: return v.string_value();
+    case Value::Tag::kDate: return FormatDate(v.date_days());
+    case Value::Tag::kDateTime: return FormatDateTime(v.datetime_ms());
+    case Value::Tag::kList: {
+      OrderedJson arr = OrderedJson::array();
+      for (const Value& item : v.list_items()) arr.push_back(ValueJson(item));
+      return arr;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+OrderedJson CellJson(const ResultColumn& column, const Value& value) {
+  if (column.type.kind == ExprType::Kind::kEntity && value.tag() == Value::Tag::kList &&
+      column.type.entity != nullptr) {
+    const std::vector<Value>& items = value.list_items();
+    OrderedJson obj = OrderedJson::object();
+    obj["id"] = ValueJson(items.at(0));
+    const std::vector<schema::PropertyDef>& props = column.type.entity->properties;
+    for (size_t i = 0; i < props.size() && i + 1 < items.size(); ++i) {
+      obj[props[i].name] = ValueJson(items[i + 1]);
+    }
+    return obj;
+  }
+  return ValueJson(value);
+}
+
+OrderedJson RowsJson(const QueryResult& result) {
+  OrderedJson rows = OrderedJson::array();
+  for (const std::vector<Value>& row : result.rows) {
+    OrderedJson obj = OrderedJson::object();
+    for (size_t c = 0; c < result.columns.size(); ++c) {
+      obj[result.columns[c].name] = CellJson(result.columns[c], row[c]);
+    }
+    rows.push_back(std::move(obj));
+  }
+  return rows;
+}
+
+}  // namespace omnigraph::query
