@@ -234,22 +234,38 @@ Result<std::vector<commit::BranchInfo>> Graph::ListBranches() {
   return commit::ListBranches(runtime_, commit::StreamOptions{stamp_.checkpoint_interval, true});
 }
 
-Result<commit::Stream*> Graph::StreamOf(std::string_view branch) {
+Result<std::shared_ptr<commit::Stream>> Graph::StreamOf(std::string_view branch, bool& warm) {
   std::lock_guard lock(mu_);
   auto it = streams_.find(std::string(branch));
-  if (it != streams_.end()) return it->second.get();
+  warm = it != streams_.end();
+  if (warm) return it->second;
   OMNIGRAPH_ASSIGN_OR_RETURN(commit::ResolvedBranch resolved,
                              commit::ResolveBranch(runtime_, branch));
-  auto stream = commit::Stream::FromMetadata(
+  std::shared_ptr<commit::Stream> stream = commit::Stream::FromMetadata(
       runtime_, resolved.metadata, commit::StreamOptions{stamp_.checkpoint_interval, true});
-  commit::Stream* raw = stream.get();
-  streams_[std::string(branch)] = std::move(stream);
-  return raw;
+  streams_[std::string(branch)] = stream;
+  return stream;
 }
 
 Result<WriteResult> Graph::Write(const WriteRequest& request) {
   if (request.changes.empty()) return InvalidArgument("a write needs at least one table change");
-  OMNIGRAPH_ASSIGN_OR_RETURN(commit::Stream * stream, StreamOf(request.branch));
+  bool warm = false;
+  Result<WriteResult> written = WriteOnce(request, warm);
+  if (written.ok() || written.status().code() != Code::kBranchNotFound) return written;
+  // The handle's life of the branch was deleted; nothing was published (a retired stream takes
+  // no record). Drop the handle, and when it was a warm one, try once more against the life the
+  // name resolves to now (the branch may have been created again).
+  {
+    std::lock_guard lock(mu_);
+    streams_.erase(request.branch);
+  }
+  if (!warm) return written;
+  return WriteOnce(request, warm);
+}
+
+Result<WriteResult> Graph::WriteOnce(const WriteRequest& request, bool& warm) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<commit::Stream> stream,
+                             StreamOf(request.branch, warm));
   bool insert_only = !request.strict;
   for (const auto& [key, change] : request.changes) {
     insert_only = insert_only &&

@@ -183,7 +183,9 @@ class Graph {
   // ReadSetChanged. Every write is validated against the captured head first (engine/validate.h:
   // enums, @range, @check, keyed ids, @unique, edge endpoints, dangling edges, @card); a
   // violation, like an error from staging (KeyConflict, rows that do not fit the table),
-  // publishes nothing.
+  // publishes nothing. A warm handle whose life of the branch was deleted (the branch was deleted
+  // and perhaps created again since) is dropped and the write tried once more against the life
+  // the name resolves to now; BranchNotFound when there is none.
   Result<WriteResult> Write(const WriteRequest& request);
 
   // The migration plan from main's accepted schema to `new_source` (reads main's head and its
@@ -211,7 +213,10 @@ class Graph {
   Graph(storage::Runtime runtime, commit::StorageStamp stamp);
   Result<std::shared_ptr<const schema::Catalog>> CatalogFor(const commit::SchemaRef& schema);
   Result<Snapshot> MakeSnapshot(commit::GraphState state);
-  Result<commit::Stream*> StreamOf(std::string_view branch);
+  // The warm handle of `branch`, resolving the name when there is none; `warm` tells which.
+  Result<std::shared_ptr<commit::Stream>> StreamOf(std::string_view branch, bool& warm);
+  // One attempt of Write through StreamOf's handle.
+  Result<WriteResult> WriteOnce(const WriteRequest& request, bool& warm);
 
   storage::Runtime runtime_;
   commit::StorageStamp stamp_;
@@ -219,8 +224,10 @@ class Graph {
   std::mutex mu_;
   // Accepted schemas by content hash: archives are immutable, so this never goes stale.
   std::map<std::string, std::shared_ptr<const schema::Catalog>> catalogs_;
-  // Warm stream handles by branch name, so that repeated writes publish with no reads.
-  std::map<std::string, std::unique_ptr<commit::Stream>> streams_;
+  // Warm stream handles by branch name, so that repeated writes publish with no reads. A handle
+  // that meets BranchNotFound (its life of the name was deleted) is dropped; shared, so that a
+  // writer still using it is not left with a dangling one.
+  std::map<std::string, std::shared_ptr<commit::Stream>> streams_;
 };
 
 // The commit-layer pin and the table-layer pin carry the same fields.

@@ -322,6 +322,49 @@ TEST(GraphWriteTest, TwoWritersAppendingToOneBranchBothLandAndStrictWritesConfli
             41u);
 }
 
+// Found by the simulator (graph_writes seeds 53 and 77): a Graph kept its warm handle of a
+// branch's first life forever, so once another process deleted and re-created the branch, every
+// write of that Graph to it failed with BranchNotFound.
+TEST(GraphWriteTest, AWarmHandleOfADeletedBranchLifeIsDroppedAndTheWriteLandsOnTheNewLife) {
+  auto store = std::make_shared<storage::MemoryStore>();
+  storage::Runtime rt = storage::Runtime::ForTest(store, 1);
+  ASSERT_TRUE(Graph::Init(rt, kSchema).ok());
+  std::unique_ptr<Graph> writer = std::move(*Graph::Open(storage::Runtime::ForTest(store, 2)));
+  std::unique_ptr<Graph> admin = std::move(*Graph::Open(storage::Runtime::ForTest(store, 3)));
+  ASSERT_TRUE(admin->CreateBranch("dev", "main").ok());
+  Snapshot s0 = *writer->SnapshotOfBranch("dev");
+  WriteRequest first = Insert(s0, "node:Person", {{"Ada", "Ada", "1"}});
+  first.branch = "dev";
+  ASSERT_TRUE(writer->Write(first).ok());  // The writer now holds a warm handle of life 1.
+  ASSERT_TRUE(admin->DeleteBranch("dev").ok());
+  // While the branch does not exist, the write fails and changes nothing.
+  WriteRequest second = Insert(s0, "node:Person", {{"Bob", "Bob", "2"}});
+  second.branch = "dev";
+  Result<WriteResult> missing = writer->Write(second);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), Code::kBranchNotFound) << missing.status().ToString();
+  Result<commit::StreamMetadata> life2 = admin->CreateBranch("dev", "main");
+  ASSERT_TRUE(life2.ok()) << life2.status().ToString();
+  // Once it exists again, the writer's next write lands on the new life.
+  Result<WriteResult> again = writer->Write(second);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(again->seq, 1u);
+  Result<commit::Record> record = commit::LookupCommit(*store, again->commit_id);
+  ASSERT_TRUE(record.ok());
+  EXPECT_EQ(record->stream, life2->key);
+  Snapshot dev = *writer->SnapshotOfBranch("dev");
+  std::vector<std::string> ids = {"Ada", "Bob"};
+  EXPECT_EQ((*dev.Table("node:Person"))->Lookup(ids)->found, (std::vector<bool>{false, true}));
+  // Same for a warm handle whose life was deleted and re-created without a failed write between.
+  ASSERT_TRUE(admin->DeleteBranch("dev").ok());
+  ASSERT_TRUE(admin->CreateBranch("dev", "main").ok());
+  WriteRequest third = Insert(s0, "node:Person", {{"Cy", "Cy", "3"}});
+  third.branch = "dev";
+  Result<WriteResult> third_written = writer->Write(third);
+  ASSERT_TRUE(third_written.ok()) << third_written.status().ToString();
+  EXPECT_EQ(third_written->seq, 1u);
+}
+
 TEST(GraphTest, EveryCookbookSchemaInitialises) {
   for (const char* name : {"industry-intel", "second-brain"}) {
     SCOPED_TRACE(name);

@@ -105,7 +105,8 @@ struct TableWork {
 
 Result<schema::MigrationPlan> Graph::PlanSchema(std::string_view new_source,
                                                 const schema::PlanOptions& options) {
-  OMNIGRAPH_ASSIGN_OR_RETURN(commit::Stream * stream, StreamOf("main"));
+  bool warm = false;
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<commit::Stream> stream, StreamOf("main", warm));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const commit::GraphState> head, stream->ReadHead());
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const schema::Catalog> catalog,
                              CatalogFor(head->schema));
@@ -119,7 +120,8 @@ Result<SchemaApplyResult> Graph::ApplySchema(std::string_view new_source,
                   "schema changes are accepted only on main (ARCHITECTURE.md §5), not on branch '" +
                       options.branch + "'; apply on main, then create the branch from it");
   }
-  OMNIGRAPH_ASSIGN_OR_RETURN(commit::Stream * stream, StreamOf("main"));
+  bool warm = false;
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<commit::Stream> stream, StreamOf("main", warm));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const commit::GraphState> head, stream->ReadHead());
   if (options.expected_head && *options.expected_head != head->head_commit_id) {
     return Status(Code::kPreconditionFailed, "expected head '" + *options.expected_head +

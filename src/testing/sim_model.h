@@ -3,11 +3,18 @@
 // actors of one world; only the actor holding the turn touches it, so it needs no lock.
 #pragma once
 
+#include <map>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "commit/retention.h"
 #include "testing/sim_world.h"
+
+namespace omnigraph::engine {
+class Graph;
+}
 
 namespace omnigraph::testing {
 
@@ -32,8 +39,44 @@ struct OpEntry {
   std::string status;
 };
 
+// graph_writes: what one graph write meant to do, in the model's own terms (docs/design/
+// simulation.md "Graph writes"). Items are keyed nodes (name = key), notes unkeyed nodes, links
+// edges Item -> Item.
+struct GraphLink {
+  std::string id;
+  std::string src;
+  std::string dst;
+};
+struct GraphEffect {
+  std::vector<std::pair<std::string, std::string>> add_items;  // (id, name); tag null.
+  std::vector<std::string> add_notes;                          // Note id; text = the op id.
+  std::vector<GraphLink> add_links;
+  std::vector<std::string> del_items;
+  std::vector<std::string> del_notes;
+  std::vector<std::string> del_links;
+  std::vector<std::pair<std::string, std::string>> set_tags;  // (item id, tag).
+};
+
+// One graph write an actor attempted. The op id is carried as the record's actor and is the
+// name, note id, link id or tag the write adds, so it is findable both in records and in data.
+struct GraphOpEntry {
+  std::string op_id;
+  std::string kind;
+  std::string branch = "main";
+  GraphEffect effect;
+  OpOutcome outcome = OpOutcome::kPending;
+  std::string status;
+  // Acknowledged writes: the commit and seq (on `branch`) the WriteResult named.
+  std::string commit_id;
+  uint64_t seq = 0;
+};
+
 struct SimModel {
   std::vector<OpEntry> ops;
+  std::vector<GraphOpEntry> graph_ops;
+  // graph_writes: the Graph each writer's last incarnation ended with, by actor name. After the
+  // run each must still be able to write to every live branch (a liveness oracle).
+  std::map<std::string, std::shared_ptr<engine::Graph>> graphs;
   std::vector<commit::RetentionPlan> plans;
   // Violations found while the run was going (the in-doubt oracle).
   std::vector<std::string> violations;
@@ -43,12 +86,45 @@ struct OracleCounts {
   int streams = 0;
   int records = 0;
   int plans_checked = 0;
+  // graph_writes: seqs whose table contents were compared with the model's fold, and table pins
+  // opened.
+  int graph_seqs = 0;
+  int pins_opened = 0;
 };
 
 // Runs every end-of-run oracle against the world's backing store (no faults); appends what it
 // finds to `violations`.
 OracleCounts CheckOracles(SimWorld& world, const SimModel& model,
                           std::vector<std::string>& violations);
+
+// graph_writes, the liveness oracle (before the others): on the quiet store, every writer's last
+// Graph writes one note to main and to every live branch; these writes join the model, and one
+// that fails is a violation.
+void CheckGraphLiveness(SimWorld& world, SimModel& model, std::vector<std::string>& violations);
+
+// graph_writes: compares the graph on the backing store with the model's graph operations
+// (every acknowledged write present once where it was acknowledged, no definite failure visible,
+// in-doubt and crashed writes at most once, the tables read through Graph::SnapshotAtCommit at
+// every seq of every stream life equal to the model's fold there, every pin of every record
+// opens).
+void CheckGraphOracles(SimWorld& world, const SimModel& model, std::vector<std::string>& violations,
+                       OracleCounts& counts);
+
+// The in-doubt oracle, checked when a publish returns PublicationInDoubt (sim_scenarios.cc).
+void CheckInDoubt(ActorContext& ctx, const Status& status, SimModel& model);
+
+// A graph_writes writer: `ops` graph writes to `branches`, each tagged with a unique op id
+// (sim_graph.cc).
+ActorBody GraphWriter(SimModel& model, std::vector<std::string> branches, int ops);
+// A graph_writes branch admin: creates (from main) and deletes `branch` through its own Graph.
+ActorBody GraphBranchAdmin(std::string branch, int ops);
+
+// The schema of the graph_writes scenario.
+inline constexpr const char* kSimGraphSchema = R"(
+node Item { name: String @key  tag: String? }
+node Note { text: String? }
+edge Link: Item -> Item { }
+)";
 
 commit::StreamOptions SimStreamOptions();
 

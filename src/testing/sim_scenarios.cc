@@ -6,6 +6,7 @@
 #include "commit/branches.h"
 #include "commit/repair.h"
 #include "commit/testing_hooks.h"
+#include "engine/graph.h"
 #include "testing/sim_model.h"
 #include "testing/sim_scenarios.h"
 
@@ -86,28 +87,6 @@ class Handles {
 };
 
 std::string OutcomeCode(const Status& s) { return s.ok() ? "ok" : std::string(CodeName(s.code())); }
-
-// The in-doubt oracle: PublicationInDoubt only when the conditional creates of the record left
-// its outcome open — at least one returned Unknown (so it may land) and none was answered
-// definitely (created, or "exists" to be resolved by reading it back). Transient answers after an
-// Unknown resolve nothing, so they may be among the re-drives.
-void CheckInDoubt(ActorContext& ctx, const Status& status, SimModel& model) {
-  int unknown = 0;
-  for (const CreateAttempt& a : ctx.creates()) {
-    if (a.name != status.object()) continue;
-    if (a.outcome == 'U') ++unknown;
-    if (a.outcome == 'C' || a.outcome == 'E') {
-      model.violations.push_back(ctx.name() + ": PublicationInDoubt for " + status.object() +
-                                 " although a conditional create of it returned '" +
-                                 std::string(1, a.outcome) + "' (" + status.message() + ")");
-      return;
-    }
-  }
-  if (unknown == 0) {
-    model.violations.push_back(ctx.name() + ": PublicationInDoubt for " + status.object() +
-                               " although no conditional create of it returned Unknown");
-  }
-}
 
 // Publishes `ops` one-pin commits, each to a branch drawn from `branches`.
 ActorBody Publisher(SimModel& model, std::vector<std::string> branches, int ops) {
@@ -321,14 +300,43 @@ Status AddActors(std::string_view scenario, Random& shape, SimWorld& world, SimM
     world.AddActor("p1", Publisher(model, {"main", "b1"}, static_cast<int>(shape.Range(5, 10))));
     world.AddActor("retention", Retention(model, static_cast<int>(shape.Range(2, 4))));
     world.AddActor("repair", Repairer(static_cast<int>(shape.Range(1, 2))));
+  } else if (scenario == "graph_writes") {
+    world.AddActor("admin", GraphBranchAdmin("b1", static_cast<int>(shape.Range(1, 3))));
+    const int writers = static_cast<int>(shape.Range(2, 4));
+    for (int i = 0; i < writers; ++i) {
+      world.AddActor("w" + std::to_string(i), GraphWriter(model, {"main", "main", "main", "b1"},
+                                                          static_cast<int>(shape.Range(3, 6))));
+    }
   } else {
     return InvalidArgument("unknown scenario '" + std::string(scenario) +
-                           "' (publishers, branches, maintenance or all)");
+                           "' (publishers, branches, maintenance, graph_writes or all)");
   }
   return Status::Ok();
 }
 
 }  // namespace
+
+// The in-doubt oracle: PublicationInDoubt only when the conditional creates of the record left
+// its outcome open — at least one returned Unknown (so it may land) and none was answered
+// definitely (created, or "exists" to be resolved by reading it back). Transient answers after an
+// Unknown resolve nothing, so they may be among the re-drives.
+void CheckInDoubt(ActorContext& ctx, const Status& status, SimModel& model) {
+  int unknown = 0;
+  for (const CreateAttempt& a : ctx.creates()) {
+    if (a.name != status.object()) continue;
+    if (a.outcome == 'U') ++unknown;
+    if (a.outcome == 'C' || a.outcome == 'E') {
+      model.violations.push_back(ctx.name() + ": PublicationInDoubt for " + status.object() +
+                                 " although a conditional create of it returned '" +
+                                 std::string(1, a.outcome) + "' (" + status.message() + ")");
+      return;
+    }
+  }
+  if (unknown == 0) {
+    model.violations.push_back(ctx.name() + ": PublicationInDoubt for " + status.object() +
+                               " although no conditional create of it returned Unknown");
+  }
+}
 
 commit::StreamOptions SimStreamOptions() {
   commit::StreamOptions options;
@@ -336,26 +344,29 @@ commit::StreamOptions SimStreamOptions() {
   return options;
 }
 
-std::vector<std::string> SimScenarioNames() { return {"publishers", "branches", "maintenance"}; }
+std::vector<std::string> SimScenarioNames() {
+  return {"publishers", "branches", "maintenance", "graph_writes"};
+}
 
 std::string SimRunResult::Summary() const {
   char buf[512];
-  std::snprintf(buf, sizeof(buf),
-                "%s seed=%llu %s trace=%016llx steps=%llu faults=%llu landed=%llu crashes=%llu "
-                "chaos=%llu ops(acked=%d failed=%d in_doubt=%d crashed=%d) streams=%d "
-                "records=%d plans=%d [%s]",
-                scenario.c_str(), static_cast<unsigned long long>(seed), passed ? "PASS" : "FAIL",
-                static_cast<unsigned long long>(trace_hash),
-                static_cast<unsigned long long>(stats.steps),
-                static_cast<unsigned long long>(stats.faults),
-                static_cast<unsigned long long>(stats.deferred_landed),
-                static_cast<unsigned long long>(stats.crashes),
-                static_cast<unsigned long long>(stats.chaos), ops_acked, ops_failed, ops_in_doubt,
-                ops_crashed, streams, records, plans_checked, faults.ToString().c_str());
+  std::snprintf(
+      buf, sizeof(buf),
+      "%s seed=%llu %s trace=%016llx steps=%llu faults=%llu landed=%llu crashes=%llu "
+      "chaos=%llu ops(acked=%d failed=%d in_doubt=%d crashed=%d) streams=%d "
+      "records=%d plans=%d graph_seqs=%d pins=%d [%s]",
+      scenario.c_str(), static_cast<unsigned long long>(seed), passed ? "PASS" : "FAIL",
+      static_cast<unsigned long long>(trace_hash), static_cast<unsigned long long>(stats.steps),
+      static_cast<unsigned long long>(stats.faults),
+      static_cast<unsigned long long>(stats.deferred_landed),
+      static_cast<unsigned long long>(stats.crashes), static_cast<unsigned long long>(stats.chaos),
+      ops_acked, ops_failed, ops_in_doubt, ops_crashed, streams, records, plans_checked, graph_seqs,
+      pins_opened, faults.ToString().c_str());
   return buf;
 }
 
-Result<SimRunResult> RunSimulation(std::string_view scenario, uint64_t seed) {
+Result<SimRunResult> RunSimulation(std::string_view scenario, uint64_t seed,
+                                   const std::function<void(SimModel&)>& tamper) {
   SimRunResult out;
   out.scenario = std::string(scenario);
   out.seed = seed;
@@ -365,9 +376,18 @@ Result<SimRunResult> RunSimulation(std::string_view scenario, uint64_t seed) {
   SimWorld world(seed, out.faults);
   SimModel model;
   OMNIGRAPH_RETURN_IF_ERROR(AddActors(scenario, shape, world, model));
-  Result<commit::Record> genesis =
-      commit::CreateMainStream(world.direct_runtime(), Genesis(), std::string("setup"));
-  if (!genesis.ok()) return genesis.status().WithContext("simulation genesis");
+  const bool graph = scenario == "graph_writes";
+  if (graph) {
+    // A real graph: stamp, schema archive, empty tables, main stream.
+    Result<std::unique_ptr<engine::Graph>> init =
+        engine::Graph::Init(world.direct_runtime(), kSimGraphSchema,
+                            engine::InitOptions{std::string("setup"), kSimCheckpointInterval});
+    if (!init.ok()) return init.status().WithContext("simulation graph init");
+  } else {
+    Result<commit::Record> genesis =
+        commit::CreateMainStream(world.direct_runtime(), Genesis(), std::string("setup"));
+    if (!genesis.ok()) return genesis.status().WithContext("simulation genesis");
+  }
   world.SetChaos(Chaos);
   out.stats = world.Run();
   if (out.stats.stuck) {
@@ -388,13 +408,21 @@ Result<SimRunResult> RunSimulation(std::string_view scenario, uint64_t seed) {
                                plan.status().ToString());
     }
   }
+  if (graph) CheckGraphLiveness(world, model, out.violations);
+  if (tamper) tamper(model);
   out.violations.insert(out.violations.end(), model.violations.begin(), model.violations.end());
   OracleCounts counts = CheckOracles(world, model, out.violations);
+  if (graph) CheckGraphOracles(world, model, out.violations, counts);
+  out.graph_seqs = counts.graph_seqs;
+  out.pins_opened = counts.pins_opened;
   out.streams = counts.streams;
   out.records = counts.records;
   out.plans_checked = counts.plans_checked;
-  for (const OpEntry& op : model.ops) {
-    switch (op.outcome) {
+  std::vector<OpOutcome> outcomes;
+  for (const OpEntry& op : model.ops) outcomes.push_back(op.outcome);
+  for (const GraphOpEntry& op : model.graph_ops) outcomes.push_back(op.outcome);
+  for (OpOutcome outcome : outcomes) {
+    switch (outcome) {
       case OpOutcome::kAcked: ++out.ops_acked; break;
       case OpOutcome::kFailed: ++out.ops_failed; break;
       case OpOutcome::kInDoubt: ++out.ops_in_doubt; break;

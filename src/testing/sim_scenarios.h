@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,15 +45,22 @@ struct SimRunResult {
   int streams = 0;
   int records = 0;
   int plans_checked = 0;
+  // graph_writes: seqs whose tables were compared with the model, and record pins opened.
+  int graph_seqs = 0;
+  int pins_opened = 0;
   std::vector<std::string> trace_tail;
 
   // One line: scenario, seed, pass/fail, trace hash and counts.
   std::string Summary() const;
 };
 
+struct SimModel;
+
 // Runs one (scenario, seed). InvalidArgument for an unknown scenario; oracle failures are
-// reported in the result, not as a status.
-Result<SimRunResult> RunSimulation(std::string_view scenario, uint64_t seed);
+// reported in the result, not as a status. `tamper`, when set, edits the model after the run and
+// before the oracles judge it (tests use it to prove that a broken model is caught).
+Result<SimRunResult> RunSimulation(std::string_view scenario, uint64_t seed,
+                                   const std::function<void(SimModel&)>& tamper = {});
 
 enum class PlantedBug {
   kNone,
