@@ -72,7 +72,6 @@ KnowsRow Knows(uint64_t nodes, Gen& g) {
           static_cast<int>(15000 + g.Next() % 5000)};
 }
 
-
 // Writes the NDJSON file; returns its size in bytes.
 uint64_t Generate(const std::string& path, uint64_t nodes, uint64_t edges) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
