@@ -1,7 +1,5 @@
 #include "engine/graph.h"
 
-#include "table/row_gather.h"
-
 #include "base/ids.h"
 #include "commit/branches.h"
 #include "commit/names.h"
