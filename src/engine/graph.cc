@@ -10,7 +10,6 @@
 #include "schema/identity.h"
 #include "schema/ir_json.h"
 #include "table/column_builder.h"
-#include "table/row_gather.h"
 
 namespace omnigraph::engine {
 
@@ -274,29 +273,6 @@ Result<WriteResult> Graph::WriteOnce(const WriteRequest& request, bool& warm) {
     // mistaken for a moved head below.
     OMNIGRAPH_RETURN_IF_ERROR(stream->ReadHead().status());
   }
-  // Validation reads the rows from memory: changes whose rows were written ahead (a streaming
-  // load) are read back once, here, for it.
-  std::map<std::string, TableChange> read_back;
-  bool has_pending = false;
-  for (const auto& [key, change] : request.changes) has_pending = has_pending || change.pending;
-  if (has_pending) {
-    for (const auto& [key, change] : request.changes) {
-      TableChange& copy = read_back[key];
-      copy.op = change.op;
-      copy.ids = change.ids;
-      if (change.pending) {
-        OMNIGRAPH_ASSIGN_OR_RETURN(copy.rows, tables_->ReadPending(*change.pending));
-      } else {
-        std::vector<table::Column> columns;
-        for (size_t c = 0; c < change.rows.num_columns(); ++c) {
-          columns.push_back(table::CopyColumn(change.rows.column(c)));
-        }
-        copy.rows =
-            table::ColumnBatch(change.rows.schema(), std::move(columns), change.rows.num_rows());
-      }
-    }
-  }
-  const std::map<std::string, TableChange>& validated = has_pending ? read_back : request.changes;
   commit::PublishRequest publish;
   publish.insert_only = insert_only;
   publish.expected_head = request.expected_head;
@@ -313,7 +289,7 @@ Result<WriteResult> Graph::WriteOnce(const WriteRequest& request, bool& warm) {
     OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const schema::Catalog> catalog,
                                CatalogFor(base.schema));
     OMNIGRAPH_RETURN_IF_ERROR(ValidateWrite(
-        *catalog, validated,
+        *catalog, request.changes,
         [&](std::string_view key) -> Result<std::shared_ptr<const table::TableVersion>> {
           const commit::TableState* t = base.FindByKey(key);
           if (t == nullptr) {
@@ -322,7 +298,14 @@ Result<WriteResult> Graph::WriteOnce(const WriteRequest& request, bool& warm) {
           }
           return tables_->Open(ToTablePin(t->pin));
         },
-        request.row_label));
+        request.row_label,
+        // A streaming load's rows are read back one pre-written fragment at a time.
+        [&](const TableChange& change,
+            const std::function<Status(const table::ColumnBatch&)>& sink) -> Status {
+          if (!change.pending) return sink(change.rows);
+          return tables_->ScanPending(*change.pending,
+                                      [&](table::ColumnBatch batch) { return sink(batch); });
+        }));
     // Stage every touched table in parallel against (stream, seq) of the captured head.
     const table::StagedAgainst against{base.stream, base.seq};
     std::vector<std::pair<const std::string*, const TableChange*>> work;

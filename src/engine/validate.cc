@@ -92,22 +92,32 @@ Status ScanFields(const table::TableVersion& version, const std::vector<uint32_t
 class WriteValidator {
  public:
   WriteValidator(const schema::Catalog& catalog, const std::map<std::string, TableChange>& changes,
-                 const OpenTableFn& open_base, const RowLabel& label)
-      : catalog_(catalog), changes_(changes), open_base_(open_base), label_(label) {}
+                 const OpenTableFn& open_base, const RowLabel& label, const RowBatchesFn& batches)
+      : catalog_(catalog),
+        changes_(changes),
+        open_base_(open_base),
+        label_(label),
+        batches_(batches) {}
 
   Status Run() {
     for (const auto& [key, change] : changes_) {
       const schema::TypeDef* type = catalog_.FindByTableKey(key);
       if (type == nullptr) return InvalidArgument("no table '" + key + "' in the schema");
       if (HasRows(change)) {
-        const table::Column* ids = change.rows.FindColumn(table::kIdFieldId);
-        if (ids == nullptr) return InvalidArgument("the rows for " + key + " have no id column");
-        if (type->kind == schema::TypeKind::kEdge &&
-            (change.rows.FindColumn(table::kSrcFieldId) == nullptr ||
-             change.rows.FindColumn(table::kDstFieldId) == nullptr)) {
-          return InvalidArgument("the rows for " + key + " have no src/dst columns");
-        }
-        OMNIGRAPH_RETURN_IF_ERROR(ValidateRows(*type, change.rows, label_));
+        OMNIGRAPH_RETURN_IF_ERROR(
+            ForEachBatch(change, [&](const table::ColumnBatch& rows, uint64_t first) -> Status {
+              if (rows.FindColumn(table::kIdFieldId) == nullptr) {
+                return InvalidArgument("the rows for " + key + " have no id column");
+              }
+              if (type->kind == schema::TypeKind::kEdge &&
+                  (rows.FindColumn(table::kSrcFieldId) == nullptr ||
+                   rows.FindColumn(table::kDstFieldId) == nullptr)) {
+                return InvalidArgument("the rows for " + key + " have no src/dst columns");
+              }
+              return ValidateRows(*type, rows, [&](std::string_view k, uint64_t row) {
+                return label_(k, first + row);
+              });
+            }));
         OMNIGRAPH_RETURN_IF_ERROR(CheckUnique(*type, key, change));
       }
     }
@@ -132,10 +142,29 @@ class WriteValidator {
     return v;
   }
 
-  // The ids the change puts into the table, and the ids it removes by name.
-  static std::unordered_set<std::string_view> BatchIds(const TableChange& c) {
-    std::unordered_set<std::string_view> out;
-    if (HasRows(c)) {
+  // Visits the rows of a change with rows batch by batch, with the row number of each batch's
+  // first row (a streaming load's pre-written fragments one at a time).
+  Status ForEachBatch(const TableChange& c,
+                      const std::function<Status(const table::ColumnBatch&, uint64_t)>& fn) {
+    uint64_t first = 0;
+    auto visit = [&](const table::ColumnBatch& batch) -> Status {
+      OMNIGRAPH_RETURN_IF_ERROR(fn(batch, first));
+      first += batch.num_rows();
+      return Status::Ok();
+    };
+    if (batches_) return batches_(c, visit);
+    return visit(c.rows);
+  }
+
+  // The ids the change puts into the table (views into the change, which outlives the check),
+  // computed once per change.
+  const std::unordered_set<std::string_view>& BatchIds(const TableChange& c) {
+    auto [it, inserted] = ids_.try_emplace(&c);
+    if (!inserted) return it->second;
+    std::unordered_set<std::string_view>& out = it->second;
+    if (c.pending) {
+      out.insert(c.pending->ids.begin(), c.pending->ids.end());
+    } else if (HasRows(c)) {
       for (uint64_t r = 0; r < c.rows.num_rows(); ++r) out.insert(IdAt(c.rows, r));
     }
     return out;
@@ -158,7 +187,7 @@ class WriteValidator {
       if (c.kind == schema::ConstraintKind::kUnique) uniques.push_back(&c);
     }
     if (uniques.empty()) return Status::Ok();
-    const std::unordered_set<std::string_view> replaced = BatchIds(change);
+    const std::unordered_set<std::string_view>& replaced = BatchIds(change);
     for (const schema::Constraint* c : uniques) {
       std::vector<uint32_t> fields;
       std::string names;
@@ -173,26 +202,31 @@ class WriteValidator {
         for (size_t i = 0; i < t.size(); ++i) out += (i ? ", " : "") + ValueText(t[i]);
         return out + ")";
       };
-      // Tuple -> (id, batch row) of the new rows.
+      // Tuple -> (id, row) of the new rows.
       std::map<std::vector<Value>, std::pair<std::string, uint64_t>> held;
-      for (uint64_t r = 0; r < change.rows.num_rows(); ++r) {
-        std::vector<Value> tuple;
-        bool has_null = false;
-        for (uint32_t f : fields) {
-          const table::Column* col = change.rows.FindColumn(f);
-          Value v = col == nullptr ? Value::Null() : query::ValueAt(*col, r);
-          has_null = has_null || v.is_null();
-          tuple.push_back(std::move(v));
-        }
-        if (has_null) continue;
-        std::string id(IdAt(change.rows, r));
-        auto [it, inserted] = held.try_emplace(std::move(tuple), id, r);
-        if (!inserted && it->second.first != id) {
-          return Violation(label_, key, r,
-                           "@unique violation on " + what + ": value '" + tuple_text(it->first) +
-                               "' held by '" + it->second.first + "' and '" + id + "'");
-        }
-      }
+      OMNIGRAPH_RETURN_IF_ERROR(
+          ForEachBatch(change, [&](const table::ColumnBatch& rows, uint64_t first) -> Status {
+            for (uint64_t r = 0; r < rows.num_rows(); ++r) {
+              std::vector<Value> tuple;
+              bool has_null = false;
+              for (uint32_t f : fields) {
+                const table::Column* col = rows.FindColumn(f);
+                Value v = col == nullptr ? Value::Null() : query::ValueAt(*col, r);
+                has_null = has_null || v.is_null();
+                tuple.push_back(std::move(v));
+              }
+              if (has_null) continue;
+              std::string id(IdAt(rows, r));
+              auto [it, inserted] = held.try_emplace(std::move(tuple), id, first + r);
+              if (!inserted && it->second.first != id) {
+                return Violation(label_, key, first + r,
+                                 "@unique violation on " + what + ": value '" +
+                                     tuple_text(it->first) + "' held by '" + it->second.first +
+                                     "' and '" + id + "'");
+              }
+            }
+            return Status::Ok();
+          }));
       if (change.op == Op::kOverwrite || held.empty()) continue;
       OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> base, Base(key));
       std::vector<uint32_t> scan_fields = {table::kIdFieldId};
@@ -232,10 +266,12 @@ class WriteValidator {
     const std::string key = node.table_key();
     auto it = changes_.find(key);
     const TableChange* change = it == changes_.end() ? nullptr : &it->second;
-    std::unordered_set<std::string_view> added, deleted;
-    if (change != nullptr) {
-      added = BatchIds(*change);
-      if (change->op == Op::kDelete) deleted.insert(change->ids.begin(), change->ids.end());
+    static const std::unordered_set<std::string_view> kNoIds;
+    const std::unordered_set<std::string_view>& added =
+        change != nullptr ? BatchIds(*change) : kNoIds;
+    std::unordered_set<std::string_view> deleted;
+    if (change != nullptr && change->op == Op::kDelete) {
+      deleted.insert(change->ids.begin(), change->ids.end());
     }
     std::vector<bool> found(ids.size(), false);
     std::vector<std::string> ask;
@@ -260,31 +296,34 @@ class WriteValidator {
 
   Status CheckEndpoints(const schema::TypeDef& edge, const std::string& key,
                         const TableChange& change) {
-    const table::Column* src = change.rows.FindColumn(table::kSrcFieldId);
-    const table::Column* dst = change.rows.FindColumn(table::kDstFieldId);
+    const schema::TypeDef* nodes[2] = {catalog_.FindById(edge.from.type_id),
+                                       catalog_.FindById(edge.to.type_id)};
     for (int side = 0; side < 2; ++side) {
-      const schema::TypeRef& ref = side == 0 ? edge.from : edge.to;
-      const table::Column* col = side == 0 ? src : dst;
-      const schema::TypeDef* node = catalog_.FindById(ref.type_id);
-      if (node == nullptr || node->kind != schema::TypeKind::kNode) {
+      if (nodes[side] == nullptr || nodes[side]->kind != schema::TypeKind::kNode) {
+        const schema::TypeRef& ref = side == 0 ? edge.from : edge.to;
         return InvalidArgument("edge " + edge.name + " names endpoint type '" + ref.name +
                                "', which is not a node type");
       }
-      std::vector<std::string> ids;
-      ids.reserve(change.rows.num_rows());
-      for (uint64_t r = 0; r < change.rows.num_rows(); ++r) {
-        ids.emplace_back(col->StringAt(r));
-      }
-      OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<bool> found, NodesExist(*node, ids));
-      for (uint64_t r = 0; r < ids.size(); ++r) {
-        if (!found[r]) {
-          return Violation(label_, key, r,
-                           "edge " + edge.name + " " + (side == 0 ? "from" : "to") + " '" + ids[r] +
-                               "': no " + node->name + " with that id");
+    }
+    // Batch by batch, so a streaming load holds one batch of endpoints at a time.
+    return ForEachBatch(change, [&](const table::ColumnBatch& rows, uint64_t first) -> Status {
+      for (int side = 0; side < 2; ++side) {
+        const table::Column* col =
+            rows.FindColumn(side == 0 ? table::kSrcFieldId : table::kDstFieldId);
+        std::vector<std::string> ids;
+        ids.reserve(rows.num_rows());
+        for (uint64_t r = 0; r < rows.num_rows(); ++r) ids.emplace_back(col->StringAt(r));
+        OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<bool> found, NodesExist(*nodes[side], ids));
+        for (uint64_t r = 0; r < ids.size(); ++r) {
+          if (!found[r]) {
+            return Violation(label_, key, first + r,
+                             "edge " + edge.name + " " + (side == 0 ? "from" : "to") + " '" +
+                                 ids[r] + "': no " + nodes[side]->name + " with that id");
+          }
         }
       }
-    }
-    return Status::Ok();
+      return Status::Ok();
+    });
   }
 
   Status CheckDangling(const schema::TypeDef& node, const std::string& key,
@@ -294,7 +333,7 @@ class WriteValidator {
     if (change.op == Op::kDelete) {
       for (uint64_t i = 0; i < change.ids.size(); ++i) removed.emplace(change.ids[i], i);
     } else {
-      const std::unordered_set<std::string_view> kept = BatchIds(change);
+      const std::unordered_set<std::string_view>& kept = BatchIds(change);
       OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> base, Base(key));
       OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<std::string> ids, base->Ids());
       for (std::string& id : ids) {
@@ -308,12 +347,12 @@ class WriteValidator {
       const std::string edge_key = edge.table_key();
       auto it = changes_.find(edge_key);
       const TableChange* edge_change = it == changes_.end() ? nullptr : &it->second;
-      std::unordered_set<std::string_view> replaced, deleted;
-      if (edge_change != nullptr) {
-        replaced = BatchIds(*edge_change);
-        if (edge_change->op == Op::kDelete) {
-          deleted.insert(edge_change->ids.begin(), edge_change->ids.end());
-        }
+      static const std::unordered_set<std::string_view> kNoIds;
+      const std::unordered_set<std::string_view>& replaced =
+          edge_change != nullptr ? BatchIds(*edge_change) : kNoIds;
+      std::unordered_set<std::string_view> deleted;
+      if (edge_change != nullptr && edge_change->op == Op::kDelete) {
+        deleted.insert(edge_change->ids.begin(), edge_change->ids.end());
       }
       OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> base, Base(edge_key));
       OMNIGRAPH_RETURN_IF_ERROR(ScanFields(
@@ -345,14 +384,19 @@ class WriteValidator {
     // Sources the write touches: those of new rows and of the base rows it replaces or removes.
     std::map<std::string, int64_t> count;  // source -> edges after the write
     std::map<std::string, uint64_t> row_of;
-    const table::Column* src =
-        HasRows(change) ? change.rows.FindColumn(table::kSrcFieldId) : nullptr;
-    for (uint64_t r = 0; src != nullptr && r < change.rows.num_rows(); ++r) {
-      std::string s(src->StringAt(r));
-      ++count[s];
-      row_of.try_emplace(s, r);
+    if (HasRows(change)) {
+      OMNIGRAPH_RETURN_IF_ERROR(
+          ForEachBatch(change, [&](const table::ColumnBatch& rows, uint64_t first) -> Status {
+            const table::Column* src = rows.FindColumn(table::kSrcFieldId);
+            for (uint64_t r = 0; r < rows.num_rows(); ++r) {
+              std::string s(src->StringAt(r));
+              ++count[s];
+              row_of.try_emplace(s, first + r);
+            }
+            return Status::Ok();
+          }));
     }
-    const std::unordered_set<std::string_view> replaced = BatchIds(change);
+    const std::unordered_set<std::string_view>& replaced = BatchIds(change);
     std::unordered_set<std::string_view> deleted;
     if (change.op == Op::kDelete) deleted.insert(change.ids.begin(), change.ids.end());
     if (change.op != Op::kOverwrite) {
@@ -403,7 +447,9 @@ class WriteValidator {
   const std::map<std::string, TableChange>& changes_;
   const OpenTableFn& open_base_;
   const RowLabel& label_;
+  const RowBatchesFn& batches_;
   std::map<std::string, std::shared_ptr<const table::TableVersion>> bases_;
+  std::map<const TableChange*, std::unordered_set<std::string_view>> ids_;
 };
 
 }  // namespace
@@ -509,9 +555,10 @@ Status ValidateRows(const schema::TypeDef& type, const table::ColumnBatch& rows,
 
 Status ValidateWrite(const schema::Catalog& catalog,
                      const std::map<std::string, TableChange>& changes,
-                     const OpenTableFn& open_base, const RowLabel& label) {
+                     const OpenTableFn& open_base, const RowLabel& label,
+                     const RowBatchesFn& batches) {
   const RowLabel fallback = DefaultRowLabel;
-  return WriteValidator(catalog, changes, open_base, label ? label : fallback).Run();
+  return WriteValidator(catalog, changes, open_base, label ? label : fallback, batches).Run();
 }
 
 }  // namespace omnigraph::engine

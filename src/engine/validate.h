@@ -44,9 +44,17 @@ std::string DefaultRowLabel(std::string_view table_key, uint64_t row);
 Status ValidateRows(const schema::TypeDef& type, const table::ColumnBatch& rows,
                     const RowLabel& label);
 
-// Every check above for `changes` against the tables `open_base` returns.
+// Calls `sink` with the rows of a change that has rows, batch by batch in row order (for a
+// streaming load, its pre-written fragments one at a time). Unset: `change.rows` as one batch.
+using RowBatchesFn = std::function<Status(
+    const TableChange& change, const std::function<Status(const table::ColumnBatch&)>& sink)>;
+
+// Every check above for `changes` against the tables `open_base` returns. The checks hold one
+// batch of rows at a time plus what crosses batches: the ids each change writes (views into the
+// change), the key tuples of @unique properties, and per-source edge counts for @card.
 Status ValidateWrite(const schema::Catalog& catalog,
                      const std::map<std::string, TableChange>& changes,
-                     const OpenTableFn& open_base, const RowLabel& label);
+                     const OpenTableFn& open_base, const RowLabel& label,
+                     const RowBatchesFn& batches = {});
 
 }  // namespace omnigraph::engine

@@ -124,6 +124,9 @@ class TableStore {
   // The live rows of `rows` (superseded rows left out), fragment by fragment in row order, as
   // one batch in `rows.schema`. Corruption / storage failures as reading a version reports.
   Result<ColumnBatch> ReadPending(const PendingRows& rows) const;
+  // The same rows, one batch per fragment (in fragment order, superseded rows left out), so a
+  // reader holds one fragment's rows at a time.
+  Status ScanPending(const PendingRows& rows, const BatchSink& sink) const;
 
   // The version `pin` names. NotFound when its manifest is absent (e.g. cleaned up); Corruption
   // naming the manifest when it is malformed, or when its table identity, staged_version,

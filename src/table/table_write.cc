@@ -337,7 +337,11 @@ Result<TablePin> TableStore::OverwritePending(const TablePin& base, const Pendin
   return Stage(*ctx_, std::move(m), std::move(deleted));
 }
 
-Result<ColumnBatch> TableStore::ReadPending(const PendingRows& rows) const {
+namespace {
+
+// A version over pending fragments (no deletion vectors), for reading them back.
+TableVersion PendingVersion(const std::shared_ptr<internal::TableContext>& ctx,
+                            const PendingRows& rows) {
   auto m = std::make_shared<TableManifest>();
   m->table_key = "pending";
   m->stable_table_id = rows.table.stable_table_id;
@@ -345,21 +349,42 @@ Result<ColumnBatch> TableStore::ReadPending(const PendingRows& rows) const {
   m->schema = rows.schema;
   m->fragments = rows.fragments;
   for (FragmentEntry& f : m->fragments) f.deletion.reset();
+  return TableVersion(ctx, std::move(m), "pending rows of " + rows.table.Root());
+}
+
+// The live rows of fragment `f` (superseded ones left out).
+void LivePendingRows(const PendingRows& rows, uint32_t f, std::vector<RowRef>& out) {
+  auto it = rows.superseded.find(f);
+  const std::vector<uint32_t>* gone = it == rows.superseded.end() ? nullptr : &it->second;
+  size_t g = 0;
+  for (uint32_t r = 0; r < rows.fragments[f].rows; ++r) {
+    if (gone != nullptr && g < gone->size() && (*gone)[g] == r) {
+      ++g;
+      continue;
+    }
+    out.push_back(RowRef{f, r});
+  }
+}
+
+}  // namespace
+
+Result<ColumnBatch> TableStore::ReadPending(const PendingRows& rows) const {
+  std::vector<RowRef> live;
+  for (uint32_t f = 0; f < rows.fragments.size(); ++f) LivePendingRows(rows, f, live);
+  return PendingVersion(ctx_, rows).Gather(rows.schema, live);
+}
+
+Status TableStore::ScanPending(const PendingRows& rows, const BatchSink& sink) const {
+  const TableVersion pending = PendingVersion(ctx_, rows);
   std::vector<RowRef> live;
   for (uint32_t f = 0; f < rows.fragments.size(); ++f) {
-    auto it = rows.superseded.find(f);
-    const std::vector<uint32_t>* gone = it == rows.superseded.end() ? nullptr : &it->second;
-    size_t g = 0;
-    for (uint32_t r = 0; r < rows.fragments[f].rows; ++r) {
-      if (gone != nullptr && g < gone->size() && (*gone)[g] == r) {
-        ++g;
-        continue;
-      }
-      live.push_back(RowRef{f, r});
-    }
+    live.clear();
+    LivePendingRows(rows, f, live);
+    if (live.empty()) continue;
+    OMNIGRAPH_ASSIGN_OR_RETURN(ColumnBatch batch, pending.Gather(rows.schema, live));
+    OMNIGRAPH_RETURN_IF_ERROR(sink(std::move(batch)));
   }
-  const TableVersion pending(ctx_, std::move(m), "pending rows of " + rows.table.Root());
-  return pending.Gather(rows.schema, live);
+  return Status::Ok();
 }
 
 Result<TablePin> TableStore::Create(const NewTable& table, const ColumnBatch& rows,
