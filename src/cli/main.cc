@@ -120,6 +120,13 @@ Result<int64_t> DurationMicros(const std::string& text) {
   return n * kUnit.at(text.back());
 }
 
+// A read or mutation ready to run.
+struct QueryRun {
+  std::string source;
+  Json params;
+  std::unique_ptr<Database> db;
+};
+
 std::string CommitText(const Json& j) {
   return j.contains("commit") && j["commit"].is_string()
              ? "commit " + j["commit"].get<std::string>()
@@ -276,6 +283,14 @@ int Main(int argc, char** argv) {
   // mutate [NAME] (--query F | -e SRC) [--params JSON | --params-file F] [--branch B]
   //        [--if-commit ID] URI
   std::string query_name, query_file, query_src, params_text, params_file, if_commit;
+  // What read and mutate both do first: read the source and the parameters, open the graph.
+  auto prepare_query = [&]() -> Result<QueryRun> {
+    QueryRun q;
+    OMNIGRAPH_ASSIGN_OR_RETURN(q.source, QuerySource(query_file, query_src));
+    OMNIGRAPH_ASSIGN_OR_RETURN(q.params, Params(params_text, params_file));
+    OMNIGRAPH_ASSIGN_OR_RETURN(q.db, run.Open());
+    return q;
+  };
   // The options read and mutate share: the source, the parameters, the branch.
   auto query_options = [&](CLI::App* cmd) {
     cmd->add_option("--query", query_file, "A .gq file");
@@ -298,21 +313,15 @@ int Main(int argc, char** argv) {
   mutate->callback([&] {
     g.uri = mutate_args.back();
     if (mutate_args.size() == 2) query_name = mutate_args.front();
-    Result<std::string> source = QuerySource(query_file, query_src);
-    Result<Json> params = source.ok() ? Params(params_text, params_file) : source.status();
-    if (!params.ok()) {
-      rc = Fail(params.status());
-      return;
-    }
-    Result<std::unique_ptr<Database>> db = run.Open();
-    if (!db.ok()) {
-      rc = Fail(db.status());
+    Result<QueryRun> q = prepare_query();
+    if (!q.ok()) {
+      rc = Fail(q.status());
       return;
     }
     WriteTarget target;
     target.branch = branch;
     if (!if_commit.empty()) target.if_commit = if_commit;
-    Result<Json> out = (*db)->Mutate(*source, query_name, *params, target);
+    Result<Json> out = q->db->Mutate(q->source, query_name, q->params, target);
     if (!out.ok()) {
       rc = Fail(out.status());
       return;
@@ -421,21 +430,15 @@ int Main(int argc, char** argv) {
   query_cmd->callback([&] {
     g.uri = query_args.back();
     if (query_args.size() == 2) query_name = query_args.front();
-    Result<std::string> source = QuerySource(query_file, query_src);
-    Result<Json> params = source.ok() ? Params(params_text, params_file) : source.status();
-    if (!params.ok()) {
-      rc = Fail(params.status());
-      return;
-    }
-    Result<std::unique_ptr<Database>> db = run.Open();
-    if (!db.ok()) {
-      rc = Fail(db.status());
+    Result<QueryRun> q = prepare_query();
+    if (!q.ok()) {
+      rc = Fail(q.status());
       return;
     }
     ReadTarget target;
     target.branch = branch;
     if (!snapshot_id.empty()) target.snapshot = snapshot_id;
-    Result<OrderedJson> out = (*db)->Query(*source, query_name, *params, target);
+    Result<OrderedJson> out = q->db->Query(q->source, query_name, q->params, target);
     Status printed = out.ok() ? PrintRows(*out, g.json ? "json" : format) : out.status();
     if (!printed.ok()) rc = Fail(printed);
   });

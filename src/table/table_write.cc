@@ -17,6 +17,22 @@ namespace omnigraph::table {
 
 namespace {
 
+// For an overwrite: the base ids the new image leaves out (to delete), and how many it keeps.
+std::pair<std::vector<std::string>, uint64_t> SplitOverwritten(
+    const internal::IdIndex& base, const std::unordered_set<std::string_view>& incoming) {
+  std::vector<std::string> deleted;
+  uint64_t updated = 0;
+  for (const RowRef& ref : base.sorted) {
+    const std::string_view id = base.IdAt(ref);
+    if (incoming.contains(id)) {
+      ++updated;
+    } else {
+      deleted.emplace_back(id);
+    }
+  }
+  return {std::move(deleted), updated};
+}
+
 using internal::TableContext;
 
 // The ids of a well-formed batch, in row order. InvalidArgument for a missing id column, an
@@ -319,16 +335,7 @@ Result<TablePin> TableStore::OverwritePending(const TablePin& base, const Pendin
   OMNIGRAPH_RETURN_IF_ERROR(CheckPending(b, rows));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const internal::IdIndex> index, ctx_->Index(b));
   const std::unordered_set<std::string_view> incoming(rows.ids.begin(), rows.ids.end());
-  std::vector<std::string> deleted;
-  uint64_t updated = 0;
-  for (const RowRef& ref : index->sorted) {
-    const std::string_view id = index->IdAt(ref);
-    if (incoming.contains(id)) {
-      ++updated;
-    } else {
-      deleted.emplace_back(id);
-    }
-  }
+  auto [deleted, updated] = SplitOverwritten(*index, incoming);
   TableManifest m = NextManifest(b, Operation::kOverwrite, against);
   m.schema = rows.schema;
   m.updated_ids_count = updated;
@@ -477,16 +484,7 @@ Result<TablePin> TableStore::Overwrite(const TablePin& base, const ColumnBatch& 
   OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<std::string_view> ids, BatchIds(rows));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const internal::IdIndex> index, ctx_->Index(b));
   const std::unordered_set<std::string_view> incoming(ids.begin(), ids.end());
-  std::vector<std::string> deleted;
-  uint64_t updated = 0;
-  for (const RowRef& ref : index->sorted) {
-    const std::string_view id = index->IdAt(ref);
-    if (incoming.contains(id)) {
-      ++updated;
-    } else {
-      deleted.emplace_back(id);
-    }
-  }
+  auto [deleted, updated] = SplitOverwritten(*index, incoming);
   TableManifest m = NextManifest(b, Operation::kOverwrite, against);
   m.schema = rows.schema();
   m.fragments.clear();
