@@ -305,7 +305,8 @@ Result<WriteResult> Graph::WriteOnce(const WriteRequest& request, bool& warm) {
           if (!change.pending) return sink(change.rows);
           return tables_->ScanPending(*change.pending,
                                       [&](table::ColumnBatch batch) { return sink(batch); });
-        }));
+        },
+        request.sort_bytes));
     // Stage every touched table in parallel against (stream, seq) of the captured head.
     const table::StagedAgainst against{base.stream, base.seq};
     std::vector<std::pair<const std::string*, const TableChange*>> work;

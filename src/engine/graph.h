@@ -81,6 +81,9 @@ struct WriteRequest {
   // The commit the changes were computed from. A strict write whose captured head is another
   // commit gets ReadSetChanged.
   std::optional<std::string> planned_on;
+  // Memory for validation's sorts (ids, endpoints, @unique tuples, @card sources); past it they
+  // go to temporary files.
+  uint64_t sort_bytes = kSorterMemoryBytes;
 };
 
 struct WriteResult {

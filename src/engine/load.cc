@@ -23,52 +23,117 @@ namespace {
 
 std::string LinePrefix(uint64_t line) { return "line " + std::to_string(line) + ": "; }
 
-// Per table key, the input line of each row of a change.
-using LineMap = std::map<std::string, std::vector<uint64_t>, std::less<>>;
+// A row's place in the pending fragments of its type: fragment, row, and the line that gave it,
+// encoded big-endian so that a type's records of one id sort in input order.
+std::string EncodePlace(uint32_t fragment, uint32_t row, uint64_t line) {
+  std::string out(16, '\0');
+  for (int i = 0; i < 4; ++i) out[i] = static_cast<char>(fragment >> (24 - 8 * i));
+  for (int i = 0; i < 4; ++i) out[4 + i] = static_cast<char>(row >> (24 - 8 * i));
+  for (int i = 0; i < 8; ++i) out[8 + i] = static_cast<char>(line >> (56 - 8 * i));
+  return out;
+}
 
-// Where the row of an id is: pending fragment `fragment` (or the batch being built when it is
-// the next fragment's index), row `row`; and the line that gave it.
-struct RowPlace {
-  uint32_t fragment = 0;
+uint64_t BigEndianAt(std::string_view bytes, size_t offset, int width) {
+  uint64_t v = 0;
+  for (int i = 0; i < width; ++i) v = (v << 8) | static_cast<uint8_t>(bytes[offset + i]);
+  return v;
+}
+
+// Where a row of the batch being built is, and the line that gave it.
+struct BatchPlace {
   uint32_t row = 0;
   uint64_t line = 0;
 };
 
-// The rows of one type that the input names: the batch being built, the fragments written so
-// far, and where each id is.
+// The rows of one type that the input names: the batch being built and the fragments written.
 struct TypeRows {
-  TypeRows(query::RowsBuilder b, table::TableId table) : builder(std::move(b)) {
+  TypeRows(query::RowsBuilder b, table::TableId table, uint16_t type_ordinal)
+      : builder(std::move(b)), ordinal(type_ordinal) {
     pending = std::make_shared<table::PendingRows>();
     pending->table = table;
   }
 
   query::RowsBuilder builder;
+  uint16_t ordinal;  // The type's prefix in the loader's id sort.
   std::shared_ptr<table::PendingRows> pending;
-  std::unordered_map<std::string, RowPlace> ids;
+  // The ids of the batch being built (cleared when it is written).
+  std::unordered_map<std::string, BatchPlace> batch_ids;
   // Rows of the batch being built that a later line of the same id replaced.
   std::vector<uint64_t> superseded;
-  // The line of each row of the batch being built, and of each written fragment's rows.
+  // The line of each row of the batch being built.
   std::vector<uint64_t> batch_lines;
-  std::vector<std::vector<uint64_t>> fragment_lines;
+  // Per written fragment, the index of its first row's line in the lines file.
+  std::vector<uint64_t> fragment_line_start;
   uint64_t batch_bytes = 0;  // Input bytes of the lines in the batch being built.
   uint64_t records = 0;
 };
 
+// The input line of each row the write validates, for its "line N" labels. The lines of every
+// written row sit in a temporary file (8 bytes each, fragment after fragment), so they take no
+// memory; a label is computed only for a violation.
+class RowLines {
+ public:
+  struct Type {
+    std::vector<uint64_t> fragment_line_start;
+    std::vector<uint32_t> fragment_rows;
+    std::map<uint32_t, std::vector<uint32_t>> superseded;
+  };
+
+  explicit RowLines(std::unique_ptr<TempFile> file) : file_(std::move(file)) {}
+  TempFile& file() { return *file_; }
+  void AddType(std::string key, Type type) { types_.emplace(std::move(key), std::move(type)); }
+
+  // The line of live row `row` (rows numbered across fragments, superseded ones left out).
+  std::string Label(std::string_view table_key, uint64_t row) const {
+    auto it = types_.find(table_key);
+    if (it == types_.end()) return std::string(table_key);
+    const Type& t = it->second;
+    for (uint32_t f = 0; f < t.fragment_rows.size(); ++f) {
+      auto gone = t.superseded.find(f);
+      const std::vector<uint32_t> none;
+      const std::vector<uint32_t>& skip = gone == t.superseded.end() ? none : gone->second;
+      const uint64_t live = t.fragment_rows[f] - skip.size();
+      if (row >= live) {
+        row -= live;
+        continue;
+      }
+      // The row-th live row of fragment f: step over the superseded rows before it.
+      uint64_t r = row;
+      for (uint32_t s : skip) {
+        if (s <= r) ++r;
+      }
+      char bytes[8];
+      Result<size_t> got = file_->ReadAt((t.fragment_line_start[f] + r) * 8, bytes);
+      if (!got.ok() || *got != 8) return std::string(table_key);
+      return "line " + std::to_string(BigEndianAt(std::string_view(bytes, 8), 0, 8));
+    }
+    return std::string(table_key);
+  }
+
+ private:
+  std::unique_ptr<TempFile> file_;
+  std::map<std::string, Type, std::less<>> types_;
+};
+
 class Loader {
  public:
-  Loader(Graph& graph, const Snapshot& head, LoadMode mode, const LoadLimits& limits)
+  Loader(Graph& graph, const Snapshot& head, LoadMode mode, const LoadLimits& limits,
+         std::unique_ptr<TempFile> lines_file)
       : graph_(graph),
         head_(head),
         mode_(mode),
         limits_(limits),
-        ulids_(*graph.runtime().clock, *graph.runtime().random) {}
+        ulids_(*graph.runtime().clock, *graph.runtime().random),
+        placed_(limits.sort_bytes),
+        lines_(std::make_shared<RowLines>(std::move(lines_file))) {}
 
   // Adds one record of `bytes` input bytes; may write a batch.
   Status Add(const JsonlRecord& r, uint64_t bytes);
   // Writes the last batches; the changes to publish, one per type named; the per-type record
   // counts into `result`.
-  // `lines_by_table` receives, per table key, the input line of each row the write validates.
-  Result<std::map<std::string, TableChange>> Finish(LoadResult* result, LineMap* lines_by_table);
+  Result<std::map<std::string, TableChange>> Finish(LoadResult* result);
+  // The input line of each row the write validates (complete after Finish).
+  std::shared_ptr<const RowLines> lines() const { return lines_; }
 
  private:
   Result<TypeRows*> RowsOf(const TypeDef& type);
@@ -76,6 +141,9 @@ class Loader {
                            const std::vector<std::optional<Value>>& values);
   // Writes the batch being built as a pending fragment.
   Status Flush(TypeRows& rows);
+  // Resolves ids given in more than one fragment (append: KeyConflict; merge and overwrite: the
+  // last line wins) and collects each type's live ids, ascending.
+  Status ResolveIds();
 
   Graph& graph_;
   const Snapshot& head_;
@@ -83,7 +151,13 @@ class Loader {
   LoadLimits limits_;
   UlidGenerator ulids_;
   std::map<std::string, std::unique_ptr<TypeRows>> rows_;  // By table key.
-  uint64_t buffered_bytes_ = 0;                            // Over every type's batch.
+  std::vector<TypeRows*> by_ordinal_;
+  // (type ordinal + id) -> place of every written row: what checks ids across batches without
+  // holding them (the sorter spills past limits_.sort_bytes).
+  ExternalSorter placed_;
+  std::shared_ptr<RowLines> lines_;
+  uint64_t lines_written_ = 0;
+  uint64_t buffered_bytes_ = 0;  // Over every type's batch.
 };
 
 Result<TypeRows*> Loader::RowsOf(const TypeDef& type) {
@@ -92,9 +166,11 @@ Result<TypeRows*> Loader::RowsOf(const TypeDef& type) {
   if (it != rows_.end()) return it->second.get();
   OMNIGRAPH_ASSIGN_OR_RETURN(query::RowsBuilder builder, query::RowsBuilder::Make(type));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> version, head_.Table(key));
-  auto rows = std::make_unique<TypeRows>(std::move(builder), version->table());
+  auto rows = std::make_unique<TypeRows>(std::move(builder), version->table(),
+                                         static_cast<uint16_t>(by_ordinal_.size()));
   OMNIGRAPH_ASSIGN_OR_RETURN(rows->pending->schema, query::TableSchemaFor(type));
   TypeRows* raw = rows.get();
+  by_ordinal_.push_back(raw);
   rows_.emplace(key, std::move(rows));
   return raw;
 }
@@ -184,9 +260,9 @@ Status Loader::Add(const JsonlRecord& r, uint64_t bytes) {
   if (!appended.ok()) return InvalidArgument(LinePrefix(r.line) + appended.message());
   ++rows->records;
   rows->batch_lines.push_back(r.line);
-  const uint32_t batch = static_cast<uint32_t>(rows->pending->fragments.size());
+  // Within the batch; ids repeated across batches are resolved at the end (ResolveIds).
   auto [it, inserted] =
-      rows->ids.try_emplace(std::move(id), RowPlace{batch, static_cast<uint32_t>(row), r.line});
+      rows->batch_ids.try_emplace(std::move(id), BatchPlace{static_cast<uint32_t>(row), r.line});
   if (!inserted) {
     if (mode_ == LoadMode::kAppend) {
       return Status(Code::kKeyConflict, LinePrefix(r.line) + "id '" + it->first + "' of " +
@@ -194,12 +270,8 @@ Status Loader::Add(const JsonlRecord& r, uint64_t bytes) {
                                             std::to_string(it->second.line));
     }
     // Merge and overwrite: the last line of an id wins.
-    if (it->second.fragment == batch) {
-      rows->superseded.push_back(it->second.row);
-    } else {
-      rows->pending->superseded[it->second.fragment].push_back(it->second.row);
-    }
-    it->second = RowPlace{batch, static_cast<uint32_t>(row), r.line};
+    rows->superseded.push_back(it->second.row);
+    it->second = BatchPlace{static_cast<uint32_t>(row), r.line};
   }
   rows->batch_bytes += bytes;
   buffered_bytes_ += bytes;
@@ -241,8 +313,7 @@ Status Loader::Flush(TypeRows& rows) {
   if (rows.builder.num_rows() == 0) return Status::Ok();
   OMNIGRAPH_ASSIGN_OR_RETURN(table::ColumnBatch batch, rows.builder.Finish());
   if (!rows.superseded.empty()) {
-    // A fragment holds each id once: drop the replaced rows, and re-point the ids of the batch
-    // at their rows in what is written.
+    // A fragment holds each id once: drop the replaced rows (and their lines).
     std::sort(rows.superseded.begin(), rows.superseded.end());
     std::vector<uint64_t> lines;
     for (uint64_t r = 0, s = 0; r < rows.batch_lines.size(); ++r) {
@@ -255,54 +326,106 @@ Status Loader::Flush(TypeRows& rows) {
     rows.batch_lines = std::move(lines);
     OMNIGRAPH_ASSIGN_OR_RETURN(batch, WithoutRows(std::move(batch), std::move(rows.superseded)));
     rows.superseded.clear();
-    const table::Column* ids = batch.FindColumn(table::kIdFieldId);
-    for (uint64_t r = 0; r < batch.num_rows(); ++r) {
-      rows.ids.find(std::string(ids->StringAt(r)))->second.row = static_cast<uint32_t>(r);
-    }
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(table::FragmentEntry fragment,
                              graph_.tables().WriteFragment(rows.pending->table, batch));
+  const uint32_t f = static_cast<uint32_t>(rows.pending->fragments.size());
   rows.pending->fragments.push_back(std::move(fragment));
-  rows.fragment_lines.push_back(std::move(rows.batch_lines));
+  // Every written row's place goes to the id sort, its line to the lines file.
+  const table::Column* ids = batch.FindColumn(table::kIdFieldId);
+  std::string key(2, '\0');
+  key[0] = static_cast<char>(rows.ordinal >> 8);
+  key[1] = static_cast<char>(rows.ordinal & 0xff);
+  std::string line_bytes;
+  line_bytes.reserve(batch.num_rows() * 8);
+  for (uint32_t r = 0; r < batch.num_rows(); ++r) {
+    key.resize(2);
+    key.append(ids->StringAt(r));
+    OMNIGRAPH_RETURN_IF_ERROR(placed_.Add(key, EncodePlace(f, r, rows.batch_lines[r])));
+    line_bytes.append(EncodePlace(0, 0, rows.batch_lines[r]), 8, 8);
+  }
+  rows.fragment_line_start.push_back(lines_written_);
+  OMNIGRAPH_RETURN_IF_ERROR(lines_->file().Append(line_bytes));
+  lines_written_ += batch.num_rows();
   rows.batch_lines.clear();
+  rows.batch_ids.clear();
   buffered_bytes_ -= rows.batch_bytes;
   rows.batch_bytes = 0;
   return Status::Ok();
 }
 
-Result<std::map<std::string, TableChange>> Loader::Finish(LoadResult* result,
-                                                          LineMap* lines_by_table) {
+Status Loader::ResolveIds() {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const SortedRecords> placed, placed_.Finish());
+  std::unique_ptr<SortedRecords::Reader> reader = placed->Open();
+  // Append: of the ids given twice, the one whose second line comes first is reported, as a
+  // one-pass reader would have.
+  std::optional<Status> conflict;
+  uint64_t conflict_line = 0;
+  // A type's ids stay in memory up to a 64th of the budget each, then go to a file.
+  std::vector<SortedRecordsWriter> live;
+  for (size_t i = 0; i < by_ordinal_.size(); ++i) live.emplace_back(limits_.sort_bytes / 64);
+  std::string id;    // The id of the group being read (type prefix included).
+  std::string last;  // Its latest place.
+  uint64_t first_line = 0;
+  auto end_group = [&]() -> Status {
+    if (id.empty()) return Status::Ok();
+    const uint16_t ordinal = static_cast<uint16_t>(BigEndianAt(id, 0, 2));
+    return live[ordinal].Add(std::string_view(id).substr(2));
+  };
+  std::string_view key, value;
+  while (true) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(bool more, reader->Next(&key, &value));
+    if (more && key == id) {
+      // The same id again, in a later fragment.
+      TypeRows& rows = *by_ordinal_[BigEndianAt(key, 0, 2)];
+      const uint64_t line = BigEndianAt(value, 8, 8);
+      if (mode_ == LoadMode::kAppend) {
+        if (!conflict || line < conflict_line) {
+          conflict_line = line;
+          conflict = Status(Code::kKeyConflict,
+                            LinePrefix(line) + "id '" + std::string(key.substr(2)) + "' of " +
+                                rows.builder.type().table_key() + " was already given on line " +
+                                std::to_string(first_line));
+        }
+      } else {
+        rows.pending->superseded[static_cast<uint32_t>(BigEndianAt(last, 0, 4))].push_back(
+            static_cast<uint32_t>(BigEndianAt(last, 4, 4)));
+      }
+      last.assign(value);
+      continue;
+    }
+    OMNIGRAPH_RETURN_IF_ERROR(end_group());
+    if (!more) break;
+    id.assign(key);
+    last.assign(value);
+    first_line = BigEndianAt(value, 8, 8);
+  }
+  if (conflict) return *conflict;
+  for (TypeRows* rows : by_ordinal_) {
+    for (auto& [fragment, superseded] : rows->pending->superseded) {
+      std::sort(superseded.begin(), superseded.end());
+    }
+    OMNIGRAPH_ASSIGN_OR_RETURN(rows->pending->ids, live[rows->ordinal].Finish());
+  }
+  return Status::Ok();
+}
+
+Result<std::map<std::string, TableChange>> Loader::Finish(LoadResult* result) {
+  for (auto& [key, rows] : rows_) OMNIGRAPH_RETURN_IF_ERROR(Flush(*rows));
+  OMNIGRAPH_RETURN_IF_ERROR(ResolveIds());
   std::map<std::string, TableChange> changes;
   for (auto& [key, rows] : rows_) {
-    OMNIGRAPH_RETURN_IF_ERROR(Flush(*rows));
     TableChange change;
     change.op = mode_ == LoadMode::kAppend  ? TableChange::Op::kAppend
                 : mode_ == LoadMode::kMerge ? TableChange::Op::kUpsert
                                             : TableChange::Op::kOverwrite;
-    for (auto& [fragment, superseded] : rows->pending->superseded) {
-      std::sort(superseded.begin(), superseded.end());
+    RowLines::Type lines;
+    lines.fragment_line_start = std::move(rows->fragment_line_start);
+    for (const table::FragmentEntry& f : rows->pending->fragments) {
+      lines.fragment_rows.push_back(static_cast<uint32_t>(f.rows));
     }
-    // Move the ids out of the map rather than copy them: they are the load's largest state.
-    rows->pending->ids.reserve(rows->ids.size());
-    while (!rows->ids.empty()) {
-      auto node = rows->ids.extract(rows->ids.begin());
-      rows->pending->ids.push_back(std::move(node.key()));
-    }
-    // The line of each row the write validates: the live rows, fragment by fragment.
-    std::vector<uint64_t>& lines = (*lines_by_table)[key];
-    for (uint32_t f = 0; f < rows->fragment_lines.size(); ++f) {
-      auto gone = rows->pending->superseded.find(f);
-      size_t g = 0;
-      for (uint64_t r = 0; r < rows->fragment_lines[f].size(); ++r) {
-        if (gone != rows->pending->superseded.end() && g < gone->second.size() &&
-            gone->second[g] == r) {
-          ++g;
-        } else {
-          lines.push_back(rows->fragment_lines[f][r]);
-        }
-      }
-    }
-    rows->fragment_lines.clear();
+    lines.superseded = rows->pending->superseded;
+    lines_->AddType(key, std::move(lines));
     change.pending = std::move(rows->pending);
     const TypeDef& type = rows->builder.type();
     LoadedType loaded{type.name, rows->records};
@@ -371,7 +494,8 @@ Result<LoadResult> LoadLines(Graph& graph, std::string_view branch, LineSource& 
   }
   OMNIGRAPH_RETURN_IF_ERROR(head.status());
 
-  Loader loader(graph, *head, mode, options.limits);
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::unique_ptr<TempFile> lines_file, TempFile::Create());
+  Loader loader(graph, *head, mode, options.limits, std::move(lines_file));
   JsonlReader reader(lines);
   JsonlRecord record;
   uint64_t consumed = 0;
@@ -381,8 +505,7 @@ Result<LoadResult> LoadLines(Graph& graph, std::string_view branch, LineSource& 
     OMNIGRAPH_RETURN_IF_ERROR(loader.Add(record, reader.bytes_read() - consumed));
     consumed = reader.bytes_read();
   }
-  auto line_of = std::make_shared<LineMap>();
-  OMNIGRAPH_ASSIGN_OR_RETURN(auto changes, loader.Finish(&result, line_of.get()));
+  OMNIGRAPH_ASSIGN_OR_RETURN(auto changes, loader.Finish(&result));
   // Fragments written ahead are unreferenced until the commit: cleanup may take them once they
   // are older than its grace period, so a load that took too long must not publish them.
   const int64_t elapsed_us = graph.runtime().clock->NowMicros() - started_us;
@@ -407,11 +530,10 @@ Result<LoadResult> LoadLines(Graph& graph, std::string_view branch, LineSource& 
   request.branch = std::string(branch);
   request.changes = std::move(changes);
   request.actor = options.actor;
-  request.row_label = [line_of](std::string_view table_key, uint64_t row) {
-    auto it = line_of->find(table_key);
-    if (it == line_of->end() || row >= it->second.size()) return std::string(table_key);
-    return "line " + std::to_string(it->second[row]);
+  request.row_label = [lines = loader.lines()](std::string_view table_key, uint64_t row) {
+    return lines->Label(table_key, row);
   };
+  request.sort_bytes = options.limits.sort_bytes;
   Result<WriteResult> written = graph.Write(request);
   if (!written.ok()) {
     // A rejected load changes nothing, including the branch it would have created.

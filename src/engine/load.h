@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "base/json.h"
+#include "base/sorted_records.h"
 #include "base/status.h"
 #include "engine/graph.h"
 
@@ -55,6 +56,9 @@ inline constexpr int64_t kLoadDurationMaxMicros = 1800ll * 1000 * 1000;
 struct LoadLimits {
   uint64_t batch_rows = kLoadBatchRows;
   uint64_t buffer_bytes = kLoadBufferBytes;
+  // Memory for the load's id bookkeeping and the write's validation sorts; past it they go to
+  // temporary files (base/sorted_records.h).
+  uint64_t sort_bytes = kSorterMemoryBytes;
 };
 
 struct LoadOptions {

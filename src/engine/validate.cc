@@ -4,10 +4,12 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "base/sorted_records.h"
 #include "query/rows.h"
 #include "schema/keys.h"
 #include "table/table_manifest.h"
@@ -19,6 +21,9 @@ using schema::Value;
 namespace {
 
 using Op = TableChange::Op;
+
+// Rows per base batch the checks read, and per batch of ids they look up.
+constexpr uint64_t kValidateBatchRows = 1 << 16;
 
 // Rust's f64 Display, which OmniGraph's messages use: integral values without a fraction,
 // others in the shortest text that reads back.
@@ -64,8 +69,8 @@ std::string_view IdAt(const table::ColumnBatch& batch, uint64_t row) {
   return batch.FindColumn(table::kIdFieldId)->StringAt(row);
 }
 
-// Scans `version` projecting those of `field_ids` it has; `sink` sees, per batch, the column of
-// each requested field or null when the version predates the property.
+// Scans `version` in id order, projecting those of `field_ids` it has; `sink` sees, per batch,
+// the column of each requested field or null when the version predates the property.
 using ColumnsSink =
     std::function<Status(const table::ColumnBatch& batch, std::span<const table::Column*> cols)>;
 Status ScanFields(const table::TableVersion& version, const std::vector<uint32_t>& field_ids,
@@ -79,25 +84,101 @@ Status ScanFields(const table::TableVersion& version, const std::vector<uint32_t
       }
     }
   }
-  table::ScanOptions options;
-  options.field_ids = present;
-  return version.Scan(options, [&](table::ColumnBatch batch) -> Status {
+  return version.ScanInIdOrder(present, kValidateBatchRows, [&](table::ColumnBatch batch) {
     std::vector<const table::Column*> cols;
     for (uint32_t id : field_ids) cols.push_back(batch.FindColumn(id));
     return sink(batch, cols);
   });
 }
 
-// One write, with the base versions it needs opened once.
+void PutBigEndian(uint64_t v, int width, std::string* out) {
+  for (int i = width - 1; i >= 0; --i) out->push_back(static_cast<char>(v >> (8 * i)));
+}
+
+uint64_t BigEndianAt(std::string_view bytes, size_t offset) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < 8; ++i) v = (v << 8) | static_cast<uint8_t>(bytes[offset + i]);
+  return v;
+}
+
+// Bytes equal exactly when the values are (a column holds one type, so tags do not mix).
+void EncodeValue(const Value& v, std::string* out) {
+  out->push_back(static_cast<char>(v.tag()));
+  switch (v.tag()) {
+    case Value::Tag::kNull: break;
+    case Value::Tag::kBool: out->push_back(v.bool_value() ? 1 : 0); break;
+    case Value::Tag::kInt: PutBigEndian(static_cast<uint64_t>(v.int_value()), 8, out); break;
+    case Value::Tag::kUInt: PutBigEndian(v.uint_value(), 8, out); break;
+    case Value::Tag::kFloat: {
+      const double d = v.float_value() == 0 ? 0.0 : v.float_value();  // -0 == 0
+      uint64_t bits;
+      std::memcpy(&bits, &d, sizeof bits);
+      PutBigEndian(bits, 8, out);
+      break;
+    }
+    case Value::Tag::kString:
+      PutBigEndian(v.string_value().size(), 8, out);
+      out->append(v.string_value());
+      break;
+    case Value::Tag::kDate: PutBigEndian(static_cast<uint32_t>(v.date_days()), 4, out); break;
+    case Value::Tag::kDateTime: PutBigEndian(static_cast<uint64_t>(v.datetime_ms()), 8, out); break;
+    case Value::Tag::kList:
+      PutBigEndian(v.list_items().size(), 8, out);
+      for (const Value& item : v.list_items()) EncodeValue(item, out);
+      break;
+  }
+}
+
+// A length-prefixed string inside a sort record's value.
+void PutText(std::string_view text, std::string* out) {
+  PutBigEndian(text.size(), 8, out);
+  out->append(text);
+}
+std::string_view TextAt(std::string_view bytes, size_t* offset) {
+  const uint64_t n = BigEndianAt(bytes, *offset);
+  std::string_view text = bytes.substr(*offset + 8, n);
+  *offset += 8 + n;
+  return text;
+}
+
+// Reads a sorted id list alongside an ascending sequence of probes: Contains(id) for ids given
+// in ascending order.
+class SortedProbe {
+ public:
+  explicit SortedProbe(const SortedRecords* records)
+      : reader_(records == nullptr ? nullptr : records->Open()) {}
+  Result<bool> Contains(std::string_view id) {
+    if (reader_ == nullptr) return false;
+    if (!started_) {
+      started_ = true;
+      OMNIGRAPH_ASSIGN_OR_RETURN(more_, reader_->Next(&next_, &value_));
+    }
+    while (more_ && next_ < id) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(more_, reader_->Next(&next_, &value_));
+    }
+    return more_ && next_ == id;
+  }
+
+ private:
+  std::unique_ptr<SortedRecords::Reader> reader_;
+  bool started_ = false, more_ = false;
+  std::string_view next_, value_;
+};
+
+// One write, with the base versions it needs opened once. What crosses batches goes through
+// ExternalSorters (memory `sort_bytes` each, the rest in temporary files) and merges in id
+// order, so a check holds one batch of rows at a time however large the change or the base.
 class WriteValidator {
  public:
   WriteValidator(const schema::Catalog& catalog, const std::map<std::string, TableChange>& changes,
-                 const OpenTableFn& open_base, const RowLabel& label, const RowBatchesFn& batches)
+                 const OpenTableFn& open_base, const RowLabel& label, const RowBatchesFn& batches,
+                 uint64_t sort_bytes)
       : catalog_(catalog),
         changes_(changes),
         open_base_(open_base),
         label_(label),
-        batches_(batches) {}
+        batches_(batches),
+        sort_bytes_(sort_bytes) {}
 
   Status Run() {
     for (const auto& [key, change] : changes_) {
@@ -142,6 +223,11 @@ class WriteValidator {
     return v;
   }
 
+  const TableChange* ChangeOf(const std::string& key) const {
+    auto it = changes_.find(key);
+    return it == changes_.end() ? nullptr : &it->second;
+  }
+
   // Visits the rows of a change with rows batch by batch, with the row number of each batch's
   // first row (a streaming load's pre-written fragments one at a time).
   Status ForEachBatch(const TableChange& c,
@@ -156,144 +242,248 @@ class WriteValidator {
     return visit(c.rows);
   }
 
-  // The ids the change puts into the table (views into the change, which outlives the check),
-  // computed once per change.
-  const std::unordered_set<std::string_view>& BatchIds(const TableChange& c) {
-    auto [it, inserted] = ids_.try_emplace(&c);
-    if (!inserted) return it->second;
-    std::unordered_set<std::string_view>& out = it->second;
-    if (c.pending) {
-      out.insert(c.pending->ids.begin(), c.pending->ids.end());
-    } else if (HasRows(c)) {
-      for (uint64_t r = 0; r < c.rows.num_rows(); ++r) out.insert(IdAt(c.rows, r));
-    }
-    return out;
+  // Adds (value of string column `field`, row as 8 big-endian bytes) for every row of `change`
+  // to `sorter`, so the records of one value sort in row order.
+  Status SortColumnWithRows(const TableChange& change, uint32_t field, ExternalSorter& sorter) {
+    return ForEachBatch(change, [&](const table::ColumnBatch& rows, uint64_t first) -> Status {
+      const table::Column* col = rows.FindColumn(field);
+      std::string row;
+      for (uint64_t r = 0; r < rows.num_rows(); ++r) {
+        row.clear();
+        PutBigEndian(first + r, 8, &row);
+        OMNIGRAPH_RETURN_IF_ERROR(sorter.Add(col->StringAt(r), row));
+      }
+      return Status::Ok();
+    });
   }
 
-  // True when the base row `id` survives `change` (null change = table untouched).
-  static bool BaseRowSurvives(const TableChange* change,
-                              const std::unordered_set<std::string_view>& replaced,
-                              const std::unordered_set<std::string_view>& deleted,
-                              std::string_view id) {
-    if (change == nullptr) return true;
-    if (change->op == Op::kOverwrite) return false;
-    return !replaced.contains(id) && !deleted.contains(id);
+  // The ids a change names, ascending: those it writes (a streaming load's are sorted already),
+  // or those it deletes. Computed once per change.
+  const SortedRecords& ChangeIds(const TableChange& c) {
+    auto [it, inserted] = ids_.try_emplace(&c);
+    if (!inserted) return *it->second;
+    if (c.pending) {
+      it->second = c.pending->ids;
+    } else if (HasRows(c)) {
+      std::vector<std::string_view> ids;
+      for (uint64_t r = 0; r < c.rows.num_rows(); ++r) ids.push_back(IdAt(c.rows, r));
+      it->second = SortedRecords::FromKeys(std::move(ids));
+    } else {
+      it->second = SortedRecords::FromKeys({c.ids.begin(), c.ids.end()});
+    }
+    return *it->second;
+  }
+
+  // Calls `fn(cols, row, kept)` for every row of the base version of `key`, in id order, with
+  // `kept` false when `change` replaces or removes the row (an overwrite removes them all; a
+  // null change keeps them). cols[0] is the id column.
+  using BaseRowFn =
+      std::function<Status(std::span<const table::Column*> cols, uint64_t row, bool kept)>;
+  Status ScanBase(const std::string& key, const TableChange* change, std::vector<uint32_t> fields,
+                  const BaseRowFn& fn) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> base, Base(key));
+    fields.insert(fields.begin(), table::kIdFieldId);
+    SortedProbe named(change != nullptr && change->op != Op::kOverwrite ? &ChangeIds(*change)
+                                                                        : nullptr);
+    return ScanFields(
+        *base, fields,
+        [&](const table::ColumnBatch& batch, std::span<const table::Column*> cols) -> Status {
+          for (uint64_t r = 0; r < batch.num_rows(); ++r) {
+            bool kept = true;
+            if (change != nullptr && change->op == Op::kOverwrite) {
+              kept = false;
+            } else {
+              OMNIGRAPH_ASSIGN_OR_RETURN(bool hit, named.Contains(cols[0]->StringAt(r)));
+              kept = !hit;
+            }
+            OMNIGRAPH_RETURN_IF_ERROR(fn(cols, r, kept));
+          }
+          return Status::Ok();
+        });
   }
 
   Status CheckUnique(const schema::TypeDef& type, const std::string& key,
                      const TableChange& change) {
-    std::vector<const schema::Constraint*> uniques;
     for (const schema::Constraint& c : type.constraints) {
-      if (c.kind == schema::ConstraintKind::kUnique) uniques.push_back(&c);
-    }
-    if (uniques.empty()) return Status::Ok();
-    const std::unordered_set<std::string_view>& replaced = BatchIds(change);
-    for (const schema::Constraint* c : uniques) {
-      std::vector<uint32_t> fields;
-      std::string names;
-      for (const schema::FieldRef& f : c->fields) {
-        fields.push_back(ColumnIdOf(f));
-        names += (names.empty() ? "" : ", ") + f.name;
-      }
-      const std::string what = type.name + "." + (fields.size() == 1 ? names : "(" + names + ")");
-      auto tuple_text = [](const std::vector<Value>& t) {
-        if (t.size() == 1) return ValueText(t[0]);
-        std::string out = "(";
-        for (size_t i = 0; i < t.size(); ++i) out += (i ? ", " : "") + ValueText(t[i]);
-        return out + ")";
-      };
-      // Tuple -> (id, row) of the new rows.
-      std::map<std::vector<Value>, std::pair<std::string, uint64_t>> held;
-      OMNIGRAPH_RETURN_IF_ERROR(
-          ForEachBatch(change, [&](const table::ColumnBatch& rows, uint64_t first) -> Status {
-            for (uint64_t r = 0; r < rows.num_rows(); ++r) {
-              std::vector<Value> tuple;
-              bool has_null = false;
-              for (uint32_t f : fields) {
-                const table::Column* col = rows.FindColumn(f);
-                Value v = col == nullptr ? Value::Null() : query::ValueAt(*col, r);
-                has_null = has_null || v.is_null();
-                tuple.push_back(std::move(v));
-              }
-              if (has_null) continue;
-              std::string id(IdAt(rows, r));
-              auto [it, inserted] = held.try_emplace(std::move(tuple), id, first + r);
-              if (!inserted && it->second.first != id) {
-                return Violation(label_, key, first + r,
-                                 "@unique violation on " + what + ": value '" +
-                                     tuple_text(it->first) + "' held by '" + it->second.first +
-                                     "' and '" + id + "'");
-              }
-            }
-            return Status::Ok();
-          }));
-      if (change.op == Op::kOverwrite || held.empty()) continue;
-      OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> base, Base(key));
-      std::vector<uint32_t> scan_fields = {table::kIdFieldId};
-      scan_fields.insert(scan_fields.end(), fields.begin(), fields.end());
-      static const std::unordered_set<std::string_view> kNone;
-      OMNIGRAPH_RETURN_IF_ERROR(ScanFields(
-          *base, scan_fields,
-          [&](const table::ColumnBatch& batch, std::span<const table::Column*> cols) -> Status {
-            for (uint64_t r = 0; r < batch.num_rows(); ++r) {
-              std::string_view id = cols[0]->StringAt(r);
-              if (!BaseRowSurvives(&change, replaced, kNone, id)) continue;
-              std::vector<Value> tuple;
-              bool has_null = false;
-              for (size_t i = 1; i < cols.size(); ++i) {
-                Value v = cols[i] == nullptr ? Value::Null() : query::ValueAt(*cols[i], r);
-                has_null = has_null || v.is_null();
-                tuple.push_back(std::move(v));
-              }
-              if (has_null) continue;
-              auto it = held.find(tuple);
-              if (it != held.end() && it->second.first != id) {
-                return Violation(label_, key, it->second.second,
-                                 "@unique violation on " + what + ": value '" +
-                                     tuple_text(it->first) + "' held by '" + std::string(id) +
-                                     "' and '" + it->second.first + "'");
-              }
-            }
-            return Status::Ok();
-          }));
+      if (c.kind != schema::ConstraintKind::kUnique) continue;
+      OMNIGRAPH_RETURN_IF_ERROR(CheckUniqueConstraint(type, key, change, c));
     }
     return Status::Ok();
   }
 
-  // Which of `ids` exist in node type `node` once the write applies.
-  Result<std::vector<bool>> NodesExist(const schema::TypeDef& node,
-                                       const std::vector<std::string>& ids) {
-    const std::string key = node.table_key();
-    auto it = changes_.find(key);
-    const TableChange* change = it == changes_.end() ? nullptr : &it->second;
-    static const std::unordered_set<std::string_view> kNoIds;
-    const std::unordered_set<std::string_view>& added =
-        change != nullptr ? BatchIds(*change) : kNoIds;
-    std::unordered_set<std::string_view> deleted;
-    if (change != nullptr && change->op == Op::kDelete) {
-      deleted.insert(change->ids.begin(), change->ids.end());
+  // The tuple of `fields` at row `r` of `cols`: its sort key (empty when a value is null, which
+  // @unique exempts) and its text for messages.
+  static std::pair<std::string, std::string> TupleAt(std::span<const table::Column*> cols,
+                                                     uint64_t r) {
+    std::string key, text;
+    for (size_t i = 0; i < cols.size(); ++i) {
+      Value v = cols[i] == nullptr ? Value::Null() : query::ValueAt(*cols[i], r);
+      if (v.is_null()) return {};
+      EncodeValue(v, &key);
+      text += (i == 0 ? "" : ", ") + ValueText(v);
     }
-    std::vector<bool> found(ids.size(), false);
-    std::vector<std::string> ask;
-    std::vector<size_t> ask_index;
-    for (size_t i = 0; i < ids.size(); ++i) {
-      if (added.contains(ids[i])) {
-        found[i] = true;
-      } else if (change != nullptr && (change->op == Op::kOverwrite || deleted.contains(ids[i]))) {
-        found[i] = false;
-      } else {
-        ask.push_back(ids[i]);
-        ask_index.push_back(i);
-      }
-    }
-    if (ask.empty()) return found;
-    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> base, Base(key));
-    const uint32_t id_field[] = {table::kIdFieldId};
-    OMNIGRAPH_ASSIGN_OR_RETURN(table::LookupResult looked, base->Lookup(ask, id_field));
-    for (size_t j = 0; j < ask.size(); ++j) found[ask_index[j]] = looked.found[j];
-    return found;
+    if (cols.size() > 1) text = "(" + text + ")";
+    return {std::move(key), std::move(text)};
   }
 
+  // Within the change: records (tuple) -> (row, id, text) sorted, so rows holding one tuple are
+  // adjacent in row order; the violation reported is the one a row-order pass meets first.
+  // Against the base: the kept base rows' tuples, sorted, merged with the change's.
+  Status CheckUniqueConstraint(const schema::TypeDef& type, const std::string& key,
+                               const TableChange& change, const schema::Constraint& c) {
+    std::vector<uint32_t> fields;
+    std::string names;
+    for (const schema::FieldRef& f : c.fields) {
+      fields.push_back(ColumnIdOf(f));
+      names += (names.empty() ? "" : ", ") + f.name;
+    }
+    const std::string what = type.name + "." + (fields.size() == 1 ? names : "(" + names + ")");
+    auto message = [&](std::string_view text, std::string_view held, std::string_view other) {
+      return "@unique violation on " + what + ": value '" + std::string(text) + "' held by '" +
+             std::string(held) + "' and '" + std::string(other) + "'";
+    };
+    ExternalSorter sorter(sort_bytes_);
+    const Status rows_checked =
+        ForEachBatch(change, [&](const table::ColumnBatch& rows, uint64_t first) -> Status {
+          std::vector<const table::Column*> cols;
+          for (uint32_t f : fields) cols.push_back(rows.FindColumn(f));
+          for (uint64_t r = 0; r < rows.num_rows(); ++r) {
+            auto [tuple, text] = TupleAt(cols, r);
+            if (tuple.empty()) continue;
+            std::string value;
+            PutBigEndian(first + r, 8, &value);
+            PutText(IdAt(rows, r), &value);
+            PutText(text, &value);
+            OMNIGRAPH_RETURN_IF_ERROR(sorter.Add(tuple, value));
+          }
+          return Status::Ok();
+        });
+    OMNIGRAPH_RETURN_IF_ERROR(rows_checked);
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const SortedRecords> held, sorter.Finish());
+    if (held->empty()) return Status::Ok();
+    {
+      std::optional<std::pair<uint64_t, std::string>> first_violation;  // (row, message)
+      std::unique_ptr<SortedRecords::Reader> reader = held->Open();
+      std::string tuple, holder;
+      std::string_view k, v;
+      while (true) {
+        OMNIGRAPH_ASSIGN_OR_RETURN(bool more, reader->Next(&k, &v));
+        if (!more) break;
+        size_t at = 8;
+        const uint64_t row = BigEndianAt(v, 0);
+        const std::string_view id = TextAt(v, &at);
+        if (k != tuple) {
+          tuple.assign(k);
+          holder.assign(id);
+          continue;
+        }
+        if (id == holder || (first_violation && first_violation->first <= row)) continue;
+        first_violation.emplace(row, message(TextAt(v, &at), holder, id));
+      }
+      if (first_violation) {
+        return Violation(label_, key, first_violation->first, first_violation->second);
+      }
+    }
+    if (change.op == Op::kOverwrite) return Status::Ok();
+    // The base rows the change keeps, by tuple.
+    ExternalSorter base_sorter(sort_bytes_);
+    OMNIGRAPH_RETURN_IF_ERROR(
+        ScanBase(key, &change, fields,
+                 [&](std::span<const table::Column*> cols, uint64_t r, bool kept) -> Status {
+                   if (!kept) return Status::Ok();
+                   auto [tuple, text] = TupleAt(cols.subspan(1), r);
+                   if (tuple.empty()) return Status::Ok();
+                   return base_sorter.Add(tuple, cols[0]->StringAt(r));
+                 }));
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const SortedRecords> kept, base_sorter.Finish());
+    std::unique_ptr<SortedRecords::Reader> base_reader = kept->Open();
+    std::unique_ptr<SortedRecords::Reader> new_reader = held->Open();
+    std::string_view bk, bv, nk, nv;
+    OMNIGRAPH_ASSIGN_OR_RETURN(bool base_more, base_reader->Next(&bk, &bv));
+    OMNIGRAPH_ASSIGN_OR_RETURN(bool new_more, new_reader->Next(&nk, &nv));
+    std::optional<std::pair<uint64_t, std::string>> first_violation;
+    while (base_more && new_more) {
+      if (bk < nk) {
+        OMNIGRAPH_ASSIGN_OR_RETURN(base_more, base_reader->Next(&bk, &bv));
+      } else if (nk < bk) {
+        OMNIGRAPH_ASSIGN_OR_RETURN(new_more, new_reader->Next(&nk, &nv));
+      } else {
+        size_t at = 8;
+        const uint64_t row = BigEndianAt(nv, 0);
+        const std::string_view id = TextAt(nv, &at);
+        if (bv != id && (!first_violation || row < first_violation->first)) {
+          first_violation.emplace(row, message(TextAt(nv, &at), bv, id));
+        }
+        OMNIGRAPH_ASSIGN_OR_RETURN(new_more, new_reader->Next(&nk, &nv));
+      }
+    }
+    if (first_violation) {
+      return Violation(label_, key, first_violation->first, first_violation->second);
+    }
+    return Status::Ok();
+  }
+
+  // How a streamed key met the records of a smaller sorted set: how many streamed keys equal a
+  // record's key, and the payload of the first (streams here come in id order, so the first is
+  // the smallest of them).
+  struct JoinHit {
+    uint64_t matches = 0;
+    std::string first_payload;
+  };
+  using EmitFn = std::function<Status(std::string_view key, std::string_view payload)>;
+  using ProduceFn = std::function<Status(const EmitFn& emit)>;
+  using JoinedFn =
+      std::function<Status(std::string_view key, std::string_view value, const JoinHit& hit)>;
+
+  // Calls `each` for every record of `small` (in order) with what `produce` streamed against
+  // it. A `small` that fits the budget is probed through a hash map while the keys stream;
+  // a larger one is merged with the streamed keys, sorted.
+  Status JoinKeys(const SortedRecords& small, const ProduceFn& produce, const JoinedFn& each) {
+    if (small.empty()) return Status::Ok();
+    if (!small.spilled() && small.size() <= sort_bytes_ / 128) {
+      // Views into the in-memory records, which `small` holds for the whole call.
+      std::unordered_map<std::string_view, JoinHit> hits;
+      OMNIGRAPH_RETURN_IF_ERROR(small.ForEachKey([&](std::string_view k) -> Status {
+        hits.try_emplace(k);
+        return Status::Ok();
+      }));
+      OMNIGRAPH_RETURN_IF_ERROR(produce([&](std::string_view key, std::string_view payload) {
+        auto it = hits.find(key);
+        if (it != hits.end() && it->second.matches++ == 0) it->second.first_payload = payload;
+        return Status::Ok();
+      }));
+      std::unique_ptr<SortedRecords::Reader> reader = small.Open();
+      std::string_view k, v;
+      while (true) {
+        OMNIGRAPH_ASSIGN_OR_RETURN(bool more, reader->Next(&k, &v));
+        if (!more) return Status::Ok();
+        OMNIGRAPH_RETURN_IF_ERROR(each(k, v, hits[k]));
+      }
+    }
+    ExternalSorter sorter(sort_bytes_);
+    OMNIGRAPH_RETURN_IF_ERROR(produce(
+        [&](std::string_view key, std::string_view payload) { return sorter.Add(key, payload); }));
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const SortedRecords> streamed, sorter.Finish());
+    std::unique_ptr<SortedRecords::Reader> s = streamed->Open(), r = small.Open();
+    std::string_view sk, sv, k, v;
+    OMNIGRAPH_ASSIGN_OR_RETURN(bool s_more, s->Next(&sk, &sv));
+    while (true) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(bool more, r->Next(&k, &v));
+      if (!more) return Status::Ok();
+      JoinHit hit;
+      while (s_more && sk < k) {
+        OMNIGRAPH_ASSIGN_OR_RETURN(s_more, s->Next(&sk, &sv));
+      }
+      while (s_more && sk == k) {
+        if (hit.matches++ == 0) hit.first_payload = sv;
+        OMNIGRAPH_ASSIGN_OR_RETURN(s_more, s->Next(&sk, &sv));
+      }
+      OMNIGRAPH_RETURN_IF_ERROR(each(k, v, hit));
+    }
+  }
+
+  // Every endpoint of the new edges, sorted, against the node ids the write adds or deletes
+  // (sorted too) and, for the rest, the base node table (looked up a batch at a time).
   Status CheckEndpoints(const schema::TypeDef& edge, const std::string& key,
                         const TableChange& change) {
     const schema::TypeDef* nodes[2] = {catalog_.FindById(edge.from.type_id),
@@ -305,142 +495,228 @@ class WriteValidator {
                                "', which is not a node type");
       }
     }
-    // Batch by batch, so a streaming load holds one batch of endpoints at a time.
-    return ForEachBatch(change, [&](const table::ColumnBatch& rows, uint64_t first) -> Status {
-      for (int side = 0; side < 2; ++side) {
-        const table::Column* col =
-            rows.FindColumn(side == 0 ? table::kSrcFieldId : table::kDstFieldId);
-        std::vector<std::string> ids;
-        ids.reserve(rows.num_rows());
-        for (uint64_t r = 0; r < rows.num_rows(); ++r) ids.emplace_back(col->StringAt(r));
-        OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<bool> found, NodesExist(*nodes[side], ids));
-        for (uint64_t r = 0; r < ids.size(); ++r) {
-          if (!found[r]) {
-            return Violation(label_, key, first + r,
-                             "edge " + edge.name + " " + (side == 0 ? "from" : "to") + " '" +
-                                 ids[r] + "': no " + nodes[side]->name + " with that id");
-          }
-        }
+    // The missing endpoint of the smallest row (the source side first on a tie).
+    std::optional<std::tuple<uint64_t, int, std::string>> missing;
+    auto miss = [&](uint64_t row, int side, std::string_view id) {
+      if (!missing || std::make_pair(row, side) <
+                          std::make_pair(std::get<0>(*missing), std::get<1>(*missing))) {
+        missing.emplace(row, side, std::string(id));
       }
-      return Status::Ok();
-    });
+    };
+    for (int side = 0; side < 2; ++side) {
+      const uint32_t field = side == 0 ? table::kSrcFieldId : table::kDstFieldId;
+      ExternalSorter ends(sort_bytes_);
+      OMNIGRAPH_RETURN_IF_ERROR(SortColumnWithRows(change, field, ends));
+      OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const SortedRecords> sorted, ends.Finish());
+      const std::string node_key = nodes[side]->table_key();
+      const TableChange* node_change = ChangeOf(node_key);
+      SortedProbe added(node_change != nullptr && HasRows(*node_change) ? &ChangeIds(*node_change)
+                                                                        : nullptr);
+      SortedProbe deleted(node_change != nullptr && node_change->op == Op::kDelete
+                              ? &ChangeIds(*node_change)
+                              : nullptr);
+      const bool base_counts = node_change == nullptr || node_change->op != Op::kOverwrite;
+      std::vector<std::string> ask;
+      std::vector<uint64_t> ask_row;
+      auto lookup = [&]() -> Status {
+        if (ask.empty()) return Status::Ok();
+        OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> base, Base(node_key));
+        const uint32_t id_field[] = {table::kIdFieldId};
+        OMNIGRAPH_ASSIGN_OR_RETURN(table::LookupResult looked, base->Lookup(ask, id_field));
+        for (size_t j = 0; j < ask.size(); ++j) {
+          if (!looked.found[j]) miss(ask_row[j], side, ask[j]);
+        }
+        ask.clear();
+        ask_row.clear();
+        return Status::Ok();
+      };
+      std::unique_ptr<SortedRecords::Reader> reader = sorted->Open();
+      std::string last;
+      bool any = false;
+      std::string_view id, row;
+      while (true) {
+        OMNIGRAPH_ASSIGN_OR_RETURN(bool more, reader->Next(&id, &row));
+        if (!more) break;
+        // The first record of an id holds its smallest row.
+        if (any && id == last) continue;
+        any = true;
+        last.assign(id);
+        OMNIGRAPH_ASSIGN_OR_RETURN(bool is_added, added.Contains(id));
+        if (is_added) continue;
+        OMNIGRAPH_ASSIGN_OR_RETURN(bool is_deleted, deleted.Contains(id));
+        if (!base_counts || is_deleted) {
+          miss(BigEndianAt(row, 0), side, id);
+          continue;
+        }
+        ask.emplace_back(id);
+        ask_row.push_back(BigEndianAt(row, 0));
+        if (ask.size() >= kValidateBatchRows) OMNIGRAPH_RETURN_IF_ERROR(lookup());
+      }
+      OMNIGRAPH_RETURN_IF_ERROR(lookup());
+    }
+    if (!missing) return Status::Ok();
+    const auto& [row, side, id] = *missing;
+    return Violation(label_, key, row,
+                     "edge " + edge.name + " " + (side == 0 ? "from" : "to") + " '" + id +
+                         "': no " + nodes[side]->name + " with that id");
   }
 
+  // The ids the write removes (named deletes, or the base ids an overwrite leaves out) against
+  // the endpoints of every edge the write keeps.
   Status CheckDangling(const schema::TypeDef& node, const std::string& key,
                        const TableChange& change) {
-    // The ids the write removes: named deletes, or the base ids an overwrite leaves out.
-    std::unordered_map<std::string, uint64_t> removed;  // id -> row for the label
+    // Removed id -> the row to label a violation with.
+    ExternalSorter removed_sorter(sort_bytes_);
     if (change.op == Op::kDelete) {
-      for (uint64_t i = 0; i < change.ids.size(); ++i) removed.emplace(change.ids[i], i);
-    } else {
-      const std::unordered_set<std::string_view>& kept = BatchIds(change);
-      OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> base, Base(key));
-      OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<std::string> ids, base->Ids());
-      for (std::string& id : ids) {
-        if (!kept.contains(id)) removed.emplace(std::move(id), 0);
+      std::string row;
+      for (uint64_t i = 0; i < change.ids.size(); ++i) {
+        row.clear();
+        PutBigEndian(i, 8, &row);
+        OMNIGRAPH_RETURN_IF_ERROR(removed_sorter.Add(change.ids[i], row));
       }
+    } else {
+      SortedProbe kept(&ChangeIds(change));
+      OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> base, Base(key));
+      const std::string row(8, '\0');
+      const Status scanned = ScanFields(
+          *base, {table::kIdFieldId},
+          [&](const table::ColumnBatch& batch, std::span<const table::Column*> cols) -> Status {
+            for (uint64_t r = 0; r < batch.num_rows(); ++r) {
+              OMNIGRAPH_ASSIGN_OR_RETURN(bool is_kept, kept.Contains(cols[0]->StringAt(r)));
+              if (!is_kept)
+                OMNIGRAPH_RETURN_IF_ERROR(removed_sorter.Add(cols[0]->StringAt(r), row));
+            }
+            return Status::Ok();
+          });
+      OMNIGRAPH_RETURN_IF_ERROR(scanned);
     }
-    if (removed.empty()) return Status::Ok();
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const SortedRecords> removed,
+                               removed_sorter.Finish());
+    if (removed->empty()) return Status::Ok();
     for (const schema::TypeDef& edge : catalog_.edges()) {
       const bool from = edge.from.type_id == node.id, to = edge.to.type_id == node.id;
       if (!from && !to) continue;
       const std::string edge_key = edge.table_key();
-      auto it = changes_.find(edge_key);
-      const TableChange* edge_change = it == changes_.end() ? nullptr : &it->second;
-      static const std::unordered_set<std::string_view> kNoIds;
-      const std::unordered_set<std::string_view>& replaced =
-          edge_change != nullptr ? BatchIds(*edge_change) : kNoIds;
-      std::unordered_set<std::string_view> deleted;
-      if (edge_change != nullptr && edge_change->op == Op::kDelete) {
-        deleted.insert(edge_change->ids.begin(), edge_change->ids.end());
-      }
-      OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> base, Base(edge_key));
-      OMNIGRAPH_RETURN_IF_ERROR(ScanFields(
-          *base, {table::kIdFieldId, table::kSrcFieldId, table::kDstFieldId},
-          [&](const table::ColumnBatch& batch, std::span<const table::Column*> cols) -> Status {
-            for (uint64_t r = 0; r < batch.num_rows(); ++r) {
-              std::string_view id = cols[0]->StringAt(r);
-              if (!BaseRowSurvives(edge_change, replaced, deleted, id)) continue;
-              for (int side = 0; side < 2; ++side) {
-                if (!(side == 0 ? from : to)) continue;
-                auto hit = removed.find(std::string(cols[1 + side]->StringAt(r)));
-                if (hit != removed.end()) {
-                  return Violation(label_, key, hit->second,
-                                   "cannot remove " + node.name + " '" + hit->first + "': edge " +
-                                       edge.name + " '" + std::string(id) +
-                                       "' still references it");
-                }
-              }
-            }
-            return Status::Ok();
-          }));
+      const Status joined = JoinKeys(
+          *removed,
+          [&](const EmitFn& emit) {
+            return ScanBase(
+                edge_key, ChangeOf(edge_key), {table::kSrcFieldId, table::kDstFieldId},
+                [&](std::span<const table::Column*> cols, uint64_t r, bool kept) -> Status {
+                  if (!kept) return Status::Ok();
+                  if (from)
+                    OMNIGRAPH_RETURN_IF_ERROR(emit(cols[1]->StringAt(r), cols[0]->StringAt(r)));
+                  if (to)
+                    OMNIGRAPH_RETURN_IF_ERROR(emit(cols[2]->StringAt(r), cols[0]->StringAt(r)));
+                  return Status::Ok();
+                });
+          },
+          [&](std::string_view id, std::string_view row, const JoinHit& hit) -> Status {
+            if (hit.matches == 0) return Status::Ok();
+            return Violation(label_, key, BigEndianAt(row, 0),
+                             "cannot remove " + node.name + " '" + std::string(id) + "': edge " +
+                                 edge.name + " '" + hit.first_payload + "' still references it");
+          });
+      OMNIGRAPH_RETURN_IF_ERROR(joined);
     }
     return Status::Ok();
   }
 
+  // Sources the write touches (those of new rows, and of the base rows it replaces or removes)
+  // with their new edges, sorted; then the edges the write keeps, counted against them.
   Status CheckCardinality(const schema::TypeDef& edge, const std::string& key,
                           const TableChange& change) {
     if (edge.card.is_default()) return Status::Ok();
-    // Sources the write touches: those of new rows and of the base rows it replaces or removes.
-    std::map<std::string, int64_t> count;  // source -> edges after the write
-    std::map<std::string, uint64_t> row_of;
+    constexpr uint64_t kGone = UINT64_MAX;  // A touched source with no new row.
+    ExternalSorter touched_sorter(sort_bytes_);
     if (HasRows(change)) {
-      OMNIGRAPH_RETURN_IF_ERROR(
-          ForEachBatch(change, [&](const table::ColumnBatch& rows, uint64_t first) -> Status {
-            const table::Column* src = rows.FindColumn(table::kSrcFieldId);
-            for (uint64_t r = 0; r < rows.num_rows(); ++r) {
-              std::string s(src->StringAt(r));
-              ++count[s];
-              row_of.try_emplace(s, first + r);
-            }
-            return Status::Ok();
-          }));
+      OMNIGRAPH_RETURN_IF_ERROR(SortColumnWithRows(change, table::kSrcFieldId, touched_sorter));
     }
-    const std::unordered_set<std::string_view>& replaced = BatchIds(change);
-    std::unordered_set<std::string_view> deleted;
-    if (change.op == Op::kDelete) deleted.insert(change.ids.begin(), change.ids.end());
     if (change.op != Op::kOverwrite) {
+      // The base rows the change replaces or removes, looked up a batch at a time.
       OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> base, Base(key));
-      // Removed or replaced base rows touch their sources too.
-      std::vector<std::string> gone(replaced.begin(), replaced.end());
-      gone.insert(gone.end(), deleted.begin(), deleted.end());
-      if (!gone.empty()) {
+      std::vector<std::string> gone;
+      std::string gone_row;
+      PutBigEndian(kGone, 8, &gone_row);
+      auto lookup = [&]() -> Status {
+        if (gone.empty()) return Status::Ok();
         const uint32_t fields[] = {table::kSrcFieldId};
         OMNIGRAPH_ASSIGN_OR_RETURN(table::LookupResult looked, base->Lookup(gone, fields));
         const table::Column& gone_src = looked.rows.column(0);
         for (uint64_t r = 0; r < looked.rows.num_rows(); ++r) {
-          count.try_emplace(std::string(gone_src.StringAt(r)), 0);
+          OMNIGRAPH_RETURN_IF_ERROR(touched_sorter.Add(gone_src.StringAt(r), gone_row));
+        }
+        gone.clear();
+        return Status::Ok();
+      };
+      OMNIGRAPH_RETURN_IF_ERROR(ChangeIds(change).ForEachKey([&](std::string_view id) -> Status {
+        gone.emplace_back(id);
+        return gone.size() >= kValidateBatchRows ? lookup() : Status::Ok();
+      }));
+      OMNIGRAPH_RETURN_IF_ERROR(lookup());
+    }
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const SortedRecords> touched_rows,
+                               touched_sorter.Finish());
+    // One record per touched source: (new edges, the smallest new row or kGone).
+    SortedRecordsWriter touched_writer(sort_bytes_);
+    {
+      std::unique_ptr<SortedRecords::Reader> reader = touched_rows->Open();
+      std::string source, value;
+      uint64_t fresh = 0, first_row = kGone;
+      auto end_source = [&]() -> Status {
+        value.clear();
+        PutBigEndian(fresh, 8, &value);
+        PutBigEndian(first_row, 8, &value);
+        return touched_writer.Add(source, value);
+      };
+      bool any = false;
+      std::string_view k, v;
+      while (true) {
+        OMNIGRAPH_ASSIGN_OR_RETURN(bool more, reader->Next(&k, &v));
+        if (!more || !any || k != source) {
+          if (any) OMNIGRAPH_RETURN_IF_ERROR(end_source());
+          if (!more) break;
+          any = true;
+          source.assign(k);
+          fresh = 0;
+          first_row = kGone;
+        }
+        const uint64_t row = BigEndianAt(v, 0);
+        if (row != kGone) {
+          ++fresh;
+          first_row = std::min(first_row, row);
         }
       }
-      if (count.empty()) return Status::Ok();
-      OMNIGRAPH_RETURN_IF_ERROR(ScanFields(
-          *base, {table::kIdFieldId, table::kSrcFieldId},
-          [&](const table::ColumnBatch& batch, std::span<const table::Column*> cols) -> Status {
-            for (uint64_t r = 0; r < batch.num_rows(); ++r) {
-              auto it = count.find(std::string(cols[1]->StringAt(r)));
-              if (it == count.end()) continue;
-              if (BaseRowSurvives(&change, replaced, deleted, cols[0]->StringAt(r))) ++it->second;
-            }
-            return Status::Ok();
-          }));
     }
-    for (const auto& [source, n] : count) {
-      auto row = row_of.find(source);
-      const uint64_t label_row = row == row_of.end() ? 0 : row->second;
-      if (edge.card.max && n > *edge.card.max) {
-        return Violation(label_, key, label_row,
-                         "@card violation on edge " + edge.name + ": source '" + source + "' has " +
-                             std::to_string(n) + " edges (max " + std::to_string(*edge.card.max) +
-                             ")");
-      }
-      if (n > 0 && n < edge.card.min) {
-        return Violation(label_, key, label_row,
-                         "@card violation on edge " + edge.name + ": source '" + source + "' has " +
-                             std::to_string(n) + " edges (min " + std::to_string(edge.card.min) +
-                             ")");
-      }
-    }
-    return Status::Ok();
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const SortedRecords> touched,
+                               touched_writer.Finish());
+    return JoinKeys(
+        *touched,
+        [&](const EmitFn& emit) -> Status {
+          if (change.op == Op::kOverwrite) return Status::Ok();
+          return ScanBase(key, &change, {table::kSrcFieldId},
+                          [&](std::span<const table::Column*> cols, uint64_t r, bool kept) {
+                            return kept ? emit(cols[1]->StringAt(r), {}) : Status::Ok();
+                          });
+        },
+        [&](std::string_view source, std::string_view value, const JoinHit& hit) -> Status {
+          const int64_t n = static_cast<int64_t>(BigEndianAt(value, 0) + hit.matches);
+          const uint64_t first_row = BigEndianAt(value, 8);
+          const uint64_t label_row = first_row == kGone ? 0 : first_row;
+          if (edge.card.max && n > *edge.card.max) {
+            return Violation(label_, key, label_row,
+                             "@card violation on edge " + edge.name + ": source '" +
+                                 std::string(source) + "' has " + std::to_string(n) +
+                                 " edges (max " + std::to_string(*edge.card.max) + ")");
+          }
+          if (n > 0 && n < edge.card.min) {
+            return Violation(label_, key, label_row,
+                             "@card violation on edge " + edge.name + ": source '" +
+                                 std::string(source) + "' has " + std::to_string(n) +
+                                 " edges (min " + std::to_string(edge.card.min) + ")");
+          }
+          return Status::Ok();
+        });
   }
 
   const schema::Catalog& catalog_;
@@ -448,8 +724,9 @@ class WriteValidator {
   const OpenTableFn& open_base_;
   const RowLabel& label_;
   const RowBatchesFn& batches_;
+  const uint64_t sort_bytes_;
   std::map<std::string, std::shared_ptr<const table::TableVersion>> bases_;
-  std::map<const TableChange*, std::unordered_set<std::string_view>> ids_;
+  std::map<const TableChange*, std::shared_ptr<const SortedRecords>> ids_;
 };
 
 }  // namespace
@@ -556,9 +833,10 @@ Status ValidateRows(const schema::TypeDef& type, const table::ColumnBatch& rows,
 Status ValidateWrite(const schema::Catalog& catalog,
                      const std::map<std::string, TableChange>& changes,
                      const OpenTableFn& open_base, const RowLabel& label,
-                     const RowBatchesFn& batches) {
+                     const RowBatchesFn& batches, uint64_t sort_bytes) {
   const RowLabel fallback = DefaultRowLabel;
-  return WriteValidator(catalog, changes, open_base, label ? label : fallback, batches).Run();
+  return WriteValidator(catalog, changes, open_base, label ? label : fallback, batches, sort_bytes)
+      .Run();
 }
 
 }  // namespace omnigraph::engine

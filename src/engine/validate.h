@@ -50,11 +50,14 @@ using RowBatchesFn = std::function<Status(
     const TableChange& change, const std::function<Status(const table::ColumnBatch&)>& sink)>;
 
 // Every check above for `changes` against the tables `open_base` returns. The checks hold one
-// batch of rows at a time plus what crosses batches: the ids each change writes (views into the
-// change), the key tuples of @unique properties, and per-source edge counts for @card.
+// batch of rows at a time; what crosses batches (endpoints, @unique tuples, @card sources, the
+// ids a write removes) is sorted with ExternalSorters of `sort_bytes` each, which spill to
+// temporary files, and merged in order with the change's sorted ids and the base tables read in
+// id order. So memory does not grow with the change; the base tables' id indexes (the table
+// layer's, shared with reads) are the only per-row state of the graph it touches.
 Status ValidateWrite(const schema::Catalog& catalog,
                      const std::map<std::string, TableChange>& changes,
                      const OpenTableFn& open_base, const RowLabel& label,
-                     const RowBatchesFn& batches = {});
+                     const RowBatchesFn& batches = {}, uint64_t sort_bytes = kSorterMemoryBytes);
 
 }  // namespace omnigraph::engine

@@ -30,7 +30,9 @@ edge Knows: Person -> Person @card(2..) { }
 edge Mentions: Note -> Person { @unique(src, dst) }
 )";
 
-class ValidateTest : public ::testing::Test {
+// Run with the default sort budget (everything in memory, hash probes) and with a 64-byte one,
+// under which every sort spills runs to temporary files and every join merges sorted runs.
+class ValidateTest : public ::testing::TestWithParam<uint64_t> {
  protected:
   void SetUp() override {
     counting_ = std::make_shared<storage::CountingStore>(std::make_shared<storage::MemoryStore>());
@@ -99,6 +101,7 @@ class ValidateTest : public ::testing::Test {
     WriteRequest request;
     for (const auto& [key, ch] : changes) request.changes.emplace(key, std::move(*ch.c));
     request.row_label = std::move(label);
+    request.sort_bytes = GetParam();
     return graph_->Write(request);
   }
 
@@ -129,7 +132,7 @@ class ValidateTest : public ::testing::Test {
   std::unique_ptr<Snapshot> snapshot_;
 };
 
-TEST_F(ValidateTest, ValidRowsPass) {
+TEST_P(ValidateTest, ValidRowsPass) {
   MustWrite({{"node:Person",
               Change(TableChange::Op::kAppend,
                      Rows("node:Person", {Person("ada", {{"age", Value::Int(36)},
@@ -138,7 +141,7 @@ TEST_F(ValidateTest, ValidRowsPass) {
                                           Person("bob", {{"age", Value::Int(150)}})}))}});
 }
 
-TEST_F(ValidateTest, EnumValuesOutsideTheSetAreRejected) {
+TEST_P(ValidateTest, EnumValuesOutsideTheSetAreRejected) {
   ExpectRejected(
       {{"node:Person",
         Change(
@@ -147,7 +150,7 @@ TEST_F(ValidateTest, EnumValuesOutsideTheSetAreRejected) {
       "node:Person row 1: invalid enum value 'root' for Person.kind (expected: admin, user)");
 }
 
-TEST_F(ValidateTest, RangeIsInclusiveAndNamesTheBound) {
+TEST_P(ValidateTest, RangeIsInclusiveAndNamesTheBound) {
   ExpectRejected(
       {{"node:Person", Change(TableChange::Op::kAppend,
                               Rows("node:Person", {Person("x", {{"age", Value::Int(200)}})}))}},
@@ -171,7 +174,7 @@ TEST_F(ValidateTest, RangeIsInclusiveAndNamesTheBound) {
                                                        {"score", Value::Float(1.5)}})}))}});
 }
 
-TEST_F(ValidateTest, CheckIsAnUnanchoredSearchAndSkipsNulls) {
+TEST_P(ValidateTest, CheckIsAnUnanchoredSearchAndSkipsNulls) {
   ExpectRejected(
       {{"node:Person",
         Change(TableChange::Op::kAppend,
@@ -184,7 +187,7 @@ TEST_F(ValidateTest, CheckIsAnUnanchoredSearchAndSkipsNulls) {
                                                    Person("y")}))}});
 }
 
-TEST_F(ValidateTest, KeyedIdsMustBeDerivedFromTheKey) {
+TEST_P(ValidateTest, KeyedIdsMustBeDerivedFromTheKey) {
   Row wrong = Person("ada");
   wrong.id = "someone-else";
   ExpectRejected(
@@ -192,7 +195,7 @@ TEST_F(ValidateTest, KeyedIdsMustBeDerivedFromTheKey) {
       "node:Person row 0: id 'someone-else' of keyed Person is not the id its key derives ('ada')");
 }
 
-TEST_F(ValidateTest, UniqueWithinTheBatchAndAgainstTheSnapshot) {
+TEST_P(ValidateTest, UniqueWithinTheBatchAndAgainstTheSnapshot) {
   ExpectRejected(
       {{"node:Person",
         Change(TableChange::Op::kAppend,
@@ -221,7 +224,7 @@ TEST_F(ValidateTest, UniqueWithinTheBatchAndAgainstTheSnapshot) {
               Change(TableChange::Op::kAppend, Rows("node:Person", {Person("c"), Person("d")}))}});
 }
 
-TEST_F(ValidateTest, UniqueOverEdgeEndpoints) {
+TEST_P(ValidateTest, UniqueOverEdgeEndpoints) {
   MustWrite({{"node:Person", Change(TableChange::Op::kAppend, Rows("node:Person", {Person("a")}))},
              {"node:Note",
               Change(TableChange::Op::kAppend,
@@ -234,7 +237,7 @@ TEST_F(ValidateTest, UniqueOverEdgeEndpoints) {
                  "held by 'm1' and 'm2'");
 }
 
-TEST_F(ValidateTest, EdgeEndpointsMustExistAfterTheWrite) {
+TEST_P(ValidateTest, EdgeEndpointsMustExistAfterTheWrite) {
   MustWrite(
       {{"node:Person", Change(TableChange::Op::kAppend, Rows("node:Person", {Person("a")}))}});
   ExpectRejected({{"edge:WorksAt", Change(TableChange::Op::kAppend,
@@ -258,7 +261,7 @@ TEST_F(ValidateTest, EdgeEndpointsMustExistAfterTheWrite) {
                  "edge:WorksAt row 0: edge WorksAt from 'b': no Person with that id");
 }
 
-TEST_F(ValidateTest, RemovingReferencedNodesIsRefusedUnlessTheEdgesGoToo) {
+TEST_P(ValidateTest, RemovingReferencedNodesIsRefusedUnlessTheEdgesGoToo) {
   MustWrite(
       {{"node:Person",
         Change(TableChange::Op::kAppend, Rows("node:Person", {Person("a"), Person("b")}))},
@@ -277,7 +280,7 @@ TEST_F(ValidateTest, RemovingReferencedNodesIsRefusedUnlessTheEdgesGoToo) {
   MustWrite({{"node:Company", Delete({"acme"})}});
 }
 
-TEST_F(ValidateTest, CardinalityCountsOutgoingEdgesOfTouchedSources) {
+TEST_P(ValidateTest, CardinalityCountsOutgoingEdgesOfTouchedSources) {
   MustWrite({{"node:Person", Change(TableChange::Op::kAppend,
                                     Rows("node:Person", {Person("a"), Person("b"), Person("c")}))},
              {"node:Company",
@@ -307,7 +310,7 @@ TEST_F(ValidateTest, CardinalityCountsOutgoingEdgesOfTouchedSources) {
   MustWrite({{"edge:Knows", Delete({"k1", "k2"})}});
 }
 
-TEST_F(ValidateTest, RowLabelsNameTheRow) {
+TEST_P(ValidateTest, RowLabelsNameTheRow) {
   Result<WriteResult> r =
       Write({{"node:Person",
               Change(TableChange::Op::kAppend,
@@ -319,6 +322,12 @@ TEST_F(ValidateTest, RowLabelsNameTheRow) {
   EXPECT_EQ(r.status().message(),
             "line 11 (node:Person): @range violation on Person.age: value 999 > max 150");
 }
+
+INSTANTIATE_TEST_SUITE_P(SortBudgets, ValidateTest,
+                         ::testing::Values(kSorterMemoryBytes, uint64_t{64}),
+                         [](const ::testing::TestParamInfo<uint64_t>& param) {
+                           return param.param == kSorterMemoryBytes ? "InMemory" : "Spilling";
+                         });
 
 }  // namespace
 }  // namespace omnigraph::engine

@@ -48,7 +48,9 @@ class TablePendingTest : public ::testing::Test {
       pending.fragments.push_back(*entry);
     }
     for (auto& [f, rows] : pending.superseded) std::sort(rows.begin(), rows.end());
-    for (const auto& [id, at] : where) pending.ids.push_back(id);
+    std::vector<std::string_view> live;
+    for (const auto& [id, at] : where) live.push_back(id);
+    pending.ids = SortedRecords::FromKeys(std::move(live));
     return {pending, model};
   }
 
@@ -135,12 +137,12 @@ TEST_F(TablePendingTest, ReadPendingReturnsTheLiveRowsInOrder) {
 TEST_F(TablePendingTest, InconsistentPendingRowsAreRefused) {
   auto [pending, model] = Pending({{"d", "e"}});
   PendingRows wrong_ids = pending;
-  wrong_ids.ids.pop_back();
+  wrong_ids.ids = SortedRecords::FromKeys({"d"});
   EXPECT_EQ(tables_.AppendPending(base_, wrong_ids, kAgainst).status().code(),
             Code::kInvalidArgument);
   PendingRows wrong_row = pending;
   wrong_row.superseded[0] = {5};
-  wrong_row.ids.pop_back();
+  wrong_row.ids = SortedRecords::FromKeys({"d"});
   EXPECT_EQ(tables_.UpsertPending(base_, wrong_row, kAgainst).status().code(),
             Code::kInvalidArgument);
   PendingRows other_table = pending;

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "base/sorted_records.h"
 #include "storage/uri.h"
 #include "table/column.h"
 #include "table/fragment_writer.h"
@@ -70,8 +71,10 @@ struct PendingRows {
   // Rows of `fragments` (by fragment index, ascending and unique) that a later row of the same
   // id replaced; they are deleted in the staged version.
   std::map<uint32_t, std::vector<uint32_t>> superseded;
-  // Every live id of the fragments (superseded rows excluded), each once, in any order.
-  std::vector<std::string> ids;
+  // Every live id of the fragments (superseded rows excluded), each once, ascending (the keys;
+  // values are ignored). Sorted so that staging merges it with the base's id index instead of
+  // holding a set of it, and so that it can live in a temporary file (base/sorted_records.h).
+  std::shared_ptr<const SortedRecords> ids;
 };
 
 class TableStore {

@@ -18,19 +18,27 @@ namespace omnigraph::table {
 namespace {
 
 // For an overwrite: the base ids the new image leaves out (to delete), and how many it keeps.
-std::pair<std::vector<std::string>, uint64_t> SplitOverwritten(
-    const internal::IdIndex& base, const std::unordered_set<std::string_view>& incoming) {
+// `incoming` is every id of the new image, ascending (the order of the index), so one merge
+// pass over both finds them without holding a set of either.
+Result<std::pair<std::vector<std::string>, uint64_t>> SplitOverwritten(
+    const internal::IdIndex& base, const SortedRecords& incoming) {
   std::vector<std::string> deleted;
   uint64_t updated = 0;
+  std::unique_ptr<SortedRecords::Reader> reader = incoming.Open();
+  std::string_view next, value;
+  OMNIGRAPH_ASSIGN_OR_RETURN(bool more, reader->Next(&next, &value));
   for (const RowRef& ref : base.sorted) {
     const std::string_view id = base.IdAt(ref);
-    if (incoming.contains(id)) {
+    while (more && next < id) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(more, reader->Next(&next, &value));
+    }
+    if (more && next == id) {
       ++updated;
     } else {
       deleted.emplace_back(id);
     }
   }
-  return {std::move(deleted), updated};
+  return std::make_pair(std::move(deleted), updated);
 }
 
 using internal::TableContext;
@@ -255,9 +263,10 @@ Status CheckPending(const TableManifest& base, const PendingRows& rows) {
   uint64_t live = 0;
   for (const FragmentEntry& f : rows.fragments) live += f.rows;
   for (const auto& [f, superseded] : rows.superseded) live -= superseded.size();
-  if (live != rows.ids.size()) {
+  const uint64_t ids = rows.ids == nullptr ? 0 : rows.ids->size();
+  if (live != ids) {
     return InvalidArgument("pending rows hold " + std::to_string(live) + " live rows but " +
-                           std::to_string(rows.ids.size()) + " ids");
+                           std::to_string(ids) + " ids");
   }
   return Status::Ok();
 }
@@ -284,15 +293,15 @@ Result<TablePin> TableStore::AppendPending(const TablePin& base, const PendingRo
   }
   OMNIGRAPH_RETURN_IF_ERROR(CheckPending(b, rows));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const internal::IdIndex> index, ctx_->Index(b));
-  for (const std::string& id : rows.ids) {
-    if (index->Find(id) != nullptr) {
-      return Status(Code::kKeyConflict,
-                    "append of id '" + id + "', which table '" + b.table_key + "' already holds",
-                    version->manifest_name());
-    }
-  }
+  OMNIGRAPH_RETURN_IF_ERROR(rows.ids->ForEachKey([&](std::string_view id) -> Status {
+    if (index->Find(id) == nullptr) return Status::Ok();
+    return Status(
+        Code::kKeyConflict,
+        "append of id '" + std::string(id) + "', which table '" + b.table_key + "' already holds",
+        version->manifest_name());
+  }));
   TableManifest m = NextManifest(b, Operation::kAppend, against);
-  m.inserted_ids_count = rows.ids.size();
+  m.inserted_ids_count = rows.ids->size();
   OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<FragmentEntry> added,
                              PendingFragments(*ctx_, b.table(), rows));
   m.fragments.insert(m.fragments.end(), added.begin(), added.end());
@@ -311,15 +320,16 @@ Result<TablePin> TableStore::UpsertPending(const TablePin& base, const PendingRo
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const internal::IdIndex> index, ctx_->Index(b));
   std::map<uint32_t, std::vector<uint32_t>> deletions;
   uint64_t updated = 0;
-  for (const std::string& id : rows.ids) {
+  OMNIGRAPH_RETURN_IF_ERROR(rows.ids->ForEachKey([&](std::string_view id) -> Status {
     if (const RowRef* ref = index->Find(id)) {
       deletions[ref->source].push_back(ref->row);
       ++updated;
     }
-  }
+    return Status::Ok();
+  }));
   TableManifest m = NextManifest(b, Operation::kUpsert, against);
   m.updated_ids_count = updated;
-  m.inserted_ids_count = rows.ids.size() - updated;
+  m.inserted_ids_count = rows.ids->size() - updated;
   OMNIGRAPH_RETURN_IF_ERROR(ApplyDeletions(*ctx_, b, deletions, m.fragments));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<FragmentEntry> added,
                              PendingFragments(*ctx_, b.table(), rows));
@@ -334,12 +344,12 @@ Result<TablePin> TableStore::OverwritePending(const TablePin& base, const Pendin
   OMNIGRAPH_RETURN_IF_ERROR(ValidateTableSchema(rows.schema));
   OMNIGRAPH_RETURN_IF_ERROR(CheckPending(b, rows));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const internal::IdIndex> index, ctx_->Index(b));
-  const std::unordered_set<std::string_view> incoming(rows.ids.begin(), rows.ids.end());
-  auto [deleted, updated] = SplitOverwritten(*index, incoming);
+  OMNIGRAPH_ASSIGN_OR_RETURN(auto split, SplitOverwritten(*index, *rows.ids));
+  auto& [deleted, updated] = split;
   TableManifest m = NextManifest(b, Operation::kOverwrite, against);
   m.schema = rows.schema;
   m.updated_ids_count = updated;
-  m.inserted_ids_count = rows.ids.size() - updated;
+  m.inserted_ids_count = rows.ids->size() - updated;
   OMNIGRAPH_ASSIGN_OR_RETURN(m.fragments, PendingFragments(*ctx_, b.table(), rows));
   return Stage(*ctx_, std::move(m), std::move(deleted));
 }
@@ -483,8 +493,8 @@ Result<TablePin> TableStore::Overwrite(const TablePin& base, const ColumnBatch& 
   OMNIGRAPH_RETURN_IF_ERROR(CheckRows(rows, rows.schema(), b.table_key));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<std::string_view> ids, BatchIds(rows));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const internal::IdIndex> index, ctx_->Index(b));
-  const std::unordered_set<std::string_view> incoming(ids.begin(), ids.end());
-  auto [deleted, updated] = SplitOverwritten(*index, incoming);
+  OMNIGRAPH_ASSIGN_OR_RETURN(auto split, SplitOverwritten(*index, *SortedRecords::FromKeys(ids)));
+  auto& [deleted, updated] = split;
   TableManifest m = NextManifest(b, Operation::kOverwrite, against);
   m.schema = rows.schema();
   m.fragments.clear();
