@@ -265,15 +265,19 @@ Status ExternalSorter::Add(std::string_view key, std::string_view value) {
   if (key.size() > UINT32_MAX || value.size() > UINT32_MAX) {
     return InvalidArgument("a sort record is larger than 4 GiB");
   }
+  // Full: the buffers' capacities (what they really hold, growth slack included) have reached
+  // the budget and the record does not fit in them without growing one.
+  const bool full = arena_.capacity() + entries_.capacity() * sizeof(Entry) >= memory_bytes_;
+  if (full && !entries_.empty() &&
+      (arena_.size() + key.size() + value.size() > arena_.capacity() ||
+       entries_.size() == entries_.capacity())) {
+    OMNIGRAPH_RETURN_IF_ERROR(SpillBuffer(/*more=*/true));
+  }
   entries_.push_back(
       Entry{arena_.size(), static_cast<uint32_t>(key.size()), static_cast<uint32_t>(value.size())});
   arena_.append(key);
   arena_.append(value);
   ++count_;
-  // Capacities, not sizes: what the buffer really holds, growth slack included.
-  if (arena_.capacity() + entries_.capacity() * sizeof(Entry) >= memory_bytes_) {
-    return SpillBuffer();
-  }
   return Status::Ok();
 }
 
@@ -287,7 +291,7 @@ void ExternalSorter::SortBuffer() {
   });
 }
 
-Status ExternalSorter::SpillBuffer() {
+Status ExternalSorter::SpillBuffer(bool more) {
   SortBuffer();
   SortedRecordsWriter run(/*memory_bytes=*/0);
   for (const Entry& e : entries_) {
@@ -308,9 +312,16 @@ Status ExternalSorter::SpillBuffer() {
     runs_.erase(runs_.begin(), runs_.begin() + kSortMergeFanIn);
     runs_.insert(runs_.begin(), std::move(merged));
   }
-  // Release the memory, not just the contents: the next run grows it again.
+  // Release the memory, not just the contents. When more records follow, take the capacities
+  // this run reached at once, so the buffers do not grow by doubling again (a doubling holds the
+  // old and the new buffer at the same time).
+  const size_t arena_capacity = arena_.capacity(), entries_capacity = entries_.capacity();
   std::string().swap(arena_);
   std::vector<Entry>().swap(entries_);
+  if (more) {
+    arena_.reserve(arena_capacity);
+    entries_.reserve(entries_capacity);
+  }
   return Status::Ok();
 }
 
@@ -328,7 +339,9 @@ Result<std::shared_ptr<const SortedRecords>> ExternalSorter::Finish() {
     std::vector<Entry>().swap(entries_);
     return std::make_shared<const SortedRecords>(std::move(bytes), count);
   }
-  if (!entries_.empty()) OMNIGRAPH_RETURN_IF_ERROR(SpillBuffer());
+  if (!entries_.empty()) OMNIGRAPH_RETURN_IF_ERROR(SpillBuffer(/*more=*/false));
+  std::string().swap(arena_);
+  std::vector<Entry>().swap(entries_);
   std::vector<std::shared_ptr<const SortedRecords>> runs = std::move(runs_);
   runs_.clear();
   // Merge passes until one run is left; each merges up to kSortMergeFanIn runs.

@@ -119,7 +119,8 @@ class ExternalSorter {
     uint32_t value_bytes;
   };
   void SortBuffer();
-  Status SpillBuffer();
+  // Writes the buffer as a sorted run; `more`: records will follow.
+  Status SpillBuffer(bool more);
 
   uint64_t memory_bytes_;
   std::string arena_;

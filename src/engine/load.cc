@@ -288,7 +288,8 @@ Status Loader::Add(const JsonlRecord& r, uint64_t bytes) {
 }
 
 // `batch` without the rows in `drop` (sorted ascending, unique).
-Result<table::ColumnBatch> WithoutRows(table::ColumnBatch batch, std::vector<uint64_t> drop) {
+Result<table::ColumnBatch> WithoutRows(const table::ColumnBatch& batch,
+                                       std::vector<uint64_t> drop) {
   std::sort(drop.begin(), drop.end());
   std::vector<table::RowRef> keep;
   size_t d = 0;
@@ -299,14 +300,7 @@ Result<table::ColumnBatch> WithoutRows(table::ColumnBatch batch, std::vector<uin
     }
     keep.push_back(table::RowRef{0, static_cast<uint32_t>(row)});
   }
-  std::vector<table::Column> columns;
-  for (size_t c = 0; c < batch.num_columns(); ++c) {
-    const table::Column* source = &batch.column(c);
-    OMNIGRAPH_ASSIGN_OR_RETURN(table::Column column,
-                               table::GatherColumn(batch.field(c), std::span(&source, 1), keep));
-    columns.push_back(std::move(column));
-  }
-  return table::ColumnBatch(batch.schema(), std::move(columns), keep.size());
+  return table::GatherRows(batch, keep);
 }
 
 Status Loader::Flush(TypeRows& rows) {
@@ -324,7 +318,7 @@ Status Loader::Flush(TypeRows& rows) {
       }
     }
     rows.batch_lines = std::move(lines);
-    OMNIGRAPH_ASSIGN_OR_RETURN(batch, WithoutRows(std::move(batch), std::move(rows.superseded)));
+    OMNIGRAPH_ASSIGN_OR_RETURN(batch, WithoutRows(batch, std::move(rows.superseded)));
     rows.superseded.clear();
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(table::FragmentEntry fragment,

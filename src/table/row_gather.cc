@@ -90,6 +90,18 @@ Result<Column> GatherColumn(const Field& field, std::span<const Column* const> s
   return builder.Finish();
 }
 
+Result<ColumnBatch> GatherRows(const ColumnBatch& batch, std::span<const RowRef> rows) {
+  std::vector<Column> columns;
+  columns.reserve(batch.num_columns());
+  for (size_t c = 0; c < batch.num_columns(); ++c) {
+    const Column* source = &batch.column(c);
+    OMNIGRAPH_ASSIGN_OR_RETURN(Column column,
+                               GatherColumn(batch.field(c), std::span(&source, 1), rows));
+    columns.push_back(std::move(column));
+  }
+  return ColumnBatch(batch.schema(), std::move(columns), rows.size());
+}
+
 ColumnBatch EmptyBatch(const Schema& schema) {
   std::vector<Column> columns;
   for (const Field& field : schema) {

@@ -33,6 +33,8 @@ Column CopyColumn(const Column& column);
 Result<Column> GatherColumn(const Field& field, std::span<const Column* const> sources,
                             std::span<const RowRef> rows);
 
+// The rows `rows` of one batch (every RowRef's source must be 0), in that order.
+Result<ColumnBatch> GatherRows(const ColumnBatch& batch, std::span<const RowRef> rows);
 // A batch with `schema` and no rows.
 ColumnBatch EmptyBatch(const Schema& schema);
 

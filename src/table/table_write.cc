@@ -392,13 +392,30 @@ Result<ColumnBatch> TableStore::ReadPending(const PendingRows& rows) const {
 }
 
 Status TableStore::ScanPending(const PendingRows& rows, const BatchSink& sink) const {
-  const TableVersion pending = PendingVersion(ctx_, rows);
+  // Straight from the store, not through the object cache: a load reads its rows back once, to
+  // validate them, and caching rows that are not published yet would evict what readers cached
+  // (and make a load's memory grow with its input up to the cache's size).
+  std::vector<uint32_t> field_ids;
+  for (const Field& f : rows.schema) field_ids.push_back(f.id);
   std::vector<RowRef> live;
   for (uint32_t f = 0; f < rows.fragments.size(); ++f) {
     live.clear();
     LivePendingRows(rows, f, live);
     if (live.empty()) continue;
-    OMNIGRAPH_ASSIGN_OR_RETURN(ColumnBatch batch, pending.Gather(rows.schema, live));
+    const FragmentEntry& fragment = rows.fragments[f];
+    const std::string name = ObjectName(rows.table, fragment.path);
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::unique_ptr<FragmentReader> reader,
+                               OpenFragment(ctx_->store(), name, fragment.bytes));
+    if (reader->num_rows() != fragment.rows) {
+      return Corruption("fragment holds " + std::to_string(reader->num_rows()) + " rows, not " +
+                            std::to_string(fragment.rows),
+                        name);
+    }
+    OMNIGRAPH_ASSIGN_OR_RETURN(ColumnBatch batch, reader->Read(field_ids));
+    if (live.size() != batch.num_rows()) {
+      for (RowRef& r : live) r.source = 0;
+      OMNIGRAPH_ASSIGN_OR_RETURN(batch, GatherRows(batch, live));
+    }
     OMNIGRAPH_RETURN_IF_ERROR(sink(std::move(batch)));
   }
   return Status::Ok();
