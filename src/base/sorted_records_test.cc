@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <random>
 #include <utility>
@@ -120,6 +123,36 @@ TEST(SortedRecordsWriterTest, SpillsPastItsBudgetAndRefusesDisorder) {
   ASSERT_TRUE(small.Add("b").ok());
   Status out_of_order = small.Add("a");
   EXPECT_EQ(out_of_order.code(), Code::kInternal);
+}
+
+TEST(TempFileTest, NoDirectoryNamesItAndItReadsBackWhatWasAppended) {
+  const std::string dir = std::filesystem::temp_directory_path().string() + "/omnigraph-tempfile-" +
+                          std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  const char* saved = std::getenv("TMPDIR");
+  const std::string saved_value = saved == nullptr ? "" : saved;
+  ::setenv("TMPDIR", dir.c_str(), 1);
+  Result<std::unique_ptr<TempFile>> file = TempFile::Create();
+  if (saved == nullptr) {
+    ::unsetenv("TMPDIR");
+  } else {
+    ::setenv("TMPDIR", saved_value.c_str(), 1);
+  }
+  ASSERT_TRUE(file.ok()) << file.status().ToString();
+  // Unlinked at creation: a process that dies leaves nothing behind.
+  EXPECT_TRUE(std::filesystem::is_empty(dir));
+  ASSERT_TRUE((*file)->Append("hello ").ok());
+  ASSERT_TRUE((*file)->Append("world").ok());
+  EXPECT_EQ((*file)->size(), 11u);
+  std::string out(5, '\0');
+  Result<size_t> got = (*file)->ReadAt(6, out);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(*got, 5u);
+  EXPECT_EQ(out, "world");
+  got = (*file)->ReadAt(9, out);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(*got, 2u) << "short only at the end";
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
