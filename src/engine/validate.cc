@@ -385,38 +385,29 @@ class WriteValidator {
       }
     }
     if (change.op == Op::kOverwrite) return Status::Ok();
-    // The base rows the change keeps, by tuple.
-    ExternalSorter base_sorter(sort_bytes_);
-    OMNIGRAPH_RETURN_IF_ERROR(
-        ScanBase(key, &change, fields,
-                 [&](std::span<const table::Column*> cols, uint64_t r, bool kept) -> Status {
-                   if (!kept) return Status::Ok();
-                   auto [tuple, text] = TupleAt(cols.subspan(1), r);
-                   if (tuple.empty()) return Status::Ok();
-                   return base_sorter.Add(tuple, cols[0]->StringAt(r));
-                 }));
-    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const SortedRecords> kept, base_sorter.Finish());
-    std::unique_ptr<SortedRecords::Reader> base_reader = kept->Open();
-    std::unique_ptr<SortedRecords::Reader> new_reader = held->Open();
-    std::string_view bk, bv, nk, nv;
-    OMNIGRAPH_ASSIGN_OR_RETURN(bool base_more, base_reader->Next(&bk, &bv));
-    OMNIGRAPH_ASSIGN_OR_RETURN(bool new_more, new_reader->Next(&nk, &nv));
-    std::optional<std::pair<uint64_t, std::string>> first_violation;
-    while (base_more && new_more) {
-      if (bk < nk) {
-        OMNIGRAPH_ASSIGN_OR_RETURN(base_more, base_reader->Next(&bk, &bv));
-      } else if (nk < bk) {
-        OMNIGRAPH_ASSIGN_OR_RETURN(new_more, new_reader->Next(&nk, &nv));
-      } else {
-        size_t at = 8;
-        const uint64_t row = BigEndianAt(nv, 0);
-        const std::string_view id = TextAt(nv, &at);
-        if (bv != id && (!first_violation || row < first_violation->first)) {
-          first_violation.emplace(row, message(TextAt(nv, &at), bv, id));
-        }
-        OMNIGRAPH_ASSIGN_OR_RETURN(new_more, new_reader->Next(&nk, &nv));
-      }
-    }
+    // The tuples of the base rows the change keeps, joined with the new ones.
+    std::optional<std::pair<uint64_t, std::string>> first_violation;  // (row, message)
+    OMNIGRAPH_RETURN_IF_ERROR(JoinKeys(
+        *held,
+        [&](const EmitFn& emit) {
+          return ScanBase(
+              key, &change, fields,
+              [&](std::span<const table::Column*> cols, uint64_t r, bool kept) -> Status {
+                if (!kept) return Status::Ok();
+                auto [tuple, text] = TupleAt(cols.subspan(1), r);
+                return tuple.empty() ? Status::Ok() : emit(tuple, cols[0]->StringAt(r));
+              });
+        },
+        [&](std::string_view, std::string_view value, const JoinHit& hit) -> Status {
+          size_t at = 8;
+          const uint64_t row = BigEndianAt(value, 0);
+          const std::string_view id = TextAt(value, &at);
+          if (hit.matches > 0 && hit.first_payload != id &&
+              (!first_violation || row < first_violation->first)) {
+            first_violation.emplace(row, message(TextAt(value, &at), hit.first_payload, id));
+          }
+          return Status::Ok();
+        }));
     if (first_violation) {
       return Violation(label_, key, first_violation->first, first_violation->second);
     }
