@@ -260,6 +260,29 @@ Result<WriteResult> Graph::Write(const WriteRequest& request) {
   return WriteOnce(request, warm);
 }
 
+Status Graph::CheckPlannedTables(const commit::GraphState& base, const WriteRequest& request) {
+  auto changed = [&](const std::string& key, const std::string& what) {
+    return Status(Code::kReadSetChanged,
+                  "the schema changed after this write was planned: " + what +
+                      "; read the branch again and redo the write (table '" + key + "')",
+                  request.branch);
+  };
+  for (const auto& [key, change] : request.changes) {
+    const commit::TableState* t = base.FindByKey(key);
+    if (t == nullptr) return changed(key, "the table is gone");
+    if (change.op == TableChange::Op::kDelete) continue;
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> version,
+                               tables_->Open(ToTablePin(t->pin)));
+    if (change.pending && change.pending->table != version->table()) {
+      return changed(key, "the table was dropped and created again");
+    }
+    const table::Schema& planned = change.pending ? change.pending->schema : change.rows.schema();
+    if (planned != version->schema())
+      return changed(key, "its columns are not those the rows have");
+  }
+  return Status::Ok();
+}
+
 Result<WriteResult> Graph::WriteOnce(const WriteRequest& request, bool& warm) {
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<commit::Stream> stream,
                              StreamOf(request.branch, warm));
@@ -284,6 +307,9 @@ Result<WriteResult> Graph::WriteOnce(const WriteRequest& request, bool& warm) {
                     "the branch moved to '" + base.head_commit_id + "' after this write read '" +
                         *request.planned_on + "'",
                     request.branch);
+    }
+    if (request.planned_schema && base.schema != *request.planned_schema) {
+      OMNIGRAPH_RETURN_IF_ERROR(CheckPlannedTables(base, request));
     }
     // Validate against the captured head (again on every re-prepare: the head moved).
     OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const schema::Catalog> catalog,

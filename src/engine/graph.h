@@ -81,6 +81,11 @@ struct WriteRequest {
   // The commit the changes were computed from. A strict write whose captured head is another
   // commit gets ReadSetChanged.
   std::optional<std::string> planned_on;
+  // The schema the changes were built for (the snapshot the writer read). When the head's schema
+  // is another one — a schema apply landed in between — and a table the write touches is gone or
+  // has other columns, the write gets ReadSetChanged (plan it again) instead of failing on rows
+  // of the old shape; other schema changes only re-validate the write under the new catalog.
+  std::optional<commit::SchemaRef> planned_schema;
   // Memory for validation's sorts (ids, endpoints, @unique tuples, @card sources); past it they
   // go to temporary files.
   uint64_t sort_bytes = kSorterMemoryBytes;
@@ -215,6 +220,9 @@ class Graph {
  private:
   Graph(storage::Runtime runtime, commit::StorageStamp stamp);
   Result<std::shared_ptr<const schema::Catalog>> CatalogFor(const commit::SchemaRef& schema);
+  // ReadSetChanged when a table `request` writes is gone from `base` or no longer has the columns
+  // its rows were built with (WriteRequest::planned_schema).
+  Status CheckPlannedTables(const commit::GraphState& base, const WriteRequest& request);
   Result<Snapshot> MakeSnapshot(commit::GraphState state);
   // The warm handle of `branch`, resolving the name when there is none; `warm` tells which.
   Result<std::shared_ptr<commit::Stream>> StreamOf(std::string_view branch, bool& warm);

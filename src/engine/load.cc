@@ -528,6 +528,7 @@ Result<LoadResult> LoadLines(Graph& graph, std::string_view branch, LineSource& 
     return lines->Label(table_key, row);
   };
   request.sort_bytes = options.limits.sort_bytes;
+  request.planned_schema = head->state().schema;
   Result<WriteResult> written = graph.Write(request);
   if (!written.ok()) {
     // A rejected load changes nothing, including the branch it would have created.

@@ -77,6 +77,7 @@ Result<MutationResult> MutateWith(Graph& graph, std::string_view source,
   write.actor = options.actor;
   write.strict = effects.strict;
   write.planned_on = head.commit_id();
+  write.planned_schema = head.state().schema;
   for (auto& [key, t] : effects.tables) {
     const uint64_t entities = t.rows.size() + t.deletes.size();
     if (entities > kMutationEntitiesMax) {

@@ -162,6 +162,49 @@ edge WorksAt: Person -> Company { role: String? }
   EXPECT_EQ(ValueOf(old, "node:Person", "Ada", "age"), "36");
 }
 
+TEST(SchemaApplyTest, AWriteBuiltForColumnsAnApplyChangedIsReadSetChanged) {
+  Fixture f;
+  Snapshot planned = f.Head();
+  // Two writes built from one snapshot: Person rows and Company rows of that schema.
+  WriteRequest people;
+  people.changes["node:Person"] = TableChange{
+      TableChange::Op::kAppend, Rows(planned.catalog(), "node:Person", {{"Bob", "Bob", "40"}}), {}};
+  people.planned_schema = planned.state().schema;
+  WriteRequest companies;
+  companies.changes["node:Company"] =
+      TableChange{TableChange::Op::kAppend,
+                  Rows(planned.catalog(), "node:Company", {{"Initech", "Initech"}}),
+                  {}};
+  companies.planned_schema = planned.state().schema;
+  // A schema apply lands in between: Person gains a column, Company is left alone.
+  Result<SchemaApplyResult> applied = f.graph->ApplySchema(R"(
+node Person { name: String @key  age: I32?  email: String? }
+node Company { name: String @key }
+edge WorksAt: Person -> Company { role: String? }
+)");
+  ASSERT_TRUE(applied.ok()) << applied.status().ToString();
+  const std::string after_apply = f.Head().commit_id();
+
+  // The Person rows have the old columns: the writer must read again, and nothing is published.
+  Result<WriteResult> refused = f.graph->Write(people);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), Code::kReadSetChanged) << refused.status().ToString();
+  EXPECT_EQ(refused.status().kind(), Kind::kConflict);
+  EXPECT_EQ(refused.status().message(),
+            "the schema changed after this write was planned: its columns are not those the rows "
+            "have; read the branch again and redo the write (table 'node:Person')");
+  EXPECT_EQ(f.Head().commit_id(), after_apply);
+
+  // The Company rows still fit: the write lands, validated under the new schema.
+  Result<WriteResult> landed = f.graph->Write(companies);
+  ASSERT_TRUE(landed.ok()) << landed.status().ToString();
+  EXPECT_EQ(ValueOf(f.Head(), "node:Company", "Initech", "name"), "Initech");
+
+  // Without planned_schema the mismatch is the caller's: InvalidArgument, as before.
+  people.planned_schema.reset();
+  EXPECT_EQ(f.graph->Write(people).status().kind(), Kind::kInvalidArgument);
+}
+
 TEST(SchemaApplyTest, ARenameKeepsTheStableIdAndTheTable) {
   Fixture f;
   Snapshot before = f.Head();
