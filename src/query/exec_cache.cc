@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "base/hash.h"
 #include "table/table_manifest.h"
 
 namespace omnigraph::query {
@@ -20,11 +21,27 @@ Result<std::shared_ptr<const TableImage>> TableImage::Build(
 
 int64_t TableImage::Find(std::string_view id) const {
   std::call_once(index_once_, [this] {
-    index_.reserve(ids_.size());
-    for (uint32_t i = 0; i < ids_.size(); ++i) index_.emplace(ids_[i], i);
+    uint64_t capacity = 16;
+    while (capacity < 2 * static_cast<uint64_t>(ids_.size())) capacity *= 2;
+    slots_.assign(capacity, 0);
+    slot_mask_ = capacity - 1;
+    for (uint32_t i = 0; i < ids_.size(); ++i) {
+      const uint64_t h = XxHash64(ids_[i]);
+      uint64_t at = h & slot_mask_;
+      while (slots_[at] != 0) at = (at + 1) & slot_mask_;
+      slots_[at] = (h & 0xffffffff00000000ull) | (static_cast<uint64_t>(i) + 1);
+    }
   });
-  auto it = index_.find(id);
-  return it == index_.end() ? -1 : static_cast<int64_t>(it->second);
+  const uint64_t h = XxHash64(id);
+  const uint64_t tag = h & 0xffffffff00000000ull;
+  for (uint64_t at = h & slot_mask_;; at = (at + 1) & slot_mask_) {
+    const uint64_t slot = slots_[at];
+    if (slot == 0) return -1;
+    if ((slot & 0xffffffff00000000ull) == tag) {
+      const uint32_t dense = static_cast<uint32_t>(slot & 0xffffffffu) - 1;
+      if (ids_[dense] == id) return dense;
+    }
+  }
 }
 
 Status TableImage::Preload(std::span<const uint32_t> field_ids) const {
@@ -79,7 +96,8 @@ Result<const TableImage::ChunkedColumn*> TableImage::Column(uint32_t field_id) c
 
 uint64_t TableImage::bytes() const {
   std::lock_guard<std::mutex> lock(mu_);
-  uint64_t b = column_bytes_ + ids_.size() * (sizeof(std::string) + 48);
+  // The slots: between 2 and 4 per row (a power of two at least twice the rows).
+  uint64_t b = column_bytes_ + ids_.size() * (sizeof(std::string) + 4 * sizeof(uint64_t));
   for (const std::string& id : ids_) b += id.size();
   return b;
 }

@@ -72,7 +72,11 @@ class TableImage {
   std::shared_ptr<const table::TableVersion> version_;
   std::vector<std::string> ids_;
   mutable std::once_flag index_once_;
-  mutable std::unordered_map<std::string_view, uint32_t> index_;
+  // Open addressing over ids_, linear probing, at most half full: each slot is 0 (empty) or
+  // (upper 32 bits of the id's XxHash64 << 32) | (dense index + 1), so a probe compares ids
+  // only when the hash bits agree. 16 bytes per row, no allocation per entry.
+  mutable std::vector<uint64_t> slots_;
+  mutable uint64_t slot_mask_ = 0;
   mutable std::mutex mu_;
   mutable std::map<uint32_t, std::unique_ptr<ChunkedColumn>> columns_;
   mutable uint64_t column_bytes_ = 0;

@@ -166,6 +166,41 @@ TEST_F(TableVersionTest, RandomOperationsMatchTheModelAtEveryVersion) {
   }
 }
 
+TEST_F(TableVersionTest, IdOrderMergesFragmentsWhetherOrNotTheyAreSorted) {
+  Random random(9);
+  const NewTable table = Table();
+  auto ids_of = [&](const TablePin& pin) {
+    auto version = Open(pin);
+    Result<std::vector<std::string>> ids = version->Ids();
+    EXPECT_TRUE(ids.ok());
+    return ids.ok() ? *ids : std::vector<std::string>{};
+  };
+  // Fragments that follow one another in id order (concatenated, no merge).
+  Result<TablePin> ordered =
+      tables_->Create(table, MakeRows(table.schema, {"a", "b"}, random), std::nullopt);
+  ASSERT_TRUE(ordered.ok());
+  ordered = tables_->Append(*ordered, MakeRows(table.schema, {"c", "d"}, random), std::nullopt);
+  ASSERT_TRUE(ordered.ok());
+  EXPECT_EQ(ids_of(*ordered), (std::vector<std::string>{"a", "b", "c", "d"}));
+  // An unsorted fragment, a sorted one interleaving with it, one after both, and a deletion.
+  Result<TablePin> mixed =
+      tables_->Create(table, MakeRows(table.schema, {"m", "c", "x", "a"}, random), std::nullopt);
+  ASSERT_TRUE(mixed.ok());
+  mixed = tables_->Append(*mixed, MakeRows(table.schema, {"b", "d", "y"}, random), std::nullopt);
+  ASSERT_TRUE(mixed.ok());
+  mixed = tables_->Append(*mixed, MakeRows(table.schema, {"z1", "z2"}, random), std::nullopt);
+  ASSERT_TRUE(mixed.ok());
+  const std::vector<std::string> gone = {"c"};
+  mixed = tables_->Delete(*mixed, gone, std::nullopt);
+  ASSERT_TRUE(mixed.ok());
+  EXPECT_EQ(ids_of(*mixed), (std::vector<std::string>{"a", "b", "d", "m", "x", "y", "z1", "z2"}));
+  auto version = Open(*mixed);
+  const std::vector<std::string> asked = {"y", "c", "a", "z2"};
+  Result<LookupResult> found = version->Lookup(asked);
+  ASSERT_TRUE(found.ok());
+  EXPECT_EQ(found->found, (std::vector<bool>{true, false, true, true}));
+}
+
 TEST_F(TableVersionTest, LookupOfMissingIdsFindsNothing) {
   Random random(5);
   const NewTable table = Table();
