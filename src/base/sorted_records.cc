@@ -154,7 +154,11 @@ Result<std::unique_ptr<TempFile>> TempFile::Create() {
       std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/omnigraph-sort-XXXXXX";
   const int fd = ::mkostemp(path.data(), O_CLOEXEC);
   if (fd < 0) return FileError("create", errno);
-  ::unlink(path.c_str());
+  if (::unlink(path.c_str()) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return FileError("unlink", err);
+  }
   return std::unique_ptr<TempFile>(new TempFile(fd));
 }
 
@@ -265,13 +269,22 @@ Status ExternalSorter::Add(std::string_view key, std::string_view value) {
   if (key.size() > UINT32_MAX || value.size() > UINT32_MAX) {
     return InvalidArgument("a sort record is larger than 4 GiB");
   }
-  // Full: the buffers' capacities (what they really hold, growth slack included) have reached
-  // the budget and the record does not fit in them without growing one.
-  const bool full = arena_.capacity() + entries_.capacity() * sizeof(Entry) >= memory_bytes_;
-  if (full && !entries_.empty() &&
-      (arena_.size() + key.size() + value.size() > arena_.capacity() ||
-       entries_.size() == entries_.capacity())) {
-    OMNIGRAPH_RETURN_IF_ERROR(SpillBuffer(/*more=*/true));
+  const uint64_t bytes = key.size() + value.size();
+  // Full when the records held, this one included, would pass the budget.
+  if (!entries_.empty() &&
+      arena_.size() + bytes + (entries_.size() + 1) * sizeof(Entry) > memory_bytes_) {
+    OMNIGRAPH_RETURN_IF_ERROR(SpillBuffer());
+  }
+  // Grow by doubling, but never past the budget (a record larger than the budget gets room of
+  // its own size); the buffers keep their capacity across runs, so they grow once.
+  if (arena_.size() + bytes > arena_.capacity()) {
+    arena_.reserve(std::max<uint64_t>(
+        arena_.size() + bytes, std::min<uint64_t>(2 * arena_.capacity() + 64, memory_bytes_)));
+  }
+  if (entries_.size() == entries_.capacity()) {
+    entries_.reserve(std::max<uint64_t>(
+        entries_.size() + 1,
+        std::min<uint64_t>(2 * entries_.capacity() + 4, memory_bytes_ / sizeof(Entry))));
   }
   entries_.push_back(
       Entry{arena_.size(), static_cast<uint32_t>(key.size()), static_cast<uint32_t>(value.size())});
@@ -291,7 +304,7 @@ void ExternalSorter::SortBuffer() {
   });
 }
 
-Status ExternalSorter::SpillBuffer(bool more) {
+Status ExternalSorter::SpillBuffer() {
   SortBuffer();
   SortedRecordsWriter run(/*memory_bytes=*/0);
   for (const Entry& e : entries_) {
@@ -300,34 +313,29 @@ Status ExternalSorter::SpillBuffer(bool more) {
                 std::string_view(arena_.data() + e.offset + e.key_bytes, e.value_bytes)));
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const SortedRecords> records, run.Finish());
-  runs_.push_back(std::move(records));
   ++runs_spilled_;
-  // Each run holds a file descriptor: past 2 × kSortMergeFanIn runs, merge the oldest
-  // kSortMergeFanIn into one, so a sort keeps at most that many files open however much it holds.
-  if (runs_.size() >= 2 * kSortMergeFanIn) {
-    std::vector<std::shared_ptr<const SortedRecords>> oldest(runs_.begin(),
-                                                             runs_.begin() + kSortMergeFanIn);
-    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const SortedRecords> merged,
-                               Merge(oldest, /*memory_bytes=*/0));
-    runs_.erase(runs_.begin(), runs_.begin() + kSortMergeFanIn);
-    runs_.insert(runs_.begin(), std::move(merged));
+  // Runs are kept by level: kSortMergeFanIn runs of one level merge into one of the next, so
+  // each record is rewritten once per level (log base kSortMergeFanIn of the runs), and a sort
+  // keeps fewer than kSortMergeFanIn files open per level.
+  std::shared_ptr<const SortedRecords> carry = std::move(records);
+  for (size_t level = 0; carry != nullptr; ++level) {
+    if (levels_.size() == level) levels_.emplace_back();
+    levels_[level].push_back(std::move(carry));
+    carry = nullptr;
+    if (levels_[level].size() >= kSortMergeFanIn) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(carry, Merge(levels_[level], /*memory_bytes=*/0));
+      levels_[level].clear();
+    }
   }
-  // Release the memory, not just the contents. When more records follow, take the capacities
-  // this run reached at once, so the buffers do not grow by doubling again (a doubling holds the
-  // old and the new buffer at the same time).
-  const size_t arena_capacity = arena_.capacity(), entries_capacity = entries_.capacity();
-  std::string().swap(arena_);
-  std::vector<Entry>().swap(entries_);
-  if (more) {
-    arena_.reserve(arena_capacity);
-    entries_.reserve(entries_capacity);
-  }
+  // Keep the buffers' capacity for the next run: they do not grow (and copy) again.
+  arena_.clear();
+  entries_.clear();
   return Status::Ok();
 }
 
 Result<std::shared_ptr<const SortedRecords>> ExternalSorter::Finish() {
   count_ = 0;
-  if (runs_.empty()) {
+  if (levels_.empty()) {
     SortBuffer();
     std::string bytes;
     for (const Entry& e : entries_) {
@@ -339,11 +347,12 @@ Result<std::shared_ptr<const SortedRecords>> ExternalSorter::Finish() {
     std::vector<Entry>().swap(entries_);
     return std::make_shared<const SortedRecords>(std::move(bytes), count);
   }
-  if (!entries_.empty()) OMNIGRAPH_RETURN_IF_ERROR(SpillBuffer(/*more=*/false));
+  if (!entries_.empty()) OMNIGRAPH_RETURN_IF_ERROR(SpillBuffer());
   std::string().swap(arena_);
   std::vector<Entry>().swap(entries_);
-  std::vector<std::shared_ptr<const SortedRecords>> runs = std::move(runs_);
-  runs_.clear();
+  std::vector<std::shared_ptr<const SortedRecords>> runs;
+  for (auto& level : levels_) runs.insert(runs.end(), level.begin(), level.end());
+  levels_.clear();
   // Merge passes until one run is left; each merges up to kSortMergeFanIn runs.
   while (runs.size() > 1) {
     std::vector<std::shared_ptr<const SortedRecords>> next;

@@ -23,7 +23,9 @@
 
 namespace omnigraph {
 
-// Records an ExternalSorter holds in memory before it writes a run: 64 MiB.
+// Bytes of records (plus 16 bytes of bookkeeping each) an ExternalSorter holds in memory before
+// it writes a run: 64 MiB. Each of its two buffers stays within it too (one record larger than
+// the budget gets room of its own size).
 inline constexpr uint64_t kSorterMemoryBytes = 64ull << 20;
 // Runs merged at once; more are merged in passes (each run reader buffers kSortReadBytes).
 inline constexpr size_t kSortMergeFanIn = 64;
@@ -109,7 +111,7 @@ class ExternalSorter {
   Result<std::shared_ptr<const SortedRecords>> Finish();
 
   uint64_t size() const { return count_; }
-  // Runs written to temporary files so far (0 while everything fits the budget).
+  // Runs written to temporary files (0 while everything fits the budget), since construction.
   uint64_t runs_spilled() const { return runs_spilled_; }
 
  private:
@@ -119,13 +121,14 @@ class ExternalSorter {
     uint32_t value_bytes;
   };
   void SortBuffer();
-  // Writes the buffer as a sorted run; `more`: records will follow.
-  Status SpillBuffer(bool more);
+  // Writes the buffer as a sorted run (merging a level that reaches kSortMergeFanIn runs).
+  Status SpillBuffer();
 
   uint64_t memory_bytes_;
   std::string arena_;
   std::vector<Entry> entries_;
-  std::vector<std::shared_ptr<const SortedRecords>> runs_;
+  // Spilled runs by level: level L + 1 runs each merged kSortMergeFanIn runs of level L.
+  std::vector<std::vector<std::shared_ptr<const SortedRecords>>> levels_;
   uint64_t count_ = 0;
   uint64_t runs_spilled_ = 0;
 };

@@ -101,6 +101,22 @@ TEST(ExternalSorterTest, RecordsLargerThanTheReadBuffer) {
   EXPECT_EQ(ReadAll(**sorted), input);
 }
 
+TEST(ExternalSorterTest, ARecordLargerThanTheBudgetDoesNotMakeEveryLaterRecordARun) {
+  ExternalSorter sorter(1 << 20);
+  ASSERT_TRUE(sorter.Add(std::string(2 << 20, 'b'), "").ok());
+  Records input = {{std::string(2 << 20, 'b'), ""}};
+  for (int i = 0; i < 2000; ++i) {
+    input.emplace_back("k" + std::to_string(i), "v");
+    ASSERT_TRUE(sorter.Add(input.back().first, "v").ok());
+  }
+  // The big record is one run; the small ones fit the budget together.
+  EXPECT_LE(sorter.runs_spilled(), 2u);
+  Result<std::shared_ptr<const SortedRecords>> sorted = sorter.Finish();
+  ASSERT_TRUE(sorted.ok());
+  std::sort(input.begin(), input.end());
+  EXPECT_EQ(ReadAll(**sorted), input);
+}
+
 TEST(ExternalSorterTest, NothingAdded) {
   ExternalSorter sorter;
   Result<std::shared_ptr<const SortedRecords>> sorted = sorter.Finish();

@@ -33,6 +33,11 @@ std::string EncodePlace(uint32_t fragment, uint32_t row, uint64_t line) {
   return out;
 }
 
+// The prefix of a type's records in the loader's id sort: its ordinal, big-endian.
+std::string OrdinalPrefix(uint16_t ordinal) {
+  return std::string{static_cast<char>(ordinal >> 8), static_cast<char>(ordinal & 0xff)};
+}
+
 uint64_t BigEndianAt(std::string_view bytes, size_t offset, int width) {
   uint64_t v = 0;
   for (int i = 0; i < width; ++i) v = (v << 8) | static_cast<uint8_t>(bytes[offset + i]);
@@ -129,6 +134,9 @@ class Loader {
 
   // Adds one record of `bytes` input bytes; may write a batch.
   Status Add(const JsonlRecord& r, uint64_t bytes);
+  // `failure`, met on a line after every line added so far — unless, for an append, one of
+  // those lines repeats an id of an earlier batch: that KeyConflict comes first.
+  Status RepeatBefore(Status failure);
   // Writes the last batches; the changes to publish, one per type named; the per-type record
   // counts into `result`.
   Result<std::map<std::string, TableChange>> Finish(LoadResult* result);
@@ -164,6 +172,9 @@ Result<TypeRows*> Loader::RowsOf(const TypeDef& type) {
   const std::string key = type.table_key();
   auto it = rows_.find(key);
   if (it != rows_.end()) return it->second.get();
+  if (by_ordinal_.size() > UINT16_MAX) {
+    return Status(Code::kResourceLimit, "a load names more than 65,536 types");
+  }
   OMNIGRAPH_ASSIGN_OR_RETURN(query::RowsBuilder builder, query::RowsBuilder::Make(type));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> version, head_.Table(key));
   auto rows = std::make_unique<TypeRows>(std::move(builder), version->table(),
@@ -327,9 +338,7 @@ Status Loader::Flush(TypeRows& rows) {
   rows.pending->fragments.push_back(std::move(fragment));
   // Every written row's place goes to the id sort, its line to the lines file.
   const table::Column* ids = batch.FindColumn(table::kIdFieldId);
-  std::string key(2, '\0');
-  key[0] = static_cast<char>(rows.ordinal >> 8);
-  key[1] = static_cast<char>(rows.ordinal & 0xff);
+  std::string key = OrdinalPrefix(rows.ordinal);
   std::string line_bytes;
   line_bytes.reserve(batch.num_rows() * 8);
   for (uint32_t r = 0; r < batch.num_rows(); ++r) {
@@ -346,6 +355,23 @@ Status Loader::Flush(TypeRows& rows) {
   buffered_bytes_ -= rows.batch_bytes;
   rows.batch_bytes = 0;
   return Status::Ok();
+}
+
+Status Loader::RepeatBefore(Status failure) {
+  if (mode_ != LoadMode::kAppend) return failure;
+  // The ids of the batches being built join the written ones; their fragment index sorts after
+  // every written fragment's.
+  for (TypeRows* rows : by_ordinal_) {
+    std::string key = OrdinalPrefix(rows->ordinal);
+    const uint32_t next = static_cast<uint32_t>(rows->pending->fragments.size());
+    for (const auto& [id, place] : rows->batch_ids) {
+      key.resize(2);
+      key.append(id);
+      if (!placed_.Add(key, EncodePlace(next, place.row, place.line)).ok()) return failure;
+    }
+  }
+  Status repeat = ResolveIds();
+  return repeat.code() == Code::kKeyConflict ? repeat : failure;
 }
 
 Status Loader::ResolveIds() {
@@ -494,9 +520,13 @@ Result<LoadResult> LoadLines(Graph& graph, std::string_view branch, LineSource& 
   JsonlRecord record;
   uint64_t consumed = 0;
   while (true) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(bool more, reader.Next(&record));
-    if (!more) break;
-    OMNIGRAPH_RETURN_IF_ERROR(loader.Add(record, reader.bytes_read() - consumed));
+    Result<bool> more = reader.Next(&record);
+    Status added =
+        more.ok() && *more ? loader.Add(record, reader.bytes_read() - consumed) : more.status();
+    // A line that fails comes after every line read so far: an id repeated across batches among
+    // those (found only at the end otherwise) is the earlier error.
+    if (!added.ok()) return loader.RepeatBefore(std::move(added));
+    if (!*more) break;
     consumed = reader.bytes_read();
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(auto changes, loader.Finish(&result));

@@ -462,6 +462,32 @@ TEST(LoadStreamingTest, AppendDuplicateAcrossBatchesIsAKeyConflictAndWritesNoCom
   }
 }
 
+TEST(LoadStreamingTest, ARepeatAcrossBatchesComesBeforeALaterLinesError) {
+  std::unique_ptr<Graph> g = NewGraph();
+  const std::string before = Head(*g);
+  auto person = [](std::string_view name) {
+    return R"({"type":"Person","data":{"name":")" + std::string(name) + "\"}}\n";
+  };
+  // Batches of two: A B | A C | ... — line 3 repeats line 1 across batches; a later line fails
+  // in its own way (a repeat inside its batch, or a bad value).
+  const std::string head = person("A") + person("B") + person("A") + person("C");
+  for (const std::string& tail :
+       {person("D") + person("D"), std::string(R"({"type":"Person","data":{"name":7}})") + "\n"}) {
+    for (uint64_t sort_bytes : {kSorterMemoryBytes, uint64_t{64}}) {
+      LoadOptions options;
+      options.limits = LoadLimits{2, 1 << 20, sort_bytes};
+      Result<LoadResult> r = Load(*g, "main", head + tail, LoadMode::kAppend, options);
+      ASSERT_FALSE(r.ok());
+      EXPECT_EQ(r.status().code(), Code::kKeyConflict) << r.status().ToString();
+      EXPECT_EQ(r.status().message(), "line 3: id 'A' of node:Person was already given on line 1");
+      EXPECT_EQ(Head(*g), before);
+    }
+  }
+  // In merge mode repeats are not errors (the last line wins): the same input lands.
+  Result<LoadResult> merged = Load(*g, "main", head + person("D") + person("D"), LoadMode::kMerge);
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+}
+
 TEST(LoadStreamingTest, LoadFileStreamsLinesAcrossChunkBoundaries) {
   storage::TempDir dir;
   const std::string path = dir.path() + "/in.jsonl";

@@ -242,16 +242,19 @@ class WriteValidator {
     return visit(c.rows);
   }
 
-  // Adds (value of string column `field`, row as 8 big-endian bytes) for every row of `change`
-  // to `sorter`, so the records of one value sort in row order.
-  Status SortColumnWithRows(const TableChange& change, uint32_t field, ExternalSorter& sorter) {
+  // Adds (value of string column fields[i], row as 8 big-endian bytes) to sorters[i] for every
+  // row of `change`, in one pass over its rows, so the records of one value sort in row order.
+  Status SortColumnsWithRows(const TableChange& change, std::span<const uint32_t> fields,
+                             std::span<ExternalSorter* const> sorters) {
     return ForEachBatch(change, [&](const table::ColumnBatch& rows, uint64_t first) -> Status {
-      const table::Column* col = rows.FindColumn(field);
       std::string row;
-      for (uint64_t r = 0; r < rows.num_rows(); ++r) {
-        row.clear();
-        PutBigEndian(first + r, 8, &row);
-        OMNIGRAPH_RETURN_IF_ERROR(sorter.Add(col->StringAt(r), row));
+      for (size_t i = 0; i < fields.size(); ++i) {
+        const table::Column* col = rows.FindColumn(fields[i]);
+        for (uint64_t r = 0; r < rows.num_rows(); ++r) {
+          row.clear();
+          PutBigEndian(first + r, 8, &row);
+          OMNIGRAPH_RETURN_IF_ERROR(sorters[i]->Add(col->StringAt(r), row));
+        }
       }
       return Status::Ok();
     });
@@ -263,7 +266,8 @@ class WriteValidator {
     auto [it, inserted] = ids_.try_emplace(&c);
     if (!inserted) return *it->second;
     if (c.pending) {
-      it->second = c.pending->ids;
+      // Staging refuses pending rows without ids; validation sees them as naming none.
+      it->second = c.pending->ids ? c.pending->ids : SortedRecords::FromKeys({});
     } else if (HasRows(c)) {
       std::vector<std::string_view> ids;
       for (uint64_t r = 0; r < c.rows.num_rows(); ++r) ids.push_back(IdAt(c.rows, r));
@@ -494,11 +498,14 @@ class WriteValidator {
         missing.emplace(row, side, std::string(id));
       }
     };
+    // Both sides in one pass over the rows (half the budget each).
+    ExternalSorter src_ends(sort_bytes_ / 2), dst_ends(sort_bytes_ / 2);
+    const uint32_t end_fields[] = {table::kSrcFieldId, table::kDstFieldId};
+    ExternalSorter* const end_sorters[] = {&src_ends, &dst_ends};
+    OMNIGRAPH_RETURN_IF_ERROR(SortColumnsWithRows(change, end_fields, end_sorters));
     for (int side = 0; side < 2; ++side) {
-      const uint32_t field = side == 0 ? table::kSrcFieldId : table::kDstFieldId;
-      ExternalSorter ends(sort_bytes_);
-      OMNIGRAPH_RETURN_IF_ERROR(SortColumnWithRows(change, field, ends));
-      OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const SortedRecords> sorted, ends.Finish());
+      OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const SortedRecords> sorted,
+                                 end_sorters[side]->Finish());
       const std::string node_key = nodes[side]->table_key();
       const TableChange* node_change = ChangeOf(node_key);
       SortedProbe added(node_change != nullptr && HasRows(*node_change) ? &ChangeIds(*node_change)
@@ -621,7 +628,9 @@ class WriteValidator {
     constexpr uint64_t kGone = UINT64_MAX;  // A touched source with no new row.
     ExternalSorter touched_sorter(sort_bytes_);
     if (HasRows(change)) {
-      OMNIGRAPH_RETURN_IF_ERROR(SortColumnWithRows(change, table::kSrcFieldId, touched_sorter));
+      const uint32_t src_field[] = {table::kSrcFieldId};
+      ExternalSorter* const sorter[] = {&touched_sorter};
+      OMNIGRAPH_RETURN_IF_ERROR(SortColumnsWithRows(change, src_field, sorter));
     }
     if (change.op != Op::kOverwrite) {
       // The base rows the change replaces or removes, looked up a batch at a time.

@@ -154,8 +154,9 @@ Result<std::shared_ptr<const IdIndex>> TableContext::Index(const TableManifest& 
     in_order = less(runs[r - 1].back(), runs[r].front());
   }
   if (in_order) {
-    for (const std::vector<RowRef>& run : runs) {
+    for (std::vector<RowRef>& run : runs) {
       index->sorted.insert(index->sorted.end(), run.begin(), run.end());
+      std::vector<RowRef>().swap(run);  // Hold each row once, not twice, while concatenating.
     }
   } else {
     // Heap of (run, position), smallest id on top.

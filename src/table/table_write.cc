@@ -263,7 +263,8 @@ Status CheckPending(const TableManifest& base, const PendingRows& rows) {
   uint64_t live = 0;
   for (const FragmentEntry& f : rows.fragments) live += f.rows;
   for (const auto& [f, superseded] : rows.superseded) live -= superseded.size();
-  const uint64_t ids = rows.ids == nullptr ? 0 : rows.ids->size();
+  if (rows.ids == nullptr) return InvalidArgument("pending rows have no id list");
+  const uint64_t ids = rows.ids->size();
   if (live != ids) {
     return InvalidArgument("pending rows hold " + std::to_string(live) + " live rows but " +
                            std::to_string(ids) + " ids");
@@ -410,6 +411,9 @@ Status TableStore::ScanPending(const PendingRows& rows, const BatchSink& sink) c
       return Corruption("fragment holds " + std::to_string(reader->num_rows()) + " rows, not " +
                             std::to_string(fragment.rows),
                         name);
+    }
+    if (reader->schema() != rows.schema) {
+      return Corruption("fragment schema differs from the pending rows' schema", name);
     }
     OMNIGRAPH_ASSIGN_OR_RETURN(ColumnBatch batch, reader->Read(field_ids));
     if (live.size() != batch.num_rows()) {
