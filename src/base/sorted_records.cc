@@ -139,6 +139,16 @@ Result<std::shared_ptr<const SortedRecords>> Merge(
 
 }  // namespace
 
+void PutBigEndian(uint64_t v, int width, std::string* out) {
+  for (int i = width - 1; i >= 0; --i) out->push_back(static_cast<char>(v >> (8 * i)));
+}
+
+uint64_t BigEndianAt(std::string_view bytes, size_t offset, int width) {
+  uint64_t v = 0;
+  for (int i = 0; i < width; ++i) v = (v << 8) | static_cast<uint8_t>(bytes[offset + i]);
+  return v;
+}
+
 void EncodeRecord(std::string_view key, std::string_view value, std::string* out) {
   PutVarint(key.size(), out);
   PutVarint(value.size(), out);

@@ -133,6 +133,11 @@ class ExternalSorter {
   uint64_t runs_spilled_ = 0;
 };
 
+// Fixed-width big-endian numbers, whose bytewise order is their numeric order: how sort keys and
+// values carry numbers. `width` is 1..8 bytes; BigEndianAt reads bytes[offset, offset + width).
+void PutBigEndian(uint64_t v, int width, std::string* out);
+uint64_t BigEndianAt(std::string_view bytes, size_t offset, int width = 8);
+
 // Appends varint(key) varint(value) key value to `out`.
 void EncodeRecord(std::string_view key, std::string_view value, std::string* out);
 

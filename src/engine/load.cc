@@ -26,22 +26,18 @@ std::string LinePrefix(uint64_t line) { return "line " + std::to_string(line) + 
 // A row's place in the pending fragments of its type: fragment, row, and the line that gave it,
 // encoded big-endian so that a type's records of one id sort in input order.
 std::string EncodePlace(uint32_t fragment, uint32_t row, uint64_t line) {
-  std::string out(16, '\0');
-  for (int i = 0; i < 4; ++i) out[i] = static_cast<char>(fragment >> (24 - 8 * i));
-  for (int i = 0; i < 4; ++i) out[4 + i] = static_cast<char>(row >> (24 - 8 * i));
-  for (int i = 0; i < 8; ++i) out[8 + i] = static_cast<char>(line >> (56 - 8 * i));
+  std::string out;
+  PutBigEndian(fragment, 4, &out);
+  PutBigEndian(row, 4, &out);
+  PutBigEndian(line, 8, &out);
   return out;
 }
 
 // The prefix of a type's records in the loader's id sort: its ordinal, big-endian.
 std::string OrdinalPrefix(uint16_t ordinal) {
-  return std::string{static_cast<char>(ordinal >> 8), static_cast<char>(ordinal & 0xff)};
-}
-
-uint64_t BigEndianAt(std::string_view bytes, size_t offset, int width) {
-  uint64_t v = 0;
-  for (int i = 0; i < width; ++i) v = (v << 8) | static_cast<uint8_t>(bytes[offset + i]);
-  return v;
+  std::string out;
+  PutBigEndian(ordinal, 2, &out);
+  return out;
 }
 
 // Where a row of the batch being built is, and the line that gave it.
@@ -345,7 +341,7 @@ Status Loader::Flush(TypeRows& rows) {
     key.resize(2);
     key.append(ids->StringAt(r));
     OMNIGRAPH_RETURN_IF_ERROR(placed_.Add(key, EncodePlace(f, r, rows.batch_lines[r])));
-    line_bytes.append(EncodePlace(0, 0, rows.batch_lines[r]), 8, 8);
+    PutBigEndian(rows.batch_lines[r], 8, &line_bytes);
   }
   rows.fragment_line_start.push_back(lines_written_);
   OMNIGRAPH_RETURN_IF_ERROR(lines_->file().Append(line_bytes));

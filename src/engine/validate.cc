@@ -91,16 +91,6 @@ Status ScanFields(const table::TableVersion& version, const std::vector<uint32_t
   });
 }
 
-void PutBigEndian(uint64_t v, int width, std::string* out) {
-  for (int i = width - 1; i >= 0; --i) out->push_back(static_cast<char>(v >> (8 * i)));
-}
-
-uint64_t BigEndianAt(std::string_view bytes, size_t offset) {
-  uint64_t v = 0;
-  for (size_t i = 0; i < 8; ++i) v = (v << 8) | static_cast<uint8_t>(bytes[offset + i]);
-  return v;
-}
-
 // Bytes equal exactly when the values are (a column holds one type, so tags do not mix).
 void EncodeValue(const Value& v, std::string* out) {
   out->push_back(static_cast<char>(v.tag()));

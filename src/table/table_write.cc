@@ -247,8 +247,15 @@ Result<std::vector<FragmentEntry>> PendingFragments(TableContext& ctx, const Tab
 }
 
 // InvalidArgument unless the rows were written for `base`'s table, every superseded row is a row
-// of its fragment and the ids are as many as the live rows.
-Status CheckPending(const TableManifest& base, const PendingRows& rows) {
+// of its fragment, the ids are as many as the live rows, and the rows' schema is the base's
+// (`same_schema`: append, upsert) or a valid table schema (overwrite, whose schema replaces it).
+Status CheckPending(const TableManifest& base, const PendingRows& rows, bool same_schema) {
+  if (!same_schema) {
+    OMNIGRAPH_RETURN_IF_ERROR(ValidateTableSchema(rows.schema));
+  } else if (rows.schema != base.schema) {
+    return InvalidArgument("the rows' schema differs from the schema of table '" + base.table_key +
+                           "'");
+  }
   if (rows.table != base.table()) {
     return InvalidArgument("pending rows were written under " + rows.table.Root() +
                            ", not under table '" + base.table_key + "' (" + base.table().Root() +
@@ -288,11 +295,7 @@ Result<TablePin> TableStore::AppendPending(const TablePin& base, const PendingRo
                                            const std::optional<StagedAgainst>& against) {
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableVersion> version, Open(base));
   const TableManifest& b = version->manifest();
-  if (rows.schema != b.schema) {
-    return InvalidArgument("the rows' schema differs from the schema of table '" + b.table_key +
-                           "'");
-  }
-  OMNIGRAPH_RETURN_IF_ERROR(CheckPending(b, rows));
+  OMNIGRAPH_RETURN_IF_ERROR(CheckPending(b, rows, /*same_schema=*/true));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const internal::IdIndex> index, ctx_->Index(b));
   OMNIGRAPH_RETURN_IF_ERROR(rows.ids->ForEachKey([&](std::string_view id) -> Status {
     if (index->Find(id) == nullptr) return Status::Ok();
@@ -313,11 +316,7 @@ Result<TablePin> TableStore::UpsertPending(const TablePin& base, const PendingRo
                                            const std::optional<StagedAgainst>& against) {
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableVersion> version, Open(base));
   const TableManifest& b = version->manifest();
-  if (rows.schema != b.schema) {
-    return InvalidArgument("the rows' schema differs from the schema of table '" + b.table_key +
-                           "'");
-  }
-  OMNIGRAPH_RETURN_IF_ERROR(CheckPending(b, rows));
+  OMNIGRAPH_RETURN_IF_ERROR(CheckPending(b, rows, /*same_schema=*/true));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const internal::IdIndex> index, ctx_->Index(b));
   std::map<uint32_t, std::vector<uint32_t>> deletions;
   uint64_t updated = 0;
@@ -342,8 +341,7 @@ Result<TablePin> TableStore::OverwritePending(const TablePin& base, const Pendin
                                               const std::optional<StagedAgainst>& against) {
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableVersion> version, Open(base));
   const TableManifest& b = version->manifest();
-  OMNIGRAPH_RETURN_IF_ERROR(ValidateTableSchema(rows.schema));
-  OMNIGRAPH_RETURN_IF_ERROR(CheckPending(b, rows));
+  OMNIGRAPH_RETURN_IF_ERROR(CheckPending(b, rows, /*same_schema=*/false));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const internal::IdIndex> index, ctx_->Index(b));
   OMNIGRAPH_ASSIGN_OR_RETURN(auto split, SplitOverwritten(*index, *rows.ids));
   auto& [deleted, updated] = split;
