@@ -12,7 +12,7 @@ packages=(
   libxxhash-dev libzstd-dev libroaring-dev
   libcli11-dev libcpp-httplib-dev
   libre2-dev libsqlite3-dev sqlite3
-  clang-format
+  clang-format python3
   # The S3 test server (scripts/start-rgw.sh): a single-node Ceph RGW on loopback.
   radosgw ceph-mon ceph-osd uuid-runtime curl
 )

@@ -193,6 +193,7 @@ Result<Snapshot> Graph::MakeSnapshot(commit::GraphState state) {
   OMNIGRAPH_ASSIGN_OR_RETURN(snapshot.catalog_, CatalogFor(state.schema));
   snapshot.state_ = std::move(state);
   snapshot.tables_ = tables_;
+  snapshot.clock_ = runtime_.clock;
   return snapshot;
 }
 

@@ -43,12 +43,15 @@ class Snapshot {
   const schema::Catalog& catalog() const { return *catalog_; }
   // The version of one table (`node:Person`). NotFound for an unknown table key.
   Result<std::shared_ptr<const table::TableVersion>> Table(std::string_view table_key) const;
+  // The graph's Runtime clock: what a query's now() reads when the caller fixes no time.
+  Clock& clock() const { return *clock_; }
 
  private:
   friend class Graph;
   commit::GraphState state_;
   std::shared_ptr<const schema::Catalog> catalog_;
   std::shared_ptr<table::TableStore> tables_;
+  std::shared_ptr<Clock> clock_;
 };
 
 // One table's part of a write. Append and Upsert take `rows`; Delete takes `ids`; Overwrite

@@ -1,6 +1,5 @@
 #include "engine/query.h"
 
-#include "base/clock.h"
 #include "query/parser.h"
 #include "query/typecheck.h"
 
@@ -11,7 +10,7 @@ Result<query::QueryResult> RunChecked(const Snapshot& snapshot, const query::Che
   OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<schema::Value> values, query::BindParams(checked, params));
   std::optional<query::ExecCache> local;
   query::ExecOptions exec;
-  exec.now_ms = options.now_ms ? *options.now_ms : SystemClock::Default()->NowMillis();
+  exec.now_ms = options.now_ms ? *options.now_ms : snapshot.clock().NowMillis();
   exec.cache = options.cache;
   if (exec.cache == nullptr) exec.cache = &local.emplace(64);
   SnapshotView view(snapshot);

@@ -35,7 +35,7 @@ class SnapshotView final : public query::GraphView {
 };
 
 struct RunOptions {
-  // now() for this run, ms since the epoch; unset = the system clock, read once.
+  // now() for this run, ms since the epoch; unset = the graph Runtime's clock, read once.
   std::optional<int64_t> now_ms;
   // Shared across runs to reuse table images and adjacencies; unset = a cache for this run.
   query::ExecCache* cache = nullptr;

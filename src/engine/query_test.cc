@@ -165,5 +165,34 @@ TEST_F(QueryRunTest, BadInputIsAnErrorNamingIt) {
   EXPECT_EQ(mutation.status().message(), "query `m` is a mutation, not a read query");
 }
 
+// now() comes from the graph Runtime's clock (here a ManualClock in 2023), not the system clock:
+// an event an hour after the manual "now" is in the future even though the real date is later.
+TEST(QueryClockTest, NowReadsTheRuntimeClock) {
+  storage::Runtime rt = storage::Runtime::ForTest(std::make_shared<storage::MemoryStore>(), 1);
+  Result<std::unique_ptr<Graph>> g =
+      Graph::Init(rt, "node Event { name: String @key  at: DateTime }\n");
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  const int64_t now_ms = rt.clock->NowMillis();
+  Snapshot s = *(*g)->SnapshotOfBranch("main");
+  const schema::TypeDef* event = s.catalog().FindNode("Event");
+  query::RowsBuilder b = *query::RowsBuilder::Make(*event);
+  for (const auto& [name, at] : std::vector<std::pair<std::string, int64_t>>{
+           {"past", now_ms - 3'600'000}, {"future", now_ms + 3'600'000}}) {
+    std::vector<std::optional<schema::Value>> v(event->properties.size());
+    v[0] = schema::Value::String(name);
+    v[1] = schema::Value::DateTime(at);
+    ASSERT_TRUE(b.Append(name, "", "", v).ok());
+  }
+  WriteRequest w;
+  w.changes["node:Event"] = TableChange{TableChange::Op::kAppend, *b.Finish(), {}};
+  ASSERT_TRUE((*g)->Write(w).ok());
+  s = *(*g)->SnapshotOfBranch("main");
+  Result<OrderedJson> out =
+      RunQuery(s, "query q() { match { $e: Event  $e.at < now() } return { $e.name } }", "q",
+               Json::object());
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)["rows"].dump(), R"([{"e.name":"past"}])");
+}
+
 }  // namespace
 }  // namespace omnigraph::engine

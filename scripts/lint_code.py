@@ -1,0 +1,251 @@
+#!/usr/bin/env python3
+"""Structural lint for the C++ sources (run by scripts/lint.sh).
+
+Three checks, each reported as `path:line: message`:
+
+1. Layering. Every `#include "dir/..."` of a file under src/<layer>/ or include/omnigraph/ must name
+   a layer that layer may use (docs/design/overview.md "Layers"): dependencies point only downward,
+   the front ends (cli, server) see only the public API, and the public headers see nothing but
+   themselves. Tests beside their code may also include the layer's test support.
+2. Function length. A function definition outside tests longer than FUNCTION_LINES_MAX lines
+   (signature through closing brace) must be listed in scripts/long-functions.txt. That list only
+   shrinks: an entry whose function is gone or now short enough is an error too, so the list is
+   kept exact.
+3. Banned calls. Time, randomness, threads and sleeping come from the Runtime (STYLE.md
+   "Determinism"): direct calls are rejected in library code outside src/base and src/testing, and
+   constructors of entropy and clocks also outside the storage backends (which take a Clock but
+   fall back to the system's).
+
+Usage: scripts/lint_code.py FILE... (paths relative to the repository root)
+"""
+import os
+import re
+import sys
+
+FUNCTION_LINES_MAX = 80
+ALLOWLIST = os.environ.get(
+    "OMNIGRAPH_LINT_ALLOWLIST",
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "long-functions.txt"))
+
+# What each layer may include (its own folder is always allowed). The table is the transitive
+# closure of ARCHITECTURE §2's "knows about" column.
+LAYERS = {
+    "base": set(),
+    "storage": {"base"},
+    "commit": {"base", "storage"},
+    "table": {"base", "storage"},
+    "schema": {"base"},
+    "query": {"base", "storage", "table", "schema"},
+    "engine": {"base", "storage", "commit", "table", "schema", "query", "omnigraph"},
+    "cli": {"omnigraph"},
+    "server": {"omnigraph"},
+    "testing": {"base", "storage", "commit", "table", "schema", "query", "engine"},
+    "omnigraph": set(),  # include/omnigraph/: the public API stands alone
+}
+KNOWN_DIRS = set(LAYERS) | {"bench", "tests"}
+
+# Direct time/randomness/thread/sleep calls: banned outside src/base and src/testing.
+BANNED_CALLS = re.compile(
+    r"system_clock::now|steady_clock::now|high_resolution_clock::now|random_device"
+    r"|(^|[^A-Za-z0-9_])s?rand\(|std::thread|std::jthread|std::async|sleep_for|sleep_until"
+    r"|usleep\(|nanosleep\(")
+# Entropy and clock sources: banned outside src/base, src/storage and src/testing.
+BANNED_SOURCES = re.compile(
+    r"SystemClock|std::mt19937|default_random_engine|minstd_rand|ranlux|gettimeofday"
+    r"|clock_gettime|getrandom\(|/dev/u?random|(^|[^A-Za-z0-9_:.>])time\((nullptr|NULL|0)\)"
+    r"|std::chrono::(system|steady|high_resolution)_clock")
+
+TEST_FILE = re.compile(r"(_test\.cc|_contract\.(h|cc)|test_util\.(h|cc)|test_streams\.h)$")
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+
+
+def layer_of(path):
+    parts = path.split("/")
+    if parts[0] == "src" and len(parts) > 2:
+        return parts[1]
+    if parts[0] == "include" and len(parts) > 2 and parts[1] == "omnigraph":
+        return "omnigraph"
+    return None
+
+
+def strip_code(text):
+    """Blanks comments, string and character literals, keeping newlines (so line numbers hold)."""
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            i = j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append("".join(ch if ch == "\n" else " " for ch in text[i:j]))
+            i = j
+        elif c == "R" and text.startswith('R"', i) and (i == 0 or not text[i - 1].isalnum()):
+            k = text.find("(", i + 2)
+            delim = ")" + text[i + 2:k] + '"'
+            j = text.find(delim, k + 1)
+            j = n if j < 0 else j + len(delim)
+            out.append('""' + "".join("\n" for ch in text[i:j] if ch == "\n"))
+            i = j
+        elif c in "\"'":
+            # A digit separator (1'000) is not a character literal.
+            if c == "'" and i > 0 and text[i - 1].isalnum():
+                out.append(c)
+                i += 1
+                continue
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            out.append(c + c)
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+HEAD_SCOPE = re.compile(r"^(template\s*<.*>\s*)?(namespace|extern\s+\"\"|extern)\b", re.S)
+HEAD_TYPE = re.compile(r"^(template\s*<.*>\s*)?(class|struct|union|enum)\b", re.S)
+NAME_BEFORE_PAREN = re.compile(r"(operator\s*(\(\)|[^\s(]+)|[~A-Za-z_][A-Za-z0-9_:<>~]*)\s*\($")
+
+
+def functions(text):
+    """Yields (name, first_line, last_line) of each function definition at namespace or class
+    scope. Nested braces (blocks, lambdas, initialisers) belong to the enclosing function."""
+    code = strip_code(text)
+    stack = []  # kinds: "scope" (namespace / class / top), "function", "other"
+    head_start = 0
+    for m in re.finditer(r"[{};]", code):
+        ch, pos = m.group(), m.start()
+        in_function = any(k[0] in ("function", "other") for k in stack)
+        if ch == ";":
+            if not in_function:
+                head_start = pos + 1
+            continue
+        if ch == "}":
+            if not stack:
+                continue
+            kind = stack.pop()
+            if kind[0] == "function" and not any(k[0] in ("function", "other") for k in stack):
+                first = code.count("\n", 0, kind[2]) + 1
+                last = code.count("\n", 0, pos) + 1
+                yield kind[1], first, last
+            if not any(k[0] in ("function", "other") for k in stack):
+                head_start = pos + 1
+            continue
+        # "{"
+        if in_function:
+            stack.append(("other",))
+            continue
+        head = code[head_start:pos]
+        stripped = head.strip()
+        offset = head_start + (len(head) - len(head.lstrip()))
+        # Drop preprocessor lines and access labels from the head.
+        lines = [ln for ln in stripped.split("\n") if not ln.strip().startswith("#")]
+        stripped = re.sub(r"^\s*(public|private|protected)\s*:", "", "\n".join(lines)).strip()
+        if stripped:
+            offset = head_start + head.find(stripped.split("\n")[0])
+        if HEAD_SCOPE.match(stripped) or HEAD_TYPE.match(stripped) or "(" not in stripped:
+            stack.append(("scope",))
+            head_start = pos + 1
+            continue
+        before_paren = stripped.split("(")[0]
+        if "=" in before_paren and "operator" not in before_paren:
+            stack.append(("other",))  # an initialiser, e.g. `const auto kX = [](...) {`
+            continue
+        name = "?"
+        depth = 0
+        # The function's name is the identifier before the parenthesis that opens its parameters:
+        # the first top-level '(' of the head.
+        for idx, c in enumerate(stripped):
+            if c == "<":
+                depth += 1
+            elif c == ">":
+                depth = max(0, depth - 1)
+            elif c == "(" and depth == 0:
+                nm = NAME_BEFORE_PAREN.search(stripped[: idx + 1])
+                if nm:
+                    name = re.sub(r"\s+", "", nm.group(1))
+                break
+        stack.append(("function", name, offset))
+    return
+
+
+def read_allowlist():
+    entries = {}
+    if not os.path.exists(ALLOWLIST):
+        return entries
+    with open(ALLOWLIST, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            line = line.split("#", 1)[0].strip()
+            if line:
+                entries[line.split()[0]] = lineno
+    return entries
+
+
+def main(paths):
+    problems = []
+    allow = read_allowlist()
+    long_seen = set()
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except (OSError, UnicodeDecodeError) as e:
+            problems.append(f"{path}:1: cannot read as UTF-8 ({e})")
+            continue
+        layer = layer_of(path)
+        is_test = bool(TEST_FILE.search(path))
+        if layer is not None:
+            allowed = LAYERS.get(layer, set()) | {layer}
+            for lineno, line in enumerate(text.split("\n"), 1):
+                m = INCLUDE.match(line)
+                if not m or "/" not in m.group(1):
+                    continue
+                top = m.group(1).split("/")[0]
+                if top not in KNOWN_DIRS or top in allowed:
+                    continue
+                if is_test and layer not in ("omnigraph", "cli", "server") and top == "testing":
+                    continue
+                problems.append(f"{path}:{lineno}: layer '{layer}' may not include "
+                                f"\"{m.group(1)}\" (it may use: {', '.join(sorted(allowed))})")
+        if not path.startswith("src/") or is_test:
+            continue
+        code = strip_code(text)
+        lines = code.split("\n")
+        if not re.match(r"src/(base|testing)/", path):
+            for lineno, line in enumerate(lines, 1):
+                if BANNED_CALLS.search(line):
+                    problems.append(f"{path}:{lineno}: direct time/randomness/thread/sleep call "
+                                    "(use the Runtime's Clock, Random and Executor)")
+        if not re.match(r"src/(base|storage|testing)/", path):
+            for lineno, line in enumerate(lines, 1):
+                if BANNED_SOURCES.search(line):
+                    problems.append(f"{path}:{lineno}: a clock or entropy source outside base, "
+                                    "the storage backends and testing (take it from the Runtime)")
+        for name, first, last in functions(text):
+            count = last - first + 1
+            if count <= FUNCTION_LINES_MAX:
+                continue
+            key = f"{path}:{name}"
+            long_seen.add(key)
+            if key not in allow:
+                problems.append(f"{path}:{first}: function {name} is {count} lines (over "
+                                f"{FUNCTION_LINES_MAX}); split it, or list it in "
+                                "scripts/long-functions.txt only if it cannot be split")
+    checked = set(paths)
+    for key, lineno in sorted(allow.items(), key=lambda kv: kv[1]):
+        file = key.rsplit(":", 1)[0]
+        if (file in checked or not os.path.exists(file)) and key not in long_seen:
+            problems.append(f"{os.path.relpath(ALLOWLIST)}:{lineno}: {key} is no longer over "
+                            f"{FUNCTION_LINES_MAX} lines (or is gone); remove the entry")
+    for p in problems:
+        print(p)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Tests scripts/lint_code.py on small trees it writes to a temporary folder: each check fires on
+a violation it should catch and stays quiet on the allowed forms next to it."""
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+LINT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts",
+                    "lint_code.py")
+
+
+def run_lint(files, allowlist=""):
+    """Writes `files` ({path: text}) under a temporary root, lints them there, returns stdout."""
+    with tempfile.TemporaryDirectory() as root:
+        for path, text in files.items():
+            full = os.path.join(root, path)
+            os.makedirs(os.path.dirname(full), exist_ok=True)
+            with open(full, "w", encoding="utf-8") as f:
+                f.write(text)
+        allow = os.path.join(root, "allow.txt")
+        with open(allow, "w", encoding="utf-8") as f:
+            f.write(allowlist)
+        env = dict(os.environ, OMNIGRAPH_LINT_ALLOWLIST=allow)
+        out = subprocess.run([sys.executable, LINT, *files], cwd=root, env=env,
+                             capture_output=True, text=True, check=False)
+        return out.returncode, out.stdout
+
+
+def long_function(name, lines):
+    body = "".join(f"  x += {i};\n" for i in range(lines - 2))
+    return f"int {name}(int x) {{\n{body}}}\n"
+
+
+class LayeringTest(unittest.TestCase):
+    def test_upward_include_is_reported_with_its_line(self):
+        code, out = run_lint({"src/storage/a.cc": '#include "base/status.h"\n#include "engine/graph.h"\n'})
+        self.assertEqual(code, 1)
+        self.assertIn("src/storage/a.cc:2: layer 'storage' may not include \"engine/graph.h\"", out)
+        self.assertNotIn("base/status.h", out)
+
+    def test_sibling_layers_do_not_see_each_other(self):
+        code, out = run_lint({"src/table/a.h": '#include "commit/fold.h"\n'})
+        self.assertEqual(code, 1)
+        self.assertIn("layer 'table' may not include \"commit/fold.h\"", out)
+
+    def test_front_ends_and_public_headers_see_only_the_public_api(self):
+        code, out = run_lint({
+            "src/cli/main.cc": '#include "omnigraph/omnigraph.h"\n#include "base/json.h"\n',
+            "include/omnigraph/omnigraph.h": '#include "base/status.h"\n',
+        })
+        self.assertEqual(code, 1)
+        self.assertIn("src/cli/main.cc:2: layer 'cli'", out)
+        self.assertIn("include/omnigraph/omnigraph.h:1: layer 'omnigraph'", out)
+        self.assertNotIn("main.cc:1:", out)
+
+    def test_an_include_in_a_comment_or_string_is_not_an_include(self):
+        code, out = run_lint({"src/base/a.cc": '// #include "engine/graph.h"\nint x;\n'})
+        self.assertEqual((code, out), (0, ""))
+
+
+class FunctionLengthTest(unittest.TestCase):
+    def test_a_function_over_the_limit_is_reported(self):
+        code, out = run_lint({"src/base/a.cc": "namespace omnigraph {\n" + long_function("Big", 81)
+                              + long_function("Small", 80) + "}\n"})
+        self.assertEqual(code, 1)
+        self.assertIn("src/base/a.cc:2: function Big is 81 lines", out)
+        self.assertNotIn("Small", out)
+
+    def test_lambdas_blocks_and_strings_with_braces_count_toward_the_function(self):
+        text = ("void Outer() {\n  auto f = [&]() {\n    if (x) { y(\"}}}\"); }\n  };\n"
+                + "".join("  f();\n" for _ in range(80)) + "}\n")
+        code, out = run_lint({"src/base/a.cc": text})
+        self.assertIn("function Outer is 85 lines", out)
+        self.assertEqual(code, 1)
+
+    def test_member_functions_in_a_class_body_are_measured(self):
+        text = "class C {\n public:\n  " + long_function("Member", 90).replace("\n", "\n  ") + "};\n"
+        code, out = run_lint({"src/base/a.h": text})
+        self.assertIn("function Member is 90 lines", out)
+
+    def test_tests_are_exempt(self):
+        code, out = run_lint({"src/base/a_test.cc": long_function("Big", 200)})
+        self.assertEqual((code, out), (0, ""))
+
+    def test_allowlisted_function_passes_and_a_stale_entry_fails(self):
+        files = {"src/base/a.cc": long_function("Big", 100) + long_function("WasBig", 10)}
+        code, out = run_lint(files, "src/base/a.cc:Big\nsrc/base/a.cc:WasBig\n")
+        self.assertEqual(code, 1)
+        self.assertNotIn("function Big", out)
+        self.assertIn("allow.txt:2: src/base/a.cc:WasBig is no longer over 80 lines", out)
+
+
+class BannedCallTest(unittest.TestCase):
+    def test_direct_clock_thread_and_sleep_calls_in_library_code(self):
+        code, out = run_lint({"src/engine/a.cc": "auto t = std::chrono::steady_clock::now();\n"
+                                                 "std::thread th(f);\n"})
+        self.assertEqual(code, 1)
+        self.assertIn("src/engine/a.cc:1: direct time", out)
+        self.assertIn("src/engine/a.cc:2: direct time", out)
+
+    def test_clock_and_entropy_sources_outside_base_storage_testing(self):
+        files = {"src/engine/q.cc": "int64_t n = SystemClock::Default()->NowMillis();\n"
+                                    "std::mt19937 gen(1);\nauto t = time(nullptr);\n",
+                 "src/storage/s.cc": "clock_ = clock ? clock : SystemClock::Default();\n",
+                 "src/base/c.cc": "auto t = std::chrono::system_clock::now();\n"}
+        code, out = run_lint(files)
+        self.assertEqual(code, 1)
+        for line in (1, 2, 3):
+            self.assertIn(f"src/engine/q.cc:{line}: a clock or entropy source", out)
+        self.assertNotIn("src/storage", out)
+        self.assertNotIn("src/base", out)
+
+    def test_names_in_comments_and_strings_are_not_calls(self):
+        code, out = run_lint({"src/engine/a.cc": '// never std::thread here\n'
+                                                 'const char* k = "SystemClock";\n'})
+        self.assertEqual((code, out), (0, ""))
+
+
+if __name__ == "__main__":
+    unittest.main()
