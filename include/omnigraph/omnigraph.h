@@ -62,6 +62,23 @@ struct CleanupRequest {
   bool dry_run = false;
 };
 
+// Object-store calls a Database handle has made since it was opened or created, by kind
+// (observability: what a workload costs on a metered store; the tests assert exact counts).
+// Background checkpoint and hint writes are counted when they are made.
+struct StoreCallCounts {
+  uint64_t gets = 0;
+  uint64_t heads = 0;
+  uint64_t lists = 0;
+  uint64_t puts = 0;
+  uint64_t put_if_absent = 0;
+  uint64_t put_if_match = 0;
+  uint64_t deletes = 0;
+
+  uint64_t total() const {
+    return gets + heads + lists + puts + put_if_absent + put_if_match + deletes;
+  }
+};
+
 class Database {
  public:
   // Creates a graph with `schema_source` (.pg). AlreadyInitialized when one exists there.
@@ -76,6 +93,8 @@ class Database {
   Database& operator=(const Database&) = delete;
 
   const std::string& uri() const;
+  // Store calls this handle has made so far (see StoreCallCounts).
+  StoreCallCounts StoreCalls() const;
 
   // --- Branches. A branch object: {name, head_commit_id, head_seq, parent_branch?,
   // fork_commit_id?}.

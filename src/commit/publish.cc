@@ -86,60 +86,100 @@ Result<bool> Stream::CreateRecord(const Record& record, const std::string& encod
                 name);
 }
 
-Result<PublishResult> Stream::Publish(const PublishRequest& request) {
-  std::unique_lock lock(mu_);
+Status CheckCaptured(const PublishPolicy& policy, const GraphState& base) {
+  if (base.retired) return RetiredStatus(base.stream);
+  if (policy.expected_head && *policy.expected_head != base.head_commit_id) {
+    return Status(Code::kPreconditionFailed,
+                  "expected head '" + *policy.expected_head + "' but the head is '" +
+                      base.head_commit_id + "'",
+                  RecordName(base.stream, base.seq));
+  }
+  return Status::Ok();
+}
+
+Status AfterLostRace(const PublishPolicy& policy, const GraphState& base, const GraphState& head,
+                     int attempt) {
+  if (head.retired) return RetiredStatus(head.stream);
+  if (policy.expected_head) {
+    return Status(Code::kPreconditionFailed,
+                  "expected head '" + *policy.expected_head + "' but the head is '" +
+                      head.head_commit_id + "'",
+                  RecordName(head.stream, head.seq));
+  }
+  if (!policy.insert_only) {
+    return Status(Code::kReadSetChanged,
+                  "the branch moved to seq " + std::to_string(head.seq) + " ('" +
+                      head.head_commit_id + "') while this write was prepared against seq " +
+                      std::to_string(base.seq),
+                  RecordName(base.stream, base.seq + 1));
+  }
+  if (attempt >= kPublishAttemptsMax) {
+    return Status(Code::kRetriesExhausted,
+                  "gave up after " + std::to_string(attempt) +
+                      " attempts: other writers kept publishing first",
+                  RecordName(head.stream, head.seq));
+  }
+  return Status::Ok();
+}
+
+void BackoffAfterLostRace(const storage::Runtime& runtime, int attempt) {
+  const int64_t cap = std::min(kBackoffMaxMicros, kBackoffBaseMicros << std::min(attempt, 10));
+  runtime.clock->SleepMicros(runtime.random->Range(0, cap));
+}
+
+Result<std::shared_ptr<const GraphState>> Stream::Captured() {
+  std::lock_guard lock(mu_);
   if (!head_) {
     OMNIGRAPH_ASSIGN_OR_RETURN(head_, ColdReadLocked());
   }
+  return head_;
+}
+
+Result<PublishAttempt> Stream::TryPublish(const std::shared_ptr<const GraphState>& base,
+                                          const RecordContent& content,
+                                          const PublishRequest& request) {
+  {
+    // Another publisher on this handle already took base.seq + 1: no need to ask the store.
+    std::lock_guard lock(mu_);
+    if (head_ && head_->seq > base->seq) return PublishAttempt{std::nullopt, head_};
+  }
+  CommitId id = CommitId::Mint(key(), base->seq + 1, *runtime_.random);
+  Record record = BuildRecord(*base, content, id, request, runtime_.clock->NowMicros());
+  GraphState next = *base;
+  OMNIGRAPH_RETURN_IF_ERROR(next.Apply(record, RecordName(key(), record.seq)));
+  // The conditional create is the publication door; its re-drives sleep without the lock.
+  OMNIGRAPH_ASSIGN_OR_RETURN(bool ours, CreateRecord(record, EncodeRecord(record)));
+  std::unique_lock lock(mu_);
+  if (ours) {
+    auto state = std::make_shared<const GraphState>(std::move(next));
+    if (!head_ || head_->seq < state->seq) head_ = state;
+    lock.unlock();
+    AfterPublish(state);
+    return PublishAttempt{PublishResult{record.commit_id, record.seq, 0, state}, state};
+  }
+  // Another writer won base.seq + 1: refresh from what this handle knows.
+  if (!head_ || head_->seq < base->seq) head_ = base;
+  OMNIGRAPH_ASSIGN_OR_RETURN(head_, WarmReadLocked());
+  return PublishAttempt{std::nullopt, head_};
+}
+
+Result<PublishResult> Stream::Publish(const PublishRequest& request) {
+  const PublishPolicy policy{request.insert_only, request.expected_head};
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const GraphState> base, Captured());
   for (int attempt = 1;; ++attempt) {
     // 1. Capture: the handle's fold at N (no reads when warm).
-    std::shared_ptr<const GraphState> base = head_;
-    if (base->retired) return RetiredStatus(key());
-    if (request.expected_head && *request.expected_head != base->head_commit_id) {
-      return Status(Code::kPreconditionFailed,
-                    "expected head '" + *request.expected_head + "' but the head is '" +
-                        base->head_commit_id + "'",
-                    RecordName(key(), base->seq));
-    }
-    // 2. Stage against (stream, N).
+    OMNIGRAPH_RETURN_IF_ERROR(CheckCaptured(policy, *base));
+    // 2. Stage against (stream, N), holding no lock: other calls on this handle go on.
     OMNIGRAPH_ASSIGN_OR_RETURN(RecordContent content, request.stage(*base));
-    CommitId id = CommitId::Mint(key(), base->seq + 1, *runtime_.random);
-    Record record = BuildRecord(*base, content, id, request, runtime_.clock->NowMicros());
-    GraphState next = *base;
-    OMNIGRAPH_RETURN_IF_ERROR(next.Apply(record, RecordName(key(), record.seq)));
-    // 3-4. The conditional create is the publication door.
-    OMNIGRAPH_ASSIGN_OR_RETURN(bool ours, CreateRecord(record, EncodeRecord(record)));
-    if (ours) {
-      auto state = std::make_shared<const GraphState>(std::move(next));
-      head_ = state;
-      lock.unlock();
-      AfterPublish(state);
-      return PublishResult{record.commit_id, record.seq, attempt, state};
+    // 3-4. One conditional create of N+1.
+    OMNIGRAPH_ASSIGN_OR_RETURN(PublishAttempt tried, TryPublish(base, content, request));
+    if (tried.won) {
+      tried.won->attempts = attempt;
+      return *std::move(tried.won);
     }
-    // Another writer won N+1: refresh.
-    OMNIGRAPH_ASSIGN_OR_RETURN(head_, WarmReadLocked());
-    if (head_->retired) return RetiredStatus(key());
-    if (request.expected_head) {
-      return Status(Code::kPreconditionFailed,
-                    "expected head '" + *request.expected_head + "' but the head is '" +
-                        head_->head_commit_id + "'",
-                    RecordName(key(), head_->seq));
-    }
-    if (!request.insert_only) {
-      return Status(Code::kReadSetChanged,
-                    "the branch moved to seq " + std::to_string(head_->seq) + " ('" +
-                        head_->head_commit_id + "') while this write was prepared against seq " +
-                        std::to_string(base->seq),
-                    RecordName(key(), base->seq + 1));
-    }
-    if (attempt >= kPublishAttemptsMax) {
-      return Status(Code::kRetriesExhausted,
-                    "gave up after " + std::to_string(attempt) +
-                        " attempts: other writers kept publishing first",
-                    RecordName(key(), head_->seq));
-    }
-    int64_t cap = std::min(kBackoffMaxMicros, kBackoffBaseMicros << std::min(attempt, 10));
-    runtime_.clock->SleepMicros(runtime_.random->Range(0, cap));
+    OMNIGRAPH_RETURN_IF_ERROR(AfterLostRace(policy, *base, *tried.head, attempt));
+    BackoffAfterLostRace(runtime_, attempt);
+    base = std::move(tried.head);
   }
 }
 

@@ -7,7 +7,9 @@
 // when warm); "exists" is resolved by reading the record back and comparing commit ids; an
 // Unknown outcome is re-driven, never assumed to have had no effect. After acknowledging, the
 // checkpoint (on interval boundaries) and then the hint are written off the caller's path.
-// A handle is bound to one stream key. Thread-safe: calls on one handle are serialized.
+// A handle is bound to one stream key. Thread-safe: reads on one handle are serialized; publishing
+// holds the handle's lock only to capture and to install a new head, so publishers sharing a handle
+// meet at the conditional create like publishers in different processes.
 #pragma once
 
 #include <condition_variable>
@@ -67,12 +69,26 @@ struct PublishRequest {
   std::optional<std::string> actor;
 };
 
+// What a lost race means for a write (§5 step 3): insert-only work re-prepares, strict work and
+// expected-head work get a typed conflict at once.
+struct PublishPolicy {
+  bool insert_only = true;
+  std::optional<std::string> expected_head;
+};
+
 struct PublishResult {
   std::string commit_id;
   uint64_t seq = 0;
   // 1 when the first attempt won.
   int attempts = 0;
   std::shared_ptr<const GraphState> state;
+};
+
+// One conditional create from a captured head: `won` when the record landed, else `head` is the
+// state the handle refreshed to (another writer's record took the seq).
+struct PublishAttempt {
+  std::optional<PublishResult> won;
+  std::shared_ptr<const GraphState> head;
 };
 
 class Stream {
@@ -101,7 +117,19 @@ class Stream {
   // The record at seq (one read). NotFound when absent.
   Result<Record> ReadRecord(uint64_t seq);
 
-  // Publishes one record built by request.stage; see the class comment.
+  // The state a write captures: the handle's fold (a cold read on first use, no reads after).
+  // It may lag the store; publishing from it finds out. A retired stream's final state is
+  // returned as it is (CheckCaptured refuses it).
+  Result<std::shared_ptr<const GraphState>> Captured();
+  // One attempt at publishing `content` as record base.seq + 1 (§5 steps 3-4): one conditional
+  // create, re-driven while its outcome is Unknown, holding no lock meanwhile. Lost: the handle
+  // refreshes (warm reads from base) and returns the new head. PublicationInDoubt, Transient and
+  // storage errors as CreateRecord reports them; nothing is retried here.
+  Result<PublishAttempt> TryPublish(const std::shared_ptr<const GraphState>& base,
+                                    const RecordContent& content, const PublishRequest& request);
+  // Publishes one record built by request.stage: capture, stage, TryPublish, and on a lost race
+  // AfterLostRace's verdict and a backoff, then again from the refreshed head. Staging and
+  // backoff hold no lock, so reads and other writes on the handle are not held up.
   Result<PublishResult> Publish(const PublishRequest& request);
   // Waits until checkpoint and hint writes queued by earlier publishes have finished.
   void WaitForBackground();
@@ -145,6 +173,17 @@ class Stream {
 
 // BranchNotFound for a stream closed by a retire record.
 Status RetiredStatus(std::string_view key);
+
+// The captured head is usable for a write: not retired (BranchNotFound), and the expected head
+// when one is given (PreconditionFailed).
+Status CheckCaptured(const PublishPolicy& policy, const GraphState& base);
+// After another writer took base.seq + 1 and the head is now `head`: Ok to re-prepare, or the
+// typed conflict — BranchNotFound (retired), PreconditionFailed (expected head),
+// ReadSetChanged (strict work), RetriesExhausted (after kPublishAttemptsMax attempts).
+Status AfterLostRace(const PublishPolicy& policy, const GraphState& base, const GraphState& head,
+                     int attempt);
+// Sleeps a jittered backoff before attempt + 1: uniform in [0, min(base * 2^attempt, max)].
+void BackoffAfterLostRace(const storage::Runtime& runtime, int attempt);
 
 // Looks a commit up by id: one read of the record its id names. CommitNotFound when absent or
 // when the record there carries another id.

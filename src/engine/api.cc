@@ -11,6 +11,7 @@
 #include "query/exec_cache.h"
 #include "schema/archive.h"
 #include "schema/planner.h"
+#include "storage/counting_store.h"
 #include "storage/uri.h"
 
 namespace omnigraph {
@@ -20,12 +21,21 @@ using schema::Value;
 
 namespace {
 
-Result<storage::Runtime> RuntimeFor(std::string_view uri, const DatabaseOptions& options) {
+// The handle's store, counted (StoreCalls), and the Runtime over it.
+struct CountedRuntime {
+  std::shared_ptr<storage::CountingStore> counting;
+  storage::Runtime runtime;
+};
+
+Result<CountedRuntime> RuntimeFor(std::string_view uri, const DatabaseOptions& options) {
   storage::OpenOptions open;
   open.local.fsync = options.fsync;
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<storage::ObjectStore> store,
                              storage::OpenStore(uri, open));
-  return storage::Runtime::ForStore(std::move(store), std::max<size_t>(1, options.threads));
+  auto counting = std::make_shared<storage::CountingStore>(std::move(store));
+  storage::Runtime runtime =
+      storage::Runtime::ForStore(counting, std::max<size_t>(1, options.threads));
+  return CountedRuntime{std::move(counting), std::move(runtime)};
 }
 
 Json CommitJson(const commit::Record& r) {
@@ -53,6 +63,7 @@ Json BranchJson(const commit::BranchInfo& b) {
 
 struct Database::Impl {
   std::string uri;
+  std::shared_ptr<storage::CountingStore> counting;
   DatabaseOptions options;
   std::unique_ptr<Graph> graph;
   // Table images and adjacencies shared by this handle's queries (keyed by table pins).
@@ -64,15 +75,22 @@ Database::~Database() = default;
 
 const std::string& Database::uri() const { return impl_->uri; }
 
+StoreCallCounts Database::StoreCalls() const {
+  const storage::OpCounts c = impl_->counting->Snapshot();
+  return StoreCallCounts{c.gets,          c.heads,        c.lists,  c.puts,
+                         c.put_if_absent, c.put_if_match, c.deletes};
+}
+
 Result<std::unique_ptr<Database>> Database::Init(std::string_view uri,
                                                  std::string_view schema_source,
                                                  const DatabaseOptions& options) {
-  OMNIGRAPH_ASSIGN_OR_RETURN(storage::Runtime rt, RuntimeFor(uri, options));
+  OMNIGRAPH_ASSIGN_OR_RETURN(CountedRuntime rt, RuntimeFor(uri, options));
   engine::InitOptions init;
   init.actor = options.actor;
   init.checkpoint_interval = options.checkpoint_interval;
   auto impl = std::make_unique<Impl>();
-  OMNIGRAPH_ASSIGN_OR_RETURN(impl->graph, Graph::Init(rt, schema_source, init));
+  impl->counting = std::move(rt.counting);
+  OMNIGRAPH_ASSIGN_OR_RETURN(impl->graph, Graph::Init(rt.runtime, schema_source, init));
   impl->uri = std::string(uri);
   impl->options = options;
   return std::unique_ptr<Database>(new Database(std::move(impl)));
@@ -80,9 +98,10 @@ Result<std::unique_ptr<Database>> Database::Init(std::string_view uri,
 
 Result<std::unique_ptr<Database>> Database::Open(std::string_view uri,
                                                  const DatabaseOptions& options) {
-  OMNIGRAPH_ASSIGN_OR_RETURN(storage::Runtime rt, RuntimeFor(uri, options));
+  OMNIGRAPH_ASSIGN_OR_RETURN(CountedRuntime rt, RuntimeFor(uri, options));
   auto impl = std::make_unique<Impl>();
-  OMNIGRAPH_ASSIGN_OR_RETURN(impl->graph, Graph::Open(rt));
+  impl->counting = std::move(rt.counting);
+  OMNIGRAPH_ASSIGN_OR_RETURN(impl->graph, Graph::Open(rt.runtime));
   impl->uri = std::string(uri);
   impl->options = options;
   return std::unique_ptr<Database>(new Database(std::move(impl)));

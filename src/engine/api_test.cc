@@ -108,6 +108,45 @@ TEST(ApiTest, ADatabaseAtALocalUriEndToEnd) {
   EXPECT_EQ(db.ListBranches()->size(), 1u);
 }
 
+// ARCHITECTURE's promise through the public API: a handle that has read a branch reads it again,
+// when its head has not moved, with one store call (the existence check of the next record);
+// after another process's commit it reads that record, the check after it, and the touched
+// table's new manifest and fragment.
+TEST(ApiTest, AWarmReadOfAnUnmovedBranchIsOneStoreCall) {
+  storage::TempDir dir;
+  const std::string uri = dir.path() + "/g";
+  Result<std::unique_ptr<Database>> writer = Database::Init(uri, kSchema);
+  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+  ASSERT_TRUE(
+      (*writer)
+          ->Load("{\"type\":\"Person\",\"data\":{\"name\":\"Ada\"}}\n", "append", WriteTarget{})
+          .ok());
+  Result<std::unique_ptr<Database>> reader = Database::Open(uri);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  constexpr std::string_view kNames =
+      "query names() { match { $p: Person } return { $p.name } order { $p.name } }";
+  ASSERT_EQ((*(*reader)->Query(kNames, "", Json::object()))["row_count"], 1);
+
+  const StoreCallCounts before = (*reader)->StoreCalls();
+  Result<OrderedJson> again = (*reader)->Query(kNames, "", Json::object());
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ((*again)["row_count"], 1);
+  const StoreCallCounts after = (*reader)->StoreCalls();
+  EXPECT_EQ(after.total() - before.total(), 1u);
+  EXPECT_EQ(after.gets - before.gets, 1u);
+
+  ASSERT_TRUE(
+      (*writer)
+          ->Load("{\"type\":\"Person\",\"data\":{\"name\":\"Bob\"}}\n", "append", WriteTarget{})
+          .ok());
+  Result<OrderedJson> moved = (*reader)->Query(kNames, "", Json::object());
+  ASSERT_TRUE(moved.ok()) << moved.status().ToString();
+  EXPECT_EQ((*moved)["row_count"], 2);
+  const StoreCallCounts last = (*reader)->StoreCalls();
+  EXPECT_EQ(last.total() - after.total(), 4u);
+  EXPECT_EQ(last.gets - after.gets, 4u);
+}
+
 TEST(ApiTest, QueriesSchemaChangesAndCleanup) {
   storage::TempDir dir;
   Result<std::unique_ptr<Database>> created = Database::Init(dir.path() + "/g", kSchema);

@@ -188,10 +188,12 @@ Result<std::shared_ptr<const schema::Catalog>> Graph::CatalogFor(const commit::S
   return shared;
 }
 
-Result<Snapshot> Graph::MakeSnapshot(commit::GraphState state) {
+Result<Snapshot> Graph::MakeSnapshot(std::shared_ptr<const commit::GraphState> state,
+                                     std::shared_ptr<commit::Stream> stream) {
   Snapshot snapshot;
-  OMNIGRAPH_ASSIGN_OR_RETURN(snapshot.catalog_, CatalogFor(state.schema));
+  OMNIGRAPH_ASSIGN_OR_RETURN(snapshot.catalog_, CatalogFor(state->schema));
   snapshot.state_ = std::move(state);
+  snapshot.stream_ = std::move(stream);
   snapshot.tables_ = tables_;
   snapshot.clock_ = runtime_.clock;
   return snapshot;
@@ -233,159 +235,39 @@ Result<std::vector<commit::BranchInfo>> Graph::ListBranches() {
 }
 
 Result<std::shared_ptr<commit::Stream>> Graph::StreamOf(std::string_view branch, bool& warm) {
-  std::lock_guard lock(mu_);
-  auto it = streams_.find(std::string(branch));
-  warm = it != streams_.end();
-  if (warm) return it->second;
+  {
+    std::lock_guard lock(mu_);
+    auto it = streams_.find(std::string(branch));
+    warm = it != streams_.end();
+    if (warm) return it->second;
+  }
+  // Resolve without the lock; when two threads race, the first handle registered is kept.
   OMNIGRAPH_ASSIGN_OR_RETURN(commit::ResolvedBranch resolved,
                              commit::ResolveBranch(runtime_, branch));
   std::shared_ptr<commit::Stream> stream = commit::Stream::FromMetadata(
       runtime_, resolved.metadata, commit::StreamOptions{stamp_.checkpoint_interval, true});
-  streams_[std::string(branch)] = stream;
-  return stream;
+  std::lock_guard lock(mu_);
+  return streams_.try_emplace(std::string(branch), std::move(stream)).first->second;
 }
 
-Result<WriteResult> Graph::Write(const WriteRequest& request) {
-  if (request.changes.empty()) return InvalidArgument("a write needs at least one table change");
-  bool warm = false;
-  Result<WriteResult> written = WriteOnce(request, warm);
-  if (written.ok() || written.status().code() != Code::kBranchNotFound) return written;
-  // The handle's life of the branch was deleted; nothing was published (a retired stream takes
-  // no record). Drop the handle, and when it was a warm one, try once more against the life the
-  // name resolves to now (the branch may have been created again).
-  {
-    std::lock_guard lock(mu_);
-    streams_.erase(request.branch);
-  }
-  if (!warm) return written;
-  return WriteOnce(request, warm);
-}
-
-Status Graph::CheckPlannedTables(const commit::GraphState& base, const WriteRequest& request) {
-  auto changed = [&](const std::string& key, const std::string& what) {
-    return Status(Code::kReadSetChanged,
-                  "the schema changed after this write was planned: " + what +
-                      "; read the branch again and redo the write (table '" + key + "')",
-                  request.branch);
-  };
-  for (const auto& [key, change] : request.changes) {
-    const commit::TableState* t = base.FindByKey(key);
-    if (t == nullptr) return changed(key, "the table is gone");
-    if (change.op == TableChange::Op::kDelete) continue;
-    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> version,
-                               tables_->Open(ToTablePin(t->pin)));
-    if (change.pending && change.pending->table != version->table()) {
-      return changed(key, "the table was dropped and created again");
-    }
-    const table::Schema& planned = change.pending ? change.pending->schema : change.rows.schema();
-    if (planned != version->schema())
-      return changed(key, "its columns are not those the rows have");
-  }
-  return Status::Ok();
-}
-
-Result<WriteResult> Graph::WriteOnce(const WriteRequest& request, bool& warm) {
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<commit::Stream> stream,
-                             StreamOf(request.branch, warm));
-  bool insert_only = !request.strict;
-  for (const auto& [key, change] : request.changes) {
-    insert_only = insert_only &&
-                  (change.op == TableChange::Op::kAppend || change.op == TableChange::Op::kUpsert);
-  }
-  if (!insert_only && request.planned_on) {
-    // Bring the warm handle up to at least what the writer read, so that a stale handle is not
-    // mistaken for a moved head below.
-    OMNIGRAPH_RETURN_IF_ERROR(stream->ReadHead().status());
-  }
-  commit::PublishRequest publish;
-  publish.insert_only = insert_only;
-  publish.expected_head = request.expected_head;
-  publish.branch = request.branch;
-  publish.actor = request.actor;
-  publish.stage = [&](const commit::GraphState& base) -> Result<commit::RecordContent> {
-    if (!insert_only && request.planned_on && base.head_commit_id != *request.planned_on) {
-      return Status(Code::kReadSetChanged,
-                    "the branch moved to '" + base.head_commit_id + "' after this write read '" +
-                        *request.planned_on + "'",
-                    request.branch);
-    }
-    if (request.planned_schema && base.schema != *request.planned_schema) {
-      OMNIGRAPH_RETURN_IF_ERROR(CheckPlannedTables(base, request));
-    }
-    // Validate against the captured head (again on every re-prepare: the head moved).
-    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const schema::Catalog> catalog,
-                               CatalogFor(base.schema));
-    OMNIGRAPH_RETURN_IF_ERROR(ValidateWrite(
-        *catalog, request.changes,
-        [&](std::string_view key) -> Result<std::shared_ptr<const table::TableVersion>> {
-          const commit::TableState* t = base.FindByKey(key);
-          if (t == nullptr) {
-            return InvalidArgument("no table '" + std::string(key) + "' on branch " +
-                                   request.branch);
-          }
-          return tables_->Open(ToTablePin(t->pin));
-        },
-        request.row_label,
-        // A streaming load's rows are read back one pre-written fragment at a time.
-        [&](const TableChange& change,
-            const std::function<Status(const table::ColumnBatch&)>& sink) -> Status {
-          if (!change.pending) return sink(change.rows);
-          return tables_->ScanPending(*change.pending,
-                                      [&](table::ColumnBatch batch) { return sink(batch); });
-        },
-        request.sort_bytes));
-    // Stage every touched table in parallel against (stream, seq) of the captured head.
-    const table::StagedAgainst against{base.stream, base.seq};
-    std::vector<std::pair<const std::string*, const TableChange*>> work;
-    for (const auto& [key, change] : request.changes) work.emplace_back(&key, &change);
-    std::vector<table::TablePin> staged(work.size());
-    TaskGroup group(*runtime_.executor);
-    for (size_t i = 0; i < work.size(); ++i) {
-      group.Add([&, i]() -> Status {
-        const commit::TableState* t = base.FindByKey(*work[i].first);
-        if (t == nullptr) {
-          return InvalidArgument("no table '" + *work[i].first + "' on branch " + request.branch);
-        }
-        const table::TablePin pin = ToTablePin(t->pin);
-        const TableChange& change = *work[i].second;
-        Result<table::TablePin> next = Status(Code::kInternal, "unreachable");
-        const table::PendingRows* pending = change.pending.get();
-        switch (change.op) {
-          case TableChange::Op::kAppend:
-            next = pending ? tables_->AppendPending(pin, *pending, against)
-                           : tables_->Append(pin, change.rows, against);
-            break;
-          case TableChange::Op::kUpsert:
-            next = pending ? tables_->UpsertPending(pin, *pending, against)
-                           : tables_->Upsert(pin, change.rows, against);
-            break;
-          case TableChange::Op::kDelete: next = tables_->Delete(pin, change.ids, against); break;
-          case TableChange::Op::kOverwrite:
-            next = pending ? tables_->OverwritePending(pin, *pending, against)
-                           : tables_->Overwrite(pin, change.rows, against);
-            break;
-        }
-        OMNIGRAPH_ASSIGN_OR_RETURN(staged[i], std::move(next));
-        return Status::Ok();
-      });
-    }
-    OMNIGRAPH_RETURN_IF_ERROR(group.Wait());
-    commit::RecordContent content;
-    for (const table::TablePin& p : staged) content.pins.push_back(ToCommitPin(p));
-    return content;
-  };
-  OMNIGRAPH_ASSIGN_OR_RETURN(commit::PublishResult published, stream->Publish(publish));
-  return WriteResult{published.commit_id, published.seq, published.attempts};
+void Graph::DropStream(std::string_view branch) {
+  std::lock_guard lock(mu_);
+  streams_.erase(std::string(branch));
 }
 
 Result<Snapshot> Graph::SnapshotOfBranch(std::string_view branch) {
-  OMNIGRAPH_ASSIGN_OR_RETURN(commit::ResolvedBranch resolved,
-                             commit::ResolveBranch(runtime_, branch));
-  commit::StreamOptions options{stamp_.checkpoint_interval, true};
-  std::unique_ptr<commit::Stream> stream =
-      commit::Stream::FromMetadata(runtime_, resolved.metadata, options);
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const commit::GraphState> head, stream->ReadHead());
-  return MakeSnapshot(*head);
+  bool warm = false;
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<commit::Stream> stream, StreamOf(branch, warm));
+  Result<std::shared_ptr<const commit::GraphState>> head = stream->ReadHead();
+  if (!head.ok() && head.status().code() == Code::kBranchNotFound) {
+    // This handle's life of the branch was deleted; the name may name a new life now.
+    DropStream(branch);
+    if (!warm) return head.status();
+    OMNIGRAPH_ASSIGN_OR_RETURN(stream, StreamOf(branch, warm));
+    head = stream->ReadHead();
+  }
+  OMNIGRAPH_RETURN_IF_ERROR(head.status());
+  return MakeSnapshot(std::move(*head), std::move(stream));
 }
 
 Result<Snapshot> Graph::SnapshotAtCommit(std::string_view commit_id) {
@@ -398,15 +280,15 @@ Result<Snapshot> Graph::SnapshotAtCommit(std::string_view commit_id) {
   OMNIGRAPH_ASSIGN_OR_RETURN(std::unique_ptr<commit::Stream> stream,
                              commit::Stream::Open(runtime_, record.stream, options));
   OMNIGRAPH_ASSIGN_OR_RETURN(commit::GraphState state, stream->ReadAt(record.seq));
-  return MakeSnapshot(std::move(state));
+  return MakeSnapshot(std::make_shared<const commit::GraphState>(std::move(state)));
 }
 
 Result<std::shared_ptr<const table::TableVersion>> Snapshot::Table(
     std::string_view table_key) const {
-  const commit::TableState* t = state_.FindByKey(table_key);
+  const commit::TableState* t = state_->FindByKey(table_key);
   if (t == nullptr) {
     return Status(Code::kNotFound,
-                  "no table '" + std::string(table_key) + "' at commit " + state_.head_commit_id);
+                  "no table '" + std::string(table_key) + "' at commit " + state_->head_commit_id);
   }
   return tables_->Open(ToTablePin(t->pin));
 }

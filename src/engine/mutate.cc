@@ -46,11 +46,10 @@ Result<MutationResult> MutateWith(Graph& graph, std::string_view source,
                            "' on the same query mixes inserts/updates and deletes; split into "
                            "separate mutations: (1) inserts and updates, then (2) deletes");
   }
+  // Capture: the head the mutation plans on and the write publishes from.
   OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot head, graph.SnapshotOfBranch(options.branch));
-  if (options.expected_head && *options.expected_head != head.commit_id()) {
-    return Status(Code::kPreconditionFailed, "expected head '" + *options.expected_head +
-                                                 "' but the head is '" + head.commit_id() + "'");
-  }
+  OMNIGRAPH_RETURN_IF_ERROR(
+      commit::CheckCaptured(commit::PublishPolicy{true, options.expected_head}, head.state()));
   OMNIGRAPH_ASSIGN_OR_RETURN(query::CheckedQuery checked,
                              query::TypecheckQuery(head.catalog(), *decl));
 
@@ -76,7 +75,7 @@ Result<MutationResult> MutateWith(Graph& graph, std::string_view source,
   write.expected_head = options.expected_head;
   write.actor = options.actor;
   write.strict = effects.strict;
-  write.planned_on = head.commit_id();
+  write.planned_on = head;
   write.planned_schema = head.state().schema;
   for (auto& [key, t] : effects.tables) {
     const uint64_t entities = t.rows.size() + t.deletes.size();

@@ -77,6 +77,17 @@ struct PendingRows {
   std::shared_ptr<const SortedRecords> ids;
 };
 
+// One table's part of a write, as Stage takes it: the operation and its row source. Append,
+// Upsert and Overwrite take `rows`, or `pending` when set (rows a streaming load wrote ahead as
+// fragments); Delete takes `ids`.
+struct TableWrite {
+  enum class Op { kAppend, kUpsert, kDelete, kOverwrite };
+  Op op = Op::kAppend;
+  ColumnBatch rows;
+  std::vector<std::string> ids;
+  std::shared_ptr<const PendingRows> pending;
+};
+
 class TableStore {
  public:
   explicit TableStore(storage::Runtime runtime, TableStoreOptions options = {});
@@ -90,6 +101,11 @@ class TableStore {
   // InvalidArgument and write nothing: a batch whose schema is not the table's, an empty or
   // over-long id, an id twice in one batch. Storage failures come back as the store reports them
   // (after re-driving Unknown outcomes, kStagingAttemptsMax attempts in all).
+
+  // The write path's entry point: stages `write` on `base` with the operation it names (one of
+  // the functions below). Errors as that function returns them.
+  Result<TablePin> StageWrite(const TablePin& base, const TableWrite& write,
+                              const std::optional<StagedAgainst>& against);
 
   // A first version holding `rows` (which may be empty); its schema is `table.schema`.
   Result<TablePin> Create(const NewTable& table, const ColumnBatch& rows,

@@ -441,6 +441,22 @@ Result<TablePin> TableStore::Create(const NewTable& table, const ColumnBatch& ro
   return Stage(*ctx_, std::move(m), {});
 }
 
+Result<TablePin> TableStore::StageWrite(const TablePin& base, const TableWrite& write,
+                                        const std::optional<StagedAgainst>& against) {
+  const PendingRows* pending = write.pending.get();
+  switch (write.op) {
+    case TableWrite::Op::kAppend:
+      return pending ? AppendPending(base, *pending, against) : Append(base, write.rows, against);
+    case TableWrite::Op::kUpsert:
+      return pending ? UpsertPending(base, *pending, against) : Upsert(base, write.rows, against);
+    case TableWrite::Op::kDelete: return Delete(base, write.ids, against);
+    case TableWrite::Op::kOverwrite:
+      return pending ? OverwritePending(base, *pending, against)
+                     : Overwrite(base, write.rows, against);
+  }
+  return Status(Code::kInternal, "unknown table write operation");
+}
+
 Result<TablePin> TableStore::Append(const TablePin& base, const ColumnBatch& rows,
                                     const std::optional<StagedAgainst>& against) {
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableVersion> version, Open(base));

@@ -182,7 +182,8 @@ std::string Diff(const char* what, const std::vector<std::string>& got,
 
 // What a writer read of the head before a write that needs existing rows.
 struct HeadView {
-  std::string commit_id;
+  // What a strict write is planned on.
+  std::optional<engine::Snapshot> snapshot;
   std::vector<std::pair<std::string, std::string>> items;  // (id, name)
   std::vector<std::string> notes;
   std::vector<GraphLink> links;
@@ -191,7 +192,7 @@ struct HeadView {
 Result<HeadView> ReadHead(Graph& graph, const SimTypes& t, const std::string& branch) {
   OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot s, graph.SnapshotOfBranch(branch));
   HeadView view;
-  view.commit_id = s.commit_id();
+  view.snapshot = s;
   OMNIGRAPH_ASSIGN_OR_RETURN(table::ColumnBatch items, ScanTable(s, kItems));
   for (uint64_t r = 0; r < items.num_rows(); ++r) {
     view.items.emplace_back(StringOrNull(items.FindColumn(table::kIdFieldId), r).value_or(""),
@@ -285,7 +286,7 @@ Result<WriteRequest> BuildWrite(Graph& graph, const SimTypes& t, uint64_t roll, 
     return w;
   }
   w.strict = true;
-  w.planned_on = head.commit_id;
+  w.planned_on = head.snapshot;
   if (roll < 80) {
     // A strict update: retag an item the writer saw.
     op.kind = "update-item";

@@ -1,0 +1,44 @@
+// Snapshot: one read view of a graph — every table at one (stream, seq) and the schema that
+// commit accepted. Graph hands them out (engine/graph.h); a Snapshot is a value that shares the
+// graph's table store, catalog cache and clock, so it stays usable after the Graph is gone.
+// Immutable and thread-safe.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "base/clock.h"
+#include "base/status.h"
+#include "commit/fold.h"
+#include "commit/stream.h"
+#include "schema/catalog.h"
+#include "table/table_store.h"
+
+namespace omnigraph::engine {
+
+class Graph;
+
+// One read view: every table at one (stream, seq), and the schema that commit accepted.
+class Snapshot {
+ public:
+  const commit::GraphState& state() const { return *state_; }
+  const std::string& commit_id() const { return state_->head_commit_id; }
+  const schema::Catalog& catalog() const { return *catalog_; }
+  // The version of one table (`node:Person`). NotFound for an unknown table key.
+  Result<std::shared_ptr<const table::TableVersion>> Table(std::string_view table_key) const;
+  // The graph's Runtime clock: what a query's now() reads when the caller fixes no time.
+  Clock& clock() const { return *clock_; }
+
+ private:
+  friend class Graph;
+  std::shared_ptr<const commit::GraphState> state_;
+  // The warm handle the head was read from (unset for a snapshot at a past commit): a write
+  // planned on this snapshot publishes through it from state_, with no further read.
+  std::shared_ptr<commit::Stream> stream_;
+  std::shared_ptr<const schema::Catalog> catalog_;
+  std::shared_ptr<table::TableStore> tables_;
+  std::shared_ptr<Clock> clock_;
+};
+
+}  // namespace omnigraph::engine

@@ -1,0 +1,146 @@
+// The write path as one straight line (engine/write.h; docs/design/engine.md "The write path").
+#include "engine/write.h"
+
+#include "base/executor.h"
+#include "engine/graph.h"
+#include "engine/validate.h"
+
+namespace omnigraph::engine {
+
+namespace {
+
+// Appends and upserts commute with other writers' commits, so a lost race re-prepares them.
+bool InsertOnly(const WriteRequest& request) {
+  if (request.strict) return false;
+  for (const auto& [key, change] : request.changes) {
+    if (change.op != TableChange::Op::kAppend && change.op != TableChange::Op::kUpsert) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+Result<WriteResult> Graph::Write(const WriteRequest& request) {
+  if (request.changes.empty()) return InvalidArgument("a write needs at least one table change");
+  if (request.planned_on) {
+    if (request.planned_on->stream_ == nullptr) {
+      return InvalidArgument("a write can be planned only on a branch head, not on a past commit");
+    }
+    return WriteFrom(request, *request.planned_on);
+  }
+  // 1. Capture: the branch head as the warm handle knows it (no reads when warm).
+  bool warm = false;
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<commit::Stream> stream,
+                             StreamOf(request.branch, warm));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const commit::GraphState> head, stream->Captured());
+  OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot captured, MakeSnapshot(std::move(head), stream));
+  Result<WriteResult> written = WriteFrom(request, std::move(captured));
+  if (written.ok() || written.status().code() != Code::kBranchNotFound) return written;
+  // The handle's life of the branch was deleted; nothing was published (a retired stream takes
+  // no record). Drop the handle, and when it was a warm one, try once more against the life the
+  // name resolves to now (the branch may have been created again).
+  DropStream(request.branch);
+  if (!warm) return written;
+  OMNIGRAPH_ASSIGN_OR_RETURN(stream, StreamOf(request.branch, warm));
+  OMNIGRAPH_ASSIGN_OR_RETURN(head, stream->Captured());
+  OMNIGRAPH_ASSIGN_OR_RETURN(captured, MakeSnapshot(std::move(head), stream));
+  return WriteFrom(request, std::move(captured));
+}
+
+Result<WriteResult> Graph::WriteFrom(const WriteRequest& request, Snapshot captured) {
+  const commit::PublishPolicy policy{InsertOnly(request), request.expected_head};
+  commit::PublishRequest meta;
+  meta.branch = request.branch;
+  meta.actor = request.actor;
+  std::shared_ptr<const commit::GraphState> base = captured.state_;
+  for (int attempt = 1;; ++attempt) {
+    // 2. Plan: the captured head is the expected one, and the rows still fit its schema.
+    OMNIGRAPH_RETURN_IF_ERROR(commit::CheckCaptured(policy, *base));
+    if (request.planned_schema && base->schema != *request.planned_schema) {
+      OMNIGRAPH_RETURN_IF_ERROR(CheckPlannedTables(*base, request));
+    }
+    // 3-4. Validate and stage against (stream, seq) of the captured head.
+    OMNIGRAPH_ASSIGN_OR_RETURN(commit::RecordContent content, ValidateAndStage(*base, request));
+    // 5. Publish: one conditional create of seq + 1.
+    OMNIGRAPH_ASSIGN_OR_RETURN(commit::PublishAttempt tried,
+                               captured.stream_->TryPublish(base, content, meta));
+    if (tried.won) return WriteResult{tried.won->commit_id, tried.won->seq, attempt};
+    // Another writer took seq + 1: re-prepare on the refreshed head, or a typed conflict.
+    OMNIGRAPH_RETURN_IF_ERROR(commit::AfterLostRace(policy, *base, *tried.head, attempt));
+    commit::BackoffAfterLostRace(runtime_, attempt);
+    base = std::move(tried.head);
+  }
+}
+
+Status Graph::CheckPlannedTables(const commit::GraphState& base, const WriteRequest& request) {
+  auto changed = [&](const std::string& key, const std::string& what) {
+    return Status(Code::kReadSetChanged,
+                  "the schema changed after this write was planned: " + what +
+                      "; read the branch again and redo the write (table '" + key + "')",
+                  request.branch);
+  };
+  for (const auto& [key, change] : request.changes) {
+    const commit::TableState* t = base.FindByKey(key);
+    if (t == nullptr) return changed(key, "the table is gone");
+    if (change.op == TableChange::Op::kDelete) continue;
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> version,
+                               tables_->Open(ToTablePin(t->pin)));
+    if (change.pending && change.pending->table != version->table()) {
+      return changed(key, "the table was dropped and created again");
+    }
+    const table::Schema& planned = change.pending ? change.pending->schema : change.rows.schema();
+    if (planned != version->schema())
+      return changed(key, "its columns are not those the rows have");
+  }
+  return Status::Ok();
+}
+
+Result<commit::RecordContent> Graph::ValidateAndStage(const commit::GraphState& base,
+                                                      const WriteRequest& request) {
+  auto table_of = [&](std::string_view key) -> Result<const commit::TableState*> {
+    const commit::TableState* t = base.FindByKey(key);
+    if (t == nullptr) {
+      return InvalidArgument("no table '" + std::string(key) + "' on branch " + request.branch);
+    }
+    return t;
+  };
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const schema::Catalog> catalog,
+                             CatalogFor(base.schema));
+  OMNIGRAPH_RETURN_IF_ERROR(ValidateWrite(
+      *catalog, request.changes,
+      [&](std::string_view key) -> Result<std::shared_ptr<const table::TableVersion>> {
+        OMNIGRAPH_ASSIGN_OR_RETURN(const commit::TableState* t, table_of(key));
+        return tables_->Open(ToTablePin(t->pin));
+      },
+      request.row_label,
+      // A streaming load's rows are read back one pre-written fragment at a time.
+      [&](const TableChange& change,
+          const std::function<Status(const table::ColumnBatch&)>& sink) -> Status {
+        if (!change.pending) return sink(change.rows);
+        return tables_->ScanPending(*change.pending,
+                                    [&](table::ColumnBatch batch) { return sink(batch); });
+      },
+      request.sort_bytes));
+  // Every touched table in parallel.
+  const table::StagedAgainst against{base.stream, base.seq};
+  std::vector<std::pair<const std::string*, const TableChange*>> work;
+  for (const auto& [key, change] : request.changes) work.emplace_back(&key, &change);
+  std::vector<table::TablePin> staged(work.size());
+  TaskGroup group(*runtime_.executor);
+  for (size_t i = 0; i < work.size(); ++i) {
+    group.Add([&, i]() -> Status {
+      OMNIGRAPH_ASSIGN_OR_RETURN(const commit::TableState* t, table_of(*work[i].first));
+      OMNIGRAPH_ASSIGN_OR_RETURN(staged[i],
+                                 tables_->StageWrite(ToTablePin(t->pin), *work[i].second, against));
+      return Status::Ok();
+    });
+  }
+  OMNIGRAPH_RETURN_IF_ERROR(group.Wait());
+  commit::RecordContent content;
+  for (const table::TablePin& p : staged) content.pins.push_back(ToCommitPin(p));
+  return content;
+}
+
+}  // namespace omnigraph::engine

@@ -1,0 +1,76 @@
+// The write path: one validated graph commit from a set of per-table changes.
+//
+// Graph::Write (engine/graph.h) runs it as one straight line (docs/design/engine.md "The write
+// path"):
+//   capture   the branch head from its warm handle (no reads), or the snapshot the writer read
+//   plan      expected head, a schema apply since the writer read (ReadSetChanged)
+//   validate  the changes against the captured head (engine/validate.h)
+//   stage     each touched table's new version, in parallel (table::TableStore::StageWrite),
+//   against
+//             (stream, seq) of the captured head (D9)
+//   publish   one conditional create of the next record (commit::Stream::TryPublish)
+//   ack       or, on a lost race, commit::AfterLostRace's verdict: insert-only work is captured
+//             again from the refreshed head and re-validated and re-staged; strict work gets
+//             ReadSetChanged; expected-head work PreconditionFailed.
+// No lock is held across staging, validation or backoff.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/sorted_records.h"
+#include "commit/documents.h"
+#include "engine/snapshot.h"
+#include "table/table_store.h"
+
+namespace omnigraph::engine {
+
+// One table's part of a write: the operation and its row source, as the table layer stages it.
+// Append and Upsert take `rows`; Delete takes `ids`; Overwrite replaces the table's image with
+// `rows`. When `pending` is set (a streaming load), Append, Upsert and Overwrite take those rows,
+// already written as fragments, instead of `rows`.
+using TableChange = table::TableWrite;
+
+// Names a row of a write in validation messages: (table key, row of the change's batch or index
+// into its ids) -> e.g. "line 12". The default is DefaultRowLabel ("node:Person row 3").
+using RowLabel = std::function<std::string(std::string_view table_key, uint64_t row)>;
+
+struct WriteRequest {
+  std::string branch = "main";
+  // By table key (`node:Person`).
+  std::map<std::string, TableChange> changes;
+  // When set, the head must be this commit (PreconditionFailed otherwise; nothing is retried).
+  std::optional<std::string> expected_head;
+  std::optional<std::string> actor;
+  // Prefixes validation messages; unset = DefaultRowLabel.
+  RowLabel row_label;
+  // The changes were computed from what the writer read (an update, a delete): never
+  // re-prepare, even when every op is an append or upsert.
+  bool strict = false;
+  // The snapshot of `branch` the changes were computed from (a mutation's read). The write is
+  // captured there and publishes from it with no further read, so a strict write whose branch
+  // moved meanwhile gets ReadSetChanged from the conditional create. Unset: the write captures
+  // the branch's head from its warm handle.
+  std::optional<Snapshot> planned_on;
+  // The schema the changes were built for (the snapshot the writer read). When the head's schema
+  // is another one — a schema apply landed in between — and a table the write touches is gone or
+  // has other columns, the write gets ReadSetChanged (plan it again) instead of failing on rows
+  // of the old shape; other schema changes only re-validate the write under the new catalog.
+  std::optional<commit::SchemaRef> planned_schema;
+  // Memory for validation's sorts (ids, endpoints, @unique tuples, @card sources); past it they
+  // go to temporary files.
+  uint64_t sort_bytes = kSorterMemoryBytes;
+};
+
+struct WriteResult {
+  std::string commit_id;
+  uint64_t seq = 0;
+  int attempts = 0;
+};
+
+}  // namespace omnigraph::engine
