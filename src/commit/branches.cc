@@ -97,6 +97,15 @@ Status ValidateUserBranch(std::string_view name) {
 
 }  // namespace
 
+Result<uint64_t> ReclaimedBelowSeq(const storage::Runtime& runtime, std::string_view key) {
+  const std::string name = HorizonName(key);
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<BoundedRead> read,
+                             ReadBounded(*runtime.store, name, kDocumentBytesMax));
+  if (!read) return uint64_t{0};
+  OMNIGRAPH_ASSIGN_OR_RETURN(Horizon horizon, DecodeHorizon(read->data, name));
+  return horizon.reclaimed_below_seq;
+}
+
 std::string HorizonName(std::string_view key) {
   return "_graph/" + std::string(key) + "/horizon.json";
 }
@@ -152,18 +161,14 @@ Result<StreamMetadata> CreateBranch(const storage::Runtime& runtime, std::string
   OMNIGRAPH_RETURN_IF_ERROR(ValidateUserBranch(name));
   if (fork.state.retired) return BranchNotFound(fork.parent_branch);
   if (!fork.from_head) {
-    const std::string horizon_name = HorizonName(fork.state.stream);
-    OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<BoundedRead> read,
-                               ReadBounded(*runtime.store, horizon_name, kDocumentBytesMax));
-    if (read) {
-      OMNIGRAPH_ASSIGN_OR_RETURN(Horizon horizon, DecodeHorizon(read->data, horizon_name));
-      if (fork.state.seq < horizon.reclaimed_below_seq) {
-        return Status(Code::kVersionsReclaimed,
-                      "cannot fork from seq " + std::to_string(fork.state.seq) +
-                          ": retention may have removed its table versions (kept from seq " +
-                          std::to_string(horizon.reclaimed_below_seq) + ")",
-                      horizon_name);
-      }
+    OMNIGRAPH_ASSIGN_OR_RETURN(uint64_t reclaimed_below,
+                               ReclaimedBelowSeq(runtime, fork.state.stream));
+    if (fork.state.seq < reclaimed_below) {
+      return Status(Code::kVersionsReclaimed,
+                    "cannot fork from seq " + std::to_string(fork.state.seq) +
+                        ": retention may have removed its table versions (kept from seq " +
+                        std::to_string(reclaimed_below) + ")",
+                    HorizonName(fork.state.stream));
     }
   }
   // The name must be free (never used, or its current life deleted) before anything is written.

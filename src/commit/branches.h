@@ -28,6 +28,10 @@ struct Horizon {
 };
 std::string EncodeHorizon(const Horizon& h);
 Result<Horizon> DecodeHorizon(std::string_view bytes, std::string_view object);
+// The seq below which cleanup may have reclaimed the table versions of stream `key`'s commits:
+// its horizon's reclaimed_below_seq, or 0 when no cleanup wrote one (nothing reclaimed).
+// UINT64_MAX for a stream cleanup retains nothing of. Corruption for an unreadable horizon.
+Result<uint64_t> ReclaimedBelowSeq(const storage::Runtime& runtime, std::string_view key);
 
 struct ResolvedBranch {
   StreamMetadata metadata;

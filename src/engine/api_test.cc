@@ -211,6 +211,17 @@ query staff($c: String) {
   ASSERT_TRUE(after.ok()) << after.status().ToString();
   EXPECT_EQ((*after)["row_count"], 1);
   EXPECT_EQ(db.Cleanup(CleanupRequest{}).status().kind(), Kind::kInvalidArgument);
+  // The loaded commit (seq 1) is below what cleanup retained (the newest 2 of 7): reading it
+  // says so and names it (issue 23 item 6). A fresh handle, since `db` still caches what it read.
+  Result<std::unique_ptr<Database>> fresh = Database::Open(dir.path() + "/g");
+  ASSERT_TRUE(fresh.ok()) << fresh.status().ToString();
+  Result<OrderedJson> reclaimed = (*fresh)->Query(kRead, "staff", Json{{"c", "Acme"}}, then);
+  ASSERT_FALSE(reclaimed.ok());
+  EXPECT_EQ(reclaimed.status().code(), Code::kVersionsReclaimed);
+  EXPECT_EQ(reclaimed.status().message(),
+            "the data of commit " + loaded_at +
+                " (seq 1 of its branch) was reclaimed by cleanup (cleanup retains its branch's "
+                "commits from seq 6); read a newer commit");
 }
 
 }  // namespace

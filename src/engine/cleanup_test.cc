@@ -4,7 +4,9 @@
 #include <set>
 
 #include "commit/names.h"
+#include "engine/export.h"
 #include "engine/graph.h"
+#include "engine/query.h"
 #include "query/table_schema.h"
 #include "storage/memory_store.h"
 #include "table/column_builder.h"
@@ -199,7 +201,7 @@ TEST(GraphCleanupTest, KeepTenAfterAHundredCommitsRemovesOldVersionsAndRetainedS
   // A dropped commit's snapshot folds (records are kept) but its versions are gone.
   Result<Snapshot> dropped = reader->SnapshotAtCommit(main_ids[4]);
   ASSERT_TRUE(dropped.ok());
-  EXPECT_EQ(dropped->Table("node:Person").status().kind(), Kind::kNotFound);
+  EXPECT_EQ(dropped->Table("node:Person").status().code(), Code::kVersionsReclaimed);
 
   // Writing goes on, and a second cleanup finds nothing more to remove.
   w.Commit("main", 101, w.current);
@@ -227,8 +229,8 @@ void KeepTenWithoutBranches(World& w) {
     EXPECT_EQ(Read(*reader->SnapshotAtCommit(ids[i])), w.expected.at(ids[i])) << i + 1;
   }
   // Seq 90 wrote Person; that version is no root any more.
-  EXPECT_EQ(reader->SnapshotAtCommit(ids[89])->Table("node:Person").status().kind(),
-            Kind::kNotFound);
+  EXPECT_EQ(reader->SnapshotAtCommit(ids[89])->Table("node:Person").status().code(),
+            Code::kVersionsReclaimed);
   // A fork below the horizon is refused; a fork from the head is fine.
   EXPECT_EQ(w.graph->CreateBranch("late", "", ids[50]).status().code(), Code::kVersionsReclaimed);
   EXPECT_TRUE(w.graph->CreateBranch("late", "main").ok());
@@ -328,11 +330,76 @@ TEST(GraphCleanupTest, SoftDroppedDataStaysUntilCleanupReclaimsIt) {
     }
   }
   std::unique_ptr<Graph> reader = std::move(*Graph::Open(w.MakeRuntime(9)));
-  EXPECT_EQ(reader->SnapshotAtCommit(before_drop)->Table("node:Company").status().kind(),
-            Kind::kNotFound);
+  EXPECT_EQ(reader->SnapshotAtCommit(before_drop)->Table("node:Company").status().code(),
+            Code::kVersionsReclaimed);
   Snapshot head = *reader->SnapshotOfBranch("main");
   EXPECT_EQ(head.Table("node:Company").status().kind(), Kind::kNotFound);
   EXPECT_EQ((*head.Table("node:Person"))->Ids()->size(), w.current["node:Person"].size());
+}
+
+// Issue 23 item 6: reading a commit whose table versions cleanup reclaimed is VersionsReclaimed
+// naming the commit — when the snapshot is opened afterwards, and when it was opened before the
+// cleanup and read after — through Snapshot::Table, a query and an export alike. A table object
+// missing at a commit cleanup retains is damage: Corruption naming the object.
+TEST(GraphCleanupTest, AReclaimedCommitReadsAsVersionsReclaimedAndALostObjectAsCorruption) {
+  World w;
+  for (int i = 1; i <= 20; ++i) w.Commit("main", i, w.current);
+  const std::vector<std::string> ids = CommitIds(*w.graph, "main", 1, 20);
+  // Seq 4, opened by a handle whose caches are empty (the writer's hold what it wrote).
+  std::unique_ptr<Graph> early = std::move(*Graph::Open(w.MakeRuntime(10)));
+  Snapshot opened_before = *early->SnapshotAtCommit(ids[3]);
+  w.clock->Advance(2 * kHourMicros);
+  CleanupOptions options;
+  options.keep = 5;  // Retains seq 16..20.
+  ASSERT_TRUE(w.graph->Cleanup(options).ok());
+
+  std::unique_ptr<Graph> reader = std::move(*Graph::Open(w.MakeRuntime(11)));
+  auto reclaimed = [&](const std::string& id, int seq) {
+    return "the data of commit " + id + " (seq " + std::to_string(seq) +
+           " of its branch) was reclaimed by cleanup (cleanup retains its branch's commits from "
+           "seq 16); read a newer commit";
+  };
+  Result<Snapshot> old = reader->SnapshotAtCommit(ids[2]);
+  ASSERT_TRUE(old.ok()) << old.status().ToString();
+  Status table = old->Table("node:Person").status();
+  EXPECT_EQ(table.code(), Code::kVersionsReclaimed) << table.ToString();
+  EXPECT_EQ(table.message(), reclaimed(ids[2], 3));
+  const std::string_view kNames = "query names() { match { $p: Person } return { $p.name } }";
+  Result<OrderedJson> rows = RunQuery(*old, kNames, "names", Json::object());
+  EXPECT_EQ(rows.status().code(), Code::kVersionsReclaimed) << rows.status().ToString();
+  EXPECT_EQ(rows.status().message(), reclaimed(ids[2], 3));
+  Result<std::string> exported = ExportToString(opened_before);
+  EXPECT_EQ(exported.status().code(), Code::kVersionsReclaimed) << exported.status().ToString();
+  EXPECT_EQ(exported.status().message(), reclaimed(ids[3], 4));
+  // Retained commits read in full.
+  Result<OrderedJson> kept =
+      RunQuery(*reader->SnapshotAtCommit(ids[15]), kNames, "names", Json::object());
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  EXPECT_EQ((*kept)["row_count"].get<size_t>(), w.expected.at(ids[15])["node:Person"].size());
+
+  // Damage: an object of the head's Person version disappears behind OmniGraph's back.
+  Snapshot head = *reader->SnapshotOfBranch("main");
+  const std::string manifest = (*head.Table("node:Person"))->manifest_name();
+  std::string fragment;
+  for (const std::string& name : (*head.Table("node:Person"))->ObjectNames()) {
+    if (name != manifest && name.find("/data/") != std::string::npos) fragment = name;
+  }
+  ASSERT_FALSE(fragment.empty());
+  ASSERT_TRUE(w.store->Delete(fragment).ok());
+  std::unique_ptr<Graph> fresh = std::move(*Graph::Open(w.MakeRuntime(12)));
+  Result<OrderedJson> damaged =
+      RunQuery(*fresh->SnapshotOfBranch("main"), kNames, "names", Json::object());
+  EXPECT_EQ(damaged.status().code(), Code::kCorruption) << damaged.status().ToString();
+  EXPECT_EQ(damaged.status().object(), fragment);
+  ASSERT_TRUE(w.store->Delete(manifest).ok());
+  fresh = std::move(*Graph::Open(w.MakeRuntime(13)));
+  Status lost = fresh->SnapshotOfBranch("main")->Table("node:Person").status();
+  EXPECT_EQ(lost.code(), Code::kCorruption) << lost.ToString();
+  EXPECT_EQ(lost.object(), manifest);
+  EXPECT_EQ(lost.message(), "table object " + manifest + " of commit " + ids[19] +
+                                " (seq 20 of its branch) is missing, but cleanup retains that "
+                                "commit: the object was lost or deleted outside OmniGraph "
+                                "(restore it from a backup)");
 }
 
 TEST(GraphCleanupTest, CleanupNeedsKeepOrOlderThan) {

@@ -103,7 +103,8 @@ Status Export(const Snapshot& snapshot, const ExportOptions& options, const Expo
       OMNIGRAPH_RETURN_IF_ERROR(WriteBatch(*type, batch, &chunk));
       return sink(chunk);
     };
-    OMNIGRAPH_RETURN_IF_ERROR(version->ScanInIdOrder({}, kExportBatchRows, write));
+    const Status scanned = version->ScanInIdOrder({}, kExportBatchRows, write);
+    if (!scanned.ok()) return snapshot.ExplainReadFailure(scanned);
   }
   return Status::Ok();
 }

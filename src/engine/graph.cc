@@ -290,7 +290,37 @@ Result<std::shared_ptr<const table::TableVersion>> Snapshot::Table(
     return Status(Code::kNotFound,
                   "no table '" + std::string(table_key) + "' at commit " + state_->head_commit_id);
   }
-  return tables_->Open(ToTablePin(t->pin));
+  Result<std::shared_ptr<const table::TableVersion>> opened = tables_->Open(ToTablePin(t->pin));
+  if (!opened.ok()) return ExplainReadFailure(opened.status());
+  return opened;
+}
+
+Status Snapshot::ExplainReadFailure(const Status& failure) const {
+  constexpr std::string_view kTablesPrefix = "tables/";
+  if (failure.code() != Code::kNotFound || !failure.object().starts_with(kTablesPrefix)) {
+    return failure;
+  }
+  const std::string commit = "commit " + state_->head_commit_id + " (seq " +
+                             std::to_string(state_->seq) + " of its branch)";
+  Result<uint64_t> reclaimed_below = commit::ReclaimedBelowSeq(tables_->runtime(), state_->stream);
+  if (!reclaimed_below.ok()) {
+    return reclaimed_below.status().WithContext("explaining the missing " + failure.object());
+  }
+  if (state_->seq < *reclaimed_below) {
+    const std::string kept =
+        *reclaimed_below == UINT64_MAX
+            ? "cleanup retains no commit of its branch"
+            : "cleanup retains its branch's commits from seq " + std::to_string(*reclaimed_below);
+    return Status(
+        Code::kVersionsReclaimed,
+        "the data of " + commit + " was reclaimed by cleanup (" + kept + "); read a newer commit",
+        failure.object());
+  }
+  return Status(Code::kCorruption,
+                "table object " + failure.object() + " of " + commit +
+                    " is missing, but cleanup retains that commit: the object was lost or "
+                    "deleted outside OmniGraph (restore it from a backup)",
+                failure.object());
 }
 
 }  // namespace omnigraph::engine

@@ -667,6 +667,65 @@ TEST(LoadConstraintTest, OverwriteThatLeavesEdgesDanglingIsRefused) {
   }
 }
 
+// Issue 23 item 4: a load that takes a source's last edge away — merge moving the edge to another
+// source, overwrite leaving it out — is refused against @card min; append only adds. Each with the
+// default sort budget and a 64-byte one (every sort spills, every join merges).
+TEST(LoadConstraintTest, ASourceLosingItsLastEdgeIsCheckedAgainstMinInEveryMode) {
+  constexpr std::string_view kMentors = R"(
+node Person { name: String @key }
+edge Mentors: Person -> Person @card(1..)
+)";
+  for (uint64_t sort_bytes : {kSorterMemoryBytes, uint64_t{64}}) {
+    SCOPED_TRACE(sort_bytes);
+    std::unique_ptr<Graph> g = NewGraph(kMentors);
+    ASSERT_TRUE(LoadJsonl(*g, "main",
+                          "{\"type\":\"Person\",\"data\":{\"name\":\"Ada\"}}\n"
+                          "{\"type\":\"Person\",\"data\":{\"name\":\"Bob\"}}\n"
+                          "{\"type\":\"Person\",\"data\":{\"name\":\"Cy\"}}\n"
+                          "{\"edge\":\"Mentors\",\"from\":\"Ada\",\"to\":\"Bob\",\"id\":\"m1\"}\n"
+                          "{\"edge\":\"Mentors\",\"from\":\"Bob\",\"to\":\"Cy\",\"id\":\"m2\"}",
+                          LoadMode::kAppend)
+                    .ok());
+    const std::string before = Head(*g);
+    LoadOptions options;
+    options.limits.sort_bytes = sort_bytes;
+    auto load = [&](std::string_view input, LoadMode mode) {
+      return Load(*g, "main", input, mode, options);
+    };
+    // Merge moves m1 from Ada to Cy (line 2; line 1 is a new edge of Bob's).
+    Result<LoadResult> r = load(
+        "{\"edge\":\"Mentors\",\"from\":\"Bob\",\"to\":\"Ada\",\"id\":\"m3\"}\n"
+        "{\"edge\":\"Mentors\",\"from\":\"Cy\",\"to\":\"Bob\",\"id\":\"m1\"}",
+        LoadMode::kMerge);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().message(),
+              "line 2: @card violation on edge Mentors: source 'Ada' has 0 edges (min 1)");
+    // Overwrite of the edges without Ada's.
+    r = load("{\"edge\":\"Mentors\",\"from\":\"Bob\",\"to\":\"Cy\",\"id\":\"m2\"}",
+             LoadMode::kOverwrite);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().message(),
+              "line 1: @card violation on edge Mentors: source 'Ada' has 0 edges (min 1)");
+    EXPECT_EQ(Head(*g), before);
+    // Appending never lowers a count; Cy (no edge before) is not checked.
+    ASSERT_TRUE(load("{\"edge\":\"Mentors\",\"from\":\"Ada\",\"to\":\"Cy\",\"id\":\"m4\"}",
+                     LoadMode::kAppend)
+                    .ok());
+    // Now Ada has two: moving one away is fine. An overwrite of both types that drops Ada
+    // with her edges is fine too.
+    ASSERT_TRUE(load("{\"edge\":\"Mentors\",\"from\":\"Cy\",\"to\":\"Bob\",\"id\":\"m1\"}",
+                     LoadMode::kMerge)
+                    .ok());
+    r = load(
+        "{\"type\":\"Person\",\"data\":{\"name\":\"Bob\"}}\n"
+        "{\"type\":\"Person\",\"data\":{\"name\":\"Cy\"}}\n"
+        "{\"edge\":\"Mentors\",\"from\":\"Bob\",\"to\":\"Cy\",\"id\":\"m2\"}\n"
+        "{\"edge\":\"Mentors\",\"from\":\"Cy\",\"to\":\"Bob\",\"id\":\"m1\"}",
+        LoadMode::kOverwrite);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+  }
+}
+
 // --- One test per format-level validation, with its exact message.
 
 constexpr std::string_view kAda = R"({"type":"Person","data":{"name":"Ada"}})"

@@ -408,5 +408,58 @@ TEST(MutateProcessTest, TwoProcessesMutatingOneBranch) {
   EXPECT_EQ(end.state().seq, 2u * kInserts + 1);
 }
 
+// Issue 23 item 4: a mutation that leaves a source with fewer edges than its @card min is refused,
+// also when it takes the source's last edge — directly, or as the cascade of deleting the node
+// at the other end. Deleting the source itself is fine.
+TEST(MutateCardinalityTest, ASourceLosingItsLastEdgeIsCheckedAgainstMin) {
+  constexpr std::string_view kCardSchema = R"(
+node Person { name: String @key }
+node Company { name: String @key }
+edge WorksAt: Person -> Company @card(1..) { }
+)";
+  constexpr std::string_view kCardQueries = R"(
+query person($name: String) { insert Person { name: $name } }
+query company($name: String) { insert Company { name: $name } }
+query hire($p: String, $c: String) { insert WorksAt { from: $p, to: $c } }
+query unhire($p: String) { delete WorksAt where from = $p }
+query close($name: String) { delete Company where name = $name }
+query leave($name: String) { delete Person where name = $name }
+)";
+  Result<std::unique_ptr<Graph>> g = Graph::Init(
+      storage::Runtime::ForTest(std::make_shared<storage::MemoryStore>(), 5), kCardSchema);
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  Graph& graph = **g;
+  auto run = [&](std::string_view name, Params params) {
+    return Mutate(graph, kCardQueries, name, params, {});
+  };
+  for (const char* p : {"ada", "bob"})
+    ASSERT_TRUE(run("person", {{"name", Value::String(p)}}).ok());
+  for (const char* c : {"acme", "globex"}) {
+    ASSERT_TRUE(run("company", {{"name", Value::String(c)}}).ok());
+  }
+  ASSERT_TRUE(run("hire", {{"p", Value::String("ada")}, {"c", Value::String("acme")}}).ok());
+  ASSERT_TRUE(run("hire", {{"p", Value::String("bob")}, {"c", Value::String("acme")}}).ok());
+  ASSERT_TRUE(run("hire", {{"p", Value::String("bob")}, {"c", Value::String("globex")}}).ok());
+  const uint64_t seq = graph.SnapshotOfBranch("main")->state().seq;
+
+  Result<MutationResult> r = run("unhire", {{"p", Value::String("ada")}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(
+      r.status().message(),
+      "edge:WorksAt row 0: @card violation on edge WorksAt: source 'ada' has 0 edges (min 1)");
+  // Closing acme cascades to both its WorksAt edges: bob keeps globex, ada is left with none.
+  r = run("close", {{"name", Value::String("acme")}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(
+      r.status().message(),
+      "edge:WorksAt row 0: @card violation on edge WorksAt: source 'ada' has 0 edges (min 1)");
+  EXPECT_EQ(graph.SnapshotOfBranch("main")->state().seq, seq);
+  // Closing globex leaves bob one edge; ada leaving takes her own edge with her.
+  ASSERT_TRUE(run("close", {{"name", Value::String("globex")}}).ok());
+  r = run("leave", {{"name", Value::String("ada")}});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->affected_edges, 1u);
+}
+
 }  // namespace
 }  // namespace omnigraph::engine

@@ -14,7 +14,9 @@ Result<query::QueryResult> RunChecked(const Snapshot& snapshot, const query::Che
   exec.cache = options.cache;
   if (exec.cache == nullptr) exec.cache = &local.emplace(64);
   SnapshotView view(snapshot);
-  return query::Execute(view, checked, values, exec);
+  Result<query::QueryResult> result = query::Execute(view, checked, values, exec);
+  if (!result.ok()) return snapshot.ExplainReadFailure(result.status());
+  return result;
 }
 
 Result<OrderedJson> RunQuery(const Snapshot& snapshot, std::string_view source,

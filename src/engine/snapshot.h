@@ -25,8 +25,16 @@ class Snapshot {
   const commit::GraphState& state() const { return *state_; }
   const std::string& commit_id() const { return state_->head_commit_id; }
   const schema::Catalog& catalog() const { return *catalog_; }
-  // The version of one table (`node:Person`). NotFound for an unknown table key.
+  // The version of one table (`node:Person`). NotFound for an unknown table key; a version that
+  // is gone as ExplainReadFailure says.
   Result<std::shared_ptr<const table::TableVersion>> Table(std::string_view table_key) const;
+  // What a failed read of this snapshot's tables means. A table object that is missing (NotFound
+  // for an object under `tables/`) was either reclaimed by cleanup — this commit's seq is below
+  // its stream's horizon, which cleanup raises before it deletes anything — and then the read
+  // gets VersionsReclaimed naming the commit; or it is damage (the commit is retained, so nothing
+  // of OmniGraph's deleted it) and the read gets Corruption naming the object. Any other failure
+  // comes back as it is. Reads the horizon (one small object) only for a missing table object.
+  Status ExplainReadFailure(const Status& failure) const;
   // The graph's Runtime clock: what a query's now() reads when the caller fixes no time.
   Clock& clock() const { return *clock_; }
 

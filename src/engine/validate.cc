@@ -25,6 +25,11 @@ using Op = TableChange::Op;
 // Rows per base batch the checks read, and per batch of ids they look up.
 constexpr uint64_t kValidateBatchRows = 1 << 16;
 
+// The kind byte of a touched-source record of the @card check: a new edge of the source, or a
+// base edge the write takes away from it.
+constexpr char kFresh = 'f';
+constexpr char kGone = 'g';
+
 // Rust's f64 Display, which OmniGraph's messages use: integral values without a fraction,
 // others in the shortest text that reads back.
 std::string NumberText(double v) {
@@ -610,53 +615,95 @@ class WriteValidator {
     return Status::Ok();
   }
 
-  // Sources the write touches (those of new rows, and of the base rows it replaces or removes)
-  // with their new edges, sorted; then the edges the write keeps, counted against them.
+  // The sources whose edges of `edge` the write changes, into `touched` as records (source ->
+  // row, kind): one per new row (kFresh), and one per base row the write replaces or removes
+  // (kGone, with the row or delete index that took it away). An overwrite takes every base row
+  // away; those are added, as row 0, only when the edge has a min (no count falls below 0).
+  Status SortTouchedSources(const schema::TypeDef& edge, const std::string& key,
+                            const TableChange& change, ExternalSorter& touched) {
+    auto add = [&](std::string_view source, uint64_t row, char kind) {
+      std::string value;
+      PutBigEndian(row, 8, &value);
+      value.push_back(kind);
+      return touched.Add(source, value);
+    };
+    auto add_new_rows = [&](const std::function<Status(std::string_view, uint64_t)>& also) {
+      return ForEachBatch(change, [&](const table::ColumnBatch& rows, uint64_t first) -> Status {
+        const table::Column* src = rows.FindColumn(table::kSrcFieldId);
+        for (uint64_t r = 0; r < rows.num_rows(); ++r) {
+          OMNIGRAPH_RETURN_IF_ERROR(add(src->StringAt(r), first + r, kFresh));
+          if (also) OMNIGRAPH_RETURN_IF_ERROR(also(IdAt(rows, r), first + r));
+        }
+        return Status::Ok();
+      });
+    };
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> base, Base(key));
+    if (change.op == Op::kOverwrite) {
+      OMNIGRAPH_RETURN_IF_ERROR(add_new_rows({}));
+      if (edge.card.min == 0) return Status::Ok();
+      return ScanFields(
+          *base, {table::kSrcFieldId},
+          [&](const table::ColumnBatch& batch, std::span<const table::Column*> cols) -> Status {
+            for (uint64_t r = 0; r < batch.num_rows(); ++r) {
+              OMNIGRAPH_RETURN_IF_ERROR(add(cols[0]->StringAt(r), 0, kGone));
+            }
+            return Status::Ok();
+          });
+    }
+    // The base rows the change replaces or removes, looked up a batch at a time.
+    std::vector<std::string> ask;
+    std::vector<uint64_t> ask_row;
+    auto lookup = [&]() -> Status {
+      if (ask.empty()) return Status::Ok();
+      const uint32_t fields[] = {table::kSrcFieldId};
+      OMNIGRAPH_ASSIGN_OR_RETURN(table::LookupResult looked, base->Lookup(ask, fields));
+      const table::Column& src = looked.rows.column(0);
+      uint64_t at = 0;
+      for (size_t j = 0; j < ask.size(); ++j) {
+        if (looked.found[j]) OMNIGRAPH_RETURN_IF_ERROR(add(src.StringAt(at++), ask_row[j], kGone));
+      }
+      ask.clear();
+      ask_row.clear();
+      return Status::Ok();
+    };
+    auto named = [&](std::string_view id, uint64_t row) -> Status {
+      ask.emplace_back(id);
+      ask_row.push_back(row);
+      return ask.size() >= kValidateBatchRows ? lookup() : Status::Ok();
+    };
+    if (change.op == Op::kDelete) {
+      for (uint64_t i = 0; i < change.ids.size(); ++i) {
+        OMNIGRAPH_RETURN_IF_ERROR(named(change.ids[i], i));
+      }
+    } else {
+      OMNIGRAPH_RETURN_IF_ERROR(add_new_rows(named));
+    }
+    return lookup();
+  }
+
+  // Every touched source's outgoing count after the write — its new edges plus the base edges
+  // the write keeps — is within min..max. A touched source left with no edges had some before
+  // (only a base row the write took away can have touched it), so its count went down: it is
+  // checked against min too (decision 23), unless the same write removes the source node. A
+  // node that never had an edge of the type is not checked, as in the reference.
   Status CheckCardinality(const schema::TypeDef& edge, const std::string& key,
                           const TableChange& change) {
     if (edge.card.is_default()) return Status::Ok();
-    constexpr uint64_t kGone = UINT64_MAX;  // A touched source with no new row.
     ExternalSorter touched_sorter(sort_bytes_);
-    if (HasRows(change)) {
-      const uint32_t src_field[] = {table::kSrcFieldId};
-      ExternalSorter* const sorter[] = {&touched_sorter};
-      OMNIGRAPH_RETURN_IF_ERROR(SortColumnsWithRows(change, src_field, sorter));
-    }
-    if (change.op != Op::kOverwrite) {
-      // The base rows the change replaces or removes, looked up a batch at a time.
-      OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> base, Base(key));
-      std::vector<std::string> gone;
-      std::string gone_row;
-      PutBigEndian(kGone, 8, &gone_row);
-      auto lookup = [&]() -> Status {
-        if (gone.empty()) return Status::Ok();
-        const uint32_t fields[] = {table::kSrcFieldId};
-        OMNIGRAPH_ASSIGN_OR_RETURN(table::LookupResult looked, base->Lookup(gone, fields));
-        const table::Column& gone_src = looked.rows.column(0);
-        for (uint64_t r = 0; r < looked.rows.num_rows(); ++r) {
-          OMNIGRAPH_RETURN_IF_ERROR(touched_sorter.Add(gone_src.StringAt(r), gone_row));
-        }
-        gone.clear();
-        return Status::Ok();
-      };
-      OMNIGRAPH_RETURN_IF_ERROR(ChangeIds(change).ForEachKey([&](std::string_view id) -> Status {
-        gone.emplace_back(id);
-        return gone.size() >= kValidateBatchRows ? lookup() : Status::Ok();
-      }));
-      OMNIGRAPH_RETURN_IF_ERROR(lookup());
-    }
+    OMNIGRAPH_RETURN_IF_ERROR(SortTouchedSources(edge, key, change, touched_sorter));
     OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const SortedRecords> touched_rows,
                                touched_sorter.Finish());
-    // One record per touched source: (new edges, the smallest new row or kGone).
+    // One record per touched source: (new edges, the row to name: its smallest new row, else the
+    // smallest row that took one of its base edges away).
     SortedRecordsWriter touched_writer(sort_bytes_);
     {
       std::unique_ptr<SortedRecords::Reader> reader = touched_rows->Open();
       std::string source, value;
-      uint64_t fresh = 0, first_row = kGone;
+      uint64_t fresh = 0, first_fresh = UINT64_MAX, first_gone = UINT64_MAX;
       auto end_source = [&]() -> Status {
         value.clear();
         PutBigEndian(fresh, 8, &value);
-        PutBigEndian(first_row, 8, &value);
+        PutBigEndian(fresh > 0 ? first_fresh : first_gone, 8, &value);
         return touched_writer.Add(source, value);
       };
       bool any = false;
@@ -669,17 +716,40 @@ class WriteValidator {
           any = true;
           source.assign(k);
           fresh = 0;
-          first_row = kGone;
+          first_fresh = first_gone = UINT64_MAX;
         }
         const uint64_t row = BigEndianAt(v, 0);
-        if (row != kGone) {
+        if (v[8] == kFresh) {
           ++fresh;
-          first_row = std::min(first_row, row);
+          first_fresh = std::min(first_fresh, row);
+        } else {
+          first_gone = std::min(first_gone, row);
         }
       }
     }
     OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const SortedRecords> touched,
                                touched_writer.Finish());
+    // Whether a source is still a node after the write: a delete of its type names the ids it
+    // removes, an overwrite the ids it keeps. Asked in ascending source order, as the join
+    // visits the touched sources.
+    const schema::TypeDef* from = catalog_.FindById(edge.from.type_id);
+    const TableChange* nodes = from == nullptr ? nullptr : ChangeOf(from->table_key());
+    if (nodes != nullptr && nodes->op != Op::kDelete && nodes->op != Op::kOverwrite) {
+      nodes = nullptr;
+    }
+    SortedProbe node_ids(nodes != nullptr ? &ChangeIds(*nodes) : nullptr);
+    auto survives = [&](std::string_view source) -> Result<bool> {
+      if (nodes == nullptr) return true;
+      OMNIGRAPH_ASSIGN_OR_RETURN(bool named, node_ids.Contains(source));
+      return nodes->op == Op::kDelete ? !named : named;
+    };
+    auto violation = [&](std::string_view source, int64_t n, uint64_t row, bool over_max) {
+      const std::string bound = over_max ? "max " + std::to_string(*edge.card.max)
+                                         : "min " + std::to_string(edge.card.min);
+      return Violation(label_, key, row,
+                       "@card violation on edge " + edge.name + ": source '" + std::string(source) +
+                           "' has " + std::to_string(n) + " edges (" + bound + ")");
+    };
     return JoinKeys(
         *touched,
         [&](const EmitFn& emit) -> Status {
@@ -691,21 +761,14 @@ class WriteValidator {
         },
         [&](std::string_view source, std::string_view value, const JoinHit& hit) -> Status {
           const int64_t n = static_cast<int64_t>(BigEndianAt(value, 0) + hit.matches);
-          const uint64_t first_row = BigEndianAt(value, 8);
-          const uint64_t label_row = first_row == kGone ? 0 : first_row;
-          if (edge.card.max && n > *edge.card.max) {
-            return Violation(label_, key, label_row,
-                             "@card violation on edge " + edge.name + ": source '" +
-                                 std::string(source) + "' has " + std::to_string(n) +
-                                 " edges (max " + std::to_string(*edge.card.max) + ")");
+          const uint64_t row = BigEndianAt(value, 8);
+          if (edge.card.max && n > *edge.card.max) return violation(source, n, row, true);
+          if (n >= static_cast<int64_t>(edge.card.min)) return Status::Ok();
+          if (n == 0) {
+            OMNIGRAPH_ASSIGN_OR_RETURN(bool still_a_node, survives(source));
+            if (!still_a_node) return Status::Ok();
           }
-          if (n > 0 && n < edge.card.min) {
-            return Violation(label_, key, label_row,
-                             "@card violation on edge " + edge.name + ": source '" +
-                                 std::string(source) + "' has " + std::to_string(n) +
-                                 " edges (min " + std::to_string(edge.card.min) + ")");
-          }
-          return Status::Ok();
+          return violation(source, n, row, false);
         });
   }
 

@@ -13,8 +13,9 @@
 //   dangling    nodes a write removes (delete, or overwrite without them) are not referenced by
 //               any edge that survives the write;
 //   @card       for every source node whose outgoing edges of a type the write changes, the
-//               count after the write is within min..max (a source left with no edges is not
-//               checked, as in the reference).
+//               count after the write is within min..max — also a source the write leaves with
+//               no edge, unless the write removes the source node too (decision 23); a node that
+//               never had an edge of the type is not checked, as in the reference.
 // The first violation is returned as InvalidArgument "<row label>: <message>", with OmniGraph's
 // messages (`invalid enum value 'x' for Person.kind (expected: a, b)`, `@range violation on
 // Person.age: value 200 > max 150`, ...). Reads only the base versions it needs; writes nothing.

@@ -28,6 +28,7 @@ node Note { text: String }
 edge WorksAt: Person -> Company @card(0..1) { role: String? }
 edge Knows: Person -> Person @card(2..) { }
 edge Mentions: Note -> Person { @unique(src, dst) }
+edge Leads: Person -> Company @card(1..) { }
 )";
 
 // Run with the default sort budget (everything in memory, hash probes) and with a 64-byte one,
@@ -298,7 +299,8 @@ TEST_P(ValidateTest, CardinalityCountsOutgoingEdgesOfTouchedSources) {
   // Replacing a's edge (delete + add in one write is an overwrite of the table image here).
   MustWrite({{"edge:WorksAt",
               Change(TableChange::Op::kUpsert, Rows("edge:WorksAt", {Edge("w1", "a", "y")}))}});
-  // min 2: a source with one edge fails; with two passes; removing one of two fails; all passes.
+  // min 2: a source with one edge fails; with two passes; removing one of two fails, and so does
+  // removing both (its count goes down to 0; decision 23) unless the source goes too.
   ExpectRejected({{"edge:Knows",
                    Change(TableChange::Op::kAppend, Rows("edge:Knows", {Edge("k1", "a", "b")}))}},
                  "edge:Knows row 0: @card violation on edge Knows: source 'a' has 1 edges (min 2)");
@@ -307,7 +309,60 @@ TEST_P(ValidateTest, CardinalityCountsOutgoingEdgesOfTouchedSources) {
                              Rows("edge:Knows", {Edge("k1", "a", "b"), Edge("k2", "a", "c")}))}});
   ExpectRejected({{"edge:Knows", Delete({"k2"})}},
                  "edge:Knows row 0: @card violation on edge Knows: source 'a' has 1 edges (min 2)");
-  MustWrite({{"edge:Knows", Delete({"k1", "k2"})}});
+  ExpectRejected({{"edge:Knows", Delete({"k1", "k2"})}},
+                 "edge:Knows row 0: @card violation on edge Knows: source 'a' has 0 edges (min 2)");
+  MustWrite({{"node:Person", Delete({"a"})},
+             {"edge:WorksAt", Delete({"w1"})},
+             {"edge:Knows", Delete({"k1", "k2"})}});
+}
+
+// Issue 23 item 4: a source whose count goes down is checked against min even when the write
+// leaves it with no edge (decision 23) — by a delete, by an upsert that moves an edge to another
+// source, by an overwrite that leaves it out — unless the write removes the source node too. A
+// node that never had an edge is not checked.
+TEST_P(ValidateTest, CardinalityMinHoldsForSourcesThatLoseTheirLastEdge) {
+  auto company = [](const std::string& name) {
+    return Row{name, "", "", {{"name", Value::String(name)}}};
+  };
+  MustWrite({{"node:Person", Change(TableChange::Op::kAppend,
+                                    Rows("node:Person", {Person("a"), Person("b"), Person("c")}))},
+             {"node:Company",
+              Change(TableChange::Op::kAppend, Rows("node:Company", {company("x"), company("y")}))},
+             {"edge:Leads", Change(TableChange::Op::kAppend,
+                                   Rows("edge:Leads", {Edge("l1", "a", "x"), Edge("l2", "b", "x"),
+                                                       Edge("l3", "b", "y")}))}});
+  const std::string a_left_with_none =
+      "@card violation on edge Leads: source 'a' has 0 edges (min 1)";
+  // A delete of a's only edge; the row named is the delete's index of that edge.
+  ExpectRejected({{"edge:Leads", Delete({"l1"})}}, "edge:Leads row 0: " + a_left_with_none);
+  ExpectRejected({{"edge:Leads", Delete({"l3", "l1"})}}, "edge:Leads row 1: " + a_left_with_none);
+  // An upsert that moves a's edge to b, and an overwrite without a's edge.
+  ExpectRejected({{"edge:Leads",
+                   Change(TableChange::Op::kUpsert, Rows("edge:Leads", {Edge("l1", "b", "y")}))}},
+                 "edge:Leads row 0: " + a_left_with_none);
+  ExpectRejected(
+      {{"edge:Leads", Change(TableChange::Op::kOverwrite,
+                             Rows("edge:Leads", {Edge("l2", "b", "x"), Edge("l3", "b", "y")}))}},
+      "edge:Leads row 0: " + a_left_with_none);
+  // c never had an edge: untouched, fine. b keeps one of two; the edge moved to c gives c one.
+  MustWrite({{"edge:Leads", Delete({"l3"})}});
+  MustWrite({{"edge:Leads",
+              Change(TableChange::Op::kAppend, Rows("edge:Leads", {Edge("l4", "c", "y")}))}});
+  MustWrite({{"edge:Leads",
+              Change(TableChange::Op::kUpsert, Rows("edge:Leads", {Edge("l5", "b", "y")}))}});
+  MustWrite({{"edge:Leads",
+              Change(TableChange::Op::kUpsert, Rows("edge:Leads", {Edge("l2", "c", "x")}))}});
+  // A source removed with its edges is not checked: by a delete, and by an overwrite of both
+  // tables that leaves the node out.
+  MustWrite({{"node:Person", Delete({"a"})}, {"edge:Leads", Delete({"l1"})}});
+  MustWrite(
+      {{"node:Person",
+        Change(TableChange::Op::kOverwrite, Rows("node:Person", {Person("c"), Person("d")}))},
+       {"edge:Leads", Change(TableChange::Op::kOverwrite,
+                             Rows("edge:Leads", {Edge("l2", "c", "x"), Edge("l4", "c", "y")}))}});
+  // The overwrite kept c and added d, which has no edge: neither is below min.
+  ExpectRejected({{"edge:Leads", Delete({"l4", "l2"})}},
+                 "edge:Leads row 0: @card violation on edge Leads: source 'c' has 0 edges (min 1)");
 }
 
 TEST_P(ValidateTest, RowLabelsNameTheRow) {

@@ -835,11 +835,15 @@ Status Executor::ApplyNegation(Frame& frame, const Negation& neg) {
   Frame inner = frame;
   std::vector<uint32_t> origin(frame.rows);
   for (uint32_t r = 0; r < frame.rows; ++r) origin[r] = r;
+  // This block's origin column is the one it appends. A nested block's frame already holds the
+  // origin columns of the blocks around it (all hidden, all unnamed to queries), so it is found
+  // by position, never by name: the first one would number the rows of an outer frame.
+  const size_t origin_slot = inner.slots.size();
   inner.slots.push_back(Slot{"#origin", SlotKind::kOrigin, nullptr, nullptr});
   inner.cols.push_back(std::move(origin));
   OMNIGRAPH_RETURN_IF_ERROR(RunScope(neg.clauses, inner));
   std::vector<bool> matched(frame.rows, false);
-  const std::vector<uint32_t>& survivors = inner.cols[inner.Find("#origin")];
+  const std::vector<uint32_t>& survivors = inner.cols[origin_slot];
   for (size_t i = 0; i < inner.rows; ++i) matched[survivors[i]] = true;
   std::vector<uint32_t> keep;
   for (uint32_t r = 0; r < frame.rows; ++r) {
