@@ -4,10 +4,14 @@
 // Every command takes the graph's URI as its last positional argument (a path, file://,
 // memory://, s3://, az://) or --store URI. Results go to stdout (pretty JSON with --json, else a
 // short human form); writes also echo "omnigraph <verb> → <target> (...)" to stderr unless
-// --quiet. Exit status: 0 ok, 1 error, 4 when an expected-commit precondition failed.
+// --quiet. Options go before or after the URI; global options (--store, --as, --quiet) before or
+// after the command. Exit status: 0 ok, 1 error (a usage error is one line naming the problem and
+// the --help to read), 4 when an expected-commit precondition failed.
 #include <CLI/CLI.hpp>
 
+#include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -30,6 +34,10 @@ struct Globals {
 };
 
 Result<std::string> ReadFile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return InvalidArgument("cannot read '" + path + "': it is a directory, not a file");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return InvalidArgument("cannot read '" + path + "'");
   std::stringstream ss;
@@ -44,16 +52,90 @@ int Fail(const Status& s) {
   return s.code() == Code::kPreconditionFailed ? kExitPrecondition : kExitError;
 }
 
+// CLI11 validators for counts: digits only, so "-1" is refused instead of wrapping around.
+CLI::Validator WholeNumberAtLeast(uint64_t min) {
+  return CLI::Validator(
+      [min](std::string& text) -> std::string {
+        const std::string want = "expected a whole number of " + std::to_string(min) + " or more";
+        if (text.empty() || text.size() > 19 ||
+            text.find_first_not_of("0123456789") != std::string::npos) {
+          return want + ", got '" + text + "'";
+        }
+        return std::stoull(text) < min ? want + ", got '" + text + "'" : std::string();
+      },
+      "N");
+}
+
+// "omnigraph branch create" for the deepest command the parse reached.
+std::string CommandPath(CLI::App& app) {
+  std::string path = app.get_name();
+  for (CLI::App* at = &app; !at->get_subcommands().empty();) {
+    at = at->get_subcommands().front();
+    path += " " + at->get_name();
+  }
+  return path;
+}
+
+// A usage error (unknown command or option, missing argument, bad option value) as one line that
+// names it and the --help to read; exit status 1.
+int UsageError(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
+  std::string what = e.what();
+  CLI::App* at = &app;
+  while (!at->get_subcommands().empty()) at = at->get_subcommands().front();
+  const bool needs_subcommand = what == "A subcommand is required";
+  // Words nothing took are the likelier mistake than what they left missing (`init --bogus`
+  // also lacks --schema): name the first of them.
+  const std::vector<std::string> left = app.remaining(true);
+  if (!left.empty() && !(needs_subcommand && at != &app)) {
+    what = (left.front().starts_with("-") ? "unknown option '" : "unexpected argument '") +
+           left.front() + "'";
+  }
+  if (at == &app) {
+    // No command was recognized: name the word that should have been one.
+    what = needs_subcommand && left.empty() ? "no command given" : what;
+    for (int i = 1; i < argc; ++i) {
+      const std::string arg = argv[i];
+      if (arg == "--store" || arg == "--as") {
+        ++i;
+      } else if (!arg.starts_with("-")) {
+        what = "unknown command '" + arg + "'";
+        break;
+      }
+    }
+  } else if (needs_subcommand) {
+    std::string names;
+    for (const CLI::App* sub : at->get_subcommands({})) {
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    what = "'" + CommandPath(app) + "' needs one of: " + names;
+  } else if (what.starts_with("args: ")) {
+    what = "give at most a query name and the graph's URI";
+  }
+  what[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(what[0])));
+  std::fprintf(stderr, "omnigraph: error[usage]: %s; see '%s --help'\n", what.c_str(),
+               CommandPath(app).c_str());
+  return kExitError;
+}
+
+// `[NAME] URI` of query and mutate: with --store, a lone word is the query's name.
+void SplitQueryArgs(const std::vector<std::string>& args, Globals& g, std::string& name) {
+  if (args.size() == 2 || (args.size() == 1 && !g.store.empty())) name = args.front();
+  if (args.size() == 2 || (args.size() == 1 && g.store.empty())) g.uri = args.back();
+}
+
 class Runner {
  public:
-  explicit Runner(Globals& g) : g_(g) {}
+  Runner(Globals& g, CLI::App& app) : g_(g), app_(app) {}
 
   Result<std::string> Uri() const {
     if (!g_.store.empty() && !g_.uri.empty() && g_.store != g_.uri) {
       return InvalidArgument("give the graph once: a URI argument or --store, not both");
     }
     std::string uri = g_.store.empty() ? g_.uri : g_.store;
-    if (uri.empty()) return InvalidArgument("no graph given: add its URI (a path, s3://, ...)");
+    if (uri.empty()) {
+      return InvalidArgument("no graph given: add its URI (a path, s3://, ...); see '" +
+                             CommandPath(app_) + " --help'");
+    }
     return uri;
   }
   DatabaseOptions Options() const {
@@ -82,6 +164,7 @@ class Runner {
 
  private:
   Globals& g_;
+  CLI::App& app_;
 };
 
 Result<std::string> QuerySource(const std::string& file, const std::string& text) {
@@ -212,13 +295,16 @@ Status PrintRows(const OrderedJson& result, const std::string& format) {
 }  // namespace
 
 int Main(int argc, char** argv) {
-  CLI::App app{"OmniGraph C++: a typed property graph with branches, on an object store"};
+  CLI::App app{"OmniGraph C++: a typed property graph with branches, on an object store",
+               "omnigraph"};
   app.require_subcommand(1);
+  // Global options may also follow the command (subcommands inherit this on creation).
+  app.fallthrough();
   Globals g;
   app.add_option("--store", g.store, "The graph's store URI (instead of the positional URI)");
   app.add_option("--as", g.actor, "The actor recorded on commits");
   app.add_flag("--quiet", g.quiet, "Do not echo writes to stderr");
-  Runner run(g);
+  Runner run(g, app);
   int rc = 0;
   auto uri_arg = [&](CLI::App* cmd) {
     cmd->add_option("uri", g.uri,
@@ -306,13 +392,12 @@ int Main(int argc, char** argv) {
       ->add_option("args", mutate_args,
                    "[NAME] URI: the query to run (default: the source's only query) and the "
                    "graph")
-      ->expected(1, 2);
+      ->expected(0, 2);
   query_options(mutate);
   mutate->add_option("--if-commit", if_commit, "Only if the branch head is this commit");
   mutate->add_flag("--json", g.json, "Print the JSON envelope");
   mutate->callback([&] {
-    g.uri = mutate_args.back();
-    if (mutate_args.size() == 2) query_name = mutate_args.front();
+    SplitQueryArgs(mutate_args, g, query_name);
     Result<QueryRun> q = prepare_query();
     if (!q.ok()) {
       rc = Fail(q.status());
@@ -386,7 +471,8 @@ int Main(int argc, char** argv) {
   commit_cmd->require_subcommand(1);
   CLI::App* clist = commit_cmd->add_subcommand("list", "Commits of a branch, newest first");
   clist->add_option("--branch", branch, "The branch (default main)");
-  clist->add_option("--limit", limit, "At most this many (default 100)");
+  clist->add_option("--limit", limit, "At most this many (default 100)")
+      ->check(WholeNumberAtLeast(0));
   uri_arg(clist);
   clist->callback([&] {
     Result<std::unique_ptr<Database>> db = run.Open();
@@ -422,14 +508,13 @@ int Main(int argc, char** argv) {
   std::vector<std::string> query_args;
   CLI::App* query_cmd = app.add_subcommand("query", "Run a read query");
   query_cmd->alias("read");
-  query_cmd->add_option("args", query_args, "[NAME] URI")->expected(1, 2);
+  query_cmd->add_option("args", query_args, "[NAME] URI")->expected(0, 2);
   query_options(query_cmd);
   query_cmd->add_option("--snapshot", snapshot_id, "Read at this commit instead");
   query_cmd->add_option("--format", format, "table | json | jsonl | csv | kv");
   query_cmd->add_flag("--json", g.json, "Same as --format json");
   query_cmd->callback([&] {
-    g.uri = query_args.back();
-    if (query_args.size() == 2) query_name = query_args.front();
+    SplitQueryArgs(query_args, g, query_name);
     Result<QueryRun> q = prepare_query();
     if (!q.ok()) {
       rc = Fail(q.status());
@@ -496,7 +581,8 @@ int Main(int argc, char** argv) {
   std::string older_than;
   bool confirm = false;
   CLI::App* cleanup = app.add_subcommand("cleanup", "Remove what no retained commit needs");
-  cleanup->add_option("--keep", keep, "Keep the newest N commits of every branch");
+  cleanup->add_option("--keep", keep, "Keep the newest N commits of every branch")
+      ->check(WholeNumberAtLeast(1));
   cleanup->add_option("--older-than", older_than, "Keep commits younger than this (7d, 12h, 30m)");
   cleanup->add_flag("--confirm", confirm, "Remove (without it, only report what would go)");
   uri_arg(cleanup);
@@ -530,7 +616,8 @@ int Main(int argc, char** argv) {
   std::vector<std::string> types;
   CLI::App* exp = app.add_subcommand("export", "Write a branch's data as NDJSON to stdout");
   exp->add_option("--branch", branch, "The branch (default main)");
-  exp->add_option("--type", types, "Only these types (repeatable)");
+  // One value per --type, so that a URI after it stays the URI.
+  exp->add_option("--type", types, "Only these types (repeatable)")->allow_extra_args(false);
   exp->add_option("uri", g.uri);
   exp->callback([&] {
     Result<std::unique_ptr<Database>> db = run.Open();
@@ -548,7 +635,9 @@ int Main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help prints the usage and exits 0; everything else is a usage error.
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
+    return UsageError(app, e, argc, argv);
   }
   return rc;
 }

@@ -50,46 +50,38 @@ class Planner {
           std::map<std::string, StreamInfo> streams)
       : rt_(rt), options_(options), streams_(std::move(streams)) {}
 
-  // Retains the newest commits of the live branch at (key, head), crossing into parents.
-  Status RetainBranch(std::string key, uint64_t head) {
-    uint64_t need = options_.keep.value_or(1);
+  // Retains the newest commits of the live branch at (key, head): its own commits only. A branch
+  // never reads its parent's stream (ARCHITECTURE.md D2): its fork checkpoint holds the parent's
+  // state at the fork point, and the caller keeps that checkpoint's pins, so the parent's older
+  // commits are the parent's business (each branch's horizon is its own; decision 24).
+  Status RetainBranch(const std::string& key, uint64_t head) {
+    const uint64_t need = options_.keep.value_or(1);
     std::optional<int64_t> cutoff;
     if (options_.older_than_micros) cutoff = rt_.clock->NowMicros() - *options_.older_than_micros;
-    uint64_t top = head;
-    while (true) {
-      auto it = streams_.find(key);
-      if (it == streams_.end()) {
-        return Status(Code::kCorruption, "a fork names a stream with no metadata",
-                      StreamMetadataName(key));
-      }
-      const StreamMetadata& meta = it->second.meta;
-      const uint64_t lowest = meta.parent_stream ? meta.base_seq() + 1 : 0;
-      uint64_t from = top;
-      uint64_t counted = 1;
-      // Walk down while the count or the age still asks for more commits.
-      while (from > lowest) {
-        bool by_count = counted < need;
-        bool by_age = false;
-        if (!by_count && cutoff) {
-          OMNIGRAPH_ASSIGN_OR_RETURN(Record below, Handle(key).ReadRecord(from - 1));
-          by_age = below.created_at >= *cutoff;
-        }
-        if (!by_count && !by_age) break;
-        --from;
-        ++counted;
-      }
-      spans_[key].Add(from, top);
-      bool more = counted < need;
-      if (!more && cutoff && from == lowest && meta.parent_stream) {
-        // The commit below the fork point lives in the parent: ask it the same question.
-        Result<Record> fork = Handle(*meta.parent_stream).ReadRecord(meta.base_seq());
-        more = fork.ok() && fork->created_at >= *cutoff;
-      }
-      if (from != lowest || !meta.parent_stream || !more) return Status::Ok();
-      need = need > counted ? need - counted : 1;
-      key = *meta.parent_stream;
-      top = it->second.meta.base_seq();
+    auto it = streams_.find(key);
+    if (it == streams_.end()) {
+      return Status(Code::kCorruption, "a live branch names a stream with no metadata",
+                    StreamMetadataName(key));
     }
+    const StreamMetadata& meta = it->second.meta;
+    // The branch's own commits start after its fork point; seq 0 (genesis) is main's own.
+    const uint64_t lowest = meta.parent_stream ? meta.base_seq() + 1 : 0;
+    uint64_t from = head;
+    uint64_t counted = 1;
+    // Walk down while the count or the age still asks for more commits.
+    while (from > lowest) {
+      bool by_count = counted < need;
+      bool by_age = false;
+      if (!by_count && cutoff) {
+        OMNIGRAPH_ASSIGN_OR_RETURN(Record below, Handle(key).ReadRecord(from - 1));
+        by_age = below.created_at >= *cutoff;
+      }
+      if (!by_count && !by_age) break;
+      --from;
+      ++counted;
+    }
+    spans_[key].Add(from, head);
+    return Status::Ok();
   }
 
   Stream& Handle(const std::string& key) {

@@ -3,10 +3,12 @@
 // The plan names what must survive: the root set of table pins (every pin in the fold at each
 // retained commit on every live branch, every live branch's fork checkpoint, checkpoint 0, and
 // everything of every stream younger than the grace period, named or not) and, per stream, the
-// oldest retained seq (the horizon). It also names the checkpoints nothing needs any more (never
-// checkpoint 0 or a fork checkpoint). The commit layer deletes only those checkpoints; the engine
-// hands the pin set to the table layer, which deletes unreachable table objects. Records are never
-// deleted. Thread-safe (no shared state).
+// oldest retained seq (the horizon). A branch's retained commits are its own: its fork checkpoint
+// stands in for the parent's history, so a branch never holds its parent's horizon down. It also
+// names the checkpoints nothing needs any more (never checkpoint 0 or a fork checkpoint). The
+// commit layer deletes only those checkpoints; the engine hands the pin set to the table layer,
+// which deletes unreachable table objects. Records are never deleted. Thread-safe (no shared
+// state).
 #pragma once
 
 #include <functional>
@@ -24,7 +26,8 @@ namespace omnigraph::commit {
 inline constexpr int64_t kDefaultGraceMicros = 3600LL * 1000 * 1000;
 
 struct RetentionOptions {
-  // Keep the newest `keep` commits of every live branch (first-parent, into parents at forks).
+  // Keep the newest `keep` commits of every live branch, counting only the branch's own commits
+  // (a branch with fewer keeps them all and its fork checkpoint, never its parent's records).
   std::optional<uint64_t> keep;
   // Also keep commits created less than this long ago.
   std::optional<int64_t> older_than_micros;
@@ -45,7 +48,7 @@ struct RetentionPlan {
   // Per stream key: the oldest retained seq (commits below it may have lost their versions);
   // UINT64_MAX for a stream nothing retains.
   std::map<std::string, uint64_t> horizons;
-  // Per stream key: the newest retained seq (a parent is retained only up to a fork point).
+  // Per stream key: the newest retained seq (the head of a live branch, the end of a young stream).
   std::map<std::string, uint64_t> retained_through;
   // Checkpoint objects no retained commit needs (candidates; ApplyCheckpointRetention re-checks).
   std::vector<std::string> deletable_checkpoints;

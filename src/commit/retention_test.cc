@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "commit/test_streams.h"
@@ -67,7 +68,7 @@ TEST_F(RetentionTest, KeepTenRetainsExactlyTheFoldsOfTheNewestTenCommits) {
   EXPECT_TRUE(plan->young_streams.empty());
 }
 
-TEST_F(RetentionTest, ABranchRetainsIntoItsParentAtTheForkAndKeepsItsForkCheckpoint) {
+TEST_F(RetentionTest, ABranchKeepsItsOwnCommitsAndItsForkStateButNotItsParentsHistory) {
   Publish(*main_, 120);
   GraphState at60 = *main_->ReadAt(60);
   ASSERT_TRUE(CreateBranch(rt_, "b", ForkPoint{at60, "main", false}, "t").ok());
@@ -76,15 +77,54 @@ TEST_F(RetentionTest, ABranchRetainsIntoItsParentAtTheForkAndKeepsItsForkCheckpo
   clock_->Advance(100 * kTick);
   Result<RetentionPlan> plan = PlanRetention(rt_, Keep(10));
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
-  // b keeps 61..63 and its parent's 54..60; main keeps 111..120.
-  EXPECT_EQ(plan->horizons.at(b->key()), 61u);
-  EXPECT_EQ(plan->horizons.at("main"), 54u);
-  for (uint64_t seq = 54; seq <= 60; ++seq) {
-    for (const PinRef& p : PinsOf(*main_->ReadAt(seq))) EXPECT_TRUE(plan->keep.count(p));
+  // b has three commits of its own (61..63): it keeps them and its fork state (main at 60), and
+  // nothing of main's history below the fork. main keeps its own newest ten, 111..120.
+  EXPECT_EQ(plan->horizons, (std::map<std::string, uint64_t>{{b->key(), 61}, {"main", 111}}));
+  EXPECT_EQ(plan->retained_through,
+            (std::map<std::string, uint64_t>{{b->key(), 63}, {"main", 120}}));
+  std::set<PinRef> expected = PinsOf(*main_->ReadAt(0));
+  for (uint64_t seq = 111; seq <= 120; ++seq) {
+    std::set<PinRef> pins = PinsOf(*main_->ReadAt(seq));
+    expected.insert(pins.begin(), pins.end());
   }
-  for (const PinRef& p : PinsOf(**b->ReadHead())) EXPECT_TRUE(plan->keep.count(p));
-  // Checkpoint 50 is the fold base of seq 54: kept. Nothing of b is deletable.
-  EXPECT_TRUE(plan->deletable_checkpoints.empty());
+  for (uint64_t seq = 60; seq <= 63; ++seq) {  // 60 is b's fork checkpoint.
+    std::set<PinRef> pins = PinsOf(*b->ReadAt(seq));
+    expected.insert(pins.begin(), pins.end());
+  }
+  EXPECT_EQ(plan->keep, expected);
+  // Main's commit 59 wrote a version the fork state does not pin: it is no root.
+  std::set<PinRef> at59 = PinsOf(*main_->ReadAt(59));
+  EXPECT_TRUE(
+      std::any_of(at59.begin(), at59.end(), [&](const PinRef& p) { return !plan->keep.count(p); }));
+  // Checkpoint 100 is the fold base of seq 111; checkpoint 50 goes. b's fork checkpoint stays.
+  EXPECT_EQ(plan->deletable_checkpoints, (std::vector<std::string>{CheckpointName("main", 50)}));
+}
+
+TEST_F(RetentionTest, ABranchWithFewerCommitsThanKeepDoesNotHoldItsParentsHorizonDown) {
+  Publish(*main_, 120);
+  // Three branches forked at different depths, each with fewer commits of its own than keep.
+  std::map<std::string, std::unique_ptr<Stream>> branches;
+  struct Fork {
+    const char* name;
+    uint64_t seq;
+    int own_commits;
+  };
+  for (const Fork& f : {Fork{"a", 15, 1}, Fork{"b", 55, 2}, Fork{"c", 105, 0}}) {
+    const std::string name = f.name;
+    ASSERT_TRUE(CreateBranch(rt_, name, ForkPoint{*main_->ReadAt(f.seq), "main", false}, "t").ok());
+    branches[name] = Stream::FromMetadata(rt_, ResolveBranch(rt_, name)->metadata);
+    Publish(*branches[name], f.own_commits);
+  }
+  clock_->Advance(100 * kTick);
+  Result<RetentionPlan> plan = PlanRetention(rt_, Keep(3));
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  // c has no commit of its own: it retains its fork state, seq 105 of its own stream.
+  EXPECT_EQ(plan->horizons, (std::map<std::string, uint64_t>{{"main", 118},
+                                                             {branches["a"]->key(), 16},
+                                                             {branches["b"]->key(), 56},
+                                                             {branches["c"]->key(), 105}}));
+  // Main's checkpoint 50 goes (100 is the fold base of 118), whatever the forks below it.
+  EXPECT_EQ(plan->deletable_checkpoints, (std::vector<std::string>{CheckpointName("main", 50)}));
 }
 
 TEST_F(RetentionTest, OlderThanKeepsEveryCommitNewerThanTheCutoff) {

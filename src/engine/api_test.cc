@@ -59,8 +59,10 @@ TEST(ApiTest, ADatabaseAtALocalUriEndToEnd) {
                 WriteTarget{});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(), "param 'born': invalid Date literal '1906-13-09'");
-  EXPECT_EQ(db.Mutate(kQueries, "add", Json{{"nope", 1}}, WriteTarget{}).status().message(),
+  EXPECT_EQ(db.Mutate(kQueries, "add", Json::object(), WriteTarget{}).status().message(),
             "param 'name': missing value for non-nullable parameter");
+  EXPECT_EQ(db.Mutate(kQueries, "add", Json{{"nope", 1}}, WriteTarget{}).status().message(),
+            "unknown parameter 'nope' for query 'add' (it declares $name, $born, $seen)");
   ASSERT_TRUE(db.Mutate(kQueries, "hire", Json{{"p", "Grace"}, {"c", "Acme"}}, WriteTarget{}).ok());
 
   // The expected-commit precondition.

@@ -1,8 +1,11 @@
 // Cleanup orchestration (issue [10] item 6; docs/design/engine.md "Cleanup").
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <iterator>
 #include <set>
 
+#include "commit/branches.h"
 #include "commit/names.h"
 #include "engine/export.h"
 #include "engine/graph.h"
@@ -158,10 +161,13 @@ TEST(GraphCleanupTest, KeepTenAfterAHundredCommitsRemovesOldVersionsAndRetainedS
   EXPECT_EQ(std::set<std::string>(report->removed.begin(), report->removed.end()),
             std::set<std::string>(preview->removed.begin(), preview->removed.end()));
   EXPECT_EQ(report->bytes_removed, preview->bytes_removed);
-  // The side branch retains main's commits 24..30 through its fork, and the plan retains one
-  // span per stream, so main keeps 24..100: only checkpoint 10 is below the fold base (20).
-  EXPECT_EQ(report->checkpoints_removed,
-            std::vector<std::string>{commit::CheckpointName(commit::kMainKey, 10)});
+  // Main keeps its own newest ten (91..100): checkpoints 10..80 are below the fold base (90). The
+  // side branch keeps its own three commits and its fork checkpoint, not main's history below it.
+  std::vector<std::string> checkpoints;
+  for (uint64_t seq = 10; seq <= 80; seq += 10) {
+    checkpoints.push_back(commit::CheckpointName(commit::kMainKey, seq));
+  }
+  EXPECT_EQ(report->checkpoints_removed, checkpoints);
   ASSERT_EQ(report->tables.size(), 2u);
   uint64_t fragments = 0, deletions = 0, removed_objects = 0;
   for (const TableCleanupRow& row : report->tables) {
@@ -189,15 +195,11 @@ TEST(GraphCleanupTest, KeepTenAfterAHundredCommitsRemovesOldVersionsAndRetainedS
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     EXPECT_EQ(Read(*s), w.expected.at(main_ids[i])) << "main seq " << i + 1;
   }
-  // The side branch (forked at seq 30, three commits of its own) keeps its own commits and,
-  // through its fork, main's commits 24..30.
+  // The side branch (forked at seq 30, three commits of its own) keeps its own commits.
   for (const std::string& id : CommitIds(*reader, "side", 31, 33)) {
     EXPECT_EQ(Read(*reader->SnapshotAtCommit(id)), w.expected.at(id));
   }
   EXPECT_EQ(Read(*reader->SnapshotOfBranch("side")), side);
-  for (size_t i = 23; i < 30; ++i) {
-    EXPECT_EQ(Read(*reader->SnapshotAtCommit(main_ids[i])), w.expected.at(main_ids[i]));
-  }
   // A dropped commit's snapshot folds (records are kept) but its versions are gone.
   Result<Snapshot> dropped = reader->SnapshotAtCommit(main_ids[4]);
   ASSERT_TRUE(dropped.ok());
@@ -244,6 +246,123 @@ TEST(GraphCleanupTest, WithoutBranchesKeepTenReclaimsEverythingBelowTheTenthNewe
 TEST(GraphCleanupTest, KeepTenOnAThreadPool) {
   World w(4);
   KeepTenWithoutBranches(w);
+}
+
+// Every object the versions of `s` need (manifests, fragments, deletion vectors, deleted ids).
+std::set<std::string> ObjectsOf(const Snapshot& s) {
+  std::set<std::string> out;
+  for (const char* key : {"node:Person", "node:Company"}) {
+    std::vector<std::string> names = (*s.Table(key))->ObjectNames();
+    out.insert(names.begin(), names.end());
+  }
+  return out;
+}
+
+std::set<std::string> Names(const std::vector<storage::ObjectMeta>& objects) {
+  std::set<std::string> out;
+  for (const storage::ObjectMeta& m : objects) out.insert(m.name);
+  return out;
+}
+
+// Issue [18] item 5: each branch's retention horizon is its own. Three branches fork from a
+// 60-commit main at seqs 15, 35 and 50 with one, two and four commits of their own; with keep 3
+// a branch with fewer own commits than keep used to retain main's commits below its fork point,
+// and the one retained span per stream then held main's horizon down at seq 14.
+TEST(GraphCleanupTest, BranchesForkedAtDifferentDepthsEachKeepOnlyTheirOwnHorizon) {
+  World w;
+  struct Fork {
+    std::string name;
+    int fork_seq;
+    int own_commits;
+    Contents state;
+  };
+  std::vector<Fork> forks = {{"a", 15, 1, {}}, {"b", 35, 2, {}}, {"c", 50, 4, {}}};
+  for (int i = 1; i <= 60; ++i) {
+    w.Commit("main", i, w.current);
+    for (Fork& f : forks) {
+      if (f.fork_seq != i) continue;
+      ASSERT_TRUE(w.graph->CreateBranch(f.name, "main").ok());
+      f.state = w.current;
+      for (int j = 1; j <= f.own_commits; ++j) w.Commit(f.name, 100 * i + j, f.state);
+    }
+  }
+  const std::vector<std::string> main_ids = CommitIds(*w.graph, "main", 0, 60);
+  // What survives, worked out from the snapshots themselves: the versions of main's newest three
+  // commits, of each branch's newest three own commits (all of a's and b's), of each fork state
+  // (main at 15, 35 and 50: the fork checkpoints pin exactly these) and of genesis.
+  std::vector<std::string> retained = {main_ids[58], main_ids[59], main_ids[60]};
+  for (const Fork& f : forks) {
+    const uint64_t first = f.fork_seq + 1, head = f.fork_seq + f.own_commits;
+    for (const std::string& id :
+         CommitIds(*w.graph, f.name, std::max<uint64_t>(first, head - 2), head)) {
+      retained.push_back(id);
+    }
+  }
+  std::set<std::string> kept;
+  for (const std::string& id : retained) {
+    std::set<std::string> names = ObjectsOf(*w.graph->SnapshotAtCommit(id));
+    kept.insert(names.begin(), names.end());
+  }
+  for (int seq : {0, 15, 35, 50}) {
+    std::set<std::string> names = ObjectsOf(*w.graph->SnapshotAtCommit(main_ids[seq]));
+    kept.insert(names.begin(), names.end());
+  }
+  const std::set<std::string> before = Names(*storage::ListAll(*w.store, ""));
+  std::set<std::string> expected_removed;
+  for (const std::string& name : Names(*storage::ListAll(*w.store, "tables/"))) {
+    if (!kept.count(name)) expected_removed.insert(name);
+  }
+  const size_t table_objects_removed = expected_removed.size();
+  // Main's checkpoints below 50, the fold base of seq 58. Fork checkpoints are never deleted, and
+  // no branch reached a checkpoint boundary of its own.
+  for (int seq : {10, 20, 30, 40}) {
+    expected_removed.insert(commit::CheckpointName(commit::kMainKey, seq));
+  }
+  // Main's seq 14 wrote a Person version that nothing retained pins; seq 15's is a's fork state.
+  const std::string person_at_14 =
+      (*w.graph->SnapshotAtCommit(main_ids[14])->Table("node:Person"))->manifest_name();
+  const std::string person_at_15 =
+      (*w.graph->SnapshotAtCommit(main_ids[15])->Table("node:Person"))->manifest_name();
+
+  w.clock->Advance(2 * kHourMicros);  // Everything is older than the grace period.
+  CleanupOptions options;
+  options.keep = 3;
+  Result<GraphCleanupReport> report = w.graph->Cleanup(options);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(std::set<std::string>(report->removed.begin(), report->removed.end()),
+            expected_removed);
+  EXPECT_EQ(report->removed.size(), expected_removed.size());
+  // Every commit writes a Person version, so at least the Person manifests of main's seqs 1..57
+  // other than the fork states 15, 35 and 50, and that of c's seq 51, go.
+  EXPECT_GE(table_objects_removed, 55u);
+  for (const TableCleanupRow& row : report->tables) {
+    EXPECT_FALSE(row.error.has_value()) << *row.error;
+  }
+  // Nothing else went (records stay, D10), and cleanup added only the four horizons.
+  std::set<std::string> expected_after;
+  std::set_difference(before.begin(), before.end(), expected_removed.begin(),
+                      expected_removed.end(), std::inserter(expected_after, expected_after.end()));
+  for (const char* branch : {"main", "a", "b", "c"}) {
+    expected_after.insert(commit::HorizonName(w.graph->SnapshotOfBranch(branch)->state().stream));
+  }
+  EXPECT_EQ(Names(*storage::ListAll(*w.store, "")), expected_after);
+  EXPECT_EQ(w.store->Head(person_at_14).status().kind(), Kind::kNotFound);
+  EXPECT_TRUE(w.store->Head(person_at_15).ok());
+
+  // A fresh process reads every retained snapshot of every branch in full.
+  std::unique_ptr<Graph> reader = std::move(*Graph::Open(w.MakeRuntime(7)));
+  for (const std::string& id : retained) {
+    Result<Snapshot> s = reader->SnapshotAtCommit(id);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    EXPECT_EQ(Read(*s), w.expected.at(id)) << id;
+  }
+  EXPECT_EQ(Read(*reader->SnapshotOfBranch("main")), w.current);
+  for (const Fork& f : forks) EXPECT_EQ(Read(*reader->SnapshotOfBranch(f.name)), f.state);
+  // A second cleanup with the same keep finds nothing more.
+  w.clock->Advance(2 * kHourMicros);
+  Result<GraphCleanupReport> again = w.graph->Cleanup(options);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_TRUE(again->removed.empty());
 }
 
 TEST(GraphCleanupTest, UnpublishedStagingIsKeptWhileItMayStillPublishAndYoungObjectsAreKept) {

@@ -76,9 +76,22 @@ Graph::Graph(storage::Runtime runtime, commit::StorageStamp stamp)
 Result<std::unique_ptr<Graph>> Graph::Init(const storage::Runtime& runtime,
                                            std::string_view schema_source,
                                            const InitOptions& options) {
-  // Check the schema before writing anything.
+  // Check everything before writing anything (a failed init leaves nothing behind): the schema,
+  // the options and every table's columns.
   OMNIGRAPH_ASSIGN_OR_RETURN(schema::SchemaIr ir, schema::AcceptInitial(schema_source));
   if (options.checkpoint_interval == 0) return InvalidArgument("checkpoint interval must be >= 1");
+  std::vector<const schema::TypeDef*> types;
+  for (const schema::TypeDef& t : ir.nodes) types.push_back(&t);
+  for (const schema::TypeDef& t : ir.edges) types.push_back(&t);
+  std::vector<table::NewTable> new_tables;
+  std::vector<table::ColumnBatch> empties;
+  for (const schema::TypeDef* type : types) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(table::Schema columns, query::TableSchemaFor(*type));
+    OMNIGRAPH_ASSIGN_OR_RETURN(table::ColumnBatch empty, EmptyRows(columns));
+    new_tables.push_back(
+        table::NewTable{table::TableId{type->id, type->incarnation}, type->table_key(), columns});
+    empties.push_back(std::move(empty));
+  }
   storage::ObjectStore& store = *runtime.store;
 
   // 1. The stamp: the init fence.
@@ -119,19 +132,12 @@ Result<std::unique_ptr<Graph>> Graph::Init(const storage::Runtime& runtime,
   commit::RecordContent genesis;
   genesis.schema =
       commit::SchemaRef{stamp.graph_id, schema::IrHash(ir), 1, content_hash, Json::object()};
-  std::vector<const schema::TypeDef*> types;
-  for (const schema::TypeDef& t : ir.nodes) types.push_back(&t);
-  for (const schema::TypeDef& t : ir.edges) types.push_back(&t);
   table::TableStore tables(runtime);
   std::vector<table::TablePin> pins(types.size());
   TaskGroup group(*runtime.executor);
   for (size_t i = 0; i < types.size(); ++i) {
     group.Add([&, i]() -> Status {
-      const schema::TypeDef& type = *types[i];
-      OMNIGRAPH_ASSIGN_OR_RETURN(table::Schema columns, query::TableSchemaFor(type));
-      OMNIGRAPH_ASSIGN_OR_RETURN(table::ColumnBatch empty, EmptyRows(columns));
-      table::NewTable table{table::TableId{type.id, type.incarnation}, type.table_key(), columns};
-      OMNIGRAPH_ASSIGN_OR_RETURN(pins[i], tables.Create(table, empty, std::nullopt));
+      OMNIGRAPH_ASSIGN_OR_RETURN(pins[i], tables.Create(new_tables[i], empties[i], std::nullopt));
       return Status::Ok();
     });
   }

@@ -3,7 +3,8 @@
 // BindParams turns the JSON parameter object of a run into typed values, following the
 // reference's rules: keys without '$'; an omitted nullable parameter is null; null or a missing
 // value for a non-nullable one is an error; I64/U64 as a JSON number within ±(2^53−1) or a
-// decimal string; Date/DateTime as strings (or integers: epoch days / ms); lists as arrays.
+// decimal string; Date/DateTime as strings (or integers: epoch days / ms); lists as arrays. Unlike
+// the reference, a key the query does not declare is an error naming every such key.
 //
 // Execute runs a checked read query: the match clauses as inner joins over node scans (property
 // filters pushed into the table scan, with fragment skipping; a keyed equality becomes an id
@@ -28,7 +29,8 @@
 
 namespace omnigraph::query {
 
-// Values aligned with checked.decl->params. InvalidArgument naming the parameter otherwise.
+// Values aligned with checked.decl->params. InvalidArgument naming the parameter otherwise, or
+// naming every key of `params` the query does not declare.
 Result<std::vector<schema::Value>> BindParams(const CheckedQuery& checked, const Json& params);
 
 struct ExecOptions {

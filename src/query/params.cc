@@ -184,6 +184,26 @@ Result<Value> ScalarParam(const std::string& key, const Json& v, const PropType&
   return ParamError(key, "unsupported parameter type " + type.DisplayName());
 }
 
+// A key the query does not declare is a mistake (a typo, or the wrong query), never ignored:
+// all such keys are named at once, with what the query does declare.
+Status CheckNoUnknownParams(const QueryDecl& decl, const Json& params) {
+  if (!params.is_object()) return Status::Ok();
+  std::vector<std::string> unknown;
+  for (auto it = params.begin(); it != params.end(); ++it) {
+    bool declared = false;
+    for (const Param& p : decl.params) declared = declared || p.name.text == it.key();
+    if (!declared) unknown.push_back("'" + it.key() + "'");
+  }
+  if (unknown.empty()) return Status::Ok();
+  std::string names, declares;
+  for (const std::string& u : unknown) names += (names.empty() ? "" : ", ") + u;
+  for (const Param& p : decl.params) declares += (declares.empty() ? "$" : ", $") + p.name.text;
+  return InvalidArgument(
+      std::string(unknown.size() == 1 ? "unknown parameter " : "unknown parameters ") + names +
+      " for query '" + decl.name.text + "' (it declares " +
+      (declares.empty() ? "no parameters" : declares) + ")");
+}
+
 }  // namespace
 
 Result<std::vector<Value>> BindParams(const CheckedQuery& checked, const Json& params) {
@@ -192,6 +212,7 @@ Result<std::vector<Value>> BindParams(const CheckedQuery& checked, const Json& p
   }
   std::vector<Value> out;
   const std::vector<Param>& decls = checked.decl->params;
+  OMNIGRAPH_RETURN_IF_ERROR(CheckNoUnknownParams(*checked.decl, params));
   for (size_t i = 0; i < decls.size(); ++i) {
     const std::string& key = decls[i].name.text;
     const PropType& type = checked.param_types[i];

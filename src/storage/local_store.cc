@@ -110,26 +110,48 @@ LocalStore::LocalStore(std::string root, LocalStoreOptions options)
 Result<std::unique_ptr<LocalStore>> LocalStore::Open(std::string root, LocalStoreOptions options) {
   while (root.size() > 1 && root.back() == '/') root.pop_back();
   if (root.empty()) return InvalidArgument("local store root is empty");
-  // Create the root and the temporary directory (and parents) if needed.
-  for (size_t pos = 1; pos <= root.size(); ++pos) {
-    if (pos == root.size() || root[pos] == '/') {
-      std::string dir = root.substr(0, pos);
-      if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-        return ErrnoStatus(errno, "creating directory " + dir, "", false);
-      }
-    }
-  }
-  std::string temp = root + "/" + std::string(kTempDir);
-  if (::mkdir(temp.c_str(), 0755) != 0 && errno != EEXIST) {
-    return ErrnoStatus(errno, "creating directory " + temp, "", false);
-  }
+  // Nothing is created here: the root and the temporary directory appear with the first write
+  // (EnsureTempDir), so that opening a path to read it, or an init that fails before writing,
+  // leaves the file system as it was.
   struct stat st;
-  if (::stat(root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    return Status(Code::kConfiguration, "local store root " + root + " is not a directory");
+  if (::stat(root.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) {
+      return Status(Code::kConfiguration, "local store root " + root + " is not a directory");
+    }
+  } else if (errno != ENOENT) {
+    return ErrnoStatus(errno, "opening local store root " + root, "", false);
   }
   std::unique_ptr<LocalStore> store(new LocalStore(std::move(root), options));
   OMNIGRAPH_RETURN_IF_ERROR(store->SweepTemporaryFiles(kStaleTempAgeMicros));
   return store;
+}
+
+Status LocalStore::EnsureTempDir() {
+  // The root and its missing parents, then the temporary directory. Directories made here are
+  // removed again when a later step fails, so a failed first write leaves nothing behind.
+  std::vector<std::string> made;
+  auto undo = [&] {
+    for (auto it = made.rbegin(); it != made.rend(); ++it) ::rmdir(it->c_str());
+  };
+  const std::string temp = root_ + "/" + std::string(kTempDir);
+  for (size_t pos = 1; pos <= temp.size(); ++pos) {
+    if (pos != temp.size() && temp[pos] != '/') continue;
+    std::string dir = temp.substr(0, pos);
+    if (::mkdir(dir.c_str(), 0755) == 0) {
+      made.push_back(dir);
+      if (options_.fsync) {
+        if (Status synced = SyncDirOf(dir); !synced.ok()) {
+          undo();
+          return synced;
+        }
+      }
+    } else if (errno != EEXIST) {
+      Status failed = ErrnoStatus(errno, "creating directory " + dir, "", false);
+      undo();
+      return failed;
+    }
+  }
+  return Status::Ok();
 }
 
 Status LocalStore::CheckName(std::string_view name) const {
@@ -179,6 +201,11 @@ Result<std::string> LocalStore::WriteTemp(std::string_view name, std::string_vie
     std::string path = dir + std::to_string(::getpid()) + "-" +
                        std::to_string(temp_counter_.fetch_add(1)) + ".tmp";
     int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0 && errno == ENOENT) {
+      // The first write into this root (Open creates nothing).
+      OMNIGRAPH_RETURN_IF_ERROR(EnsureTempDir());
+      fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    }
     if (fd < 0) {
       if (errno == EEXIST) continue;  // Left by an earlier process with our pid.
       return ErrnoStatus(errno, "creating temporary file " + path, name, false);
@@ -222,6 +249,10 @@ Result<int> LocalStore::LockName(std::string_view name) {
   int stripe = static_cast<int>(XxHash64(name) % kLockStripes);
   std::string path = root_ + "/" + std::string(kTempDir) + "/" + std::to_string(stripe) + ".lock";
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0 && errno == ENOENT) {
+    OMNIGRAPH_RETURN_IF_ERROR(EnsureTempDir());
+    fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  }
   if (fd < 0) return ErrnoStatus(errno, "opening lock file " + path, name, false);
   while (::flock(fd, LOCK_EX) != 0) {
     if (errno != EINTR) {
@@ -350,6 +381,9 @@ Result<std::string> LocalStore::PutIfMatch(std::string_view name, std::string_vi
 
 Status LocalStore::Delete(std::string_view name) {
   OMNIGRAPH_RETURN_IF_ERROR(CheckName(name));
+  // A root that does not exist holds nothing to delete; do not create it to take a lock.
+  struct stat root_stat;
+  if (::stat(root_.c_str(), &root_stat) != 0 && errno == ENOENT) return Status::Ok();
   OMNIGRAPH_ASSIGN_OR_RETURN(int lock_fd, LockName(name));
   Fd lock(lock_fd);
   std::string path = PathOf(name);

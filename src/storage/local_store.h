@@ -11,6 +11,8 @@
 // The etag is derived from inode, size, mtime and ctime (nanoseconds), which every write changes.
 // A name segment longer than kSegmentBytesMax is InvalidArgument.
 // `.omnigraph-tmp` is reserved: it never appears in List and names under it are InvalidArgument.
+// Opening creates nothing: the root (with its parents) and the temporary directory are made by
+// the first write, so a read of a missing path, or a first write that fails, leaves no trace.
 // Temporary files older than kStaleTempAgeMicros are swept when the store is opened.
 // With `fsync`, each write fsyncs the file and, after link/rename, its directory, so an
 // acknowledged write survives power loss; without it, it survives a process crash only.
@@ -35,7 +37,8 @@ class LocalStore final : public ObjectStore {
   static constexpr size_t kSegmentBytesMax = 255;
   static constexpr int64_t kStaleTempAgeMicros = 3600LL * 1000 * 1000;
 
-  // Opens (creating if needed) the directory `root` and sweeps stale temporary files.
+  // Opens the directory `root` (which need not exist yet; nothing is created until the first
+  // write) and sweeps stale temporary files. Configuration when `root` is not a directory.
   static Result<std::unique_ptr<LocalStore>> Open(std::string root, LocalStoreOptions options = {});
 
   Result<GetResult> Get(std::string_view name,
@@ -61,6 +64,9 @@ class LocalStore final : public ObjectStore {
   // Writes `data` to a fresh temporary file; returns its path.
   Result<std::string> WriteTemp(std::string_view name, std::string_view data);
   Status EnsureParentDirs(std::string_view name);
+  // Creates the root, its missing parents and the temporary directory; on failure removes the
+  // directories it made.
+  Status EnsureTempDir();
   Status SyncDirOf(const std::string& path);
   // Opens and exclusively flocks the lock stripe of `name`; returns the descriptor.
   Result<int> LockName(std::string_view name);

@@ -166,6 +166,31 @@ TEST(LocalStoreTest, TemporaryFilesNeverAppearAndStaleOnesAreSwept) {
   EXPECT_FALSE(std::filesystem::exists(stale));
 }
 
+TEST(LocalStoreTest, OpeningCreatesNothingUntilTheFirstWrite) {
+  TempDir dir;
+  const std::string root = dir.path() + "/a/b/root";
+  auto store = *LocalStore::Open(root);
+  // Reads of a root that does not exist find nothing and create nothing (a read command on a
+  // missing path must leave no trace), nor does a delete.
+  EXPECT_EQ(store->Get("x/y").status().kind(), Kind::kNotFound);
+  EXPECT_EQ(store->Head("x/y").status().kind(), Kind::kNotFound);
+  EXPECT_TRUE(ListAll(*store, "")->empty());
+  EXPECT_TRUE(store->Delete("x/y").ok());
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/a"));
+  // The first write creates the root, its parents and the temporary directory.
+  ASSERT_TRUE(*store->PutIfAbsent("x/y", "1"));
+  EXPECT_EQ(store->Get("x/y")->data, "1");
+  EXPECT_TRUE(std::filesystem::is_directory(root + "/.omnigraph-tmp"));
+  // An existing directory that is not a store gains nothing from being opened and read.
+  const std::string plain = dir.path() + "/plain";
+  std::filesystem::create_directory(plain);
+  auto reader = *LocalStore::Open(plain);
+  EXPECT_TRUE(ListAll(*reader, "")->empty());
+  EXPECT_TRUE(std::filesystem::is_empty(plain));
+  // A root that is a file is refused.
+  EXPECT_EQ(LocalStore::Open(root + "/x/y").status().code(), Code::kConfiguration);
+}
+
 TEST(LocalStoreTest, NameUsedAsBothObjectAndDirectoryIsRefused) {
   TempDir dir;
   auto store = *LocalStore::Open(dir.path());

@@ -2,6 +2,7 @@
 // (docs/design/simulation.md).
 //
 //   omnigraph-sim --scenario NAME|all --seeds N [--seed S] [--bug NAME] [--verbose]
+//   omnigraph-sim --help     (the usage and the scenario names, on stdout; exit status 0)
 //
 // Seeds S .. S+N-1 run for each scenario (S defaults to $OMNIGRAPH_SIM_SEED, else 1). A failing
 // run prints its violations, `OMNIGRAPH_SIM_SEED=<seed>` and a one-line replay command. The last
@@ -17,12 +18,25 @@ namespace {
 
 using omnigraph::testing::PlantedBug;
 
+constexpr const char* kUsage =
+    "usage: omnigraph-sim --scenario NAME|all --seeds N [--seed S] [--bug NAME] [--verbose]\n";
+
 int Usage(const char* why) {
-  std::fprintf(stderr,
-               "omnigraph-sim: %s\nusage: omnigraph-sim --scenario NAME|all --seeds N [--seed S] "
-               "[--bug NAME] [--verbose]\n",
-               why);
+  std::fprintf(stderr, "omnigraph-sim: %s\n%s", why, kUsage);
   return 2;
+}
+
+int Help() {
+  std::printf("%s", kUsage);
+  std::printf(
+      "\nRuns seeds S .. S+N-1 of each scenario (S defaults to $OMNIGRAPH_SIM_SEED, else 1);\n"
+      "a failing run prints its violations and a replay command. Exit status 1 when any run\n"
+      "failed, 2 on a usage error.\n\nscenarios:");
+  for (const std::string& name : omnigraph::testing::SimScenarioNames()) {
+    std::printf(" %s", name.c_str());
+  }
+  std::printf("\n");
+  return 0;
 }
 
 }  // namespace
@@ -37,7 +51,9 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
-    if (arg == "--scenario") {
+    if (arg == "--help" || arg == "-h") {
+      return Help();
+    } else if (arg == "--scenario") {
       const char* v = value();
       if (!v) return Usage("--scenario needs a name");
       scenario = v;
