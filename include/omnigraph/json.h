@@ -118,6 +118,8 @@ class Json {
 
   // Appends to an array; a null value becomes an array.
   void push_back(Json value);
+  // Room for `n` elements of an array or members of an object (else nothing).
+  void reserve(size_t n);
   // Removes member `key` of an object; returns how many were removed (0 or 1).
   size_t erase(std::string_view key);
 

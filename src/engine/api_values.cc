@@ -4,8 +4,8 @@
 // engine code or kind without a public twin is a -Wswitch warning, and api_values_test fails).
 #include "engine/api_values.h"
 
-#include <cstdio>
-#include <cstdlib>
+#include <array>
+#include <cmath>
 #include <ostream>
 
 namespace omnigraph {
@@ -125,11 +125,13 @@ api::Json ToApiImpl(const J& value) {
       return api::Json(value.template get_ref<const std::string&>());
     case nlohmann::json::value_t::array: {
       api::Json out = api::Json::array();
+      out.reserve(value.size());
       for (const J& element : value) out.push_back(ToApiImpl(element));
       return out;
     }
     case nlohmann::json::value_t::object: {
       api::Json out = api::Json::object();
+      out.reserve(value.size());
       for (auto it = value.begin(); it != value.end(); ++it) out[it.key()] = ToApiImpl(*it);
       return out;
     }
@@ -331,10 +333,103 @@ size_t Json::erase(std::string_view key) {
   return 0;
 }
 
+namespace {
+
+// Writes `s` as a JSON string. Printable ASCII without quote or backslash is written as is; any
+// other string goes through the engine's serializer, whose escapes (and U+FFFD for invalid
+// UTF-8) are then ours too.
+void DumpString(const std::string& s, std::string& out) {
+  for (unsigned char c : s) {
+    if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') {
+      out += OrderedJson(s).dump(-1, ' ', /*ensure_ascii=*/false,
+                                 OrderedJson::error_handler_t::replace);
+      return;
+    }
+  }
+  out += '"';
+  out += s;
+  out += '"';
+}
+
+void DumpNewline(int indent, int level, std::string& out) {
+  out += '\n';
+  out.append(static_cast<size_t>(indent) * static_cast<size_t>(level), ' ');
+}
+
+// The layout of the engine's serializer (nlohmann::json::dump): compact, or one member or
+// element a line with `indent` spaces a level and ": " after a key; empty containers as {} / [].
+void DumpTo(const Json& value, int indent, int level, std::string& out) {
+  const bool pretty = indent >= 0;
+  switch (value.type()) {
+    case Json::Type::kNull: out += "null"; return;
+    case Json::Type::kBool: out += value.get<bool>() ? "true" : "false"; return;
+    case Json::Type::kInt: out += std::to_string(value.get<int64_t>()); return;
+    case Json::Type::kUint: out += std::to_string(value.get<uint64_t>()); return;
+    case Json::Type::kDouble: {
+      const double d = value.get<double>();
+      if (!std::isfinite(d)) {
+        out += "null";
+        return;
+      }
+      std::array<char, 64> buffer;
+      // The engine serializer's shortest round-trip form ("0.1", "2.0", "1e+300").
+      char* end = nlohmann::detail::to_chars(buffer.data(), buffer.data() + buffer.size(), d);
+      out.append(buffer.data(), static_cast<size_t>(end - buffer.data()));
+      return;
+    }
+    case Json::Type::kString: DumpString(value.string_value(), out); return;
+    case Json::Type::kArray: {
+      if (value.elements().empty()) {
+        out += "[]";
+        return;
+      }
+      out += '[';
+      bool first = true;
+      for (const Json& element : value.elements()) {
+        if (!first) out += ',';
+        first = false;
+        if (pretty) DumpNewline(indent, level + 1, out);
+        DumpTo(element, indent, level + 1, out);
+      }
+      if (pretty) DumpNewline(indent, level, out);
+      out += ']';
+      return;
+    }
+    case Json::Type::kObject: {
+      if (value.members().empty()) {
+        out += "{}";
+        return;
+      }
+      out += '{';
+      bool first = true;
+      for (const Json::Member& m : value.members()) {
+        if (!first) out += ',';
+        first = false;
+        if (pretty) DumpNewline(indent, level + 1, out);
+        DumpString(m.first, out);
+        out += pretty ? ": " : ":";
+        DumpTo(m.second, indent, level + 1, out);
+      }
+      if (pretty) DumpNewline(indent, level, out);
+      out += '}';
+      return;
+    }
+  }
+}
+
+}  // namespace
+
 std::string Json::dump(int indent) const {
-  // The engine's serializer, so that an envelope prints the same bytes on both sides.
-  return engine::FromApiOrdered(*this).dump(indent, ' ', /*ensure_ascii=*/false,
-                                            OrderedJson::error_handler_t::replace);
+  // The same bytes as the engine's serializer (api_values_test compares them), so an envelope
+  // prints the same on both sides of the API; written directly, without building its tree.
+  std::string out;
+  DumpTo(*this, indent, 0, out);
+  return out;
+}
+
+void Json::reserve(size_t n) {
+  if (type_ == Type::kArray) elements_.reserve(n);
+  if (type_ == Type::kObject) members_.reserve(n);
 }
 
 bool operator==(const Json& a, const Json& b) {

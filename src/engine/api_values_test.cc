@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <limits>
+#include <random>
 
 namespace omnigraph::engine {
 namespace {
@@ -72,6 +74,35 @@ TEST(ApiValuesTest, JsonDumpsTheSameBytesAsTheEngine) {
   EXPECT_EQ(value["f"][1].type(), api::Json::Type::kDouble);
   EXPECT_EQ(value["big"].get<uint64_t>(), std::numeric_limits<uint64_t>::max());
   EXPECT_EQ(value["min"].get<int64_t>(), std::numeric_limits<int64_t>::min());
+}
+
+// Json::dump writes its own bytes; they must be the engine serializer's for any string (escapes,
+// non-ASCII, invalid UTF-8) and any double.
+TEST(ApiValuesTest, JsonDumpMatchesTheEngineOnRandomStringsAndNumbers) {
+  std::mt19937_64 rng(20261201);
+  const std::string alphabet = std::string("ab\"\\/\x01\x1f\x7f \t\n") + "\xc3\xa9" +
+                               "\xf0\x9f\x98\x80" + "\xff\xc3\xe2\x82";
+  for (int round = 0; round < 2000; ++round) {
+    OrderedJson value = OrderedJson::object();
+    std::string s;
+    const size_t length = rng() % 12;
+    for (size_t i = 0; i < length; ++i) s += alphabet[rng() % alphabet.size()];
+    uint64_t bits = rng();
+    double d;
+    std::memcpy(&d, &bits, sizeof d);
+    value[s] = s;
+    value["d"] = d;
+    value["small"] = static_cast<double>(static_cast<int64_t>(rng() % 2000000) - 1000000) / 1000.0;
+    value["i"] = static_cast<int64_t>(rng());
+    value["u"] = rng();
+    value["a"] = OrderedJson::array({s, nullptr, true, OrderedJson::object()});
+    const api::Json converted = ToApi(value);
+    for (int indent : {-1, 2}) {
+      ASSERT_EQ(converted.dump(indent),
+                value.dump(indent, ' ', false, OrderedJson::error_handler_t::replace))
+          << "round " << round;
+    }
+  }
 }
 
 TEST(ApiValuesTest, ParseErrorsReadAsTheEngines) {
