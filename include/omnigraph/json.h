@@ -20,6 +20,7 @@
 #include <initializer_list>
 #include <iosfwd>
 #include <limits>
+#include <new>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -36,7 +37,7 @@ class Json {
   using Member = std::pair<std::string, Json>;
 
   // null.
-  Json() = default;
+  Json() noexcept {}
   Json(std::nullptr_t) {}                         // NOLINT(google-explicit-constructor)
   Json(bool b) : type_(Type::kBool), bool_(b) {}  // NOLINT(google-explicit-constructor)
   template <typename T,
@@ -50,12 +51,20 @@ class Json {
       uint_ = static_cast<uint64_t>(n);
     }
   }
-  Json(double d) : type_(Type::kDouble), double_(d) {}       // NOLINT(google-explicit-constructor)
-  Json(const char* s) : type_(Type::kString), string_(s) {}  // NOLINT
-  Json(std::string s) : type_(Type::kString), string_(std::move(s)) {}  // NOLINT
-  Json(std::string_view s) : type_(Type::kString), string_(s) {}        // NOLINT
+  Json(double d) : type_(Type::kDouble), double_(d) {}  // NOLINT(google-explicit-constructor)
+  Json(const char* s) : Json(std::string(s)) {}         // NOLINT(google-explicit-constructor)
+  Json(std::string s) : type_(Type::kString) {          // NOLINT(google-explicit-constructor)
+    new (&string_) std::string(std::move(s));
+  }
+  Json(std::string_view s) : Json(std::string(s)) {}  // NOLINT(google-explicit-constructor)
   // An object from its members in order: Json{{"name", "Ada"}, {"born", "1815-12-10"}}.
   Json(std::initializer_list<Member> members);  // NOLINT(google-explicit-constructor)
+
+  Json(const Json& other);
+  Json(Json&& other) noexcept;
+  // By value: serves copy and move, and is safe when `other` is a part of this value.
+  Json& operator=(Json other) noexcept;
+  ~Json();
 
   static Json object() { return Json(Type::kObject); }
   static Json array() { return Json(Type::kArray); }
@@ -110,11 +119,11 @@ class Json {
   Json& operator[](int index) { return (*this)[static_cast<size_t>(index)]; }
 
   // The elements of an array (empty for anything else), for range-for.
-  const std::vector<Json>& elements() const { return elements_; }
-  std::vector<Json>::const_iterator begin() const { return elements_.begin(); }
-  std::vector<Json>::const_iterator end() const { return elements_.end(); }
+  const std::vector<Json>& elements() const;
+  std::vector<Json>::const_iterator begin() const { return elements().begin(); }
+  std::vector<Json>::const_iterator end() const { return elements().end(); }
   // The members of an object in order (empty for anything else).
-  const std::vector<Member>& members() const { return members_; }
+  const std::vector<Member>& members() const;
 
   // Appends to an array; a null value becomes an array.
   void push_back(Json value);
@@ -130,7 +139,13 @@ class Json {
   friend bool operator==(const Json& a, const Json& b);
 
  private:
-  explicit Json(Type type) : type_(type) {}
+  explicit Json(Type type);
+  // Destroys the string or container this value holds; it is then null.
+  void Reset() noexcept;
+  // Takes what `other` holds, leaving it null; this value must be null.
+  void TakeFrom(Json& other) noexcept;
+  // Copies the scalar of `other` (a null, bool or number) into this value of the same type.
+  void CopyScalar(const Json& other) noexcept;
   template <typename T>
   static constexpr int64_t MinOf() {
     return static_cast<int64_t>(std::numeric_limits<T>::min());
@@ -145,16 +160,17 @@ class Json {
   double DoubleValue() const;
   const std::string& StringValue() const;
 
+  // One of these is live, as type_ says (40 bytes a value).
   Type type_ = Type::kNull;
   union {
     bool bool_;
     int64_t int_;
     uint64_t uint_ = 0;
     double double_;
+    std::string string_;
+    std::vector<Json> elements_;
+    std::vector<Member> members_;
   };
-  std::string string_;
-  std::vector<Json> elements_;
-  std::vector<Member> members_;
 };
 
 // Prints dump() (for test failure messages).

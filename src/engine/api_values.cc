@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cmath>
+#include <new>
 #include <ostream>
 
 namespace omnigraph {
@@ -237,8 +238,76 @@ void CheckType(bool ok, const char* wanted) {
 
 }  // namespace
 
-Json::Json(std::initializer_list<Member> members) : type_(Type::kObject) {
+Json::Json(Type type) : type_(type) {
+  if (type == Type::kString) new (&string_) std::string();
+  if (type == Type::kArray) new (&elements_) std::vector<Json>();
+  if (type == Type::kObject) new (&members_) std::vector<Member>();
+}
+
+Json::Json(std::initializer_list<Member> members) : Json(Type::kObject) {
+  members_.reserve(members.size());
   for (const Member& m : members) (*this)[m.first] = m.second;
+}
+
+Json::Json(const Json& other) : type_(other.type_) {
+  switch (type_) {
+    case Type::kString: new (&string_) std::string(other.string_); break;
+    case Type::kArray: new (&elements_) std::vector<Json>(other.elements_); break;
+    case Type::kObject: new (&members_) std::vector<Member>(other.members_); break;
+    default: CopyScalar(other); break;
+  }
+}
+
+void Json::CopyScalar(const Json& other) noexcept {
+  switch (other.type_) {
+    case Type::kBool: bool_ = other.bool_; break;
+    case Type::kInt: int_ = other.int_; break;
+    case Type::kUint: uint_ = other.uint_; break;
+    case Type::kDouble: double_ = other.double_; break;
+    default: break;
+  }
+}
+
+Json::Json(Json&& other) noexcept { TakeFrom(other); }
+
+Json& Json::operator=(Json other) noexcept {
+  Reset();
+  TakeFrom(other);
+  return *this;
+}
+
+Json::~Json() { Reset(); }
+
+void Json::Reset() noexcept {
+  switch (type_) {
+    case Type::kString: string_.~basic_string(); break;
+    case Type::kArray: elements_.~vector(); break;
+    case Type::kObject: members_.~vector(); break;
+    default: break;
+  }
+  type_ = Type::kNull;
+  uint_ = 0;
+}
+
+void Json::TakeFrom(Json& other) noexcept {
+  type_ = other.type_;
+  switch (type_) {
+    case Type::kString: new (&string_) std::string(std::move(other.string_)); break;
+    case Type::kArray: new (&elements_) std::vector<Json>(std::move(other.elements_)); break;
+    case Type::kObject: new (&members_) std::vector<Member>(std::move(other.members_)); break;
+    default: CopyScalar(other); break;
+  }
+  other.Reset();
+}
+
+const std::vector<Json>& Json::elements() const {
+  static const std::vector<Json> kNone;
+  return type_ == Type::kArray ? elements_ : kNone;
+}
+
+const std::vector<Json::Member>& Json::members() const {
+  static const std::vector<Member> kNone;
+  return type_ == Type::kObject ? members_ : kNone;
 }
 
 bool Json::BoolValue() const {
@@ -282,21 +351,21 @@ size_t Json::size() const {
 }
 
 bool Json::contains(std::string_view key) const {
-  for (const Member& m : members_) {
+  for (const Member& m : members()) {
     if (m.first == key) return true;
   }
   return false;
 }
 
 const Json& Json::operator[](std::string_view key) const {
-  for (const Member& m : members_) {
+  for (const Member& m : members()) {
     if (m.first == key) return m.second;
   }
   return Null();
 }
 
 Json& Json::operator[](std::string_view key) {
-  if (type_ == Type::kNull) type_ = Type::kObject;
+  if (type_ == Type::kNull) *this = Json(Type::kObject);
   CheckType(type_ == Type::kObject, "an object");
   for (Member& m : members_) {
     if (m.first == key) return m.second;
@@ -318,12 +387,13 @@ Json& Json::operator[](size_t index) {
 }
 
 void Json::push_back(Json value) {
-  if (type_ == Type::kNull) type_ = Type::kArray;
+  if (type_ == Type::kNull) *this = Json(Type::kArray);
   CheckType(type_ == Type::kArray, "an array");
   elements_.push_back(std::move(value));
 }
 
 size_t Json::erase(std::string_view key) {
+  if (type_ != Type::kObject) return 0;
   for (auto it = members_.begin(); it != members_.end(); ++it) {
     if (it->first == key) {
       members_.erase(it);
