@@ -4,7 +4,8 @@
 // (the CLI renders tables and CSV from it) and serialize (`dump`, what the CLI prints and the HTTP
 // server will send as a body). Objects keep their members in insertion order: a query envelope's
 // columns and each row's cells are in projection order; the other envelopes come with their keys
-// sorted. Numbers keep their kind: signed and unsigned 64-bit integers and doubles.
+// sorted. Numbers keep their kind: signed and unsigned 64-bit integers and doubles. Members are
+// found by a linear search: envelopes and rows are small.
 //
 // The member names follow the JSON library the engine uses inside (nlohmann::json's is_string,
 // get<T>, dump, contains, ...) so code reads the same on both sides of the API; that library is

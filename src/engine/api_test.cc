@@ -289,6 +289,12 @@ TEST(ApiJsonTest, BuildWalkAndDump) {
   EXPECT_EQ(j.erase("ratio"), 1u);
   EXPECT_EQ(j.erase("ratio"), 0u);
   EXPECT_EQ(j.members().front().first, "name");
+  // A part of a value may be assigned to the value itself.
+  Json nested{{"outer", Json{{"inner", "a string too long for the small-string buffer"}}}};
+  nested = nested["outer"];
+  EXPECT_EQ(nested.dump(), R"({"inner":"a string too long for the small-string buffer"})");
+  nested = std::move(nested["inner"]);
+  EXPECT_EQ(nested.get<std::string>(), "a string too long for the small-string buffer");
   // Equality ignores member order and the kind of an integer.
   EXPECT_EQ((Json{{"x", 1}, {"y", 2u}}), (Json{{"y", 2}, {"x", uint64_t{1}}}));
   EXPECT_NE((Json{{"x", 1}}), (Json{{"x", -1}}));
