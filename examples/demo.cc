@@ -1,7 +1,10 @@
 // The README's first command runs this demo: a local embedded graph root on the record protocol.
 // It creates the main stream if the root is new, publishes three commits, reads the head cold
 // from a fresh handle, travels back in time and prints the object operations each step cost.
-// (It grows into the quickstart — init, load, query — as the engine lands.)
+//
+// This program uses the engine's internal headers (commit/, storage/) on purpose, to show the
+// protocol underneath the engine; it is not an example of the public API. That example is
+// examples/embedded.cc, which uses include/omnigraph/ alone.
 #include <cstdio>
 
 #include "commit/stream.h"

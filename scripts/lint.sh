@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Lint: formatting (clang-format, .clang-format) and the banned-call check of STYLE.md
-# "Determinism": library code outside src/base and src/testing gets time, randomness, threads and
-# sleeping from the Runtime, never directly. Tests and test support (*_test.cc, *_contract.*,
-# test_util.*) and benchmarks are exempt.
+# Lint: formatting (clang-format, .clang-format) and the structural checks of
+# scripts/lint_code.py: every include against the layer table, functions over 80 lines outside
+# tests (scripts/long-functions.txt lists today's, and only shrinks), and STYLE.md
+# "Determinism": library code gets time, randomness, threads and sleeping from the Runtime, and
+# only base, the storage backends and testing construct clocks or entropy. Tests and test
+# support (*_test.cc, *_contract.*, test_util.*) and benchmarks are exempt.
 # Usage: scripts/lint.sh [--fix]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,16 +26,10 @@ if [ "${#files[@]}" -gt 0 ]; then
   rm -f /tmp/omnigraph-lint-format.$$
 fi
 
-banned='system_clock::now|steady_clock::now|high_resolution_clock::now|random_device|(^|[^A-Za-z0-9_])s?rand\(|std::thread|std::jthread|sleep_for|sleep_until|usleep\('
-mapfile -t library < <(printf '%s\n' "${files[@]}" | grep '^src/' | grep -vE '^src/(base|testing)/' |
-  grep -vE '(_test\.cc|_contract\.(h|cc)|test_util\.(h|cc))$' || true)
-if [ "${#library[@]}" -gt 0 ]; then
-  if hits=$(grep -nE "$banned" "${library[@]}"); then
-    echo "lint: direct time/randomness/thread/sleep calls outside src/base and src/testing" \
-      "(use the Runtime's Clock, Random and Executor):"
-    printf '%s\n' "$hits" | sed 's/^/  /'
-    status=1
-  fi
+# Layering, function length and banned calls (scripts/lint_code.py says what each checks).
+if [ "${#files[@]}" -gt 0 ] && ! python3 scripts/lint_code.py "${files[@]}"; then
+  echo "lint: structural checks failed (scripts/lint_code.py)"
+  status=1
 fi
 
 if [ "$status" -eq 0 ]; then echo "lint: clean (${#files[@]} files)"; fi

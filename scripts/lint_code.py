@@ -68,8 +68,21 @@ def layer_of(path):
     return None
 
 
+def strip_preprocessor(text):
+    """Blanks preprocessor directives, with their continuation lines (macro bodies are not
+    functions)."""
+    lines = text.split("\n")
+    in_directive = False
+    for i, line in enumerate(lines):
+        if in_directive or line.lstrip().startswith("#"):
+            in_directive = line.rstrip().endswith("\\")
+            lines[i] = ""
+    return "\n".join(lines)
+
+
 def strip_code(text):
     """Blanks comments, string and character literals, keeping newlines (so line numbers hold)."""
+    text = strip_preprocessor(text)
     out = []
     i, n = 0, len(text)
     while i < n:

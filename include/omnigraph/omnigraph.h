@@ -1,15 +1,18 @@
 // OmniGraph C++ — the public API: one graph at a store URI (ARCHITECTURE.md §2: the CLI and the
-// HTTP server use only this header).
+// HTTP server use only include/omnigraph/).
 //
 // A Database is a handle on the graph at a URI (a path, file://, memory://, s3://, az://). Any
 // number of handles in any number of processes may use one graph at once; the store's
 // conditional create is the only coordination. Results are the JSON envelopes of SURFACE.md (the
-// same objects the CLI prints with --json and the HTTP API returns), so front ends pass them on.
-// Errors are Status values whose Code says what happened (base/status.h): InvalidArgument for bad
-// input (with what and where), BranchNotFound, KeyConflict, ReadSetChanged, PreconditionFailed,
-// ResourceLimit, ...; a failed call has changed nothing.
+// same objects the CLI prints with --json and the HTTP API returns) as Json values
+// (omnigraph/json.h), so front ends walk them or pass them on as text. Errors are Status values
+// (omnigraph/status.h) whose Code says what happened: InvalidArgument for bad input (with what
+// and where), BranchNotFound, KeyConflict, ReadSetChanged, PreconditionFailed, ResourceLimit,
+// ...; a failed call has changed nothing.
 //
-// Thread-safe: a Database may be shared by threads.
+// Self-contained: this header and the two it includes use the standard library only; the engine
+// stays behind the pimpl. Link the `omnigraph_api` library. Thread-safe: a Database may be shared
+// by threads.
 #pragma once
 
 #include <cstdint>
@@ -20,10 +23,10 @@
 #include <string_view>
 #include <vector>
 
-#include "base/json.h"
-#include "base/status.h"
+#include "omnigraph/json.h"
+#include "omnigraph/status.h"
 
-namespace omnigraph {
+namespace omnigraph::api {
 
 struct DatabaseOptions {
   // Recorded as the actor of every commit this handle publishes.
@@ -120,9 +123,10 @@ class Database {
   Result<Json> Mutate(std::string_view source, std::string_view name, const Json& params,
                       const WriteTarget& target);
   // Runs read query `name` of `source` (an empty name picks the only query) with JSON `params`
-  // (keys without '$'); the envelope of SURFACE.md §3.3 with columns in projection order.
-  Result<OrderedJson> Query(std::string_view source, std::string_view name, const Json& params,
-                            const ReadTarget& target = {});
+  // (keys without '$'); the envelope of SURFACE.md §3.3, its columns and each row's cells in
+  // projection order.
+  Result<Json> Query(std::string_view source, std::string_view name, const Json& params,
+                     const ReadTarget& target = {});
 
   // --- Schema (SURFACE.md §2.4). The plan {supported, steps}; apply on main only, one commit:
   // {uri, supported, applied, step_count, steps, graph_manifest_version}.
@@ -140,4 +144,4 @@ class Database {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace omnigraph
+}  // namespace omnigraph::api

@@ -22,6 +22,18 @@
 namespace omnigraph::cli {
 namespace {
 
+using api::CleanupRequest;
+using api::Code;
+using api::Database;
+using api::DatabaseOptions;
+using api::InvalidArgument;
+using api::Json;
+using api::ParseJson;
+using api::ReadTarget;
+using api::Result;
+using api::Status;
+using api::WriteTarget;
+
 constexpr int kExitError = 1;
 constexpr int kExitPrecondition = 4;
 
@@ -217,7 +229,7 @@ std::string CommitText(const Json& j) {
 }
 
 // A result cell as text for the table, csv and kv formats.
-std::string CellText(const OrderedJson& v) {
+std::string CellText(const Json& v) {
   if (v.is_null()) return "";
   if (v.is_string()) return v.get<std::string>();
   return v.dump();
@@ -234,23 +246,23 @@ std::string CsvField(const std::string& text) {
 }
 
 // Prints a query envelope in one of SURFACE.md §7's formats.
-Status PrintRows(const OrderedJson& result, const std::string& format) {
+Status PrintRows(const Json& result, const std::string& format) {
   std::vector<std::string> columns;
-  for (const OrderedJson& c : result["columns"]) {
+  for (const Json& c : result["columns"]) {
     columns.push_back(c.is_object() ? c["name"].get<std::string>() : c.get<std::string>());
   }
-  const OrderedJson& rows = result["rows"];
+  const Json& rows = result["rows"];
   if (format == "json") {
     std::cout << result.dump(2) << "\n";
   } else if (format == "jsonl") {
-    OrderedJson meta = result;
+    Json meta = result;
     meta.erase("rows");
     std::cout << meta.dump() << "\n";
-    for (const OrderedJson& row : rows) std::cout << row.dump() << "\n";
+    for (const Json& row : rows) std::cout << row.dump() << "\n";
   } else if (format == "csv") {
     for (size_t i = 0; i < columns.size(); ++i) std::cout << (i ? "," : "") << CsvField(columns[i]);
     std::cout << "\n";
-    for (const OrderedJson& row : rows) {
+    for (const Json& row : rows) {
       for (size_t i = 0; i < columns.size(); ++i) {
         std::cout << (i ? "," : "") << CsvField(CellText(row[columns[i]]));
       }
@@ -264,7 +276,7 @@ Status PrintRows(const OrderedJson& result, const std::string& format) {
   } else if (format == "table") {
     std::vector<size_t> width;
     for (const std::string& c : columns) width.push_back(c.size());
-    for (const OrderedJson& row : rows) {
+    for (const Json& row : rows) {
       for (size_t i = 0; i < columns.size(); ++i) {
         width[i] = std::max(width[i], CellText(row[columns[i]]).size());
       }
@@ -280,7 +292,7 @@ Status PrintRows(const OrderedJson& result, const std::string& format) {
     std::vector<std::string> rule;
     for (size_t w : width) rule.push_back(std::string(w, '-'));
     line(rule);
-    for (const OrderedJson& row : rows) {
+    for (const Json& row : rows) {
       std::vector<std::string> cells;
       for (const std::string& c : columns) cells.push_back(CellText(row[c]));
       line(cells);
@@ -330,7 +342,8 @@ int Main(int argc, char** argv) {
       return;
     }
     run.Echo("init", "schema " + schema_file);
-    run.Print(Json{{"uri", *uri}, {"initialized", true}}, "initialized " + *uri);
+    // Keys in byte order, like every envelope of the engine but a query's.
+    run.Print(Json{{"initialized", true}, {"uri", *uri}}, "initialized " + *uri);
   });
 
   // load --data F --mode M [--branch B [--from BASE]] URI
@@ -523,7 +536,7 @@ int Main(int argc, char** argv) {
     ReadTarget target;
     target.branch = branch;
     if (!snapshot_id.empty()) target.snapshot = snapshot_id;
-    Result<OrderedJson> out = q->db->Query(q->source, query_name, q->params, target);
+    Result<Json> out = q->db->Query(q->source, query_name, q->params, target);
     Status printed = out.ok() ? PrintRows(*out, g.json ? "json" : format) : out.status();
     if (!printed.ok()) rc = Fail(printed);
   });

@@ -1,27 +1,33 @@
-// The public API (include/omnigraph/omnigraph.h) over the engine.
-#include "omnigraph/omnigraph.h"
-
+// The public API (include/omnigraph/omnigraph.h) over the engine. The work happens in a Handle
+// that speaks the engine's types (Status, Json); each api::Database method converts its inputs
+// and results at the boundary (engine/api_values.h) and nothing else.
+//
+// The engine's headers come before the public one (they sort first): the public header's
+// early-return macros then stand aside for base/status.h's (include/omnigraph/status.h).
 #include "commit/history.h"
 #include "commit/names.h"
+#include "engine/api_values.h"
 #include "engine/export.h"
 #include "engine/graph.h"
 #include "engine/load.h"
 #include "engine/mutate.h"
 #include "engine/query.h"
+#include "omnigraph/omnigraph.h"
 #include "query/exec_cache.h"
 #include "schema/archive.h"
 #include "schema/planner.h"
 #include "storage/counting_store.h"
 #include "storage/uri.h"
 
-namespace omnigraph {
-
-using engine::Graph;
-using schema::Value;
-
+namespace omnigraph::engine {
 namespace {
 
-// The handle's store, counted (StoreCalls), and the Runtime over it.
+using api::CleanupRequest;
+using api::DatabaseOptions;
+using api::ReadTarget;
+using api::WriteTarget;
+
+// The handle's store, counted (Database::StoreCalls), and the Runtime over it.
 struct CountedRuntime {
   std::shared_ptr<storage::CountingStore> counting;
   storage::Runtime runtime;
@@ -59,24 +65,236 @@ Json BranchJson(const commit::BranchInfo& b) {
   return out;
 }
 
+// The state behind one api::Database, and its calls in the engine's types.
+class Handle {
+ public:
+  static Result<std::unique_ptr<Handle>> Init(std::string_view uri, std::string_view schema_source,
+                                              const DatabaseOptions& options) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(CountedRuntime rt, RuntimeFor(uri, options));
+    engine::InitOptions init;
+    init.actor = options.actor;
+    init.checkpoint_interval = options.checkpoint_interval;
+    auto handle = std::make_unique<Handle>(uri, options);
+    handle->counting_ = std::move(rt.counting);
+    OMNIGRAPH_ASSIGN_OR_RETURN(handle->graph_, Graph::Init(rt.runtime, schema_source, init));
+    return handle;
+  }
+
+  static Result<std::unique_ptr<Handle>> Open(std::string_view uri,
+                                              const DatabaseOptions& options) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(CountedRuntime rt, RuntimeFor(uri, options));
+    auto handle = std::make_unique<Handle>(uri, options);
+    handle->counting_ = std::move(rt.counting);
+    OMNIGRAPH_ASSIGN_OR_RETURN(handle->graph_, Graph::Open(rt.runtime));
+    return handle;
+  }
+
+  Handle(std::string_view uri, const DatabaseOptions& options) : uri_(uri), options_(options) {}
+
+  const std::string& uri() const { return uri_; }
+  storage::OpCounts StoreCalls() const { return counting_->Snapshot(); }
+
+  Result<Json> CreateBranch(std::string_view name, std::string_view from) {
+    OMNIGRAPH_RETURN_IF_ERROR(
+        graph_->CreateBranch(name, from, std::nullopt, options_.actor).status());
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<commit::BranchInfo> all, graph_->ListBranches());
+    for (const commit::BranchInfo& b : all) {
+      if (b.branch == name) {
+        Json out = BranchJson(b);
+        out["parent_branch"] = std::string(from);
+        return out;
+      }
+    }
+    return Status(Code::kBranchNotFound,
+                  "branch '" + std::string(name) + "' vanished after create");
+  }
+
+  Status DeleteBranch(std::string_view name) { return graph_->DeleteBranch(name, options_.actor); }
+
+  Result<Json> ListBranches() {
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<commit::BranchInfo> all, graph_->ListBranches());
+    Json out = Json::array();
+    for (const commit::BranchInfo& b : all) out.push_back(BranchJson(b));
+    return out;
+  }
+
+  Result<Json> ListCommits(std::string_view branch, size_t limit) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot head, graph_->SnapshotOfBranch(branch));
+    commit::HistoryPosition from{head.state().stream, head.state().seq};
+    Json out = Json::array();
+    while (out.size() < limit) {
+      const size_t page = std::min(limit - out.size(), commit::kHistoryPageSizeMax);
+      OMNIGRAPH_ASSIGN_OR_RETURN(commit::HistoryPage got,
+                                 commit::ReadHistory(graph_->runtime(), from, page));
+      for (const commit::Record& r : got.commits) out.push_back(CommitJson(r));
+      if (!got.next) break;
+      from = *got.next;
+    }
+    return out;
+  }
+
+  Result<Json> ShowCommit(std::string_view commit_id) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(commit::Record r,
+                               commit::LookupCommit(*graph_->runtime().store, commit_id));
+    if (r.kind != commit::RecordKind::kCommit) {
+      return Status(Code::kCommitNotFound, "'" + std::string(commit_id) + "' is not a commit");
+    }
+    return CommitJson(r);
+  }
+
+  Result<Json> Load(std::string_view ndjson, std::string_view mode, const WriteTarget& target) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(engine::LoadMode m, engine::ParseLoadMode(mode));
+    if (target.if_commit) {
+      return InvalidArgument("load does not take an expected commit; use a branch and merge");
+    }
+    engine::LoadOptions options;
+    options.from = target.from;
+    options.actor = options_.actor;
+    OMNIGRAPH_ASSIGN_OR_RETURN(engine::LoadResult r,
+                               engine::Load(*graph_, target.branch, ndjson, m, options));
+    return r.ToJson();
+  }
+
+  Status Export(std::string_view branch, const std::vector<std::string>& types,
+                const std::function<Status(std::string_view chunk)>& sink) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot head, graph_->SnapshotOfBranch(branch));
+    engine::ExportOptions options;
+    options.types = types;
+    return engine::Export(head, options, sink);
+  }
+
+  Result<Json> Mutate(std::string_view source, std::string_view name, const Json& params,
+                      const WriteTarget& target) {
+    if (target.from) return InvalidArgument("mutate does not create branches; create it first");
+    if (!params.is_object()) return InvalidArgument("parameters must be a JSON object");
+    engine::MutationOptions options;
+    options.branch = target.branch;
+    options.expected_head = target.if_commit;
+    options.actor = options_.actor;
+    OMNIGRAPH_ASSIGN_OR_RETURN(engine::MutationResult r,
+                               engine::Mutate(*graph_, source, name, params, options));
+    Json out = Json::object();
+    out["query_name"] = r.query_name;
+    out["branch"] = r.branch;
+    out["affected_nodes"] = r.affected_nodes;
+    out["affected_edges"] = r.affected_edges;
+    if (r.actor) out["actor_id"] = *r.actor;
+    out["commit"] = r.commit ? Json(*r.commit) : Json(nullptr);
+    return out;
+  }
+
+  Result<OrderedJson> Query(std::string_view source, std::string_view name, const Json& params,
+                            const ReadTarget& target) {
+    engine::RunOptions options;
+    options.cache = &cache_;
+    Result<engine::Snapshot> snapshot = Status::Ok();
+    if (target.snapshot) {
+      snapshot = graph_->SnapshotAtCommit(*target.snapshot);
+      options.snapshot = target.snapshot;
+    } else {
+      snapshot = graph_->SnapshotOfBranch(target.branch);
+      options.branch = target.branch;
+    }
+    OMNIGRAPH_RETURN_IF_ERROR(snapshot.status());
+    return engine::RunQuery(*snapshot, source, name, params, options);
+  }
+
+  Result<Json> PlanSchema(std::string_view schema_source, bool allow_data_loss) {
+    schema::PlanOptions options;
+    options.allow_data_loss = allow_data_loss;
+    OMNIGRAPH_ASSIGN_OR_RETURN(schema::MigrationPlan plan,
+                               graph_->PlanSchema(schema_source, options));
+    return plan.ToJson();
+  }
+
+  Result<Json> ApplySchema(std::string_view schema_source, bool allow_data_loss) {
+    engine::SchemaApplyOptions options;
+    options.plan.allow_data_loss = allow_data_loss;
+    options.actor = options_.actor;
+    OMNIGRAPH_ASSIGN_OR_RETURN(engine::SchemaApplyResult r,
+                               graph_->ApplySchema(schema_source, options));
+    Json plan = r.plan.ToJson();
+    Json out = Json::object();
+    out["uri"] = uri_;
+    out["supported"] = plan["supported"];
+    out["applied"] = r.applied;
+    out["step_count"] = r.plan.steps.size();
+    out["steps"] = plan["steps"];
+    out["graph_manifest_version"] = r.seq;
+    if (r.applied) out["commit"] = r.commit_id;
+    return out;
+  }
+
+  Result<Json> ShowSchema(std::string_view branch) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot head, graph_->SnapshotOfBranch(branch));
+    const commit::SchemaRef& ref = head.state().schema;
+    const std::string name = commit::SchemaArchiveName(ref.content_hash);
+    OMNIGRAPH_ASSIGN_OR_RETURN(storage::GetResult got, graph_->runtime().store->Get(name));
+    Result<schema::SchemaArchive> archive = schema::ParseArchive(got.data);
+    if (!archive.ok()) return archive.status().WithObject(name);
+    Json out = Json::object();
+    out["source"] = archive->source;
+    out["ir_hash"] = ref.ir_hash;
+    out["identity_version"] = ref.identity_version;
+    return out;
+  }
+
+  Result<Json> Cleanup(const CleanupRequest& request) {
+    engine::CleanupOptions options;
+    options.keep = request.keep;
+    options.older_than_micros = request.older_than_micros;
+    options.dry_run = request.dry_run;
+    if (request.grace_micros) options.grace_micros = *request.grace_micros;
+    OMNIGRAPH_ASSIGN_OR_RETURN(engine::GraphCleanupReport r, graph_->Cleanup(options));
+    Json tables = Json::array();
+    for (const engine::TableCleanupRow& t : r.tables) {
+      Json row = Json::object();
+      row["table_key"] = t.table_key;
+      row["versions_removed"] = t.versions_removed;
+      row["fragments_removed"] = t.fragments_removed;
+      row["deletion_vectors_removed"] = t.deletion_vectors_removed;
+      row["bytes_removed"] = t.bytes_removed;
+      row["versions_spared"] = t.versions_spared;
+      if (t.error) row["error"] = *t.error;
+      tables.push_back(std::move(row));
+    }
+    Json out = Json::object();
+    out["dry_run"] = r.dry_run;
+    out["checkpoints_removed"] = r.checkpoints_removed.size();
+    out["objects_removed"] = r.removed.size();
+    out["bytes_removed"] = r.bytes_removed;
+    out["tables"] = std::move(tables);
+    return out;
+  }
+
+ private:
+  std::string uri_;
+  DatabaseOptions options_;
+  std::shared_ptr<storage::CountingStore> counting_;
+  std::unique_ptr<Graph> graph_;
+  // Table images and adjacencies shared by this handle's queries (keyed by table pins).
+  query::ExecCache cache_;
+};
+
 }  // namespace
+}  // namespace omnigraph::engine
+
+namespace omnigraph::api {
+
+using engine::FromApi;
+using engine::ToApi;
 
 struct Database::Impl {
-  std::string uri;
-  std::shared_ptr<storage::CountingStore> counting;
-  DatabaseOptions options;
-  std::unique_ptr<Graph> graph;
-  // Table images and adjacencies shared by this handle's queries (keyed by table pins).
-  query::ExecCache cache;
+  std::unique_ptr<engine::Handle> handle;
 };
 
 Database::Database(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Database::~Database() = default;
 
-const std::string& Database::uri() const { return impl_->uri; }
+const std::string& Database::uri() const { return impl_->handle->uri(); }
 
 StoreCallCounts Database::StoreCalls() const {
-  const storage::OpCounts c = impl_->counting->Snapshot();
+  const storage::OpCounts c = impl_->handle->StoreCalls();
   return StoreCallCounts{c.gets,          c.heads,        c.lists,  c.puts,
                          c.put_if_absent, c.put_if_match, c.deletes};
 }
@@ -84,202 +302,71 @@ StoreCallCounts Database::StoreCalls() const {
 Result<std::unique_ptr<Database>> Database::Init(std::string_view uri,
                                                  std::string_view schema_source,
                                                  const DatabaseOptions& options) {
-  OMNIGRAPH_ASSIGN_OR_RETURN(CountedRuntime rt, RuntimeFor(uri, options));
-  engine::InitOptions init;
-  init.actor = options.actor;
-  init.checkpoint_interval = options.checkpoint_interval;
-  auto impl = std::make_unique<Impl>();
-  impl->counting = std::move(rt.counting);
-  OMNIGRAPH_ASSIGN_OR_RETURN(impl->graph, Graph::Init(rt.runtime, schema_source, init));
-  impl->uri = std::string(uri);
-  impl->options = options;
-  return std::unique_ptr<Database>(new Database(std::move(impl)));
+  auto handle = engine::Handle::Init(uri, schema_source, options);
+  if (!handle.ok()) return ToApi(handle.status());
+  return std::unique_ptr<Database>(new Database(std::make_unique<Impl>(Impl{std::move(*handle)})));
 }
 
 Result<std::unique_ptr<Database>> Database::Open(std::string_view uri,
                                                  const DatabaseOptions& options) {
-  OMNIGRAPH_ASSIGN_OR_RETURN(CountedRuntime rt, RuntimeFor(uri, options));
-  auto impl = std::make_unique<Impl>();
-  impl->counting = std::move(rt.counting);
-  OMNIGRAPH_ASSIGN_OR_RETURN(impl->graph, Graph::Open(rt.runtime));
-  impl->uri = std::string(uri);
-  impl->options = options;
-  return std::unique_ptr<Database>(new Database(std::move(impl)));
+  auto handle = engine::Handle::Open(uri, options);
+  if (!handle.ok()) return ToApi(handle.status());
+  return std::unique_ptr<Database>(new Database(std::make_unique<Impl>(Impl{std::move(*handle)})));
 }
 
 Result<Json> Database::CreateBranch(std::string_view name, std::string_view from) {
-  OMNIGRAPH_RETURN_IF_ERROR(
-      impl_->graph->CreateBranch(name, from, std::nullopt, impl_->options.actor).status());
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<commit::BranchInfo> all, impl_->graph->ListBranches());
-  for (const commit::BranchInfo& b : all) {
-    if (b.branch == name) {
-      Json out = BranchJson(b);
-      out["parent_branch"] = std::string(from);
-      return out;
-    }
-  }
-  return Status(Code::kBranchNotFound, "branch '" + std::string(name) + "' vanished after create");
+  return ToApi(impl_->handle->CreateBranch(name, from));
 }
 
 Status Database::DeleteBranch(std::string_view name) {
-  return impl_->graph->DeleteBranch(name, impl_->options.actor);
+  return ToApi(impl_->handle->DeleteBranch(name));
 }
 
-Result<Json> Database::ListBranches() {
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<commit::BranchInfo> all, impl_->graph->ListBranches());
-  Json out = Json::array();
-  for (const commit::BranchInfo& b : all) out.push_back(BranchJson(b));
-  return out;
-}
+Result<Json> Database::ListBranches() { return ToApi(impl_->handle->ListBranches()); }
 
 Result<Json> Database::ListCommits(std::string_view branch, size_t limit) {
-  OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot head, impl_->graph->SnapshotOfBranch(branch));
-  commit::HistoryPosition from{head.state().stream, head.state().seq};
-  Json out = Json::array();
-  while (out.size() < limit) {
-    const size_t page = std::min(limit - out.size(), commit::kHistoryPageSizeMax);
-    OMNIGRAPH_ASSIGN_OR_RETURN(commit::HistoryPage got,
-                               commit::ReadHistory(impl_->graph->runtime(), from, page));
-    for (const commit::Record& r : got.commits) out.push_back(CommitJson(r));
-    if (!got.next) break;
-    from = *got.next;
-  }
-  return out;
+  return ToApi(impl_->handle->ListCommits(branch, limit));
 }
 
 Result<Json> Database::ShowCommit(std::string_view commit_id) {
-  OMNIGRAPH_ASSIGN_OR_RETURN(commit::Record r,
-                             commit::LookupCommit(*impl_->graph->runtime().store, commit_id));
-  if (r.kind != commit::RecordKind::kCommit) {
-    return Status(Code::kCommitNotFound, "'" + std::string(commit_id) + "' is not a commit");
-  }
-  return CommitJson(r);
+  return ToApi(impl_->handle->ShowCommit(commit_id));
 }
 
 Result<Json> Database::Load(std::string_view ndjson, std::string_view mode,
                             const WriteTarget& target) {
-  OMNIGRAPH_ASSIGN_OR_RETURN(engine::LoadMode m, engine::ParseLoadMode(mode));
-  if (target.if_commit) {
-    return InvalidArgument("load does not take an expected commit; use a branch and merge");
-  }
-  engine::LoadOptions options;
-  options.from = target.from;
-  options.actor = impl_->options.actor;
-  OMNIGRAPH_ASSIGN_OR_RETURN(engine::LoadResult r,
-                             engine::Load(*impl_->graph, target.branch, ndjson, m, options));
-  return r.ToJson();
+  return ToApi(impl_->handle->Load(ndjson, mode, target));
 }
 
 Status Database::Export(std::string_view branch, const std::vector<std::string>& types,
                         const std::function<Status(std::string_view chunk)>& sink) {
-  OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot head, impl_->graph->SnapshotOfBranch(branch));
-  engine::ExportOptions options;
-  options.types = types;
-  return engine::Export(head, options, sink);
+  return ToApi(impl_->handle->Export(
+      branch, types, [&sink](std::string_view chunk) { return FromApi(sink(chunk)); }));
 }
 
 Result<Json> Database::Mutate(std::string_view source, std::string_view name, const Json& params,
                               const WriteTarget& target) {
-  if (target.from) return InvalidArgument("mutate does not create branches; create it first");
-  if (!params.is_object()) return InvalidArgument("parameters must be a JSON object");
-  engine::MutationOptions options;
-  options.branch = target.branch;
-  options.expected_head = target.if_commit;
-  options.actor = impl_->options.actor;
-  OMNIGRAPH_ASSIGN_OR_RETURN(engine::MutationResult r,
-                             engine::Mutate(*impl_->graph, source, name, params, options));
-  Json out = Json::object();
-  out["query_name"] = r.query_name;
-  out["branch"] = r.branch;
-  out["affected_nodes"] = r.affected_nodes;
-  out["affected_edges"] = r.affected_edges;
-  if (r.actor) out["actor_id"] = *r.actor;
-  out["commit"] = r.commit ? Json(*r.commit) : Json(nullptr);
-  return out;
+  return ToApi(impl_->handle->Mutate(source, name, FromApi(params), target));
 }
 
-Result<OrderedJson> Database::Query(std::string_view source, std::string_view name,
-                                    const Json& params, const ReadTarget& target) {
-  engine::RunOptions options;
-  options.cache = &impl_->cache;
-  Result<engine::Snapshot> snapshot = Status::Ok();
-  if (target.snapshot) {
-    snapshot = impl_->graph->SnapshotAtCommit(*target.snapshot);
-    options.snapshot = target.snapshot;
-  } else {
-    snapshot = impl_->graph->SnapshotOfBranch(target.branch);
-    options.branch = target.branch;
-  }
-  OMNIGRAPH_RETURN_IF_ERROR(snapshot.status());
-  return engine::RunQuery(*snapshot, source, name, params, options);
+Result<Json> Database::Query(std::string_view source, std::string_view name, const Json& params,
+                             const ReadTarget& target) {
+  return ToApi(impl_->handle->Query(source, name, FromApi(params), target));
 }
 
 Result<Json> Database::PlanSchema(std::string_view schema_source, bool allow_data_loss) {
-  schema::PlanOptions options;
-  options.allow_data_loss = allow_data_loss;
-  OMNIGRAPH_ASSIGN_OR_RETURN(schema::MigrationPlan plan,
-                             impl_->graph->PlanSchema(schema_source, options));
-  return plan.ToJson();
+  return ToApi(impl_->handle->PlanSchema(schema_source, allow_data_loss));
 }
 
 Result<Json> Database::ApplySchema(std::string_view schema_source, bool allow_data_loss) {
-  engine::SchemaApplyOptions options;
-  options.plan.allow_data_loss = allow_data_loss;
-  options.actor = impl_->options.actor;
-  OMNIGRAPH_ASSIGN_OR_RETURN(engine::SchemaApplyResult r,
-                             impl_->graph->ApplySchema(schema_source, options));
-  Json plan = r.plan.ToJson();
-  Json out = Json::object();
-  out["uri"] = impl_->uri;
-  out["supported"] = plan["supported"];
-  out["applied"] = r.applied;
-  out["step_count"] = r.plan.steps.size();
-  out["steps"] = plan["steps"];
-  out["graph_manifest_version"] = r.seq;
-  if (r.applied) out["commit"] = r.commit_id;
-  return out;
+  return ToApi(impl_->handle->ApplySchema(schema_source, allow_data_loss));
 }
 
 Result<Json> Database::ShowSchema(std::string_view branch) {
-  OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot head, impl_->graph->SnapshotOfBranch(branch));
-  const commit::SchemaRef& ref = head.state().schema;
-  const std::string name = commit::SchemaArchiveName(ref.content_hash);
-  OMNIGRAPH_ASSIGN_OR_RETURN(storage::GetResult got, impl_->graph->runtime().store->Get(name));
-  Result<schema::SchemaArchive> archive = schema::ParseArchive(got.data);
-  if (!archive.ok()) return archive.status().WithObject(name);
-  Json out = Json::object();
-  out["source"] = archive->source;
-  out["ir_hash"] = ref.ir_hash;
-  out["identity_version"] = ref.identity_version;
-  return out;
+  return ToApi(impl_->handle->ShowSchema(branch));
 }
 
 Result<Json> Database::Cleanup(const CleanupRequest& request) {
-  engine::CleanupOptions options;
-  options.keep = request.keep;
-  options.older_than_micros = request.older_than_micros;
-  options.dry_run = request.dry_run;
-  if (request.grace_micros) options.grace_micros = *request.grace_micros;
-  OMNIGRAPH_ASSIGN_OR_RETURN(engine::GraphCleanupReport r, impl_->graph->Cleanup(options));
-  Json tables = Json::array();
-  for (const engine::TableCleanupRow& t : r.tables) {
-    Json row = Json::object();
-    row["table_key"] = t.table_key;
-    row["versions_removed"] = t.versions_removed;
-    row["fragments_removed"] = t.fragments_removed;
-    row["deletion_vectors_removed"] = t.deletion_vectors_removed;
-    row["bytes_removed"] = t.bytes_removed;
-    row["versions_spared"] = t.versions_spared;
-    if (t.error) row["error"] = *t.error;
-    tables.push_back(std::move(row));
-  }
-  Json out = Json::object();
-  out["dry_run"] = r.dry_run;
-  out["checkpoints_removed"] = r.checkpoints_removed.size();
-  out["objects_removed"] = r.removed.size();
-  out["bytes_removed"] = r.bytes_removed;
-  out["tables"] = std::move(tables);
-  return out;
+  return ToApi(impl_->handle->Cleanup(request));
 }
 
-}  // namespace omnigraph
+}  // namespace omnigraph::api

@@ -1,13 +1,49 @@
-// The public API (include/omnigraph/omnigraph.h): a graph at a local URI driven end to end
-// through JSON envelopes only.
+// The public API (include/omnigraph/omnigraph.h) from the outside: a graph at a local URI driven
+// end to end through JSON envelopes only. This test is built as an embedder would build it, with
+// include/ as its only include directory and omnigraph_api as its only library
+// (src/engine/CMakeLists.txt): a public header that includes anything under src/ does not
+// compile here, and the check below catches one that pulls in the engine's JSON library (which
+// sits on the system include path).
 #include "omnigraph/omnigraph.h"
+
+#if defined(INCLUDE_NLOHMANN_JSON_HPP_) || defined(NLOHMANN_JSON_VERSION_MAJOR)
+#error "omnigraph/omnigraph.h must not include nlohmann/json.hpp: the JSON library is private"
+#endif
+#if defined(OMNIGRAPH_CHECK)
+#error "omnigraph/omnigraph.h must not include base/status.h: internal headers are private"
+#endif
 
 #include <gtest/gtest.h>
 
-#include "storage/test_util.h"
+#include <atomic>
+#include <filesystem>
+#include <sstream>
+#include <system_error>
 
-namespace omnigraph {
+namespace omnigraph::api {
 namespace {
+
+// A fresh directory under the system's temporary folder, removed at the end of the test.
+class TempDir {
+ public:
+  TempDir() {
+    static std::atomic<int> next{0};
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    path_ = (std::filesystem::temp_directory_path() /
+             ("omnigraph-api-test-" + std::string(info->name()) + "-" + std::to_string(next++)))
+                .string();
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 constexpr std::string_view kSchema = R"(
 node Person { name: String @key  born: Date?  seen: DateTime? }
@@ -24,7 +60,7 @@ query fire($p: String) { delete WorksAt where from = $p }
 )";
 
 TEST(ApiTest, ADatabaseAtALocalUriEndToEnd) {
-  storage::TempDir dir;
+  TempDir dir;
   const std::string uri = dir.path() + "/graph";
   EXPECT_EQ(Database::Open(uri).status().kind(), Kind::kNotFound);
   DatabaseOptions options;
@@ -115,7 +151,7 @@ TEST(ApiTest, ADatabaseAtALocalUriEndToEnd) {
 // after another process's commit it reads that record, the check after it, and the touched
 // table's new manifest and fragment.
 TEST(ApiTest, AWarmReadOfAnUnmovedBranchIsOneStoreCall) {
-  storage::TempDir dir;
+  TempDir dir;
   const std::string uri = dir.path() + "/g";
   Result<std::unique_ptr<Database>> writer = Database::Init(uri, kSchema);
   ASSERT_TRUE(writer.ok()) << writer.status().ToString();
@@ -130,7 +166,7 @@ TEST(ApiTest, AWarmReadOfAnUnmovedBranchIsOneStoreCall) {
   ASSERT_EQ((*(*reader)->Query(kNames, "", Json::object()))["row_count"], 1);
 
   const StoreCallCounts before = (*reader)->StoreCalls();
-  Result<OrderedJson> again = (*reader)->Query(kNames, "", Json::object());
+  Result<Json> again = (*reader)->Query(kNames, "", Json::object());
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_EQ((*again)["row_count"], 1);
   const StoreCallCounts after = (*reader)->StoreCalls();
@@ -141,7 +177,7 @@ TEST(ApiTest, AWarmReadOfAnUnmovedBranchIsOneStoreCall) {
       (*writer)
           ->Load("{\"type\":\"Person\",\"data\":{\"name\":\"Bob\"}}\n", "append", WriteTarget{})
           .ok());
-  Result<OrderedJson> moved = (*reader)->Query(kNames, "", Json::object());
+  Result<Json> moved = (*reader)->Query(kNames, "", Json::object());
   ASSERT_TRUE(moved.ok()) << moved.status().ToString();
   EXPECT_EQ((*moved)["row_count"], 2);
   const StoreCallCounts last = (*reader)->StoreCalls();
@@ -150,7 +186,7 @@ TEST(ApiTest, AWarmReadOfAnUnmovedBranchIsOneStoreCall) {
 }
 
 TEST(ApiTest, QueriesSchemaChangesAndCleanup) {
-  storage::TempDir dir;
+  TempDir dir;
   Result<std::unique_ptr<Database>> created = Database::Init(dir.path() + "/g", kSchema);
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   Database& db = **created;
@@ -167,7 +203,7 @@ query staff($c: String) {
   order { $p.name }
 }
 )";
-  Result<OrderedJson> rows = db.Query(kRead, "", Json{{"c", "Acme"}});
+  Result<Json> rows = db.Query(kRead, "", Json{{"c", "Acme"}});
   ASSERT_TRUE(rows.ok()) << rows.status().ToString();
   EXPECT_EQ((*rows)["row_count"], 1);
   EXPECT_EQ((*rows)["rows"][0]["p.name"], "Ada");
@@ -186,11 +222,11 @@ query staff($c: String) {
   EXPECT_EQ((*applied)["applied"], true);
   EXPECT_EQ((*applied)["step_count"], 1);
   EXPECT_EQ((*applied)["graph_manifest_version"], 2);
-  EXPECT_EQ(db.ApplySchema(next)->at("applied"), false);  // The same source again: a no-op.
-  EXPECT_NE(db.ShowSchema()->at("source").get<std::string>().find("node City"), std::string::npos);
+  EXPECT_EQ((*db.ApplySchema(next))["applied"], false);  // The same source again: a no-op.
+  EXPECT_NE((*db.ShowSchema())["source"].get<std::string>().find("node City"), std::string::npos);
   ReadTarget then;
   then.snapshot = loaded_at;
-  Result<OrderedJson> old = db.Query(kRead, "staff", Json{{"c", "Acme"}}, then);
+  Result<Json> old = db.Query(kRead, "staff", Json{{"c", "Acme"}}, then);
   ASSERT_TRUE(old.ok()) << old.status().ToString();
   EXPECT_EQ((*old)["target"]["snapshot"], loaded_at);
   EXPECT_EQ((*old)["row_count"], 1);
@@ -209,7 +245,7 @@ query staff($c: String) {
   Result<Json> cleaned = db.Cleanup(request);
   ASSERT_TRUE(cleaned.ok()) << cleaned.status().ToString();
   EXPECT_GT((*cleaned)["objects_removed"].get<uint64_t>(), 0u);
-  Result<OrderedJson> after = db.Query(kRead, "staff", Json{{"c", "Acme"}});
+  Result<Json> after = db.Query(kRead, "staff", Json{{"c", "Acme"}});
   ASSERT_TRUE(after.ok()) << after.status().ToString();
   EXPECT_EQ((*after)["row_count"], 1);
   EXPECT_EQ(db.Cleanup(CleanupRequest{}).status().kind(), Kind::kInvalidArgument);
@@ -226,5 +262,103 @@ query staff($c: String) {
                 "commits from seq 6); read a newer commit");
 }
 
+TEST(ApiTest, ErrorsCarryCodeKindMessageAndTheirStableNames) {
+  TempDir dir;
+  Result<std::unique_ptr<Database>> missing = Database::Open(dir.path() + "/none");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), Code::kNotFound);
+  EXPECT_EQ(CodeName(missing.status().code()), "not_found");
+  Result<std::unique_ptr<Database>> db = Database::Init(dir.path() + "/g", kSchema);
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  Status gone = (*db)->DeleteBranch("nope");
+  EXPECT_EQ(gone.code(), Code::kBranchNotFound);
+  EXPECT_EQ(gone.kind(), Kind::kNotFound);
+  EXPECT_EQ(CodeName(gone.code()), "branch_not_found");
+  EXPECT_EQ(KindName(gone.kind()), "not_found");
+  // A sink's failure comes back as it was given.
+  ASSERT_TRUE(
+      (*db)
+          ->Load("{\"type\":\"Person\",\"data\":{\"name\":\"Ada\"}}\n", "append", WriteTarget{})
+          .ok());
+  Status sunk = (*db)->Export("main", {}, [](std::string_view) {
+    return Status(Code::kTransient, "stdout failed", "sink");
+  });
+  EXPECT_EQ(sunk.code(), Code::kTransient);
+  EXPECT_EQ(sunk.message(), "stdout failed");
+  EXPECT_EQ(sunk.object(), "sink");
+  // Parameters must be an object; parse errors name their input.
+  EXPECT_EQ((*db)->Mutate(kQueries, "fire", Json::array(), WriteTarget{}).status().message(),
+            "parameters must be a JSON object");
+  Result<Json> bad = ParseJson("{\"a\":1,\"a\":2}", "--params");
+  EXPECT_EQ(bad.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(bad.status().message(), "duplicate member 'a' in --params");
+}
+
+// The early-return helpers work on the public types.
+Result<uint64_t> EntitiesLoaded(Database& db, std::string_view ndjson) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(Json out, db.Load(ndjson, "append", WriteTarget{}));
+  return out["total_entities"].get<uint64_t>();
+}
+
+Status DropBranch(Database& db, std::string_view name) {
+  OMNIGRAPH_RETURN_IF_ERROR(db.DeleteBranch(name));
+  return Status::Ok();
+}
+
+TEST(ApiTest, EarlyReturnHelpers) {
+  TempDir dir;
+  Result<std::unique_ptr<Database>> db = Database::Init(dir.path() + "/g", kSchema);
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  Result<uint64_t> loaded =
+      EntitiesLoaded(**db, "{\"type\":\"Company\",\"data\":{\"name\":\"Acme\"}}\n");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ(*loaded, 1u);
+  EXPECT_EQ(EntitiesLoaded(**db, "{\"type\":\"Nope\"}\n").status().kind(), Kind::kInvalidArgument);
+  EXPECT_EQ(DropBranch(**db, "nope").code(), Code::kBranchNotFound);
+}
+
+TEST(ApiJsonTest, BuildWalkAndDump) {
+  Json j{{"name", "Ada"}, {"born", 1815}, {"ratio", 0.5}, {"tags", Json::array()}};
+  j["tags"].push_back("math");
+  j["tags"].push_back(nullptr);
+  j["big"] = uint64_t{18446744073709551615ULL};
+  j["neg"] = -3;
+  EXPECT_EQ(j.dump(), R"({"name":"Ada","born":1815,"ratio":0.5,"tags":["math",null],)"
+                      R"("big":18446744073709551615,"neg":-3})");
+  EXPECT_EQ((Json{{"a", Json{{"b", true}}}}.dump(2)), "{\n  \"a\": {\n    \"b\": true\n  }\n}");
+  EXPECT_TRUE(j["tags"].is_array());
+  EXPECT_EQ(j["tags"].size(), 2u);
+  EXPECT_TRUE(j["tags"][1].is_null());
+  EXPECT_EQ(j["name"].get<std::string>(), "Ada");
+  EXPECT_EQ(j["born"].get<int>(), 1815);
+  EXPECT_EQ(j["born"].get<double>(), 1815.0);
+  EXPECT_EQ(j["big"].get<uint64_t>(), 18446744073709551615ULL);
+  EXPECT_TRUE(j.contains("ratio"));
+  EXPECT_FALSE(j.contains("nope"));
+  const Json& cj = j;
+  EXPECT_TRUE(cj["nope"].is_null());  // Reading a missing member adds nothing.
+  EXPECT_FALSE(j.contains("nope"));
+  EXPECT_EQ(j.erase("ratio"), 1u);
+  EXPECT_EQ(j.erase("ratio"), 0u);
+  EXPECT_EQ(j.members().front().first, "name");
+  // A part of a value may be assigned to the value itself.
+  Json nested{{"outer", Json{{"inner", "a string too long for the small-string buffer"}}}};
+  nested = nested["outer"];
+  EXPECT_EQ(nested.dump(), R"({"inner":"a string too long for the small-string buffer"})");
+  nested = std::move(nested["inner"]);
+  EXPECT_EQ(nested.get<std::string>(), "a string too long for the small-string buffer");
+  // Equality ignores member order and the kind of an integer.
+  EXPECT_EQ((Json{{"x", 1}, {"y", 2u}}), (Json{{"y", 2}, {"x", uint64_t{1}}}));
+  EXPECT_NE((Json{{"x", 1}}), (Json{{"x", -1}}));
+  EXPECT_NE(Json("1"), Json(1));
+  std::ostringstream printed;
+  printed << Json{{"k", "v"}};
+  EXPECT_EQ(printed.str(), R"({"k":"v"})");
+  Result<Json> parsed = ParseJson(R"({"b":[1,2.5,"x"],"a":{}})", "test");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(parsed->dump(), R"({"b":[1,2.5,"x"],"a":{}})");  // Order as written.
+  EXPECT_EQ(ParseJson("[1,", "test").status().code(), Code::kInvalidArgument);
+}
+
 }  // namespace
-}  // namespace omnigraph
+}  // namespace omnigraph::api

@@ -56,6 +56,24 @@ Result<bool> GenesisExists(storage::ObjectStore& store) {
   return head.status();
 }
 
+// Writes the schema archive of a new graph (identity version 1) unless it exists; an existing
+// one must be byte-identical. Returns its content hash.
+Result<std::string> PutInitialArchive(storage::ObjectStore& store, const std::string& graph_id,
+                                      std::string_view schema_source, const schema::SchemaIr& ir) {
+  const std::string archive = schema::ArchiveBytes(graph_id, 1, schema_source, ir);
+  const std::string content_hash = schema::ContentHash(archive);
+  const std::string archive_name = commit::SchemaArchiveName(content_hash);
+  OMNIGRAPH_ASSIGN_OR_RETURN(bool created, store.PutIfAbsent(archive_name, archive));
+  if (!created) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(storage::GetResult existing, store.Get(archive_name));
+    if (existing.data != archive) {
+      return Status(Code::kCorruption, "schema archive differs from its content hash",
+                    archive_name);
+    }
+  }
+  return content_hash;
+}
+
 }  // namespace
 
 table::TablePin ToTablePin(const commit::Pin& p) {
@@ -115,18 +133,9 @@ Result<std::unique_ptr<Graph>> Graph::Init(const storage::Runtime& runtime,
     stamp = std::move(*existing);  // An interrupted init: complete it under its graph id.
   }
 
-  // 2. The schema archive, content-addressed; an existing one must be byte-identical.
-  const std::string archive = schema::ArchiveBytes(stamp.graph_id, 1, schema_source, ir);
-  const std::string content_hash = schema::ContentHash(archive);
-  const std::string archive_name = commit::SchemaArchiveName(content_hash);
-  OMNIGRAPH_ASSIGN_OR_RETURN(created, store.PutIfAbsent(archive_name, archive));
-  if (!created) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(storage::GetResult existing, store.Get(archive_name));
-    if (existing.data != archive) {
-      return Status(Code::kCorruption, "schema archive differs from its content hash",
-                    archive_name);
-    }
-  }
+  // 2. The schema archive, content-addressed.
+  OMNIGRAPH_ASSIGN_OR_RETURN(const std::string content_hash,
+                             PutInitialArchive(store, stamp.graph_id, schema_source, ir));
 
   // 3. An empty version of every table, in parallel.
   commit::RecordContent genesis;

@@ -80,6 +80,11 @@ class FunctionLengthTest(unittest.TestCase):
         code, out = run_lint({"src/base/a.h": text})
         self.assertIn("function Member is 90 lines", out)
 
+    def test_a_macro_body_is_not_a_function(self):
+        macro = "#define CODES(X) \\\n" + "".join(f"  X(k{i}) \\\n" for i in range(90)) + "\n"
+        code, out = run_lint({"src/base/a.cc": macro + "int F(int x) { return x; }\n"})
+        self.assertEqual((code, out), (0, ""))
+
     def test_tests_are_exempt(self):
         code, out = run_lint({"src/base/a_test.cc": long_function("Big", 200)})
         self.assertEqual((code, out), (0, ""))
