@@ -87,6 +87,7 @@ Result<bool> Stream::CreateRecord(const Record& record, const std::string& encod
 }
 
 Result<PublishResult> Stream::Publish(const PublishRequest& request) {
+  OMNIGRAPH_RETURN_IF_ERROR(ValidateActor(request.actor));
   std::unique_lock lock(mu_);
   if (!head_) {
     OMNIGRAPH_ASSIGN_OR_RETURN(head_, ColdReadLocked());
@@ -193,6 +194,7 @@ void Stream::WaitForBackground() {
 
 Result<Record> CreateMainStream(const storage::Runtime& runtime, RecordContent genesis,
                                 std::optional<std::string> actor) {
+  OMNIGRAPH_RETURN_IF_ERROR(ValidateActor(actor));
   const int64_t now = runtime.clock->NowMicros();
   StreamMetadata metadata;
   metadata.key = std::string(kMainKey);

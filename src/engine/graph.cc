@@ -76,8 +76,9 @@ Graph::Graph(storage::Runtime runtime, commit::StorageStamp stamp)
 Result<std::unique_ptr<Graph>> Graph::Init(const storage::Runtime& runtime,
                                            std::string_view schema_source,
                                            const InitOptions& options) {
-  // Check the schema before writing anything.
+  // Check the schema and the actor before writing anything.
   OMNIGRAPH_ASSIGN_OR_RETURN(schema::SchemaIr ir, schema::AcceptInitial(schema_source));
+  OMNIGRAPH_RETURN_IF_ERROR(commit::ValidateActor(options.actor));
   if (options.checkpoint_interval == 0) return InvalidArgument("checkpoint interval must be >= 1");
   storage::ObjectStore& store = *runtime.store;
 
@@ -172,6 +173,15 @@ Result<std::shared_ptr<const schema::Catalog>> Graph::CatalogFor(const commit::S
     auto it = catalogs_.find(ref.content_hash);
     if (it != catalogs_.end()) return it->second;
   }
+  OMNIGRAPH_ASSIGN_OR_RETURN(schema::SchemaArchive archive, ReadSchemaArchive(ref));
+  OMNIGRAPH_ASSIGN_OR_RETURN(schema::Catalog catalog, schema::Catalog::Build(archive.ir));
+  auto shared = std::make_shared<const schema::Catalog>(std::move(catalog));
+  std::lock_guard lock(mu_);
+  catalogs_[ref.content_hash] = shared;
+  return shared;
+}
+
+Result<schema::SchemaArchive> Graph::ReadSchemaArchive(const commit::SchemaRef& ref) const {
   const std::string name = commit::SchemaArchiveName(ref.content_hash);
   OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<commit::BoundedRead> read,
                              commit::ReadBounded(*runtime_.store, name, commit::kDocumentBytesMax));
@@ -181,11 +191,7 @@ Result<std::shared_ptr<const schema::Catalog>> Graph::CatalogFor(const commit::S
   }
   Result<schema::SchemaArchive> archive = schema::ParseArchive(read->data);
   if (!archive.ok()) return archive.status().WithObject(name);
-  OMNIGRAPH_ASSIGN_OR_RETURN(schema::Catalog catalog, schema::Catalog::Build(archive->ir));
-  auto shared = std::make_shared<const schema::Catalog>(std::move(catalog));
-  std::lock_guard lock(mu_);
-  catalogs_[ref.content_hash] = shared;
-  return shared;
+  return archive;
 }
 
 Result<Snapshot> Graph::MakeSnapshot(commit::GraphState state) {
