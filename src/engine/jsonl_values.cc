@@ -17,6 +17,7 @@ namespace {
 constexpr std::string_view kBase64Prefix = "base64:";
 // The largest integer a JSON reader that uses doubles reads exactly: 2^53 − 1.
 constexpr uint64_t kJsonSafeIntegerMax = (1ull << 53) - 1;
+
 // A decimal integer string ("-12", "42") as kInt or kUInt; nullopt when it is not one.
 std::optional<Value> ParseDecimal(std::string_view s) {
   if (s.empty()) return std::nullopt;

@@ -82,6 +82,72 @@ bool ParseDatePart(std::string_view s, size_t* i, int64_t* days) {
   return true;
 }
 
+// Parses "HH:MM[:SS][.fraction][Z|z|±HH:MM]" at *i into milliseconds after the day's start in
+// UTC (negative or past a day when the offset moves the instant to a neighbouring day).
+bool ParseTimePart(std::string_view s, size_t* i, int64_t* ms_out) {
+  int hh = 0, mm = 0, ss = 0;
+  if (!Digits(s, i, 2, &hh) || *i >= s.size() || s[*i] != ':') return false;
+  ++*i;
+  if (!Digits(s, i, 2, &mm)) return false;
+  if (*i < s.size() && s[*i] == ':') {
+    ++*i;
+    if (!Digits(s, i, 2, &ss)) return false;
+  }
+  if (hh > 23 || mm > 59 || ss > 59) return false;
+  int64_t ms = 0;
+  if (*i < s.size() && s[*i] == '.') {
+    ++*i;
+    const size_t start = *i;
+    int scale = 100;
+    while (*i < s.size() && s[*i] >= '0' && s[*i] <= '9') {
+      ms += (s[*i] - '0') * scale;
+      scale /= 10;
+      ++*i;
+    }
+    if (*i == start) return false;
+  }
+  int64_t offset_min = 0;
+  if (*i < s.size()) {
+    const char c = s[*i];
+    if (c == 'Z' || c == 'z') {
+      ++*i;
+    } else if (c == '+' || c == '-') {
+      ++*i;
+      int oh = 0, om = 0;
+      if (!Digits(s, i, 2, &oh) || *i >= s.size() || s[*i] != ':') return false;
+      ++*i;
+      if (!Digits(s, i, 2, &om) || oh > 23 || om > 59) return false;
+      offset_min = (c == '+' ? 1 : -1) * (oh * 60 + om);
+    }
+  }
+  *ms_out = ((hh * 60 + mm - offset_min) * 60 + ss) * 1000 + ms;
+  return true;
+}
+
+// days * kMsPerDay + within_day_ms, or nullopt outside int64. The time of day is first brought
+// into [0, kMsPerDay) so that the first day of the range, whose start lies before INT64_MIN,
+// can still be reached from the day after it.
+std::optional<int64_t> InstantMs(int64_t days, int64_t within_day_ms) {
+  while (within_day_ms < 0) {
+    within_day_ms += kMsPerDay;
+    --days;
+  }
+  while (within_day_ms >= kMsPerDay) {
+    within_day_ms -= kMsPerDay;
+    ++days;
+  }
+  int64_t out = 0;
+  if (!__builtin_mul_overflow(days, kMsPerDay, &out) &&
+      !__builtin_add_overflow(out, within_day_ms, &out)) {
+    return out;
+  }
+  if (days < 0 && !__builtin_mul_overflow(days + 1, kMsPerDay, &out) &&
+      !__builtin_add_overflow(out, within_day_ms - kMsPerDay, &out)) {
+    return out;
+  }
+  return std::nullopt;
+}
+
 // "YYYY-MM-DD" or "±YYYYY-MM-DD" into buf.
 int WriteDate(char* buf, size_t size, int64_t days) {
   int64_t y = 0;
@@ -111,71 +177,13 @@ std::optional<int64_t> ParseDateTime(std::string_view text) {
   size_t i = 0;
   int64_t days = 0;
   if (!ParseDatePart(text, &i, &days)) return std::nullopt;
-  int hh = 0, mm = 0, ss = 0;
-  int64_t ms = 0;
-  int64_t offset_min = 0;
+  int64_t within_day_ms = 0;
   if (i < text.size()) {
     if (text[i] != 'T' && text[i] != 't' && text[i] != ' ') return std::nullopt;
     ++i;
-    if (!Digits(text, &i, 2, &hh) || i >= text.size() || text[i] != ':') return std::nullopt;
-    ++i;
-    if (!Digits(text, &i, 2, &mm)) return std::nullopt;
-    if (i < text.size() && text[i] == ':') {
-      ++i;
-      if (!Digits(text, &i, 2, &ss)) return std::nullopt;
-    }
-    if (hh > 23 || mm > 59 || ss > 59) return std::nullopt;
-    if (i < text.size() && text[i] == '.') {
-      ++i;
-      const size_t start = i;
-      int scale = 100;
-      while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
-        ms += (text[i] - '0') * scale;
-        scale /= 10;
-        ++i;
-      }
-      if (i == start) return std::nullopt;
-    }
-    if (i < text.size()) {
-      const char c = text[i];
-      if (c == 'Z' || c == 'z') {
-        ++i;
-      } else if (c == '+' || c == '-') {
-        ++i;
-        int oh = 0, om = 0;
-        if (!Digits(text, &i, 2, &oh) || i >= text.size() || text[i] != ':') return std::nullopt;
-        ++i;
-        if (!Digits(text, &i, 2, &om) || oh > 23 || om > 59) return std::nullopt;
-        offset_min = (c == '+' ? 1 : -1) * (oh * 60 + om);
-      } else {
-        return std::nullopt;
-      }
-    }
-    if (i != text.size()) return std::nullopt;
+    if (!ParseTimePart(text, &i, &within_day_ms) || i != text.size()) return std::nullopt;
   }
-  // days * kMsPerDay + the time of day, checked: the extreme years overflow int64. The time of
-  // day is first brought into [0, kMsPerDay) so that the first day of the range, whose start
-  // lies before INT64_MIN, can still be reached from the day after it.
-  int64_t day = days;
-  int64_t within_day = ((hh * 60 + mm - offset_min) * 60 + ss) * 1000 + ms;
-  while (within_day < 0) {
-    within_day += kMsPerDay;
-    --day;
-  }
-  while (within_day >= kMsPerDay) {
-    within_day -= kMsPerDay;
-    ++day;
-  }
-  int64_t out = 0;
-  if (!__builtin_mul_overflow(day, kMsPerDay, &out) &&
-      !__builtin_add_overflow(out, within_day, &out)) {
-    return out;
-  }
-  if (day < 0 && !__builtin_mul_overflow(day + 1, kMsPerDay, &out) &&
-      !__builtin_add_overflow(out, within_day - kMsPerDay, &out)) {
-    return out;
-  }
-  return std::nullopt;
+  return InstantMs(days, within_day_ms);
 }
 
 std::string FormatDate(int32_t days) {
