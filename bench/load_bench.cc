@@ -22,6 +22,7 @@
 #include "engine/graph.h"
 #include "engine/jsonl_values.h"
 #include "engine/load.h"
+#include "schema/temporal.h"
 #include "storage/local_store.h"
 #include "storage/memory_store.h"
 
@@ -87,7 +88,7 @@ uint64_t Generate(const std::string& path, uint64_t nodes, uint64_t edges) {
   for (uint64_t i = 0; i < edges; ++i) {
     KnowsRow k = Knows(nodes, g);
     line = "{\"edge\":\"Knows\",\"from\":\"" + k.src + "\",\"to\":\"" + k.dst +
-           "\",\"data\":{\"since\":\"" + engine::FormatDate(k.since_days) + "\"}}\n";
+           "\",\"data\":{\"since\":\"" + schema::FormatDate(k.since_days) + "\"}}\n";
     bytes += std::fwrite(line.data(), 1, line.size(), f);
   }
   std::fclose(f);

@@ -2,29 +2,9 @@
 
 #include <charconv>
 
+#include "base/utf8.h"
+
 namespace omnigraph {
-
-namespace {
-
-// Length of the valid UTF-8 sequence starting at s[i], or 0.
-size_t Utf8Length(std::string_view s, size_t i) {
-  unsigned char c = static_cast<unsigned char>(s[i]);
-  size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-  if (n == 0 || i + n > s.size()) return 0;
-  uint32_t cp = n == 1 ? c : n == 2 ? (c & 0x1f) : n == 3 ? (c & 0x0f) : (c & 0x07);
-  for (size_t k = 1; k < n; ++k) {
-    unsigned char cc = static_cast<unsigned char>(s[i + k]);
-    if ((cc >> 6) != 2) return 0;
-    cp = (cp << 6) | (cc & 0x3f);
-  }
-  if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-      (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) {
-    return 0;
-  }
-  return n;
-}
-
-}  // namespace
 
 void JsonWriter::Separate() {
   if (after_key_) {
@@ -89,7 +69,7 @@ void JsonWriter::String(std::string_view value) {
     }
     unsigned char c = static_cast<unsigned char>(value[i]);
     if (c >= 0x80) {
-      size_t n = Utf8Length(value, i);
+      size_t n = Utf8SequenceLength(value, i);
       if (n == 0) {
         ok_ = false;
         return;

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "base/utf8.h"
+
 namespace omnigraph {
 
 namespace {
@@ -106,6 +108,10 @@ Status::Status(Code code, std::string message, std::string object)
 
 Status::Status(Kind kind, Code code, std::string message, std::string object) {
   OMNIGRAPH_CHECK_MSG(code != Code::kOk && kind != Kind::kOk, "a failure status needs a code");
+  // Messages quote inputs and stored names; keep them valid UTF-8 so that whoever prints one in
+  // JSON (an error envelope) never meets bytes its writer refuses.
+  if (!IsValidUtf8(message)) message = EscapeInvalidUtf8(message);
+  if (!IsValidUtf8(object)) object = EscapeInvalidUtf8(object);
   rep_ = std::make_unique<Rep>(Rep{kind, code, std::move(message), std::move(object)});
 }
 
@@ -132,14 +138,14 @@ std::string Status::ToString() const {
 Status Status::WithContext(std::string_view context) const {
   if (ok()) return *this;
   Status copy = *this;
-  copy.rep_->message = std::string(context) + ": " + copy.rep_->message;
+  copy.rep_->message = EscapeInvalidUtf8(context) + ": " + copy.rep_->message;
   return copy;
 }
 
 Status Status::WithObject(std::string_view object) const {
   if (ok() || !rep_->object.empty()) return *this;
   Status copy = *this;
-  copy.rep_->object = std::string(object);
+  copy.rep_->object = EscapeInvalidUtf8(object);
   return copy;
 }
 

@@ -86,7 +86,8 @@ class [[nodiscard]] Status {
   bool ok() const { return rep_ == nullptr; }
   Kind kind() const { return rep_ ? rep_->kind : Kind::kOk; }
   Code code() const { return rep_ ? rep_->code : Code::kOk; }
-  // The message for people; empty when OK.
+  // The message for people; empty when OK. Always valid UTF-8: bytes of a message or object
+  // name that are not are written as "\xNN" when the status is made (base/utf8.h).
   const std::string& message() const;
   // The object name the failure concerns, or empty.
   const std::string& object() const;

@@ -68,6 +68,15 @@ Status CheckEven(int x) {
   return Status::Ok();
 }
 
+TEST(StatusTest, MessagesAndObjectsAreAlwaysValidUtf8) {
+  Status s(Code::kNotFound, "branch 'caf\xe9' not found", "names/\xff");
+  EXPECT_EQ(s.message(), "branch 'caf\\xe9' not found");
+  EXPECT_EQ(s.object(), "names/\\xff");
+  EXPECT_EQ(Status(Code::kNotFound, "caf\xc3\xa9").message(), "caf\xc3\xa9");
+  EXPECT_EQ(s.WithContext("in \xe9").message(), "in \\xe9: branch 'caf\\xe9' not found");
+  EXPECT_EQ(NotFound("x").WithObject("o\xe9").object(), "o\\xe9");
+}
+
 TEST(ResultTest, HoldsValueOrStatus) {
   Result<int> r = Half(8);
   ASSERT_TRUE(r.ok());

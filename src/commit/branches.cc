@@ -159,6 +159,7 @@ Result<StreamMetadata> CreateBranch(const storage::Runtime& runtime, std::string
                                     const ForkPoint& fork, std::optional<std::string> creator,
                                     const StreamOptions& options) {
   OMNIGRAPH_RETURN_IF_ERROR(ValidateUserBranch(name));
+  OMNIGRAPH_RETURN_IF_ERROR(ValidateActor(creator));
   if (fork.state.retired) return BranchNotFound(fork.parent_branch);
   if (!fork.from_head) {
     OMNIGRAPH_ASSIGN_OR_RETURN(uint64_t reclaimed_below,

@@ -4,6 +4,7 @@
 
 #include "base/hash.h"
 #include "base/ids.h"
+#include "base/utf8.h"
 
 namespace omnigraph::commit {
 
@@ -25,28 +26,6 @@ Result<uint64_t> ParsePadded(std::string_view digits, std::string_view what) {
     v = v * 10 + d;
   }
   return v;
-}
-
-bool ValidUtf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    if (n == 0 || i + n > s.size()) return false;
-    uint32_t cp = n == 1 ? c : n == 2 ? (c & 0x1f) : n == 3 ? (c & 0x0f) : (c & 0x07);
-    for (size_t k = 1; k < n; ++k) {
-      unsigned char cc = static_cast<unsigned char>(s[i + k]);
-      if ((cc >> 6) != 2) return false;
-      cp = (cp << 6) | (cc & 0x3f);
-    }
-    // Overlong forms, surrogates and values beyond U+10FFFF are invalid.
-    if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-        (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) {
-      return false;
-    }
-    i += n;
-  }
-  return true;
 }
 
 }  // namespace
@@ -144,13 +123,17 @@ Status ValidateStreamKey(std::string_view key) {
   return InvalidArgument("invalid stream key '" + std::string(key) + "'");
 }
 
+Status ValidateActor(const std::optional<std::string>& actor) {
+  return actor ? CheckUtf8(*actor, "actor") : Status::Ok();
+}
+
 Status ValidateBranchName(std::string_view name) {
   if (name.empty()) return InvalidArgument("branch name is empty");
   if (name.size() > kBranchNameBytesMax) {
     return InvalidArgument("branch name is " + std::to_string(name.size()) +
                            " bytes, more than the limit of " + std::to_string(kBranchNameBytesMax));
   }
-  if (!ValidUtf8(name)) return InvalidArgument("branch name is not valid UTF-8");
+  OMNIGRAPH_RETURN_IF_ERROR(CheckUtf8(name, "branch name"));
   for (unsigned char c : name) {
     if (c < 0x20 || c == 0x7f) {
       return InvalidArgument("branch name contains a control character");

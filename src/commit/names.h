@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -62,5 +63,8 @@ Status ValidateStreamKey(std::string_view key);
 // Branch names (ARCHITECTURE.md §3): valid UTF-8, 1-255 bytes, no control characters, no leading
 // or trailing space. `main` is valid here; callers that create branches refuse it themselves.
 Status ValidateBranchName(std::string_view name);
+// The actor recorded on records and stream metadata: valid UTF-8 (InvalidArgument naming the
+// first bad byte otherwise). Every function that writes an actor checks it before writing.
+Status ValidateActor(const std::optional<std::string>& actor);
 
 }  // namespace omnigraph::commit

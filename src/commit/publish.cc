@@ -138,6 +138,7 @@ Result<std::shared_ptr<const GraphState>> Stream::Captured() {
 Result<PublishAttempt> Stream::TryPublish(const std::shared_ptr<const GraphState>& base,
                                           const RecordContent& content,
                                           const PublishRequest& request) {
+  OMNIGRAPH_RETURN_IF_ERROR(ValidateActor(request.actor));
   {
     // Another publisher on this handle already took base.seq + 1: no need to ask the store.
     std::lock_guard lock(mu_);
@@ -233,6 +234,7 @@ void Stream::WaitForBackground() {
 
 Result<Record> CreateMainStream(const storage::Runtime& runtime, RecordContent genesis,
                                 std::optional<std::string> actor) {
+  OMNIGRAPH_RETURN_IF_ERROR(ValidateActor(actor));
   const int64_t now = runtime.clock->NowMicros();
   StreamMetadata metadata;
   metadata.key = std::string(kMainKey);

@@ -228,12 +228,9 @@ class Handle {
   Result<Json> ShowSchema(std::string_view branch) {
     OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot head, graph_->SnapshotOfBranch(branch));
     const commit::SchemaRef& ref = head.state().schema;
-    const std::string name = commit::SchemaArchiveName(ref.content_hash);
-    OMNIGRAPH_ASSIGN_OR_RETURN(storage::GetResult got, graph_->runtime().store->Get(name));
-    Result<schema::SchemaArchive> archive = schema::ParseArchive(got.data);
-    if (!archive.ok()) return archive.status().WithObject(name);
+    OMNIGRAPH_ASSIGN_OR_RETURN(schema::SchemaArchive archive, graph_->ReadSchemaArchive(ref));
     Json out = Json::object();
-    out["source"] = archive->source;
+    out["source"] = archive.source;
     out["ir_hash"] = ref.ir_hash;
     out["identity_version"] = ref.identity_version;
     return out;

@@ -17,6 +17,8 @@
 
 #include <atomic>
 #include <filesystem>
+#include <fstream>
+#include <limits>
 #include <sstream>
 #include <system_error>
 
@@ -358,6 +360,162 @@ TEST(ApiJsonTest, BuildWalkAndDump) {
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
   EXPECT_EQ(parsed->dump(), R"({"b":[1,2.5,"x"],"a":{}})");  // Order as written.
   EXPECT_EQ(ParseJson("[1,", "test").status().code(), Code::kInvalidArgument);
+}
+
+std::string ReadFileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void WriteFileBytes(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << bytes;
+}
+
+// The one file under `dir` whose name ends with `suffix`.
+std::string OnlyFile(const std::string& dir, const std::string& suffix) {
+  std::string found;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    const std::string name = e.path().string();
+    if (name.ends_with(suffix)) {
+      EXPECT_TRUE(found.empty()) << "two files end with " << suffix;
+      found = name;
+    }
+  }
+  return found;
+}
+
+// A record whose bytes are not UTF-8 (a damaged object, or a future writer's bug) reads as
+// Corruption naming the record, never as JSON that aborts whoever prints it.
+TEST(ApiTest, ACommitRecordThatIsNotUtf8IsCorruptionNamingTheRecord) {
+  TempDir dir;
+  const std::string uri = dir.path() + "/g";
+  DatabaseOptions options;
+  options.actor = "tester";
+  ASSERT_TRUE(Database::Init(uri, kSchema, options).ok());
+  // The genesis record carries the actor; put a Latin-1 byte in it.
+  const std::string record = uri + "/_graph/main/18446744073709551615.commit";
+  std::string bytes = ReadFileBytes(record);
+  const size_t at = bytes.find("\"tester\"");
+  ASSERT_NE(at, std::string::npos) << bytes;
+  bytes.replace(at, 8, "\"test\xe9r\"");
+  WriteFileBytes(record, bytes);
+
+  Result<std::unique_ptr<Database>> db = Database::Open(uri);
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  Result<Json> commits = (*db)->ListCommits("main");
+  ASSERT_FALSE(commits.ok());
+  EXPECT_EQ(commits.status().code(), Code::kCorruption) << commits.status().ToString();
+  EXPECT_EQ(commits.status().object(), "_graph/main/18446744073709551615.commit")
+      << commits.status().ToString();
+}
+
+// A non-UTF-8 actor never reaches a record: the write is refused before anything is written.
+TEST(ApiTest, AnActorThatIsNotUtf8IsRefusedAtInitAndOnWrites) {
+  TempDir dir;
+  const std::string uri = dir.path() + "/g";
+  DatabaseOptions latin1;
+  latin1.actor = "Jos\xe9";
+  Result<std::unique_ptr<Database>> refused = Database::Init(uri, kSchema, latin1);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(), "actor is not valid UTF-8 (byte 0xe9 at offset 3)");
+  EXPECT_EQ(Database::Open(uri).status().kind(), Kind::kNotFound);  // Nothing was written.
+  ASSERT_TRUE(Database::Init(uri, kSchema).ok());
+  Result<std::unique_ptr<Database>> db = Database::Open(uri, latin1);
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  Result<Json> added = (*db)->Mutate(
+      kQueries, "add", Json{{"name", "Ada"}, {"born", "1815-12-10"}, {"seen", 0}}, WriteTarget{});
+  ASSERT_FALSE(added.ok());
+  EXPECT_EQ(added.status().message(), "actor is not valid UTF-8 (byte 0xe9 at offset 3)");
+  EXPECT_EQ((*db)->ListCommits("main")->size(), 1u);  // Genesis only.
+  Result<Json> branch = (*db)->CreateBranch("review", "main");
+  EXPECT_EQ(branch.status().message(), "actor is not valid UTF-8 (byte 0xe9 at offset 3)");
+  Result<Json> bad_name = (*db)->CreateBranch("r\xe9view", "main");
+  EXPECT_EQ(bad_name.status().message(), "branch name is not valid UTF-8 (byte 0xe9 at offset 1)");
+}
+
+// `schema show` reads the archive as every other reader does: bounded, and checked against the
+// content hash the record names.
+TEST(ApiTest, SchemaShowChecksTheArchiveAgainstItsContentHash) {
+  TempDir dir;
+  const std::string uri = dir.path() + "/g";
+  Result<std::unique_ptr<Database>> created = Database::Init(uri, kSchema);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  Database& db = **created;
+  ASSERT_TRUE(db.ShowSchema().ok());  // The handle now holds the catalog.
+  const std::string archive = OnlyFile(uri + "/__history/schemas", ".schema");
+  std::string bytes = ReadFileBytes(archive);
+  const size_t at = bytes.find("node Person");
+  ASSERT_NE(at, std::string::npos);
+  bytes.replace(at, 11, "node Persob");  // Still a valid archive, but not the accepted one.
+  WriteFileBytes(archive, bytes);
+  Result<Json> shown = db.ShowSchema();
+  ASSERT_FALSE(shown.ok());
+  EXPECT_EQ(shown.status().code(), Code::kCorruption);
+  EXPECT_EQ(shown.status().message(), "schema archive does not match its content hash");
+  EXPECT_EQ(shown.status().object(),
+            archive.substr(uri.size() + 1));  // "__history/schemas/{hash}.schema"
+  // A huge object is refused from its size, not read.
+  WriteFileBytes(archive, std::string((1 << 20) + 1, ' '));
+  shown = db.ShowSchema();
+  ASSERT_FALSE(shown.ok());
+  EXPECT_EQ(shown.status().code(), Code::kCorruption);
+}
+
+// Date and DateTime parameters take every value of their types, and query output writes each in
+// a form that reads back as a parameter (schema/temporal.h); an unsigned JSON integer beyond the
+// type is refused, not wrapped.
+TEST(ApiTest, DatesRoundTripThroughParametersAndOutputOverTheWholeRange) {
+  TempDir dir;
+  Result<std::unique_ptr<Database>> created = Database::Init(dir.path() + "/g", kSchema);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  Database& db = **created;
+  constexpr std::string_view kGet = R"(
+query get($n: String) { match { $p: Person { name: $n } } return { $p.born, $p.seen } }
+)";
+  struct Case {
+    Json born, seen;
+    std::string born_text, seen_text;
+  };
+  const Case cases[] = {
+      {"-0001-12-31", "+10000-01-01T00:00:00.000Z", "-0001-12-31", "+10000-01-01T00:00:00.000Z"},
+      {2932897, 253402300800000, "+10000-01-01", "+10000-01-01T00:00:00.000Z"},
+      {-2147483648LL, Json(std::numeric_limits<int64_t>::min()), "-5877641-06-23",
+       "-292275055-05-16T16:47:04.192Z"},
+      {2147483647, Json(std::numeric_limits<int64_t>::max()), "+5881580-07-11",
+       "+292278994-08-17T07:12:55.807Z"},
+  };
+  int i = 0;
+  for (const Case& c : cases) {
+    const std::string name = "p" + std::to_string(i++);
+    Result<Json> added = db.Mutate(
+        kQueries, "add", Json{{"name", name}, {"born", c.born}, {"seen", c.seen}}, WriteTarget{});
+    ASSERT_TRUE(added.ok()) << added.status().ToString();
+    Result<Json> got = db.Query(kGet, "", Json{{"n", name}});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_EQ((*got)["rows"][0]["p.born"], c.born_text);
+    EXPECT_EQ((*got)["rows"][0]["p.seen"], c.seen_text);
+    // The output text is a parameter that means the same value.
+    Result<Json> again = db.Mutate(
+        kQueries, "add", Json{{"name", name + "b"}, {"born", c.born_text}, {"seen", c.seen_text}},
+        WriteTarget{});
+    ASSERT_TRUE(again.ok()) << again.status().ToString();
+    got = db.Query(kGet, "", Json{{"n", name + "b"}});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_EQ((*got)["rows"][0]["p.born"], c.born_text);
+    EXPECT_EQ((*got)["rows"][0]["p.seen"], c.seen_text);
+  }
+  Result<Json> wrapped =
+      db.Mutate(kQueries, "add",
+                Json{{"name", "w"}, {"born", 18446744073709551615ULL}, {"seen", 0}}, WriteTarget{});
+  EXPECT_EQ(wrapped.status().message(), "param 'born': date 18446744073709551615 is out of range");
+  wrapped =
+      db.Mutate(kQueries, "add",
+                Json{{"name", "w"}, {"born", 0}, {"seen", 18446744073709551615ULL}}, WriteTarget{});
+  EXPECT_EQ(wrapped.status().message(),
+            "param 'seen': datetime 18446744073709551615 is out of range");
 }
 
 }  // namespace

@@ -95,8 +95,9 @@ Result<std::unique_ptr<Graph>> Graph::Init(const storage::Runtime& runtime,
                                            std::string_view schema_source,
                                            const InitOptions& options) {
   // Check everything before writing anything (a failed init leaves nothing behind): the schema,
-  // the options and every table's columns.
+  // the actor, the options and every table's columns.
   OMNIGRAPH_ASSIGN_OR_RETURN(schema::SchemaIr ir, schema::AcceptInitial(schema_source));
+  OMNIGRAPH_RETURN_IF_ERROR(commit::ValidateActor(options.actor));
   if (options.checkpoint_interval == 0) return InvalidArgument("checkpoint interval must be >= 1");
   std::vector<const schema::TypeDef*> types;
   for (const schema::TypeDef& t : ir.nodes) types.push_back(&t);
@@ -187,6 +188,15 @@ Result<std::shared_ptr<const schema::Catalog>> Graph::CatalogFor(const commit::S
     auto it = catalogs_.find(ref.content_hash);
     if (it != catalogs_.end()) return it->second;
   }
+  OMNIGRAPH_ASSIGN_OR_RETURN(schema::SchemaArchive archive, ReadSchemaArchive(ref));
+  OMNIGRAPH_ASSIGN_OR_RETURN(schema::Catalog catalog, schema::Catalog::Build(archive.ir));
+  auto shared = std::make_shared<const schema::Catalog>(std::move(catalog));
+  std::lock_guard lock(mu_);
+  catalogs_[ref.content_hash] = shared;
+  return shared;
+}
+
+Result<schema::SchemaArchive> Graph::ReadSchemaArchive(const commit::SchemaRef& ref) const {
   const std::string name = commit::SchemaArchiveName(ref.content_hash);
   OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<commit::BoundedRead> read,
                              commit::ReadBounded(*runtime_.store, name, commit::kDocumentBytesMax));
@@ -196,11 +206,7 @@ Result<std::shared_ptr<const schema::Catalog>> Graph::CatalogFor(const commit::S
   }
   Result<schema::SchemaArchive> archive = schema::ParseArchive(read->data);
   if (!archive.ok()) return archive.status().WithObject(name);
-  OMNIGRAPH_ASSIGN_OR_RETURN(schema::Catalog catalog, schema::Catalog::Build(archive->ir));
-  auto shared = std::make_shared<const schema::Catalog>(std::move(catalog));
-  std::lock_guard lock(mu_);
-  catalogs_[ref.content_hash] = shared;
-  return shared;
+  return archive;
 }
 
 Result<Snapshot> Graph::MakeSnapshot(std::shared_ptr<const commit::GraphState> state,

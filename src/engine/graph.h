@@ -25,6 +25,7 @@
 #include "engine/schema_apply.h"
 #include "engine/snapshot.h"
 #include "engine/write.h"
+#include "schema/archive.h"
 #include "schema/catalog.h"
 #include "schema/ir.h"
 #include "schema/planner.h"
@@ -99,6 +100,12 @@ class Graph {
   Result<Snapshot> SnapshotOfBranch(std::string_view branch);
   // The state at one commit, by id.
   Result<Snapshot> SnapshotAtCommit(std::string_view commit_id);
+
+  // The accepted schema archive `ref` names (`__history/schemas/{content_hash}.schema`), read the
+  // one way every reader uses: at most commit::kDocumentBytesMax bytes, checked against its
+  // content hash, then parsed. Corruption naming the archive when it is missing, larger than
+  // the bound, not the bytes its hash names or not a valid archive.
+  Result<schema::SchemaArchive> ReadSchemaArchive(const commit::SchemaRef& ref) const;
 
  private:
   Graph(storage::Runtime runtime, commit::StorageStamp stamp);

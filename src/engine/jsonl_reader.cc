@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "base/utf8.h"
+
 namespace omnigraph::engine {
 
 namespace sj = simdjson::ondemand;
@@ -220,6 +222,12 @@ Status JsonlReader::ParseLine(std::string_view line, JsonlRecord* r) {
   std::memcpy(padded_.data(), line.data(), line.size());
   sj::document doc;
   if (auto e = parser_->parser.iterate(padded_.data(), line.size(), padded_.size()).get(doc)) {
+    // simdjson validates the UTF-8 of the whole line before anything of it is read; name the
+    // first bad byte (the line itself may not be quoted: it is not valid text).
+    if (std::optional<size_t> bad = FindInvalidUtf8(line); e == simdjson::UTF8_ERROR && bad) {
+      return InvalidArgument(LinePrefix(n) + "the line is not valid UTF-8 (" +
+                             DescribeInvalidUtf8(line, *bad) + ")");
+    }
     return JsonError(n, e);
   }
   sj::object obj;

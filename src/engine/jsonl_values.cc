@@ -2,10 +2,9 @@
 
 #include <array>
 #include <charconv>
-#include <cstdio>
 #include <limits>
 
-#include "query/literal.h"
+#include "schema/temporal.h"
 
 namespace omnigraph::engine {
 
@@ -18,9 +17,6 @@ namespace {
 constexpr std::string_view kBase64Prefix = "base64:";
 // The largest integer a JSON reader that uses doubles reads exactly: 2^53 − 1.
 constexpr uint64_t kJsonSafeIntegerMax = (1ull << 53) - 1;
-// Dates and times outside these years have no "YYYY" spelling; export writes them as integers.
-constexpr int64_t kYearMin = 0;
-constexpr int64_t kYearMax = 9999;
 
 // A decimal integer string ("-12", "42") as kInt or kUInt; nullopt when it is not one.
 std::optional<Value> ParseDecimal(std::string_view s) {
@@ -58,7 +54,7 @@ Result<Value> ScalarFromJson(const Value& json, ScalarKind kind) {
       return json;
     case ScalarKind::kDate:
       if (is_string) {
-        std::optional<int32_t> days = query::ParseDateDays(json.string_value());
+        std::optional<int32_t> days = schema::ParseDate(json.string_value());
         if (!days) return InvalidArgument("invalid Date literal '" + json.string_value() + "'");
         return Value::Date(*days);
       }
@@ -75,7 +71,7 @@ Result<Value> ScalarFromJson(const Value& json, ScalarKind kind) {
       return json;
     case ScalarKind::kDateTime:
       if (is_string) {
-        std::optional<int64_t> ms = query::ParseDateTimeMs(json.string_value());
+        std::optional<int64_t> ms = schema::ParseDateTime(json.string_value());
         if (!ms) {
           return InvalidArgument("invalid DateTime literal '" + json.string_value() + "'");
         }
@@ -114,28 +110,6 @@ std::string ShortestFloat(double v, bool f32) {
   // "3" and "-0" would read back as integers (and -0 lose its sign); write "3.0", "-0.0".
   if (text.find_first_of(".e") == std::string::npos) text += ".0";
   return text;
-}
-
-// Civil date of a day count (Howard Hinnant's algorithm).
-void CivilFromDays(int64_t z, int64_t* y, int* m, int* d) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const int64_t doe = z - era * 146097;
-  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const int64_t mp = (5 * doy + 2) / 153;
-  *d = static_cast<int>(doy - (153 * mp + 2) / 5 + 1);
-  *m = static_cast<int>(mp < 10 ? mp + 3 : mp - 9);
-  *y = yoe + era * 400 + (*m <= 2 ? 1 : 0);
-}
-
-int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
-
-bool YearRepresentable(int64_t days) {
-  int64_t y = 0;
-  int m = 0, d = 0;
-  CivilFromDays(days, &y, &m, &d);
-  return y >= kYearMin && y <= kYearMax;
 }
 
 void WriteScalar(JsonWriter& out, const Value& v, ScalarKind kind) {
@@ -177,20 +151,8 @@ void WriteScalar(JsonWriter& out, const Value& v, ScalarKind kind) {
         out.String(v.string_value());
       }
       return;
-    case Value::Tag::kDate:
-      if (YearRepresentable(v.date_days())) {
-        out.String(FormatDate(v.date_days()));
-      } else {
-        out.Int(v.date_days());
-      }
-      return;
-    case Value::Tag::kDateTime:
-      if (YearRepresentable(FloorDiv(v.datetime_ms(), 86400000))) {
-        out.String(FormatDateTime(v.datetime_ms()));
-      } else {
-        out.Int(v.datetime_ms());
-      }
-      return;
+    case Value::Tag::kDate: out.String(schema::FormatDate(v.date_days())); return;
+    case Value::Tag::kDateTime: out.String(schema::FormatDateTime(v.datetime_ms())); return;
     case Value::Tag::kList:
       out.BeginArray();
       for (const Value& item : v.list_items()) WriteScalar(out, item, kind);
@@ -222,28 +184,6 @@ Result<Value> FromJson(const Value& json, const PropType& type) {
 
 void WriteJson(JsonWriter& out, const Value& value, const PropType& type) {
   WriteScalar(out, value, type.scalar);
-}
-
-std::string FormatDate(int32_t days) {
-  int64_t y = 0;
-  int m = 0, d = 0;
-  CivilFromDays(days, &y, &m, &d);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%04lld-%02d-%02d", static_cast<long long>(y), m, d);
-  return buf;
-}
-
-std::string FormatDateTime(int64_t ms) {
-  const int64_t days = FloorDiv(ms, 86400000);
-  const int64_t rest = ms - days * 86400000;
-  int64_t y = 0;
-  int m = 0, d = 0;
-  CivilFromDays(days, &y, &m, &d);
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%04lld-%02d-%02dT%02d:%02d:%02d.%03dZ", static_cast<long long>(y),
-                m, d, static_cast<int>(rest / 3600000), static_cast<int>(rest / 60000 % 60),
-                static_cast<int>(rest / 1000 % 60), static_cast<int>(rest % 1000));
-  return buf;
 }
 
 std::string Base64Encode(std::string_view bytes) {

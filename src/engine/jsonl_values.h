@@ -4,15 +4,19 @@
 // int, uint, float, string, list); FromJson turns it into the value a property of a given type
 // stores, applying the format's conversions:
 //   I32 I64 U32 U64   a JSON number, or a decimal string ("-42", "18446744073709551615")
-//   Date              "YYYY-MM-DD" (a time or offset is rejected) or an integer epoch day
-//   DateTime          an RFC 3339 / ISO-8601 string or an integer epoch millisecond
+//   Date              date text (schema/temporal.h; a time or offset is rejected) or an
+//                     integer epoch day
+//   DateTime          date-time text (schema/temporal.h: RFC 3339 / ISO-8601, years outside
+//                     0..9999 with a sign) or an integer epoch millisecond
 //   Blob              "base64:<data>" (decoded); any other string is an external URI, refused
 //   lists             element by element
 // Everything else passes through unchanged; whether it fits the property (kind, range, nulls)
 // is checked by query::CoerceValue / RowsBuilder. WriteJson writes a stored value back in the
-// format export uses: 64-bit integers beyond ±(2^53−1) as decimal strings, Date
-// "YYYY-MM-DD", DateTime "YYYY-MM-DDTHH:MM:SS.sssZ", Blob "base64:<data>", floats in the
-// shortest text that reads back to the same value at the column's width. Pure; thread-safe.
+// format export uses: 64-bit integers beyond ±(2^53−1) as decimal strings, Date and DateTime
+// as schema::FormatDate / FormatDateTime write them ("2024-01-31", "2024-01-31T09:30:00.000Z";
+// a year outside 0..9999 as a sign and at least four digits, "-0001-12-31", "+10000-01-01"),
+// so every stored value reads back; Blob "base64:<data>", floats in the shortest text that
+// reads back to the same value at the column's width. Pure; thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -33,12 +37,6 @@ Result<schema::Value> FromJson(const schema::Value& json, const schema::PropType
 
 // Writes `value` (as query::ValueAt reads it from a column of `type`) in the export format.
 void WriteJson(JsonWriter& out, const schema::Value& value, const schema::PropType& type);
-
-// "YYYY-MM-DD" of a day count since 1970-01-01 (proleptic Gregorian; years outside 0..9999
-// are written with a sign and at least four digits).
-std::string FormatDate(int32_t days);
-// "YYYY-MM-DDTHH:MM:SS.sssZ" of milliseconds since the Unix epoch.
-std::string FormatDateTime(int64_t ms);
 
 // Standard base64 (RFC 4648 §4, with padding).
 std::string Base64Encode(std::string_view bytes);

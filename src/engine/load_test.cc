@@ -380,6 +380,26 @@ TEST(ExportTest, EveryValueKindRoundTrips) {
             schema::Value::String(std::string("\0\1\2\xff", 4)));
 }
 
+// Export of stored text that is not UTF-8 (written straight through the table layer) stops with
+// Corruption naming the fragment.
+TEST(ExportTest, StoredTextThatIsNotUtf8IsCorruptionNamingTheFragment) {
+  std::unique_ptr<Graph> g = NewGraph();
+  Snapshot s = *g->SnapshotOfBranch("main");
+  const schema::TypeDef* note = s.catalog().FindNode("Note");
+  query::RowsBuilder rows = *query::RowsBuilder::Make(*note);
+  std::vector<std::optional<schema::Value>> text = {schema::Value::String("caf\xe9")};
+  ASSERT_TRUE(rows.Append("n1", "", "", text).ok());
+  WriteRequest w;
+  w.changes["node:Note"] = TableChange{TableChange::Op::kAppend, *rows.Finish(), {}};
+  ASSERT_TRUE(g->Write(w).ok());
+  Result<std::string> out = ExportToString(*g->SnapshotOfBranch("main"));
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), Code::kCorruption);
+  EXPECT_TRUE(out.status().object().ends_with(".ogf")) << out.status().ToString();
+  EXPECT_TRUE(out.status().message().ends_with("row 0 is not valid UTF-8 (byte 0xe9 at offset 3)"))
+      << out.status().ToString();
+}
+
 // --- Streaming: tiny batches give the same result as one batch.
 
 // People p0..p{n-1} with ages, where every third line repeats an earlier person with a new age.
@@ -735,6 +755,17 @@ TEST(LoadValidationTest, InvalidJsonNamesTheLine) {
   ExpectRejected(std::string(kAda) + "{\"type\":",
                  "line 2: invalid JSON: JSON document ended early in the middle of an object or "
                  "array.");
+}
+
+TEST(LoadValidationTest, TextThatIsNotUtf8NamesTheLineAndTheByte) {
+  // A Latin-1 value, and a Latin-1 property name: simdjson checks the whole line first.
+  ExpectRejected(std::string(kAda) + "{\"type\":\"Note\",\"data\":{\"text\":\"caf\xe9\"}}",
+                 "line 2: the line is not valid UTF-8 (byte 0xe9 at offset 34)");
+  ExpectRejected("{\"type\":\"Note\",\"data\":{\"t\xe9xt\":\"a\"}}",
+                 "line 1: the line is not valid UTF-8 (byte 0xe9 at offset 25)");
+  // An escape that decodes to no character (a lone surrogate) is refused by the JSON reader.
+  ExpectRejected(R"({"type":"Note","data":{"text":"\ud800"}})",
+                 "line 1: invalid JSON: Problem while parsing a string");
 }
 
 TEST(LoadValidationTest, TrailingContentAfterTheObject) {

@@ -336,6 +336,40 @@ storage::Runtime ChildRuntime(const std::string& dir, uint64_t seed) {
 
 // Two processes on one local root: their inserts all land; of two conflicting updates, the one
 // that read before the other published gets ReadSetChanged.
+// Text that is not UTF-8 never commits: not in a literal, a typed parameter or the actor; each
+// is refused before anything is written, with the position of the first bad byte.
+TEST_F(MutateTest, TextThatIsNotUtf8IsRefusedBeforeAnyWrite) {
+  Seed();
+  const uint64_t seq = Seq();
+  const storage::OpCounts before = counting_->Snapshot();
+  Result<MutationResult> r =
+      Mutate(*graph_, "query q() { insert Person { name: \"caf\xe9\", age: 1 } }", "q", Params{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "1:39: Q000: the query text is not valid UTF-8 (byte 0xe9 at offset 38)");
+  r = Run("add_person", {{"name", Value::String("caf\xe9")}, {"age", Value::Int(1)}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "parameter $name is not valid UTF-8 (byte 0xe9 at offset 3)");
+  r = Mutate(*graph_, kQueries, "add_person", Json{{"name", "caf\xe9"}, {"age", 1}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "param 'name': string is not valid UTF-8 (byte 0xe9 at offset 3)");
+  MutationOptions as_latin1;
+  as_latin1.actor = "Jos\xe9";
+  r = Run("add_person", {{"name", Value::String("jose")}, {"age", Value::Int(1)}}, as_latin1);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(r.status().message(), "actor is not valid UTF-8 (byte 0xe9 at offset 3)");
+  const storage::OpCounts after = counting_->Snapshot();
+  EXPECT_EQ(after.put_if_absent + after.puts, before.put_if_absent + before.puts);
+  EXPECT_EQ(Seq(), seq);
+  // UTF-8 text is fine, in all three places.
+  as_latin1.actor = "Jos\xc3\xa9";
+  ASSERT_TRUE(
+      Run("add_person", {{"name", Value::String("caf\xc3\xa9")}, {"age", Value::Int(1)}}, as_latin1)
+          .ok());
+}
+
 TEST(MutateProcessTest, TwoProcessesMutatingOneBranch) {
   storage::TempDir dir;
   ASSERT_TRUE(Graph::Init(ChildRuntime(dir.path(), 1), kSchema).ok());

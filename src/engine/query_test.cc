@@ -194,5 +194,19 @@ TEST(QueryClockTest, NowReadsTheRuntimeClock) {
   EXPECT_EQ((*out)["rows"].dump(), R"([{"e.name":"past"}])");
 }
 
+// Stored text that is not UTF-8 (written here straight through the table layer, as a writer's
+// bug would) is a Corruption error naming the fragment, never output that aborts its printer.
+TEST_F(QueryRunTest, StoredTextThatIsNotUtf8IsCorruptionNamingTheFragment) {
+  AddPersons({{"caf\xe9", 120}});
+  Snapshot s = *graph_->SnapshotOfBranch("main");
+  Result<OrderedJson> out = RunQuery(s, kQueries, "old", Json::object(), RunOptions{});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), Code::kCorruption);
+  EXPECT_TRUE(out.status().object().starts_with("tables/")) << out.status().ToString();
+  EXPECT_TRUE(out.status().object().ends_with(".ogf")) << out.status().ToString();
+  EXPECT_TRUE(out.status().message().ends_with("row 0 is not valid UTF-8 (byte 0xe9 at offset 3)"))
+      << out.status().ToString();
+}
+
 }  // namespace
 }  // namespace omnigraph::engine

@@ -1,5 +1,7 @@
 #include "query/lexer.h"
 
+#include "base/utf8.h"
+
 namespace omnigraph::query {
 namespace {
 
@@ -23,6 +25,14 @@ class Scanner {
 
   std::vector<Token> Run() {
     std::vector<Token> out;
+    // The source must be UTF-8 before anything of it reaches a literal, a name or a message.
+    if (std::optional<size_t> bad = FindInvalidUtf8(src_)) {
+      const TextPosition at = PositionAt(src_, *bad);
+      out.push_back(
+          Error(Pos{at.line, at.column, *bad},
+                "the query text is not valid UTF-8 (" + DescribeInvalidUtf8(src_, *bad) + ")"));
+      return out;
+    }
     while (true) {
       Token t = Next();
       Tok kind = t.kind;

@@ -1,5 +1,6 @@
 #include "query/mutation.h"
 
+#include "base/utf8.h"
 #include "query/rows.h"
 #include "schema/keys.h"
 #include "table/table_manifest.h"
@@ -9,6 +10,16 @@ namespace omnigraph::query {
 using schema::Value;
 
 namespace {
+
+// OK unless a string of `value` (or of its list items) is not valid UTF-8.
+Status CheckTextUtf8(const Value& value, const std::string& what) {
+  if (value.tag() == Value::Tag::kString) return CheckUtf8(value.string_value(), what);
+  if (value.tag() != Value::Tag::kList) return Status::Ok();
+  for (const Value& item : value.list_items()) {
+    OMNIGRAPH_RETURN_IF_ERROR(CheckTextUtf8(item, what));
+  }
+  return Status::Ok();
+}
 
 class Planner {
  public:
@@ -49,6 +60,11 @@ class Planner {
           return InvalidArgument("missing value for parameter $" + v.variable.text);
         }
         raw = it->second;
+        // Parameters bound from JSON were checked already (BindParams); typed ones handed in by
+        // an embedding program were not, and text enters the tables here.
+        if (type.scalar == schema::ScalarKind::kString) {
+          OMNIGRAPH_RETURN_IF_ERROR(CheckTextUtf8(raw, "parameter $" + v.variable.text));
+        }
         break;
       }
     }

@@ -1,11 +1,10 @@
-// BindParams and the JSON forms of result cells (executor.h).
-#include <cinttypes>
+// BindParams (executor.h): the JSON parameters of a run as typed values.
 #include <cmath>
-#include <cstdio>
 #include <limits>
 
+#include "base/utf8.h"
 #include "query/executor.h"
-#include "query/literal.h"
+#include "schema/temporal.h"
 
 namespace omnigraph::query {
 
@@ -122,6 +121,12 @@ Result<Value> ScalarParam(const std::string& key, const Json& v, const PropType&
     case ScalarKind::kString:
     case ScalarKind::kBlob:
       if (!v.is_string()) return ParamError(key, "expected string, got " + JsonTypeName(v));
+      // A parsed JSON document is valid UTF-8 already; a Json built by an embedding program
+      // need not be.
+      if (type.scalar == ScalarKind::kString) {
+        Status utf8 = CheckUtf8(v.get_ref<const std::string&>(), "string");
+        if (!utf8.ok()) return ParamError(key, utf8.message());
+      }
       if (type.is_enum()) {
         const std::string& s = v.get_ref<const std::string&>();
         bool found = false;
@@ -156,26 +161,30 @@ Result<Value> ScalarParam(const std::string& key, const Json& v, const PropType&
     }
     case ScalarKind::kDate: {
       if (v.is_number_integer()) {
-        int64_t days = v.get<int64_t>();
-        if (days < std::numeric_limits<int32_t>::min() ||
-            days > std::numeric_limits<int32_t>::max()) {
-          return ParamError(key, "date " + std::to_string(days) + " is out of range");
-        }
-        return Value::Date(static_cast<int32_t>(days));
+        const bool fits = v.is_number_unsigned()
+                              ? v.get<uint64_t>() <= std::numeric_limits<int32_t>::max()
+                              : v.get<int64_t>() >= std::numeric_limits<int32_t>::min() &&
+                                    v.get<int64_t>() <= std::numeric_limits<int32_t>::max();
+        if (!fits) return ParamError(key, "date " + v.dump() + " is out of range");
+        return Value::Date(static_cast<int32_t>(v.get<int64_t>()));
       }
       if (!v.is_string()) return ParamError(key, "expected date string, got " + JsonTypeName(v));
-      std::optional<int32_t> days = ParseDateDays(v.get_ref<const std::string&>());
-      if (!days) {
-        return ParamError(key, "invalid Date literal '" + v.get<std::string>() + "'");
-      }
+      std::optional<int32_t> days = schema::ParseDate(v.get_ref<const std::string&>());
+      if (!days) return ParamError(key, "invalid Date literal '" + v.get<std::string>() + "'");
       return Value::Date(*days);
     }
     case ScalarKind::kDateTime: {
-      if (v.is_number_integer()) return Value::DateTime(v.get<int64_t>());
+      if (v.is_number_integer()) {
+        if (v.is_number_unsigned() &&
+            v.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+          return ParamError(key, "datetime " + v.dump() + " is out of range");
+        }
+        return Value::DateTime(v.get<int64_t>());
+      }
       if (!v.is_string()) {
         return ParamError(key, "expected datetime string, got " + JsonTypeName(v));
       }
-      std::optional<int64_t> ms = ParseDateTimeMs(v.get_ref<const std::string&>());
+      std::optional<int64_t> ms = schema::ParseDateTime(v.get_ref<const std::string&>());
       if (!ms) return ParamError(key, "invalid DateTime literal '" + v.get<std::string>() + "'");
       return Value::DateTime(*ms);
     }
@@ -267,101 +276,6 @@ Result<std::vector<Value>> BindParams(const CheckedQuery& checked, const Json& p
     out.push_back(std::move(x));
   }
   return out;
-}
-
-namespace {
-
-// Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
-void CivilFromDays(int64_t z, int64_t& y, unsigned& m, unsigned& d) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const unsigned doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  y = static_cast<int64_t>(yoe) + era * 400;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  d = doy - (153 * mp + 2) / 5 + 1;
-  m = mp < 10 ? mp + 3 : mp - 9;
-  if (m <= 2) ++y;
-}
-
-std::string FormatDate(int64_t days) {
-  int64_t y;
-  unsigned m, d;
-  CivilFromDays(days, y, m, d);
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%04" PRId64 "-%02u-%02u", y, m, d);
-  return buf;
-}
-
-std::string FormatDateTime(int64_t ms) {
-  int64_t days = ms >= 0 ? ms / 86400000 : -((-ms + 86399999) / 86400000);
-  int64_t rem = ms - days * 86400000;
-  char buf[48];
-  std::snprintf(buf, sizeof(buf), "%sT%02d:%02d:%02d.%03dZ", FormatDate(days).c_str(),
-                static_cast<int>(rem / 3600000), static_cast<int>(rem / 60000 % 60),
-                static_cast<int>(rem / 1000 % 60), static_cast<int>(rem % 1000));
-  return buf;
-}
-
-OrderedJson ValueJson(const Value& v) {
-  switch (v.tag()) {
-    case Value::Tag::kNull: return nullptr;
-    case Value::Tag::kBool: return v.bool_value();
-    case Value::Tag::kInt: {
-      int64_t i = v.int_value();
-      if (i > kJsSafeMax || i < -kJsSafeMax) return std::to_string(i);
-      return i;
-    }
-    case Value::Tag::kUInt: {
-      uint64_t u = v.uint_value();
-      if (u > static_cast<uint64_t>(kJsSafeMax)) return std::to_string(u);
-      return u;
-    }
-    case Value::Tag::kFloat: {
-      double d = v.float_value();
-      if (!std::isfinite(d)) return nullptr;
-      return d;
-    }
-    case Value::Tag::kString: return v.string_value();
-    case Value::Tag::kDate: return FormatDate(v.date_days());
-    case Value::Tag::kDateTime: return FormatDateTime(v.datetime_ms());
-    case Value::Tag::kList: {
-      OrderedJson arr = OrderedJson::array();
-      for (const Value& item : v.list_items()) arr.push_back(ValueJson(item));
-      return arr;
-    }
-  }
-  return nullptr;
-}
-
-}  // namespace
-
-OrderedJson CellJson(const ResultColumn& column, const Value& value) {
-  if (column.type.kind == ExprType::Kind::kEntity && value.tag() == Value::Tag::kList &&
-      column.type.entity != nullptr) {
-    const std::vector<Value>& items = value.list_items();
-    OrderedJson obj = OrderedJson::object();
-    obj["id"] = ValueJson(items.at(0));
-    const std::vector<schema::PropertyDef>& props = column.type.entity->properties;
-    for (size_t i = 0; i < props.size() && i + 1 < items.size(); ++i) {
-      obj[props[i].name] = ValueJson(items[i + 1]);
-    }
-    return obj;
-  }
-  return ValueJson(value);
-}
-
-OrderedJson RowsJson(const QueryResult& result) {
-  OrderedJson rows = OrderedJson::array();
-  for (const std::vector<Value>& row : result.rows) {
-    OrderedJson obj = OrderedJson::object();
-    for (size_t c = 0; c < result.columns.size(); ++c) {
-      obj[result.columns[c].name] = CellJson(result.columns[c], row[c]);
-    }
-    rows.push_back(std::move(obj));
-  }
-  return rows;
 }
 
 }  // namespace omnigraph::query

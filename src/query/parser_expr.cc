@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "query/literal.h"
 #include "query/parser_internal.h"
+#include "schema/temporal.h"
 
 namespace omnigraph::query::internal {
 namespace {
@@ -252,14 +252,14 @@ bool Parser::ParseDateLiteral(bool datetime, Literal* out) {
   }
   const Token& s = Cur();
   if (datetime) {
-    std::optional<int64_t> ms = ParseDateTimeMs(s.value);
+    std::optional<int64_t> ms = schema::ParseDateTime(s.value);
     if (!ms) {
       return Hard(s.span, "invalid DateTime literal '" + s.value + "'",
                   "write an RFC 3339 timestamp such as datetime(\"2024-01-31T09:30:00Z\")");
     }
     out->value = schema::Value::DateTime(*ms);
   } else {
-    std::optional<int32_t> days = ParseDateDays(s.value);
+    std::optional<int32_t> days = schema::ParseDate(s.value);
     if (!days) {
       return Hard(s.span, "invalid Date literal '" + s.value + "'",
                   "write a calendar date such as date(\"2024-01-31\")");

@@ -7,7 +7,6 @@
 
 #include "query/lexer.h"
 #include "query/lint.h"
-#include "query/literal.h"
 #include "query/parser.h"
 #include "query/typecheck.h"
 #include "schema/catalog.h"
@@ -35,29 +34,6 @@ QueryFile Parse(std::string_view source) {
   auto file = ParseQueryFile(source);
   EXPECT_TRUE(file.ok()) << file.status().ToString();
   return file.ok() ? std::move(*file) : QueryFile{};
-}
-
-TEST(LiteralTest, DatesAreEpochDaysAndInvalidDatesAreRejected) {
-  EXPECT_EQ(ParseDateDays("1970-01-01"), 0);
-  EXPECT_EQ(ParseDateDays("1970-01-02"), 1);
-  EXPECT_EQ(ParseDateDays("1969-12-31"), -1);
-  EXPECT_EQ(ParseDateDays("2000-03-01"), 11017);
-  EXPECT_EQ(ParseDateDays("2024-02-29"), 19782);
-  EXPECT_FALSE(ParseDateDays("2023-02-29"));
-  EXPECT_FALSE(ParseDateDays("2024-13-01"));
-  EXPECT_FALSE(ParseDateDays("2024-01-01T00:00:00Z"));
-  EXPECT_FALSE(ParseDateDays("24-01-01"));
-}
-
-TEST(LiteralTest, DateTimesAreEpochMillisecondsInUtc) {
-  EXPECT_EQ(ParseDateTimeMs("1970-01-01T00:00:00Z"), 0);
-  EXPECT_EQ(ParseDateTimeMs("1970-01-01T00:00:01.5Z"), 1500);
-  EXPECT_EQ(ParseDateTimeMs("1970-01-01T01:00:00+01:00"), 0);
-  EXPECT_EQ(ParseDateTimeMs("1970-01-01 00:01"), 60000);
-  EXPECT_EQ(ParseDateTimeMs("1970-01-02"), 86400000);
-  EXPECT_FALSE(ParseDateTimeMs("1970-01-01T25:00:00Z"));
-  EXPECT_FALSE(ParseDateTimeMs("1970-01-01T00:00:00Q"));
-  EXPECT_FALSE(ParseDateTimeMs("yesterday"));
 }
 
 TEST(ParserTest, AstCarriesSpansWithLineColumnAndByteOffset) {
@@ -231,6 +207,24 @@ TEST(TypecheckTest, ErrorsComeBackAsInvalidArgumentWithPosition) {
   ASSERT_FALSE(checked.ok());
   EXPECT_EQ(checked.status().kind(), Kind::kInvalidArgument);
   EXPECT_EQ(checked.status().message(), "2:15: T1: unknown node type `Persn`");
+}
+
+TEST(LexerTest, QueryTextThatIsNotUtf8IsAParseErrorAtItsFirstBadByte) {
+  const std::string latin1 =
+      "query q() {\n  match { $p: Person { name: \"caf\xe9\" } }\n  return { $p.name }\n}";
+  Result<QueryFile> r = ParseQueryFile(latin1);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(r.status().message(),
+            "2:34: Q000: the query text is not valid UTF-8 (byte 0xe9 at offset 45)");
+  // In a comment too: nothing of the source may carry bad bytes into a message.
+  r = ParseQueryFile("// \xff\nquery q() { match { $p: Person } return { $p.name } }");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "1:4: Q000: the query text is not valid UTF-8 (byte 0xff at offset 3)");
+  EXPECT_TRUE(ParseQueryFile("query q() { match { $p: Person { name: \"caf\xc3\xa9\" } } "
+                             "return { $p.name } }")
+                  .ok());
 }
 
 }  // namespace

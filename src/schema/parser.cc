@@ -5,6 +5,8 @@
 #include <deque>
 #include <string>
 
+#include "base/utf8.h"
+
 namespace omnigraph::schema {
 namespace {
 
@@ -537,6 +539,13 @@ Result<SchemaAst> ParseSchemaSyntax(std::string_view source) {
   if (source.size() > kMaxSchemaSourceBytes) {
     return InvalidArgument("schema source is " + std::to_string(source.size()) +
                            " bytes; the limit is " + std::to_string(kMaxSchemaSourceBytes));
+  }
+  // The source must be UTF-8 before anything of it reaches a name, a literal or a message.
+  if (std::optional<size_t> bad = FindInvalidUtf8(source)) {
+    const TextPosition at = PositionAt(source, *bad);
+    return SchemaError(
+        SourcePos{static_cast<int>(at.line), static_cast<int>(at.column)},
+        "the schema text is not valid UTF-8 (" + DescribeInvalidUtf8(source, *bad) + ")");
   }
   Parser parser(source);
   return parser.ParseFile();

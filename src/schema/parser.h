@@ -18,8 +18,9 @@ namespace omnigraph::schema {
 // its IR must stay well under the 1 MiB document limit of ARCHITECTURE.md §4).
 inline constexpr size_t kMaxSchemaSourceBytes = 256 * 1024;
 
-// Parses `source` into a syntax tree. InvalidArgument on any syntax error (the first one) or
-// when the source exceeds kMaxSchemaSourceBytes.
+// Parses `source` into a syntax tree. InvalidArgument on any syntax error (the first one), when
+// the source exceeds kMaxSchemaSourceBytes or when it is not valid UTF-8 (naming the line and
+// column of the first bad byte).
 Result<SchemaAst> ParseSchemaSyntax(std::string_view source);
 
 // "line L, column C: message" as an InvalidArgument status.

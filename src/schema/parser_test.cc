@@ -252,5 +252,27 @@ TEST(SchemaParserTest, SourceOverTheLimitIsRefused) {
   EXPECT_NE(r.status().message().find("limit"), std::string::npos);
 }
 
+TEST(SchemaParserTest, SourceThatIsNotUtf8IsRefusedAtItsFirstBadByte) {
+  // A Latin-1 e-acute in a string, in a comment, and a truncated sequence at the very end.
+  struct Case {
+    std::string source;
+    std::string message;
+  };
+  for (const Case& c : {
+           Case{"node A {\n  name: String @description(\"caf\xe9\")\n}",
+                "line 2, column 33: the schema text is not valid UTF-8 (byte 0xe9 at offset 41)"},
+           Case{"// caf\xe9\nnode A { name: String }",
+                "line 1, column 7: the schema text is not valid UTF-8 (byte 0xe9 at offset 6)"},
+           Case{"node A { name: String }\xc3",
+                "line 1, column 24: the schema text is not valid UTF-8 (byte 0xc3 at offset 23)"},
+       }) {
+    auto r = ParseSchemaSyntax(c.source);
+    ASSERT_FALSE(r.ok()) << c.source;
+    EXPECT_EQ(r.status().code(), Code::kInvalidArgument);
+    EXPECT_EQ(r.status().message(), c.message);
+  }
+  EXPECT_TRUE(ParseSchemaSyntax("node A { name: String @description(\"caf\xc3\xa9\") }").ok());
+}
+
 }  // namespace
 }  // namespace omnigraph::schema

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <string>
 
+#include "base/utf8.h"
+
 namespace omnigraph::table {
 
 uint64_t CountSetBits(const uint8_t* bitmap, uint64_t bits) {
@@ -164,6 +166,33 @@ Status ValidateColumn(const Column& column, const Field& field) {
                               field.type.ToString());
   }
   return ValidateBody(column, field.nullable, where);
+}
+
+Status ValidateUtf8Values(const Column& column, const Field& field) {
+  const bool list = column.type().id == TypeId::kList;
+  if (column.type().id != TypeId::kString && !(list && column.type().element == TypeId::kString)) {
+    return Status::Ok();
+  }
+  const Column& strings = list ? column.child() : column;
+  // Fast path: the concatenated bytes are valid and every value starts on a sequence boundary,
+  // so every value is valid.
+  const std::string_view bytes(strings.value_bytes(), strings.values_buffer().size());
+  bool valid = IsValidUtf8(bytes);
+  for (int32_t o : strings.offsets()) {
+    if (!valid) break;
+    const auto at = static_cast<size_t>(o);
+    valid = at >= bytes.size() || (static_cast<unsigned char>(bytes[at]) & 0xc0) != 0x80;
+  }
+  if (valid) return Status::Ok();
+  for (uint64_t i = 0; i < strings.length(); ++i) {
+    const std::string_view value = strings.StringAt(i);
+    if (std::optional<size_t> bad = FindInvalidUtf8(value)) {
+      return Invalid("column " + std::to_string(field.id) + " (" + field.name + ")",
+                     std::string(list ? "list element " : "row ") + std::to_string(i) +
+                         " is not valid UTF-8 (" + DescribeInvalidUtf8(value, *bad) + ")");
+    }
+  }
+  return Status::Ok();
 }
 
 ColumnBatch::ColumnBatch(Schema schema, std::vector<Column> columns, uint64_t num_rows)

@@ -123,6 +123,13 @@ class Column {
 // every accessor above is in bounds.
 Status ValidateColumn(const Column& column, const Field& field);
 
+// InvalidArgument unless every value of a String column, or every element of a List<String>
+// column, is valid UTF-8 (base/utf8.h), naming the first bad slot. Other types always pass.
+// `column` must have passed ValidateColumn. Writes do not run this check (text is validated
+// where it enters the system); fragment reads do, so that stored bytes that are not UTF-8 become
+// a Corruption error naming the fragment instead of reaching an output.
+Status ValidateUtf8Values(const Column& column, const Field& field);
+
 // Rows of several columns with a schema; columns[i] belongs to schema[i]. Move-only.
 class ColumnBatch {
  public:

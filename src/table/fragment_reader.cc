@@ -44,6 +44,7 @@ class ColumnDecoder {
     // Offsets are checked here, after decoding; until then only their last entry was used,
     // and only as the exact size of the next buffer.
     Status valid = ValidateColumn(column, meta_.field);
+    if (valid.ok()) valid = ValidateUtf8Values(column, meta_.field);
     if (!valid.ok()) return Corruption("fragment data: " + valid.message(), object_);
     return column;
   }

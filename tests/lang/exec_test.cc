@@ -17,10 +17,10 @@
 #include "base/json.h"
 #include "engine/graph.h"
 #include "engine/query.h"
-#include "query/literal.h"
 #include "query/parser.h"
 #include "query/rows.h"
 #include "schema/keys.h"
+#include "schema/temporal.h"
 #include "storage/memory_store.h"
 
 namespace omnigraph::engine {
@@ -85,12 +85,12 @@ Result<schema::Value> JsonToValue(const Json& v, const schema::PropType& type) {
   if (v.is_string()) {
     const std::string& s = v.get_ref<const std::string&>();
     if (type.scalar == schema::ScalarKind::kDate) {
-      std::optional<int32_t> d = query::ParseDateDays(s);
+      std::optional<int32_t> d = schema::ParseDate(s);
       if (!d) return InvalidArgument("invalid Date literal '" + s + "'");
       return schema::Value::Date(*d);
     }
     if (type.scalar == schema::ScalarKind::kDateTime) {
-      std::optional<int64_t> ms = query::ParseDateTimeMs(s);
+      std::optional<int64_t> ms = schema::ParseDateTime(s);
       if (!ms) return InvalidArgument("invalid DateTime literal '" + s + "'");
       return schema::Value::DateTime(*ms);
     }
