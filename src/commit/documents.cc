@@ -120,9 +120,13 @@ class Reader {
 
 // Parses bytes and checks `format` before anything else is interpreted.
 Result<Json> ParseDocument(std::string_view bytes, std::string_view object, std::string_view what) {
-  OMNIGRAPH_ASSIGN_OR_RETURN(Json json,
-                             ParseJson(bytes, std::string(what) + " " + std::string(object),
-                                       /*as_corruption=*/true));
+  Result<Json> parsed =
+      ParseJson(bytes, std::string(what) + " " + std::string(object), /*as_corruption=*/true);
+  // Malformed bytes are damage to this object: the status names it, like every other defect.
+  if (!parsed.ok()) {
+    return Status(parsed.status().code(), parsed.status().message(), std::string(object));
+  }
+  Json json = std::move(*parsed);
   if (!json.is_object()) {
     return Status(Code::kCorruption, std::string(what) + " is not a JSON object",
                   std::string(object));

@@ -1,6 +1,7 @@
 // Publishing (ARCHITECTURE.md §5 "Publishing", D3, D9, D11) and genesis of the main stream.
 #include <algorithm>
 
+#include "base/executor.h"
 #include "commit/stream.h"
 #include "commit/testing_hooks.h"
 
@@ -89,7 +90,8 @@ Result<bool> Stream::CreateRecord(const Record& record, const std::string& encod
 Result<PublishResult> Stream::Publish(const PublishRequest& request) {
   std::unique_lock lock(mu_);
   if (!head_) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(head_, ColdReadLocked());
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const GraphState> cold, ColdReadLocked());
+    SetHeadLocked(std::move(cold));
   }
   for (int attempt = 1;; ++attempt) {
     // 1. Capture: the handle's fold at N (no reads when warm).
@@ -101,23 +103,41 @@ Result<PublishResult> Stream::Publish(const PublishRequest& request) {
                         base->head_commit_id + "'",
                     RecordName(key(), base->seq));
     }
+    // A record at N+2 while N+1 is free would make N+1 a gap: publishing there would fork the
+    // stream (D21). One HEAD, concurrent with staging.
+    bool above = false;
+    TaskGroup lookahead(*runtime_.executor);
+    lookahead.Add([this, &above, seq = base->seq + 2]() -> Status {
+      OMNIGRAPH_ASSIGN_OR_RETURN(above, RecordExists(seq));
+      return Status::Ok();
+    });
     // 2. Stage against (stream, N).
-    OMNIGRAPH_ASSIGN_OR_RETURN(RecordContent content, request.stage(*base));
+    Result<RecordContent> content = request.stage(*base);
+    Status looked = lookahead.Wait();
+    if (!content.ok()) return content.status();
+    OMNIGRAPH_RETURN_IF_ERROR(looked);
     CommitId id = CommitId::Mint(key(), base->seq + 1, *runtime_.random);
-    Record record = BuildRecord(*base, content, id, request, runtime_.clock->NowMicros());
+    Record record = BuildRecord(*base, *content, id, request, runtime_.clock->NowMicros());
     GraphState next = *base;
     OMNIGRAPH_RETURN_IF_ERROR(next.Apply(record, RecordName(key(), record.seq)));
-    // 3-4. The conditional create is the publication door.
-    OMNIGRAPH_ASSIGN_OR_RETURN(bool ours, CreateRecord(record, EncodeRecord(record)));
-    if (ours) {
-      auto state = std::make_shared<const GraphState>(std::move(next));
-      head_ = state;
-      lock.unlock();
-      AfterPublish(state);
-      return PublishResult{record.commit_id, record.seq, attempt, state};
+    if (!above) {
+      // 3-4. The conditional create is the publication door.
+      OMNIGRAPH_ASSIGN_OR_RETURN(bool ours, CreateRecord(record, EncodeRecord(record)));
+      if (ours) {
+        auto state = std::make_shared<const GraphState>(std::move(next));
+        SetHeadLocked(state);
+        lock.unlock();
+        AfterPublish(state);
+        return PublishResult{record.commit_id, record.seq, attempt, state};
+      }
     }
-    // Another writer won N+1: refresh.
-    OMNIGRAPH_ASSIGN_OR_RETURN(head_, WarmReadLocked());
+    // Another writer won N+1, or N+2 exists: refresh. When the refresh cannot pass N, N+1 is a
+    // gap below a record that exists.
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const GraphState> refreshed, WarmReadLocked());
+    SetHeadLocked(std::move(refreshed));
+    if (above && head_->seq == base->seq) {
+      return GapStatus(base->seq + 1, "record " + std::to_string(base->seq + 2) + " exists");
+    }
     if (head_->retired) return RetiredStatus(key());
     if (request.expected_head) {
       return Status(Code::kPreconditionFailed,

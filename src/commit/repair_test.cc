@@ -80,13 +80,8 @@ std::vector<Injection> Injections() {
   return {
       {"hint_behind", true,
        [](RepairTest& t) { t.Mutate(HintName("main"), [](Json& j) { j["seq"] = 100; }); }},
-      {"hint_ahead", true,
-       [](RepairTest& t) {
-         t.Mutate(HintName(t.live_->key()), [](Json& j) {
-           j["seq"] = 500;
-           j["kept_member"] = "yes";
-         });
-       }},
+      {"record_missing", false,
+       [](RepairTest& t) { ASSERT_TRUE(t.rt().store->Delete(RecordName("main", 115)).ok()); }},
       {"checkpoint_missing", true,
        [](RepairTest& t) { ASSERT_TRUE(t.rt().store->Delete(CheckpointName("main", 100)).ok()); }},
       {"checkpoint_torn", true,
@@ -168,7 +163,7 @@ TEST_F(RepairTest, EachDefectAloneIsFoundAndTheFixableOnesAreFixed) {
 
 TEST_F(RepairTest, FixedDocumentsKeepTheirUnknownMembers) {
   Mutate(HintName(live_->key()), [](Json& j) {
-    j["seq"] = 500;
+    j["seq"] = 170;
     j["kept_member"] = "yes";
   });
   Mutate(CheckpointName(live_->key(), 150), [](Json& j) {
@@ -197,6 +192,40 @@ TEST_F(RepairTest, AllDefectsTogetherAreFound) {
   // Each stream's walk stops at its first bad record; everything before it is still checked, and
   // everything fixable was fixed.
   for (const Defect& d : report.defects) EXPECT_EQ(d.fixed, d.fixable) << d.ToJson().dump();
+}
+
+TEST_F(RepairTest, AMissingRecordIsReportedWithWhatTheOperatorCanDoAndNothingIsRewritten) {
+  ASSERT_TRUE(rt().store->Delete(RecordName("main", 110)).ok());
+  const std::string hint = rt().store->Get(HintName("main"))->data;
+  RepairReport report = Run(/*confirm=*/true);
+  ASSERT_EQ(Kinds(report), std::multiset<std::string>{"record_missing"}) << report.ToJson().dump();
+  const Defect& d = report.defects[0];
+  EXPECT_EQ(d.object, RecordName("main", 110));
+  EXPECT_EQ(d.seq, 110u);
+  EXPECT_FALSE(d.fixable);
+  EXPECT_FALSE(d.fixed);
+  EXPECT_EQ(d.detail,
+            "record 110 is missing, but record 111 exists: the stream cannot be read past seq "
+            "109, and no commit may be published into the gap");
+  EXPECT_EQ(d.advice,
+            "restore " + RecordName("main", 110) +
+                " from a backup or from an earlier version in a versioned bucket; repair never "
+                "writes a record");
+  EXPECT_EQ(report.ToJson()["defects"][0]["advice"], d.advice);
+  // The hint that proves the gap is not "fixed" down to the records before it.
+  EXPECT_EQ(rt().store->Get(HintName("main"))->data, hint);
+}
+
+TEST_F(RepairTest, AHintAheadOfTheRecordsIsReportedAsMissingRecords) {
+  Mutate(HintName(live_->key()), [](Json& j) { j["seq"] = 500; });
+  RepairReport report = Run(/*confirm=*/true);
+  ASSERT_EQ(Kinds(report), std::multiset<std::string>{"record_missing"}) << report.ToJson().dump();
+  EXPECT_EQ(report.defects[0].object, RecordName(live_->key(), 181));
+  EXPECT_NE(report.defects[0].detail.find("the hint names seq 500"), std::string::npos)
+      << report.defects[0].detail;
+  EXPECT_NE(report.defects[0].advice.find("delete " + HintName(live_->key())), std::string::npos)
+      << report.defects[0].advice;
+  EXPECT_EQ(Json::parse(rt().store->Get(HintName(live_->key()))->data)["seq"], 500);
 }
 
 TEST_F(RepairTest, MissingManifestsAndStaleStagingThroughCallbacks) {

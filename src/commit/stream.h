@@ -10,6 +10,7 @@
 // A handle is bound to one stream key. Thread-safe: calls on one handle are serialized.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <memory>
@@ -95,8 +96,9 @@ class Stream {
   Result<std::shared_ptr<const GraphState>> ReadHead();
   // Like ReadHead, but a retired stream reads as its final state (retention, repair).
   Result<std::shared_ptr<const GraphState>> ReadLatest();
-  // The state at a past seq (time travel). NotFound when the seq is beyond the stream's end or
-  // below its fork point.
+  // The state at a past seq (time travel). CommitNotFound when the seq is beyond the stream's end
+  // or below its fork point; kCorruption naming the missing record when a record the fold needs
+  // is missing below a seq that is proven to exist (a gap, D21).
   Result<GraphState> ReadAt(uint64_t seq);
   // The record at seq (one read). NotFound when absent.
   Result<Record> ReadRecord(uint64_t seq);
@@ -112,8 +114,22 @@ class Stream {
   Result<std::shared_ptr<const GraphState>> ColdReadLocked();
   Result<std::shared_ptr<const GraphState>> WarmReadLocked();
   // Folds from the best valid checkpoint at or below `latest` through `latest`, using (and
-  // adding to) `found`. Writes back checkpoints it fell back past when writable.
-  Result<GraphState> FoldTo(uint64_t latest, std::map<uint64_t, Record>& found, bool backfill);
+  // adding to) `found`. Writes back checkpoints it fell back past when writable. NotFound, with
+  // `missing` set to the first absent seq, when a record after the checkpoint is absent.
+  Result<GraphState> FoldTo(uint64_t latest, std::map<uint64_t, Record>& found, bool backfill,
+                            uint64_t& missing);
+  // Sets head_ and raises seen_.
+  void SetHeadLocked(std::shared_ptr<const GraphState> state);
+  // kCorruption naming record `missing`: a gap, proven by `proof` (D21).
+  Status GapStatus(uint64_t missing, const std::string& proof) const;
+  // "record N exists" for the highest record in `found` above `missing`, else empty.
+  std::string FoundAbove(uint64_t missing, const std::map<uint64_t, Record>& found) const;
+  // After a fold met an absent record at `missing`: what proves a seq at or above it was
+  // published (a record found above it, this handle's head, the hint, the next record, the next
+  // checkpoint), or empty when nothing does and `missing` is the end of the stream.
+  Result<std::string> ProofOfSeq(uint64_t missing, const std::map<uint64_t, Record>& found);
+  // One HEAD: whether an object is stored under the record name of `seq`.
+  Result<bool> RecordExists(uint64_t seq);
   // Reads records [from, to] not already in `found`, concurrently. Missing ones are left out.
   Status ReadRecords(uint64_t from, uint64_t to, std::map<uint64_t, Record>& found);
   // nullopt when absent.
@@ -131,6 +147,8 @@ class Stream {
   StreamOptions options_;
   std::mutex mu_;
   std::shared_ptr<const GraphState> head_;
+  // 1 + the highest seq head_ has held (0: none yet); read without mu_ by ReadAt.
+  std::atomic<uint64_t> seen_{0};
 
   // Checkpoint and hint writes after publishing. At most one background task runs per handle: it
   // takes every acknowledged state queued so far, writes the checkpoints due among them in seq
