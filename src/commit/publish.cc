@@ -116,6 +116,7 @@ Result<PublishResult> Stream::Publish(const PublishRequest& request) {
     Status looked = lookahead.Wait();
     if (!content.ok()) return content.status();
     OMNIGRAPH_RETURN_IF_ERROR(looked);
+    if (TestingHooks().gap_is_end) above = false;  // Planted bug (test only).
     CommitId id = CommitId::Mint(key(), base->seq + 1, *runtime_.random);
     Record record = BuildRecord(*base, *content, id, request, runtime_.clock->NowMicros());
     GraphState next = *base;

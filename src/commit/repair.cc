@@ -39,6 +39,14 @@ class Repairer {
     while (scan.records.count(latest + 1)) ++latest;
     OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<Hint> hint, ReadHint(scan));
     const bool gap = CheckGap(scan, latest, hint);
+    if (!scan.meta.parent_stream && !scan.records.count(0)) {
+      // Below the fold base, so reads never need it; but the genesis commit is lost.
+      Defect& d = Add(DefectKind::kRecordMissing, key, RecordName(key, 0), 0,
+                      "the genesis record is missing", false);
+      d.advice = "restore " + RecordName(key, 0) +
+                 " from a backup or from an earlier version in a versioned bucket; repair never "
+                 "writes a record";
+    }
     std::optional<GraphState> state = FoldBase(scan);
     bool retire_record = false;
     for (uint64_t seq = base + 1; state && seq <= latest; ++seq) {

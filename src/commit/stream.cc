@@ -208,36 +208,59 @@ Result<std::shared_ptr<const GraphState>> Stream::ColdReadLocked() {
   std::map<uint64_t, Record> found;
   uint64_t latest = start;
   while (true) {
+    while (true) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<Record> record, ProbeRecord(latest + 1));
+      if (!record) break;
+      found.emplace(latest + 1, std::move(*record));
+      ++latest;
+    }
+    // The probe stopped at an absent latest + 1. A record at latest + 2 would make that a gap
+    // rather than the end: one HEAD, concurrent with the fold (D21).
+    bool above = false;
+    TaskGroup lookahead(*runtime_.executor);
+    lookahead.Add([this, &above, seq = latest + 2]() -> Status {
+      OMNIGRAPH_ASSIGN_OR_RETURN(above, RecordExists(seq));
+      return Status::Ok();
+    });
+    uint64_t missing = 0;
+    Result<GraphState> state = FoldTo(latest, found, /*backfill=*/true, missing);
+    Status looked = lookahead.Wait();
+    if (TestingHooks().gap_is_end) {
+      // Planted bug (test only): the re-probe from the base that served the prefix before a gap.
+      above = false;
+      if (!state.ok() && state.status().code() == Code::kNotFound) {
+        found.clear();
+        latest = base;
+        while (true) {
+          OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<Record> record, ProbeRecord(latest + 1));
+          if (!record) break;
+          found.emplace(latest + 1, std::move(*record));
+          ++latest;
+        }
+        state = FoldTo(latest, found, /*backfill=*/true, missing);
+      }
+    }
+    if (!state.ok()) {
+      if (state.status().code() != Code::kNotFound) return state.status();
+      // Every seq up to `latest` was proven before the fold read it: it is a record the probe
+      // found, or the hint's seq. So the absent record was deleted, not yet to be written.
+      std::string proof = FoundAbove(missing, found);
+      if (proof.empty()) {
+        proof = "the hint " + hint_name + " names seq " + std::to_string(latest);
+      }
+      return GapStatus(missing, proof);
+    }
+    OMNIGRAPH_RETURN_IF_ERROR(looked);
+    if (!above) return std::make_shared<const GraphState>(std::move(*state));
+    // Writers may have published latest + 1 and + 2 since the probe: look again. Absent now,
+    // after latest + 2 was seen, it was deleted.
     OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<Record> record, ProbeRecord(latest + 1));
-    if (!record) break;
+    if (!record) {
+      return GapStatus(latest + 1, "record " + std::to_string(latest + 2) + " exists");
+    }
     found.emplace(latest + 1, std::move(*record));
     ++latest;
   }
-  // The probe stopped at an absent latest + 1. A record at latest + 2 would make that a gap
-  // rather than the end: one HEAD, concurrent with the fold (D21).
-  bool above = false;
-  TaskGroup lookahead(*runtime_.executor);
-  lookahead.Add([this, &above, seq = latest + 2]() -> Status {
-    OMNIGRAPH_ASSIGN_OR_RETURN(above, RecordExists(seq));
-    return Status::Ok();
-  });
-  uint64_t missing = 0;
-  Result<GraphState> state = FoldTo(latest, found, /*backfill=*/true, missing);
-  Status looked = lookahead.Wait();
-  if (!state.ok()) {
-    if (state.status().code() != Code::kNotFound) return state.status();
-    // Every seq up to `latest` is proven: it is a record the probe found, or the hint's seq.
-    std::string proof = FoundAbove(missing, found);
-    if (proof.empty()) {
-      proof = "the hint " + hint_name + " names seq " + std::to_string(latest);
-    }
-    return GapStatus(missing, proof);
-  }
-  OMNIGRAPH_RETURN_IF_ERROR(looked);
-  if (above) {
-    return GapStatus(latest + 1, "record " + std::to_string(latest + 2) + " exists");
-  }
-  return std::make_shared<const GraphState>(std::move(*state));
 }
 
 Result<std::shared_ptr<const GraphState>> Stream::WarmReadLocked() {
@@ -282,18 +305,25 @@ Result<GraphState> Stream::ReadAt(uint64_t seq) {
                   RecordName(key(), seq));
   }
   std::map<uint64_t, Record> found;
-  uint64_t missing = 0;
-  Result<GraphState> state = FoldTo(seq, found, /*backfill=*/true, missing);
-  if (!state.ok() && state.status().code() == Code::kNotFound) {
+  while (true) {
+    uint64_t missing = 0;
+    Result<GraphState> state = FoldTo(seq, found, /*backfill=*/true, missing);
+    if (state.ok() || state.status().code() != Code::kNotFound) return state;
     OMNIGRAPH_ASSIGN_OR_RETURN(std::string proof, ProofOfSeq(missing, found));
-    if (!proof.empty()) return GapStatus(missing, proof);
-    return Status(Code::kCommitNotFound, "no commit at seq " + std::to_string(seq),
-                  RecordName(key(), seq));
+    if (proof.empty()) {
+      return Status(Code::kCommitNotFound, "no commit at seq " + std::to_string(seq),
+                    RecordName(key(), seq));
+    }
+    // The proof was seen after the record was found absent, and writers may have published it
+    // meanwhile: look again. Still absent after its proof was seen, it was deleted.
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<Record> record, ProbeRecord(missing));
+    if (!record) return GapStatus(missing, proof);
+    found.emplace(missing, std::move(*record));
   }
-  return state;
 }
 
 Result<std::string> Stream::ProofOfSeq(uint64_t missing, const std::map<uint64_t, Record>& found) {
+  if (TestingHooks().gap_is_end) return std::string();  // Planted bug (test only).
   // Cheapest first; this is the failure path only, so its reads cost the healthy path nothing.
   std::string proof = FoundAbove(missing, found);
   if (!proof.empty()) return proof;
