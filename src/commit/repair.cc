@@ -38,7 +38,7 @@ class Repairer {
     uint64_t latest = base;
     while (scan.records.count(latest + 1)) ++latest;
     OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<Hint> hint, ReadHint(scan));
-    const bool gap = CheckGap(scan, latest, hint);
+    OMNIGRAPH_ASSIGN_OR_RETURN(const bool gap, CheckGap(scan, latest, hint));
     if (!scan.meta.parent_stream && !scan.records.count(0)) {
       // Below the fold base, so reads never need it; but the genesis commit is lost.
       Defect& d = Add(DefectKind::kRecordMissing, key, RecordName(key, 0), 0,
@@ -192,7 +192,7 @@ class Repairer {
   // A record missing after `latest` (the end of the contiguous walk) is a gap when anything
   // proves a later seq was published: a later record, the hint, or a later checkpoint (D21).
   // Reported, never fixed: only the missing object itself can repair it.
-  bool CheckGap(const StreamScan& scan, uint64_t latest, const std::optional<Hint>& hint) {
+  Result<bool> CheckGap(const StreamScan& scan, uint64_t latest, const std::optional<Hint>& hint) {
     const std::string& key = scan.meta.key;
     const uint64_t missing = latest + 1;
     std::string proof;
@@ -211,6 +211,11 @@ class Repairer {
     } else {
       return false;
     }
+    // Writers may have published it after the listing (the hint is read after it): a record
+    // absent after its proof was seen was deleted; one present now was not (D21).
+    Result<storage::ObjectMeta> now = rt_.store->Head(RecordName(key, missing));
+    if (now.ok()) return false;
+    if (now.status().kind() != Kind::kNotFound) return now.status();
     Defect& d = Add(DefectKind::kRecordMissing, key, RecordName(key, missing), missing,
                     "record " + std::to_string(missing) + " is missing, but " + proof +
                         ": the stream cannot be read past seq " + std::to_string(latest) +
