@@ -1,12 +1,14 @@
 // Stream: a handle on one branch life's record stream — reading its state (cold, warm, at a past
 // seq) and publishing records to it (ARCHITECTURE.md §5; docs/design/commit-record.md).
 //
-// Reading: a cold read costs one hint read, the probes, one checkpoint read and the records after
-// the checkpoint; a warm read (the handle holds the fold at N) is one GET of N+1 when nothing
-// changed. Publishing: one conditional create of record N+1 from the handle's fold at N (no reads
-// when warm); "exists" is resolved by reading the record back and comparing commit ids; an
-// Unknown outcome is re-driven, never assumed to have had no effect. After acknowledging, the
-// checkpoint (on interval boundaries) and then the hint are written off the caller's path.
+// Reading: a cold read costs one hint read, the probes, one HEAD past the absent probe (the
+// lookahead), one checkpoint read and the records after the checkpoint; a warm read (the handle
+// holds the fold at N) is one GET of N+1 when nothing changed. Publishing: one HEAD of N+2 during
+// staging, then one conditional create of record N+1 from the handle's fold at N; "exists" is
+// resolved by reading the record back and comparing commit ids; an Unknown outcome is re-driven,
+// never assumed to have had no effect. After acknowledging, the checkpoint (on interval
+// boundaries) and then the hint are written off the caller's path. A record missing below a seq
+// that is proven to exist (a gap) is kCorruption naming it, for reads and publishes alike (D21).
 // A handle is bound to one stream key. Thread-safe: calls on one handle are serialized.
 #pragma once
 
