@@ -73,6 +73,10 @@ Result<std::pair<StreamMetadata, std::string>> ReadMetadata(const storage::Runti
                              ReadBounded(*rt.store, name, kDocumentBytesMax));
   if (!read) return Status(Code::kCorruption, "a name generation points at no stream", name);
   OMNIGRAPH_ASSIGN_OR_RETURN(StreamMetadata meta, DecodeStreamMetadata(read->data, name));
+  // Another stream's metadata under this name would send this branch's writes to that stream.
+  if (meta.key != key) {
+    return Status(Code::kCorruption, "stream metadata names key '" + meta.key + "'", name);
+  }
   return std::make_pair(std::move(meta), std::move(read->meta.etag));
 }
 

@@ -1,6 +1,7 @@
 // Publishing (ARCHITECTURE.md §5 "Publishing", D3, D9, D11) and genesis of the main stream.
 #include <algorithm>
 
+#include "base/executor.h"
 #include "commit/stream.h"
 #include "commit/testing_hooks.h"
 
@@ -130,13 +131,32 @@ void BackoffAfterLostRace(const storage::Runtime& runtime, int attempt) {
 Result<std::shared_ptr<const GraphState>> Stream::Captured() {
   std::lock_guard lock(mu_);
   if (!head_) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(head_, ColdReadLocked());
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const GraphState> cold, ColdReadLocked());
+    SetHeadLocked(std::move(cold));
   }
   return head_;
 }
 
+Result<Prepared> Stream::Prepare(const GraphState& base, const StageFn& stage) {
+  // A record at N+2 while N+1 is free would make N+1 a gap: publishing there would fork the
+  // stream (D21). One HEAD, concurrent with staging.
+  Prepared prepared;
+  TaskGroup lookahead(*runtime_.executor);
+  lookahead.Add([this, &prepared, seq = base.seq + 2]() -> Status {
+    OMNIGRAPH_ASSIGN_OR_RETURN(prepared.record_above, RecordExists(seq));
+    return Status::Ok();
+  });
+  Result<RecordContent> content = stage(base);
+  Status looked = lookahead.Wait();
+  OMNIGRAPH_RETURN_IF_ERROR(content.status());
+  OMNIGRAPH_RETURN_IF_ERROR(looked);
+  if (TestingHooks().gap_is_end) prepared.record_above = false;  // Planted bug (test only).
+  prepared.content = std::move(*content);
+  return prepared;
+}
+
 Result<PublishAttempt> Stream::TryPublish(const std::shared_ptr<const GraphState>& base,
-                                          const RecordContent& content,
+                                          const Prepared& prepared,
                                           const PublishRequest& request) {
   OMNIGRAPH_RETURN_IF_ERROR(ValidateActor(request.actor));
   {
@@ -144,23 +164,34 @@ Result<PublishAttempt> Stream::TryPublish(const std::shared_ptr<const GraphState
     std::lock_guard lock(mu_);
     if (head_ && head_->seq > base->seq) return PublishAttempt{std::nullopt, head_};
   }
-  CommitId id = CommitId::Mint(key(), base->seq + 1, *runtime_.random);
-  Record record = BuildRecord(*base, content, id, request, runtime_.clock->NowMicros());
-  GraphState next = *base;
-  OMNIGRAPH_RETURN_IF_ERROR(next.Apply(record, RecordName(key(), record.seq)));
-  // The conditional create is the publication door; its re-drives sleep without the lock.
-  OMNIGRAPH_ASSIGN_OR_RETURN(bool ours, CreateRecord(record, EncodeRecord(record)));
-  std::unique_lock lock(mu_);
-  if (ours) {
-    auto state = std::make_shared<const GraphState>(std::move(next));
-    if (!head_ || head_->seq < state->seq) head_ = state;
-    lock.unlock();
-    AfterPublish(state);
-    return PublishAttempt{PublishResult{record.commit_id, record.seq, 0, state}, state};
+  if (!prepared.record_above) {
+    CommitId id = CommitId::Mint(key(), base->seq + 1, *runtime_.random);
+    Record record =
+        BuildRecord(*base, prepared.content, id, request, runtime_.clock->NowMicros());
+    GraphState next = *base;
+    OMNIGRAPH_RETURN_IF_ERROR(next.Apply(record, RecordName(key(), record.seq)));
+    // The conditional create is the publication door; its re-drives sleep without the lock.
+    OMNIGRAPH_ASSIGN_OR_RETURN(bool ours, CreateRecord(record, EncodeRecord(record)));
+    if (ours) {
+      auto state = std::make_shared<const GraphState>(std::move(next));
+      {
+        std::lock_guard lock(mu_);
+        if (!head_ || head_->seq < state->seq) SetHeadLocked(state);
+      }
+      AfterPublish(state);
+      return PublishAttempt{PublishResult{record.commit_id, record.seq, 0, state}, state};
+    }
   }
-  // Another writer won base.seq + 1: refresh from what this handle knows.
-  if (!head_ || head_->seq < base->seq) head_ = base;
-  OMNIGRAPH_ASSIGN_OR_RETURN(head_, WarmReadLocked());
+  // Another writer won base.seq + 1, or base.seq + 2 exists: refresh from what this handle
+  // knows. When the refresh cannot pass base.seq, record base.seq + 1 is a gap below a record
+  // that exists.
+  std::lock_guard lock(mu_);
+  if (!head_ || head_->seq < base->seq) SetHeadLocked(base);
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const GraphState> refreshed, WarmReadLocked());
+  SetHeadLocked(std::move(refreshed));
+  if (prepared.record_above && head_->seq == base->seq) {
+    return GapStatus(base->seq + 1, "record " + std::to_string(base->seq + 2) + " exists");
+  }
   return PublishAttempt{std::nullopt, head_};
 }
 
@@ -171,9 +202,9 @@ Result<PublishResult> Stream::Publish(const PublishRequest& request) {
     // 1. Capture: the handle's fold at N (no reads when warm).
     OMNIGRAPH_RETURN_IF_ERROR(CheckCaptured(policy, *base));
     // 2. Stage against (stream, N), holding no lock: other calls on this handle go on.
-    OMNIGRAPH_ASSIGN_OR_RETURN(RecordContent content, request.stage(*base));
+    OMNIGRAPH_ASSIGN_OR_RETURN(Prepared prepared, Prepare(*base, request.stage));
     // 3-4. One conditional create of N+1.
-    OMNIGRAPH_ASSIGN_OR_RETURN(PublishAttempt tried, TryPublish(base, content, request));
+    OMNIGRAPH_ASSIGN_OR_RETURN(PublishAttempt tried, TryPublish(base, prepared, request));
     if (tried.won) {
       tried.won->attempts = attempt;
       return *std::move(tried.won);

@@ -37,10 +37,15 @@ class Repairer {
     }
     uint64_t latest = base;
     while (scan.records.count(latest + 1)) ++latest;
-    if (scan.records.upper_bound(latest) != scan.records.end()) {
-      uint64_t after = *scan.records.upper_bound(latest);
-      Add(DefectKind::kRecordWrongParent, key, RecordName(key, after), after,
-          "record follows a gap: seq " + std::to_string(latest + 1) + " is missing", false);
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<Hint> hint, ReadHint(scan));
+    OMNIGRAPH_ASSIGN_OR_RETURN(const bool gap, CheckGap(scan, latest, hint));
+    if (!scan.meta.parent_stream && !scan.records.count(0)) {
+      // Below the fold base, so reads never need it; but the genesis commit is lost.
+      Defect& d = Add(DefectKind::kRecordMissing, key, RecordName(key, 0), 0,
+                      "the genesis record is missing", false);
+      d.advice = "restore " + RecordName(key, 0) +
+                 " from a backup or from an earlier version in a versioned bucket; repair never "
+                 "writes a record";
     }
     std::optional<GraphState> state = FoldBase(scan);
     bool retire_record = false;
@@ -54,8 +59,13 @@ class Repairer {
         OMNIGRAPH_RETURN_IF_ERROR(CheckCheckpoint(scan, *state));
       }
     }
-    OMNIGRAPH_RETURN_IF_ERROR(CheckHint(scan, latest, state ? state->retired : false));
-    if (state) {
+    // With a gap the stream's end is the newest record that exists, not the end of the walk: a
+    // hint is never lowered below a record that proves the gap.
+    const uint64_t newest =
+        gap && !scan.records.empty() ? std::max(latest, *scan.records.rbegin()) : latest;
+    OMNIGRAPH_RETURN_IF_ERROR(
+        CheckHint(scan, hint, newest, gap, state && !gap ? state->retired : false));
+    if (state && !gap) {
       if (retire_record && !scan.meta.retired) {
         Add(DefectKind::kRetireRecordWithoutRetiredMetadata, key, StreamMetadataName(key), latest,
             "the stream ends in a retire record but its metadata is not marked retired", false);
@@ -168,43 +178,77 @@ class Repairer {
     return Status::Ok();
   }
 
-  Status CheckHint(const StreamScan& scan, uint64_t latest, bool retired) {
+  Result<std::optional<Hint>> ReadHint(const StreamScan& scan) {
+    if (!scan.has_hint) return std::optional<Hint>();
+    const std::string name = HintName(scan.meta.key);
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<BoundedRead> read,
+                               ReadBounded(*rt_.store, name, kDocumentBytesMax));
+    if (!read) return std::optional<Hint>();
+    Result<Hint> decoded = DecodeHint(read->data, name);
+    if (!decoded.ok()) return std::optional<Hint>();
+    return std::optional<Hint>(std::move(*decoded));
+  }
+
+  // A record missing after `latest` (the end of the contiguous walk) is a gap when anything
+  // proves a later seq was published: a later record, the hint, or a later checkpoint (D21).
+  // Reported, never fixed: only the missing object itself can repair it.
+  Result<bool> CheckGap(const StreamScan& scan, uint64_t latest, const std::optional<Hint>& hint) {
     const std::string& key = scan.meta.key;
-    const std::string name = HintName(key);
-    Hint hint;
-    bool readable = false;
-    if (scan.has_hint) {
-      OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<BoundedRead> read,
-                                 ReadBounded(*rt_.store, name, kDocumentBytesMax));
-      if (read) {
-        Result<Hint> decoded = DecodeHint(read->data, name);
-        if (decoded.ok()) {
-          hint = *decoded;
-          readable = true;
-        }
-      }
+    const uint64_t missing = latest + 1;
+    std::string proof;
+    uint64_t last_missing = missing;
+    bool only_hint = false;
+    if (auto next = scan.records.upper_bound(latest); next != scan.records.end()) {
+      proof = "record " + std::to_string(*next) + " exists";
+      last_missing = *next - 1;
+    } else if (hint && hint->seq > latest) {
+      proof = "the hint names seq " + std::to_string(hint->seq);
+      last_missing = hint->seq;
+      only_hint = true;
+    } else if (auto cp = scan.checkpoints.upper_bound(latest); cp != scan.checkpoints.end()) {
+      proof = "checkpoint " + CheckpointName(key, *cp) + " exists";
+      last_missing = *cp;
+    } else {
+      return false;
     }
-    // A retire record is not a commit and writes no hint: only a hint ahead is wrong there.
-    if (retired) {
-      if (readable && hint.seq > latest) {
-        return FoundHint(DefectKind::kHintAhead, key, hint, latest, "hint is ahead of the stream");
-      }
-      return Status::Ok();
+    // Writers may have published it after the listing (the hint is read after it): a record
+    // absent after its proof was seen was deleted; one present now was not (D21).
+    Result<storage::ObjectMeta> now = rt_.store->Head(RecordName(key, missing));
+    if (now.ok()) return false;
+    if (now.status().kind() != Kind::kNotFound) return now.status();
+    Defect& d = Add(DefectKind::kRecordMissing, key, RecordName(key, missing), missing,
+                    "record " + std::to_string(missing) + " is missing, but " + proof +
+                        ": the stream cannot be read past seq " + std::to_string(latest) +
+                        ", and no commit may be published into the gap",
+                    false);
+    d.advice = "restore " + RecordName(key, missing);
+    if (last_missing > missing) d.advice += " through " + RecordName(key, last_missing);
+    d.advice +=
+        " from a backup or from an earlier version in a versioned bucket; repair never writes a "
+        "record";
+    if (only_hint) {
+      d.advice += "; if no commit after seq " + std::to_string(latest) +
+                  " was ever made (the hint itself is damaged), delete " + HintName(key) +
+                  " and run repair again";
     }
-    if (!readable) {
-      if (latest == scan.meta.base_seq() && !scan.has_hint) return Status::Ok();  // No commits.
-      return FoundHint(DefectKind::kHintMissing, key, hint, latest,
+    return true;
+  }
+
+  Status CheckHint(const StreamScan& scan, const std::optional<Hint>& hint, uint64_t latest,
+                   bool gap, bool retired) {
+    const std::string& key = scan.meta.key;
+    // A hint ahead of the records is a gap (CheckGap reported it); a retire record is not a
+    // commit and writes no hint, so a hint behind it is right.
+    if (retired || (hint && hint->seq > latest)) return Status::Ok();
+    if (!hint) {
+      if (latest == scan.meta.base_seq() && !scan.has_hint && !gap) return Status::Ok();
+      return FoundHint(DefectKind::kHintMissing, key, Hint{}, latest,
                        scan.has_hint ? "hint is unparsable" : "hint is missing");
     }
-    if (hint.seq < latest) {
+    if (hint->seq < latest) {
       return FoundHint(
-          DefectKind::kHintBehind, key, hint, latest,
-          "hint says " + std::to_string(hint.seq) + ", latest is " + std::to_string(latest));
-    }
-    if (hint.seq > latest) {
-      return FoundHint(
-          DefectKind::kHintAhead, key, hint, latest,
-          "hint says " + std::to_string(hint.seq) + ", latest is " + std::to_string(latest));
+          DefectKind::kHintBehind, key, *hint, latest,
+          "hint says " + std::to_string(hint->seq) + ", latest is " + std::to_string(latest));
     }
     return Status::Ok();
   }
@@ -232,7 +276,7 @@ class Repairer {
 
   Defect& Add(DefectKind kind, const std::string& key, const std::string& object, uint64_t seq,
               const std::string& detail, bool fixable) {
-    report_.defects.push_back(Defect{kind, key, object, seq, detail, fixable, false});
+    report_.defects.push_back(Defect{kind, key, object, seq, detail, "", fixable, false});
     return report_.defects.back();
   }
 
@@ -247,12 +291,12 @@ std::string_view DefectKindName(DefectKind kind) {
   switch (kind) {
     case DefectKind::kHintMissing: return "hint_missing";
     case DefectKind::kHintBehind: return "hint_behind";
-    case DefectKind::kHintAhead: return "hint_ahead";
     case DefectKind::kCheckpointMissing: return "checkpoint_missing";
     case DefectKind::kCheckpointTorn: return "checkpoint_torn";
     case DefectKind::kCheckpointDiffers: return "checkpoint_differs";
     case DefectKind::kBaseCheckpointMissing: return "base_checkpoint_missing";
     case DefectKind::kRecordWrongParent: return "record_wrong_parent";
+    case DefectKind::kRecordMissing: return "record_missing";
     case DefectKind::kRecordUnparsable: return "record_unparsable";
     case DefectKind::kRetiredWithoutRetireRecord: return "retired_without_retire_record";
     case DefectKind::kRetireRecordWithoutRetiredMetadata:
@@ -269,6 +313,7 @@ Json Defect::ToJson() const {
               {"object", object},
               {"seq", seq},
               {"detail", detail},
+              {"advice", advice},
               {"fixable", fixable},
               {"fixed", fixed}};
 }

@@ -2,9 +2,10 @@
 // hints and checkpoints — never a record (ARCHITECTURE.md §5 "Repair"; docs/design/retention.md).
 //
 // For every stream life it walks the records from the base checkpoint, folding them, and
-// reports: a hint behind or ahead of the latest record (or missing), missing or torn
-// checkpoints, checkpoints that differ from the fold of the records, records whose parent is not
-// their predecessor, records that fail to parse or sit under the wrong name, metadata marked
+// reports: a record missing below one that proves it was published (a gap: a later record, a
+// hint or a checkpoint above it; D21), a hint behind the latest record (or missing), missing or
+// torn checkpoints, checkpoints that differ from the fold of the records, records whose parent is
+// not their predecessor, records that fail to parse or sit under the wrong name, metadata marked
 // retired without a retire record and the reverse, and — through the caller's callbacks, since
 // tables are not this layer's — pins whose manifest is missing and staging that is provably dead.
 // Thread-safe (no shared state).
@@ -21,12 +22,12 @@ namespace omnigraph::commit {
 enum class DefectKind {
   kHintMissing,
   kHintBehind,
-  kHintAhead,
   kCheckpointMissing,
   kCheckpointTorn,
   kCheckpointDiffers,
   kBaseCheckpointMissing,
   kRecordWrongParent,
+  kRecordMissing,
   kRecordUnparsable,
   kRetiredWithoutRetireRecord,
   kRetireRecordWithoutRetiredMetadata,
@@ -42,6 +43,8 @@ struct Defect {
   std::string object;
   uint64_t seq = 0;
   std::string detail;
+  // What an operator can do about a defect repair cannot fix (empty when repair fixes it).
+  std::string advice;
   // Hints and checkpoints are rewritten by a confirmed repair; nothing else is.
   bool fixable = false;
   bool fixed = false;

@@ -80,13 +80,8 @@ std::vector<Injection> Injections() {
   return {
       {"hint_behind", true,
        [](RepairTest& t) { t.Mutate(HintName("main"), [](Json& j) { j["seq"] = 100; }); }},
-      {"hint_ahead", true,
-       [](RepairTest& t) {
-         t.Mutate(HintName(t.live_->key()), [](Json& j) {
-           j["seq"] = 500;
-           j["kept_member"] = "yes";
-         });
-       }},
+      {"record_missing", false,
+       [](RepairTest& t) { ASSERT_TRUE(t.rt().store->Delete(RecordName("main", 115)).ok()); }},
       {"checkpoint_missing", true,
        [](RepairTest& t) { ASSERT_TRUE(t.rt().store->Delete(CheckpointName("main", 100)).ok()); }},
       {"checkpoint_torn", true,
@@ -168,7 +163,7 @@ TEST_F(RepairTest, EachDefectAloneIsFoundAndTheFixableOnesAreFixed) {
 
 TEST_F(RepairTest, FixedDocumentsKeepTheirUnknownMembers) {
   Mutate(HintName(live_->key()), [](Json& j) {
-    j["seq"] = 500;
+    j["seq"] = 170;
     j["kept_member"] = "yes";
   });
   Mutate(CheckpointName(live_->key(), 150), [](Json& j) {
@@ -197,6 +192,87 @@ TEST_F(RepairTest, AllDefectsTogetherAreFound) {
   // Each stream's walk stops at its first bad record; everything before it is still checked, and
   // everything fixable was fixed.
   for (const Defect& d : report.defects) EXPECT_EQ(d.fixed, d.fixable) << d.ToJson().dump();
+}
+
+TEST_F(RepairTest, AMissingRecordIsReportedWithWhatTheOperatorCanDoAndNothingIsRewritten) {
+  ASSERT_TRUE(rt().store->Delete(RecordName("main", 110)).ok());
+  const std::string hint = rt().store->Get(HintName("main"))->data;
+  RepairReport report = Run(/*confirm=*/true);
+  ASSERT_EQ(Kinds(report), std::multiset<std::string>{"record_missing"}) << report.ToJson().dump();
+  const Defect& d = report.defects[0];
+  EXPECT_EQ(d.object, RecordName("main", 110));
+  EXPECT_EQ(d.seq, 110u);
+  EXPECT_FALSE(d.fixable);
+  EXPECT_FALSE(d.fixed);
+  EXPECT_EQ(d.detail,
+            "record 110 is missing, but record 111 exists: the stream cannot be read past seq "
+            "109, and no commit may be published into the gap");
+  EXPECT_EQ(d.advice,
+            "restore " + RecordName("main", 110) +
+                " from a backup or from an earlier version in a versioned bucket; repair never "
+                "writes a record");
+  EXPECT_EQ(report.ToJson()["defects"][0]["advice"], d.advice);
+  // The hint that proves the gap is not "fixed" down to the records before it.
+  EXPECT_EQ(rt().store->Get(HintName("main"))->data, hint);
+}
+
+TEST_F(RepairTest, AHintAheadOfTheRecordsIsReportedAsMissingRecords) {
+  Mutate(HintName(live_->key()), [](Json& j) { j["seq"] = 500; });
+  RepairReport report = Run(/*confirm=*/true);
+  ASSERT_EQ(Kinds(report), std::multiset<std::string>{"record_missing"}) << report.ToJson().dump();
+  EXPECT_EQ(report.defects[0].object, RecordName(live_->key(), 181));
+  EXPECT_NE(report.defects[0].detail.find("the hint names seq 500"), std::string::npos)
+      << report.defects[0].detail;
+  EXPECT_NE(report.defects[0].advice.find("delete " + HintName(live_->key())), std::string::npos)
+      << report.defects[0].advice;
+  EXPECT_EQ(Json::parse(rt().store->Get(HintName(live_->key()))->data)["seq"], 500);
+}
+
+// Passes every call through; the first read of `trigger` runs `before` first.
+class TriggerStore final : public storage::ObjectStore {
+ public:
+  TriggerStore(std::shared_ptr<storage::ObjectStore> inner, std::string trigger,
+               std::function<void()> before)
+      : inner_(std::move(inner)), trigger_(std::move(trigger)), before_(std::move(before)) {}
+  Result<storage::GetResult> Get(std::string_view name,
+                                 std::optional<storage::ByteRange> range) override {
+    if (name == trigger_ && before_) std::exchange(before_, nullptr)();
+    return inner_->Get(name, range);
+  }
+  Result<storage::ObjectMeta> Head(std::string_view name) override { return inner_->Head(name); }
+  Status Put(std::string_view name, std::string_view data) override {
+    return inner_->Put(name, data);
+  }
+  Result<bool> PutIfAbsent(std::string_view name, std::string_view data) override {
+    return inner_->PutIfAbsent(name, data);
+  }
+  Result<std::string> PutIfMatch(std::string_view name, std::string_view data,
+                                 std::string_view etag) override {
+    return inner_->PutIfMatch(name, data, etag);
+  }
+  Result<storage::ListPage> List(const storage::ListOptions& options) override {
+    return inner_->List(options);
+  }
+  Status Delete(std::string_view name) override { return inner_->Delete(name); }
+  std::string Describe() const override { return "trigger://" + inner_->Describe(); }
+
+ private:
+  std::shared_ptr<storage::ObjectStore> inner_;
+  std::string trigger_;
+  std::function<void()> before_;
+};
+
+TEST_F(RepairTest, ACommitPublishedWhileRepairListsIsNotAGap) {
+  // Between repair's listing of main and its read of the hint, a writer publishes seq 121: the
+  // hint then names a seq the listing did not see, and the record is there when repair looks.
+  storage::Runtime during = rt();
+  during.store =
+      std::make_shared<TriggerStore>(rt().store, HintName("main"), [this] { Publish(*main_, 1); });
+  RepairOptions options;
+  Result<RepairReport> report = Repair(during, options);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ((*main_->ReadHead())->seq, 121u);
+  EXPECT_TRUE(report->defects.empty()) << report->ToJson().dump();
 }
 
 TEST_F(RepairTest, MissingManifestsAndStaleStagingThroughCallbacks) {

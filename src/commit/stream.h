@@ -1,17 +1,20 @@
 // Stream: a handle on one branch life's record stream — reading its state (cold, warm, at a past
 // seq) and publishing records to it (ARCHITECTURE.md §5; docs/design/commit-record.md).
 //
-// Reading: a cold read costs one hint read, the probes, one checkpoint read and the records after
-// the checkpoint; a warm read (the handle holds the fold at N) is one GET of N+1 when nothing
-// changed. Publishing: one conditional create of record N+1 from the handle's fold at N (no reads
-// when warm); "exists" is resolved by reading the record back and comparing commit ids; an
-// Unknown outcome is re-driven, never assumed to have had no effect. After acknowledging, the
-// checkpoint (on interval boundaries) and then the hint are written off the caller's path.
+// Reading: a cold read costs one hint read, the probes, one HEAD past the absent probe (the
+// lookahead), one checkpoint read and the records after the checkpoint; a warm read (the handle
+// holds the fold at N) is one GET of N+1 when nothing changed. Publishing: one HEAD of N+2 during
+// staging, then one conditional create of record N+1 from the handle's fold at N; "exists" is
+// resolved by reading the record back and comparing commit ids; an Unknown outcome is re-driven,
+// never assumed to have had no effect. After acknowledging, the checkpoint (on interval
+// boundaries) and then the hint are written off the caller's path. A record missing below a seq
+// that is proven to exist (a gap) is kCorruption naming it, for reads and publishes alike (D21).
 // A handle is bound to one stream key. Thread-safe: reads on one handle are serialized; publishing
 // holds the handle's lock only to capture and to install a new head, so publishers sharing a handle
 // meet at the conditional create like publishers in different processes.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <memory>
@@ -84,6 +87,13 @@ struct PublishResult {
   std::shared_ptr<const GraphState> state;
 };
 
+// What a publish prepared against a captured head: the record's content, and the gap guard's
+// answer (D21): whether a record already exists two seqs up, which makes the next seq a gap.
+struct Prepared {
+  RecordContent content;
+  bool record_above = false;
+};
+
 // One conditional create from a captured head: `won` when the record landed, else `head` is the
 // state the handle refreshed to (another writer's record took the seq).
 struct PublishAttempt {
@@ -111,8 +121,9 @@ class Stream {
   Result<std::shared_ptr<const GraphState>> ReadHead();
   // Like ReadHead, but a retired stream reads as its final state (retention, repair).
   Result<std::shared_ptr<const GraphState>> ReadLatest();
-  // The state at a past seq (time travel). NotFound when the seq is beyond the stream's end or
-  // below its fork point.
+  // The state at a past seq (time travel). CommitNotFound when the seq is beyond the stream's end
+  // or below its fork point; kCorruption naming the missing record when a record the fold needs
+  // is missing below a seq that is proven to exist (a gap, D21).
   Result<GraphState> ReadAt(uint64_t seq);
   // The record at seq (one read). NotFound when absent.
   Result<Record> ReadRecord(uint64_t seq);
@@ -121,12 +132,17 @@ class Stream {
   // It may lag the store; publishing from it finds out. A retired stream's final state is
   // returned as it is (CheckCaptured refuses it).
   Result<std::shared_ptr<const GraphState>> Captured();
-  // One attempt at publishing `content` as record base.seq + 1 (§5 steps 3-4): one conditional
-  // create, re-driven while its outcome is Unknown, holding no lock meanwhile. Lost: the handle
-  // refreshes (warm reads from base) and returns the new head. PublicationInDoubt, Transient and
-  // storage errors as CreateRecord reports them; nothing is retried here.
+  // Runs `stage` against `base` while one HEAD asks whether record base.seq + 2 exists (the gap
+  // guard, D21), holding no lock. Errors of either.
+  Result<Prepared> Prepare(const GraphState& base, const StageFn& stage);
+  // One attempt at publishing prepared.content as record base.seq + 1 (§5 steps 3-4): one
+  // conditional create, re-driven while its outcome is Unknown, holding no lock meanwhile. Lost
+  // (or a record above, so nothing is created): the handle refreshes (warm reads from base) and
+  // returns the new head; when it cannot pass base.seq, base.seq + 1 is a gap and the result is
+  // Corruption naming it. PublicationInDoubt, Transient and storage errors as CreateRecord
+  // reports them; nothing is retried here.
   Result<PublishAttempt> TryPublish(const std::shared_ptr<const GraphState>& base,
-                                    const RecordContent& content, const PublishRequest& request);
+                                    const Prepared& prepared, const PublishRequest& request);
   // Publishes one record built by request.stage: capture, stage, TryPublish, and on a lost race
   // AfterLostRace's verdict and a backoff, then again from the refreshed head. Staging and
   // backoff hold no lock, so reads and other writes on the handle are not held up.
@@ -140,8 +156,22 @@ class Stream {
   Result<std::shared_ptr<const GraphState>> ColdReadLocked();
   Result<std::shared_ptr<const GraphState>> WarmReadLocked();
   // Folds from the best valid checkpoint at or below `latest` through `latest`, using (and
-  // adding to) `found`. Writes back checkpoints it fell back past when writable.
-  Result<GraphState> FoldTo(uint64_t latest, std::map<uint64_t, Record>& found, bool backfill);
+  // adding to) `found`. Writes back checkpoints it fell back past when writable. NotFound, with
+  // `missing` set to the first absent seq, when a record after the checkpoint is absent.
+  Result<GraphState> FoldTo(uint64_t latest, std::map<uint64_t, Record>& found, bool backfill,
+                            uint64_t& missing);
+  // Sets head_ and raises seen_.
+  void SetHeadLocked(std::shared_ptr<const GraphState> state);
+  // kCorruption naming record `missing`: a gap, proven by `proof` (D21).
+  Status GapStatus(uint64_t missing, const std::string& proof) const;
+  // "record N exists" for the highest record in `found` above `missing`, else empty.
+  std::string FoundAbove(uint64_t missing, const std::map<uint64_t, Record>& found) const;
+  // After a fold met an absent record at `missing`: what proves a seq at or above it was
+  // published (a record found above it, this handle's head, the hint, the next record, the next
+  // checkpoint), or empty when nothing does and `missing` is the end of the stream.
+  Result<std::string> ProofOfSeq(uint64_t missing, const std::map<uint64_t, Record>& found);
+  // One HEAD: whether an object is stored under the record name of `seq`.
+  Result<bool> RecordExists(uint64_t seq);
   // Reads records [from, to] not already in `found`, concurrently. Missing ones are left out.
   Status ReadRecords(uint64_t from, uint64_t to, std::map<uint64_t, Record>& found);
   // nullopt when absent.
@@ -159,6 +189,8 @@ class Stream {
   StreamOptions options_;
   std::mutex mu_;
   std::shared_ptr<const GraphState> head_;
+  // 1 + the highest seq head_ has held (0: none yet); read without mu_ by ReadAt.
+  std::atomic<uint64_t> seen_{0};
 
   // Checkpoint and hint writes after publishing. At most one background task runs per handle: it
   // takes every acknowledged state queued so far, writes the checkpoints due among them in seq

@@ -23,12 +23,17 @@ struct PlantedBugs {
   std::atomic<bool> accept_checkpoint_unvalidated{false};
   // Retention: root only the pins of the oldest retained record itself instead of its fold.
   std::atomic<bool> retention_uses_record_pins{false};
+  // Reading and publishing: take a missing record for the end of the stream (the behaviour before
+  // D21): a cold read re-probes from the base and serves the records before the gap, no lookahead
+  // is made, and a publish may create a record in the gap.
+  std::atomic<bool> gap_is_end{false};
 
   void Reset() {
     skip_readback_on_exists = false;
     absent_after_unknown_means_no_effect = false;
     accept_checkpoint_unvalidated = false;
     retention_uses_record_pins = false;
+    gap_is_end = false;
   }
 };
 

@@ -61,11 +61,16 @@ Result<WriteResult> Graph::WriteFrom(const WriteRequest& request, Snapshot captu
     if (request.planned_schema && base->schema != *request.planned_schema) {
       OMNIGRAPH_RETURN_IF_ERROR(CheckPlannedTables(*base, request));
     }
-    // 3-4. Validate and stage against (stream, seq) of the captured head.
-    OMNIGRAPH_ASSIGN_OR_RETURN(commit::RecordContent content, ValidateAndStage(*base, request));
+    // 3-4. Validate and stage against (stream, seq) of the captured head, while the gap guard
+    // looks two seqs up (D21).
+    OMNIGRAPH_ASSIGN_OR_RETURN(
+        commit::Prepared prepared,
+        captured.stream_->Prepare(*base, [&](const commit::GraphState& b) {
+          return ValidateAndStage(b, request);
+        }));
     // 5. Publish: one conditional create of seq + 1.
     OMNIGRAPH_ASSIGN_OR_RETURN(commit::PublishAttempt tried,
-                               captured.stream_->TryPublish(base, content, meta));
+                               captured.stream_->TryPublish(base, prepared, meta));
     if (tried.won) return WriteResult{tried.won->commit_id, tried.won->seq, attempt};
     // Another writer took seq + 1: re-prepare on the refreshed head, or a typed conflict.
     OMNIGRAPH_RETURN_IF_ERROR(commit::AfterLostRace(policy, *base, *tried.head, attempt));

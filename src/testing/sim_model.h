@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,6 +38,39 @@ struct OpEntry {
   std::string commit_id;
   uint64_t seq = 0;
   std::string status;
+  // damage: where a failure pointed (Status::object and message), and whether the scenario's one
+  // damage had been done when the operation ended.
+  std::string error_object;
+  std::string error_message;
+  bool after_damage = false;
+};
+
+// damage: the one object the scenario damaged (docs/design/simulation.md "Operator damage").
+struct SimDamage {
+  bool done = false;
+  std::string kind;    // "record", "checkpoint", "hint" or "metadata"
+  std::string action;  // "delete", "truncate" or "replace"
+  std::string object;
+  std::string original;
+  std::optional<std::string> damaged;  // nullopt: deleted.
+};
+
+// damage: one read of a stream's current state (a reader's cold read, or the oracle's own read
+// of the damaged store), judged after the damaged object is restored.
+struct SimRead {
+  std::string who;
+  std::string key;
+  bool ok = false;
+  uint64_t seq = 0;
+  std::string head_commit_id;
+  // The newest seq acknowledged on `key` before the read began: a cold read below it is a
+  // rollback. `acked_any` is false when nothing was.
+  uint64_t acked_before = 0;
+  bool acked_any = false;
+  std::string error_code;
+  std::string error_object;
+  std::string error_message;
+  bool after_damage = false;
 };
 
 // graph_writes: what one graph write meant to do, in the model's own terms (docs/design/
@@ -78,6 +112,8 @@ struct SimModel {
   // run each must still be able to write to every live branch (a liveness oracle).
   std::map<std::string, std::shared_ptr<engine::Graph>> graphs;
   std::vector<commit::RetentionPlan> plans;
+  SimDamage damage;
+  std::vector<SimRead> reads;
   // Violations found while the run was going (the in-doubt oracle).
   std::vector<std::string> violations;
 };
@@ -127,5 +163,22 @@ edge Link: Item -> Item { }
 )";
 
 commit::StreamOptions SimStreamOptions();
+
+// damage (sim_damage.cc): the chaos step that damages one object once, on its `countdown`-th call;
+// DamageNow does it at once (a run that ended first is damaged on the quiet store).
+ChaosFn DamageChaos(SimModel& model, int countdown);
+void DamageNow(storage::ObjectStore& store, Random& random, SimWorld& world, SimModel& model);
+// A reader that opens a fresh handle on one of `branches` and reads its head cold, `rounds` times.
+ActorBody DamageReader(SimModel& model, std::vector<std::string> branches, int rounds);
+// The damage oracle, before the standard oracles: on the damaged store, every Corruption an
+// operation met names the damaged object and none came before the damage, no cold read rolled
+// back, the oracle's own reads of every stream are correct or Corruption naming the object, and
+// repair reports a deleted record; then the damaged object is restored (a record name taken by
+// another record meanwhile is a fork), so that the standard oracles judge what remains.
+void CheckDamagedStore(SimWorld& world, SimModel& model, std::vector<std::string>& violations);
+// After the standard oracles: every read that succeeded on the damaged store named the head the
+// restored store holds at that seq.
+void CheckReadsAfterRestore(SimWorld& world, const SimModel& model,
+                            std::vector<std::string>& violations);
 
 }  // namespace omnigraph::testing

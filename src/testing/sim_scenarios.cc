@@ -138,6 +138,11 @@ ActorBody Publisher(SimModel& model, std::vector<std::string> branches, int ops)
         return;
       }
       entry.status = OutcomeCode(published.status());
+      entry.after_damage = model.damage.done;
+      if (!published.ok()) {
+        entry.error_object = published.status().object();
+        entry.error_message = published.status().message();
+      }
       if (published.ok()) {
         entry.outcome = OpOutcome::kAcked;
         entry.stream_key = stream->key();
@@ -300,6 +305,13 @@ Status AddActors(std::string_view scenario, Random& shape, SimWorld& world, SimM
     world.AddActor("p1", Publisher(model, {"main", "b1"}, static_cast<int>(shape.Range(5, 10))));
     world.AddActor("retention", Retention(model, static_cast<int>(shape.Range(2, 4))));
     world.AddActor("repair", Repairer(static_cast<int>(shape.Range(1, 2))));
+  } else if (scenario == "damage") {
+    world.AddActor("admin", BranchAdmin({"b1"}, static_cast<int>(shape.Range(1, 2))));
+    world.AddActor("p0", Publisher(model, {"main", "b1"}, static_cast<int>(shape.Range(4, 8))));
+    world.AddActor("p1", Publisher(model, {"main"}, static_cast<int>(shape.Range(4, 8))));
+    world.AddActor("p2", Publisher(model, {"main", "b1"}, static_cast<int>(shape.Range(3, 6))));
+    world.AddActor(
+        "reader", DamageReader(model, {"main", "main", "b1"}, static_cast<int>(shape.Range(3, 8))));
   } else if (scenario == "graph_writes") {
     world.AddActor("admin", GraphBranchAdmin("b1", static_cast<int>(shape.Range(1, 3))));
     const int writers = static_cast<int>(shape.Range(2, 4));
@@ -309,7 +321,7 @@ Status AddActors(std::string_view scenario, Random& shape, SimWorld& world, SimM
     }
   } else {
     return InvalidArgument("unknown scenario '" + std::string(scenario) +
-                           "' (publishers, branches, maintenance, graph_writes or all)");
+                           "' (publishers, branches, maintenance, graph_writes, damage or all)");
   }
   return Status::Ok();
 }
@@ -345,7 +357,7 @@ commit::StreamOptions SimStreamOptions() {
 }
 
 std::vector<std::string> SimScenarioNames() {
-  return {"publishers", "branches", "maintenance", "graph_writes"};
+  return {"publishers", "branches", "maintenance", "graph_writes", "damage"};
 }
 
 std::string SimRunResult::Summary() const {
@@ -373,6 +385,9 @@ Result<SimRunResult> RunSimulation(std::string_view scenario, uint64_t seed,
   // The scenario's shape and fault mix come from the seed, apart from the world's own stream.
   Random shape(seed ^ 0x9e3779b97f4a7c15ULL);
   out.faults = DrawProfile(shape);
+  const bool damage = scenario == "damage";
+  // damage: its chaos step runs at every scheduling step and damages one object, once.
+  if (damage) out.faults.chaos = 1;
   SimWorld world(seed, out.faults);
   SimModel model;
   OMNIGRAPH_RETURN_IF_ERROR(AddActors(scenario, shape, world, model));
@@ -388,8 +403,9 @@ Result<SimRunResult> RunSimulation(std::string_view scenario, uint64_t seed,
         commit::CreateMainStream(world.direct_runtime(), Genesis(), std::string("setup"));
     if (!genesis.ok()) return genesis.status().WithContext("simulation genesis");
   }
-  world.SetChaos(Chaos);
+  world.SetChaos(damage ? DamageChaos(model, static_cast<int>(shape.Range(10, 200))) : Chaos);
   out.stats = world.Run();
+  if (damage) DamageNow(world.backing(), world.random(), world, model);
   if (out.stats.stuck) {
     out.violations.push_back("the run did not finish within " + std::to_string(kSimStepsMax) +
                              " scheduled calls");
@@ -409,10 +425,12 @@ Result<SimRunResult> RunSimulation(std::string_view scenario, uint64_t seed,
     }
   }
   if (graph) CheckGraphLiveness(world, model, out.violations);
+  if (damage) CheckDamagedStore(world, model, out.violations);
   if (tamper) tamper(model);
   out.violations.insert(out.violations.end(), model.violations.begin(), model.violations.end());
   OracleCounts counts = CheckOracles(world, model, out.violations);
   if (graph) CheckGraphOracles(world, model, out.violations, counts);
+  if (damage) CheckReadsAfterRestore(world, model, out.violations);
   out.graph_seqs = counts.graph_seqs;
   out.pins_opened = counts.pins_opened;
   out.streams = counts.streams;
@@ -437,7 +455,8 @@ Result<SimRunResult> RunSimulation(std::string_view scenario, uint64_t seed,
 
 std::vector<PlantedBug> AllPlantedBugs() {
   return {PlantedBug::kSkipReadbackOnExists, PlantedBug::kAbsentAfterUnknownIsNoEffect,
-          PlantedBug::kUnvalidatedCheckpoint, PlantedBug::kRetentionRecordPins};
+          PlantedBug::kUnvalidatedCheckpoint, PlantedBug::kRetentionRecordPins,
+          PlantedBug::kGapIsEnd};
 }
 
 std::string_view PlantedBugName(PlantedBug bug) {
@@ -447,6 +466,7 @@ std::string_view PlantedBugName(PlantedBug bug) {
     case PlantedBug::kAbsentAfterUnknownIsNoEffect: return "absent-is-no-effect";
     case PlantedBug::kUnvalidatedCheckpoint: return "unvalidated-checkpoint";
     case PlantedBug::kRetentionRecordPins: return "retention-record-pins";
+    case PlantedBug::kGapIsEnd: return "gap-is-end";
   }
   return "none";
 }
@@ -458,7 +478,7 @@ Result<PlantedBug> ParsePlantedBug(std::string_view name) {
   }
   return InvalidArgument("unknown planted bug '" + std::string(name) +
                          "' (skip-readback, absent-is-no-effect, unvalidated-checkpoint, "
-                         "retention-record-pins)");
+                         "retention-record-pins, gap-is-end)");
 }
 
 PlantedBugScope::PlantedBugScope(PlantedBug bug) {
@@ -468,6 +488,7 @@ PlantedBugScope::PlantedBugScope(PlantedBug bug) {
   hooks.absent_after_unknown_means_no_effect = bug == PlantedBug::kAbsentAfterUnknownIsNoEffect;
   hooks.accept_checkpoint_unvalidated = bug == PlantedBug::kUnvalidatedCheckpoint;
   hooks.retention_uses_record_pins = bug == PlantedBug::kRetentionRecordPins;
+  hooks.gap_is_end = bug == PlantedBug::kGapIsEnd;
 }
 
 PlantedBugScope::~PlantedBugScope() { commit::TestingHooks().Reset(); }

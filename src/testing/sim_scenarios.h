@@ -68,6 +68,7 @@ enum class PlantedBug {
   kAbsentAfterUnknownIsNoEffect,
   kUnvalidatedCheckpoint,
   kRetentionRecordPins,
+  kGapIsEnd,
 };
 std::vector<PlantedBug> AllPlantedBugs();
 std::string_view PlantedBugName(PlantedBug bug);

@@ -24,6 +24,7 @@ uint64_t SeedsPerScenario(const std::string& scenario) {
   if (scenario == "branches") return 700;
   if (scenario == "maintenance") return 700;
   if (scenario == "graph_writes") return 600;
+  if (scenario == "damage") return 500;
   ADD_FAILURE() << "no CI seed budget for scenario " << scenario;
   return 0;
 }
@@ -57,6 +58,7 @@ TEST(SimTest, PublishersOnOneStreamLoseAndDuplicateNothing) { RunSeeds("publishe
 TEST(SimTest, BranchesRacingCreatesAndDeletesLoseAndDuplicateNothing) { RunSeeds("branches"); }
 TEST(SimTest, RetentionAndRepairDuringPublicationKeepWhatCommitsNeed) { RunSeeds("maintenance"); }
 TEST(SimTest, GraphWritesMatchAnIndependentModelOfTheGraph) { RunSeeds("graph_writes"); }
+TEST(SimTest, OperatorDamageIsReportedNeverRolledBackOrForked) { RunSeeds("damage"); }
 
 TEST(SimTest, ReplayedSeedReproducesItsRunExactly) {
   for (const std::string& scenario : SimScenarioNames()) {
@@ -215,6 +217,9 @@ TEST(SimPlantedBugTest, AcceptingACheckpointWithoutValidationIsCaught) {
 }
 TEST(SimPlantedBugTest, RetentionRootingOnlyTheRecordsOwnPinsIsCaught) {
   ExpectCaught(PlantedBug::kRetentionRecordPins);
+}
+TEST(SimPlantedBugTest, TakingAGapForTheEndOfTheStreamIsCaught) {
+  ExpectCaught(PlantedBug::kGapIsEnd);
 }
 
 }  // namespace

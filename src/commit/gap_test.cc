@@ -1,0 +1,214 @@
+// A gap in a record stream (docs/design/commit-record.md "Gaps"; decision 21): a record missing
+// between the fold base and a seq that is proven to exist is Corruption naming the missing record,
+// never a shorter history — for cold reads, time travel, warm handles and publishing alike.
+#include <gtest/gtest.h>
+
+#include "commit/branches.h"
+#include "commit/test_streams.h"
+
+namespace omnigraph::commit {
+namespace {
+
+using testing::BumpOneTable;
+using testing::TestGenesis;
+using testing::TestStore;
+
+class GapTest : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    store_ = std::make_unique<TestStore>(GetParam());
+    ASSERT_TRUE(CreateMainStream(rt(), TestGenesis(), "tester").ok());
+    writer_ = Fresh();
+  }
+
+  const storage::Runtime& rt() { return store_->runtime; }
+
+  std::unique_ptr<Stream> Fresh() {
+    Result<std::unique_ptr<Stream>> s = Stream::Open(rt(), "main");
+    OMNIGRAPH_CHECK(s.ok());
+    return std::move(*s);
+  }
+
+  Result<PublishResult> PublishOne(Stream& s) {
+    PublishRequest request;
+    request.stage = BumpOneTable();
+    return s.Publish(request);
+  }
+
+  void PublishTo(Stream& s, uint64_t depth) {
+    while ((*s.ReadHead())->seq < depth) ASSERT_TRUE(PublishOne(s).ok());
+    s.WaitForBackground();
+  }
+
+  void SetHint(uint64_t seq) {
+    ASSERT_TRUE(rt().store->Put(HintName("main"), EncodeHint(Hint{seq, Json::object()})).ok());
+  }
+  void Delete(const std::string& name) { ASSERT_TRUE(rt().store->Delete(name).ok()); }
+  bool Exists(const std::string& name) { return rt().store->Head(name).ok(); }
+
+  // The status is Corruption naming `object`, and its message contains `mentions`.
+  static void ExpectCorruption(const Status& status, const std::string& object,
+                               const std::string& mentions) {
+    EXPECT_EQ(status.code(), Code::kCorruption) << status.ToString();
+    EXPECT_EQ(status.object(), object) << status.ToString();
+    EXPECT_NE(status.message().find(mentions), std::string::npos) << status.ToString();
+  }
+
+  std::unique_ptr<TestStore> store_;
+  std::unique_ptr<Stream> writer_;
+};
+
+TEST_P(GapTest, AMissingRecordBelowTheHintIsCorruptionNotAShorterHistory) {
+  PublishTo(*writer_, 60);
+  Delete(RecordName("main", 55));
+  Result<std::shared_ptr<const GraphState>> head = Fresh()->ReadHead();
+  ASSERT_FALSE(head.ok()) << "read seq " << (*head)->seq;
+  ExpectCorruption(head.status(), RecordName("main", 55), "record 60 exists");
+  // No writer publishes into the gap: a fresh handle's publish reads cold and fails the same way.
+  Result<PublishResult> published = PublishOne(*Fresh());
+  ASSERT_FALSE(published.ok()) << "published seq " << published->seq;
+  ExpectCorruption(published.status(), RecordName("main", 55), "record 60 exists");
+  EXPECT_FALSE(Exists(RecordName("main", 55)));
+  EXPECT_FALSE(Exists(RecordName("main", 61)));
+}
+
+TEST_P(GapTest, AHintAheadOfTheRecordsProvesTheyWerePublished) {
+  PublishTo(*writer_, 60);
+  SetHint(130);
+  Result<std::shared_ptr<const GraphState>> head = Fresh()->ReadHead();
+  ASSERT_FALSE(head.ok()) << "read seq " << (*head)->seq;
+  ExpectCorruption(head.status(), RecordName("main", 61), "the hint " + HintName("main"));
+  EXPECT_NE(head.status().message().find("names seq 130"), std::string::npos);
+  // The newest record itself missing, with the hint naming it.
+  SetHint(60);
+  Delete(RecordName("main", 60));
+  head = Fresh()->ReadHead();
+  ASSERT_FALSE(head.ok()) << "read seq " << (*head)->seq;
+  ExpectCorruption(head.status(), RecordName("main", 60), "names seq 60");
+}
+
+TEST_P(GapTest, AGapAboveAStaleHintIsFoundByTheProbe) {
+  PublishTo(*writer_, 60);
+  Delete(RecordName("main", 57));
+  // The probe walks from the hint and meets the gap; the record after it proves it is one.
+  for (uint64_t hint : {50, 56}) {
+    SCOPED_TRACE(hint);
+    SetHint(hint);
+    Result<std::shared_ptr<const GraphState>> head = Fresh()->ReadHead();
+    ASSERT_FALSE(head.ok()) << "read seq " << (*head)->seq;
+    ExpectCorruption(head.status(), RecordName("main", 57), "record 58 exists");
+  }
+  // No hint at all: the probe starts at the base.
+  Delete(HintName("main"));
+  Result<std::shared_ptr<const GraphState>> head = Fresh()->ReadHead();
+  ASSERT_FALSE(head.ok()) << "read seq " << (*head)->seq;
+  ExpectCorruption(head.status(), RecordName("main", 57), "record 58 exists");
+}
+
+TEST_P(GapTest, AGapBelowTheCheckpointIsServedFromTheCheckpointButNotTimeTravelledThrough) {
+  PublishTo(*writer_, 60);
+  const GraphState truth = **writer_->ReadHead();
+  Delete(RecordName("main", 45));
+  // The fold at the head starts from checkpoint 50 and never needs record 45.
+  Result<std::shared_ptr<const GraphState>> head = Fresh()->ReadHead();
+  ASSERT_TRUE(head.ok()) << head.status().ToString();
+  EXPECT_EQ(**head, truth);
+  // Folding through the gap is Corruption: record 47 was read, so 45 is not the end.
+  Result<GraphState> at = Fresh()->ReadAt(47);
+  ASSERT_FALSE(at.ok());
+  ExpectCorruption(at.status(), RecordName("main", 45), "record 47 exists");
+  // At the missing seq itself, with the hint and the record after it gone too, checkpoint 50
+  // still proves that seq 45 was published.
+  Delete(HintName("main"));
+  Delete(RecordName("main", 46));
+  at = Fresh()->ReadAt(45);
+  ASSERT_FALSE(at.ok());
+  ExpectCorruption(at.status(), RecordName("main", 45),
+                   "checkpoint " + CheckpointName("main", 50) + " exists");
+  // Beyond the end is still CommitNotFound.
+  EXPECT_EQ(Fresh()->ReadAt(61).status().code(), Code::kCommitNotFound);
+}
+
+TEST_P(GapTest, AWarmHandleThatSawAHigherSeqReportsTheGap) {
+  PublishTo(*writer_, 60);
+  std::unique_ptr<Stream> reader = Fresh();
+  ASSERT_TRUE(reader->ReadHead().ok());
+  Delete(RecordName("main", 55));
+  Delete(HintName("main"));
+  // Its head is still the truth, served from its fold.
+  Result<std::shared_ptr<const GraphState>> head = reader->ReadHead();
+  ASSERT_TRUE(head.ok()) << head.status().ToString();
+  EXPECT_EQ((*head)->seq, 60u);
+  // It has seen seq 60, so a missing 55 is a gap, not the end of the stream.
+  Result<GraphState> at = reader->ReadAt(55);
+  ASSERT_FALSE(at.ok());
+  ExpectCorruption(at.status(), RecordName("main", 55), "this handle has read seq 60");
+}
+
+TEST_P(GapTest, AWarmWriterBelowTheGapRefusesToPublishIntoIt) {
+  PublishTo(*writer_, 60);
+  std::unique_ptr<Stream> other = Fresh();
+  PublishTo(*other, 63);
+  Delete(RecordName("main", 61));
+  // The writer's head is 60: record 61 looks free, but record 62 exists.
+  Result<PublishResult> published = PublishOne(*writer_);
+  ASSERT_FALSE(published.ok()) << "published seq " << published->seq;
+  ExpectCorruption(published.status(), RecordName("main", 61), "record 62 exists");
+  EXPECT_FALSE(Exists(RecordName("main", 61)));
+}
+
+TEST_P(GapTest, AWriterThatLosesARaceDoesNotPublishIntoAGapAboveIt) {
+  PublishTo(*writer_, 60);
+  std::unique_ptr<Stream> other = Fresh();
+  PublishTo(*other, 63);
+  Delete(RecordName("main", 62));
+  // 61 is taken (a lost race), the refresh stops at the gap at 62, and 63 proves it.
+  Result<PublishResult> published = PublishOne(*writer_);
+  ASSERT_FALSE(published.ok()) << "published seq " << published->seq;
+  ExpectCorruption(published.status(), RecordName("main", 62), "record 63 exists");
+  EXPECT_FALSE(Exists(RecordName("main", 62)));
+  EXPECT_FALSE(Exists(RecordName("main", 64)));
+}
+
+TEST_P(GapTest, DamagedRecordsAreCorruptionNamingThem) {
+  PublishTo(*writer_, 60);
+  const std::string name = RecordName("main", 55);
+  const std::string good = rt().store->Get(name)->data;
+  for (const std::string& bytes : {good.substr(0, good.size() / 2), std::string("garbage"),
+                                   rt().store->Get(RecordName("main", 54))->data}) {
+    ASSERT_TRUE(rt().store->Put(name, bytes).ok());
+    Result<std::shared_ptr<const GraphState>> head = Fresh()->ReadHead();
+    ASSERT_FALSE(head.ok());
+    EXPECT_EQ(head.status().code(), Code::kCorruption) << head.status().ToString();
+    EXPECT_EQ(head.status().object(), name) << head.status().ToString();
+    // What lies below it is intact and still reads.
+    EXPECT_TRUE(Fresh()->ReadAt(54).ok());
+  }
+}
+
+TEST_P(GapTest, MissingOrForeignStreamMetadataIsCorruption) {
+  PublishTo(*writer_, 5);
+  ASSERT_TRUE(CreateBranch(rt(), "b1", ForkPoint{**writer_->ReadHead(), "main", true}, "t").ok());
+  const std::string b1 = ResolveBranch(rt(), "b1")->metadata.key;
+  // A branch's metadata replaced by main's would send its writes to main.
+  const std::string main_meta = rt().store->Get(StreamMetadataName("main"))->data;
+  ASSERT_TRUE(rt().store->Put(StreamMetadataName(b1), main_meta).ok());
+  Result<ResolvedBranch> resolved = ResolveBranch(rt(), "b1");
+  ASSERT_FALSE(resolved.ok()) << resolved->metadata.key;
+  EXPECT_EQ(resolved.status().code(), Code::kCorruption);
+  EXPECT_EQ(resolved.status().object(), StreamMetadataName(b1));
+  // Main always exists once the graph does: its metadata missing is damage, not "no branch".
+  Delete(StreamMetadataName("main"));
+  Result<std::unique_ptr<Stream>> opened = Stream::Open(rt(), "main");
+  ASSERT_FALSE(opened.ok());
+  EXPECT_EQ(opened.status().code(), Code::kCorruption) << opened.status().ToString();
+  EXPECT_EQ(opened.status().object(), StreamMetadataName("main"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, GapTest, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& param) {
+                           return param.param ? "Local" : "Memory";
+                         });
+
+}  // namespace
+}  // namespace omnigraph::commit
