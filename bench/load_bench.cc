@@ -1,4 +1,5 @@
-// omnigraph-bench load: bulk NDJSON load speed and memory beside SQLite's bulk insert (issue [11]).
+// omnigraph-bench load: bulk NDJSON load speed and memory beside SQLite's bulk insert
+// (docs/design/load.md).
 //
 // Generates a graph of `--nodes` Person nodes {name (key), age, city} and `--edges` Knows edges
 // {since: Date} between random people, as an NDJSON file in the load format, then:

@@ -1,5 +1,5 @@
 // omnigraph-bench query: read-query latency on a generated social graph, beside SQLite answering
-// the same questions over the same rows in the same process (issue [13]).
+// the same questions over the same rows in the same process (docs/design/query-execution.md).
 //
 // Graph: --persons Person nodes (name = id "p<i>" @key, age 0..99) and --knows Knows edges with
 // uniformly random endpoints (no self-loops, so "distinct nodes at exactly distance 2" has one

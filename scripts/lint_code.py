@@ -28,7 +28,7 @@ ALLOWLIST = os.environ.get(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "long-functions.txt"))
 
 # What each layer may include (its own folder is always allowed). The table is the transitive
-# closure of ARCHITECTURE §2's "knows about" column.
+# closure of the "may use" column of docs/design/overview.md "Layers".
 LAYERS = {
     "base": set(),
     "storage": {"base"},

@@ -1,6 +1,6 @@
 // OmniGraph C++ — the JSON value the public API hands out and takes in.
 //
-// The API's results are SURFACE.md's JSON envelopes. A Json is an owned tree a front end can walk
+// The API's results are OmniGraph's JSON envelopes. A Json is an owned tree a front end can walk
 // (the CLI renders tables and CSV from it) and serialize (`dump`, what the CLI prints and the HTTP
 // server will send as a body). Objects keep their members in insertion order: a query envelope's
 // columns and each row's cells are in projection order; the other envelopes come with their keys

@@ -1,10 +1,10 @@
-// OmniGraph C++ — the public API: one graph at a store URI (ARCHITECTURE.md §2: the CLI and the
-// HTTP server use only include/omnigraph/).
+// OmniGraph C++ — the public API: one graph at a store URI (docs/design/overview.md "Layers": the
+// CLI and the HTTP server use only include/omnigraph/).
 //
 // A Database is a handle on the graph at a URI (a path, file://, memory://, s3://, az://). Any
 // number of handles in any number of processes may use one graph at once; the store's
-// conditional create is the only coordination. Results are the JSON envelopes of SURFACE.md (the
-// same objects the CLI prints with --json and the HTTP API returns) as Json values
+// conditional create is the only coordination. Results are the JSON envelopes of OmniGraph's public
+// contract (the same objects the CLI prints with --json and the HTTP API returns) as Json values
 // (omnigraph/json.h), so front ends walk them or pass them on as text. Errors are Status values
 // (omnigraph/status.h) whose Code says what happened: InvalidArgument for bad input (with what
 // and where), BranchNotFound, KeyConflict, ReadSetChanged, PreconditionFailed, ResourceLimit,
@@ -105,37 +105,37 @@ class Database {
   Status DeleteBranch(std::string_view name);
   Result<Json> ListBranches();
 
-  // --- Commits (SURFACE.md §6.1): {graph_commit_id, graph_branch?, graph_manifest_version,
-  // parent_commit_id?, merged_parent_commit_id?, actor_id?, created_at}.
+  // --- Commits (OmniGraph's commit objects): {graph_commit_id, graph_branch?,
+  // graph_manifest_version, parent_commit_id?, merged_parent_commit_id?, actor_id?, created_at}.
   // Newest first on `branch`, following first parents across forks; at most `limit`.
   Result<Json> ListCommits(std::string_view branch = "main", size_t limit = 100);
   Result<Json> ShowCommit(std::string_view commit_id);
 
   // --- Data.
-  // Loads NDJSON (SURFACE.md §5) with mode "append", "merge" or "overwrite"; one commit.
+  // Loads NDJSON (OmniGraph's load format) with mode "append", "merge" or "overwrite"; one commit.
   Result<Json> Load(std::string_view ndjson, std::string_view mode, const WriteTarget& target);
   // Writes the NDJSON of a branch head (some types, or all) to `sink`, in chunks of whole lines.
   Status Export(std::string_view branch, const std::vector<std::string>& types,
                 const std::function<Status(std::string_view chunk)>& sink);
   // Runs mutation query `name` of `source` (.gq; an empty name picks the only query) with
   // `params` ({"$name": value} or {"name": value}, typed by the query's declarations as in the
-  // load format); one commit, or none when nothing was affected (SURFACE.md §4 output).
+  // load format); one commit, or none when nothing was affected (OmniGraph's mutation output).
   Result<Json> Mutate(std::string_view source, std::string_view name, const Json& params,
                       const WriteTarget& target);
   // Runs read query `name` of `source` (an empty name picks the only query) with JSON `params`
-  // (keys without '$'); the envelope of SURFACE.md §3.3, its columns and each row's cells in
-  // projection order.
+  // (keys without '$'); the envelope of OmniGraph's query output, its columns and each row's cells
+  // in projection order.
   Result<Json> Query(std::string_view source, std::string_view name, const Json& params,
                      const ReadTarget& target = {});
 
-  // --- Schema (SURFACE.md §2.4). The plan {supported, steps}; apply on main only, one commit:
-  // {uri, supported, applied, step_count, steps, graph_manifest_version}.
+  // --- Schema (OmniGraph's schema plan and apply). The plan {supported, steps}; apply on main
+  // only, one commit: {uri, supported, applied, step_count, steps, graph_manifest_version}.
   Result<Json> PlanSchema(std::string_view schema_source, bool allow_data_loss = false);
   Result<Json> ApplySchema(std::string_view schema_source, bool allow_data_loss = false);
   // The accepted schema of a branch head: {source, ir_hash, identity_version}.
   Result<Json> ShowSchema(std::string_view branch = "main");
 
-  // --- Maintenance: removes what no retained commit needs (SURFACE.md §9).
+  // --- Maintenance: removes what no retained commit needs (OmniGraph's maintenance commands).
   Result<Json> Cleanup(const CleanupRequest& request);
 
  private:

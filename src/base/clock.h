@@ -1,4 +1,4 @@
-// Clock: the only source of time for library code (ARCHITECTURE.md §8).
+// Clock: the only source of time for library code (docs/design/overview.md "Layers").
 //
 // SystemClock reads the real clocks; ManualClock is set and advanced by tests and the simulator,
 // and its SleepMicros advances time instead of blocking. Both are thread-safe.

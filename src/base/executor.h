@@ -1,4 +1,4 @@
-// Executor: where library code runs work concurrently (ARCHITECTURE.md §8).
+// Executor: where library code runs work concurrently (docs/design/overview.md "Layers").
 //
 // ThreadPool runs tasks on a fixed set of threads; InlineExecutor runs each task at once on the
 // caller's thread, which makes tests deterministic. TaskGroup runs a batch of Status-returning

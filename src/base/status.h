@@ -2,9 +2,9 @@
 //
 // A Status carries a coarse Kind that tells the caller what to do (retry, refresh, fix the input,
 // give up), a specific Code that says what happened, a message for people, and the name of the
-// object involved when there is one (ARCHITECTURE.md §9). Status is a value type; copying it is
-// cheap when it is OK. Result<T> holds either a T or a non-OK Status. Both are [[nodiscard]].
-// Thread-safety: values; no shared state.
+// object involved when there is one (docs/design/overview.md "Failures"). Status is a value type;
+// copying it is cheap when it is OK. Result<T> holds either a T or a non-OK Status. Both are
+// [[nodiscard]]. Thread-safety: values; no shared state.
 #pragma once
 
 #include <cstdint>
@@ -51,7 +51,7 @@ enum class Code : uint16_t {
   kUnsupported,
   kInternal,
   kCancelled,
-  // Engine and protocol codes (ARCHITECTURE.md §9).
+  // Engine and protocol codes (docs/design/overview.md "Failures").
   kReadSetChanged,
   kRetriesExhausted,
   kPublicationInDoubt,

@@ -1,4 +1,4 @@
-// omnigraph: the command-line front end (SURFACE.md §7), over the public API only
+// omnigraph: the command-line front end (OmniGraph's CLI), over the public API only
 // (include/omnigraph/omnigraph.h). CLI11 is included here and nowhere else (a heavy header).
 //
 // Every command takes the graph's URI as its last positional argument (a path, file://,
@@ -245,7 +245,7 @@ std::string CsvField(const std::string& text) {
   return out + "\"";
 }
 
-// Prints a query envelope in one of SURFACE.md §7's formats.
+// Prints a query envelope in one of OmniGraph's CLI's formats.
 Status PrintRows(const Json& result, const std::string& format) {
   std::vector<std::string> columns;
   for (const Json& c : result["columns"]) {

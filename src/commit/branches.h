@@ -1,5 +1,5 @@
 // Branches: a branch is a stream of records plus one metadata object, named through `names/`
-// (ARCHITECTURE.md §3, §5 D1, D2, D12, D13; docs/design/branches.md).
+// (D1, D2, D12, D13 in docs/design/overview.md; docs/design/branches.md).
 //
 // Create (D13) writes at most three objects, each by conditional create: the fork checkpoint
 // (unreferenced until named), the stream metadata, and the next name generation — whose creation

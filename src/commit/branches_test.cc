@@ -1,4 +1,5 @@
-// Branch create, delete, resolve and list (ARCHITECTURE.md §5 D2, D12, D13), with exact counts.
+// Branch create, delete, resolve and list (D2, D12, D13 in docs/design/overview.md;
+// docs/design/branches.md), with exact counts.
 #include "commit/branches.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
-// The JSON documents of the commit protocol (ARCHITECTURE.md §4): record (commit and retire),
-// checkpoint, hint, stream metadata, name generation and storage stamp.
+// The JSON documents of the commit protocol (docs/format/commit-documents.md): record (commit and
+// retire), checkpoint, hint, stream metadata, name generation and storage stamp.
 //
 // Every document carries `"format": 1`; a decoder refuses a higher format with kFormatTooNew
 // before interpreting anything else. Members a decoder does not know are kept in `extra` and

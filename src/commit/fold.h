@@ -1,4 +1,4 @@
-// GraphState: the fold of a stream's records at one seq (ARCHITECTURE.md §5 "Fold").
+// GraphState: the fold of a stream's records at one seq (docs/design/commit-record.md "The fold").
 //
 // State at (stream, seq) = the newest valid checkpoint at or before seq plus the records after
 // it, applied in order: registrations add, renames rebind the alias, tombstones retire, pins

@@ -1,5 +1,5 @@
-// First-parent commit history of a stream, newest first, in pages (ARCHITECTURE.md §5
-// "Time travel"; `commit list`).
+// First-parent commit history of a stream, newest first, in pages (docs/design/overview.md
+// "Protocols" "Time travel"; `commit list`).
 //
 // The walk starts at (key, seq) and reads records downwards; a branch's walk continues into its
 // parent stream at the fork seq (the fork commit is the parent's record there), so a history runs

@@ -1,4 +1,5 @@
-// Object names of the commit protocol (ARCHITECTURE.md §3) and commit ids (D4).
+// Object names of the commit protocol (docs/format/commit-documents.md) and commit ids (D4 in
+// docs/design/overview.md).
 //
 //   _omnigraph.json                                   storage stamp
 //   _graph/streams/{key}.json                         stream metadata
@@ -60,8 +61,9 @@ struct CommitId {
 
 // A stream key is `main` or a 26-character ULID.
 Status ValidateStreamKey(std::string_view key);
-// Branch names (ARCHITECTURE.md §3): valid UTF-8, 1-255 bytes, no control characters, no leading
-// or trailing space. `main` is valid here; callers that create branches refuse it themselves.
+// Branch names (docs/format/commit-documents.md §6.2): valid UTF-8, 1-255 bytes, no control
+// characters, no leading or trailing space. `main` is valid here; callers that create branches
+// refuse it themselves.
 Status ValidateBranchName(std::string_view name);
 // The actor recorded on records and stream metadata: valid UTF-8 (InvalidArgument naming the
 // first bad byte otherwise). Every function that writes an actor checks it before writing.

@@ -1,4 +1,5 @@
-// Publishing (ARCHITECTURE.md §5 "Publishing", D3, D9, D11) and genesis of the main stream.
+// Publishing (docs/design/commit-record.md "Publishing"; D3, D9, D11 in docs/design/overview.md)
+// and genesis of the main stream.
 #include <algorithm>
 
 #include "base/executor.h"
@@ -156,8 +157,7 @@ Result<Prepared> Stream::Prepare(const GraphState& base, const StageFn& stage) {
 }
 
 Result<PublishAttempt> Stream::TryPublish(const std::shared_ptr<const GraphState>& base,
-                                          const Prepared& prepared,
-                                          const PublishRequest& request) {
+                                          const Prepared& prepared, const PublishRequest& request) {
   OMNIGRAPH_RETURN_IF_ERROR(ValidateActor(request.actor));
   {
     // Another publisher on this handle already took base.seq + 1: no need to ask the store.
@@ -166,8 +166,7 @@ Result<PublishAttempt> Stream::TryPublish(const std::shared_ptr<const GraphState
   }
   if (!prepared.record_above) {
     CommitId id = CommitId::Mint(key(), base->seq + 1, *runtime_.random);
-    Record record =
-        BuildRecord(*base, prepared.content, id, request, runtime_.clock->NowMicros());
+    Record record = BuildRecord(*base, prepared.content, id, request, runtime_.clock->NowMicros());
     GraphState next = *base;
     OMNIGRAPH_RETURN_IF_ERROR(next.Apply(record, RecordName(key(), record.seq)));
     // The conditional create is the publication door; its re-drives sleep without the lock.
@@ -197,6 +196,7 @@ Result<PublishAttempt> Stream::TryPublish(const std::shared_ptr<const GraphState
 
 Result<PublishResult> Stream::Publish(const PublishRequest& request) {
   const PublishPolicy policy{request.insert_only, request.expected_head};
+  OMNIGRAPH_RETURN_IF_ERROR(ValidateActor(request.actor));  // Before anything is staged.
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const GraphState> base, Captured());
   for (int attempt = 1;; ++attempt) {
     // 1. Capture: the handle's fold at N (no reads when warm).

@@ -1,4 +1,5 @@
-// Publishing: exact costs, lost races, faults at every step (ARCHITECTURE.md §5, D3).
+// Publishing: exact costs, lost races, faults at every step (docs/design/commit-record.md
+// "Publishing"; D3 in docs/design/overview.md).
 #include <gtest/gtest.h>
 
 #include <set>

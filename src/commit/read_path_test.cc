@@ -1,4 +1,5 @@
-// Exact object-operation counts of the read path (ARCHITECTURE.md §5), and its failure handling.
+// Exact object-operation counts of the read path (docs/design/commit-record.md "Reading current
+// state"), and its failure handling.
 #include <gtest/gtest.h>
 
 #include "commit/test_streams.h"

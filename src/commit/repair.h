@@ -1,5 +1,5 @@
 // Repair: finds every derived-state defect of the record streams and, when confirmed, rewrites
-// hints and checkpoints — never a record (ARCHITECTURE.md §5 "Repair"; docs/design/retention.md).
+// hints and checkpoints — never a record (docs/design/retention.md "Repair").
 //
 // For every stream life it walks the records from the base checkpoint, folding them, and
 // reports: a record missing below one that proves it was published (a gap: a later record, a

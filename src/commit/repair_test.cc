@@ -1,5 +1,5 @@
-// Repair (ARCHITECTURE.md §5 "Repair"): every defect found alone and together, the fixable ones
-// fixed, records never rewritten, and a healthy graph left untouched.
+// Repair (docs/design/retention.md "Repair"): every defect found alone and together, the fixable
+// ones fixed, records never rewritten, and a healthy graph left untouched.
 #include "commit/repair.h"
 
 #include <gtest/gtest.h>

@@ -51,9 +51,9 @@ class Planner {
       : rt_(rt), options_(options), streams_(std::move(streams)) {}
 
   // Retains the newest commits of the live branch at (key, head): its own commits only. A branch
-  // never reads its parent's stream (ARCHITECTURE.md D2): its fork checkpoint holds the parent's
-  // state at the fork point, and the caller keeps that checkpoint's pins, so the parent's older
-  // commits are the parent's business (each branch's horizon is its own; decision 24).
+  // never reads its parent's stream (docs/design/overview.md D2): its fork checkpoint holds the
+  // parent's state at the fork point, and the caller keeps that checkpoint's pins, so the parent's
+  // older commits are the parent's business (each branch's horizon is its own; decision 24).
   Status RetainBranch(const std::string& key, uint64_t head) {
     const uint64_t need = options_.keep.value_or(1);
     std::optional<int64_t> cutoff;

@@ -1,4 +1,5 @@
-// Retention planning over record streams (ARCHITECTURE.md §5 D9, D10; docs/design/retention.md).
+// Retention planning over record streams (D9, D10 in docs/design/overview.md;
+// docs/design/retention.md).
 //
 // The plan names what must survive: the root set of table pins (every pin in the fold at each
 // retained commit on every live branch, every live branch's fork checkpoint, checkpoint 0, and

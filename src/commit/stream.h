@@ -1,5 +1,5 @@
 // Stream: a handle on one branch life's record stream — reading its state (cold, warm, at a past
-// seq) and publishing records to it (ARCHITECTURE.md §5; docs/design/commit-record.md).
+// seq) and publishing records to it (docs/design/commit-record.md).
 //
 // Reading: a cold read costs one hint read, the probes, one HEAD past the absent probe (the
 // lookahead), one checkpoint read and the records after the checkpoint; a warm read (the handle

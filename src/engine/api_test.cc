@@ -109,7 +109,7 @@ TEST(ApiTest, ADatabaseAtALocalUriEndToEnd) {
   EXPECT_EQ(db.Mutate(kQueries, "fire", Json{{"p", "Grace"}}, stale).status().code(),
             Code::kPreconditionFailed);
 
-  // Commits, newest first, with SURFACE.md's fields.
+  // Commits, newest first, with OmniGraph's fields.
   Result<Json> commits = db.ListCommits("main");
   ASSERT_TRUE(commits.ok()) << commits.status().ToString();
   ASSERT_EQ(commits->size(), 4u);  // hire, add, load, genesis.
@@ -148,10 +148,10 @@ TEST(ApiTest, ADatabaseAtALocalUriEndToEnd) {
   EXPECT_EQ(db.ListBranches()->size(), 1u);
 }
 
-// ARCHITECTURE's promise through the public API: a handle that has read a branch reads it again,
-// when its head has not moved, with one store call (the existence check of the next record);
-// after another process's commit it reads that record, the check after it, and the touched
-// table's new manifest and fragment.
+// The overview's promise (docs/design/overview.md) through the public API: a handle that has read a
+// branch reads it again, when its head has not moved, with one store call (the existence check of
+// the next record); after another process's commit it reads that record, the check after it, and
+// the touched table's new manifest and fragment.
 TEST(ApiTest, AWarmReadOfAnUnmovedBranchIsOneStoreCall) {
   TempDir dir;
   const std::string uri = dir.path() + "/g";
@@ -252,7 +252,7 @@ query staff($c: String) {
   EXPECT_EQ((*after)["row_count"], 1);
   EXPECT_EQ(db.Cleanup(CleanupRequest{}).status().kind(), Kind::kInvalidArgument);
   // The loaded commit (seq 1) is below what cleanup retained (the newest 2 of 7): reading it
-  // says so and names it (issue 23 item 6). A fresh handle, since `db` still caches what it read.
+  // says so and names it. A fresh handle, since `db` still caches what it read.
   Result<std::unique_ptr<Database>> fresh = Database::Open(dir.path() + "/g");
   ASSERT_TRUE(fresh.ok()) << fresh.status().ToString();
   Result<Json> reclaimed = (*fresh)->Query(kRead, "staff", Json{{"c", "Acme"}}, then);

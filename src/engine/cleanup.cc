@@ -1,5 +1,5 @@
-// Cleanup orchestration (SURFACE.md §9 "cleanup"; ARCHITECTURE.md D9, D10; docs/design/engine.md
-// "Cleanup"; docs/design/retention.md).
+// Cleanup orchestration (OmniGraph's `cleanup`; D9, D10 (docs/design/overview.md);
+// docs/design/engine.md "Cleanup"; docs/design/retention.md).
 //
 // The commit layer plans (PlanRetention: the root set of table versions, horizons, deletable
 // checkpoints) and removes checkpoints after writing the horizons; this file decides, table by

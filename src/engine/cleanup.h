@@ -13,8 +13,9 @@
 
 namespace omnigraph::engine {
 
-// Cleanup (SURFACE.md §9; ARCHITECTURE.md D10; docs/design/engine.md "Cleanup"). At least one of
-// `keep` and `older_than_micros` is required; a commit either rule keeps is retained.
+// Cleanup (OmniGraph's maintenance commands; D10 (docs/design/overview.md); docs/design/engine.md
+// "Cleanup"). At least one of `keep` and `older_than_micros` is required; a commit either rule
+// keeps is retained.
 struct CleanupOptions {
   // Keep the newest `keep` commits of every live branch (>= 1; the head is always kept).
   std::optional<uint64_t> keep;

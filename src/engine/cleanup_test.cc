@@ -1,4 +1,4 @@
-// Cleanup orchestration (issue [10] item 6; docs/design/engine.md "Cleanup").
+// Cleanup orchestration (docs/design/engine.md "Cleanup").
 #include <gtest/gtest.h>
 
 #include <algorithm>

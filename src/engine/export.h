@@ -1,4 +1,4 @@
-// Export: a snapshot's nodes and edges as NDJSON in the load format (SURFACE.md §5;
+// Export: a snapshot's nodes and edges as NDJSON in the load format (OmniGraph's load format;
 // docs/design/load.md), so that export → Load(overwrite) round-trips.
 //
 // Lines: node types first, then edge types, each in name order; a type's rows in ascending id

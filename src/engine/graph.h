@@ -1,6 +1,6 @@
-// Graph: a graph root on the record protocol — init, open and snapshots (ARCHITECTURE.md §3–§5;
-// docs/design/engine.md). The write path, branches at the graph level, schema apply and cleanup
-// orchestration build on this class.
+// Graph: a graph root on the record protocol — init, open and snapshots (docs/design/overview.md
+// "Object layout" and "Protocols"; docs/design/engine.md). The write path, branches at the graph
+// level, schema apply and cleanup orchestration build on this class.
 //
 // Init writes, in order: the storage stamp (conditional create — the init fence), the schema
 // archive, an empty version of every node and edge table, then the main stream (metadata, genesis

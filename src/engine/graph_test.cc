@@ -1,4 +1,4 @@
-// Graph init, open and snapshots (issue [10], first part).
+// Graph init, open and snapshots (docs/design/engine.md "Init", "Open", "Snapshots").
 #include "engine/graph.h"
 
 #include <gtest/gtest.h>

@@ -1,8 +1,8 @@
-// JsonlReader: the envelope layer of the NDJSON load format (SURFACE.md §5), over simdjson's
-// On-Demand parser. It splits the input into lines, parses each non-blank line into a Record
-// (the node or edge envelope with its `data` members as JSON-kind schema::Values) and reports
-// format errors as InvalidArgument "line N: ...". It knows nothing of the schema; the loader
-// resolves types and properties. Not thread-safe (one parser, one padded line buffer).
+// JsonlReader: the envelope layer of the NDJSON load format (OmniGraph's load format), over
+// simdjson's On-Demand parser. It splits the input into lines, parses each non-blank line into a
+// Record (the node or edge envelope with its `data` members as JSON-kind schema::Values) and
+// reports format errors as InvalidArgument "line N: ...". It knows nothing of the schema; the
+// loader resolves types and properties. Not thread-safe (one parser, one padded line buffer).
 #pragma once
 
 #include <cstdint>

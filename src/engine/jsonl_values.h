@@ -1,4 +1,5 @@
-// Property values in the NDJSON load/export format (SURFACE.md §2.2, §5; docs/design/load.md).
+// Property values in the NDJSON load/export format (OmniGraph's value types and load format;
+// docs/design/load.md).
 //
 // A JSON value read from a load file arrives as a schema::Value of the JSON kind (null, bool,
 // int, uint, float, string, list); FromJson turns it into the value a property of a given type

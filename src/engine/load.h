@@ -1,4 +1,5 @@
-// Load: NDJSON graph data into a branch, as one commit (SURFACE.md §5; docs/design/load.md).
+// Load: NDJSON graph data into a branch, as one commit (OmniGraph's load format;
+// docs/design/load.md).
 //
 // Input is one JSON object per non-blank line:
 //   {"type":"Person","data":{"name":"Ada","age":36}}
@@ -73,7 +74,7 @@ struct LoadedType {
   uint64_t entities_loaded = 0;
 };
 
-// SURFACE.md §5 output.
+// OmniGraph's load output.
 struct LoadResult {
   std::string branch;
   std::optional<std::string> base_branch;

@@ -1,5 +1,5 @@
-// Loads across processes (issue [11]): two processes appending to one branch at once both land;
-// a load killed after it has written table data leaves no visible effect.
+// Loads across processes (docs/design/load.md): two processes appending to one branch at once both
+// land; a load killed after it has written table data leaves no visible effect.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>

@@ -1,4 +1,4 @@
-// NDJSON load and export (issue [11]): format validation with exact messages, modes, one
+// NDJSON load and export (docs/design/load.md): format validation with exact messages, modes, one
 // commit per load, cookbook round trips.
 #include "engine/load.h"
 

@@ -1,4 +1,5 @@
-// Mutation queries as single commits (SURFACE.md §4; docs/design/engine.md "Mutations").
+// Mutation queries as single commits (OmniGraph's mutation rules; docs/design/engine.md
+// "Mutations").
 //
 // Mutate parses and checks one named mutation query against the branch head's schema, plans its
 // effects over that head (query/mutation.h: read-your-writes between statements, cascading node
@@ -21,7 +22,7 @@
 
 namespace omnigraph::engine {
 
-// Per touched type, per mutation (SURFACE.md §4).
+// Per touched type, per mutation (OmniGraph's mutation rules).
 inline constexpr uint64_t kMutationEntitiesMax = 8192;
 inline constexpr uint64_t kMutationBytesMax = 32ull << 20;
 

@@ -1,4 +1,4 @@
-// Mutation queries as single commits (issue [14]).
+// Mutation queries as single commits (docs/design/engine.md "Mutations").
 #include "engine/mutate.h"
 
 #include <gtest/gtest.h>
@@ -243,8 +243,7 @@ TEST_F(MutateTest, AWarmMutationIsThreeGetsAHeadThreeCreatesAndTheHint) {
   const storage::OpCounts insert = counting_->Snapshot() - before;
   EXPECT_EQ(insert.gets, 3u) << insert.ToString();
   EXPECT_EQ(insert.heads, 1u) << insert.ToString();
-  EXPECT_EQ(insert.lists + insert.deletes + insert.put_if_match, 0u)
-      << insert.ToString();
+  EXPECT_EQ(insert.lists + insert.deletes + insert.put_if_match, 0u) << insert.ToString();
   EXPECT_EQ(insert.put_if_absent, 3u) << insert.ToString();
   EXPECT_EQ(insert.puts, 1u) << insert.ToString();
   // A strict update of existing rows costs the same: it plans on the head it read and
@@ -254,8 +253,7 @@ TEST_F(MutateTest, AWarmMutationIsThreeGetsAHeadThreeCreatesAndTheHint) {
   const storage::OpCounts update = counting_->Snapshot() - mid;
   EXPECT_EQ(update.gets, 3u) << update.ToString();
   EXPECT_EQ(update.heads, 1u) << update.ToString();
-  EXPECT_EQ(update.lists + update.deletes + update.put_if_match, 0u)
-      << update.ToString();
+  EXPECT_EQ(update.lists + update.deletes + update.put_if_match, 0u) << update.ToString();
   EXPECT_EQ(update.put_if_absent, 3u) << update.ToString();
   EXPECT_EQ(update.puts, 1u) << update.ToString();
 }

@@ -1,4 +1,5 @@
-// Running read queries on a snapshot (SURFACE.md §3.2–§3.3; docs/design/query-execution.md).
+// Running read queries on a snapshot (OmniGraph's match, return and order semantics;
+// docs/design/query-execution.md).
 //
 // SnapshotView adapts a Snapshot to query::GraphView. RunQuery parses a `.gq` source, selects
 // one query by name, typechecks it against the snapshot's catalog, binds the JSON parameters,

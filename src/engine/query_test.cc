@@ -1,6 +1,6 @@
-// Running queries on snapshots (issue [13]): the envelope, the adjacency cache keyed by table
-// version, and filter pushdown with fragment skipping. The language itself is covered by the
-// golden files tests/lang/*.qtest.
+// Running queries on snapshots (docs/design/query-execution.md): the envelope, the adjacency cache
+// keyed by table version, and filter pushdown with fragment skipping. The language itself is
+// covered by the golden files tests/lang/*.qtest.
 #include "engine/query.h"
 
 #include <gtest/gtest.h>

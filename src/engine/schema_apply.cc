@@ -1,5 +1,5 @@
-// Schema plan and apply on main (SURFACE.md §2.4; ARCHITECTURE.md §4 "Schema archive", §5
-// "Schema changes"; docs/design/engine.md "Schema apply").
+// Schema plan and apply on main (OmniGraph's schema plan and apply; docs/format/commit-documents.md
+// §8; docs/design/overview.md "Schema changes"; docs/design/engine.md "Schema apply").
 //
 // An apply is one strict commit on main. Its stage step, run against the captured head:
 //   1. writes the new schema archive (conditional create, content-addressed) — before the record;
@@ -117,7 +117,8 @@ Result<SchemaApplyResult> Graph::ApplySchema(std::string_view new_source,
                                              const SchemaApplyOptions& options) {
   if (options.branch != commit::kMainKey) {
     return Status(Code::kUnsupported,
-                  "schema changes are accepted only on main (ARCHITECTURE.md §5), not on branch '" +
+                  "schema changes are accepted only on main (so that stable ids are minted on one "
+                  "lineage), not on branch '" +
                       options.branch + "'; apply on main, then create the branch from it");
   }
   bool warm = false;

@@ -12,11 +12,12 @@
 
 namespace omnigraph::engine {
 
-// A schema apply (SURFACE.md §2.4; docs/design/engine.md "Schema apply").
+// A schema apply (OmniGraph's schema plan and apply; docs/design/engine.md "Schema apply").
 struct SchemaApplyOptions {
   // Drops become hard with allow_data_loss (see the planner).
   schema::PlanOptions plan;
-  // Schema changes are accepted only on main (ARCHITECTURE.md §5); any other branch is refused.
+  // Schema changes are accepted only on main (docs/design/overview.md "Protocols"); any other
+  // branch is refused.
   std::string branch = "main";
   // When set, main's head must be this commit (PreconditionFailed otherwise).
   std::optional<std::string> expected_head;

@@ -1,4 +1,4 @@
-// Schema plan and apply on main (issue [10] item 5; docs/design/engine.md "Schema apply").
+// Schema plan and apply on main (docs/design/engine.md "Schema apply").
 #include <gtest/gtest.h>
 
 #include <functional>

@@ -1,5 +1,5 @@
-// Write validation: every constraint of SURFACE.md §2.3 checked against one write before it is
-// staged (ARCHITECTURE.md §5; docs/design/engine.md "Validation").
+// Write validation: every constraint of OmniGraph's constraints checked against one write before it
+// is staged (docs/design/overview.md "Protocols"; docs/design/engine.md "Validation").
 //
 // A write is a set of per-table changes (engine/graph.h TableChange) against one captured head.
 // ValidateWrite checks, in table-key order and then in this order per table:

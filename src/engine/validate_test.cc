@@ -1,5 +1,5 @@
-// Write validation (issue [10] item 3): every constraint refuses a bad write with OmniGraph's
-// message, names the row, and leaves no record and no visible change.
+// Write validation (docs/design/engine.md "Validation"): every constraint refuses a bad write with
+// OmniGraph's message, names the row, and leaves no record and no visible change.
 #include "engine/validate.h"
 
 #include <gtest/gtest.h>

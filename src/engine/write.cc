@@ -55,6 +55,8 @@ Result<WriteResult> Graph::WriteFrom(const WriteRequest& request, Snapshot captu
   meta.branch = request.branch;
   meta.actor = request.actor;
   std::shared_ptr<const commit::GraphState> base = captured.state_;
+  // Text that would go into the record is checked before anything is staged.
+  OMNIGRAPH_RETURN_IF_ERROR(commit::ValidateActor(request.actor));
   for (int attempt = 1;; ++attempt) {
     // 2. Plan: the captured head is the expected one, and the rows still fit its schema.
     OMNIGRAPH_RETURN_IF_ERROR(commit::CheckCaptured(policy, *base));
@@ -63,11 +65,10 @@ Result<WriteResult> Graph::WriteFrom(const WriteRequest& request, Snapshot captu
     }
     // 3-4. Validate and stage against (stream, seq) of the captured head, while the gap guard
     // looks two seqs up (D21).
-    OMNIGRAPH_ASSIGN_OR_RETURN(
-        commit::Prepared prepared,
-        captured.stream_->Prepare(*base, [&](const commit::GraphState& b) {
-          return ValidateAndStage(b, request);
-        }));
+    OMNIGRAPH_ASSIGN_OR_RETURN(commit::Prepared prepared,
+                               captured.stream_->Prepare(*base, [&](const commit::GraphState& b) {
+                                 return ValidateAndStage(b, request);
+                               }));
     // 5. Publish: one conditional create of seq + 1.
     OMNIGRAPH_ASSIGN_OR_RETURN(commit::PublishAttempt tried,
                                captured.stream_->TryPublish(base, prepared, meta));

@@ -1,5 +1,6 @@
-// The syntax tree of a `.gq` file (SURFACE.md §3.1, §4): queries, their parameters, match
-// clauses, projections, ordering and mutation statements, each with its source span.
+// The syntax tree of a `.gq` file (OmniGraph's query grammar and mutations): queries, their
+// parameters, match clauses, projections, ordering and mutation statements, each with its source
+// span.
 //
 // The parser (parser.h) builds it; the typechecker (typecheck.h) checks it against a catalog and
 // annotates it in side tables; the planner/executor and the mutation engine consume both. The

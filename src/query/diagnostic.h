@@ -1,10 +1,10 @@
 // Diagnostic: one error or warning about a `.gq` file, with the place it points at.
 //
-// Parse errors carry code Q000, type errors the reference's codes T1..T24 (SURFACE.md §3.5), the
-// mutation mixing rule code D2 (SURFACE.md §4) and lint findings L201 (or no code for per-query
-// lint warnings). `message` is the text after the code, worded like the reference's; `fix` says
-// how to repair the query when there is a clear repair. Rendered as "3:14: T7: message".
-// Plain values; thread-compatible.
+// Parse errors carry code Q000, type errors the reference's codes T1..T24 (OmniGraph's diagnostics
+// and lint), the mutation mixing rule code D2 (OmniGraph's mutation rules) and lint findings L201
+// (or no code for per-query lint warnings). `message` is the text after the code, worded like the
+// reference's; `fix` says how to repair the query when there is a clear repair. Rendered as "3:14:
+// T7: message". Plain values; thread-compatible.
 #pragma once
 
 #include <cstddef>
@@ -50,9 +50,9 @@ struct Diagnostic {
   std::string CodedMessage() const;
 };
 
-// The parse-error code of lint output (SURFACE.md §3.5).
+// The parse-error code of lint output (OmniGraph's diagnostics and lint).
 inline constexpr const char* kParseErrorCode = "Q000";
-// The code of the mutation mixing rule (SURFACE.md §4, "D₂").
+// The code of the mutation mixing rule (OmniGraph's mutation rules, "D₂").
 inline constexpr const char* kMutationMixCode = "D2";
 
 }  // namespace omnigraph::query

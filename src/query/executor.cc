@@ -85,7 +85,7 @@ bool ListHas(const Value& list, const Value& item) {
   return false;
 }
 
-// NULL never matches (SURFACE.md §3.2).
+// NULL never matches (OmniGraph's match semantics).
 bool CondHolds(const Cond& cond, const Value& l, const Value& r) {
   if (l.is_null() || r.is_null()) return false;
   switch (cond.kind) {

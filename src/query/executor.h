@@ -1,4 +1,5 @@
-// Read-query execution over one GraphView (SURFACE.md §3.2–§3.3; docs/design/query-execution.md).
+// Read-query execution over one GraphView (OmniGraph's match, return and order semantics;
+// docs/design/query-execution.md).
 //
 // BindParams turns the JSON parameter object of a run into typed values, following the
 // reference's rules: keys without '$'; an omitted nullable parameter is null; null or a missing
@@ -55,7 +56,7 @@ struct QueryResult {
 Result<QueryResult> Execute(const GraphView& view, const CheckedQuery& checked,
                             std::span<const schema::Value> params, const ExecOptions& options);
 
-// The JSON of one result cell (SURFACE.md §2.2 output forms): 64-bit integers beyond ±(2^53−1)
+// The JSON of one result cell (OmniGraph's value output forms): 64-bit integers beyond ±(2^53−1)
 // as decimal strings, Date as "YYYY-MM-DD", DateTime as "YYYY-MM-DDTHH:MM:SS.sssZ", lists as
 // arrays, a bare entity as an object {"id": ..., property: value, ...}.
 OrderedJson CellJson(const ResultColumn& column, const schema::Value& value);

@@ -1,6 +1,6 @@
 // Lint: checks every query of a `.gq` file against a catalog and describes each one
-// (SURFACE.md §3.5): its kind, result columns with types, the graph types it reads and writes,
-// and its errors and warnings, as a report and as the `lint --json` document.
+// (OmniGraph's diagnostics and lint): its kind, result columns with types, the graph types it reads
+// and writes, and its errors and warnings, as a report and as the `lint --json` document.
 //
 // A parse error fails the whole file (one Q000 finding, no queries). Otherwise each query is
 // typechecked on its own, so one bad query does not hide the others. Warnings: a mutation with

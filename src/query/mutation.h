@@ -1,7 +1,7 @@
-// Mutation planning: the effects of a checked mutation query (SURFACE.md §4) on the tables of
-// one snapshot — the rows to write and the ids to delete per table — with read-your-writes
-// between statements. It never writes: the engine validates, stages and publishes the effects
-// as one commit (ARCHITECTURE.md §2, `query` row).
+// Mutation planning: the effects of a checked mutation query (OmniGraph's mutation rules) on the
+// tables of one snapshot — the rows to write and the ids to delete per table — with
+// read-your-writes between statements. It never writes: the engine validates, stages and publishes
+// the effects as one commit (docs/design/overview.md "Layers", `query` row).
 //
 // Statement semantics, in source order over an overlay of the snapshot:
 //   insert keyed node    upsert by the id derived from the key; the whole row is replaced, so

@@ -1,10 +1,11 @@
-// Parser for the `.gq` query language (SURFACE.md §3.1 and §4): source text to a QueryFile.
+// Parser for the `.gq` query language (OmniGraph's query grammar and mutations): source text to a
+// QueryFile.
 //
 // Recursive descent over the token stream with the reference grammar's ordered choices: a
 // clause is `not {..}`, a binding, a traversal, a filter or a bare text-search call, tried in
-// that order, so `$a contains $b` is a traversal over an edge named `contains` (SURFACE.md §3.2).
-// A syntax error is reported at the furthest token any alternative reached, naming what was
-// expected there ("expected ':' or an edge name, found '}'"), like the reference's PEG parser.
+// that order, so `$a contains $b` is a traversal over an edge named `contains` (OmniGraph's match
+// semantics). A syntax error is reported at the furthest token any alternative reached, naming what
+// was expected there ("expected ':' or an edge name, found '}'"), like the reference's PEG parser.
 // Every parse error is code Q000; parsing stops at the first one. Pure; thread-safe.
 #pragma once
 

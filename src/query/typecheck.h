@@ -1,5 +1,5 @@
-// Typechecker: checks one parsed query against a schema catalog (SURFACE.md §3.2-§3.5, §4) and
-// annotates it for the planner, executor and mutation engine.
+// Typechecker: checks one parsed query against a schema catalog (OmniGraph's query semantics,
+// diagnostics and mutations) and annotates it for the planner, executor and mutation engine.
 //
 // Checking follows the reference's order and stops at the first error of a query, which comes
 // back as a Diagnostic with its code (T1..T24, or D2 for a mutation mixing inserts/updates with

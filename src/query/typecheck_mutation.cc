@@ -189,7 +189,7 @@ bool Checker::CheckMatchValue(const MatchValue& v, const PropType& expected,
   return true;
 }
 
-// SURFACE.md §4, the D2 rule: a query is inserts/updates or deletes, never both.
+// OmniGraph's mutation rules, the D2 rule: a query is inserts/updates or deletes, never both.
 bool Checker::CheckMixing() {
   const std::vector<Mutation>& ms = query_.mutations;
   bool first_delete = ms.front().kind == MutationKind::kDelete;

@@ -1,4 +1,5 @@
-// The schema archive document of ARCHITECTURE.md §4: the accepted schema contract as stored at
+// The schema archive document (docs/format/commit-documents.md §8): the accepted schema contract as
+// stored at
 // `__history/schemas/{content_hash}.schema`.
 //
 // Bytes: canonical JSON (keys sorted, compact) of

@@ -1,8 +1,8 @@
 // The syntax tree of a `.pg` file, as written, with source positions.
 //
 // The parser (parser.h) produces it; validation (validate.h) resolves interfaces, desugars
-// property-level @key/@unique/@index into constraints and checks the rules of SURFACE.md §2.
-// Plain values; thread-compatible.
+// property-level @key/@unique/@index into constraints and checks the rules of OmniGraph's schema
+// language. Plain values; thread-compatible.
 #pragma once
 
 #include <optional>

@@ -3,8 +3,8 @@
 //
 // Lookup rules: node, interface and type-by-name lookups are exact (type names are
 // case-sensitive); edge lookups are exact first and then case-insensitive (ASCII), because the
-// query language spells edge `Knows` as `knows` (SURFACE.md §3.2) and load accepts either;
-// validation guarantees no two edges fold to the same name. Property lookups are exact.
+// query language spells edge `Knows` as `knows` (OmniGraph's match semantics) and load accepts
+// either; validation guarantees no two edges fold to the same name. Property lookups are exact.
 // Pointers returned point into the catalog's own IR and live as long as the Catalog.
 // Immutable after construction; safe to share between threads.
 #pragma once

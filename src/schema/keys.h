@@ -1,4 +1,5 @@
-// Key rendering and id derivation for keyed nodes (SURFACE.md §1), shared by load and mutations.
+// Key rendering and id derivation for keyed nodes (OmniGraph's data model), shared by load and
+// mutations.
 //
 // The id of a node whose type declares @key is derived from its complete typed key tuple:
 //   - one key property: the canonical text of its value;

@@ -1,4 +1,4 @@
-// Parser for the `.pg` schema language (SURFACE.md §2.1): source text to a syntax tree.
+// Parser for the `.pg` schema language (OmniGraph's schema grammar): source text to a syntax tree.
 //
 // This is the syntactic half; ParseSchema in validate.h adds the semantic checks and is what
 // callers normally use. Errors are InvalidArgument with messages of the form
@@ -15,7 +15,7 @@
 namespace omnigraph::schema {
 
 // The largest schema source accepted, in bytes (the archive document holding the source and
-// its IR must stay well under the 1 MiB document limit of ARCHITECTURE.md §4).
+// its IR must stay well under the 1 MiB document limit of docs/format/commit-documents.md §1).
 inline constexpr size_t kMaxSchemaSourceBytes = 256 * 1024;
 
 // Parses `source` into a syntax tree. InvalidArgument on any syntax error (the first one), when

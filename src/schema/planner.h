@@ -1,5 +1,5 @@
-// Migration planning (SURFACE.md §2.4): what changes between the accepted schema and a new
-// source, and whether schema migration v1 can apply it.
+// Migration planning (OmniGraph's schema plan and apply): what changes between the accepted schema
+// and a new source, and whether schema migration v1 can apply it.
 //
 // PlanMigration parses and checks the new source, resolves its identity against the accepted IR
 // (identity.h: exact names, then @rename_from hints) and compares the two IRs by stable id. The

@@ -1,6 +1,6 @@
 // Date and DateTime text: the one parse and render of the two temporal types, shared by query
 // literals (`date("…")`, `datetime("…")`), query parameters, query output and the NDJSON
-// load/export format (SURFACE.md §2.2).
+// load/export format (OmniGraph's value types).
 //
 // A Date is an int32 count of days since 1970-01-01 and a DateTime an int64 count of
 // milliseconds since 1970-01-01T00:00:00Z, both in the proleptic Gregorian calendar with

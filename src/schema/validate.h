@@ -1,6 +1,6 @@
-// Semantic checking of a parsed schema: the rules of SURFACE.md §2 that the grammar alone does
-// not express, producing the identity-free model that identity assignment (identity.h) turns
-// into a SchemaIr.
+// Semantic checking of a parsed schema: the rules of OmniGraph's schema language that the grammar
+// alone does not express, producing the identity-free model that identity assignment (identity.h)
+// turns into a SchemaIr.
 //
 // Checks, each reported as InvalidArgument "line L, column C: ...": duplicate type names (across
 // interfaces, nodes and edges, and edge names equal after case folding), duplicate properties,

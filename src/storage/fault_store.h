@@ -1,5 +1,5 @@
 // FaultStore: an ObjectStore wrapper that injects the failures real stores produce, scripted by
-// rules or drawn from a seed (ARCHITECTURE.md §8).
+// rules or drawn from a seed (docs/design/storage.md "Wrappers").
 //
 // Fault kinds:
 //   - kTransientBeforeEffect: the call fails with Transient and has no effect.

@@ -1,5 +1,6 @@
 // ObjectStore: the one narrow interface every layer above uses to reach storage
-// (ARCHITECTURE.md §6 and §9; the contract in prose is docs/design/storage.md).
+// (docs/design/overview.md "Failures"; the contract in prose, durability included, is
+// docs/design/storage.md).
 //
 // Objects are immutable-or-replaced byte strings addressed by '/'-separated names. The only
 // coordination primitive the system relies on is PutIfAbsent: a true fence on every backend —

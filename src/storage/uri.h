@@ -4,8 +4,8 @@
 // `memory://name` (a process-wide in-memory store; every open of one name shares it),
 // `s3://bucket/prefix` (the S3 backend, configured by the AWS_* environment variables; see
 // storage/s3/s3_config.h) and `az://container/prefix` (Unsupported until its backend lands).
-// The Runtime bundles what library code may not create itself (ARCHITECTURE.md §8): Clock,
-// Random, Executor and ObjectStore.
+// The Runtime bundles what library code may not create itself (docs/design/overview.md "Layers"):
+// Clock, Random, Executor and ObjectStore.
 #pragma once
 
 #include <memory>

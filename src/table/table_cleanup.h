@@ -1,5 +1,6 @@
 // Cleanup of table objects: deletes exactly the objects its caller names — the engine's
-// retention plan (ARCHITECTURE.md D10) decides what is unreachable; this layer never decides.
+// retention plan (D10 in docs/design/overview.md) decides what is unreachable; this layer never
+// decides.
 //
 // Guarantees: only names inside a table folder (tables/{id}-{incarnation}/data|deletions|deleted|
 // versions/...) are accepted, and a bad name refuses the whole call before anything is deleted;
@@ -19,7 +20,8 @@
 
 namespace omnigraph::table {
 
-// ARCHITECTURE.md D10: nothing younger than an hour is deleted unless the caller says otherwise.
+// D10 (docs/design/overview.md): nothing younger than an hour is deleted unless the caller says
+// otherwise.
 inline constexpr int64_t kDefaultGraceMicros = 3600ll * 1000 * 1000;
 
 struct CleanupOptions {

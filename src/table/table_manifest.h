@@ -1,11 +1,11 @@
 // Table version manifests: the immutable JSON document `versions/d{staged_version}.json` that
-// names every fragment and deletion vector of one version of one table (ARCHITECTURE.md §7;
+// names every fragment and deletion vector of one version of one table (docs/design/tables.md;
 // byte and field precise in docs/format/table-version.md), the pin that names a version from a
 // graph commit record, and the object names of a table's folder.
 //
 // The table layer defines its own TablePin with the fields of the commit record's pin
-// (ARCHITECTURE.md §4) so that it depends only on storage; the engine converts between them.
-// Values and pure functions; thread-safe.
+// (docs/format/commit-documents.md) so that it depends only on storage; the engine converts between
+// them. Values and pure functions; thread-safe.
 #pragma once
 
 #include <compare>
@@ -31,7 +31,7 @@ inline constexpr uint32_t kDstFieldId = 0xFFFFFFF2u;
 
 // The manifest format this code writes and the highest it reads.
 inline constexpr uint64_t kManifestFormat = 1;
-// A manifest is a document: at most 1 MiB (ARCHITECTURE.md §4).
+// A manifest is a document: at most 1 MiB (docs/format/table-version.md §2).
 inline constexpr uint64_t kManifestBytesMax = 1ull << 20;
 // Deleted ids are written inline while their JSON array is at most this long, else to a side file.
 inline constexpr uint64_t kDeletedIdsInlineBytesMax = 64ull << 10;
@@ -52,7 +52,8 @@ struct TableId {
   auto operator<=>(const TableId&) const = default;
 };
 
-// What a graph commit record carries for one table (the fields of ARCHITECTURE.md §4's pin).
+// What a graph commit record carries for one table (the fields of the record's pin,
+// docs/format/commit-documents.md §2.5).
 struct TablePin {
   uint64_t stable_table_id = 0;
   uint64_t incarnation = 0;

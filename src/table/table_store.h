@@ -1,4 +1,4 @@
-// TableStore: versioned tables of immutable objects (ARCHITECTURE.md §7; protocol in
+// TableStore: versioned tables of immutable objects (protocol in
 // docs/design/tables.md, formats in docs/format/table-version.md).
 //
 // Every node and edge type is a table; every write stages one new *version* of it from a base

@@ -163,25 +163,27 @@ ActorBody DamageReader(SimModel& model, std::vector<std::string> branches, int r
   };
 }
 
-void CheckDamagedStore(SimWorld& world, SimModel& model, std::vector<std::string>& violations) {
+namespace {
+
+// A Corruption must come after the damage and name the damaged object.
+void JudgeCorruption(const SimModel& model, std::vector<std::string>& violations,
+                     const std::string& who, const std::string& code, const std::string& object,
+                     const std::string& message, bool after_damage) {
+  if (code != CodeName(Code::kCorruption)) return;
+  if (!after_damage) {
+    violations.push_back(who + ": Corruption before any damage: " + message + " (" + object + ")");
+  } else if (!NamesDamage(model, object, message)) {
+    violations.push_back(who + ": Corruption that does not name the damaged object " +
+                         model.damage.object + ": " + message + " (" + object + ")");
+  }
+}
+
+// The oracle's own cold reads of every stream, and time travel to every acknowledged seq, on the
+// damaged store (read-only handles over the metadata as it was, so that damaged metadata does
+// not hide the streams). Adds them to model.reads.
+void ReadEveryStreamOnTheDamagedStore(SimWorld& world, SimModel& model) {
   const SimDamage& d = model.damage;
   storage::ObjectStore& store = *world.direct_runtime().store;
-  auto judge = [&](const std::string& who, const std::string& code, const std::string& object,
-                   const std::string& message, bool after_damage) {
-    if (code != CodeName(Code::kCorruption)) return;
-    if (!after_damage) {
-      violations.push_back(who + ": Corruption before any damage: " + message + " (" + object +
-                           ")");
-    } else if (!NamesDamage(model, object, message)) {
-      violations.push_back(who + ": Corruption that does not name the damaged object " + d.object +
-                           ": " + message + " (" + object + ")");
-    }
-  };
-  for (const OpEntry& op : model.ops) {
-    judge(op.op_id, op.status, op.error_object, op.error_message, op.after_damage);
-  }
-  // The oracle's own cold reads of every stream, on the damaged store (read-only handles over
-  // the metadata as it was, so that damaged metadata does not hide the streams).
   Result<std::vector<storage::ObjectMeta>> metas = storage::ListAll(store, commit::kStreamsPrefix);
   OMNIGRAPH_CHECK(metas.ok());
   std::vector<std::string> names;
@@ -201,7 +203,6 @@ void CheckDamagedStore(SimWorld& world, SimModel& model, std::vector<std::string
     read.acked_before = AckedMax(model, read.key, read.acked_any);
     Observe(read, stream->ReadLatest());
     model.reads.push_back(read);
-    // Time travel to every seq up to the newest acknowledged one.
     for (uint64_t seq = meta->base_seq(); read.acked_any && seq <= read.acked_before; ++seq) {
       Result<commit::GraphState> at = stream->ReadAt(seq);
       SimRead past;
@@ -220,9 +221,42 @@ void CheckDamagedStore(SimWorld& world, SimModel& model, std::vector<std::string
       model.reads.push_back(std::move(past));
     }
   }
+}
+
+// Repair reports a deleted record (always one in the middle of its stream).
+void CheckRepairReportsTheDamage(SimWorld& world, const SimModel& model,
+                                 std::vector<std::string>& violations) {
+  const SimDamage& d = model.damage;
+  commit::RepairOptions repair_options;
+  repair_options.stream = SimStreamOptions();
+  Result<commit::RepairReport> report = commit::Repair(world.direct_runtime(), repair_options);
+  if (!report.ok()) {
+    JudgeCorruption(model, violations, "repair", std::string(CodeName(report.status().code())),
+                    report.status().object(), report.status().message(), true);
+  } else if (d.kind == "record" && d.action == "delete") {
+    bool reported = false;
+    for (const commit::Defect& defect : report->defects) {
+      reported = reported ||
+                 (defect.kind == commit::DefectKind::kRecordMissing && defect.object == d.object);
+    }
+    if (!reported) violations.push_back("repair did not report the missing record " + d.object);
+  }
+}
+
+}  // namespace
+
+void CheckDamagedStore(SimWorld& world, SimModel& model, std::vector<std::string>& violations) {
+  const SimDamage& d = model.damage;
+  storage::ObjectStore& store = *world.direct_runtime().store;
+  for (const OpEntry& op : model.ops) {
+    JudgeCorruption(model, violations, op.op_id, op.status, op.error_object, op.error_message,
+                    op.after_damage);
+  }
+  ReadEveryStreamOnTheDamagedStore(world, model);
   for (const SimRead& read : model.reads) {
     if (!read.ok) {
-      judge(read.who, read.error_code, read.error_object, read.error_message, read.after_damage);
+      JudgeCorruption(model, violations, read.who, read.error_code, read.error_object,
+                      read.error_message, read.after_damage);
       if (read.who.starts_with("oracle") && read.error_code != CodeName(Code::kCorruption)) {
         violations.push_back(read.who + " failed with " + read.error_code + ": " +
                              read.error_message);
@@ -233,21 +267,7 @@ void CheckDamagedStore(SimWorld& world, SimModel& model, std::vector<std::string
                            " after seq " + std::to_string(read.acked_before) + " was acknowledged");
     }
   }
-  // Repair reports a deleted record (always one in the middle of its stream).
-  commit::RepairOptions repair_options;
-  repair_options.stream = SimStreamOptions();
-  Result<commit::RepairReport> report = commit::Repair(world.direct_runtime(), repair_options);
-  if (!report.ok()) {
-    judge("repair", std::string(CodeName(report.status().code())), report.status().object(),
-          report.status().message(), true);
-  } else if (d.kind == "record" && d.action == "delete") {
-    bool reported = false;
-    for (const commit::Defect& defect : report->defects) {
-      reported = reported ||
-                 (defect.kind == commit::DefectKind::kRecordMissing && defect.object == d.object);
-    }
-    if (!reported) violations.push_back("repair did not report the missing record " + d.object);
-  }
+  CheckRepairReportsTheDamage(world, model, violations);
   // Restore the object, as an operator would from a backup. Hints and checkpoints may have been
   // rewritten meanwhile (correctly, by publishers and backfill); a record never is, so a record
   // name that holds anything else now was published into: a fork.

@@ -1,5 +1,5 @@
 // SimWorld: the deterministic world the simulator runs the real commit code in
-// (ARCHITECTURE.md §8; docs/design/simulation.md).
+// (docs/design/simulation.md).
 //
 // A world owns a simulated clock, a seeded Random, an in-memory backing store and a set of actors.
 // Each actor is a thread, but only one thread ever runs at a time: every ObjectStore call an actor

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Command-line hygiene (issue [18] item 7): reads and failed inits leave the file system as it
+# Command-line hygiene: reads and failed inits leave the file system as it
 # was, bad input is refused with an error that names it, options go before or after the URI,
 # and a usage error is one line pointing to --help with exit status 1.
 set -u

@@ -52,8 +52,8 @@ std::string Trim(const std::string& s) {
   return s.substr(b, e - b + 1);
 }
 
-// ---- Seed loading (the test fixture's own loader of SURFACE.md §5 lines; to be replaced by
-// the engine's load API). Node ids: data.id, else derived from @key. Edge ids: data.id, else
+// ---- Seed loading (the test fixture's own loader of OmniGraph's load format lines; to be replaced
+// by the engine's load API). Node ids: data.id, else derived from @key. Edge ids: data.id, else
 // "e<line>" with the line number zero-padded to 4 digits, so edge id order is seed order.
 
 Result<schema::Value> JsonToValue(const Json& v, const schema::PropType& type) {

@@ -1,5 +1,5 @@
 // The `sim` label: the CI seed budget over every scenario, the regression seeds, exact replay, and
-// proof that each planted bug is caught within the budget (issue [17]).
+// proof that each planted bug is caught within the budget (docs/design/simulation.md).
 #include <gtest/gtest.h>
 
 #include <algorithm>

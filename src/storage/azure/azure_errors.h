@@ -1,6 +1,6 @@
-// How Azure Blob answers become Status kinds: the HTTP → failure mapping of ARCHITECTURE.md §9 for
-// Azure, in one place (docs/design/azure.md has the table). The transport half and the 5xx rule
-// are shared with S3 (storage/http/requests.h). Pure functions; thread-safe.
+// How Azure Blob answers become Status kinds: the HTTP → failure mapping of docs/design/overview.md
+// "Failures" for Azure, in one place (docs/design/azure.md has the table). The transport half and
+// the 5xx rule are shared with S3 (storage/http/requests.h). Pure functions; thread-safe.
 #pragma once
 
 #include <string>

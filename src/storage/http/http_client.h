@@ -1,4 +1,5 @@
-// HttpClient: the one place OmniGraph talks HTTP, on libcurl easy handles (ARCHITECTURE.md §9).
+// HttpClient: the one place OmniGraph talks HTTP, on libcurl easy handles (docs/design/overview.md
+// "Failures").
 //
 // A client owns a small pool of easy handles. Each handle keeps its own connection cache, so a
 // handle taken back from the pool reuses its keep-alive connection; a request never waits for a

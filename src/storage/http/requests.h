@@ -1,8 +1,9 @@
-// The request discipline every HTTP object-store backend shares (S3, Azure Blob; ARCHITECTURE.md
-// §9): which failures may be retried, bounded retries with jittered backoff, write tokens, the
-// transport half of the failure mapping, and settling a conditional create whose answer was
-// ambiguous. Each backend supplies only what its service says differently (which answers prove
-// that nothing happened, how it reads a token back). Pure functions; thread-safe.
+// The request discipline every HTTP object-store backend shares (S3, Azure Blob;
+// docs/design/overview.md §9): which failures may be retried, bounded retries with jittered
+// backoff, write tokens, the transport half of the failure mapping, and settling a conditional
+// create whose answer was ambiguous. Each backend supplies only what its service says differently
+// (which answers prove that nothing happened, how it reads a token back). Pure functions;
+// thread-safe.
 #pragma once
 
 #include <cstdint>

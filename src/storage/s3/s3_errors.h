@@ -1,5 +1,5 @@
-// How S3 answers become Status kinds: the HTTP → failure mapping of ARCHITECTURE.md §9, in one
-// place (docs/design/s3.md has the table). Pure functions; thread-safe.
+// How S3 answers become Status kinds: the HTTP → failure mapping of docs/design/overview.md
+// "Failures", in one place (docs/design/s3.md has the table). Pure functions; thread-safe.
 #pragma once
 
 #include <string_view>

@@ -15,8 +15,8 @@
 // safe: whenever the answer proves it had no effect (not sent, 429, 503 SlowDown, 409
 // ConditionalRequestConflict), and for reads also after a 5xx or a lost answer. A mutating request
 // whose outcome is unknown is never blindly repeated: the store reads the key back and reports
-// success only when it finds its own write token, otherwise Unknown (ARCHITECTURE.md §9).
-// Thread-safe. Do not use one store on both sides of a fork.
+// success only when it finds its own write token, otherwise Unknown (docs/design/overview.md
+// "Failures"). Thread-safe. Do not use one store on both sides of a fork.
 #pragma once
 
 #include <memory>

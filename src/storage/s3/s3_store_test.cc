@@ -1,6 +1,6 @@
 // The S3 backend on a real S3 server (Ceph RGW, started by scripts/servers.sh): the full
-// ObjectStoreContract suite, the failure mapping of ARCHITECTURE.md §9 as the server produces it,
-// lost acknowledgements over the real backend, and configuration errors.
+// ObjectStoreContract suite, the failure mapping of docs/design/overview.md "Failures" as the
+// server produces it, lost acknowledgements over the real backend, and configuration errors.
 #include <gtest/gtest.h>
 
 #include <barrier>

@@ -1,5 +1,6 @@
 // The S3 backend without a real server: encoding, XML, configuration, the HTTP → failure mapping
-// of ARCHITECTURE.md §9, and the retry rules, driven by a scripted HTTP server on loopback.
+// of docs/design/overview.md "Failures", and the retry rules, driven by a scripted HTTP server on
+// loopback.
 #include <gtest/gtest.h>
 
 #include <atomic>
