@@ -174,8 +174,8 @@ Result<GraphState> Stream::FoldTo(uint64_t latest, std::map<uint64_t, Record>& f
     GraphState state = GraphState::FromCheckpoint(*checkpoint);
     for (uint64_t s = candidate + 1; s <= latest; ++s) {
       OMNIGRAPH_RETURN_IF_ERROR(state.Apply(found.at(s), RecordName(key(), s)));
-      bool missing = std::find(fallen_past.begin(), fallen_past.end(), s) != fallen_past.end();
-      if (backfill && missing && options_.writable && !state.retired) {
+      bool was_missing = std::find(fallen_past.begin(), fallen_past.end(), s) != fallen_past.end();
+      if (backfill && was_missing && options_.writable && !state.retired) {
         // D11: the fold at exactly this seq replaces the missing checkpoint (best effort).
         runtime_.store->Put(CheckpointName(key(), s), EncodeCheckpoint(state.ToCheckpoint()))
             .IgnoreError();
