@@ -44,10 +44,10 @@ void AddPins(const GraphState& state, std::set<PinRef>& keep) {
   for (const auto& [id, t] : state.tables) keep.insert(PinRef{id, t.pin.staged_version});
 }
 
-class Planner {
+class RetentionPlanner {
  public:
-  Planner(const storage::Runtime& rt, const RetentionOptions& options,
-          std::map<std::string, StreamInfo> streams)
+  RetentionPlanner(const storage::Runtime& rt, const RetentionOptions& options,
+                   std::map<std::string, StreamInfo> streams)
       : rt_(rt), options_(options), streams_(std::move(streams)) {}
 
   // Retains the newest commits of the live branch at (key, head): its own commits only. A branch
@@ -156,7 +156,7 @@ Result<RetentionPlan> PlanRetention(const storage::Runtime& runtime,
   plan.computed_at_micros = runtime.clock->NowMicros();
   OMNIGRAPH_ASSIGN_OR_RETURN(auto streams, ListStreams(runtime));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<BranchInfo> live, ListBranches(runtime, options.stream));
-  Planner planner(runtime, options, std::move(streams));
+  RetentionPlanner planner(runtime, options, std::move(streams));
   for (const BranchInfo& b : live)
     OMNIGRAPH_RETURN_IF_ERROR(planner.RetainBranch(b.key, b.head_seq));
   // Every stream younger than the grace period keeps everything, named or not, retired or not.

@@ -21,9 +21,9 @@ Status CheckTextUtf8(const Value& value, const std::string& what) {
   return Status::Ok();
 }
 
-class Planner {
+class MutationPlanner {
  public:
-  Planner(const CheckedQuery& query, const MutationContext& context)
+  MutationPlanner(const CheckedQuery& query, const MutationContext& context)
       : query_(query), context_(context) {}
 
   Result<MutationEffects> Run() {
@@ -290,7 +290,7 @@ Result<MutationEffects> PlanMutation(const CheckedQuery& query, const MutationCo
   }
   OMNIGRAPH_CHECK_MSG(context.catalog != nullptr && context.open_table && context.mint_id,
                       "PlanMutation needs a catalog, a table opener and an id minter");
-  Planner planner(query, context);
+  MutationPlanner planner(query, context);
   return planner.Run();
 }
 

@@ -13,9 +13,9 @@ namespace {
 
 constexpr std::string_view kV1 = " is not supported in schema migration v1";
 
-class Planner {
+class MigrationPlanner {
  public:
-  Planner(const PlanOptions& options, std::vector<MigrationStep>* steps)
+  MigrationPlanner(const PlanOptions& options, std::vector<MigrationStep>* steps)
       : options_(options), steps_(*steps) {}
 
   void Types(TypeKind kind, const std::vector<TypeDef>& accepted,
@@ -67,8 +67,8 @@ std::optional<std::vector<std::string>> EnumWidening(const PropType& accepted,
   return added;
 }
 
-void Planner::Unsupported(std::string entity, std::string reason,
-                          std::optional<std::string_view> code) {
+void MigrationPlanner::Unsupported(std::string entity, std::string reason,
+                                   std::optional<std::string_view> code) {
   MigrationStep s;
   s.kind = StepKind::kUnsupportedChange;
   s.entity = std::move(entity);
@@ -77,8 +77,8 @@ void Planner::Unsupported(std::string entity, std::string reason,
   steps_.push_back(std::move(s));
 }
 
-void Planner::Types(TypeKind kind, const std::vector<TypeDef>& accepted,
-                    const std::vector<TypeDef>& desired) {
+void MigrationPlanner::Types(TypeKind kind, const std::vector<TypeDef>& accepted,
+                             const std::vector<TypeDef>& desired) {
   std::map<uint64_t, const TypeDef*> by_id;
   for (const TypeDef& a : accepted) by_id[a.id] = &a;
   std::set<uint64_t> seen;
@@ -110,7 +110,7 @@ void Planner::Types(TypeKind kind, const std::vector<TypeDef>& accepted,
   }
 }
 
-void Planner::Type(const TypeDef& a, const TypeDef& d) {
+void MigrationPlanner::Type(const TypeDef& a, const TypeDef& d) {
   if (a.name != d.name) {
     if (d.kind == TypeKind::kInterface) {
       Unsupported(d.table_key(), "renaming interfaces" + std::string(kV1));
@@ -146,7 +146,7 @@ void Planner::Type(const TypeDef& a, const TypeDef& d) {
   Constraints(a, d);
 }
 
-void Planner::Properties(const TypeDef& a, const TypeDef& d) {
+void MigrationPlanner::Properties(const TypeDef& a, const TypeDef& d) {
   for (const PropertyDef& dp : d.properties) {
     const PropertyDef* ap = a.FindPropertyById(dp.id);
     if (ap != nullptr) {
@@ -180,7 +180,7 @@ void Planner::Properties(const TypeDef& a, const TypeDef& d) {
   }
 }
 
-void Planner::Property(const TypeDef& d, const PropertyDef& ap, const PropertyDef& dp) {
+void MigrationPlanner::Property(const TypeDef& d, const PropertyDef& ap, const PropertyDef& dp) {
   if (ap.name != dp.name) {
     MigrationStep s;
     s.kind = StepKind::kRenameProperty;
@@ -218,7 +218,7 @@ void Planner::Property(const TypeDef& d, const PropertyDef& ap, const PropertyDe
   MetadataChange(ap.metadata, dp.metadata, d, &dp);
 }
 
-void Planner::Constraints(const TypeDef& a, const TypeDef& d) {
+void MigrationPlanner::Constraints(const TypeDef& a, const TypeDef& d) {
   std::set<std::string> have;
   for (const Constraint& c : a.constraints) have.insert(ConstraintIdentity(c));
   std::set<std::string> want;
@@ -245,8 +245,8 @@ void Planner::Constraints(const TypeDef& a, const TypeDef& d) {
   }
 }
 
-void Planner::MetadataChange(const Metadata& a, const Metadata& d, const TypeDef& owner,
-                             const PropertyDef* property) {
+void MigrationPlanner::MetadataChange(const Metadata& a, const Metadata& d, const TypeDef& owner,
+                                      const PropertyDef* property) {
   std::string entity = property ? PropEntity(owner, property->name) : owner.table_key();
   if (a.other != d.other) {
     Unsupported(entity, "changing annotations beyond @description/@instruction" + std::string(kV1));
@@ -399,7 +399,7 @@ MigrationPlan PlanBetween(const SchemaIr& accepted, const SchemaIr& desired,
                           const PlanOptions& options) {
   MigrationPlan plan;
   plan.desired = desired;
-  Planner planner(options, &plan.steps);
+  MigrationPlanner planner(options, &plan.steps);
   planner.Types(TypeKind::kInterface, accepted.interfaces, desired.interfaces);
   planner.Types(TypeKind::kNode, accepted.nodes, desired.nodes);
   planner.Types(TypeKind::kEdge, accepted.edges, desired.edges);
