@@ -189,22 +189,25 @@ Result<GraphState> Stream::FoldTo(uint64_t latest, std::map<uint64_t, Record>& f
       CheckpointName(key(), metadata_.base_seq()));
 }
 
+Result<std::optional<uint64_t>> Stream::ReadHintSeq() {
+  const std::string hint_name = HintName(key());
+  Result<std::optional<BoundedRead>> read =
+      ReadBounded(*runtime_.store, hint_name, kDocumentBytesMax);
+  if (!read.ok() && read.status().code() != Code::kCorruption) return read.status();
+  if (!read.ok() || !*read) return std::optional<uint64_t>();
+  Result<Hint> hint = DecodeHint((*read)->data, hint_name);
+  if (!hint.ok()) return std::optional<uint64_t>();  // An unparsable hint is treated as absent.
+  return std::optional<uint64_t>(hint->seq);
+}
+
 Result<std::shared_ptr<const GraphState>> Stream::ColdReadLocked() {
   const uint64_t base = metadata_.base_seq();
   uint64_t start = base;
-  const std::string hint_name = HintName(key());
-  Result<std::optional<BoundedRead>> hint_read =
-      ReadBounded(*runtime_.store, hint_name, kDocumentBytesMax);
-  if (!hint_read.ok() && hint_read.status().code() != Code::kCorruption) {
-    return hint_read.status();
-  }
-  if (hint_read.ok() && *hint_read) {
-    // An unparsable hint is treated as absent. A readable one names a seq that was published
-    // (hints are written only after a record is acknowledged), so the stream reaches at least
-    // that far: records missing below it are a gap, never a shorter history (D21).
-    Result<Hint> hint = DecodeHint((*hint_read)->data, hint_name);
-    if (hint.ok() && hint->seq > base) start = hint->seq;
-  }
+  // A readable hint names a seq that was published (hints are written only after a record is
+  // acknowledged), so the stream reaches at least that far: records missing below it are a gap,
+  // never a shorter history (D21).
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<uint64_t> hinted, ReadHintSeq());
+  if (hinted && *hinted > base) start = *hinted;
   std::map<uint64_t, Record> found;
   uint64_t latest = start;
   while (true) {
@@ -246,7 +249,7 @@ Result<std::shared_ptr<const GraphState>> Stream::ColdReadLocked() {
       // found, or the hint's seq. So the absent record was deleted, not yet to be written.
       std::string proof = FoundAbove(missing, found);
       if (proof.empty()) {
-        proof = "the hint " + hint_name + " names seq " + std::to_string(latest);
+        proof = "the hint " + HintName(key()) + " names seq " + std::to_string(latest);
       }
       return GapStatus(missing, proof);
     }
@@ -331,17 +334,9 @@ Result<std::string> Stream::ProofOfSeq(uint64_t missing, const std::map<uint64_t
   if (const uint64_t seen = seen_.load(); seen > missing) {
     return "this handle has read seq " + std::to_string(seen - 1);
   }
-  const std::string hint_name = HintName(key());
-  Result<std::optional<BoundedRead>> hint_read =
-      ReadBounded(*runtime_.store, hint_name, kDocumentBytesMax);
-  if (!hint_read.ok() && hint_read.status().code() != Code::kCorruption) {
-    return hint_read.status();
-  }
-  if (hint_read.ok() && *hint_read) {
-    Result<Hint> hint = DecodeHint((*hint_read)->data, hint_name);
-    if (hint.ok() && hint->seq >= missing) {
-      return "the hint " + hint_name + " names seq " + std::to_string(hint->seq);
-    }
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<uint64_t> hinted, ReadHintSeq());
+  if (hinted && *hinted >= missing) {
+    return "the hint " + HintName(key()) + " names seq " + std::to_string(*hinted);
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(bool next, RecordExists(missing + 1));
   if (next) return "record " + std::to_string(missing + 1) + " exists";

@@ -170,6 +170,9 @@ class Stream {
   // published (a record found above it, this handle's head, the hint, the next record, the next
   // checkpoint), or empty when nothing does and `missing` is the end of the stream.
   Result<std::string> ProofOfSeq(uint64_t missing, const std::map<uint64_t, Record>& found);
+  // The seq the hint names (one bounded GET); nullopt when it is absent, oversized or unparsable
+  // (a hint is only ever "start probing here"). Storage errors as the store reports them.
+  Result<std::optional<uint64_t>> ReadHintSeq();
   // One HEAD: whether an object is stored under the record name of `seq`.
   Result<bool> RecordExists(uint64_t seq);
   // Reads records [from, to] not already in `found`, concurrently. Missing ones are left out.
