@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "query/column_codec.h"
 #include "query/parser.h"
-#include "query/rows.h"
 #include "storage/memory_store.h"
 
 namespace omnigraph::engine {

@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "query/rows.h"
+#include "query/column_codec.h"
 #include "query/table_schema.h"
 #include "schema/keys.h"
 #include "table/table_manifest.h"
