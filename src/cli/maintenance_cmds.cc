@@ -65,7 +65,7 @@ void AddCleanup(CLI::App& app, Context& ctx) {
     }
     const std::string verb = o->confirm ? "removed " : "would remove ";
     const std::string objects = std::to_string((*out)["objects_removed"].get<uint64_t>());
-    ctx.Echo("cleanup", verb + objects + " objects");
+    ctx.Echo("cleanup");
     ctx.Print(*out, verb + objects + " objects (" +
                         std::to_string((*out)["bytes_removed"].get<uint64_t>()) + " bytes)" +
                         (o->confirm ? "" : "; add --confirm to remove them"));

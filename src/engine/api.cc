@@ -97,19 +97,22 @@ class Handle {
   Result<Json> CreateBranch(std::string_view name, std::string_view from) {
     OMNIGRAPH_RETURN_IF_ERROR(
         graph_->CreateBranch(name, from, std::nullopt, options_.actor).status());
-    OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<commit::BranchInfo> all, graph_->ListBranches());
-    for (const commit::BranchInfo& b : all) {
-      if (b.branch == name) {
-        Json out = BranchJson(b);
-        out["parent_branch"] = std::string(from);
-        return out;
-      }
-    }
-    return Status(Code::kBranchNotFound,
-                  "branch '" + std::string(name) + "' vanished after create");
+    Json out = Json::object();
+    out["name"] = std::string(name);
+    out["from"] = std::string(from);
+    out["uri"] = uri_;
+    if (options_.actor) out["actor_id"] = *options_.actor;
+    return out;
   }
 
-  Status DeleteBranch(std::string_view name) { return graph_->DeleteBranch(name, options_.actor); }
+  Result<Json> DeleteBranch(std::string_view name) {
+    OMNIGRAPH_RETURN_IF_ERROR(graph_->DeleteBranch(name, options_.actor));
+    Json out = Json::object();
+    out["name"] = std::string(name);
+    out["uri"] = uri_;
+    if (options_.actor) out["actor_id"] = *options_.actor;
+    return out;
+  }
 
   Result<Json> ListBranches() {
     OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<commit::BranchInfo> all, graph_->ListBranches());
@@ -152,7 +155,10 @@ class Handle {
     options.actor = options_.actor;
     OMNIGRAPH_ASSIGN_OR_RETURN(engine::LoadResult r,
                                engine::Load(*graph_, target.branch, ndjson, m, options));
-    return r.ToJson();
+    Json out = r.ToJson();
+    out["uri"] = uri_;
+    out["commit"] = r.commit_record ? CommitJson(*r.commit_record) : Json(nullptr);
+    return out;
   }
 
   Status Export(std::string_view branch, const std::vector<std::string>& types,
@@ -179,7 +185,7 @@ class Handle {
     out["affected_nodes"] = r.affected_nodes;
     out["affected_edges"] = r.affected_edges;
     if (r.actor) out["actor_id"] = *r.actor;
-    out["commit"] = r.commit ? Json(*r.commit) : Json(nullptr);
+    out["commit"] = r.commit_record ? CommitJson(*r.commit_record) : Json(nullptr);
     return out;
   }
 
@@ -204,7 +210,10 @@ class Handle {
     options.allow_data_loss = allow_data_loss;
     OMNIGRAPH_ASSIGN_OR_RETURN(schema::MigrationPlan plan,
                                graph_->PlanSchema(schema_source, options));
-    return plan.ToJson();
+    Json out = plan.ToJson();
+    out["uri"] = uri_;
+    out["step_count"] = plan.steps.size();
+    return out;
   }
 
   Result<Json> ApplySchema(std::string_view schema_source, bool allow_data_loss) {
@@ -315,7 +324,7 @@ Result<Json> Database::CreateBranch(std::string_view name, std::string_view from
   return ToApi(impl_->handle->CreateBranch(name, from));
 }
 
-Status Database::DeleteBranch(std::string_view name) {
+Result<Json> Database::DeleteBranch(std::string_view name) {
   return ToApi(impl_->handle->DeleteBranch(name));
 }
 
