@@ -144,6 +144,20 @@ class Database {
 
   // --- Maintenance: removes what no retained commit needs (OmniGraph's maintenance commands).
   Result<Json> Cleanup(const CleanupRequest& request);
+  // Finds every defect of the commit layer's derived state (docs/design/retention.md "Repair"):
+  // {confirmed, defects:[{kind, stream, object, seq, detail, advice, fixable, fixed}]}. With
+  // `confirm`, rewrites hints and checkpoints (never a record); without it, writes nothing.
+  Result<Json> Repair(bool confirm);
+
+  // --- Lint (OmniGraph's `lint`): checks every query of a .gq source and describes each one
+  // (docs/design/query-language.md "Lint"). Against the accepted schema of `branch`'s head:
+  Result<Json> Lint(std::string_view query_source, std::string_view branch = "main");
+  // Offline, against a .pg schema source; InvalidArgument when the schema does not parse or check.
+  // A query that fails is in the report (status "error"), not an error of the call.
+  static Result<Json> LintWithSchema(std::string_view schema_source, std::string_view query_source);
+
+  // What this library is: {version, storage_stamp (the format it reads and writes), build}.
+  static Json Version();
 
  private:
   struct Impl;

@@ -1,7 +1,9 @@
 // The omnigraph command's shared helpers (cli.h).
 #include "cli.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -80,8 +82,11 @@ Result<std::string> ReadFile(const std::string& path) {
   if (std::filesystem::is_directory(path, ec)) {
     return InvalidArgument("cannot read '" + path + "': it is a directory, not a file");
   }
+  if (!std::filesystem::exists(path, ec)) {
+    return InvalidArgument("cannot read '" + path + "': No such file or directory");
+  }
   std::ifstream in(path, std::ios::binary);
-  if (!in) return InvalidArgument("cannot read '" + path + "'");
+  if (!in) return InvalidArgument("cannot read '" + path + "': " + std::strerror(errno));
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();

@@ -52,6 +52,8 @@ class Context {
   Globals& globals() { return g_; }
   CLI::App& app() { return app_; }
   int rc() const { return rc_; }
+  // Sets the exit status without a message (the output said what failed).
+  void SetExit(int rc) { rc_ = rc; }
   // Reports `s` on stderr and sets the exit status it calls for.
   void Fail(const Status& s);
   // A failed expected-commit precondition: exit status 4; with --json OmniGraph's error envelope
@@ -126,6 +128,7 @@ void AddBranchCommands(CLI::App& app, Context& ctx);       // branch create|list
 void AddCommitCommands(CLI::App& app, Context& ctx);       // commit list|show
 void AddQueryCommand(CLI::App& app, Context& ctx);         // query
 void AddSchemaCommands(CLI::App& app, Context& ctx);       // schema plan|apply|show
-void AddMaintenanceCommands(CLI::App& app, Context& ctx);  // cleanup, export
+void AddMaintenanceCommands(CLI::App& app, Context& ctx);  // cleanup, export, repair, version
+void AddLintCommand(CLI::App& app, Context& ctx);          // lint (also check)
 
 }  // namespace omnigraph::cli

@@ -6,6 +6,7 @@
 // early-return macros then stand aside for base/status.h's (include/omnigraph/status.h).
 #include "commit/history.h"
 #include "commit/names.h"
+#include "commit/repair.h"
 #include "engine/api_values.h"
 #include "engine/export.h"
 #include "engine/graph.h"
@@ -14,7 +15,9 @@
 #include "engine/query.h"
 #include "omnigraph/omnigraph.h"
 #include "query/exec_cache.h"
+#include "query/lint.h"
 #include "schema/archive.h"
+#include "schema/identity.h"
 #include "schema/planner.h"
 #include "storage/counting_store.h"
 #include "storage/uri.h"
@@ -273,6 +276,21 @@ class Handle {
     return out;
   }
 
+  Result<Json> Repair(bool confirm) {
+    commit::RepairOptions options;
+    options.confirm = confirm;
+    options.stream = commit::StreamOptions{graph_->stamp().checkpoint_interval, true};
+    OMNIGRAPH_ASSIGN_OR_RETURN(commit::RepairReport r, commit::Repair(graph_->runtime(), options));
+    Json out = r.ToJson();
+    out["confirmed"] = confirm;
+    return out;
+  }
+
+  Result<OrderedJson> Lint(std::string_view query_source, std::string_view branch) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot head, graph_->SnapshotOfBranch(branch));
+    return query::LintQuerySource(head.catalog(), query_source).ToJson();
+  }
+
  private:
   std::string uri_;
   DatabaseOptions options_;
@@ -281,6 +299,13 @@ class Handle {
   // Table images and adjacencies shared by this handle's queries (keyed by table pins).
   query::ExecCache cache_;
 };
+
+// Lint against a schema source that no graph holds (checked as a new graph's would be).
+Result<OrderedJson> LintOffline(std::string_view schema_source, std::string_view query_source) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(schema::SchemaIr ir, schema::AcceptInitial(schema_source));
+  OMNIGRAPH_ASSIGN_OR_RETURN(schema::Catalog catalog, schema::Catalog::Build(std::move(ir)));
+  return query::LintQuerySource(catalog, query_source).ToJson();
+}
 
 }  // namespace
 }  // namespace omnigraph::engine
@@ -373,6 +398,23 @@ Result<Json> Database::ShowSchema(std::string_view branch) {
 
 Result<Json> Database::Cleanup(const CleanupRequest& request) {
   return ToApi(impl_->handle->Cleanup(request));
+}
+
+Result<Json> Database::Repair(bool confirm) { return ToApi(impl_->handle->Repair(confirm)); }
+
+Result<Json> Database::Lint(std::string_view query_source, std::string_view branch) {
+  return ToApi(impl_->handle->Lint(query_source, branch));
+}
+
+Result<Json> Database::LintWithSchema(std::string_view schema_source,
+                                      std::string_view query_source) {
+  return ToApi(engine::LintOffline(schema_source, query_source));
+}
+
+Json Database::Version() {
+  return Json{{"version", OMNIGRAPH_VERSION_TEXT},
+              {"storage_stamp", commit::kStorageStamp},
+              {"build", OMNIGRAPH_BUILD_TEXT}};
 }
 
 }  // namespace omnigraph::api
