@@ -35,7 +35,7 @@ og::Status Run(const std::string& dir) {
   OMNIGRAPH_ASSIGN_OR_RETURN(og::Json loaded, db->Load(seed, "merge", og::WriteTarget{}));
   std::printf("loaded %llu entities as commit %s\n",
               static_cast<unsigned long long>(loaded["total_entities"].get<uint64_t>()),
-              loaded["commit"].get<std::string>().c_str());
+              loaded["commit"]["graph_commit_id"].get<std::string>().c_str());
 
   // A result is a Json envelope: walk its columns and rows, or pass it on as text (dump).
   OMNIGRAPH_ASSIGN_OR_RETURN(og::Json team, db->Query(queries, "team", og::Json{{"code", "og"}}));

@@ -99,10 +99,11 @@ class Database {
   // Store calls this handle has made so far (see StoreCallCounts).
   StoreCallCounts StoreCalls() const;
 
-  // --- Branches. A branch object: {name, head_commit_id, head_seq, parent_branch?,
-  // fork_commit_id?}.
+  // --- Branches. Create and delete return OmniGraph's envelopes, {name, from, uri, actor_id?} and
+  // {name, uri, actor_id?}. The list is of branch objects: {name, head_commit_id, head_seq,
+  // fork_commit_id?}, main first, then by name.
   Result<Json> CreateBranch(std::string_view name, std::string_view from = "main");
-  Status DeleteBranch(std::string_view name);
+  Result<Json> DeleteBranch(std::string_view name);
   Result<Json> ListBranches();
 
   // --- Commits (OmniGraph's commit objects): {graph_commit_id, graph_branch?,
@@ -112,14 +113,19 @@ class Database {
   Result<Json> ShowCommit(std::string_view commit_id);
 
   // --- Data.
-  // Loads NDJSON (OmniGraph's load format) with mode "append", "merge" or "overwrite"; one commit.
+  // Loads NDJSON (OmniGraph's load format) with mode "append", "merge" or "overwrite"; one commit,
+  // none when the input holds no entity. {uri, branch, base_branch?, branch_created, mode, nodes,
+  // edges, total_entities, commit, actor_id?}: `commit` is the commit object (as ListCommits
+  // gives it) or null.
   Result<Json> Load(std::string_view ndjson, std::string_view mode, const WriteTarget& target);
   // Writes the NDJSON of a branch head (some types, or all) to `sink`, in chunks of whole lines.
   Status Export(std::string_view branch, const std::vector<std::string>& types,
                 const std::function<Status(std::string_view chunk)>& sink);
   // Runs mutation query `name` of `source` (.gq; an empty name picks the only query) with
   // `params` ({"$name": value} or {"name": value}, typed by the query's declarations as in the
-  // load format); one commit, or none when nothing was affected (OmniGraph's mutation output).
+  // load format); one commit, or none when nothing was affected (OmniGraph's mutation output:
+  // {query_name, branch, affected_nodes, affected_edges, actor_id?, commit}, `commit` the commit
+  // object or null).
   Result<Json> Mutate(std::string_view source, std::string_view name, const Json& params,
                       const WriteTarget& target);
   // Runs read query `name` of `source` (an empty name picks the only query) with JSON `params`
@@ -128,7 +134,8 @@ class Database {
   Result<Json> Query(std::string_view source, std::string_view name, const Json& params,
                      const ReadTarget& target = {});
 
-  // --- Schema (OmniGraph's schema plan and apply). The plan {supported, steps}; apply on main
+  // --- Schema (OmniGraph's schema plan and apply). The plan {uri, supported, step_count, steps};
+  // apply on main
   // only, one commit: {uri, supported, applied, step_count, steps, graph_manifest_version}.
   Result<Json> PlanSchema(std::string_view schema_source, bool allow_data_loss = false);
   Result<Json> ApplySchema(std::string_view schema_source, bool allow_data_loss = false);
@@ -137,6 +144,20 @@ class Database {
 
   // --- Maintenance: removes what no retained commit needs (OmniGraph's maintenance commands).
   Result<Json> Cleanup(const CleanupRequest& request);
+  // Finds every defect of the commit layer's derived state (docs/design/retention.md "Repair"):
+  // {confirmed, defects:[{kind, stream, object, seq, detail, advice, fixable, fixed}]}. With
+  // `confirm`, rewrites hints and checkpoints (never a record); without it, writes nothing.
+  Result<Json> Repair(bool confirm);
+
+  // --- Lint (OmniGraph's `lint`): checks every query of a .gq source and describes each one
+  // (docs/design/query-language.md "Lint"). Against the accepted schema of `branch`'s head:
+  Result<Json> Lint(std::string_view query_source, std::string_view branch = "main");
+  // Offline, against a .pg schema source; InvalidArgument when the schema does not parse or check.
+  // A query that fails is in the report (status "error"), not an error of the call.
+  static Result<Json> LintWithSchema(std::string_view schema_source, std::string_view query_source);
+
+  // What this library is: {version, storage_stamp (the format it reads and writes), build}.
+  static Json Version();
 
  private:
   struct Impl;

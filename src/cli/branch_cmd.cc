@@ -1,6 +1,8 @@
 // branch create [--from S] N | list | delete N
+#include <algorithm>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cli.h"
 
@@ -17,7 +19,7 @@ void AddCreate(CLI::App* branch, Context& ctx, const std::shared_ptr<BranchOptio
   create->add_option("name", o->name)->required();
   create->add_option("--from", o->from, "The branch to fork (default main)");
   create->add_option("uri", ctx.globals().uri);
-  create->add_flag("--json", ctx.globals().json);
+  create->add_flag("--json", ctx.globals().json, "Print the JSON envelope");
   create->callback([&ctx, o] {
     Result<std::unique_ptr<Database>> db = ctx.Open();
     Result<Json> out = db.ok() ? (*db)->CreateBranch(o->name, o->from) : db.status();
@@ -25,8 +27,8 @@ void AddCreate(CLI::App* branch, Context& ctx, const std::shared_ptr<BranchOptio
       ctx.Fail(out.status());
       return;
     }
-    ctx.Echo("branch create", o->name + " from " + o->from);
-    ctx.Print(*out, "created " + o->name);
+    ctx.Echo("branch create");
+    ctx.Print(*out, "created branch " + o->name + " from " + o->from);
   });
 }
 
@@ -40,12 +42,15 @@ void AddList(CLI::App* branch, Context& ctx) {
       ctx.Fail(out.status());
       return;
     }
+    // OmniGraph's envelope: the names, sorted; one per line without --json.
+    std::vector<std::string> names;
+    for (const Json& b : *out) names.push_back(b["name"].get<std::string>());
+    std::sort(names.begin(), names.end());
     std::string human;
-    for (const Json& b : *out) {
-      human += (human.empty() ? "" : "\n") + b["name"].get<std::string>() + "  " +
-               b["head_commit_id"].get<std::string>();
-    }
-    ctx.Print(*out, human);
+    for (const std::string& n : names) human += (human.empty() ? "" : "\n") + n;
+    Json sorted = Json::array();
+    for (const std::string& n : names) sorted.push_back(Json(n));
+    ctx.Print(Json{{"branches", sorted}}, human);
   });
 }
 
@@ -53,14 +58,16 @@ void AddDelete(CLI::App* branch, Context& ctx, const std::shared_ptr<BranchOptio
   CLI::App* del = branch->add_subcommand("delete", "Delete a branch");
   del->add_option("name", o->name)->required();
   del->add_option("uri", ctx.globals().uri);
+  del->add_flag("--json", ctx.globals().json, "Print the JSON envelope");
   del->callback([&ctx, o] {
     Result<std::unique_ptr<Database>> db = ctx.Open();
-    Status s = db.ok() ? (*db)->DeleteBranch(o->name) : db.status();
-    if (!s.ok()) {
-      ctx.Fail(s);
+    Result<Json> out = db.ok() ? (*db)->DeleteBranch(o->name) : db.status();
+    if (!out.ok()) {
+      ctx.Fail(out.status());
       return;
     }
-    ctx.Echo("branch delete", o->name);
+    ctx.Echo("branch delete");
+    ctx.Print(*out, "deleted branch " + o->name);
   });
 }
 

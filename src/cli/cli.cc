@@ -1,7 +1,9 @@
 // The omnigraph command's shared helpers (cli.h).
 #include "cli.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -43,11 +45,28 @@ Result<std::unique_ptr<Database>> Context::Open() const {
   return Database::Open(uri, Options());
 }
 
-void Context::Echo(const std::string& verb, const std::string& detail) const {
+void Context::FailPrecondition(const Status& s, const std::string& expected,
+                               const std::optional<std::string>& actual) {
+  if (!g_.json) {
+    Fail(s);
+    return;
+  }
+  Json failure = Json{{"expected", expected}};
+  if (actual) failure["actual"] = *actual;
+  std::cout << Json{{"error", s.message()}, {"precondition_failure", failure}}.dump(2) << "\n";
+  rc_ = kExitPrecondition;
+}
+
+void Context::Echo(const std::string& verb) const {
   if (g_.quiet) return;
   std::string target = g_.store.empty() ? g_.uri : g_.store;
   std::fprintf(stderr, "omnigraph %s \u2192 %s (%s)\n", verb.c_str(), target.c_str(),
-               detail.c_str());
+               AccessPath(target).c_str());
+}
+
+std::string AccessPath(const std::string& uri) {
+  const bool local = uri.find("://") == std::string::npos || uri.starts_with("file://");
+  return local ? "direct, local" : "direct, remote";
 }
 
 void Context::Print(const Json& out, const std::string& human) const {
@@ -63,8 +82,11 @@ Result<std::string> ReadFile(const std::string& path) {
   if (std::filesystem::is_directory(path, ec)) {
     return InvalidArgument("cannot read '" + path + "': it is a directory, not a file");
   }
+  if (!std::filesystem::exists(path, ec)) {
+    return InvalidArgument("cannot read '" + path + "': No such file or directory");
+  }
   std::ifstream in(path, std::ios::binary);
-  if (!in) return InvalidArgument("cannot read '" + path + "'");
+  if (!in) return InvalidArgument("cannot read '" + path + "': " + std::strerror(errno));
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
@@ -99,8 +121,8 @@ void AddUriArg(CLI::App* cmd, Context& ctx) {
 }
 
 std::string CommitText(const Json& j) {
-  return j.contains("commit") && j["commit"].is_string()
-             ? "commit " + j["commit"].get<std::string>()
+  return j.contains("commit") && j["commit"].is_object()
+             ? "commit " + j["commit"]["graph_commit_id"].get<std::string>()
              : "no commit";
 }
 

@@ -6,14 +6,16 @@
 //
 // Every command takes the graph's URI as its last positional argument (a path, file://,
 // memory://, s3://, az://) or --store URI. Results go to stdout (pretty JSON with --json, else a
-// short human form); writes also echo "omnigraph <verb> → <target> (...)" to stderr unless
-// --quiet. Exit status: 0 ok, 1 error, 4 when an expected-commit precondition failed.
+// short human form); writes also echo "omnigraph <verb> → <target> (direct, local)" (or
+// "(direct, remote)" for a store that is not a local path) to stderr unless --quiet. Exit
+// status: 0 ok, 1 error, 4 when an expected-commit precondition failed.
 #pragma once
 
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,15 +52,21 @@ class Context {
   Globals& globals() { return g_; }
   CLI::App& app() { return app_; }
   int rc() const { return rc_; }
+  // Sets the exit status without a message (the output said what failed).
+  void SetExit(int rc) { rc_ = rc; }
   // Reports `s` on stderr and sets the exit status it calls for.
   void Fail(const Status& s);
+  // A failed expected-commit precondition: exit status 4; with --json OmniGraph's error envelope
+  // {error, precondition_failure: {expected, actual?}} on stdout, else the error on stderr.
+  void FailPrecondition(const Status& s, const std::string& expected,
+                        const std::optional<std::string>& actual);
 
   // The graph's URI from the positional argument or --store; an error when neither or both differ.
   Result<std::string> Uri() const;
   DatabaseOptions Options() const;
   Result<std::unique_ptr<Database>> Open() const;
-  // "omnigraph <verb> → <target> (<detail>)" on stderr unless --quiet.
-  void Echo(const std::string& verb, const std::string& detail) const;
+  // "omnigraph <verb> → <target> (<access path>)" on stderr unless --quiet.
+  void Echo(const std::string& verb) const;
   // Prints `out` as pretty JSON, or `human` when --json is off (empty = JSON anyway).
   void Print(const Json& out, const std::string& human = "") const;
 
@@ -84,8 +92,12 @@ std::string CommandPath(CLI::App& app);
 // The positional URI and --json of a command.
 void AddUriArg(CLI::App* cmd, Context& ctx);
 
-// "commit <id>" of a write's output, or "no commit".
+// "commit <id>" of a write's output (whose `commit` is the commit object), or "no commit".
 std::string CommitText(const Json& j);
+
+// How the command reaches the graph at `uri`: "direct, local" for a path or file://, else
+// "direct, remote" (the words of OmniGraph's write echo).
+std::string AccessPath(const std::string& uri);
 
 // The query source, parameters and branch that query and mutate share.
 struct QueryOptions {
@@ -116,6 +128,7 @@ void AddBranchCommands(CLI::App& app, Context& ctx);       // branch create|list
 void AddCommitCommands(CLI::App& app, Context& ctx);       // commit list|show
 void AddQueryCommand(CLI::App& app, Context& ctx);         // query
 void AddSchemaCommands(CLI::App& app, Context& ctx);       // schema plan|apply|show
-void AddMaintenanceCommands(CLI::App& app, Context& ctx);  // cleanup, export
+void AddMaintenanceCommands(CLI::App& app, Context& ctx);  // cleanup, export, repair, version
+void AddLintCommand(CLI::App& app, Context& ctx);          // lint (also check)
 
 }  // namespace omnigraph::cli

@@ -5,6 +5,7 @@
 // Options go before or after the URI; global options (--store, --as, --quiet) before or after
 // the command. Exit status: 0 ok, 1 error (a usage error is one line naming the problem and the
 // --help to read), 4 when an expected-commit precondition failed.
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <string>
@@ -56,6 +57,26 @@ int UsageError(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
   return kExitError;
 }
 
+// OmniGraph's old name for lint: `omnigraph check ...` runs `omnigraph lint ...` after a warning.
+// Returns the arguments in CLI11's order (reversed, without the program's name).
+std::vector<std::string> CheckToLint(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--store" || args[i] == "--as") {
+      ++i;
+    } else if (!args[i].starts_with("-")) {
+      if (args[i] == "check") {
+        std::fprintf(stderr,
+                     "warning: `omnigraph check` is deprecated; use `omnigraph lint` instead\n");
+        args[i] = "lint";
+      }
+      break;
+    }
+  }
+  std::reverse(args.begin(), args.end());
+  return args;
+}
+
 }  // namespace
 
 int Main(int argc, char** argv) {
@@ -75,8 +96,11 @@ int Main(int argc, char** argv) {
   AddQueryCommand(app, ctx);
   AddSchemaCommands(app, ctx);
   AddMaintenanceCommands(app, ctx);
+  AddLintCommand(app, ctx);
+  app.set_version_flag("--version", "omnigraph " + Database::Version()["version"].string_value());
+  std::vector<std::string> args = CheckToLint(argc, argv);
   try {
-    app.parse(argc, argv);
+    app.parse(args);
   } catch (const CLI::ParseError& e) {
     // --help prints the usage and exits 0; everything else is a usage error.
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);

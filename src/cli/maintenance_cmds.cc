@@ -1,4 +1,4 @@
-// The verbs that look after a graph as a whole: cleanup and export.
+// The verbs that look after a graph as a whole: cleanup, export, repair, and version.
 #include <iostream>
 #include <map>
 #include <memory>
@@ -65,7 +65,7 @@ void AddCleanup(CLI::App& app, Context& ctx) {
     }
     const std::string verb = o->confirm ? "removed " : "would remove ";
     const std::string objects = std::to_string((*out)["objects_removed"].get<uint64_t>());
-    ctx.Echo("cleanup", verb + objects + " objects");
+    ctx.Echo("cleanup");
     ctx.Print(*out, verb + objects + " objects (" +
                         std::to_string((*out)["bytes_removed"].get<uint64_t>()) + " bytes)" +
                         (o->confirm ? "" : "; add --confirm to remove them"));
@@ -99,11 +99,69 @@ void AddExport(CLI::App& app, Context& ctx) {
   });
 }
 
+// The repair report as a table: one line per defect, then what to do.
+std::string RepairText(const Json& out) {
+  const Json& defects = out["defects"];
+  if (defects.empty()) return "no defects: the commit layer's derived state is sound";
+  std::string text;
+  size_t fixable = 0;
+  for (const Json& d : defects) {
+    const std::string state = d["fixed"].get<bool>()     ? "fixed"
+                              : d["fixable"].get<bool>() ? "fixable"
+                                                         : "not fixable";
+    fixable += d["fixable"].get<bool>() && !d["fixed"].get<bool>() ? 1 : 0;
+    text += d["kind"].get<std::string>() + "  " + d["object"].get<std::string>() + "  seq " +
+            std::to_string(d["seq"].get<uint64_t>()) + "  " + state + ": " +
+            d["detail"].get<std::string>() + "\n";
+    if (!d["advice"].get<std::string>().empty()) {
+      text += "  advice: " + d["advice"].get<std::string>() + "\n";
+    }
+  }
+  text += std::to_string(defects.size()) + (defects.size() == 1 ? " defect" : " defects");
+  if (fixable > 0)
+    text += "; add --confirm to rewrite the hints and checkpoints of " + std::to_string(fixable);
+  return text;
+}
+
+// repair [--confirm] URI
+void AddRepair(CLI::App& app, Context& ctx) {
+  auto confirm = std::make_shared<bool>(false);
+  CLI::App* repair = app.add_subcommand(
+      "repair", "Report defects of the commit history's derived state; fix hints and checkpoints");
+  repair->add_flag("--confirm", *confirm,
+                   "Rewrite hints and checkpoints (never a record); without it, only report");
+  AddUriArg(repair, ctx);
+  repair->callback([&ctx, confirm] {
+    Result<std::unique_ptr<Database>> db = ctx.Open();
+    Result<Json> out = db.ok() ? (*db)->Repair(*confirm) : db.status();
+    if (!out.ok()) {
+      ctx.Fail(out.status());
+      return;
+    }
+    if (*confirm) ctx.Echo("repair");
+    ctx.Print(*out, RepairText(*out));
+  });
+}
+
+// version [--json]: this build's version, the storage stamp it reads and writes, its build type.
+void AddVersion(CLI::App& app, Context& ctx) {
+  CLI::App* version = app.add_subcommand("version", "Print the version and the storage stamp");
+  version->add_flag("--json", ctx.globals().json, "Print the JSON envelope");
+  version->callback([&ctx] {
+    const Json v = Database::Version();
+    ctx.Print(v, "omnigraph " + v["version"].get<std::string>() + "\nstorage-stamp " +
+                     std::to_string(v["storage_stamp"].get<uint64_t>()) + "\nbuild " +
+                     v["build"].get<std::string>());
+  });
+}
+
 }  // namespace
 
 void AddMaintenanceCommands(CLI::App& app, Context& ctx) {
   AddCleanup(app, ctx);
   AddExport(app, ctx);
+  AddRepair(app, ctx);
+  AddVersion(app, ctx);
 }
 
 }  // namespace omnigraph::cli

@@ -78,8 +78,12 @@ Status PrintRows(const Json& result, const std::string& format) {
   if (format == "json") {
     std::cout << result.dump(2) << "\n";
   } else if (format == "jsonl") {
-    Json meta = result;
-    meta.erase("rows");
+    // OmniGraph's metadata line, then one object per row.
+    Json meta = Json::object();
+    meta["kind"] = "metadata";
+    meta["query_name"] = result["query_name"];
+    meta["target"] = result["target"];
+    meta["row_count"] = result["row_count"];
     std::cout << meta.dump() << "\n";
     for (const Json& row : rows) std::cout << row.dump() << "\n";
   } else if (format == "csv") {

@@ -35,12 +35,7 @@ void AddPlanOrApply(CLI::App* schema, Context& ctx, const std::shared_ptr<Schema
       ctx.Fail(out.status());
       return;
     }
-    if (verb == "apply") {
-      ctx.Echo("schema apply", (*out)["applied"].get<bool>()
-                                   ? std::to_string((*out)["step_count"].get<uint64_t>()) +
-                                         " steps, commit " + (*out)["commit"].get<std::string>()
-                                   : "no change");
-    }
+    if (verb == "apply") ctx.Echo("schema apply");
     ctx.Print(*out);
   });
 }

@@ -1,5 +1,6 @@
 // The verbs that write data: init, load, mutate.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,10 +29,46 @@ void AddInit(CLI::App& app, Context& ctx) {
       ctx.Fail(db.status());
       return;
     }
-    ctx.Echo("init", "schema " + *schema_file);
+    ctx.Echo("init");
     // Keys in byte order, like every envelope of the engine but a query's.
     ctx.Print(Json{{"initialized", true}, {"uri", *uri}}, "initialized " + *uri);
   });
+}
+
+// OmniGraph's human form of a load, and a line when nothing was published.
+std::string LoadText(const Json& out) {
+  std::string text = "loaded " + out["uri"].get<std::string>() + " on branch " +
+                     out["branch"].get<std::string>() + " with " + out["mode"].get<std::string>() +
+                     ": " + std::to_string(out["total_entities"].get<uint64_t>()) +
+                     " entities across " + std::to_string(out["nodes"].size()) +
+                     " node types and " + std::to_string(out["edges"].size()) + " edge types";
+  if (out["branch_created"].get<bool>() && out.contains("base_branch")) {
+    text += "\nbranch " + out["branch"].get<std::string>() + " created from " +
+            out["base_branch"].get<std::string>();
+  }
+  if (out["commit"].is_null()) text += "\nno commit: the input holds no entity";
+  return text;
+}
+
+// OmniGraph's human form of a mutation.
+std::string MutateText(const Json& out) {
+  std::string text = "changed " + out["branch"].get<std::string>() + " via " +
+                     out["query_name"].get<std::string>() + ": " +
+                     std::to_string(out["affected_nodes"].get<uint64_t>()) + " nodes, " +
+                     std::to_string(out["affected_edges"].get<uint64_t>()) + " edges";
+  if (out.contains("actor_id")) text += "\nactor_id: " + out["actor_id"].get<std::string>();
+  text += "\n" + CommitText(out);
+  return text;
+}
+
+// The head of `branch` now, for the `actual` of a failed precondition (none when unreadable).
+std::optional<std::string> HeadOf(Database& db, const std::string& branch) {
+  Result<Json> all = db.ListBranches();
+  if (!all.ok()) return std::nullopt;
+  for (const Json& b : *all) {
+    if (b["name"] == branch) return b["head_commit_id"].get<std::string>();
+  }
+  return std::nullopt;
 }
 
 struct LoadOptions {
@@ -69,10 +106,8 @@ void AddLoad(CLI::App& app, Context& ctx) {
       ctx.Fail(out.status());
       return;
     }
-    const std::string entities = std::to_string((*out)["total_entities"].get<uint64_t>());
-    ctx.Echo("load",
-             o->mode + " " + entities + " entities into " + o->branch + ", " + CommitText(*out));
-    ctx.Print(*out, "loaded " + entities + " entities (" + CommitText(*out) + ")");
+    ctx.Echo("load");
+    ctx.Print(*out, LoadText(*out));
   });
 }
 
@@ -105,13 +140,16 @@ void AddMutate(CLI::App& app, Context& ctx) {
     target.branch = o->query.branch;
     if (!o->if_commit.empty()) target.if_commit = o->if_commit;
     Result<Json> out = q->db->Mutate(q->source, o->query.name, q->params, target);
+    if (!out.ok() && out.status().code() == Code::kPreconditionFailed && !o->if_commit.empty()) {
+      ctx.FailPrecondition(out.status(), o->if_commit, HeadOf(*q->db, o->query.branch));
+      return;
+    }
     if (!out.ok()) {
       ctx.Fail(out.status());
       return;
     }
-    ctx.Echo("mutate", (*out)["query_name"].get<std::string>() + " on " + o->query.branch + ", " +
-                           CommitText(*out));
-    ctx.Print(*out);
+    ctx.Echo("mutate");
+    ctx.Print(*out, MutateText(*out));
   });
 }
 

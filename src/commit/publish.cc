@@ -179,7 +179,7 @@ Result<PublishAttempt> Stream::TryPublish(const std::shared_ptr<const GraphState
         if (!head_ || head_->seq < state->seq) SetHeadLocked(state);
       }
       AfterPublish(state);
-      return PublishAttempt{PublishResult{record.commit_id, record.seq, 0, state}, state};
+      return PublishAttempt{PublishResult{record.commit_id, record.seq, 0, state, record}, state};
     }
   }
   // Another writer won base.seq + 1, or base.seq + 2 exists: refresh from what this handle

@@ -85,6 +85,8 @@ struct PublishResult {
   // 1 when the first attempt won.
   int attempts = 0;
   std::shared_ptr<const GraphState> state;
+  // The record that was published (for callers that report the commit object).
+  Record record;
 };
 
 // What a publish prepared against a captured head: the record's content, and the gap guard's

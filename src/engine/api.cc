@@ -6,6 +6,7 @@
 // early-return macros then stand aside for base/status.h's (include/omnigraph/status.h).
 #include "commit/history.h"
 #include "commit/names.h"
+#include "commit/repair.h"
 #include "engine/api_values.h"
 #include "engine/export.h"
 #include "engine/graph.h"
@@ -14,7 +15,9 @@
 #include "engine/query.h"
 #include "omnigraph/omnigraph.h"
 #include "query/exec_cache.h"
+#include "query/lint.h"
 #include "schema/archive.h"
+#include "schema/identity.h"
 #include "schema/planner.h"
 #include "storage/counting_store.h"
 #include "storage/uri.h"
@@ -97,19 +100,22 @@ class Handle {
   Result<Json> CreateBranch(std::string_view name, std::string_view from) {
     OMNIGRAPH_RETURN_IF_ERROR(
         graph_->CreateBranch(name, from, std::nullopt, options_.actor).status());
-    OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<commit::BranchInfo> all, graph_->ListBranches());
-    for (const commit::BranchInfo& b : all) {
-      if (b.branch == name) {
-        Json out = BranchJson(b);
-        out["parent_branch"] = std::string(from);
-        return out;
-      }
-    }
-    return Status(Code::kBranchNotFound,
-                  "branch '" + std::string(name) + "' vanished after create");
+    Json out = Json::object();
+    out["name"] = std::string(name);
+    out["from"] = std::string(from);
+    out["uri"] = uri_;
+    if (options_.actor) out["actor_id"] = *options_.actor;
+    return out;
   }
 
-  Status DeleteBranch(std::string_view name) { return graph_->DeleteBranch(name, options_.actor); }
+  Result<Json> DeleteBranch(std::string_view name) {
+    OMNIGRAPH_RETURN_IF_ERROR(graph_->DeleteBranch(name, options_.actor));
+    Json out = Json::object();
+    out["name"] = std::string(name);
+    out["uri"] = uri_;
+    if (options_.actor) out["actor_id"] = *options_.actor;
+    return out;
+  }
 
   Result<Json> ListBranches() {
     OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<commit::BranchInfo> all, graph_->ListBranches());
@@ -152,7 +158,10 @@ class Handle {
     options.actor = options_.actor;
     OMNIGRAPH_ASSIGN_OR_RETURN(engine::LoadResult r,
                                engine::Load(*graph_, target.branch, ndjson, m, options));
-    return r.ToJson();
+    Json out = r.ToJson();
+    out["uri"] = uri_;
+    out["commit"] = r.commit_record ? CommitJson(*r.commit_record) : Json(nullptr);
+    return out;
   }
 
   Status Export(std::string_view branch, const std::vector<std::string>& types,
@@ -179,7 +188,7 @@ class Handle {
     out["affected_nodes"] = r.affected_nodes;
     out["affected_edges"] = r.affected_edges;
     if (r.actor) out["actor_id"] = *r.actor;
-    out["commit"] = r.commit ? Json(*r.commit) : Json(nullptr);
+    out["commit"] = r.commit_record ? CommitJson(*r.commit_record) : Json(nullptr);
     return out;
   }
 
@@ -204,7 +213,10 @@ class Handle {
     options.allow_data_loss = allow_data_loss;
     OMNIGRAPH_ASSIGN_OR_RETURN(schema::MigrationPlan plan,
                                graph_->PlanSchema(schema_source, options));
-    return plan.ToJson();
+    Json out = plan.ToJson();
+    out["uri"] = uri_;
+    out["step_count"] = plan.steps.size();
+    return out;
   }
 
   Result<Json> ApplySchema(std::string_view schema_source, bool allow_data_loss) {
@@ -264,6 +276,21 @@ class Handle {
     return out;
   }
 
+  Result<Json> Repair(bool confirm) {
+    commit::RepairOptions options;
+    options.confirm = confirm;
+    options.stream = commit::StreamOptions{graph_->stamp().checkpoint_interval, true};
+    OMNIGRAPH_ASSIGN_OR_RETURN(commit::RepairReport r, commit::Repair(graph_->runtime(), options));
+    Json out = r.ToJson();
+    out["confirmed"] = confirm;
+    return out;
+  }
+
+  Result<OrderedJson> Lint(std::string_view query_source, std::string_view branch) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot head, graph_->SnapshotOfBranch(branch));
+    return query::LintQuerySource(head.catalog(), query_source).ToJson();
+  }
+
  private:
   std::string uri_;
   DatabaseOptions options_;
@@ -272,6 +299,13 @@ class Handle {
   // Table images and adjacencies shared by this handle's queries (keyed by table pins).
   query::ExecCache cache_;
 };
+
+// Lint against a schema source that no graph holds (checked as a new graph's would be).
+Result<OrderedJson> LintOffline(std::string_view schema_source, std::string_view query_source) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(schema::SchemaIr ir, schema::AcceptInitial(schema_source));
+  OMNIGRAPH_ASSIGN_OR_RETURN(schema::Catalog catalog, schema::Catalog::Build(std::move(ir)));
+  return query::LintQuerySource(catalog, query_source).ToJson();
+}
 
 }  // namespace
 }  // namespace omnigraph::engine
@@ -315,7 +349,7 @@ Result<Json> Database::CreateBranch(std::string_view name, std::string_view from
   return ToApi(impl_->handle->CreateBranch(name, from));
 }
 
-Status Database::DeleteBranch(std::string_view name) {
+Result<Json> Database::DeleteBranch(std::string_view name) {
   return ToApi(impl_->handle->DeleteBranch(name));
 }
 
@@ -364,6 +398,23 @@ Result<Json> Database::ShowSchema(std::string_view branch) {
 
 Result<Json> Database::Cleanup(const CleanupRequest& request) {
   return ToApi(impl_->handle->Cleanup(request));
+}
+
+Result<Json> Database::Repair(bool confirm) { return ToApi(impl_->handle->Repair(confirm)); }
+
+Result<Json> Database::Lint(std::string_view query_source, std::string_view branch) {
+  return ToApi(impl_->handle->Lint(query_source, branch));
+}
+
+Result<Json> Database::LintWithSchema(std::string_view schema_source,
+                                      std::string_view query_source) {
+  return ToApi(engine::LintOffline(schema_source, query_source));
+}
+
+Json Database::Version() {
+  return Json{{"version", OMNIGRAPH_VERSION_TEXT},
+              {"storage_stamp", commit::kStorageStamp},
+              {"build", OMNIGRAPH_BUILD_TEXT}};
 }
 
 }  // namespace omnigraph::api

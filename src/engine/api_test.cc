@@ -81,7 +81,15 @@ TEST(ApiTest, ADatabaseAtALocalUriEndToEnd) {
       "append", WriteTarget{});
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
   EXPECT_EQ((*loaded)["total_entities"], 2);
-  ASSERT_TRUE((*loaded)["commit"].is_string());
+  // The commit is OmniGraph's commit object, the one ListCommits and ShowCommit give.
+  ASSERT_TRUE((*loaded)["commit"].is_object()) << loaded->dump();
+  EXPECT_EQ((*loaded)["commit"]["graph_manifest_version"], 1);
+  EXPECT_EQ((*loaded)["commit"]["actor_id"], "tester");
+  EXPECT_TRUE((*loaded)["commit"]["parent_commit_id"].is_string());
+  EXPECT_TRUE((*loaded)["commit"]["created_at"].is_number_integer());
+  EXPECT_EQ((*loaded)["uri"], "file://" + uri);
+  EXPECT_EQ(*db.ShowCommit((*loaded)["commit"]["graph_commit_id"].get<std::string>()),
+            (*loaded)["commit"]);
 
   // JSON parameters (keys without '$') are typed by the query's declarations, Date and
   // DateTime from their text forms.
@@ -92,6 +100,8 @@ TEST(ApiTest, ADatabaseAtALocalUriEndToEnd) {
   ASSERT_TRUE(added.ok()) << added.status().ToString();
   EXPECT_EQ((*added)["affected_nodes"], 1);
   EXPECT_EQ((*added)["actor_id"], "tester");
+  EXPECT_EQ((*added)["commit"]["graph_manifest_version"], 2);
+  EXPECT_EQ((*added)["commit"]["parent_commit_id"], (*loaded)["commit"]["graph_commit_id"]);
   Result<Json> bad =
       db.Mutate(kQueries, "add", Json{{"name", "X"}, {"born", "1906-13-09"}, {"seen", nullptr}},
                 WriteTarget{});
@@ -105,7 +115,7 @@ TEST(ApiTest, ADatabaseAtALocalUriEndToEnd) {
 
   // The expected-commit precondition.
   WriteTarget stale;
-  stale.if_commit = (*loaded)["commit"].get<std::string>();
+  stale.if_commit = (*loaded)["commit"]["graph_commit_id"].get<std::string>();
   EXPECT_EQ(db.Mutate(kQueries, "fire", Json{{"p", "Grace"}}, stale).status().code(),
             Code::kPreconditionFailed);
 
@@ -125,7 +135,10 @@ TEST(ApiTest, ADatabaseAtALocalUriEndToEnd) {
   // Branches.
   Result<Json> branch = db.CreateBranch("review");
   ASSERT_TRUE(branch.ok()) << branch.status().ToString();
-  EXPECT_EQ((*branch)["head_commit_id"], (*commits)[0]["graph_commit_id"]);
+  EXPECT_EQ(
+      *branch,
+      (Json{
+          {"name", "review"}, {"from", "main"}, {"uri", "file://" + uri}, {"actor_id", "tester"}}));
   WriteTarget on_review;
   on_review.branch = "review";
   ASSERT_TRUE(db.Mutate(kQueries, "fire", Json{{"p", "Grace"}}, on_review).ok());
@@ -144,7 +157,9 @@ TEST(ApiTest, ADatabaseAtALocalUriEndToEnd) {
   EXPECT_NE(exported("main").find("\"edge\":\"WorksAt\""), std::string::npos);
   EXPECT_EQ(exported("review").find("\"edge\":\"WorksAt\""), std::string::npos);
   EXPECT_NE(exported("review").find("\"born\":\"1906-12-09\""), std::string::npos);
-  ASSERT_TRUE(db.DeleteBranch("review").ok());
+  Result<Json> deleted = db.DeleteBranch("review");
+  ASSERT_TRUE(deleted.ok()) << deleted.status().ToString();
+  EXPECT_EQ(*deleted, (Json{{"name", "review"}, {"uri", "file://" + uri}, {"actor_id", "tester"}}));
   EXPECT_EQ(db.ListBranches()->size(), 1u);
 }
 
@@ -272,7 +287,7 @@ TEST(ApiTest, ErrorsCarryCodeKindMessageAndTheirStableNames) {
   EXPECT_EQ(CodeName(missing.status().code()), "not_found");
   Result<std::unique_ptr<Database>> db = Database::Init(dir.path() + "/g", kSchema);
   ASSERT_TRUE(db.ok()) << db.status().ToString();
-  Status gone = (*db)->DeleteBranch("nope");
+  Status gone = (*db)->DeleteBranch("nope").status();
   EXPECT_EQ(gone.code(), Code::kBranchNotFound);
   EXPECT_EQ(gone.kind(), Kind::kNotFound);
   EXPECT_EQ(CodeName(gone.code()), "branch_not_found");

@@ -562,6 +562,7 @@ Result<LoadResult> LoadLines(Graph& graph, std::string_view branch, LineSource& 
     return written.status();
   }
   result.commit = written->commit_id;
+  result.commit_record = std::move(written->record);
   return result;
 }
 

@@ -83,7 +83,8 @@ struct LoadResult {
   std::vector<LoadedType> nodes;  // Sorted by name; only types the input names.
   std::vector<LoadedType> edges;
   uint64_t total_entities = 0;
-  std::optional<std::string> commit;  // Absent when the input held no entity.
+  std::optional<std::string> commit;            // Absent when the input held no entity.
+  std::optional<commit::Record> commit_record;  // The published record, with `commit`.
   std::optional<std::string> actor_id;
 
   // {branch, base_branch?, branch_created, mode, nodes, edges, total_entities, commit?,

@@ -104,6 +104,7 @@ Result<MutationResult> MutateWith(Graph& graph, std::string_view source,
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(WriteResult written, graph.Write(write));
   result.commit = written.commit_id;
+  result.commit_record = std::move(written.record);
   return result;
 }
 

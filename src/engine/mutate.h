@@ -43,6 +43,7 @@ struct MutationResult {
   std::optional<std::string> actor;
   // Unset when nothing was affected (no commit).
   std::optional<std::string> commit;
+  std::optional<commit::Record> commit_record;  // The published record, with `commit`.
 };
 
 // Runs mutation query `query_name` of `source` (a .gq file) with `params` (by name, without

@@ -72,7 +72,8 @@ Result<WriteResult> Graph::WriteFrom(const WriteRequest& request, Snapshot captu
     // 5. Publish: one conditional create of seq + 1.
     OMNIGRAPH_ASSIGN_OR_RETURN(commit::PublishAttempt tried,
                                captured.stream_->TryPublish(base, prepared, meta));
-    if (tried.won) return WriteResult{tried.won->commit_id, tried.won->seq, attempt};
+    if (tried.won)
+      return WriteResult{tried.won->commit_id, tried.won->seq, attempt, tried.won->record};
     // Another writer took seq + 1: re-prepare on the refreshed head, or a typed conflict.
     OMNIGRAPH_RETURN_IF_ERROR(commit::AfterLostRace(policy, *base, *tried.head, attempt));
     commit::BackoffAfterLostRace(runtime_, attempt);

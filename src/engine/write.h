@@ -71,6 +71,8 @@ struct WriteResult {
   std::string commit_id;
   uint64_t seq = 0;
   int attempts = 0;
+  // The published record (its commit object is what load and mutate report).
+  commit::Record record;
 };
 
 }  // namespace omnigraph::engine

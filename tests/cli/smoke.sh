@@ -26,11 +26,11 @@ grep -q 'already_initialized' "$DIR/err" || fail "second init: $(cat "$DIR/err")
 expect_rc 0 "$BIN" load --data "$DIR/seed.jsonl" --mode append --json "$G"
 grep -q '"total_entities": 3' "$DIR/out" || fail "load output: $(cat "$DIR/out")"
 grep -q 'omnigraph load → ' "$DIR/err" || fail "load echo: $(cat "$DIR/err")"
-LOADED=$(sed -n 's/.*"commit": "\([^"]*\)".*/\1/p' "$DIR/out")
+LOADED=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["commit"]["graph_commit_id"])' <"$DIR/out")
 [ -n "$LOADED" ] || fail "no commit in load output"
 
 expect_rc 0 "$BIN" mutate -e 'query add($n: String, $a: I32) { insert Person { name: $n, age: $a } }' \
-  --params '{"n":"Grace","a":41}' "$G"
+  --params '{"n":"Grace","a":41}' --json "$G"
 grep -q '"affected_nodes": 1' "$DIR/out" || fail "mutate output: $(cat "$DIR/out")"
 # A stale --if-commit exits 4 and changes nothing.
 expect_rc 4 "$BIN" mutate rm -e 'query rm($n: String) { delete Person where name = $n }' \
@@ -40,7 +40,7 @@ expect_rc 0 "$BIN" commit list --json "$G"
 
 expect_rc 0 "$BIN" branch create dev "$G"
 expect_rc 0 "$BIN" mutate -e 'query rm($n: String) { delete Person where name = $n }' \
-  --params '{"n":"Ada"}' --branch dev "$G"
+  --params '{"n":"Ada"}' --branch dev --json "$G"
 grep -q '"affected_edges": 1' "$DIR/out" || fail "cascade: $(cat "$DIR/out")"
 expect_rc 0 "$BIN" export "$G"
 grep -q '"name":"Ada"' "$DIR/out" || fail "main lost Ada: $(cat "$DIR/out")"

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# The omnigraph verbs lint (and its old name check), repair, version and --version: every output
+# form and exit status, one process per command over a temporary directory.
+set -u
+BIN=$1
+DIR=$(mktemp -d)
+trap 'rm -rf "$DIR"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+expect_rc() { local want=$1; shift; "$@" >"$DIR/out" 2>"$DIR/err"; local rc=$?
+  [ "$rc" = "$want" ] || fail "'$*' exited $rc, want $want: $(cat "$DIR/err")"; }
+check() {
+  python3 - "$1" "${2:-$DIR/out}" <<'PY' || fail "check '$1' on: $(cat "${2:-$DIR/out}")"
+import json, sys
+d = json.load(open(sys.argv[2]))
+sys.exit(0 if eval(sys.argv[1]) else 1)
+PY
+}
+has() { grep -qF -- "$1" "$DIR/out" || fail "stdout lacks '$1': $(cat "$DIR/out")"; }
+
+cat >"$DIR/p.pg" <<'PG'
+node Policy { slug: String @key  name: String?  effectiveTo: DateTime? }
+PG
+cat >"$DIR/q.gq" <<'GQ'
+query update_policy($slug: String, $name: String) {
+  update Policy set { name: $name } where slug = $slug
+}
+query list_policies() {
+  match { $p: Policy }
+  return { $p.name, $p.effectiveTo }
+}
+GQ
+printf 'query bad($s: String) {\n  update Policy set { nope: "x" } where slug = $s\n}\n' >"$DIR/bad.gq"
+printf 'query broken( {\n' >"$DIR/parse.gq"
+
+# lint offline: the report, warnings (L201) do not fail it.
+expect_rc 0 "$BIN" lint --query "$DIR/q.gq" --schema "$DIR/p.pg"
+has 'OK    query `update_policy` (mutation)'
+has 'OK    query `list_policies` (read)'
+has 'WARN  Policy.effectiveTo exists in schema but no update query sets it'
+has 'INFO  Lint complete: 2 queries processed (0 error(s), 1 warning(s), 0 info item(s))'
+expect_rc 0 "$BIN" lint --query "$DIR/q.gq" --schema "$DIR/p.pg" --json
+check 'd["status"] == "ok" and d["schema_source"] == {"kind": "file", "path": sys.argv[2].rsplit("/", 1)[0] + "/p.pg"}'
+check 'd["query_path"].endswith("/q.gq") and d["queries_processed"] == 2 and d["warnings"] == 1 and d["errors"] == 0'
+check '[q["name"] for q in d["queries"]] == ["update_policy", "list_policies"]'
+check 'd["queries"][1]["operation"]["result"] == [{"name": "p.name", "kind": "string", "nullable": True}, {"name": "p.effectiveTo", "kind": "datetime", "nullable": True}]'
+check 'd["findings"][0]["code"] == "L201" and d["findings"][0]["severity"] == "warning"'
+check 'list(d)[:3] == ["status", "schema_source", "query_path"]'
+# A query that does not check: exit 1, the report still printed (stdout), its error in it.
+expect_rc 1 "$BIN" lint --query "$DIR/bad.gq" --schema "$DIR/p.pg"
+has 'ERROR query `bad`: '
+has '1 queries processed (1 error(s), 0 warning(s), 0 info item(s))'
+expect_rc 1 "$BIN" lint --query "$DIR/bad.gq" --schema "$DIR/p.pg" --json
+check 'd["status"] == "error" and d["queries"][0]["status"] == "error" and "operation" not in d["queries"][0]'
+# A parse error: Q000.
+expect_rc 1 "$BIN" lint --query "$DIR/parse.gq" --schema "$DIR/p.pg" --json
+check 'd["findings"][0]["code"] == "Q000" and d["queries"] == []'
+# The old name: the same report after a one-line warning.
+expect_rc 0 "$BIN" check --query "$DIR/q.gq" --schema "$DIR/p.pg"
+has 'INFO  Lint complete: 2 queries processed'
+[ "$(cat "$DIR/err")" = 'warning: `omnigraph check` is deprecated; use `omnigraph lint` instead' ] ||
+  fail "check warning: $(cat "$DIR/err")"
+# Against a graph: --schema URI, the URI argument, or --store.
+G=$DIR/g
+expect_rc 0 "$BIN" init --schema "$DIR/p.pg" "$G"
+for how in "--schema $G" "$G" "--store $G"; do
+  # shellcheck disable=SC2086
+  expect_rc 0 "$BIN" lint --query "$DIR/q.gq" $how --json
+  check 'd["schema_source"] == {"kind": "graph", "uri": "'"$G"'"} and d["warnings"] == 1'
+done
+# Neither a schema nor a graph; a schema file that does not exist; a bad schema.
+expect_rc 1 "$BIN" lint --query "$DIR/q.gq"
+grep -q 'lint requires --schema <schema.pg> (offline) or a graph target' "$DIR/err" ||
+  fail "lint without a schema: $(cat "$DIR/err")"
+expect_rc 1 "$BIN" lint --query "$DIR/q.gq" --schema "$DIR/none.pg"
+grep -q "No such file" "$DIR/err" || fail "missing schema: $(cat "$DIR/err")"
+printf 'node {\n' >"$DIR/broken.pg"
+expect_rc 1 "$BIN" lint --query "$DIR/q.gq" --schema "$DIR/broken.pg"
+expect_rc 1 "$BIN" lint --query "$DIR/none.gq" --schema "$DIR/p.pg"
+grep -q "No such file" "$DIR/err" || fail "missing query file: $(cat "$DIR/err")"
+expect_rc 1 "$BIN" lint --schema "$DIR/p.pg"
+grep -q 'error\[usage\]' "$DIR/err" || fail "lint without --query: $(cat "$DIR/err")"
+
+# version and --version.
+expect_rc 0 "$BIN" version
+grep -qE '^omnigraph [0-9]+\.[0-9]+\.[0-9]+$' "$DIR/out" || fail "version: $(cat "$DIR/out")"
+grep -qE '^storage-stamp [0-9]+$' "$DIR/out" || fail "version stamp: $(cat "$DIR/out")"
+grep -q '^build ' "$DIR/out" || fail "version build: $(cat "$DIR/out")"
+expect_rc 0 "$BIN" version --json
+check 'sorted(d) == ["build", "storage_stamp", "version"] and isinstance(d["storage_stamp"], int)'
+STAMP=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["storage_stamp"])' <"$DIR/out")
+python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["storage_stamp"] != int(sys.argv[2]))' \
+  "$G/_omnigraph.json" "$STAMP" || fail "version's stamp is not the one init writes"
+expect_rc 0 "$BIN" --version
+grep -qE '^omnigraph [0-9]+\.[0-9]+\.[0-9]+$' "$DIR/out" || fail "--version: $(cat "$DIR/out")"
+
+# repair: a sound graph reports nothing and writes nothing.
+printf '{"type":"Policy","data":{"slug":"a"}}\n' >"$DIR/p.jsonl"
+expect_rc 0 "$BIN" load --data "$DIR/p.jsonl" --mode merge "$G"
+(cd "$G" && find . -type f | sort | xargs md5sum) >"$DIR/before"
+expect_rc 0 "$BIN" repair "$G"
+has 'no defects'
+expect_rc 0 "$BIN" repair --json "$G"
+check 'd == {"confirmed": False, "defects": []}'
+expect_rc 0 "$BIN" repair --confirm "$G"
+(cd "$G" && find . -type f | sort | xargs md5sum) >"$DIR/after"
+cmp -s "$DIR/before" "$DIR/after" || fail "repair of a sound graph wrote: $(diff "$DIR/before" "$DIR/after")"
+# A missing hint: reported (fixable), left alone without --confirm, rewritten with it.
+rm "$G/_graph/main/latest.json"
+expect_rc 0 "$BIN" repair --json "$G"
+check 'len(d["defects"]) == 1 and d["defects"][0]["kind"] == "hint_missing" and d["defects"][0]["fixable"] and not d["defects"][0]["fixed"]'
+[ -e "$G/_graph/main/latest.json" ] && fail "repair without --confirm wrote the hint"
+expect_rc 0 "$BIN" repair "$G"
+has 'hint_missing  _graph/main/latest.json  seq 1  fixable'
+has '1 defect; add --confirm'
+expect_rc 0 "$BIN" repair --confirm --json "$G"
+check 'd["confirmed"] and d["defects"][0]["fixed"]'
+[ "$(cat "$DIR/err")" = "omnigraph repair → $G (direct, local)" ] || fail "repair echo: $(cat "$DIR/err")"
+[ -e "$G/_graph/main/latest.json" ] || fail "repair --confirm did not rewrite the hint"
+expect_rc 0 "$BIN" repair --json "$G"
+check 'd["defects"] == []'
+expect_rc 1 "$BIN" repair "$DIR/nothing"
+echo "cli verbs: ok"
