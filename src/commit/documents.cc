@@ -268,9 +268,128 @@ Json ListJson(const std::vector<T>& items) {
 
 namespace {
 
+Json IdsJson(const std::vector<std::string>& ids) {
+  Json arr = Json::array();
+  for (const std::string& id : ids) arr.push_back(id);
+  return arr;
+}
+
+// Reads an id list that must be strictly ascending (each id once).
+std::vector<std::string> IdsFrom(Reader& r, const char* key) {
+  std::vector<std::string> out;
+  for (const Json& id : *r.Arr(key)) {
+    if (!id.is_string()) {
+      r.Fail(std::string("member '") + key + "' holds a non-string id");
+      return {};
+    }
+    if (!out.empty() && !(out.back() < id.get<std::string>())) {
+      r.Fail(std::string("member '") + key + "' is not strictly ascending");
+      return {};
+    }
+    out.push_back(id.get<std::string>());
+  }
+  return out;
+}
+
+TableChangeSet TableChangeSetFrom(const Json& j, Reader& parent, bool with_counts) {
+  Reader r(j, parent.object(), "change set table");
+  TableChangeSet t;
+  t.stable_table_id = r.U64("stable_table_id");
+  t.incarnation = r.U64("incarnation");
+  if (with_counts) {
+    t.table_key = r.Str("table_key");
+    t.inserted_count = r.U64("inserted_count");
+    t.updated_count = r.U64("updated_count");
+    t.deleted_count = r.U64("deleted_count");
+  }
+  t.inserted = IdsFrom(r, "inserted");
+  t.updated = IdsFrom(r, "updated");
+  t.deleted = IdsFrom(r, "deleted");
+  t.extra = r.Extra({"stable_table_id", "incarnation", "table_key", "inserted_count",
+                     "updated_count", "deleted_count", "inserted", "updated", "deleted"});
+  if (!r.status().ok()) parent.Fail("has a malformed change set: " + r.status().message());
+  return t;
+}
+
+ChangeSet ChangeSetFrom(const Json& j, Reader& parent) {
+  Reader r(j, parent.object(), "change set");
+  ChangeSet c;
+  if (auto it = j.find("schema_boundary"); it != j.end() && !it->is_boolean()) {
+    r.Fail("member 'schema_boundary' is not a boolean");
+  } else if (it != j.end()) {
+    c.schema_boundary = it->get<bool>();
+  }
+  for (const Json& t : *r.Arr("tables")) c.tables.push_back(TableChangeSetFrom(t, r, true));
+  if (const Json* d = r.Obj("delta", true)) {
+    Reader dr(*d, parent.object(), "change set delta");
+    c.delta = ChangeSetDelta{dr.Str("name"), dr.Str("sha256"), dr.U64("size_bytes")};
+    if (!dr.status().ok()) r.Fail(dr.status().message());
+  }
+  for (const TableChangeSet& t : c.tables) {
+    const bool listed = t.inserted.size() == t.inserted_count &&
+                        t.updated.size() == t.updated_count && t.deleted.size() == t.deleted_count;
+    const bool empty = t.inserted.empty() && t.updated.empty() && t.deleted.empty();
+    if (c.delta ? !empty : !listed) {
+      r.Fail("table '" + t.table_key + "' has id lists that do not match its counts");
+    }
+  }
+  c.extra = r.Extra({"schema_boundary", "tables", "delta"});
+  if (!r.status().ok()) parent.Fail(r.status().message());
+  return c;
+}
+
+}  // namespace
+
+Json ChangeSetJson(const ChangeSet& c) {
+  Json tables = Json::array();
+  for (const TableChangeSet& t : c.tables) {
+    tables.push_back(WithExtra(t.extra, {{"stable_table_id", t.stable_table_id},
+                                         {"incarnation", t.incarnation},
+                                         {"table_key", t.table_key},
+                                         {"inserted_count", t.inserted_count},
+                                         {"updated_count", t.updated_count},
+                                         {"deleted_count", t.deleted_count},
+                                         {"inserted", IdsJson(t.inserted)},
+                                         {"updated", IdsJson(t.updated)},
+                                         {"deleted", IdsJson(t.deleted)}}));
+  }
+  Json delta = nullptr;
+  if (c.delta) {
+    delta = Json{
+        {"name", c.delta->name}, {"sha256", c.delta->sha256}, {"size_bytes", c.delta->size_bytes}};
+  }
+  return WithExtra(c.extra,
+                   {{"schema_boundary", c.schema_boundary}, {"tables", tables}, {"delta", delta}});
+}
+
+std::string EncodeChangeSetDelta(const std::vector<TableChangeSet>& tables) {
+  Json arr = Json::array();
+  for (const TableChangeSet& t : tables) {
+    arr.push_back(Json{{"stable_table_id", t.stable_table_id},
+                       {"incarnation", t.incarnation},
+                       {"inserted", IdsJson(t.inserted)},
+                       {"updated", IdsJson(t.updated)},
+                       {"deleted", IdsJson(t.deleted)}});
+  }
+  return CanonicalJson(Json{{"format", kDocumentFormat}, {"tables", arr}});
+}
+
+Result<std::vector<TableChangeSet>> DecodeChangeSetDelta(std::string_view bytes,
+                                                         std::string_view object) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(Json j, ParseDocument(bytes, object, "change set delta"));
+  Reader r(j, object, "change set delta");
+  std::vector<TableChangeSet> out;
+  for (const Json& t : *r.Arr("tables")) out.push_back(TableChangeSetFrom(t, r, false));
+  OMNIGRAPH_RETURN_IF_ERROR(r.status());
+  return out;
+}
+
+namespace {
+
 bool NoExtras(const Record& r) {
   auto empty = [](const Json& j) { return j.is_null() || (j.is_object() && j.empty()); };
   if (!empty(r.extra) || !empty(r.schema.extra)) return false;
+  if (r.change_set && !empty(r.change_set->extra)) return false;
   if (r.lineage && !empty(r.lineage->extra)) return false;
   for (const Pin& p : r.pins) {
     if (!empty(p.extra)) return false;
@@ -304,6 +423,10 @@ bool EncodeRecordFast(const Record& r, std::string* out) {
   WriteOptString(w, r.actor);
   w.Key("branch");
   WriteOptString(w, r.branch);
+  if (r.change_set) {
+    w.Key("change_set");
+    w.Value(ChangeSetJson(*r.change_set));
+  }
   w.Key("commit_id");
   w.String(r.commit_id);
   w.Key("created_at");
@@ -399,6 +522,10 @@ bool EncodeRecordFast(const Record& r, std::string* out) {
   w.Uint(r.seq);
   w.Key("stream");
   w.String(r.stream);
+  if (r.summary) {
+    w.Key("summary");
+    w.String(*r.summary);
+  }
   w.Key("tombstones");
   w.BeginArray();
   for (const Tombstone& t : r.tombstones) {
@@ -449,6 +576,8 @@ std::string EncodeRecord(const Record& r) {
                                {"renames", ListJson(r.renames)},
                                {"lineage", lineage},
                                {"idempotency_key", r.idempotency_key}});
+  if (r.change_set) j["change_set"] = ChangeSetJson(*r.change_set);
+  if (r.summary) j["summary"] = *r.summary;
   return CanonicalJson(j);
 }
 
@@ -490,9 +619,12 @@ Result<Record> DecodeRecord(std::string_view bytes, std::string_view object) {
   }
   auto key = j.find("idempotency_key");
   if (key != j.end()) rec.idempotency_key = *key;
-  rec.extra = r.Extra({"format", "kind", "seq", "commit_id", "parent_commit_id", "generation",
-                       "stream", "branch", "actor", "created_at", "schema", "pins", "registrations",
-                       "tombstones", "renames", "lineage", "idempotency_key"});
+  if (const Json* c = r.Obj("change_set", true)) rec.change_set = ChangeSetFrom(*c, r);
+  rec.summary = r.OptStr("summary");
+  rec.extra =
+      r.Extra({"format", "kind", "seq", "commit_id", "parent_commit_id", "generation", "stream",
+               "branch", "actor", "created_at", "schema", "pins", "registrations", "tombstones",
+               "renames", "lineage", "idempotency_key", "change_set", "summary"});
   OMNIGRAPH_RETURN_IF_ERROR(r.status());
   return rec;
 }
