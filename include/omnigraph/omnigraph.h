@@ -108,9 +108,21 @@ class Database {
 
   // --- Commits (OmniGraph's commit objects): {graph_commit_id, graph_branch?,
   // graph_manifest_version, parent_commit_id?, merged_parent_commit_id?, actor_id?, created_at}.
+  // Commits also carry `summary` (what the commit did, in a line) when the writer recorded one.
   // Newest first on `branch`, following first parents across forks; at most `limit`.
   Result<Json> ListCommits(std::string_view branch = "main", size_t limit = 100);
+  // One page of the same history: {commits, next_page_token?}. An empty `page_token` starts at
+  // the head of `branch`; a token from a previous page continues there (`branch` is then
+  // ignored). InvalidArgument for a malformed token or a limit outside 1..1000.
+  Result<Json> CommitHistory(std::string_view branch, size_t limit, std::string_view page_token);
+  // The commit object plus `tables`: [{table_key, inserted, updated, deleted}] for every table
+  // the commit touched (from the record's change set: one record read), and
+  // `schema_boundary: true` for a schema change. CommitNotFound for an unknown id.
   Result<Json> ShowCommit(std::string_view commit_id);
+  // OmniGraph's snapshot object of a branch head or of one commit: {graph_commit_id,
+  // graph_branch, graph_manifest_version, internal_schema_version, datasets: [{entity_kind,
+  // type_name, dataset_path, published_dataset_version, entity_count}]}.
+  Result<Json> Snapshot(const ReadTarget& target);
 
   // --- Data.
   // Loads NDJSON (OmniGraph's load format) with mode "append", "merge" or "overwrite"; one commit,

@@ -1,4 +1,8 @@
-// commit list [--branch B] [--limit N] | show ID
+// commit list [--branch B] [--limit N] [--page-token T] | show ID; snapshot [--branch B |
+// --snapshot ID]. The human forms read like `git log --oneline`: one line per commit with a short
+// id, the local date and time, the actor and what the commit did (the record's summary).
+#include <time.h>
+
 #include <memory>
 #include <string>
 
@@ -10,34 +14,97 @@ namespace {
 struct CommitOptions {
   std::string branch = "main";
   size_t limit = 100;
+  std::string page_token;
   std::string id;
+  std::string snapshot;
 };
+
+// "2026-12-01 10:23:37" in the local time zone, from Unix microseconds.
+std::string LocalTime(int64_t micros) {
+  const time_t seconds = static_cast<time_t>(micros / 1000000);
+  struct tm local {};
+  localtime_r(&seconds, &local);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &local);
+  return buf;
+}
+
+// The nonce of a commit id ("main.3.J2C6S7SD8M" -> "J2C6S7SD8M"): enough to tell commits apart
+// on screen; `--json` and `commit show` use the whole id.
+std::string ShortId(const std::string& id) {
+  const size_t dot = id.rfind('.');
+  return dot == std::string::npos ? id : id.substr(dot + 1);
+}
+
+std::string Str(const Json& j, const char* key, const std::string& otherwise) {
+  return j.contains(key) ? j[key].string_value() : otherwise;
+}
+
+// What a commit did: its summary, "init" for genesis, or "commit" for a record without one.
+std::string What(const Json& c) {
+  if (c.contains("summary")) return c["summary"].string_value();
+  return c.contains("parent_commit_id") ? "commit" : "init";
+}
+
+std::string CommitLine(const Json& c) {
+  std::string line = ShortId(c["graph_commit_id"].string_value()) + "  " +
+                     LocalTime(c["created_at"].get<int64_t>()) + "  " + Str(c, "actor_id", "-") +
+                     "  ";
+  if (c.contains("merged_parent_commit_id")) line += "(merge) ";
+  return line + What(c);
+}
 
 void AddList(CLI::App* commit, Context& ctx, const std::shared_ptr<CommitOptions>& o) {
   CLI::App* list = commit->add_subcommand("list", "Commits of a branch, newest first");
   list->add_option("--branch", o->branch, "The branch (default main)");
   list->add_option("--limit", o->limit, "At most this many (default 100)")
       ->check(WholeNumberAtLeast(0));
+  list->add_option("--page-token", o->page_token,
+                   "Continue where a previous page ended (its next_page_token)");
   AddUriArg(list, ctx);
   list->callback([&ctx, o] {
     Result<std::unique_ptr<Database>> db = ctx.Open();
-    Result<Json> out = db.ok() ? (*db)->ListCommits(o->branch, o->limit) : db.status();
+    Result<Json> out =
+        db.ok() ? (*db)->CommitHistory(o->branch, o->limit, o->page_token) : db.status();
     if (!out.ok()) {
       ctx.Fail(out.status());
       return;
     }
     std::string human;
-    for (const Json& c : *out) {
-      human += (human.empty() ? "" : "\n") + c["graph_commit_id"].get<std::string>() + "  #" +
-               std::to_string(c["graph_manifest_version"].get<uint64_t>());
+    for (const Json& c : (*out)["commits"]) human += (human.empty() ? "" : "\n") + CommitLine(c);
+    if (out->contains("next_page_token")) {
+      human += "\n(more: --page-token " + (*out)["next_page_token"].string_value() + ")";
     }
-    ctx.Print(*out, human);
+    ctx.Print(*out, human.empty() ? "(no commits)" : human);
   });
 }
 
+std::string ShowText(const Json& c) {
+  std::string out = "commit   " + c["graph_commit_id"].string_value() + "\n";
+  out += "branch   " + Str(c, "graph_branch", "-") + " #" +
+         std::to_string(c["graph_manifest_version"].get<uint64_t>()) + "\n";
+  out += "parents  " + Str(c, "parent_commit_id", "(none)");
+  if (c.contains("merged_parent_commit_id")) {
+    out += " " + c["merged_parent_commit_id"].string_value() + " (merged)";
+  }
+  out += "\nactor    " + Str(c, "actor_id", "-") + "\n";
+  out += "date     " + LocalTime(c["created_at"].get<int64_t>()) + "\n";
+  out += "did      " + What(c) + "\n";
+  if (c.contains("schema_boundary")) out += "schema   changed\n";
+  out += "tables";
+  if (c["tables"].empty()) out += "   (none)";
+  for (const Json& t : c["tables"]) {
+    out += "\n  " + t["table_key"].string_value() + "  +" +
+           std::to_string(t["inserted"].get<uint64_t>()) + " ~" +
+           std::to_string(t["updated"].get<uint64_t>()) + " -" +
+           std::to_string(t["deleted"].get<uint64_t>());
+  }
+  return out;
+}
+
 void AddShow(CLI::App* commit, Context& ctx, const std::shared_ptr<CommitOptions>& o) {
-  CLI::App* show = commit->add_subcommand("show", "One commit");
-  show->add_option("id", o->id)->required();
+  CLI::App* show = commit->add_subcommand("show", "One commit: parents, actor, date, tables");
+  show->add_option("id", o->id, "The commit id")->required();
   AddUriArg(show, ctx);
   show->callback([&ctx, o] {
     Result<std::unique_ptr<Database>> db = ctx.Open();
@@ -46,7 +113,40 @@ void AddShow(CLI::App* commit, Context& ctx, const std::shared_ptr<CommitOptions
       ctx.Fail(out.status());
       return;
     }
-    ctx.Print(*out);
+    ctx.Print(*out, ShowText(*out));
+  });
+}
+
+std::string SnapshotText(const Json& s) {
+  std::string out = s["graph_commit_id"].string_value() + "  " + s["graph_branch"].string_value() +
+                    " #" + std::to_string(s["graph_manifest_version"].get<uint64_t>()) +
+                    "  schema v" + std::to_string(s["internal_schema_version"].get<uint64_t>());
+  for (const Json& d : s["datasets"]) {
+    out += "\n  " + d["entity_kind"].string_value() + " " + d["type_name"].string_value() + "  " +
+           std::to_string(d["entity_count"].get<uint64_t>()) + " entities  version " +
+           std::to_string(d["published_dataset_version"].get<uint64_t>());
+  }
+  return out;
+}
+
+void AddSnapshot(CLI::App& app, Context& ctx, const std::shared_ptr<CommitOptions>& o) {
+  CLI::App* snapshot =
+      app.add_subcommand("snapshot", "The tables of a branch head or of one commit");
+  auto* branch = snapshot->add_option("--branch", o->branch, "The branch (default main)");
+  snapshot->add_option("--snapshot", o->snapshot, "A commit id instead of a branch head")
+      ->excludes(branch);
+  AddUriArg(snapshot, ctx);
+  snapshot->callback([&ctx, o] {
+    Result<std::unique_ptr<Database>> db = ctx.Open();
+    api::ReadTarget target;
+    target.branch = o->branch;
+    if (!o->snapshot.empty()) target.snapshot = o->snapshot;
+    Result<Json> out = db.ok() ? (*db)->Snapshot(target) : db.status();
+    if (!out.ok()) {
+      ctx.Fail(out.status());
+      return;
+    }
+    ctx.Print(*out, SnapshotText(*out));
   });
 }
 
@@ -58,6 +158,7 @@ void AddCommitCommands(CLI::App& app, Context& ctx) {
   commit->require_subcommand(1);
   AddList(commit, ctx, o);
   AddShow(commit, ctx, o);
+  AddSnapshot(app, ctx, o);
 }
 
 }  // namespace omnigraph::cli

@@ -93,6 +93,42 @@ struct Lineage {
   bool operator==(const Lineage&) const = default;
 };
 
+// What one commit did to one table: the ids it inserted, updated (rewrote; see
+// docs/format/commit-documents.md "Change set") and deleted, each ascending. The counts are always
+// set; the id lists are empty in a record whose change set spilled to a delta object.
+struct TableChangeSet {
+  uint64_t stable_table_id = 0;
+  uint64_t incarnation = 0;
+  std::string table_key;
+  uint64_t inserted_count = 0;
+  uint64_t updated_count = 0;
+  uint64_t deleted_count = 0;
+  std::vector<std::string> inserted;
+  std::vector<std::string> updated;
+  std::vector<std::string> deleted;
+  Json extra = Json::object();
+  TableIdentity identity() const { return {stable_table_id, incarnation}; }
+  bool operator==(const TableChangeSet&) const = default;
+};
+
+// The immutable object holding a change set's id lists when they are too large to inline.
+struct ChangeSetDelta {
+  std::string name;    // `_graph/{key}/changes/{sha256}.json`
+  std::string sha256;  // Lower-case hex SHA-256 of the object's bytes.
+  uint64_t size_bytes = 0;
+  bool operator==(const ChangeSetDelta&) const = default;
+};
+
+// A record's change set: per touched table (ascending table identity), what the commit changed.
+// `schema_boundary` marks a commit that changed the schema: its entity changes are not listed.
+struct ChangeSet {
+  bool schema_boundary = false;
+  std::vector<TableChangeSet> tables;
+  std::optional<ChangeSetDelta> delta;
+  Json extra = Json::object();
+  bool operator==(const ChangeSet&) const = default;
+};
+
 enum class RecordKind { kCommit, kRetire };
 
 struct Record {
@@ -112,6 +148,10 @@ struct Record {
   std::vector<Rename> renames;
   std::optional<Lineage> lineage;
   Json idempotency_key = nullptr;
+  // What the commit changed (absent in records of writers that do not know it: readers fall back
+  // to the exact table diff), and a short line saying what it did, for people.
+  std::optional<ChangeSet> change_set;
+  std::optional<std::string> summary;
   Json extra = Json::object();
   bool operator==(const Record&) const = default;
 };
@@ -185,6 +225,10 @@ std::string EncodeHint(const Hint& h);
 std::string EncodeStreamMetadata(const StreamMetadata& m);
 std::string EncodeNameGeneration(const NameGeneration& g);
 std::string EncodeStorageStamp(const StorageStamp& s);
+// The record member `change_set` on its own, and the delta object: its bytes list every table's
+// ids (the counts are left out).
+Json ChangeSetJson(const ChangeSet& c);
+std::string EncodeChangeSetDelta(const std::vector<TableChangeSet>& tables);
 
 // Decoders: kCorruption (naming `object`) for malformed bytes, kFormatTooNew for a newer format.
 Result<Record> DecodeRecord(std::string_view bytes, std::string_view object);
@@ -193,6 +237,9 @@ Result<Hint> DecodeHint(std::string_view bytes, std::string_view object);
 Result<StreamMetadata> DecodeStreamMetadata(std::string_view bytes, std::string_view object);
 Result<NameGeneration> DecodeNameGeneration(std::string_view bytes, std::string_view object);
 Result<StorageStamp> DecodeStorageStamp(std::string_view bytes, std::string_view object);
+// The id lists of a delta object; Corruption when malformed or when a list is not ascending.
+Result<std::vector<TableChangeSet>> DecodeChangeSetDelta(std::string_view bytes,
+                                                         std::string_view object);
 
 // Reads a document of at most `limit_bytes` with one ranged GET: a larger object is refused
 // (kCorruption) from the store's reported size without using its body. nullopt when absent.

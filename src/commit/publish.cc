@@ -29,7 +29,9 @@ Record BuildRecord(const GraphState& base, const RecordContent& content, const C
     r.tombstones = content.tombstones;
     r.renames = content.renames;
     r.lineage = content.lineage;
+    r.change_set = content.change_set;
   }
+  r.summary = content.summary;
   r.extra = content.extra;
   return r;
 }

@@ -56,6 +56,9 @@ struct RecordContent {
   std::optional<Lineage> lineage;
   // For merges: the other parent's generation (D7).
   uint64_t merged_generation = 0;
+  // What the commit changed (commit/change_set.h) and what it did, in a line; both optional.
+  std::optional<ChangeSet> change_set;
+  std::optional<std::string> summary;
   Json extra = Json::object();
 };
 

@@ -27,6 +27,9 @@ struct PlantedBugs {
   // D21): a cold read re-probes from the base and serves the records before the gap, no lookahead
   // is made, and a publish may create a record in the gap.
   std::atomic<bool> gap_is_end{false};
+  // The write path's change set: record an upsert's ids that the base already holds as inserted
+  // instead of updated.
+  std::atomic<bool> change_set_upserts_as_inserts{false};
 
   void Reset() {
     skip_readback_on_exists = false;
@@ -34,6 +37,7 @@ struct PlantedBugs {
     accept_checkpoint_unvalidated = false;
     retention_uses_record_pins = false;
     gap_is_end = false;
+    change_set_upserts_as_inserts = false;
   }
 };
 

@@ -8,6 +8,7 @@
 #include "commit/names.h"
 #include "commit/repair.h"
 #include "engine/api_values.h"
+#include "engine/change_sets.h"
 #include "engine/export.h"
 #include "engine/graph.h"
 #include "engine/load.h"
@@ -56,7 +57,41 @@ Json CommitJson(const commit::Record& r) {
   if (r.lineage) out["merged_parent_commit_id"] = r.lineage->merged_parent_commit_id;
   if (r.actor) out["actor_id"] = *r.actor;
   out["created_at"] = r.created_at;
+  if (r.summary) out["summary"] = *r.summary;
   return out;
+}
+
+// `commit show`'s touched tables: [{table_key, inserted, updated, deleted}].
+Json TouchedTablesJson(const commit::ChangeSet& c) {
+  Json tables = Json::array();
+  for (const commit::TableChangeSet& t : c.tables) {
+    tables.push_back(Json{{"table_key", t.table_key},
+                          {"inserted", t.inserted_count},
+                          {"updated", t.updated_count},
+                          {"deleted", t.deleted_count}});
+  }
+  return tables;
+}
+
+// OmniGraph's snapshot object of one read view.
+Json SnapshotJson(const engine::Snapshot& s, const std::string& branch) {
+  const commit::GraphState& state = s.state();
+  Json datasets = Json::array();
+  for (const auto& [id, t] : state.tables) {
+    const std::string& key = t.registration.table_key;
+    const size_t colon = key.find(':');
+    datasets.push_back(
+        Json{{"entity_kind", t.registration.kind},
+             {"type_name", colon == std::string::npos ? key : key.substr(colon + 1)},
+             {"dataset_path", table::TableId{id.stable_table_id, id.incarnation}.Root()},
+             {"published_dataset_version", t.pin.target_version},
+             {"entity_count", t.pin.entity_count}});
+  }
+  return Json{{"graph_commit_id", state.head_commit_id},
+              {"graph_branch", branch},
+              {"graph_manifest_version", state.seq},
+              {"internal_schema_version", state.schema.identity_version},
+              {"datasets", datasets}};
 }
 
 Json BranchJson(const commit::BranchInfo& b) {
@@ -124,18 +159,25 @@ class Handle {
     return out;
   }
 
-  Result<Json> ListCommits(std::string_view branch, size_t limit) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot head, graph_->SnapshotOfBranch(branch));
-    commit::HistoryPosition from{head.state().stream, head.state().seq};
-    Json out = Json::array();
-    while (out.size() < limit) {
-      const size_t page = std::min(limit - out.size(), commit::kHistoryPageSizeMax);
-      OMNIGRAPH_ASSIGN_OR_RETURN(commit::HistoryPage got,
-                                 commit::ReadHistory(graph_->runtime(), from, page));
-      for (const commit::Record& r : got.commits) out.push_back(CommitJson(r));
-      if (!got.next) break;
-      from = *got.next;
+  Result<Json> ListCommits(std::string_view branch, size_t limit, std::string_view page_token) {
+    commit::HistoryPosition from;
+    if (page_token.empty()) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot head, graph_->SnapshotOfBranch(branch));
+      from = commit::HistoryPosition{head.state().stream, head.state().seq};
+    } else {
+      OMNIGRAPH_ASSIGN_OR_RETURN(from, commit::HistoryPosition::FromCursor(page_token));
     }
+    Json commits = Json::array();
+    std::optional<commit::HistoryPosition> next = from;
+    while (commits.size() < limit && next) {
+      const size_t page = std::min(limit - commits.size(), commit::kHistoryPageSizeMax);
+      OMNIGRAPH_ASSIGN_OR_RETURN(commit::HistoryPage got,
+                                 commit::ReadHistory(graph_->runtime(), *next, page));
+      for (const commit::Record& r : got.commits) commits.push_back(CommitJson(r));
+      next = got.next;
+    }
+    Json out = Json{{"commits", commits}};
+    if (next) out["next_page_token"] = next->ToCursor();
     return out;
   }
 
@@ -145,7 +187,22 @@ class Handle {
     if (r.kind != commit::RecordKind::kCommit) {
       return Status(Code::kCommitNotFound, "'" + std::string(commit_id) + "' is not a commit");
     }
-    return CommitJson(r);
+    Json out = CommitJson(r);
+    OMNIGRAPH_ASSIGN_OR_RETURN(commit::ChangeSet changes, CountsOf(r));
+    out["tables"] = TouchedTablesJson(changes);
+    if (changes.schema_boundary) out["schema_boundary"] = true;
+    return out;
+  }
+
+  Result<Json> SnapshotOf(const ReadTarget& target) {
+    if (!target.snapshot) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot head, graph_->SnapshotOfBranch(target.branch));
+      return SnapshotJson(head, target.branch);
+    }
+    OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot at, graph_->SnapshotAtCommit(*target.snapshot));
+    OMNIGRAPH_ASSIGN_OR_RETURN(commit::Record r,
+                               commit::LookupCommit(*graph_->runtime().store, *target.snapshot));
+    return SnapshotJson(at, r.branch.value_or(""));
   }
 
   Result<Json> Load(std::string_view ndjson, std::string_view mode, const WriteTarget& target) {
@@ -235,6 +292,28 @@ class Handle {
     out["graph_manifest_version"] = r.seq;
     if (r.applied) out["commit"] = r.commit_id;
     return out;
+  }
+
+  // The per-table counts of a commit: from its change set (no further read), for genesis its
+  // pins, else from the exact diff against its first parent (a record without a change set).
+  Result<commit::ChangeSet> CountsOf(const commit::Record& r) {
+    if (r.change_set) return *r.change_set;
+    commit::ChangeSet c;
+    if (!r.parent_commit_id) {
+      for (const commit::Pin& p : r.pins) {
+        commit::TableChangeSet t;
+        t.stable_table_id = p.stable_table_id;
+        t.incarnation = p.incarnation;
+        t.table_key = p.table_key;
+        t.inserted_count = p.entity_count;
+        c.tables.push_back(std::move(t));
+      }
+      return c;
+    }
+    OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot before,
+                               graph_->SnapshotAtCommit(*r.parent_commit_id));
+    OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot after, graph_->SnapshotAtCommit(r.commit_id));
+    return engine::DiffChangeSet(graph_->tables(), before.state(), after.state());
   }
 
   Result<Json> ShowSchema(std::string_view branch) {
@@ -356,7 +435,18 @@ Result<Json> Database::DeleteBranch(std::string_view name) {
 Result<Json> Database::ListBranches() { return ToApi(impl_->handle->ListBranches()); }
 
 Result<Json> Database::ListCommits(std::string_view branch, size_t limit) {
-  return ToApi(impl_->handle->ListCommits(branch, limit));
+  Result<Json> page = ToApi(impl_->handle->ListCommits(branch, limit, ""));
+  if (!page.ok()) return page.status();
+  return (*page)["commits"];
+}
+
+Result<Json> Database::CommitHistory(std::string_view branch, size_t limit,
+                                     std::string_view page_token) {
+  return ToApi(impl_->handle->ListCommits(branch, limit, page_token));
+}
+
+Result<Json> Database::Snapshot(const ReadTarget& target) {
+  return ToApi(impl_->handle->SnapshotOf(target));
 }
 
 Result<Json> Database::ShowCommit(std::string_view commit_id) {

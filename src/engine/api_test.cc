@@ -129,7 +129,15 @@ TEST(ApiTest, ADatabaseAtALocalUriEndToEnd) {
   EXPECT_EQ((*commits)[3]["graph_manifest_version"], 0);
   Result<Json> shown = db.ShowCommit((*commits)[2]["graph_commit_id"].get<std::string>());
   ASSERT_TRUE(shown.ok());
-  EXPECT_EQ(*shown, (*commits)[2]);
+  // The commit object, plus the tables the commit touched with their counts.
+  for (const Json::Member& m : (*commits)[2].members()) EXPECT_EQ((*shown)[m.first], m.second);
+  EXPECT_EQ((*commits)[2]["summary"], "load append: +2 nodes");
+  EXPECT_EQ((*commits)[1]["summary"], "mutate add: +1 node");
+  ASSERT_EQ((*shown)["tables"].size(), 2u);
+  EXPECT_EQ((*shown)["tables"][0].dump(),
+            R"({"deleted":0,"inserted":1,"table_key":"node:Person","updated":0})");
+  EXPECT_EQ((*shown)["tables"][1].dump(),
+            R"({"deleted":0,"inserted":1,"table_key":"node:Company","updated":0})");
   EXPECT_EQ(db.ListCommits("main", 2)->size(), 2u);
 
   // Branches.
@@ -531,6 +539,88 @@ query get($n: String) { match { $p: Person { name: $n } } return { $p.born, $p.s
                 Json{{"name", "w"}, {"born", 0}, {"seen", 18446744073709551615ULL}}, WriteTarget{});
   EXPECT_EQ(wrapped.status().message(),
             "param 'seen': datetime 18446744073709551615 is out of range");
+}
+
+}  // namespace
+}  // namespace omnigraph::api
+
+namespace omnigraph::api {
+namespace {
+
+// History pages through a branch's fork into its parent, newest first; `commit show` is one
+// record read; the snapshot object describes a head or a past commit.
+TEST(ApiHistoryTest, PagesFollowTheForkShowIsOneReadAndSnapshotsDescribeTheirTables) {
+  TempDir dir;
+  const std::string uri = dir.path() + "/g";
+  ASSERT_TRUE(Database::Init(uri, kSchema).ok());
+  Result<std::unique_ptr<Database>> opened = Database::Open(uri);
+  ASSERT_TRUE(opened.ok());
+  Database& db = **opened;
+  for (const char* name : {"A", "B", "C"}) {
+    ASSERT_TRUE(db.Mutate(kQueries, "add",
+                          Json{{"name", name}, {"born", "1815-12-10"}, {"seen", 0}}, WriteTarget{})
+                    .ok());
+  }
+  ASSERT_TRUE(db.CreateBranch("review").ok());
+  WriteTarget review;
+  review.branch = "review";
+  ASSERT_TRUE(
+      db.Mutate(kQueries, "add", Json{{"name", "D"}, {"born", "1815-12-10"}, {"seen", 0}}, review)
+          .ok());
+  // Five commits on review's history (D, C, B, A, genesis), in pages of two.
+  std::vector<std::string> summaries;
+  std::string token;
+  int pages = 0;
+  do {
+    Result<Json> page = db.CommitHistory("review", 2, token);
+    ASSERT_TRUE(page.ok()) << page.status().ToString();
+    ++pages;
+    for (const Json& c : (*page)["commits"]) {
+      summaries.push_back(c.contains("summary") ? c["summary"].string_value() : "(genesis)");
+    }
+    token = page->contains("next_page_token") ? (*page)["next_page_token"].string_value() : "";
+  } while (!token.empty());
+  EXPECT_EQ(pages, 3);
+  EXPECT_EQ(summaries,
+            (std::vector<std::string>{"mutate add: +1 node", "mutate add: +1 node",
+                                      "mutate add: +1 node", "mutate add: +1 node", "(genesis)"}));
+  EXPECT_EQ(db.CommitHistory("main", 10, "no-colon").status().code(), Code::kInvalidArgument);
+
+  Result<Json> head = db.CommitHistory("review", 1, "");
+  ASSERT_TRUE(head.ok());
+  const std::string id = (*head)["commits"][0]["graph_commit_id"].string_value();
+  const StoreCallCounts before = db.StoreCalls();
+  Result<Json> shown = db.ShowCommit(id);
+  const StoreCallCounts after = db.StoreCalls();
+  ASSERT_TRUE(shown.ok()) << shown.status().ToString();
+  EXPECT_EQ(after.gets - before.gets, 1u);
+  EXPECT_EQ(after.total() - before.total(), 1u);
+
+  ReadTarget at_head;
+  at_head.branch = "review";
+  Result<Json> snap = db.Snapshot(at_head);
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  EXPECT_EQ((*snap)["graph_commit_id"], id);
+  EXPECT_EQ((*snap)["graph_branch"], "review");
+  EXPECT_EQ((*snap)["graph_manifest_version"], 4);
+  EXPECT_EQ((*snap)["internal_schema_version"], 1);
+  ASSERT_EQ((*snap)["datasets"].size(), 3u);
+  const Json& person = (*snap)["datasets"][0];
+  EXPECT_EQ(person["entity_kind"], "node");
+  EXPECT_EQ(person["type_name"], "Person");
+  EXPECT_EQ(person["entity_count"], 4);
+  EXPECT_EQ(person["dataset_path"].string_value().rfind("tables/", 0), 0u);
+  // At a past commit: the state there.
+  ReadTarget past;
+  past.snapshot =
+      (*db.CommitHistory("main", 2, ""))["commits"][1]["graph_commit_id"].string_value();
+  Result<Json> then = db.Snapshot(past);
+  ASSERT_TRUE(then.ok()) << then.status().ToString();
+  EXPECT_EQ((*then)["graph_manifest_version"], 2);
+  EXPECT_EQ((*then)["graph_branch"], "main");
+  EXPECT_EQ((*then)["datasets"][0]["entity_count"], 2);
+  past.snapshot = "main.99.AAAAAAAAAA";
+  EXPECT_EQ(db.Snapshot(past).status().code(), Code::kCommitNotFound);
 }
 
 }  // namespace

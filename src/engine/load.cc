@@ -555,6 +555,7 @@ Result<LoadResult> LoadLines(Graph& graph, std::string_view branch, LineSource& 
   };
   request.sort_bytes = options.limits.sort_bytes;
   request.planned_schema = head->state().schema;
+  request.summary = "load " + std::string(LoadModeName(mode));
   Result<WriteResult> written = graph.Write(request);
   if (!written.ok()) {
     // A rejected load changes nothing, including the branch it would have created.

@@ -77,6 +77,7 @@ Result<MutationResult> MutateWith(Graph& graph, std::string_view source,
   write.strict = effects.strict;
   write.planned_on = head;
   write.planned_schema = head.state().schema;
+  write.summary = "mutate " + result.query_name;
   for (auto& [key, t] : effects.tables) {
     const uint64_t entities = t.rows.size() + t.deletes.size();
     if (entities > kMutationEntitiesMax) {

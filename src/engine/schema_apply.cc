@@ -178,6 +178,11 @@ Result<SchemaApplyResult> Graph::ApplySchema(std::string_view new_source,
       commit::SchemaRef{head->schema.identity_domain, schema::IrHash(desired),
                         head->schema.identity_version + 1, content_hash, Json::object()};
   const std::string planned_head = head->head_commit_id;
+  // A schema change is a boundary of the entity history: its change set lists no ids.
+  content.change_set = commit::ChangeSet{};
+  content.change_set->schema_boundary = true;
+  const size_t steps = result.plan.steps.size();
+  content.summary = "schema apply: " + std::to_string(steps) + (steps == 1 ? " step" : " steps");
 
   commit::PublishRequest publish;
   publish.insert_only = false;  // The apply read the whole schema and the rewritten tables.

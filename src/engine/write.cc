@@ -2,6 +2,8 @@
 #include "engine/write.h"
 
 #include "base/executor.h"
+#include "commit/change_set.h"
+#include "engine/change_sets.h"
 #include "engine/graph.h"
 #include "engine/validate.h"
 
@@ -135,18 +137,30 @@ Result<commit::RecordContent> Graph::ValidateAndStage(const commit::GraphState& 
   std::vector<std::pair<const std::string*, const TableChange*>> work;
   for (const auto& [key, change] : request.changes) work.emplace_back(&key, &change);
   std::vector<table::TablePin> staged(work.size());
+  // What each table's change did, from its base's id index (which staging builds anyway).
+  commit::ChangeSet changes;
+  changes.tables.resize(work.size());
   TaskGroup group(*runtime_.executor);
   for (size_t i = 0; i < work.size(); ++i) {
     group.Add([&, i]() -> Status {
       OMNIGRAPH_ASSIGN_OR_RETURN(const commit::TableState* t, table_of(*work[i].first));
       OMNIGRAPH_ASSIGN_OR_RETURN(staged[i],
                                  tables_->StageWrite(ToTablePin(t->pin), *work[i].second, against));
+      OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> base_version,
+                                 tables_->Open(ToTablePin(t->pin)));
+      OMNIGRAPH_ASSIGN_OR_RETURN(changes.tables[i], TableChangeOf(*base_version, *work[i].second));
       return Status::Ok();
     });
   }
   OMNIGRAPH_RETURN_IF_ERROR(group.Wait());
   commit::RecordContent content;
   for (const table::TablePin& p : staged) content.pins.push_back(ToCommitPin(p));
+  std::sort(changes.tables.begin(), changes.tables.end(),
+            [](const auto& a, const auto& b) { return a.identity() < b.identity(); });
+  // Inline, or spilled to a delta object created now, before the record that names it.
+  OMNIGRAPH_ASSIGN_OR_RETURN(content.change_set,
+                             commit::SpillChangeSet(*runtime_.store, base.stream, changes));
+  if (request.summary) content.summary = SummaryOf(*request.summary, changes);
   return content;
 }
 

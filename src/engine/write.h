@@ -62,6 +62,9 @@ struct WriteRequest {
   // has other columns, the write gets ReadSetChanged (plan it again) instead of failing on rows
   // of the old shape; other schema changes only re-validate the write under the new catalog.
   std::optional<commit::SchemaRef> planned_schema;
+  // What the writer is ("mutate join", "load merge"): the record's `summary` is this and the
+  // change set's counts (SummaryOf in engine/change_sets.h). Unset: no summary.
+  std::optional<std::string> summary;
   // Memory for validation's sorts (ids, endpoints, @unique tuples, @card sources); past it they
   // go to temporary files.
   uint64_t sort_bytes = kSorterMemoryBytes;

@@ -202,6 +202,15 @@ Result<std::vector<std::string>> TableVersion::Ids() const {
   return ids;
 }
 
+Result<std::vector<bool>> TableVersion::Contains(std::span<const std::string_view> ids) const {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const internal::IdIndex> index,
+                             ctx_->Index(*manifest_));
+  std::vector<bool> found;
+  found.reserve(ids.size());
+  for (std::string_view id : ids) found.push_back(index->Find(id) != nullptr);
+  return found;
+}
+
 Result<std::vector<std::string>> TableVersion::DeletedIds() const {
   return ctx_->DeletedIds(*manifest_);
 }

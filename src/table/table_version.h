@@ -83,6 +83,9 @@ class TableVersion {
 
   // Every id of the version, ascending.
   Result<std::vector<std::string>> Ids() const;
+  // Whether each of `ids` is live in the version, from its id index (the index the version's
+  // writes and lookups build; no other row is read).
+  Result<std::vector<bool>> Contains(std::span<const std::string_view> ids) const;
   // The ids this version removed from its base (inline or from the side file).
   Result<std::vector<std::string>> DeletedIds() const;
   // The names of every object this version needs: its manifest, fragments, deletion vectors

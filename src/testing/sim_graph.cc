@@ -593,6 +593,16 @@ class GraphOracle {
         previous = nullptr;
         continue;
       }
+      if (r.parent_commit_id) {
+        Result<engine::Snapshot> parent = graph_->SnapshotAtCommit(*r.parent_commit_id);
+        if (!parent.ok()) {
+          Fail("SnapshotAtCommit(" + *r.parent_commit_id + "), the parent of " + where +
+               ", failed: " + parent.status().ToString());
+        } else {
+          CheckChangeSet(rt_, tables_, r, parent->state(), snapshot->state(), v_,
+                         counts_.change_sets);
+        }
+      }
       Result<GraphRows> got = ReadGraph(types_, *snapshot);
       if (!got.ok()) {
         Fail("reading the tables at " + where + " failed: " + got.status().ToString());

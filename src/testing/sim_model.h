@@ -10,7 +10,9 @@
 #include <utility>
 #include <vector>
 
+#include "commit/fold.h"
 #include "commit/retention.h"
+#include "table/table_store.h"
 #include "testing/sim_world.h"
 
 namespace omnigraph::engine {
@@ -126,6 +128,8 @@ struct OracleCounts {
   // opened.
   int graph_seqs = 0;
   int pins_opened = 0;
+  // Records whose change set was recomputed from the tables and compared.
+  int change_sets = 0;
 };
 
 // Runs every end-of-run oracle against the world's backing store (no faults); appends what it
@@ -145,6 +149,16 @@ void CheckGraphLiveness(SimWorld& world, SimModel& model, std::vector<std::strin
 // opens).
 void CheckGraphOracles(SimWorld& world, const SimModel& model, std::vector<std::string>& violations,
                        OracleCounts& counts);
+
+// The change-set oracle (sim_change_sets.cc): the change set of record `r` (its delta read when it
+// spilled) against the exact diff of the tables from `before` (its first parent's state) to
+// `after` (its own): inserted and deleted ids equal, every updated id listed, and an update the
+// diff does not see (a rewrite with the same row) live on both sides; `schema_boundary` exactly
+// when the schemas differ. A record without a change set is a violation (every graph writer
+// records one).
+void CheckChangeSet(const storage::Runtime& rt, const table::TableStore& tables,
+                    const commit::Record& r, const commit::GraphState& before,
+                    const commit::GraphState& after, std::vector<std::string>& v, int& checked);
 
 // The in-doubt oracle, checked when a publish returns PublicationInDoubt (sim_scenarios.cc).
 void CheckInDoubt(ActorContext& ctx, const Status& status, SimModel& model);

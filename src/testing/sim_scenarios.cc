@@ -366,14 +366,14 @@ std::string SimRunResult::Summary() const {
       buf, sizeof(buf),
       "%s seed=%llu %s trace=%016llx steps=%llu faults=%llu landed=%llu crashes=%llu "
       "chaos=%llu ops(acked=%d failed=%d in_doubt=%d crashed=%d) streams=%d "
-      "records=%d plans=%d graph_seqs=%d pins=%d [%s]",
+      "records=%d plans=%d graph_seqs=%d pins=%d change_sets=%d [%s]",
       scenario.c_str(), static_cast<unsigned long long>(seed), passed ? "PASS" : "FAIL",
       static_cast<unsigned long long>(trace_hash), static_cast<unsigned long long>(stats.steps),
       static_cast<unsigned long long>(stats.faults),
       static_cast<unsigned long long>(stats.deferred_landed),
       static_cast<unsigned long long>(stats.crashes), static_cast<unsigned long long>(stats.chaos),
       ops_acked, ops_failed, ops_in_doubt, ops_crashed, streams, records, plans_checked, graph_seqs,
-      pins_opened, faults.ToString().c_str());
+      pins_opened, change_sets, faults.ToString().c_str());
   return buf;
 }
 
@@ -433,6 +433,7 @@ Result<SimRunResult> RunSimulation(std::string_view scenario, uint64_t seed,
   if (damage) CheckReadsAfterRestore(world, model, out.violations);
   out.graph_seqs = counts.graph_seqs;
   out.pins_opened = counts.pins_opened;
+  out.change_sets = counts.change_sets;
   out.streams = counts.streams;
   out.records = counts.records;
   out.plans_checked = counts.plans_checked;
@@ -454,9 +455,12 @@ Result<SimRunResult> RunSimulation(std::string_view scenario, uint64_t seed,
 }
 
 std::vector<PlantedBug> AllPlantedBugs() {
-  return {PlantedBug::kSkipReadbackOnExists, PlantedBug::kAbsentAfterUnknownIsNoEffect,
-          PlantedBug::kUnvalidatedCheckpoint, PlantedBug::kRetentionRecordPins,
-          PlantedBug::kGapIsEnd};
+  return {PlantedBug::kSkipReadbackOnExists,
+          PlantedBug::kAbsentAfterUnknownIsNoEffect,
+          PlantedBug::kUnvalidatedCheckpoint,
+          PlantedBug::kRetentionRecordPins,
+          PlantedBug::kGapIsEnd,
+          PlantedBug::kChangeSetUpsertsAsInserts};
 }
 
 std::string_view PlantedBugName(PlantedBug bug) {
@@ -467,6 +471,7 @@ std::string_view PlantedBugName(PlantedBug bug) {
     case PlantedBug::kUnvalidatedCheckpoint: return "unvalidated-checkpoint";
     case PlantedBug::kRetentionRecordPins: return "retention-record-pins";
     case PlantedBug::kGapIsEnd: return "gap-is-end";
+    case PlantedBug::kChangeSetUpsertsAsInserts: return "change-set-upserts-as-inserts";
   }
   return "none";
 }
@@ -478,7 +483,7 @@ Result<PlantedBug> ParsePlantedBug(std::string_view name) {
   }
   return InvalidArgument("unknown planted bug '" + std::string(name) +
                          "' (skip-readback, absent-is-no-effect, unvalidated-checkpoint, "
-                         "retention-record-pins, gap-is-end)");
+                         "retention-record-pins, gap-is-end, change-set-upserts-as-inserts)");
 }
 
 PlantedBugScope::PlantedBugScope(PlantedBug bug) {
@@ -489,6 +494,7 @@ PlantedBugScope::PlantedBugScope(PlantedBug bug) {
   hooks.accept_checkpoint_unvalidated = bug == PlantedBug::kUnvalidatedCheckpoint;
   hooks.retention_uses_record_pins = bug == PlantedBug::kRetentionRecordPins;
   hooks.gap_is_end = bug == PlantedBug::kGapIsEnd;
+  hooks.change_set_upserts_as_inserts = bug == PlantedBug::kChangeSetUpsertsAsInserts;
 }
 
 PlantedBugScope::~PlantedBugScope() { commit::TestingHooks().Reset(); }

@@ -48,6 +48,7 @@ struct SimRunResult {
   // graph_writes: seqs whose tables were compared with the model, and record pins opened.
   int graph_seqs = 0;
   int pins_opened = 0;
+  int change_sets = 0;
   std::vector<std::string> trace_tail;
 
   // One line: scenario, seed, pass/fail, trace hash and counts.
@@ -69,6 +70,7 @@ enum class PlantedBug {
   kUnvalidatedCheckpoint,
   kRetentionRecordPins,
   kGapIsEnd,
+  kChangeSetUpsertsAsInserts,
 };
 std::vector<PlantedBug> AllPlantedBugs();
 std::string_view PlantedBugName(PlantedBug bug);

@@ -218,6 +218,9 @@ TEST(SimPlantedBugTest, AcceptingACheckpointWithoutValidationIsCaught) {
 TEST(SimPlantedBugTest, RetentionRootingOnlyTheRecordsOwnPinsIsCaught) {
   ExpectCaught(PlantedBug::kRetentionRecordPins);
 }
+TEST(SimPlantedBugTest, RecordingAnUpsertsExistingIdsAsInsertsIsCaught) {
+  ExpectCaught(PlantedBug::kChangeSetUpsertsAsInserts);
+}
 TEST(SimPlantedBugTest, TakingAGapForTheEndOfTheStreamIsCaught) {
   ExpectCaught(PlantedBug::kGapIsEnd);
 }

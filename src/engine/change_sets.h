@@ -1,0 +1,40 @@
+// Change sets: what a commit inserted, updated and deleted per table (commit/change_set.h;
+// docs/format/commit-documents.md "Change set").
+//
+// The write path knows its set from the operations it stages (TableChangeOf): an append inserts
+// its ids; an upsert inserts the ids its base lacks and updates (rewrites) the ones it holds; a
+// delete deletes the ids its base holds; an overwrite inserts, updates and deletes by comparing
+// its ids with the base's. Readers take the set from the record and, for a record without one,
+// from the exact diff of the table versions the commit and its first parent pin (ChangeSetOf).
+// Stateless; thread-safe.
+#pragma once
+
+#include <optional>
+
+#include "commit/documents.h"
+#include "commit/fold.h"
+#include "table/table_store.h"
+
+namespace omnigraph::engine {
+
+// What `change` does to the table at `base` (its id index, no rows read). Errors as reading the
+// index reports.
+Result<commit::TableChangeSet> TableChangeOf(const table::TableVersion& base,
+                                             const table::TableWrite& change);
+
+// A record's summary: `what` ("mutate join", "load merge") and the counts of `c`, e.g.
+// "mutate join: +1 node +1 edge", "load merge: +20 nodes ~5 nodes" (+ inserted, ~ updated,
+// - deleted), or "`what`: no entity changes".
+std::string SummaryOf(std::string_view what, const commit::ChangeSet& c);
+
+// The change set of the commit whose state is `after`, against its first parent's state
+// `before`, computed from table state: every table whose pinned version differs is diffed
+// (table::Diff; an update whose row images are equal is no change). A table that is new in
+// `after` lists all its ids as inserted; a table gone from it lists all of `before`'s as deleted.
+// `schema_boundary` (and no tables) when the schemas differ. Errors as opening and diffing the
+// versions report.
+Result<commit::ChangeSet> DiffChangeSet(const table::TableStore& tables,
+                                        const commit::GraphState& before,
+                                        const commit::GraphState& after);
+
+}  // namespace omnigraph::engine

@@ -1,0 +1,251 @@
+// Change sets on the record (docs/format/commit-documents.md "Change set"): every writer records
+// what it did, and the set equals what the table state says.
+#include "engine/change_sets.h"
+
+#include <gtest/gtest.h>
+
+#include "commit/change_set.h"
+#include "commit/names.h"
+#include "commit/stream.h"
+#include "engine/graph.h"
+#include "engine/load.h"
+#include "engine/mutate.h"
+#include "storage/counting_store.h"
+#include "storage/memory_store.h"
+
+namespace omnigraph::engine {
+namespace {
+
+using schema::Value;
+
+constexpr std::string_view kSchema = R"(
+node Person { name: String @key  age: I32? }
+edge Knows: Person -> Person { }
+)";
+
+constexpr std::string_view kQueries = R"(
+query add($name: String, $age: I32) { insert Person { name: $name, age: $age } }
+query age($name: String, $age: I32) { update Person set { age: $age } where name = $name }
+query remove($name: String) { delete Person where name = $name }
+query knows($a: String, $b: String) { insert Knows { from: $a, to: $b } }
+)";
+
+class ChangeSetTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    counting_ = std::make_shared<storage::CountingStore>(std::make_shared<storage::MemoryStore>());
+    Result<std::unique_ptr<Graph>> g =
+        Graph::Init(storage::Runtime::ForTest(counting_, 3), kSchema);
+    ASSERT_TRUE(g.ok()) << g.status().ToString();
+    graph_ = std::move(*g);
+  }
+
+  std::string Mutate(std::string_view name, std::map<std::string, Value> params) {
+    Result<MutationResult> r = engine::Mutate(*graph_, kQueries, name, params, {});
+    OMNIGRAPH_CHECK_MSG(r.ok() && r->commit, std::string(name) + ": " + r.status().ToString());
+    return *r->commit;
+  }
+  std::string Load(std::string_view ndjson, LoadMode mode) {
+    Result<LoadResult> r = LoadJsonl(*graph_, "main", ndjson, mode);
+    OMNIGRAPH_CHECK_MSG(r.ok() && r->commit, r.status().ToString());
+    return *r->commit;
+  }
+  commit::Record Record(const std::string& commit_id) {
+    Result<commit::Record> r = commit::LookupCommit(*counting_, commit_id);
+    OMNIGRAPH_CHECK_MSG(r.ok(), r.status().ToString());
+    return *r;
+  }
+  // The change set recomputed from the table versions the commit and its parent pin.
+  commit::ChangeSet Diffed(const commit::Record& r) {
+    Result<Snapshot> after = graph_->SnapshotAtCommit(r.commit_id);
+    Result<Snapshot> before = graph_->SnapshotAtCommit(*r.parent_commit_id);
+    OMNIGRAPH_CHECK(after.ok() && before.ok());
+    Result<commit::ChangeSet> c = DiffChangeSet(graph_->tables(), before->state(), after->state());
+    OMNIGRAPH_CHECK_MSG(c.ok(), c.status().ToString());
+    return *c;
+  }
+  // The record's set with the tables that changed nothing left out.
+  static commit::ChangeSet Changed(commit::ChangeSet c) {
+    std::erase_if(c.tables, [](const commit::TableChangeSet& t) {
+      return t.inserted_count + t.updated_count + t.deleted_count == 0;
+    });
+    return c;
+  }
+
+  std::shared_ptr<storage::CountingStore> counting_;
+  std::unique_ptr<Graph> graph_;
+};
+
+TEST_F(ChangeSetTest, AMutationRecordsItsInsertsUpdatesAndDeletesInline) {
+  const commit::Record added =
+      Record(Mutate("add", {{"name", Value::String("ada")}, {"age", Value::Int(36)}}));
+  ASSERT_TRUE(added.change_set);
+  ASSERT_EQ(added.change_set->tables.size(), 1u);
+  const commit::TableChangeSet& t = added.change_set->tables[0];
+  EXPECT_EQ(t.table_key, "node:Person");
+  EXPECT_EQ(t.inserted_count, 1u);
+  EXPECT_EQ(t.inserted.size(), 1u);
+  EXPECT_TRUE(t.updated.empty() && t.deleted.empty());
+  EXPECT_FALSE(added.change_set->delta);
+  EXPECT_FALSE(added.change_set->schema_boundary);
+  EXPECT_EQ(added.summary, "mutate add: +1 node");
+  EXPECT_EQ(*added.change_set, Diffed(added));
+
+  Mutate("add", {{"name", Value::String("bob")}, {"age", Value::Int(40)}});
+  const commit::Record knows =
+      Record(Mutate("knows", {{"a", Value::String("ada")}, {"b", Value::String("bob")}}));
+  EXPECT_EQ(knows.summary, "mutate knows: +1 edge");
+  EXPECT_EQ(*knows.change_set, Diffed(knows));
+
+  const commit::Record aged =
+      Record(Mutate("age", {{"name", Value::String("ada")}, {"age", Value::Int(37)}}));
+  ASSERT_EQ(aged.change_set->tables.size(), 1u);
+  EXPECT_EQ(aged.change_set->tables[0].updated, t.inserted);
+  EXPECT_EQ(aged.summary, "mutate age: ~1 node");
+  EXPECT_EQ(*aged.change_set, Diffed(aged));
+
+  Mutate("add", {{"name", Value::String("cy")}, {"age", Value::Int(50)}});
+  const commit::Record removed = Record(Mutate("remove", {{"name", Value::String("cy")}}));
+  EXPECT_EQ(Changed(*removed.change_set), Diffed(removed));
+  EXPECT_EQ(removed.summary, "mutate remove: -1 node");
+}
+
+TEST_F(ChangeSetTest, EveryLoadModeRecordsItsSet) {
+  const commit::Record appended =
+      Record(Load("{\"type\":\"Person\",\"data\":{\"name\":\"a\",\"age\":1}}\n"
+                  "{\"type\":\"Person\",\"data\":{\"name\":\"b\",\"age\":2}}\n",
+                  LoadMode::kAppend));
+  EXPECT_EQ(appended.summary, "load append: +2 nodes");
+  EXPECT_EQ(*appended.change_set, Diffed(appended));
+  // Merge: one new id, one rewritten with another age, one rewritten with the same row (recorded
+  // as an update: the writer rewrote it; the diff sees no change there).
+  const commit::Record merged =
+      Record(Load("{\"type\":\"Person\",\"data\":{\"name\":\"a\",\"age\":10}}\n"
+                  "{\"type\":\"Person\",\"data\":{\"name\":\"b\",\"age\":2}}\n"
+                  "{\"type\":\"Person\",\"data\":{\"name\":\"c\",\"age\":3}}\n",
+                  LoadMode::kMerge));
+  ASSERT_EQ(merged.change_set->tables.size(), 1u);
+  const commit::TableChangeSet& m = merged.change_set->tables[0];
+  EXPECT_EQ(m.inserted_count, 1u);
+  EXPECT_EQ(m.updated_count, 2u);
+  EXPECT_EQ(merged.summary, "load merge: +1 node ~2 nodes");
+  const commit::ChangeSet diffed = Diffed(merged);
+  ASSERT_EQ(diffed.tables.size(), 1u);
+  EXPECT_EQ(diffed.tables[0].inserted, m.inserted);
+  EXPECT_EQ(diffed.tables[0].updated.size(), 1u);
+  // Overwrite: ids the new image lacks are deleted, kept ones updated, new ones inserted.
+  const commit::Record over =
+      Record(Load("{\"type\":\"Person\",\"data\":{\"name\":\"c\",\"age\":30}}\n"
+                  "{\"type\":\"Person\",\"data\":{\"name\":\"d\",\"age\":4}}\n",
+                  LoadMode::kOverwrite));
+  ASSERT_EQ(over.change_set->tables.size(), 1u);
+  const commit::TableChangeSet& o = over.change_set->tables[0];
+  EXPECT_EQ(o.inserted_count, 1u);
+  EXPECT_EQ(o.updated_count, 1u);
+  EXPECT_EQ(o.deleted_count, 2u);
+  EXPECT_EQ(*over.change_set, Diffed(over));
+}
+
+TEST_F(ChangeSetTest, ASchemaApplyRecordsASchemaBoundary) {
+  Result<SchemaApplyResult> applied =
+      graph_->ApplySchema(std::string(kSchema) + "node Place { name: String @key }\n");
+  ASSERT_TRUE(applied.ok()) << applied.status().ToString();
+  const commit::Record r = Record(applied->commit_id);
+  ASSERT_TRUE(r.change_set);
+  EXPECT_TRUE(r.change_set->schema_boundary);
+  EXPECT_TRUE(r.change_set->tables.empty());
+  EXPECT_EQ(r.summary, "schema apply: 1 step");
+  EXPECT_EQ(Diffed(r), *r.change_set);
+}
+
+TEST_F(ChangeSetTest, ALargeSetSpillsToADeltaObjectCreatedBeforeTheRecord) {
+  std::string ndjson;
+  const int n = 2000;  // About 2000 * 12 bytes of ids: past the inline cap.
+  for (int i = 0; i < n; ++i) {
+    ndjson += "{\"type\":\"Person\",\"data\":{\"name\":\"person-" + std::to_string(i) + "\"}}\n";
+  }
+  const storage::OpCounts before = counting_->Snapshot();
+  const commit::Record r = Record(Load(ndjson, LoadMode::kAppend));
+  ASSERT_TRUE(r.change_set && r.change_set->delta);
+  EXPECT_EQ(r.change_set->tables[0].inserted_count, static_cast<uint64_t>(n));
+  EXPECT_TRUE(r.change_set->tables[0].inserted.empty());
+  EXPECT_EQ(r.change_set->delta->name.rfind("_graph/main/changes/", 0), 0u);
+  // The record itself stays small.
+  Result<storage::GetResult> bytes = counting_->Get(commit::RecordName("main", r.seq));
+  ASSERT_TRUE(bytes.ok());
+  EXPECT_LT(bytes->data.size(), 64u << 10);
+  // One more create than an inline set: the delta.
+  const storage::OpCounts cost = counting_->Snapshot() - before;
+  EXPECT_GE(cost.put_if_absent, 3u);
+  Result<commit::ChangeSet> full = commit::LoadChangeSetIds(*counting_, *r.change_set);
+  ASSERT_TRUE(full.ok()) << full.status().ToString();
+  EXPECT_EQ(*full, Diffed(r));
+  // A damaged delta is Corruption naming it, never another set.
+  ASSERT_TRUE(counting_->Put(r.change_set->delta->name, "{\"format\":1,\"tables\":[]}").ok());
+  Result<commit::ChangeSet> damaged = commit::LoadChangeSetIds(*counting_, *r.change_set);
+  ASSERT_FALSE(damaged.ok());
+  EXPECT_EQ(damaged.status().code(), Code::kCorruption);
+  EXPECT_EQ(damaged.status().object(), r.change_set->delta->name);
+}
+
+TEST_F(ChangeSetTest, TheDeltaIsTheOnlyExtraCreate) {
+  std::string large;
+  for (int i = 0; i < 4000; ++i) {
+    large += "{\"type\":\"Person\",\"data\":{\"name\":\"p" + std::to_string(i) + "\"}}\n";
+  }
+  // Warm both paths once, then compare a load whose set fits inline with one that spills.
+  Load("{\"type\":\"Person\",\"data\":{\"name\":\"warm\"}}\n", LoadMode::kAppend);
+  std::string tiny = "{\"type\":\"Person\",\"data\":{\"name\":\"x1\"}}\n";
+  storage::OpCounts before = counting_->Snapshot();
+  const commit::Record inline_record = Record(Load(tiny, LoadMode::kAppend));
+  const storage::OpCounts inline_cost = counting_->Snapshot() - before;
+  ASSERT_FALSE(inline_record.change_set->delta);
+  before = counting_->Snapshot();
+  const commit::Record spilled = Record(Load(large, LoadMode::kAppend));
+  const storage::OpCounts spill_cost = counting_->Snapshot() - before;
+  ASSERT_TRUE(spilled.change_set->delta);
+  EXPECT_EQ(spill_cost.put_if_absent, inline_cost.put_if_absent + 1)
+      << inline_cost.ToString() << " / " << spill_cost.ToString();
+}
+
+TEST(ChangeSetDocumentTest, RecordsRoundTripWithInlineAndSpilledSetsAndSummaries) {
+  commit::Record r;
+  r.commit_id = "main.1.ABCDEFGHJK";
+  r.stream = "main";
+  r.seq = 1;
+  commit::ChangeSet c;
+  c.tables.push_back(
+      commit::TableChangeSet{1, 1, "node:Person", 2, 1, 0, {"a", "b"}, {"c"}, {}, Json::object()});
+  r.change_set = c;
+  r.summary = "mutate add: +2 nodes ~1 node";
+  const std::string bytes = *commit::EncodeRecord(r);
+  EXPECT_NE(bytes.find("\"change_set\":{\"delta\":null,\"schema_boundary\":false,\"tables\":[{"
+                       "\"deleted\":[],\"deleted_count\":0,\"incarnation\":1,\"inserted\":[\"a\","
+                       "\"b\"],\"inserted_count\":2"),
+            std::string::npos)
+      << bytes;
+  Result<commit::Record> back = commit::DecodeRecord(bytes, "r");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(*back, r);
+  // A record without either member has the bytes it had before change sets existed.
+  commit::Record plain = r;
+  plain.change_set.reset();
+  plain.summary.reset();
+  EXPECT_EQ((*commit::EncodeRecord(plain)).find("change_set"), std::string::npos);
+  // Counts that disagree with the lists are Corruption.
+  std::string bad = bytes;
+  bad.replace(bad.find("\"inserted_count\":2"), 18, "\"inserted_count\":3");
+  Result<commit::Record> refused = commit::DecodeRecord(bad, "obj");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), Code::kCorruption);
+  // Unknown members inside the change set survive a rewrite.
+  std::string extra = bytes;
+  extra.replace(extra.find("\"delta\":null"), 12, "\"delta\":null,\"zz\":7");
+  Result<commit::Record> kept = commit::DecodeRecord(extra, "obj");
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  const std::string rewritten = *commit::EncodeRecord(*kept);
+  EXPECT_NE(rewritten.find("\"updated_count\":1}],\"zz\":7}"), std::string::npos) << rewritten;
+}
+
+}  // namespace
+}  // namespace omnigraph::engine
