@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "base/clock.h"
 #include "base/ids.h"
 #include "commit/stream.h"
 #include "engine/export.h"
@@ -454,6 +455,90 @@ TEST_F(MergeTest, ABranchCreatedAgainMergesItsNewLife) {
   for (const std::string& line : Of("main", "Person")) all += line;
   EXPECT_NE(all.find("New"), std::string::npos);
   EXPECT_EQ(all.find("Old"), std::string::npos);
+}
+
+// Cleanup never breaks a later merge: the base of a branch forked long ago is its fork point,
+// whose state the branch's fork checkpoint keeps; the base of a later merge is the source head an
+// earlier merge took, which the source's own retention may no longer keep.
+class MergeCleanupTest : public MergeTest {
+ protected:
+  void SetUp() override {
+    auto store = std::make_shared<storage::MemoryStore>("merge", clock_.get());
+    counting_ = std::make_shared<storage::CountingStore>(store);
+    storage::Runtime rt = storage::Runtime::ForTest(counting_, 3);
+    rt.clock = clock_;
+    graph_ = std::move(*Graph::Init(rt, kSchema));
+  }
+  void Clean() {
+    clock_->Advance(2 * 3600LL * 1000 * 1000);  // Past the grace period.
+    CleanupOptions options;
+    options.keep = 2;
+    Result<GraphCleanupReport> cleaned = graph_->Cleanup(options);
+    ASSERT_TRUE(cleaned.ok()) << cleaned.status().ToString();
+    removed_ += cleaned->removed.size();
+  }
+  std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();
+  size_t removed_ = 0;
+};
+
+TEST_F(MergeCleanupTest, AMergeAfterCleanupStillFindsItsBase) {
+  Add("main", "Ada", 30);
+  Branch("x");
+  Add("x", "X1", 1);
+  for (int i = 0; i < 12; ++i) {
+    Run("main", "age", {{"name", Value::String("Ada")}, {"age", Value::Int(40 + i)}});
+  }
+  Clean();
+  MergeResult r = MustMerge("x");
+  ASSERT_EQ(r.outcome, MergeOutcome::kMerged) << ::testing::PrintToString(Kinds(r));
+  EXPECT_EQ(Of("main", "Person").size(), 2u);
+  // Three newer commits on x (keep 2 no longer keeps the head main merged), more on main.
+  for (int i = 2; i < 5; ++i) Add("x", "X" + std::to_string(i), i);
+  for (int i = 0; i < 4; ++i) Add("main", "M" + std::to_string(i), i);
+  Clean();
+  EXPECT_GT(removed_, 0u);
+  r = MustMerge("x");
+  ASSERT_EQ(r.outcome, MergeOutcome::kMerged) << ::testing::PrintToString(Kinds(r));
+  EXPECT_EQ(Of("main", "Person").size(), 9u);
+}
+
+// The target moved after the merge captured it (another handle wrote to it): the publish loses
+// the conditional create and the merge is computed again against the new head, which it reports
+// the conflicts of.
+TEST_F(MergeTest, ATargetThatMovedIsMergedAgainAgainstItsNewHead) {
+  Add("main", "Ada", 30);
+  Branch("x");
+  Add("x", "Bob", 40);
+  Add("main", "Cy", 50);
+  (void)Head("main");  // This handle's main is warm at Cy.
+  std::unique_ptr<Graph> other = std::move(*Graph::Open(graph_->runtime()));
+  MutationOptions on_main;
+  ASSERT_TRUE(Mutate(*other, kQueries, "add",
+                     Params{{"name", Value::String("Dee")}, {"age", Value::Int(1)}}, on_main)
+                  .ok());
+  MergeResult r = MustMerge("x");
+  ASSERT_EQ(r.outcome, MergeOutcome::kMerged);
+  EXPECT_EQ(r.attempts, 2);
+  EXPECT_EQ(Of("main", "Person").size(), 4u);
+  // Again, with the other handle's change conflicting with the source's.
+  Add("x", "Eve", 1);
+  Add("main", "Fay", 1);
+  (void)Head("main");
+  ASSERT_TRUE(Mutate(*other, kQueries, "add",
+                     Params{{"name", Value::String("Eve")}, {"age", Value::Int(2)}}, on_main)
+                  .ok());
+  const std::string head = other->SnapshotOfBranch("main")->commit_id();
+  r = MustMerge("x");
+  ASSERT_EQ(r.outcome, MergeOutcome::kConflicts);
+  EXPECT_EQ(r.attempts, 2);
+  EXPECT_EQ(Kinds(r), std::vector<std::string>{"divergent_insert"});
+  EXPECT_EQ(Head("main").head_commit_id, head);
+  // Both handles can still write to main and to x.
+  Add("main", "Gus", 1);
+  Add("x", "Hal", 1);
+  ASSERT_TRUE(Mutate(*other, kQueries, "add",
+                     Params{{"name", Value::String("Ivy")}, {"age", Value::Int(2)}}, on_main)
+                  .ok());
 }
 
 // The merge-base search reads the commits since the base on both sides, not the history: the
