@@ -30,7 +30,7 @@
 namespace omnigraph::engine {
 
 // Attempts of a merge whose target keeps moving before RetriesExhausted.
-inline constexpr int kMergeAttemptsMax = 8;
+inline constexpr int kMergeAttemptsMax = 32;
 
 struct MergeRequest {
   std::string source;
