@@ -54,6 +54,13 @@ struct ReadTarget {
   std::optional<std::string> snapshot;
 };
 
+// Where and how Database::Merge merges a branch.
+struct MergeOptions {
+  std::string target = "main";
+  // After a successful merge, delete the source branch; its failure never fails the merge.
+  bool delete_branch = false;
+};
+
 struct CleanupRequest {
   // Keep the newest `keep` commits of every branch and/or every commit younger than this.
   std::optional<uint64_t> keep;
@@ -105,6 +112,16 @@ class Database {
   Result<Json> CreateBranch(std::string_view name, std::string_view from = "main");
   Result<Json> DeleteBranch(std::string_view name);
   Result<Json> ListBranches();
+
+  // Merges branch `source` into options.target (docs/design/merge.md): {source, target, outcome
+  // ("already_up_to_date" | "fast_forward" | "merged"), commit?, actor_id?, branch_deleted?,
+  // branch_delete_error?}; one commit for fast_forward and merged, none otherwise. Conflicts:
+  // MergeConflicts, nothing published, and `conflicts` (when given) set to the array
+  // [{entity_kind, type_name, entity_id?, kind, message}]. BranchNotFound, InvalidArgument (a
+  // branch into itself), Unsupported (across a schema change), RetriesExhausted (the target
+  // moved during every attempt).
+  Result<Json> Merge(std::string_view source, const MergeOptions& options = {},
+                     Json* conflicts = nullptr);
 
   // --- Commits (OmniGraph's commit objects): {graph_commit_id, graph_branch?,
   // graph_manifest_version, parent_commit_id?, merged_parent_commit_id?, actor_id?, created_at}.

@@ -1,5 +1,6 @@
-// branch create [--from S] N | list | delete N
+// branch create [--from S] N | list | delete N | merge SRC [--into TGT] [--delete-branch]
 #include <algorithm>
+#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +13,8 @@ namespace {
 struct BranchOptions {
   std::string name;
   std::string from = "main";
+  std::string into = "main";
+  bool delete_branch = false;
 };
 
 void AddCreate(CLI::App* branch, Context& ctx, const std::shared_ptr<BranchOptions>& o) {
@@ -71,15 +74,56 @@ void AddDelete(CLI::App* branch, Context& ctx, const std::shared_ptr<BranchOptio
   });
 }
 
+// On conflicts the error goes to stderr as for every failure; with --json the conflicts also go
+// to stdout as {error, code, merge_conflicts}, so a script can walk them.
+void AddMerge(CLI::App* branch, Context& ctx, const std::shared_ptr<BranchOptions>& o) {
+  CLI::App* merge = branch->add_subcommand("merge", "Merge a branch into another (default main)");
+  merge->add_option("source", o->name, "The branch to merge")->required();
+  merge->add_option("--into", o->into, "The branch to merge into (default main)");
+  merge->add_flag("--delete-branch", o->delete_branch,
+                  "Delete the source after a successful merge (its failure never fails the merge)");
+  merge->add_option("uri", ctx.globals().uri);
+  merge->add_flag("--json", ctx.globals().json);
+  merge->callback([&ctx, o] {
+    Result<std::unique_ptr<Database>> db = ctx.Open();
+    api::MergeOptions options;
+    options.target = o->into;
+    options.delete_branch = o->delete_branch;
+    Json conflicts;
+    Result<Json> out = db.ok() ? (*db)->Merge(o->name, options, &conflicts) : db.status();
+    if (!out.ok()) {
+      if (ctx.globals().json && conflicts.is_array()) {
+        Json error = Json::object();
+        error["error"] = out.status().message();
+        error["code"] = "conflict";
+        error["merge_conflicts"] = conflicts;
+        std::cout << error.dump(2) << "\n";
+      }
+      ctx.Fail(out.status());
+      return;
+    }
+    const std::string outcome = (*out)["outcome"].get<std::string>();
+    ctx.Echo("branch merge", o->name + " into " + o->into + ": " + outcome);
+    std::string human = outcome;
+    if (out->contains("commit")) human += " " + (*out)["commit"].get<std::string>();
+    if (out->contains("branch_delete_error")) {
+      human += "\nthe merge succeeded but deleting '" + o->name +
+               "' failed: " + (*out)["branch_delete_error"].get<std::string>();
+    }
+    ctx.Print(*out, human);
+  });
+}
+
 }  // namespace
 
 void AddBranchCommands(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<BranchOptions>();
-  CLI::App* branch = app.add_subcommand("branch", "Create, list and delete branches");
+  CLI::App* branch = app.add_subcommand("branch", "Create, list, delete and merge branches");
   branch->require_subcommand(1);
   AddCreate(branch, ctx, o);
   AddList(branch, ctx);
   AddDelete(branch, ctx, o);
+  AddMerge(branch, ctx, o);
 }
 
 }  // namespace omnigraph::cli

@@ -28,6 +28,7 @@ namespace {
 
 using api::CleanupRequest;
 using api::DatabaseOptions;
+using api::MergeOptions;
 using api::ReadTarget;
 using api::WriteTarget;
 
@@ -178,6 +179,40 @@ class Handle {
     }
     Json out = Json{{"commits", commits}};
     if (next) out["next_page_token"] = next->ToCursor();
+    return out;
+  }
+
+  // The merge's output; for conflicts MergeConflicts, with `conflicts` set to their array.
+  Result<Json> Merge(std::string_view source, const MergeOptions& options, Json& conflicts) {
+    engine::MergeRequest request{std::string(source), options.target, options_.actor};
+    OMNIGRAPH_ASSIGN_OR_RETURN(engine::MergeResult merged, graph_->Merge(request));
+    if (merged.outcome == engine::MergeOutcome::kConflicts) {
+      conflicts = Json::array();
+      std::string text;
+      for (const engine::MergeConflict& c : merged.conflicts) {
+        Json one = {{"entity_kind", c.entity_kind}, {"type_name", c.type_name}};
+        if (c.entity_id) one["entity_id"] = *c.entity_id;
+        one["kind"] = c.kind;
+        one["message"] = c.message;
+        conflicts.push_back(std::move(one));
+        text += "\n  " + c.kind + ": " + c.message;
+      }
+      return Status(Code::kMergeConflicts,
+                    "merging '" + std::string(source) + "' into '" + options.target + "' has " +
+                        std::to_string(merged.conflicts.size()) + " conflict(s); nothing was " +
+                        "published:" + text,
+                    options.target);
+    }
+    Json out = {{"source", std::string(source)},
+                {"target", options.target},
+                {"outcome", engine::MergeOutcomeName(merged.outcome)}};
+    if (merged.commit_id) out["commit"] = *merged.commit_id;
+    if (options_.actor) out["actor_id"] = *options_.actor;
+    if (options.delete_branch) {
+      const Status deleted = graph_->DeleteBranch(source, options_.actor);
+      out["branch_deleted"] = deleted.ok();
+      if (!deleted.ok()) out["branch_delete_error"] = deleted.message();
+    }
     return out;
   }
 
@@ -447,6 +482,14 @@ Result<Json> Database::CommitHistory(std::string_view branch, size_t limit,
 
 Result<Json> Database::Snapshot(const ReadTarget& target) {
   return ToApi(impl_->handle->SnapshotOf(target));
+}
+
+Result<Json> Database::Merge(std::string_view source, const MergeOptions& options,
+                             Json* conflicts) {
+  omnigraph::Json engine_conflicts;
+  Result<Json> out = ToApi(impl_->handle->Merge(source, options, engine_conflicts));
+  if (conflicts != nullptr && !engine_conflicts.is_null()) *conflicts = ToApi(engine_conflicts);
+  return out;
 }
 
 Result<Json> Database::ShowCommit(std::string_view commit_id) {

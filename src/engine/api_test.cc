@@ -541,6 +541,62 @@ query get($n: String) { match { $p: Person { name: $n } } return { $p.born, $p.s
             "param 'seen': datetime 18446744073709551615 is out of range");
 }
 
+// Database::Merge's outputs: merged with the exact commit, the source deleted on request, and
+// conflicts as MergeConflicts with their array; a failed delete does not fail the merge.
+TEST(ApiTest, MergeOutputsConflictsAndDeleteBranch) {
+  TempDir dir;
+  const std::string uri = dir.path() + "/graph";
+  DatabaseOptions options;
+  options.actor = "tester";
+  std::unique_ptr<Database> db = std::move(*Database::Init(uri, kSchema, options));
+  auto add = [&](const std::string& name, const std::string& branch, const char* born) {
+    WriteTarget on;
+    on.branch = branch;
+    Result<Json> r =
+        db->Mutate(kQueries, "add",
+                   Json{{"name", name}, {"born", born}, {"seen", "2024-01-02T03:04:05Z"}}, on);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+  };
+  add("Ada", "main", "1815-12-10");
+  ASSERT_TRUE(db->CreateBranch("x").ok());
+  add("Grace", "x", "1906-12-09");
+  add("Alan", "main", "1912-06-23");
+  MergeOptions merge;
+  merge.delete_branch = true;
+  Result<Json> merged = db->Merge("x", merge);
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  EXPECT_EQ((*merged)["outcome"], "merged");
+  EXPECT_EQ((*merged)["source"], "x");
+  EXPECT_EQ((*merged)["target"], "main");
+  EXPECT_EQ((*merged)["actor_id"], "tester");
+  EXPECT_EQ((*merged)["branch_deleted"], true);
+  ASSERT_TRUE((*merged)["commit"].is_string());
+  Result<Json> shown = db->ShowCommit((*merged)["commit"].get<std::string>());
+  ASSERT_TRUE(shown.ok());
+  EXPECT_TRUE((*shown)["merged_parent_commit_id"].is_string());
+  EXPECT_EQ(db->DeleteBranch("x").code(), Code::kBranchNotFound);
+
+  ASSERT_TRUE(db->CreateBranch("y").ok());
+  add("Edsger", "y", "1930-05-11");
+  add("Edsger", "main", "1930-05-12");
+  add("Barbara", "main", "1939-11-16");
+  const Json head = (*db->ListCommits("main", 1))[0]["graph_commit_id"];
+  Json conflicts;
+  Result<Json> refused = db->Merge("y", {}, &conflicts);
+  ASSERT_EQ(refused.status().code(), Code::kMergeConflicts);
+  ASSERT_TRUE(conflicts.is_array());
+  ASSERT_EQ(conflicts.size(), 1u);
+  EXPECT_EQ(conflicts[0]["kind"], "divergent_insert");
+  EXPECT_EQ(conflicts[0]["entity_kind"], "node");
+  EXPECT_EQ(conflicts[0]["type_name"], "Person");
+  EXPECT_TRUE(conflicts[0]["entity_id"].is_string());
+  EXPECT_EQ((*db->ListCommits("main", 1))[0]["graph_commit_id"], head);
+  // A branch cannot be merged into itself.
+  MergeOptions into_y;
+  into_y.target = "y";
+  EXPECT_EQ(db->Merge("y", into_y).status().code(), Code::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace omnigraph::api
 

@@ -22,6 +22,7 @@
 #include "commit/fold.h"
 #include "commit/stream.h"
 #include "engine/cleanup.h"
+#include "engine/merge.h"
 #include "engine/schema_apply.h"
 #include "engine/snapshot.h"
 #include "engine/write.h"
@@ -76,6 +77,14 @@ class Graph {
   // none.
   Result<WriteResult> Write(const WriteRequest& request);
 
+  // Merges branch `request.source` into `request.target` (engine/merge.h): already up to date,
+  // a fast-forward or a three-way merge publishing one record on the target; with conflicts
+  // (outcome kConflicts, every conflict listed) nothing is published. BranchNotFound for either
+  // branch; InvalidArgument for a branch merged into itself or a bad actor; Unsupported across a
+  // schema change, naming the schemas; RetriesExhausted when the target moved during every one
+  // of kMergeAttemptsMax attempts; VersionsReclaimed when the base's tables were reclaimed.
+  Result<MergeResult> Merge(const MergeRequest& request);
+
   // The migration plan from main's accepted schema to `new_source` (reads main's head and its
   // schema archive; writes nothing). InvalidArgument when the source does not parse or check.
   Result<schema::MigrationPlan> PlanSchema(std::string_view new_source,
@@ -123,6 +132,22 @@ class Graph {
   // pinning the staged versions.
   Result<commit::RecordContent> ValidateAndStage(const commit::GraphState& base,
                                                  const WriteRequest& request);
+
+  // A merge against one target head: the outcome so far, and what to publish — a fast-forward's
+  // pins, or for a three-way merge the base state the tables are merged from (set only then).
+  struct MergePlan {
+    MergeResult result;
+    commit::RecordContent content;
+    std::shared_ptr<const commit::GraphState> base;
+  };
+  Result<MergePlan> PlanMerge(const MergeRequest& request, const Snapshot& source,
+                              const commit::GraphState& target);
+  // The three-way merge of every table from `base` to `source` and `target`: the record content
+  // pinning the merged versions (staged against the target), or with `conflicts` filled.
+  Result<commit::RecordContent> MergeTables(const commit::GraphState& base,
+                                            const commit::GraphState& source,
+                                            const commit::GraphState& target,
+                                            std::vector<MergeConflict>& conflicts);
 
   storage::Runtime runtime_;
   commit::StorageStamp stamp_;

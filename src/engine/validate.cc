@@ -64,6 +64,8 @@ uint32_t ColumnIdOf(const schema::FieldRef& f) {
 }
 
 bool HasRows(const TableChange& c) { return c.op != Op::kDelete; }
+// A delete names the ids it removes; so does a patch (a merge's net change), beside its rows.
+bool NamesRemovedIds(const TableChange& c) { return c.op == Op::kDelete || c.op == Op::kPatch; }
 
 Status Violation(const RowLabel& label, std::string_view table_key, uint64_t row,
                  const std::string& message) {
@@ -202,7 +204,8 @@ class WriteValidator {
       if (type->kind == schema::TypeKind::kEdge) {
         if (HasRows(change)) OMNIGRAPH_RETURN_IF_ERROR(CheckEndpoints(*type, key, change));
         OMNIGRAPH_RETURN_IF_ERROR(CheckCardinality(*type, key, change));
-      } else if (change.op == Op::kDelete || change.op == Op::kOverwrite) {
+      } else if (change.op == Op::kDelete || change.op == Op::kOverwrite ||
+                 (change.op == Op::kPatch && !change.ids.empty())) {
         OMNIGRAPH_RETURN_IF_ERROR(CheckDangling(*type, key, change));
       }
     }
@@ -273,6 +276,15 @@ class WriteValidator {
     return *it->second;
   }
 
+  // The ids a delete or a patch removes, ascending; for other changes none. Computed once.
+  const SortedRecords* RemovedIds(const TableChange& c) {
+    if (!NamesRemovedIds(c)) return nullptr;
+    if (c.op == Op::kDelete) return &ChangeIds(c);
+    auto [it, inserted] = removed_.try_emplace(&c);
+    if (inserted) it->second = SortedRecords::FromKeys({c.ids.begin(), c.ids.end()});
+    return it->second.get();
+  }
+
   // Calls `fn(cols, row, kept)` for every row of the base version of `key`, in id order, with
   // `kept` false when `change` replaces or removes the row (an overwrite removes them all; a
   // null change keeps them). cols[0] is the id column.
@@ -284,6 +296,9 @@ class WriteValidator {
     fields.insert(fields.begin(), table::kIdFieldId);
     SortedProbe named(change != nullptr && change->op != Op::kOverwrite ? &ChangeIds(*change)
                                                                         : nullptr);
+    // A patch also removes the ids it names beside its rows.
+    SortedProbe removed(change != nullptr && change->op == Op::kPatch ? RemovedIds(*change)
+                                                                      : nullptr);
     return ScanFields(
         *base, fields,
         [&](const table::ColumnBatch& batch, std::span<const table::Column*> cols) -> Status {
@@ -293,7 +308,8 @@ class WriteValidator {
               kept = false;
             } else {
               OMNIGRAPH_ASSIGN_OR_RETURN(bool hit, named.Contains(cols[0]->StringAt(r)));
-              kept = !hit;
+              OMNIGRAPH_ASSIGN_OR_RETURN(bool gone, removed.Contains(cols[0]->StringAt(r)));
+              kept = !hit && !gone;
             }
             OMNIGRAPH_RETURN_IF_ERROR(fn(cols, r, kept));
           }
@@ -505,9 +521,7 @@ class WriteValidator {
       const TableChange* node_change = ChangeOf(node_key);
       SortedProbe added(node_change != nullptr && HasRows(*node_change) ? &ChangeIds(*node_change)
                                                                         : nullptr);
-      SortedProbe deleted(node_change != nullptr && node_change->op == Op::kDelete
-                              ? &ChangeIds(*node_change)
-                              : nullptr);
+      SortedProbe deleted(node_change != nullptr ? RemovedIds(*node_change) : nullptr);
       const bool base_counts = node_change == nullptr || node_change->op != Op::kOverwrite;
       std::vector<std::string> ask;
       std::vector<uint64_t> ask_row;
@@ -560,7 +574,7 @@ class WriteValidator {
                        const TableChange& change) {
     // Removed id -> the row to label a violation with.
     ExternalSorter removed_sorter(sort_bytes_);
-    if (change.op == Op::kDelete) {
+    if (NamesRemovedIds(change)) {
       std::string row;
       for (uint64_t i = 0; i < change.ids.size(); ++i) {
         row.clear();
@@ -671,12 +685,13 @@ class WriteValidator {
       ask_row.push_back(row);
       return ask.size() >= kValidateBatchRows ? lookup() : Status::Ok();
     };
-    if (change.op == Op::kDelete) {
+    if (change.op != Op::kDelete) OMNIGRAPH_RETURN_IF_ERROR(add_new_rows(named));
+    if (NamesRemovedIds(change)) {
+      // A patch's removed ids are labelled after its rows.
+      const uint64_t first = change.op == Op::kPatch ? change.rows.num_rows() : 0;
       for (uint64_t i = 0; i < change.ids.size(); ++i) {
-        OMNIGRAPH_RETURN_IF_ERROR(named(change.ids[i], i));
+        OMNIGRAPH_RETURN_IF_ERROR(named(change.ids[i], first + i));
       }
-    } else {
-      OMNIGRAPH_RETURN_IF_ERROR(add_new_rows(named));
     }
     return lookup();
   }
@@ -734,14 +749,16 @@ class WriteValidator {
     // visits the touched sources.
     const schema::TypeDef* from = catalog_.FindById(edge.from.type_id);
     const TableChange* nodes = from == nullptr ? nullptr : ChangeOf(from->table_key());
-    if (nodes != nullptr && nodes->op != Op::kDelete && nodes->op != Op::kOverwrite) {
+    if (nodes != nullptr && !NamesRemovedIds(*nodes) && nodes->op != Op::kOverwrite) {
       nodes = nullptr;
     }
-    SortedProbe node_ids(nodes != nullptr ? &ChangeIds(*nodes) : nullptr);
+    SortedProbe node_ids(nodes == nullptr              ? nullptr
+                         : nodes->op == Op::kOverwrite ? &ChangeIds(*nodes)
+                                                       : RemovedIds(*nodes));
     auto survives = [&](std::string_view source) -> Result<bool> {
       if (nodes == nullptr) return true;
       OMNIGRAPH_ASSIGN_OR_RETURN(bool named, node_ids.Contains(source));
-      return nodes->op == Op::kDelete ? !named : named;
+      return nodes->op == Op::kOverwrite ? named : !named;
     };
     auto violation = [&](std::string_view source, int64_t n, uint64_t row, bool over_max) {
       const std::string bound = over_max ? "max " + std::to_string(*edge.card.max)
@@ -780,6 +797,7 @@ class WriteValidator {
   const uint64_t sort_bytes_;
   std::map<std::string, std::shared_ptr<const table::TableVersion>> bases_;
   std::map<const TableChange*, std::shared_ptr<const SortedRecords>> ids_;
+  std::map<const TableChange*, std::shared_ptr<const SortedRecords>> removed_;
 };
 
 }  // namespace

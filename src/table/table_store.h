@@ -79,9 +79,11 @@ struct PendingRows {
 
 // One table's part of a write, as Stage takes it: the operation and its row source. Append,
 // Upsert and Overwrite take `rows`, or `pending` when set (rows a streaming load wrote ahead as
-// fragments); Delete takes `ids`.
+// fragments); Delete takes `ids`. Patch upserts `rows` and deletes `ids` (ids none of the rows
+// has) in one change — a merge's net change to one table; it stages the delete and then the
+// upsert on it, two versions of which the second is the result.
 struct TableWrite {
-  enum class Op { kAppend, kUpsert, kDelete, kOverwrite };
+  enum class Op { kAppend, kUpsert, kDelete, kOverwrite, kPatch };
   Op op = Op::kAppend;
   ColumnBatch rows;
   std::vector<std::string> ids;

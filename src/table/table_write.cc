@@ -453,6 +453,13 @@ Result<TablePin> TableStore::StageWrite(const TablePin& base, const TableWrite& 
     case TableWrite::Op::kOverwrite:
       return pending ? OverwritePending(base, *pending, against)
                      : Overwrite(base, write.rows, against);
+    case TableWrite::Op::kPatch: {
+      if (pending) return InvalidArgument("a patch takes rows, not pending rows");
+      if (write.ids.empty()) return Upsert(base, write.rows, against);
+      OMNIGRAPH_ASSIGN_OR_RETURN(TablePin deleted, Delete(base, write.ids, against));
+      if (write.rows.num_rows() == 0) return deleted;
+      return Upsert(deleted, write.rows, against);
+    }
   }
   return Status(Code::kInternal, "unknown table write operation");
 }

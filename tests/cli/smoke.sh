@@ -58,6 +58,28 @@ expect_rc 1 "$BIN" load --data "$DIR/bad.jsonl" --mode append "$G"
 grep -q 'line 2' "$DIR/err" || fail "load error lacks the line: $(cat "$DIR/err")"
 expect_rc 0 "$BIN" commit list --json "$G"
 [ "$(grep -c graph_commit_id "$DIR/out")" = 3 ] || fail "a rejected write left a commit"
+# Merge: a change on a branch and one on main merge back as one commit; --delete-branch removes
+# the source; conflicting updates exit 1, publish nothing and list the conflicts with --json.
+ADD='query add($n: String, $a: I32) { insert Person { name: $n, age: $a } }'
+UP='query up($n: String, $a: I32) { update Person set { age: $a } where name = $n }'
+expect_rc 0 "$BIN" branch create feat "$G"
+expect_rc 0 "$BIN" mutate -e "$ADD" --params '{"n":"Linus","a":50}' --branch feat "$G"
+expect_rc 0 "$BIN" mutate -e "$ADD" --params '{"n":"Ken","a":70}' "$G"
+expect_rc 0 "$BIN" branch merge feat --delete-branch --json "$G"
+grep -q '"outcome": "merged"' "$DIR/out" || fail "branch merge: $(cat "$DIR/out")"
+grep -q '"branch_deleted": true' "$DIR/out" || fail "branch merge delete: $(cat "$DIR/out")"
+grep -q 'omnigraph branch merge → ' "$DIR/err" || fail "merge echo: $(cat "$DIR/err")"
+expect_rc 0 "$BIN" export "$G"
+grep -q '"name":"Linus"' "$DIR/out" || fail "merge lost Linus: $(cat "$DIR/out")"
+expect_rc 0 "$BIN" commit list --json "$G"
+grep -q 'merged_parent_commit_id' "$DIR/out" || fail "no merged commit: $(cat "$DIR/out")"
+expect_rc 0 "$BIN" branch create c1 "$G"
+expect_rc 0 "$BIN" mutate -e "$UP" --params '{"n":"Ken","a":71}' --branch c1 "$G"
+expect_rc 0 "$BIN" mutate -e "$UP" --params '{"n":"Ken","a":72}' "$G"
+expect_rc 1 "$BIN" branch merge c1 --into main --json "$G"
+grep -q '"kind": "divergent_update"' "$DIR/out" || fail "merge conflicts: $(cat "$DIR/out")"
+grep -q 'merge_conflicts' "$DIR/err" || fail "merge conflict error: $(cat "$DIR/err")"
+expect_rc 1 "$BIN" branch merge c1 --into c1 "$G"
 # Reads: a table, JSON with the exact column names, a snapshot read at an earlier commit.
 Q='query staff($c: String) { match { $p: Person  $p worksAt $x  $x: Company { name: $c } } return { $p.name, $p.age } order { $p.name } }'
 expect_rc 0 "$BIN" query -e "$Q" --params '{"c":"Acme"}' "$G"

@@ -1,0 +1,319 @@
+// Three-way graph merge (engine/merge.h; docs/design/merge.md).
+#include "engine/merge.h"
+
+#include <map>
+
+#include "commit/merge_base.h"
+#include "commit/names.h"
+#include "engine/graph.h"
+#include "engine/validate.h"
+#include "table/row_gather.h"
+#include "table/table_diff.h"
+
+namespace omnigraph::engine {
+
+namespace {
+
+using Op = TableChange::Op;
+
+// One side's change of one entity against the base: the op and the row it leaves (none for a
+// delete), in that side's diff.
+struct SideChange {
+  enum class Kind { kInsert, kUpdate, kDelete } kind;
+  const table::ColumnBatch* batch = nullptr;
+  uint64_t row = 0;
+};
+
+std::map<std::string_view, SideChange> SideChanges(const table::TableDiff& d) {
+  std::map<std::string_view, SideChange> out;
+  for (uint64_t i = 0; i < d.inserted_ids.size(); ++i) {
+    out.emplace(d.inserted_ids[i], SideChange{SideChange::Kind::kInsert, &d.inserted, i});
+  }
+  for (uint64_t i = 0; i < d.updated_ids.size(); ++i) {
+    out.emplace(d.updated_ids[i], SideChange{SideChange::Kind::kUpdate, &d.updated_after, i});
+  }
+  for (const std::string& id : d.deleted_ids) {
+    out.emplace(id, SideChange{SideChange::Kind::kDelete, nullptr, 0});
+  }
+  return out;
+}
+
+bool SameRow(const SideChange& a, const SideChange& b) {
+  return table::RowImage(*a.batch, a.row) == table::RowImage(*b.batch, b.row);
+}
+
+// The table being merged, for conflicts: its kind and type name ("node:Person" -> node, Person).
+struct TableLabel {
+  std::string entity_kind;
+  std::string type_name;
+};
+
+TableLabel LabelOf(const std::string& table_key) {
+  const size_t colon = table_key.find(':');
+  if (colon == std::string::npos) return {"node", table_key};
+  return {table_key.substr(0, colon), table_key.substr(colon + 1)};
+}
+
+MergeConflict EntityConflict(const TableLabel& label, std::string_view id, std::string kind,
+                             const std::string& what) {
+  return MergeConflict{label.entity_kind, label.type_name, std::string(id), std::move(kind),
+                       label.type_name + " '" + std::string(id) + "': " + what};
+}
+
+// The source's change of one entity, classified against the target's (engine/merge.h). Appends a
+// conflict, or the row to take / the id to delete; the same change on both sides adds nothing.
+void ClassifyEntity(const TableLabel& label, std::string_view id, const SideChange& s,
+                    const SideChange* t, std::vector<table::RowRef>& take,
+                    std::vector<std::string>& remove, std::vector<MergeConflict>& conflicts) {
+  using K = SideChange::Kind;
+  if (t == nullptr) {
+    if (s.kind == K::kDelete) {
+      remove.emplace_back(id);
+    } else {
+      take.push_back({s.kind == K::kInsert ? 0u : 1u, static_cast<uint32_t>(s.row)});
+    }
+    return;
+  }
+  if (s.kind == K::kDelete && t->kind == K::kDelete) return;
+  if (s.kind == K::kDelete || t->kind == K::kDelete) {
+    conflicts.push_back(EntityConflict(label, id, "delete_vs_update",
+                                       s.kind == K::kDelete
+                                           ? "deleted on the source, updated on the target"
+                                           : "updated on the source, deleted on the target"));
+    return;
+  }
+  if (SameRow(s, *t)) return;
+  if (s.kind == K::kInsert) {
+    conflicts.push_back(EntityConflict(label, id, "divergent_insert",
+                                       "inserted on both sides with different values"));
+  } else {
+    conflicts.push_back(
+        EntityConflict(label, id, "divergent_update", "updated on both sides differently"));
+  }
+}
+
+// The source's net change of a table as it applies to the target: a patch of the rows it
+// inserted or updated and the ids it deleted, minus what the target changed too (classified
+// above). With no target diff (the target kept the base's version) every change applies.
+Result<TableChange> SourcePatch(const TableLabel& label, const table::Schema& schema,
+                                const table::TableDiff& source, const table::TableDiff* target,
+                                std::vector<MergeConflict>& conflicts) {
+  std::map<std::string_view, SideChange> theirs;
+  if (target != nullptr) theirs = SideChanges(*target);
+  std::vector<table::RowRef> take;
+  TableChange patch;
+  patch.op = Op::kPatch;
+  for (const auto& [id, change] : SideChanges(source)) {
+    auto it = theirs.find(id);
+    ClassifyEntity(label, id, change, it == theirs.end() ? nullptr : &it->second, take, patch.ids,
+                   conflicts);
+  }
+  std::vector<table::Column> columns;
+  for (const table::Field& field : schema) {
+    const table::Column* inserted = source.inserted.FindColumn(field.id);
+    const table::Column* updated = source.updated_after.FindColumn(field.id);
+    if (inserted == nullptr) inserted = updated;
+    if (updated == nullptr) updated = inserted;
+    if (inserted == nullptr) {
+      return Status(Code::kUnsupported,
+                    "the diff of " + label.type_name + " lacks column " + std::to_string(field.id));
+    }
+    const table::Column* sources[] = {inserted, updated};
+    OMNIGRAPH_ASSIGN_OR_RETURN(table::Column column, table::GatherColumn(field, sources, take));
+    columns.push_back(std::move(column));
+  }
+  patch.rows = table::ColumnBatch(schema, std::move(columns), take.size());
+  return patch;
+}
+
+// A validation failure of the merged result as one conflict, by what the check reports.
+MergeConflict ValidationConflict(const std::string& table_key, const std::string& message) {
+  const TableLabel label = LabelOf(table_key);
+  std::string kind = "value_constraint_violation";
+  if (message.find("still references it") != std::string::npos ||
+      message.find("with that id") != std::string::npos) {
+    kind = "orphan_edge";
+  } else if (message.find("@unique") != std::string::npos) {
+    kind = "unique_violation";
+  } else if (message.find("@card") != std::string::npos) {
+    kind = "cardinality_violation";
+  }
+  return MergeConflict{label.entity_kind, label.type_name, std::nullopt, std::move(kind), message};
+}
+
+Status SchemaChanged(const MergeRequest& request, const commit::SchemaRef& source,
+                     const commit::SchemaRef& target, const commit::SchemaRef& base) {
+  auto name = [](const commit::SchemaRef& s) {
+    return s.ir_hash + " (identity version " + std::to_string(s.identity_version) + ")";
+  };
+  return Status(Code::kUnsupported,
+                "cannot merge '" + request.source + "' into '" + request.target +
+                    "' across a schema change: the source has schema " + name(source) +
+                    ", the target " + name(target) + ", their merge base " + name(base) +
+                    "; apply the same schema on both first");
+}
+
+}  // namespace
+
+const char* MergeOutcomeName(MergeOutcome outcome) {
+  switch (outcome) {
+    case MergeOutcome::kAlreadyUpToDate: return "already_up_to_date";
+    case MergeOutcome::kFastForward: return "fast_forward";
+    case MergeOutcome::kMerged: return "merged";
+    case MergeOutcome::kConflicts: return "conflicts";
+  }
+  return "unknown";
+}
+
+Result<commit::RecordContent> Graph::MergeTables(const commit::GraphState& base,
+                                                 const commit::GraphState& source,
+                                                 const commit::GraphState& target,
+                                                 std::vector<MergeConflict>& conflicts) {
+  std::map<std::string, TableChange> changes;  // Validated against the target.
+  std::vector<std::string> staged_keys;        // Changed on both sides: staged as patches.
+  commit::RecordContent content;
+  for (const auto& [identity, t] : target.tables) {
+    const commit::TableState& b = base.tables.at(identity);
+    const commit::TableState& s = source.tables.at(identity);
+    if (s.pin == b.pin) continue;
+    const std::string& key = t.registration.table_key;
+    OMNIGRAPH_ASSIGN_OR_RETURN(auto bv, tables_->Open(ToTablePin(b.pin)));
+    OMNIGRAPH_ASSIGN_OR_RETURN(auto sv, tables_->Open(ToTablePin(s.pin)));
+    OMNIGRAPH_ASSIGN_OR_RETURN(table::TableDiff ds, table::Diff(*bv, *sv));
+    const bool both = t.pin != b.pin;
+    std::optional<table::TableDiff> dt;
+    if (both) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(auto tv, tables_->Open(ToTablePin(t.pin)));
+      OMNIGRAPH_ASSIGN_OR_RETURN(dt, table::Diff(*bv, *tv));
+    }
+    OMNIGRAPH_ASSIGN_OR_RETURN(TableChange patch, SourcePatch(LabelOf(key), sv->schema(), ds,
+                                                              dt ? &*dt : nullptr, conflicts));
+    if (!both) content.pins.push_back(s.pin);  // That side's version, as it is.
+    if (patch.rows.num_rows() == 0 && patch.ids.empty()) continue;
+    if (both) staged_keys.push_back(key);
+    changes.emplace(key, std::move(patch));
+  }
+  if (!conflicts.empty() || changes.empty()) return content;
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const schema::Catalog> catalog,
+                             CatalogFor(target.schema));
+  std::string failed_key;
+  const Status valid = ValidateWrite(
+      *catalog, changes,
+      [&](std::string_view key) -> Result<std::shared_ptr<const table::TableVersion>> {
+        const commit::TableState* t = target.FindByKey(key);
+        if (t == nullptr) return InvalidArgument("no table '" + std::string(key) + "'");
+        return tables_->Open(ToTablePin(t->pin));
+      },
+      [&](std::string_view key, uint64_t) {
+        failed_key = std::string(key);
+        return std::string(key);
+      });
+  if (valid.code() == Code::kInvalidArgument) {
+    conflicts.push_back(ValidationConflict(failed_key, valid.message()));
+    return content;
+  }
+  OMNIGRAPH_RETURN_IF_ERROR(valid);
+  const table::StagedAgainst against{target.stream, target.seq};
+  for (const std::string& key : staged_keys) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(
+        table::TablePin pin,
+        tables_->StageWrite(ToTablePin(target.FindByKey(key)->pin), changes.at(key), against));
+    content.pins.push_back(ToCommitPin(pin));
+  }
+  return content;
+}
+
+Result<Graph::MergePlan> Graph::PlanMerge(const MergeRequest& request, const Snapshot& source,
+                                          const commit::GraphState& target) {
+  MergePlan plan;
+  const commit::GraphState& s = source.state();
+  OMNIGRAPH_ASSIGN_OR_RETURN(
+      commit::MergeBase found,
+      commit::FindMergeBase(*runtime_.store, s.head_commit_id, target.head_commit_id));
+  plan.result.base_commit_id = found.base.commit_id;
+  plan.result.base_records_read = found.records_read;
+  if (found.base.commit_id == s.head_commit_id) return plan;  // Already up to date.
+  OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot base, SnapshotAtCommit(found.base.commit_id));
+  const commit::GraphState& b = base.state();
+  auto same_tables = [](const commit::GraphState& x, const commit::GraphState& y) {
+    if (x.tables.size() != y.tables.size()) return false;
+    for (const auto& [identity, t] : x.tables) {
+      if (!y.tables.contains(identity)) return false;
+    }
+    return true;
+  };
+  if (s.schema != target.schema || b.schema != target.schema || !same_tables(s, target) ||
+      !same_tables(b, target)) {
+    return SchemaChanged(request, s.schema, target.schema, b.schema);
+  }
+  plan.content.lineage =
+      commit::Lineage{"merge", s.stream, s.seq, s.head_commit_id, Json::object()};
+  plan.content.merged_generation = s.head_generation;
+  if (found.base.commit_id == target.head_commit_id) {
+    plan.result.outcome = MergeOutcome::kFastForward;
+    for (const auto& [identity, t] : target.tables) {
+      const commit::TableState& from = s.tables.at(identity);
+      if (from.pin != t.pin) plan.content.pins.push_back(from.pin);
+    }
+    return plan;
+  }
+  plan.result.outcome = MergeOutcome::kMerged;
+  plan.base = base.state_;
+  return plan;
+}
+
+Result<MergeResult> Graph::Merge(const MergeRequest& request) {
+  OMNIGRAPH_RETURN_IF_ERROR(commit::ValidateActor(request.actor));
+  if (request.source == request.target) {
+    return InvalidArgument("cannot merge branch '" + request.source + "' into itself");
+  }
+  // The source is captured once: a precondition of the merge, not part of its arbitration.
+  OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot source, SnapshotOfBranch(request.source));
+  bool warm = false;
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<commit::Stream> stream,
+                             StreamOf(request.target, warm));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const commit::GraphState> head, stream->Captured());
+  commit::PublishRequest meta;
+  meta.branch = request.target;
+  meta.actor = request.actor;
+  const commit::PublishPolicy policy{false, std::nullopt};
+  for (int attempt = 1; attempt <= kMergeAttemptsMax; ++attempt) {
+    OMNIGRAPH_RETURN_IF_ERROR(commit::CheckCaptured(policy, *head));
+    OMNIGRAPH_ASSIGN_OR_RETURN(MergePlan plan, PlanMerge(request, source, *head));
+    plan.result.attempts = attempt;
+    if (plan.result.outcome == MergeOutcome::kAlreadyUpToDate) return plan.result;
+    // Stage (a three-way merge's patches) while the gap guard looks two seqs up (D21).
+    std::vector<MergeConflict> conflicts;
+    OMNIGRAPH_ASSIGN_OR_RETURN(
+        commit::Prepared prepared,
+        stream->Prepare(*head, [&](const commit::GraphState& h) -> Result<commit::RecordContent> {
+          if (plan.base == nullptr) return plan.content;
+          OMNIGRAPH_ASSIGN_OR_RETURN(commit::RecordContent merged,
+                                     MergeTables(*plan.base, source.state(), h, conflicts));
+          merged.lineage = plan.content.lineage;
+          merged.merged_generation = plan.content.merged_generation;
+          return merged;
+        }));
+    if (!conflicts.empty()) {
+      plan.result.outcome = MergeOutcome::kConflicts;
+      plan.result.conflicts = std::move(conflicts);
+      return plan.result;
+    }
+    OMNIGRAPH_ASSIGN_OR_RETURN(commit::PublishAttempt tried,
+                               stream->TryPublish(head, prepared, meta));
+    if (tried.won) {
+      plan.result.commit_id = tried.won->commit_id;
+      plan.result.seq = tried.won->seq;
+      return plan.result;
+    }
+    // The target moved: merge again against its new head.
+    commit::BackoffAfterLostRace(runtime_, attempt);
+    head = std::move(tried.head);
+  }
+  return Status(Code::kRetriesExhausted,
+                "the target branch '" + request.target + "' moved during each of " +
+                    std::to_string(kMergeAttemptsMax) + " merge attempts; merge again",
+                request.target);
+}
+
+}  // namespace omnigraph::engine
