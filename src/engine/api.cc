@@ -180,6 +180,7 @@ class Handle {
     out["affected_edges"] = r.affected_edges;
     if (r.actor) out["actor_id"] = *r.actor;
     out["commit"] = r.commit ? Json(*r.commit) : Json(nullptr);
+    if (r.merge_outcome) out["outcome"] = *r.merge_outcome;
     return out;
   }
 
@@ -187,16 +188,12 @@ class Handle {
                             const ReadTarget& target) {
     engine::RunOptions options;
     options.cache = &cache_;
-    Result<engine::Snapshot> snapshot = Status::Ok();
     if (target.snapshot) {
-      snapshot = graph_->SnapshotAtCommit(*target.snapshot);
       options.snapshot = target.snapshot;
     } else {
-      snapshot = graph_->SnapshotOfBranch(target.branch);
       options.branch = target.branch;
     }
-    OMNIGRAPH_RETURN_IF_ERROR(snapshot.status());
-    return engine::RunQuery(*snapshot, source, name, params, options);
+    return engine::RunReadJson(*graph_, source, name, params, options);
   }
 
   Result<Json> PlanSchema(std::string_view schema_source, bool allow_data_loss) {
