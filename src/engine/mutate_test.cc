@@ -497,6 +497,20 @@ query leave($name: String) { delete Person where name = $name }
   EXPECT_EQ(r->affected_edges, 1u);
 }
 
+// A null for a non-nullable property is refused before any row is matched, in the reference's
+// words, also when no row would match.
+TEST_F(MutateTest, NullForANonNullablePropertyIsRefusedNamingItAndItsType) {
+  Seed();
+  const uint64_t seq = Seq();
+  Result<MutationResult> r =
+      Mutate(*graph_, "query q($n: String?) { update Memo set { text: $n } where text = \"x\" }",
+             "", Params{{"n", Value::Null()}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(r.status().message(), "cannot assign null to non-nullable property 'text' of Memo");
+  EXPECT_EQ(Seq(), seq);
+}
+
 // Branch statements run as mutations (create, delete; merge refused until the engine merges)
 // and as a read (list); each changes nothing when refused.
 TEST_F(MutateTest, BranchStatementsCreateDeleteAndListBranchesAndRefuseMisuse) {
