@@ -39,7 +39,7 @@ Result<bool> CreateRedriven(const storage::Runtime& rt, const std::string& name,
 }
 
 Status BranchNotFound(std::string_view name) {
-  return Status(Code::kBranchNotFound, "no branch '" + std::string(name) + "'");
+  return Status(Code::kBranchNotFound, "branch '" + std::string(name) + "' not found");
 }
 
 struct NameHead {

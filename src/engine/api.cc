@@ -187,21 +187,8 @@ class Handle {
     engine::MergeRequest request{std::string(source), options.target, options_.actor};
     OMNIGRAPH_ASSIGN_OR_RETURN(engine::MergeResult merged, graph_->Merge(request));
     if (merged.outcome == engine::MergeOutcome::kConflicts) {
-      conflicts = Json::array();
-      std::string text;
-      for (const engine::MergeConflict& c : merged.conflicts) {
-        Json one = {{"entity_kind", c.entity_kind}, {"type_name", c.type_name}};
-        if (c.entity_id) one["entity_id"] = *c.entity_id;
-        one["kind"] = c.kind;
-        one["message"] = c.message;
-        conflicts.push_back(std::move(one));
-        text += "\n  " + c.kind + ": " + c.message;
-      }
-      return Status(Code::kMergeConflicts,
-                    "merging '" + std::string(source) + "' into '" + options.target + "' has " +
-                        std::to_string(merged.conflicts.size()) + " conflict(s); nothing was " +
-                        "published:" + text,
-                    options.target);
+      conflicts = engine::MergeConflictsJson(merged.conflicts);
+      return engine::MergeConflictsStatus(request, merged.conflicts);
     }
     Json out = {{"source", std::string(source)},
                 {"target", options.target},
@@ -281,6 +268,7 @@ class Handle {
     out["affected_edges"] = r.affected_edges;
     if (r.actor) out["actor_id"] = *r.actor;
     out["commit"] = r.commit_record ? CommitJson(*r.commit_record) : Json(nullptr);
+    if (r.merge_outcome) out["outcome"] = *r.merge_outcome;
     return out;
   }
 
@@ -288,16 +276,12 @@ class Handle {
                             const ReadTarget& target) {
     engine::RunOptions options;
     options.cache = &cache_;
-    Result<engine::Snapshot> snapshot = Status::Ok();
     if (target.snapshot) {
-      snapshot = graph_->SnapshotAtCommit(*target.snapshot);
       options.snapshot = target.snapshot;
     } else {
-      snapshot = graph_->SnapshotOfBranch(target.branch);
       options.branch = target.branch;
     }
-    OMNIGRAPH_RETURN_IF_ERROR(snapshot.status());
-    return engine::RunQuery(*snapshot, source, name, params, options);
+    return engine::RunReadJson(*graph_, source, name, params, options);
   }
 
   Result<Json> PlanSchema(std::string_view schema_source, bool allow_data_loss) {

@@ -679,5 +679,30 @@ TEST(ApiHistoryTest, PagesFollowTheForkShowIsOneReadAndSnapshotsDescribeTheirTab
   EXPECT_EQ(db.Snapshot(past).status().code(), Code::kCommitNotFound);
 }
 
+// Branch statements through the public API, the way `omnigraph mutate` and `query` run them.
+TEST(ApiTest, BranchStatementsRunThroughMutateAndQuery) {
+  Result<std::unique_ptr<Database>> created = Database::Init("memory://branch-statements", kSchema);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  Database& db = **created;
+  Result<Json> made = db.Mutate("branch create \"review/x\"", "", Json::object(), WriteTarget{});
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  EXPECT_EQ((*made)["query_name"], "branch create");
+  EXPECT_EQ((*made)["branch"], "review/x");
+  EXPECT_EQ((*made)["affected_nodes"], 0);
+  EXPECT_TRUE((*made)["commit"].is_null());
+  Result<Json> listed = db.Query("branch list", "", Json::object(), ReadTarget{});
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  EXPECT_EQ((*listed)["query_name"], "branch list");
+  EXPECT_EQ((*listed)["row_count"], 2);
+  EXPECT_EQ((*listed)["columns"][0], "name");
+  EXPECT_EQ((*listed)["rows"][1]["name"], "review/x");
+  Result<Json> merged = db.Mutate("branch merge \"review/x\"", "", Json::object(), WriteTarget{});
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  EXPECT_EQ((*merged)["outcome"], "already_up_to_date");
+  EXPECT_TRUE((*merged)["commit"].is_null());
+  ASSERT_TRUE(db.Mutate("branch delete \"review/x\"", "", Json::object(), WriteTarget{}).ok());
+  EXPECT_EQ((*db.Query("branch list", "", Json::object(), ReadTarget{}))["row_count"], 1);
+}
+
 }  // namespace
 }  // namespace omnigraph::api

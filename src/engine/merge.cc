@@ -165,6 +165,29 @@ const char* MergeOutcomeName(MergeOutcome outcome) {
   return "unknown";
 }
 
+Json MergeConflictsJson(const std::vector<MergeConflict>& conflicts) {
+  Json out = Json::array();
+  for (const MergeConflict& c : conflicts) {
+    Json one = {{"entity_kind", c.entity_kind}, {"type_name", c.type_name}};
+    if (c.entity_id) one["entity_id"] = *c.entity_id;
+    one["kind"] = c.kind;
+    one["message"] = c.message;
+    out.push_back(std::move(one));
+  }
+  return out;
+}
+
+Status MergeConflictsStatus(const MergeRequest& request,
+                            const std::vector<MergeConflict>& conflicts) {
+  std::string text;
+  for (const MergeConflict& c : conflicts) text += "\n  " + c.kind + ": " + c.message;
+  return Status(Code::kMergeConflicts,
+                "merging '" + request.source + "' into '" + request.target + "' has " +
+                    std::to_string(conflicts.size()) + " conflict(s); nothing was published:" +
+                    text,
+                request.target);
+}
+
 Result<commit::RecordContent> Graph::MergeTables(const commit::GraphState& base,
                                                  const commit::GraphState& source,
                                                  const commit::GraphState& target,
@@ -304,6 +327,7 @@ Result<MergeResult> Graph::Merge(const MergeRequest& request) {
     if (tried.won) {
       plan.result.commit_id = tried.won->commit_id;
       plan.result.seq = tried.won->seq;
+      plan.result.record = tried.won->record;
       return plan.result;
     }
     // The target moved: merge again against its new head.

@@ -27,6 +27,10 @@
 #include <string>
 #include <vector>
 
+#include "base/json.h"
+#include "base/status.h"
+#include "commit/documents.h"
+
 namespace omnigraph::engine {
 
 // Attempts of a merge whose target keeps moving before RetriesExhausted.
@@ -62,9 +66,17 @@ struct MergeResult {
   uint64_t base_records_read = 0;
   // kConflicts: every conflict found, in table-key order then entity id order.
   std::vector<MergeConflict> conflicts;
+  // The record published (fast-forward and merged only), for callers reporting the commit.
+  std::optional<commit::Record> record;
 };
 
 // "already_up_to_date", "fast_forward", "merged", "conflicts".
 const char* MergeOutcomeName(MergeOutcome outcome);
+
+// The conflicts as JSON objects {entity_kind, type_name, entity_id?, kind, message}.
+Json MergeConflictsJson(const std::vector<MergeConflict>& conflicts);
+// MergeConflicts naming the branches, the number of conflicts and each one, one per line.
+Status MergeConflictsStatus(const MergeRequest& request,
+                            const std::vector<MergeConflict>& conflicts);
 
 }  // namespace omnigraph::engine

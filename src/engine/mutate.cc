@@ -1,6 +1,7 @@
 #include "engine/mutate.h"
 
 #include "base/ids.h"
+#include "engine/merge.h"
 #include "query/executor.h"
 #include "query/mutation.h"
 #include "query/parser.h"
@@ -22,6 +23,41 @@ uint64_t BatchBytes(const table::ColumnBatch& batch) {
   return n;
 }
 
+// Runs a branch statement as a mutation: no entities are affected and no commit is reported (a
+// branch create or delete writes the branch's own records, not a data commit).
+Result<MutationResult> RunBranchStatement(Graph& graph, const query::BranchStatement& statement,
+                                          const MutationOptions& options) {
+  OMNIGRAPH_RETURN_IF_ERROR(query::CheckBranchStatement(statement, /*as_mutation=*/true));
+  const std::string& name = statement.branch.text;
+  const std::string other = statement.other ? statement.other->text : options.branch;
+  MutationResult result;
+  result.query_name = query::BranchOpName(statement.op);
+  result.branch = statement.op == query::BranchOp::kMerge ? other : name;
+  result.actor = options.actor;
+  switch (statement.op) {
+    case query::BranchOp::kCreate:
+      OMNIGRAPH_RETURN_IF_ERROR(
+          graph.CreateBranch(name, other, std::nullopt, options.actor).status());
+      return result;
+    case query::BranchOp::kDelete:
+      OMNIGRAPH_RETURN_IF_ERROR(graph.DeleteBranch(name, options.actor));
+      return result;
+    case query::BranchOp::kMerge: {
+      const MergeRequest request{name, other, options.actor};
+      OMNIGRAPH_ASSIGN_OR_RETURN(MergeResult merged, graph.Merge(request));
+      if (merged.outcome == MergeOutcome::kConflicts) {
+        return MergeConflictsStatus(request, merged.conflicts);
+      }
+      result.merge_outcome = MergeOutcomeName(merged.outcome);
+      result.commit = merged.commit_id;
+      result.commit_record = std::move(merged.record);
+      return result;
+    }
+    case query::BranchOp::kList: break;
+  }
+  return Status(Code::kInternal, "unhandled branch statement");
+}
+
 using ParamsFn =
     std::function<Result<std::map<std::string, schema::Value>>(const query::CheckedQuery& checked)>;
 
@@ -30,6 +66,14 @@ Result<MutationResult> MutateWith(Graph& graph, std::string_view source,
                                   const MutationOptions& options) {
   // Everything that needs no I/O first: parse, find the query.
   OMNIGRAPH_ASSIGN_OR_RETURN(query::QueryFile file, query::ParseQueryFile(source));
+  if (file.statement) {
+    if (!query_name.empty()) {
+      return InvalidArgument(
+          "the source is a `" + std::string(query::BranchOpName(file.statement->op)) +
+          "` statement; it has no query named '" + std::string(query_name) + "'");
+    }
+    return RunBranchStatement(graph, *file.statement, options);
+  }
   OMNIGRAPH_ASSIGN_OR_RETURN(const query::QueryDecl* decl, query::SelectQuery(file, query_name));
   query_name = decl->name.text;
   if (!decl->is_mutation()) {

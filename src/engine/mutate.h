@@ -36,6 +36,7 @@ struct MutationOptions {
 };
 
 struct MutationResult {
+  // The query's name, or a branch statement's ("branch create", ...).
   std::string query_name;
   std::string branch;
   uint64_t affected_nodes = 0;
@@ -44,6 +45,8 @@ struct MutationResult {
   // Unset when nothing was affected (no commit).
   std::optional<std::string> commit;
   std::optional<commit::Record> commit_record;  // The published record, with `commit`.
+  // `branch merge` only: "fast_forward", "merged" or "already_up_to_date".
+  std::optional<std::string> merge_outcome;
 };
 
 // Runs mutation query `query_name` of `source` (a .gq file) with `params` (by name, without
@@ -51,7 +54,12 @@ struct MutationResult {
 // unknown query name, a read query, a missing parameter or a failed validation; ResourceLimit
 // past the per-type limits; ReadSetChanged, PreconditionFailed, KeyConflict as the write path
 // says.
-// An empty `query_name` picks the source's only query.
+// An empty `query_name` picks the source's only query. A source that is a branch statement
+// (docs/design/query-language.md "Branch statements") runs it instead: `branch create x [from
+// y]` forks x from y's head, `branch delete x` deletes x, both defaulting y to
+// `options.branch`, and affect no entities; `branch merge x [into y]` is Unsupported until the
+// engine merges; `branch list` is InvalidArgument (a read). BranchExists, BranchNotFound and
+// InvalidArgument as Graph::CreateBranch and DeleteBranch say.
 Result<MutationResult> Mutate(Graph& graph, std::string_view source, std::string_view query_name,
                               const std::map<std::string, schema::Value>& params,
                               const MutationOptions& options = {});

@@ -10,6 +10,7 @@
 #include "commit/names.h"
 #include "commit/stream.h"
 #include "query/column_codec.h"
+#include "engine/query.h"
 #include "storage/counting_store.h"
 #include "storage/local_store.h"
 #include "storage/memory_store.h"
@@ -494,6 +495,108 @@ query leave($name: String) { delete Person where name = $name }
   r = run("leave", {{"name", Value::String("ada")}});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->affected_edges, 1u);
+}
+
+// A null for a non-nullable property is refused before any row is matched, in the reference's
+// words, also when no row would match.
+TEST_F(MutateTest, NullForANonNullablePropertyIsRefusedNamingItAndItsType) {
+  Seed();
+  const uint64_t seq = Seq();
+  Result<MutationResult> r =
+      Mutate(*graph_, "query q($n: String?) { update Memo set { text: $n } where text = \"x\" }",
+             "", Params{{"n", Value::Null()}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(r.status().message(), "cannot assign null to non-nullable property 'text' of Memo");
+  EXPECT_EQ(Seq(), seq);
+}
+
+// Branch statements run as mutations (create, delete; merge refused until the engine merges)
+// and as a read (list); each changes nothing when refused.
+TEST_F(MutateTest, BranchStatementsCreateDeleteAndListBranchesAndRefuseMisuse) {
+  Seed();
+  const uint64_t seq = Seq();
+  Result<MutationResult> created = Mutate(*graph_, "branch create \"work/a\"", "", Json::object());
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  EXPECT_EQ(created->query_name, "branch create");
+  EXPECT_EQ(created->branch, "work/a");
+  EXPECT_EQ(created->affected_nodes + created->affected_edges, 0u);
+  EXPECT_FALSE(created->commit.has_value());
+  EXPECT_EQ(Seq(), seq);  // Main did not move.
+
+  // The new branch forks from main's head: a write there is not seen on main.
+  MutationOptions on_work;
+  on_work.branch = "work/a";
+  ASSERT_TRUE(
+      Run("add_person", {{"name", Value::String("dee")}, {"age", Value::Int(5)}}, on_work).ok());
+  EXPECT_EQ(Rows("node:Person").count("dee"), 0u);
+
+  // `from` defaults to the branch the request targets; an explicit one names the parent.
+  ASSERT_TRUE(Mutate(*graph_, "branch create nested", "", Json::object(), on_work).ok());
+  RunOptions on_nested;
+  on_nested.branch = "nested";
+  Result<ReadOutcome> dee =
+      RunRead(*graph_, "query q() { match { $p: Person { name: \"dee\" } } return { $p.age } }", "",
+              Json::object(), on_nested);
+  ASSERT_TRUE(dee.ok()) << dee.status().ToString();
+  EXPECT_EQ(dee->result.rows.size(), 1u);
+  ASSERT_TRUE(Mutate(*graph_, "branch create side from main", "", Json::object(), on_work).ok());
+
+  Result<ReadOutcome> listed = RunRead(*graph_, "branch list", "", Json::object());
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  EXPECT_EQ(listed->query_name, "branch list");
+  ASSERT_EQ(listed->result.columns.size(), 1u);
+  EXPECT_EQ(listed->result.columns[0].name, "name");
+  EXPECT_FALSE(listed->result.columns[0].nullable);
+  std::vector<std::string> names;
+  for (const auto& row : listed->result.rows) names.push_back(row.at(0).string_value());
+  EXPECT_EQ(names, (std::vector<std::string>{"main", "nested", "side", "work/a"}));
+
+  ASSERT_TRUE(Mutate(*graph_, "branch delete side", "", Json::object()).ok());
+  EXPECT_EQ(graph_->SnapshotOfBranch("side").status().code(), Code::kBranchNotFound);
+  RunOptions on_side;
+  on_side.branch = "side";
+  // The reference's wording, which OmniGraph's scenario corpus pins.
+  EXPECT_NE(RunRead(*graph_, "query q() { match { $p: Person } return { $p.name } }", "",
+                    Json::object(), on_side)
+                .status()
+                .message()
+                .find("branch 'side' not found"),
+            std::string::npos);
+
+  // Misuse: each refused with a typed error, nothing changed.
+  EXPECT_EQ(Mutate(*graph_, "branch create nested", "", Json::object()).status().code(),
+            Code::kBranchExists);
+  EXPECT_EQ(Mutate(*graph_, "branch delete side", "", Json::object()).status().code(),
+            Code::kBranchNotFound);
+  EXPECT_EQ(Mutate(*graph_, "branch create x from nowhere", "", Json::object()).status().code(),
+            Code::kBranchNotFound);
+  EXPECT_EQ(Mutate(*graph_, "branch list", "", Json::object()).status().code(),
+            Code::kInvalidArgument);
+  EXPECT_EQ(Mutate(*graph_, "branch create y", "named", Json::object()).status().code(),
+            Code::kInvalidArgument);
+  EXPECT_EQ(RunRead(*graph_, "branch create z", "", Json::object()).status().code(),
+            Code::kInvalidArgument);
+  Result<ReadOutcome> after = RunRead(*graph_, "branch list", "", Json::object());
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->result.rows.size(), 3u);
+  EXPECT_EQ(Seq(), seq);
+
+  // A merge statement merges into the request's branch (main here). Main has not moved since
+  // nested forked (through work/a), so it is a fast-forward that brings dee to main; merging
+  // again finds nothing to do.
+  Result<MutationResult> merged = Mutate(*graph_, "branch merge nested", "", Json::object());
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  EXPECT_EQ(merged->merge_outcome, "fast_forward");
+  ASSERT_TRUE(merged->commit_record.has_value());
+  EXPECT_EQ(merged->commit, merged->commit_record->commit_id);
+  EXPECT_EQ(Seq(), seq + 1);
+  EXPECT_EQ(Rows("node:Person").count("dee"), 1u);
+  Result<MutationResult> again = Mutate(*graph_, "branch merge nested", "", Json::object());
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(again->merge_outcome, "already_up_to_date");
+  EXPECT_FALSE(again->commit.has_value());
+  EXPECT_EQ(Seq(), seq + 1);
 }
 
 }  // namespace

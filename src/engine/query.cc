@@ -19,17 +19,12 @@ Result<query::QueryResult> RunChecked(const Snapshot& snapshot, const query::Che
   return result;
 }
 
-Result<OrderedJson> RunQuery(const Snapshot& snapshot, std::string_view source,
-                             std::string_view query_name, const Json& params,
-                             const RunOptions& options) {
-  OMNIGRAPH_ASSIGN_OR_RETURN(query::QueryFile file, query::ParseQueryFile(source));
-  OMNIGRAPH_ASSIGN_OR_RETURN(const query::QueryDecl* decl, query::SelectQuery(file, query_name));
-  OMNIGRAPH_ASSIGN_OR_RETURN(query::CheckedQuery checked,
-                             query::TypecheckQuery(snapshot.catalog(), *decl));
-  OMNIGRAPH_ASSIGN_OR_RETURN(query::QueryResult result,
-                             RunChecked(snapshot, checked, params, options));
+namespace {
+
+OrderedJson Envelope(std::string_view query_name, const query::QueryResult& result,
+                     std::string_view commit_id, const RunOptions& options) {
   OrderedJson out = OrderedJson::object();
-  out["query_name"] = decl->name.text;
+  out["query_name"] = query_name;
   OrderedJson target = OrderedJson::object();
   if (options.branch) target["branch"] = *options.branch;
   if (options.snapshot) target["snapshot"] = *options.snapshot;
@@ -39,8 +34,70 @@ Result<OrderedJson> RunQuery(const Snapshot& snapshot, std::string_view source,
   for (const query::ResultColumn& c : result.columns) columns.push_back(c.name);
   out["columns"] = std::move(columns);
   out["rows"] = query::RowsJson(result);
-  if (!snapshot.commit_id().empty()) out["graph_commit_id"] = snapshot.commit_id();
+  if (!commit_id.empty()) out["graph_commit_id"] = commit_id;
   return out;
+}
+
+Result<query::QueryResult> ListBranches(Graph& graph) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<commit::BranchInfo> all, graph.ListBranches());
+  query::QueryResult result;
+  query::ResultColumn name;
+  name.name = "name";
+  name.type = query::ExprType::Scalar(schema::ScalarKind::kString);
+  name.nullable = false;
+  result.columns.push_back(std::move(name));
+  for (const commit::BranchInfo& b : all) result.rows.push_back({schema::Value::String(b.branch)});
+  return result;
+}
+
+}  // namespace
+
+Result<OrderedJson> RunQuery(const Snapshot& snapshot, std::string_view source,
+                             std::string_view query_name, const Json& params,
+                             const RunOptions& options) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(query::QueryFile file, query::ParseQueryFile(source));
+  if (file.statement) {
+    return InvalidArgument("a branch statement runs on the graph, not on one snapshot");
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(const query::QueryDecl* decl, query::SelectQuery(file, query_name));
+  OMNIGRAPH_ASSIGN_OR_RETURN(query::CheckedQuery checked,
+                             query::TypecheckQuery(snapshot.catalog(), *decl));
+  OMNIGRAPH_ASSIGN_OR_RETURN(query::QueryResult result,
+                             RunChecked(snapshot, checked, params, options));
+  return Envelope(decl->name.text, result, snapshot.commit_id(), options);
+}
+
+Result<ReadOutcome> RunRead(Graph& graph, std::string_view source, std::string_view query_name,
+                            const Json& params, const RunOptions& options) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(query::QueryFile file, query::ParseQueryFile(source));
+  ReadOutcome out;
+  if (file.statement) {
+    OMNIGRAPH_RETURN_IF_ERROR(query::CheckBranchStatement(*file.statement, false));
+    if (!query_name.empty()) {
+      return InvalidArgument("the source is a `branch list` statement; it has no query named '" +
+                             std::string(query_name) + "'");
+    }
+    out.query_name = query::BranchOpName(file.statement->op);
+    OMNIGRAPH_ASSIGN_OR_RETURN(out.result, ListBranches(graph));
+    return out;
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(const query::QueryDecl* decl, query::SelectQuery(file, query_name));
+  Result<Snapshot> snapshot = options.snapshot
+                                  ? graph.SnapshotAtCommit(*options.snapshot)
+                                  : graph.SnapshotOfBranch(options.branch.value_or("main"));
+  OMNIGRAPH_RETURN_IF_ERROR(snapshot.status());
+  OMNIGRAPH_ASSIGN_OR_RETURN(query::CheckedQuery checked,
+                             query::TypecheckQuery(snapshot->catalog(), *decl));
+  out.query_name = decl->name.text;
+  OMNIGRAPH_ASSIGN_OR_RETURN(out.result, RunChecked(*snapshot, checked, params, options));
+  out.commit_id = snapshot->commit_id();
+  return out;
+}
+
+Result<OrderedJson> RunReadJson(Graph& graph, std::string_view source, std::string_view query_name,
+                                const Json& params, const RunOptions& options) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(ReadOutcome out, RunRead(graph, source, query_name, params, options));
+  return Envelope(out.query_name, out.result, out.commit_id, options);
 }
 
 }  // namespace omnigraph::engine

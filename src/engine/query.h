@@ -49,6 +49,22 @@ Result<OrderedJson> RunQuery(const Snapshot& snapshot, std::string_view source,
                              std::string_view query_name, const Json& params,
                              const RunOptions& options = {});
 
+// A read source run on the graph, typed: `branch list` (docs/design/query-language.md "Branch
+// statements": one row per live branch, main first, then by name, in one String column `name`;
+// the target is not consulted), or a read query on the head of `options.branch` (main when
+// unset) or the commit `options.snapshot`, as RunQuery. BranchNotFound or CommitNotFound for a
+// target that does not exist; InvalidArgument for a branch statement that writes.
+struct ReadOutcome {
+  std::string query_name;  // The query's, or "branch list".
+  query::QueryResult result;
+  std::string commit_id;  // The snapshot's; empty for `branch list`.
+};
+Result<ReadOutcome> RunRead(Graph& graph, std::string_view source, std::string_view query_name,
+                            const Json& params, const RunOptions& options = {});
+// RunRead rendered as RunQuery's envelope.
+Result<OrderedJson> RunReadJson(Graph& graph, std::string_view source, std::string_view query_name,
+                                const Json& params, const RunOptions& options = {});
+
 // The same for an already-parsed and checked query; returns the typed result.
 Result<query::QueryResult> RunChecked(const Snapshot& snapshot, const query::CheckedQuery& checked,
                                       const Json& params, const RunOptions& options = {});

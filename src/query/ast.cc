@@ -48,6 +48,16 @@ const char* MutationKindName(MutationKind kind) {
   return "?";
 }
 
+const char* BranchOpName(BranchOp op) {
+  switch (op) {
+    case BranchOp::kCreate: return "branch create";
+    case BranchOp::kDelete: return "branch delete";
+    case BranchOp::kMerge: return "branch merge";
+    case BranchOp::kList: return "branch list";
+  }
+  return "?";
+}
+
 const Param* QueryDecl::FindParam(std::string_view param_name) const {
   for (const Param& p : params) {
     if (p.name.text == param_name) return &p;

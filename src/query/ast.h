@@ -203,8 +203,26 @@ struct QueryDecl {
   const Param* FindParam(std::string_view param_name) const;
 };
 
+// A branch statement (docs/design/query-language.md "Branch statements"): `branch create "x"
+// [from y]`, `branch delete "x"` and `branch merge "x" [into y]` run as mutations, `branch list`
+// as a read. A branch name is a quoted string or a bare identifier.
+enum class BranchOp : uint8_t { kCreate, kDelete, kMerge, kList };
+// "branch create", "branch delete", "branch merge", "branch list".
+const char* BranchOpName(BranchOp op);
+
+struct BranchStatement {
+  BranchOp op = BranchOp::kList;
+  Span span;
+  Name branch;                // The branch created, deleted or merged (empty for list).
+  std::optional<Name> other;  // `from` of create, `into` of merge.
+
+  bool is_read() const { return op == BranchOp::kList; }
+};
+
+// A source holds query declarations, or exactly one branch statement (then `queries` is empty).
 struct QueryFile {
   std::vector<QueryDecl> queries;  // Source order; names are unique.
+  std::optional<BranchStatement> statement;
 
   const QueryDecl* Find(std::string_view name) const;
 };

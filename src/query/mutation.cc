@@ -47,9 +47,10 @@ class MutationPlanner {
   }
 
  private:
-  // The value of a literal, parameter or now(), as a value of `type`.
-  Result<Value> Operand(const MatchValue& v, const schema::PropType& type,
-                        const std::string& prop) {
+  // The value of a literal, parameter or now(), as a value of `type` (property `prop` of type
+  // `owner`).
+  Result<Value> Operand(const MatchValue& v, const schema::PropType& type, const std::string& prop,
+                        const std::string& owner) {
     Value raw;
     switch (v.kind) {
       case MatchValue::Kind::kLiteral: raw = v.literal.value; break;
@@ -67,6 +68,11 @@ class MutationPlanner {
         }
         break;
       }
+    }
+    if (raw.is_null() && !type.nullable) {
+      // The reference's words, which OmniGraph's scenario corpus pins.
+      return InvalidArgument("cannot assign null to non-nullable property '" + prop + "' of " +
+                             owner);
     }
     Result<Value> fitted = CoerceValue(raw, type);
     if (!fitted.ok()) {
@@ -96,14 +102,15 @@ class MutationPlanner {
     row.values.assign(type.properties.size(), Value::Null());
     for (const Assignment& a : m.assignments) {
       if (type.kind == schema::TypeKind::kEdge && (a.prop.text == "from" || a.prop.text == "to")) {
-        OMNIGRAPH_ASSIGN_OR_RETURN(Value v, Operand(a.value, EndpointType(), a.prop.text));
+        OMNIGRAPH_ASSIGN_OR_RETURN(Value v,
+                                   Operand(a.value, EndpointType(), a.prop.text, type.name));
         (a.prop.text == "from" ? row.src : row.dst) = v.string_value();
         continue;
       }
       for (size_t i = 0; i < type.properties.size(); ++i) {
         if (type.properties[i].name != a.prop.text) continue;
-        OMNIGRAPH_ASSIGN_OR_RETURN(row.values[i],
-                                   Operand(a.value, type.properties[i].type, a.prop.text));
+        OMNIGRAPH_ASSIGN_OR_RETURN(
+            row.values[i], Operand(a.value, type.properties[i].type, a.prop.text, type.name));
       }
     }
     TableEffects& effects = Effects(type);
@@ -195,7 +202,8 @@ class MutationPlanner {
       operand_type = type.properties[index].type;
       operand_type.nullable = true;
     }
-    OMNIGRAPH_ASSIGN_OR_RETURN(Value operand, Operand(where.value, operand_type, where.prop.text));
+    OMNIGRAPH_ASSIGN_OR_RETURN(Value operand,
+                               Operand(where.value, operand_type, where.prop.text, type.name));
     std::vector<std::string> ids;
     OMNIGRAPH_RETURN_IF_ERROR(ForEachCurrent(type, [&](const EntityRow& row) -> Status {
       const Value current = index == -1   ? Value::String(row.src)
@@ -227,7 +235,7 @@ class MutationPlanner {
           return InvalidArgument("update " + type.name + ": key property `" + p.name +
                                  "` cannot be changed (keys are immutable; delete and insert)");
         }
-        OMNIGRAPH_ASSIGN_OR_RETURN(Value v, Operand(a.value, p.type, a.prop.text));
+        OMNIGRAPH_ASSIGN_OR_RETURN(Value v, Operand(a.value, p.type, a.prop.text, type.name));
         sets.emplace_back(i, std::move(v));
       }
     }

@@ -111,9 +111,20 @@ Diagnostic Parser::TakeError() {
 
 bool Parser::ParseFile(QueryFile* file) {
   std::map<std::string, Span> names;
+  if (IsWord("branch")) {
+    BranchStatement statement;
+    if (!ParseBranchStatement(&statement)) return false;
+    if (!Is(Tok::kEnd)) {
+      Expect("end of input (a branch statement stands alone in its source)");
+      return false;
+    }
+    file->statement = std::move(statement);
+    return true;
+  }
   while (!Is(Tok::kEnd)) {
     if (!IsWord("query")) {
       Expect("'query'");
+      if (file->queries.empty()) Expect("'branch'");  // Only a whole source is a statement.
       Expect("end of input");
       return false;
     }

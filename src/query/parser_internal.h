@@ -45,6 +45,8 @@ class Parser {
   bool ParseProjection(Projection* out);
   bool ParseOrdering(Ordering* out);
   bool ParseMutation(Mutation* out);
+  bool ParseBranchStatement(BranchStatement* out);
+  bool ParseBranchName(Name* out);
   bool ParseAssignments(std::vector<Assignment>* out);
   bool ParsePredicate(Predicate* out);
   bool ParseHopBound(uint32_t* out, const char* which);

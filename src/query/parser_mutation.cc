@@ -1,4 +1,5 @@
-// Mutation statements of the `.gq` parser (see parser_internal.h): insert, update, delete.
+// Mutation statements of the `.gq` parser (see parser_internal.h): insert, update, delete, and
+// the branch statements (create, delete, merge, list) that stand alone in a source.
 
 #include "query/parser_internal.h"
 
@@ -65,6 +66,58 @@ bool Parser::ParsePredicate(Predicate* out) {
   }
   Expect("a comparison operator (=, !=, <, <=, >, >=)");
   return false;
+}
+
+// A branch name: a quoted string ("review/x") or a bare word (b0).
+bool Parser::ParseBranchName(Name* out) {
+  if (Is(Tok::kString) && Cur().value.empty()) {
+    return Hard(Cur().span, "a branch name cannot be empty", "name the branch");
+  }
+  if (Is(Tok::kString) || Is(Tok::kWord)) {
+    *out = NameOf(Cur());
+    Advance();
+    return true;
+  }
+  Expect("a branch name (a quoted string or an identifier)");
+  return false;
+}
+
+// 'branch' ('create' name ('from' name)? | 'delete' name | 'merge' name ('into' name)? | 'list').
+bool Parser::ParseBranchStatement(BranchStatement* out) {
+  Pos begin = Cur().span.begin;
+  if (!EatWord("branch")) return false;
+  static const std::pair<std::string_view, BranchOp> kOps[] = {{"create", BranchOp::kCreate},
+                                                               {"delete", BranchOp::kDelete},
+                                                               {"merge", BranchOp::kMerge},
+                                                               {"list", BranchOp::kList}};
+  bool known = false;
+  for (const auto& [word, op] : kOps) {
+    if (IsWord(word)) {
+      out->op = op;
+      known = true;
+    }
+  }
+  if (!known) {
+    for (const auto& [word, op] : kOps) Expect("'" + std::string(word) + "'");
+    return false;
+  }
+  Advance();
+  if (out->op != BranchOp::kList && !ParseBranchName(&out->branch)) return false;
+  const char* other = out->op == BranchOp::kCreate  ? "from"
+                      : out->op == BranchOp::kMerge ? "into"
+                                                    : nullptr;
+  if (other != nullptr) {
+    if (IsWord(other)) {
+      Advance();
+      Name name;
+      if (!ParseBranchName(&name)) return false;
+      out->other = std::move(name);
+    } else {
+      Expect(std::string("'") + other + "'");
+    }
+  }
+  out->span = SpanFrom(begin);
+  return true;
 }
 
 }  // namespace omnigraph::query::internal

@@ -111,6 +111,81 @@ TEST(ParserTest, MutationStatementsKeepAssignmentsAndPredicates) {
   EXPECT_EQ(m.where->op, CompOp::kNe);
 }
 
+TEST(ParserTest, BranchStatementsParseWithQuotedOrBareNames) {
+  QueryFile create = Parse("branch create \"review/x\" from b0");
+  ASSERT_TRUE(create.statement.has_value());
+  EXPECT_TRUE(create.queries.empty());
+  EXPECT_EQ(create.statement->op, BranchOp::kCreate);
+  EXPECT_EQ(create.statement->branch.text, "review/x");
+  ASSERT_TRUE(create.statement->other.has_value());
+  EXPECT_EQ(create.statement->other->text, "b0");
+  EXPECT_EQ(create.statement->other->span.begin.column, 31u);
+
+  QueryFile merge = Parse("\n  branch merge feature into main");
+  ASSERT_TRUE(merge.statement.has_value());
+  EXPECT_EQ(merge.statement->op, BranchOp::kMerge);
+  EXPECT_EQ(merge.statement->branch.text, "feature");
+  EXPECT_EQ(merge.statement->other->text, "main");
+  EXPECT_EQ(merge.statement->span.begin.line, 2u);
+
+  QueryFile del = Parse("branch delete b1");
+  EXPECT_EQ(del.statement->op, BranchOp::kDelete);
+  EXPECT_FALSE(del.statement->other.has_value());
+  QueryFile list = Parse("branch list");
+  EXPECT_EQ(list.statement->op, BranchOp::kList);
+  EXPECT_TRUE(list.statement->is_read());
+}
+
+TEST(ParserTest, MalformedBranchStatementsSayWhatWasExpected) {
+  auto bad_op = ParseQueryFile("branch rename a b");
+  ASSERT_FALSE(bad_op.ok());
+  EXPECT_NE(bad_op.status().message().find("1:8: Q000: expected 'create', 'delete', 'merge' or "
+                                           "'list', found"),
+            std::string::npos)
+      << bad_op.status().message();
+  auto no_name = ParseQueryFile("branch create");
+  ASSERT_FALSE(no_name.ok());
+  EXPECT_NE(no_name.status().message().find("a branch name"), std::string::npos);
+  auto empty = ParseQueryFile("branch delete \"\"");
+  ASSERT_FALSE(empty.ok());
+  EXPECT_NE(empty.status().message().find("a branch name cannot be empty"), std::string::npos);
+  auto trailing =
+      ParseQueryFile("branch list query q() { match { $p: Person } return { $p.name } }");
+  ASSERT_FALSE(trailing.ok());
+  EXPECT_NE(trailing.status().message().find("stands alone"), std::string::npos)
+      << trailing.status().message();
+  auto neither = ParseQueryFile("merge a");
+  ASSERT_FALSE(neither.ok());
+  EXPECT_NE(neither.status().message().find("expected 'query', 'branch' or end of input"),
+            std::string::npos)
+      << neither.status().message();
+  auto wrong_word = ParseQueryFile("branch merge a onto b");
+  ASSERT_FALSE(wrong_word.ok());
+  EXPECT_NE(wrong_word.status().message().find("'into'"), std::string::npos)
+      << wrong_word.status().message();
+}
+
+TEST(TypecheckTest, BranchStatementsAreCheckedForTheWayTheyRun) {
+  QueryFile list = Parse("branch list");
+  EXPECT_TRUE(CheckBranchStatement(*list.statement, false).ok());
+  Status as_write = CheckBranchStatement(*list.statement, true);
+  EXPECT_EQ(as_write.code(), Code::kInvalidArgument);
+  EXPECT_NE(as_write.message().find("1:1: `branch list` is a read; run it with query"),
+            std::string::npos)
+      << as_write.message();
+  QueryFile create = Parse("branch create x");
+  EXPECT_TRUE(CheckBranchStatement(*create.statement, true).ok());
+  EXPECT_NE(CheckBranchStatement(*create.statement, false).message().find("run it with mutate"),
+            std::string::npos);
+  Status main = CheckBranchStatement(*Parse("branch delete main").statement, true);
+  EXPECT_NE(main.message().find("1:15: `branch delete` cannot name main"), std::string::npos)
+      << main.message();
+  Status self = CheckBranchStatement(*Parse("branch merge b into b").statement, true);
+  EXPECT_NE(self.message().find("1:21: `branch merge` names branch 'b' on both sides"),
+            std::string::npos)
+      << self.message();
+}
+
 TEST(ParserTest, OversizedSourceIsRefused) {
   std::string source(kMaxQuerySourceBytes + 1, ' ');
   ParseOutcome out = ParseQueries(source);

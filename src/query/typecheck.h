@@ -148,4 +148,10 @@ QueryCheck CheckQuery(const schema::Catalog& catalog, const QueryDecl& query);
 // CheckQuery as a Result: InvalidArgument with the rendered diagnostic ("3:14: T1: ...").
 Result<CheckedQuery> TypecheckQuery(const schema::Catalog& catalog, const QueryDecl& query);
 
+// Checks a branch statement for the way it is run: `as_mutation` for mutate (create, delete,
+// merge), else for a read (list). InvalidArgument with the statement's position for a read
+// statement run as a mutation or the reverse, `main` created or deleted, a branch created from
+// itself or merged into itself. Whether the names exist is the engine's to say.
+Status CheckBranchStatement(const BranchStatement& statement, bool as_mutation);
+
 }  // namespace omnigraph::query

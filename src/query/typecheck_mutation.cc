@@ -207,3 +207,32 @@ bool Checker::CheckMixing() {
 }
 
 }  // namespace omnigraph::query::internal
+
+namespace omnigraph::query {
+
+Status CheckBranchStatement(const BranchStatement& statement, bool as_mutation) {
+  const std::string what = BranchOpName(statement.op);
+  auto at = [](const Span& span) {
+    return std::to_string(span.begin.line) + ":" + std::to_string(span.begin.column) + ": ";
+  };
+  if (statement.is_read() && as_mutation) {
+    return InvalidArgument(at(statement.span) + "`" + what +
+                           "` is a read; run it with query, not mutate");
+  }
+  if (!statement.is_read() && !as_mutation) {
+    return InvalidArgument(at(statement.span) + "`" + what +
+                           "` changes the graph; run it with mutate, not query");
+  }
+  if ((statement.op == BranchOp::kCreate || statement.op == BranchOp::kDelete) &&
+      statement.branch.text == "main") {
+    return InvalidArgument(at(statement.branch.span) + "`" + what +
+                           "` cannot name main: main always exists and cannot be deleted");
+  }
+  if (statement.other && statement.other->text == statement.branch.text) {
+    return InvalidArgument(at(statement.other->span) + "`" + what + "` names branch '" +
+                           statement.branch.text + "' on both sides");
+  }
+  return Status::Ok();
+}
+
+}  // namespace omnigraph::query

@@ -49,6 +49,14 @@ grep -q '"name":"Ada"' "$DIR/out" && fail "dev still has Ada"
 expect_rc 0 "$BIN" branch list "$G"
 [ "$(wc -l <"$DIR/out")" = 2 ] || fail "branch list: $(cat "$DIR/out")"
 expect_rc 0 "$BIN" branch delete dev "$G"
+# Branch statements run through mutate and query (docs/design/query-language.md).
+expect_rc 0 "$BIN" mutate -e 'branch create "stmt/a"' --json "$G"
+grep -q '"query_name": "branch create"' "$DIR/out" || fail "branch create statement: $(cat "$DIR/out")"
+expect_rc 0 "$BIN" query -e 'branch list' --format csv "$G"
+[ "$(tr '\n' ' ' <"$DIR/out")" = "name main stmt/a " ] || fail "branch list statement: $(cat "$DIR/out")"
+expect_rc 1 "$BIN" mutate -e 'branch list' "$G"
+grep -q 'run it with query' "$DIR/err" || fail "branch list as a mutation: $(cat "$DIR/err")"
+expect_rc 0 "$BIN" mutate -e 'branch delete "stmt/a"' "$G"
 
 # Bad input: a missing file, bad JSON parameters, a malformed load line with its line number.
 expect_rc 1 "$BIN" load --data "$DIR/none.jsonl" --mode append "$G"
