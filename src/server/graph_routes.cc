@@ -55,6 +55,21 @@ Param Member(std::string name, std::string type, bool required, std::string desc
   return Param{std::move(name), std::move(type), required, std::move(description)};
 }
 
+// A branch delete's answer: the API's envelope when it returns one, else {name, uri, actor_id?}
+// built here (overloaded on what Database::DeleteBranch returns).
+[[maybe_unused]] HttpResponse DeleteReply(const api::Result<Json>& deleted, const DbPtr&,
+                                          const Call&, const std::string&) {
+  return Reply(deleted);
+}
+
+[[maybe_unused]] HttpResponse DeleteReply(const api::Status& deleted, const DbPtr& db,
+                                          const Call& call, const std::string& name) {
+  if (!deleted.ok()) return ErrorResponse(deleted);
+  Json out = Json{{"name", name}, {"uri", db->uri()}};
+  if (call.actor) out["actor_id"] = *call.actor;
+  return JsonResponse(out);
+}
+
 HttpResponse QueryRoute(const DbPtr& db, const Call& call) {
   const Json& body = call.body;
   if (body.contains("branch") && body.contains("snapshot")) {
@@ -292,11 +307,7 @@ void AddBranchRoutes(RouteTable& table, const DbPtr& db) {
                   .summary = "Deletes a branch: {name, uri, actor_id?}",
                   .handler = [db](const Call& call) {
                     const std::string& name = call.request.path_params.at("name");
-                    api::Status deleted = As(db, call)->DeleteBranch(name);
-                    if (!deleted.ok()) return ErrorResponse(deleted);
-                    Json out = Json{{"name", name}, {"uri", db->uri()}};
-                    if (call.actor) out["actor_id"] = *call.actor;
-                    return JsonResponse(out);
+                    return DeleteReply(As(db, call)->DeleteBranch(name), db, call, name);
                   }});
 }
 

@@ -50,8 +50,10 @@ struct Flags {
 };
 
 std::atomic<Listener*> g_listener{nullptr};
+std::atomic<bool> g_stop{false};
 
 void OnSignal(int) {
+  g_stop.store(true);
   if (Listener* l = g_listener.load()) l->Stop();
 }
 
@@ -196,7 +198,8 @@ int Serve(const Flags& flags, Auth auth) {
   std::cout << "omnigraph-server: listening on http://" << flags.host << ":" << *port << " (graph '"
             << service_options.graph_id << "' at " << flags.uri << ", " << flags.workers
             << " workers" << (flags.unauthenticated ? ", unauthenticated" : "") << ")" << std::endl;
-  const bool clean = listener.Run();
+  // A signal before listening starts finds no server to stop; it stops here instead.
+  const bool clean = g_stop.load() || listener.Run();
   g_listener.store(nullptr);
   std::cout << "omnigraph-server: stopped" << std::endl;
   return clean ? 0 : 1;

@@ -162,7 +162,10 @@ std::string OpenApiPath(const Route& route, bool nested) {
   return out;
 }
 
-void RouteTable::Add(Route route) { routes_.push_back(std::move(route)); }
+void RouteTable::Add(Route route) {
+  patterns_.push_back(Segments(route.pattern));
+  routes_.push_back(std::move(route));
+}
 
 RouteMatch RouteTable::Match(HttpRequest& request) const {
   RouteMatch out;
@@ -178,9 +181,10 @@ RouteMatch RouteTable::Match(HttpRequest& request) const {
     nested = true;
   }
   std::map<std::string, std::string> params;
-  for (const Route& route : routes_) {
+  for (size_t i = 0; i < routes_.size(); ++i) {
+    const Route& route = routes_[i];
     if (nested && !route.graph_route) continue;
-    if (!Fits(Segments(route.pattern), path, params)) continue;
+    if (!Fits(patterns_[i], path, params)) continue;
     if (route.method == request.method) {
       out.route = &route;
       request.path_params = params;

@@ -87,6 +87,8 @@ class RouteTable {
  private:
   std::string graph_id_;
   std::vector<Route> routes_;
+  // Each route's pattern split into segments once, not per request.
+  std::vector<std::vector<std::string>> patterns_;
 };
 
 // The OpenAPI path of `route` ({graph_id} prefixed when `nested`).

@@ -20,7 +20,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
@@ -492,10 +494,11 @@ TEST_F(ServerHttpTest, SigtermFinishesTheRequestInFlightAndExitsZero) {
                   std::string(kAliceToken) +
                   "\r\nContent-Type: application/x-ndjson\r\nContent-Length: " +
                   std::to_string(body.size()) + "\r\n\r\n" + body.substr(0, 10));
-  // The request is being read when the signal arrives.
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // The request is being read when the signal arrives (a second is ample for the accept and the
+  // first bytes on a loaded machine; the assertions below fail if it was not).
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
   std::thread stopper([&] { EXPECT_EQ(server->Terminate(), 0); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
   EXPECT_EQ(Connect(port), -1);  // No longer accepting.
   SendAll(fd, body.substr(10));
   const std::string response = ReadAll(fd);
@@ -551,6 +554,8 @@ void TwoServersWriteOneBranch(const std::string& uri) {
     }
   }
   for (std::thread& t : threads) t.join();
+  std::cout << "two servers: " << committed.size() << " commits, " << conflicts
+            << " typed conflicts\n";
   EXPECT_EQ(others, 0);
   EXPECT_EQ(committed.size() + static_cast<size_t>(conflicts),
             2u * kClientsPerServer * kWritesPerClient);
