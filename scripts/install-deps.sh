@@ -11,6 +11,9 @@ packages=(
   libcurl4-openssl-dev libssl-dev
   libxxhash-dev libzstd-dev libroaring-dev
   libcli11-dev libcpp-httplib-dev
+  # The server's HTTP library was chosen against Boost.Beast (scripts/http-compare.sh compiles
+  # both); wrk drives scripts/loadtest.sh and that comparison.
+  libboost-dev wrk
   libre2-dev libsqlite3-dev sqlite3
   clang-format python3
   # The S3 test server (scripts/start-rgw.sh): a single-node Ceph RGW on loopback.

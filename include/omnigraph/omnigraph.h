@@ -11,8 +11,9 @@
 // ...; a failed call has changed nothing.
 //
 // Self-contained: this header and the two it includes use the standard library only; the engine
-// stays behind the pimpl. Link the `omnigraph_api` library. Thread-safe: a Database may be shared
-// by threads.
+// stays behind the pimpl. Link the `omnigraph_api` library. Thread-safe: a Database (and every
+// handle WithActor makes from it) may be called from any number of threads at once; writes to one
+// branch from many threads each get their commit or a typed conflict, as from many processes.
 #pragma once
 
 #include <cstdint>
@@ -103,6 +104,11 @@ class Database {
   Database& operator=(const Database&) = delete;
 
   const std::string& uri() const;
+  // Another handle on this graph whose writes (branch create and delete, load, mutate, schema
+  // apply) publish as `actor` instead of DatabaseOptions::actor. It shares this handle's runtime,
+  // warm branch handles and execution cache, and keeps them alive: a front end serving many
+  // actors opens the graph once and makes one of these per request (cheap: no store call).
+  std::unique_ptr<Database> WithActor(std::optional<std::string> actor) const;
   // Store calls this handle has made so far (see StoreCallCounts).
   StoreCallCounts StoreCalls() const;
 
@@ -150,6 +156,13 @@ class Database {
   // Writes the NDJSON of a branch head (some types, or all) to `sink`, in chunks of whole lines.
   Status Export(std::string_view branch, const std::vector<std::string>& types,
                 const std::function<Status(std::string_view chunk)>& sink);
+  // The same at a branch head or at one commit (`target.snapshot`).
+  Status Export(const ReadTarget& target, const std::vector<std::string>& types,
+                const std::function<Status(std::string_view chunk)>& sink);
+  // The commit a read of `target` sees now: the branch head through its warm handle (one store
+  // call when the head has not moved), or the snapshot's id once checked to name a commit.
+  // BranchNotFound, CommitNotFound.
+  Result<std::string> ResolveCommit(const ReadTarget& target);
   // Runs mutation query `name` of `source` (.gq; an empty name picks the only query) with
   // `params` ({"$name": value} or {"name": value}, typed by the query's declarations as in the
   // load format); one commit, or none when nothing was affected (OmniGraph's mutation output:
@@ -168,7 +181,7 @@ class Database {
   // only, one commit: {uri, supported, applied, step_count, steps, graph_manifest_version}.
   Result<Json> PlanSchema(std::string_view schema_source, bool allow_data_loss = false);
   Result<Json> ApplySchema(std::string_view schema_source, bool allow_data_loss = false);
-  // The accepted schema of a branch head: {source, ir_hash, identity_version}.
+  // The accepted schema of a branch head: {source, ir_hash, identity_version, graph_commit_id}.
   Result<Json> ShowSchema(std::string_view branch = "main");
 
   // --- Maintenance: removes what no retained commit needs (OmniGraph's maintenance commands).

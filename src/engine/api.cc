@@ -31,6 +31,8 @@ using api::DatabaseOptions;
 using api::MergeOptions;
 using api::ReadTarget;
 using api::WriteTarget;
+// The actor a call publishes as (api::Database::WithActor), or none.
+using Actor = std::optional<std::string>;
 
 // The handle's store, counted (Database::StoreCalls), and the Runtime over it.
 struct CountedRuntime {
@@ -113,7 +115,7 @@ class Handle {
     engine::InitOptions init;
     init.actor = options.actor;
     init.checkpoint_interval = options.checkpoint_interval;
-    auto handle = std::make_unique<Handle>(uri, options);
+    auto handle = std::make_unique<Handle>(uri);
     handle->counting_ = std::move(rt.counting);
     OMNIGRAPH_ASSIGN_OR_RETURN(handle->graph_, Graph::Init(rt.runtime, schema_source, init));
     return handle;
@@ -122,34 +124,33 @@ class Handle {
   static Result<std::unique_ptr<Handle>> Open(std::string_view uri,
                                               const DatabaseOptions& options) {
     OMNIGRAPH_ASSIGN_OR_RETURN(CountedRuntime rt, RuntimeFor(uri, options));
-    auto handle = std::make_unique<Handle>(uri, options);
+    auto handle = std::make_unique<Handle>(uri);
     handle->counting_ = std::move(rt.counting);
     OMNIGRAPH_ASSIGN_OR_RETURN(handle->graph_, Graph::Open(rt.runtime));
     return handle;
   }
 
-  Handle(std::string_view uri, const DatabaseOptions& options) : uri_(uri), options_(options) {}
+  explicit Handle(std::string_view uri) : uri_(uri) {}
 
   const std::string& uri() const { return uri_; }
   storage::OpCounts StoreCalls() const { return counting_->Snapshot(); }
 
-  Result<Json> CreateBranch(std::string_view name, std::string_view from) {
-    OMNIGRAPH_RETURN_IF_ERROR(
-        graph_->CreateBranch(name, from, std::nullopt, options_.actor).status());
+  Result<Json> CreateBranch(std::string_view name, std::string_view from, const Actor& actor) {
+    OMNIGRAPH_RETURN_IF_ERROR(graph_->CreateBranch(name, from, std::nullopt, actor).status());
     Json out = Json::object();
     out["name"] = std::string(name);
     out["from"] = std::string(from);
     out["uri"] = uri_;
-    if (options_.actor) out["actor_id"] = *options_.actor;
+    if (actor) out["actor_id"] = *actor;
     return out;
   }
 
-  Result<Json> DeleteBranch(std::string_view name) {
-    OMNIGRAPH_RETURN_IF_ERROR(graph_->DeleteBranch(name, options_.actor));
+  Result<Json> DeleteBranch(std::string_view name, const Actor& actor) {
+    OMNIGRAPH_RETURN_IF_ERROR(graph_->DeleteBranch(name, actor));
     Json out = Json::object();
     out["name"] = std::string(name);
     out["uri"] = uri_;
-    if (options_.actor) out["actor_id"] = *options_.actor;
+    if (actor) out["actor_id"] = *actor;
     return out;
   }
 
@@ -183,8 +184,9 @@ class Handle {
   }
 
   // The merge's output; for conflicts MergeConflicts, with `conflicts` set to their array.
-  Result<Json> Merge(std::string_view source, const MergeOptions& options, Json& conflicts) {
-    engine::MergeRequest request{std::string(source), options.target, options_.actor};
+  Result<Json> Merge(std::string_view source, const MergeOptions& options, const Actor& actor,
+                     Json& conflicts) {
+    engine::MergeRequest request{std::string(source), options.target, actor};
     OMNIGRAPH_ASSIGN_OR_RETURN(engine::MergeResult merged, graph_->Merge(request));
     if (merged.outcome == engine::MergeOutcome::kConflicts) {
       conflicts = engine::MergeConflictsJson(merged.conflicts);
@@ -194,9 +196,9 @@ class Handle {
                 {"target", options.target},
                 {"outcome", engine::MergeOutcomeName(merged.outcome)}};
     if (merged.commit_id) out["commit"] = *merged.commit_id;
-    if (options_.actor) out["actor_id"] = *options_.actor;
+    if (actor) out["actor_id"] = *actor;
     if (options.delete_branch) {
-      const Status deleted = graph_->DeleteBranch(source, options_.actor);
+      const Status deleted = graph_->DeleteBranch(source, actor);
       out["branch_deleted"] = deleted.ok();
       if (!deleted.ok()) out["branch_delete_error"] = deleted.message();
     }
@@ -227,14 +229,15 @@ class Handle {
     return SnapshotJson(at, r.branch.value_or(""));
   }
 
-  Result<Json> Load(std::string_view ndjson, std::string_view mode, const WriteTarget& target) {
+  Result<Json> Load(std::string_view ndjson, std::string_view mode, const WriteTarget& target,
+                    const Actor& actor) {
     OMNIGRAPH_ASSIGN_OR_RETURN(engine::LoadMode m, engine::ParseLoadMode(mode));
     if (target.if_commit) {
       return InvalidArgument("load does not take an expected commit; use a branch and merge");
     }
     engine::LoadOptions options;
     options.from = target.from;
-    options.actor = options_.actor;
+    options.actor = actor;
     OMNIGRAPH_ASSIGN_OR_RETURN(engine::LoadResult r,
                                engine::Load(*graph_, target.branch, ndjson, m, options));
     Json out = r.ToJson();
@@ -243,22 +246,31 @@ class Handle {
     return out;
   }
 
-  Status Export(std::string_view branch, const std::vector<std::string>& types,
+  Status Export(const ReadTarget& target, const std::vector<std::string>& types,
                 const std::function<Status(std::string_view chunk)>& sink) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot head, graph_->SnapshotOfBranch(branch));
+    OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot at, SnapshotFor(target));
     engine::ExportOptions options;
     options.types = types;
-    return engine::Export(head, options, sink);
+    return engine::Export(at, options, sink);
+  }
+
+  Result<std::string> ResolveCommit(const ReadTarget& target) {
+    if (!target.snapshot) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot head, graph_->SnapshotOfBranch(target.branch));
+      return head.commit_id();
+    }
+    OMNIGRAPH_ASSIGN_OR_RETURN(Json commit, ShowCommit(*target.snapshot));
+    return commit["graph_commit_id"].get<std::string>();
   }
 
   Result<Json> Mutate(std::string_view source, std::string_view name, const Json& params,
-                      const WriteTarget& target) {
+                      const WriteTarget& target, const Actor& actor) {
     if (target.from) return InvalidArgument("mutate does not create branches; create it first");
     if (!params.is_object()) return InvalidArgument("parameters must be a JSON object");
     engine::MutationOptions options;
     options.branch = target.branch;
     options.expected_head = target.if_commit;
-    options.actor = options_.actor;
+    options.actor = actor;
     OMNIGRAPH_ASSIGN_OR_RETURN(engine::MutationResult r,
                                engine::Mutate(*graph_, source, name, params, options));
     Json out = Json::object();
@@ -295,10 +307,11 @@ class Handle {
     return out;
   }
 
-  Result<Json> ApplySchema(std::string_view schema_source, bool allow_data_loss) {
+  Result<Json> ApplySchema(std::string_view schema_source, bool allow_data_loss,
+                           const Actor& actor) {
     engine::SchemaApplyOptions options;
     options.plan.allow_data_loss = allow_data_loss;
-    options.actor = options_.actor;
+    options.actor = actor;
     OMNIGRAPH_ASSIGN_OR_RETURN(engine::SchemaApplyResult r,
                                graph_->ApplySchema(schema_source, options));
     Json plan = r.plan.ToJson();
@@ -343,6 +356,7 @@ class Handle {
     out["source"] = archive.source;
     out["ir_hash"] = ref.ir_hash;
     out["identity_version"] = ref.identity_version;
+    out["graph_commit_id"] = head.commit_id();
     return out;
   }
 
@@ -390,8 +404,13 @@ class Handle {
   }
 
  private:
+  // A branch head through its warm handle, or the state at one commit.
+  Result<engine::Snapshot> SnapshotFor(const ReadTarget& target) {
+    if (target.snapshot) return graph_->SnapshotAtCommit(*target.snapshot);
+    return graph_->SnapshotOfBranch(target.branch);
+  }
+
   std::string uri_;
-  DatabaseOptions options_;
   std::shared_ptr<storage::CountingStore> counting_;
   std::unique_ptr<Graph> graph_;
   // Table images and adjacencies shared by this handle's queries (keyed by table pins).
@@ -413,8 +432,11 @@ namespace omnigraph::api {
 using engine::FromApi;
 using engine::ToApi;
 
+// A handle and the actor its writes publish as: WithActor makes another Impl over the same
+// handle, so every actor a front end serves shares one runtime, warm branch handles and cache.
 struct Database::Impl {
-  std::unique_ptr<engine::Handle> handle;
+  std::shared_ptr<engine::Handle> handle;
+  std::optional<std::string> actor;
 };
 
 Database::Database(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -433,22 +455,29 @@ Result<std::unique_ptr<Database>> Database::Init(std::string_view uri,
                                                  const DatabaseOptions& options) {
   auto handle = engine::Handle::Init(uri, schema_source, options);
   if (!handle.ok()) return ToApi(handle.status());
-  return std::unique_ptr<Database>(new Database(std::make_unique<Impl>(Impl{std::move(*handle)})));
+  return std::unique_ptr<Database>(
+      new Database(std::make_unique<Impl>(Impl{std::move(*handle), options.actor})));
 }
 
 Result<std::unique_ptr<Database>> Database::Open(std::string_view uri,
                                                  const DatabaseOptions& options) {
   auto handle = engine::Handle::Open(uri, options);
   if (!handle.ok()) return ToApi(handle.status());
-  return std::unique_ptr<Database>(new Database(std::make_unique<Impl>(Impl{std::move(*handle)})));
+  return std::unique_ptr<Database>(
+      new Database(std::make_unique<Impl>(Impl{std::move(*handle), options.actor})));
+}
+
+std::unique_ptr<Database> Database::WithActor(std::optional<std::string> actor) const {
+  return std::unique_ptr<Database>(
+      new Database(std::make_unique<Impl>(Impl{impl_->handle, std::move(actor)})));
 }
 
 Result<Json> Database::CreateBranch(std::string_view name, std::string_view from) {
-  return ToApi(impl_->handle->CreateBranch(name, from));
+  return ToApi(impl_->handle->CreateBranch(name, from, impl_->actor));
 }
 
 Result<Json> Database::DeleteBranch(std::string_view name) {
-  return ToApi(impl_->handle->DeleteBranch(name));
+  return ToApi(impl_->handle->DeleteBranch(name, impl_->actor));
 }
 
 Result<Json> Database::ListBranches() { return ToApi(impl_->handle->ListBranches()); }
@@ -471,7 +500,7 @@ Result<Json> Database::Snapshot(const ReadTarget& target) {
 Result<Json> Database::Merge(std::string_view source, const MergeOptions& options,
                              Json* conflicts) {
   omnigraph::Json engine_conflicts;
-  Result<Json> out = ToApi(impl_->handle->Merge(source, options, engine_conflicts));
+  Result<Json> out = ToApi(impl_->handle->Merge(source, options, impl_->actor, engine_conflicts));
   if (conflicts != nullptr && !engine_conflicts.is_null()) *conflicts = ToApi(engine_conflicts);
   return out;
 }
@@ -482,18 +511,31 @@ Result<Json> Database::ShowCommit(std::string_view commit_id) {
 
 Result<Json> Database::Load(std::string_view ndjson, std::string_view mode,
                             const WriteTarget& target) {
-  return ToApi(impl_->handle->Load(ndjson, mode, target));
+  return ToApi(impl_->handle->Load(ndjson, mode, target, impl_->actor));
 }
 
 Status Database::Export(std::string_view branch, const std::vector<std::string>& types,
                         const std::function<Status(std::string_view chunk)>& sink) {
+  ReadTarget target;
+  target.branch = std::string(branch);
+  return Export(target, types, sink);
+}
+
+Status Database::Export(const ReadTarget& target, const std::vector<std::string>& types,
+                        const std::function<Status(std::string_view chunk)>& sink) {
   return ToApi(impl_->handle->Export(
-      branch, types, [&sink](std::string_view chunk) { return FromApi(sink(chunk)); }));
+      target, types, [&sink](std::string_view chunk) { return FromApi(sink(chunk)); }));
+}
+
+Result<std::string> Database::ResolveCommit(const ReadTarget& target) {
+  omnigraph::Result<std::string> commit = impl_->handle->ResolveCommit(target);
+  if (!commit.ok()) return ToApi(commit.status());
+  return std::move(*commit);
 }
 
 Result<Json> Database::Mutate(std::string_view source, std::string_view name, const Json& params,
                               const WriteTarget& target) {
-  return ToApi(impl_->handle->Mutate(source, name, FromApi(params), target));
+  return ToApi(impl_->handle->Mutate(source, name, FromApi(params), target, impl_->actor));
 }
 
 Result<Json> Database::Query(std::string_view source, std::string_view name, const Json& params,
@@ -506,7 +548,7 @@ Result<Json> Database::PlanSchema(std::string_view schema_source, bool allow_dat
 }
 
 Result<Json> Database::ApplySchema(std::string_view schema_source, bool allow_data_loss) {
-  return ToApi(impl_->handle->ApplySchema(schema_source, allow_data_loss));
+  return ToApi(impl_->handle->ApplySchema(schema_source, allow_data_loss, impl_->actor));
 }
 
 Result<Json> Database::ShowSchema(std::string_view branch) {

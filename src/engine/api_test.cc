@@ -19,8 +19,11 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <set>
 #include <sstream>
 #include <system_error>
+#include <thread>
+#include <vector>
 
 namespace omnigraph::api {
 namespace {
@@ -208,6 +211,135 @@ TEST(ApiTest, AWarmReadOfAnUnmovedBranchIsOneStoreCall) {
   const StoreCallCounts last = (*reader)->StoreCalls();
   EXPECT_EQ(last.total() - after.total(), 4u);
   EXPECT_EQ(last.gets - after.gets, 4u);
+}
+
+// A front end serving many actors opens the graph once: WithActor's handles publish as their
+// actor, share the warm branch handles (a read through one after a read through another is one
+// store call, counted on the shared handle) and outlive the handle they came from.
+TEST(ApiTest, WithActorPublishesAsTheActorAndSharesTheWarmState) {
+  TempDir dir;
+  const std::string uri = dir.path() + "/g";
+  DatabaseOptions options;
+  options.actor = "opener";
+  Result<std::unique_ptr<Database>> db = Database::Init(uri, kSchema, options);
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  std::unique_ptr<Database> alice = (*db)->WithActor("alice");
+  std::unique_ptr<Database> nobody = (*db)->WithActor(std::nullopt);
+  Result<Json> added = alice->Mutate(
+      kQueries, "add", Json{{"name", "Ada"}, {"born", "1815-12-10"}, {"seen", 0}}, WriteTarget{});
+  ASSERT_TRUE(added.ok()) << added.status().ToString();
+  EXPECT_EQ((*added)["actor_id"], "alice");
+  ASSERT_TRUE(nobody->CreateBranch("review", "main").ok());
+  ASSERT_TRUE(
+      (*db)
+          ->Load("{\"type\":\"Person\",\"data\":{\"name\":\"Bob\"}}\n", "merge", WriteTarget{})
+          .ok());
+  Result<Json> commits = (*db)->ListCommits("main", 10);
+  ASSERT_TRUE(commits.ok()) << commits.status().ToString();
+  ASSERT_EQ(commits->size(), 3u);
+  EXPECT_EQ((*commits)[0]["actor_id"], "opener");
+  EXPECT_EQ((*commits)[1]["actor_id"], "alice");
+
+  constexpr std::string_view kNames = "query names() { match { $p: Person } return { $p.name } }";
+  ASSERT_TRUE((*db)->Query(kNames, "", Json::object()).ok());
+  const StoreCallCounts before = alice->StoreCalls();
+  Result<Json> warm = alice->Query(kNames, "", Json::object());
+  ASSERT_TRUE(warm.ok()) << warm.status().ToString();
+  EXPECT_EQ(alice->StoreCalls().total() - before.total(), 1u);
+  EXPECT_EQ((*db)->StoreCalls().total(), alice->StoreCalls().total());
+
+  db->reset();
+  Result<Json> after = alice->Query(kNames, "", Json::object());
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  EXPECT_EQ((*after)["row_count"], 2);
+}
+
+// The commit a read sees, before the read: a branch head (one store call when it has not moved)
+// or a snapshot id checked to name a commit; export at that commit streams that state even after
+// the branch moves on; schema show says the commit it read.
+TEST(ApiTest, ResolveCommitAndExportAtASnapshot) {
+  TempDir dir;
+  const std::string uri = dir.path() + "/g";
+  Result<std::unique_ptr<Database>> db = Database::Init(uri, kSchema);
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  Result<Json> first =
+      (*db)->Load("{\"type\":\"Person\",\"data\":{\"name\":\"Ada\"}}\n", "merge", WriteTarget{});
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  Result<std::string> head = (*db)->ResolveCommit(ReadTarget{});
+  ASSERT_TRUE(head.ok()) << head.status().ToString();
+  Result<Json> commits = (*db)->ListCommits("main", 1);
+  ASSERT_TRUE(commits.ok());
+  EXPECT_EQ(*head, (*commits)[0]["graph_commit_id"].get<std::string>());
+  const StoreCallCounts before = (*db)->StoreCalls();
+  EXPECT_EQ(*(*db)->ResolveCommit(ReadTarget{}), *head);
+  EXPECT_EQ((*db)->StoreCalls().total() - before.total(), 1u);
+  EXPECT_EQ((*(*db)->ShowSchema("main"))["graph_commit_id"], *head);
+
+  ASSERT_TRUE(
+      (*db)
+          ->Load("{\"type\":\"Person\",\"data\":{\"name\":\"Bob\"}}\n", "merge", WriteTarget{})
+          .ok());
+  ReadTarget at;
+  at.snapshot = *head;
+  EXPECT_EQ(*(*db)->ResolveCommit(at), *head);
+  std::string exported;
+  Status streamed = (*db)->Export(at, {}, [&exported](std::string_view chunk) {
+    exported += chunk;
+    return Status::Ok();
+  });
+  ASSERT_TRUE(streamed.ok()) << streamed.ToString();
+  EXPECT_NE(exported.find("Ada"), std::string::npos);
+  EXPECT_EQ(exported.find("Bob"), std::string::npos);
+
+  ReadTarget missing_branch;
+  missing_branch.branch = "nope";
+  EXPECT_EQ((*db)->ResolveCommit(missing_branch).status().code(), Code::kBranchNotFound);
+  ReadTarget missing_commit;
+  missing_commit.snapshot = "main.99.AAAAAAAAAA";
+  EXPECT_EQ((*db)->ResolveCommit(missing_commit).status().code(), Code::kCommitNotFound);
+}
+
+// One handle shared by threads (the server's model): every insert gets its own commit, none is
+// lost or published twice, and reads in between succeed.
+TEST(ApiTest, OneHandleSharedByThreadsLosesNoCommit) {
+  TempDir dir;
+  const std::string uri = dir.path() + "/g";
+  Result<std::unique_ptr<Database>> db = Database::Init(uri, kSchema);
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  constexpr int kThreads = 4;
+  constexpr int kWritesPerThread = 5;
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      std::unique_ptr<Database> as = (*db)->WithActor("t" + std::to_string(t));
+      for (int i = 0; i < kWritesPerThread; ++i) {
+        const std::string name = "p" + std::to_string(t) + "-" + std::to_string(i);
+        Result<Json> r =
+            as->Mutate(kQueries, "add", Json{{"name", name}, {"born", "2000-01-01"}, {"seen", 0}},
+                       WriteTarget{});
+        if (!r.ok() || (*r)["commit"].is_null()) ++failures;
+        if (!as->Query("query n() { match { $p: Person } return { $p.name } }", "", Json::object())
+                 .ok()) {
+          ++failures;
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  Result<Json> commits = (*db)->ListCommits("main", 100);
+  ASSERT_TRUE(commits.ok());
+  EXPECT_EQ(commits->size(), 1u + kThreads * kWritesPerThread);
+  std::set<std::string> ids;
+  for (size_t i = 0; i < commits->size(); ++i) {
+    ids.insert((*commits)[i]["graph_commit_id"].get<std::string>());
+  }
+  EXPECT_EQ(ids.size(), commits->size());
+  Result<Json> people =
+      (*db)->Query("query n() { match { $p: Person } return { $p.name } }", "", Json::object());
+  ASSERT_TRUE(people.ok()) << people.status().ToString();
+  EXPECT_EQ((*people)["row_count"], kThreads * kWritesPerThread);
 }
 
 TEST(ApiTest, QueriesSchemaChangesAndCleanup) {

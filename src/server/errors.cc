@@ -1,0 +1,112 @@
+// ErrorOutput and the status mapping (server/errors.h).
+#include "server/errors.h"
+
+#include <utility>
+
+namespace omnigraph::server {
+
+using api::Code;
+
+int HttpStatusOf(Code code) {
+  switch (code) {
+    case Code::kOk: return 200;
+    case Code::kInvalidArgument:
+    case Code::kUnsupported: return 400;
+    case Code::kNotFound:
+    case Code::kBranchNotFound:
+    case Code::kCommitNotFound: return 404;
+    case Code::kAlreadyExists:
+    case Code::kBranchExists:
+    case Code::kKeyConflict:
+    case Code::kReadSetChanged:
+    case Code::kRetriesExhausted:
+    case Code::kMergeConflicts:
+    case Code::kAlreadyInitialized: return 409;
+    case Code::kVersionsReclaimed: return 410;
+    case Code::kPrecondition:
+    case Code::kPreconditionFailed: return 412;
+    case Code::kTooLarge:
+    case Code::kResourceLimit: return 413;
+    case Code::kInitializationIncomplete: return 503;
+    default: return 500;
+  }
+}
+
+std::string_view ErrorCodeOf(int http_status) {
+  switch (http_status) {
+    case 400:
+    case 413:
+    case 415: return "bad_request";
+    case 401: return "unauthorized";
+    case 403: return "forbidden";
+    case 404: return "not_found";
+    case 405: return "method_not_allowed";
+    case 409: return "conflict";
+    case 429: return "too_many_requests";
+    case 410:
+    case 412:
+    case 424:
+    case 503: return "";
+    default: return "internal";
+  }
+}
+
+HttpResponse JsonResponse(const api::Json& value, int http_status) {
+  HttpResponse out;
+  out.status = http_status;
+  out.body = value.dump();
+  return out;
+}
+
+namespace {
+
+api::Json Envelope(int http_status, std::string message) {
+  api::Json out = api::Json::object();
+  out["error"] = std::move(message);
+  std::string_view code = ErrorCodeOf(http_status);
+  if (!code.empty()) out["code"] = code;
+  return out;
+}
+
+}  // namespace
+
+HttpResponse ErrorResponse(int http_status, std::string message) {
+  return JsonResponse(Envelope(http_status, std::move(message)), http_status);
+}
+
+HttpResponse ErrorResponse(const api::Status& status) {
+  const int http_status = HttpStatusOf(status.code());
+  api::Json out = Envelope(http_status, status.message());
+  out["omnigraph_code"] = api::CodeName(status.code());
+  out["kind"] = api::KindName(status.kind());
+  if (!status.object().empty()) out["object"] = status.object();
+  api::Json detail = api::Json{{"message", status.message()}};
+  if (!status.object().empty()) detail["object"] = status.object();
+  switch (status.code()) {
+    case Code::kKeyConflict: out["key_conflict"] = std::move(detail); break;
+    case Code::kReadSetChanged:
+      if (!status.object().empty()) detail["member"] = status.object();
+      out["read_set_conflict"] = std::move(detail);
+      break;
+    case Code::kPreconditionFailed:
+    case Code::kPrecondition: out["precondition_failure"] = std::move(detail); break;
+    case Code::kResourceLimit:
+    case Code::kTooLarge:
+      if (!status.object().empty()) detail["resource"] = status.object();
+      out["resource_limit"] = std::move(detail);
+      break;
+    default: break;
+  }
+  HttpResponse response = JsonResponse(out, http_status);
+  return response;
+}
+
+HttpResponse TooLargeResponse(std::string_view resource, uint64_t limit, uint64_t actual) {
+  api::Json out = Envelope(413, std::string(resource) + " is " + std::to_string(actual) +
+                                    " bytes, over the limit of " + std::to_string(limit));
+  out["resource_limit"] =
+      api::Json{{"resource", std::string(resource)}, {"limit", limit}, {"actual", actual}};
+  return JsonResponse(out, 413);
+}
+
+}  // namespace omnigraph::server

@@ -1,0 +1,322 @@
+// The graph routes (docs/design/server.md "Routes"): each one reads its inputs from the checked
+// request and calls the public API on the shared Database; results are the API's JSON as it is,
+// wrapped only where the API hands out a bare list ({branches}, {commits}). Every read says the
+// commit it was served at in the Omnigraph-Graph-Commit header.
+//
+// Extension points: branch merge (POST /branches/merge, action branch_merge) and the change feed
+// (GET /commits/{id}/changes, GET /changes, POST /changes/baseline) are added here, as one
+// Route each, when the public API has them; the router, auth, limits and the OpenAPI document
+// need nothing else.
+#include <charconv>
+#include <memory>
+#include <utility>
+
+#include "server/errors.h"
+#include "server/service.h"
+
+namespace omnigraph::server {
+namespace {
+
+using api::Database;
+using api::Json;
+
+constexpr size_t kCommitListDefault = 100;
+constexpr size_t kCommitListMax = 10000;
+constexpr std::string_view kDefaultLoadMode = "merge";
+
+using DbPtr = std::shared_ptr<Database>;
+
+std::string StringOr(const Json& body, std::string_view name, std::string fallback) {
+  const Json& v = body[name];
+  return v.is_string() ? v.string_value() : std::move(fallback);
+}
+
+HttpResponse WithCommit(HttpResponse response, std::string_view commit) {
+  if (!commit.empty()) response.headers.emplace_back(kCommitHeader, std::string(commit));
+  return response;
+}
+
+// The API's result as the response, or its error.
+HttpResponse Reply(const api::Result<Json>& result, std::string_view commit_member = {}) {
+  if (!result.ok()) return ErrorResponse(result.status());
+  std::string commit;
+  if (!commit_member.empty() && (*result)[commit_member].is_string()) {
+    commit = (*result)[commit_member].string_value();
+  }
+  return WithCommit(JsonResponse(*result), commit);
+}
+
+// A handle that publishes as the request's actor.
+std::unique_ptr<Database> As(const DbPtr& db, const Call& call) {
+  return db->WithActor(call.actor);
+}
+
+Param Member(std::string name, std::string type, bool required, std::string description = {}) {
+  return Param{std::move(name), std::move(type), required, std::move(description)};
+}
+
+// A branch delete's answer: the API's envelope when it returns one, else {name, uri, actor_id?}
+// built here (overloaded on what Database::DeleteBranch returns).
+[[maybe_unused]] HttpResponse DeleteReply(const api::Result<Json>& deleted, const DbPtr&,
+                                          const Call&, const std::string&) {
+  return Reply(deleted);
+}
+
+[[maybe_unused]] HttpResponse DeleteReply(const api::Status& deleted, const DbPtr& db,
+                                          const Call& call, const std::string& name) {
+  if (!deleted.ok()) return ErrorResponse(deleted);
+  Json out = Json{{"name", name}, {"uri", db->uri()}};
+  if (call.actor) out["actor_id"] = *call.actor;
+  return JsonResponse(out);
+}
+
+HttpResponse QueryRoute(const DbPtr& db, const Call& call) {
+  const Json& body = call.body;
+  if (body.contains("branch") && body.contains("snapshot")) {
+    return ErrorResponse(400, "a query reads a branch or a snapshot, not both");
+  }
+  api::ReadTarget target;
+  target.branch = StringOr(body, "branch", "main");
+  if (body["snapshot"].is_string()) target.snapshot = body["snapshot"].string_value();
+  const Json params = body["params"].is_object() ? body["params"] : Json::object();
+  return Reply(db->Query(body["query"].string_value(), StringOr(body, "name", ""), params, target),
+               "graph_commit_id");
+}
+
+HttpResponse MutateRoute(const DbPtr& db, const Call& call, bool if_commit) {
+  const Json& body = call.body;
+  const std::string header = call.request.Header(kIfCommitHeader);
+  if (if_commit && header.empty()) {
+    return ErrorResponse(400,
+                         "POST /mutate/if-graph-commit needs the Omnigraph-If-Graph-Commit "
+                         "header (the commit the branch head must be)");
+  }
+  if (!if_commit && !header.empty()) {
+    return ErrorResponse(400,
+                         "the Omnigraph-If-Graph-Commit header is for "
+                         "POST /mutate/if-graph-commit; POST /mutate does not check it");
+  }
+  if (body.contains("query") == body.contains("query_source")) {
+    return ErrorResponse(400, "a mutation needs exactly one of 'query' and 'query_source'");
+  }
+  if (body.contains("name") && body.contains("query_name")) {
+    return ErrorResponse(400, "give 'name' or its alias 'query_name', not both");
+  }
+  const std::string source = StringOr(body, "query", StringOr(body, "query_source", ""));
+  const std::string name = StringOr(body, "name", StringOr(body, "query_name", ""));
+  api::WriteTarget target;
+  target.branch = StringOr(body, "branch", "main");
+  if (if_commit) target.if_commit = header;
+  const Json params = body["params"].is_object() ? body["params"] : Json::object();
+  return Reply(As(db, call)->Mutate(source, name, params, target));
+}
+
+HttpResponse LoadRoute(const DbPtr& db, const Call& call, std::string_view data, std::string branch,
+                       std::string from, std::string mode) {
+  api::WriteTarget target;
+  target.branch = branch.empty() ? "main" : std::move(branch);
+  if (!from.empty()) target.from = std::move(from);
+  return Reply(As(db, call)->Load(data, mode.empty() ? kDefaultLoadMode : mode, target));
+}
+
+HttpResponse ExportRoute(const DbPtr& db, const Call& call) {
+  api::ReadTarget head;
+  head.branch = StringOr(call.body, "branch", "main");
+  std::vector<std::string> types;
+  for (const Json& t : call.body["type_names"]) {
+    if (!t.is_string()) return ErrorResponse(400, "'type_names' must be an array of type names");
+    types.push_back(t.string_value());
+  }
+  // The commit is resolved first, so that the header (sent before the first chunk) names the
+  // state the stream is: the export reads that commit, not whatever the head is by then.
+  api::Result<std::string> commit = db->ResolveCommit(head);
+  if (!commit.ok()) return ErrorResponse(commit.status());
+  api::ReadTarget at;
+  at.branch = head.branch;
+  at.snapshot = *commit;
+  HttpResponse out;
+  out.content_type = "application/x-ndjson";
+  out.stream = [db, at, types](const ChunkWriter& write) {
+    api::Status done = db->Export(at, types, [&write](std::string_view chunk) {
+      if (write(chunk)) return api::Status::Ok();
+      return api::Status(api::Code::kCancelled, "the client went away");
+    });
+    return done.ok();
+  };
+  return WithCommit(std::move(out), *commit);
+}
+
+HttpResponse CommitsRoute(const DbPtr& db, const Call& call) {
+  std::string branch = call.request.Query("branch");
+  size_t limit = kCommitListDefault;
+  const std::string text = call.request.Query("limit");
+  if (!text.empty()) {
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), limit);
+    if (ec != std::errc() || end != text.data() + text.size() || limit > kCommitListMax) {
+      return ErrorResponse(400, "'limit' must be a whole number from 0 to " +
+                                    std::to_string(kCommitListMax) + ", not '" + text + "'");
+    }
+  }
+  api::Result<Json> commits = db->ListCommits(branch.empty() ? "main" : branch, limit);
+  if (!commits.ok()) return ErrorResponse(commits.status());
+  std::string head;
+  if (!commits->empty()) head = (*commits)[0]["graph_commit_id"].string_value();
+  return WithCommit(JsonResponse(Json{{"commits", *commits}}), head);
+}
+
+void AddReadRoutes(RouteTable& table, const DbPtr& db) {
+  table.Add(Route{
+      .method = "POST",
+      .pattern = "/query",
+      .action = "read",
+      .body = BodyKind::kJson,
+      .summary = "Runs a read query at a branch head or a snapshot (the query envelope)",
+      .body_members = {Member("query", "string", true, ".gq source"),
+                       Member("name", "string", false, "the query to run; default: the only one"),
+                       Member("params", "object", false), Member("branch", "string", false),
+                       Member("snapshot", "string", false, "a commit id")},
+      .handler = [db](const Call& call) { return QueryRoute(db, call); }});
+  table.Add(Route{.method = "GET",
+                  .pattern = "/schema",
+                  .action = "read",
+                  .summary = "The accepted schema of a branch head",
+                  .query_params = {Param{"branch", "string", false, "default main"}},
+                  .handler = [db](const Call& call) {
+                    std::string branch = call.request.Query("branch");
+                    return Reply(db->ShowSchema(branch.empty() ? "main" : branch),
+                                 "graph_commit_id");
+                  }});
+  table.Add(Route{
+      .method = "POST",
+      .pattern = "/export",
+      .action = "export",
+      .body = BodyKind::kJson,
+      .summary = "Streams a branch head as NDJSON (the load format)",
+      .body_members = {Member("branch", "string", false), Member("type_names", "array", false)},
+      .response_type = "application/x-ndjson",
+      .handler = [db](const Call& call) { return ExportRoute(db, call); }});
+  table.Add(Route{.method = "GET",
+                  .pattern = "/commits",
+                  .action = "read",
+                  .summary = "Commits newest first on a branch: {commits}",
+                  .query_params = {Param{"branch", "string", false, "default main"},
+                                   Param{"limit", "integer", false, "default 100"}},
+                  .handler = [db](const Call& call) { return CommitsRoute(db, call); }});
+  table.Add(Route{.method = "GET",
+                  .pattern = "/commits/{commit_id}",
+                  .action = "read",
+                  .summary = "One commit by id",
+                  .handler = [db](const Call& call) {
+                    return Reply(db->ShowCommit(call.request.path_params.at("commit_id")),
+                                 "graph_commit_id");
+                  }});
+}
+
+void AddWriteRoutes(RouteTable& table, const DbPtr& db) {
+  const std::vector<Param> mutate_members = {
+      Member("query", "string", false, ".gq source"),
+      Member("query_source", "string", false, "alias of query"),
+      Member("name", "string", false),
+      Member("query_name", "string", false, "alias of name"),
+      Member("params", "object", false),
+      Member("branch", "string", false)};
+  table.Add(Route{.method = "POST",
+                  .pattern = "/mutate",
+                  .action = "change",
+                  .body = BodyKind::kJson,
+                  .summary = "Runs a mutation: one commit, or none when nothing changed",
+                  .body_members = mutate_members,
+                  .handler = [db](const Call& call) { return MutateRoute(db, call, false); }});
+  table.Add(Route{
+      .method = "POST",
+      .pattern = "/mutate/if-graph-commit",
+      .action = "change",
+      .body = BodyKind::kJson,
+      .summary = "A mutation that publishes only if the branch head is the commit named by the "
+                 "Omnigraph-If-Graph-Commit header (412 otherwise)",
+      .body_members = mutate_members,
+      .handler = [db](const Call& call) { return MutateRoute(db, call, true); }});
+  table.Add(Route{
+      .method = "POST",
+      .pattern = "/load/ndjson",
+      .action = "change",
+      .body = BodyKind::kNdjson,
+      .summary = "Loads an NDJSON body as one commit",
+      .query_params = {Param{"branch", "string", false, "default main"},
+                       Param{"from", "string", false, "create branch from this one"},
+                       Param{"mode", "string", false, "append, merge (default) or overwrite"}},
+      .load_body = true,
+      .handler = [db](const Call& call) {
+        const HttpRequest& r = call.request;
+        return LoadRoute(db, call, r.body, r.Query("branch"), r.Query("from"), r.Query("mode"));
+      }});
+  table.Add(
+      Route{.method = "POST",
+            .pattern = "/load",
+            .action = "change",
+            .body = BodyKind::kJson,
+            .summary = "Loads NDJSON given as the string 'data' as one commit",
+            .body_members = {Member("data", "string", true), Member("branch", "string", false),
+                             Member("from", "string", false), Member("mode", "string", false)},
+            .load_body = true,
+            .handler = [db](const Call& call) {
+              const Json& b = call.body;
+              return LoadRoute(db, call, b["data"].string_value(), StringOr(b, "branch", ""),
+                               StringOr(b, "from", ""), StringOr(b, "mode", ""));
+            }});
+  table.Add(Route{
+      .method = "POST",
+      .pattern = "/schema/apply",
+      .action = "schema_apply",
+      .body = BodyKind::kJson,
+      .summary = "Plans and applies a schema on main as one commit",
+      .body_members = {Member("schema_source", "string", true),
+                       Member("allow_data_loss", "boolean", false)},
+      .handler = [db](const Call& call) {
+        const Json& b = call.body;
+        const bool loss = b["allow_data_loss"].is_boolean() && b["allow_data_loss"].get<bool>();
+        return Reply(As(db, call)->ApplySchema(b["schema_source"].string_value(), loss));
+      }});
+}
+
+void AddBranchRoutes(RouteTable& table, const DbPtr& db) {
+  table.Add(Route{.method = "GET",
+                  .pattern = "/branches",
+                  .action = "read",
+                  .summary = "Every live branch: {branches}",
+                  .handler = [db](const Call&) {
+                    api::Result<Json> all = db->ListBranches();
+                    if (!all.ok()) return ErrorResponse(all.status());
+                    return JsonResponse(Json{{"branches", *all}});
+                  }});
+  table.Add(Route{.method = "POST",
+                  .pattern = "/branches",
+                  .action = "branch_create",
+                  .body = BodyKind::kJson,
+                  .summary = "Creates a branch from the head of another (default main)",
+                  .body_members = {Member("name", "string", true), Member("from", "string", false)},
+                  .handler = [db](const Call& call) {
+                    const Json& b = call.body;
+                    return Reply(As(db, call)->CreateBranch(b["name"].string_value(),
+                                                            StringOr(b, "from", "main")),
+                                 "head_commit_id");
+                  }});
+  table.Add(Route{.method = "DELETE",
+                  .pattern = "/branches/{name+}",
+                  .action = "branch_delete",
+                  .summary = "Deletes a branch: {name, uri, actor_id?}",
+                  .handler = [db](const Call& call) {
+                    const std::string& name = call.request.path_params.at("name");
+                    return DeleteReply(As(db, call)->DeleteBranch(name), db, call, name);
+                  }});
+}
+
+}  // namespace
+
+void AddGraphRoutes(RouteTable& table, std::shared_ptr<api::Database> db) {
+  AddReadRoutes(table, db);
+  AddWriteRoutes(table, db);
+  AddBranchRoutes(table, db);
+}
+
+}  // namespace omnigraph::server

@@ -1,0 +1,54 @@
+// The server's view of one HTTP exchange, independent of the HTTP library (server/listener.cc is
+// the only file that sees cpp-httplib): the request as routed, and the response a handler makes,
+// either a whole body or a stream of chunks. Values; no shared state.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace omnigraph::server {
+
+struct HttpRequest {
+  std::string method;
+  // The path without the query string, percent-decoded.
+  std::string path;
+  // Query parameters, decoded; a repeated name keeps its first value.
+  std::map<std::string, std::string> query;
+  // Header names in lower case.
+  std::map<std::string, std::string> headers;
+  std::string body;
+  // Filled by the router: the {name} segments of the route's pattern.
+  std::map<std::string, std::string> path_params;
+
+  // The header `name` (lower case), or empty.
+  std::string Header(std::string_view name) const {
+    auto it = headers.find(std::string(name));
+    return it == headers.end() ? std::string() : it->second;
+  }
+  // The query parameter `name`, or empty.
+  std::string Query(std::string_view name) const {
+    auto it = query.find(std::string(name));
+    return it == query.end() ? std::string() : it->second;
+  }
+};
+
+// Writes one chunk of a streamed body; false when the client has gone (stop producing).
+using ChunkWriter = std::function<bool(std::string_view chunk)>;
+
+struct HttpResponse {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+  // When set, the body is streamed (chunked) by calling this once the status and headers are
+  // sent. It returns false when it stopped early (a failure after the status was sent, or the
+  // client went away): the stream then ends without its last chunk, so the client sees a
+  // truncated response rather than a short one that looks complete.
+  std::function<bool(const ChunkWriter& write)> stream;
+};
+
+}  // namespace omnigraph::server

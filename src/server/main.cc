@@ -1,0 +1,227 @@
+// omnigraph-server: OmniGraph's HTTP API over one graph (docs/design/server.md).
+//
+//   omnigraph-server URI [--bind 127.0.0.1:8080] [--unauthenticated]
+//                        [--allow-writes ACTOR,... | --policy FILE] [--graph-id ID]
+//                        [--max-body-bytes N] [--max-load-bytes N] [--workers N]
+//
+// Opens the graph once and serves it from a pool of workers that share that one Database.
+// Prints one line, "omnigraph-server: listening on http://HOST:PORT ...", when it accepts
+// connections. SIGTERM and SIGINT stop accepting, let requests in flight finish, and exit 0.
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "omnigraph/omnigraph.h"
+#include "server/auth.h"
+#include "server/listener.h"
+#include "server/service.h"
+
+namespace omnigraph::server {
+namespace {
+
+constexpr std::string_view kUsage =
+    "usage: omnigraph-server URI [--bind HOST:PORT] [--unauthenticated]\n"
+    "                        [--allow-writes ACTOR,... | --policy FILE] [--graph-id ID]\n"
+    "                        [--max-body-bytes N] [--max-load-bytes N] [--workers N]\n"
+    "Tokens: OMNIGRAPH_SERVER_BEARER_TOKEN (actor 'default'), or a JSON map actor -> token in\n"
+    "OMNIGRAPH_SERVER_BEARER_TOKENS_JSON or the file OMNIGRAPH_SERVER_BEARER_TOKENS_FILE.\n";
+// Each keep-alive connection holds a worker while it is open, so the pool is larger than the
+// machine's cores: reads and writes mostly wait on the store.
+constexpr size_t kWorkersPerCore = 4;
+constexpr size_t kWorkersMin = 8;
+constexpr size_t kWorkersMax = 1024;
+
+struct Flags {
+  std::string uri;
+  std::string host = "127.0.0.1";
+  int port = 8080;
+  bool unauthenticated = false;
+  std::vector<std::string> allow_writes;
+  std::string policy;
+  ServiceOptions service;
+  size_t workers = 0;
+};
+
+std::atomic<Listener*> g_listener{nullptr};
+std::atomic<bool> g_stop{false};
+
+void OnSignal(int) {
+  g_stop.store(true);
+  if (Listener* l = g_listener.load()) l->Stop();
+}
+
+size_t Cores() {
+  const long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<size_t>(n) : 1;
+}
+
+std::optional<uint64_t> Count(const std::string& text, uint64_t min, uint64_t max) {
+  if (text.empty() || text.size() > 19) return std::nullopt;
+  uint64_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
+  }
+  if (v < min || v > max) return std::nullopt;
+  return v;
+}
+
+api::Status ParseBind(const std::string& text, Flags& flags) {
+  const size_t colon = text.rfind(':');
+  std::optional<uint64_t> port =
+      colon == std::string::npos ? std::nullopt : Count(text.substr(colon + 1), 0, 65535);
+  if (!port || colon == 0) {
+    return api::InvalidArgument("--bind takes HOST:PORT (PORT 0: any free port), not '" + text +
+                                "'");
+  }
+  flags.host = text.substr(0, colon);
+  flags.port = static_cast<int>(*port);
+  return api::Status::Ok();
+}
+
+std::vector<std::string> SplitCommas(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    if (comma > start) out.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+// One option with a value; `value` is the next argument.
+api::Status ParseOption(const std::string& name, const std::string& value, Flags& flags) {
+  auto count = [&](uint64_t min, uint64_t max) -> api::Result<uint64_t> {
+    std::optional<uint64_t> v = Count(value, min, max);
+    if (!v) {
+      return api::InvalidArgument(name + " takes a whole number from " + std::to_string(min) +
+                                  " to " + std::to_string(max) + ", not '" + value + "'");
+    }
+    return *v;
+  };
+  if (name == "--bind") return ParseBind(value, flags);
+  if (name == "--allow-writes") {
+    flags.allow_writes = SplitCommas(value);
+  } else if (name == "--policy") {
+    flags.policy = value;
+  } else if (name == "--graph-id") {
+    flags.service.graph_id = value;
+  } else if (name == "--max-body-bytes") {
+    OMNIGRAPH_ASSIGN_OR_RETURN(flags.service.body_bytes_max, count(1, uint64_t{1} << 40));
+  } else if (name == "--max-load-bytes") {
+    OMNIGRAPH_ASSIGN_OR_RETURN(flags.service.load_bytes_max, count(1, uint64_t{1} << 40));
+  } else if (name == "--workers") {
+    OMNIGRAPH_ASSIGN_OR_RETURN(flags.workers, count(1, kWorkersMax));
+  } else {
+    return api::InvalidArgument("unknown option '" + name + "'");
+  }
+  return api::Status::Ok();
+}
+
+api::Result<Flags> ParseFlags(int argc, char** argv) {
+  Flags flags;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--unauthenticated") {
+      flags.unauthenticated = true;
+    } else if (arg.starts_with("--")) {
+      if (i + 1 >= argc) return api::InvalidArgument("option '" + arg + "' needs a value");
+      OMNIGRAPH_RETURN_IF_ERROR(ParseOption(arg, argv[++i], flags));
+    } else if (flags.uri.empty()) {
+      flags.uri = arg;
+    } else {
+      return api::InvalidArgument("unexpected argument '" + arg + "' (one graph URI only)");
+    }
+  }
+  if (flags.uri.empty()) return api::InvalidArgument("the graph URI is missing");
+  if (flags.service.graph_id.empty() || flags.service.graph_id.find('/') != std::string::npos) {
+    return api::InvalidArgument("--graph-id must be a non-empty name without '/'");
+  }
+  if (!flags.allow_writes.empty() && !flags.policy.empty()) {
+    return api::InvalidArgument("give --allow-writes or --policy, not both");
+  }
+  if (flags.workers == 0)
+    flags.workers = std::clamp(Cores() * kWorkersPerCore, kWorkersMin, kWorkersMax);
+  return flags;
+}
+
+api::Result<Auth> MakeAuth(const Flags& flags) {
+  if (flags.unauthenticated) return Auth::Unauthenticated();
+  OMNIGRAPH_ASSIGN_OR_RETURN(Auth auth, Auth::FromEnvironment());
+  if (auth.token_count() == 0) {
+    return api::Status(
+        api::Code::kConfiguration,
+        "no bearer tokens: set OMNIGRAPH_SERVER_BEARER_TOKEN, "
+        "OMNIGRAPH_SERVER_BEARER_TOKENS_JSON or OMNIGRAPH_SERVER_BEARER_TOKENS_FILE, "
+        "or pass --unauthenticated to serve without auth");
+  }
+  std::vector<std::string> every_action(kActions.begin(), kActions.end());
+  for (const std::string& actor : flags.allow_writes) {
+    OMNIGRAPH_RETURN_IF_ERROR(auth.Grant(actor, every_action));
+  }
+  if (!flags.policy.empty()) OMNIGRAPH_RETURN_IF_ERROR(auth.LoadPolicy(flags.policy));
+  return auth;
+}
+
+int Fail(const api::Status& status) {
+  std::cerr << "omnigraph-server: error[" << api::CodeName(status.code())
+            << "]: " << status.message();
+  if (!status.object().empty()) std::cerr << " (" << status.object() << ")";
+  std::cerr << "\n";
+  return 1;
+}
+
+int Serve(const Flags& flags, Auth auth) {
+  api::DatabaseOptions options;
+  options.threads = Cores();
+  api::Result<std::unique_ptr<api::Database>> db = api::Database::Open(flags.uri, options);
+  if (!db.ok()) return Fail(db.status());
+  ServiceOptions service_options = flags.service;
+  service_options.version = OMNIGRAPH_VERSION;
+  Service service(std::shared_ptr<api::Database>(std::move(*db)), std::move(auth), service_options);
+  Listener listener(service, flags.workers);
+  api::Result<int> port = listener.Bind(flags.host, flags.port);
+  if (!port.ok()) return Fail(port.status());
+  g_listener.store(&listener);
+  std::signal(SIGTERM, OnSignal);
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGPIPE, SIG_IGN);
+  std::cout << "omnigraph-server: listening on http://" << flags.host << ":" << *port << " (graph '"
+            << service_options.graph_id << "' at " << flags.uri << ", " << flags.workers
+            << " workers" << (flags.unauthenticated ? ", unauthenticated" : "") << ")" << std::endl;
+  // A signal before listening starts finds no server to stop; it stops here instead.
+  const bool clean = g_stop.load() || listener.Run();
+  g_listener.store(nullptr);
+  std::cout << "omnigraph-server: stopped" << std::endl;
+  return clean ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace omnigraph::server
+
+int main(int argc, char** argv) {
+  using namespace omnigraph::server;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string_view(argv[i]) == "--help" || std::string_view(argv[i]) == "-h") {
+      std::cout << kUsage;
+      return 0;
+    }
+  }
+  omnigraph::api::Result<Flags> flags = ParseFlags(argc, argv);
+  if (!flags.ok()) {
+    std::cerr << "omnigraph-server: error[usage]: " << flags.status().message() << "\n" << kUsage;
+    return 1;
+  }
+  omnigraph::api::Result<Auth> auth = MakeAuth(*flags);
+  if (!auth.ok()) return Fail(auth.status());
+  return Serve(*flags, std::move(*auth));
+}

@@ -1,0 +1,97 @@
+// The route table the server dispatches on and documents: every route's method, path pattern,
+// the action a caller must be granted, the body it takes, and its handler. The router matches a
+// request to a route (404 for an unknown path, 405 for a known path with another method), and
+// the OpenAPI document (/openapi.json) is generated from the same table, so the two cannot drift
+// (docs/design/server.md "Routes").
+//
+// Graph routes are served at the plain paths and under /graphs/{graph_id}/ for the one graph the
+// server serves; server routes (/healthz, /openapi.json, /graphs) only at their plain paths.
+// Thread-safety: immutable once built; matched from any number of threads.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "omnigraph/json.h"
+#include "server/http.h"
+
+namespace omnigraph::server {
+
+// What a route's request body is.
+enum class BodyKind {
+  kNone,    // No body (GET, DELETE).
+  kJson,    // A JSON object, Content-Type application/json.
+  kNdjson,  // NDJSON, Content-Type application/x-ndjson; the load body limit applies.
+};
+
+// A documented query parameter or request-body member.
+struct Param {
+  std::string name;
+  std::string type;  // "string", "boolean", "integer", "object", "array"
+  bool required = false;
+  std::string description;
+};
+
+// One dispatched request: the request, the actor its token names (none when the server is
+// unauthenticated) and, for a JSON route, its body parsed and checked against the route's
+// members (known names, their types, the required ones present).
+struct Call {
+  const HttpRequest& request;
+  std::optional<std::string> actor;
+  api::Json body;
+};
+
+struct Route {
+  std::string method;   // "GET", "POST", "DELETE"
+  std::string pattern;  // "/branches/{name}": a {name} segment takes the rest of the path
+  // The action a caller needs ("read", "export", "change", "schema_apply", "branch_create",
+  // "branch_delete", "branch_merge", "graph_list"); empty for the open routes (health, document).
+  std::string action;
+  BodyKind body = BodyKind::kNone;
+  bool graph_route = true;  // also served under /graphs/{graph_id}/
+  std::string summary;
+  std::vector<Param> query_params;
+  std::vector<Param> body_members;  // for kJson bodies
+  // The media type of a successful response.
+  std::string response_type = "application/json";
+  // The body limit is the load limit (32 MiB by default), not the request limit (1 MiB).
+  bool load_body = false;
+  std::function<HttpResponse(const Call& call)> handler;
+};
+
+// How a request path resolved against the table.
+struct RouteMatch {
+  const Route* route = nullptr;  // null: see `status`
+  int status = 200;              // 404 (no such path or graph) or 405 (path served, not method)
+  std::string message;           // why, for 404 and 405
+  std::vector<std::string> allowed_methods;  // for 405's Allow header
+};
+
+class RouteTable {
+ public:
+  explicit RouteTable(std::string graph_id) : graph_id_(std::move(graph_id)) {}
+  void Add(Route route);
+  const std::vector<Route>& routes() const { return routes_; }
+  const std::string& graph_id() const { return graph_id_; }
+
+  // Matches `request` (its method and path) and fills request.path_params.
+  RouteMatch Match(HttpRequest& request) const;
+
+  // The OpenAPI 3.0 document of every route: each graph route at its plain path and under
+  // /graphs/{graph_id}/, with its parameters, body and the error envelope.
+  api::Json OpenApi(std::string_view version) const;
+
+ private:
+  std::string graph_id_;
+  std::vector<Route> routes_;
+  // Each route's pattern split into segments once, not per request.
+  std::vector<std::vector<std::string>> patterns_;
+};
+
+// The OpenAPI path of `route` ({graph_id} prefixed when `nested`).
+std::string OpenApiPath(const Route& route, bool nested);
+
+}  // namespace omnigraph::server

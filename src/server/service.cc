@@ -1,0 +1,216 @@
+// The request pipeline and the server's own routes (server/service.h).
+#include "server/service.h"
+
+#include <algorithm>
+#include <cctype>
+#include <utility>
+#include <variant>
+
+#include "server/errors.h"
+
+namespace omnigraph::server {
+namespace {
+
+// The media type of a Content-Type header, lower case, without parameters.
+std::string MediaType(std::string_view content_type) {
+  std::string out(content_type.substr(0, content_type.find(';')));
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+// Where `text` stops being UTF-8 (RFC 3629: no overlongs, surrogates or code points past
+// U+10FFFF), or nullopt when it is valid.
+std::optional<size_t> InvalidUtf8At(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    size_t n = 0;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if (c >= 0xC2 && c <= 0xDF) {
+      n = 1;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      n = 2;
+      if (c == 0xE0) lo = 0xA0;
+      if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      n = 3;
+      if (c == 0xF0) lo = 0x90;
+      if (c == 0xF4) hi = 0x8F;
+    } else {
+      return i;
+    }
+    for (size_t k = 1; k <= n; ++k) {
+      if (i + k >= text.size()) return i;
+      const auto b = static_cast<unsigned char>(text[i + k]);
+      if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF)) return i;
+    }
+    i += n + 1;
+  }
+  return std::nullopt;
+}
+
+std::string_view TypeName(const api::Json& value) {
+  if (value.is_string()) return "string";
+  if (value.is_boolean()) return "boolean";
+  if (value.is_number_integer()) return "integer";
+  if (value.is_number()) return "number";
+  if (value.is_array()) return "array";
+  if (value.is_object()) return "object";
+  return "null";
+}
+
+// The body's members against the route's: known names, their types, the required ones.
+std::optional<HttpResponse> CheckMembers(const Route& route, const api::Json& body) {
+  const std::string where = "the body of " + route.method + " " + route.pattern;
+  if (!body.is_object()) return ErrorResponse(400, where + " must be a JSON object");
+  for (const api::Json::Member& m : body.members()) {
+    auto it = std::find_if(route.body_members.begin(), route.body_members.end(),
+                           [&m](const Param& p) { return p.name == m.first; });
+    if (it == route.body_members.end()) {
+      std::string expected;
+      for (const Param& p : route.body_members) expected += (expected.empty() ? "" : ", ") + p.name;
+      return ErrorResponse(
+          400, "unknown member '" + m.first + "' in " + where + " (expected: " + expected + ")");
+    }
+    if (TypeName(m.second) != it->type && !m.second.is_null()) {
+      return ErrorResponse(400, "member '" + m.first + "' of " + where + " must be " +
+                                    (it->type == "integer" ? "an " : "a ") + it->type + ", not " +
+                                    std::string(TypeName(m.second)));
+    }
+  }
+  for (const Param& p : route.body_members) {
+    if (p.required && (!body.contains(p.name) || body[p.name].is_null())) {
+      return ErrorResponse(400, "member '" + p.name + "' is required in " + where);
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Service::Service(std::shared_ptr<api::Database> db, Auth auth, ServiceOptions options)
+    : db_(std::move(db)),
+      auth_(std::move(auth)),
+      options_(std::move(options)),
+      routes_(options_.graph_id) {
+  AddServerRoutes();
+  AddGraphRoutes(routes_, db_);
+}
+
+void Service::AddServerRoutes() {
+  const std::string version = options_.version;
+  routes_.Add(Route{.method = "GET",
+                    .pattern = "/healthz",
+                    .graph_route = false,
+                    .summary = "Liveness: {status, version}",
+                    .handler = [version](const Call&) {
+                      return JsonResponse(api::Json{{"status", "ok"}, {"version", version}});
+                    }});
+  routes_.Add(Route{
+      .method = "GET",
+      .pattern = "/openapi.json",
+      .graph_route = false,
+      .summary = "This document, generated from the route table",
+      .handler = [this](const Call&) { return JsonResponse(routes_.OpenApi(options_.version)); }});
+  const std::string uri = db_->uri();
+  const std::string id = options_.graph_id;
+  routes_.Add(Route{.method = "GET",
+                    .pattern = "/graphs",
+                    .action = "graph_list",
+                    .graph_route = false,
+                    .summary = "The graphs this server serves: {graphs:[{graph_id, uri}]}",
+                    .handler = [uri, id](const Call&) {
+                      api::Json graphs = api::Json::array();
+                      graphs.push_back(api::Json{{"graph_id", id}, {"uri", uri}});
+                      return JsonResponse(api::Json{{"graphs", std::move(graphs)}});
+                    }});
+}
+
+std::variant<Service::Admitted, HttpResponse> Service::Check(HttpRequest& request) const {
+  RouteMatch match = routes_.Match(request);
+  if (match.route == nullptr) {
+    HttpResponse refused = ErrorResponse(match.status, match.message);
+    if (match.status == 405) {
+      std::string allow;
+      for (const std::string& m : match.allowed_methods) allow += (allow.empty() ? "" : ", ") + m;
+      refused.headers.emplace_back("Allow", allow);
+    }
+    return refused;
+  }
+  const Route& route = *match.route;
+  Admitted admitted{&route, std::nullopt};
+  if (!route.action.empty() && !auth_.unauthenticated()) {
+    admitted.actor = auth_.Authenticate(request.Header("authorization"));
+    if (!admitted.actor) {
+      HttpResponse refused =
+          ErrorResponse(401, request.Header("authorization").empty()
+                                 ? "this route needs an Authorization: Bearer <token> header"
+                                 : "the bearer token is not one this server knows");
+      refused.headers.emplace_back("WWW-Authenticate", "Bearer");
+      return refused;
+    }
+    if (!auth_.Allowed(*admitted.actor, route.action)) {
+      return ErrorResponse(403, "actor '" + *admitted.actor + "' may not " + route.action +
+                                    " (grant it with --allow-writes or a policy file)");
+    }
+  }
+  if (route.body != BodyKind::kNone) {
+    const std::string media = MediaType(request.Header("content-type"));
+    const std::string want =
+        route.body == BodyKind::kJson ? "application/json" : "application/x-ndjson";
+    if (media != want) {
+      return ErrorResponse(415, route.method + " " + route.pattern + " takes " + want + ", not " +
+                                    (media.empty() ? "no Content-Type" : media));
+    }
+  }
+  return admitted;
+}
+
+std::optional<HttpResponse> Service::Admit(HttpRequest& request) const {
+  std::variant<Admitted, HttpResponse> checked = Check(request);
+  if (auto* refused = std::get_if<HttpResponse>(&checked)) return std::move(*refused);
+  const Route& route = *std::get<Admitted>(checked).route;
+  const std::string length = request.Header("content-length");
+  if (!length.empty() && route.body != BodyKind::kNone) {
+    const uint64_t limit = route.load_body ? options_.load_bytes_max : options_.body_bytes_max;
+    uint64_t declared = 0;
+    for (char c : length) {
+      if (c < '0' || c > '9' || declared > (uint64_t{1} << 50)) return std::nullopt;
+      declared = declared * 10 + static_cast<uint64_t>(c - '0');
+    }
+    if (declared > limit) return TooLargeResponse("request body", limit, declared);
+  }
+  return std::nullopt;
+}
+
+HttpResponse Service::Handle(HttpRequest& request) const {
+  std::variant<Admitted, HttpResponse> checked = Check(request);
+  if (auto* refused = std::get_if<HttpResponse>(&checked)) return std::move(*refused);
+  Admitted admitted = std::get<Admitted>(std::move(checked));
+  const Route& route = *admitted.route;
+  Call call{request, std::move(admitted.actor), api::Json()};
+  if (route.body != BodyKind::kNone) {
+    const uint64_t limit = route.load_body ? options_.load_bytes_max : options_.body_bytes_max;
+    if (request.body.size() > limit) {
+      return TooLargeResponse("request body", limit, request.body.size());
+    }
+    if (std::optional<size_t> at = InvalidUtf8At(request.body)) {
+      return ErrorResponse(
+          400, "the request body is not valid UTF-8 (byte offset " + std::to_string(*at) + ")");
+    }
+  }
+  if (route.body == BodyKind::kJson) {
+    api::Result<api::Json> parsed = api::ParseJson(request.body, "the request body");
+    if (!parsed.ok()) return ErrorResponse(400, parsed.status().message());
+    if (std::optional<HttpResponse> bad = CheckMembers(route, *parsed)) return std::move(*bad);
+    call.body = std::move(*parsed);
+  }
+  return route.handler(call);
+}
+
+}  // namespace omnigraph::server

@@ -1,0 +1,68 @@
+// The server's request pipeline over the route table (docs/design/server.md): route, then
+// authenticate and authorize, then check the body (media type, size, UTF-8, JSON shape), then
+// call the handler. Every failure is an ErrorOutput with a 4xx status and changes nothing; the
+// handlers call the public API on the one Database the server opened, shared by every worker.
+// Thread-safety: a Service is immutable once built and handles requests from any number of
+// threads (the Database is thread-safe, omnigraph/omnigraph.h).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "omnigraph/omnigraph.h"
+#include "server/auth.h"
+#include "server/http.h"
+#include "server/routes.h"
+
+namespace omnigraph::server {
+
+// Request body limits; both configurable (--max-body-bytes, --max-load-bytes).
+inline constexpr uint64_t kRequestBodyBytesMaxDefault = uint64_t{1} << 20;
+inline constexpr uint64_t kLoadBodyBytesMaxDefault = uint64_t{32} << 20;
+
+// The response header that names the commit a read was served at.
+inline constexpr const char* kCommitHeader = "Omnigraph-Graph-Commit";
+// The request header of POST /mutate/if-graph-commit: the commit the branch head must be.
+inline constexpr const char* kIfCommitHeader = "omnigraph-if-graph-commit";
+
+struct ServiceOptions {
+  std::string graph_id = "default";
+  std::string version;
+  uint64_t body_bytes_max = kRequestBodyBytesMaxDefault;
+  uint64_t load_bytes_max = kLoadBodyBytesMaxDefault;
+};
+
+class Service {
+ public:
+  Service(std::shared_ptr<api::Database> db, Auth auth, ServiceOptions options);
+
+  const RouteTable& routes() const { return routes_; }
+  const ServiceOptions& options() const { return options_; }
+
+  // The checks that need no body (route, auth, media type, declared length), so that a request
+  // that will be refused is refused before its body is read. nullopt: go on.
+  std::optional<HttpResponse> Admit(HttpRequest& request) const;
+  // The whole pipeline for a request whose body has been read.
+  HttpResponse Handle(HttpRequest& request) const;
+
+ private:
+  struct Admitted {
+    const Route* route = nullptr;
+    std::optional<std::string> actor;
+  };
+  // Route, auth and media type; the response when refused.
+  std::variant<Admitted, HttpResponse> Check(HttpRequest& request) const;
+  void AddServerRoutes();
+
+  std::shared_ptr<api::Database> db_;
+  Auth auth_;
+  ServiceOptions options_;
+  RouteTable routes_;
+};
+
+// Adds the graph routes (query, mutate, load, export, schema, branches, commits) over `db`.
+void AddGraphRoutes(RouteTable& table, std::shared_ptr<api::Database> db);
+
+}  // namespace omnigraph::server
