@@ -27,6 +27,13 @@ struct PlantedBugs {
   // D21): a cold read re-probes from the base and serves the records before the gap, no lookahead
   // is made, and a publish may create a record in the gap.
   std::atomic<bool> gap_is_end{false};
+  // Merge: the merge-base search follows first parents only, ignoring merged-parent links.
+  std::atomic<bool> merge_base_first_parent_only{false};
+  // Merge: an entity both sides changed differently takes the source's row, no conflict.
+  std::atomic<bool> merge_source_wins{false};
+  // Merge: a table both sides changed takes the source's version whole (the target's changes to
+  // it are lost).
+  std::atomic<bool> merge_adopts_source_table{false};
 
   void Reset() {
     skip_readback_on_exists = false;
@@ -34,6 +41,9 @@ struct PlantedBugs {
     accept_checkpoint_unvalidated = false;
     retention_uses_record_pins = false;
     gap_is_end = false;
+    merge_base_first_parent_only = false;
+    merge_source_wins = false;
+    merge_adopts_source_table = false;
   }
 };
 

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,6 +49,8 @@ struct SimRunResult {
   // graph_writes: seqs whose tables were compared with the model, and record pins opened.
   int graph_seqs = 0;
   int pins_opened = 0;
+  // merges: how many merges ended in each outcome (already_up_to_date, fast_forward, ...).
+  std::map<std::string, int> outcome_counts;
   std::vector<std::string> trace_tail;
 
   // One line: scenario, seed, pass/fail, trace hash and counts.
@@ -69,6 +72,9 @@ enum class PlantedBug {
   kUnvalidatedCheckpoint,
   kRetentionRecordPins,
   kGapIsEnd,
+  kMergeBaseFirstParentOnly,
+  kMergeSourceWins,
+  kMergeAdoptsSourceTable,
 };
 std::vector<PlantedBug> AllPlantedBugs();
 std::string_view PlantedBugName(PlantedBug bug);
