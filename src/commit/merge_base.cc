@@ -5,6 +5,7 @@
 #include <set>
 
 #include "commit/stream.h"
+#include "commit/testing_hooks.h"
 
 namespace omnigraph::commit {
 
@@ -60,7 +61,9 @@ Result<MergeBase> FindMergeBase(storage::ObjectStore& store, std::string_view a,
     const std::optional<std::string> parent = at.record.parent_commit_id;
     const std::optional<Lineage> lineage = at.record.lineage;
     if (parent) OMNIGRAPH_RETURN_IF_ERROR(visit(*parent, sides));
-    if (lineage) OMNIGRAPH_RETURN_IF_ERROR(visit(lineage->merged_parent_commit_id, sides));
+    if (lineage && !TestingHooks().merge_base_first_parent_only) {
+      OMNIGRAPH_RETURN_IF_ERROR(visit(lineage->merged_parent_commit_id, sides));
+    }
   }
   return Status(Code::kCorruption,
                 "commits '" + std::string(a) + "' and '" + std::string(b) + "' share no ancestor");

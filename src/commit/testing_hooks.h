@@ -30,6 +30,13 @@ struct PlantedBugs {
   // The write path's change set: record an upsert's ids that the base already holds as inserted
   // instead of updated.
   std::atomic<bool> change_set_upserts_as_inserts{false};
+  // Merge: the merge-base search follows first parents only, ignoring merged-parent links.
+  std::atomic<bool> merge_base_first_parent_only{false};
+  // Merge: an entity both sides changed differently takes the source's row, no conflict.
+  std::atomic<bool> merge_source_wins{false};
+  // Merge: a table both sides changed takes the source's version whole (the target's changes to
+  // it are lost).
+  std::atomic<bool> merge_adopts_source_table{false};
 
   void Reset() {
     skip_readback_on_exists = false;
@@ -38,6 +45,9 @@ struct PlantedBugs {
     retention_uses_record_pins = false;
     gap_is_end = false;
     change_set_upserts_as_inserts = false;
+    merge_base_first_parent_only = false;
+    merge_source_wins = false;
+    merge_adopts_source_table = false;
   }
 };
 

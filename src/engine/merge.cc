@@ -5,6 +5,7 @@
 
 #include "commit/merge_base.h"
 #include "commit/names.h"
+#include "commit/testing_hooks.h"
 #include "engine/graph.h"
 #include "engine/validate.h"
 #include "table/row_gather.h"
@@ -83,6 +84,10 @@ void ClassifyEntity(const TableLabel& label, std::string_view id, const SideChan
     return;
   }
   if (SameRow(s, *t)) return;
+  if (commit::TestingHooks().merge_source_wins) {
+    take.push_back({s.kind == K::kInsert ? 0u : 1u, static_cast<uint32_t>(s.row)});
+    return;
+  }
   if (s.kind == K::kInsert) {
     conflicts.push_back(EntityConflict(label, id, "divergent_insert",
                                        "inserted on both sides with different values"));
@@ -203,7 +208,7 @@ Result<commit::RecordContent> Graph::MergeTables(const commit::GraphState& base,
     OMNIGRAPH_ASSIGN_OR_RETURN(auto bv, tables_->Open(ToTablePin(b.pin)));
     OMNIGRAPH_ASSIGN_OR_RETURN(auto sv, tables_->Open(ToTablePin(s.pin)));
     OMNIGRAPH_ASSIGN_OR_RETURN(table::TableDiff ds, table::Diff(*bv, *sv));
-    const bool both = t.pin != b.pin;
+    const bool both = t.pin != b.pin && !commit::TestingHooks().merge_adopts_source_table;
     std::optional<table::TableDiff> dt;
     if (both) {
       OMNIGRAPH_ASSIGN_OR_RETURN(auto tv, tables_->Open(ToTablePin(t.pin)));

@@ -604,5 +604,23 @@ TEST_F(MergeCostTest, TheSameMergeAtDepth10And1000ReadsTheSameObjects) {
   EXPECT_EQ(at10.put_if_absent, at1000.put_if_absent);
 }
 
+// The base search reads the commits since the base on both sides: k commits on the source and
+// one on the target read k + 2 records (the k, the target's, and the fork commit).
+TEST_F(MergeTest, TheBaseSearchReadsTheCommitsSinceTheBase) {
+  Add("main", "Ada", 30);
+  int made = 0;
+  for (int k : {1, 5, 20}) {
+    const std::string branch = "k" + std::to_string(k);
+    Branch(branch);
+    for (int i = 0; i < k; ++i) Add(branch, branch + "-" + std::to_string(i), i);
+    Add("main", "M" + std::to_string(k), 1);
+    MergeResult r = MustMerge(branch);
+    ASSERT_EQ(r.outcome, MergeOutcome::kMerged);
+    EXPECT_EQ(r.base_records_read, static_cast<uint64_t>(k) + 2) << k;
+    made += k + 1;
+  }
+  EXPECT_EQ(Of("main", "Person").size(), static_cast<size_t>(1 + made));
+}
+
 }  // namespace
 }  // namespace omnigraph::engine

@@ -7,6 +7,7 @@
 #include "commit/repair.h"
 #include "commit/testing_hooks.h"
 #include "engine/graph.h"
+#include "testing/sim_merge.h"
 #include "testing/sim_model.h"
 #include "testing/sim_scenarios.h"
 
@@ -320,8 +321,9 @@ Status AddActors(std::string_view scenario, Random& shape, SimWorld& world, SimM
                                                           static_cast<int>(shape.Range(3, 6))));
     }
   } else {
-    return InvalidArgument("unknown scenario '" + std::string(scenario) +
-                           "' (publishers, branches, maintenance, graph_writes, damage or all)");
+    return InvalidArgument(
+        "unknown scenario '" + std::string(scenario) +
+        "' (publishers, branches, maintenance, graph_writes, damage, merges or all)");
   }
   return Status::Ok();
 }
@@ -357,7 +359,7 @@ commit::StreamOptions SimStreamOptions() {
 }
 
 std::vector<std::string> SimScenarioNames() {
-  return {"publishers", "branches", "maintenance", "graph_writes", "damage"};
+  return {"publishers", "branches", "maintenance", "graph_writes", "damage", "merges"};
 }
 
 std::string SimRunResult::Summary() const {
@@ -374,7 +376,9 @@ std::string SimRunResult::Summary() const {
       static_cast<unsigned long long>(stats.crashes), static_cast<unsigned long long>(stats.chaos),
       ops_acked, ops_failed, ops_in_doubt, ops_crashed, streams, records, plans_checked, graph_seqs,
       pins_opened, change_sets, faults.ToString().c_str());
-  return buf;
+  std::string out = buf;
+  for (const auto& [outcome, n] : outcome_counts) out += " " + outcome + "=" + std::to_string(n);
+  return out;
 }
 
 Result<SimRunResult> RunSimulation(std::string_view scenario, uint64_t seed,
@@ -382,6 +386,11 @@ Result<SimRunResult> RunSimulation(std::string_view scenario, uint64_t seed,
   SimRunResult out;
   out.scenario = std::string(scenario);
   out.seed = seed;
+  if (scenario == "merges") {
+    // Sequential over a real graph against the merge model (testing/sim_merge.h); no faults.
+    RunMergeScenario(seed, out);
+    return out;
+  }
   // The scenario's shape and fault mix come from the seed, apart from the world's own stream.
   Random shape(seed ^ 0x9e3779b97f4a7c15ULL);
   out.faults = DrawProfile(shape);
@@ -460,7 +469,10 @@ std::vector<PlantedBug> AllPlantedBugs() {
           PlantedBug::kUnvalidatedCheckpoint,
           PlantedBug::kRetentionRecordPins,
           PlantedBug::kGapIsEnd,
-          PlantedBug::kChangeSetUpsertsAsInserts};
+          PlantedBug::kChangeSetUpsertsAsInserts,
+          PlantedBug::kMergeBaseFirstParentOnly,
+          PlantedBug::kMergeSourceWins,
+          PlantedBug::kMergeAdoptsSourceTable};
 }
 
 std::string_view PlantedBugName(PlantedBug bug) {
@@ -472,6 +484,9 @@ std::string_view PlantedBugName(PlantedBug bug) {
     case PlantedBug::kRetentionRecordPins: return "retention-record-pins";
     case PlantedBug::kGapIsEnd: return "gap-is-end";
     case PlantedBug::kChangeSetUpsertsAsInserts: return "change-set-upserts-as-inserts";
+    case PlantedBug::kMergeBaseFirstParentOnly: return "merge-base-first-parent";
+    case PlantedBug::kMergeSourceWins: return "merge-source-wins";
+    case PlantedBug::kMergeAdoptsSourceTable: return "merge-adopts-source-table";
   }
   return "none";
 }
@@ -483,7 +498,8 @@ Result<PlantedBug> ParsePlantedBug(std::string_view name) {
   }
   return InvalidArgument("unknown planted bug '" + std::string(name) +
                          "' (skip-readback, absent-is-no-effect, unvalidated-checkpoint, "
-                         "retention-record-pins, gap-is-end, change-set-upserts-as-inserts)");
+                         "retention-record-pins, gap-is-end, change-set-upserts-as-inserts, "
+                         "merge-base-first-parent, merge-source-wins, merge-adopts-source-table)");
 }
 
 PlantedBugScope::PlantedBugScope(PlantedBug bug) {
@@ -495,6 +511,9 @@ PlantedBugScope::PlantedBugScope(PlantedBug bug) {
   hooks.retention_uses_record_pins = bug == PlantedBug::kRetentionRecordPins;
   hooks.gap_is_end = bug == PlantedBug::kGapIsEnd;
   hooks.change_set_upserts_as_inserts = bug == PlantedBug::kChangeSetUpsertsAsInserts;
+  hooks.merge_base_first_parent_only = bug == PlantedBug::kMergeBaseFirstParentOnly;
+  hooks.merge_source_wins = bug == PlantedBug::kMergeSourceWins;
+  hooks.merge_adopts_source_table = bug == PlantedBug::kMergeAdoptsSourceTable;
 }
 
 PlantedBugScope::~PlantedBugScope() { commit::TestingHooks().Reset(); }

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,6 +50,8 @@ struct SimRunResult {
   int graph_seqs = 0;
   int pins_opened = 0;
   int change_sets = 0;
+  // merges: how many merges ended in each outcome (already_up_to_date, fast_forward, ...).
+  std::map<std::string, int> outcome_counts;
   std::vector<std::string> trace_tail;
 
   // One line: scenario, seed, pass/fail, trace hash and counts.
@@ -71,6 +74,9 @@ enum class PlantedBug {
   kRetentionRecordPins,
   kGapIsEnd,
   kChangeSetUpsertsAsInserts,
+  kMergeBaseFirstParentOnly,
+  kMergeSourceWins,
+  kMergeAdoptsSourceTable,
 };
 std::vector<PlantedBug> AllPlantedBugs();
 std::string_view PlantedBugName(PlantedBug bug);

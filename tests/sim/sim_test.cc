@@ -14,7 +14,7 @@
 namespace omnigraph::testing {
 namespace {
 
-// Seeds per scenario in CI, 2,700 runs in all, so that the `sim` label stays well within its
+// Seeds per scenario in CI, 4,200 runs in all, so that the `sim` label stays well within its
 // five-minute budget under asan on a two-core machine (a graph_writes run costs about twice a
 // publishers run; docs/design/simulation.md has the measurement). OMNIGRAPH_SIM_SEEDS overrides
 // every scenario's count.
@@ -25,6 +25,7 @@ uint64_t SeedsPerScenario(const std::string& scenario) {
   if (scenario == "maintenance") return 700;
   if (scenario == "graph_writes") return 600;
   if (scenario == "damage") return 500;
+  if (scenario == "merges") return 1000;
   ADD_FAILURE() << "no CI seed budget for scenario " << scenario;
   return 0;
 }
@@ -59,6 +60,7 @@ TEST(SimTest, BranchesRacingCreatesAndDeletesLoseAndDuplicateNothing) { RunSeeds
 TEST(SimTest, RetentionAndRepairDuringPublicationKeepWhatCommitsNeed) { RunSeeds("maintenance"); }
 TEST(SimTest, GraphWritesMatchAnIndependentModelOfTheGraph) { RunSeeds("graph_writes"); }
 TEST(SimTest, OperatorDamageIsReportedNeverRolledBackOrForked) { RunSeeds("damage"); }
+TEST(SimTest, MergesMatchAnIndependentModelOfThreeWayMerge) { RunSeeds("merges"); }
 
 TEST(SimTest, ReplayedSeedReproducesItsRunExactly) {
   for (const std::string& scenario : SimScenarioNames()) {
@@ -223,6 +225,15 @@ TEST(SimPlantedBugTest, RecordingAnUpsertsExistingIdsAsInsertsIsCaught) {
 }
 TEST(SimPlantedBugTest, TakingAGapForTheEndOfTheStreamIsCaught) {
   ExpectCaught(PlantedBug::kGapIsEnd);
+}
+TEST(SimPlantedBugTest, AMergeBaseSearchIgnoringMergedParentsIsCaught) {
+  ExpectCaught(PlantedBug::kMergeBaseFirstParentOnly);
+}
+TEST(SimPlantedBugTest, AMergeWhereTheSourceWinsEveryConflictIsCaught) {
+  ExpectCaught(PlantedBug::kMergeSourceWins);
+}
+TEST(SimPlantedBugTest, AMergeAdoptingTheSourcesVersionOfATableBothChangedIsCaught) {
+  ExpectCaught(PlantedBug::kMergeAdoptsSourceTable);
 }
 
 }  // namespace
