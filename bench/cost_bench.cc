@@ -198,7 +198,7 @@ int RunLatency(const Flags& flags) {
     r.commit_id = "main.1.0000000000";
     r.stream = "main";
     r.pins.push_back({1, 1, "node:T1", 1, 1ULL << 63, "tx-1", 10, Json::object()});
-    payload = commit::EncodeRecord(r);
+    payload = *commit::EncodeRecord(r);
   }
   std::vector<double> raw, publish;
   for (int i = 0; i < samples; ++i) {

@@ -21,8 +21,8 @@
 #include "bench/bench.h"
 #include "engine/graph.h"
 #include "engine/query.h"
+#include "query/column_codec.h"
 #include "query/parser.h"
-#include "query/rows.h"
 #include "storage/memory_store.h"
 
 namespace omnigraph::bench {

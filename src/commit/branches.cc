@@ -193,8 +193,9 @@ Result<StreamMetadata> CreateBranch(const storage::Runtime& runtime, std::string
   // 1. The fork checkpoint: the parent's fold at the fork seq, in the child's folder (D2).
   GraphState fork_state = fork.state;
   fork_state.stream = key;
-  OMNIGRAPH_ASSIGN_OR_RETURN(bool ok, CreateRedriven(runtime, CheckpointName(key, fork_state.seq),
-                                                     EncodeCheckpoint(fork_state.ToCheckpoint())));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::string fork_bytes, EncodeCheckpoint(fork_state.ToCheckpoint()));
+  OMNIGRAPH_ASSIGN_OR_RETURN(
+      bool ok, CreateRedriven(runtime, CheckpointName(key, fork_state.seq), std::move(fork_bytes)));
   if (!ok) return Internal("a fresh stream key was already used", CheckpointName(key, 0));
 
   // 2. The stream metadata.

@@ -151,12 +151,6 @@ Json WithExtra(const Json& extra, Json known) {
 
 Json OptJson(const std::optional<std::string>& v) { return v ? Json(*v) : Json(nullptr); }
 
-Json ToJson(const SchemaRef& s) {
-  return WithExtra(s.extra, {{"identity_domain", s.identity_domain},
-                             {"ir_hash", s.ir_hash},
-                             {"identity_version", s.identity_version},
-                             {"content_hash", s.content_hash}});
-}
 SchemaRef SchemaFrom(const Json& j, Reader& parent) {
   Reader r(j, parent.object(), "schema");
   SchemaRef s;
@@ -169,15 +163,6 @@ SchemaRef SchemaFrom(const Json& j, Reader& parent) {
   return s;
 }
 
-Json ToJson(const Pin& p) {
-  return WithExtra(p.extra, {{"stable_table_id", p.stable_table_id},
-                             {"incarnation", p.incarnation},
-                             {"table_key", p.table_key},
-                             {"target_version", p.target_version},
-                             {"staged_version", p.staged_version},
-                             {"transaction_uuid", p.transaction_uuid},
-                             {"entity_count", p.entity_count}});
-}
 Pin PinFrom(const Json& j, Reader& parent) {
   Reader r(j, parent.object(), "pin");
   Pin p;
@@ -194,12 +179,6 @@ Pin PinFrom(const Json& j, Reader& parent) {
   return p;
 }
 
-Json ToJson(const Registration& g) {
-  return WithExtra(g.extra, {{"stable_table_id", g.stable_table_id},
-                             {"incarnation", g.incarnation},
-                             {"table_key", g.table_key},
-                             {"kind", g.kind}});
-}
 Registration RegistrationFrom(const Json& j, Reader& parent) {
   Reader r(j, parent.object(), "registration");
   Registration g;
@@ -215,11 +194,6 @@ Registration RegistrationFrom(const Json& j, Reader& parent) {
   return g;
 }
 
-Json ToJson(const Tombstone& t) {
-  return WithExtra(t.extra, {{"stable_table_id", t.stable_table_id},
-                             {"incarnation", t.incarnation},
-                             {"table_key", t.table_key}});
-}
 Tombstone TombstoneFrom(const Json& j, Reader& parent) {
   Reader r(j, parent.object(), "tombstone");
   Tombstone t;
@@ -231,12 +205,6 @@ Tombstone TombstoneFrom(const Json& j, Reader& parent) {
   return t;
 }
 
-Json ToJson(const Rename& n) {
-  return WithExtra(n.extra, {{"stable_table_id", n.stable_table_id},
-                             {"incarnation", n.incarnation},
-                             {"from", n.from},
-                             {"to", n.to}});
-}
 Rename RenameFrom(const Json& j, Reader& parent) {
   Reader r(j, parent.object(), "rename");
   Rename n;
@@ -257,199 +225,161 @@ std::vector<T> ListFrom(const Json* arr, Reader& parent, F from) {
   return out;
 }
 
-template <typename T>
-Json ListJson(const std::vector<T>& items) {
-  Json arr = Json::array();
-  for (const T& item : items) arr.push_back(ToJson(item));
-  return arr;
+// Writes one JSON object's members in sorted key order: the caller names its known members in
+// sorted order, and the object's unknown members (kept from decoding, so a newer writer's fields
+// survive a rewrite) are interleaved where they sort. Unknown names never equal known ones (the
+// decoder excludes them), and nlohmann objects iterate in the same byte order.
+class MemberWriter {
+ public:
+  MemberWriter(JsonWriter& w, const Json& extra)
+      : w_(w), extra_(extra.is_object() && !extra.empty() ? &extra : nullptr) {
+    if (extra_) next_ = extra_->begin();
+    w_.BeginObject();
+  }
+  // Starts the known member `key`; the caller writes its value next.
+  JsonWriter& Key(std::string_view key) {
+    WriteExtrasBefore(key);
+    w_.Key(key);
+    return w_;
+  }
+  void OptString(std::string_view key, const std::optional<std::string>& v) {
+    if (v) {
+      Key(key).String(*v);
+    } else {
+      Key(key).Null();
+    }
+  }
+  void End() {
+    WriteExtrasBefore(std::nullopt);
+    w_.EndObject();
+  }
+
+ private:
+  void WriteExtrasBefore(std::optional<std::string_view> key) {
+    while (extra_ && next_ != extra_->end() && (!key || std::string_view(next_.key()) < *key)) {
+      w_.Key(next_.key());
+      w_.Value(next_.value());
+      ++next_;
+    }
+  }
+
+  JsonWriter& w_;
+  const Json* extra_;
+  Json::const_iterator next_;
+};
+
+void WriteLineage(JsonWriter& w, const Lineage& l) {
+  MemberWriter m(w, l.extra);
+  m.Key("kind").String(l.kind);
+  m.Key("merged_parent_commit_id").String(l.merged_parent_commit_id);
+  m.Key("source_seq").Uint(l.source_seq);
+  m.Key("source_stream").String(l.source_stream);
+  m.End();
+}
+
+void WritePin(JsonWriter& w, const Pin& p) {
+  MemberWriter m(w, p.extra);
+  m.Key("entity_count").Uint(p.entity_count);
+  m.Key("incarnation").Uint(p.incarnation);
+  m.Key("stable_table_id").Uint(p.stable_table_id);
+  m.Key("staged_version").Uint(p.staged_version);
+  m.Key("table_key").String(p.table_key);
+  m.Key("target_version").Uint(p.target_version);
+  m.Key("transaction_uuid").String(p.transaction_uuid);
+  m.End();
+}
+
+void WritePins(JsonWriter& w, const std::vector<Pin>& pins) {
+  w.BeginArray();
+  for (const Pin& p : pins) WritePin(w, p);
+  w.EndArray();
+}
+
+void WriteRegistration(JsonWriter& w, const Registration& g) {
+  MemberWriter m(w, g.extra);
+  m.Key("incarnation").Uint(g.incarnation);
+  m.Key("kind").String(g.kind);
+  m.Key("stable_table_id").Uint(g.stable_table_id);
+  m.Key("table_key").String(g.table_key);
+  m.End();
+}
+
+void WriteRegistrations(JsonWriter& w, const std::vector<Registration>& registrations) {
+  w.BeginArray();
+  for (const Registration& g : registrations) WriteRegistration(w, g);
+  w.EndArray();
+}
+
+void WriteRenames(JsonWriter& w, const std::vector<Rename>& renames) {
+  w.BeginArray();
+  for (const Rename& n : renames) {
+    MemberWriter m(w, n.extra);
+    m.Key("from").String(n.from);
+    m.Key("incarnation").Uint(n.incarnation);
+    m.Key("stable_table_id").Uint(n.stable_table_id);
+    m.Key("to").String(n.to);
+    m.End();
+  }
+  w.EndArray();
+}
+
+void WriteSchema(JsonWriter& w, const SchemaRef& s) {
+  MemberWriter m(w, s.extra);
+  m.Key("content_hash").String(s.content_hash);
+  m.Key("identity_domain").String(s.identity_domain);
+  m.Key("identity_version").Uint(s.identity_version);
+  m.Key("ir_hash").String(s.ir_hash);
+  m.End();
+}
+
+void WriteTombstones(JsonWriter& w, const std::vector<Tombstone>& tombstones) {
+  w.BeginArray();
+  for (const Tombstone& t : tombstones) {
+    MemberWriter m(w, t.extra);
+    m.Key("incarnation").Uint(t.incarnation);
+    m.Key("stable_table_id").Uint(t.stable_table_id);
+    m.Key("table_key").String(t.table_key);
+    m.End();
+  }
+  w.EndArray();
 }
 
 }  // namespace
 
-namespace {
-
-bool NoExtras(const Record& r) {
-  auto empty = [](const Json& j) { return j.is_null() || (j.is_object() && j.empty()); };
-  if (!empty(r.extra) || !empty(r.schema.extra)) return false;
-  if (r.lineage && !empty(r.lineage->extra)) return false;
-  for (const Pin& p : r.pins) {
-    if (!empty(p.extra)) return false;
-  }
-  for (const Registration& g : r.registrations) {
-    if (!empty(g.extra)) return false;
-  }
-  for (const Tombstone& t : r.tombstones) {
-    if (!empty(t.extra)) return false;
-  }
-  for (const Rename& n : r.renames) {
-    if (!empty(n.extra)) return false;
-  }
-  return true;
-}
-
-void WriteOptString(JsonWriter& w, const std::optional<std::string>& v) {
-  if (v) {
-    w.String(*v);
-  } else {
-    w.Null();
-  }
-}
-
-// The canonical bytes of a record without unknown members, written directly: building the
-// nlohmann tree first was most of a publish's CPU time. Members in sorted key order.
-bool EncodeRecordFast(const Record& r, std::string* out) {
-  JsonWriter w(out);
-  w.BeginObject();
-  w.Key("actor");
-  WriteOptString(w, r.actor);
-  w.Key("branch");
-  WriteOptString(w, r.branch);
-  w.Key("commit_id");
-  w.String(r.commit_id);
-  w.Key("created_at");
-  w.Int(r.created_at);
-  w.Key("format");
-  w.Uint(kDocumentFormat);
-  w.Key("generation");
-  w.Uint(r.generation);
-  w.Key("idempotency_key");
-  w.Value(r.idempotency_key);
-  w.Key("kind");
-  w.String(r.kind == RecordKind::kCommit ? "commit" : "retire");
-  w.Key("lineage");
+// The record's canonical bytes, written directly in sorted key order (building an nlohmann tree
+// first was most of a publish's CPU time), unknown members included where they sort.
+Result<std::string> EncodeRecord(const Record& r) {
+  std::string out;
+  out.reserve(512 + 200 * r.pins.size());
+  JsonWriter w(&out);
+  MemberWriter m(w, r.extra);
+  m.OptString("actor", r.actor);
+  m.OptString("branch", r.branch);
+  m.Key("commit_id").String(r.commit_id);
+  m.Key("created_at").Int(r.created_at);
+  m.Key("format").Uint(kDocumentFormat);
+  m.Key("generation").Uint(r.generation);
+  m.Key("idempotency_key").Value(r.idempotency_key);
+  m.Key("kind").String(r.kind == RecordKind::kCommit ? "commit" : "retire");
   if (r.lineage) {
-    w.BeginObject();
-    w.Key("kind");
-    w.String(r.lineage->kind);
-    w.Key("merged_parent_commit_id");
-    w.String(r.lineage->merged_parent_commit_id);
-    w.Key("source_seq");
-    w.Uint(r.lineage->source_seq);
-    w.Key("source_stream");
-    w.String(r.lineage->source_stream);
-    w.EndObject();
+    WriteLineage(m.Key("lineage"), *r.lineage);
   } else {
-    w.Null();
+    m.Key("lineage").Null();
   }
-  w.Key("parent_commit_id");
-  WriteOptString(w, r.parent_commit_id);
-  w.Key("pins");
-  w.BeginArray();
-  for (const Pin& p : r.pins) {
-    w.BeginObject();
-    w.Key("entity_count");
-    w.Uint(p.entity_count);
-    w.Key("incarnation");
-    w.Uint(p.incarnation);
-    w.Key("stable_table_id");
-    w.Uint(p.stable_table_id);
-    w.Key("staged_version");
-    w.Uint(p.staged_version);
-    w.Key("table_key");
-    w.String(p.table_key);
-    w.Key("target_version");
-    w.Uint(p.target_version);
-    w.Key("transaction_uuid");
-    w.String(p.transaction_uuid);
-    w.EndObject();
+  m.OptString("parent_commit_id", r.parent_commit_id);
+  WritePins(m.Key("pins"), r.pins);
+  WriteRegistrations(m.Key("registrations"), r.registrations);
+  WriteRenames(m.Key("renames"), r.renames);
+  WriteSchema(m.Key("schema"), r.schema);
+  m.Key("seq").Uint(r.seq);
+  m.Key("stream").String(r.stream);
+  WriteTombstones(m.Key("tombstones"), r.tombstones);
+  m.End();
+  if (!w.ok()) {
+    return InvalidArgument("record " + std::to_string(r.seq) + " of stream '" + r.stream +
+                           "' holds a string that is not valid UTF-8");
   }
-  w.EndArray();
-  w.Key("registrations");
-  w.BeginArray();
-  for (const Registration& g : r.registrations) {
-    w.BeginObject();
-    w.Key("incarnation");
-    w.Uint(g.incarnation);
-    w.Key("kind");
-    w.String(g.kind);
-    w.Key("stable_table_id");
-    w.Uint(g.stable_table_id);
-    w.Key("table_key");
-    w.String(g.table_key);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.Key("renames");
-  w.BeginArray();
-  for (const Rename& n : r.renames) {
-    w.BeginObject();
-    w.Key("from");
-    w.String(n.from);
-    w.Key("incarnation");
-    w.Uint(n.incarnation);
-    w.Key("stable_table_id");
-    w.Uint(n.stable_table_id);
-    w.Key("to");
-    w.String(n.to);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.Key("schema");
-  w.BeginObject();
-  w.Key("content_hash");
-  w.String(r.schema.content_hash);
-  w.Key("identity_domain");
-  w.String(r.schema.identity_domain);
-  w.Key("identity_version");
-  w.Uint(r.schema.identity_version);
-  w.Key("ir_hash");
-  w.String(r.schema.ir_hash);
-  w.EndObject();
-  w.Key("seq");
-  w.Uint(r.seq);
-  w.Key("stream");
-  w.String(r.stream);
-  w.Key("tombstones");
-  w.BeginArray();
-  for (const Tombstone& t : r.tombstones) {
-    w.BeginObject();
-    w.Key("incarnation");
-    w.Uint(t.incarnation);
-    w.Key("stable_table_id");
-    w.Uint(t.stable_table_id);
-    w.Key("table_key");
-    w.String(t.table_key);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.EndObject();
-  return w.ok();
-}
-
-}  // namespace
-
-std::string EncodeRecord(const Record& r) {
-  if (NoExtras(r)) {
-    std::string out;
-    out.reserve(512 + 200 * r.pins.size());
-    if (EncodeRecordFast(r, &out)) return out;
-  }
-  Json lineage = nullptr;
-  if (r.lineage) {
-    lineage = WithExtra(r.lineage->extra,
-                        {{"kind", r.lineage->kind},
-                         {"source_stream", r.lineage->source_stream},
-                         {"source_seq", r.lineage->source_seq},
-                         {"merged_parent_commit_id", r.lineage->merged_parent_commit_id}});
-  }
-  Json j = WithExtra(r.extra, {{"format", kDocumentFormat},
-                               {"kind", r.kind == RecordKind::kCommit ? "commit" : "retire"},
-                               {"seq", r.seq},
-                               {"commit_id", r.commit_id},
-                               {"parent_commit_id", OptJson(r.parent_commit_id)},
-                               {"generation", r.generation},
-                               {"stream", r.stream},
-                               {"branch", OptJson(r.branch)},
-                               {"actor", OptJson(r.actor)},
-                               {"created_at", r.created_at},
-                               {"schema", ToJson(r.schema)},
-                               {"pins", ListJson(r.pins)},
-                               {"registrations", ListJson(r.registrations)},
-                               {"tombstones", ListJson(r.tombstones)},
-                               {"renames", ListJson(r.renames)},
-                               {"lineage", lineage},
-                               {"idempotency_key", r.idempotency_key}});
-  return CanonicalJson(j);
+  return out;
 }
 
 Result<Record> DecodeRecord(std::string_view bytes, std::string_view object) {
@@ -497,20 +427,32 @@ Result<Record> DecodeRecord(std::string_view bytes, std::string_view object) {
   return rec;
 }
 
-std::string EncodeCheckpoint(const Checkpoint& c) {
-  Json tables = Json::array();
+Result<std::string> EncodeCheckpoint(const Checkpoint& c) {
+  std::string out;
+  out.reserve(256 + 300 * c.tables.size());
+  JsonWriter w(&out);
+  MemberWriter m(w, c.extra);
+  m.Key("format").Uint(kDocumentFormat);
+  m.Key("head_commit_id").String(c.head_commit_id);
+  m.Key("head_generation").Uint(c.head_generation);
+  WriteSchema(m.Key("schema"), c.schema);
+  m.Key("seq").Uint(c.seq);
+  m.Key("stream").String(c.stream);
+  m.Key("tables").BeginArray();
   for (const CheckpointTable& t : c.tables) {
-    tables.push_back(WithExtra(t.extra, {{"registration", ToJson(t.registration)},
-                                         {"pin", ToJson(t.pin)},
-                                         {"pin_seq", t.pin_seq}}));
+    MemberWriter tm(w, t.extra);
+    WritePin(tm.Key("pin"), t.pin);
+    tm.Key("pin_seq").Uint(t.pin_seq);
+    WriteRegistration(tm.Key("registration"), t.registration);
+    tm.End();
   }
-  return CanonicalJson(WithExtra(c.extra, {{"format", kDocumentFormat},
-                                           {"stream", c.stream},
-                                           {"seq", c.seq},
-                                           {"head_commit_id", c.head_commit_id},
-                                           {"head_generation", c.head_generation},
-                                           {"schema", ToJson(c.schema)},
-                                           {"tables", tables}}));
+  w.EndArray();
+  m.End();
+  if (!w.ok()) {
+    return InvalidArgument("checkpoint " + std::to_string(c.seq) + " of stream '" + c.stream +
+                           "' holds a string that is not valid UTF-8");
+  }
+  return out;
 }
 
 Result<Checkpoint> DecodeCheckpoint(std::string_view bytes, std::string_view object) {

@@ -178,8 +178,9 @@ struct StorageStamp {
   Json extra = Json::object();
 };
 
-std::string EncodeRecord(const Record& r);
-std::string EncodeCheckpoint(const Checkpoint& c);
+// Fails (InvalidArgument) only if a string member is not valid UTF-8.
+Result<std::string> EncodeRecord(const Record& r);
+Result<std::string> EncodeCheckpoint(const Checkpoint& c);
 std::string EncodeHint(const Hint& h);
 std::string EncodeStreamMetadata(const StreamMetadata& m);
 std::string EncodeNameGeneration(const NameGeneration& g);

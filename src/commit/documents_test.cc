@@ -29,11 +29,11 @@ Record SampleRecord() {
 
 TEST(DocumentsTest, RecordRoundTripsExactly) {
   Record r = SampleRecord();
-  std::string bytes = EncodeRecord(r);
+  std::string bytes = *EncodeRecord(r);
   Result<Record> back = DecodeRecord(bytes, "obj");
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(*back, r);
-  EXPECT_EQ(EncodeRecord(*back), bytes);
+  EXPECT_EQ(*EncodeRecord(*back), bytes);
   // 64-bit staged versions survive as unsigned integers.
   EXPECT_NE(bytes.find("\"staged_version\":9223372036854775901"), std::string::npos);
   EXPECT_NE(bytes.find("\"kind\":\"commit\""), std::string::npos);
@@ -65,13 +65,59 @@ TEST(DocumentsTest, RandomRecordsEncodeCanonicallyAndRoundTrip) {
       r.pins.push_back(pin);
     }
     if (random.Bernoulli(0.3)) r.idempotency_key = text(5);
-    if (random.Bernoulli(0.2)) r.extra["unknown"] = text(3);  // The general path.
-    std::string bytes = EncodeRecord(r);
+    if (random.Bernoulli(0.2)) r.extra["unknown"] = text(3);
+    std::string bytes = *EncodeRecord(r);
     EXPECT_EQ(bytes, CanonicalJson(Json::parse(bytes)));
     Result<Record> back = DecodeRecord(bytes, "obj");
     ASSERT_TRUE(back.ok()) << back.status().ToString();
     EXPECT_EQ(*back, r);
   }
+}
+
+// One encoder writes every record; unknown members at any level are merged in where they sort,
+// so the bytes stay canonical (what CanonicalJson makes of the same tree) and survive decoding.
+TEST(DocumentsTest, UnknownMembersAtEveryLevelAreWrittenCanonically) {
+  Record r = SampleRecord();
+  r.extra = {{"aaa_first", 1}, {"middle_m", {{"z", 1}, {"a", 2}}}, {"zzz_last", "x"}};
+  r.schema.extra = {{"a_schema", true}, {"z_schema", nullptr}};
+  r.lineage->extra = {{"kind_note", "k"}, {"zz", 3}};
+  r.pins[0].extra = {{"aa", 1}, {"stable_z", 2}, {"zz", {1, 2}}};
+  r.registrations[0].extra = {{"a", 1}, {"l", 2}};
+  r.tombstones[0].extra = {{"j", "t"}};
+  r.renames[0].extra = {{"g", "r"}, {"u", 1}};
+  std::string bytes = *EncodeRecord(r);
+  EXPECT_EQ(bytes, CanonicalJson(Json::parse(bytes)));
+  Result<Record> back = DecodeRecord(bytes, "obj");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(*back, r);
+  EXPECT_EQ(*EncodeRecord(*back), bytes);
+
+  Checkpoint c;
+  c.stream = "main";
+  c.seq = 50;
+  c.head_commit_id = "main.50.0000000000";
+  c.extra = {{"a_note", 1}, {"t_note", 2}};
+  c.schema.extra = {{"x", 1}};
+  c.tables.push_back({testing::TestRegistration(1, "node:Person"),
+                      testing::TestPin(1, "node:Person", 3), 49, Json{{"q", 1}}});
+  c.tables[0].pin.extra = {{"b", 2}};
+  std::string cbytes = *EncodeCheckpoint(c);
+  EXPECT_EQ(cbytes, CanonicalJson(Json::parse(cbytes)));
+  EXPECT_EQ(*DecodeCheckpoint(cbytes, "c"), c);
+}
+
+TEST(DocumentsTest, AStringThatIsNotUtf8IsRefusedNotWritten) {
+  Record r = SampleRecord();
+  r.actor = std::string("bad\xff");
+  Result<std::string> bytes = EncodeRecord(r);
+  ASSERT_FALSE(bytes.ok());
+  EXPECT_EQ(bytes.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(bytes.status().message(),
+            "record 4127 of stream 'main' holds a string that is not valid UTF-8");
+  r = SampleRecord();
+  r.pins[0].extra = {{"note", "x"}};
+  r.pins[0].table_key = std::string("node:\xc3");
+  EXPECT_EQ(EncodeRecord(r).status().code(), Code::kInvalidArgument);
 }
 
 TEST(DocumentsTest, RetireRecordRoundTrips) {
@@ -81,20 +127,20 @@ TEST(DocumentsTest, RetireRecordRoundTrips) {
   r.commit_id = "main.5.0000000000";
   r.parent_commit_id = "main.4.0000000000";
   r.stream = "main";
-  Result<Record> back = DecodeRecord(EncodeRecord(r), "obj");
+  Result<Record> back = DecodeRecord(*EncodeRecord(r), "obj");
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(back->kind, RecordKind::kRetire);
   EXPECT_FALSE(back->lineage.has_value());
 }
 
 TEST(DocumentsTest, UnknownMembersSurviveARewrite) {
-  Json j = Json::parse(EncodeRecord(SampleRecord()));
+  Json j = Json::parse(*EncodeRecord(SampleRecord()));
   j["future_field"] = {{"x", 1}};
   j["pins"][0]["future_pin_field"] = "kept";
   j["schema"]["future_schema_field"] = true;
   Result<Record> r = DecodeRecord(j.dump(), "obj");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  Json again = Json::parse(EncodeRecord(*r));
+  Json again = Json::parse(*EncodeRecord(*r));
   EXPECT_EQ(again["future_field"]["x"], 1);
   EXPECT_EQ(again["pins"][0]["future_pin_field"], "kept");
   EXPECT_EQ(again["schema"]["future_schema_field"], true);
@@ -130,7 +176,7 @@ TEST(DocumentsTest, MalformedDocumentsAreCorruptionNamingTheObject) {
     std::string bytes;
     std::string expect;
   };
-  Json good = Json::parse(EncodeRecord(SampleRecord()));
+  Json good = Json::parse(*EncodeRecord(SampleRecord()));
   Json no_seq = good;
   no_seq.erase("seq");
   Json bad_kind = good;
@@ -161,7 +207,7 @@ TEST(DocumentsTest, OtherDocumentsRoundTrip) {
   c.head_generation = 50;
   c.tables.push_back({testing::TestRegistration(1, "node:Person"),
                       testing::TestPin(1, "node:Person", 3), 49, Json::object()});
-  EXPECT_EQ(*DecodeCheckpoint(EncodeCheckpoint(c), "c"), c);
+  EXPECT_EQ(*DecodeCheckpoint(*EncodeCheckpoint(c), "c"), c);
   EXPECT_EQ(DecodeHint(EncodeHint(Hint{42, Json::object()}), "h")->seq, 42u);
   StreamMetadata m;
   m.key = "01ARZ3NDEKTSV4RRFFQ69G5FAV";

@@ -76,7 +76,7 @@ TEST_F(HistoryTest, BranchHistoryContinuesIntoTheParentAtTheForkPoint) {
   fork_state.stream = key;
   ASSERT_TRUE(
       store_.runtime.store
-          ->PutIfAbsent(CheckpointName(key, 60), EncodeCheckpoint(fork_state.ToCheckpoint()))
+          ->PutIfAbsent(CheckpointName(key, 60), *EncodeCheckpoint(fork_state.ToCheckpoint()))
           .ok());
   std::unique_ptr<Stream> branch = Stream::FromMetadata(store_.runtime, meta);
   for (int i = 0; i < 10; ++i) {

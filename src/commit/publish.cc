@@ -170,7 +170,8 @@ Result<PublishAttempt> Stream::TryPublish(const std::shared_ptr<const GraphState
     GraphState next = *base;
     OMNIGRAPH_RETURN_IF_ERROR(next.Apply(record, RecordName(key(), record.seq)));
     // The conditional create is the publication door; its re-drives sleep without the lock.
-    OMNIGRAPH_ASSIGN_OR_RETURN(bool ours, CreateRecord(record, EncodeRecord(record)));
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::string bytes, EncodeRecord(record));
+    OMNIGRAPH_ASSIGN_OR_RETURN(bool ours, CreateRecord(record, std::move(bytes)));
     if (ours) {
       auto state = std::make_shared<const GraphState>(std::move(next));
       {
@@ -242,11 +243,13 @@ void Stream::AfterPublish(std::shared_ptr<const GraphState> state) {
       for (const std::shared_ptr<const GraphState>& acked : batch) {
         retired = retired || acked->retired;
         if (!acked->retired && acked->seq % options_.checkpoint_interval == 0) {
-          runtime_.store
-              ->PutIfAbsent(CheckpointName(key(), acked->seq),
-                            EncodeCheckpoint(acked->ToCheckpoint()))
-              .status()
-              .IgnoreError();
+          // Best effort: a checkpoint is redundant with the records it folds.
+          Result<std::string> bytes = EncodeCheckpoint(acked->ToCheckpoint());
+          if (bytes.ok()) {
+            runtime_.store->PutIfAbsent(CheckpointName(key(), acked->seq), *std::move(bytes))
+                .status()
+                .IgnoreError();
+          }
         }
       }
       if (!retired) {
@@ -291,8 +294,9 @@ Result<Record> CreateMainStream(const storage::Runtime& runtime, RecordContent g
   record.registrations = std::move(genesis.registrations);
   record.extra = std::move(genesis.extra);
   const std::string record_name = RecordName(kMainKey, 0);
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::string record_bytes, EncodeRecord(record));
   OMNIGRAPH_ASSIGN_OR_RETURN(bool created,
-                             runtime.store->PutIfAbsent(record_name, EncodeRecord(record)));
+                             runtime.store->PutIfAbsent(record_name, std::move(record_bytes)));
   if (!created) {
     // An earlier, interrupted genesis published first: complete from its record.
     OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<BoundedRead> read,
@@ -301,9 +305,9 @@ Result<Record> CreateMainStream(const storage::Runtime& runtime, RecordContent g
     OMNIGRAPH_ASSIGN_OR_RETURN(record, DecodeRecord(read->data, record_name));
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(GraphState state, GraphState::Genesis(record, record_name));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::string checkpoint_bytes, EncodeCheckpoint(state.ToCheckpoint()));
   OMNIGRAPH_RETURN_IF_ERROR(
-      runtime.store
-          ->PutIfAbsent(CheckpointName(kMainKey, 0), EncodeCheckpoint(state.ToCheckpoint()))
+      runtime.store->PutIfAbsent(CheckpointName(kMainKey, 0), std::move(checkpoint_bytes))
           .status());
   OMNIGRAPH_RETURN_IF_ERROR(
       runtime.store->PutIfAbsent(HintName(kMainKey), EncodeHint(Hint{0, Json::object()})).status());

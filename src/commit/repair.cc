@@ -257,7 +257,8 @@ class Repairer {
                const std::string& detail, const Checkpoint& replacement) {
     Defect& d = Add(kind, key, name, seq, detail, true);
     if (options_.confirm) {
-      OMNIGRAPH_RETURN_IF_ERROR(rt_.store->Put(name, EncodeCheckpoint(replacement)));
+      OMNIGRAPH_ASSIGN_OR_RETURN(std::string bytes, EncodeCheckpoint(replacement));
+      OMNIGRAPH_RETURN_IF_ERROR(rt_.store->Put(name, std::move(bytes)));
       d.fixed = true;
     }
     return Status::Ok();

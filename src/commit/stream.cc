@@ -177,8 +177,10 @@ Result<GraphState> Stream::FoldTo(uint64_t latest, std::map<uint64_t, Record>& f
       bool was_missing = std::find(fallen_past.begin(), fallen_past.end(), s) != fallen_past.end();
       if (backfill && was_missing && options_.writable && !state.retired) {
         // D11: the fold at exactly this seq replaces the missing checkpoint (best effort).
-        runtime_.store->Put(CheckpointName(key(), s), EncodeCheckpoint(state.ToCheckpoint()))
-            .IgnoreError();
+        Result<std::string> bytes = EncodeCheckpoint(state.ToCheckpoint());
+        if (bytes.ok()) {
+          runtime_.store->Put(CheckpointName(key(), s), *std::move(bytes)).IgnoreError();
+        }
       }
     }
     return state;

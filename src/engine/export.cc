@@ -2,7 +2,7 @@
 
 #include "base/json_writer.h"
 #include "engine/jsonl_values.h"
-#include "query/rows.h"
+#include "query/column_codec.h"
 #include "table/types.h"
 
 namespace omnigraph::engine {

@@ -4,6 +4,7 @@
 #include "commit/branches.h"
 #include "commit/names.h"
 #include "commit/stream.h"
+#include "engine/schema_archive.h"
 #include "engine/validate.h"
 #include "query/table_schema.h"
 #include "schema/archive.h"
@@ -54,24 +55,6 @@ Result<bool> GenesisExists(storage::ObjectStore& store) {
   if (head.ok()) return true;
   if (head.status().kind() == Kind::kNotFound) return false;
   return head.status();
-}
-
-// Writes the schema archive of a new graph (identity version 1) unless it exists; an existing
-// one must be byte-identical. Returns its content hash.
-Result<std::string> PutInitialArchive(storage::ObjectStore& store, const std::string& graph_id,
-                                      std::string_view schema_source, const schema::SchemaIr& ir) {
-  const std::string archive = schema::ArchiveBytes(graph_id, 1, schema_source, ir);
-  const std::string content_hash = schema::ContentHash(archive);
-  const std::string archive_name = commit::SchemaArchiveName(content_hash);
-  OMNIGRAPH_ASSIGN_OR_RETURN(bool created, store.PutIfAbsent(archive_name, archive));
-  if (!created) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(storage::GetResult existing, store.Get(archive_name));
-    if (existing.data != archive) {
-      return Status(Code::kCorruption, "schema archive differs from its content hash",
-                    archive_name);
-    }
-  }
-  return content_hash;
 }
 
 }  // namespace
@@ -135,8 +118,9 @@ Result<std::unique_ptr<Graph>> Graph::Init(const storage::Runtime& runtime,
   }
 
   // 2. The schema archive, content-addressed.
-  OMNIGRAPH_ASSIGN_OR_RETURN(const std::string content_hash,
-                             PutInitialArchive(store, stamp.graph_id, schema_source, ir));
+  OMNIGRAPH_ASSIGN_OR_RETURN(
+      const std::string content_hash,
+      StoreSchemaArchive(store, schema::ArchiveBytes(stamp.graph_id, 1, schema_source, ir)));
 
   // 3. An empty version of every table, in parallel.
   commit::RecordContent genesis;
@@ -197,16 +181,7 @@ Result<std::shared_ptr<const schema::Catalog>> Graph::CatalogFor(const commit::S
 }
 
 Result<schema::SchemaArchive> Graph::ReadSchemaArchive(const commit::SchemaRef& ref) const {
-  const std::string name = commit::SchemaArchiveName(ref.content_hash);
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<commit::BoundedRead> read,
-                             commit::ReadBounded(*runtime_.store, name, commit::kDocumentBytesMax));
-  if (!read) return Status(Code::kCorruption, "the schema archive a record names is missing", name);
-  if (schema::ContentHash(read->data) != ref.content_hash) {
-    return Status(Code::kCorruption, "schema archive does not match its content hash", name);
-  }
-  Result<schema::SchemaArchive> archive = schema::ParseArchive(read->data);
-  if (!archive.ok()) return archive.status().WithObject(name);
-  return archive;
+  return LoadSchemaArchive(*runtime_.store, ref);
 }
 
 Result<Snapshot> Graph::MakeSnapshot(std::shared_ptr<const commit::GraphState> state,

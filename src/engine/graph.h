@@ -101,10 +101,8 @@ class Graph {
   // The state at one commit, by id.
   Result<Snapshot> SnapshotAtCommit(std::string_view commit_id);
 
-  // The accepted schema archive `ref` names (`__history/schemas/{content_hash}.schema`), read the
-  // one way every reader uses: at most commit::kDocumentBytesMax bytes, checked against its
-  // content hash, then parsed. Corruption naming the archive when it is missing, larger than
-  // the bound, not the bytes its hash names or not a valid archive.
+  // The accepted schema archive `ref` names, read through the one archive store
+  // (engine/schema_archive.h): bounded, checked against its content hash, then parsed.
   Result<schema::SchemaArchive> ReadSchemaArchive(const commit::SchemaRef& ref) const;
 
  private:

@@ -6,7 +6,7 @@
 #include "base/ids.h"
 #include "engine/jsonl_reader.h"
 #include "engine/jsonl_values.h"
-#include "query/rows.h"
+#include "query/column_codec.h"
 #include "query/table_schema.h"
 #include "schema/keys.h"
 #include "table/row_gather.h"

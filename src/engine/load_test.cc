@@ -10,7 +10,7 @@
 
 #include "engine/export.h"
 #include "engine/jsonl_reader.h"
-#include "query/rows.h"
+#include "query/column_codec.h"
 #include "storage/memory_store.h"
 #include "storage/test_util.h"
 

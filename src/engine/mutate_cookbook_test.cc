@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "engine/mutate.h"
+#include "query/column_codec.h"
 #include "query/parser.h"
-#include "query/rows.h"
 #include "schema/keys.h"
 #include "storage/memory_store.h"
 #include "table/table_manifest.h"

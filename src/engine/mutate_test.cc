@@ -9,7 +9,7 @@
 #include "base/ids.h"
 #include "commit/names.h"
 #include "commit/stream.h"
-#include "query/rows.h"
+#include "query/column_codec.h"
 #include "storage/counting_store.h"
 #include "storage/local_store.h"
 #include "storage/memory_store.h"

@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include "query/column_codec.h"
 #include "query/parser.h"
-#include "query/rows.h"
+#include "query/plan.h"
+#include "query/typecheck.h"
 #include "storage/memory_store.h"
 
 namespace omnigraph::engine {
@@ -206,6 +208,51 @@ TEST_F(QueryRunTest, StoredTextThatIsNotUtf8IsCorruptionNamingTheFragment) {
   EXPECT_TRUE(out.status().object().ends_with(".ogf")) << out.status().ToString();
   EXPECT_TRUE(out.status().message().ends_with("row 0 is not valid UTF-8 (byte 0xe9 at offset 3)"))
       << out.status().ToString();
+}
+
+// The planner decides without data or parameter values (query/plan.h): one plan, made once,
+// runs with any parameters, and its key lookup runs once per execution.
+TEST_F(QueryRunTest, OnePlanRunsWithEveryParameterValue) {
+  AddPersons({{"Ada", 36}, {"Bob", 25}, {"Cy", 25}});
+  AddKnows({{"Ada", "Bob"}, {"Bob", "Cy"}});
+  Snapshot s = *graph_->SnapshotOfBranch("main");
+  query::QueryFile file = *query::ParseQueryFile(kQueries);
+  query::CheckedQuery checked = *query::TypecheckQuery(s.catalog(), *file.Find("friends"));
+  Result<query::Plan> plan = query::PlanQuery(checked);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(query::RenderPlan(*plan),
+            "match\n"
+            "  access $a: Person key lookup [$a.name = $n] where [$a.name = $n]\n"
+            "  access $b: Person every row\n"
+            "  cross join [$a]\n"
+            "  expand $a -[Knows]-> $b (binds $b)\n"
+            "order ties [$a, $b]\n"
+            "project [$b.name]\n");
+  SnapshotView view(s);
+  query::ExecCache cache;
+  query::ExecOptions options;
+  options.cache = &cache;
+  for (const auto& [start, friend_name] : {std::pair<std::string, std::string>{"Ada", "Bob"},
+                                           std::pair<std::string, std::string>{"Bob", "Cy"}}) {
+    std::vector<schema::Value> params = *query::BindParams(checked, Json{{"n", start}});
+    Result<query::QueryResult> r = query::ExecutePlan(view, *plan, params, options);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_EQ(r->rows.size(), 1u) << start;
+    EXPECT_EQ(r->rows[0][0].string_value(), friend_name);
+    EXPECT_EQ(r->stats.key_lookups, 1u);
+  }
+}
+
+TEST(QueryPlanTest, AMutationHasNoReadPlan) {
+  storage::Runtime rt = storage::Runtime::ForTest(std::make_shared<storage::MemoryStore>(), 1);
+  std::unique_ptr<Graph> g = *Graph::Init(rt, kSchema);
+  Snapshot s = *g->SnapshotOfBranch("main");
+  query::QueryFile file = *query::ParseQueryFile("query add() { insert Person { name: \"Ada\" } }");
+  query::CheckedQuery checked = *query::TypecheckQuery(s.catalog(), file.queries[0]);
+  Result<query::Plan> plan = query::PlanQuery(checked);
+  EXPECT_EQ(plan.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(plan.status().message().find("`add` is a mutation"), std::string::npos)
+      << plan.status().ToString();
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include "commit/names.h"
 #include "engine/graph.h"
+#include "engine/schema_archive.h"
 #include "query/table_schema.h"
 #include "schema/archive.h"
 #include "schema/identity.h"
@@ -21,17 +22,6 @@
 namespace omnigraph::engine {
 
 namespace {
-
-// Writes an archive by conditional create; an existing one must be byte-identical.
-Status PutArchive(storage::ObjectStore& store, const std::string& name, const std::string& bytes) {
-  OMNIGRAPH_ASSIGN_OR_RETURN(bool created, store.PutIfAbsent(name, bytes));
-  if (created) return Status::Ok();
-  OMNIGRAPH_ASSIGN_OR_RETURN(storage::GetResult existing, store.Get(name));
-  if (existing.data != bytes) {
-    return Status(Code::kCorruption, "schema archive differs from its content hash", name);
-  }
-  return Status::Ok();
-}
 
 // Every node and edge type of an IR, by table identity.
 std::map<commit::TableIdentity, const schema::TypeDef*> TablesOf(const schema::SchemaIr& ir) {
@@ -202,8 +192,7 @@ Result<SchemaApplyResult> Graph::ApplySchema(std::string_view new_source,
                     commit::RecordName(commit::kMainKey, base.seq + 1));
     }
     // 1. The archive, before the record that names it.
-    OMNIGRAPH_RETURN_IF_ERROR(
-        PutArchive(*runtime_.store, commit::SchemaArchiveName(content_hash), archive));
+    OMNIGRAPH_RETURN_IF_ERROR(StoreSchemaArchive(*runtime_.store, archive).status());
     // 2. Every new or rewritten table, in parallel, staged against the captured head (D9).
     const table::StagedAgainst against{base.stream, base.seq};
     std::vector<table::TablePin> staged(work.size());

@@ -10,7 +10,7 @@
 #include <unordered_set>
 
 #include "base/sorted_records.h"
-#include "query/rows.h"
+#include "query/column_codec.h"
 #include "schema/keys.h"
 #include "table/table_manifest.h"
 

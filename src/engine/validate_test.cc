@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "query/rows.h"
+#include "query/column_codec.h"
 #include "storage/counting_store.h"
 #include "storage/memory_store.h"
 

@@ -7,13 +7,14 @@
 // decimal string; Date/DateTime as strings (or integers: epoch days / ms); lists as arrays. Unlike
 // the reference, a key the query does not declare is an error naming every such key.
 //
-// Execute runs a checked read query: the match clauses as inner joins over node scans (property
-// filters pushed into the table scan, with fragment skipping; a keyed equality becomes an id
-// lookup) and CSR traversals, `not { }` blocks as anti-joins, then projection, implicit grouping
-// for aggregates, the total order and the limit. Rows come back as schema::Values, one per result
-// column (a bare entity column holds a list: the id, then every property in type order).
-// Search forms (nearest, bm25, rrf, search, fuzzy, match_text) are Unsupported. The executor
-// reads through `cache`, which keeps table images and adjacencies across runs.
+// Execute plans a checked read query (plan.h: the match clauses as inner joins over node scans,
+// property filters pushed into the table scan with fragment skipping, a keyed equality as an id
+// lookup, CSR traversals, `not { }` blocks as anti-joins, then projection, implicit grouping for
+// aggregates, the total order and the limit) and runs the plan; ExecutePlan runs a plan made
+// earlier. Rows come back as schema::Values, one per result column (a bare entity column holds a
+// list: the id, then every property in type order). Search forms (nearest, bm25, rrf, search,
+// fuzzy, match_text) are Unsupported. The executor reads through `cache`, which keeps table
+// images and adjacencies across runs; its operators live in query/exec/.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +26,7 @@
 #include "base/status.h"
 #include "query/exec_cache.h"
 #include "query/graph_view.h"
+#include "query/plan.h"
 #include "query/typecheck.h"
 #include "schema/value.h"
 
@@ -55,6 +57,10 @@ struct QueryResult {
 
 Result<QueryResult> Execute(const GraphView& view, const CheckedQuery& checked,
                             std::span<const schema::Value> params, const ExecOptions& options);
+// Runs `plan` (PlanQuery of a query checked against view.catalog()). Internal when `options`
+// has no cache or `params` does not match the query's parameters.
+Result<QueryResult> ExecutePlan(const GraphView& view, const Plan& plan,
+                                std::span<const schema::Value> params, const ExecOptions& options);
 
 // The JSON of one result cell (OmniGraph's value output forms): 64-bit integers beyond ±(2^53−1)
 // as decimal strings, Date as "YYYY-MM-DD", DateTime as "YYYY-MM-DDTHH:MM:SS.sssZ", lists as

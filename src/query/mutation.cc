@@ -1,7 +1,7 @@
 #include "query/mutation.h"
 
 #include "base/utf8.h"
-#include "query/rows.h"
+#include "query/column_codec.h"
 #include "schema/keys.h"
 #include "table/table_manifest.h"
 

@@ -14,7 +14,7 @@
 #include "commit/documents.h"
 #include "commit/names.h"
 #include "engine/graph.h"
-#include "query/rows.h"
+#include "query/column_codec.h"
 #include "schema/catalog.h"
 #include "schema/identity.h"
 #include "schema/keys.h"

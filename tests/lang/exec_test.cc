@@ -17,8 +17,10 @@
 #include "base/json.h"
 #include "engine/graph.h"
 #include "engine/query.h"
+#include "query/column_codec.h"
 #include "query/parser.h"
-#include "query/rows.h"
+#include "query/plan.h"
+#include "query/typecheck.h"
 #include "schema/keys.h"
 #include "schema/temporal.h"
 #include "storage/memory_store.h"
@@ -180,6 +182,7 @@ struct Case {
   std::string params = "{}";
   std::optional<std::string> rows;
   std::optional<std::string> error;
+  std::optional<std::string> plan;  // The rendered plan (query/plan.h RenderPlan).
 };
 
 struct QTestFile {
@@ -265,6 +268,9 @@ QTestFile ParseQTest(const std::string& text) {
       } else if (word == "error") {
         current->error.emplace();
         body = &*current->error;
+      } else if (word == "plan") {
+        current->plan.emplace();
+        body = &*current->plan;
       } else {
         ADD_FAILURE() << "line " << n << ": unknown section " << section;
       }
@@ -280,6 +286,21 @@ QTestFile ParseQTest(const std::string& text) {
     *body += line + "\n";
   }
   return out;
+}
+
+// Plans the query `run` of the case against `catalog` and compares the rendered plan with the
+// case's `--- plan` section (every line; leading and trailing blank lines aside).
+void ExpectPlan(const Case& c, const std::string& run, const schema::Catalog& catalog) {
+  Result<query::QueryFile> qf = query::ParseQueryFile(c.query);
+  ASSERT_TRUE(qf.ok()) << qf.status().ToString();
+  Result<const query::QueryDecl*> decl = query::SelectQuery(*qf, run);
+  ASSERT_TRUE(decl.ok()) << decl.status().ToString();
+  Result<query::CheckedQuery> checked = query::TypecheckQuery(catalog, **decl);
+  ASSERT_TRUE(checked.ok()) << checked.status().ToString();
+  Result<query::Plan> plan = query::PlanQuery(*checked);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  const std::string actual = query::RenderPlan(*plan);
+  EXPECT_EQ(Trim(actual), Trim(*c.plan)) << "actual plan:\n" << actual;
 }
 
 class ExecGoldenTest : public testing::TestWithParam<std::string> {};
@@ -325,6 +346,7 @@ void RunCase(QTestFile& file, const Case& c, std::map<std::string, std::unique_p
       ASSERT_FALSE(qf->queries.empty());
       run = qf->queries[0].name.text;
     }
+    if (c.plan) ExpectPlan(c, run, snap->catalog());
     RunOptions options;
     options.now_ms = 1767225600000;  // 2026-01-01T00:00:00Z
     options.cache = &cache;

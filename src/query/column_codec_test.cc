@@ -1,4 +1,4 @@
-#include "query/rows.h"
+#include "query/column_codec.h"
 
 #include <gtest/gtest.h>
 

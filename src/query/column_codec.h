@@ -1,4 +1,4 @@
-// Rows: typed values in and out of the columns of a node or edge table.
+// The value <-> column codec: typed values in and out of the columns of a node or edge table.
 //
 // The load, mutation and query layers carry property values as schema::Value; tables hold
 // columns (query/table_schema.h). RowsBuilder turns entities into a ColumnBatch in the type's

@@ -1,0 +1,153 @@
+// The omnigraph command's shared helpers (cli.h).
+#include "cli.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace omnigraph::cli {
+
+using api::ParseJson;
+
+int Fail(const Status& s) {
+  std::string where = s.object().empty() ? "" : " (" + s.object() + ")";
+  std::fprintf(stderr, "omnigraph: error[%s]: %s%s\n", std::string(CodeName(s.code())).c_str(),
+               s.message().c_str(), where.c_str());
+  return s.code() == Code::kPreconditionFailed ? kExitPrecondition : kExitError;
+}
+
+void Context::Fail(const Status& s) { rc_ = cli::Fail(s); }
+
+Result<std::string> Context::Uri() const {
+  if (!g_.store.empty() && !g_.uri.empty() && g_.store != g_.uri) {
+    return InvalidArgument("give the graph once: a URI argument or --store, not both");
+  }
+  std::string uri = g_.store.empty() ? g_.uri : g_.store;
+  if (uri.empty()) {
+    return InvalidArgument("no graph given: add its URI (a path, s3://, ...); see '" +
+                           CommandPath(app_) + " --help'");
+  }
+  return uri;
+}
+
+DatabaseOptions Context::Options() const {
+  DatabaseOptions o;
+  if (!g_.actor.empty()) o.actor = g_.actor;
+  return o;
+}
+
+Result<std::unique_ptr<Database>> Context::Open() const {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::string uri, Uri());
+  return Database::Open(uri, Options());
+}
+
+void Context::Echo(const std::string& verb, const std::string& detail) const {
+  if (g_.quiet) return;
+  std::string target = g_.store.empty() ? g_.uri : g_.store;
+  std::fprintf(stderr, "omnigraph %s \u2192 %s (%s)\n", verb.c_str(), target.c_str(),
+               detail.c_str());
+}
+
+void Context::Print(const Json& out, const std::string& human) const {
+  if (g_.json || human.empty()) {
+    std::cout << out.dump(2) << "\n";
+  } else {
+    std::cout << human << "\n";
+  }
+}
+
+Result<std::string> ReadFile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return InvalidArgument("cannot read '" + path + "': it is a directory, not a file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return InvalidArgument("cannot read '" + path + "'");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+CLI::Validator WholeNumberAtLeast(uint64_t min) {
+  return CLI::Validator(
+      [min](std::string& text) -> std::string {
+        const std::string want = "expected a whole number of " + std::to_string(min) + " or more";
+        if (text.empty() || text.size() > 19 ||
+            text.find_first_not_of("0123456789") != std::string::npos) {
+          return want + ", got '" + text + "'";
+        }
+        return std::stoull(text) < min ? want + ", got '" + text + "'" : std::string();
+      },
+      "N");
+}
+
+std::string CommandPath(CLI::App& app) {
+  std::string path = app.get_name();
+  for (CLI::App* at = &app; !at->get_subcommands().empty();) {
+    at = at->get_subcommands().front();
+    path += " " + at->get_name();
+  }
+  return path;
+}
+
+void AddUriArg(CLI::App* cmd, Context& ctx) {
+  cmd->add_option("uri", ctx.globals().uri,
+                  "The graph: a path, file://, memory://, s3://bucket/prefix, az://");
+  cmd->add_flag("--json", ctx.globals().json, "Print the JSON envelope");
+}
+
+std::string CommitText(const Json& j) {
+  return j.contains("commit") && j["commit"].is_string()
+             ? "commit " + j["commit"].get<std::string>()
+             : "no commit";
+}
+
+void AddQueryOptions(CLI::App* cmd, QueryOptions& q) {
+  cmd->add_option("--query", q.file, "A .gq file");
+  cmd->add_option("-e", q.source, "Query source text");
+  cmd->add_option("--params", q.params_text, "Parameters as a JSON object (keys without '$')");
+  cmd->add_option("--params-file", q.params_file, "Parameters from a JSON file");
+  cmd->add_option("--branch", q.branch, "The branch (default main)");
+}
+
+namespace {
+
+Result<std::string> QuerySource(const std::string& file, const std::string& text) {
+  if (file.empty() == text.empty()) {
+    return InvalidArgument("give the query with exactly one of --query FILE or -e SOURCE");
+  }
+  return file.empty() ? Result<std::string>(text) : ReadFile(file);
+}
+
+Result<Json> Params(const std::string& text, const std::string& file) {
+  if (!text.empty() && !file.empty()) {
+    return InvalidArgument("give parameters with --params or --params-file, not both");
+  }
+  std::string json = text;
+  if (!file.empty()) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(json, ReadFile(file));
+  }
+  if (json.empty()) return Json::object();
+  return ParseJson(json, file.empty() ? "--params" : file);
+}
+
+// `[NAME] URI` of query and mutate: with --store, a lone word is the query's name.
+void SplitQueryArgs(const std::vector<std::string>& args, Globals& g, std::string& name) {
+  if (args.size() == 2 || (args.size() == 1 && !g.store.empty())) name = args.front();
+  if (args.size() == 2 || (args.size() == 1 && g.store.empty())) g.uri = args.back();
+}
+
+}  // namespace
+
+Result<QueryRun> PrepareQuery(QueryOptions& q, Context& ctx) {
+  SplitQueryArgs(q.args, ctx.globals(), q.name);
+  QueryRun run;
+  OMNIGRAPH_ASSIGN_OR_RETURN(run.source, QuerySource(q.file, q.source));
+  OMNIGRAPH_ASSIGN_OR_RETURN(run.params, Params(q.params_text, q.params_file));
+  OMNIGRAPH_ASSIGN_OR_RETURN(run.db, ctx.Open());
+  return run;
+}
+
+}  // namespace omnigraph::cli

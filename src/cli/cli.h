@@ -1,0 +1,121 @@
+// The omnigraph command's shared pieces: the global options, the context every verb's callback
+// runs in (the graph's URI, opening it, the write echo, printing, the exit status), and the
+// helpers several verb groups use. Each verb group lives in its own file and registers its
+// subcommands through one Add...Commands function, called by main.cc. CLI11 is included here and
+// only by the command's own files (a heavy header). Single-threaded, like the command.
+//
+// Every command takes the graph's URI as its last positional argument (a path, file://,
+// memory://, s3://, az://) or --store URI. Results go to stdout (pretty JSON with --json, else a
+// short human form); writes also echo "omnigraph <verb> → <target> (...)" to stderr unless
+// --quiet. Exit status: 0 ok, 1 error, 4 when an expected-commit precondition failed.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "omnigraph/omnigraph.h"
+
+namespace omnigraph::cli {
+
+using api::Code;
+using api::Database;
+using api::DatabaseOptions;
+using api::InvalidArgument;
+using api::Json;
+using api::Result;
+using api::Status;
+
+constexpr int kExitError = 1;
+constexpr int kExitPrecondition = 4;
+
+// The options every command accepts (before or after the command) and the graph's URI.
+struct Globals {
+  std::string uri;
+  std::string store;
+  std::string actor;
+  bool quiet = false;
+  bool json = false;
+};
+
+// What a verb's callback needs: the global options, the graph, printing, and the exit status it
+// sets. One per run of the command; the callbacks hold it by reference.
+class Context {
+ public:
+  explicit Context(CLI::App& app) : app_(app) {}
+
+  Globals& globals() { return g_; }
+  CLI::App& app() { return app_; }
+  int rc() const { return rc_; }
+  // Reports `s` on stderr and sets the exit status it calls for.
+  void Fail(const Status& s);
+
+  // The graph's URI from the positional argument or --store; an error when neither or both differ.
+  Result<std::string> Uri() const;
+  DatabaseOptions Options() const;
+  Result<std::unique_ptr<Database>> Open() const;
+  // "omnigraph <verb> → <target> (<detail>)" on stderr unless --quiet.
+  void Echo(const std::string& verb, const std::string& detail) const;
+  // Prints `out` as pretty JSON, or `human` when --json is off (empty = JSON anyway).
+  void Print(const Json& out, const std::string& human = "") const;
+
+ private:
+  Globals g_;
+  CLI::App& app_;
+  int rc_ = 0;
+};
+
+// Prints `s` as one line on stderr; returns the exit status it calls for (4 for a failed
+// precondition, else 1).
+int Fail(const Status& s);
+
+// The whole of a file; an error naming it when it is missing, unreadable or a directory.
+Result<std::string> ReadFile(const std::string& path);
+
+// A CLI11 validator for counts: digits only, so "-1" is refused instead of wrapping around.
+CLI::Validator WholeNumberAtLeast(uint64_t min);
+
+// "omnigraph branch create" for the deepest command the parse reached.
+std::string CommandPath(CLI::App& app);
+
+// The positional URI and --json of a command.
+void AddUriArg(CLI::App* cmd, Context& ctx);
+
+// "commit <id>" of a write's output, or "no commit".
+std::string CommitText(const Json& j);
+
+// The query source, parameters and branch that query and mutate share.
+struct QueryOptions {
+  std::string name;
+  std::string file;
+  std::string source;
+  std::string params_text;
+  std::string params_file;
+  std::string branch = "main";
+  std::vector<std::string> args;  // [NAME] URI
+};
+
+// A read or mutation ready to run.
+struct QueryRun {
+  std::string source;
+  Json params;
+  std::unique_ptr<Database> db;
+};
+
+// Adds --query, -e, --params, --params-file and --branch to `cmd`.
+void AddQueryOptions(CLI::App* cmd, QueryOptions& q);
+// Splits the `[NAME] URI` arguments, reads the source and the parameters, opens the graph.
+Result<QueryRun> PrepareQuery(QueryOptions& q, Context& ctx);
+
+// The verb groups, each in its own file.
+void AddWriteCommands(CLI::App& app, Context& ctx);        // init, load, mutate
+void AddBranchCommands(CLI::App& app, Context& ctx);       // branch create|list|delete
+void AddCommitCommands(CLI::App& app, Context& ctx);       // commit list|show
+void AddQueryCommand(CLI::App& app, Context& ctx);         // query
+void AddSchemaCommands(CLI::App& app, Context& ctx);       // schema plan|apply|show
+void AddMaintenanceCommands(CLI::App& app, Context& ctx);  // cleanup, export
+
+}  // namespace omnigraph::cli

@@ -1,0 +1,109 @@
+// The verbs that look after a graph as a whole: cleanup and export.
+#include <iostream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+
+namespace omnigraph::cli {
+namespace {
+
+using api::CleanupRequest;
+
+// "7d", "12h", "30m", "45s" as microseconds.
+Result<int64_t> DurationMicros(const std::string& text) {
+  static const std::map<char, int64_t> kUnit = {
+      {'d', 86400000000LL}, {'h', 3600000000LL}, {'m', 60000000LL}, {'s', 1000000LL}};
+  if (text.size() < 2 || !kUnit.contains(text.back())) {
+    return InvalidArgument("bad duration '" + text + "' (use a number and d, h, m or s: 7d)");
+  }
+  int64_t n = 0;
+  for (size_t i = 0; i + 1 < text.size(); ++i) {
+    if (text[i] < '0' || text[i] > '9' || n > 1000000) {
+      return InvalidArgument("bad duration '" + text + "' (use a number and d, h, m or s: 7d)");
+    }
+    n = n * 10 + (text[i] - '0');
+  }
+  return n * kUnit.at(text.back());
+}
+
+struct CleanupOptions {
+  uint64_t keep = 0;
+  std::string older_than;
+  bool confirm = false;
+};
+
+// cleanup (--keep N | --older-than 7d) [--confirm] URI
+void AddCleanup(CLI::App& app, Context& ctx) {
+  auto o = std::make_shared<CleanupOptions>();
+  CLI::App* cleanup = app.add_subcommand("cleanup", "Remove what no retained commit needs");
+  cleanup->add_option("--keep", o->keep, "Keep the newest N commits of every branch")
+      ->check(WholeNumberAtLeast(1));
+  cleanup->add_option("--older-than", o->older_than,
+                      "Keep commits younger than this (7d, 12h, 30m)");
+  cleanup->add_flag("--confirm", o->confirm, "Remove (without it, only report what would go)");
+  AddUriArg(cleanup, ctx);
+  cleanup->callback([&ctx, o] {
+    CleanupRequest request;
+    if (o->keep > 0) request.keep = o->keep;
+    if (!o->older_than.empty()) {
+      Result<int64_t> micros = DurationMicros(o->older_than);
+      if (!micros.ok()) {
+        ctx.Fail(micros.status());
+        return;
+      }
+      request.older_than_micros = *micros;
+    }
+    request.dry_run = !o->confirm;
+    Result<std::unique_ptr<Database>> db = ctx.Open();
+    Result<Json> out = db.ok() ? (*db)->Cleanup(request) : db.status();
+    if (!out.ok()) {
+      ctx.Fail(out.status());
+      return;
+    }
+    const std::string verb = o->confirm ? "removed " : "would remove ";
+    const std::string objects = std::to_string((*out)["objects_removed"].get<uint64_t>());
+    ctx.Echo("cleanup", verb + objects + " objects");
+    ctx.Print(*out, verb + objects + " objects (" +
+                        std::to_string((*out)["bytes_removed"].get<uint64_t>()) + " bytes)" +
+                        (o->confirm ? "" : "; add --confirm to remove them"));
+  });
+}
+
+struct ExportOptions {
+  std::string branch = "main";
+  std::vector<std::string> types;
+};
+
+// export [--branch B] [--type T]... URI
+void AddExport(CLI::App& app, Context& ctx) {
+  auto o = std::make_shared<ExportOptions>();
+  CLI::App* exp = app.add_subcommand("export", "Write a branch's data as NDJSON to stdout");
+  exp->add_option("--branch", o->branch, "The branch (default main)");
+  // One value per --type, so that a URI after it stays the URI.
+  exp->add_option("--type", o->types, "Only these types (repeatable)")->allow_extra_args(false);
+  exp->add_option("uri", ctx.globals().uri);
+  exp->callback([&ctx, o] {
+    Result<std::unique_ptr<Database>> db = ctx.Open();
+    Status s =
+        db.ok() ? (*db)->Export(
+                      o->branch, o->types,
+                      [](std::string_view chunk) {
+                        std::cout.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+                        return std::cout ? Status::Ok() : Status(Code::kTransient, "stdout failed");
+                      })
+                : db.status();
+    if (!s.ok()) ctx.Fail(s);
+  });
+}
+
+}  // namespace
+
+void AddMaintenanceCommands(CLI::App& app, Context& ctx) {
+  AddCleanup(app, ctx);
+  AddExport(app, ctx);
+}
+
+}  // namespace omnigraph::cli

@@ -1,0 +1,133 @@
+// query [NAME] (--query F | -e SRC) [--params JSON | --params-file F] [--branch B | --snapshot ID]
+//       [--format table|json|jsonl|csv|kv | --json] URI
+#include <algorithm>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+
+namespace omnigraph::cli {
+namespace {
+
+using api::ReadTarget;
+
+// A result cell as text for the table, csv and kv formats.
+std::string CellText(const Json& v) {
+  if (v.is_null()) return "";
+  if (v.is_string()) return v.get<std::string>();
+  return v.dump();
+}
+
+std::string CsvField(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+void PrintCsv(const std::vector<std::string>& columns, const Json& rows) {
+  for (size_t i = 0; i < columns.size(); ++i) std::cout << (i ? "," : "") << CsvField(columns[i]);
+  std::cout << "\n";
+  for (const Json& row : rows) {
+    for (size_t i = 0; i < columns.size(); ++i) {
+      std::cout << (i ? "," : "") << CsvField(CellText(row[columns[i]]));
+    }
+    std::cout << "\n";
+  }
+}
+
+void PrintTable(const std::vector<std::string>& columns, const Json& rows) {
+  std::vector<size_t> width;
+  for (const std::string& c : columns) width.push_back(c.size());
+  for (const Json& row : rows) {
+    for (size_t i = 0; i < columns.size(); ++i) {
+      width[i] = std::max(width[i], CellText(row[columns[i]]).size());
+    }
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    for (size_t i = 0; i < cells.size(); ++i) {
+      std::cout << (i ? "  " : "") << cells[i]
+                << std::string(i + 1 < cells.size() ? width[i] - cells[i].size() : 0, ' ');
+    }
+    std::cout << "\n";
+  };
+  line(columns);
+  std::vector<std::string> rule;
+  for (size_t w : width) rule.push_back(std::string(w, '-'));
+  line(rule);
+  for (const Json& row : rows) {
+    std::vector<std::string> cells;
+    for (const std::string& c : columns) cells.push_back(CellText(row[c]));
+    line(cells);
+  }
+  std::cout << "(" << rows.size() << (rows.size() == 1 ? " row)\n" : " rows)\n");
+}
+
+// Prints a query envelope in one of OmniGraph's CLI's formats.
+Status PrintRows(const Json& result, const std::string& format) {
+  std::vector<std::string> columns;
+  for (const Json& c : result["columns"]) {
+    columns.push_back(c.is_object() ? c["name"].get<std::string>() : c.get<std::string>());
+  }
+  const Json& rows = result["rows"];
+  if (format == "json") {
+    std::cout << result.dump(2) << "\n";
+  } else if (format == "jsonl") {
+    Json meta = result;
+    meta.erase("rows");
+    std::cout << meta.dump() << "\n";
+    for (const Json& row : rows) std::cout << row.dump() << "\n";
+  } else if (format == "csv") {
+    PrintCsv(columns, rows);
+  } else if (format == "kv") {
+    for (size_t r = 0; r < rows.size(); ++r) {
+      if (r > 0) std::cout << "\n";
+      for (const std::string& c : columns) std::cout << c << ": " << CellText(rows[r][c]) << "\n";
+    }
+  } else if (format == "table") {
+    PrintTable(columns, rows);
+  } else {
+    return InvalidArgument("unknown format '" + format + "' (table, json, jsonl, csv, kv)");
+  }
+  return Status::Ok();
+}
+
+struct ReadOptions {
+  QueryOptions query;
+  std::string snapshot;
+  std::string format = "table";
+};
+
+}  // namespace
+
+void AddQueryCommand(CLI::App& app, Context& ctx) {
+  auto o = std::make_shared<ReadOptions>();
+  CLI::App* query = app.add_subcommand("query", "Run a read query");
+  query->alias("read");
+  query->add_option("args", o->query.args, "[NAME] URI")->expected(0, 2);
+  AddQueryOptions(query, o->query);
+  query->add_option("--snapshot", o->snapshot, "Read at this commit instead");
+  query->add_option("--format", o->format, "table | json | jsonl | csv | kv");
+  query->add_flag("--json", ctx.globals().json, "Same as --format json");
+  query->callback([&ctx, o] {
+    Result<QueryRun> q = PrepareQuery(o->query, ctx);
+    if (!q.ok()) {
+      ctx.Fail(q.status());
+      return;
+    }
+    ReadTarget target;
+    target.branch = o->query.branch;
+    if (!o->snapshot.empty()) target.snapshot = o->snapshot;
+    Result<Json> out = q->db->Query(q->source, o->query.name, q->params, target);
+    Status printed =
+        out.ok() ? PrintRows(*out, ctx.globals().json ? "json" : o->format) : out.status();
+    if (!printed.ok()) ctx.Fail(printed);
+  });
+}
+
+}  // namespace omnigraph::cli

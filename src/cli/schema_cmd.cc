@@ -1,0 +1,74 @@
+// schema plan|apply --schema F [--allow-data-loss] URI · schema show [--branch B] URI
+#include <memory>
+#include <string>
+
+#include "cli.h"
+
+namespace omnigraph::cli {
+namespace {
+
+struct SchemaOptions {
+  std::string schema_file;
+  bool allow_data_loss = false;
+  std::string branch = "main";
+};
+
+void AddPlanOrApply(CLI::App* schema, Context& ctx, const std::shared_ptr<SchemaOptions>& o,
+                    const std::string& verb) {
+  CLI::App* sub =
+      schema->add_subcommand(verb, verb == "plan" ? "Plan a migration to a new schema"
+                                                  : "Apply a new schema on main (one commit)");
+  sub->add_option("--schema", o->schema_file, "The new schema (.pg)")->required();
+  sub->add_flag("--allow-data-loss", o->allow_data_loss, "Drops become hard");
+  AddUriArg(sub, ctx);
+  sub->callback([&ctx, o, verb] {
+    Result<std::string> text = ReadFile(o->schema_file);
+    Result<std::unique_ptr<Database>> db =
+        text.ok() ? ctx.Open() : Result<std::unique_ptr<Database>>(text.status());
+    if (!db.ok()) {
+      ctx.Fail(db.status());
+      return;
+    }
+    Result<Json> out = verb == "plan" ? (*db)->PlanSchema(*text, o->allow_data_loss)
+                                      : (*db)->ApplySchema(*text, o->allow_data_loss);
+    if (!out.ok()) {
+      ctx.Fail(out.status());
+      return;
+    }
+    if (verb == "apply") {
+      ctx.Echo("schema apply", (*out)["applied"].get<bool>()
+                                   ? std::to_string((*out)["step_count"].get<uint64_t>()) +
+                                         " steps, commit " + (*out)["commit"].get<std::string>()
+                                   : "no change");
+    }
+    ctx.Print(*out);
+  });
+}
+
+void AddShow(CLI::App* schema, Context& ctx, const std::shared_ptr<SchemaOptions>& o) {
+  CLI::App* show = schema->add_subcommand("show", "Print the accepted schema");
+  show->add_option("--branch", o->branch, "The branch (default main)");
+  AddUriArg(show, ctx);
+  show->callback([&ctx, o] {
+    Result<std::unique_ptr<Database>> db = ctx.Open();
+    Result<Json> out = db.ok() ? (*db)->ShowSchema(o->branch) : db.status();
+    if (!out.ok()) {
+      ctx.Fail(out.status());
+      return;
+    }
+    ctx.Print(*out, (*out)["source"].get<std::string>());
+  });
+}
+
+}  // namespace
+
+void AddSchemaCommands(CLI::App& app, Context& ctx) {
+  auto o = std::make_shared<SchemaOptions>();
+  CLI::App* schema = app.add_subcommand("schema", "Show, plan and apply schema changes");
+  schema->require_subcommand(1);
+  AddPlanOrApply(schema, ctx, o, "plan");
+  AddPlanOrApply(schema, ctx, o, "apply");
+  AddShow(schema, ctx, o);
+}
+
+}  // namespace omnigraph::cli

@@ -1,0 +1,126 @@
+// The verbs that write data: init, load, mutate.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+
+namespace omnigraph::cli {
+namespace {
+
+using api::WriteTarget;
+
+// init --schema F.pg URI
+void AddInit(CLI::App& app, Context& ctx) {
+  auto schema_file = std::make_shared<std::string>();
+  CLI::App* init = app.add_subcommand("init", "Create a graph from a .pg schema");
+  init->add_option("--schema", *schema_file, "The schema file (.pg)")->required();
+  AddUriArg(init, ctx);
+  init->callback([&ctx, schema_file] {
+    Result<std::string> schema = ReadFile(*schema_file);
+    Result<std::string> uri = ctx.Uri();
+    if (!schema.ok() || !uri.ok()) {
+      ctx.Fail(!schema.ok() ? schema.status() : uri.status());
+      return;
+    }
+    Result<std::unique_ptr<Database>> db = Database::Init(*uri, *schema, ctx.Options());
+    if (!db.ok()) {
+      ctx.Fail(db.status());
+      return;
+    }
+    ctx.Echo("init", "schema " + *schema_file);
+    // Keys in byte order, like every envelope of the engine but a query's.
+    ctx.Print(Json{{"initialized", true}, {"uri", *uri}}, "initialized " + *uri);
+  });
+}
+
+struct LoadOptions {
+  std::string data_file;
+  std::string mode;
+  std::string branch = "main";
+  std::string from;
+};
+
+// load --data F --mode M [--branch B [--from BASE]] URI
+void AddLoad(CLI::App& app, Context& ctx) {
+  auto o = std::make_shared<LoadOptions>();
+  CLI::App* load = app.add_subcommand("load", "Load NDJSON data as one commit");
+  load->add_option("--data", o->data_file, "The NDJSON file")->required();
+  load->add_option("--mode", o->mode, "append | merge | overwrite")->required();
+  load->add_option("--branch", o->branch, "The branch to load into (default main)");
+  load->add_option("--from", o->from, "Create the branch from this one when it does not exist");
+  AddUriArg(load, ctx);
+  load->callback([&ctx, o] {
+    Result<std::string> data = ReadFile(o->data_file);
+    if (!data.ok()) {
+      ctx.Fail(data.status());
+      return;
+    }
+    Result<std::unique_ptr<Database>> db = ctx.Open();
+    if (!db.ok()) {
+      ctx.Fail(db.status());
+      return;
+    }
+    WriteTarget target;
+    target.branch = o->branch;
+    if (!o->from.empty()) target.from = o->from;
+    Result<Json> out = (*db)->Load(*data, o->mode, target);
+    if (!out.ok()) {
+      ctx.Fail(out.status());
+      return;
+    }
+    const std::string entities = std::to_string((*out)["total_entities"].get<uint64_t>());
+    ctx.Echo("load",
+             o->mode + " " + entities + " entities into " + o->branch + ", " + CommitText(*out));
+    ctx.Print(*out, "loaded " + entities + " entities (" + CommitText(*out) + ")");
+  });
+}
+
+struct MutateOptions {
+  QueryOptions query;
+  std::string if_commit;
+};
+
+// mutate [NAME] (--query F | -e SRC) [--params JSON | --params-file F] [--branch B]
+//        [--if-commit ID] URI
+void AddMutate(CLI::App& app, Context& ctx) {
+  auto o = std::make_shared<MutateOptions>();
+  CLI::App* mutate = app.add_subcommand("mutate", "Run a mutation query as one commit");
+  mutate->alias("change");
+  mutate
+      ->add_option("args", o->query.args,
+                   "[NAME] URI: the query to run (default: the source's only query) and the "
+                   "graph")
+      ->expected(0, 2);
+  AddQueryOptions(mutate, o->query);
+  mutate->add_option("--if-commit", o->if_commit, "Only if the branch head is this commit");
+  mutate->add_flag("--json", ctx.globals().json, "Print the JSON envelope");
+  mutate->callback([&ctx, o] {
+    Result<QueryRun> q = PrepareQuery(o->query, ctx);
+    if (!q.ok()) {
+      ctx.Fail(q.status());
+      return;
+    }
+    WriteTarget target;
+    target.branch = o->query.branch;
+    if (!o->if_commit.empty()) target.if_commit = o->if_commit;
+    Result<Json> out = q->db->Mutate(q->source, o->query.name, q->params, target);
+    if (!out.ok()) {
+      ctx.Fail(out.status());
+      return;
+    }
+    ctx.Echo("mutate", (*out)["query_name"].get<std::string>() + " on " + o->query.branch + ", " +
+                           CommitText(*out));
+    ctx.Print(*out);
+  });
+}
+
+}  // namespace
+
+void AddWriteCommands(CLI::App& app, Context& ctx) {
+  AddInit(app, ctx);
+  AddLoad(app, ctx);
+  AddMutate(app, ctx);
+}
+
+}  // namespace omnigraph::cli

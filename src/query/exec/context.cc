@@ -1,0 +1,246 @@
+// Frames, compiled expressions and the run state shared by every operator (context.h, frame.h).
+#include "query/exec/context.h"
+
+#include "query/column_codec.h"
+
+namespace omnigraph::query::exec {
+
+using schema::ScalarKind;
+using schema::TypeDef;
+using schema::Value;
+
+int Frame::Find(std::string_view name) const {
+  for (size_t i = 0; i < slots.size(); ++i) {
+    if (slots[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+void Frame::Gather(const std::vector<uint32_t>& keep) {
+  for (std::vector<uint32_t>& col : cols) {
+    std::vector<uint32_t> next(keep.size());
+    for (size_t i = 0; i < keep.size(); ++i) next[i] = col[keep[i]];
+    col = std::move(next);
+  }
+  rows = keep.size();
+}
+
+namespace {
+
+bool ListHas(const Value& list, const Value& item) {
+  for (const Value& x : list.list_items()) {
+    if (!x.is_null() && Value::Compare(x, item) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool CondHolds(const Cond& cond, const Value& l, const Value& r) {
+  if (l.is_null() || r.is_null()) return false;
+  switch (cond.kind) {
+    case FilterKind::kCompare:
+      if (l.tag() == Value::Tag::kList && r.tag() != Value::Tag::kList) {
+        // A scalar against a list property: membership (binding semantics).
+        return cond.op == CompOp::kEq ? ListHas(l, r) : cond.op == CompOp::kNe && !ListHas(l, r);
+      }
+      return CompareHolds(cond.op, Value::Compare(l, r));
+    case FilterKind::kListContains: return l.tag() == Value::Tag::kList && ListHas(l, r);
+    case FilterKind::kStringContains:
+      return l.tag() == Value::Tag::kString && r.tag() == Value::Tag::kString &&
+             l.string_value().find(r.string_value()) != std::string::npos;
+    case FilterKind::kStartsWith:
+      return l.tag() == Value::Tag::kString && r.tag() == Value::Tag::kString &&
+             l.string_value().starts_with(r.string_value());
+    case FilterKind::kTextSearch: return false;
+  }
+  return false;
+}
+
+ScopeState::ScopeState(const ScopePlan& scope) : plan(scope) {
+  for (const NodeAccess& a : scope.access) vars[a.var].access = &a;
+}
+
+Result<const TableImage*> ExecContext::Image(const TypeDef& type) {
+  auto it = images_.find(&type);
+  if (it != images_.end()) return it->second.get();
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> version, view_.Table(type));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableImage> image,
+                             options_.cache->Image(view_.cache_scope(), version));
+  const TableImage* out = image.get();
+  images_[&type] = std::move(image);
+  return out;
+}
+
+Result<const Adjacency*> ExecContext::Adj(const TypeDef& edge) {
+  auto it = adjacencies_.find(&edge);
+  if (it != adjacencies_.end()) return it->second.get();
+  const TypeDef* from = NodeType(edge.from);
+  const TypeDef* to = NodeType(edge.to);
+  if (from == nullptr || to == nullptr) {
+    return Internal("edge type " + edge.name + " has an unknown endpoint type");
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(const TableImage* edges, Image(edge));
+  OMNIGRAPH_ASSIGN_OR_RETURN(const TableImage* from_image, Image(*from));
+  OMNIGRAPH_ASSIGN_OR_RETURN(const TableImage* to_image, Image(*to));
+  OMNIGRAPH_ASSIGN_OR_RETURN(
+      std::shared_ptr<const Adjacency> adj,
+      options_.cache->Adjacent(view_.cache_scope(), *edges, *from_image, *to_image));
+  const Adjacency* out = adj.get();
+  adjacencies_[&edge] = std::move(adj);
+  return out;
+}
+
+Result<Value> ExecContext::ConstantOf(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::kNow: return Value::DateTime(options_.now_ms);
+    case ExprKind::kLiteral: return e.literal.value;
+    case ExprKind::kVariable: {
+      const QueryDecl& decl = *query().decl;
+      for (size_t i = 0; i < decl.params.size(); ++i) {
+        if (decl.params[i].name.text == e.var.text) return params_[i];
+      }
+      return InvalidArgument("`$" + e.var.text + "` is neither a parameter nor a bound variable");
+    }
+    default: break;
+  }
+  return Internal("expression is not a constant");
+}
+
+Result<CExpr> ExecContext::CompileMatchValue(const MatchValue& v) {
+  CExpr out;
+  switch (v.kind) {
+    case MatchValue::Kind::kLiteral: out.constant = v.literal.value; break;
+    case MatchValue::Kind::kNow: out.constant = Value::DateTime(options_.now_ms); break;
+    case MatchValue::Kind::kVariable: {
+      Expr e;
+      e.kind = ExprKind::kVariable;
+      e.var = v.variable;
+      OMNIGRAPH_ASSIGN_OR_RETURN(out.constant, ConstantOf(e));
+      break;
+    }
+  }
+  return out;
+}
+
+Result<CExpr> ExecContext::Compile(const Expr& e, const Frame& frame) {
+  if (IsSearchExpr(e)) return SearchUnsupported();
+  CExpr out;
+  switch (e.kind) {
+    case ExprKind::kProp: {
+      int slot = frame.Find(e.var.text);
+      if (slot < 0) return Internal("variable `$" + e.var.text + "` is not bound");
+      const Slot& s = frame.slots[slot];
+      out.slot = slot;
+      const schema::PropertyDef* prop = s.type->FindProperty(e.prop.text);
+      if (prop == nullptr) {
+        if (e.prop.text == "id") {
+          out.kind = CExpr::Kind::kId;
+          return out;
+        }
+        return InvalidArgument("type `" + s.type->name + "` has no property `" + e.prop.text + "`");
+      }
+      out.kind = CExpr::Kind::kProp;
+      OMNIGRAPH_ASSIGN_OR_RETURN(out.column, s.image->Column(static_cast<uint32_t>(prop->id)));
+      return out;
+    }
+    case ExprKind::kVariable: {
+      int slot = frame.Find(e.var.text);
+      if (slot >= 0) {
+        out.kind = CExpr::Kind::kEntity;
+        out.slot = slot;
+        return out;
+      }
+      OMNIGRAPH_ASSIGN_OR_RETURN(out.constant, ConstantOf(e));
+      return out;
+    }
+    case ExprKind::kNow:
+    case ExprKind::kLiteral: {
+      OMNIGRAPH_ASSIGN_OR_RETURN(out.constant, ConstantOf(e));
+      return out;
+    }
+    default: break;
+  }
+  return Internal("expression cannot be evaluated per row");
+}
+
+Value ExecContext::EntityValue(const Slot& slot, uint32_t dense) const {
+  std::vector<Value> items;
+  items.push_back(Value::String(slot.image->id(dense)));
+  for (const schema::PropertyDef& p : slot.type->properties) {
+    if (p.type.scalar == ScalarKind::kBlob) {
+      items.push_back(Value::Null());
+      continue;
+    }
+    Result<const TableImage::ChunkedColumn*> col = slot.image->Column(static_cast<uint32_t>(p.id));
+    items.push_back(col.ok() ? ValueAt((*col)->chunk(dense), TableImage::ChunkedColumn::row(dense))
+                             : Value::Null());
+  }
+  return Value::List(std::move(items));
+}
+
+Value ExecContext::Eval(const CExpr& e, const Frame& frame, size_t row) const {
+  switch (e.kind) {
+    case CExpr::Kind::kConst: return e.constant;
+    case CExpr::Kind::kProp: {
+      uint32_t dense = frame.cols[e.slot][row];
+      return ValueAt(e.column->chunk(dense), TableImage::ChunkedColumn::row(dense));
+    }
+    case CExpr::Kind::kId: {
+      const Slot& s = frame.slots[e.slot];
+      return Value::String(s.image->id(frame.cols[e.slot][row]));
+    }
+    case CExpr::Kind::kEntity: return EntityValue(frame.slots[e.slot], frame.cols[e.slot][row]);
+  }
+  return Value();
+}
+
+void ExecContext::FilterRows(Frame& frame, const std::vector<Cond>& conds) const {
+  if (conds.empty()) return;
+  std::vector<uint32_t> keep;
+  keep.reserve(frame.rows);
+  for (size_t r = 0; r < frame.rows; ++r) {
+    bool ok = true;
+    for (const Cond& c : conds) {
+      if (!CondHolds(c, Eval(c.left, frame, r), Eval(c.right, frame, r))) {
+        ok = false;
+        break;
+      }
+    }
+    if (ok) keep.push_back(static_cast<uint32_t>(r));
+  }
+  if (keep.size() != frame.rows) frame.Gather(keep);
+}
+
+Status ExecContext::FilterRows(Frame& frame, const std::vector<PlanCond>& conds) {
+  std::vector<Cond> compiled;
+  for (const PlanCond& c : conds) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(Cond cond, CondOf(c, frame));
+    compiled.push_back(std::move(cond));
+  }
+  FilterRows(frame, compiled);
+  return Status::Ok();
+}
+
+Result<Cond> ExecContext::CondOf(const PlanCond& c, const Frame& frame) {
+  Cond out;
+  if (c.match != nullptr) {
+    // `prop: value` of a binding: an equality (membership for a list property, which CondHolds
+    // handles under kCompare/kEq).
+    Expr prop;
+    prop.kind = ExprKind::kProp;
+    prop.var.text = c.var;
+    prop.prop = c.match->prop;
+    OMNIGRAPH_ASSIGN_OR_RETURN(out.left, Compile(prop, frame));
+    OMNIGRAPH_ASSIGN_OR_RETURN(out.right, CompileMatchValue(c.match->value));
+    return out;
+  }
+  if (c.kind == FilterKind::kTextSearch) return SearchUnsupported();
+  out.kind = c.kind;
+  out.op = c.op;
+  OMNIGRAPH_ASSIGN_OR_RETURN(out.left, Compile(c.filter->left, frame));
+  OMNIGRAPH_ASSIGN_OR_RETURN(out.right, Compile(c.filter->right, frame));
+  return out;
+}
+
+}  // namespace omnigraph::query::exec

@@ -1,0 +1,83 @@
+// ExecContext: the state of one run of a read plan (docs/design/query-execution.md
+// "Execution") — the graph view, the parameter values, the images and adjacencies the run has
+// taken from the ExecCache, the counters — and what every operator shares: compiling expressions
+// against a frame, evaluating them, and filtering rows. One per run; single-threaded.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "query/exec/frame.h"
+#include "query/executor.h"
+#include "query/graph_view.h"
+#include "query/plan.h"
+
+namespace omnigraph::query::exec {
+
+// The candidates of one node variable of a running scope (plan.h NodeAccess), computed on first
+// use: the dense indices that satisfy every constraint, ascending, and a membership bitmap
+// (both empty when `all`: every row qualifies, and no list is kept until a cross product needs
+// one).
+struct Candidates {
+  const NodeAccess* access = nullptr;
+  bool computed = false;
+  bool all = false;
+  std::vector<uint32_t> rows;
+  std::vector<bool> allowed;
+  size_t count = 0;  // How many qualify.
+};
+
+// The state of one run of a ScopePlan.
+struct ScopeState {
+  explicit ScopeState(const ScopePlan& scope);
+  const ScopePlan& plan;
+  std::map<std::string, Candidates, std::less<>> vars;
+};
+
+class ExecContext {
+ public:
+  ExecContext(const GraphView& view, const Plan& plan, std::span<const schema::Value> params,
+              const ExecOptions& options)
+      : view_(view), plan_(plan), params_(params), options_(options) {}
+
+  const Plan& plan() const { return plan_; }
+  const CheckedQuery& query() const { return *plan_.query; }
+  ExecStats& stats() { return stats_; }
+
+  // The image of a node or edge type's table version, and the adjacency of an edge type, each
+  // taken from the cache once per run.
+  Result<const TableImage*> Image(const schema::TypeDef& type);
+  Result<const Adjacency*> Adj(const schema::TypeDef& edge);
+  const schema::TypeDef* NodeType(const schema::TypeRef& ref) const {
+    return view_.catalog().FindById(ref.type_id);
+  }
+
+  // The value of a constant expression (a literal, now(), a parameter).
+  Result<schema::Value> ConstantOf(const Expr& e);
+  Result<CExpr> CompileMatchValue(const MatchValue& v);
+  // Compiles `e` against the slots of `frame`.
+  Result<CExpr> Compile(const Expr& e, const Frame& frame);
+  schema::Value Eval(const CExpr& e, const Frame& frame, size_t row) const;
+  // Compiles a plan condition against `frame`.
+  Result<Cond> CondOf(const PlanCond& c, const Frame& frame);
+  // Keeps the rows of `frame` that satisfy every one of `conds`.
+  void FilterRows(Frame& frame, const std::vector<Cond>& conds) const;
+  Status FilterRows(Frame& frame, const std::vector<PlanCond>& conds);
+
+ private:
+  schema::Value EntityValue(const Slot& slot, uint32_t dense) const;
+
+  const GraphView& view_;
+  const Plan& plan_;
+  std::span<const schema::Value> params_;
+  ExecOptions options_;
+  std::map<const schema::TypeDef*, std::shared_ptr<const TableImage>> images_;
+  std::map<const schema::TypeDef*, std::shared_ptr<const Adjacency>> adjacencies_;
+  ExecStats stats_;
+};
+
+}  // namespace omnigraph::query::exec

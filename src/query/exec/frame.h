@@ -1,0 +1,65 @@
+// The executor's row representation and compiled expressions (docs/design/query-execution.md
+// "Execution"): a Frame holds the rows of a match so far, column-major, one column of dense
+// indices per bound variable; a CExpr is an expression compiled against a frame's slots, a Cond
+// a condition on one frame row. Plain values; thread-compatible.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "query/ast.h"
+#include "query/exec_cache.h"
+#include "query/typecheck.h"
+#include "schema/ir.h"
+#include "schema/value.h"
+
+namespace omnigraph::query::exec {
+
+enum class SlotKind : uint8_t { kNode, kEdge, kOrigin };
+
+// One bound variable of a frame.
+struct Slot {
+  std::string name;
+  SlotKind kind = SlotKind::kNode;
+  const schema::TypeDef* type = nullptr;
+  const TableImage* image = nullptr;
+};
+
+// The rows of a match so far, column-major: cols[slot][row] is a dense index into the slot's
+// table image (or, for the origin slot of a not-block, the outer row number).
+struct Frame {
+  std::vector<Slot> slots;
+  std::vector<std::vector<uint32_t>> cols;
+  size_t rows = 1;  // The unit frame: one row binding nothing.
+
+  // The slot of variable `name`, or -1.
+  int Find(std::string_view name) const;
+  // Keeps the rows `keep` (ascending or not; duplicates allowed) in that order.
+  void Gather(const std::vector<uint32_t>& keep);
+};
+
+// A compiled expression over a frame: a constant, a property or id of a bound slot, or a bound
+// entity itself.
+struct CExpr {
+  enum class Kind : uint8_t { kConst, kProp, kId, kEntity };
+  Kind kind = Kind::kConst;
+  schema::Value constant;
+  int slot = -1;
+  const TableImage::ChunkedColumn* column = nullptr;
+};
+
+// A condition on one frame row: `left op right` as the typechecker resolved it.
+struct Cond {
+  CExpr left;
+  CExpr right;
+  FilterKind kind = FilterKind::kCompare;
+  CompOp op = CompOp::kEq;
+};
+
+// Whether `cond` holds for the values `l` and `r` of its sides. NULL never matches; a scalar
+// against a list property is membership.
+bool CondHolds(const Cond& cond, const schema::Value& l, const schema::Value& r);
+
+}  // namespace omnigraph::query::exec

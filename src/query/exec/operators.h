@@ -1,0 +1,48 @@
+// The operators of a read plan (plan.h), one run function per operator kind, each in the file
+// of its family: scan.cc (filter, candidates, cross join), expand.cc (expand, BFS),
+// anti_join.cc (anti join, and running a scope), output.cc (aggregate, order, limit, project).
+// A new operator adds its own overload here and its own file; the dispatch (RunScope,
+// RunOutput) visits the plan's variants and needs no change for it.
+#pragma once
+
+#include <vector>
+
+#include "base/status.h"
+#include "query/exec/context.h"
+#include "query/exec/frame.h"
+#include "query/plan.h"
+
+namespace omnigraph::query::exec {
+
+// Runs every step of `scope` on `frame`.
+Status RunScope(ExecContext& ctx, const ScopePlan& scope, Frame& frame);
+
+// Match operators.
+Status RunStep(ExecContext& ctx, ScopeState& scope, Frame& frame, const FilterStep& step);
+Status RunStep(ExecContext& ctx, ScopeState& scope, Frame& frame, const CrossJoinStep& step);
+Status RunStep(ExecContext& ctx, ScopeState& scope, Frame& frame, const ExpandEdgesStep& step);
+Status RunStep(ExecContext& ctx, ScopeState& scope, Frame& frame, const ReachStep& step);
+Status RunStep(ExecContext& ctx, ScopeState& scope, Frame& frame, const AntiJoinStep& step);
+
+// The candidates of `var`, a variable `scope` introduces, computed on first use.
+Result<Candidates*> ComputeCandidates(ExecContext& ctx, ScopeState& scope, const std::string& var);
+// Binds `var` by a cross product of the frame with its candidates.
+Status BindCrossProduct(ExecContext& ctx, ScopeState& scope, Frame& frame, const std::string& var);
+
+// The rows an output operator works on: frame rows (`order` indexes the frame) until an
+// aggregate or the projection makes result rows (`order` then indexes `rows`).
+struct OutputState {
+  const Frame& frame;
+  std::vector<uint32_t> order;
+  bool materialized = false;
+  std::vector<std::vector<schema::Value>> rows;
+};
+
+// Output operators.
+Status RunOutput(ExecContext& ctx, OutputState& out, const SortStep& step);
+Status RunOutput(ExecContext& ctx, OutputState& out, const LimitStep& step);
+Status RunOutput(ExecContext& ctx, OutputState& out, const ProjectStep& step);
+Status RunOutput(ExecContext& ctx, OutputState& out, const AggregateStep& step);
+Status RunOutput(ExecContext& ctx, OutputState& out, const SortColumnsStep& step);
+
+}  // namespace omnigraph::query::exec
