@@ -83,15 +83,23 @@ function request()
   local body = '{{"query": {json.dumps(mutation)}, "params": {{"name": "w' .. id .. '-' .. n .. '"}}}}'
   return wrk.format("POST", "/mutate", nil, body)
 end
+-- The first refusals of each thread, so a non-2xx count comes with its reason.
+local logged = 0
+function response(status, headers, body)
+  if status ~= 200 and logged < 2 then
+    logged = logged + 1
+    io.stderr:write("loadtest: mutation refused: " .. status .. " " .. body .. "\\n")
+  end
+end
 ''')
 PY
 
 # One wrk run: its requests/s, latency percentiles (µs) and non-2xx count, as JSON.
 run_wrk() {
-  local name=$1 path=$2
+  local name=$1 path=$2 c=${3:-$conns}
   local r
-  r=$(wrk -t"$wrk_threads" -c"$conns" -d"${seconds}s" --latency -H "Authorization: Bearer $token" \
-    -s "$work/$name.lua" "$url$path")
+  r=$(wrk -t"$(( c < wrk_threads ? c : wrk_threads ))" -c"$c" -d"${seconds}s" --latency \
+    -H "Authorization: Bearer $token" -s "$work/$name.lua" "$url$path")
   echo "$r" > "$work/$name.wrk"
   python3 - "$work/$name.wrk" <<'PY'
 import json, re, sys
@@ -113,6 +121,7 @@ echo "loadtest: $people people, ${seconds}s per run, $conns connections, $wrk_th
 point=$(run_wrk point /query)
 two_hop=$(run_wrk two_hop /query)
 mutate=$(run_wrk mutate /mutate)
+mutate_one=$(run_wrk mutate /mutate 1)
 kill "$server_pid"; wait "$server_pid" || true; server_pid=
 embedded_point=$("$bin/omnigraph-api-bench" "$work/g" "$work/reads.gq" point '{"name":"p42"}' \
   "$conns" "$seconds")
@@ -123,15 +132,18 @@ sha=$(git rev-parse --short HEAD)
 day=$(date -u +%Y-%m-%d)
 result="bench/results/server-loadtest-$day-$sha.json"
 python3 - "$result" "$people" "$seconds" "$conns" "$wrk_threads" "$(nproc)" "$sha" \
-  "$point" "$two_hop" "$mutate" "$embedded_point" "$embedded_two_hop" <<'PY'
+  "$point" "$two_hop" "$mutate" "$mutate_one" "$embedded_point" "$embedded_two_hop" <<'PY'
 import json, sys
-(path, people, seconds, conns, threads, cores, sha, point, two_hop, mutate, ep, e2) = sys.argv[1:]
-point, two_hop, mutate, ep, e2 = map(json.loads, (point, two_hop, mutate, ep, e2))
+(path, people, seconds, conns, threads, cores, sha, point, two_hop, mutate, mutate_one, ep,
+ e2) = sys.argv[1:]
+point, two_hop, mutate, mutate_one, ep, e2 = map(json.loads,
+                                                 (point, two_hop, mutate, mutate_one, ep, e2))
 doc = {
     "benchmark": "server-loadtest", "commit": sha, "cores": int(cores), "people": int(people),
     "edges": 3 * int(people), "seconds_per_run": int(seconds), "connections": int(conns),
     "wrk_threads": int(threads), "store": "local (temporary folder)",
-    "http": {"point": point, "two_hop": two_hop, "mutate": mutate},
+    "http": {"point": point, "two_hop": two_hop, "mutate": mutate,
+             "mutate_one_connection": mutate_one},
     "embedded": {"point": ep, "two_hop": e2},
     "http_over_embedded": {
         "point_throughput": round(ep["requests_per_s"] / point["requests_per_s"], 2),
@@ -156,7 +168,8 @@ rows = [
     "|---|---|---:|---:|---:|---:|---:|",
 ]
 for name, label in (("point", "point lookup by key"), ("two_hop", "two-hop read"),
-                    ("mutate", "one-insert mutation")):
+                    ("mutate", "one-insert mutation"),
+                    ("mutate_one_connection", "one-insert mutation, one connection")):
     v = h[name]
     rows.append(f"| {label} | HTTP | {v['requests_per_s']:.0f} | {v['p50_us']} | {v['p90_us']} | "
                 f"{v['p99_us']} | {v['non_2xx']} |")

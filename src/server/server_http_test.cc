@@ -372,6 +372,8 @@ TEST_F(ServerHttpTest, MalformedAndOversizedRequestsGetA4xxAndChangeNothing) {
   EXPECT_EQ(status(c.Put("/query", "{}", "application/json")), 405);
   EXPECT_EQ(c.Put("/query", "{}", "application/json")->get_header_value("Allow"), "POST");
   EXPECT_EQ(status(c.Get("/commits?limit=-1")), 400);
+  EXPECT_EQ(status(c.Get("/commits?brnach=main")), 400);  // A misspelt parameter is not ignored.
+  EXPECT_EQ(status(c.Post("/load/ndjson?mdoe=append", rows, "application/x-ndjson")), 400);
   EXPECT_EQ(
       status(c.Post("/query", Json{{"query", "query q() { insert Person { name: \"Z\" } }"}}.dump(),
                     "application/json")),

@@ -143,6 +143,16 @@ std::variant<Service::Admitted, HttpResponse> Service::Check(HttpRequest& reques
     return refused;
   }
   const Route& route = *match.route;
+  for (const auto& [name, value] : request.query) {
+    auto known = [&name](const Param& p) { return p.name == name; };
+    if (std::none_of(route.query_params.begin(), route.query_params.end(), known)) {
+      std::string expected;
+      for (const Param& p : route.query_params) expected += (expected.empty() ? "" : ", ") + p.name;
+      return ErrorResponse(400, "unknown query parameter '" + name + "' for " + route.method + " " +
+                                    route.pattern +
+                                    " (expected: " + (expected.empty() ? "none" : expected) + ")");
+    }
+  }
   Admitted admitted{&route, std::nullopt};
   if (!route.action.empty() && !auth_.unauthenticated()) {
     admitted.actor = auth_.Authenticate(request.Header("authorization"));
