@@ -142,6 +142,13 @@ class Database {
   // the commit touched (from the record's change set: one record read), and
   // `schema_boundary: true` for a schema change. CommitNotFound for an unknown id.
   Result<Json> ShowCommit(std::string_view commit_id);
+  // The entity changes of one commit against its first parent: {cause: {graph_commit_id,
+  // parent_commit_id, merged_parent_commit_id?, authored_branch, actor_id?, authored_at},
+  // changes: [{kind, type: {id, name}, id, op, before?, after?}]}, images {properties,
+  // endpoints?}, ordered nodes before edges, then type id, entity id and op; an unchanged rewrite
+  // never appears. ParentlessCommit for genesis, SchemaBoundary for a schema change,
+  // CommitNotFound for an unknown id.
+  Result<Json> CommitChanges(std::string_view commit_id);
   // OmniGraph's snapshot object of a branch head or of one commit: {graph_commit_id,
   // graph_branch, graph_manifest_version, internal_schema_version, datasets: [{entity_kind,
   // type_name, dataset_path, published_dataset_version, entity_count}]}.

@@ -68,6 +68,8 @@ enum class Code : uint16_t {
   kResourceLimit,
   kUnknownStamp,       // The store's stamp is not an OmniGraph graph this version knows.
   kVersionsReclaimed,  // The commit's data was removed by cleanup.
+  kParentlessCommit,   // A per-commit diff of a commit without a parent (genesis).
+  kSchemaBoundary,     // A per-commit diff of a commit that changed the schema.
 };
 
 // The stable lower-case name of a code or kind ("branch_not_found", "not_found").

@@ -45,6 +45,8 @@ std::string_view CodeName(Code code) {
     case Code::kResourceLimit: return "resource_limit";
     case Code::kUnknownStamp: return "unknown_stamp";
     case Code::kVersionsReclaimed: return "versions_reclaimed";
+    case Code::kParentlessCommit: return "parentless_commit";
+    case Code::kSchemaBoundary: return "schema_boundary";
   }
   return "invalid_code";
 }
@@ -96,7 +98,9 @@ Kind KindOf(Code code) {
     case Code::kVersionsReclaimed: return Kind::kPermanent;
     case Code::kTooLarge:
     case Code::kResourceLimit: return Kind::kResourceLimit;
-    case Code::kUnsupported: return Kind::kUnsupported;
+    case Code::kUnsupported:
+    case Code::kParentlessCommit:
+    case Code::kSchemaBoundary: return Kind::kUnsupported;
     case Code::kInternal:
     case Code::kCancelled: return Kind::kInternal;
   }

@@ -66,6 +66,8 @@ enum class Code : uint16_t {
   kResourceLimit,
   kUnknownStamp,
   kVersionsReclaimed,
+  kParentlessCommit,
+  kSchemaBoundary,
 };
 
 // The stable lower-case name of a code or kind ("read_set_changed", "not_found").

@@ -125,7 +125,7 @@ Result<QueryRun> PrepareQuery(QueryOptions& q, Context& ctx);
 // The verb groups, each in its own file.
 void AddWriteCommands(CLI::App& app, Context& ctx);        // init, load, mutate
 void AddBranchCommands(CLI::App& app, Context& ctx);       // branch create|list|delete
-void AddCommitCommands(CLI::App& app, Context& ctx);       // commit list|show, snapshot
+void AddCommitCommands(CLI::App& app, Context& ctx);       // commit list|show|changes, snapshot
 void AddQueryCommand(CLI::App& app, Context& ctx);         // query
 void AddSchemaCommands(CLI::App& app, Context& ctx);       // schema plan|apply|show
 void AddMaintenanceCommands(CLI::App& app, Context& ctx);  // cleanup, export, repair, version

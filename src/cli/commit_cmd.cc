@@ -1,4 +1,5 @@
-// commit list [--branch B] [--limit N] [--page-token T] | show ID; snapshot [--branch B |
+// commit list [--branch B] [--limit N] [--page-token T] | show ID | changes ID; snapshot [--branch
+// B |
 // --snapshot ID]. The human forms read like `git log --oneline`: one line per commit with a short
 // id, the local date and time, the actor and what the commit did (the record's summary).
 #include <time.h>
@@ -117,6 +118,34 @@ void AddShow(CLI::App* commit, Context& ctx, const std::shared_ptr<CommitOptions
   });
 }
 
+// One line per entity change: "+ node Person ada", "~ edge Knows k1", "- node Person bob".
+std::string ChangesText(const Json& out) {
+  std::string text;
+  for (const Json& c : out["changes"]) {
+    const std::string& op = c["op"].string_value();
+    const char* sign = op == "insert" ? "+" : op == "update" ? "~" : "-";
+    text += (text.empty() ? "" : "\n") + std::string(sign) + " " + c["kind"].string_value() + " " +
+            c["type"]["name"].string_value() + " " + c["id"].string_value();
+  }
+  return text.empty() ? "(no entity changes)" : text;
+}
+
+void AddChanges(CLI::App* commit, Context& ctx, const std::shared_ptr<CommitOptions>& o) {
+  CLI::App* changes =
+      commit->add_subcommand("changes", "The entity changes of one commit against its parent");
+  changes->add_option("id", o->id, "The commit id")->required();
+  AddUriArg(changes, ctx);
+  changes->callback([&ctx, o] {
+    Result<std::unique_ptr<Database>> db = ctx.Open();
+    Result<Json> out = db.ok() ? (*db)->CommitChanges(o->id) : db.status();
+    if (!out.ok()) {
+      ctx.Fail(out.status());
+      return;
+    }
+    ctx.Print(*out, ChangesText(*out));
+  });
+}
+
 std::string SnapshotText(const Json& s) {
   std::string out = s["graph_commit_id"].string_value() + "  " + s["graph_branch"].string_value() +
                     " #" + std::to_string(s["graph_manifest_version"].get<uint64_t>()) +
@@ -158,6 +187,7 @@ void AddCommitCommands(CLI::App& app, Context& ctx) {
   commit->require_subcommand(1);
   AddList(commit, ctx, o);
   AddShow(commit, ctx, o);
+  AddChanges(commit, ctx, o);
   AddSnapshot(app, ctx, o);
 }
 

@@ -9,6 +9,7 @@
 #include "commit/repair.h"
 #include "engine/api_values.h"
 #include "engine/change_sets.h"
+#include "engine/commit_changes.h"
 #include "engine/export.h"
 #include "engine/graph.h"
 #include "engine/load.h"
@@ -216,6 +217,10 @@ class Handle {
     out["tables"] = TouchedTablesJson(changes);
     if (changes.schema_boundary) out["schema_boundary"] = true;
     return out;
+  }
+
+  Result<Json> CommitChanges(std::string_view commit_id) {
+    return engine::CommitChanges(*graph_, commit_id);
   }
 
   Result<Json> SnapshotOf(const ReadTarget& target) {
@@ -491,6 +496,10 @@ Result<Json> Database::ListCommits(std::string_view branch, size_t limit) {
 Result<Json> Database::CommitHistory(std::string_view branch, size_t limit,
                                      std::string_view page_token) {
   return ToApi(impl_->handle->ListCommits(branch, limit, page_token));
+}
+
+Result<Json> Database::CommitChanges(std::string_view commit_id) {
+  return ToApi(impl_->handle->CommitChanges(commit_id));
 }
 
 Result<Json> Database::Snapshot(const ReadTarget& target) {

@@ -809,6 +809,27 @@ TEST(ApiHistoryTest, PagesFollowTheForkShowIsOneReadAndSnapshotsDescribeTheirTab
   EXPECT_EQ((*then)["datasets"][0]["entity_count"], 2);
   past.snapshot = "main.99.AAAAAAAAAA";
   EXPECT_EQ(db.Snapshot(past).status().code(), Code::kCommitNotFound);
+
+  // A commit whose ids spilled to a delta object: `commit show` is still one record read, since
+  // the counts stay in the record.
+  std::string ndjson;
+  for (int i = 0; i < 3000; ++i) {
+    ndjson += "{\"type\":\"Company\",\"data\":{\"name\":\"company-" + std::to_string(i) + "\"}}\n";
+  }
+  Result<Json> loaded = db.Load(ndjson, "append", WriteTarget{});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  const std::string big =
+      (*db.CommitHistory("main", 1, ""))["commits"][0]["graph_commit_id"].string_value();
+  const StoreCallCounts before_big = db.StoreCalls();
+  Result<Json> big_shown = db.ShowCommit(big);
+  const StoreCallCounts after_big = db.StoreCalls();
+  ASSERT_TRUE(big_shown.ok()) << big_shown.status().ToString();
+  EXPECT_EQ(after_big.total() - before_big.total(), 1u);
+  EXPECT_EQ((*big_shown)["tables"][0]["inserted"], 3000);
+  // Its entity changes read the delta and list every id.
+  Result<Json> big_changes = db.CommitChanges(big);
+  ASSERT_TRUE(big_changes.ok()) << big_changes.status().ToString();
+  EXPECT_EQ((*big_changes)["changes"].size(), 3000u);
 }
 
 // Branch statements through the public API, the way `omnigraph mutate` and `query` run them.

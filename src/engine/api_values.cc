@@ -42,7 +42,9 @@ namespace omnigraph {
   X(kMergeConflicts)           \
   X(kResourceLimit)            \
   X(kUnknownStamp)             \
-  X(kVersionsReclaimed)
+  X(kVersionsReclaimed) \
+  X(kParentlessCommit)  \
+  X(kSchemaBoundary)
 #define OMNIGRAPH_API_KINDS(X) \
   X(kOk)                       \
   X(kInvalidArgument)          \

@@ -249,3 +249,74 @@ TEST(ChangeSetDocumentTest, RecordsRoundTripWithInlineAndSpilledSetsAndSummaries
 
 }  // namespace
 }  // namespace omnigraph::engine
+
+#include "engine/commit_changes.h"
+
+namespace omnigraph::engine {
+namespace {
+
+TEST_F(ChangeSetTest, CommitChangesHydratesTheListedIdsAndLeavesOutUnchangedRewrites) {
+  Load(
+      "{\"type\":\"Person\",\"data\":{\"name\":\"a\",\"age\":1}}\n"
+      "{\"type\":\"Person\",\"data\":{\"name\":\"b\",\"age\":2}}\n",
+      LoadMode::kAppend);
+  const std::string merged = Load(
+      "{\"type\":\"Person\",\"data\":{\"name\":\"a\",\"age\":10}}\n"
+      "{\"type\":\"Person\",\"data\":{\"name\":\"b\",\"age\":2}}\n"
+      "{\"type\":\"Person\",\"data\":{\"name\":\"c\",\"age\":3}}\n",
+      LoadMode::kMerge);
+  const std::string knows = Mutate("knows", {{"a", Value::String("a")}, {"b", Value::String("c")}});
+  Result<Json> got = CommitChanges(*graph_, merged);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  const Json& changes = (*got)["changes"];
+  // b was rewritten with the same row: not a change.
+  ASSERT_EQ(changes.size(), 2u) << got->dump();
+  EXPECT_EQ(
+      changes[0].dump(),
+      R"({"after":{"properties":{"age":10,"name":"a"}},"before":{"properties":{"age":1,)"
+      R"("name":"a"}},"id":"a","kind":"node","op":"update","type":{"id":1,"name":"Person"}})");
+  EXPECT_EQ(changes[1]["op"], "insert");
+  EXPECT_EQ(changes[1]["id"], "c");
+  EXPECT_FALSE(changes[1].contains("before"));
+  EXPECT_EQ((*got)["cause"]["graph_commit_id"], merged);
+  EXPECT_EQ((*got)["cause"]["authored_branch"], "main");
+
+  Result<Json> edge = CommitChanges(*graph_, knows);
+  ASSERT_TRUE(edge.ok()) << edge.status().ToString();
+  ASSERT_EQ((*edge)["changes"].size(), 1u);
+  EXPECT_EQ((*edge)["changes"][0]["kind"], "edge");
+  EXPECT_EQ((*edge)["changes"][0]["after"]["endpoints"].dump(), R"({"from":"a","to":"c"})");
+
+  // A record without a change set gives the same answer, from the exact diff of the tables.
+  commit::Record r = Record(merged);
+  const std::string with = got->dump();
+  r.change_set.reset();
+  ASSERT_TRUE(counting_->Put(commit::RecordName("main", r.seq), commit::EncodeRecord(r)).ok());
+  Result<Json> fallback = CommitChanges(*graph_, merged);
+  ASSERT_TRUE(fallback.ok()) << fallback.status().ToString();
+  EXPECT_EQ(fallback->dump(), with);
+}
+
+TEST_F(ChangeSetTest, CommitChangesRefusesGenesisAndSchemaChangesWithTypedErrors) {
+  Result<Snapshot> head = graph_->SnapshotOfBranch("main");
+  ASSERT_TRUE(head.ok());
+  Result<Json> genesis = CommitChanges(*graph_, head->commit_id());
+  ASSERT_FALSE(genesis.ok());
+  EXPECT_EQ(genesis.status().code(), Code::kParentlessCommit);
+  EXPECT_EQ(CodeName(genesis.status().code()), "parentless_commit");
+  Result<SchemaApplyResult> applied =
+      graph_->ApplySchema(std::string(kSchema) + "node Place { name: String @key }\n");
+  ASSERT_TRUE(applied.ok()) << applied.status().ToString();
+  Result<Json> boundary = CommitChanges(*graph_, applied->commit_id);
+  ASSERT_FALSE(boundary.ok());
+  EXPECT_EQ(boundary.status().code(), Code::kSchemaBoundary);
+  // Also without the change set: the schemas of the commit and its parent differ.
+  commit::Record r = Record(applied->commit_id);
+  r.change_set.reset();
+  ASSERT_TRUE(counting_->Put(commit::RecordName("main", r.seq), commit::EncodeRecord(r)).ok());
+  EXPECT_EQ(CommitChanges(*graph_, applied->commit_id).status().code(), Code::kSchemaBoundary);
+  EXPECT_EQ(CommitChanges(*graph_, "main.99.AAAAAAAAAA").status().code(), Code::kCommitNotFound);
+}
+
+}  // namespace
+}  // namespace omnigraph::engine
