@@ -429,8 +429,9 @@ bool UsesSearch(const query::QueryDecl& decl) {
   return false;
 }
 
-// Every read query of every cookbook runs on its loaded seed: search forms fail as unsupported,
-// everything else succeeds.
+// Every read query of every cookbook runs on its loaded seed: search forms fail as unsupported
+// (a nearest over a String query when it would embed the text, which needs an embedding
+// endpoint), everything else succeeds.
 TEST(CookbookExecTest, EveryReadQueryRunsOnItsSeed) {
   fs::path root = CookbooksDir();
   ASSERT_TRUE(fs::exists(root)) << "cookbook fixtures not found at " << root;
@@ -461,6 +462,14 @@ TEST(CookbookExecTest, EveryReadQueryRunsOnItsSeed) {
         Result<query::QueryResult> r = RunChecked(snap, *checked, SampleParams(*checked), opt);
         if (UsesSearch(decl)) {
           EXPECT_EQ(r.status().code(), Code::kUnsupported) << r.status().ToString();
+          // A nearest with a String query runs up to embedding the text; the full-text forms
+          // fail at planning.
+          const bool text_nearest = decl.orderings.size() == 1 &&
+                                    decl.orderings[0].expr.kind == query::ExprKind::kNearest;
+          EXPECT_NE(r.status().message().find(text_nearest ? "nearest with a String query"
+                                                           : "search is not supported yet"),
+                    std::string::npos)
+              << r.status().ToString();
           ++unsupported;
         } else {
           EXPECT_TRUE(r.ok()) << r.status().ToString();
