@@ -305,23 +305,25 @@ void ExpectPlan(const Case& c, const std::string& run, const schema::Catalog& ca
 
 class ExecGoldenTest : public testing::TestWithParam<std::string> {};
 
+// One ExecCache per graph: graphs made by the same seeded runtime share an identity domain, the
+// cache's scope, so two schemas of one file would otherwise read each other's table images.
 void RunCase(QTestFile& file, const Case& c, std::map<std::string, std::unique_ptr<Graph>>& graphs,
-             query::ExecCache& cache);
+             std::map<std::string, query::ExecCache>& caches);
 
 TEST_P(ExecGoldenTest, RowsMatchTheGoldenFile) {
   fs::path path = SourceDir() / "tests" / "lang" / (GetParam() + ".qtest");
   QTestFile file = ParseQTest(ReadFile(path));
   ASSERT_FALSE(file.cases.empty()) << path;
   std::map<std::string, std::unique_ptr<Graph>> graphs;  // By "schema|seed".
-  query::ExecCache cache;
+  std::map<std::string, query::ExecCache> caches;        // Likewise.
   for (const Case& c : file.cases) {
     SCOPED_TRACE(path.filename().string() + ":" + std::to_string(c.line) + " case " + c.name);
-    RunCase(file, c, graphs, cache);
+    RunCase(file, c, graphs, caches);
   }
 }
 
 void RunCase(QTestFile& file, const Case& c, std::map<std::string, std::unique_ptr<Graph>>& graphs,
-             query::ExecCache& cache) {
+             std::map<std::string, query::ExecCache>& caches) {
   {
     const std::string key = c.schema + "|" + c.seed;
     if (!graphs.count(key)) {
@@ -349,7 +351,7 @@ void RunCase(QTestFile& file, const Case& c, std::map<std::string, std::unique_p
     if (c.plan) ExpectPlan(c, run, snap->catalog());
     RunOptions options;
     options.now_ms = 1767225600000;  // 2026-01-01T00:00:00Z
-    options.cache = &cache;
+    options.cache = &caches[key];
     Result<OrderedJson> out = RunQuery(*snap, c.query, run, *params, options);
     if (c.error) {
       ASSERT_FALSE(out.ok()) << "expected an error, got " << (out.ok() ? out->dump() : "");
