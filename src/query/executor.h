@@ -46,7 +46,8 @@ struct ExecStats {
   uint64_t fragments_total = 0;
   uint64_t fragments_skipped = 0;
   uint64_t key_lookups = 0;
-  uint64_t rows_matched = 0;  // Rows after the match, before grouping and limit.
+  uint64_t rows_matched = 0;      // Rows after the match, before grouping and limit.
+  uint64_t vectors_compared = 0;  // Rows `nearest` measured (exact search: every candidate).
 };
 
 struct QueryResult {

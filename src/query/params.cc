@@ -251,7 +251,12 @@ Result<std::vector<Value>> BindParams(const CheckedQuery& checked, const Json& p
       for (const Json& item : *v) {
         if (!item.is_number())
           return ParamError(key, "vector element '" + item.dump() + "' is not numeric");
-        items.push_back(Value::Float(item.get<double>()));
+        // Stored vectors are f32: an element must round to a finite one.
+        const float f = static_cast<float>(item.get<double>());
+        if (!std::isfinite(f)) {
+          return ParamError(key, "vector element " + item.dump() + " is not a finite F32");
+        }
+        items.push_back(Value::Float(f));
       }
       out.push_back(Value::List(std::move(items)));
       continue;

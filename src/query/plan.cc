@@ -25,10 +25,18 @@ bool IsSearchExpr(const Expr& e) {
   return false;
 }
 
+bool IsUnsupportedSearchExpr(const Expr& e) {
+  if (e.kind != ExprKind::kNearest && IsSearchExpr(e)) return true;
+  for (const Expr& a : e.args) {
+    if (IsUnsupportedSearchExpr(a)) return true;
+  }
+  return false;
+}
+
 Status SearchUnsupported() {
   return Unsupported(
-      "search is not supported yet: nearest, bm25, rrf, search, fuzzy and match_text need the "
-      "vector and full-text indexes, which this version does not build");
+      "search is not supported yet: bm25, rrf, search, fuzzy and match_text need the full-text "
+      "indexes, which this version does not build (nearest runs in return and order only)");
 }
 
 namespace {
@@ -143,6 +151,8 @@ class ReadPlanner {
   void AddFilterStep(ScopeBuild& s);
   Status PlanOutput(const std::set<std::string>& bound);
   Status PlanAggregateOutput(const std::vector<std::string>& ties);
+  // A NearestStep for every `nearest` order key, before the order that uses it.
+  Status PlanNearest();
 
   const CheckedQuery& q_;
   std::map<const Binding*, const CheckedBinding*> bindings_;
@@ -343,8 +353,37 @@ Result<std::set<std::string>> ReadPlanner::PlanScope(const std::vector<Clause>& 
   return s.bound;
 }
 
+Status ReadPlanner::PlanNearest() {
+  const QueryDecl& decl = *q_.decl;
+  for (size_t i = 0; i < decl.orderings.size(); ++i) {
+    const Expr& e = decl.orderings[i].expr;
+    if (e.kind != ExprKind::kNearest) continue;
+    auto var = q_.vars.find(e.var.text);
+    if (var == q_.vars.end() || var->second.type == nullptr) {
+      return Internal("nearest variable `$" + e.var.text + "` is not a bound node");
+    }
+    const schema::PropertyDef* prop = var->second.type->FindProperty(e.prop.text);
+    if (prop == nullptr) return Internal("nearest property `" + e.prop.text + "` is unknown");
+    plan_.output.push_back(
+        NearestStep{&e, e.var.text, prop, NearestMethod::kExact, i == 0, decl.limit});
+  }
+  return Status::Ok();
+}
+
+// An aggregate query ordered by `nearest` aggregates the window of the k nearest rows (the
+// reference's semantics): nearest, order by distance, limit, then the aggregate.
 Status ReadPlanner::PlanAggregateOutput(const std::vector<std::string>& ties) {
   const QueryDecl& decl = *q_.decl;
+  if (!decl.orderings.empty() && decl.orderings[0].expr.kind == ExprKind::kNearest) {
+    if (decl.orderings.size() > 1 || !decl.limit) {
+      return InvalidArgument(
+          "an aggregate query ordered by nearest orders by that distance alone, with a limit");
+    }
+    OMNIGRAPH_RETURN_IF_ERROR(PlanNearest());
+    plan_.output.push_back(
+        SortStep{{SortKey{&decl.orderings[0].expr, -1, false}}, ties, decl.limit});
+    plan_.output.push_back(LimitStep{*decl.limit});
+  }
   AggregateStep agg;
   agg.ties = ties;
   for (const Projection& p : decl.projections) {
@@ -359,6 +398,7 @@ Status ReadPlanner::PlanAggregateOutput(const std::vector<std::string>& ties) {
   // Ordering over result columns: an alias, or a projected property.
   SortColumnsStep sort;
   for (const Ordering& o : decl.orderings) {
+    if (o.expr.kind == ExprKind::kNearest) continue;
     int idx = -1;
     for (size_t i = 0; i < decl.projections.size() && idx < 0; ++i) {
       const Expr& p = decl.projections[i].expr;
@@ -384,10 +424,10 @@ Status ReadPlanner::PlanAggregateOutput(const std::vector<std::string>& ties) {
 Status ReadPlanner::PlanOutput(const std::set<std::string>& bound) {
   const QueryDecl& decl = *q_.decl;
   for (const Projection& p : decl.projections) {
-    if (IsSearchExpr(p.expr)) return SearchUnsupported();
+    if (IsUnsupportedSearchExpr(p.expr)) return SearchUnsupported();
   }
   for (const Ordering& o : decl.orderings) {
-    if (IsSearchExpr(o.expr)) return SearchUnsupported();
+    if (IsUnsupportedSearchExpr(o.expr)) return SearchUnsupported();
   }
   // The tie-break of the total order: every named variable, by name.
   std::vector<std::string> ties;
@@ -397,6 +437,7 @@ Status ReadPlanner::PlanOutput(const std::set<std::string>& bound) {
   if (q_.has_aggregates) {
     OMNIGRAPH_RETURN_IF_ERROR(PlanAggregateOutput(ties));
   } else {
+    OMNIGRAPH_RETURN_IF_ERROR(PlanNearest());
     SortStep sort;
     sort.ties = std::move(ties);
     sort.limit = decl.limit;
@@ -416,7 +457,9 @@ Status ReadPlanner::PlanOutput(const std::set<std::string>& bound) {
     }
     plan_.output.push_back(std::move(sort));
   }
-  if (decl.limit) plan_.output.push_back(LimitStep{*decl.limit});
+  const bool windowed = q_.has_aggregates && !decl.orderings.empty() &&
+                        decl.orderings[0].expr.kind == ExprKind::kNearest;
+  if (decl.limit && !windowed) plan_.output.push_back(LimitStep{*decl.limit});
   if (!q_.has_aggregates) {
     ProjectStep project;
     for (const Projection& p : decl.projections) project.columns.push_back(&p);

@@ -150,6 +150,26 @@ struct SortStep {
   std::optional<uint64_t> limit;
 };
 
+// How `nearest` finds its rows. Exact: every frame row is measured (brute force) — the reference
+// answer, and the method for every candidate set until a vector index exists.
+enum class NearestMethod : uint8_t { kExact };
+
+// Ranks the frame rows by `nearest($var.prop, query)` (`expr`), the cosine distance between the
+// row's vector and the query vector (docs/design/query-execution.md "Vector search"). It runs
+// after the whole match, so property filters, traversals and negation have already restricted
+// the candidates: the result is the k nearest among the matching rows. Rows whose vector is null
+// have no distance and are dropped. When the distance is the leading order key (`leading`), it
+// keeps only the rows at most as far as the `k`-th nearest (ties at that distance kept, so the
+// order that follows still breaks them by id).
+struct NearestStep {
+  const Expr* expr = nullptr;
+  std::string var;
+  const schema::PropertyDef* prop = nullptr;
+  NearestMethod method = NearestMethod::kExact;
+  bool leading = false;
+  std::optional<uint64_t> k;
+};
+
 // Keeps the first `count` rows.
 struct LimitStep {
   uint64_t count = 0;
@@ -182,7 +202,8 @@ struct SortColumnsStep {
   std::vector<bool> descending;
 };
 
-using OutputStep = std::variant<SortStep, LimitStep, ProjectStep, AggregateStep, SortColumnsStep>;
+using OutputStep =
+    std::variant<NearestStep, SortStep, LimitStep, ProjectStep, AggregateStep, SortColumnsStep>;
 
 struct Plan {
   const CheckedQuery* query = nullptr;
@@ -191,8 +212,8 @@ struct Plan {
 };
 
 // Plans a checked read query. InvalidArgument for a mutation query or an order key an aggregate
-// query cannot use; Unsupported for a search form in the output; Internal when `checked` does
-// not annotate every clause of its query.
+// query cannot use; Unsupported for a search form other than `nearest` in the output; Internal
+// when `checked` does not annotate every clause of its query.
 Result<Plan> PlanQuery(const CheckedQuery& checked);
 
 // The plan as indented text, one operator a line (docs/design/query-execution.md "The plan").
@@ -206,5 +227,7 @@ std::string ExprText(const Expr& e);
 Status SearchUnsupported();
 // Whether `e` is or contains a search form.
 bool IsSearchExpr(const Expr& e);
+// Whether `e` is or contains a search form this version cannot run (every one but `nearest`).
+bool IsUnsupportedSearchExpr(const Expr& e);
 
 }  // namespace omnigraph::query

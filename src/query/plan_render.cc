@@ -158,6 +158,12 @@ class Renderer {
     if (s.limit) text += " top " + std::to_string(*s.limit);
     Line(0, text);
   }
+  void Output(const NearestStep& s) {
+    std::string text = "nearest " + Var(s.var) + "." + s.prop->name + " to " +
+                       ExprText(s.expr->args.at(0)) + " exact cosine";
+    if (s.leading && s.k) text += " top " + std::to_string(*s.k);
+    Line(0, text);
+  }
   void Output(const LimitStep& s) { Line(0, "limit " + std::to_string(s.count)); }
   void Output(const ProjectStep& s) {
     Line(0, "project " + List(s.columns, [](const Projection* p) { return ProjectionText(*p); }));

@@ -46,7 +46,7 @@ std::string ColumnName(const Projection& p) {
     case ExprKind::kAlias: return e.alias.text;
     case ExprKind::kLiteral: return "literal";
     case ExprKind::kNow: return "now";
-    case ExprKind::kNearest: return "nearest";
+    case ExprKind::kNearest: return e.var.text + "._distance";
     case ExprKind::kSearch: return "search";
     case ExprKind::kFuzzy: return "fuzzy";
     case ExprKind::kMatchText: return "match_text";

@@ -1,6 +1,10 @@
 // Frames, compiled expressions and the run state shared by every operator (context.h, frame.h).
 #include "query/exec/context.h"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
 #include "query/column_codec.h"
 
 namespace omnigraph::query::exec {
@@ -23,6 +27,19 @@ void Frame::Gather(const std::vector<uint32_t>& keep) {
     col = std::move(next);
   }
   rows = keep.size();
+}
+
+double CosineDistance(std::span<const float> a, std::span<const float> b) {
+  double dot = 0, aa = 0, bb = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const double x = a[i], y = b[i];
+    dot += x * y;
+    aa += x * x;
+    bb += y * y;
+  }
+  if (aa == 0 || bb == 0) return 1;
+  const double d = 1 - dot / (std::sqrt(aa) * std::sqrt(bb));
+  return std::clamp(d, 0.0, 2.0);
 }
 
 namespace {
@@ -123,7 +140,49 @@ Result<CExpr> ExecContext::CompileMatchValue(const MatchValue& v) {
   return out;
 }
 
+Result<CExpr> ExecContext::CompileNearest(const Expr& e, const Frame& frame) {
+  Expr prop;
+  prop.kind = ExprKind::kProp;
+  prop.var = e.var;
+  prop.prop = e.prop;
+  OMNIGRAPH_ASSIGN_OR_RETURN(CExpr out, Compile(prop, frame));
+  const schema::PropertyDef* def = out.kind == CExpr::Kind::kProp
+                                       ? frame.slots[out.slot].type->FindProperty(e.prop.text)
+                                       : nullptr;
+  if (def == nullptr || def->type.scalar != ScalarKind::kVector || def->type.list) {
+    return Internal("nearest of `$" + e.var.text + "." + e.prop.text + "`, not a Vector property");
+  }
+  out.kind = CExpr::Kind::kNearest;
+  OMNIGRAPH_ASSIGN_OR_RETURN(Value q, ConstantOf(e.args.at(0)));
+  if (q.tag() == Value::Tag::kString) {
+    return Unsupported(
+        "nearest with a String query embeds the text through the property's @embed endpoint, "
+        "which this version does not call yet; pass the query as a Vector(N) parameter or a "
+        "list literal");
+  }
+  if (q.is_null()) return out;
+  if (q.tag() != Value::Tag::kList) return InvalidArgument("nearest query is not a vector");
+  for (const Value& x : q.list_items()) {
+    double d = x.tag() == Value::Tag::kFloat  ? x.float_value()
+               : x.tag() == Value::Tag::kInt  ? static_cast<double>(x.int_value())
+               : x.tag() == Value::Tag::kUInt ? static_cast<double>(x.uint_value())
+                                              : std::numeric_limits<double>::quiet_NaN();
+    const float f = static_cast<float>(d);
+    if (!std::isfinite(f)) {
+      return InvalidArgument("nearest query element " + x.DebugString() + " is not a finite F32");
+    }
+    out.query.push_back(f);
+  }
+  if (out.query.size() != def->type.vector_dim) {
+    return InvalidArgument("nearest query has " + std::to_string(out.query.size()) +
+                           " elements; `$" + e.var.text + "." + e.prop.text + "` is " +
+                           def->type.DisplayName());
+  }
+  return out;
+}
+
 Result<CExpr> ExecContext::Compile(const Expr& e, const Frame& frame) {
+  if (e.kind == ExprKind::kNearest) return CompileNearest(e, frame);
   if (IsSearchExpr(e)) return SearchUnsupported();
   CExpr out;
   switch (e.kind) {
@@ -191,6 +250,13 @@ Value ExecContext::Eval(const CExpr& e, const Frame& frame, size_t row) const {
       return Value::String(s.image->id(frame.cols[e.slot][row]));
     }
     case CExpr::Kind::kEntity: return EntityValue(frame.slots[e.slot], frame.cols[e.slot][row]);
+    case CExpr::Kind::kNearest: {
+      const uint32_t dense = frame.cols[e.slot][row];
+      const table::Column& c = e.column->chunk(dense);
+      const uint32_t i = TableImage::ChunkedColumn::row(dense);
+      if (e.query.empty() || c.IsNull(i)) return Value::Null();
+      return Value::Float(CosineDistance(c.VectorAt(i), e.query));
+    }
   }
   return Value();
 }

@@ -59,7 +59,8 @@ class ExecContext {
   // The value of a constant expression (a literal, now(), a parameter).
   Result<schema::Value> ConstantOf(const Expr& e);
   Result<CExpr> CompileMatchValue(const MatchValue& v);
-  // Compiles `e` against the slots of `frame`.
+  // Compiles `e` against the slots of `frame`. Unsupported for a search form other than
+  // `nearest`, and for `nearest` with a String query (which needs an embedding endpoint).
   Result<CExpr> Compile(const Expr& e, const Frame& frame);
   schema::Value Eval(const CExpr& e, const Frame& frame, size_t row) const;
   // Compiles a plan condition against `frame`.
@@ -70,6 +71,7 @@ class ExecContext {
 
  private:
   schema::Value EntityValue(const Slot& slot, uint32_t dense) const;
+  Result<CExpr> CompileNearest(const Expr& e, const Frame& frame);
 
   const GraphView& view_;
   const Plan& plan_;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,15 +41,22 @@ struct Frame {
   void Gather(const std::vector<uint32_t>& keep);
 };
 
-// A compiled expression over a frame: a constant, a property or id of a bound slot, or a bound
-// entity itself.
+// A compiled expression over a frame: a constant, a property or id of a bound slot, a bound
+// entity itself, or the cosine distance of a slot's Vector property to `query` (`nearest`; a
+// null query or a null vector gives null).
 struct CExpr {
-  enum class Kind : uint8_t { kConst, kProp, kId, kEntity };
+  enum class Kind : uint8_t { kConst, kProp, kId, kEntity, kNearest };
   Kind kind = Kind::kConst;
   schema::Value constant;
   int slot = -1;
   const TableImage::ChunkedColumn* column = nullptr;
+  std::vector<float> query;  // kNearest: the query vector; empty when it is null.
 };
+
+// The cosine distance 1 - a·b / (|a| |b|) of two vectors of the same dimension, in [0, 2]
+// (rounding clamped). A zero vector has no direction: its distance to anything is 1, as if
+// orthogonal. Computed in double, so equal vectors give equal distances.
+double CosineDistance(std::span<const float> a, std::span<const float> b);
 
 // A condition on one frame row: `left op right` as the typechecker resolved it.
 struct Cond {
