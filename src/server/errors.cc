@@ -21,6 +21,8 @@ int HttpStatusOf(Code code) {
     case Code::kReadSetChanged:
     case Code::kRetriesExhausted:
     case Code::kMergeConflicts:
+    case Code::kParentlessCommit:
+    case Code::kSchemaBoundary:
     case Code::kAlreadyInitialized: return 409;
     case Code::kVersionsReclaimed: return 410;
     case Code::kPrecondition:
@@ -74,7 +76,9 @@ HttpResponse ErrorResponse(int http_status, std::string message) {
   return JsonResponse(Envelope(http_status, std::move(message)), http_status);
 }
 
-HttpResponse ErrorResponse(const api::Status& status) {
+namespace {
+
+api::Json ErrorEnvelope(const api::Status& status) {
   const int http_status = HttpStatusOf(status.code());
   api::Json out = Envelope(http_status, status.message());
   out["omnigraph_code"] = api::CodeName(status.code());
@@ -97,8 +101,19 @@ HttpResponse ErrorResponse(const api::Status& status) {
       break;
     default: break;
   }
-  HttpResponse response = JsonResponse(out, http_status);
-  return response;
+  return out;
+}
+
+}  // namespace
+
+HttpResponse ErrorResponse(const api::Status& status) {
+  return JsonResponse(ErrorEnvelope(status), HttpStatusOf(status.code()));
+}
+
+HttpResponse MergeConflictsResponse(const api::Status& status, const api::Json& conflicts) {
+  api::Json out = ErrorEnvelope(status);
+  out["merge_conflicts"] = conflicts;
+  return JsonResponse(out, HttpStatusOf(status.code()));
 }
 
 HttpResponse TooLargeResponse(std::string_view resource, uint64_t limit, uint64_t actual) {

@@ -24,6 +24,9 @@ std::string_view ErrorCodeOf(int http_status);
 // names, the object, and the conflict detail the code calls for.
 HttpResponse ErrorResponse(const api::Status& status);
 
+// A merge refused for its conflicts (409): ErrorOutput with `merge_conflicts`, the API's array.
+HttpResponse MergeConflictsResponse(const api::Status& status, const api::Json& conflicts);
+
 // A response for a failure the server finds itself (auth, routing, limits, malformed bodies).
 HttpResponse ErrorResponse(int http_status, std::string message);
 

@@ -3,10 +3,9 @@
 // wrapped only where the API hands out a bare list ({branches}, {commits}). Every read says the
 // commit it was served at in the Omnigraph-Graph-Commit header.
 //
-// Extension points: branch merge (POST /branches/merge, action branch_merge) and the change feed
-// (GET /commits/{id}/changes, GET /changes, POST /changes/baseline) are added here, as one
-// Route each, when the public API has them; the router, auth, limits and the OpenAPI document
-// need nothing else.
+// Extension point: the change feed (GET /changes, POST /changes/baseline) is added here, one
+// Route each, when the public API has it; the router, auth, limits and the OpenAPI document need
+// nothing else.
 #include <charconv>
 #include <memory>
 #include <utility>
@@ -164,7 +163,51 @@ HttpResponse CommitsRoute(const DbPtr& db, const Call& call) {
   return WithCommit(JsonResponse(Json{{"commits", *commits}}), head);
 }
 
+// GET /snapshot: a branch head or one commit (exclusive), SnapshotOutput.
+HttpResponse SnapshotRoute(const DbPtr& db, const Call& call) {
+  const std::string branch = call.request.Query("branch");
+  const std::string snapshot = call.request.Query("snapshot");
+  if (!branch.empty() && !snapshot.empty()) {
+    return ErrorResponse(400, "a snapshot is of a branch or of a commit, not both");
+  }
+  api::ReadTarget target;
+  if (!branch.empty()) target.branch = branch;
+  if (!snapshot.empty()) target.snapshot = snapshot;
+  api::Result<std::string> commit = db->ResolveCommit(target);
+  if (!commit.ok()) return ErrorResponse(commit.status());
+  return WithCommit(Reply(db->Snapshot(target)), *commit);
+}
+
+// POST /branches/merge: BranchMergeOutput, or 409 with every conflict in merge_conflicts.
+HttpResponse MergeRoute(const DbPtr& db, const Call& call) {
+  const Json& b = call.body;
+  api::MergeOptions options;
+  options.target = StringOr(b, "target", "main");
+  options.delete_branch = b["delete_branch"].is_boolean() && b["delete_branch"].get<bool>();
+  Json conflicts;
+  api::Result<Json> merged =
+      As(db, call)->Merge(b["source"].string_value(), options, &conflicts);
+  if (!merged.ok() && merged.status().code() == api::Code::kMergeConflicts) {
+    return MergeConflictsResponse(merged.status(), conflicts);
+  }
+  return Reply(merged, "commit");
+}
+
 void AddReadRoutes(RouteTable& table, const DbPtr& db) {
+  table.Add(Route{.method = "GET",
+                  .pattern = "/snapshot",
+                  .action = "read",
+                  .summary = "A branch head or one commit: its tables and versions (SnapshotOutput)",
+                  .query_params = {Param{"branch", "string", false, "default main"},
+                                   Param{"snapshot", "string", false, "a commit id"}},
+                  .handler = [db](const Call& call) { return SnapshotRoute(db, call); }});
+  table.Add(Route{.method = "GET",
+                  .pattern = "/commits/{commit_id}/changes",
+                  .action = "read",
+                  .summary = "A commit's entity changes against its first parent",
+                  .handler = [db](const Call& call) {
+                    return Reply(db->CommitChanges(call.request.path_params.at("commit_id")));
+                  }});
   table.Add(Route{
       .method = "POST",
       .pattern = "/query",
@@ -280,6 +323,15 @@ void AddWriteRoutes(RouteTable& table, const DbPtr& db) {
 }
 
 void AddBranchRoutes(RouteTable& table, const DbPtr& db) {
+  table.Add(Route{.method = "POST",
+                  .pattern = "/branches/merge",
+                  .action = "branch_merge",
+                  .body = BodyKind::kJson,
+                  .summary = "Merges a branch into another (default main): BranchMergeOutput",
+                  .body_members = {Member("source", "string", true),
+                                   Member("target", "string", false, "default main"),
+                                   Member("delete_branch", "boolean", false)},
+                  .handler = [db](const Call& call) { return MergeRoute(db, call); }});
   table.Add(Route{.method = "GET",
                   .pattern = "/branches",
                   .action = "read",

@@ -293,6 +293,68 @@ TEST_F(ServerHttpTest, EveryGraphRouteServesTheApiJsonAndSaysItsCommit) {
   EXPECT_EQ(at["row_count"], 2);
 }
 
+// The merge, snapshot and per-commit change routes: a fast-forward over HTTP as the token's actor,
+// a conflict as 409 with every conflict listed and nothing published, the snapshot of a head and
+// of a past commit, and a commit's entity changes.
+TEST_F(ServerHttpTest, MergeSnapshotAndCommitChangesRoutes) {
+  ServerProcess server(Args());
+  ASSERT_GT(server.port(), 0) << server.first_line();
+  httplib::Client c = server.Client();
+  Post(c, "/mutate",
+       Json{{"query_source", std::string(kAddPerson)}, {"params", Json{{"name", "Ada"}}}}, 200);
+  Post(c, "/branches", Json{{"name", "x"}}, 200);
+  Post(c, "/mutate",
+       Json{{"query_source", std::string(kAddPerson)},
+            {"params", Json{{"name", "Bob"}}},
+            {"branch", "x"}},
+       200);
+  const std::string before_merge = Head(c);
+  httplib::Result merged_r =
+      c.Post("/branches/merge", Json{{"source", "x"}}.dump(), "application/json");
+  ASSERT_TRUE(merged_r);
+  ASSERT_EQ(merged_r->status, 200) << merged_r->body;
+  Json merged = Parse(merged_r->body);
+  EXPECT_EQ(merged["outcome"], "fast_forward");
+  EXPECT_EQ(merged["actor_id"], "alice");
+  EXPECT_EQ(merged["commit"], Head(c));
+  EXPECT_EQ(merged_r->get_header_value("Omnigraph-Graph-Commit"), Head(c));
+  EXPECT_EQ(Parse(Post(c, "/branches/merge", Json{{"source", "x"}}, 200))["outcome"],
+            "already_up_to_date");
+
+  // The same key inserted differently on both sides: 409, the conflict listed, main unmoved.
+  Post(c, "/branches", Json{{"name", "y"}}, 200);
+  const std::string zed = "{\"type\":\"Person\",\"data\":{\"name\":\"Zed\",\"age\":";
+  Post(c, "/load", Json{{"data", zed + "1}}\n"}, {"mode", "append"}, {"branch", "y"}}, 200);
+  Post(c, "/load", Json{{"data", zed + "2}}\n"}, {"mode", "append"}}, 200);
+  const std::string head = Head(c);
+  Json refused = Parse(Post(c, "/branches/merge", Json{{"source", "y"}}, 409));
+  EXPECT_EQ(refused["omnigraph_code"], "merge_conflicts");
+  ASSERT_EQ(refused["merge_conflicts"].size(), 1u);
+  EXPECT_EQ(refused["merge_conflicts"][0]["kind"], "divergent_insert");
+  EXPECT_EQ(Head(c), head);
+  Post(c, "/branches/merge", Json{{"source", "nowhere"}}, 404);
+  Post(c, "/branches/merge", Json{{"target", "main"}}, 400);  // The source is required.
+
+  // Snapshots: the head, and the commit before the merge, each saying its commit.
+  httplib::Result now = c.Get("/snapshot");
+  ASSERT_TRUE(now);
+  ASSERT_EQ(now->status, 200) << now->body;
+  EXPECT_EQ(now->get_header_value("Omnigraph-Graph-Commit"), head);
+  EXPECT_EQ(Parse(now->body)["graph_branch"], "main");
+  httplib::Result past = c.Get(("/snapshot?snapshot=" + before_merge).c_str());
+  ASSERT_TRUE(past);
+  ASSERT_EQ(past->status, 200) << past->body;
+  EXPECT_EQ(past->get_header_value("Omnigraph-Graph-Commit"), before_merge);
+  Get(c, "/snapshot?branch=main&snapshot=" + before_merge, 400);
+  Get(c, "/snapshot?branch=nope", 404);
+
+  // The merge's entity changes against its first parent: Bob inserted.
+  Json changes = Parse(Get(c, "/commits/" + merged["commit"].get<std::string>() + "/changes", 200));
+  ASSERT_EQ(changes["changes"].size(), 1u) << changes.dump();
+  EXPECT_EQ(changes["changes"][0]["op"], "insert");
+  EXPECT_EQ(changes["changes"][0]["id"], "Bob");
+}
+
 TEST_F(ServerHttpTest, AuthFailuresChangeNothing) {
   ServerProcess server(Args());
   ASSERT_GT(server.port(), 0) << server.first_line();
