@@ -20,6 +20,8 @@ echo "== The quickstart: a research group's graph (examples/quickstart)"
 Q=examples/quickstart
 G=$DIR/quickstart
 og() { echo "\$ omnigraph $*" | sed "s|$G|\$GRAPH|g"; "$BIN/omnigraph" "$@"; echo; }
+og lint --query "$Q/queries.gq" --schema "$Q/schema.pg"
+og lint --query "$Q/mutations.gq" --schema "$Q/schema.pg"
 if [ ! -e "$G/_omnigraph.json" ]; then
   og init --schema "$Q/schema.pg" "$G"
 fi

@@ -19,8 +19,12 @@ struct BranchOptions {
 
 void AddCreate(CLI::App* branch, Context& ctx, const std::shared_ptr<BranchOptions>& o) {
   CLI::App* create = branch->add_subcommand("create", "Create a branch");
-  create->add_option("name", o->name)->required();
-  create->add_option("--from", o->from, "The branch to fork (default main)");
+  create->add_option("name", o->name, "The new branch's name")->required()->check(NonEmpty());
+  create->add_option("--from", o->from, "The branch to fork (default main)")->check(NonEmpty());
+  create->footer(
+      "Names are 1-255 bytes of UTF-8 without control characters or edge spaces; 'main' and "
+      "OmniGraph's reserved __schema_apply_lock__ are refused. Unlike OmniGraph, names need not be "
+      "prefix-disjoint: 'review' and 'review/x' may both exist.");
   create->add_option("uri", ctx.globals().uri);
   create->add_flag("--json", ctx.globals().json, "Print the JSON envelope");
   create->callback([&ctx, o] {
@@ -59,7 +63,10 @@ void AddList(CLI::App* branch, Context& ctx) {
 
 void AddDelete(CLI::App* branch, Context& ctx, const std::shared_ptr<BranchOptions>& o) {
   CLI::App* del = branch->add_subcommand("delete", "Delete a branch");
-  del->add_option("name", o->name)->required();
+  del->add_option("name", o->name, "The branch to delete")->required()->check(NonEmpty());
+  del->footer(
+      "Unlike OmniGraph, a branch may be deleted while branches forked from it live on: a branch "
+      "never reads its parent after the fork. 'main' cannot be deleted.");
   del->add_option("uri", ctx.globals().uri);
   del->add_flag("--json", ctx.globals().json, "Print the JSON envelope");
   del->callback([&ctx, o] {

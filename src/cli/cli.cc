@@ -126,18 +126,27 @@ std::string CommitText(const Json& j) {
              : "no commit";
 }
 
+CLI::Validator NonEmpty() {
+  return CLI::Validator(
+      [](std::string& text) { return text.empty() ? std::string("must not be empty") : ""; }, "");
+}
+
 void AddQueryOptions(CLI::App* cmd, QueryOptions& q) {
-  cmd->add_option("--query", q.file, "A .gq file");
-  cmd->add_option("-e", q.source, "Query source text");
-  cmd->add_option("--params", q.params_text, "Parameters as a JSON object (keys without '$')");
-  cmd->add_option("--params-file", q.params_file, "Parameters from a JSON file");
-  cmd->add_option("--branch", q.branch, "The branch (default main)");
+  cmd->add_option("--query", q.file, "A .gq file")->check(NonEmpty());
+  cmd->add_option("-e", q.source, "Query source text")->check(NonEmpty());
+  cmd->add_option("--params", q.params_text, "Parameters as a JSON object (keys without '$')")
+      ->check(NonEmpty());
+  cmd->add_option("--params-file", q.params_file, "Parameters from a JSON file")->check(NonEmpty());
+  cmd->add_option("--branch", q.branch, "The branch (default main)")->check(NonEmpty());
 }
 
 namespace {
 
 Result<std::string> QuerySource(const std::string& file, const std::string& text) {
-  if (file.empty() == text.empty()) {
+  if (!file.empty() && !text.empty()) {
+    return InvalidArgument("--query and -e conflict: give the query with one of them, not both");
+  }
+  if (file.empty() && text.empty()) {
     return InvalidArgument("give the query with exactly one of --query FILE or -e SOURCE");
   }
   return file.empty() ? Result<std::string>(text) : ReadFile(file);

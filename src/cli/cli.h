@@ -86,6 +86,9 @@ Result<std::string> ReadFile(const std::string& path);
 // A CLI11 validator for counts: digits only, so "-1" is refused instead of wrapping around.
 CLI::Validator WholeNumberAtLeast(uint64_t min);
 
+// A CLI11 validator that refuses an empty value: "must not be empty".
+CLI::Validator NonEmpty();
+
 // "omnigraph branch create" for the deepest command the parse reached.
 std::string CommandPath(CLI::App& app);
 

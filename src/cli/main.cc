@@ -87,8 +87,9 @@ int Main(int argc, char** argv) {
   app.fallthrough();
   Context ctx(app);
   Globals& g = ctx.globals();
-  app.add_option("--store", g.store, "The graph's store URI (instead of the positional URI)");
-  app.add_option("--as", g.actor, "The actor recorded on commits");
+  app.add_option("--store", g.store, "The graph's store URI (instead of the positional URI)")
+      ->check(NonEmpty());
+  app.add_option("--as", g.actor, "The actor recorded on commits")->check(NonEmpty());
   app.add_flag("--quiet", g.quiet, "Do not echo writes to stderr");
   AddWriteCommands(app, ctx);
   AddBranchCommands(app, ctx);

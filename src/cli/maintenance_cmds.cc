@@ -81,7 +81,7 @@ struct ExportOptions {
 void AddExport(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<ExportOptions>();
   CLI::App* exp = app.add_subcommand("export", "Write a branch's data as NDJSON to stdout");
-  exp->add_option("--branch", o->branch, "The branch (default main)");
+  exp->add_option("--branch", o->branch, "The branch (default main)")->check(NonEmpty());
   // One value per --type, so that a URI after it stays the URI.
   exp->add_option("--type", o->types, "Only these types (repeatable)")->allow_extra_args(false);
   exp->add_option("uri", ctx.globals().uri);

@@ -115,7 +115,7 @@ void AddQueryCommand(CLI::App& app, Context& ctx) {
   query->alias("read");
   query->add_option("args", o->query.args, "[NAME] URI")->expected(0, 2);
   AddQueryOptions(query, o->query);
-  query->add_option("--snapshot", o->snapshot, "Read at this commit instead");
+  query->add_option("--snapshot", o->snapshot, "Read at this commit instead")->check(NonEmpty());
   query->add_option("--format", o->format, "table | json | jsonl | csv | kv");
   query->add_flag("--json", ctx.globals().json, "Same as --format json");
   query->callback([&ctx, o] {

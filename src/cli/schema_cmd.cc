@@ -18,7 +18,9 @@ void AddPlanOrApply(CLI::App* schema, Context& ctx, const std::shared_ptr<Schema
   CLI::App* sub =
       schema->add_subcommand(verb, verb == "plan" ? "Plan a migration to a new schema"
                                                   : "Apply a new schema on main (one commit)");
-  sub->add_option("--schema", o->schema_file, "The new schema (.pg)")->required();
+  sub->add_option("--schema", o->schema_file, "The new schema (.pg)")
+      ->required()
+      ->check(NonEmpty());
   sub->add_flag("--allow-data-loss", o->allow_data_loss, "Drops become hard");
   AddUriArg(sub, ctx);
   sub->callback([&ctx, o, verb] {
@@ -42,7 +44,7 @@ void AddPlanOrApply(CLI::App* schema, Context& ctx, const std::shared_ptr<Schema
 
 void AddShow(CLI::App* schema, Context& ctx, const std::shared_ptr<SchemaOptions>& o) {
   CLI::App* show = schema->add_subcommand("show", "Print the accepted schema");
-  show->add_option("--branch", o->branch, "The branch (default main)");
+  show->add_option("--branch", o->branch, "The branch (default main)")->check(NonEmpty());
   AddUriArg(show, ctx);
   show->callback([&ctx, o] {
     Result<std::unique_ptr<Database>> db = ctx.Open();

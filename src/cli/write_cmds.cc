@@ -15,7 +15,9 @@ using api::WriteTarget;
 void AddInit(CLI::App& app, Context& ctx) {
   auto schema_file = std::make_shared<std::string>();
   CLI::App* init = app.add_subcommand("init", "Create a graph from a .pg schema");
-  init->add_option("--schema", *schema_file, "The schema file (.pg)")->required();
+  init->add_option("--schema", *schema_file, "The schema file (.pg)")
+      ->required()
+      ->check(NonEmpty());
   AddUriArg(init, ctx);
   init->callback([&ctx, schema_file] {
     Result<std::string> schema = ReadFile(*schema_file);
@@ -82,10 +84,15 @@ struct LoadOptions {
 void AddLoad(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<LoadOptions>();
   CLI::App* load = app.add_subcommand("load", "Load NDJSON data as one commit");
-  load->add_option("--data", o->data_file, "The NDJSON file")->required();
+  load->add_option("--data", o->data_file, "The NDJSON file")->required()->check(NonEmpty());
   load->add_option("--mode", o->mode, "append | merge | overwrite")->required();
-  load->add_option("--branch", o->branch, "The branch to load into (default main)");
-  load->add_option("--from", o->from, "Create the branch from this one when it does not exist");
+  load->add_option("--branch", o->branch, "The branch to load into (default main)")
+      ->check(NonEmpty());
+  load->add_option("--from", o->from, "Create the branch from this one when it does not exist")
+      ->check(NonEmpty());
+  load->footer(
+      "Unlike OmniGraph, a load whose input holds no entity publishes no commit (its output's "
+      "commit is null), as a mutation that changes nothing publishes none.");
   AddUriArg(load, ctx);
   load->callback([&ctx, o] {
     Result<std::string> data = ReadFile(o->data_file);
@@ -128,7 +135,8 @@ void AddMutate(CLI::App& app, Context& ctx) {
                    "graph")
       ->expected(0, 2);
   AddQueryOptions(mutate, o->query);
-  mutate->add_option("--if-commit", o->if_commit, "Only if the branch head is this commit");
+  mutate->add_option("--if-commit", o->if_commit, "Only if the branch head is this commit")
+      ->check(NonEmpty());
   mutate->add_flag("--json", ctx.globals().json, "Print the JSON envelope");
   mutate->callback([&ctx, o] {
     Result<QueryRun> q = PrepareQuery(o->query, ctx);

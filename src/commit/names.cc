@@ -128,7 +128,7 @@ Status ValidateActor(const std::optional<std::string>& actor) {
 }
 
 Status ValidateBranchName(std::string_view name) {
-  if (name.empty()) return InvalidArgument("branch name is empty");
+  if (name.empty()) return InvalidArgument("branch name must not be empty");
   if (name.size() > kBranchNameBytesMax) {
     return InvalidArgument("branch name is " + std::to_string(name.size()) +
                            " bytes, more than the limit of " + std::to_string(kBranchNameBytesMax));
@@ -142,6 +142,15 @@ Status ValidateBranchName(std::string_view name) {
   if (name.front() == ' ' || name.back() == ' ') {
     return InvalidArgument("branch name '" + std::string(name) +
                            "' has a leading or trailing space");
+  }
+  // OmniGraph keeps this name for its schema-apply lock (with any leading '/'), so a graph moved
+  // between the two never holds a user branch by that name.
+  std::string_view bare = name;
+  while (bare.starts_with('/')) bare.remove_prefix(1);
+  if (bare == kReservedBranchName) {
+    return InvalidArgument("branch name '" + std::string(name) +
+                           "' is reserved (OmniGraph's internal system ref " +
+                           std::string(kReservedBranchName) + "); choose another name");
   }
   return Status::Ok();
 }

@@ -62,9 +62,12 @@ struct CommitId {
 // A stream key is `main` or a 26-character ULID.
 Status ValidateStreamKey(std::string_view key);
 // Branch names (docs/format/commit-documents.md §6.2): valid UTF-8, 1-255 bytes, no control
-// characters, no leading or trailing space. `main` is valid here; callers that create branches
-// refuse it themselves.
+// characters, no leading or trailing space, not the name OmniGraph reserves. `main` is valid
+// here; callers that create branches refuse it themselves.
 Status ValidateBranchName(std::string_view name);
+
+// The branch name OmniGraph reserves for its schema-apply lock; ValidateBranchName refuses it.
+inline constexpr std::string_view kReservedBranchName = "__schema_apply_lock__";
 // The actor recorded on records and stream metadata: valid UTF-8 (InvalidArgument naming the
 // first bad byte otherwise). Every function that writes an actor checks it before writing.
 Status ValidateActor(const std::optional<std::string>& actor);

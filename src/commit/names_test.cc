@@ -68,6 +68,17 @@ TEST(BranchNameTest, RulesOfTheArchitecture) {
   EXPECT_FALSE(ValidateBranchName("tab\there").ok());
   EXPECT_FALSE(ValidateBranchName("\xc3\x28").ok());
   EXPECT_FALSE(ValidateBranchName("\xed\xa0\x80").ok());  // A surrogate.
+  EXPECT_EQ(ValidateBranchName("").message(), "branch name must not be empty");
+}
+
+TEST(BranchNameTest, RefusesTheNameOmniGraphReserves) {
+  for (std::string_view name : {"__schema_apply_lock__", "/__schema_apply_lock__"}) {
+    Status s = ValidateBranchName(name);
+    EXPECT_EQ(s.code(), Code::kInvalidArgument) << name;
+    EXPECT_NE(s.message().find("is reserved"), std::string::npos) << s.message();
+  }
+  EXPECT_TRUE(ValidateBranchName("__schema_apply_lock__2").ok());
+  EXPECT_TRUE(ValidateBranchName("x/__schema_apply_lock__").ok());
 }
 
 }  // namespace

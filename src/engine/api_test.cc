@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -855,6 +856,50 @@ TEST(ApiTest, BranchStatementsRunThroughMutateAndQuery) {
   EXPECT_TRUE((*merged)["commit"].is_null());
   ASSERT_TRUE(db.Mutate("branch delete \"review/x\"", "", Json::object(), WriteTarget{}).ok());
   EXPECT_EQ((*db.Query("branch list", "", Json::object(), ReadTarget{}))["row_count"], 1);
+}
+
+}  // namespace
+}  // namespace omnigraph::api
+
+namespace omnigraph::api {
+namespace {
+
+// Lint against a graph's accepted schema and against a schema source; a query that fails is in
+// the report, a schema that does not parse is an error of the call.
+TEST(ApiTest, LintsAgainstTheGraphOrASchemaSource) {
+  TempDir dir;
+  Result<std::unique_ptr<Database>> db = Database::Init(dir.path() + "/g", kSchema);
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  constexpr std::string_view kRename =
+      "query rename($n: String, $b: Date) { update Person set { born: $b } where name = $n }\n"
+      "query bad() { match { $p: Persn } return { $p.name } }\n";
+  Result<Json> on_graph = (*db)->Lint(kRename);
+  ASSERT_TRUE(on_graph.ok()) << on_graph.status().ToString();
+  EXPECT_EQ((*on_graph)["status"], "error");
+  EXPECT_EQ((*on_graph)["queries_processed"], 2);
+  EXPECT_EQ((*on_graph)["queries"][0]["status"], "ok");
+  EXPECT_EQ((*on_graph)["queries"][1]["status"], "error");
+  // L201: Person.seen is nullable and no update sets it.
+  EXPECT_EQ((*on_graph)["findings"][0]["code"], "L201");
+  Result<Json> offline = Database::LintWithSchema(kSchema, kRename);
+  ASSERT_TRUE(offline.ok()) << offline.status().ToString();
+  EXPECT_EQ(*offline, *on_graph);
+  EXPECT_EQ(Database::LintWithSchema("node {", kRename).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ((*db)->Lint(kRename, "nope").status().code(), Code::kBranchNotFound);
+}
+
+TEST(ApiTest, VersionNamesTheStorageStampItWrites) {
+  const Json v = Database::Version();
+  EXPECT_FALSE(v["version"].string_value().empty());
+  EXPECT_FALSE(v["build"].string_value().empty());
+  TempDir dir;
+  ASSERT_TRUE(Database::Init(dir.path() + "/g", kSchema).ok());
+  std::ifstream in(dir.path() + "/g/_omnigraph.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  Result<Json> stamp = ParseJson(text.str(), "stamp");
+  ASSERT_TRUE(stamp.ok()) << stamp.status().ToString();
+  EXPECT_EQ((*stamp)["storage_stamp"], v["storage_stamp"]);
 }
 
 }  // namespace

@@ -598,7 +598,7 @@ TEST(LoadConstraintTest, EnumRangeUniqueEndpointsAndCardNameTheLine) {
   ExpectConstraintRejected(
       "{\"type\":\"Person\",\"data\":{\"name\":\"Ada\"}}\n"
       "{\"edge\":\"Knows\",\"from\":\"Ada\",\"to\":\"Nobody\"}",
-      "line 2: edge Knows to 'Nobody': no Person with that id");
+      "line 2: edge Knows to 'Nobody' not found in Person");
   ExpectConstraintRejected(
       "{\"edge\":\"Knows\",\"from\":\"Zed\",\"to\":\"Zed\"}\n"
       "{\"edge\":\"Knows\",\"from\":\"Zed\",\"to\":\"Zed\"}",
@@ -638,8 +638,8 @@ TEST(LoadConstraintTest, CrossBatchViolationsNameTheirLineWhenTheSortsSpill) {
                                R"({"edge":"Knows","from":"p1","to":"p2"})" + "\n" +
                                R"({"edge":"Knows","from":"q","to":"Nobody"})" + "\n" +
                                R"({"edge":"Knows","from":"p5","to":"q"})",
-                           "line 10: edge Knows to 'Nobody': no Person with that id",
-                           LoadMode::kAppend, tiny);
+                           "line 10: edge Knows to 'Nobody' not found in Person", LoadMode::kAppend,
+                           tiny);
   ExpectConstraintRejected(people + R"({"edge":"Knows","from":"p1","to":"p2"})" + "\n" +
                                R"({"edge":"Knows","from":"p2","to":"p3"})" + "\n" +
                                R"({"edge":"Knows","from":"p4","to":"p3"})" + "\n" +

@@ -565,7 +565,7 @@ class WriteValidator {
     const auto& [row, side, id] = *missing;
     return Violation(label_, key, row,
                      "edge " + edge.name + " " + (side == 0 ? "from" : "to") + " '" + id +
-                         "': no " + nodes[side]->name + " with that id");
+                         "' not found in " + nodes[side]->name);
   }
 
   // The ids the write removes (named deletes, or the base ids an overwrite leaves out) against

@@ -243,10 +243,10 @@ TEST_P(ValidateTest, EdgeEndpointsMustExistAfterTheWrite) {
       {{"node:Person", Change(TableChange::Op::kAppend, Rows("node:Person", {Person("a")}))}});
   ExpectRejected({{"edge:WorksAt", Change(TableChange::Op::kAppend,
                                           Rows("edge:WorksAt", {Edge("w1", "a", "acme")}))}},
-                 "edge:WorksAt row 0: edge WorksAt to 'acme': no Company with that id");
+                 "edge:WorksAt row 0: edge WorksAt to 'acme' not found in Company");
   ExpectRejected({{"edge:WorksAt", Change(TableChange::Op::kAppend,
                                           Rows("edge:WorksAt", {Edge("w1", "zed", "acme")}))}},
-                 "edge:WorksAt row 0: edge WorksAt from 'zed': no Person with that id");
+                 "edge:WorksAt row 0: edge WorksAt from 'zed' not found in Person");
   // A node added by the same write counts; one deleted by it does not.
   MustWrite(
       {{"node:Company",
@@ -259,7 +259,7 @@ TEST_P(ValidateTest, EdgeEndpointsMustExistAfterTheWrite) {
   ExpectRejected({{"node:Person", Delete({"b"})},
                   {"edge:WorksAt", Change(TableChange::Op::kAppend,
                                           Rows("edge:WorksAt", {Edge("w2", "b", "acme")}))}},
-                 "edge:WorksAt row 0: edge WorksAt from 'b': no Person with that id");
+                 "edge:WorksAt row 0: edge WorksAt from 'b' not found in Person");
 }
 
 TEST_P(ValidateTest, RemovingReferencedNodesIsRefusedUnlessTheEdgesGoToo) {

@@ -232,8 +232,8 @@ class MutationPlanner {
         const schema::PropertyDef& p = type.properties[i];
         if (p.name != a.prop.text) continue;
         if (type.IsKeyProperty(p.id)) {
-          return InvalidArgument("update " + type.name + ": key property `" + p.name +
-                                 "` cannot be changed (keys are immutable; delete and insert)");
+          return InvalidArgument("update " + type.name + ": cannot update @key property `" +
+                                 p.name + "` (keys are immutable; delete and re-insert instead)");
         }
         OMNIGRAPH_ASSIGN_OR_RETURN(Value v, Operand(a.value, p.type, a.prop.text, type.name));
         sets.emplace_back(i, std::move(v));

@@ -69,13 +69,13 @@ Result<Value> ParseInteger(const std::string& key, const Json& v, ScalarKind kin
       }
       uint64_t digit = static_cast<uint64_t>(s[i] - '0');
       if (magnitude > (std::numeric_limits<uint64_t>::max() - digit) / 10) {
-        return ParamError(key, "value " + s + " exceeds " + type_name + " range");
+        return ParamError(key, "value " + s + " is out of range for " + type_name);
       }
       magnitude = magnitude * 10 + digit;
     }
     if (!negative) return Value::UInt(magnitude);
     if (magnitude > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) + 1) {
-      return ParamError(key, "value " + s + " exceeds " + type_name + " range");
+      return ParamError(key, "value " + s + " is out of range for " + type_name);
     }
     return Value::Int(magnitude == static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) + 1
                           ? std::numeric_limits<int64_t>::min()
@@ -91,7 +91,7 @@ Result<Value> RangeChecked(const std::string& key, Value v, ScalarKind kind) {
                        : negative                   ? 0
                                                     : static_cast<uint64_t>(v.int_value());
   auto out = [&] {
-    return ParamError(key, "value " + v.DebugString() + " exceeds " + type_name + " range");
+    return ParamError(key, "value " + v.DebugString() + " is out of range for " + type_name);
   };
   switch (kind) {
     case ScalarKind::kI32:

@@ -561,8 +561,11 @@ Result<QueryFile> ParseQueryFile(std::string_view source) {
 Result<const QueryDecl*> SelectQuery(const QueryFile& file, std::string_view name) {
   if (name.empty()) {
     if (file.queries.size() != 1) {
-      return InvalidArgument("the source holds " + std::to_string(file.queries.size()) +
-                             " queries; name the one to run");
+      std::string names;
+      for (const QueryDecl& q : file.queries) names += (names.empty() ? "" : ", ") + q.name.text;
+      return InvalidArgument(file.queries.empty() ? std::string("the source holds no query")
+                                                  : "the source holds multiple queries (" + names +
+                                                        "); name the one to run");
     }
     return &file.queries.front();
   }

@@ -54,7 +54,10 @@ Result<std::vector<std::string_view>> BatchIds(const ColumnBatch& rows) {
   seen.reserve(rows.num_rows());
   for (uint64_t row = 0; row < rows.num_rows(); ++row) {
     const std::string_view id = column->StringAt(row);
-    if (id.empty() || id.size() > kIdBytesMax) {
+    if (id.empty()) {
+      return InvalidArgument("row " + std::to_string(row) + ": an id must not be empty");
+    }
+    if (id.size() > kIdBytesMax) {
       return InvalidArgument("row " + std::to_string(row) + ": an id must be 1 to " +
                              std::to_string(kIdBytesMax) + " bytes");
     }

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Errors worded so an OmniGraph user recognizes them, each one line with exit status 1 and nothing
+# changed: a missing edge endpoint, a key update, a value out of a type's range, creating or
+# deleting main, a missing file, --query with -e, several queries and no name, empty values;
+# and the branch name OmniGraph reserves. One process per command over a temporary directory.
+set -u
+BIN=$1
+DIR=$(mktemp -d)
+trap 'rm -rf "$DIR"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+# refused 'WORDS' ARGS...: exit 1, one line on stderr containing each of WORDS ('|'-separated),
+# nothing on stdout, and the graph's published state (its commit streams and stamp) as it was.
+# (A load streams fragments ahead of validation; an unpublished one is cleanup's to remove.)
+refused() {
+  local words=$1; shift
+  local before; before=$(state)
+  "$@" >"$DIR/out" 2>"$DIR/err"; local rc=$?
+  [ "$rc" = 1 ] || fail "'$*' exited $rc, want 1: $(cat "$DIR/err")"
+  [ "$(wc -l <"$DIR/err")" = 1 ] || fail "'$*': want one line of error, got: $(cat "$DIR/err")"
+  [ -s "$DIR/out" ] && fail "'$*' printed to stdout: $(cat "$DIR/out")"
+  local IFS='|'
+  for w in $words; do
+    grep -qF -- "$w" "$DIR/err" || fail "'$*': error lacks '$w': $(cat "$DIR/err")"
+  done
+  [ "$before" = "$(state)" ] || fail "'$*' changed the graph"
+}
+
+state() { (cd "$G" && find _graph _omnigraph.json -type f | sort | xargs md5sum); }
+
+cat >"$DIR/s.pg" <<'PG'
+node Person { name: String @key  age: I32? }
+node Company { name: String @key }
+edge WorksAt: Person -> Company
+PG
+G=$DIR/g
+"$BIN" init --schema "$DIR/s.pg" "$G" >/dev/null 2>&1 || fail init
+printf '{"type":"Person","data":{"name":"Ada"}}\n' >"$DIR/ada.jsonl"
+"$BIN" load --data "$DIR/ada.jsonl" --mode merge "$G" >/dev/null 2>&1 || fail load
+
+# An edge endpoint that does not exist: "not found", the type and the id.
+HIRE='query hire($p: String, $c: String) { insert WorksAt { from: $p, to: $c } }'
+refused "not found|Company|'Nowhere'" "$BIN" mutate -e "$HIRE" --params '{"p":"Ada","c":"Nowhere"}' "$G"
+printf '{"edge":"WorksAt","from":"Ada","to":"Nowhere"}\n' >"$DIR/edge.jsonl"
+refused "line 1|not found|Company|'Nowhere'" "$BIN" load --data "$DIR/edge.jsonl" --mode merge "$G"
+# Updating a key property names @key.
+refused "@key|name" "$BIN" mutate -e 'query r($n: String) { update Person set { name: "X" } where name = $n }' \
+  --params '{"n":"Ada"}' "$G"
+# A value outside a type's range: "out of range" and the type, from parameters and from a load.
+refused "out of range|I32" "$BIN" mutate -e 'query a($n: String, $a: I32) { insert Person { name: $n, age: $a } }' \
+  --params '{"n":"Bo","a":3000000000}' "$G"
+printf '{"type":"Person","data":{"name":"Bo","age":3000000000}}\n' >"$DIR/range.jsonl"
+refused "out of range|I32" "$BIN" load --data "$DIR/range.jsonl" --mode merge "$G"
+# main cannot be created or deleted.
+refused "'main'|cannot be created or deleted" "$BIN" branch create main "$G"
+refused "'main'|cannot be created or deleted" "$BIN" branch delete main "$G"
+# A missing file.
+for cmd in "load --mode merge --data" "query --query" "mutate --query" "schema plan --schema" \
+           "lint --schema $DIR/s.pg --query"; do
+  # shellcheck disable=SC2086
+  refused "No such file|$DIR/none" "$BIN" $cmd "$DIR/none" "$G"
+done
+refused "No such file|$DIR/none.pg" "$BIN" init --schema "$DIR/none.pg" "$DIR/fresh"
+[ -e "$DIR/fresh" ] && fail "a failed init created its path"
+# --query with -e.
+printf 'query q() { match { $p: Person } return { $p.name } }\n' >"$DIR/q.gq"
+refused "--query and -e conflict" "$BIN" query --query "$DIR/q.gq" -e 'query q() { match { $p: Person } return { $p.name } }' "$G"
+# Several queries and no name: "multiple queries", and their names.
+printf 'query first() { match { $p: Person } return { $p.name } }\nquery second() { match { $p: Person } return { $p.age } }\n' >"$DIR/two.gq"
+refused "multiple queries|first, second" "$BIN" query --query "$DIR/two.gq" "$G"
+"$BIN" query second --query "$DIR/two.gq" "$G" >/dev/null 2>&1 || fail "a named query of two"
+# An empty name or value: "must not be empty".
+refused "name: must not be empty" "$BIN" branch create "" "$G"
+refused "must not be empty|--as" "$BIN" --as "" branch create x "$G"
+refused "must not be empty|-e" "$BIN" query -e "" "$G"
+refused "must not be empty|--branch" "$BIN" export --branch "" "$G"
+refused "must not be empty|--branch" "$BIN" load --data "$DIR/ada.jsonl" --mode merge --branch "" "$G"
+refused "an id must not be empty" "$BIN" mutate -e 'query a($n: String) { insert Person { name: $n } }' \
+  --params '{"n":""}' "$G"
+refused "must not be empty|--store" "$BIN" --store "" branch list
+
+# The branch name OmniGraph reserves, however it is reached.
+refused "reserved|__schema_apply_lock__" "$BIN" branch create __schema_apply_lock__ "$G"
+refused "reserved|__schema_apply_lock__" "$BIN" branch create /__schema_apply_lock__ "$G"
+refused "reserved|__schema_apply_lock__" "$BIN" load --data "$DIR/ada.jsonl" --mode merge \
+  --branch __schema_apply_lock__ --from main "$G"
+# Where we differ from OmniGraph on purpose, --help says so.
+"$BIN" branch create --help >"$DIR/out" 2>&1; grep -q "need not be" "$DIR/out" || fail "create help: $(cat "$DIR/out")"
+grep -q "__schema_apply_lock__" "$DIR/out" || fail "create help lacks the reserved name"
+"$BIN" branch delete --help >"$DIR/out" 2>&1; grep -q "forked from it live on" "$DIR/out" || fail "delete help: $(cat "$DIR/out")"
+"$BIN" load --help >"$DIR/out" 2>&1; grep -q "publishes no commit" "$DIR/out" || fail "load help: $(cat "$DIR/out")"
+# ...and does it: a parent deleted under a live fork leaves the fork readable.
+"$BIN" branch create parent "$G" >/dev/null 2>&1 && "$BIN" branch create --from parent child "$G" >/dev/null 2>&1 &&
+  "$BIN" branch create parent/x "$G" >/dev/null 2>&1 || fail "prefix-sharing names"
+"$BIN" branch delete parent "$G" >/dev/null 2>&1 || fail "deleting a parent with a live fork"
+"$BIN" export --branch child "$G" >"$DIR/out" 2>&1 && grep -q Ada "$DIR/out" || fail "the fork after its parent went: $(cat "$DIR/out")"
+echo "cli errors: ok"
