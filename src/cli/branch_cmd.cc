@@ -110,7 +110,7 @@ void AddMerge(CLI::App* branch, Context& ctx, const std::shared_ptr<BranchOption
       return;
     }
     const std::string outcome = (*out)["outcome"].get<std::string>();
-    ctx.Echo("branch merge", o->name + " into " + o->into + ": " + outcome);
+    ctx.Echo("branch merge");
     std::string human = outcome;
     if (out->contains("commit")) human += " " + (*out)["commit"].get<std::string>();
     if (out->contains("branch_delete_error")) {
