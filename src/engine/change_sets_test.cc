@@ -291,7 +291,7 @@ TEST_F(ChangeSetTest, CommitChangesHydratesTheListedIdsAndLeavesOutUnchangedRewr
   commit::Record r = Record(merged);
   const std::string with = got->dump();
   r.change_set.reset();
-  ASSERT_TRUE(counting_->Put(commit::RecordName("main", r.seq), commit::EncodeRecord(r)).ok());
+  ASSERT_TRUE(counting_->Put(commit::RecordName("main", r.seq), *commit::EncodeRecord(r)).ok());
   Result<Json> fallback = CommitChanges(*graph_, merged);
   ASSERT_TRUE(fallback.ok()) << fallback.status().ToString();
   EXPECT_EQ(fallback->dump(), with);
@@ -313,7 +313,7 @@ TEST_F(ChangeSetTest, CommitChangesRefusesGenesisAndSchemaChangesWithTypedErrors
   // Also without the change set: the schemas of the commit and its parent differ.
   commit::Record r = Record(applied->commit_id);
   r.change_set.reset();
-  ASSERT_TRUE(counting_->Put(commit::RecordName("main", r.seq), commit::EncodeRecord(r)).ok());
+  ASSERT_TRUE(counting_->Put(commit::RecordName("main", r.seq), *commit::EncodeRecord(r)).ok());
   EXPECT_EQ(CommitChanges(*graph_, applied->commit_id).status().code(), Code::kSchemaBoundary);
   EXPECT_EQ(CommitChanges(*graph_, "main.99.AAAAAAAAAA").status().code(), Code::kCommitNotFound);
 }

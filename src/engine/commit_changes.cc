@@ -7,7 +7,7 @@
 #include "commit/change_set.h"
 #include "engine/change_sets.h"
 #include "engine/jsonl_values.h"
-#include "query/rows.h"
+#include "query/column_codec.h"
 
 namespace omnigraph::engine {
 

@@ -131,12 +131,13 @@ Result<TableChange> SourcePatch(const TableLabel& label, const table::Schema& sc
   return patch;
 }
 
-// A validation failure of the merged result as one conflict, by what the check reports.
+// A validation failure of the merged result as one conflict, by what the check reports (the
+// validator's wording: engine/validate.cc; merge_test pins each kind).
 MergeConflict ValidationConflict(const std::string& table_key, const std::string& message) {
   const TableLabel label = LabelOf(table_key);
   std::string kind = "value_constraint_violation";
   if (message.find("still references it") != std::string::npos ||
-      message.find("with that id") != std::string::npos) {
+      message.find("' not found in ") != std::string::npos) {
     kind = "orphan_edge";
   } else if (message.find("@unique") != std::string::npos) {
     kind = "unique_violation";
@@ -277,6 +278,7 @@ Result<Graph::MergePlan> Graph::PlanMerge(const MergeRequest& request, const Sna
   plan.content.lineage =
       commit::Lineage{"merge", s.stream, s.seq, s.head_commit_id, Json::object()};
   plan.content.merged_generation = s.head_generation;
+  plan.content.summary = "merge " + request.source + " → " + request.target;
   if (found.base.commit_id == target.head_commit_id) {
     plan.result.outcome = MergeOutcome::kFastForward;
     for (const auto& [identity, t] : target.tables) {
@@ -320,6 +322,7 @@ Result<MergeResult> Graph::Merge(const MergeRequest& request) {
                                      MergeTables(*plan.base, source.state(), h, conflicts));
           merged.lineage = plan.content.lineage;
           merged.merged_generation = plan.content.merged_generation;
+          merged.summary = plan.content.summary;
           return merged;
         }));
     if (!conflicts.empty()) {

@@ -37,7 +37,7 @@ expect_rc 0 "$BIN" --as ana load --data "$DIR/seed.jsonl" --mode merge --json "$
 check 'sorted(d) == ["actor_id", "branch", "branch_created", "commit", "edges", "mode", "nodes", "total_entities", "uri"]'
 check 'd["uri"] == sys.argv[2].rsplit("/", 1)[0] + "/g" and d["branch"] == "main" and d["mode"] == "merge"'
 check 'd["nodes"] == [{"entities_loaded": 1, "name": "Company"}, {"entities_loaded": 1, "name": "Person"}]'
-check 'sorted(d["commit"]) == ["actor_id", "created_at", "graph_branch", "graph_commit_id", "graph_manifest_version", "parent_commit_id"]'
+check 'sorted(d["commit"]) == ["actor_id", "created_at", "graph_branch", "graph_commit_id", "graph_manifest_version", "parent_commit_id", "summary"]'
 check 'd["commit"]["graph_manifest_version"] == 1 and d["commit"]["actor_id"] == "ana" and isinstance(d["commit"]["created_at"], int)'
 cp "$DIR/out" "$DIR/load.json"
 LOADED=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["commit"]["graph_commit_id"])' <"$DIR/out")
