@@ -189,8 +189,8 @@ Status MergeConflictsStatus(const MergeRequest& request,
   for (const MergeConflict& c : conflicts) text += "\n  " + c.kind + ": " + c.message;
   return Status(Code::kMergeConflicts,
                 "merging '" + request.source + "' into '" + request.target + "' has " +
-                    std::to_string(conflicts.size()) + " conflict(s); nothing was published:" +
-                    text,
+                    std::to_string(conflicts.size()) +
+                    " conflict(s); nothing was published:" + text,
                 request.target);
 }
 

@@ -185,8 +185,7 @@ HttpResponse MergeRoute(const DbPtr& db, const Call& call) {
   options.target = StringOr(b, "target", "main");
   options.delete_branch = b["delete_branch"].is_boolean() && b["delete_branch"].get<bool>();
   Json conflicts;
-  api::Result<Json> merged =
-      As(db, call)->Merge(b["source"].string_value(), options, &conflicts);
+  api::Result<Json> merged = As(db, call)->Merge(b["source"].string_value(), options, &conflicts);
   if (!merged.ok() && merged.status().code() == api::Code::kMergeConflicts) {
     return MergeConflictsResponse(merged.status(), conflicts);
   }
@@ -194,13 +193,14 @@ HttpResponse MergeRoute(const DbPtr& db, const Call& call) {
 }
 
 void AddReadRoutes(RouteTable& table, const DbPtr& db) {
-  table.Add(Route{.method = "GET",
-                  .pattern = "/snapshot",
-                  .action = "read",
-                  .summary = "A branch head or one commit: its tables and versions (SnapshotOutput)",
-                  .query_params = {Param{"branch", "string", false, "default main"},
-                                   Param{"snapshot", "string", false, "a commit id"}},
-                  .handler = [db](const Call& call) { return SnapshotRoute(db, call); }});
+  table.Add(
+      Route{.method = "GET",
+            .pattern = "/snapshot",
+            .action = "read",
+            .summary = "A branch head or one commit: its tables and versions (SnapshotOutput)",
+            .query_params = {Param{"branch", "string", false, "default main"},
+                             Param{"snapshot", "string", false, "a commit id"}},
+            .handler = [db](const Call& call) { return SnapshotRoute(db, call); }});
   table.Add(Route{.method = "GET",
                   .pattern = "/commits/{commit_id}/changes",
                   .action = "read",
