@@ -381,6 +381,25 @@ std::string SimRunResult::Summary() const {
   return out;
 }
 
+namespace {
+
+// Tallies every operation's outcome into the run's counts.
+void CountOutcomes(const SimModel& model, SimRunResult& out) {
+  std::vector<OpOutcome> outcomes;
+  for (const OpEntry& op : model.ops) outcomes.push_back(op.outcome);
+  for (const GraphOpEntry& op : model.graph_ops) outcomes.push_back(op.outcome);
+  for (OpOutcome outcome : outcomes) {
+    switch (outcome) {
+      case OpOutcome::kAcked: ++out.ops_acked; break;
+      case OpOutcome::kFailed: ++out.ops_failed; break;
+      case OpOutcome::kInDoubt: ++out.ops_in_doubt; break;
+      default: ++out.ops_crashed; break;
+    }
+  }
+}
+
+}  // namespace
+
 Result<SimRunResult> RunSimulation(std::string_view scenario, uint64_t seed,
                                    const std::function<void(SimModel&)>& tamper) {
   SimRunResult out;
@@ -446,17 +465,7 @@ Result<SimRunResult> RunSimulation(std::string_view scenario, uint64_t seed,
   out.streams = counts.streams;
   out.records = counts.records;
   out.plans_checked = counts.plans_checked;
-  std::vector<OpOutcome> outcomes;
-  for (const OpEntry& op : model.ops) outcomes.push_back(op.outcome);
-  for (const GraphOpEntry& op : model.graph_ops) outcomes.push_back(op.outcome);
-  for (OpOutcome outcome : outcomes) {
-    switch (outcome) {
-      case OpOutcome::kAcked: ++out.ops_acked; break;
-      case OpOutcome::kFailed: ++out.ops_failed; break;
-      case OpOutcome::kInDoubt: ++out.ops_in_doubt; break;
-      default: ++out.ops_crashed; break;
-    }
-  }
+  CountOutcomes(model, out);
   out.passed = out.violations.empty();
   out.trace_hash = world.trace_hash();
   out.trace_tail = world.trace_tail();
