@@ -16,6 +16,7 @@
 #include "commit/names.h"
 #include "commit/retention.h"
 #include "engine/graph.h"
+#include "table/derived.h"
 #include "table/table_cleanup.h"
 #include "table/table_manifest.h"
 
@@ -41,7 +42,7 @@ std::optional<table::TableId> TableOfObject(std::string_view name) {
   return id;
 }
 
-enum class ObjectClass { kManifest, kFragment, kDeletionVector, kDeletedIds, kOther };
+enum class ObjectClass { kManifest, kFragment, kDeletionVector, kDeletedIds, kDerived, kOther };
 
 ObjectClass ClassOf(std::string_view name) {
   // The folder after "tables/{id}-{inc}/".
@@ -50,6 +51,7 @@ ObjectClass ClassOf(std::string_view name) {
   if (sub.starts_with("data/")) return ObjectClass::kFragment;
   if (sub.starts_with("deletions/")) return ObjectClass::kDeletionVector;
   if (sub.starts_with("deleted/")) return ObjectClass::kDeletedIds;
+  if (sub.starts_with("derived/")) return ObjectClass::kDerived;
   return ObjectClass::kOther;
 }
 
@@ -59,6 +61,7 @@ void Count(TableCleanupRow& row, std::string_view name) {
     case ObjectClass::kFragment: ++row.fragments_removed; break;
     case ObjectClass::kDeletionVector: ++row.deletion_vectors_removed; break;
     case ObjectClass::kDeletedIds: ++row.deleted_id_files_removed; break;
+    case ObjectClass::kDerived: ++row.derived_removed; break;
     case ObjectClass::kOther: break;
   }
 }
@@ -115,14 +118,21 @@ Status Classify(TableWork& t, const commit::RetentionPlan& plan, int64_t now, in
 // The objects of `t` to delete: every object no kept version names, older than the grace.
 std::vector<std::string> Unreached(const TableWork& t, int64_t now, int64_t grace) {
   std::set<std::string> needed;
+  std::set<uint64_t> kept_versions;  // Derived objects live exactly as long as their version.
   for (const Version& v : t.versions) {
     if (!v.kept) continue;
     for (std::string& n : NamesOf(v.manifest, v.meta.name)) needed.insert(std::move(n));
+    kept_versions.insert(v.manifest.staged_version);
   }
   std::vector<std::string> out;
   for (const storage::ObjectMeta& m : t.objects) {
     if (needed.count(m.name) || now - m.last_modified_micros < grace) continue;
-    if (ClassOf(m.name) == ObjectClass::kOther) continue;  // Not ours to judge.
+    const ObjectClass kind = ClassOf(m.name);
+    if (kind == ObjectClass::kOther) continue;  // Not ours to judge.
+    if (kind == ObjectClass::kDerived) {
+      std::optional<table::DerivedNameParts> parts = table::ParseDerivedName(m.name);
+      if (!parts || kept_versions.count(parts->staged_version)) continue;
+    }
     out.push_back(m.name);
   }
   return out;

@@ -37,6 +37,7 @@ struct TableCleanupRow {
   uint64_t fragments_removed = 0;
   uint64_t deletion_vectors_removed = 0;
   uint64_t deleted_id_files_removed = 0;
+  uint64_t derived_removed = 0;  // Derived objects (indexes) of removed versions.
   uint64_t bytes_removed = 0;
   // Versions no retained commit pins that were kept: staged against a head that may still
   // publish them (D9), or younger than the grace period.

@@ -13,6 +13,7 @@
 #include "query/table_schema.h"
 #include "storage/memory_store.h"
 #include "table/column_builder.h"
+#include "table/derived.h"
 
 namespace omnigraph::engine {
 namespace {
@@ -519,6 +520,36 @@ TEST(GraphCleanupTest, AReclaimedCommitReadsAsVersionsReclaimedAndALostObjectAsC
                                 " (seq 20 of its branch) is missing, but cleanup retains that "
                                 "commit: the object was lost or deleted outside OmniGraph "
                                 "(restore it from a backup)");
+}
+
+// Derived objects (table/derived.h) live exactly as long as the version they name: cleanup
+// removes those of reclaimed versions, keeps those of retained ones, and counts them.
+TEST(GraphCleanupTest, DerivedObjectsAreRemovedWithTheirVersionAndKeptWithIt) {
+  World w;
+  std::vector<std::shared_ptr<const table::TableVersion>> versions;
+  for (int i = 1; i <= 6; ++i) {
+    w.Commit("main", i, w.current);
+    versions.push_back(*w.graph->SnapshotOfBranch("main")->Table("node:Person"));
+    ASSERT_TRUE(versions.back()->WriteDerived("ids", "index of " + std::to_string(i)).ok());
+  }
+  w.clock->Advance(2 * kHourMicros);
+  CleanupOptions options;
+  options.keep = 1;
+  Result<GraphCleanupReport> report = w.graph->Cleanup(options);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  uint64_t derived_removed = 0;
+  for (const TableCleanupRow& row : report->tables) derived_removed += row.derived_removed;
+  EXPECT_EQ(derived_removed, 5u);
+  for (size_t i = 0; i < versions.size(); ++i) {
+    const std::string name =
+        table::DerivedName(versions[i]->table(), versions[i]->manifest().staged_version, "ids");
+    EXPECT_EQ(w.store->Head(name).ok(), i + 1 == versions.size()) << name;
+  }
+  std::unique_ptr<Graph> reader = std::move(*Graph::Open(w.MakeRuntime(9)));
+  Result<std::shared_ptr<const std::string>> kept =
+      (*reader->SnapshotOfBranch("main")->Table("node:Person"))->ReadDerived("ids");
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  EXPECT_EQ(**kept, "index of 6");
 }
 
 TEST(GraphCleanupTest, CleanupNeedsKeepOrOlderThan) {

@@ -35,7 +35,9 @@ Result<Phase> PhaseOf(const std::string& name) {
   }
   const std::string_view folder = path.substr(0, slash);
   if (folder == "versions") return Phase::kManifest;
-  if (folder == "data" || folder == "deletions" || folder == "deleted") return Phase::kData;
+  if (folder == "data" || folder == "deletions" || folder == "deleted" || folder == "derived") {
+    return Phase::kData;
+  }
   return bad("unknown table subfolder");
 }
 

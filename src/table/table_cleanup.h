@@ -2,13 +2,14 @@
 // retention plan (D10 in docs/design/overview.md) decides what is unreachable; this layer never
 // decides.
 //
-// Guarantees: only names inside a table folder (tables/{id}-{incarnation}/data|deletions|deleted|
-// versions/...) are accepted, and a bad name refuses the whole call before anything is deleted;
-// an object younger than the grace period (by the store's last-modified time against the Runtime
-// clock) is never deleted; data files, deletion vectors and deleted-id files are all deleted
-// before any manifest (D10's order), so a cleanup cut short leaves every manifest it was to
-// delete in place, and a retry with the same names finds them again. Reports the objects and
-// bytes removed. Thread-safe; the deletes of one phase run in parallel on the Runtime's executor.
+// Guarantees: only names inside a table folder
+// (tables/{id}-{incarnation}/data|deletions|deleted|derived| versions/...) are accepted, and a bad
+// name refuses the whole call before anything is deleted; an object younger than the grace period
+// (by the store's last-modified time against the Runtime clock) is never deleted; data files,
+// deletion vectors and deleted-id files are all deleted before any manifest (D10's order), so a
+// cleanup cut short leaves every manifest it was to delete in place, and a retry with the same
+// names finds them again. Reports the objects and bytes removed. Thread-safe; the deletes of one
+// phase run in parallel on the Runtime's executor.
 #pragma once
 
 #include <cstdint>

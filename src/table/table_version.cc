@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "table/derived.h"
 #include "table/row_gather.h"
 #include "table/table_context.h"
 
@@ -224,6 +225,81 @@ std::vector<std::string> TableVersion::ObjectNames() const {
   }
   if (manifest_->deleted_ids_path) names.push_back(ObjectName(table, *manifest_->deleted_ids_path));
   return names;
+}
+
+Result<std::shared_ptr<const std::string>> TableVersion::ReadDerived(std::string_view kind) const {
+  if (!ValidDerivedKind(kind))
+    return InvalidArgument("invalid derived kind '" + std::string(kind) + "'");
+  const std::string name = DerivedName(manifest_->table(), manifest_->staged_version, kind);
+  const std::string key = "x:" + name;
+  if (auto hit = ctx_->cache().Get<std::string>(key)) return hit;
+  OMNIGRAPH_ASSIGN_OR_RETURN(storage::GetResult got, ctx_->store().Get(name));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::string_view payload,
+                             DecodeDerived(*manifest_, kind, got.data, name));
+  auto value = std::make_shared<const std::string>(payload);
+  ctx_->cache().Put<std::string>(key, value, value->size());
+  return value;
+}
+
+Result<std::string> TableVersion::ReadDerivedRange(std::string_view kind, uint64_t offset,
+                                                   uint64_t length) const {
+  if (!ValidDerivedKind(kind))
+    return InvalidArgument("invalid derived kind '" + std::string(kind) + "'");
+  const std::string name = DerivedName(manifest_->table(), manifest_->staged_version, kind);
+  const std::string key = "xh:" + name;
+  std::shared_ptr<const DerivedHeader> header = ctx_->cache().Get<DerivedHeader>(key);
+  if (!header) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(
+        storage::GetResult head,
+        ctx_->store().Get(name, storage::ByteRange{0, kDerivedHeaderBytesMax}));
+    OMNIGRAPH_ASSIGN_OR_RETURN(DerivedHeader decoded,
+                               DecodeDerivedHeader(*manifest_, kind, head.data, name));
+    if (decoded.payload_offset + decoded.payload_bytes != head.meta.size_bytes) {
+      return Corruption("derived object's size differs from its header", name);
+    }
+    header = std::make_shared<const DerivedHeader>(decoded);
+    ctx_->cache().Put<DerivedHeader>(key, header, sizeof(DerivedHeader));
+  }
+  if (offset > header->payload_bytes || length > header->payload_bytes - offset) {
+    return InvalidArgument("derived range " + std::to_string(offset) + "+" +
+                               std::to_string(length) + " is past the payload's " +
+                               std::to_string(header->payload_bytes) + " bytes",
+                           name);
+  }
+  if (length == 0) return std::string();
+  OMNIGRAPH_ASSIGN_OR_RETURN(
+      storage::GetResult got,
+      ctx_->store().Get(name, storage::ByteRange{header->payload_offset + offset, length}));
+  if (got.data.size() != length)
+    return Corruption("derived object is shorter than its header says", name);
+  return std::move(got.data);
+}
+
+Status TableVersion::WriteDerived(std::string_view kind, std::string_view payload) const {
+  if (!ValidDerivedKind(kind))
+    return InvalidArgument("invalid derived kind '" + std::string(kind) + "'");
+  const std::string name = DerivedName(manifest_->table(), manifest_->staged_version, kind);
+  const std::string bytes = EncodeDerived(*manifest_, kind, payload);
+  OMNIGRAPH_ASSIGN_OR_RETURN(bool ours, ctx_->PutImmutable(name, bytes));
+  if (ours) return Status::Ok();
+  OMNIGRAPH_ASSIGN_OR_RETURN(storage::GetResult existing, ctx_->store().Get(name));
+  if (DecodeDerived(*manifest_, kind, existing.data, name).ok()) return Status::Ok();
+  return ctx_->store().Put(name, bytes);
+}
+
+Result<std::shared_ptr<const std::string>> TableVersion::DerivedOrBuild(
+    std::string_view kind, const std::function<Result<std::string>()>& build,
+    bool write_back) const {
+  Result<std::shared_ptr<const std::string>> read = ReadDerived(kind);
+  if (read.ok()) return read;
+  const Kind failure = read.status().kind();
+  if (failure != Kind::kNotFound && read.status().code() != Code::kCorruption) return read;
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::string built, build());
+  if (write_back) (void)WriteDerived(kind, built);
+  auto value = std::make_shared<const std::string>(std::move(built));
+  const std::string name = DerivedName(manifest_->table(), manifest_->staged_version, kind);
+  ctx_->cache().Put<std::string>("x:" + name, value, value->size());
+  return value;
 }
 
 }  // namespace omnigraph::table

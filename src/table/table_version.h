@@ -15,6 +15,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "table/column.h"
@@ -91,6 +92,25 @@ class TableVersion {
   // The names of every object this version needs: its manifest, fragments, deletion vectors
   // and deleted-ids side file. What retention must keep for it.
   std::vector<std::string> ObjectNames() const;
+
+  // Derived data of this version (table/derived.h): the payload of `kind`, cached by name.
+  // NotFound when absent; Corruption naming the object when it is damaged or belongs to another
+  // version; storage failures as reported.
+  Result<std::shared_ptr<const std::string>> ReadDerived(std::string_view kind) const;
+  // `length` bytes of the payload of `kind` from `offset` (one ranged read after the header,
+  // which is read once and cached). The payload's checksum is not checked: a format read in
+  // pieces checks its own sections. OutOfRange-style InvalidArgument past the payload's end.
+  Result<std::string> ReadDerivedRange(std::string_view kind, uint64_t offset,
+                                       uint64_t length) const;
+  // Stores `payload` as `kind` of this version with a conditional create. An object already
+  // there is kept when it decodes (another process stored the same data first); a damaged one is
+  // replaced (derived objects are never authority, docs/format/derived.md).
+  Status WriteDerived(std::string_view kind, std::string_view payload) const;
+  // The payload of `kind`: read, or — when absent or damaged — computed by `build` and, when
+  // `write_back`, stored (a failure to store is not an error: the data is still returned).
+  Result<std::shared_ptr<const std::string>> DerivedOrBuild(
+      std::string_view kind, const std::function<Result<std::string>()>& build,
+      bool write_back) const;
 
   // Internal to the table layer (diffs and writes).
   internal::TableContext& context() const { return *ctx_; }

@@ -1,0 +1,136 @@
+#include "table/derived.h"
+
+#include <bit>
+#include <charconv>
+#include <cstring>
+
+#include "base/hash.h"
+
+namespace omnigraph::table {
+
+static_assert(std::endian::native == std::endian::little,
+              "derived objects are little-endian and read by memcpy");
+
+namespace {
+
+constexpr char kMagic[4] = {'O', 'G', 'D', 'X'};
+constexpr uint32_t kFormat = 1;
+
+template <typename T>
+void Append(std::string& out, T value) {
+  char bytes[sizeof(T)];
+  std::memcpy(bytes, &value, sizeof(T));
+  out.append(bytes, sizeof(T));
+}
+
+template <typename T>
+T Load(std::string_view bytes, size_t pos) {
+  T value;
+  std::memcpy(&value, bytes.data() + pos, sizeof(T));
+  return value;
+}
+
+uint64_t Padded(uint64_t n) { return (n + 7) / 8 * 8; }
+
+}  // namespace
+
+bool ValidDerivedKind(std::string_view kind) {
+  if (kind.empty() || kind.size() > kDerivedKindBytesMax) return false;
+  for (size_t i = 0; i < kind.size(); ++i) {
+    const char c = kind[i];
+    const bool alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    if (!alnum && (i == 0 || (c != '.' && c != '_' && c != '-'))) return false;
+  }
+  return true;
+}
+
+std::string DerivedName(const TableId& table, uint64_t staged_version, std::string_view kind) {
+  return table.Root() + "/" + std::string(kDerivedFolder) + "/d" + std::to_string(staged_version) +
+         "." + std::string(kind);
+}
+
+std::optional<DerivedNameParts> ParseDerivedName(std::string_view name) {
+  const std::string folder = "/" + std::string(kDerivedFolder) + "/d";
+  const size_t at = name.find(folder);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view rest = name.substr(at + folder.size());
+  DerivedNameParts parts;
+  auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), parts.staged_version);
+  if (ec != std::errc() || end == rest.data() + rest.size() || *end != '.') return std::nullopt;
+  parts.kind = std::string(end + 1, rest.data() + rest.size());
+  if (!ValidDerivedKind(parts.kind)) return std::nullopt;
+  return parts;
+}
+
+std::string EncodeDerived(const TableManifest& manifest, std::string_view kind,
+                          std::string_view payload) {
+  const std::string& uuid = manifest.transaction_uuid;
+  const uint64_t header = Padded(kDerivedPrefixBytes + kind.size() + uuid.size());
+  std::string out;
+  out.reserve(header + payload.size());
+  out.append(kMagic, sizeof(kMagic));
+  Append<uint32_t>(out, kFormat);
+  Append<uint64_t>(out, manifest.staged_version);
+  Append<uint64_t>(out, payload.size());
+  Append<uint64_t>(out, XxHash64(payload));
+  Append<uint16_t>(out, static_cast<uint16_t>(kind.size()));
+  Append<uint16_t>(out, static_cast<uint16_t>(uuid.size()));
+  out.append(kind);
+  out.append(uuid);
+  out.resize(header, '\0');
+  out.append(payload);
+  return out;
+}
+
+Result<DerivedHeader> DecodeDerivedHeader(const TableManifest& manifest, std::string_view kind,
+                                          std::string_view head, const std::string& name) {
+  auto damaged = [&](std::string what) {
+    return Status(Code::kCorruption, "derived object " + std::move(what), name);
+  };
+  if (head.size() < kDerivedPrefixBytes || std::memcmp(head.data(), kMagic, 4) != 0) {
+    return damaged("has no envelope");
+  }
+  const uint32_t format = Load<uint32_t>(head, 4);
+  if (format != kFormat) return damaged("has format " + std::to_string(format) + ", expected 1");
+  const uint64_t staged = Load<uint64_t>(head, 8);
+  DerivedHeader out;
+  out.payload_bytes = Load<uint64_t>(head, 16);
+  out.payload_xxh64 = Load<uint64_t>(head, 24);
+  const uint16_t kind_bytes = Load<uint16_t>(head, 32);
+  const uint16_t uuid_bytes = Load<uint16_t>(head, 34);
+  out.payload_offset = Padded(kDerivedPrefixBytes + kind_bytes + uuid_bytes);
+  if (out.payload_offset > head.size() && out.payload_offset > kDerivedHeaderBytesMax) {
+    return damaged("has an oversized header");
+  }
+  if (kDerivedPrefixBytes + kind_bytes + uuid_bytes > head.size()) {
+    return damaged("header is truncated");
+  }
+  const std::string_view got_kind = head.substr(kDerivedPrefixBytes, kind_bytes);
+  const std::string_view got_uuid = head.substr(kDerivedPrefixBytes + kind_bytes, uuid_bytes);
+  if (staged != manifest.staged_version || got_uuid != manifest.transaction_uuid) {
+    return damaged("belongs to another table version (staged version " + std::to_string(staged) +
+                   ")");
+  }
+  if (got_kind != kind)
+    return damaged("holds '" + std::string(got_kind) + "', expected '" + std::string(kind) + "'");
+  return out;
+}
+
+Result<std::string_view> DecodeDerived(const TableManifest& manifest, std::string_view kind,
+                                       std::string_view bytes, const std::string& name) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(DerivedHeader header,
+                             DecodeDerivedHeader(manifest, kind, bytes, name));
+  if (header.payload_offset + header.payload_bytes != bytes.size()) {
+    return Status(Code::kCorruption,
+                  "derived object is " + std::to_string(bytes.size()) + " bytes, its header says " +
+                      std::to_string(header.payload_offset + header.payload_bytes),
+                  name);
+  }
+  const std::string_view payload = bytes.substr(header.payload_offset);
+  if (XxHash64(payload) != header.payload_xxh64) {
+    return Status(Code::kCorruption, "derived object fails its checksum", name);
+  }
+  return payload;
+}
+
+}  // namespace omnigraph::table

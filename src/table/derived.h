@@ -1,0 +1,62 @@
+// Derived objects: data computed from one table version — an id index, adjacency, a text or
+// vector index — stored beside the version so that a fresh process need not compute it again.
+//
+// A derived object is never authority. It is named by the version it was computed from
+// (`tables/{id}-{inc}/derived/d{staged_version}.{kind}`), written once with a conditional
+// create, and wrapped in an envelope that binds it to that version (staged version, transaction
+// uuid, kind) and checksums the payload. A reader that finds one absent or damaged computes the
+// data from the fragments instead; a writer may store what it computed. Retention keeps a
+// derived object exactly as long as it keeps the version it names (docs/format/derived.md).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "table/table_manifest.h"
+
+namespace omnigraph::table {
+
+inline constexpr std::string_view kDerivedFolder = "derived";
+// The envelope: a fixed prefix, then the kind and the transaction uuid, padded to 8 bytes.
+inline constexpr uint64_t kDerivedPrefixBytes = 36;
+inline constexpr uint64_t kDerivedKindBytesMax = 64;
+inline constexpr uint64_t kDerivedHeaderBytesMax = 256;
+
+// A kind is 1–64 bytes of [a-z0-9._-], starting with a letter or digit ("ids", "csr.src",
+// "fts.7", "ann.9").
+bool ValidDerivedKind(std::string_view kind);
+
+// The object name of derived data `kind` of a version.
+std::string DerivedName(const TableId& table, uint64_t staged_version, std::string_view kind);
+
+// The staged version and kind a full derived-object name belongs to, or nullopt when `name` is
+// not one.
+struct DerivedNameParts {
+  uint64_t staged_version = 0;
+  std::string kind;
+};
+std::optional<DerivedNameParts> ParseDerivedName(std::string_view name);
+
+// The envelope around `payload` for `kind` of `manifest`'s version.
+std::string EncodeDerived(const TableManifest& manifest, std::string_view kind,
+                          std::string_view payload);
+
+// Where the payload starts and how long it is, from the first bytes of an object (at least the
+// header; kDerivedHeaderBytesMax always suffices). Corruption naming `name` when the header is
+// not an envelope of `kind` for `manifest`'s version.
+struct DerivedHeader {
+  uint64_t payload_offset = 0;
+  uint64_t payload_bytes = 0;
+  uint64_t payload_xxh64 = 0;
+};
+Result<DerivedHeader> DecodeDerivedHeader(const TableManifest& manifest, std::string_view kind,
+                                          std::string_view head, const std::string& name);
+
+// The payload of a whole object, after checking the header and the payload's checksum.
+Result<std::string_view> DecodeDerived(const TableManifest& manifest, std::string_view kind,
+                                       std::string_view bytes, const std::string& name);
+
+}  // namespace omnigraph::table

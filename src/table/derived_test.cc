@@ -1,0 +1,160 @@
+// Derived objects: the envelope binds a payload to one table version and kind; damage and
+// strangers are Corruption naming the object; DerivedOrBuild rebuilds and writes back; ranged
+// reads fetch the header once; exact object-operation counts.
+#include "table/derived.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "base/random.h"
+#include "storage/counting_store.h"
+#include "storage/memory_store.h"
+#include "table/model_table.h"
+#include "table/table_store.h"
+
+namespace omnigraph::table {
+namespace {
+
+class DerivedTest : public ::testing::Test {
+ protected:
+  DerivedTest() {
+    memory_ = std::make_shared<storage::MemoryStore>("d");
+    counting_ = std::make_shared<storage::CountingStore>(memory_);
+    runtime_ = storage::Runtime::ForTest(counting_, 3);
+    tables_ = std::make_unique<TableStore>(runtime_, TableStoreOptions{});
+    Random random(9);
+    const NewTable table{TableId{0x21, 0x1}, "Person", ModelSchema(false)};
+    Result<TablePin> v1 =
+        tables_->Create(table, MakeRows(table.schema, {"a", "b"}, random), std::nullopt);
+    Result<TablePin> v2 = tables_->Append(*v1, MakeRows(table.schema, {"c"}, random), std::nullopt);
+    one_ = *tables_->Open(*v1);
+    two_ = *tables_->Open(*v2);
+  }
+
+  // A version opened by a fresh TableStore: nothing cached.
+  std::shared_ptr<const TableVersion> Cold(const TableVersion& v) {
+    fresh_ = std::make_unique<TableStore>(runtime_, TableStoreOptions{});
+    return *fresh_->Open(v.pin());
+  }
+
+  std::string NameOf(const TableVersion& v, std::string_view kind) {
+    return DerivedName(v.table(), v.manifest().staged_version, kind);
+  }
+
+  std::shared_ptr<storage::MemoryStore> memory_;
+  std::shared_ptr<storage::CountingStore> counting_;
+  storage::Runtime runtime_;
+  std::unique_ptr<TableStore> tables_, fresh_;
+  std::shared_ptr<const TableVersion> one_, two_;
+};
+
+TEST(DerivedNameTest, NamesParseBackAndKindsAreChecked) {
+  const std::string name = DerivedName(TableId{0xab, 0x2}, 9223372036854775809ull, "csr.src");
+  EXPECT_EQ(name, "tables/00000000000000ab-0000000000000002/derived/d9223372036854775809.csr.src");
+  std::optional<DerivedNameParts> parts = ParseDerivedName(name);
+  ASSERT_TRUE(parts);
+  EXPECT_EQ(parts->staged_version, 9223372036854775809ull);
+  EXPECT_EQ(parts->kind, "csr.src");
+  EXPECT_FALSE(ParseDerivedName("tables/x/derived/dabc.ids"));
+  EXPECT_FALSE(ParseDerivedName("tables/x/derived/d12"));
+  EXPECT_FALSE(ParseDerivedName("tables/x/data/d12.ids"));
+  EXPECT_TRUE(ValidDerivedKind("fts.7"));
+  EXPECT_FALSE(ValidDerivedKind(""));
+  EXPECT_FALSE(ValidDerivedKind(".x"));
+  EXPECT_FALSE(ValidDerivedKind("Ids"));
+  EXPECT_FALSE(ValidDerivedKind("a/b"));
+  EXPECT_FALSE(ValidDerivedKind(std::string(65, 'a')));
+}
+
+TEST_F(DerivedTest, PayloadRoundTripsAndIsCached) {
+  ASSERT_TRUE(one_->WriteDerived("ids", "payload bytes").ok());
+  auto cold = Cold(*one_);
+  counting_->Reset();
+  Result<std::shared_ptr<const std::string>> read = cold->ReadDerived("ids");
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(**read, "payload bytes");
+  ASSERT_TRUE(cold->ReadDerived("ids").ok());
+  EXPECT_EQ(counting_->Snapshot().gets, 1u);  // The second read is a cache hit.
+  EXPECT_EQ(cold->ReadDerived("fts.1").status().kind(), Kind::kNotFound);
+  EXPECT_EQ(cold->ReadDerived("Bad").status().code(), Code::kInvalidArgument);
+}
+
+TEST_F(DerivedTest, DamageAndStrangersAreCorruptionNamingTheObject) {
+  ASSERT_TRUE(one_->WriteDerived("ids", std::string(100, 'x')).ok());
+  const std::string name = NameOf(*one_, "ids");
+  std::string bytes = memory_->Get(name)->data;
+  // A flipped payload byte fails the checksum.
+  std::string flipped = bytes;
+  flipped.back() ^= 1;
+  ASSERT_TRUE(memory_->Put(name, flipped).ok());
+  Status damaged = Cold(*one_)->ReadDerived("ids").status();
+  EXPECT_EQ(damaged.code(), Code::kCorruption);
+  EXPECT_NE(damaged.ToString().find(name), std::string::npos) << damaged.ToString();
+  // Truncated.
+  ASSERT_TRUE(memory_->Put(name, bytes.substr(0, bytes.size() - 1)).ok());
+  EXPECT_EQ(Cold(*one_)->ReadDerived("ids").status().code(), Code::kCorruption);
+  ASSERT_TRUE(memory_->Put(name, "junk").ok());
+  EXPECT_EQ(Cold(*one_)->ReadDerived("ids").status().code(), Code::kCorruption);
+  // Another version's object copied under this version's name.
+  ASSERT_TRUE(two_->WriteDerived("ids", "two").ok());
+  ASSERT_TRUE(memory_->Put(name, memory_->Get(NameOf(*two_, "ids"))->data).ok());
+  Status stranger = Cold(*one_)->ReadDerived("ids").status();
+  EXPECT_EQ(stranger.code(), Code::kCorruption);
+  EXPECT_NE(stranger.ToString().find("another table version"), std::string::npos);
+  // Another kind's object under this kind's name.
+  ASSERT_TRUE(one_->WriteDerived("csr.src", "k").ok());
+  ASSERT_TRUE(memory_->Put(name, memory_->Get(NameOf(*one_, "csr.src"))->data).ok());
+  EXPECT_EQ(Cold(*one_)->ReadDerived("ids").status().code(), Code::kCorruption);
+}
+
+TEST_F(DerivedTest, DerivedOrBuildBuildsOnceWritesBackAndReplacesDamage) {
+  int builds = 0;
+  auto build = [&]() -> Result<std::string> {
+    ++builds;
+    return std::string("built");
+  };
+  // Absent: built, written back; a fresh reader then reads without building.
+  Result<std::shared_ptr<const std::string>> got = one_->DerivedOrBuild("ids", build, true);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(**got, "built");
+  EXPECT_EQ(builds, 1);
+  auto cold = Cold(*one_);
+  counting_->Reset();
+  ASSERT_TRUE(cold->DerivedOrBuild("ids", build, true).ok());
+  EXPECT_EQ(builds, 1);
+  EXPECT_EQ(counting_->Snapshot().gets, 1u);
+  EXPECT_EQ(counting_->Snapshot().total(), 1u);
+  // Damaged: rebuilt and replaced in place.
+  const std::string name = NameOf(*one_, "ids");
+  ASSERT_TRUE(memory_->Put(name, "junk").ok());
+  ASSERT_TRUE(Cold(*one_)->DerivedOrBuild("ids", build, true).ok());
+  EXPECT_EQ(builds, 2);
+  EXPECT_TRUE(Cold(*one_)->ReadDerived("ids").ok());
+  // Without write-back nothing is stored.
+  ASSERT_TRUE(two_->DerivedOrBuild("ids", build, false).ok());
+  EXPECT_EQ(memory_->Head(NameOf(*two_, "ids")).status().kind(), Kind::kNotFound);
+  // A build failure is returned as it is.
+  auto failing = []() -> Result<std::string> { return Internal("no"); };
+  EXPECT_EQ(Cold(*two_)->DerivedOrBuild("ids", failing, true).status().code(), Code::kInternal);
+}
+
+TEST_F(DerivedTest, RangedReadsFetchTheHeaderOnceThenOnlyTheRange) {
+  std::string payload;
+  for (int i = 0; i < 1000; ++i) payload += static_cast<char>('a' + i % 26);
+  ASSERT_TRUE(one_->WriteDerived("csr.src", payload).ok());
+  auto cold = Cold(*one_);
+  counting_->Reset();
+  Result<std::string> part = cold->ReadDerivedRange("csr.src", 500, 10);
+  ASSERT_TRUE(part.ok()) << part.status().ToString();
+  EXPECT_EQ(*part, payload.substr(500, 10));
+  EXPECT_EQ(counting_->Snapshot().gets, 2u);  // Header, then the range.
+  ASSERT_TRUE(cold->ReadDerivedRange("csr.src", 0, 1000).ok());
+  EXPECT_EQ(counting_->Snapshot().gets, 3u);
+  EXPECT_EQ(cold->ReadDerivedRange("csr.src", 995, 10).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(cold->ReadDerivedRange("csr.src", 1000, 0)->size(), 0u);
+  EXPECT_EQ(cold->ReadDerivedRange("ids", 0, 1).status().kind(), Kind::kNotFound);
+}
+
+}  // namespace
+}  // namespace omnigraph::table
