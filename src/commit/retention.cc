@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "commit/merge_base.h"
 #include "commit/testing_hooks.h"
 
 namespace omnigraph::commit {
@@ -124,6 +125,38 @@ class RetentionPlanner {
     return Status::Ok();
   }
 
+  // Merge bases are roots (docs/design/retention.md "Merge bases"): a later merge of any two
+  // live branches reads the fold at their merge base, so that fold's pins stay, and so does the
+  // checkpoint it folds from (recorded in `base_seqs`). One base search per pair of branches.
+  Status RetainMergeBases(const std::vector<BranchInfo>& live, RetentionPlan& plan,
+                          std::map<std::string, std::set<uint64_t>>& base_seqs) {
+    if (TestingHooks().retention_ignores_merge_bases) return Status::Ok();
+    for (size_t i = 0; i < live.size(); ++i) {
+      for (size_t j = i + 1; j < live.size(); ++j) {
+        OMNIGRAPH_ASSIGN_OR_RETURN(
+            MergeBase found,
+            FindMergeBase(*rt_.store, live[i].head_commit_id, live[j].head_commit_id));
+        const Record& base = found.base;
+        auto span = spans_.find(base.stream);
+        if (span != spans_.end() && span->second.from <= base.seq && base.seq <= span->second.to) {
+          continue;  // Retained already.
+        }
+        if (IsForkPoint(live, base)) continue;  // Its state is a fork checkpoint: a root already.
+        if (!base_seqs[base.stream].insert(base.seq).second) continue;
+        OMNIGRAPH_ASSIGN_OR_RETURN(GraphState state, Handle(base.stream).ReadAt(base.seq));
+        AddPins(state, plan.keep);
+      }
+    }
+    return Status::Ok();
+  }
+
+  static bool IsForkPoint(const std::vector<BranchInfo>& live, const Record& commit) {
+    for (const BranchInfo& b : live) {
+      if (b.parent_stream == commit.stream && b.fork_seq == commit.seq) return true;
+    }
+    return false;
+  }
+
   std::map<std::string, Span>& spans() { return spans_; }
   std::map<std::string, StreamInfo>& streams() { return streams_; }
 
@@ -168,6 +201,8 @@ Result<RetentionPlan> PlanRetention(const storage::Runtime& runtime,
     planner.spans()[key].Add(info.meta.base_seq(), end->seq);
   }
   OMNIGRAPH_RETURN_IF_ERROR(planner.CollectPins(plan));
+  std::map<std::string, std::set<uint64_t>> merge_bases;
+  OMNIGRAPH_RETURN_IF_ERROR(planner.RetainMergeBases(live, plan, merge_bases));
   // A stream nothing retains (a deleted branch no live branch reaches) may lose every version:
   // its horizon says so, so that a later, larger keep never counts its commits as retained.
   for (const auto& [key, info] : planner.streams()) {
@@ -203,8 +238,12 @@ Result<RetentionPlan> PlanRetention(const storage::Runtime& runtime,
     // A stream nothing retains keeps only its base checkpoint.
     uint64_t needed_from =
         span == planner.spans().end() ? UINT64_MAX : FoldBaseFor(span->second.from, base, existing);
+    std::set<uint64_t> needed;  // The checkpoints merge bases fold from.
+    for (uint64_t seq : merge_bases[key]) needed.insert(FoldBaseFor(seq, base, existing));
     for (uint64_t seq : existing) {
-      if (seq != base && seq < needed_from) plan.deletable_checkpoints.push_back(names[seq]);
+      if (seq != base && seq < needed_from && !needed.count(seq)) {
+        plan.deletable_checkpoints.push_back(names[seq]);
+      }
     }
   }
   return plan;

@@ -23,6 +23,9 @@ struct PlantedBugs {
   std::atomic<bool> accept_checkpoint_unvalidated{false};
   // Retention: root only the pins of the oldest retained record itself instead of its fold.
   std::atomic<bool> retention_uses_record_pins{false};
+  // Retention: do not root merge bases (a later merge of two live branches may find its base's
+  // table versions reclaimed).
+  std::atomic<bool> retention_ignores_merge_bases{false};
   // Reading and publishing: take a missing record for the end of the stream (the behaviour before
   // D21): a cold read re-probes from the base and serves the records before the gap, no lookahead
   // is made, and a publish may create a record in the gap.
@@ -43,6 +46,7 @@ struct PlantedBugs {
     absent_after_unknown_means_no_effect = false;
     accept_checkpoint_unvalidated = false;
     retention_uses_record_pins = false;
+    retention_ignores_merge_bases = false;
     gap_is_end = false;
     change_set_upserts_as_inserts = false;
     merge_base_first_parent_only = false;

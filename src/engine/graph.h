@@ -139,6 +139,8 @@ class Graph {
     MergeResult result;
     commit::RecordContent content;
     std::shared_ptr<const commit::GraphState> base;
+    // The merge base as a read view, to explain a failed read of its tables.
+    std::optional<Snapshot> base_view;
   };
   Result<MergePlan> PlanMerge(const MergeRequest& request, const Snapshot& source,
                               const commit::GraphState& target);

@@ -133,16 +133,15 @@ Result<TableChange> SourcePatch(const TableLabel& label, const table::Schema& sc
 
 // A validation failure of the merged result as one conflict, by what the check reports (the
 // validator's wording: engine/validate.cc; merge_test pins each kind).
-MergeConflict ValidationConflict(const std::string& table_key, const std::string& message) {
-  const TableLabel label = LabelOf(table_key);
-  std::string kind = "value_constraint_violation";
-  if (message.find("still references it") != std::string::npos ||
-      message.find("' not found in ") != std::string::npos) {
-    kind = "orphan_edge";
-  } else if (message.find("@unique") != std::string::npos) {
-    kind = "unique_violation";
-  } else if (message.find("@card") != std::string::npos) {
-    kind = "cardinality_violation";
+MergeConflict ValidationConflict(const ValidationFailure& failure, const std::string& message) {
+  const TableLabel label = LabelOf(failure.table_key);
+  std::string kind;
+  switch (failure.kind) {
+    case ConstraintKind::kEndpoint:
+    case ConstraintKind::kDangling: kind = "orphan_edge"; break;
+    case ConstraintKind::kUnique: kind = "unique_violation"; break;
+    case ConstraintKind::kCardinality: kind = "cardinality_violation"; break;
+    case ConstraintKind::kValue: kind = "value_constraint_violation"; break;
   }
   return MergeConflict{label.entity_kind, label.type_name, std::nullopt, std::move(kind), message};
 }
@@ -225,7 +224,7 @@ Result<commit::RecordContent> Graph::MergeTables(const commit::GraphState& base,
   if (!conflicts.empty() || changes.empty()) return content;
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const schema::Catalog> catalog,
                              CatalogFor(target.schema));
-  std::string failed_key;
+  ValidationFailure failure;
   const Status valid = ValidateWrite(
       *catalog, changes,
       [&](std::string_view key) -> Result<std::shared_ptr<const table::TableVersion>> {
@@ -233,12 +232,10 @@ Result<commit::RecordContent> Graph::MergeTables(const commit::GraphState& base,
         if (t == nullptr) return InvalidArgument("no table '" + std::string(key) + "'");
         return tables_->Open(ToTablePin(t->pin));
       },
-      [&](std::string_view key, uint64_t) {
-        failed_key = std::string(key);
-        return std::string(key);
-      });
+      [&](std::string_view key, uint64_t) { return std::string(key); }, {}, kSorterMemoryBytes,
+      &failure);
   if (valid.code() == Code::kInvalidArgument) {
-    conflicts.push_back(ValidationConflict(failed_key, valid.message()));
+    conflicts.push_back(ValidationConflict(failure, valid.message()));
     return content;
   }
   OMNIGRAPH_RETURN_IF_ERROR(valid);
@@ -289,6 +286,7 @@ Result<Graph::MergePlan> Graph::PlanMerge(const MergeRequest& request, const Sna
   }
   plan.result.outcome = MergeOutcome::kMerged;
   plan.base = base.state_;
+  plan.base_view = base;
   return plan;
 }
 
@@ -318,8 +316,15 @@ Result<MergeResult> Graph::Merge(const MergeRequest& request) {
         commit::Prepared prepared,
         stream->Prepare(*head, [&](const commit::GraphState& h) -> Result<commit::RecordContent> {
           if (plan.base == nullptr) return plan.content;
-          OMNIGRAPH_ASSIGN_OR_RETURN(commit::RecordContent merged,
-                                     MergeTables(*plan.base, source.state(), h, conflicts));
+          Result<commit::RecordContent> three_way =
+              MergeTables(*plan.base, source.state(), h, conflicts);
+          if (!three_way.ok()) {
+            // A table object of the base that cleanup reclaimed is VersionsReclaimed naming the
+            // base commit; one missing elsewhere is damage.
+            return plan.base_view->ExplainReadFailure(three_way.status())
+                .WithContext("merge base " + plan.result.base_commit_id);
+          }
+          commit::RecordContent merged = std::move(*three_way);
           merged.lineage = plan.content.lineage;
           merged.merged_generation = plan.content.merged_generation;
           merged.summary = plan.content.summary;

@@ -11,6 +11,7 @@
 #include "base/clock.h"
 #include "base/ids.h"
 #include "commit/stream.h"
+#include "commit/testing_hooks.h"
 #include "engine/export.h"
 #include "engine/graph.h"
 #include "engine/mutate.h"
@@ -477,6 +478,28 @@ class MergeCleanupTest : public MergeTest {
     ASSERT_TRUE(cleaned.ok()) << cleaned.status().ToString();
     removed_ += cleaned->removed.size();
   }
+  // Merge x into main, then move both far past `keep` and merge again (the second merge's base is
+  // the x head the first merge took, outside both retention windows).
+  Result<MergeResult> MergeAfterBothSidesMovedOn() {
+    Add("main", "Ada", 30);
+    Branch("x");
+    Add("x", "X1", 1);
+    Run("main", "age", {{"name", Value::String("Ada")}, {"age", Value::Int(41)}});
+    Clean();
+    OMNIGRAPH_CHECK(MustMerge("x").outcome == MergeOutcome::kMerged);
+    for (int i = 2; i < 8; ++i) {
+      Run("x", "age", {{"name", Value::String("X1")}, {"age", Value::Int(i)}});
+    }
+    for (int i = 0; i < 6; ++i) {
+      Run("main", "age", {{"name", Value::String("Ada")}, {"age", Value::Int(50 + i)}});
+    }
+    Clean();
+    // A fresh handle: the old one's table cache still holds what cleanup removed.
+    storage::Runtime rt = storage::Runtime::ForTest(counting_, 4);
+    rt.clock = clock_;
+    graph_ = std::move(*Graph::Open(rt));
+    return Merge("x");
+  }
   std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();
   size_t removed_ = 0;
 };
@@ -500,6 +523,32 @@ TEST_F(MergeCleanupTest, AMergeAfterCleanupStillFindsItsBase) {
   r = MustMerge("x");
   ASSERT_EQ(r.outcome, MergeOutcome::kMerged) << ::testing::PrintToString(Kinds(r));
   EXPECT_EQ(Of("main", "Person").size(), 9u);
+}
+
+// Merge bases are retention roots: after a merge, both branches go on far past `keep`, and the
+// next merge's base (the source head the first merge took) has left both retention windows.
+// Cleanup must keep the base's table versions, or the next merge cannot be computed. With the
+// planted bug (merge bases not rooted) the second merge fails on the reclaimed base.
+TEST_F(MergeCleanupTest, MergeBasesAreRetentionRoots) {
+  Result<MergeResult> second = MergeAfterBothSidesMovedOn();
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  ASSERT_EQ(second->outcome, MergeOutcome::kMerged) << ::testing::PrintToString(Kinds(*second));
+  EXPECT_GT(removed_, 0u);
+  EXPECT_EQ(Of("main", "Person").size(), 2u);
+  const std::multiset<std::string> people = Of("main", "Person");
+  EXPECT_EQ(std::count_if(people.begin(), people.end(),
+                          [](const std::string& l) {
+                            return l.find("\"age\":7") != std::string::npos ||
+                                   l.find("\"age\":55") != std::string::npos;
+                          }),
+            2);
+}
+
+TEST_F(MergeCleanupTest, WithoutMergeBaseRootsTheNextMergeFindsItsBaseReclaimed) {
+  commit::TestingHooks().retention_ignores_merge_bases = true;
+  Result<MergeResult> second = MergeAfterBothSidesMovedOn();
+  commit::TestingHooks().Reset();
+  EXPECT_EQ(second.status().code(), Code::kVersionsReclaimed) << second.status().ToString();
 }
 
 // The target moved after the merge captured it (another handle wrote to it): the publish loses

@@ -177,42 +177,62 @@ class WriteValidator {
         batches_(batches),
         sort_bytes_(sort_bytes) {}
 
+  // Run, reporting which check failed (ValidationFailure) for a violation.
+  Status Run(ValidationFailure* failure) {
+    Status s = Run();
+    if (failure != nullptr && !s.ok()) *failure = failure_;
+    return s;
+  }
+
+ private:
+  // `s`, noting `kind` and `key` as the failed check when it is a violation.
+  Status Tag(ConstraintKind kind, const std::string& key, Status s) {
+    if (!s.ok() && s.code() == Code::kInvalidArgument) failure_ = ValidationFailure{key, kind};
+    return s;
+  }
+
   Status Run() {
     for (const auto& [key, change] : changes_) {
       const schema::TypeDef* type = catalog_.FindByTableKey(key);
       if (type == nullptr) return InvalidArgument("no table '" + key + "' in the schema");
       if (HasRows(change)) {
         OMNIGRAPH_RETURN_IF_ERROR(
-            ForEachBatch(change, [&](const table::ColumnBatch& rows, uint64_t first) -> Status {
-              if (rows.FindColumn(table::kIdFieldId) == nullptr) {
-                return InvalidArgument("the rows for " + key + " have no id column");
-              }
-              if (type->kind == schema::TypeKind::kEdge &&
-                  (rows.FindColumn(table::kSrcFieldId) == nullptr ||
-                   rows.FindColumn(table::kDstFieldId) == nullptr)) {
-                return InvalidArgument("the rows for " + key + " have no src/dst columns");
-              }
-              return ValidateRows(*type, rows, [&](std::string_view k, uint64_t row) {
-                return label_(k, first + row);
-              });
-            }));
-        OMNIGRAPH_RETURN_IF_ERROR(CheckUnique(*type, key, change));
+            Tag(ConstraintKind::kValue, key,
+                ForEachBatch(change, [&](const table::ColumnBatch& rows, uint64_t first) -> Status {
+                  if (rows.FindColumn(table::kIdFieldId) == nullptr) {
+                    return InvalidArgument("the rows for " + key + " have no id column");
+                  }
+                  if (type->kind == schema::TypeKind::kEdge &&
+                      (rows.FindColumn(table::kSrcFieldId) == nullptr ||
+                       rows.FindColumn(table::kDstFieldId) == nullptr)) {
+                    return InvalidArgument("the rows for " + key + " have no src/dst columns");
+                  }
+                  return ValidateRows(*type, rows, [&](std::string_view k, uint64_t row) {
+                    return label_(k, first + row);
+                  });
+                })));
+        OMNIGRAPH_RETURN_IF_ERROR(
+            Tag(ConstraintKind::kUnique, key, CheckUnique(*type, key, change)));
       }
     }
     for (const auto& [key, change] : changes_) {
       const schema::TypeDef* type = catalog_.FindByTableKey(key);
       if (type->kind == schema::TypeKind::kEdge) {
-        if (HasRows(change)) OMNIGRAPH_RETURN_IF_ERROR(CheckEndpoints(*type, key, change));
-        OMNIGRAPH_RETURN_IF_ERROR(CheckCardinality(*type, key, change));
+        if (HasRows(change)) {
+          OMNIGRAPH_RETURN_IF_ERROR(
+              Tag(ConstraintKind::kEndpoint, key, CheckEndpoints(*type, key, change)));
+        }
+        OMNIGRAPH_RETURN_IF_ERROR(
+            Tag(ConstraintKind::kCardinality, key, CheckCardinality(*type, key, change)));
       } else if (change.op == Op::kDelete || change.op == Op::kOverwrite ||
                  (change.op == Op::kPatch && !change.ids.empty())) {
-        OMNIGRAPH_RETURN_IF_ERROR(CheckDangling(*type, key, change));
+        OMNIGRAPH_RETURN_IF_ERROR(
+            Tag(ConstraintKind::kDangling, key, CheckDangling(*type, key, change)));
       }
     }
     return Status::Ok();
   }
 
- private:
   Result<std::shared_ptr<const table::TableVersion>> Base(const std::string& key) {
     auto it = bases_.find(key);
     if (it != bases_.end()) return it->second;
@@ -798,6 +818,7 @@ class WriteValidator {
   std::map<std::string, std::shared_ptr<const table::TableVersion>> bases_;
   std::map<const TableChange*, std::shared_ptr<const SortedRecords>> ids_;
   std::map<const TableChange*, std::shared_ptr<const SortedRecords>> removed_;
+  ValidationFailure failure_;
 };
 
 }  // namespace
@@ -904,10 +925,10 @@ Status ValidateRows(const schema::TypeDef& type, const table::ColumnBatch& rows,
 Status ValidateWrite(const schema::Catalog& catalog,
                      const std::map<std::string, TableChange>& changes,
                      const OpenTableFn& open_base, const RowLabel& label,
-                     const RowBatchesFn& batches, uint64_t sort_bytes) {
+                     const RowBatchesFn& batches, uint64_t sort_bytes, ValidationFailure* failure) {
   const RowLabel fallback = DefaultRowLabel;
   return WriteValidator(catalog, changes, open_base, label ? label : fallback, batches, sort_bytes)
-      .Run();
+      .Run(failure);
 }
 
 }  // namespace omnigraph::engine

@@ -56,9 +56,18 @@ using RowBatchesFn = std::function<Status(
 // temporary files, and merged in order with the change's sorted ids and the base tables read in
 // id order. So memory does not grow with the change; the base tables' id indexes (the table
 // layer's, shared with reads) are the only per-row state of the graph it touches.
+//
+// When `failure` is set and a constraint is violated, it receives the table and the kind of check
+// that failed, so that a caller classifies the violation without reading the message.
+enum class ConstraintKind { kValue, kUnique, kEndpoint, kDangling, kCardinality };
+struct ValidationFailure {
+  std::string table_key;
+  ConstraintKind kind = ConstraintKind::kValue;
+};
 Status ValidateWrite(const schema::Catalog& catalog,
                      const std::map<std::string, TableChange>& changes,
                      const OpenTableFn& open_base, const RowLabel& label,
-                     const RowBatchesFn& batches = {}, uint64_t sort_bytes = kSorterMemoryBytes);
+                     const RowBatchesFn& batches = {}, uint64_t sort_bytes = kSorterMemoryBytes,
+                     ValidationFailure* failure = nullptr);
 
 }  // namespace omnigraph::engine
