@@ -42,6 +42,9 @@ enum class Tok : uint8_t {
   kGe,
   kEq,
   kNe,
+  kPipe,       // `|` of edge alternation
+  kStar,       // `*` of the edge wildcard
+  kSemicolon,  // ends a file header or a statement
 };
 
 struct Token {
