@@ -121,6 +121,16 @@ expect_rc 0 "$BIN" mutate -e 'query add() { insert Person { name: "Bo" } }' "$G"
 expect_rc 1 "$BIN" query -e "set traversal_work_limit = 1; query k() { match { \$p: Person  \$p worksAt \$c } return { \$c.name } }" "$G"
 grep -q 'exceeded traversal_work_limit (1 units' "$DIR/err" || fail "work limit error: $(cat "$DIR/err")"
 
+# A mutation's headers are checked too: a bad value changes nothing; explain is for reads.
+expect_rc 1 "$BIN" mutate -e 'set stage_write_concurrency = 0; query add2() { insert Person { name: "Cy" } }' "$G"
+grep -q 'Q002: setting `stage_write_concurrency` takes an integer from 1 to 256, got 0' "$DIR/err" \
+  || fail "mutation header error: $(cat "$DIR/err")"
+expect_rc 1 "$BIN" mutate -e 'explain query add2() { insert Person { name: "Cy" } }' "$G"
+grep -q 'explain prints the plan of a read query' "$DIR/err" || fail "explain mutation: $(cat "$DIR/err")"
+expect_rc 0 "$BIN" mutate -e 'set stage_write_concurrency = 4; query add2() { insert Person { name: "Cy" } }' "$G"
+expect_rc 0 "$BIN" query -e 'query n() { match { $p: Person } return { count($p) as n } }' --json "$G"
+check 'd["rows"] == [{"n": 3}]'
+
 # schema plan --json: uri, supported, step_count, steps.
 cp "$DIR/s.pg" "$DIR/s2.pg"; echo 'node City { name: String @key }' >>"$DIR/s2.pg"
 expect_rc 0 "$BIN" schema plan --schema "$DIR/s2.pg" --json "$G"
