@@ -75,6 +75,15 @@ Status PrintRows(const Json& result, const std::string& format) {
     columns.push_back(c.is_object() ? c["name"].get<std::string>() : c.get<std::string>());
   }
   const Json& rows = result["rows"];
+  if (result.contains("warnings")) {
+    for (const Json& w : result["warnings"])
+      std::cerr << "warning: " << w.get<std::string>() << "\n";
+  }
+  if (format == "table" && result.contains("plan")) {
+    // `explain`: the plan text as it is, not a one-column table.
+    std::cout << result["plan"].get<std::string>();
+    return Status::Ok();
+  }
   if (format == "json") {
     std::cout << result.dump(2) << "\n";
   } else if (format == "jsonl") {

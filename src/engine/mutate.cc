@@ -5,6 +5,7 @@
 #include "query/executor.h"
 #include "query/mutation.h"
 #include "query/parser.h"
+#include "query/settings.h"
 #include "query/typecheck.h"
 
 namespace omnigraph::engine {
@@ -66,6 +67,12 @@ Result<MutationResult> MutateWith(Graph& graph, std::string_view source,
                                   const MutationOptions& options) {
   // Everything that needs no I/O first: parse, find the query.
   OMNIGRAPH_ASSIGN_OR_RETURN(query::QueryFile file, query::ParseQueryFile(source));
+  // Headers are checked like a read's: this engine stages one table at a time, which every
+  // stage_write_concurrency allows; the reference's internal knobs are ignored.
+  OMNIGRAPH_RETURN_IF_ERROR(query::ResolveSettings(file.settings).status());
+  if (file.show_all) {
+    return InvalidArgument("`show all;` is a read statement; run it with query, not mutate");
+  }
   if (file.statement) {
     if (!query_name.empty()) {
       return InvalidArgument(
@@ -76,6 +83,10 @@ Result<MutationResult> MutateWith(Graph& graph, std::string_view source,
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(const query::QueryDecl* decl, query::SelectQuery(file, query_name));
   query_name = decl->name.text;
+  if (decl->explain) {
+    return InvalidArgument("query '" + std::string(query_name) +
+                           "': explain prints the plan of a read query; mutations have none");
+  }
   if (!decl->is_mutation()) {
     return InvalidArgument("query '" + std::string(query_name) +
                            "' is a read query; run it with query, not mutate");

@@ -1,6 +1,8 @@
 #include "engine/query.h"
 
 #include "query/parser.h"
+#include "query/plan.h"
+#include "query/settings.h"
 #include "query/typecheck.h"
 
 namespace omnigraph::engine {
@@ -12,6 +14,7 @@ Result<query::QueryResult> RunChecked(const Snapshot& snapshot, const query::Che
   query::ExecOptions exec;
   exec.now_ms = options.now_ms ? *options.now_ms : snapshot.clock().NowMillis();
   exec.cache = options.cache;
+  exec.traversal_work_limit = options.traversal_work_limit;
   if (exec.cache == nullptr) exec.cache = &local.emplace(64);
   SnapshotView view(snapshot);
   Result<query::QueryResult> result = query::Execute(view, checked, values, exec);
@@ -22,7 +25,9 @@ Result<query::QueryResult> RunChecked(const Snapshot& snapshot, const query::Che
 namespace {
 
 OrderedJson Envelope(std::string_view query_name, const query::QueryResult& result,
-                     std::string_view commit_id, const RunOptions& options) {
+                     std::string_view commit_id, const RunOptions& options,
+                     const std::vector<std::string>& warnings = {},
+                     const std::optional<std::string>& plan = std::nullopt) {
   OrderedJson out = OrderedJson::object();
   out["query_name"] = query_name;
   OrderedJson target = OrderedJson::object();
@@ -35,6 +40,53 @@ OrderedJson Envelope(std::string_view query_name, const query::QueryResult& resu
   out["columns"] = std::move(columns);
   out["rows"] = query::RowsJson(result);
   if (!commit_id.empty()) out["graph_commit_id"] = commit_id;
+  if (plan) out["plan"] = *plan;
+  if (!warnings.empty()) out["warnings"] = warnings;
+  return out;
+}
+
+// The plan of an `explain`ed query as a result: one String row per line.
+query::QueryResult ExplainResult(const std::string& text) {
+  query::QueryResult result;
+  query::ResultColumn column;
+  column.name = "plan";
+  column.type = query::ExprType::Scalar(schema::ScalarKind::kString);
+  column.nullable = false;
+  result.columns.push_back(std::move(column));
+  size_t begin = 0;
+  while (begin < text.size()) {
+    size_t end = text.find('\n', begin);
+    if (end == std::string::npos) end = text.size();
+    result.rows.push_back({schema::Value::String(text.substr(begin, end - begin))});
+    begin = end + 1;
+  }
+  return result;
+}
+
+// The run of one checked read query under the file's settings: its plan when explained, else
+// its rows.
+Status RunDecl(const Snapshot& snapshot, const query::CheckedQuery& checked, const Json& params,
+               RunOptions options, const query::QuerySettings& settings, ReadOutcome& out) {
+  out.query_name = checked.decl->name.text;
+  for (const query::Diagnostic& w : settings.warnings) out.warnings.push_back(w.Render());
+  out.commit_id = snapshot.commit_id();
+  if (checked.decl->explain) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(query::Plan plan, query::PlanQuery(checked));
+    out.plan = query::RenderPlan(plan);
+    out.result = ExplainResult(*out.plan);
+    return Status::Ok();
+  }
+  options.traversal_work_limit = settings.traversal_work_limit;
+  OMNIGRAPH_ASSIGN_OR_RETURN(out.result, RunChecked(snapshot, checked, params, options));
+  return Status::Ok();
+}
+
+// `show all;` as an outcome.
+ReadOutcome ShowAll(const query::QuerySettings& settings) {
+  ReadOutcome out;
+  out.query_name = "show all";
+  out.result = query::ShowSettings(settings);
+  for (const query::Diagnostic& w : settings.warnings) out.warnings.push_back(w.Render());
   return out;
 }
 
@@ -59,17 +111,30 @@ Result<OrderedJson> RunQuery(const Snapshot& snapshot, std::string_view source,
   if (file.statement) {
     return InvalidArgument("a branch statement runs on the graph, not on one snapshot");
   }
+  OMNIGRAPH_ASSIGN_OR_RETURN(query::QuerySettings settings, query::ResolveSettings(file.settings));
+  if (file.show_all) {
+    ReadOutcome out = ShowAll(settings);
+    return Envelope(out.query_name, out.result, "", options, out.warnings);
+  }
   OMNIGRAPH_ASSIGN_OR_RETURN(const query::QueryDecl* decl, query::SelectQuery(file, query_name));
   OMNIGRAPH_ASSIGN_OR_RETURN(query::CheckedQuery checked,
                              query::TypecheckQuery(snapshot.catalog(), *decl));
-  OMNIGRAPH_ASSIGN_OR_RETURN(query::QueryResult result,
-                             RunChecked(snapshot, checked, params, options));
-  return Envelope(decl->name.text, result, snapshot.commit_id(), options);
+  ReadOutcome out;
+  OMNIGRAPH_RETURN_IF_ERROR(RunDecl(snapshot, checked, params, options, settings, out));
+  return Envelope(out.query_name, out.result, out.commit_id, options, out.warnings, out.plan);
 }
 
 Result<ReadOutcome> RunRead(Graph& graph, std::string_view source, std::string_view query_name,
                             const Json& params, const RunOptions& options) {
   OMNIGRAPH_ASSIGN_OR_RETURN(query::QueryFile file, query::ParseQueryFile(source));
+  OMNIGRAPH_ASSIGN_OR_RETURN(query::QuerySettings settings, query::ResolveSettings(file.settings));
+  if (file.show_all) {
+    if (!query_name.empty()) {
+      return InvalidArgument("the source is a `show all;` statement; it has no query named '" +
+                             std::string(query_name) + "'");
+    }
+    return ShowAll(settings);
+  }
   ReadOutcome out;
   if (file.statement) {
     OMNIGRAPH_RETURN_IF_ERROR(query::CheckBranchStatement(*file.statement, false));
@@ -88,16 +153,14 @@ Result<ReadOutcome> RunRead(Graph& graph, std::string_view source, std::string_v
   OMNIGRAPH_RETURN_IF_ERROR(snapshot.status());
   OMNIGRAPH_ASSIGN_OR_RETURN(query::CheckedQuery checked,
                              query::TypecheckQuery(snapshot->catalog(), *decl));
-  out.query_name = decl->name.text;
-  OMNIGRAPH_ASSIGN_OR_RETURN(out.result, RunChecked(*snapshot, checked, params, options));
-  out.commit_id = snapshot->commit_id();
+  OMNIGRAPH_RETURN_IF_ERROR(RunDecl(*snapshot, checked, params, options, settings, out));
   return out;
 }
 
 Result<OrderedJson> RunReadJson(Graph& graph, std::string_view source, std::string_view query_name,
                                 const Json& params, const RunOptions& options) {
   OMNIGRAPH_ASSIGN_OR_RETURN(ReadOutcome out, RunRead(graph, source, query_name, params, options));
-  return Envelope(out.query_name, out.result, out.commit_id, options);
+  return Envelope(out.query_name, out.result, out.commit_id, options, out.warnings, out.plan);
 }
 
 }  // namespace omnigraph::engine

@@ -43,6 +43,9 @@ struct RunOptions {
   // Echoed in the envelope's `target`.
   std::optional<std::string> branch;
   std::optional<std::string> snapshot;
+  // The bound on the run's traversal work (a `set traversal_work_limit = N;` header overrides
+  // it for its source); ResourceLimit once exceeded.
+  uint64_t traversal_work_limit = query::kDefaultTraversalWorkLimit;
 };
 
 Result<OrderedJson> RunQuery(const Snapshot& snapshot, std::string_view source,
@@ -54,10 +57,15 @@ Result<OrderedJson> RunQuery(const Snapshot& snapshot, std::string_view source,
 // the target is not consulted), or a read query on the head of `options.branch` (main when
 // unset) or the commit `options.snapshot`, as RunQuery. BranchNotFound or CommitNotFound for a
 // target that does not exist; InvalidArgument for a branch statement that writes.
+// A source's file headers (`set x = v;`) apply to its run; `show all;` returns the settings in
+// effect (query::ShowSettings); `explain query ...` returns the query's plan, one row per line of
+// query::RenderPlan in a String column `plan`, and the whole text in `plan`, reading no table.
 struct ReadOutcome {
-  std::string query_name;  // The query's, or "branch list".
+  std::string query_name;  // The query's, or "branch list", or "show all".
   query::QueryResult result;
-  std::string commit_id;  // The snapshot's; empty for `branch list`.
+  std::string commit_id;              // The snapshot's; empty for `branch list` and `show all`.
+  std::vector<std::string> warnings;  // Rendered diagnostics of ignored settings.
+  std::optional<std::string> plan;    // `explain`.
 };
 Result<ReadOutcome> RunRead(Graph& graph, std::string_view source, std::string_view query_name,
                             const Json& params, const RunOptions& options = {});

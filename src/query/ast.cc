@@ -58,6 +58,16 @@ const char* BranchOpName(BranchOp op) {
   return "?";
 }
 
+const char* BlockKindName(BlockKind kind) {
+  switch (kind) {
+    case BlockKind::kNot: return "not";
+    case BlockKind::kExists: return "exists";
+    case BlockKind::kCount: return "count";
+    case BlockKind::kSum: return "sum";
+  }
+  return "?";
+}
+
 const Param* QueryDecl::FindParam(std::string_view param_name) const {
   for (const Param& p : params) {
     if (p.name.text == param_name) return &p;

@@ -104,7 +104,12 @@ struct Binding {
 struct Traversal {
   Name src;
   std::optional<Name> edge_var;
-  Name edge;  // As written, lower-case initial (`knows` for edge type Knows).
+  Name edge;  // As written, lower-case initial (`knows` for edge type Knows), or quoted.
+  // Edge alternation `(knows|follows)`: every alternative in order (`edge` is the first);
+  // empty for a single edge.
+  std::vector<Name> alternatives;
+  // The wildcard `*`: every edge type connecting the two ends' node types (`edge` is empty).
+  bool wildcard = false;
   bool undirected = false;
   bool has_bounds = false;
   uint32_t min_hops = 1;
@@ -124,9 +129,23 @@ struct Filter {
 };
 
 struct Clause;
-// `not { clause+ }`.
+// What a block of clauses tests about each outer row: `not { }` (no match), or a subquery
+// predicate (docs/design/query-language.md "Subquery predicates"): `exists { }` (a match),
+// `count { } op value` (how many inner rows), `sum($v.prop) { } op value` (their sum).
+enum class BlockKind : uint8_t { kNot, kExists, kCount, kSum };
+// "not", "exists", "count", "sum".
+const char* BlockKindName(BlockKind kind);
+
+// `not { clause+ }` or a subquery predicate; both correlate with the outer bindings the same
+// way (every variable bound outside is bound inside).
 struct Negation {
   std::vector<Clause> clauses;
+  BlockKind kind = BlockKind::kNot;
+  Span keyword_span;        // Of `not`, `exists`, `count` or `sum(...)`.
+  Expr sum_arg;             // kSum: the `$v.prop` summed over the inner rows.
+  CompOp op = CompOp::kGt;  // kCount, kSum: `count { } op threshold`.
+  Span op_span;
+  Expr threshold;  // kCount, kSum.
 };
 
 struct Clause {
@@ -187,6 +206,8 @@ struct Param {
 struct QueryDecl {
   Name name;
   Span span;  // From `query` to the closing '}'.
+  // `explain query ...`: running it returns the query's plan instead of its rows.
+  bool explain = false;
   std::optional<std::string> description;
   std::optional<std::string> instruction;
   std::vector<Param> params;
@@ -219,10 +240,22 @@ struct BranchStatement {
   bool is_read() const { return op == BranchOp::kList; }
 };
 
-// A source holds query declarations, or exactly one branch statement (then `queries` is empty).
+// A file header `set name = value;` or `reset name;` (docs/design/query-language.md
+// "Settings"). The value is a number, a string, or a bare word (kept as a String).
+struct Setting {
+  Name name;
+  bool reset = false;
+  std::optional<Literal> value;  // Unset for reset.
+  Span span;
+};
+
+// A source holds file headers, then query declarations, or exactly one branch statement or
+// `show all;` (then `queries` is empty).
 struct QueryFile {
+  std::vector<Setting> settings;   // Source order; a later one overrides an earlier one.
   std::vector<QueryDecl> queries;  // Source order; names are unique.
   std::optional<BranchStatement> statement;
+  std::optional<Span> show_all;  // `show all;`: the settings in effect, one row each.
 
   const QueryDecl* Find(std::string_view name) const;
 };

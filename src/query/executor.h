@@ -36,10 +36,17 @@ namespace omnigraph::query {
 // naming every key of `params` the query does not declare.
 Result<std::vector<schema::Value>> BindParams(const CheckedQuery& checked, const Json& params);
 
+// The default bound on a run's traversal work (edges examined plus rows the traversals emit;
+// docs/design/query-execution.md "Traversal work limit"): far above what any test or cookbook
+// query needs, far below what exhausts memory (a row of the frame costs a few bytes per column).
+inline constexpr uint64_t kDefaultTraversalWorkLimit = 50'000'000;
+
 struct ExecOptions {
   // The value of now() for this run (ms since the epoch, UTC): fixed per invocation.
   int64_t now_ms = 0;
   ExecCache* cache = nullptr;  // Required.
+  // The `traversal_work_limit` setting: ResourceLimit once a run's traversals exceed it.
+  uint64_t traversal_work_limit = kDefaultTraversalWorkLimit;
 };
 
 struct ExecStats {

@@ -152,6 +152,9 @@ class Scanner {
       case ':': return one(Tok::kColon);
       case '.': return one(Tok::kDot);
       case '?': return one(Tok::kQuestion);
+      case '|': return one(Tok::kPipe);
+      case '*': return one(Tok::kStar);
+      case ';': return one(Tok::kSemicolon);
       case '=': return one(Tok::kEq);
       case '<': return Peek(1) == '=' ? two(Tok::kLe) : one(Tok::kLt);
       case '>': return Peek(1) == '=' ? two(Tok::kGe) : one(Tok::kGt);

@@ -4,7 +4,8 @@
 // cover keywords, identifiers and type names alike; the parser decides by context and by the
 // case of the first letter. `$name` is one variable token ([a-z_] first). Numbers are unsigned
 // decimal integers or `digits.digits` floats (the grammar has no sign). Strings are
-// double-quoted with the escapes \" \\ \n \r \t. `@word` is an annotation token. The first
+// double-quoted with the escapes \" \\ \n \r \t. `@word` is an annotation token. `|`, `*` and `;`
+// (edge alternation, the edge wildcard, the end of a file header) are punctuation tokens. The first
 // lexical error ends the token stream with a kError token carrying its message; a source that is
 // not valid UTF-8 is one such error, at its first bad byte. Pure.
 #pragma once
@@ -42,6 +43,9 @@ enum class Tok : uint8_t {
   kGe,
   kEq,
   kNe,
+  kPipe,       // `|` of edge alternation
+  kStar,       // `*` of the edge wildcard
+  kSemicolon,  // ends a file header or a statement
 };
 
 struct Token {

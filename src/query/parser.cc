@@ -111,6 +111,19 @@ Diagnostic Parser::TakeError() {
 
 bool Parser::ParseFile(QueryFile* file) {
   std::map<std::string, Span> names;
+  if (!ParseSettings(&file->settings)) return false;
+  if (IsWord("show") && At(1).kind == Tok::kWord && At(1).text == "all") {
+    Pos begin = Cur().span.begin;
+    Advance();
+    Advance();
+    if (!Eat(Tok::kSemicolon, "';'")) return false;
+    file->show_all = SpanFrom(begin);
+    if (!Is(Tok::kEnd)) {
+      Expect("end of input (`show all;` stands alone after the file headers)");
+      return false;
+    }
+    return true;
+  }
   if (IsWord("branch")) {
     BranchStatement statement;
     if (!ParseBranchStatement(&statement)) return false;
@@ -122,13 +135,17 @@ bool Parser::ParseFile(QueryFile* file) {
     return true;
   }
   while (!Is(Tok::kEnd)) {
+    QueryDecl q;
+    if (IsWord("explain") && At(1).kind == Tok::kWord && At(1).text == "query") {
+      q.explain = true;
+      Advance();
+    }
     if (!IsWord("query")) {
       Expect("'query'");
       if (file->queries.empty()) Expect("'branch'");  // Only a whole source is a statement.
       Expect("end of input");
       return false;
     }
-    QueryDecl q;
     if (!ParseQuery(&q)) return false;
     auto [it, inserted] = names.emplace(q.name.text, q.name.span);
     if (!inserted) {
@@ -333,11 +350,14 @@ bool Parser::ParseClause(Clause* out) {
   Pos begin = Cur().span.begin;
   bool ok = false;
   if (IsWord("not") && At(1).kind == Tok::kLBrace) {
-    Advance();
-    Advance();
     Negation neg;
+    neg.keyword_span = Cur().span;
+    Advance();
+    Advance();
     ok = ParseClauses(&neg.clauses);
     out->node = std::move(neg);
+  } else if (IsSubqueryStart()) {
+    ok = ParseSubquery(out);
   } else if (Is(Tok::kVariable) && At(1).kind == Tok::kColon) {
     ok = ParseBinding(out);
   } else {
@@ -395,22 +415,13 @@ bool Parser::ParseTraversal(Clause* out) {
     Advance();
     Advance();
   }
-  auto edge_ident = [&]() {
-    if (!IsIdentToken(Cur()) || Cur().text == "not") {
-      Expect("an edge name (lower-case initial, as in knows)");
-      return false;
-    }
-    t.edge = NameOf(Cur());
-    Advance();
-    return true;
-  };
   if (Is(Tok::kLt)) {
     Advance();
     t.undirected = true;
-    if (!edge_ident() || !Eat(Tok::kGt, "'>'")) return false;
+    if (!ParseEdgeNames(&t) || !Eat(Tok::kGt, "'>'")) return false;
   } else {
     Expect("'<'");
-    if (!edge_ident()) return false;
+    if (!ParseEdgeNames(&t)) return false;
   }
   if (Is(Tok::kLBrace)) {
     Pos begin = Cur().span.begin;

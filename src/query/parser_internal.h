@@ -50,6 +50,14 @@ class Parser {
   bool ParseAssignments(std::vector<Assignment>* out);
   bool ParsePredicate(Predicate* out);
   bool ParseHopBound(uint32_t* out, const char* which);
+  // Edge names (parser_block.cc): one name, a quoted name, `(a|b|...)` or `*`.
+  bool ParseEdgeNames(Traversal* t);
+
+  // Subquery predicates, file headers and statements (parser_block.cc).
+  bool IsSubqueryStart() const;
+  bool ParseSubquery(Clause* out);
+  bool ParseSettings(std::vector<Setting>* out);
+  bool ParseSetting(Setting* out);
 
   // Expression helpers (parser_expr.cc).
   bool ParseCall(std::string_view name, Expr* out);

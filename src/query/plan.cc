@@ -54,9 +54,37 @@ bool IsConstantExpr(const Expr& e) {
   return e.kind == ExprKind::kLiteral || e.kind == ExprKind::kNow || e.kind == ExprKind::kVariable;
 }
 
+bool IsFloatKind(schema::ScalarKind k) {
+  return k == schema::ScalarKind::kF32 || k == schema::ScalarKind::kF64;
+}
+
+bool IsIntegerKind(schema::ScalarKind k) {
+  return k == schema::ScalarKind::kI32 || k == schema::ScalarKind::kI64 ||
+         k == schema::ScalarKind::kU32 || k == schema::ScalarKind::kU64;
+}
+
+// Whether the constant side of `c` is a float (a float literal or an F32/F64 parameter).
+bool FloatConstant(const QueryDecl& decl, const PlanCond& c) {
+  auto param_is_float = [&](const std::string& name) {
+    const Param* p = decl.FindParam(name);
+    return p != nullptr && !p->type.list && IsFloatKind(p->type.scalar);
+  };
+  if (c.match != nullptr) {
+    const MatchValue& v = c.match->value;
+    if (v.kind == MatchValue::Kind::kVariable) return param_is_float(v.variable.text);
+    return v.kind == MatchValue::Kind::kLiteral &&
+           v.literal.value.tag() == schema::Value::Tag::kFloat;
+  }
+  const Expr& r = c.filter->right;
+  if (r.kind == ExprKind::kVariable) return param_is_float(r.var.text);
+  return r.kind == ExprKind::kLiteral && r.literal.value.tag() == schema::Value::Tag::kFloat;
+}
+
 // Sorts out how the candidates of `access` are found (plan.h NodeAccess): which constraints
 // compare a scalar property to a constant, which fix a key property, which can be predicates.
-void ChooseAccess(NodeAccess& access) {
+// An integer property compared with a float constant compares numerically as F64 (two I64
+// values may equal one F64), so it neither derives a key nor becomes an exact table predicate.
+void ChooseAccess(const QueryDecl& decl, NodeAccess& access) {
   if (access.conds.empty()) {
     access.method = AccessMethod::kAll;
     return;
@@ -79,6 +107,7 @@ void ChooseAccess(NodeAccess& access) {
     }
     access.constants.push_back(i);
     if (c.kind != FilterKind::kCompare) continue;
+    if (IsIntegerKind(prop->type.scalar) && FloatConstant(decl, c)) continue;
     switch (c.op) {
       case CompOp::kEq:
         if (type.IsKeyProperty(prop->id)) key_equalities[prop->id] = i;
@@ -291,7 +320,8 @@ void ReadPlanner::PlanTraversal(ScopeBuild& s, const TravSpec& t) {
     s.plan.steps.push_back(ExpandEdgesStep{std::move(ends), *t.edge_var});
     return;
   }
-  // Edges between two different node types cannot chain.
+  // Edges between two different node types cannot chain (every edge of a set connects the
+  // same node types).
   const bool same_type = ct.edge->from.type_id == ct.edge->to.type_id;
   s.plan.steps.push_back(
       ReachStep{std::move(ends), min_hops, same_type ? max_hops : std::min<uint32_t>(max_hops, 1)});
@@ -307,7 +337,7 @@ Result<std::set<std::string>> ReadPlanner::PlanScope(const std::vector<Clause>& 
     return s.bound;
   }
   PushDown(s);
-  for (NodeAccess& a : s.plan.access) ChooseAccess(a);
+  for (NodeAccess& a : s.plan.access) ChooseAccess(*q_.decl, a);
   {
     FilterStep first{std::move(s.outer_matches)};
     for (PlanCond& c : TakeReady(s, s.bound)) first.conds.push_back(std::move(c));
@@ -346,7 +376,11 @@ Result<std::set<std::string>> ReadPlanner::PlanScope(const std::vector<Clause>& 
   for (const Negation* n : s.negations) {
     const size_t inner = plan_.scopes.size();
     plan_.scopes.emplace_back();
-    s.plan.steps.push_back(AntiJoinStep{inner});
+    if (n->kind == BlockKind::kNot) {
+      s.plan.steps.push_back(AntiJoinStep{inner});
+    } else {
+      s.plan.steps.push_back(SubqueryStep{inner, n});
+    }
     OMNIGRAPH_RETURN_IF_ERROR(PlanScope(n->clauses, inner, s.bound).status());
   }
   plan_.scopes[index] = std::move(s.plan);

@@ -122,7 +122,17 @@ struct AntiJoinStep {
   size_t scope = 0;
 };
 
-using MatchStep = std::variant<FilterStep, CrossJoinStep, ExpandEdgesStep, ReachStep, AntiJoinStep>;
+// A subquery predicate (`exists { }`, `count { } op e`, `sum($v.p) { } op e`): runs the block's
+// scope on a copy of the frame, correlated as an anti join, and keeps the rows for which it
+// found a match (exists), or whose count of inner rows, or sum of `block->sum_arg` over them (0
+// for none; nulls add nothing), compares with `block->threshold` (evaluated on the outer row).
+struct SubqueryStep {
+  size_t scope = 0;
+  const Negation* block = nullptr;
+};
+
+using MatchStep =
+    std::variant<FilterStep, CrossJoinStep, ExpandEdgesStep, ReachStep, AntiJoinStep, SubqueryStep>;
 
 // The match of one scope: the top-level match or one `not { }` block.
 struct ScopePlan {

@@ -82,7 +82,9 @@ std::string AccessText(const NodeAccess& a) {
 }
 
 std::string EndsText(const TraversalEnds& e, const std::string& edge_var) {
-  const std::string edge = (edge_var.empty() ? "" : Var(edge_var) + ":") + e.traversal->edge->name;
+  std::string names;
+  for (const schema::TypeDef* t : e.traversal->edges) names += (names.empty() ? "" : "|") + t->name;
+  const std::string edge = (edge_var.empty() ? "" : Var(edge_var) + ":") + names;
   const char* left = e.direction == Direction::kIn ? " <-[" : " -[";
   const char* right = e.direction == Direction::kOut ? "]-> " : "]- ";
   return Var(e.start) + left + edge + right + Var(e.other);
@@ -142,6 +144,17 @@ class Renderer {
   }
   void Step(const AntiJoinStep& s, int depth) {
     Line(depth, "anti join");
+    Scope(plan_.scopes[s.scope], depth + 1);
+  }
+  void Step(const SubqueryStep& s, int depth) {
+    const Negation& b = *s.block;
+    std::string text = "semi join";
+    if (b.kind == BlockKind::kCount) text = "count join";
+    if (b.kind == BlockKind::kSum) text = "sum join " + ExprText(b.sum_arg);
+    if (b.kind != BlockKind::kExists) {
+      text += std::string(" keep ") + CompOpName(b.op) + " " + ExprText(b.threshold);
+    }
+    Line(depth, text);
     Scope(plan_.scopes[s.scope], depth + 1);
   }
 

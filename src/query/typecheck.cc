@@ -189,27 +189,25 @@ bool Checker::CheckBinding(const Binding& b, Scope* scope, bool negated) {
 }
 
 bool Checker::CheckTraversal(const Traversal& t, Scope* scope, bool negated) {
-  const TypeDef* edge = catalog_.FindEdge(t.edge.text);
-  if (edge == nullptr) {
-    std::vector<std::string> names;
-    for (const TypeDef& e : catalog_.edges()) names.push_back(TraversalSpelling(e.name));
-    return Fail("T4", t.edge.span, "unknown edge type `" + t.edge.text + "`",
-                "the edge types are " + ListNames(names, 12));
-  }
-  if (t.min_hops == 0) {
-    return Fail("T15", t.bounds_span, "traversal min hop bound must be >= 1");
-  }
-  if (!t.max_hops) {
-    return Fail("T15", t.bounds_span,
-                "unbounded traversal is disabled; use bounded traversal {min,max}",
-                "give a maximum, as in {" + std::to_string(t.min_hops) + "," +
-                    std::to_string(t.min_hops + 2) + "}");
-  }
-  if (*t.max_hops < t.min_hops) {
-    return Fail("T15", t.bounds_span,
-                "invalid traversal bounds {" + std::to_string(t.min_hops) + "," +
-                    std::to_string(*t.max_hops) + "}; max must be >= min");
-  }
+  if (t.wildcard || !t.alternatives.empty()) return CheckEdgeSet(t, scope, negated);
+  const TypeDef* edge = nullptr;
+  if (!FindEdgeType(t.edge, &edge)) return false;
+  return CheckTraversalEdge(t, *edge, scope, negated);
+}
+
+bool Checker::FindEdgeType(const Name& name, const TypeDef** out) {
+  *out = catalog_.FindEdge(name.text);
+  if (*out != nullptr) return true;
+  std::vector<std::string> names;
+  for (const TypeDef& e : catalog_.edges()) names.push_back(TraversalSpelling(e.name));
+  return Fail("T4", name.span, "unknown edge type `" + name.text + "`",
+              "the edge types are " + ListNames(names, 12));
+}
+
+bool Checker::CheckTraversalEdge(const Traversal& t, const TypeDef& edge_type, Scope* scope,
+                                 bool negated) {
+  const TypeDef* edge = &edge_type;
+  if (!CheckHopBounds(t)) return false;
   if (t.undirected && edge->from.type_id != edge->to.type_id) {
     return Fail("T22", t.edge.span,
                 "undirected traversal `<" + edge->name +
@@ -218,33 +216,10 @@ bool Checker::CheckTraversal(const Traversal& t, Scope* scope, bool negated) {
                     DisplayEdge(*edge) + "` is asymmetric; use the directional form",
                 "write `$a " + TraversalSpelling(edge->name) + " $b` (or swap the variables)");
   }
-  if (t.edge_var) {
-    const Name& w = *t.edge_var;
-    if (t.min_hops != 1 || *t.max_hops != 1) {
-      return Fail("T23", w.span,
-                  "edge binding `$" + w.text +
-                      "` cannot be combined with traversal bounds; a multi-hop traversal matches "
-                      "a path of edges, not one edge");
-    }
-    if (w.text != kAnonymousVar) {
-      if (w.text == t.src.text || w.text == t.dst.text) {
-        return Fail("T23", w.span,
-                    "edge binding `$" + w.text +
-                        "` cannot reuse a traversal endpoint name; edge bindings and node "
-                        "endpoints need distinct names");
-      }
-      if (scope->count(w.text) > 0) {
-        return Fail("T23", w.span,
-                    "variable `$" + w.text +
-                        "` is already bound; an edge binding needs a fresh "
-                        "name");
-      }
-      scope->emplace(w.text, BoundVar{VarKind::kEdge, edge, w.span});
-    }
-  }
+  if (!CheckEdgeVar(t, *edge, scope)) return false;
   const TypeDef* from = catalog_.FindById(edge->from.type_id);
   const TypeDef* to = catalog_.FindById(edge->to.type_id);
-  CheckedTraversal ct{&t, edge, Direction::kOut, nullptr, nullptr, negated};
+  CheckedTraversal ct{&t, edge, {edge}, Direction::kOut, nullptr, nullptr, negated};
   auto endpoint_type = [&](const Name& var, const TypeDef** type) {
     auto it = scope->find(var.text);
     if (it == scope->end() || var.text == kAnonymousVar) return true;
@@ -298,6 +273,52 @@ bool Checker::CheckTraversal(const Traversal& t, Scope* scope, bool negated) {
   return true;
 }
 
+// An edge binding `$w:` of a single-hop traversal: a fresh name, bound to the edge type.
+bool Checker::CheckEdgeVar(const Traversal& t, const TypeDef& edge, Scope* scope) {
+  if (!t.edge_var) return true;
+  const Name& w = *t.edge_var;
+  if (t.min_hops != 1 || *t.max_hops != 1) {
+    return Fail("T23", w.span,
+                "edge binding `$" + w.text +
+                    "` cannot be combined with traversal bounds; a multi-hop traversal matches "
+                    "a path of edges, not one edge");
+  }
+  if (w.text != kAnonymousVar) {
+    if (w.text == t.src.text || w.text == t.dst.text) {
+      return Fail("T23", w.span,
+                  "edge binding `$" + w.text +
+                      "` cannot reuse a traversal endpoint name; edge bindings and node "
+                      "endpoints need distinct names");
+    }
+    if (scope->count(w.text) > 0) {
+      return Fail("T23", w.span,
+                  "variable `$" + w.text +
+                      "` is already bound; an edge binding needs a fresh "
+                      "name");
+    }
+    scope->emplace(w.text, BoundVar{VarKind::kEdge, &edge, w.span});
+  }
+  return true;
+}
+
+bool Checker::CheckHopBounds(const Traversal& t) {
+  if (t.min_hops == 0) {
+    return Fail("T15", t.bounds_span, "traversal min hop bound must be >= 1");
+  }
+  if (!t.max_hops) {
+    return Fail("T15", t.bounds_span,
+                "unbounded traversal is disabled; use bounded traversal {min,max}",
+                "give a maximum, as in {" + std::to_string(t.min_hops) + "," +
+                    std::to_string(t.min_hops + 2) + "}");
+  }
+  if (*t.max_hops < t.min_hops) {
+    return Fail("T15", t.bounds_span,
+                "invalid traversal bounds {" + std::to_string(t.min_hops) + "," +
+                    std::to_string(*t.max_hops) + "}; max must be >= min");
+  }
+  return true;
+}
+
 bool Checker::BindEndpoint(const Name& var, const TypeDef* expected, const TypeDef& edge,
                            Scope* scope, const TypeDef** resolved) {
   *resolved = expected;
@@ -337,10 +358,16 @@ bool Checker::CheckNegation(const Clause& c, Scope* scope) {
       has_outer |= scope->count(b->var.text) > 0;
     }
   }
-  if (!has_outer) {
+  if (!has_outer && neg.kind == BlockKind::kNot) {
     return Fail("T9", c.span, "negation block must reference at least one outer-bound variable",
                 "mention a variable bound before the `not` block, as in `not { $p knows $_ }`");
   }
+  if (!has_outer) {
+    const std::string kind = BlockKindName(neg.kind);
+    return Fail("T9", c.span, kind + " block must reference at least one outer-bound variable",
+                "mention a variable bound before the block, as in `" + kind + " { $p knows $_ }`");
+  }
+  if (neg.kind != BlockKind::kNot && !CheckSubqueryPredicate(neg, *scope, inner)) return false;
   out_->negation_scopes[index] = std::move(inner);
   return true;
 }

@@ -72,7 +72,10 @@ enum class Direction : uint8_t { kOut, kIn, kBoth };
 
 struct CheckedTraversal {
   const Traversal* clause = nullptr;
-  const schema::TypeDef* edge = nullptr;
+  const schema::TypeDef* edge = nullptr;  // The first of `edges`.
+  // Every edge type walked: one, or each alternative of `(a|b)`, or every edge type the
+  // wildcard `*` matched (catalog order). All connect the same node types the same way.
+  std::vector<const schema::TypeDef*> edges;
   Direction direction = Direction::kOut;
   const schema::TypeDef* src_type = nullptr;  // Node type of clause->src.
   const schema::TypeDef* dst_type = nullptr;  // Node type of clause->dst.

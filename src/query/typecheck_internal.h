@@ -47,6 +47,14 @@ class Checker {
                     const TypeDef** resolved);
   bool CheckFilter(const Filter& f, const Scope& scope, bool negated);
   bool CheckNegation(const Clause& c, Scope* scope);
+  bool CheckHopBounds(const Traversal& t);
+  bool CheckEdgeVar(const Traversal& t, const TypeDef& edge, Scope* scope);
+  bool FindEdgeType(const Name& name, const TypeDef** out);
+  // CheckTraversal with the edge type resolved: endpoints, direction, edge binding.
+  bool CheckTraversalEdge(const Traversal& t, const TypeDef& edge, Scope* scope, bool negated);
+  // typecheck_block.cc: subquery predicates, edge alternation and the edge wildcard.
+  bool CheckSubqueryPredicate(const Negation& block, const Scope& outer, const Scope& inner);
+  bool CheckEdgeSet(const Traversal& t, Scope* scope, bool negated);
   bool CheckProjections();
   bool CheckOrderAndLimit();
   ResultColumn ColumnOf(const Projection& p, const ExprType& resolved);

@@ -238,9 +238,11 @@ void Checker::CollectReads() {
   auto node = [](const std::string& name) { return GraphFact{schema::TypeKind::kNode, name}; };
   for (const CheckedBinding& b : out_->bindings) reads.insert(node(b.type->name));
   for (const CheckedTraversal& t : out_->traversals) {
-    reads.insert(GraphFact{schema::TypeKind::kEdge, t.edge->name});
-    reads.insert(node(t.edge->from.name));
-    reads.insert(node(t.edge->to.name));
+    for (const TypeDef* edge : t.edges) {
+      reads.insert(GraphFact{schema::TypeKind::kEdge, edge->name});
+      reads.insert(node(edge->from.name));
+      reads.insert(node(edge->to.name));
+    }
   }
   out_->reads.assign(reads.begin(), reads.end());
 }

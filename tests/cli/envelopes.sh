@@ -106,6 +106,31 @@ sed -n 2p "$DIR/out" >"$DIR/row.json"
 check 'd == {"p.name": "Ada"}' "$DIR/row.json"
 [ "$(wc -l <"$DIR/out")" = 2 ] || fail "jsonl lines: $(cat "$DIR/out")"
 
+# explain: the plan text as it is in the table format, rows and `plan` in the envelope.
+expect_rc 0 "$BIN" query -e "explain $Q" "$G"
+[ "$(cat "$DIR/out")" = "$(printf 'match\n  access $p: Person every row\n  cross join [$p]\norder by [$p.name] ties [$p]\nproject [$p.name]')" ] \
+  || fail "explain text: $(cat "$DIR/out")"
+expect_rc 0 "$BIN" query -e "explain $Q" --json "$G"
+check 'd["plan"].splitlines() == [r["plan"] for r in d["rows"]] and d["columns"] == ["plan"] and d["rows"][0] == {"plan": "match"}'
+# File headers: an ignored setting warns on stderr; show all lists the settings in effect.
+expect_rc 0 "$BIN" query -e "set ann_nprobes = 4; set traversal_work_limit = 77; show all;" --json "$G"
+check 'd["query_name"] == "show all" and {"name": "traversal_work_limit", "value": "77", "applied": True} in d["rows"] and len(d["rows"]) == 7'
+grep -q '^warning: 1:1: Q003: setting `ann_nprobes` tunes' "$DIR/err" || fail "no warning: $(cat "$DIR/err")"
+# Two people, so expanding from each costs two units (one per start): over a limit of 1.
+expect_rc 0 "$BIN" mutate -e 'query add() { insert Person { name: "Bo" } }' "$G"
+expect_rc 1 "$BIN" query -e "set traversal_work_limit = 1; query k() { match { \$p: Person  \$p worksAt \$c } return { \$c.name } }" "$G"
+grep -q 'exceeded traversal_work_limit (1 units' "$DIR/err" || fail "work limit error: $(cat "$DIR/err")"
+
+# A mutation's headers are checked too: a bad value changes nothing; explain is for reads.
+expect_rc 1 "$BIN" mutate -e 'set stage_write_concurrency = 0; query add2() { insert Person { name: "Cy" } }' "$G"
+grep -q 'Q002: setting `stage_write_concurrency` takes an integer from 1 to 256, got 0' "$DIR/err" \
+  || fail "mutation header error: $(cat "$DIR/err")"
+expect_rc 1 "$BIN" mutate -e 'explain query add2() { insert Person { name: "Cy" } }' "$G"
+grep -q 'explain prints the plan of a read query' "$DIR/err" || fail "explain mutation: $(cat "$DIR/err")"
+expect_rc 0 "$BIN" mutate -e 'set stage_write_concurrency = 4; query add2() { insert Person { name: "Cy" } }' "$G"
+expect_rc 0 "$BIN" query -e 'query n() { match { $p: Person } return { count($p) as n } }' --json "$G"
+check 'd["rows"] == [{"n": 3}]'
+
 # schema plan --json: uri, supported, step_count, steps.
 cp "$DIR/s.pg" "$DIR/s2.pg"; echo 'node City { name: String @key }' >>"$DIR/s2.pg"
 expect_rc 0 "$BIN" schema plan --schema "$DIR/s2.pg" --json "$G"

@@ -95,7 +95,19 @@ std::string Joined(const std::vector<std::string>& lines) {
   return out;
 }
 
-// Removes the planner switch `set engine = v2;` and classifies the other session statements.
+// Whether every non-blank line of `body` is a file header (`set x = v;`, `reset x;`).
+bool HeadersOnly(const std::string& body) {
+  std::istringstream in(body);
+  std::string line;
+  while (std::getline(in, line)) {
+    const std::string t = Trim(line);
+    if (!t.empty() && !StartsWith(t, "set ") && !StartsWith(t, "reset ")) return false;
+  }
+  return true;
+}
+
+// Removes the planner switch `set engine = v2;` and classifies the other session statements
+// (`set engine = v1;` selects the reference's older planner: a skip rule).
 std::string BodyWithoutSessionStatements(const std::vector<std::string>& lines, Case* c) {
   std::vector<std::string> kept;
   for (const std::string& line : lines) {
@@ -105,11 +117,6 @@ std::string BodyWithoutSessionStatements(const std::vector<std::string>& lines, 
       continue;
     }
     if (t == "set engine = v1;" && !c->skip_rule) c->skip_rule = "engine-v1";
-    if ((StartsWith(t, "set history_release_bytes") ||
-         StartsWith(t, "reset history_release_bytes") || StartsWith(t, "set ann_nprobes")) &&
-        !c->skip_rule) {
-      c->skip_rule = "tuning";
-    }
     kept.push_back(line);
   }
   return Joined(kept);
@@ -185,6 +192,7 @@ bool AddSection(const Section& s, Case* c, std::string* error) {
     step.body = BodyWithoutSessionStatements(s.body, c);
     step.planner_switch_only =
         Trim(step.body).empty() && c->dropped_planner_checks > dropped_before;
+    step.headers_only = !Trim(step.body).empty() && HeadersOnly(step.body);
     step.line = s.line;
     c->steps.push_back(std::move(step));
     return true;

@@ -11,6 +11,8 @@
 #include "engine/mutate.h"
 #include "engine/query.h"
 #include "query/executor.h"
+#include "query/parser.h"
+#include "query/settings.h"
 #include "storage/local_store.h"
 #include "storage/memory_store.h"
 #include "storage/uri.h"
@@ -240,6 +242,11 @@ StepResult RunStep(Session& session, const Step& step) {
   }
   session.Tick();
   if (step.planner_switch_only) return out;
+  if (step.headers_only) {
+    Result<query::QueryFile> file = query::ParseQueryFile(step.body);
+    out.status = file.ok() ? query::ResolveSettings(file->settings).status() : file.status();
+    return out;
+  }
   if (step.kind == StepKind::kMutate) {
     engine::MutationOptions options;
     options.branch = step.branch;

@@ -14,18 +14,25 @@ Status RunScope(ExecContext& ctx, const ScopePlan& scope, Frame& frame) {
   return Status::Ok();
 }
 
-Status RunStep(ExecContext& ctx, ScopeState&, Frame& frame, const AntiJoinStep& step) {
-  if (frame.rows == 0) return Status::Ok();
-  Frame inner = frame;
+Status RunBlock(ExecContext& ctx, const Frame& frame, size_t scope, Frame& inner,
+                size_t& origin_slot) {
+  inner = frame;
   std::vector<uint32_t> origin(frame.rows);
   for (uint32_t r = 0; r < frame.rows; ++r) origin[r] = r;
   // This block's origin column is the one it appends. A nested block's frame already holds the
   // origin columns of the blocks around it (all hidden, all unnamed to queries), so it is found
   // by position, never by name: the first one would number the rows of an outer frame.
-  const size_t origin_slot = inner.slots.size();
+  origin_slot = inner.slots.size();
   inner.slots.push_back(Slot{"#origin", SlotKind::kOrigin, nullptr, nullptr});
   inner.cols.push_back(std::move(origin));
-  OMNIGRAPH_RETURN_IF_ERROR(RunScope(ctx, ctx.plan().scopes.at(step.scope), inner));
+  return RunScope(ctx, ctx.plan().scopes.at(scope), inner);
+}
+
+Status RunStep(ExecContext& ctx, ScopeState&, Frame& frame, const AntiJoinStep& step) {
+  if (frame.rows == 0) return Status::Ok();
+  Frame inner;
+  size_t origin_slot = 0;
+  OMNIGRAPH_RETURN_IF_ERROR(RunBlock(ctx, frame, step.scope, inner, origin_slot));
   std::vector<bool> matched(frame.rows, false);
   const std::vector<uint32_t>& survivors = inner.cols[origin_slot];
   for (size_t i = 0; i < inner.rows; ++i) matched[survivors[i]] = true;

@@ -53,6 +53,24 @@ bool ListHas(const Value& list, const Value& item) {
 
 }  // namespace
 
+// 2^53 + 1 equals the F64 2^53 (frame.h).
+int CompareForFilter(const Value& l, const Value& r) {
+  auto is_int = [](const Value& v) {
+    return v.tag() == Value::Tag::kInt || v.tag() == Value::Tag::kUInt;
+  };
+  auto as_f64 = [](const Value& v) {
+    return v.tag() == Value::Tag::kFloat ? v.float_value()
+           : v.tag() == Value::Tag::kInt ? static_cast<double>(v.int_value())
+                                         : static_cast<double>(v.uint_value());
+  };
+  const bool mixed =
+      (is_int(l) && r.tag() == Value::Tag::kFloat) || (l.tag() == Value::Tag::kFloat && is_int(r));
+  if (!mixed) return Value::Compare(l, r);
+  const double a = as_f64(l), b = as_f64(r);
+  if (std::isnan(a) || std::isnan(b)) return Value::Compare(l, r);
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 bool CondHolds(const Cond& cond, const Value& l, const Value& r) {
   if (l.is_null() || r.is_null()) return false;
   switch (cond.kind) {
@@ -61,7 +79,7 @@ bool CondHolds(const Cond& cond, const Value& l, const Value& r) {
         // A scalar against a list property: membership (binding semantics).
         return cond.op == CompOp::kEq ? ListHas(l, r) : cond.op == CompOp::kNe && !ListHas(l, r);
       }
-      return CompareHolds(cond.op, Value::Compare(l, r));
+      return CompareHolds(cond.op, CompareForFilter(l, r));
     case FilterKind::kListContains: return l.tag() == Value::Tag::kList && ListHas(l, r);
     case FilterKind::kStringContains:
       return l.tag() == Value::Tag::kString && r.tag() == Value::Tag::kString &&
@@ -72,6 +90,16 @@ bool CondHolds(const Cond& cond, const Value& l, const Value& r) {
     case FilterKind::kTextSearch: return false;
   }
   return false;
+}
+
+Status ExecContext::ChargeTraversal(uint64_t units) {
+  traversal_work_ += units;
+  if (traversal_work_ <= options_.traversal_work_limit) return Status::Ok();
+  return Status(Code::kResourceLimit,
+                "the query's traversals exceeded traversal_work_limit (" +
+                    std::to_string(options_.traversal_work_limit) +
+                    " units: edges examined plus rows emitted); narrow the match, lower the hop "
+                    "bounds, or raise it with `set traversal_work_limit = N;`");
 }
 
 ScopeState::ScopeState(const ScopePlan& scope) : plan(scope) {

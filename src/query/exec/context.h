@@ -56,6 +56,12 @@ class ExecContext {
     return view_.catalog().FindById(ref.type_id);
   }
 
+  // Charges `units` of traversal work (edges examined, rows a traversal emits) against the
+  // run's traversal_work_limit (ExecOptions); ResourceLimit naming the limit once the run's
+  // total exceeds it, so a traversal fails before it can exhaust memory.
+  Status ChargeTraversal(uint64_t units);
+  uint64_t traversal_work() const { return traversal_work_; }
+
   // The value of a constant expression (a literal, now(), a parameter).
   Result<schema::Value> ConstantOf(const Expr& e);
   Result<CExpr> CompileMatchValue(const MatchValue& v);
@@ -80,6 +86,7 @@ class ExecContext {
   std::map<const schema::TypeDef*, std::shared_ptr<const TableImage>> images_;
   std::map<const schema::TypeDef*, std::shared_ptr<const Adjacency>> adjacencies_;
   ExecStats stats_;
+  uint64_t traversal_work_ = 0;
 };
 
 }  // namespace omnigraph::query::exec

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "query/exec/operators.h"
 
@@ -44,16 +45,18 @@ class Marks {
 
 // Breadth-first search with the reference's semantics: each node is visited at most once per
 // source (at its shortest distance); a node is emitted when reached at a hop within
-// [min, max]; a self-edge emits its node without entering the frontier; the source returns
-// only through its own self-loop. Edges between two different node types cannot chain, so
+// [min, max]; the source returns only through its own self-loop (at hop 1), and a self-loop
+// of any other node reaches nothing new. Edges between two different node types cannot chain, so
 // their traversals are single-hop (the plan clamps their max).
 class Bfs {
  public:
   // `nodes`: the size of the node numbering the search walks (both ends, for same-type edges;
   // the target side otherwise). `searches`: about how many sources will be searched.
-  Bfs(const Adjacency& adj, Direction dir, bool same_type, uint32_t min_hops, uint32_t max_hops,
-      uint32_t nodes, size_t searches)
-      : adj_(adj),
+  // `adjs`: the adjacency of every edge type walked (one, or an edge set's, all over the same
+  // node types).
+  Bfs(std::vector<const Adjacency*> adjs, Direction dir, bool same_type, uint32_t min_hops,
+      uint32_t max_hops, uint32_t nodes, size_t searches)
+      : adjs_(std::move(adjs)),
         dir_(dir),
         same_type_(same_type),
         min_(min_hops),
@@ -73,7 +76,9 @@ class Bfs {
       for (uint32_t node : frontier_) {
         auto visit = [&](uint32_t neighbor) {
           if (same_type_ && neighbor == node) {
-            if (hop >= min_ && emitted_.Insert(neighbor)) out_.push_back(neighbor);
+            // A self-loop only reaches a node not seen before when it is the start's own: any
+            // other node on the frontier was reached at a shorter distance already.
+            if (node == start && hop >= min_ && emitted_.Insert(neighbor)) out_.push_back(neighbor);
             return;
           }
           if (!same_type_ || visited_.Insert(neighbor)) {
@@ -81,11 +86,17 @@ class Bfs {
             if (hop >= min_ && emitted_.Insert(neighbor)) out_.push_back(neighbor);
           }
         };
-        if (dir_ == Direction::kOut || dir_ == Direction::kBoth) {
-          for (uint32_t n : adj_.out.Targets(node)) visit(n);
-        }
-        if (dir_ == Direction::kIn || dir_ == Direction::kBoth) {
-          for (uint32_t n : adj_.in.Targets(node)) visit(n);
+        for (const Adjacency* adj : adjs_) {
+          if (dir_ == Direction::kOut || dir_ == Direction::kBoth) {
+            auto targets = adj->out.Targets(node);
+            work_ += targets.size();
+            for (uint32_t n : targets) visit(n);
+          }
+          if (dir_ == Direction::kIn || dir_ == Direction::kBoth) {
+            auto targets = adj->in.Targets(node);
+            work_ += targets.size();
+            for (uint32_t n : targets) visit(n);
+          }
         }
       }
       frontier_.swap(next_);
@@ -93,8 +104,12 @@ class Bfs {
     return out_;
   }
 
+  // The edges examined since the last call (traversal work).
+  uint64_t TakeWork() { return std::exchange(work_, 0); }
+
  private:
-  const Adjacency& adj_;
+  std::vector<const Adjacency*> adjs_;
+  uint64_t work_ = 0;
   Direction dir_;
   bool same_type_;
   uint32_t min_;
@@ -142,10 +157,15 @@ Status RunStep(ExecContext& ctx, ScopeState& scope, Frame& frame, const ExpandEd
   OMNIGRAPH_RETURN_IF_ERROR(EndSlots(frame, ends, start_slot, other_slot));
   OMNIGRAPH_ASSIGN_OR_RETURN(const std::vector<bool>* other_allowed,
                              OtherAllowed(ctx, scope, ends));
-  const Direction dir = ends.direction;
   std::vector<uint32_t> outer, other, edges;
+  const Direction dir = ends.direction;
   for (size_t r = 0; r < frame.rows; ++r) {
     uint32_t s = frame.cols[start_slot][r];
+    // One unit for the start and one per edge examined (each CSR side is numbered by its own
+    // end's type, so only the walked sides are read).
+    const size_t out_degree = dir != Direction::kIn ? adj->out.Targets(s).size() : 0;
+    const size_t in_degree = dir != Direction::kOut ? adj->in.Targets(s).size() : 0;
+    OMNIGRAPH_RETURN_IF_ERROR(ctx.ChargeTraversal(1 + out_degree + in_degree));
     auto emit = [&](uint32_t o, uint32_t e) {
       if (other_slot >= 0 && frame.cols[other_slot][r] != o) return;
       if (other_slot < 0 && other_allowed != nullptr && !(*other_allowed)[o]) return;
@@ -179,7 +199,12 @@ Status RunStep(ExecContext& ctx, ScopeState& scope, Frame& frame, const ExpandEd
 Status RunStep(ExecContext& ctx, ScopeState& scope, Frame& frame, const ReachStep& step) {
   const TraversalEnds& ends = step.ends;
   const TypeDef& edge = *ends.traversal->edge;
-  OMNIGRAPH_ASSIGN_OR_RETURN(const Adjacency* adj, ctx.Adj(edge));
+  std::vector<const Adjacency*> adjs;
+  for (const TypeDef* e : ends.traversal->edges) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(const Adjacency* a, ctx.Adj(*e));
+    adjs.push_back(a);
+  }
+  const Adjacency* adj = adjs.front();
   int start_slot = -1, other_slot = -1;
   OMNIGRAPH_RETURN_IF_ERROR(EndSlots(frame, ends, start_slot, other_slot));
   const bool same_type = ctx.NodeType(edge.from) == ctx.NodeType(edge.to);
@@ -187,7 +212,7 @@ Status RunStep(ExecContext& ctx, ScopeState& scope, Frame& frame, const ReachSte
   // are one type for kBoth and for same-type edges).
   const uint32_t reached_nodes = static_cast<uint32_t>(
       (ends.direction == Direction::kOut ? adj->in.offsets.size() : adj->out.offsets.size()) - 1);
-  Bfs bfs(*adj, ends.direction, same_type, step.min_hops, step.max_hops,
+  Bfs bfs(adjs, ends.direction, same_type, step.min_hops, step.max_hops,
           std::max<uint32_t>(reached_nodes, 1), frame.rows);
   OMNIGRAPH_ASSIGN_OR_RETURN(const std::vector<bool>* other_allowed,
                              OtherAllowed(ctx, scope, ends));
@@ -199,10 +224,12 @@ Status RunStep(ExecContext& ctx, ScopeState& scope, Frame& frame, const ReachSte
     auto it = memo.find(s);
     if (it == memo.end()) {
       std::vector<uint32_t> reached = bfs.Run(s);
+      OMNIGRAPH_RETURN_IF_ERROR(ctx.ChargeTraversal(1 + bfs.TakeWork()));
       if (other_slot >= 0) std::sort(reached.begin(), reached.end());
       it = memo.emplace(s, std::move(reached)).first;
     }
     const std::vector<uint32_t>& reached = it->second;
+    if (other_slot < 0) OMNIGRAPH_RETURN_IF_ERROR(ctx.ChargeTraversal(reached.size()));
     if (other_slot >= 0) {
       if (std::binary_search(reached.begin(), reached.end(), frame.cols[other_slot][r])) {
         outer.push_back(static_cast<uint32_t>(r));

@@ -69,5 +69,8 @@ struct Cond {
 // Whether `cond` holds for the values `l` and `r` of its sides. NULL never matches; a scalar
 // against a list property is membership.
 bool CondHolds(const Cond& cond, const schema::Value& l, const schema::Value& r);
+// The three-way comparison of a filter: an integer against a float compares as two F64 values
+// (the reference's numeric comparison); every other pair by schema::Value::Compare.
+int CompareForFilter(const schema::Value& l, const schema::Value& r);
 
 }  // namespace omnigraph::query::exec

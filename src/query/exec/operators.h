@@ -1,6 +1,7 @@
 // The operators of a read plan (plan.h), one run function per operator kind, each in the file
 // of its family: scan.cc (filter, candidates, cross join), expand.cc (expand, BFS),
-// anti_join.cc (anti join, and running a scope), output.cc (aggregate, order, limit, project),
+// anti_join.cc (anti join, and running a scope), subquery.cc (subquery predicates),
+// output.cc (aggregate, order, limit, project),
 // nearest.cc (vector ranking).
 // A new operator adds its own overload here and its own file; the dispatch (RunScope,
 // RunOutput) visits the plan's variants and needs no change for it.
@@ -24,6 +25,14 @@ Status RunStep(ExecContext& ctx, ScopeState& scope, Frame& frame, const CrossJoi
 Status RunStep(ExecContext& ctx, ScopeState& scope, Frame& frame, const ExpandEdgesStep& step);
 Status RunStep(ExecContext& ctx, ScopeState& scope, Frame& frame, const ReachStep& step);
 Status RunStep(ExecContext& ctx, ScopeState& scope, Frame& frame, const AntiJoinStep& step);
+Status RunStep(ExecContext& ctx, ScopeState& scope, Frame& frame,
+               const SubqueryStep& step);  // subquery.cc
+
+// Runs the block scope `scope` (Plan::scopes) on `inner`, a copy of `frame` with a hidden
+// origin column appended at `origin_slot`: each inner row's value there is the frame row it
+// extends. The correlation of every block (anti join, subquery predicates).
+Status RunBlock(ExecContext& ctx, const Frame& frame, size_t scope, Frame& inner,
+                size_t& origin_slot);
 
 // The candidates of `var`, a variable `scope` introduces, computed on first use.
 Result<Candidates*> ComputeCandidates(ExecContext& ctx, ScopeState& scope, const std::string& var);
