@@ -44,6 +44,17 @@ int SystemNameIndex(std::string_view name) {
   return name == "id" ? 0 : name == "src" ? 1 : name == "dst" ? 2 : -1;
 }
 
+// The first Bool literal among the operands of `e`.
+const Expr* FindBoolLiteral(const Expr& e) {
+  if (e.kind == ExprKind::kLiteral && e.literal.value.tag() == schema::Value::Tag::kBool) {
+    return &e;
+  }
+  for (const Expr& a : e.args) {
+    if (const Expr* found = FindBoolLiteral(a)) return found;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::string SystemFieldHint(std::string_view name, bool edge, const std::string& var) {
@@ -193,8 +204,25 @@ bool Checker::CheckBooleanFilter(const Filter& f, const Scope& scope, bool negat
   return true;
 }
 
+bool Checker::CheckShadowedLiteral(const TypeDef& type, std::string_view word, const Span& span) {
+  if (word != "true" && word != "false") return true;
+  if (type.FindProperty(std::string(word)) == nullptr) return true;
+  const std::string w(word);
+  return Fail("T46", span,
+              "`" + w + "` is a Boolean literal here; the property named `" + w + "` of `" +
+                  type.name +
+                  "` cannot be named bare in a mutation `where`; rename it in the schema "
+                  "(`@rename_from`)");
+}
+
 bool Checker::CheckMutationCondition(const Mutation& m, const TypeDef& type) {
   const Expr& cond = *m.condition;
+  if (const Expr* lit = FindBoolLiteral(cond)) {
+    if (!CheckShadowedLiteral(type, lit->literal.value.bool_value() ? "true" : "false",
+                              lit->span)) {
+      return false;
+    }
+  }
   if (const Expr* call = FindNonRowCall(cond)) {
     return Fail("T44", call->span,
                 "`" + CallName(*call) +

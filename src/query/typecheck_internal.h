@@ -81,6 +81,8 @@ class Checker {
   bool ResolveRowField(const Expr& e, ExprType* out);
   bool CheckBooleanFilter(const Filter& f, const Scope& scope, bool negated);
   bool CheckMutationCondition(const Mutation& m, const TypeDef& type);
+  // T46: `true`/`false` in a mutation `where` of a type with a property of that name.
+  bool CheckShadowedLiteral(const TypeDef& type, std::string_view word, const Span& span);
   bool CheckBooleanProjection(const Projection& p);
   // A MatchValue::kExpr: constants only (T44, T45), of a type that fits `expected` (T7).
   bool CheckConstantValue(const MatchValue& v, const PropType& expected, const std::string& prop);

@@ -147,6 +147,7 @@ bool Checker::CheckInsert(const Mutation& m, const TypeDef& type) {
 bool Checker::CheckPredicate(const Mutation& m, const TypeDef& type) {
   if (m.condition) return CheckMutationCondition(m, type);
   const Predicate& p = *m.where;
+  if (!CheckShadowedLiteral(type, p.prop.text, p.prop.span)) return false;
   if (type.kind == schema::TypeKind::kEdge && (p.prop.text == "from" || p.prop.text == "to")) {
     return CheckMatchValue(p.value, EndpointType(), p.prop.text);
   }
