@@ -39,6 +39,19 @@ bool CompareHolds(CompOp op, int c) {
   }
 }
 
+bool SameExpr(const Expr& a, const Expr& b) {
+  if (a.kind != b.kind || a.var.text != b.var.text || a.prop.text != b.prop.text ||
+      a.alias.text != b.alias.text || a.agg != b.agg || a.op != b.op || a.negated != b.negated ||
+      a.args.size() != b.args.size()) {
+    return false;
+  }
+  if (a.kind == ExprKind::kLiteral && !(a.literal.value == b.literal.value)) return false;
+  for (size_t i = 0; i < a.args.size(); ++i) {
+    if (!SameExpr(a.args[i], b.args[i])) return false;
+  }
+  return true;
+}
+
 const char* MutationKindName(MutationKind kind) {
   switch (kind) {
     case MutationKind::kInsert: return "insert";

@@ -36,14 +36,8 @@ struct Literal {
   Span span;
 };
 
-// A value in a binding's property match, a mutation assignment or a mutation predicate.
-struct MatchValue {
-  enum class Kind : uint8_t { kLiteral, kVariable, kNow };
-  Kind kind = Kind::kLiteral;
-  Literal literal;  // kLiteral.
-  Name variable;    // kVariable.
-  Span span;
-};
+// Comparison and string operators of filters and mutation predicates.
+enum class CompOp : uint8_t { kEq, kNe, kGt, kLt, kGe, kLe, kContains, kStartsWith };
 
 enum class AggFunc : uint8_t { kCount, kSum, kAvg, kMin, kMax };
 // "count", "sum", "avg", "min", "max".
@@ -62,13 +56,23 @@ enum class ExprKind : uint8_t {
   kMatchText,  // match_text(field, query)
   kBm25,       // bm25(field, query)
   kRrf,        // rrf(rank, rank[, k])
+  // Boolean expressions (docs/design/query-language.md "Boolean expressions").
+  kCompare,  // args[0] op args[1]
+  kAnd,      // args[0] and args[1]
+  kOr,       // args[0] or args[1]
+  kNot,      // not args[0]
+  kIsNull,   // args[0] is null (is not null when negated)
+  kIn,       // args[0] in args[1] (not in when negated); args[1] a list literal or $list
 };
 
 // An expression. Which members are meaningful depends on kind:
 //   kProp, kNearest: var and prop;  kVariable: var;  kLiteral: literal;  kAlias: alias;
 //   kAggregate: agg and args = {arg};  kNearest: args = {query};
 //   kSearch, kMatchText, kBm25: args = {field, query};  kFuzzy: {field, query[, max_edits]};
-//   kRrf: args = {primary, secondary[, k]}.
+//   kRrf: args = {primary, secondary[, k]};  kCompare: op, args = {left, right};
+//   kAnd, kOr: args = {left, right};  kNot: args = {operand};  kIsNull, kIn: negated, args.
+// A meta-field (`$p.@id`, `$e.@src`, `$e.@dst`, `$e.@type`) is a kProp whose prop starts
+// with '@'; in a mutation `where` a bare property (or `@id`) is a kAlias.
 struct Expr {
   ExprKind kind = ExprKind::kNow;
   Span span;
@@ -78,15 +82,34 @@ struct Expr {
   Literal literal;
   AggFunc agg = AggFunc::kCount;
   std::vector<Expr> args;
+  CompOp op{};           // kCompare.
+  Span op_span;          // kCompare, kAnd, kOr, kIsNull, kIn: the operator.
+  bool negated = false;  // kIsNull, kIn.
+
+  // Whether this is one of the Boolean forms (kCompare ... kIn).
+  bool is_boolean_form() const { return kind >= ExprKind::kCompare; }
 };
 
-// Comparison and string operators of filters and mutation predicates.
-enum class CompOp : uint8_t { kEq, kNe, kGt, kLt, kGe, kLe, kContains, kStartsWith };
+// Whether two expressions are written the same (spans aside).
+bool SameExpr(const Expr& a, const Expr& b);
+
 // "=", "!=", ">", "<", ">=", "<=", "contains", "starts_with".
 const char* CompOpName(CompOp op);
 // Whether an ordering comparison holds for a three-way result `c` (negative, zero, positive);
 // false for contains and starts_with, which are not orderings.
 bool CompareHolds(CompOp op, int c);
+
+// A value in a binding's property match, a mutation assignment or a mutation predicate: a
+// literal, a parameter, now(), or a constant expression over those (`$age > 30`, `true or
+// $flag`), evaluated once per invocation.
+struct MatchValue {
+  enum class Kind : uint8_t { kLiteral, kVariable, kNow, kExpr };
+  Kind kind = Kind::kLiteral;
+  Literal literal;  // kLiteral.
+  Name variable;    // kVariable.
+  Expr expr;        // kExpr.
+  Span span;
+};
 
 struct PropMatch {
   Name prop;
@@ -120,12 +143,20 @@ struct Traversal {
 
 // `left op right`. A bare `search(..)`, `fuzzy(..)` or `match_text(..)` clause is the filter
 // `call = true` with `text_search` set, as in the reference.
+//
+// A Boolean filter clause (anything but one plain comparison: `and`, `or`, `not`, `in`,
+// `is null`, parentheses, a Boolean operand) has `condition` set to the whole expression, and
+// `conjuncts` holds its top-level `and` operands as filters of their own: a plain comparison
+// as `left op right`, anything else with `condition` set (and no conjuncts). The typechecker
+// checks the whole condition; the planner places each conjunct.
 struct Filter {
   Expr left;
   CompOp op = CompOp::kEq;
   Span op_span;
   Expr right;
   bool text_search = false;
+  std::optional<Expr> condition;
+  std::vector<Filter> conjuncts;
 };
 
 struct Clause;
@@ -188,12 +219,16 @@ enum class MutationKind : uint8_t { kInsert, kUpdate, kDelete };
 // "insert", "update", "delete".
 const char* MutationKindName(MutationKind kind);
 
+// A mutation's `where` that is not one `prop op value` (a Boolean expression over the type's
+// bare properties, `@id`, `@src`, `@dst`, parameters, literals and now()) is `condition`; then
+// `where` is unset.
 struct Mutation {
   MutationKind kind = MutationKind::kInsert;
   Span span;  // The whole statement.
   Name type;
   std::vector<Assignment> assignments;  // Insert and update.
   std::optional<Predicate> where;       // Update and delete.
+  std::optional<Expr> condition;        // Update and delete, instead of `where`.
 };
 
 // `$name: Type`, the type parsed into a PropType (scalar, list or Vector(N); nullable with '?').

@@ -2,6 +2,7 @@
 
 #include "base/utf8.h"
 #include "query/column_codec.h"
+#include "query/mutation_where.h"
 #include "schema/keys.h"
 #include "table/table_manifest.h"
 
@@ -55,6 +56,10 @@ class MutationPlanner {
     switch (v.kind) {
       case MatchValue::Kind::kLiteral: raw = v.literal.value; break;
       case MatchValue::Kind::kNow: raw = Value::DateTime(context_.now_ms); break;
+      case MatchValue::Kind::kExpr: {
+        OMNIGRAPH_ASSIGN_OR_RETURN(raw, EvalConstant(v.expr, context_));
+        break;
+      }
       case MatchValue::Kind::kVariable: {
         auto it = context_.params.find(v.variable.text);
         if (it == context_.params.end()) {
@@ -215,6 +220,19 @@ class MutationPlanner {
     return ids;
   }
 
+  // The ids of current rows of `type` matching the `where` of `m` (a predicate or a Boolean
+  // condition).
+  Result<std::vector<std::string>> Matching(const schema::TypeDef& type, const Mutation& m) {
+    if (!m.condition) return Matching(type, *m.where);
+    std::vector<std::string> ids;
+    OMNIGRAPH_RETURN_IF_ERROR(ForEachCurrent(type, [&](const EntityRow& row) -> Status {
+      OMNIGRAPH_ASSIGN_OR_RETURN(bool match, RowMatches(*m.condition, type, row, context_));
+      if (match) ids.push_back(row.id);
+      return Status::Ok();
+    }));
+    return ids;
+  }
+
   // The current row `id` of `type` (overlay or base).
   Result<EntityRow> Current(const schema::TypeDef& type, const std::string& id) {
     TableEffects& effects = Effects(type);
@@ -239,7 +257,7 @@ class MutationPlanner {
         sets.emplace_back(i, std::move(v));
       }
     }
-    OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<std::string> ids, Matching(type, *m.where));
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<std::string> ids, Matching(type, m));
     TableEffects& effects = Effects(type);
     for (const std::string& id : ids) {
       OMNIGRAPH_ASSIGN_OR_RETURN(EntityRow row, Current(type, id));
@@ -252,7 +270,7 @@ class MutationPlanner {
   }
 
   Status Delete(const Mutation& m, const schema::TypeDef& type) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<std::string> ids, Matching(type, *m.where));
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<std::string> ids, Matching(type, m));
     TableEffects& effects = Effects(type);
     for (const std::string& id : ids) {
       effects.rows.erase(id);

@@ -24,6 +24,10 @@ std::string JoinAlternatives(const std::vector<std::string>& items) {
 
 }  // namespace
 
+bool IsReservedWord(std::string_view w) {
+  return w == "not" || w == "and" || w == "or" || w == "in" || w == "is";
+}
+
 bool IsIdentToken(const Token& t) {
   return t.kind == Tok::kWord && !t.text.empty() &&
          ((t.text[0] >= 'a' && t.text[0] <= 'z') || t.text[0] == '_');
@@ -463,49 +467,12 @@ bool Parser::ParseHopBound(uint32_t* out, const char* which) {
   return true;
 }
 
-bool Parser::ParseFilter(Clause* out) {
-  Filter f;
-  if (!ParseExpr(&f.left)) return false;
-  static const std::pair<Tok, CompOp> kOps[] = {{Tok::kEq, CompOp::kEq}, {Tok::kNe, CompOp::kNe},
-                                                {Tok::kGt, CompOp::kGt}, {Tok::kLt, CompOp::kLt},
-                                                {Tok::kGe, CompOp::kGe}, {Tok::kLe, CompOp::kLe}};
-  bool have_op = false;
-  for (const auto& [tok, op] : kOps) {
-    if (Is(tok)) {
-      f.op = op;
-      have_op = true;
-    }
-  }
-  if (IsWord("contains") || IsWord("starts_with")) {
-    f.op = IsWord("contains") ? CompOp::kContains : CompOp::kStartsWith;
-    have_op = true;
-  }
-  if (!have_op) {
-    ExprKind k = f.left.kind;
-    if (k == ExprKind::kSearch || k == ExprKind::kFuzzy || k == ExprKind::kMatchText) {
-      // A bare text-search call: the reference's `call = true` filter.
-      f.text_search = true;
-      f.op = CompOp::kEq;
-      f.op_span = f.left.span;
-      f.right.kind = ExprKind::kLiteral;
-      f.right.literal = Literal{schema::Value::Bool(true), f.left.span};
-      f.right.span = f.left.span;
-      out->node = std::move(f);
-      return true;
-    }
-    Expect("a comparison operator (=, !=, <, <=, >, >=, contains, starts_with)");
-    return false;
-  }
-  f.op_span = Cur().span;
-  Advance();
-  if (!ParseExpr(&f.right)) return false;
-  out->node = std::move(f);
-  return true;
-}
+// A filter clause: a comparison, or a Boolean expression (parser_bool.cc).
+bool Parser::ParseFilter(Clause* out) { return ParseBooleanFilter(out); }
 
 bool Parser::ParseProjection(Projection* out) {
   Pos begin = Cur().span.begin;
-  if (!ParseExpr(&out->expr)) return false;
+  if (!ParseCondition(&out->expr)) return false;
   if (IsWord("as") && IsIdentToken(At(1))) {
     Advance();
     out->alias = NameOf(Cur());
@@ -524,7 +491,7 @@ bool Parser::ParseProjection(Projection* out) {
 
 bool Parser::ParseOrdering(Ordering* out) {
   Pos begin = Cur().span.begin;
-  if (!ParseExpr(&out->expr)) return false;
+  if (!ParseCondition(&out->expr)) return false;
   if (IsWord("asc") || IsWord("desc")) {
     out->has_direction = true;
     out->descending = IsWord("desc");

@@ -70,7 +70,7 @@ bool Parser::ParseEdgeNames(Traversal* t) {
       Advance();
       return true;
     }
-    if (!IsIdentToken(Cur()) || Cur().text == "not") {
+    if (!IsIdentToken(Cur()) || IsReservedWord(Cur().text)) {
       // The 0.10 wording: the newer forms are not listed, so its errors read as before.
       Expect("an edge name (lower-case initial, as in knows)");
       return false;

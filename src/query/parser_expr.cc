@@ -46,7 +46,14 @@ bool Parser::ParseExpr(Expr* out) {
     if (Is(Tok::kDot)) {
       Advance();
       out->kind = ExprKind::kProp;
-      ok = EatIdent(&out->prop, "a property name");
+      if (Is(Tok::kAnnotation)) {
+        // A meta-field: `$p.@id`, `$e.@src`, `$e.@dst`, `$e.@type`.
+        out->prop = Name{"@" + Cur().value, Cur().span};
+        Advance();
+        ok = true;
+      } else {
+        ok = EatIdent(&out->prop, "a property name");
+      }
     } else {
       out->kind = ExprKind::kVariable;
       ok = true;
@@ -284,9 +291,16 @@ bool Parser::ParseMatchValue(MatchValue* out) {
     Advance();
     Advance();
     ok = Eat(Tok::kRParen, "')'");
+  } else if (!plain_values_ && (IsIdentToken(Cur()) || Is(Tok::kLParen)) && !IsWord("true") &&
+             !IsWord("false") && !IsWord("date") && !IsWord("datetime")) {
+    return ParseConstantValue(start, out);
   } else {
     out->kind = MatchValue::Kind::kLiteral;
     ok = ParseLiteral(&out->literal);
+  }
+  // `$v.prop` is no constant, but parsed as one it gets its typed error (T45).
+  if (ok && !plain_values_ && (AtConstantOperator() || Is(Tok::kDot))) {
+    return ParseConstantValue(start, out);
   }
   if (!ok) {
     Summarize(start, "a value (a literal, a $parameter or now())");

@@ -59,6 +59,22 @@ class Parser {
   bool ParseSettings(std::vector<Setting>* out);
   bool ParseSetting(Setting* out);
 
+  // Boolean expressions (parser_bool.cc): or < and < not < comparison < operand.
+  bool ParseCondition(Expr* out);
+  bool ParseAndExpr(Expr* out);
+  bool ParseNotExpr(Expr* out);
+  bool ParseComparison(Expr* out);
+  bool ParseOperand(Expr* out);
+  bool ParseBooleanFilter(Clause* out);
+  // A mutation's `where`: `prop op value`, or a Boolean expression over the row.
+  bool ParseMutationWhere(Mutation* out);
+  bool mutation_where_ = false;  // Operands are the row's bare properties and meta-fields.
+  // A value that an operator follows, or that starts with a name or '(', is a constant
+  // expression (MatchValue::kExpr) unless `plain_values_`.
+  bool AtConstantOperator() const;
+  bool ParseConstantValue(size_t start, MatchValue* out);
+  bool plain_values_ = false;
+
   // Expression helpers (parser_expr.cc).
   bool ParseCall(std::string_view name, Expr* out);
   bool ParseNearest(Expr* out);
@@ -108,6 +124,8 @@ class Parser {
   std::optional<Diagnostic> hard_;
 };
 
+// `not`, `and`, `or`, `in`, `is`: never an edge name.
+bool IsReservedWord(std::string_view w);
 // A lower-case identifier word ([a-z_] first).
 bool IsIdentToken(const Token& t);
 // A capitalized word (a type name).

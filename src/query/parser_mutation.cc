@@ -23,9 +23,7 @@ bool Parser::ParseMutation(Mutation* out) {
     if (!Eat(Tok::kLBrace, "'{'") || !ParseAssignments(&out->assignments)) return false;
   }
   if (out->kind != MutationKind::kInsert) {
-    Predicate p;
-    if (!EatWord("where") || !ParsePredicate(&p)) return false;
-    out->where = std::move(p);
+    if (!EatWord("where") || !ParseMutationWhere(out)) return false;
   }
   out->span = SpanFrom(begin);
   return true;

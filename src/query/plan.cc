@@ -98,7 +98,10 @@ void ChooseAccess(const QueryDecl& decl, NodeAccess& access) {
       prop_name = &c.match->prop.text;
     } else {
       // A constraint's variable side is its left; `constant op $v.p` stays a residual check.
-      if (c.filter->left.kind != ExprKind::kProp || !IsConstantExpr(c.filter->right)) continue;
+      if (c.filter->condition || c.filter->left.kind != ExprKind::kProp ||
+          c.filter->left.prop.text.starts_with("@") || !IsConstantExpr(c.filter->right)) {
+        continue;
+      }
       prop_name = &c.filter->left.prop.text;
     }
     const schema::PropertyDef* prop = type.FindProperty(*prop_name);
@@ -221,21 +224,28 @@ Status ReadPlanner::Collect(const std::vector<Clause>& clauses, ScopeBuild& s) {
       introduce(spec.src, it->second->src_type);
       introduce(spec.dst, it->second->dst_type);
       s.travs.push_back(std::move(spec));
-    } else if (const Filter* f = clause.filter()) {
-      auto it = filters_.find(f);
-      if (it == filters_.end()) return Internal("filter was not typechecked");
-      if (f->text_search || it->second->kind == FilterKind::kTextSearch || IsSearchExpr(f->left) ||
-          IsSearchExpr(f->right)) {
-        s.plan.failure = SearchUnsupported();
-        return Status::Ok();
+    } else if (const Filter* clause_filter = clause.filter()) {
+      // A Boolean filter clause is placed conjunct by conjunct.
+      std::vector<const Filter*> parts;
+      for (const Filter& c : clause_filter->conjuncts) parts.push_back(&c);
+      if (parts.empty()) parts.push_back(clause_filter);
+      for (const Filter* f : parts) {
+        auto it = filters_.find(f);
+        if (it == filters_.end()) return Internal("filter was not typechecked");
+        if (f->text_search || it->second->kind == FilterKind::kTextSearch ||
+            IsSearchExpr(f->left) || IsSearchExpr(f->right) ||
+            (f->condition && IsSearchExpr(*f->condition))) {
+          s.plan.failure = SearchUnsupported();
+          return Status::Ok();
+        }
+        PlanCond c;
+        c.filter = f;
+        c.kind = it->second->kind;
+        c.op = f->op;
+        CollectVars(f->condition ? *f->condition : f->left, c.vars);
+        CollectVars(f->right, c.vars);
+        s.filters.push_back(std::move(c));
       }
-      PlanCond c;
-      c.filter = f;
-      c.kind = it->second->kind;
-      c.op = f->op;
-      CollectVars(f->left, c.vars);
-      CollectVars(f->right, c.vars);
-      s.filters.push_back(std::move(c));
     } else if (const Negation* n = clause.negation()) {
       s.negations.push_back(n);
     }
@@ -264,7 +274,10 @@ void ReadPlanner::PushDown(ScopeBuild& s) {
     if (f.vars.size() != 1) continue;
     auto it = s.access_index.find(f.vars[0]);
     if (it == s.access_index.end()) continue;
-    if (f.filter->left.kind != ExprKind::kProp || f.filter->left.var.text != f.vars[0]) continue;
+    if (!f.filter->condition &&
+        (f.filter->left.kind != ExprKind::kProp || f.filter->left.var.text != f.vars[0])) {
+      continue;
+    }
     s.plan.access[it->second].conds.push_back(f);
     s.filter_done[i] = true;
   }
@@ -436,10 +449,8 @@ Status ReadPlanner::PlanAggregateOutput(const std::vector<std::string>& ties) {
     int idx = -1;
     for (size_t i = 0; i < decl.projections.size() && idx < 0; ++i) {
       const Expr& p = decl.projections[i].expr;
-      if (o.expr.kind == ExprKind::kAlias
-              ? q_.columns[i].name == o.expr.alias.text
-              : p.kind == o.expr.kind && p.var.text == o.expr.var.text &&
-                    p.prop.text == o.expr.prop.text) {
+      if (o.expr.kind == ExprKind::kAlias ? q_.columns[i].name == o.expr.alias.text
+                                          : SameExpr(p, o.expr)) {
         idx = static_cast<int>(i);
       }
     }

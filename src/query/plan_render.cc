@@ -42,6 +42,7 @@ std::string MatchValueText(const MatchValue& v) {
     case MatchValue::Kind::kLiteral: return ValueText(v.literal.value);
     case MatchValue::Kind::kVariable: return "$" + v.variable.text;
     case MatchValue::Kind::kNow: return "now()";
+    case MatchValue::Kind::kExpr: return ExprText(v.expr);
   }
   return "?";
 }
@@ -52,6 +53,7 @@ std::string CondText(const PlanCond& c) {
   if (c.match != nullptr) {
     return Var(c.var) + "." + c.match->prop.text + " = " + MatchValueText(c.match->value);
   }
+  if (c.filter->condition) return ExprText(*c.filter->condition);
   return ExprText(c.filter->left) + " " + CompOpName(c.op) + " " + ExprText(c.filter->right);
 }
 
@@ -214,9 +216,42 @@ const char* SearchName(ExprKind kind) {
   }
 }
 
+// How tightly a form binds, for parentheses: or < and < not < comparison < operand.
+int Rank(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::kOr: return 1;
+    case ExprKind::kAnd: return 2;
+    case ExprKind::kNot: return 3;
+    case ExprKind::kCompare:
+    case ExprKind::kIsNull:
+    case ExprKind::kIn: return 4;
+    default: return 5;
+  }
+}
+
+std::string BooleanText(const Expr& e) {
+  auto operand = [&](const Expr& a, bool tighter) {
+    const bool paren = tighter ? Rank(a) <= Rank(e) : Rank(a) < Rank(e);
+    return paren ? "(" + ExprText(a) + ")" : ExprText(a);
+  };
+  switch (e.kind) {
+    case ExprKind::kCompare:
+      return operand(e.args[0], true) + " " + CompOpName(e.op) + " " + operand(e.args[1], true);
+    case ExprKind::kAnd: return operand(e.args[0], false) + " and " + operand(e.args[1], false);
+    case ExprKind::kOr: return operand(e.args[0], false) + " or " + operand(e.args[1], false);
+    case ExprKind::kNot: return "not " + operand(e.args[0], false);
+    case ExprKind::kIsNull:
+      return operand(e.args[0], true) + (e.negated ? " is not null" : " is null");
+    default:
+      return operand(e.args[0], true) + (e.negated ? " not in " : " in ") +
+             operand(e.args[1], true);
+  }
+}
+
 }  // namespace
 
 std::string ExprText(const Expr& e) {
+  if (e.is_boolean_form()) return BooleanText(e);
   switch (e.kind) {
     case ExprKind::kNow: return "now()";
     case ExprKind::kProp: return Var(e.var.text) + "." + e.prop.text;

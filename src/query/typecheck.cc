@@ -56,7 +56,7 @@ bool References(const Expr& e, const Scope& vars) {
   }
   if (e.kind == ExprKind::kRrf || e.kind == ExprKind::kAggregate || e.kind == ExprKind::kNearest ||
       e.kind == ExprKind::kSearch || e.kind == ExprKind::kFuzzy || e.kind == ExprKind::kMatchText ||
-      e.kind == ExprKind::kBm25) {
+      e.kind == ExprKind::kBm25 || e.is_boolean_form()) {
     for (const Expr& a : e.args) {
       if (References(a, vars)) return true;
     }
@@ -353,7 +353,8 @@ bool Checker::CheckNegation(const Clause& c, Scope* scope) {
     if (const Traversal* t = ic.traversal()) {
       has_outer |= scope->count(t->src.text) > 0 || scope->count(t->dst.text) > 0;
     } else if (const Filter* f = ic.filter()) {
-      has_outer |= References(f->left, *scope) || References(f->right, *scope);
+      has_outer |= f->condition ? References(*f->condition, *scope)
+                                : References(f->left, *scope) || References(f->right, *scope);
     } else if (const Binding* b = ic.binding()) {
       has_outer |= scope->count(b->var.text) > 0;
     }

@@ -89,7 +89,8 @@ enum class FilterKind : uint8_t {
   kListContains,
   kStringContains,
   kStartsWith,
-  kTextSearch
+  kTextSearch,
+  kBoolean,  // A Boolean conjunct (Filter::condition), true to keep the row.
 };
 
 struct CheckedFilter {

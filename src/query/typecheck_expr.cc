@@ -90,6 +90,12 @@ bool Checker::Resolve(const Expr& e, const Scope& scope, ExprType* out) {
     case ExprKind::kBm25: return ResolveTextCall(e, scope, out);
     case ExprKind::kRrf: return ResolveRrf(e, scope, out);
     case ExprKind::kAggregate: return ResolveAggregate(e, scope, out);
+    case ExprKind::kCompare:
+    case ExprKind::kAnd:
+    case ExprKind::kOr:
+    case ExprKind::kNot:
+    case ExprKind::kIsNull:
+    case ExprKind::kIn: return ResolveBoolean(e, scope, out);
     case ExprKind::kVariable: {
       if (const PropType* p = ParamType(e.var.text)) {
         *out = ExprType::Value(*p);
@@ -118,6 +124,7 @@ bool Checker::Resolve(const Expr& e, const Scope& scope, ExprType* out) {
       return true;
     }
     case ExprKind::kAlias: {
+      if (row_type_ != nullptr) return ResolveRowField(e, out);
       auto it = aliases_.find(e.alias.text);
       *out = it != aliases_.end() ? it->second : ExprType::Aggregate();
       return true;
@@ -132,13 +139,14 @@ bool Checker::ResolveProp(const Expr& e, const Scope& scope, ExprType* out) {
     return Fail("T6", e.var.span, "variable `$" + e.var.text + "` is not bound",
                 "bind it in `match` first, as in `$" + e.var.text + ": Type`");
   }
+  if (e.prop.text.starts_with("@")) return ResolveMeta(e, it->second, out);
   const TypeDef& type = *it->second.type;
   const schema::PropertyDef* prop = type.FindProperty(e.prop.text);
   if (prop == nullptr) {
     bool edge = it->second.kind == VarKind::kEdge;
     return Fail("T6", e.prop.span,
                 std::string(edge ? "edge" : "type") + " `" + type.name + "` has no property `" +
-                    e.prop.text + "`",
+                    e.prop.text + "`" + SystemFieldHint(e.prop.text, edge, e.var.text),
                 PropertyNames(type));
   }
   if (prop->type.scalar == ScalarKind::kBlob) {
@@ -380,6 +388,7 @@ bool Checker::CheckBindingValue(const MatchValue& v, const PropType& expected,
   member.enum_values.clear();
   switch (v.kind) {
     case MatchValue::Kind::kNow: return CheckNow(expected, prop, v.span);
+    case MatchValue::Kind::kExpr: return CheckConstantValue(v, expected, prop);
     case MatchValue::Kind::kLiteral: {
       if (!expected.list) return CheckLiteral(v.literal, expected, prop);
       std::string error;

@@ -82,11 +82,30 @@ class Checker {
   bool CheckMatchValue(const MatchValue& v, const PropType& expected, const std::string& prop);
   bool CheckMixing();
 
+  // typecheck_bool.cc
+  bool ResolveBoolean(const Expr& e, const Scope& scope, ExprType* out);
+  bool ResolveMeta(const Expr& e, const BoundVar& var, ExprType* out);
+  // A bare name or `@id` in a mutation `where` over `row_type_`.
+  bool ResolveRowField(const Expr& e, ExprType* out);
+  bool CheckBooleanFilter(const Filter& f, const Scope& scope, bool negated);
+  bool CheckMutationCondition(const Mutation& m, const TypeDef& type);
+  // T46: `true`/`false` in a mutation `where` of a type with a property of that name.
+  bool CheckShadowedLiteral(const TypeDef& type, std::string_view word, const Span& span);
+  bool CheckBooleanProjection(const Projection& p);
+  // A MatchValue::kExpr: constants only (T44, T45), of a type that fits `expected` (T7).
+  bool CheckConstantValue(const MatchValue& v, const PropType& expected, const std::string& prop);
+  bool CheckOrderKeyProjected(const Ordering& o);
+
   const schema::Catalog& catalog_;
   const QueryDecl& query_;
   CheckedQuery* out_;
   std::map<std::string, ExprType, std::less<>> aliases_;
   std::optional<Diagnostic> error_;
+  const TypeDef* row_type_ = nullptr;  // Set while checking a mutation's Boolean `where`.
 };
+
+// "; the system identity is `$p.@id`" for a missing property named id (src, dst on edges: the
+// system endpoint), else empty. `var` empty names the field bare (`@id`), as a `where` does.
+std::string SystemFieldHint(std::string_view name, bool edge, const std::string& var);
 
 }  // namespace omnigraph::query::internal

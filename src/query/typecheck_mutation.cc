@@ -145,14 +145,18 @@ bool Checker::CheckInsert(const Mutation& m, const TypeDef& type) {
 }
 
 bool Checker::CheckPredicate(const Mutation& m, const TypeDef& type) {
+  if (m.condition) return CheckMutationCondition(m, type);
   const Predicate& p = *m.where;
+  if (!CheckShadowedLiteral(type, p.prop.text, p.prop.span)) return false;
   if (type.kind == schema::TypeKind::kEdge && (p.prop.text == "from" || p.prop.text == "to")) {
     return CheckMatchValue(p.value, EndpointType(), p.prop.text);
   }
   const schema::PropertyDef* prop = type.FindProperty(p.prop.text);
   if (prop == nullptr) {
     return Fail("T11", p.prop.span,
-                "type `" + type.name + "` has no property `" + p.prop.text + "`", Props(type));
+                "type `" + type.name + "` has no property `" + p.prop.text + "`" +
+                    SystemFieldHint(p.prop.text, type.kind == schema::TypeKind::kEdge, ""),
+                Props(type));
   }
   if (prop->type.scalar == ScalarKind::kBlob) {
     return Fail("T11", p.prop.span,
@@ -166,6 +170,7 @@ bool Checker::CheckMatchValue(const MatchValue& v, const PropType& expected,
   switch (v.kind) {
     case MatchValue::Kind::kLiteral: return CheckLiteral(v.literal, expected, prop);
     case MatchValue::Kind::kNow: return CheckNow(expected, prop, v.span);
+    case MatchValue::Kind::kExpr: return CheckConstantValue(v, expected, prop);
     case MatchValue::Kind::kVariable: break;
   }
   const PropType* actual = ParamType(v.variable.text);

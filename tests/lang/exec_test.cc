@@ -16,6 +16,7 @@
 
 #include "base/json.h"
 #include "engine/graph.h"
+#include "engine/mutate.h"
 #include "engine/query.h"
 #include "query/column_codec.h"
 #include "query/parser.h"
@@ -184,6 +185,10 @@ struct Case {
   std::optional<std::string> error;
   std::optional<std::string> plan;      // The rendered plan (query/plan.h RenderPlan).
   std::optional<std::string> warnings;  // The envelope's warnings, one a line.
+  // A mutation run first, with the case's params, on a private copy of the seeded graph; the
+  // query then runs with no params. `affected` is "nodes=N edges=M".
+  std::optional<std::string> mutate;
+  std::optional<std::string> affected;
 };
 
 struct QTestFile {
@@ -275,6 +280,12 @@ QTestFile ParseQTest(const std::string& text) {
       } else if (word == "warnings") {
         current->warnings.emplace();
         body = &*current->warnings;
+      } else if (word == "mutate") {
+        current->mutate.emplace();
+        body = &*current->mutate;
+      } else if (word == "affected") {
+        current->affected.emplace();
+        body = &*current->affected;
       } else {
         ADD_FAILURE() << "line " << n << ": unknown section " << section;
       }
@@ -329,7 +340,8 @@ TEST_P(ExecGoldenTest, RowsMatchTheGoldenFile) {
 void RunCase(QTestFile& file, const Case& c, std::map<std::string, std::unique_ptr<Graph>>& graphs,
              std::map<std::string, query::ExecCache>& caches) {
   {
-    const std::string key = c.schema + "|" + c.seed;
+    // A case that mutates gets a graph of its own (its key is unique to the case).
+    const std::string key = c.schema + "|" + c.seed + (c.mutate ? "|" + c.name : "");
     if (!graphs.count(key)) {
       ASSERT_TRUE(file.schemas.count(c.schema)) << "unknown schema " << c.schema;
       storage::Runtime rt = storage::Runtime::ForTest(std::make_shared<storage::MemoryStore>(), 1);
@@ -345,6 +357,24 @@ void RunCase(QTestFile& file, const Case& c, std::map<std::string, std::unique_p
     ASSERT_TRUE(snap.ok()) << snap.status().ToString();
     Result<Json> params = ParseJson(c.params, "params");
     ASSERT_TRUE(params.ok()) << params.status().ToString();
+    if (c.mutate) {
+      MutationOptions mopts;
+      mopts.now_ms = 1767225600000;
+      Result<MutationResult> m = Mutate(*graphs[key], *c.mutate, "", *params, mopts);
+      if (c.error && !c.rows) {
+        ASSERT_FALSE(m.ok()) << "expected the mutation to fail";
+        EXPECT_NE(m.status().ToString().find(Trim(*c.error)), std::string::npos)
+            << "actual error: " << m.status().ToString();
+        return;
+      }
+      ASSERT_TRUE(m.ok()) << m.status().ToString();
+      EXPECT_EQ("nodes=" + std::to_string(m->affected_nodes) +
+                    " edges=" + std::to_string(m->affected_edges),
+                Trim(c.affected.value_or("")));
+      snap = graphs[key]->SnapshotOfBranch("main");
+      ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+      *params = Json::object();
+    }
     std::string run = c.run;
     if (run.empty()) {
       // A `show all;` source has no query to name; a source that does not parse fails in

@@ -87,7 +87,8 @@ bool CondHolds(const Cond& cond, const Value& l, const Value& r) {
     case FilterKind::kStartsWith:
       return l.tag() == Value::Tag::kString && r.tag() == Value::Tag::kString &&
              l.string_value().starts_with(r.string_value());
-    case FilterKind::kTextSearch: return false;
+    case FilterKind::kTextSearch:
+    case FilterKind::kBoolean: return false;
   }
   return false;
 }
@@ -157,6 +158,10 @@ Result<CExpr> ExecContext::CompileMatchValue(const MatchValue& v) {
   switch (v.kind) {
     case MatchValue::Kind::kLiteral: out.constant = v.literal.value; break;
     case MatchValue::Kind::kNow: out.constant = Value::DateTime(options_.now_ms); break;
+    case MatchValue::Kind::kExpr: {
+      OMNIGRAPH_ASSIGN_OR_RETURN(out.constant, ConstantValue(v.expr));
+      break;
+    }
     case MatchValue::Kind::kVariable: {
       Expr e;
       e.kind = ExprKind::kVariable;
@@ -211,6 +216,7 @@ Result<CExpr> ExecContext::CompileNearest(const Expr& e, const Frame& frame) {
 
 Result<CExpr> ExecContext::Compile(const Expr& e, const Frame& frame) {
   if (e.kind == ExprKind::kNearest) return CompileNearest(e, frame);
+  if (e.is_boolean_form() && !IsSearchExpr(e)) return CompileBoolean(e, frame);
   if (IsSearchExpr(e)) return SearchUnsupported();
   CExpr out;
   switch (e.kind) {
@@ -219,6 +225,7 @@ Result<CExpr> ExecContext::Compile(const Expr& e, const Frame& frame) {
       if (slot < 0) return Internal("variable `$" + e.var.text + "` is not bound");
       const Slot& s = frame.slots[slot];
       out.slot = slot;
+      if (e.prop.text.starts_with("@")) return CompileMeta(e, frame, slot);
       const schema::PropertyDef* prop = s.type->FindProperty(e.prop.text);
       if (prop == nullptr) {
         if (e.prop.text == "id") {
@@ -278,6 +285,7 @@ Value ExecContext::Eval(const CExpr& e, const Frame& frame, size_t row) const {
       return Value::String(s.image->id(frame.cols[e.slot][row]));
     }
     case CExpr::Kind::kEntity: return EntityValue(frame.slots[e.slot], frame.cols[e.slot][row]);
+    case CExpr::Kind::kBool: return EvalBoolean(e, frame, row);
     case CExpr::Kind::kNearest: {
       const uint32_t dense = frame.cols[e.slot][row];
       const table::Column& c = e.column->chunk(dense);
@@ -330,6 +338,12 @@ Result<Cond> ExecContext::CondOf(const PlanCond& c, const Frame& frame) {
     return out;
   }
   if (c.kind == FilterKind::kTextSearch) return SearchUnsupported();
+  if (c.filter->condition) {
+    // A Boolean conjunct keeps the rows where it is true: `condition = true`.
+    OMNIGRAPH_ASSIGN_OR_RETURN(out.left, Compile(*c.filter->condition, frame));
+    out.right.constant = Value::Bool(true);
+    return out;
+  }
   out.kind = c.kind;
   out.op = c.op;
   OMNIGRAPH_ASSIGN_OR_RETURN(out.left, Compile(c.filter->left, frame));

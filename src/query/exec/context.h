@@ -65,6 +65,8 @@ class ExecContext {
   // The value of a constant expression (a literal, now(), a parameter).
   Result<schema::Value> ConstantOf(const Expr& e);
   Result<CExpr> CompileMatchValue(const MatchValue& v);
+  // The value of a constant expression: ConstantOf, and Boolean forms over constants.
+  Result<schema::Value> ConstantValue(const Expr& e);
   // Compiles `e` against the slots of `frame`. Unsupported for a search form other than
   // `nearest`, and for `nearest` with a String query (which needs an embedding endpoint).
   Result<CExpr> Compile(const Expr& e, const Frame& frame);
@@ -78,6 +80,9 @@ class ExecContext {
  private:
   schema::Value EntityValue(const Slot& slot, uint32_t dense) const;
   Result<CExpr> CompileNearest(const Expr& e, const Frame& frame);
+  Result<CExpr> CompileBoolean(const Expr& e, const Frame& frame);
+  Result<CExpr> CompileMeta(const Expr& e, const Frame& frame, int slot);
+  schema::Value EvalBoolean(const CExpr& e, const Frame& frame, size_t row) const;
 
   const GraphView& view_;
   const Plan& plan_;

@@ -42,15 +42,20 @@ struct Frame {
 };
 
 // A compiled expression over a frame: a constant, a property or id of a bound slot, a bound
-// entity itself, or the cosine distance of a slot's Vector property to `query` (`nearest`; a
-// null query or a null vector gives null).
+// entity itself, the cosine distance of a slot's Vector property to `query` (`nearest`; a
+// null query or a null vector gives null), or a Boolean form over `args` (`form` is its
+// ExprKind, three-valued: query/bool_eval.h).
 struct CExpr {
-  enum class Kind : uint8_t { kConst, kProp, kId, kEntity, kNearest };
+  enum class Kind : uint8_t { kConst, kProp, kId, kEntity, kNearest, kBool };
   Kind kind = Kind::kConst;
   schema::Value constant;
   int slot = -1;
   const TableImage::ChunkedColumn* column = nullptr;
-  std::vector<float> query;  // kNearest: the query vector; empty when it is null.
+  std::vector<float> query;            // kNearest: the query vector; empty when it is null.
+  ExprKind form = ExprKind::kCompare;  // kBool.
+  CompOp op = CompOp::kEq;             // kBool kCompare.
+  bool negated = false;                // kBool kIsNull, kIn.
+  std::vector<CExpr> args;             // kBool.
 };
 
 // The cosine distance 1 - a·b / (|a| |b|) of two vectors of the same dimension, in [0, 2]
