@@ -25,20 +25,6 @@ bool IsSearchExpr(const Expr& e) {
   return false;
 }
 
-bool IsUnsupportedSearchExpr(const Expr& e) {
-  if (e.kind != ExprKind::kNearest && IsSearchExpr(e)) return true;
-  for (const Expr& a : e.args) {
-    if (IsUnsupportedSearchExpr(a)) return true;
-  }
-  return false;
-}
-
-Status SearchUnsupported() {
-  return Unsupported(
-      "search is not supported yet: bm25, rrf, search, fuzzy and match_text need the full-text "
-      "indexes, which this version does not build (nearest runs in return and order only)");
-}
-
 namespace {
 
 bool IsAnonymous(std::string_view var) { return var == kAnonymousVar; }
@@ -195,11 +181,6 @@ Status ReadPlanner::Collect(const std::vector<Clause>& clauses, ScopeBuild& s) {
     } else if (const Filter* f = clause.filter()) {
       auto it = filters_.find(f);
       if (it == filters_.end()) return Internal("filter was not typechecked");
-      if (f->text_search || it->second->kind == FilterKind::kTextSearch || IsSearchExpr(f->left) ||
-          IsSearchExpr(f->right)) {
-        s.plan.failure = SearchUnsupported();
-        return Status::Ok();
-      }
       PlanCond c;
       c.filter = f;
       c.kind = it->second->kind;
@@ -423,12 +404,6 @@ Status ReadPlanner::PlanAggregateOutput(const std::vector<std::string>& ties) {
 
 Status ReadPlanner::PlanOutput(const std::set<std::string>& bound) {
   const QueryDecl& decl = *q_.decl;
-  for (const Projection& p : decl.projections) {
-    if (IsUnsupportedSearchExpr(p.expr)) return SearchUnsupported();
-  }
-  for (const Ordering& o : decl.orderings) {
-    if (IsUnsupportedSearchExpr(o.expr)) return SearchUnsupported();
-  }
   // The tie-break of the total order: every named variable, by name.
   std::vector<std::string> ties;
   for (const std::string& v : bound) {
@@ -444,7 +419,10 @@ Status ReadPlanner::PlanOutput(const std::set<std::string>& bound) {
     for (const Ordering& o : decl.orderings) {
       SortKey key;
       key.expr = &o.expr;
-      key.descending = o.descending;
+      // A text score and a fused rank always order best (highest) first, as nearest orders
+      // closest first (docs/design/fulltext.md).
+      key.descending =
+          o.descending || o.expr.kind == ExprKind::kBm25 || o.expr.kind == ExprKind::kRrf;
       if (o.expr.kind == ExprKind::kAlias) {
         for (size_t i = 0; i < decl.projections.size() && key.projection < 0; ++i) {
           if (q_.columns[i].name == o.expr.alias.text) key.projection = static_cast<int>(i);

@@ -212,7 +212,7 @@ struct Plan {
 };
 
 // Plans a checked read query. InvalidArgument for a mutation query or an order key an aggregate
-// query cannot use; Unsupported for a search form other than `nearest` in the output; Internal
+// query cannot use; Internal
 // when `checked` does not annotate every clause of its query.
 Result<Plan> PlanQuery(const CheckedQuery& checked);
 
@@ -223,11 +223,7 @@ std::string RenderPlan(const Plan& plan);
 // An expression as written in the query language (`$p.name`, `"x"`, `count($f)`, ...).
 std::string ExprText(const Expr& e);
 
-// The error of a search form (nearest, bm25, rrf, search, fuzzy, match_text).
-Status SearchUnsupported();
 // Whether `e` is or contains a search form.
 bool IsSearchExpr(const Expr& e);
-// Whether `e` is or contains a search form this version cannot run (every one but `nearest`).
-bool IsUnsupportedSearchExpr(const Expr& e);
 
 }  // namespace omnigraph::query

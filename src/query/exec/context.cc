@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "query/column_codec.h"
+#include "query/exec/text.h"
 
 namespace omnigraph::query::exec {
 
@@ -69,7 +70,7 @@ bool CondHolds(const Cond& cond, const Value& l, const Value& r) {
     case FilterKind::kStartsWith:
       return l.tag() == Value::Tag::kString && r.tag() == Value::Tag::kString &&
              l.string_value().starts_with(r.string_value());
-    case FilterKind::kTextSearch: return false;
+    case FilterKind::kTextSearch: return CompareHolds(cond.op, Value::Compare(l, r));
   }
   return false;
 }
@@ -183,7 +184,8 @@ Result<CExpr> ExecContext::CompileNearest(const Expr& e, const Frame& frame) {
 
 Result<CExpr> ExecContext::Compile(const Expr& e, const Frame& frame) {
   if (e.kind == ExprKind::kNearest) return CompileNearest(e, frame);
-  if (IsSearchExpr(e)) return SearchUnsupported();
+  if (e.kind == ExprKind::kRrf) return CompileRrf(*this, e, frame);
+  if (IsSearchExpr(e)) return CompileText(*this, e, frame);
   CExpr out;
   switch (e.kind) {
     case ExprKind::kProp: {
@@ -257,6 +259,8 @@ Value ExecContext::Eval(const CExpr& e, const Frame& frame, size_t row) const {
       if (e.query.empty() || c.IsNull(i)) return Value::Null();
       return Value::Float(CosineDistance(c.VectorAt(i), e.query));
     }
+    case CExpr::Kind::kText: return e.text->Eval(frame.cols[e.slot][row]);
+    case CExpr::Kind::kFrameValue: return (*e.frame_values)[row];
   }
   return Value();
 }
@@ -301,7 +305,6 @@ Result<Cond> ExecContext::CondOf(const PlanCond& c, const Frame& frame) {
     OMNIGRAPH_ASSIGN_OR_RETURN(out.right, CompileMatchValue(c.match->value));
     return out;
   }
-  if (c.kind == FilterKind::kTextSearch) return SearchUnsupported();
   out.kind = c.kind;
   out.op = c.op;
   OMNIGRAPH_ASSIGN_OR_RETURN(out.left, Compile(c.filter->left, frame));

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -17,6 +18,8 @@
 #include "schema/value.h"
 
 namespace omnigraph::query::exec {
+
+class TextMatch;  // exec/text.h
 
 enum class SlotKind : uint8_t { kNode, kEdge, kOrigin };
 
@@ -42,15 +45,18 @@ struct Frame {
 };
 
 // A compiled expression over a frame: a constant, a property or id of a bound slot, a bound
-// entity itself, or the cosine distance of a slot's Vector property to `query` (`nearest`; a
-// null query or a null vector gives null).
+// entity itself, the cosine distance of a slot's Vector property to `query` (`nearest`; a
+// null query or a null vector gives null), a full-text form over a slot's documents (`text`),
+// or one value per frame row computed over the whole frame (`frame_values`: rrf).
 struct CExpr {
-  enum class Kind : uint8_t { kConst, kProp, kId, kEntity, kNearest };
+  enum class Kind : uint8_t { kConst, kProp, kId, kEntity, kNearest, kText, kFrameValue };
   Kind kind = Kind::kConst;
   schema::Value constant;
   int slot = -1;
   const TableImage::ChunkedColumn* column = nullptr;
-  std::vector<float> query;  // kNearest: the query vector; empty when it is null.
+  std::vector<float> query;               // kNearest: the query vector; empty when it is null.
+  std::shared_ptr<const TextMatch> text;  // kText.
+  std::shared_ptr<const std::vector<schema::Value>> frame_values;  // kFrameValue, by frame row.
 };
 
 // The cosine distance 1 - a·b / (|a| |b|) of two vectors of the same dimension, in [0, 2]
