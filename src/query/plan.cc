@@ -139,6 +139,8 @@ class ReadPlanner {
   Status PlanAggregateOutput(const std::vector<std::string>& ties);
   // A NearestStep for every `nearest` order key, before the order that uses it.
   Status PlanNearest();
+  // A Bm25Step for every `bm25` order key, before the order (or the aggregate).
+  void PlanBm25();
 
   const CheckedQuery& q_;
   std::map<const Binding*, const CheckedBinding*> bindings_;
@@ -351,6 +353,12 @@ Status ReadPlanner::PlanNearest() {
   return Status::Ok();
 }
 
+void ReadPlanner::PlanBm25() {
+  for (const Ordering& o : q_.decl->orderings) {
+    if (o.expr.kind == ExprKind::kBm25) plan_.output.push_back(Bm25Step{&o.expr});
+  }
+}
+
 // An aggregate query ordered by `nearest` aggregates the window of the k nearest rows (the
 // reference's semantics): nearest, order by distance, limit, then the aggregate.
 Status ReadPlanner::PlanAggregateOutput(const std::vector<std::string>& ties) {
@@ -365,6 +373,9 @@ Status ReadPlanner::PlanAggregateOutput(const std::vector<std::string>& ties) {
         SortStep{{SortKey{&decl.orderings[0].expr, -1, false}}, ties, decl.limit});
     plan_.output.push_back(LimitStep{*decl.limit});
   }
+  // Ordered by bm25, it aggregates every matching row: the order cannot change one group's
+  // aggregates, and the corpus counts all of them.
+  PlanBm25();
   AggregateStep agg;
   agg.ties = ties;
   for (const Projection& p : decl.projections) {
@@ -379,7 +390,7 @@ Status ReadPlanner::PlanAggregateOutput(const std::vector<std::string>& ties) {
   // Ordering over result columns: an alias, or a projected property.
   SortColumnsStep sort;
   for (const Ordering& o : decl.orderings) {
-    if (o.expr.kind == ExprKind::kNearest) continue;
+    if (o.expr.kind == ExprKind::kNearest || o.expr.kind == ExprKind::kBm25) continue;
     int idx = -1;
     for (size_t i = 0; i < decl.projections.size() && idx < 0; ++i) {
       const Expr& p = decl.projections[i].expr;
@@ -413,6 +424,7 @@ Status ReadPlanner::PlanOutput(const std::set<std::string>& bound) {
     OMNIGRAPH_RETURN_IF_ERROR(PlanAggregateOutput(ties));
   } else {
     OMNIGRAPH_RETURN_IF_ERROR(PlanNearest());
+    PlanBm25();
     SortStep sort;
     sort.ties = std::move(ties);
     sort.limit = decl.limit;

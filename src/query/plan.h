@@ -170,6 +170,13 @@ struct NearestStep {
   std::optional<uint64_t> k;
 };
 
+// Keeps the frame rows that `bm25(...)` (`expr`, an order key) scores: rows whose text holds
+// at least one query term. A text ranking retrieves matching rows, as a nearest ranking drops
+// rows without a vector (docs/design/fulltext.md "Ordering").
+struct Bm25Step {
+  const Expr* expr = nullptr;
+};
+
 // Keeps the first `count` rows.
 struct LimitStep {
   uint64_t count = 0;
@@ -202,8 +209,8 @@ struct SortColumnsStep {
   std::vector<bool> descending;
 };
 
-using OutputStep =
-    std::variant<NearestStep, SortStep, LimitStep, ProjectStep, AggregateStep, SortColumnsStep>;
+using OutputStep = std::variant<NearestStep, Bm25Step, SortStep, LimitStep, ProjectStep,
+                                AggregateStep, SortColumnsStep>;
 
 struct Plan {
   const CheckedQuery* query = nullptr;

@@ -1,6 +1,8 @@
 // The full-text forms of the executor (text.h; docs/design/fulltext.md "Execution").
 #include "query/exec/text.h"
 
+#include "query/exec/operators.h"
+
 #include <algorithm>
 #include <optional>
 #include <tuple>
@@ -231,6 +233,19 @@ Result<CExpr> CompileRrf(ExecContext& ctx, const Expr& e, const Frame& frame) {
   out.kind = CExpr::Kind::kFrameValue;
   out.frame_values = std::move(values);
   return out;
+}
+
+Status RunOutput(ExecContext& ctx, OutputState& out, const Bm25Step& step) {
+  if (out.materialized) return Internal("bm25 runs on frame rows, not result rows");
+  OMNIGRAPH_ASSIGN_OR_RETURN(CExpr score, ctx.Compile(*step.expr, out.frame));
+  std::vector<uint32_t> kept;
+  kept.reserve(out.order.size());
+  for (uint32_t r : out.order) {
+    Value v = ctx.Eval(score, out.frame, r);
+    if (!v.is_null() && v.float_value() > 0) kept.push_back(r);
+  }
+  out.order = std::move(kept);
+  return Status::Ok();
 }
 
 }  // namespace omnigraph::query::exec
