@@ -10,6 +10,13 @@ find_package(roaring REQUIRED)  # Target roaring::roaring.
 pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
 pkg_check_modules(SIMDJSON REQUIRED IMPORTED_TARGET simdjson)
 find_package(SQLite3 REQUIRED)
+# Full-text analysis (docs/design/fulltext.md): Unicode normalization and Snowball stemming.
+pkg_check_modules(UTF8PROC REQUIRED IMPORTED_TARGET libutf8proc)
+find_path(STEMMER_INCLUDE_DIR libstemmer.h REQUIRED)
+find_library(STEMMER_LIBRARY stemmer REQUIRED)
+add_library(omnigraph_stemmer INTERFACE)
+target_include_directories(omnigraph_stemmer SYSTEM INTERFACE ${STEMMER_INCLUDE_DIR})
+target_link_libraries(omnigraph_stemmer INTERFACE ${STEMMER_LIBRARY})
 if(OMNIGRAPH_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

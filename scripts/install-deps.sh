@@ -15,6 +15,8 @@ packages=(
   # both); wrk drives scripts/loadtest.sh and that comparison.
   libboost-dev wrk
   libre2-dev libsqlite3-dev sqlite3
+  # Full-text search: Unicode normalization and Snowball stemmers.
+  libutf8proc-dev libstemmer-dev
   clang-format python3
   # The S3 test server (scripts/start-rgw.sh): a single-node Ceph RGW on loopback.
   radosgw ceph-mon ceph-osd uuid-runtime curl

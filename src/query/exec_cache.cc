@@ -187,6 +187,17 @@ void ExecCache::Put(const std::string& key, std::shared_ptr<const void> value) {
   }
 }
 
+std::shared_ptr<const void> ExecCache::FindShared(std::string_view scope, const std::string& key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return Get(std::string(scope) + "|" + key);
+}
+
+void ExecCache::PutShared(std::string_view scope, const std::string& key,
+                          std::shared_ptr<const void> value) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Put(std::string(scope) + "|" + key, std::move(value));
+}
+
 Result<std::shared_ptr<const TableImage>> ExecCache::Image(
     std::string_view scope, const std::shared_ptr<const table::TableVersion>& version) {
   const std::string key = std::string(scope) + "|image:" + VersionKey(*version);

@@ -126,6 +126,11 @@ class ExecCache {
   Result<std::shared_ptr<const Adjacency>> Adjacent(std::string_view scope, const TableImage& edges,
                                                     const TableImage& from, const TableImage& to);
 
+  // Any other value computed from table versions (a full-text index, ...), under `key` (which
+  // must name the versions it depends on): the cached value, or null.
+  std::shared_ptr<const void> FindShared(std::string_view scope, const std::string& key);
+  void PutShared(std::string_view scope, const std::string& key, std::shared_ptr<const void> value);
+
   struct Stats {
     uint64_t image_builds = 0;
     uint64_t adjacency_builds = 0;

@@ -25,20 +25,6 @@ bool IsSearchExpr(const Expr& e) {
   return false;
 }
 
-bool IsUnsupportedSearchExpr(const Expr& e) {
-  if (e.kind != ExprKind::kNearest && IsSearchExpr(e)) return true;
-  for (const Expr& a : e.args) {
-    if (IsUnsupportedSearchExpr(a)) return true;
-  }
-  return false;
-}
-
-Status SearchUnsupported() {
-  return Unsupported(
-      "search is not supported yet: bm25, rrf, search, fuzzy and match_text need the full-text "
-      "indexes, which this version does not build (nearest runs in return and order only)");
-}
-
 namespace {
 
 bool IsAnonymous(std::string_view var) { return var == kAnonymousVar; }
@@ -185,6 +171,8 @@ class ReadPlanner {
   Status PlanAggregateOutput(const std::vector<std::string>& ties);
   // A NearestStep for every `nearest` order key, before the order that uses it.
   Status PlanNearest();
+  // A Bm25Step for every `bm25` order key, before the order (or the aggregate).
+  void PlanBm25();
 
   const CheckedQuery& q_;
   std::map<const Binding*, const CheckedBinding*> bindings_;
@@ -232,12 +220,6 @@ Status ReadPlanner::Collect(const std::vector<Clause>& clauses, ScopeBuild& s) {
       for (const Filter* f : parts) {
         auto it = filters_.find(f);
         if (it == filters_.end()) return Internal("filter was not typechecked");
-        if (f->text_search || it->second->kind == FilterKind::kTextSearch ||
-            IsSearchExpr(f->left) || IsSearchExpr(f->right) ||
-            (f->condition && IsSearchExpr(*f->condition))) {
-          s.plan.failure = SearchUnsupported();
-          return Status::Ok();
-        }
         PlanCond c;
         c.filter = f;
         c.kind = it->second->kind;
@@ -417,6 +399,12 @@ Status ReadPlanner::PlanNearest() {
   return Status::Ok();
 }
 
+void ReadPlanner::PlanBm25() {
+  for (const Ordering& o : q_.decl->orderings) {
+    if (o.expr.kind == ExprKind::kBm25) plan_.output.push_back(Bm25Step{&o.expr});
+  }
+}
+
 // An aggregate query ordered by `nearest` aggregates the window of the k nearest rows (the
 // reference's semantics): nearest, order by distance, limit, then the aggregate.
 Status ReadPlanner::PlanAggregateOutput(const std::vector<std::string>& ties) {
@@ -431,6 +419,9 @@ Status ReadPlanner::PlanAggregateOutput(const std::vector<std::string>& ties) {
         SortStep{{SortKey{&decl.orderings[0].expr, -1, false}}, ties, decl.limit});
     plan_.output.push_back(LimitStep{*decl.limit});
   }
+  // Ordered by bm25, it aggregates every matching row: the order cannot change one group's
+  // aggregates, and the corpus counts all of them.
+  PlanBm25();
   AggregateStep agg;
   agg.ties = ties;
   for (const Projection& p : decl.projections) {
@@ -445,7 +436,7 @@ Status ReadPlanner::PlanAggregateOutput(const std::vector<std::string>& ties) {
   // Ordering over result columns: an alias, or a projected property.
   SortColumnsStep sort;
   for (const Ordering& o : decl.orderings) {
-    if (o.expr.kind == ExprKind::kNearest) continue;
+    if (o.expr.kind == ExprKind::kNearest || o.expr.kind == ExprKind::kBm25) continue;
     int idx = -1;
     for (size_t i = 0; i < decl.projections.size() && idx < 0; ++i) {
       const Expr& p = decl.projections[i].expr;
@@ -468,12 +459,6 @@ Status ReadPlanner::PlanAggregateOutput(const std::vector<std::string>& ties) {
 
 Status ReadPlanner::PlanOutput(const std::set<std::string>& bound) {
   const QueryDecl& decl = *q_.decl;
-  for (const Projection& p : decl.projections) {
-    if (IsUnsupportedSearchExpr(p.expr)) return SearchUnsupported();
-  }
-  for (const Ordering& o : decl.orderings) {
-    if (IsUnsupportedSearchExpr(o.expr)) return SearchUnsupported();
-  }
   // The tie-break of the total order: every named variable, by name.
   std::vector<std::string> ties;
   for (const std::string& v : bound) {
@@ -483,13 +468,17 @@ Status ReadPlanner::PlanOutput(const std::set<std::string>& bound) {
     OMNIGRAPH_RETURN_IF_ERROR(PlanAggregateOutput(ties));
   } else {
     OMNIGRAPH_RETURN_IF_ERROR(PlanNearest());
+    PlanBm25();
     SortStep sort;
     sort.ties = std::move(ties);
     sort.limit = decl.limit;
     for (const Ordering& o : decl.orderings) {
       SortKey key;
       key.expr = &o.expr;
-      key.descending = o.descending;
+      // A text score and a fused rank always order best (highest) first, as nearest orders
+      // closest first (docs/design/fulltext.md).
+      key.descending =
+          o.descending || o.expr.kind == ExprKind::kBm25 || o.expr.kind == ExprKind::kRrf;
       if (o.expr.kind == ExprKind::kAlias) {
         for (size_t i = 0; i < decl.projections.size() && key.projection < 0; ++i) {
           if (q_.columns[i].name == o.expr.alias.text) key.projection = static_cast<int>(i);

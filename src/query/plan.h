@@ -180,6 +180,13 @@ struct NearestStep {
   std::optional<uint64_t> k;
 };
 
+// Keeps the frame rows that `bm25(...)` (`expr`, an order key) scores: rows whose text holds
+// at least one query term. A text ranking retrieves matching rows, as a nearest ranking drops
+// rows without a vector (docs/design/fulltext.md "Ordering").
+struct Bm25Step {
+  const Expr* expr = nullptr;
+};
+
 // Keeps the first `count` rows.
 struct LimitStep {
   uint64_t count = 0;
@@ -212,8 +219,8 @@ struct SortColumnsStep {
   std::vector<bool> descending;
 };
 
-using OutputStep =
-    std::variant<NearestStep, SortStep, LimitStep, ProjectStep, AggregateStep, SortColumnsStep>;
+using OutputStep = std::variant<NearestStep, Bm25Step, SortStep, LimitStep, ProjectStep,
+                                AggregateStep, SortColumnsStep>;
 
 struct Plan {
   const CheckedQuery* query = nullptr;
@@ -222,7 +229,7 @@ struct Plan {
 };
 
 // Plans a checked read query. InvalidArgument for a mutation query or an order key an aggregate
-// query cannot use; Unsupported for a search form other than `nearest` in the output; Internal
+// query cannot use; Internal
 // when `checked` does not annotate every clause of its query.
 Result<Plan> PlanQuery(const CheckedQuery& checked);
 
@@ -233,11 +240,7 @@ std::string RenderPlan(const Plan& plan);
 // An expression as written in the query language (`$p.name`, `"x"`, `count($f)`, ...).
 std::string ExprText(const Expr& e);
 
-// The error of a search form (nearest, bm25, rrf, search, fuzzy, match_text).
-Status SearchUnsupported();
 // Whether `e` is or contains a search form.
 bool IsSearchExpr(const Expr& e);
-// Whether `e` is or contains a search form this version cannot run (every one but `nearest`).
-bool IsUnsupportedSearchExpr(const Expr& e);
 
 }  // namespace omnigraph::query

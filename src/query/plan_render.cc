@@ -179,6 +179,10 @@ class Renderer {
     if (s.leading && s.k) text += " top " + std::to_string(*s.k);
     Line(0, text);
   }
+  void Output(const Bm25Step& s) {
+    Line(0, "bm25 " + ExprText(s.expr->args.at(0)) + " for " + ExprText(s.expr->args.at(1)) +
+                " keep rows with a query term");
+  }
   void Output(const LimitStep& s) { Line(0, "limit " + std::to_string(s.count)); }
   void Output(const ProjectStep& s) {
     Line(0, "project " + List(s.columns, [](const Projection* p) { return ProjectionText(*p); }));

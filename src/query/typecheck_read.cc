@@ -50,7 +50,9 @@ std::string ColumnName(const Projection& p) {
     case ExprKind::kSearch: return "search";
     case ExprKind::kFuzzy: return "fuzzy";
     case ExprKind::kMatchText: return "match_text";
-    case ExprKind::kBm25: return "bm25";
+    case ExprKind::kBm25:  // The score of the field's variable, as nearest's distance.
+      return e.args.size() > 0 && e.args[0].kind == ExprKind::kProp ? e.args[0].var.text + "._score"
+                                                                    : "bm25";
     case ExprKind::kRrf: return "rrf";
     default: break;  // A Boolean form needs an alias (T43).
   }

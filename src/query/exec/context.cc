@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "query/column_codec.h"
+#include "query/exec/text.h"
 
 namespace omnigraph::query::exec {
 
@@ -87,7 +88,7 @@ bool CondHolds(const Cond& cond, const Value& l, const Value& r) {
     case FilterKind::kStartsWith:
       return l.tag() == Value::Tag::kString && r.tag() == Value::Tag::kString &&
              l.string_value().starts_with(r.string_value());
-    case FilterKind::kTextSearch:
+    case FilterKind::kTextSearch: return CompareHolds(cond.op, Value::Compare(l, r));
     case FilterKind::kBoolean: return false;
   }
   return false;
@@ -217,7 +218,8 @@ Result<CExpr> ExecContext::CompileNearest(const Expr& e, const Frame& frame) {
 Result<CExpr> ExecContext::Compile(const Expr& e, const Frame& frame) {
   if (e.kind == ExprKind::kNearest) return CompileNearest(e, frame);
   if (e.is_boolean_form() && !IsSearchExpr(e)) return CompileBoolean(e, frame);
-  if (IsSearchExpr(e)) return SearchUnsupported();
+  if (e.kind == ExprKind::kRrf) return CompileRrf(*this, e, frame);
+  if (IsSearchExpr(e)) return CompileText(*this, e, frame);
   CExpr out;
   switch (e.kind) {
     case ExprKind::kProp: {
@@ -293,6 +295,8 @@ Value ExecContext::Eval(const CExpr& e, const Frame& frame, size_t row) const {
       if (e.query.empty() || c.IsNull(i)) return Value::Null();
       return Value::Float(CosineDistance(c.VectorAt(i), e.query));
     }
+    case CExpr::Kind::kText: return e.text->Eval(frame.cols[e.slot][row]);
+    case CExpr::Kind::kFrameValue: return (*e.frame_values)[row];
   }
   return Value();
 }
@@ -337,7 +341,6 @@ Result<Cond> ExecContext::CondOf(const PlanCond& c, const Frame& frame) {
     OMNIGRAPH_ASSIGN_OR_RETURN(out.right, CompileMatchValue(c.match->value));
     return out;
   }
-  if (c.kind == FilterKind::kTextSearch) return SearchUnsupported();
   if (c.filter->condition) {
     // A Boolean conjunct keeps the rows where it is true: `condition = true`.
     OMNIGRAPH_ASSIGN_OR_RETURN(out.left, Compile(*c.filter->condition, frame));

@@ -16,6 +16,10 @@
 #include "query/graph_view.h"
 #include "query/plan.h"
 
+namespace omnigraph::query::text {
+class FullTextIndex;
+}  // namespace omnigraph::query::text
+
 namespace omnigraph::query::exec {
 
 // The candidates of one node variable of a running scope (plan.h NodeAccess), computed on first
@@ -61,14 +65,19 @@ class ExecContext {
   // total exceeds it, so a traversal fails before it can exhaust memory.
   Status ChargeTraversal(uint64_t units);
   uint64_t traversal_work() const { return traversal_work_; }
+  // The full-text index of `prop` over `slot`'s table version (exec/text.cc): cached, else read
+  // from its derived object, else built and stored. InvalidArgument naming the `@index` to
+  // declare when `prop` has none.
+  Result<std::shared_ptr<const text::FullTextIndex>> TextIndex(const Slot& slot,
+                                                               const schema::PropertyDef& prop);
 
   // The value of a constant expression (a literal, now(), a parameter).
   Result<schema::Value> ConstantOf(const Expr& e);
   Result<CExpr> CompileMatchValue(const MatchValue& v);
   // The value of a constant expression: ConstantOf, and Boolean forms over constants.
   Result<schema::Value> ConstantValue(const Expr& e);
-  // Compiles `e` against the slots of `frame`. Unsupported for a search form other than
-  // `nearest`, and for `nearest` with a String query (which needs an embedding endpoint).
+  // Compiles `e` against the slots of `frame`. Unsupported for `nearest` with a String query
+  // (which needs an embedding endpoint); the full-text forms as CompileText says (exec/text.h).
   Result<CExpr> Compile(const Expr& e, const Frame& frame);
   schema::Value Eval(const CExpr& e, const Frame& frame, size_t row) const;
   // Compiles a plan condition against `frame`.

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -17,6 +18,8 @@
 #include "schema/value.h"
 
 namespace omnigraph::query::exec {
+
+class TextMatch;  // exec/text.h
 
 enum class SlotKind : uint8_t { kNode, kEdge, kOrigin };
 
@@ -43,19 +46,22 @@ struct Frame {
 
 // A compiled expression over a frame: a constant, a property or id of a bound slot, a bound
 // entity itself, the cosine distance of a slot's Vector property to `query` (`nearest`; a
-// null query or a null vector gives null), or a Boolean form over `args` (`form` is its
-// ExprKind, three-valued: query/bool_eval.h).
+// null query or a null vector gives null), a Boolean form over `args` (`form` is its ExprKind,
+// three-valued: query/bool_eval.h), a full-text form over a slot's documents (`text`), or one
+// value per frame row computed over the whole frame (`frame_values`: rrf).
 struct CExpr {
-  enum class Kind : uint8_t { kConst, kProp, kId, kEntity, kNearest, kBool };
+  enum class Kind : uint8_t { kConst, kProp, kId, kEntity, kNearest, kBool, kText, kFrameValue };
   Kind kind = Kind::kConst;
   schema::Value constant;
   int slot = -1;
   const TableImage::ChunkedColumn* column = nullptr;
-  std::vector<float> query;            // kNearest: the query vector; empty when it is null.
-  ExprKind form = ExprKind::kCompare;  // kBool.
-  CompOp op = CompOp::kEq;             // kBool kCompare.
-  bool negated = false;                // kBool kIsNull, kIn.
-  std::vector<CExpr> args;             // kBool.
+  std::vector<float> query;               // kNearest: the query vector; empty when it is null.
+  ExprKind form = ExprKind::kCompare;     // kBool.
+  CompOp op = CompOp::kEq;                // kBool kCompare.
+  bool negated = false;                   // kBool kIsNull, kIn.
+  std::vector<CExpr> args;                // kBool.
+  std::shared_ptr<const TextMatch> text;  // kText.
+  std::shared_ptr<const std::vector<schema::Value>> frame_values;  // kFrameValue, by frame row.
 };
 
 // The cosine distance 1 - a·b / (|a| |b|) of two vectors of the same dimension, in [0, 2]

@@ -1,8 +1,8 @@
 // The operators of a read plan (plan.h), one run function per operator kind, each in the file
 // of its family: scan.cc (filter, candidates, cross join), expand.cc (expand, BFS),
 // anti_join.cc (anti join, and running a scope), subquery.cc (subquery predicates),
-// output.cc (aggregate, order, limit, project),
-// nearest.cc (vector ranking).
+// output.cc (aggregate, order, limit, project), nearest.cc (vector ranking), text.cc (text
+// ranking).
 // A new operator adds its own overload here and its own file; the dispatch (RunScope,
 // RunOutput) visits the plan's variants and needs no change for it.
 #pragma once
@@ -50,6 +50,7 @@ struct OutputState {
 
 // Output operators.
 Status RunOutput(ExecContext& ctx, OutputState& out, const NearestStep& step);  // nearest.cc
+Status RunOutput(ExecContext& ctx, OutputState& out, const Bm25Step& step);     // text.cc
 Status RunOutput(ExecContext& ctx, OutputState& out, const SortStep& step);
 Status RunOutput(ExecContext& ctx, OutputState& out, const LimitStep& step);
 Status RunOutput(ExecContext& ctx, OutputState& out, const ProjectStep& step);
