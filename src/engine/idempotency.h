@@ -27,8 +27,8 @@ namespace omnigraph::engine {
 inline constexpr size_t kIdempotencyKeyBytesMax = 255;
 // Compare-and-swap rounds on one key object before giving up with RetriesExhausted.
 inline constexpr int kKeyFenceRoundsMax = 16;
-// Cleanup removes a key object once it is older than this (docs/design/idempotency.md): a retry
-// after the horizon is a new write.
+// How long a client may rely on a key (docs/design/idempotency.md): cleanup may remove a key
+// object older than this, and a retry after it is then a new write.
 inline constexpr int64_t kIdempotencyHorizonMicros = 24LL * 3600 * 1'000'000;
 
 // One write's key: the caller's key, the digest of the request it names (the same key with
