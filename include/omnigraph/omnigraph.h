@@ -38,6 +38,10 @@ struct DatabaseOptions {
   size_t threads = 4;
   // Local stores: fsync every object and folder before acknowledging (survives power loss).
   bool fsync = false;
+  // Concurrent loads and mutations on one branch that arrive while a commit of it is being
+  // published share the next commit (each still validated on its own and answered with its own
+  // counts); off, every write publishes its own commit.
+  bool group_commit = true;
 };
 
 // Where a write goes and what it may assume.
@@ -47,6 +51,11 @@ struct WriteTarget {
   std::optional<std::string> from;
   // The branch head must be this commit (PreconditionFailed otherwise).
   std::optional<std::string> if_commit;
+  // Load and mutate: makes the write safe to retry (docs/design/idempotency.md). The first call
+  // with a key commits; a later call with the same key and the same request, from any process,
+  // commits nothing and returns the first call's answer; the same key with a different request
+  // is IdempotencyConflict. 1 to 255 bytes of printable ASCII.
+  std::optional<std::string> idempotency_key;
 };
 
 // Where a read looks: a branch head, or one commit (a snapshot id) when `snapshot` is set.
@@ -140,7 +149,9 @@ class Database {
   Result<Json> CommitHistory(std::string_view branch, size_t limit, std::string_view page_token);
   // The commit object plus `tables`: [{table_key, inserted, updated, deleted}] for every table
   // the commit touched (from the record's change set: one record read), and
-  // `schema_boundary: true` for a schema change. CommitNotFound for an unknown id.
+  // `schema_boundary: true` for a schema change; for a group commit `members`: [{actor_id?,
+  // idempotency_key?, counts}] in the order they were validated, and for a keyed single write
+  // its `idempotency_key`. CommitNotFound for an unknown id.
   Result<Json> ShowCommit(std::string_view commit_id);
   // The entity changes of one commit against its first parent: {cause: {graph_commit_id,
   // parent_commit_id, merged_parent_commit_id?, authored_branch, actor_id?, authored_at},

@@ -47,6 +47,7 @@ std::string_view CodeName(Code code) {
     case Code::kVersionsReclaimed: return "versions_reclaimed";
     case Code::kParentlessCommit: return "parentless_commit";
     case Code::kSchemaBoundary: return "schema_boundary";
+    case Code::kIdempotencyConflict: return "idempotency_conflict";
   }
   return "invalid_code";
 }
@@ -85,6 +86,7 @@ Kind KindOf(Code code) {
     case Code::kReadSetChanged:
     case Code::kRetriesExhausted:
     case Code::kKeyConflict:
+    case Code::kIdempotencyConflict:
     case Code::kMergeConflicts: return Kind::kConflict;
     case Code::kTransient: return Kind::kTransient;
     case Code::kUnknown:

@@ -68,6 +68,7 @@ enum class Code : uint16_t {
   kVersionsReclaimed,
   kParentlessCommit,
   kSchemaBoundary,
+  kIdempotencyConflict,  // An idempotency key reused for another request.
 };
 
 // The stable lower-case name of a code or kind ("read_set_changed", "not_found").

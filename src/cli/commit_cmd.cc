@@ -100,6 +100,15 @@ std::string ShowText(const Json& c) {
            std::to_string(t["updated"].get<uint64_t>()) + " -" +
            std::to_string(t["deleted"].get<uint64_t>());
   }
+  // A group commit: each member's actor, key and own counts, in the order they were validated.
+  if (c.contains("members")) {
+    out += "\nmembers  " + std::to_string(c["members"].size());
+    for (const Json& m : c["members"]) {
+      out += "\n  " + Str(m, "actor_id", "-");
+      if (m.contains("idempotency_key")) out += "  key " + m["idempotency_key"].string_value();
+      out += "  " + m["counts"].dump();
+    }
+  }
   return out;
 }
 

@@ -78,6 +78,7 @@ struct LoadOptions {
   std::string mode;
   std::string branch = "main";
   std::string from;
+  std::string idempotency_key;
 };
 
 // load --data F --mode M [--branch B [--from BASE]] URI
@@ -89,6 +90,9 @@ void AddLoad(CLI::App& app, Context& ctx) {
   load->add_option("--branch", o->branch, "The branch to load into (default main)")
       ->check(NonEmpty());
   load->add_option("--from", o->from, "Create the branch from this one when it does not exist")
+      ->check(NonEmpty());
+  load->add_option("--idempotency-key", o->idempotency_key,
+                   "Safe to retry: a load with a key already committed answers as it did")
       ->check(NonEmpty());
   load->footer(
       "Unlike OmniGraph, a load whose input holds no entity publishes no commit (its output's "
@@ -108,6 +112,7 @@ void AddLoad(CLI::App& app, Context& ctx) {
     WriteTarget target;
     target.branch = o->branch;
     if (!o->from.empty()) target.from = o->from;
+    if (!o->idempotency_key.empty()) target.idempotency_key = o->idempotency_key;
     Result<Json> out = (*db)->Load(*data, o->mode, target);
     if (!out.ok()) {
       ctx.Fail(out.status());
@@ -121,6 +126,7 @@ void AddLoad(CLI::App& app, Context& ctx) {
 struct MutateOptions {
   QueryOptions query;
   std::string if_commit;
+  std::string idempotency_key;
 };
 
 // mutate [NAME] (--query F | -e SRC) [--params JSON | --params-file F] [--branch B]
@@ -137,6 +143,10 @@ void AddMutate(CLI::App& app, Context& ctx) {
   AddQueryOptions(mutate, o->query);
   mutate->add_option("--if-commit", o->if_commit, "Only if the branch head is this commit")
       ->check(NonEmpty());
+  mutate
+      ->add_option("--idempotency-key", o->idempotency_key,
+                   "Safe to retry: a mutation with a key already committed answers as it did")
+      ->check(NonEmpty());
   mutate->add_flag("--json", ctx.globals().json, "Print the JSON envelope");
   mutate->callback([&ctx, o] {
     Result<QueryRun> q = PrepareQuery(o->query, ctx);
@@ -147,6 +157,7 @@ void AddMutate(CLI::App& app, Context& ctx) {
     WriteTarget target;
     target.branch = o->query.branch;
     if (!o->if_commit.empty()) target.if_commit = o->if_commit;
+    if (!o->idempotency_key.empty()) target.idempotency_key = o->idempotency_key;
     Result<Json> out = q->db->Mutate(q->source, o->query.name, q->params, target);
     if (!out.ok() && out.status().code() == Code::kPreconditionFailed && !o->if_commit.empty()) {
       ctx.FailPrecondition(out.status(), o->if_commit, HeadOf(*q->db, o->query.branch));

@@ -485,6 +485,15 @@ Result<std::string> EncodeRecord(const Record& r) {
   } else {
     m.Key("lineage").Null();
   }
+  if (!r.members.empty()) {
+    Json members = Json::array();
+    for (const BatchMember& b : r.members) {
+      Json one{{"counts", b.counts}, {"idempotency_key", b.idempotency_key}};
+      if (b.actor) one["actor"] = *b.actor;
+      members.push_back(std::move(one));
+    }
+    m.Key("members").Value(members);
+  }
   m.OptString("parent_commit_id", r.parent_commit_id);
   WritePins(m.Key("pins"), r.pins);
   WriteRegistrations(m.Key("registrations"), r.registrations);
@@ -540,12 +549,30 @@ Result<Record> DecodeRecord(std::string_view bytes, std::string_view object) {
   }
   auto key = j.find("idempotency_key");
   if (key != j.end()) rec.idempotency_key = *key;
+  if (auto members = j.find("members"); members != j.end()) {
+    if (!members->is_array()) r.Fail("has members that are not an array");
+    for (const Json& one : members->is_array() ? *members : Json::array()) {
+      auto actor = one.is_object() ? one.find("actor") : one.end();
+      auto counts = one.is_object() ? one.find("counts") : one.end();
+      if (!one.is_object() || counts == one.end() || !counts->is_object() ||
+          (actor != one.end() && !actor->is_string())) {
+        r.Fail("has a member without counts or with a non-string actor");
+        break;
+      }
+      BatchMember b;
+      if (actor != one.end()) b.actor = actor->get<std::string>();
+      b.idempotency_key = one.value("idempotency_key", Json(nullptr));
+      b.counts = *counts;
+      rec.members.push_back(std::move(b));
+    }
+  }
   if (const Json* c = r.Obj("change_set", true)) rec.change_set = ChangeSetFrom(*c, r);
   rec.summary = r.OptStr("summary");
-  rec.extra =
-      r.Extra({"format", "kind", "seq", "commit_id", "parent_commit_id", "generation", "stream",
-               "branch", "actor", "created_at", "schema", "pins", "registrations", "tombstones",
-               "renames", "lineage", "idempotency_key", "change_set", "summary"});
+  rec.extra = r.Extra(
+      {"format",        "kind",       "seq",     "commit_id",  "parent_commit_id", "generation",
+       "stream",        "branch",     "actor",   "created_at", "schema",           "pins",
+       "registrations", "tombstones", "renames", "lineage",    "idempotency_key",  "members",
+       "change_set",    "summary"});
   OMNIGRAPH_RETURN_IF_ERROR(r.status());
   return rec;
 }

@@ -131,6 +131,16 @@ struct ChangeSet {
 
 enum class RecordKind { kCommit, kRetire };
 
+// One write of a group commit's batch (docs/format/commit-documents.md "members"): who wrote it,
+// its idempotency key member (null without one) and what it did (its own counts, as its caller
+// reported them).
+struct BatchMember {
+  std::optional<std::string> actor;
+  Json idempotency_key = nullptr;
+  Json counts = Json::object();
+  bool operator==(const BatchMember&) const = default;
+};
+
 struct Record {
   RecordKind kind = RecordKind::kCommit;
   uint64_t seq = 0;
@@ -148,6 +158,9 @@ struct Record {
   std::vector<Rename> renames;
   std::optional<Lineage> lineage;
   Json idempotency_key = nullptr;
+  // A group commit's writes, in the order they were validated; empty for a single write (the
+  // member is then absent from the bytes).
+  std::vector<BatchMember> members;
   // What the commit changed (absent in records of writers that do not know it: readers fall back
   // to the exact table diff), and a short line saying what it did, for people.
   std::optional<ChangeSet> change_set;

@@ -65,6 +65,14 @@ TEST(DocumentsTest, RandomRecordsEncodeCanonicallyAndRoundTrip) {
       r.pins.push_back(pin);
     }
     if (random.Bernoulli(0.3)) r.idempotency_key = text(5);
+    r.members.clear();
+    for (uint64_t m = 0, n = random.Bernoulli(0.3) ? random.Uniform(4) : 0; m < n; ++m) {
+      BatchMember member;
+      if (random.Bernoulli(0.5)) member.actor = text(4);
+      if (random.Bernoulli(0.5)) member.idempotency_key = Json{{"key", text(6)}};
+      member.counts = Json{{"inserted", random.Uniform(9)}};
+      r.members.push_back(std::move(member));
+    }
     if (random.Bernoulli(0.2)) r.extra["unknown"] = text(3);
     std::string bytes = *EncodeRecord(r);
     EXPECT_EQ(bytes, CanonicalJson(Json::parse(bytes)));

@@ -32,6 +32,8 @@ Record BuildRecord(const GraphState& base, const RecordContent& content, const C
     r.change_set = content.change_set;
   }
   r.summary = content.summary;
+  r.idempotency_key = content.idempotency_key;
+  r.members = content.members;
   r.extra = content.extra;
   return r;
 }

@@ -4,6 +4,7 @@
 //
 // The engine's headers come before the public one (they sort first): the public header's
 // early-return macros then stand aside for base/status.h's (include/omnigraph/status.h).
+#include "base/hash.h"
 #include "commit/history.h"
 #include "commit/names.h"
 #include "commit/repair.h"
@@ -65,6 +66,19 @@ Json CommitJson(const commit::Record& r) {
   return out;
 }
 
+// `commit show`'s group commit members: [{actor_id?, idempotency_key?, counts}] in the order
+// they were validated (docs/design/engine.md "Group commit").
+Json MembersJson(const commit::Record& r) {
+  Json members = Json::array();
+  for (const commit::BatchMember& m : r.members) {
+    Json one{{"counts", m.counts}};
+    if (m.actor) one["actor_id"] = *m.actor;
+    if (m.idempotency_key.is_object()) one["idempotency_key"] = m.idempotency_key.value("key", "");
+    members.push_back(std::move(one));
+  }
+  return members;
+}
+
 // `commit show`'s touched tables: [{table_key, inserted, updated, deleted}].
 Json TouchedTablesJson(const commit::ChangeSet& c) {
   Json tables = Json::array();
@@ -119,6 +133,7 @@ class Handle {
     auto handle = std::make_unique<Handle>(uri);
     handle->counting_ = std::move(rt.counting);
     OMNIGRAPH_ASSIGN_OR_RETURN(handle->graph_, Graph::Init(rt.runtime, schema_source, init));
+    handle->graph_->SetGroupCommit(engine::GroupCommitOptions{options.group_commit});
     return handle;
   }
 
@@ -128,6 +143,7 @@ class Handle {
     auto handle = std::make_unique<Handle>(uri);
     handle->counting_ = std::move(rt.counting);
     OMNIGRAPH_ASSIGN_OR_RETURN(handle->graph_, Graph::Open(rt.runtime));
+    handle->graph_->SetGroupCommit(engine::GroupCommitOptions{options.group_commit});
     return handle;
   }
 
@@ -216,6 +232,10 @@ class Handle {
     OMNIGRAPH_ASSIGN_OR_RETURN(commit::ChangeSet changes, CountsOf(r));
     out["tables"] = TouchedTablesJson(changes);
     if (changes.schema_boundary) out["schema_boundary"] = true;
+    if (!r.members.empty()) out["members"] = MembersJson(r);
+    if (const Json* key = r.idempotency_key.is_object() ? &r.idempotency_key : nullptr) {
+      out["idempotency_key"] = key->value("key", Json(nullptr));
+    }
     return out;
   }
 
@@ -243,6 +263,13 @@ class Handle {
     engine::LoadOptions options;
     options.from = target.from;
     options.actor = actor;
+    if (target.idempotency_key) {
+      // The request a key names: where it goes and what it loads.
+      const Json request =
+          Json::array({"load", target.branch, mode, target.from.value_or(""), Sha256Hex(ndjson)});
+      options.idempotency =
+          engine::Idempotency{*target.idempotency_key, Sha256Hex(request.dump()), Json::object()};
+    }
     OMNIGRAPH_ASSIGN_OR_RETURN(engine::LoadResult r,
                                engine::Load(*graph_, target.branch, ndjson, m, options));
     Json out = r.ToJson();
@@ -276,6 +303,12 @@ class Handle {
     options.branch = target.branch;
     options.expected_head = target.if_commit;
     options.actor = actor;
+    if (target.idempotency_key) {
+      const Json request = Json::array(
+          {"mutate", target.branch, source, name, params, target.if_commit.value_or("")});
+      options.idempotency =
+          engine::Idempotency{*target.idempotency_key, Sha256Hex(request.dump()), Json::object()};
+    }
     OMNIGRAPH_ASSIGN_OR_RETURN(engine::MutationResult r,
                                engine::Mutate(*graph_, source, name, params, options));
     Json out = Json::object();

@@ -44,7 +44,8 @@ namespace omnigraph {
   X(kUnknownStamp)             \
   X(kVersionsReclaimed) \
   X(kParentlessCommit)  \
-  X(kSchemaBoundary)
+  X(kSchemaBoundary)           \
+  X(kIdempotencyConflict)
 #define OMNIGRAPH_API_KINDS(X) \
   X(kOk)                       \
   X(kInvalidArgument)          \

@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "commit/fold.h"
 #include "commit/stream.h"
 #include "engine/cleanup.h"
+#include "engine/group_commit.h"
 #include "engine/merge.h"
 #include "engine/schema_apply.h"
 #include "engine/snapshot.h"
@@ -76,6 +78,17 @@ class Graph {
   // tried once more against the life the name resolves to now; BranchNotFound when there is
   // none.
   Result<WriteResult> Write(const WriteRequest& request);
+  // The answer a keyed write already has on `branch` (engine/idempotency.h): one GET of the key
+  // object (nothing more when it is absent, the usual case) and one read of the record it
+  // names. nullopt when no record names the key; IdempotencyConflict when the key was used for
+  // another request; InvalidArgument for a malformed key; BranchNotFound.
+  Result<std::optional<WriteResult>> Replay(std::string_view branch,
+                                            const Idempotency& idempotency);
+  // Turns group commit on or off for later writes (on by default; off publishes every write
+  // alone, as a benchmark's baseline).
+  void SetGroupCommit(GroupCommitOptions options);
+  // Writes of stream `stream_key` queued behind a publication in flight (observability).
+  size_t GroupCommitWaiting(std::string_view stream_key);
 
   // Merges branch `request.source` into `request.target` (engine/merge.h): already up to date,
   // a fast-forward or a three-way merge publishing one record on the target; with conflicts
@@ -128,6 +141,25 @@ class Graph {
   void DropStream(std::string_view branch);
   // Write's straight line from one captured head; Write adds the retry on a deleted branch life.
   Result<WriteResult> WriteFrom(const WriteRequest& request, Snapshot captured);
+  // WriteFrom through the branch handle's commit queue when group commit is on.
+  Result<WriteResult> Commit(const WriteRequest& request, Snapshot captured);
+  // One batch of the queue (engine/group_commit.h): a batch of one is WriteFrom; a larger one
+  // admits its members in order against the state including the earlier ones, stages every
+  // touched table once and publishes one record. Every member's answer, in order.
+  std::vector<Result<WriteResult>> PublishBatch(std::span<BatchEntry* const> batch);
+  struct Admitted;
+  // Members of `batch` that join the record at `base` (their answers in `out` otherwise).
+  Result<Admitted> AdmitMembers(const commit::GraphState& base, std::span<BatchEntry* const> batch,
+                                std::vector<std::optional<Result<WriteResult>>>& out,
+                                std::vector<size_t>& solo);
+  // Stages a batch's admitted members as one write and publishes it: every member's answer in
+  // `out`, or none for members that go on to the next attempt at the refreshed `base`.
+  void PublishAdmitted(const std::shared_ptr<commit::Stream>& stream,
+                       std::shared_ptr<const commit::GraphState>& base,
+                       std::span<BatchEntry* const> batch, Admitted& admitted, int attempt,
+                       std::vector<std::optional<Result<WriteResult>>>& out);
+  // The validation half of ValidateAndStage.
+  Status ValidateChanges(const commit::GraphState& base, const WriteRequest& request);
   // Validates `request` against `base` and stages every table it touches; the record content
   // pinning the staged versions.
   Result<commit::RecordContent> ValidateAndStage(const commit::GraphState& base,
@@ -161,6 +193,9 @@ class Graph {
   // that meets BranchNotFound (its life of the name was deleted) is dropped; shared, so that a
   // writer still using it is not left with a dangling one.
   std::map<std::string, std::shared_ptr<commit::Stream>> streams_;
+  // Group commit's queue of each stream key (guarded by mu_).
+  GroupCommitOptions group_commit_;
+  std::map<std::string, std::shared_ptr<CommitQueue>> queues_;
 };
 
 // The commit-layer pin and the table-layer pin carry the same fields.

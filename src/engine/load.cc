@@ -493,6 +493,44 @@ Json LoadResult::ToJson() const {
 
 namespace {
 
+// What a keyed load records to answer its retries with: its per-type counts.
+Json LoadOutcome(const LoadResult& result) {
+  Json out = result.ToJson();
+  return Json{
+      {"nodes", out["nodes"]}, {"edges", out["edges"]}, {"total_entities", out["total_entities"]}};
+}
+
+// A keyed load's answer from the record of its first run.
+LoadResult ReplayedLoad(LoadResult result, WriteResult done) {
+  auto types = [](const Json& list) {
+    std::vector<LoadedType> out;
+    for (const Json& t : list.is_array() ? list : Json::array()) {
+      out.push_back(
+          LoadedType{t.value("name", std::string()), t.value("entities_loaded", uint64_t{0})});
+    }
+    return out;
+  };
+  result.nodes = types(done.outcome.value("nodes", Json::array()));
+  result.edges = types(done.outcome.value("edges", Json::array()));
+  result.total_entities = done.outcome.value("total_entities", uint64_t{0});
+  result.actor_id = done.record.actor;
+  result.commit = done.commit_id;
+  result.commit_record = std::move(done.record);
+  return result;
+}
+
+// The keyed load's earlier answer on `branch`, if it has one (a branch that does not exist yet
+// has none).
+Result<std::optional<WriteResult>> LoadReplay(Graph& graph, std::string_view branch,
+                                              const LoadOptions& options) {
+  if (!options.idempotency) return std::optional<WriteResult>();
+  Result<std::optional<WriteResult>> done = graph.Replay(branch, *options.idempotency);
+  if (!done.ok() && done.status().code() == Code::kBranchNotFound && options.from) {
+    return std::optional<WriteResult>();
+  }
+  return done;
+}
+
 Result<LoadResult> LoadLines(Graph& graph, std::string_view branch, LineSource& lines,
                              LoadMode mode, const LoadOptions& options) {
   LoadResult result;
@@ -501,6 +539,8 @@ Result<LoadResult> LoadLines(Graph& graph, std::string_view branch, LineSource& 
   result.mode = mode;
   result.actor_id = options.actor;
   const int64_t started_us = graph.runtime().clock->NowMicros();
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<WriteResult> done, LoadReplay(graph, branch, options));
+  if (done) return ReplayedLoad(std::move(result), std::move(*done));
   // The schema to read the input with: the branch's, or the base's when the branch is new.
   Result<Snapshot> head = graph.SnapshotOfBranch(branch);
   bool create = false;
@@ -556,12 +596,16 @@ Result<LoadResult> LoadLines(Graph& graph, std::string_view branch, LineSource& 
   request.sort_bytes = options.limits.sort_bytes;
   request.planned_schema = head->state().schema;
   request.summary = "load " + std::string(LoadModeName(mode));
+  request.counts = LoadOutcome(result);
+  request.idempotency = options.idempotency;
+  if (request.idempotency) request.idempotency->outcome = LoadOutcome(result);
   Result<WriteResult> written = graph.Write(request);
   if (!written.ok()) {
     // A rejected load changes nothing, including the branch it would have created.
     if (result.branch_created) graph.DeleteBranch(branch, options.actor).IgnoreError();
     return written.status();
   }
+  if (written->replayed) return ReplayedLoad(std::move(result), *std::move(written));
   result.commit = written->commit_id;
   result.commit_record = std::move(written->record);
   return result;

@@ -67,6 +67,10 @@ struct LoadOptions {
   std::optional<std::string> from;
   std::optional<std::string> actor;
   LoadLimits limits;
+  // Retry-safety (engine/idempotency.h): `outcome` is filled in here. A load whose key a record
+  // of the branch already names reads nothing more and answers with that record's commit and
+  // counts.
+  std::optional<Idempotency> idempotency;
 };
 
 struct LoadedType {

@@ -59,6 +59,24 @@ Result<MutationResult> RunBranchStatement(Graph& graph, const query::BranchState
   return Status(Code::kInternal, "unhandled branch statement");
 }
 
+Json MutationOutcome(const MutationResult& result) {
+  return Json{{"affected_nodes", result.affected_nodes}, {"affected_edges", result.affected_edges}};
+}
+
+// A keyed mutation's answer from the record of its first run.
+MutationResult ReplayedMutation(std::string query_name, const MutationOptions& options,
+                                WriteResult done) {
+  MutationResult result;
+  result.query_name = std::move(query_name);
+  result.branch = options.branch;
+  result.actor = done.record.actor;
+  result.affected_nodes = done.outcome.value("affected_nodes", uint64_t{0});
+  result.affected_edges = done.outcome.value("affected_edges", uint64_t{0});
+  result.commit = done.commit_id;
+  result.commit_record = std::move(done.record);
+  return result;
+}
+
 using ParamsFn =
     std::function<Result<std::map<std::string, schema::Value>>(const query::CheckedQuery& checked)>;
 
@@ -78,6 +96,9 @@ Result<MutationResult> MutateWith(Graph& graph, std::string_view source,
       return InvalidArgument(
           "the source is a `" + std::string(query::BranchOpName(file.statement->op)) +
           "` statement; it has no query named '" + std::string(query_name) + "'");
+    }
+    if (options.idempotency) {
+      return InvalidArgument("a branch statement takes no idempotency key");
     }
     return RunBranchStatement(graph, *file.statement, options);
   }
@@ -100,6 +121,13 @@ Result<MutationResult> MutateWith(Graph& graph, std::string_view source,
     return InvalidArgument("mutation '" + std::string(query_name) +
                            "' on the same query mixes inserts/updates and deletes; split into "
                            "separate mutations: (1) inserts and updates, then (2) deletes");
+  }
+  // A retry of a keyed mutation that committed answers from its record, before anything is
+  // planned on a head that already holds its effects.
+  if (options.idempotency) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<WriteResult> done,
+                               graph.Replay(options.branch, *options.idempotency));
+    if (done) return ReplayedMutation(std::string(query_name), options, std::move(*done));
   }
   // Capture: the head the mutation plans on and the write publishes from.
   OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot head, graph.SnapshotOfBranch(options.branch));
@@ -158,7 +186,13 @@ Result<MutationResult> MutateWith(Graph& graph, std::string_view source,
     }
     write.changes.emplace(key, std::move(change));
   }
+  write.counts = MutationOutcome(result);
+  if (options.idempotency) {
+    write.idempotency = options.idempotency;
+    write.idempotency->outcome = MutationOutcome(result);
+  }
   OMNIGRAPH_ASSIGN_OR_RETURN(WriteResult written, graph.Write(write));
+  if (written.replayed) return ReplayedMutation(result.query_name, options, std::move(written));
   result.commit = written.commit_id;
   result.commit_record = std::move(written.record);
   return result;

@@ -33,6 +33,9 @@ struct MutationOptions {
   std::optional<std::string> actor;
   // now() for the invocation; unset = the runtime clock.
   std::optional<int64_t> now_ms;
+  // Retry-safety (engine/idempotency.h): `outcome` is filled in here. A mutation whose key a
+  // record already names runs nothing and answers with that record's commit and counts.
+  std::optional<Idempotency> idempotency;
 };
 
 struct MutationResult {

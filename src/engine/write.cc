@@ -9,8 +9,6 @@
 
 namespace omnigraph::engine {
 
-namespace {
-
 // Appends and upserts commute with other writers' commits, so a lost race re-prepares them.
 bool InsertOnly(const WriteRequest& request) {
   if (request.strict) return false;
@@ -22,7 +20,28 @@ bool InsertOnly(const WriteRequest& request) {
   return true;
 }
 
-}  // namespace
+WriteResult ReplayedWrite(commit::Record record, const Idempotency& idempotency) {
+  WriteResult out;
+  out.commit_id = record.commit_id;
+  out.seq = record.seq;
+  out.replayed = true;
+  if (const Json* member = RecordKeyMember(record, idempotency.key)) {
+    out.outcome = member->value("outcome", Json::object());
+  }
+  out.record = std::move(record);
+  return out;
+}
+
+Result<std::optional<WriteResult>> Graph::Replay(std::string_view branch,
+                                                 const Idempotency& idempotency) {
+  OMNIGRAPH_RETURN_IF_ERROR(ValidateIdempotencyKey(idempotency.key));
+  bool warm = false;
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<commit::Stream> stream, StreamOf(branch, warm));
+  KeyFence fence(*runtime_.store, stream->key(), idempotency);
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<commit::Record> record, fence.Published());
+  if (!record) return std::optional<WriteResult>();
+  return std::optional<WriteResult>(ReplayedWrite(std::move(*record), idempotency));
+}
 
 Result<WriteResult> Graph::Write(const WriteRequest& request) {
   if (request.changes.empty()) return InvalidArgument("a write needs at least one table change");
@@ -30,7 +49,7 @@ Result<WriteResult> Graph::Write(const WriteRequest& request) {
     if (request.planned_on->stream_ == nullptr) {
       return InvalidArgument("a write can be planned only on a branch head, not on a past commit");
     }
-    return WriteFrom(request, *request.planned_on);
+    return Commit(request, *request.planned_on);
   }
   // 1. Capture: the branch head as the warm handle knows it (no reads when warm).
   bool warm = false;
@@ -38,7 +57,7 @@ Result<WriteResult> Graph::Write(const WriteRequest& request) {
                              StreamOf(request.branch, warm));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const commit::GraphState> head, stream->Captured());
   OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot captured, MakeSnapshot(std::move(head), stream));
-  Result<WriteResult> written = WriteFrom(request, std::move(captured));
+  Result<WriteResult> written = Commit(request, std::move(captured));
   if (written.ok() || written.status().code() != Code::kBranchNotFound) return written;
   // The handle's life of the branch was deleted; nothing was published (a retired stream takes
   // no record). Drop the handle, and when it was a warm one, try once more against the life the
@@ -48,7 +67,7 @@ Result<WriteResult> Graph::Write(const WriteRequest& request) {
   OMNIGRAPH_ASSIGN_OR_RETURN(stream, StreamOf(request.branch, warm));
   OMNIGRAPH_ASSIGN_OR_RETURN(head, stream->Captured());
   OMNIGRAPH_ASSIGN_OR_RETURN(captured, MakeSnapshot(std::move(head), stream));
-  return WriteFrom(request, std::move(captured));
+  return Commit(request, std::move(captured));
 }
 
 Result<WriteResult> Graph::WriteFrom(const WriteRequest& request, Snapshot captured) {
@@ -59,6 +78,11 @@ Result<WriteResult> Graph::WriteFrom(const WriteRequest& request, Snapshot captu
   std::shared_ptr<const commit::GraphState> base = captured.state_;
   // Text that would go into the record is checked before anything is staged.
   OMNIGRAPH_RETURN_IF_ERROR(commit::ValidateActor(request.actor));
+  std::optional<KeyFence> fence;
+  if (request.idempotency) {
+    OMNIGRAPH_RETURN_IF_ERROR(ValidateIdempotencyKey(request.idempotency->key));
+    fence.emplace(*runtime_.store, captured.stream_->key(), *request.idempotency);
+  }
   for (int attempt = 1;; ++attempt) {
     // 2. Plan: the captured head is the expected one, and the rows still fit its schema.
     OMNIGRAPH_RETURN_IF_ERROR(commit::CheckCaptured(policy, *base));
@@ -71,11 +95,28 @@ Result<WriteResult> Graph::WriteFrom(const WriteRequest& request, Snapshot captu
                                captured.stream_->Prepare(*base, [&](const commit::GraphState& b) {
                                  return ValidateAndStage(b, request);
                                }));
-    // 5. Publish: one conditional create of seq + 1.
-    OMNIGRAPH_ASSIGN_OR_RETURN(commit::PublishAttempt tried,
-                               captured.stream_->TryPublish(base, prepared, meta));
-    if (tried.won)
-      return WriteResult{tried.won->commit_id, tried.won->seq, attempt, tried.won->record};
+    // 5. Publish: one conditional create of seq + 1, which a key must be fenced to first.
+    commit::PublishAttempt tried;
+    OMNIGRAPH_ASSIGN_OR_RETURN(FenceVerdict verdict,
+                               fence ? fence->Claim(base->seq + 1) : FenceVerdict::kPublish);
+    if (verdict == FenceVerdict::kReplay)
+      return ReplayedWrite(fence->replayed(), *request.idempotency);
+    if (verdict == FenceVerdict::kPublish) {
+      if (fence) prepared.content.idempotency_key = IdempotencyMember(*request.idempotency);
+      OMNIGRAPH_ASSIGN_OR_RETURN(tried, captured.stream_->TryPublish(base, prepared, meta));
+      if (tried.won) {
+        return WriteResult{tried.won->commit_id, tried.won->seq, attempt, tried.won->record};
+      }
+    } else {
+      // The key was fenced past this head by a retry of the same write: catch up first.
+      OMNIGRAPH_ASSIGN_OR_RETURN(tried.head, captured.stream_->ReadLatest());
+    }
+    // A retry of this very write may have taken the seq (a strict write would otherwise call it
+    // a conflict): its record answers.
+    if (fence) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<commit::Record> done, fence->Published());
+      if (done) return ReplayedWrite(std::move(*done), *request.idempotency);
+    }
     // Another writer took seq + 1: re-prepare on the refreshed head, or a typed conflict.
     OMNIGRAPH_RETURN_IF_ERROR(commit::AfterLostRace(policy, *base, *tried.head, attempt));
     commit::BackoffAfterLostRace(runtime_, attempt);
@@ -106,8 +147,7 @@ Status Graph::CheckPlannedTables(const commit::GraphState& base, const WriteRequ
   return Status::Ok();
 }
 
-Result<commit::RecordContent> Graph::ValidateAndStage(const commit::GraphState& base,
-                                                      const WriteRequest& request) {
+Status Graph::ValidateChanges(const commit::GraphState& base, const WriteRequest& request) {
   auto table_of = [&](std::string_view key) -> Result<const commit::TableState*> {
     const commit::TableState* t = base.FindByKey(key);
     if (t == nullptr) {
@@ -117,7 +157,7 @@ Result<commit::RecordContent> Graph::ValidateAndStage(const commit::GraphState& 
   };
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const schema::Catalog> catalog,
                              CatalogFor(base.schema));
-  OMNIGRAPH_RETURN_IF_ERROR(ValidateWrite(
+  return ValidateWrite(
       *catalog, request.changes,
       [&](std::string_view key) -> Result<std::shared_ptr<const table::TableVersion>> {
         OMNIGRAPH_ASSIGN_OR_RETURN(const commit::TableState* t, table_of(key));
@@ -131,7 +171,19 @@ Result<commit::RecordContent> Graph::ValidateAndStage(const commit::GraphState& 
         return tables_->ScanPending(*change.pending,
                                     [&](table::ColumnBatch batch) { return sink(batch); });
       },
-      request.sort_bytes));
+      request.sort_bytes);
+}
+
+Result<commit::RecordContent> Graph::ValidateAndStage(const commit::GraphState& base,
+                                                      const WriteRequest& request) {
+  if (!request.prevalidated) OMNIGRAPH_RETURN_IF_ERROR(ValidateChanges(base, request));
+  auto table_of = [&](std::string_view key) -> Result<const commit::TableState*> {
+    const commit::TableState* t = base.FindByKey(key);
+    if (t == nullptr) {
+      return InvalidArgument("no table '" + std::string(key) + "' on branch " + request.branch);
+    }
+    return t;
+  };
   // Every touched table in parallel.
   const table::StagedAgainst against{base.stream, base.seq};
   std::vector<std::pair<const std::string*, const TableChange*>> work;
@@ -161,6 +213,7 @@ Result<commit::RecordContent> Graph::ValidateAndStage(const commit::GraphState& 
   OMNIGRAPH_ASSIGN_OR_RETURN(content.change_set,
                              commit::SpillChangeSet(*runtime_.store, base.stream, changes));
   if (request.summary) content.summary = SummaryOf(*request.summary, changes);
+  content.members = request.members;
   return content;
 }
 

@@ -25,6 +25,7 @@
 
 #include "base/sorted_records.h"
 #include "commit/documents.h"
+#include "engine/idempotency.h"
 #include "engine/snapshot.h"
 #include "table/table_store.h"
 
@@ -68,6 +69,22 @@ struct WriteRequest {
   // Memory for validation's sorts (ids, endpoints, @unique tuples, @card sources); past it they
   // go to temporary files.
   uint64_t sort_bytes = kSorterMemoryBytes;
+  // Retry-safety (engine/idempotency.h): the record names the key, and a write whose key a record
+  // already names publishes nothing and answers with that record (WriteResult::replayed).
+  std::optional<Idempotency> idempotency;
+  // What this write reports as its own counts (a mutation's affected entities, a load's types);
+  // a group commit's record keeps it per member (commit::BatchMember::counts).
+  Json counts = Json::object();
+  // Set by group commit on the batch's combined write: its members were validated already, and
+  // the record lists them.
+  bool prevalidated = false;
+  std::vector<commit::BatchMember> members;
+};
+
+// Group commit (engine/group_commit.h): on, concurrent writes on one branch handle that arrive
+// while a publication is in flight share the next record.
+struct GroupCommitOptions {
+  bool enabled = true;
 };
 
 struct WriteResult {
@@ -76,6 +93,15 @@ struct WriteResult {
   int attempts = 0;
   // The published record (its commit object is what load and mutate report).
   commit::Record record;
+  // The key's record existed already: nothing was published, and `outcome` is what the first
+  // write reported (its Idempotency::outcome).
+  bool replayed = false;
+  Json outcome;
 };
+
+// Whether a lost race re-prepares `request` (appends and upserts, not strict).
+bool InsertOnly(const WriteRequest& request);
+// The answer of a keyed write whose key `record` names (nothing published).
+WriteResult ReplayedWrite(commit::Record record, const Idempotency& idempotency);
 
 }  // namespace omnigraph::engine

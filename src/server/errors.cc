@@ -18,6 +18,7 @@ int HttpStatusOf(Code code) {
     case Code::kAlreadyExists:
     case Code::kBranchExists:
     case Code::kKeyConflict:
+    case Code::kIdempotencyConflict:
     case Code::kReadSetChanged:
     case Code::kRetriesExhausted:
     case Code::kMergeConflicts:

@@ -22,6 +22,7 @@ using api::Json;
 constexpr size_t kCommitListDefault = 100;
 constexpr size_t kCommitListMax = 10000;
 constexpr std::string_view kDefaultLoadMode = "merge";
+constexpr std::string_view kIdempotencyKeyHeader = "Idempotency-Key";
 
 using DbPtr = std::shared_ptr<Database>;
 
@@ -82,6 +83,13 @@ HttpResponse QueryRoute(const DbPtr& db, const Call& call) {
                "graph_commit_id");
 }
 
+// A write's Idempotency-Key header makes it safe to retry (docs/design/idempotency.md); the
+// engine checks the key's text.
+void SetIdempotencyKey(const Call& call, api::WriteTarget& target) {
+  const std::string key = call.request.Header(kIdempotencyKeyHeader);
+  if (!key.empty()) target.idempotency_key = key;
+}
+
 HttpResponse MutateRoute(const DbPtr& db, const Call& call, bool if_commit) {
   const Json& body = call.body;
   const std::string header = call.request.Header(kIfCommitHeader);
@@ -106,6 +114,7 @@ HttpResponse MutateRoute(const DbPtr& db, const Call& call, bool if_commit) {
   api::WriteTarget target;
   target.branch = StringOr(body, "branch", "main");
   if (if_commit) target.if_commit = header;
+  SetIdempotencyKey(call, target);
   const Json params = body["params"].is_object() ? body["params"] : Json::object();
   return Reply(As(db, call)->Mutate(source, name, params, target));
 }
@@ -115,6 +124,7 @@ HttpResponse LoadRoute(const DbPtr& db, const Call& call, std::string_view data,
   api::WriteTarget target;
   target.branch = branch.empty() ? "main" : std::move(branch);
   if (!from.empty()) target.from = std::move(from);
+  SetIdempotencyKey(call, target);
   return Reply(As(db, call)->Load(data, mode.empty() ? kDefaultLoadMode : mode, target));
 }
 

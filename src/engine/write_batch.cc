@@ -1,0 +1,242 @@
+// Group commit in the write path (engine/group_commit.h; docs/design/engine.md "Group commit"):
+// a batch of concurrent writes on one branch handle admitted in order, staged once, published as
+// one record.
+#include "commit/names.h"
+#include "engine/graph.h"
+
+namespace omnigraph::engine {
+
+struct Graph::Admitted {
+  // Indexes into the batch, in order.
+  std::vector<size_t> members;
+  std::vector<std::optional<KeyFence>> fences;
+  WriteRequest combined;
+};
+
+void Graph::SetGroupCommit(GroupCommitOptions options) {
+  std::lock_guard lock(mu_);
+  group_commit_ = options;
+}
+
+size_t Graph::GroupCommitWaiting(std::string_view stream_key) {
+  std::shared_ptr<CommitQueue> queue;
+  {
+    std::lock_guard lock(mu_);
+    auto it = queues_.find(std::string(stream_key));
+    if (it == queues_.end()) return 0;
+    queue = it->second;
+  }
+  return queue->Waiting();
+}
+
+Result<WriteResult> Graph::Commit(const WriteRequest& request, Snapshot captured) {
+  std::shared_ptr<CommitQueue> queue;
+  {
+    std::lock_guard lock(mu_);
+    if (group_commit_.enabled) {
+      std::shared_ptr<CommitQueue>& q = queues_[captured.stream_->key()];
+      if (!q) q = std::make_shared<CommitQueue>();
+      queue = q;
+    }
+  }
+  if (!queue) return WriteFrom(request, std::move(captured));
+  BatchEntry entry;
+  entry.request = &request;
+  entry.bytes = RequestBytes(request);
+  entry.captured = std::move(captured);
+  return queue->Submit(entry,
+                       [this](std::span<BatchEntry* const> batch) { return PublishBatch(batch); });
+}
+
+namespace {
+
+Status Rejected(const commit::GraphState& base, std::string why) {
+  return Status(Code::kReadSetChanged,
+                "the branch moved to seq " + std::to_string(base.seq) + " ('" +
+                    base.head_commit_id + "') " + why,
+                commit::RecordName(base.stream, base.seq + 1));
+}
+
+// Whether member `request`, captured at `captured`, may be validated against `base` after
+// `earlier` members of its batch: its policy's checks, and a strict write only on the head it
+// read with nobody before it.
+Status AdmitOne(const commit::GraphState& base, const WriteRequest& request,
+                const commit::GraphState& captured, size_t earlier) {
+  OMNIGRAPH_RETURN_IF_ERROR(commit::ValidateActor(request.actor));
+  OMNIGRAPH_RETURN_IF_ERROR(commit::CheckCaptured(
+      commit::PublishPolicy{InsertOnly(request), request.expected_head}, base));
+  if (InsertOnly(request)) return Status::Ok();
+  if (captured.seq != base.seq) {
+    return Rejected(base,
+                    "while this write was prepared against seq " + std::to_string(captured.seq));
+  }
+  if (earlier > 0) {
+    return Rejected(base, "and earlier writes of its group commit changed it before this write");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<Graph::Admitted> Graph::AdmitMembers(const commit::GraphState& base,
+                                            std::span<BatchEntry* const> batch,
+                                            std::vector<std::optional<Result<WriteResult>>>& out,
+                                            std::vector<size_t>& solo) {
+  Admitted a;
+  a.combined.branch = batch[0]->request->branch;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (out[i]) continue;
+    const WriteRequest& r = *batch[i]->request;
+    Status s = AdmitOne(base, r, batch[i]->captured->state(), a.members.size());
+    if (s.ok() && r.planned_schema && base.schema != *r.planned_schema) {
+      s = CheckPlannedTables(base, r);
+    }
+    // The first member is validated as it is (its errors name its own rows); a later one
+    // together with the members before it, against whose rows it may validate (an edge to a
+    // node an earlier member inserts).
+    if (s.ok() && a.members.empty()) s = ValidateChanges(base, r);
+    using Changes = std::map<std::string, TableChange>;
+    Result<Changes> merged =
+        s.ok() ? MergeChanges(a.combined.changes, r.changes) : Result<Changes>(s);
+    if (merged.ok() && !a.members.empty()) {
+      WriteRequest together;
+      together.branch = r.branch;
+      together.changes = std::move(*merged);
+      if (Status both = ValidateChanges(base, together); !both.ok()) {
+        // Its own error when it fails on its own too; otherwise the conflict with the others.
+        Status alone = ValidateChanges(base, r);
+        merged = alone.ok()
+                     ? Status(both.code(),
+                              "with the earlier writes of its group commit: " + both.message(),
+                              both.object())
+                     : alone;
+      } else {
+        merged = std::move(together.changes);
+      }
+    }
+    if (!merged.ok()) {
+      out[i] = merged.status();
+      continue;
+    }
+    std::optional<KeyFence> fence;
+    if (r.idempotency) {
+      fence.emplace(*runtime_.store, base.stream, *r.idempotency);
+      Result<FenceVerdict> verdict = fence->Claim(base.seq + 1);
+      if (!verdict.ok()) {
+        out[i] = verdict.status();
+        continue;
+      }
+      if (*verdict == FenceVerdict::kReplay) {
+        out[i] = ReplayedWrite(fence->replayed(), *r.idempotency);
+        continue;
+      }
+      // Fenced past this head: it publishes alone after the batch.
+      if (*verdict == FenceVerdict::kStale) {
+        solo.push_back(i);
+        out[i] = Status(Code::kInternal, "deferred");
+        continue;
+      }
+    }
+    a.combined.changes = std::move(*merged);
+    a.members.push_back(i);
+    a.fences.push_back(std::move(fence));
+  }
+  return a;
+}
+
+void Graph::PublishAdmitted(const std::shared_ptr<commit::Stream>& stream,
+                            std::shared_ptr<const commit::GraphState>& base,
+                            std::span<BatchEntry* const> batch, Admitted& a, int attempt,
+                            std::vector<std::optional<Result<WriteResult>>>& out) {
+  WriteRequest& combined = a.combined;
+  combined.prevalidated = true;
+  combined.summary = "group commit of " + std::to_string(a.members.size()) + " writes";
+  combined.members.clear();
+  const std::optional<std::string>& actor = batch[a.members[0]]->request->actor;
+  bool one_actor = true;
+  for (size_t i : a.members) {
+    const WriteRequest& r = *batch[i]->request;
+    one_actor = one_actor && r.actor == actor;
+    commit::BatchMember member;
+    member.actor = r.actor;
+    member.counts = r.counts;
+    if (r.idempotency) member.idempotency_key = IdempotencyMember(*r.idempotency);
+    combined.members.push_back(std::move(member));
+  }
+  if (one_actor) combined.actor = actor;
+  commit::PublishRequest meta;
+  meta.branch = combined.branch;
+  meta.actor = combined.actor;
+  Result<commit::Prepared> prepared = stream->Prepare(
+      *base, [&](const commit::GraphState& b) { return ValidateAndStage(b, combined); });
+  Result<commit::PublishAttempt> tried = prepared.ok()
+                                             ? stream->TryPublish(base, *prepared, meta)
+                                             : Result<commit::PublishAttempt>(prepared.status());
+  if (!tried.ok()) {
+    // Staging refused the combined rows (an append of an id the branch holds, say) or the
+    // store failed: each member then publishes alone, and gets its own answer.
+    for (size_t i : a.members) out[i] = WriteFrom(*batch[i]->request, *batch[i]->captured);
+    return;
+  }
+  if (tried->won) {
+    for (size_t i : a.members) {
+      out[i] = WriteResult{tried->won->commit_id, tried->won->seq, attempt, tried->won->record};
+    }
+    return;
+  }
+  // Another writer took the seq: strict members conflict, the others go again.
+  for (size_t k = 0; k < a.members.size(); ++k) {
+    const WriteRequest& r = *batch[a.members[k]]->request;
+    if (a.fences[k]) {
+      Result<std::optional<commit::Record>> done = a.fences[k]->Published();
+      if (!done.ok() || *done) {
+        out[a.members[k]] = done.ok() ? Result<WriteResult>(ReplayedWrite(**done, *r.idempotency))
+                                      : Result<WriteResult>(done.status());
+        continue;
+      }
+    }
+    Status s = commit::AfterLostRace(commit::PublishPolicy{InsertOnly(r), r.expected_head}, *base,
+                                     *tried->head, attempt);
+    if (!s.ok()) out[a.members[k]] = s;
+  }
+  commit::BackoffAfterLostRace(runtime_, attempt);
+  base = tried->head;
+}
+
+std::vector<Result<WriteResult>> Graph::PublishBatch(std::span<BatchEntry* const> batch) {
+  if (batch.size() == 1) return {WriteFrom(*batch[0]->request, *batch[0]->captured)};
+  std::vector<std::optional<Result<WriteResult>>> out(batch.size());
+  std::vector<size_t> solo;
+  const std::shared_ptr<commit::Stream> stream = batch[0]->captured->stream_;
+  Result<std::shared_ptr<const commit::GraphState>> captured = stream->Captured();
+  std::shared_ptr<const commit::GraphState> base = captured.ok() ? *captured : nullptr;
+  for (int attempt = 1; base != nullptr; ++attempt) {
+    Result<Admitted> admitted = AdmitMembers(*base, batch, out, solo);
+    if (!admitted.ok() || admitted->members.empty()) break;
+    if (admitted->members.size() == 1) {
+      // Alone after all: the ordinary write path from this head (its key, if any, is fenced
+      // here already).
+      const size_t i = admitted->members[0];
+      Result<Snapshot> at = MakeSnapshot(base, stream);
+      out[i] = at.ok() ? WriteFrom(*batch[i]->request, *std::move(at)) : at.status();
+      break;
+    }
+    PublishAdmitted(stream, base, batch, *admitted, attempt, out);
+    bool pending = false;
+    for (size_t i : admitted->members) pending = pending || !out[i];
+    if (!pending) break;
+  }
+  for (size_t i : solo) out[i] = WriteFrom(*batch[i]->request, *batch[i]->captured);
+  std::vector<Result<WriteResult>> results;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (out[i]) {
+      results.push_back(*std::move(out[i]));
+    } else {
+      results.push_back(captured.ok() ? Status(Code::kInternal, "a batch member got no answer")
+                                      : captured.status());
+    }
+  }
+  return results;
+}
+
+}  // namespace omnigraph::engine
