@@ -68,6 +68,8 @@ enum class Code : uint16_t {
   kVersionsReclaimed,
   kParentlessCommit,
   kSchemaBoundary,
+  kChangeCursorRejected,
+  kChangeFeedGap,
 };
 
 // The stable lower-case name of a code or kind ("read_set_changed", "not_found").

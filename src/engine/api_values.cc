@@ -44,7 +44,9 @@ namespace omnigraph {
   X(kUnknownStamp)             \
   X(kVersionsReclaimed) \
   X(kParentlessCommit)  \
-  X(kSchemaBoundary)
+  X(kSchemaBoundary)           \
+  X(kChangeCursorRejected)     \
+  X(kChangeFeedGap)
 #define OMNIGRAPH_API_KINDS(X) \
   X(kOk)                       \
   X(kInvalidArgument)          \

@@ -3,9 +3,11 @@
 
 #include <map>
 
+#include "commit/change_set.h"
 #include "commit/merge_base.h"
 #include "commit/names.h"
 #include "commit/testing_hooks.h"
+#include "engine/change_sets.h"
 #include "engine/graph.h"
 #include "engine/validate.h"
 #include "table/row_gather.h"
@@ -252,6 +254,21 @@ Result<commit::RecordContent> Graph::MergeTables(const commit::GraphState& base,
   return content;
 }
 
+Status Graph::RecordMergeChanges(const commit::GraphState& head, commit::RecordContent& content) {
+  // Against the first parent (the target's head): the exact diff of the tables the merge pins,
+  // which the merge has just read (a fast-forward's tables are diffed here).
+  commit::GraphState after = head;
+  for (const commit::Pin& p : content.pins) {
+    auto it = after.tables.find(p.identity());
+    if (it != after.tables.end()) it->second.pin = p;
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(commit::ChangeSet changes, DiffChangeSet(*tables_, head, after));
+  OMNIGRAPH_ASSIGN_OR_RETURN(content.change_set,
+                             commit::SpillChangeSet(*runtime_.store, head.stream, changes));
+  if (content.summary) content.summary = SummaryOf(*content.summary, changes);
+  return Status::Ok();
+}
+
 Result<Graph::MergePlan> Graph::PlanMerge(const MergeRequest& request, const Snapshot& source,
                                           const commit::GraphState& target) {
   MergePlan plan;
@@ -317,12 +334,15 @@ Result<MergeResult> Graph::Merge(const MergeRequest& request) {
     OMNIGRAPH_ASSIGN_OR_RETURN(
         commit::Prepared prepared,
         stream->Prepare(*head, [&](const commit::GraphState& h) -> Result<commit::RecordContent> {
-          if (plan.base == nullptr) return plan.content;
-          OMNIGRAPH_ASSIGN_OR_RETURN(commit::RecordContent merged,
-                                     MergeTables(*plan.base, source.state(), h, conflicts));
-          merged.lineage = plan.content.lineage;
-          merged.merged_generation = plan.content.merged_generation;
-          merged.summary = plan.content.summary;
+          commit::RecordContent merged = plan.content;
+          if (plan.base != nullptr) {
+            OMNIGRAPH_ASSIGN_OR_RETURN(merged,
+                                       MergeTables(*plan.base, source.state(), h, conflicts));
+            merged.lineage = plan.content.lineage;
+            merged.merged_generation = plan.content.merged_generation;
+            merged.summary = plan.content.summary;
+          }
+          if (conflicts.empty()) OMNIGRAPH_RETURN_IF_ERROR(RecordMergeChanges(h, merged));
           return merged;
         }));
     if (!conflicts.empty()) {

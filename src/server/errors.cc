@@ -24,9 +24,11 @@ int HttpStatusOf(Code code) {
     case Code::kParentlessCommit:
     case Code::kSchemaBoundary:
     case Code::kAlreadyInitialized: return 409;
-    case Code::kVersionsReclaimed: return 410;
+    case Code::kVersionsReclaimed:
+    case Code::kChangeFeedGap: return 410;
     case Code::kPrecondition:
-    case Code::kPreconditionFailed: return 412;
+    case Code::kPreconditionFailed:
+    case Code::kChangeCursorRejected: return 412;
     case Code::kTooLarge:
     case Code::kResourceLimit: return 413;
     case Code::kInitializationIncomplete: return 503;
