@@ -166,9 +166,10 @@ class Database {
   Result<Json> Snapshot(const ReadTarget& target);
 
   // --- The change feed (docs/design/change-feed.md). A page of commit blocks in first-parent
-  // order: {stream, commits: [{cause, seq, summary?, schema_boundary?, changes}], caught_up,
-  // next_page_token}, `cause` and `changes` as CommitChanges gives them. Poll again with
-  // next_page_token to continue; with nothing new that costs one object read.
+  // order: {stream, blocks: [{cause, seq, summary?, schema_boundary?, changes}], caught_up, and
+  // next_page_token (more to read) or on the terminal page `cursor` (the consumer's position)},
+  // `cause` and `changes` as CommitChanges gives them. Poll again with either to continue; with
+  // nothing new that costs one object read.
   // ChangeCursorRejected for a damaged cursor or one of another graph or branch life;
   // ChangeFeedGap when cleanup reclaimed what the cursor needs (take a baseline);
   // InvalidArgument for a bad start or limit; BranchNotFound, CommitNotFound for the start.

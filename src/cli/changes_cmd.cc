@@ -18,7 +18,7 @@ struct ChangesOptions {
 
 std::string PageText(const Json& page) {
   std::string text;
-  for (const Json& c : page["commits"]) {
+  for (const Json& c : page["blocks"]) {
     text += "commit " + c["cause"]["graph_commit_id"].string_value() + " #" +
             std::to_string(c["seq"].get<uint64_t>());
     if (c.contains("summary")) text += "  " + c["summary"].string_value();
@@ -31,9 +31,10 @@ std::string PageText(const Json& page) {
               e["type"]["name"].string_value() + " " + e["id"].string_value() + "\n";
     }
   }
-  if (page["commits"].empty()) text += "(no new commits)\n";
-  text += page["caught_up"].get<bool>() ? "caught up; next: --cursor " : "more; next: --cursor ";
-  return text + page["next_page_token"].string_value();
+  if (page["blocks"].empty()) text += "(no new commits)\n";
+  if (page["caught_up"].get<bool>())
+    return text + "caught up; next: --cursor " + page["cursor"].string_value();
+  return text + "more; next: --cursor " + page["next_page_token"].string_value();
 }
 
 void AddPoll(CLI::App* changes, Context& ctx, const std::shared_ptr<ChangesOptions>& o) {
@@ -42,7 +43,8 @@ void AddPoll(CLI::App* changes, Context& ctx, const std::shared_ptr<ChangesOptio
   poll->add_option("--branch", p.branch, "The branch (default main)")->check(NonEmpty());
   auto* start = poll->add_option("--start", p.start, "now (default), beginning or after:COMMIT_ID")
                     ->check(NonEmpty());
-  poll->add_option("--cursor", p.cursor, "Continue from a previous page's next_page_token")
+  poll->add_option("--cursor", p.cursor,
+                   "Continue from a previous page's cursor or next_page_token")
       ->check(NonEmpty())
       ->excludes(start);
   poll->add_option("--limit", p.limit, "At most this many commits (1..1000, default 100)")

@@ -235,10 +235,11 @@ Result<Json> ChangeFeed::Poll(const FeedRequest& request) {
     at = FeedCursor{at.graph_id, at.key, r->seq, r->commit_id};
   }
   if (state) Keep(state);
+  // The caller-owned cursor comes on the terminal page only; before it, the page token.
   return Json{{"stream", at.key},
-              {"commits", std::move(commits)},
+              {"blocks", std::move(commits)},
               {"caught_up", caught_up},
-              {"next_page_token", EncodeFeedCursor(at)}};
+              {caught_up ? "cursor" : "next_page_token", EncodeFeedCursor(at)}};
 }
 
 Result<Json> ChangeFeed::Block(const commit::Record& r,

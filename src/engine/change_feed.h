@@ -55,7 +55,8 @@ struct FeedRequest {
   // main, the fork commit on another branch: a feed follows one branch life) or "after:ID".
   std::string branch = "main";
   std::string start = "now";
-  // A cursor from a previous page (next_page_token or a baseline's resume_cursor); when set,
+  // A cursor from a previous page (its next_page_token or cursor) or a baseline's
+  // resume_cursor; when set,
   // `branch` and `start` are not used.
   std::string cursor;
   size_t limit = kFeedPageCommitsDefault;
@@ -65,13 +66,14 @@ class ChangeFeed {
  public:
   explicit ChangeFeed(Graph& graph) : graph_(graph) {}
 
-  // One page: {stream, commits: [{cause, seq, summary?, schema_boundary?, changes}], caught_up,
-  // next_page_token}. `changes` are as Graph's `commit changes` gives them; a schema-change
-  // commit has `schema_boundary: true` and no changes. InvalidArgument for a bad start or a limit
-  // outside 1..kFeedPageCommitsMax; BranchNotFound, CommitNotFound for the start;
-  // ChangeCursorRejected for a cursor that is damaged, of another graph, or whose position no
-  // longer follows (another life, a retired branch life); ChangeFeedGap when cleanup reclaimed
-  // the tables a commit of the page needs, naming the stream's horizon.
+  // One page: {stream, blocks: [{cause, seq, summary?, schema_boundary?, changes}], caught_up,
+  // and next_page_token (more to read) or, on the terminal page, cursor (the consumer's
+  // position; both are cursors and either continues the feed). `changes` are as Graph's `commit
+  // changes` gives them; a schema-change commit has `schema_boundary: true` and no changes.
+  // InvalidArgument for a bad start or a limit outside 1..kFeedPageCommitsMax; BranchNotFound,
+  // CommitNotFound for the start; ChangeCursorRejected for a cursor that is damaged, of another
+  // graph, or whose position no longer follows (another life, a retired branch life); ChangeFeedGap
+  // when cleanup reclaimed the tables a commit of the page needs, naming the stream's horizon.
   Result<Json> Poll(const FeedRequest& request);
 
   // Writes the NDJSON export of `branch`'s head to `sink`, then the line

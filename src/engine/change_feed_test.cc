@@ -113,9 +113,15 @@ class ChangeFeedTest : public ::testing::Test {
     request.start = start;
     return Poll(request);
   }
+  // Where the next poll continues: the page token, or on the terminal page the cursor.
+  static std::string Next(const Json& page) {
+    EXPECT_NE(page.contains("cursor"), page.contains("next_page_token")) << page.dump();
+    EXPECT_EQ(page.contains("cursor"), page["caught_up"].get<bool>()) << page.dump();
+    return page.contains("cursor") ? page["cursor"] : page["next_page_token"];
+  }
   static std::vector<std::string> Ids(const Json& page) {
     std::vector<std::string> ids;
-    for (const Json& c : page["commits"]) ids.push_back(c["cause"]["graph_commit_id"]);
+    for (const Json& c : page["blocks"]) ids.push_back(c["cause"]["graph_commit_id"]);
     return ids;
   }
 
@@ -139,22 +145,22 @@ TEST_F(ChangeFeedTest, FromTheBeginningEveryCommitComesInOrderWithItsCommitChang
   for (size_t i = 0; i < commits.size(); ++i) {
     Result<Json> one = CommitChanges(*graph_, commits[i]);
     ASSERT_TRUE(one.ok()) << one.status().ToString();
-    EXPECT_EQ(page["commits"][i]["changes"], (*one)["changes"]) << i;
-    EXPECT_EQ(page["commits"][i]["cause"], (*one)["cause"]) << i;
-    EXPECT_EQ(page["commits"][i]["seq"], i + 1);
+    EXPECT_EQ(page["blocks"][i]["changes"], (*one)["changes"]) << i;
+    EXPECT_EQ(page["blocks"][i]["cause"], (*one)["cause"]) << i;
+    EXPECT_EQ(page["blocks"][i]["seq"], i + 1);
   }
-  EXPECT_EQ(page["commits"][0]["summary"], "mutate add: +1 node");
-  EXPECT_EQ(page["commits"][3]["changes"][0]["op"], "update");
-  EXPECT_EQ(page["commits"][3]["changes"][0]["before"]["properties"]["age"], 36);
-  EXPECT_EQ(page["commits"][3]["changes"][0]["after"]["properties"]["age"], 37);
+  EXPECT_EQ(page["blocks"][0]["summary"], "mutate add: +1 node");
+  EXPECT_EQ(page["blocks"][3]["changes"][0]["op"], "update");
+  EXPECT_EQ(page["blocks"][3]["changes"][0]["before"]["properties"]["age"], 36);
+  EXPECT_EQ(page["blocks"][3]["changes"][0]["after"]["properties"]["age"], 37);
 
   // Nothing new: an empty page, caught up, and the same position.
-  const Json again = PollCursor(page["next_page_token"]);
-  EXPECT_TRUE(again["commits"].empty());
+  const Json again = PollCursor(Next(page));
+  EXPECT_TRUE(again["blocks"].empty());
   EXPECT_TRUE(again["caught_up"].get<bool>());
-  EXPECT_EQ(again["next_page_token"], page["next_page_token"]);
+  EXPECT_EQ(Next(again), Next(page));
   const std::string next = Add("cy", 1);
-  EXPECT_EQ(Ids(PollCursor(again["next_page_token"])), std::vector<std::string>{next});
+  EXPECT_EQ(Ids(PollCursor(Next(again))), std::vector<std::string>{next});
 }
 
 TEST_F(ChangeFeedTest, PagesResumeWhereThePreviousOneEnded) {
@@ -169,8 +175,8 @@ TEST_F(ChangeFeedTest, PagesResumeWhereThePreviousOneEnded) {
   while (true) {
     for (const std::string& id : Ids(page)) seen.push_back(id);
     if (page["caught_up"].get<bool>()) break;
-    EXPECT_EQ(page["commits"].size(), 2u);
-    page = PollCursor(page["next_page_token"], 2);
+    EXPECT_EQ(page["blocks"].size(), 2u);
+    page = PollCursor(Next(page), 2);
     ++pages;
   }
   EXPECT_EQ(seen, commits);
@@ -181,10 +187,10 @@ TEST_F(ChangeFeedTest, StartsNowAndAfterACommit) {
   const std::string a = Add("a", 1);
   const std::string b = Add("b", 2);
   const Json now = PollStart("now");
-  EXPECT_TRUE(now["commits"].empty());
+  EXPECT_TRUE(now["blocks"].empty());
   EXPECT_TRUE(now["caught_up"].get<bool>());
   const std::string c = Add("c", 3);
-  EXPECT_EQ(Ids(PollCursor(now["next_page_token"])), std::vector<std::string>{c});
+  EXPECT_EQ(Ids(PollCursor(Next(now))), std::vector<std::string>{c});
   EXPECT_EQ(Ids(PollStart("after:" + a)), (std::vector<std::string>{b, c}));
 
   FeedRequest bad;
@@ -212,7 +218,7 @@ TEST_F(ChangeFeedTest, ABranchFeedFollowsItsLifeFromTheForkCommit) {
   const Json page = PollStart("beginning", "dev");
   EXPECT_EQ(Ids(page), (std::vector<std::string>{d1, d2}));
   EXPECT_NE(page["stream"], "main");
-  EXPECT_EQ(page["commits"][0]["cause"]["parent_commit_id"], fork);
+  EXPECT_EQ(page["blocks"][0]["cause"]["parent_commit_id"], fork);
   EXPECT_EQ(Ids(PollStart("after:" + fork, "dev")), (std::vector<std::string>{d1, d2}));
   // A commit of main before the fork is not on dev's life.
   FeedRequest before;
@@ -223,7 +229,7 @@ TEST_F(ChangeFeedTest, ABranchFeedFollowsItsLifeFromTheForkCommit) {
 
 TEST_F(ChangeFeedTest, ACursorOfAnotherGraphLifeOrDamagedIsRejected) {
   Add("a", 1);
-  const std::string cursor = PollStart("now")["next_page_token"];
+  const std::string cursor = Next(PollStart("now"));
   // Damaged: any changed character fails the check.
   for (size_t i : {size_t{3}, cursor.size() / 2, cursor.size() - 1}) {
     std::string damaged = cursor;
@@ -251,7 +257,7 @@ TEST_F(ChangeFeedTest, ACursorOfAnotherGraphLifeOrDamagedIsRejected) {
   // A deleted branch life: its cursor is refused, also once the name lives again.
   ASSERT_TRUE(graph_->CreateBranch("dev", "main").ok());
   Add("d", 1, "dev");
-  const std::string dev_cursor = PollStart("now", "dev")["next_page_token"];
+  const std::string dev_cursor = Next(PollStart("now", "dev"));
   ASSERT_TRUE(graph_->DeleteBranch("dev").ok());
   ASSERT_TRUE(graph_->CreateBranch("dev", "main").ok());
   Add("d2", 2, "dev");
@@ -277,17 +283,17 @@ TEST_F(ChangeFeedTest, CursorsRoundTripAndCarryTheirPosition) {
 
 TEST_F(ChangeFeedTest, ASchemaChangeIsABoundaryBlock) {
   Add("a", 1);
-  const std::string cursor = PollStart("now")["next_page_token"];
+  const std::string cursor = Next(PollStart("now"));
   Result<SchemaApplyResult> applied =
       graph_->ApplySchema(std::string(kSchema) + "node Place { name: String @key }\n");
   ASSERT_TRUE(applied.ok()) << applied.status().ToString();
   const std::string after = Add("b", 2);
   const Json page = PollCursor(cursor);
-  ASSERT_EQ(page["commits"].size(), 2u);
-  EXPECT_TRUE(page["commits"][0]["schema_boundary"].get<bool>());
-  EXPECT_TRUE(page["commits"][0]["changes"].empty());
-  EXPECT_EQ(page["commits"][1]["cause"]["graph_commit_id"], after);
-  EXPECT_EQ(page["commits"][1]["changes"].size(), 1u);
+  ASSERT_EQ(page["blocks"].size(), 2u);
+  EXPECT_TRUE(page["blocks"][0]["schema_boundary"].get<bool>());
+  EXPECT_TRUE(page["blocks"][0]["changes"].empty());
+  EXPECT_EQ(page["blocks"][1]["cause"]["graph_commit_id"], after);
+  EXPECT_EQ(page["blocks"][1]["changes"].size(), 1u);
 }
 
 TEST_F(ChangeFeedTest, ABaselineIsTheHeadExportAndACursorToFollowFrom) {
@@ -315,7 +321,7 @@ TEST_F(ChangeFeedTest, ABaselineIsTheHeadExportAndACursorToFollowFrom) {
 }
 
 TEST_F(ChangeFeedTest, HistoryReclaimedByCleanupIsAGapNamingTheHorizon) {
-  const std::string behind = PollStart("beginning")["next_page_token"];
+  const std::string behind = Next(PollStart("beginning"));
   for (int i = 0; i < 8; ++i) Add("p" + std::to_string(i), i);
   clock_->Advance(kHourMicros * 2);  // Everything is older than the grace period.
   CleanupOptions options;
@@ -373,7 +379,7 @@ TEST_F(ChangeFeedTest, ADeltaObjectGoesWithItsRecordsRetention) {
 // What a consumer pays: a caught-up poll is one object read at any depth.
 TEST_F(ChangeFeedTest, ACaughtUpPollIsOneObjectReadAtDepthsTenAndTenThousand) {
   for (int i = 0; i < 10; ++i) Add("p" + std::to_string(i), i);
-  std::string cursor = PollStart("now")["next_page_token"];
+  std::string cursor = Next(PollStart("now"));
   storage::OpCounts before = counting_->Snapshot();
   Json page = PollCursor(cursor);
   storage::OpCounts cost = counting_->Snapshot() - before;
@@ -393,7 +399,7 @@ TEST_F(ChangeFeedTest, ACaughtUpPollIsOneObjectReadAtDepthsTenAndTenThousand) {
     ASSERT_TRUE((*main)->Publish(empty).ok());
   }
   (*main)->WaitForBackground();
-  cursor = PollStart("now")["next_page_token"];
+  cursor = Next(PollStart("now"));
   ASSERT_EQ(DecodeFeedCursor(cursor, graph_->stamp().graph_id)->seq, 10000u);
   before = counting_->Snapshot();
   page = PollCursor(cursor);
@@ -412,16 +418,16 @@ TEST_F(ChangeFeedTest, APageCostsItsRecordsAndTheChangedEntitiesOnly) {
   ASSERT_TRUE(reader.ok());
   feed_ = std::make_unique<ChangeFeed>(**reader);
   Json page = PollStart("beginning");  // Folds once; the feed keeps the state at its end.
-  ASSERT_EQ(page["commits"].size(), 20u);
+  ASSERT_EQ(page["blocks"].size(), 20u);
   Add("new0", 1);
   Add("new1", 2);
   Add("new2", 3);
   storage::OpCounts before = counting_->Snapshot();
   naming_->TakeGets();
-  page = PollCursor(page["next_page_token"]);
+  page = PollCursor(Next(page));
   storage::OpCounts cost = counting_->Snapshot() - before;
   const std::vector<std::string> read = naming_->TakeGets();
-  ASSERT_EQ(page["commits"].size(), 3u);
+  ASSERT_EQ(page["blocks"].size(), 3u);
   EXPECT_TRUE(page["caught_up"].get<bool>());
   std::string names;
   size_t records = 0, manifests = 0, fragments = 0;

@@ -11,6 +11,7 @@ int HttpStatusOf(Code code) {
   switch (code) {
     case Code::kOk: return 200;
     case Code::kInvalidArgument:
+    case Code::kChangeCursorRejected:
     case Code::kUnsupported: return 400;
     case Code::kNotFound:
     case Code::kBranchNotFound:
@@ -27,8 +28,7 @@ int HttpStatusOf(Code code) {
     case Code::kVersionsReclaimed:
     case Code::kChangeFeedGap: return 410;
     case Code::kPrecondition:
-    case Code::kPreconditionFailed:
-    case Code::kChangeCursorRejected: return 412;
+    case Code::kPreconditionFailed: return 412;
     case Code::kTooLarge:
     case Code::kResourceLimit: return 413;
     case Code::kInitializationIncomplete: return 503;

@@ -3,7 +3,7 @@
 // wrapped only where the API hands out a bare list ({branches}, {commits}). Every read says the
 // commit it was served at in the Omnigraph-Graph-Commit header.
 //
-// The change feed is GET /changes (one page) and GET /changes/baseline (the head as NDJSON, then
+// The change feed is GET /changes (one page) and POST /changes/baseline (the head as NDJSON, then
 // the cursor line), docs/design/change-feed.md.
 #include <charconv>
 #include <memory>
@@ -169,8 +169,13 @@ HttpResponse ChangesRoute(const DbPtr& db, const Call& call) {
   if (!r.Query("branch").empty()) poll.branch = r.Query("branch");
   if (!r.Query("start").empty()) poll.start = r.Query("start");
   poll.cursor = r.Query("cursor");
+  const std::string page_token = r.Query("page_token");
+  if (!poll.cursor.empty() && !page_token.empty()) {
+    return ErrorResponse(400, "give 'cursor' or 'page_token' (both continue the feed), not both");
+  }
+  if (!page_token.empty()) poll.cursor = page_token;
   if (!poll.cursor.empty() && !r.Query("start").empty()) {
-    return ErrorResponse(400, "a page continues from 'cursor' or begins at 'start', not both");
+    return ErrorResponse(400, "a page continues from a cursor or begins at 'start', not both");
   }
   const std::string text = r.Query("limit");
   if (!text.empty()) {
@@ -183,10 +188,9 @@ HttpResponse ChangesRoute(const DbPtr& db, const Call& call) {
   return Reply(db->PollChanges(poll));
 }
 
-// GET /changes/baseline: the branch head's NDJSON export, then {"baseline":{...}}.
+// POST /changes/baseline: the branch head's NDJSON export, then {"baseline":{...}}.
 HttpResponse BaselineRoute(const DbPtr& db, const Call& call) {
-  const std::string branch =
-      call.request.Query("branch").empty() ? std::string("main") : call.request.Query("branch");
+  const std::string branch = StringOr(call.body, "branch", "main");
   // Resolved first so that a missing branch is a plain error, not a broken stream.
   api::Result<std::string> commit = db->ResolveCommit(api::ReadTarget{branch, std::nullopt});
   if (!commit.ok()) return ErrorResponse(commit.status());
@@ -295,23 +299,26 @@ void AddReadRoutes(RouteTable& table, const DbPtr& db) {
 }
 
 void AddChangeRoutes(RouteTable& table, const DbPtr& db) {
-  table.Add(Route{.method = "GET",
-                  .pattern = "/changes",
-                  .action = "read",
-                  .summary = "One page of a branch's change feed: {stream, commits, caught_up, "
-                             "next_page_token}",
-                  .query_params = {Param{"branch", "string", false, "default main"},
-                                   Param{"start", "string", false,
-                                         "now (default), beginning or after:COMMIT_ID"},
-                                   Param{"cursor", "string", false, "a next_page_token"},
-                                   Param{"limit", "integer", false, "1..1000, default 100"}},
-                  .handler = [db](const Call& call) { return ChangesRoute(db, call); }});
-  table.Add(Route{.method = "GET",
+  table.Add(
+      Route{.method = "GET",
+            .pattern = "/changes",
+            .action = "read",
+            .summary = "One page of a branch's change feed: {stream, commits, caught_up, "
+                       "next_page_token}",
+            .query_params = {Param{"branch", "string", false, "default main"},
+                             Param{"start", "string", false,
+                                   "now (default), beginning or after:COMMIT_ID"},
+                             Param{"cursor", "string", false, "a page's cursor or next_page_token"},
+                             Param{"page_token", "string", false, "alias of cursor"},
+                             Param{"limit", "integer", false, "1..1000, default 100"}},
+            .handler = [db](const Call& call) { return ChangesRoute(db, call); }});
+  table.Add(Route{.method = "POST",
                   .pattern = "/changes/baseline",
                   .action = "export",
+                  .body = BodyKind::kJson,
                   .summary = "A branch head as NDJSON, then {\"baseline\":{snapshot_commit_id, "
                              "resume_cursor}}",
-                  .query_params = {Param{"branch", "string", false, "default main"}},
+                  .body_members = {Member("branch", "string", false, "default main")},
                   .response_type = "application/x-ndjson",
                   .handler = [db](const Call& call) { return BaselineRoute(db, call); }});
 }

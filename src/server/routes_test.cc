@@ -68,7 +68,7 @@ TEST(RouteTableTest, EveryRouteIsDocumentedAndEveryDocumentedOperationIsARoute) 
        {"GET /healthz", "GET /openapi.json", "GET /graphs", "POST /query", "POST /mutate",
         "POST /mutate/if-graph-commit", "GET /schema", "POST /schema/apply", "POST /load/ndjson",
         "POST /load", "POST /export", "GET /branches", "POST /branches", "DELETE /branches/{name}",
-        "GET /commits", "GET /commits/{commit_id}", "GET /changes", "GET /changes/baseline"}) {
+        "GET /commits", "GET /commits/{commit_id}", "GET /changes", "POST /changes/baseline"}) {
     const std::string s = op;
     const size_t space = s.find(' ');
     EXPECT_TRUE(doc["paths"][s.substr(space + 1)][Lower(s.substr(0, space))].is_object()) << op;
@@ -153,20 +153,27 @@ TEST(ChangeFeedRoutesTest, PollAndBaselineServeTheFeed) {
   ASSERT_EQ(page.status, 200) << page.body;
   api::Result<Json> body = api::ParseJson(page.body, "page");
   ASSERT_TRUE(body.ok());
-  ASSERT_EQ((*body)["commits"].size(), 1u);
-  EXPECT_EQ((*body)["commits"][0]["changes"][0]["id"], "ada");
+  ASSERT_EQ((*body)["blocks"].size(), 1u);
+  EXPECT_EQ((*body)["blocks"][0]["changes"][0]["id"], "ada");
   EXPECT_TRUE((*body)["caught_up"].get<bool>());
-  const std::string cursor = (*body)["next_page_token"].string_value();
+  const std::string cursor = (*body)["cursor"].string_value();
   HttpResponse again = get({{"cursor", cursor}});
   ASSERT_EQ(again.status, 200) << again.body;
-  EXPECT_TRUE((*api::ParseJson(again.body, "page"))["commits"].empty());
-  EXPECT_EQ(get({{"cursor", cursor + "x"}}).status, 412);
+  EXPECT_TRUE((*api::ParseJson(again.body, "page"))["blocks"].empty());
+  EXPECT_EQ(get({{"cursor", cursor + "x"}}).status, 400);
+  EXPECT_EQ(get({{"page_token", cursor}}).status, 200);
+  EXPECT_EQ(get({{"page_token", cursor}, {"cursor", cursor}}).status, 400);
   EXPECT_EQ(get({{"cursor", cursor}, {"start", "now"}}).status, 400);
   EXPECT_EQ(get({{"limit", "0"}}).status, 400);
   EXPECT_EQ(get({{"limit", "ten"}}).status, 400);
   EXPECT_EQ(get({{"branch", "nope"}}).status, 404);
 
-  HttpResponse baseline = get({}, "/changes/baseline");
+  auto post_baseline = [&](const std::string& json) {
+    HttpRequest r{.method = "POST", .path = "/changes/baseline", .body = json};
+    r.headers["content-type"] = "application/json";
+    return service.Handle(r);
+  };
+  HttpResponse baseline = post_baseline("{}");
   ASSERT_EQ(baseline.status, 200) << baseline.body;
   EXPECT_EQ(baseline.content_type, "application/x-ndjson");
   ASSERT_TRUE(baseline.stream);
@@ -177,7 +184,7 @@ TEST(ChangeFeedRoutesTest, PollAndBaselineServeTheFeed) {
   }));
   EXPECT_NE(streamed.find("\"name\":\"ada\""), std::string::npos) << streamed;
   EXPECT_NE(streamed.find("{\"baseline\":{\"resume_cursor\":\"c1."), std::string::npos) << streamed;
-  EXPECT_EQ(get({{"branch", "nope"}}, "/changes/baseline").status, 404);
+  EXPECT_EQ(post_baseline("{\"branch\":\"nope\"}").status, 404);
 }
 
 }  // namespace

@@ -148,7 +148,7 @@ head -1 "$DIR/out" | grep -q '  main #6  schema v2$' || fail "snapshot of main: 
 # page from its cursor, a baseline ending in the cursor to resume from, a damaged cursor refused.
 expect_rc 0 "$BIN" changes poll --start beginning --json "$G"
 grep -q '"caught_up": true' "$DIR/out" || fail "changes poll: $(cat "$DIR/out")"
-CURSOR=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["next_page_token"])' <"$DIR/out")
+CURSOR=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["cursor"])' <"$DIR/out")
 expect_rc 0 "$BIN" changes poll --cursor "$CURSOR" "$G"
 grep -q '^(no new commits)$' "$DIR/out" || fail "caught-up poll: $(cat "$DIR/out")"
 expect_rc 0 "$BIN" changes poll --start beginning --limit 1 "$G"
