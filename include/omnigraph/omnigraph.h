@@ -82,6 +82,17 @@ struct CleanupRequest {
   bool dry_run = false;
 };
 
+// One page of the change feed (docs/design/change-feed.md): from `cursor` when it is set, else
+// on `branch` from `start`: "now" (its head), "beginning" (genesis on main, the fork commit on
+// another branch) or "after:COMMIT_ID".
+struct ChangePoll {
+  std::string branch = "main";
+  std::string start = "now";
+  std::string cursor;
+  // Commits the page covers at most, 1..1000.
+  size_t limit = 100;
+};
+
 // Object-store calls a Database handle has made since it was opened or created, by kind
 // (observability: what a workload costs on a metered store; the tests assert exact counts).
 // Background checkpoint and hint writes are counted when they are made.
@@ -164,6 +175,21 @@ class Database {
   // graph_branch, graph_manifest_version, internal_schema_version, datasets: [{entity_kind,
   // type_name, dataset_path, published_dataset_version, entity_count}]}.
   Result<Json> Snapshot(const ReadTarget& target);
+
+  // --- The change feed (docs/design/change-feed.md). A page of commit blocks in first-parent
+  // order: {stream, blocks: [{cause, seq, summary?, schema_boundary?, changes}], caught_up, and
+  // next_page_token (more to read) or on the terminal page `cursor` (the consumer's position)},
+  // `cause` and `changes` as CommitChanges gives them. Poll again with either to continue; with
+  // nothing new that costs one object read.
+  // ChangeCursorRejected for a damaged cursor or one of another graph or branch life;
+  // ChangeFeedGap when cleanup reclaimed what the cursor needs (take a baseline);
+  // InvalidArgument for a bad start or limit; BranchNotFound, CommitNotFound for the start.
+  Result<Json> PollChanges(const ChangePoll& poll);
+  // Writes the NDJSON export of `branch`'s head to `sink`, then the line
+  // {"baseline":{"snapshot_commit_id","resume_cursor"}}: load the export, then poll from the
+  // cursor. BranchNotFound; a failing sink's status.
+  Status ChangesBaseline(std::string_view branch,
+                         const std::function<Status(std::string_view chunk)>& sink);
 
   // --- Data.
   // Loads NDJSON (OmniGraph's load format) with mode "append", "merge" or "overwrite"; one commit,

@@ -66,11 +66,13 @@ enum class Code : uint16_t {
   kPreconditionFailed,        // WriteTarget::if_commit is not the branch head.
   kMergeConflicts,
   kResourceLimit,
-  kUnknownStamp,         // The store's stamp is not an OmniGraph graph this version knows.
-  kVersionsReclaimed,    // The commit's data was removed by cleanup.
-  kParentlessCommit,     // A per-commit diff of a commit without a parent (genesis).
-  kSchemaBoundary,       // A per-commit diff of a commit that changed the schema.
-  kIdempotencyConflict,  // An idempotency key was already used for a different request.
+  kUnknownStamp,          // The store's stamp is not an OmniGraph graph this version knows.
+  kVersionsReclaimed,     // The commit's data was removed by cleanup.
+  kParentlessCommit,      // A per-commit diff of a commit without a parent (genesis).
+  kSchemaBoundary,        // A per-commit diff of a commit that changed the schema.
+  kIdempotencyConflict,   // An idempotency key was already used for a different request.
+  kChangeCursorRejected,  // A feed cursor of another graph or branch life, or damaged.
+  kChangeFeedGap,         // Cleanup reclaimed what a feed cursor needs; take a baseline.
 };
 
 // The stable lower-case name of a code or kind ("branch_not_found", "not_found").

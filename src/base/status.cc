@@ -48,6 +48,8 @@ std::string_view CodeName(Code code) {
     case Code::kParentlessCommit: return "parentless_commit";
     case Code::kSchemaBoundary: return "schema_boundary";
     case Code::kIdempotencyConflict: return "idempotency_conflict";
+    case Code::kChangeCursorRejected: return "change_cursor_rejected";
+    case Code::kChangeFeedGap: return "change_feed_gap";
   }
   return "invalid_code";
 }
@@ -82,7 +84,8 @@ Kind KindOf(Code code) {
     case Code::kBranchExists:
     case Code::kAlreadyInitialized: return Kind::kAlreadyExists;
     case Code::kPrecondition:
-    case Code::kPreconditionFailed: return Kind::kPrecondition;
+    case Code::kPreconditionFailed:
+    case Code::kChangeCursorRejected: return Kind::kPrecondition;
     case Code::kReadSetChanged:
     case Code::kRetriesExhausted:
     case Code::kKeyConflict:
@@ -97,7 +100,8 @@ Kind KindOf(Code code) {
     case Code::kCorruption:
     case Code::kFormatTooNew:
     case Code::kInitializationIncomplete:
-    case Code::kVersionsReclaimed: return Kind::kPermanent;
+    case Code::kVersionsReclaimed:
+    case Code::kChangeFeedGap: return Kind::kPermanent;
     case Code::kTooLarge:
     case Code::kResourceLimit: return Kind::kResourceLimit;
     case Code::kUnsupported:

@@ -69,6 +69,8 @@ enum class Code : uint16_t {
   kParentlessCommit,
   kSchemaBoundary,
   kIdempotencyConflict,  // An idempotency key reused for another request.
+  kChangeCursorRejected,
+  kChangeFeedGap,
 };
 
 // The stable lower-case name of a code or kind ("read_set_changed", "not_found").

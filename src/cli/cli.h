@@ -129,6 +129,7 @@ Result<QueryRun> PrepareQuery(QueryOptions& q, Context& ctx);
 void AddWriteCommands(CLI::App& app, Context& ctx);        // init, load, mutate
 void AddBranchCommands(CLI::App& app, Context& ctx);       // branch create|list|delete
 void AddCommitCommands(CLI::App& app, Context& ctx);       // commit list|show|changes, snapshot
+void AddChangesCommands(CLI::App& app, Context& ctx);      // changes poll|baseline
 void AddQueryCommand(CLI::App& app, Context& ctx);         // query
 void AddSchemaCommands(CLI::App& app, Context& ctx);       // schema plan|apply|show
 void AddMaintenanceCommands(CLI::App& app, Context& ctx);  // cleanup, export, repair, version

@@ -9,6 +9,7 @@
 #include "commit/names.h"
 #include "commit/repair.h"
 #include "engine/api_values.h"
+#include "engine/change_feed.h"
 #include "engine/change_sets.h"
 #include "engine/commit_changes.h"
 #include "engine/export.h"
@@ -134,6 +135,7 @@ class Handle {
     handle->counting_ = std::move(rt.counting);
     OMNIGRAPH_ASSIGN_OR_RETURN(handle->graph_, Graph::Init(rt.runtime, schema_source, init));
     handle->graph_->SetGroupCommit(engine::GroupCommitOptions{options.group_commit});
+    handle->feed_ = std::make_unique<engine::ChangeFeed>(*handle->graph_);
     return handle;
   }
 
@@ -144,6 +146,7 @@ class Handle {
     handle->counting_ = std::move(rt.counting);
     OMNIGRAPH_ASSIGN_OR_RETURN(handle->graph_, Graph::Open(rt.runtime));
     handle->graph_->SetGroupCommit(engine::GroupCommitOptions{options.group_commit});
+    handle->feed_ = std::make_unique<engine::ChangeFeed>(*handle->graph_);
     return handle;
   }
 
@@ -241,6 +244,20 @@ class Handle {
 
   Result<Json> CommitChanges(std::string_view commit_id) {
     return engine::CommitChanges(*graph_, commit_id);
+  }
+
+  Result<Json> PollChanges(const api::ChangePoll& poll) {
+    engine::FeedRequest request;
+    request.branch = poll.branch;
+    request.start = poll.start;
+    request.cursor = poll.cursor;
+    request.limit = poll.limit;
+    return feed_->Poll(request);
+  }
+
+  Status ChangesBaseline(std::string_view branch,
+                         const std::function<Status(std::string_view chunk)>& sink) {
+    return feed_->Baseline(branch, sink);
   }
 
   Result<Json> SnapshotOf(const ReadTarget& target) {
@@ -453,6 +470,8 @@ class Handle {
   std::unique_ptr<Graph> graph_;
   // Table images and adjacencies shared by this handle's queries (keyed by table pins).
   query::ExecCache cache_;
+  // The change feed over graph_; it keeps each stream's last page-end state.
+  std::unique_ptr<engine::ChangeFeed> feed_;
 };
 
 // Lint against a schema source that no graph holds (checked as a new graph's would be).
@@ -533,6 +552,16 @@ Result<Json> Database::CommitHistory(std::string_view branch, size_t limit,
 
 Result<Json> Database::CommitChanges(std::string_view commit_id) {
   return ToApi(impl_->handle->CommitChanges(commit_id));
+}
+
+Result<Json> Database::PollChanges(const ChangePoll& poll) {
+  return ToApi(impl_->handle->PollChanges(poll));
+}
+
+Status Database::ChangesBaseline(std::string_view branch,
+                                 const std::function<Status(std::string_view chunk)>& sink) {
+  return ToApi(impl_->handle->ChangesBaseline(
+      branch, [&sink](std::string_view chunk) { return FromApi(sink(chunk)); }));
 }
 
 Result<Json> Database::Snapshot(const ReadTarget& target) {

@@ -45,7 +45,9 @@ namespace omnigraph {
   X(kVersionsReclaimed) \
   X(kParentlessCommit)  \
   X(kSchemaBoundary)           \
-  X(kIdempotencyConflict)
+  X(kIdempotencyConflict)      \
+  X(kChangeCursorRejected)     \
+  X(kChangeFeedGap)
 #define OMNIGRAPH_API_KINDS(X) \
   X(kOk)                       \
   X(kInvalidArgument)          \

@@ -22,7 +22,7 @@ TEST(ApiValuesTest, EveryCodeAndKindHasAPublicTwinWithItsName) {
     EXPECT_EQ(FromApi(twin), code);
     EXPECT_EQ(ToApi(KindOf(code)), api::KindOf(twin)) << CodeName(code);
   }
-  EXPECT_EQ(codes, static_cast<size_t>(Code::kIdempotencyConflict) + 1);
+  EXPECT_EQ(codes, static_cast<size_t>(Code::kChangeFeedGap) + 1);
   EXPECT_EQ(api::CodeName(static_cast<api::Code>(codes)), "invalid_code");
   size_t kinds = 0;
   for (uint8_t i = 0; KindName(static_cast<Kind>(i)) != "invalid_kind"; ++i, ++kinds) {

@@ -7,12 +7,14 @@
 // to the table layer (CleanupObjects), which deletes data before manifests and never touches
 // anything younger than the grace period. Order, as D10 requires: horizons and checkpoints →
 // list table objects → drop candidates younger than the grace period → recompute the roots →
-// delete what is still unreached.
+// delete what is still unreached. Last, the change-set delta objects go with their records'
+// retention (CleanupDeltas).
 #include <algorithm>
 #include <charconv>
 #include <functional>
 #include <set>
 
+#include "commit/documents.h"
 #include "commit/names.h"
 #include "commit/retention.h"
 #include "engine/graph.h"
@@ -136,6 +138,50 @@ std::vector<std::string> Unreached(const TableWork& t, int64_t now, int64_t grac
     out.push_back(m.name);
   }
   return out;
+}
+
+// The delta objects of stream `key` that a record from `from` through `through` names.
+Result<std::set<std::string>> NamedDeltas(storage::ObjectStore& store, const std::string& key,
+                                          uint64_t from, uint64_t through) {
+  std::set<std::string> named;
+  for (uint64_t seq = from; seq <= through; ++seq) {
+    const std::string name = commit::RecordName(key, seq);
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<commit::BoundedRead> read,
+                               commit::ReadBounded(store, name, commit::kRecordBytesMax));
+    if (!read) continue;  // Below a branch's own records, or a gap repair reports.
+    OMNIGRAPH_ASSIGN_OR_RETURN(commit::Record r, commit::DecodeRecord(read->data, name));
+    if (r.change_set && r.change_set->delta) named.insert(r.change_set->delta->name);
+  }
+  return named;
+}
+
+// Change-set delta objects (`_graph/{key}/changes/`) go with their records' retention: a delta
+// that no retained record of its stream names (the commit is below the stream's horizon, or the
+// stream retains nothing) is removed once it is older than the grace period. The grace period
+// also spares the delta of a write still about to publish its record (it is created first).
+// Reads the retained records of each stream that has deltas, and lists each stream's folder.
+Status CleanupDeltas(const storage::Runtime& runtime, const commit::RetentionPlan& plan,
+                     const CleanupOptions& options, GraphCleanupReport& report) {
+  storage::ObjectStore& store = *runtime.store;
+  const int64_t now = runtime.clock->NowMicros();
+  for (const auto& [key, horizon] : plan.horizons) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<storage::ObjectMeta> deltas,
+                               storage::ListAll(store, "_graph/" + key + "/changes/"));
+    if (deltas.empty()) continue;
+    std::set<std::string> named;
+    auto through = plan.retained_through.find(key);
+    if (horizon != UINT64_MAX && through != plan.retained_through.end()) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(named, NamedDeltas(store, key, horizon, through->second));
+    }
+    for (const storage::ObjectMeta& m : deltas) {
+      if (named.count(m.name) || now - m.last_modified_micros < options.grace_micros) continue;
+      if (!options.dry_run) OMNIGRAPH_RETURN_IF_ERROR(store.Delete(m.name));
+      report.removed.push_back(m.name);
+      report.deltas_removed.push_back(m.name);
+      report.bytes_removed += m.size_bytes;
+    }
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -305,6 +351,7 @@ Result<GraphCleanupReport> Graph::Cleanup(const CleanupOptions& options) {
     report.bytes_removed += t.row.bytes_removed;
     report.tables.push_back(std::move(t.row));
   }
+  OMNIGRAPH_RETURN_IF_ERROR(CleanupDeltas(runtime_, again, options, report));
   return report;
 }
 

@@ -51,7 +51,9 @@ struct GraphCleanupReport {
   std::vector<std::string> checkpoints_removed;
   uint64_t checkpoint_bytes_removed = 0;
   std::vector<TableCleanupRow> tables;
-  // Every object removed (checkpoints and table objects), and their bytes.
+  // Change-set delta objects removed with their records' retention.
+  std::vector<std::string> deltas_removed;
+  // Every object removed (checkpoints, table objects and deltas), and their bytes.
   std::vector<std::string> removed;
   uint64_t bytes_removed = 0;
 };

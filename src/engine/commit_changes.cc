@@ -128,7 +128,9 @@ Status TableChanges(const commit::TableChangeSet& t, const Snapshot& before, con
   return Status::Ok();
 }
 
-Json Cause(const commit::Record& r) {
+}  // namespace
+
+Json CauseOf(const commit::Record& r) {
   Json cause = Json::object();
   cause["graph_commit_id"] = r.commit_id;
   cause["parent_commit_id"] = *r.parent_commit_id;
@@ -138,8 +140,6 @@ Json Cause(const commit::Record& r) {
   cause["authored_at"] = r.created_at;
   return cause;
 }
-
-}  // namespace
 
 Result<Json> CommitChanges(Graph& graph, std::string_view commit_id) {
   OMNIGRAPH_ASSIGN_OR_RETURN(commit::Record r,
@@ -157,6 +157,14 @@ Result<Json> CommitChanges(Graph& graph, std::string_view commit_id) {
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot before, graph.SnapshotAtCommit(*r.parent_commit_id));
   OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot after, graph.SnapshotAtCommit(r.commit_id));
+  Json out = Json::object();
+  out["cause"] = CauseOf(r);
+  OMNIGRAPH_ASSIGN_OR_RETURN(out["changes"], ChangesOf(graph, r, before, after));
+  return out;
+}
+
+Result<Json> ChangesOf(Graph& graph, const commit::Record& r, const Snapshot& before,
+                       const Snapshot& after) {
   commit::ChangeSet changes;
   if (r.change_set) {
     OMNIGRAPH_ASSIGN_OR_RETURN(changes,
@@ -177,10 +185,8 @@ Result<Json> CommitChanges(Graph& graph, std::string_view commit_id) {
   std::sort(list.begin(), list.end(), [](const Change& a, const Change& b) {
     return std::tie(a.edge, a.type_id, a.id, a.op) < std::tie(b.edge, b.type_id, b.id, b.op);
   });
-  Json out = Json::object();
-  out["cause"] = Cause(r);
-  out["changes"] = Json::array();
-  for (Change& c : list) out["changes"].push_back(std::move(c.json));
+  Json out = Json::array();
+  for (Change& c : list) out.push_back(std::move(c.json));
   return out;
 }
 

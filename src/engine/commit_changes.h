@@ -21,4 +21,15 @@ namespace omnigraph::engine {
 // storage failures as reported.
 Result<Json> CommitChanges(Graph& graph, std::string_view commit_id);
 
+// The `cause` object of record `r` (a commit with a parent).
+Json CauseOf(const commit::Record& r);
+
+// The `changes` array of commit `r` between `before` (its first parent's state) and `after`
+// (its own): from its change set (reading the delta when the ids spilled), or without one from
+// the exact diff. The caller has ruled out genesis and a schema boundary the set names;
+// SchemaBoundary when the diff finds the schemas differ. Corruption for a damaged record or
+// delta; a missing table object as Snapshot::ExplainReadFailure says.
+Result<Json> ChangesOf(Graph& graph, const commit::Record& r, const Snapshot& before,
+                       const Snapshot& after);
+
 }  // namespace omnigraph::engine

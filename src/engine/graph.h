@@ -122,6 +122,10 @@ class Graph {
   Result<Snapshot> SnapshotOfBranch(std::string_view branch);
   // The state at one commit, by id.
   Result<Snapshot> SnapshotAtCommit(std::string_view commit_id);
+  // A read view of a state the caller folded (the change feed folds records forward itself).
+  Result<Snapshot> SnapshotOfState(std::shared_ptr<const commit::GraphState> state) {
+    return MakeSnapshot(std::move(state));
+  }
 
   // The accepted schema archive `ref` names, read through the one archive store
   // (engine/schema_archive.h): bounded, checked against its content hash, then parsed.
@@ -174,6 +178,9 @@ class Graph {
     // The merge base as a read view, to explain a failed read of its tables.
     std::optional<Snapshot> base_view;
   };
+  // Sets the change set (and the summary's counts) of a merge's record `content` published on
+  // `head`: what its pins change against the target's head.
+  Status RecordMergeChanges(const commit::GraphState& head, commit::RecordContent& content);
   Result<MergePlan> PlanMerge(const MergeRequest& request, const Snapshot& source,
                               const commit::GraphState& target);
   // The three-way merge of every table from `base` to `source` and `target`: the record content

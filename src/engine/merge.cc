@@ -3,9 +3,11 @@
 
 #include <map>
 
+#include "commit/change_set.h"
 #include "commit/merge_base.h"
 #include "commit/names.h"
 #include "commit/testing_hooks.h"
+#include "engine/change_sets.h"
 #include "engine/graph.h"
 #include "engine/validate.h"
 #include "table/row_gather.h"
@@ -249,6 +251,21 @@ Result<commit::RecordContent> Graph::MergeTables(const commit::GraphState& base,
   return content;
 }
 
+Status Graph::RecordMergeChanges(const commit::GraphState& head, commit::RecordContent& content) {
+  // Against the first parent (the target's head): the exact diff of the tables the merge pins,
+  // which the merge has just read (a fast-forward's tables are diffed here).
+  commit::GraphState after = head;
+  for (const commit::Pin& p : content.pins) {
+    auto it = after.tables.find(p.identity());
+    if (it != after.tables.end()) it->second.pin = p;
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(commit::ChangeSet changes, DiffChangeSet(*tables_, head, after));
+  OMNIGRAPH_ASSIGN_OR_RETURN(content.change_set,
+                             commit::SpillChangeSet(*runtime_.store, head.stream, changes));
+  if (content.summary) content.summary = SummaryOf(*content.summary, changes);
+  return Status::Ok();
+}
+
 Result<Graph::MergePlan> Graph::PlanMerge(const MergeRequest& request, const Snapshot& source,
                                           const commit::GraphState& target) {
   MergePlan plan;
@@ -315,19 +332,22 @@ Result<MergeResult> Graph::Merge(const MergeRequest& request) {
     OMNIGRAPH_ASSIGN_OR_RETURN(
         commit::Prepared prepared,
         stream->Prepare(*head, [&](const commit::GraphState& h) -> Result<commit::RecordContent> {
-          if (plan.base == nullptr) return plan.content;
-          Result<commit::RecordContent> three_way =
-              MergeTables(*plan.base, source.state(), h, conflicts);
-          if (!three_way.ok()) {
-            // A table object of the base that cleanup reclaimed is VersionsReclaimed naming the
-            // base commit; one missing elsewhere is damage.
-            return plan.base_view->ExplainReadFailure(three_way.status())
-                .WithContext("merge base " + plan.result.base_commit_id);
+          commit::RecordContent merged = plan.content;
+          if (plan.base != nullptr) {
+            Result<commit::RecordContent> three_way =
+                MergeTables(*plan.base, source.state(), h, conflicts);
+            if (!three_way.ok()) {
+              // A table object of the base that cleanup reclaimed is VersionsReclaimed naming
+              // the base commit; one missing elsewhere is damage.
+              return plan.base_view->ExplainReadFailure(three_way.status())
+                  .WithContext("merge base " + plan.result.base_commit_id);
+            }
+            merged = std::move(*three_way);
+            merged.lineage = plan.content.lineage;
+            merged.merged_generation = plan.content.merged_generation;
+            merged.summary = plan.content.summary;
           }
-          commit::RecordContent merged = std::move(*three_way);
-          merged.lineage = plan.content.lineage;
-          merged.merged_generation = plan.content.merged_generation;
-          merged.summary = plan.content.summary;
+          if (conflicts.empty()) OMNIGRAPH_RETURN_IF_ERROR(RecordMergeChanges(h, merged));
           return merged;
         }));
     if (!conflicts.empty()) {

@@ -11,6 +11,7 @@ int HttpStatusOf(Code code) {
   switch (code) {
     case Code::kOk: return 200;
     case Code::kInvalidArgument:
+    case Code::kChangeCursorRejected:
     case Code::kUnsupported: return 400;
     case Code::kNotFound:
     case Code::kBranchNotFound:
@@ -25,7 +26,8 @@ int HttpStatusOf(Code code) {
     case Code::kParentlessCommit:
     case Code::kSchemaBoundary:
     case Code::kAlreadyInitialized: return 409;
-    case Code::kVersionsReclaimed: return 410;
+    case Code::kVersionsReclaimed:
+    case Code::kChangeFeedGap: return 410;
     case Code::kPrecondition:
     case Code::kPreconditionFailed: return 412;
     case Code::kTooLarge:

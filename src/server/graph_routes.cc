@@ -3,9 +3,8 @@
 // wrapped only where the API hands out a bare list ({branches}, {commits}). Every read says the
 // commit it was served at in the Omnigraph-Graph-Commit header.
 //
-// Extension point: the change feed (GET /changes, POST /changes/baseline) is added here, one
-// Route each, when the public API has it; the router, auth, limits and the OpenAPI document need
-// nothing else.
+// The change feed is GET /changes (one page) and POST /changes/baseline (the head as NDJSON, then
+// the cursor line), docs/design/change-feed.md.
 #include <charconv>
 #include <memory>
 #include <utility>
@@ -173,6 +172,50 @@ HttpResponse CommitsRoute(const DbPtr& db, const Call& call) {
   return WithCommit(JsonResponse(Json{{"commits", *commits}}), head);
 }
 
+// GET /changes: one page of the feed from `cursor`, or on `branch` from `start`.
+HttpResponse ChangesRoute(const DbPtr& db, const Call& call) {
+  api::ChangePoll poll;
+  const HttpRequest& r = call.request;
+  if (!r.Query("branch").empty()) poll.branch = r.Query("branch");
+  if (!r.Query("start").empty()) poll.start = r.Query("start");
+  poll.cursor = r.Query("cursor");
+  const std::string page_token = r.Query("page_token");
+  if (!poll.cursor.empty() && !page_token.empty()) {
+    return ErrorResponse(400, "give 'cursor' or 'page_token' (both continue the feed), not both");
+  }
+  if (!page_token.empty()) poll.cursor = page_token;
+  if (!poll.cursor.empty() && !r.Query("start").empty()) {
+    return ErrorResponse(400, "a page continues from a cursor or begins at 'start', not both");
+  }
+  const std::string text = r.Query("limit");
+  if (!text.empty()) {
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), poll.limit);
+    if (ec != std::errc() || end != text.data() + text.size()) {
+      return ErrorResponse(400,
+                           "'limit' must be a whole number from 1 to 1000, not '" + text + "'");
+    }
+  }
+  return Reply(db->PollChanges(poll));
+}
+
+// POST /changes/baseline: the branch head's NDJSON export, then {"baseline":{...}}.
+HttpResponse BaselineRoute(const DbPtr& db, const Call& call) {
+  const std::string branch = StringOr(call.body, "branch", "main");
+  // Resolved first so that a missing branch is a plain error, not a broken stream.
+  api::Result<std::string> commit = db->ResolveCommit(api::ReadTarget{branch, std::nullopt});
+  if (!commit.ok()) return ErrorResponse(commit.status());
+  HttpResponse out;
+  out.content_type = "application/x-ndjson";
+  out.stream = [db, branch](const ChunkWriter& write) {
+    api::Status done = db->ChangesBaseline(branch, [&write](std::string_view chunk) {
+      if (write(chunk)) return api::Status::Ok();
+      return api::Status(api::Code::kCancelled, "the client went away");
+    });
+    return done.ok();
+  };
+  return out;
+}
+
 // GET /snapshot: a branch head or one commit (exclusive), SnapshotOutput.
 HttpResponse SnapshotRoute(const DbPtr& db, const Call& call) {
   const std::string branch = call.request.Query("branch");
@@ -263,6 +306,31 @@ void AddReadRoutes(RouteTable& table, const DbPtr& db) {
                     return Reply(db->ShowCommit(call.request.path_params.at("commit_id")),
                                  "graph_commit_id");
                   }});
+}
+
+void AddChangeRoutes(RouteTable& table, const DbPtr& db) {
+  table.Add(
+      Route{.method = "GET",
+            .pattern = "/changes",
+            .action = "read",
+            .summary = "One page of a branch's change feed: {stream, commits, caught_up, "
+                       "next_page_token}",
+            .query_params = {Param{"branch", "string", false, "default main"},
+                             Param{"start", "string", false,
+                                   "now (default), beginning or after:COMMIT_ID"},
+                             Param{"cursor", "string", false, "a page's cursor or next_page_token"},
+                             Param{"page_token", "string", false, "alias of cursor"},
+                             Param{"limit", "integer", false, "1..1000, default 100"}},
+            .handler = [db](const Call& call) { return ChangesRoute(db, call); }});
+  table.Add(Route{.method = "POST",
+                  .pattern = "/changes/baseline",
+                  .action = "export",
+                  .body = BodyKind::kJson,
+                  .summary = "A branch head as NDJSON, then {\"baseline\":{snapshot_commit_id, "
+                             "resume_cursor}}",
+                  .body_members = {Member("branch", "string", false, "default main")},
+                  .response_type = "application/x-ndjson",
+                  .handler = [db](const Call& call) { return BaselineRoute(db, call); }});
 }
 
 void AddWriteRoutes(RouteTable& table, const DbPtr& db) {
@@ -377,6 +445,7 @@ void AddBranchRoutes(RouteTable& table, const DbPtr& db) {
 
 void AddGraphRoutes(RouteTable& table, std::shared_ptr<api::Database> db) {
   AddReadRoutes(table, db);
+  AddChangeRoutes(table, db);
   AddWriteRoutes(table, db);
   AddBranchRoutes(table, db);
 }

@@ -68,7 +68,7 @@ TEST(RouteTableTest, EveryRouteIsDocumentedAndEveryDocumentedOperationIsARoute) 
        {"GET /healthz", "GET /openapi.json", "GET /graphs", "POST /query", "POST /mutate",
         "POST /mutate/if-graph-commit", "GET /schema", "POST /schema/apply", "POST /load/ndjson",
         "POST /load", "POST /export", "GET /branches", "POST /branches", "DELETE /branches/{name}",
-        "GET /commits", "GET /commits/{commit_id}"}) {
+        "GET /commits", "GET /commits/{commit_id}", "GET /changes", "POST /changes/baseline"}) {
     const std::string s = op;
     const size_t space = s.find(' ');
     EXPECT_TRUE(doc["paths"][s.substr(space + 1)][Lower(s.substr(0, space))].is_object()) << op;
@@ -137,6 +137,54 @@ TEST(AuthTest, TokensFromTheEnvironmentGrantsAndPolicyFiles) {
   EXPECT_EQ(Auth::FromEnvironment()->token_count(), 0u);
   EXPECT_TRUE(Auth::Unauthenticated().Allowed("anyone", "branch_delete"));
   EXPECT_EQ(Auth::Unauthenticated().Authenticate("Bearer t0"), std::nullopt);
+}
+
+// The change feed routes in one process: a page from the beginning, an empty caught-up page from
+// its cursor, a rejected cursor as 412, a bad request as 400, and the baseline's NDJSON stream.
+TEST(ChangeFeedRoutesTest, PollAndBaselineServeTheFeed) {
+  std::shared_ptr<api::Database> db = MemoryGraph("feed");
+  Service service(db, Auth::Unauthenticated(), ServiceOptions{});
+  ASSERT_TRUE(db->Load("{\"type\":\"Person\",\"data\":{\"name\":\"ada\"}}\n", "append", {}).ok());
+  auto get = [&](std::map<std::string, std::string> query, const std::string& path = "/changes") {
+    HttpRequest r{.method = "GET", .path = path, .query = std::move(query)};
+    return service.Handle(r);
+  };
+  HttpResponse page = get({{"start", "beginning"}});
+  ASSERT_EQ(page.status, 200) << page.body;
+  api::Result<Json> body = api::ParseJson(page.body, "page");
+  ASSERT_TRUE(body.ok());
+  ASSERT_EQ((*body)["blocks"].size(), 1u);
+  EXPECT_EQ((*body)["blocks"][0]["changes"][0]["id"], "ada");
+  EXPECT_TRUE((*body)["caught_up"].get<bool>());
+  const std::string cursor = (*body)["cursor"].string_value();
+  HttpResponse again = get({{"cursor", cursor}});
+  ASSERT_EQ(again.status, 200) << again.body;
+  EXPECT_TRUE((*api::ParseJson(again.body, "page"))["blocks"].empty());
+  EXPECT_EQ(get({{"cursor", cursor + "x"}}).status, 400);
+  EXPECT_EQ(get({{"page_token", cursor}}).status, 200);
+  EXPECT_EQ(get({{"page_token", cursor}, {"cursor", cursor}}).status, 400);
+  EXPECT_EQ(get({{"cursor", cursor}, {"start", "now"}}).status, 400);
+  EXPECT_EQ(get({{"limit", "0"}}).status, 400);
+  EXPECT_EQ(get({{"limit", "ten"}}).status, 400);
+  EXPECT_EQ(get({{"branch", "nope"}}).status, 404);
+
+  auto post_baseline = [&](const std::string& json) {
+    HttpRequest r{.method = "POST", .path = "/changes/baseline", .body = json};
+    r.headers["content-type"] = "application/json";
+    return service.Handle(r);
+  };
+  HttpResponse baseline = post_baseline("{}");
+  ASSERT_EQ(baseline.status, 200) << baseline.body;
+  EXPECT_EQ(baseline.content_type, "application/x-ndjson");
+  ASSERT_TRUE(baseline.stream);
+  std::string streamed;
+  EXPECT_TRUE(baseline.stream([&](std::string_view chunk) {
+    streamed += chunk;
+    return true;
+  }));
+  EXPECT_NE(streamed.find("\"name\":\"ada\""), std::string::npos) << streamed;
+  EXPECT_NE(streamed.find("{\"baseline\":{\"resume_cursor\":\"c1."), std::string::npos) << streamed;
+  EXPECT_EQ(post_baseline("{\"branch\":\"nope\"}").status, 404);
 }
 
 }  // namespace

@@ -115,7 +115,7 @@ expect_rc 0 "$BIN" commit list "$G"
 head -1 "$DIR/out" | grep -Eq '^[0-9A-Z]{10}  [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8}  -  schema apply: 1 step$' \
   || fail "commit list line: $(cat "$DIR/out")"
 sed -n 2p "$DIR/out" | grep -q '  mutate up: ~1 node$' || fail "update line: $(cat "$DIR/out")"
-sed -n 3p "$DIR/out" | grep -q '  (merge) merge feat → main$' || fail "merge line: $(cat "$DIR/out")"
+sed -n 3p "$DIR/out" | grep -q '  (merge) merge feat → main: +1 node$' || fail "merge line: $(cat "$DIR/out")"
 sed -n 4p "$DIR/out" | grep -q '  mutate add: +1 node$' || fail "mutate line: $(cat "$DIR/out")"
 sed -n 6p "$DIR/out" | grep -q '  load append: +2 nodes +1 edge$' || fail "load line: $(cat "$DIR/out")"
 sed -n 7p "$DIR/out" | grep -q '  init$' || fail "genesis line: $(cat "$DIR/out")"
@@ -144,6 +144,24 @@ grep -q '"graph_manifest_version": 1' "$DIR/out" || fail "snapshot: $(cat "$DIR/
 grep -q '"type_name": "Person"' "$DIR/out" || fail "snapshot datasets: $(cat "$DIR/out")"
 expect_rc 0 "$BIN" snapshot --branch main "$G"
 head -1 "$DIR/out" | grep -q '  main #6  schema v2$' || fail "snapshot of main: $(cat "$DIR/out")"
+# The change feed: every commit from the beginning with its entity changes, an empty caught-up
+# page from its cursor, a baseline ending in the cursor to resume from, a damaged cursor refused.
+expect_rc 0 "$BIN" changes poll --start beginning --json "$G"
+grep -q '"caught_up": true' "$DIR/out" || fail "changes poll: $(cat "$DIR/out")"
+CURSOR=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["cursor"])' <"$DIR/out")
+expect_rc 0 "$BIN" changes poll --cursor "$CURSOR" "$G"
+grep -q '^(no new commits)$' "$DIR/out" || fail "caught-up poll: $(cat "$DIR/out")"
+expect_rc 0 "$BIN" changes poll --start beginning --limit 1 "$G"
+grep -q '^  + node Person Ada$' "$DIR/out" || fail "changes poll page: $(cat "$DIR/out")"
+grep -q '^more; next: --cursor c1\.' "$DIR/out" || fail "changes poll more: $(cat "$DIR/out")"
+expect_rc 0 "$BIN" changes baseline "$G"
+tail -1 "$DIR/out" | grep -q '^{"baseline":{"resume_cursor":"c1\.' || fail "baseline: $(cat "$DIR/out")"
+RESUME=$(tail -1 "$DIR/out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["baseline"]["resume_cursor"])')
+expect_rc 0 "$BIN" mutate -e "$ADD" --params '{"n":"Rob","a":60}' "$G"
+expect_rc 0 "$BIN" changes poll --cursor "$RESUME" --json "$G"
+[ "$(grep -c '"graph_commit_id"' "$DIR/out")" = 1 ] || fail "poll after baseline: $(cat "$DIR/out")"
+expect_rc 1 "$BIN" changes poll --cursor "c1.damaged.0000000000000000" "$G"
+grep -q 'change_cursor_rejected' "$DIR/err" || fail "damaged cursor: $(cat "$DIR/err")"
 expect_rc 0 "$BIN" cleanup --keep 1 "$G"
 grep -q 'would remove' "$DIR/out" || fail "cleanup dry run: $(cat "$DIR/out")"
 expect_rc 1 "$BIN" cleanup "$G"

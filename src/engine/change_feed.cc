@@ -1,0 +1,278 @@
+#include "engine/change_feed.h"
+
+#include <array>
+#include <charconv>
+
+#include "base/hash.h"
+#include "commit/branches.h"
+#include "commit/names.h"
+#include "commit/stream.h"
+#include "engine/commit_changes.h"
+#include "engine/export.h"
+
+namespace omnigraph::engine {
+
+namespace {
+
+constexpr std::string_view kCursorPrefix = "c1.";
+// Hex digits of the cursor's check: enough to catch a damaged or truncated cursor (it is not a
+// secret: a cursor grants nothing, the server's auth does).
+constexpr size_t kCursorCheckHexDigits = 16;
+constexpr size_t kCursorBytesMax = 1024;
+constexpr std::string_view kBase64Url =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+std::string Base64UrlEncode(std::string_view in) {
+  std::string out;
+  uint32_t buffer = 0;
+  int bits = 0;
+  for (unsigned char c : in) {
+    buffer = (buffer << 8) | c;
+    bits += 8;
+    while (bits >= 6) {
+      bits -= 6;
+      out += kBase64Url[(buffer >> bits) & 0x3f];
+    }
+  }
+  if (bits > 0) out += kBase64Url[(buffer << (6 - bits)) & 0x3f];
+  return out;
+}
+
+std::optional<std::string> Base64UrlDecode(std::string_view in) {
+  std::string out;
+  uint32_t buffer = 0;
+  int bits = 0;
+  for (char c : in) {
+    const size_t v = kBase64Url.find(c);
+    if (v == std::string_view::npos) return std::nullopt;
+    buffer = (buffer << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((buffer >> bits) & 0xff);
+    }
+  }
+  return out;
+}
+
+Status Rejected(std::string why) {
+  return Status(Code::kChangeCursorRejected,
+                "change cursor rejected: " + why +
+                    "; start again from a baseline (`changes baseline`) or `--start now`");
+}
+
+FeedCursor CursorOf(const std::string& graph_id, const commit::GraphState& s) {
+  return FeedCursor{graph_id, s.stream, s.seq, s.head_commit_id};
+}
+
+// The record after `at` (one GET), nullopt when there is none yet. Rejects a cursor whose
+// commit the record does not follow.
+Result<std::optional<commit::Record>> ReadNext(storage::ObjectStore& store, const FeedCursor& at) {
+  const uint64_t seq = at.seq + 1;
+  const std::string name = commit::RecordName(at.key, seq);
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<commit::BoundedRead> read,
+                             commit::ReadBounded(store, name, commit::kRecordBytesMax));
+  if (!read) return std::optional<commit::Record>();
+  OMNIGRAPH_ASSIGN_OR_RETURN(commit::Record r, commit::DecodeRecord(read->data, name));
+  if (r.seq != seq || r.stream != at.key) {
+    return Status(Code::kCorruption, "record is stored under the wrong name", name);
+  }
+  if (r.kind == commit::RecordKind::kRetire) {
+    return Rejected("the branch life it follows (stream " + at.key + ") was deleted at seq " +
+                    std::to_string(seq));
+  }
+  if (r.parent_commit_id.value_or("") != at.commit_id) {
+    return Rejected("seq " + std::to_string(seq) + " of stream " + at.key + " follows '" +
+                    r.parent_commit_id.value_or("") + "', not the cursor's commit '" +
+                    at.commit_id + "'");
+  }
+  return std::optional<commit::Record>(std::move(r));
+}
+
+bool IsMissingObject(const Status& s) {
+  if (s.code() == Code::kVersionsReclaimed) return true;
+  const std::string& object = s.object();
+  return (s.code() == Code::kNotFound || s.code() == Code::kCorruption) &&
+         (object.starts_with("tables/") || object.find("/changes/") != std::string::npos);
+}
+
+}  // namespace
+
+std::string EncodeFeedCursor(const FeedCursor& c) {
+  const std::string payload = Base64UrlEncode(
+      CanonicalJson(Json{{"c", c.commit_id}, {"g", c.graph_id}, {"k", c.key}, {"s", c.seq}}));
+  return std::string(kCursorPrefix) + payload + "." +
+         Sha256Hex(payload).substr(0, kCursorCheckHexDigits);
+}
+
+Result<FeedCursor> DecodeFeedCursor(std::string_view text, std::string_view graph_id) {
+  const std::string quoted =
+      "'" + std::string(text.substr(0, 64)) + (text.size() > 64 ? "...'" : "'");
+  if (text.size() > kCursorBytesMax || !text.starts_with(kCursorPrefix)) {
+    return Rejected(quoted + " is not a change cursor");
+  }
+  text.remove_prefix(kCursorPrefix.size());
+  const size_t dot = text.rfind('.');
+  if (dot == std::string_view::npos ||
+      Sha256Hex(text.substr(0, dot)).substr(0, kCursorCheckHexDigits) != text.substr(dot + 1)) {
+    return Rejected(quoted + " is damaged (its check digits do not match)");
+  }
+  std::optional<std::string> json = Base64UrlDecode(text.substr(0, dot));
+  Result<Json> parsed = json ? ParseJson(*json, "change cursor") : Result<Json>(Json());
+  if (!parsed.ok() || !parsed->is_object() || !(*parsed)["c"].is_string() ||
+      !(*parsed)["g"].is_string() || !(*parsed)["k"].is_string() ||
+      !(*parsed)["s"].is_number_unsigned()) {
+    return Rejected(quoted + " is damaged (its content is not a cursor)");
+  }
+  FeedCursor c{(*parsed)["g"].get<std::string>(), (*parsed)["k"].get<std::string>(),
+               (*parsed)["s"].get<uint64_t>(), (*parsed)["c"].get<std::string>()};
+  if (c.graph_id != graph_id) {
+    return Rejected("it belongs to graph " + c.graph_id + ", not this graph (" +
+                    std::string(graph_id) + ")");
+  }
+  if (!commit::ValidateStreamKey(c.key).ok()) return Rejected(quoted + " names no stream");
+  return c;
+}
+
+Result<FeedCursor> ChangeFeed::Start(std::string_view branch, std::string_view start) {
+  const std::string& graph_id = graph_.stamp().graph_id;
+  constexpr std::string_view kAfter = "after:";
+  if (start != "now" && start != "beginning" && !start.starts_with(kAfter)) {
+    return InvalidArgument("a feed starts 'now', 'beginning' or 'after:COMMIT_ID', not '" +
+                           std::string(start) + "'");
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot head, graph_.SnapshotOfBranch(branch));
+  FeedCursor c = CursorOf(graph_id, head.state());
+  if (start == "now") return c;
+  commit::StreamOptions options{graph_.stamp().checkpoint_interval, false};
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::unique_ptr<commit::Stream> stream,
+                             commit::Stream::Open(graph_.runtime(), c.key, options));
+  const commit::StreamMetadata& meta = stream->metadata();
+  if (start == "beginning") {
+    if (meta.parent_stream && meta.fork_commit_id) {
+      return FeedCursor{graph_id, c.key, meta.base_seq(), *meta.fork_commit_id};
+    }
+    OMNIGRAPH_ASSIGN_OR_RETURN(commit::Record genesis, stream->ReadRecord(0));
+    return FeedCursor{graph_id, c.key, 0, genesis.commit_id};
+  }
+  const std::string id(start.substr(kAfter.size()));
+  OMNIGRAPH_ASSIGN_OR_RETURN(commit::Record r, commit::LookupCommit(*graph_.runtime().store, id));
+  const bool fork = meta.fork_commit_id && *meta.fork_commit_id == id;
+  if (r.kind != commit::RecordKind::kCommit || (r.stream != c.key && !fork)) {
+    return InvalidArgument("commit '" + id + "' is not on the life of branch '" +
+                           std::string(branch) + "' (stream " + c.key +
+                           ") from its fork commit on: a feed follows one branch life");
+  }
+  return FeedCursor{graph_id, c.key, r.seq, id};
+}
+
+Result<std::shared_ptr<const commit::GraphState>> ChangeFeed::StateAt(const FeedCursor& at) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = states_.find(at.key);
+    if (it != states_.end() && it->second->seq == at.seq &&
+        it->second->head_commit_id == at.commit_id) {
+      return it->second;
+    }
+  }
+  commit::StreamOptions options{graph_.stamp().checkpoint_interval, false};
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::unique_ptr<commit::Stream> stream,
+                             commit::Stream::Open(graph_.runtime(), at.key, options));
+  OMNIGRAPH_ASSIGN_OR_RETURN(commit::GraphState state, stream->ReadAt(at.seq));
+  if (state.head_commit_id != at.commit_id) {
+    return Rejected("seq " + std::to_string(at.seq) + " of stream " + at.key + " is '" +
+                    state.head_commit_id + "', not the cursor's commit '" + at.commit_id + "'");
+  }
+  // A fork commit is read from the parent stream; the feed folds the branch's records onto it.
+  state.stream = at.key;
+  return std::make_shared<const commit::GraphState>(std::move(state));
+}
+
+void ChangeFeed::Keep(std::shared_ptr<const commit::GraphState> state) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (states_.size() >= kFeedStatesMax && !states_.count(state->stream)) states_.clear();
+  states_[state->stream] = std::move(state);
+}
+
+Status ChangeFeed::ExplainGap(const Status& failure, const FeedCursor& at, uint64_t seq) {
+  if (!IsMissingObject(failure)) return failure;
+  OMNIGRAPH_ASSIGN_OR_RETURN(uint64_t horizon, commit::ReclaimedBelowSeq(graph_.runtime(), at.key));
+  if (seq >= horizon) return failure;
+  return Status(Code::kChangeFeedGap,
+                "change feed gap: cleanup reclaimed the tables of the commits below seq " +
+                    std::to_string(horizon) + " of stream " + at.key +
+                    " (the horizon), and the feed's next commit is seq " + std::to_string(seq) +
+                    ": take a baseline (`changes baseline`) and follow its resume_cursor",
+                commit::HorizonName(at.key));
+}
+
+Result<Json> ChangeFeed::Poll(const FeedRequest& request) {
+  if (request.limit == 0 || request.limit > kFeedPageCommitsMax) {
+    return InvalidArgument("a feed page covers 1.." + std::to_string(kFeedPageCommitsMax) +
+                           " commits, not " + std::to_string(request.limit));
+  }
+  FeedCursor at;
+  if (!request.cursor.empty()) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(at, DecodeFeedCursor(request.cursor, graph_.stamp().graph_id));
+  } else {
+    OMNIGRAPH_ASSIGN_OR_RETURN(at, Start(request.branch, request.start));
+  }
+  Json commits = Json::array();
+  bool caught_up = false;
+  std::shared_ptr<const commit::GraphState> state;
+  while (commits.size() < request.limit) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<commit::Record> r,
+                               ReadNext(*graph_.runtime().store, at));
+    if (!r) {
+      caught_up = true;
+      break;
+    }
+    if (!state) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(state, StateAt(at));
+    }
+    OMNIGRAPH_ASSIGN_OR_RETURN(Json block, Block(*r, state, at));
+    commits.push_back(std::move(block));
+    at = FeedCursor{at.graph_id, at.key, r->seq, r->commit_id};
+  }
+  if (state) Keep(state);
+  // The caller-owned cursor comes on the terminal page only; before it, the page token.
+  return Json{{"stream", at.key},
+              {"blocks", std::move(commits)},
+              {"caught_up", caught_up},
+              {caught_up ? "cursor" : "next_page_token", EncodeFeedCursor(at)}};
+}
+
+Result<Json> ChangeFeed::Block(const commit::Record& r,
+                               std::shared_ptr<const commit::GraphState>& state,
+                               const FeedCursor& at) {
+  auto after = std::make_shared<commit::GraphState>(*state);
+  OMNIGRAPH_RETURN_IF_ERROR(after->Apply(r, commit::RecordName(r.stream, r.seq)));
+  Json block = Json{{"cause", CauseOf(r)}, {"seq", r.seq}};
+  if (r.summary) block["summary"] = *r.summary;
+  const bool boundary = r.change_set ? r.change_set->schema_boundary
+                                     : state->schema.content_hash != after->schema.content_hash;
+  if (boundary) {
+    block["schema_boundary"] = true;
+    block["changes"] = Json::array();
+  } else {
+    OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot before, graph_.SnapshotOfState(state));
+    OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot now, graph_.SnapshotOfState(after));
+    Result<Json> changes = ChangesOf(graph_, r, before, now);
+    if (!changes.ok()) return ExplainGap(changes.status(), at, r.seq);
+    block["changes"] = std::move(*changes);
+  }
+  state = std::move(after);
+  return block;
+}
+
+Status ChangeFeed::Baseline(std::string_view branch,
+                            const std::function<Status(std::string_view chunk)>& sink) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot head, graph_.SnapshotOfBranch(branch));
+  OMNIGRAPH_RETURN_IF_ERROR(Export(head, ExportOptions{}, sink));
+  const FeedCursor cursor = CursorOf(graph_.stamp().graph_id, head.state());
+  const Json line = Json{{"baseline", Json{{"snapshot_commit_id", cursor.commit_id},
+                                           {"resume_cursor", EncodeFeedCursor(cursor)}}}};
+  return sink(CanonicalJson(line) + "\n");
+}
+
+}  // namespace omnigraph::engine

@@ -1,0 +1,453 @@
+// The change feed (docs/design/change-feed.md): pages in first-parent order from resumable
+// cursors, typed rejections and gaps, baselines, and the exact object reads a poll costs.
+#include "engine/change_feed.h"
+
+#include <gtest/gtest.h>
+
+#include "base/clock.h"
+#include "commit/stream.h"
+#include "engine/commit_changes.h"
+#include "engine/load.h"
+#include "engine/mutate.h"
+#include "storage/counting_store.h"
+#include "storage/memory_store.h"
+
+namespace omnigraph::engine {
+namespace {
+
+using schema::Value;
+
+constexpr std::string_view kSchema = R"(
+node Person { name: String @key  age: I32? }
+edge Knows: Person -> Person { }
+)";
+
+constexpr std::string_view kQueries = R"(
+query add($name: String, $age: I32) { insert Person { name: $name, age: $age } }
+query age($name: String, $age: I32) { update Person set { age: $age } where name = $name }
+query remove($name: String) { delete Person where name = $name }
+query knows($a: String, $b: String) { insert Knows { from: $a, to: $b } }
+)";
+
+// Names every object it is asked to GET, so that a cost test can say which objects a call read.
+constexpr int64_t kHourMicros = int64_t{3600} * 1000 * 1000;
+
+class NamingStore final : public storage::ObjectStore {
+ public:
+  explicit NamingStore(std::shared_ptr<storage::ObjectStore> inner) : inner_(std::move(inner)) {}
+  std::vector<std::string> TakeGets() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return std::exchange(gets_, {});
+  }
+  Result<storage::GetResult> Get(std::string_view name,
+                                 std::optional<storage::ByteRange> range) override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      gets_.emplace_back(name);
+    }
+    return inner_->Get(name, range);
+  }
+  Result<storage::ObjectMeta> Head(std::string_view name) override { return inner_->Head(name); }
+  Status Put(std::string_view name, std::string_view data) override {
+    return inner_->Put(name, data);
+  }
+  Result<bool> PutIfAbsent(std::string_view name, std::string_view data) override {
+    return inner_->PutIfAbsent(name, data);
+  }
+  Result<std::string> PutIfMatch(std::string_view name, std::string_view data,
+                                 std::string_view etag) override {
+    return inner_->PutIfMatch(name, data, etag);
+  }
+  Result<storage::ListPage> List(const storage::ListOptions& options) override {
+    return inner_->List(options);
+  }
+  Status Delete(std::string_view name) override { return inner_->Delete(name); }
+  std::string Describe() const override { return inner_->Describe(); }
+
+ private:
+  std::shared_ptr<storage::ObjectStore> inner_;
+  std::mutex mu_;
+  std::vector<std::string> gets_;
+};
+
+class ChangeFeedTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // The store's clock is the runtime's, so that cleanup sees objects' true ages.
+    naming_ =
+        std::make_shared<NamingStore>(std::make_shared<storage::MemoryStore>("feed", clock_.get()));
+    counting_ = std::make_shared<storage::CountingStore>(naming_);
+    storage::Runtime runtime = storage::Runtime::ForTest(counting_);
+    runtime.clock = clock_;
+    Result<std::unique_ptr<Graph>> g = Graph::Init(runtime, kSchema);
+    ASSERT_TRUE(g.ok()) << g.status().ToString();
+    graph_ = std::move(*g);
+    feed_ = std::make_unique<ChangeFeed>(*graph_);
+  }
+
+  std::string Mutate(std::string_view name, std::map<std::string, Value> params,
+                     const std::string& branch = "main") {
+    MutationOptions options;
+    options.branch = branch;
+    Result<MutationResult> r = engine::Mutate(*graph_, kQueries, name, params, options);
+    OMNIGRAPH_CHECK_MSG(r.ok() && r->commit, std::string(name) + ": " + r.status().ToString());
+    return *r->commit;
+  }
+  std::string Add(const std::string& name, int age, const std::string& branch = "main") {
+    return Mutate("add", {{"name", Value::String(name)}, {"age", Value::Int(age)}}, branch);
+  }
+  Json Poll(FeedRequest request) {
+    Result<Json> page = feed_->Poll(request);
+    OMNIGRAPH_CHECK_MSG(page.ok(), page.status().ToString());
+    return *page;
+  }
+  Json PollCursor(const std::string& cursor, size_t limit = kFeedPageCommitsDefault) {
+    FeedRequest request;
+    request.cursor = cursor;
+    request.limit = limit;
+    return Poll(request);
+  }
+  Json PollStart(const std::string& start, const std::string& branch = "main") {
+    FeedRequest request;
+    request.branch = branch;
+    request.start = start;
+    return Poll(request);
+  }
+  // Where the next poll continues: the page token, or on the terminal page the cursor.
+  static std::string Next(const Json& page) {
+    EXPECT_NE(page.contains("cursor"), page.contains("next_page_token")) << page.dump();
+    EXPECT_EQ(page.contains("cursor"), page["caught_up"].get<bool>()) << page.dump();
+    return page.contains("cursor") ? page["cursor"] : page["next_page_token"];
+  }
+  static std::vector<std::string> Ids(const Json& page) {
+    std::vector<std::string> ids;
+    for (const Json& c : page["blocks"]) ids.push_back(c["cause"]["graph_commit_id"]);
+    return ids;
+  }
+
+  std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();
+  std::shared_ptr<NamingStore> naming_;
+  std::shared_ptr<storage::CountingStore> counting_;
+  std::unique_ptr<Graph> graph_;
+  std::unique_ptr<ChangeFeed> feed_;
+};
+
+TEST_F(ChangeFeedTest, FromTheBeginningEveryCommitComesInOrderWithItsCommitChanges) {
+  std::vector<std::string> commits = {Add("ada", 36), Add("bob", 40)};
+  commits.push_back(Mutate("knows", {{"a", Value::String("ada")}, {"b", Value::String("bob")}}));
+  commits.push_back(Mutate("age", {{"name", Value::String("ada")}, {"age", Value::Int(37)}}));
+  commits.push_back(Mutate("remove", {{"name", Value::String("bob")}}));
+
+  const Json page = PollStart("beginning");
+  EXPECT_EQ(Ids(page), commits);
+  EXPECT_TRUE(page["caught_up"].get<bool>());
+  EXPECT_EQ(page["stream"], "main");
+  for (size_t i = 0; i < commits.size(); ++i) {
+    Result<Json> one = CommitChanges(*graph_, commits[i]);
+    ASSERT_TRUE(one.ok()) << one.status().ToString();
+    EXPECT_EQ(page["blocks"][i]["changes"], (*one)["changes"]) << i;
+    EXPECT_EQ(page["blocks"][i]["cause"], (*one)["cause"]) << i;
+    EXPECT_EQ(page["blocks"][i]["seq"], i + 1);
+  }
+  EXPECT_EQ(page["blocks"][0]["summary"], "mutate add: +1 node");
+  EXPECT_EQ(page["blocks"][3]["changes"][0]["op"], "update");
+  EXPECT_EQ(page["blocks"][3]["changes"][0]["before"]["properties"]["age"], 36);
+  EXPECT_EQ(page["blocks"][3]["changes"][0]["after"]["properties"]["age"], 37);
+
+  // Nothing new: an empty page, caught up, and the same position.
+  const Json again = PollCursor(Next(page));
+  EXPECT_TRUE(again["blocks"].empty());
+  EXPECT_TRUE(again["caught_up"].get<bool>());
+  EXPECT_EQ(Next(again), Next(page));
+  const std::string next = Add("cy", 1);
+  EXPECT_EQ(Ids(PollCursor(Next(again))), std::vector<std::string>{next});
+}
+
+TEST_F(ChangeFeedTest, PagesResumeWhereThePreviousOneEnded) {
+  std::vector<std::string> commits;
+  for (int i = 0; i < 5; ++i) commits.push_back(Add("p" + std::to_string(i), i));
+  FeedRequest request;
+  request.start = "beginning";
+  request.limit = 2;
+  std::vector<std::string> seen;
+  Json page = Poll(request);
+  int pages = 1;
+  while (true) {
+    for (const std::string& id : Ids(page)) seen.push_back(id);
+    if (page["caught_up"].get<bool>()) break;
+    EXPECT_EQ(page["blocks"].size(), 2u);
+    page = PollCursor(Next(page), 2);
+    ++pages;
+  }
+  EXPECT_EQ(seen, commits);
+  EXPECT_EQ(pages, 3);  // 2 + 2 + 1 (the last one finds the end).
+}
+
+TEST_F(ChangeFeedTest, StartsNowAndAfterACommit) {
+  const std::string a = Add("a", 1);
+  const std::string b = Add("b", 2);
+  const Json now = PollStart("now");
+  EXPECT_TRUE(now["blocks"].empty());
+  EXPECT_TRUE(now["caught_up"].get<bool>());
+  const std::string c = Add("c", 3);
+  EXPECT_EQ(Ids(PollCursor(Next(now))), std::vector<std::string>{c});
+  EXPECT_EQ(Ids(PollStart("after:" + a)), (std::vector<std::string>{b, c}));
+
+  FeedRequest bad;
+  bad.start = "yesterday";
+  EXPECT_EQ(feed_->Poll(bad).status().code(), Code::kInvalidArgument);
+  bad.start = "after:main.99.AAAAAAAAAA";
+  EXPECT_EQ(feed_->Poll(bad).status().code(), Code::kCommitNotFound);
+  bad.start = "now";
+  bad.limit = 0;
+  EXPECT_EQ(feed_->Poll(bad).status().code(), Code::kInvalidArgument);
+  bad.limit = kFeedPageCommitsMax + 1;
+  EXPECT_EQ(feed_->Poll(bad).status().code(), Code::kInvalidArgument);
+  bad.limit = 1;
+  bad.branch = "nope";
+  EXPECT_EQ(feed_->Poll(bad).status().code(), Code::kBranchNotFound);
+}
+
+TEST_F(ChangeFeedTest, ABranchFeedFollowsItsLifeFromTheForkCommit) {
+  Add("a", 1);
+  const std::string fork = Add("b", 2);
+  ASSERT_TRUE(graph_->CreateBranch("dev", "main").ok());
+  const std::string d1 = Add("d1", 1, "dev");
+  Add("m3", 3);  // On main: not in dev's feed.
+  const std::string d2 = Add("d2", 2, "dev");
+  const Json page = PollStart("beginning", "dev");
+  EXPECT_EQ(Ids(page), (std::vector<std::string>{d1, d2}));
+  EXPECT_NE(page["stream"], "main");
+  EXPECT_EQ(page["blocks"][0]["cause"]["parent_commit_id"], fork);
+  EXPECT_EQ(Ids(PollStart("after:" + fork, "dev")), (std::vector<std::string>{d1, d2}));
+  // A commit of main before the fork is not on dev's life.
+  FeedRequest before;
+  before.branch = "dev";
+  before.start = "after:" + Ids(PollStart("beginning"))[0];
+  EXPECT_EQ(feed_->Poll(before).status().code(), Code::kInvalidArgument);
+}
+
+TEST_F(ChangeFeedTest, ACursorOfAnotherGraphLifeOrDamagedIsRejected) {
+  Add("a", 1);
+  const std::string cursor = Next(PollStart("now"));
+  // Damaged: any changed character fails the check.
+  for (size_t i : {size_t{3}, cursor.size() / 2, cursor.size() - 1}) {
+    std::string damaged = cursor;
+    damaged[i] = damaged[i] == 'A' ? 'B' : 'A';
+    FeedRequest request;
+    request.cursor = damaged;
+    EXPECT_EQ(feed_->Poll(request).status().code(), Code::kChangeCursorRejected) << i;
+  }
+  FeedRequest garbage;
+  garbage.cursor = "main:3";
+  EXPECT_EQ(feed_->Poll(garbage).status().code(), Code::kChangeCursorRejected);
+
+  // Another graph's cursor.
+  // (Another seed: the same seed and clock would mint the same graph id.)
+  auto other =
+      Graph::Init(storage::Runtime::ForTest(std::make_shared<storage::MemoryStore>(), 7), kSchema);
+  ASSERT_TRUE(other.ok());
+  ChangeFeed other_feed(**other);
+  FeedRequest foreign;
+  foreign.cursor = cursor;
+  Result<Json> refused = other_feed.Poll(foreign);
+  EXPECT_EQ(refused.status().code(), Code::kChangeCursorRejected);
+  EXPECT_NE(refused.status().message().find("belongs to graph"), std::string::npos);
+
+  // A deleted branch life: its cursor is refused, also once the name lives again.
+  ASSERT_TRUE(graph_->CreateBranch("dev", "main").ok());
+  Add("d", 1, "dev");
+  const std::string dev_cursor = Next(PollStart("now", "dev"));
+  ASSERT_TRUE(graph_->DeleteBranch("dev").ok());
+  ASSERT_TRUE(graph_->CreateBranch("dev", "main").ok());
+  Add("d2", 2, "dev");
+  FeedRequest old_life;
+  old_life.cursor = dev_cursor;
+  Result<Json> gone = feed_->Poll(old_life);
+  EXPECT_EQ(gone.status().code(), Code::kChangeCursorRejected) << gone.status().ToString();
+  EXPECT_NE(gone.status().message().find("was deleted"), std::string::npos);
+}
+
+TEST_F(ChangeFeedTest, CursorsRoundTripAndCarryTheirPosition) {
+  const FeedCursor c{"01M8R7C14Q3SSY1VMZ818AYB9C", "main", 42, "main.42.J2C6S7SD8M"};
+  const std::string text = EncodeFeedCursor(c);
+  EXPECT_TRUE(text.starts_with("c1."));
+  Result<FeedCursor> back = DecodeFeedCursor(text, c.graph_id);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(*back, c);
+  EXPECT_EQ(DecodeFeedCursor(text, "01M8R7C14Q3SSY1VMZ818AYB9D").status().code(),
+            Code::kChangeCursorRejected);
+  EXPECT_EQ(DecodeFeedCursor(text.substr(0, text.size() - 1), c.graph_id).status().code(),
+            Code::kChangeCursorRejected);
+}
+
+TEST_F(ChangeFeedTest, ASchemaChangeIsABoundaryBlock) {
+  Add("a", 1);
+  const std::string cursor = Next(PollStart("now"));
+  Result<SchemaApplyResult> applied =
+      graph_->ApplySchema(std::string(kSchema) + "node Place { name: String @key }\n");
+  ASSERT_TRUE(applied.ok()) << applied.status().ToString();
+  const std::string after = Add("b", 2);
+  const Json page = PollCursor(cursor);
+  ASSERT_EQ(page["blocks"].size(), 2u);
+  EXPECT_TRUE(page["blocks"][0]["schema_boundary"].get<bool>());
+  EXPECT_TRUE(page["blocks"][0]["changes"].empty());
+  EXPECT_EQ(page["blocks"][1]["cause"]["graph_commit_id"], after);
+  EXPECT_EQ(page["blocks"][1]["changes"].size(), 1u);
+}
+
+TEST_F(ChangeFeedTest, ABaselineIsTheHeadExportAndACursorToFollowFrom) {
+  Add("ada", 36);
+  Add("bob", 40);
+  std::string out;
+  ASSERT_TRUE(feed_
+                  ->Baseline("main",
+                             [&](std::string_view chunk) {
+                               out += chunk;
+                               return Status::Ok();
+                             })
+                  .ok());
+  std::vector<std::string> lines;
+  for (size_t start = 0, nl; (nl = out.find('\n', start)) != std::string::npos; start = nl + 1) {
+    lines.push_back(out.substr(start, nl - start));
+  }
+  ASSERT_EQ(lines.size(), 3u);  // two entities, then the baseline line
+  Result<Json> last = ParseJson(lines.back(), "baseline");
+  ASSERT_TRUE(last.ok());
+  const Json& baseline = (*last)["baseline"];
+  EXPECT_EQ(baseline["snapshot_commit_id"], graph_->SnapshotOfBranch("main")->commit_id());
+  const std::string next = Add("cy", 1);
+  EXPECT_EQ(Ids(PollCursor(baseline["resume_cursor"])), std::vector<std::string>{next});
+}
+
+TEST_F(ChangeFeedTest, HistoryReclaimedByCleanupIsAGapNamingTheHorizon) {
+  const std::string behind = Next(PollStart("beginning"));
+  for (int i = 0; i < 8; ++i) Add("p" + std::to_string(i), i);
+  clock_->Advance(kHourMicros * 2);  // Everything is older than the grace period.
+  CleanupOptions options;
+  options.keep = 1;
+  ASSERT_TRUE(graph_->Cleanup(options).ok());
+  // A handle that has not cached the reclaimed versions (this one staged them).
+  Result<std::unique_ptr<Graph>> fresh = Graph::Open(graph_->runtime());
+  ASSERT_TRUE(fresh.ok());
+  ChangeFeed feed(**fresh);
+  FeedRequest request;
+  request.cursor = behind;
+  Result<Json> gap = feed.Poll(request);
+  ASSERT_EQ(gap.status().code(), Code::kChangeFeedGap) << gap.status().ToString();
+  EXPECT_NE(gap.status().message().find("below seq"), std::string::npos);
+  EXPECT_NE(gap.status().message().find("changes baseline"), std::string::npos);
+  EXPECT_EQ(gap.status().object(), commit::HorizonName("main"));
+}
+
+// A spilled change set's delta object is kept while its record is retained and removed with it.
+TEST_F(ChangeFeedTest, ADeltaObjectGoesWithItsRecordsRetention) {
+  std::string large;
+  for (int i = 0; i < 3000; ++i) {
+    large += "{\"type\":\"Person\",\"data\":{\"name\":\"p" + std::to_string(i) + "\"}}\n";
+  }
+  Result<LoadResult> loaded = LoadJsonl(*graph_, "main", large, LoadMode::kAppend);
+  ASSERT_TRUE(loaded.ok() && loaded->commit) << loaded.status().ToString();
+  Result<commit::Record> record = commit::LookupCommit(*counting_, *loaded->commit);
+  ASSERT_TRUE(record.ok() && record->change_set && record->change_set->delta);
+  const std::string delta = record->change_set->delta->name;
+  auto deltas = [&] { return storage::ListAll(*counting_, "_graph/main/changes/")->size(); };
+  Add("a", 1);
+  CleanupOptions options;
+  options.keep = 2;                  // Retains the load.
+  clock_->Advance(kHourMicros * 2);  // Everything is older than the grace period.
+  Result<GraphCleanupReport> kept = graph_->Cleanup(options);
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  EXPECT_TRUE(kept->deltas_removed.empty());
+  EXPECT_EQ(deltas(), 1u);
+  Add("b", 2);
+  clock_->Advance(kHourMicros * 2);
+  options.keep = 1;
+  options.dry_run = true;
+  Result<GraphCleanupReport> preview = graph_->Cleanup(options);
+  ASSERT_TRUE(preview.ok());
+
+  EXPECT_EQ(preview->deltas_removed, std::vector<std::string>{delta});
+  EXPECT_EQ(deltas(), 1u);  // A dry run removes nothing.
+  options.dry_run = false;
+  Result<GraphCleanupReport> removed = graph_->Cleanup(options);
+  ASSERT_TRUE(removed.ok());
+  EXPECT_EQ(removed->deltas_removed, std::vector<std::string>{delta});
+  EXPECT_EQ(deltas(), 0u);
+}
+
+// What a consumer pays: a caught-up poll is one object read at any depth.
+TEST_F(ChangeFeedTest, ACaughtUpPollIsOneObjectReadAtDepthsTenAndTenThousand) {
+  for (int i = 0; i < 10; ++i) Add("p" + std::to_string(i), i);
+  std::string cursor = Next(PollStart("now"));
+  storage::OpCounts before = counting_->Snapshot();
+  Json page = PollCursor(cursor);
+  storage::OpCounts cost = counting_->Snapshot() - before;
+  EXPECT_TRUE(page["caught_up"].get<bool>());
+  EXPECT_EQ(cost.total(), 1u) << cost.ToString();
+  EXPECT_EQ(cost.gets, 1u);
+
+  // Depth 10,000: records without tables, published straight on main's stream.
+  Result<std::unique_ptr<commit::Stream>> main =
+      commit::Stream::Open(graph_->runtime(), "main", commit::StreamOptions{50, true});
+  ASSERT_TRUE(main.ok());
+  for (int i = 0; i < 9990; ++i) {
+    commit::PublishRequest empty;
+    empty.stage = [](const commit::GraphState&) -> Result<commit::RecordContent> {
+      return commit::RecordContent{};
+    };
+    ASSERT_TRUE((*main)->Publish(empty).ok());
+  }
+  (*main)->WaitForBackground();
+  cursor = Next(PollStart("now"));
+  ASSERT_EQ(DecodeFeedCursor(cursor, graph_->stamp().graph_id)->seq, 10000u);
+  before = counting_->Snapshot();
+  page = PollCursor(cursor);
+  cost = counting_->Snapshot() - before;
+  EXPECT_TRUE(page["caught_up"].get<bool>());
+  EXPECT_EQ(cost.total(), 1u) << cost.ToString();
+}
+
+// A page over k commits of a consumer that keeps polling: k record reads, one read that finds
+// the end, and the changed entities' table reads (here, one inserted node per commit, in a fresh
+// version of its table, on a handle that has not read those versions); no fold, no other table.
+TEST_F(ChangeFeedTest, APageCostsItsRecordsAndTheChangedEntitiesOnly) {
+  for (int i = 0; i < 20; ++i) Add("p" + std::to_string(i), i);
+  // The consumer's own handle: nothing of the writer's cached table versions.
+  Result<std::unique_ptr<Graph>> reader = Graph::Open(graph_->runtime());
+  ASSERT_TRUE(reader.ok());
+  feed_ = std::make_unique<ChangeFeed>(**reader);
+  Json page = PollStart("beginning");  // Folds once; the feed keeps the state at its end.
+  ASSERT_EQ(page["blocks"].size(), 20u);
+  Add("new0", 1);
+  Add("new1", 2);
+  Add("new2", 3);
+  storage::OpCounts before = counting_->Snapshot();
+  naming_->TakeGets();
+  page = PollCursor(Next(page));
+  storage::OpCounts cost = counting_->Snapshot() - before;
+  const std::vector<std::string> read = naming_->TakeGets();
+  ASSERT_EQ(page["blocks"].size(), 3u);
+  EXPECT_TRUE(page["caught_up"].get<bool>());
+  std::string names;
+  size_t records = 0, manifests = 0, fragments = 0;
+  for (const std::string& n : read) {
+    names += n + "\n";
+    records += n.ends_with(".commit");
+    manifests += n.find("/versions/") != std::string::npos;
+    fragments += n.find("/data/") != std::string::npos;
+  }
+  // Per commit: its record, the manifest of its node:Person version and the one fragment that
+  // holds the inserted entity; then the record that is not there yet. Nothing else: no
+  // checkpoint, no metadata, no other table, no unchanged fragment.
+  EXPECT_EQ(cost.writes(), 0u);
+  EXPECT_EQ(cost.lists, 0u);
+  EXPECT_EQ(cost.heads, 0u);
+  EXPECT_EQ(cost.gets, 3u * 3u + 1u) << names;
+  EXPECT_EQ(records, 4u) << names;
+  EXPECT_EQ(manifests, 3u) << names;
+  EXPECT_EQ(fragments, 3u) << names;
+}
+
+}  // namespace
+}  // namespace omnigraph::engine
