@@ -44,6 +44,17 @@ struct DatabaseOptions {
   bool group_commit = true;
 };
 
+// How Database::Connect reaches an omnigraph-server (docs/design/api.md "Remote handles").
+struct ConnectOptions {
+  // Sent as "Authorization: Bearer <token>"; the server publishes writes as the token's actor.
+  std::optional<std::string> bearer_token;
+  // A graph the server serves under /graphs/{id}/; empty = the server's plain paths.
+  std::string graph_id;
+  int64_t connect_timeout_ms = 10'000;
+  // One whole request, first byte to last (a 32 MiB load on a slow link, a long export).
+  int64_t request_timeout_ms = 600'000;
+};
+
 // Where a write goes and what it may assume.
 struct WriteTarget {
   std::string branch = "main";
@@ -119,6 +130,16 @@ class Database {
   // Opens an existing graph. NotFound when there is none.
   static Result<std::unique_ptr<Database>> Open(std::string_view uri,
                                                 const DatabaseOptions& options = {});
+  // A handle on the graph an omnigraph-server serves at `url` (http:// or https://): the same
+  // calls and the same JSON, each one request to the server's routes (docs/design/api.md "Remote
+  // handles"). No request is made until the first call. Server errors come back as the Status
+  // the server's handle returned (code, kind, message, object); the server's own refusals as
+  // Configuration (401, 403), InvalidArgument (400, 415), NotFound, ResourceLimit; an
+  // unreachable server as Transient, a write without an answer as Unknown. Calls with no route
+  // (PlanSchema, Cleanup, Repair, Lint) are Unsupported, naming the call. InvalidArgument for a
+  // URL that is not http(s).
+  static Result<std::unique_ptr<Database>> Connect(std::string_view url,
+                                                   const ConnectOptions& options = {});
   ~Database();
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;

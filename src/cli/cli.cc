@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -26,7 +27,14 @@ Result<std::string> Context::Uri() const {
   if (!g_.store.empty() && !g_.uri.empty() && g_.store != g_.uri) {
     return InvalidArgument("give the graph once: a URI argument or --store, not both");
   }
-  std::string uri = g_.store.empty() ? g_.uri : g_.store;
+  if (!g_.server.empty() && (!g_.uri.empty() || !g_.store.empty())) {
+    return InvalidArgument(
+        "--server is exclusive with a URI argument or --store: give the graph one way");
+  }
+  if (!g_.graph.empty() && g_.server.empty()) {
+    return InvalidArgument("--graph names a graph of a server: it needs --server URL");
+  }
+  std::string uri = !g_.server.empty() ? g_.server : g_.store.empty() ? g_.uri : g_.store;
   if (uri.empty()) {
     return InvalidArgument("no graph given: add its URI (a path, s3://, ...); see '" +
                            CommandPath(app_) + " --help'");
@@ -40,9 +48,37 @@ DatabaseOptions Context::Options() const {
   return o;
 }
 
+namespace {
+
+bool IsServerUrl(const std::string& uri) {
+  return uri.starts_with("http://") || uri.starts_with("https://");
+}
+
+}  // namespace
+
+bool Context::Remote() const {
+  return !g_.server.empty() || IsServerUrl(g_.store.empty() ? g_.uri : g_.store);
+}
+
 Result<std::unique_ptr<Database>> Context::Open() const {
   OMNIGRAPH_ASSIGN_OR_RETURN(std::string uri, Uri());
-  return Database::Open(uri, Options());
+  if (!Remote()) {
+    if (!g_.token.empty()) return InvalidArgument("--token is for a server: it needs --server URL");
+    return Database::Open(uri, Options());
+  }
+  if (!g_.actor.empty()) {
+    return InvalidArgument(
+        "--as sets the actor of direct writes; a server publishes as the "
+        "actor of the bearer token");
+  }
+  api::ConnectOptions options;
+  options.graph_id = g_.graph;
+  if (!g_.token.empty()) {
+    options.bearer_token = g_.token;
+  } else if (const char* env = std::getenv(kBearerTokenEnv); env != nullptr && *env != '\0') {
+    options.bearer_token = std::string(env);
+  }
+  return Database::Connect(uri, options);
 }
 
 void Context::FailPrecondition(const Status& s, const std::string& expected,
@@ -59,12 +95,13 @@ void Context::FailPrecondition(const Status& s, const std::string& expected,
 
 void Context::Echo(const std::string& verb) const {
   if (g_.quiet) return;
-  std::string target = g_.store.empty() ? g_.uri : g_.store;
+  std::string target = !g_.server.empty() ? g_.server : g_.store.empty() ? g_.uri : g_.store;
   std::fprintf(stderr, "omnigraph %s \u2192 %s (%s)\n", verb.c_str(), target.c_str(),
                AccessPath(target).c_str());
 }
 
 std::string AccessPath(const std::string& uri) {
+  if (IsServerUrl(uri)) return "served";
   const bool local = uri.find("://") == std::string::npos || uri.starts_with("file://");
   return local ? "direct, local" : "direct, remote";
 }
@@ -164,10 +201,11 @@ Result<Json> Params(const std::string& text, const std::string& file) {
   return ParseJson(json, file.empty() ? "--params" : file);
 }
 
-// `[NAME] URI` of query and mutate: with --store, a lone word is the query's name.
+// `[NAME] URI` of query and mutate: with --store or --server, a lone word is the query's name.
 void SplitQueryArgs(const std::vector<std::string>& args, Globals& g, std::string& name) {
-  if (args.size() == 2 || (args.size() == 1 && !g.store.empty())) name = args.front();
-  if (args.size() == 2 || (args.size() == 1 && g.store.empty())) g.uri = args.back();
+  const bool elsewhere = !g.store.empty() || !g.server.empty();
+  if (args.size() == 2 || (args.size() == 1 && elsewhere)) name = args.front();
+  if (args.size() == 2 || (args.size() == 1 && !elsewhere)) g.uri = args.back();
 }
 
 }  // namespace

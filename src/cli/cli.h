@@ -5,9 +5,11 @@
 // only by the command's own files (a heavy header). Single-threaded, like the command.
 //
 // Every command takes the graph's URI as its last positional argument (a path, file://,
-// memory://, s3://, az://) or --store URI. Results go to stdout (pretty JSON with --json, else a
-// short human form); writes also echo "omnigraph <verb> → <target> (direct, local)" (or
-// "(direct, remote)" for a store that is not a local path) to stderr unless --quiet. Exit
+// memory://, s3://, az://) or --store URI, or reaches a graph an omnigraph-server serves with
+// --server URL [--token T] [--graph ID] (or an http:// or https:// URI argument); the output is
+// the same either way. Results go to stdout (pretty JSON with --json, else a short human form);
+// writes also echo "omnigraph <verb> → <target> (direct, local)" (or "(direct, remote)" for a
+// store that is not a local path, "(served)" for a server) to stderr unless --quiet. Exit
 // status: 0 ok, 1 error, 4 when an expected-commit precondition failed.
 #pragma once
 
@@ -38,6 +40,10 @@ constexpr int kExitPrecondition = 4;
 struct Globals {
   std::string uri;
   std::string store;
+  // An omnigraph-server's URL, its bearer token (else $OMNIGRAPH_BEARER_TOKEN) and a graph id.
+  std::string server;
+  std::string token;
+  std::string graph;
   std::string actor;
   bool quiet = false;
   bool json = false;
@@ -61,9 +67,13 @@ class Context {
   void FailPrecondition(const Status& s, const std::string& expected,
                         const std::optional<std::string>& actual);
 
-  // The graph's URI from the positional argument or --store; an error when neither or both differ.
+  // The graph's URI from the positional argument, --store or --server; an error when none is
+  // given, or two that differ.
   Result<std::string> Uri() const;
+  // Whether the graph is one an omnigraph-server serves (--server, or an http(s):// URI).
+  bool Remote() const;
   DatabaseOptions Options() const;
+  // The graph: opened on its store, or connected to its server (Database::Connect).
   Result<std::unique_ptr<Database>> Open() const;
   // "omnigraph <verb> → <target> (<access path>)" on stderr unless --quiet.
   void Echo(const std::string& verb) const;
@@ -98,8 +108,8 @@ void AddUriArg(CLI::App* cmd, Context& ctx);
 // "commit <id>" of a write's output (whose `commit` is the commit object), or "no commit".
 std::string CommitText(const Json& j);
 
-// How the command reaches the graph at `uri`: "direct, local" for a path or file://, else
-// "direct, remote" (the words of OmniGraph's write echo).
+// How the command reaches the graph at `uri`: "served" for an omnigraph-server's http(s):// URL,
+// "direct, local" for a path or file://, else "direct, remote" (OmniGraph's write echo's words).
 std::string AccessPath(const std::string& uri);
 
 // The query source, parameters and branch that query and mutate share.
@@ -119,6 +129,9 @@ struct QueryRun {
   Json params;
   std::unique_ptr<Database> db;
 };
+
+// The environment variable a --server command takes its bearer token from without --token.
+constexpr const char* kBearerTokenEnv = "OMNIGRAPH_BEARER_TOKEN";
 
 // Adds --query, -e, --params, --params-file and --branch to `cmd`.
 void AddQueryOptions(CLI::App* cmd, QueryOptions& q);

@@ -69,6 +69,11 @@ Result<Json> RunLint(const LintOptions& o, Context& ctx, const std::string& sour
       !std::filesystem::is_directory(o.schema, ec)) {
     return InvalidArgument("cannot read '" + o.schema + "': No such file or directory");
   }
+  if (o.schema.empty() && ctx.Remote()) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, ctx.Open());
+    OMNIGRAPH_ASSIGN_OR_RETURN(Json report, db->Lint(source));
+    return WithSources(report, Json{{"kind", "graph"}, {"uri", db->uri()}}, o.query_file);
+  }
   std::string uri = o.schema;
   if (uri.empty()) {
     if (ctx.globals().uri.empty() && ctx.globals().store.empty()) {

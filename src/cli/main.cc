@@ -2,8 +2,9 @@
 // (include/omnigraph/omnigraph.h). This file holds the global options, the usage errors and the
 // parse; each verb group registers its subcommands from its own file (cli.h lists them).
 //
-// Options go before or after the URI; global options (--store, --as, --quiet) before or after
-// the command. Exit status: 0 ok, 1 error (a usage error is one line naming the problem and the
+// Options go before or after the URI; global options (--store, --server, --token, --graph, --as,
+// --quiet) before or after the command. Exit status: 0 ok, 1 error (a usage error is one line
+// naming the problem and the
 // --help to read), 4 when an expected-commit precondition failed.
 #include <algorithm>
 #include <cctype>
@@ -15,6 +16,12 @@
 
 namespace omnigraph::cli {
 namespace {
+
+// A global option whose value is the next word (not a command).
+bool TakesValue(const std::string& arg) {
+  return arg == "--store" || arg == "--as" || arg == "--server" || arg == "--token" ||
+         arg == "--graph";
+}
 
 // A usage error (unknown command or option, missing argument, bad option value) as one line that
 // names it and the --help to read; exit status 1.
@@ -35,7 +42,7 @@ int UsageError(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
     what = needs_subcommand && left.empty() ? "no command given" : what;
     for (int i = 1; i < argc; ++i) {
       const std::string arg = argv[i];
-      if (arg == "--store" || arg == "--as") {
+      if (TakesValue(arg)) {
         ++i;
       } else if (!arg.starts_with("-")) {
         what = "unknown command '" + arg + "'";
@@ -62,7 +69,7 @@ int UsageError(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
 std::vector<std::string> CheckToLint(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--store" || args[i] == "--as") {
+    if (TakesValue(args[i])) {
       ++i;
     } else if (!args[i].starts_with("-")) {
       if (args[i] == "check") {
@@ -90,6 +97,15 @@ int Main(int argc, char** argv) {
   app.add_option("--store", g.store, "The graph's store URI (instead of the positional URI)")
       ->check(NonEmpty());
   app.add_option("--as", g.actor, "The actor recorded on commits")->check(NonEmpty());
+  app.add_option("--server", g.server,
+                 "An omnigraph-server's URL (http://HOST:PORT): run the command against the "
+                 "graph it serves")
+      ->check(NonEmpty());
+  app.add_option("--token", g.token,
+                 std::string("The server's bearer token (default: $") + kBearerTokenEnv + ")")
+      ->check(NonEmpty());
+  app.add_option("--graph", g.graph, "The graph id on a server that serves several")
+      ->check(NonEmpty());
   app.add_flag("--quiet", g.quiet, "Do not echo writes to stderr");
   AddWriteCommands(app, ctx);
   AddBranchCommands(app, ctx);

@@ -20,6 +20,12 @@ void AddInit(CLI::App& app, Context& ctx) {
       ->check(NonEmpty());
   AddUriArg(init, ctx);
   init->callback([&ctx, schema_file] {
+    if (ctx.Remote()) {
+      ctx.Fail(Status(Code::kUnsupported,
+                      "init creates a graph on a store: give the store's URI (omnigraph-server "
+                      "serves a graph that exists)"));
+      return;
+    }
     Result<std::string> schema = ReadFile(*schema_file);
     Result<std::string> uri = ctx.Uri();
     if (!schema.ok() || !uri.ok()) {

@@ -8,6 +8,7 @@
 #include "commit/history.h"
 #include "commit/names.h"
 #include "commit/repair.h"
+#include "engine/api_remote.h"
 #include "engine/api_values.h"
 #include "engine/change_feed.h"
 #include "engine/change_sets.h"
@@ -491,17 +492,23 @@ using engine::ToApi;
 
 // A handle and the actor its writes publish as: WithActor makes another Impl over the same
 // handle, so every actor a front end serves shares one runtime, warm branch handles and cache.
+// A handle from Connect has `remote` instead of `handle` and answers every call through it (the
+// server publishes as the token's actor, so `actor` is unused there).
 struct Database::Impl {
   std::shared_ptr<engine::Handle> handle;
   std::optional<std::string> actor;
+  std::shared_ptr<engine::RemoteHandle> remote;
 };
 
 Database::Database(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Database::~Database() = default;
 
-const std::string& Database::uri() const { return impl_->handle->uri(); }
+const std::string& Database::uri() const {
+  return impl_->remote ? impl_->remote->url() : impl_->handle->uri();
+}
 
 StoreCallCounts Database::StoreCalls() const {
+  if (impl_->remote) return StoreCallCounts{};
   const storage::OpCounts c = impl_->handle->StoreCalls();
   return StoreCallCounts{c.gets,          c.heads,        c.lists,  c.puts,
                          c.put_if_absent, c.put_if_match, c.deletes};
@@ -513,7 +520,7 @@ Result<std::unique_ptr<Database>> Database::Init(std::string_view uri,
   auto handle = engine::Handle::Init(uri, schema_source, options);
   if (!handle.ok()) return ToApi(handle.status());
   return std::unique_ptr<Database>(
-      new Database(std::make_unique<Impl>(Impl{std::move(*handle), options.actor})));
+      new Database(std::make_unique<Impl>(Impl{std::move(*handle), options.actor, nullptr})));
 }
 
 Result<std::unique_ptr<Database>> Database::Open(std::string_view uri,
@@ -521,36 +528,53 @@ Result<std::unique_ptr<Database>> Database::Open(std::string_view uri,
   auto handle = engine::Handle::Open(uri, options);
   if (!handle.ok()) return ToApi(handle.status());
   return std::unique_ptr<Database>(
-      new Database(std::make_unique<Impl>(Impl{std::move(*handle), options.actor})));
+      new Database(std::make_unique<Impl>(Impl{std::move(*handle), options.actor, nullptr})));
+}
+
+Result<std::unique_ptr<Database>> Database::Connect(std::string_view url,
+                                                    const ConnectOptions& options) {
+  Result<std::unique_ptr<engine::RemoteHandle>> remote =
+      engine::RemoteHandle::Connect(url, options);
+  if (!remote.ok()) return remote.status();
+  return std::unique_ptr<Database>(
+      new Database(std::make_unique<Impl>(Impl{nullptr, std::nullopt, std::move(*remote)})));
 }
 
 std::unique_ptr<Database> Database::WithActor(std::optional<std::string> actor) const {
   return std::unique_ptr<Database>(
-      new Database(std::make_unique<Impl>(Impl{impl_->handle, std::move(actor)})));
+      new Database(std::make_unique<Impl>(Impl{impl_->handle, std::move(actor), impl_->remote})));
 }
 
 Result<Json> Database::CreateBranch(std::string_view name, std::string_view from) {
+  if (impl_->remote) return impl_->remote->CreateBranch(name, from);
   return ToApi(impl_->handle->CreateBranch(name, from, impl_->actor));
 }
 
 Result<Json> Database::DeleteBranch(std::string_view name) {
+  if (impl_->remote) return impl_->remote->DeleteBranch(name);
   return ToApi(impl_->handle->DeleteBranch(name, impl_->actor));
 }
 
-Result<Json> Database::ListBranches() { return ToApi(impl_->handle->ListBranches()); }
+Result<Json> Database::ListBranches() {
+  if (impl_->remote) return impl_->remote->ListBranches();
+  return ToApi(impl_->handle->ListBranches());
+}
 
 Result<Json> Database::ListCommits(std::string_view branch, size_t limit) {
-  Result<Json> page = ToApi(impl_->handle->ListCommits(branch, limit, ""));
+  Result<Json> page = impl_->remote ? impl_->remote->CommitHistory(branch, limit, "")
+                                    : ToApi(impl_->handle->ListCommits(branch, limit, ""));
   if (!page.ok()) return page.status();
   return (*page)["commits"];
 }
 
 Result<Json> Database::CommitHistory(std::string_view branch, size_t limit,
                                      std::string_view page_token) {
+  if (impl_->remote) return impl_->remote->CommitHistory(branch, limit, page_token);
   return ToApi(impl_->handle->ListCommits(branch, limit, page_token));
 }
 
 Result<Json> Database::CommitChanges(std::string_view commit_id) {
+  if (impl_->remote) return impl_->remote->CommitChanges(commit_id);
   return ToApi(impl_->handle->CommitChanges(commit_id));
 }
 
@@ -565,11 +589,13 @@ Status Database::ChangesBaseline(std::string_view branch,
 }
 
 Result<Json> Database::Snapshot(const ReadTarget& target) {
+  if (impl_->remote) return impl_->remote->Snapshot(target);
   return ToApi(impl_->handle->SnapshotOf(target));
 }
 
 Result<Json> Database::Merge(std::string_view source, const MergeOptions& options,
                              Json* conflicts) {
+  if (impl_->remote) return impl_->remote->Merge(source, options, conflicts);
   omnigraph::Json engine_conflicts;
   Result<Json> out = ToApi(impl_->handle->Merge(source, options, impl_->actor, engine_conflicts));
   if (conflicts != nullptr && !engine_conflicts.is_null()) *conflicts = ToApi(engine_conflicts);
@@ -577,11 +603,13 @@ Result<Json> Database::Merge(std::string_view source, const MergeOptions& option
 }
 
 Result<Json> Database::ShowCommit(std::string_view commit_id) {
+  if (impl_->remote) return impl_->remote->ShowCommit(commit_id);
   return ToApi(impl_->handle->ShowCommit(commit_id));
 }
 
 Result<Json> Database::Load(std::string_view ndjson, std::string_view mode,
                             const WriteTarget& target) {
+  if (impl_->remote) return impl_->remote->Load(ndjson, mode, target);
   return ToApi(impl_->handle->Load(ndjson, mode, target, impl_->actor));
 }
 
@@ -594,11 +622,13 @@ Status Database::Export(std::string_view branch, const std::vector<std::string>&
 
 Status Database::Export(const ReadTarget& target, const std::vector<std::string>& types,
                         const std::function<Status(std::string_view chunk)>& sink) {
+  if (impl_->remote) return impl_->remote->Export(target, types, sink);
   return ToApi(impl_->handle->Export(
       target, types, [&sink](std::string_view chunk) { return FromApi(sink(chunk)); }));
 }
 
 Result<std::string> Database::ResolveCommit(const ReadTarget& target) {
+  if (impl_->remote) return impl_->remote->ResolveCommit(target);
   omnigraph::Result<std::string> commit = impl_->handle->ResolveCommit(target);
   if (!commit.ok()) return ToApi(commit.status());
   return std::move(*commit);
@@ -606,33 +636,43 @@ Result<std::string> Database::ResolveCommit(const ReadTarget& target) {
 
 Result<Json> Database::Mutate(std::string_view source, std::string_view name, const Json& params,
                               const WriteTarget& target) {
+  if (impl_->remote) return impl_->remote->Mutate(source, name, params, target);
   return ToApi(impl_->handle->Mutate(source, name, FromApi(params), target, impl_->actor));
 }
 
 Result<Json> Database::Query(std::string_view source, std::string_view name, const Json& params,
                              const ReadTarget& target) {
+  if (impl_->remote) return impl_->remote->Query(source, name, params, target);
   return ToApi(impl_->handle->Query(source, name, FromApi(params), target));
 }
 
 Result<Json> Database::PlanSchema(std::string_view schema_source, bool allow_data_loss) {
+  if (impl_->remote) return impl_->remote->NotServed("schema plan");
   return ToApi(impl_->handle->PlanSchema(schema_source, allow_data_loss));
 }
 
 Result<Json> Database::ApplySchema(std::string_view schema_source, bool allow_data_loss) {
+  if (impl_->remote) return impl_->remote->ApplySchema(schema_source, allow_data_loss);
   return ToApi(impl_->handle->ApplySchema(schema_source, allow_data_loss, impl_->actor));
 }
 
 Result<Json> Database::ShowSchema(std::string_view branch) {
+  if (impl_->remote) return impl_->remote->ShowSchema(branch);
   return ToApi(impl_->handle->ShowSchema(branch));
 }
 
 Result<Json> Database::Cleanup(const CleanupRequest& request) {
+  if (impl_->remote) return impl_->remote->NotServed("cleanup");
   return ToApi(impl_->handle->Cleanup(request));
 }
 
-Result<Json> Database::Repair(bool confirm) { return ToApi(impl_->handle->Repair(confirm)); }
+Result<Json> Database::Repair(bool confirm) {
+  if (impl_->remote) return impl_->remote->NotServed("repair");
+  return ToApi(impl_->handle->Repair(confirm));
+}
 
 Result<Json> Database::Lint(std::string_view query_source, std::string_view branch) {
+  if (impl_->remote) return impl_->remote->NotServed("lint");
   return ToApi(impl_->handle->Lint(query_source, branch));
 }
 

@@ -128,8 +128,12 @@ HttpResponse LoadRoute(const DbPtr& db, const Call& call, std::string_view data,
 }
 
 HttpResponse ExportRoute(const DbPtr& db, const Call& call) {
+  if (call.body.contains("branch") && call.body.contains("snapshot")) {
+    return ErrorResponse(400, "an export reads a branch or a snapshot, not both");
+  }
   api::ReadTarget head;
   head.branch = StringOr(call.body, "branch", "main");
+  if (call.body["snapshot"].is_string()) head.snapshot = call.body["snapshot"].string_value();
   std::vector<std::string> types;
   for (const Json& t : call.body["type_names"]) {
     if (!t.is_string()) return ErrorResponse(400, "'type_names' must be an array of type names");
@@ -165,11 +169,13 @@ HttpResponse CommitsRoute(const DbPtr& db, const Call& call) {
                                     std::to_string(kCommitListMax) + ", not '" + text + "'");
     }
   }
-  api::Result<Json> commits = db->ListCommits(branch.empty() ? "main" : branch, limit);
-  if (!commits.ok()) return ErrorResponse(commits.status());
+  // One page: {commits, next_page_token?}; a page token continues where a page ended.
+  api::Result<Json> page =
+      db->CommitHistory(branch.empty() ? "main" : branch, limit, call.request.Query("page_token"));
+  if (!page.ok()) return ErrorResponse(page.status());
   std::string head;
-  if (!commits->empty()) head = (*commits)[0]["graph_commit_id"].string_value();
-  return WithCommit(JsonResponse(Json{{"commits", *commits}}), head);
+  if (!(*page)["commits"].empty()) head = (*page)["commits"][0]["graph_commit_id"].string_value();
+  return WithCommit(JsonResponse(*page), head);
 }
 
 // GET /changes: one page of the feed from `cursor`, or on `branch` from `start`.
@@ -287,16 +293,19 @@ void AddReadRoutes(RouteTable& table, const DbPtr& db) {
       .pattern = "/export",
       .action = "export",
       .body = BodyKind::kJson,
-      .summary = "Streams a branch head as NDJSON (the load format)",
-      .body_members = {Member("branch", "string", false), Member("type_names", "array", false)},
+      .summary = "Streams a branch head or one commit as NDJSON (the load format)",
+      .body_members = {Member("branch", "string", false), Member("type_names", "array", false),
+                       Member("snapshot", "string", false, "a commit id")},
       .response_type = "application/x-ndjson",
       .handler = [db](const Call& call) { return ExportRoute(db, call); }});
   table.Add(Route{.method = "GET",
                   .pattern = "/commits",
                   .action = "read",
-                  .summary = "Commits newest first on a branch: {commits}",
+                  .summary = "Commits newest first on a branch: {commits, next_page_token?}",
                   .query_params = {Param{"branch", "string", false, "default main"},
-                                   Param{"limit", "integer", false, "default 100"}},
+                                   Param{"limit", "integer", false, "default 100"},
+                                   Param{"page_token", "string", false,
+                                         "continue after a page (its next_page_token)"}},
                   .handler = [db](const Call& call) { return CommitsRoute(db, call); }});
   table.Add(Route{.method = "GET",
                   .pattern = "/commits/{commit_id}",

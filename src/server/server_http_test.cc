@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -353,6 +354,103 @@ TEST_F(ServerHttpTest, MergeSnapshotAndCommitChangesRoutes) {
   ASSERT_EQ(changes["changes"].size(), 1u) << changes.dump();
   EXPECT_EQ(changes["changes"][0]["op"], "insert");
   EXPECT_EQ(changes["changes"][0]["id"], "Bob");
+}
+
+// Database::Connect: a handle on the served graph answers every call with the JSON and the
+// Status an embedded handle on the same graph gives (history pages and their tokens, snapshots,
+// exports at a commit, typed errors), and maps the server's own refusals and an unreachable
+// server to typed errors.
+TEST_F(ServerHttpTest, ARemoteDatabaseAnswersAsAnEmbeddedOne) {
+  ServerProcess server(Args());
+  ASSERT_GT(server.port(), 0) << server.first_line();
+  const std::string url = "http://127.0.0.1:" + std::to_string(server.port());
+  ConnectOptions alice;
+  alice.bearer_token = kAliceToken;
+  Result<std::unique_ptr<Database>> remote = Database::Connect(url, alice);
+  ASSERT_TRUE(remote.ok()) << remote.status().ToString();
+  Database& r = **remote;
+  WriteTarget main_branch;
+  Result<Json> loaded = r.Load(
+      "{\"type\":\"Person\",\"data\":{\"name\":\"Ada\"}}\n{\"type\":\"Person\",\"data\":{\"name\":"
+      "\"Bob\"}}\n",
+      "append", main_branch);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ((*loaded)["actor_id"], "alice");
+  const std::string first = (*loaded)["commit"]["graph_commit_id"].string_value();
+  Result<Json> mutated = r.Mutate(kAddPerson, "", Json{{"name", "Cy"}}, main_branch);
+  ASSERT_TRUE(mutated.ok()) << mutated.status().ToString();
+
+  Result<std::unique_ptr<Database>> local = Database::Open(uri_);
+  ASSERT_TRUE(local.ok()) << local.status().ToString();
+  Database& l = **local;
+  auto same = [](const Result<Json>& a, const Result<Json>& b) {
+    ASSERT_EQ(a.ok(), b.ok()) << a.status().ToString() << " / " << b.status().ToString();
+    if (a.ok()) {
+      EXPECT_EQ(a->dump(), b->dump());
+    } else {
+      EXPECT_EQ(a.status(), b.status()) << a.status().ToString() << " / " << b.status().ToString();
+    }
+  };
+  same(r.ListBranches(), l.ListBranches());
+  same(r.ShowCommit(first), l.ShowCommit(first));
+  same(r.Query(kNames, "", Json::object()), l.Query(kNames, "", Json::object()));
+  ReadTarget at_first;
+  at_first.snapshot = first;
+  same(r.Snapshot(at_first), l.Snapshot(at_first));
+  same(r.ShowSchema("main"), l.ShowSchema("main"));
+  Result<Json> page = r.CommitHistory("main", 1, "");
+  same(page, l.CommitHistory("main", 1, ""));
+  ASSERT_TRUE(page.ok() && page->contains("next_page_token"));
+  const std::string token = (*page)["next_page_token"].string_value();
+  same(r.CommitHistory("main", 1, token), l.CommitHistory("main", 1, token));
+  EXPECT_EQ(*r.ResolveCommit(ReadTarget{}), *l.ResolveCommit(ReadTarget{}));
+  auto exported = [&](Database& db) {
+    std::string out;
+    Status s = db.Export(at_first, {}, [&out](std::string_view chunk) {
+      EXPECT_EQ(chunk.back(), '\n');  // Whole lines, as an embedded export gives them.
+      out.append(chunk);
+      return Status::Ok();
+    });
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return out;
+  };
+  const std::string remote_export = exported(r);
+  EXPECT_EQ(remote_export, exported(l));
+  EXPECT_EQ(std::count(remote_export.begin(), remote_export.end(), '\n'), 2);  // Not Cy.
+
+  // Typed errors: the embedded handle's status, code, kind, message and object alike.
+  same(r.ShowCommit("main.999.AAAAAAAAAA"), l.ShowCommit("main.999.AAAAAAAAAA"));
+  same(r.CreateBranch("main"), l.CreateBranch("main"));
+  same(r.Query("query broken( {", "", Json::object()),
+       l.Query("query broken( {", "", Json::object()));
+  WriteTarget stale;
+  stale.if_commit = first;
+  Result<Json> refused = r.Mutate(kAddPerson, "", Json{{"name", "Di"}}, stale);
+  EXPECT_EQ(refused.status().code(), Code::kPreconditionFailed) << refused.status().ToString();
+  EXPECT_EQ(r.Cleanup(CleanupRequest{}).status().code(), Code::kUnsupported);
+  EXPECT_NE(r.PlanSchema(kSchema).status().message().find("schema plan"), std::string::npos);
+
+  // The server's own refusals and transport failures.
+  ConnectOptions wrong;
+  wrong.bearer_token = "not-a-token";
+  Result<Json> unauthorized = (*Database::Connect(url, wrong))->ListBranches();
+  EXPECT_EQ(unauthorized.status().code(), Code::kConfiguration);
+  EXPECT_EQ(unauthorized.status().object(), url);
+  ConnectOptions bob;
+  bob.bearer_token = kBobToken;
+  Result<Json> forbidden = (*Database::Connect(url, bob))->CreateBranch("b");
+  EXPECT_EQ(forbidden.status().code(), Code::kConfiguration);
+  EXPECT_NE(forbidden.status().message().find("bob"), std::string::npos);
+  ConnectOptions other_graph = alice;
+  other_graph.graph_id = "other";
+  EXPECT_EQ((*Database::Connect(url, other_graph))->ListBranches().status().code(),
+            Code::kNotFound);
+  EXPECT_EQ(Database::Connect("ftp://x", alice).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(Database::Connect("127.0.0.1:80", alice).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ((*Database::Connect("http://127.0.0.1:1", alice))->ListBranches().status().code(),
+            Code::kTransient);
+  Result<Json> commits = l.ListCommits("main", 100);
+  EXPECT_EQ(commits->size(), 3u);  // genesis, the load, the mutation: nothing refused published.
 }
 
 TEST_F(ServerHttpTest, AuthFailuresChangeNothing) {

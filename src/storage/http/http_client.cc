@@ -17,8 +17,24 @@ void GlobalInit() {
 
 constexpr int kConnectionAgeMaxSeconds = 15;
 
+// Where a transfer's body goes: the response, or the request's sink once the answer is a 2xx.
+struct BodyTarget {
+  CURL* curl;
+  HttpResponse* response;
+  const std::function<bool(std::string_view)>* sink;
+};
+
 size_t WriteBody(char* data, size_t size, size_t count, void* user) {
-  static_cast<std::string*>(user)->append(data, size * count);
+  auto* target = static_cast<BodyTarget*>(user);
+  if (*target->sink) {
+    long status = 0;
+    curl_easy_getinfo(target->curl, CURLINFO_RESPONSE_CODE, &status);
+    if (status >= 200 && status < 300) {
+      // Any other count than the one given tells libcurl to stop the transfer.
+      return (*target->sink)(std::string_view(data, size * count)) ? size * count : 0;
+    }
+  }
+  target->response->body.append(data, size * count);
   return size * count;
 }
 
@@ -148,8 +164,9 @@ HttpResponse HttpClient::Send(const HttpRequest& request) {
   curl_easy_setopt(curl, CURLOPT_MAXAGE_CONN, static_cast<long>(kConnectionAgeMaxSeconds));
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout_ms));
   curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.request_timeout_ms));
+  BodyTarget body_target{curl, &response, &request.body_sink};
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &WriteBody);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response.body);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body_target);
   curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, &WriteHeader);
   curl_easy_setopt(curl, CURLOPT_HEADERDATA, &response);
   curl_easy_setopt(curl, CURLOPT_DEBUGFUNCTION, &CountSends);
@@ -163,11 +180,11 @@ HttpResponse HttpClient::Send(const HttpRequest& request) {
     curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
   } else if (request.method == "HEAD") {
     curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
-  } else if (request.method == "PUT") {
+  } else if (request.method == "PUT" || request.method == "POST") {
     // POSTFIELDS rather than an upload callback: libcurl then hashes the payload for SigV4 and
     // sends no "Expect: 100-continue" (one round trip) for bodies under 1 MiB. The custom method
     // turns the POST into a PUT.
-    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, "PUT");
+    if (request.method == "PUT") curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, "PUT");
     curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
                      static_cast<curl_off_t>(request.body.size()));
     curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request.body.empty() ? "" : request.body.data());

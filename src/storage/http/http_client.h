@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -32,14 +33,18 @@ std::string UriEncode(std::string_view s, bool encode_slash);
 std::string CanonicalQuery(std::vector<std::pair<std::string, std::string>> params);
 
 struct HttpRequest {
-  // "GET", "HEAD", "PUT" or "DELETE".
+  // "GET", "HEAD", "PUT", "POST" or "DELETE".
   std::string method;
   // The full URL, with its query already canonical (sorted, percent-encoded).
   std::string url;
   // Extra request headers, each "Name: value".
   std::vector<std::string> headers;
-  // The body of a PUT; borrowed for the duration of Send.
+  // The body of a PUT or POST; borrowed for the duration of Send.
   std::string_view body;
+  // When set, the body of a 2xx answer is handed here as it arrives instead of being kept in
+  // HttpResponse::body (the body of any other answer is still kept, for its error); returning
+  // false stops the transfer, which then ends as kNoAnswer. For streamed answers (an export).
+  std::function<bool(std::string_view chunk)> body_sink;
 };
 
 // How far a request got, which decides whether repeating it is safe.

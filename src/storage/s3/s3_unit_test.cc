@@ -438,5 +438,48 @@ TEST(S3OpenTest, MissingBucketIsAConfigurationErrorNamingTheBucket) {
       << store.status().ToString();
 }
 
+// The shared client's POST (the remote API's requests) and its streaming sink (a remote export):
+// a 2xx body goes to the sink as it arrives, any other answer's body stays in the response for
+// its error, and a sink that refuses a chunk stops the transfer.
+TEST(HttpClientTest, PostSendsItsBodyAndASinkTakesOnlyASuccessfulAnswer) {
+  ScriptedHttpServer server([](const Request& r) {
+    Reply reply;
+    reply.status = r.target == "/fail" ? 409 : 200;
+    reply.body = r.target == "/fail" ? "{\"error\":\"no\"}" : "echo:" + r.body;
+    return reply;
+  });
+  HttpClient client(HttpClientOptions{});
+  HttpRequest post;
+  post.method = "POST";
+  post.url = server.endpoint() + "/ok";
+  post.headers = {"Content-Type: application/json"};
+  post.body = "{\"a\":1}";
+  std::string streamed;
+  post.body_sink = [&streamed](std::string_view chunk) {
+    streamed.append(chunk);
+    return true;
+  };
+  HttpResponse ok = client.Send(post);
+  EXPECT_EQ(ok.status, 200);
+  EXPECT_EQ(streamed, "echo:{\"a\":1}");
+  EXPECT_EQ(ok.body, "");
+  ASSERT_EQ(server.requests().size(), 1u);
+  EXPECT_EQ(server.requests()[0].method, "POST");
+  EXPECT_EQ(server.requests()[0].body, "{\"a\":1}");
+  EXPECT_EQ(server.requests()[0].headers.at("content-type"), "application/json");
+
+  streamed.clear();
+  post.url = server.endpoint() + "/fail";
+  HttpResponse refused = client.Send(post);
+  EXPECT_EQ(refused.status, 409);
+  EXPECT_EQ(refused.body, "{\"error\":\"no\"}");
+  EXPECT_EQ(streamed, "");
+
+  post.url = server.endpoint() + "/ok";
+  post.body_sink = [](std::string_view) { return false; };
+  HttpResponse stopped = client.Send(post);
+  EXPECT_EQ(stopped.transport, Transport::kNoAnswer);
+}
+
 }  // namespace
 }  // namespace omnigraph::storage::s3

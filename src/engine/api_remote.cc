@@ -1,0 +1,362 @@
+// Database::Connect's backend (engine/api_remote.h): the public API's calls as requests to an
+// omnigraph-server, on the storage layer's libcurl client. Every call maps to one route
+// (docs/design/server.md "Routes"); the answer's JSON is returned as it came.
+#include "engine/api_remote.h"
+
+#include <cstdint>
+#include <optional>
+
+#include "storage/http/http_client.h"
+
+namespace omnigraph::engine {
+namespace {
+
+using api::Code;
+using api::InvalidArgument;
+using api::Json;
+using api::Kind;
+using api::Result;
+using api::Status;
+using storage::http::HttpClient;
+using storage::http::HttpClientOptions;
+using storage::http::HttpResponse;
+using storage::http::Transport;
+using storage::http::UriEncode;
+
+using Request = RemoteHandle::Request;
+
+// How much of a body that is not an ErrorOutput a message quotes.
+constexpr size_t kQuotedBodyBytesMax = 200;
+constexpr const char* kIfCommitHeader = "Omnigraph-If-Graph-Commit";
+
+// The public code and kind with these stable names (CodeName, KindName), if any.
+std::optional<Code> CodeNamed(std::string_view name) {
+  for (uint16_t i = 1;; ++i) {
+    const std::string_view n = api::CodeName(static_cast<Code>(i));
+    if (n == "invalid_code") return std::nullopt;
+    if (n == name) return static_cast<Code>(i);
+  }
+}
+
+std::optional<Kind> KindNamed(std::string_view name) {
+  for (uint8_t i = 1;; ++i) {
+    const std::string_view n = api::KindName(static_cast<Kind>(i));
+    if (n == "invalid_kind") return std::nullopt;
+    if (n == name) return static_cast<Kind>(i);
+  }
+}
+
+std::string StringMember(const Json& j, std::string_view name) {
+  return j.is_object() && j[name].is_string() ? j[name].string_value() : std::string();
+}
+
+// The code of a refusal the server made itself (no omnigraph_code: auth, routing, limits).
+Code CodeOfHttpStatus(long status, bool write) {
+  switch (status) {
+    case 400:
+    case 415:
+    case 422: return Code::kInvalidArgument;
+    case 401:
+    case 403: return Code::kConfiguration;
+    case 404: return Code::kNotFound;
+    case 405: return Code::kUnsupported;
+    case 410: return Code::kVersionsReclaimed;
+    case 412: return Code::kPreconditionFailed;
+    case 413: return Code::kResourceLimit;
+    case 429:
+    case 503: return Code::kTransient;
+    default:
+      if (status >= 500) return write ? Code::kUnknown : Code::kTransient;
+      return Code::kInvalidArgument;
+  }
+}
+
+std::string Describe(const Request& request) {
+  std::string path;
+  for (const auto& [segment, keep_slash] : request.path) path += "/" + segment;
+  return request.method + " " + path;
+}
+
+Request Get(std::vector<std::pair<std::string, bool>> path,
+            std::vector<std::pair<std::string, std::string>> query = {}) {
+  Request r;
+  r.method = "GET";
+  r.path = std::move(path);
+  r.query = std::move(query);
+  return r;
+}
+
+Request PostJson(std::vector<std::pair<std::string, bool>> path, const Json& body, bool write) {
+  Request r;
+  r.method = "POST";
+  r.path = std::move(path);
+  r.content_type = "application/json";
+  r.body = body.dump();
+  r.write = write;
+  return r;
+}
+
+// A branch or a snapshot, as the read routes take them: the snapshot when set, else the branch.
+void AddReadTarget(const api::ReadTarget& target, Json& body) {
+  if (target.snapshot) {
+    body["snapshot"] = *target.snapshot;
+  } else {
+    body["branch"] = target.branch;
+  }
+}
+
+}  // namespace
+
+RemoteHandle::RemoteHandle(std::string url, std::string base, const api::ConnectOptions& options)
+    : url_(std::move(url)), base_(std::move(base)) {
+  if (options.bearer_token) authorization_ = "Authorization: Bearer " + *options.bearer_token;
+  HttpClientOptions client;
+  client.connect_timeout_ms = options.connect_timeout_ms;
+  client.request_timeout_ms = options.request_timeout_ms;
+  client_ = std::make_unique<HttpClient>(client);
+}
+
+RemoteHandle::~RemoteHandle() = default;
+
+Result<std::unique_ptr<RemoteHandle>> RemoteHandle::Connect(std::string_view url,
+                                                            const api::ConnectOptions& options) {
+  const size_t scheme = url.find("://");
+  const std::string_view name = scheme == std::string_view::npos ? "" : url.substr(0, scheme);
+  if ((name != "http" && name != "https") || url.size() == scheme + 3 || url[scheme + 3] == '/') {
+    return InvalidArgument("'" + std::string(url) +
+                           "' is not an omnigraph-server URL (expected http://HOST:PORT or "
+                           "https://HOST[:PORT][/PREFIX])");
+  }
+  if (options.bearer_token && options.bearer_token->find_first_of("\r\n") != std::string::npos) {
+    return InvalidArgument("the bearer token must be one line");
+  }
+  std::string base(url);
+  while (base.ends_with('/')) base.pop_back();
+  if (!options.graph_id.empty()) base += "/graphs/" + UriEncode(options.graph_id, true);
+  return std::unique_ptr<RemoteHandle>(new RemoteHandle(std::string(url), base, options));
+}
+
+HttpResponse RemoteHandle::Send(const Request& request,
+                                std::function<bool(std::string_view)> sink) {
+  storage::http::HttpRequest out;
+  out.method = request.method;
+  out.url = base_;
+  for (const auto& [segment, keep_slash] : request.path) {
+    out.url += "/" + UriEncode(segment, !keep_slash);
+  }
+  if (!request.query.empty()) out.url += "?" + storage::http::CanonicalQuery(request.query);
+  out.headers = request.headers;
+  out.headers.push_back("Accept: application/json, application/x-ndjson");
+  if (!authorization_.empty()) out.headers.push_back(authorization_);
+  if (!request.content_type.empty()) out.headers.push_back("Content-Type: " + request.content_type);
+  out.body = request.body;
+  out.body_sink = std::move(sink);
+  return client_->Send(out);
+}
+
+Status RemoteHandle::Failure(const Request& request, const HttpResponse& response,
+                             Json* merge_conflicts) const {
+  const std::string what = Describe(request);
+  if (response.transport == Transport::kNotSent) {
+    return Status(Code::kTransient,
+                  "cannot reach omnigraph-server for " + what + ": " + response.error, url_);
+  }
+  if (response.transport == Transport::kNoAnswer) {
+    if (!request.write) {
+      return Status(Code::kTransient,
+                    "no complete answer from omnigraph-server to " + what + ": " + response.error,
+                    url_);
+    }
+    return Status(
+        Code::kUnknown,
+        "no complete answer from omnigraph-server to " + what +
+            " (the write may or may not have happened; look before retrying): " + response.error,
+        url_);
+  }
+  Result<Json> parsed = api::ParseJson(response.body, "the server's answer");
+  const Json envelope = parsed.ok() ? *parsed : Json();
+  if (std::optional<Code> code = CodeNamed(StringMember(envelope, "omnigraph_code"))) {
+    // A failure of the server's own Database: the same status the embedded call returns.
+    if (merge_conflicts != nullptr && envelope["merge_conflicts"].is_array()) {
+      *merge_conflicts = envelope["merge_conflicts"];
+    }
+    const Kind kind = KindNamed(StringMember(envelope, "kind")).value_or(api::KindOf(*code));
+    return Status(kind, *code, StringMember(envelope, "error"), StringMember(envelope, "object"));
+  }
+  std::string message = StringMember(envelope, "error");
+  if (message.empty()) {
+    message = "omnigraph-server answered " + what + " with HTTP " + std::to_string(response.status);
+    if (!response.body.empty()) message += ": " + response.body.substr(0, kQuotedBodyBytesMax);
+  }
+  std::string object = url_;
+  if (response.status == 413 && StringMember(envelope["resource_limit"], "resource") != "") {
+    object = StringMember(envelope["resource_limit"], "resource");
+  }
+  return Status(CodeOfHttpStatus(response.status, request.write), std::move(message), object);
+}
+
+Result<Json> RemoteHandle::Call(const Request& request, Json* merge_conflicts) {
+  HttpResponse response = Send(request, nullptr);
+  if (response.transport != Transport::kAnswered || response.status < 200 ||
+      response.status >= 300) {
+    return Failure(request, response, merge_conflicts);
+  }
+  Result<Json> parsed = api::ParseJson(response.body, "omnigraph-server's answer");
+  if (!parsed.ok()) {
+    return Status(Code::kPermanent,
+                  "omnigraph-server answered " + Describe(request) +
+                      " with a body that is not JSON: " + parsed.status().message(),
+                  url_);
+  }
+  return parsed;
+}
+
+Status RemoteHandle::NotServed(std::string_view verb) const {
+  return Status(Code::kUnsupported,
+                std::string(verb) +
+                    " is not served over HTTP: omnigraph-server has no route for it; run it "
+                    "against the graph's store URI",
+                url_);
+}
+
+Result<Json> RemoteHandle::CreateBranch(std::string_view name, std::string_view from) {
+  return Call(PostJson({{"branches", false}},
+                       Json{{"name", std::string(name)}, {"from", std::string(from)}}, true));
+}
+
+Result<Json> RemoteHandle::DeleteBranch(std::string_view name) {
+  Request r;
+  r.method = "DELETE";
+  // The route's last segment takes the rest of the path: a name's '/' stays as it is.
+  r.path = {{"branches", false}, {std::string(name), true}};
+  r.write = true;
+  return Call(r);
+}
+
+Result<Json> RemoteHandle::ListBranches() {
+  OMNIGRAPH_ASSIGN_OR_RETURN(Json out, Call(Get({{"branches", false}})));
+  return out["branches"];
+}
+
+Result<Json> RemoteHandle::Merge(std::string_view source, const api::MergeOptions& options,
+                                 Json* conflicts) {
+  Json body = Json{{"source", std::string(source)},
+                   {"target", options.target},
+                   {"delete_branch", options.delete_branch}};
+  return Call(PostJson({{"branches", false}, {"merge", false}}, body, true), conflicts);
+}
+
+Result<Json> RemoteHandle::CommitHistory(std::string_view branch, size_t limit,
+                                         std::string_view page_token) {
+  std::vector<std::pair<std::string, std::string>> query = {{"branch", std::string(branch)},
+                                                            {"limit", std::to_string(limit)}};
+  if (!page_token.empty()) query.emplace_back("page_token", std::string(page_token));
+  return Call(Get({{"commits", false}}, std::move(query)));
+}
+
+Result<Json> RemoteHandle::ShowCommit(std::string_view commit_id) {
+  return Call(Get({{"commits", false}, {std::string(commit_id), false}}));
+}
+
+Result<Json> RemoteHandle::CommitChanges(std::string_view commit_id) {
+  return Call(Get({{"commits", false}, {std::string(commit_id), false}, {"changes", false}}));
+}
+
+Result<Json> RemoteHandle::Snapshot(const api::ReadTarget& target) {
+  if (target.snapshot) return Call(Get({{"snapshot", false}}, {{"snapshot", *target.snapshot}}));
+  return Call(Get({{"snapshot", false}}, {{"branch", target.branch}}));
+}
+
+Result<Json> RemoteHandle::Load(std::string_view ndjson, std::string_view mode,
+                                const api::WriteTarget& target) {
+  if (target.if_commit) {
+    return InvalidArgument("load does not take an expected commit; use a branch and merge");
+  }
+  Request r;
+  r.method = "POST";
+  r.path = {{"load", false}, {"ndjson", false}};
+  r.query = {{"branch", target.branch}, {"mode", std::string(mode)}};
+  if (target.from) r.query.emplace_back("from", *target.from);
+  r.content_type = "application/x-ndjson";
+  r.body = std::string(ndjson);
+  r.write = true;
+  return Call(r);
+}
+
+Status RemoteHandle::Export(const api::ReadTarget& target, const std::vector<std::string>& types,
+                            const std::function<Status(std::string_view chunk)>& sink) {
+  Json body = Json::object();
+  AddReadTarget(target, body);
+  if (!types.empty()) {
+    Json names = Json::array();
+    for (const std::string& t : types) names.push_back(Json(t));
+    body["type_names"] = std::move(names);
+  }
+  const Request request = PostJson({{"export", false}}, body, false);
+  // The caller gets whole lines, as from an embedded export: a line split across HTTP chunks
+  // waits in `partial` for its end.
+  std::string partial;
+  Status refused;
+  HttpResponse response = Send(request, [&](std::string_view chunk) {
+    partial.append(chunk);
+    const size_t end = partial.rfind('\n');
+    if (end == std::string::npos) return true;
+    refused = sink(std::string_view(partial).substr(0, end + 1));
+    partial.erase(0, end + 1);
+    return refused.ok();
+  });
+  if (!refused.ok()) return refused;
+  if (response.transport != Transport::kAnswered || response.status < 200 ||
+      response.status >= 300) {
+    return Failure(request, response, nullptr);
+  }
+  return partial.empty() ? Status::Ok() : sink(partial);
+}
+
+Result<std::string> RemoteHandle::ResolveCommit(const api::ReadTarget& target) {
+  if (target.snapshot) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(Json commit, ShowCommit(*target.snapshot));
+    return commit["graph_commit_id"].string_value();
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(Json page, CommitHistory(target.branch, 1, ""));
+  if (page["commits"].empty()) {
+    return Status(Code::kPermanent, "omnigraph-server listed no commit on '" + target.branch + "'",
+                  url_);
+  }
+  return page["commits"][0]["graph_commit_id"].string_value();
+}
+
+Result<Json> RemoteHandle::Mutate(std::string_view source, std::string_view name,
+                                  const Json& params, const api::WriteTarget& target) {
+  if (target.from) return InvalidArgument("mutate does not create branches; create it first");
+  if (!params.is_object()) return InvalidArgument("parameters must be a JSON object");
+  Json body = Json{{"query", std::string(source)}, {"params", params}, {"branch", target.branch}};
+  if (!name.empty()) body["name"] = std::string(name);
+  Request r = PostJson({{"mutate", false}}, body, true);
+  if (target.if_commit) {
+    r.path.emplace_back("if-graph-commit", false);
+    r.headers.push_back(std::string(kIfCommitHeader) + ": " + *target.if_commit);
+  }
+  return Call(r);
+}
+
+Result<Json> RemoteHandle::Query(std::string_view source, std::string_view name, const Json& params,
+                                 const api::ReadTarget& target) {
+  if (!params.is_object()) return InvalidArgument("parameters must be a JSON object");
+  Json body = Json{{"query", std::string(source)}, {"params", params}};
+  if (!name.empty()) body["name"] = std::string(name);
+  AddReadTarget(target, body);
+  return Call(PostJson({{"query", false}}, body, false));
+}
+
+Result<Json> RemoteHandle::ApplySchema(std::string_view schema_source, bool allow_data_loss) {
+  Json body =
+      Json{{"schema_source", std::string(schema_source)}, {"allow_data_loss", allow_data_loss}};
+  return Call(PostJson({{"schema", false}, {"apply", false}}, body, true));
+}
+
+Result<Json> RemoteHandle::ShowSchema(std::string_view branch) {
+  return Call(Get({{"schema", false}}, {{"branch", std::string(branch)}}));
+}
+
+}  // namespace omnigraph::engine

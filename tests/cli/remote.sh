@@ -1,0 +1,217 @@
+#!/usr/bin/env bash
+# The omnigraph command against an omnigraph-server (--server URL --token T) gives the same output
+# as against a local graph: the same commands run on a local graph and, through a server, on a
+# copy of it, and their stdout, stderr and exit status are compared (human forms and --json),
+# after commit ids, dates and the two graphs' paths are made comparable. Then the failures only
+# a server has: a wrong or missing token, a token without the grant, an unreachable or malformed
+# URL, a verb the server has no route for. Starts a server: label integration.
+set -u
+BIN=$1
+SERVER=$2
+DIR=$(mktemp -d)
+SPID=
+trap '[ -n "$SPID" ] && kill "$SPID" 2>/dev/null; wait 2>/dev/null; rm -rf "$DIR"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+unset OMNIGRAPH_BEARER_TOKEN
+
+cat >"$DIR/s.pg" <<'PG'
+node Person { name: String @key  age: I32? }
+node Company { name: String @key }
+edge WorksAt: Person -> Company
+PG
+printf '{"type":"Person","data":{"name":"Ada","age":36}}\n{"type":"Company","data":{"name":"Acme"}}\n' \
+  >"$DIR/seed.jsonl"
+printf '{"type":"Person","data":{"name":"Bob","age":41}}\n{"type":"Person","data":{"name":"Cy"}}\n' \
+  >"$DIR/more.jsonl"
+printf '{"type":"Person","data":{"name":"Dee"}}\n{"type":"Nope","data":{}}\n' >"$DIR/bad.jsonl"
+cp "$DIR/s.pg" "$DIR/s2.pg"
+echo 'node Team { name: String @key }' >>"$DIR/s2.pg"
+cat >"$DIR/q.gq" <<'GQ'
+query people() { match { $p: Person } return { $p.name, $p.age } order { $p.name } }
+query older($min: I32) { match { $p: Person } where { $p.age > $min } return { $p.name } }
+GQ
+HIRE='query hire($p: String, $c: String) { insert WorksAt { from: $p, to: $c } }'
+
+G=$DIR/g
+"$BIN" --quiet init --schema "$DIR/s.pg" "$G" >/dev/null || fail "init"
+"$BIN" --quiet --as ana load --data "$DIR/seed.jsonl" --mode merge "$G" >/dev/null || fail "seed"
+# The server's graph: a copy, so that both sides start from the same state.
+S=$DIR/served
+cp -a "$G" "$S"
+OMNIGRAPH_SERVER_BEARER_TOKENS_JSON='{"ana":"tok-ana","ro":"tok-ro"}' \
+  "$SERVER" "$S" --bind 127.0.0.1:0 --allow-writes ana >"$DIR/server.out" 2>"$DIR/server.err" &
+SPID=$!
+for _ in $(seq 1 300); do
+  grep -q 'listening on http://' "$DIR/server.out" && break
+  kill -0 "$SPID" 2>/dev/null || fail "the server did not start: $(cat "$DIR/server.err")"
+  sleep 0.1
+done
+URL=$(sed -n 's/.*listening on \(http:\/\/127\.0\.0\.1:[0-9]*\).*/\1/p' "$DIR/server.out")
+[ -n "$URL" ] || fail "no listening line: $(cat "$DIR/server.out")"
+
+# The id of the N-th newest commit on main, on the local graph or through the server.
+local_id() { "$BIN" commit list --json "$G" | python3 -c "import json,sys; print(json.load(sys.stdin)['commits'][$1]['graph_commit_id'])"; }
+remote_id() { "$BIN" --server "$URL" --token tok-ana commit list --json | python3 -c "import json,sys; print(json.load(sys.stdin)['commits'][$1]['graph_commit_id'])"; }
+
+# Makes one side's output comparable: the served copy's path is the local graph's, the server's
+# echo is the local one's, commit ids (and their short forms) are numbered in order of first
+# appearance as are edge ULIDs, and times and staged version numbers (random) are blanked.
+normalize() {
+  python3 - "$1" "$S" "$G" "$URL" <<'PY'
+import re, sys
+path, served, local, url = sys.argv[1:5]
+text = open(path, encoding="utf-8").read()
+text = text.replace(served, local)
+text = text.replace("\u2192 " + url + " (served)", "\u2192 " + local + " (direct, local)")
+ids = {}
+def number(m):
+    return "<commit %d>" % ids.setdefault(m.group(2), len(ids))
+crockford = "[0-9A-HJKMNP-TV-Z]{10}"
+text = re.sub(r"\b([A-Za-z0-9_-]+\.[0-9]+\.)?(" + crockford + r")\b", number, text)
+ulids = {}
+text = re.sub(r"\b[0-9A-HJKMNP-TV-Z]{26}\b",
+              lambda m: "<ulid %d>" % ulids.setdefault(m.group(0), len(ulids)), text)
+text = re.sub(r'"(created_at|authored_at)": [0-9]+', r'"\1": 0', text)
+text = re.sub(r"/versions/d[0-9]+\.json", "/versions/d<staged>.json", text)
+text = re.sub(r"[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}", "<time>", text)
+open(path, "w", encoding="utf-8").write(text)
+PY
+}
+
+N=0
+# both ARGS...: runs `omnigraph ARGS` on the local graph (as ana) and through the server (ana's
+# token), and fails unless stdout, stderr and the exit status agree. An argument @Cn@ is the n-th
+# newest commit on main of each side.
+both() {
+  N=$((N + 1))
+  local largs=() rargs=() a
+  for a in "$@"; do
+    if [[ "$a" =~ ^@C([0-9]+)@$ ]]; then
+      largs+=("$(local_id "${BASH_REMATCH[1]}")")
+      rargs+=("$(remote_id "${BASH_REMATCH[1]}")")
+    else
+      largs+=("$a")
+      rargs+=("$a")
+    fi
+  done
+  "$BIN" --as ana "${largs[@]}" "$G" >"$DIR/l.out" 2>"$DIR/l.err"
+  echo "rc $?" >>"$DIR/l.err"
+  "$BIN" "${rargs[@]}" --server "$URL" --token tok-ana >"$DIR/r.out" 2>"$DIR/r.err"
+  echo "rc $?" >>"$DIR/r.err"
+  for f in l.out l.err r.out r.err; do normalize "$DIR/$f"; done
+  diff -u "$DIR/l.out" "$DIR/r.out" >"$DIR/diff" ||
+    fail "#$N '$*': stdout differs (local -, server +):
+$(cat "$DIR/diff")"
+  diff -u "$DIR/l.err" "$DIR/r.err" >"$DIR/diff" ||
+    fail "#$N '$*': stderr or exit status differs (local -, server +):
+$(cat "$DIR/diff")"
+}
+
+# Reads, in every output format.
+for f in table json jsonl csv kv; do both query people --query "$DIR/q.gq" --format "$f"; done
+both query older --query "$DIR/q.gq" --params '{"min": 30}' --json
+both query -e 'query n() { match { $c: Company } return { $c.name } }'
+# Writes, human and --json, and the echo on stderr.
+both load --data "$DIR/more.jsonl" --mode merge
+both load --data "$DIR/more.jsonl" --mode merge --json
+both load --data "$DIR/more.jsonl" --mode append --branch dev --from main --json
+both mutate -e "$HIRE" --params '{"p":"Ada","c":"Acme"}'
+both mutate -e "$HIRE" --params '{"p":"Bob","c":"Acme"}' --json
+both mutate -e "$HIRE" --params '{"p":"Cy","c":"Acme"}' --branch dev
+both mutate -e 'query rm($n: String) { delete Person where name = $n }' --params '{"n":"Nobody"}' --json
+both export
+both export --type Person --branch dev
+# Branches.
+both branch create x
+both branch create --from dev y --json
+both branch list
+both branch list --json
+both branch delete y --json
+both branch delete x
+both branch merge dev --json
+both branch merge dev
+# History and snapshots.
+both commit list
+both commit list --json
+both commit list --limit 2
+both commit list --limit 2 --json
+both commit show @C0@
+both commit show @C1@ --json
+both commit changes @C1@
+both commit changes @C1@ --json
+both snapshot
+both snapshot --json
+both snapshot --snapshot @C2@ --json
+both snapshot --branch dev
+# Schema.
+both schema show
+both schema apply --schema "$DIR/s2.pg" --json
+both schema show --json
+# Failures: the same error, exit status and envelope.
+both mutate -e "$HIRE" --params '{"p":"Ada","c":"Acme"}' --if-commit @C1@ --json
+both mutate -e "$HIRE" --params '{"p":"Ada","c":"Acme"}' --if-commit @C1@
+both commit show main.999.AAAAAAAAAA
+both branch delete nope
+both branch create main
+both query -e 'query broken( {'
+both query -e 'query p() { match { $p: Person } return { $p.nick } }'
+both load --data "$DIR/bad.jsonl" --mode merge
+both load --data "$DIR/seed.jsonl" --mode append
+both snapshot --branch nope
+both export --branch nope
+# The two graphs hold the same data.
+both export
+
+# Failures only a server has. Each is one line and exit status 1, and publishes nothing.
+COMMITS=$(remote_id 0)
+expect() { # expect RC PATTERN ARGS...: the exit status and the stderr line.
+  local want=$1 pattern=$2
+  shift 2
+  "$BIN" "$@" >"$DIR/out" 2>"$DIR/err"
+  local rc=$?
+  [ "$rc" = "$want" ] || fail "'$*' exited $rc, want $want: $(cat "$DIR/err")"
+  [ -z "$pattern" ] || grep -q -- "$pattern" "$DIR/err" || fail "'$*' stderr: $(cat "$DIR/err"), want /$pattern/"
+  [ "$want" = 0 ] || [ "$(wc -l <"$DIR/err")" = 1 ] || fail "'$*' said more than a line: $(cat "$DIR/err")"
+}
+M=(mutate -e "$HIRE" --params '{"p":"Cy","c":"Acme"}')
+expect 1 "^omnigraph: error\[configuration\]: the bearer token is not one this server knows ($URL)$" \
+  --server "$URL" --token wrong "${M[@]}"
+expect 1 '^omnigraph: error\[configuration\]: the bearer token is not one this server knows' \
+  --server "$URL" --token wrong branch list
+expect 1 '^omnigraph: error\[configuration\]: this route needs an Authorization: Bearer' \
+  --server "$URL" "${M[@]}"
+expect 1 "^omnigraph: error\[configuration\]: actor 'ro' may not change" \
+  --server "$URL" --token tok-ro "${M[@]}"
+expect 1 "^omnigraph: error\[configuration\]: actor 'ro' may not branch_create" \
+  --server "$URL" --token tok-ro branch create z
+[ "$(remote_id 0)" = "$COMMITS" ] || fail "a refused write published a commit"
+# The token may come from the environment; a read-only token may read.
+export OMNIGRAPH_BEARER_TOKEN=tok-ro
+expect 0 '' --server "$URL" branch list
+export OMNIGRAPH_BEARER_TOKEN=tok-ana
+expect 0 '(served)' --server "$URL" "${M[@]}"
+unset OMNIGRAPH_BEARER_TOKEN
+expect 0 '(served)' --token tok-ana "${M[@]}" "$URL"  # An http:// URI argument is a server too.
+expect 1 '^omnigraph: error\[transient\]: cannot reach omnigraph-server' \
+  --server http://127.0.0.1:1 --token tok-ana branch list
+expect 1 "^omnigraph: error\[invalid_argument\]: 'nowhere' is not an omnigraph-server URL" \
+  --server nowhere branch list
+expect 1 '^omnigraph: error\[not_found\]' --server "$URL" --graph other --token tok-ana branch list
+expect 1 '^omnigraph: error\[unsupported\]: cleanup is not served over HTTP' \
+  --server "$URL" --token tok-ana cleanup --keep 1
+expect 1 '^omnigraph: error\[unsupported\]: schema plan is not served over HTTP' \
+  --server "$URL" --token tok-ana schema plan --schema "$DIR/s2.pg"
+expect 1 '^omnigraph: error\[unsupported\]: repair is not served over HTTP' \
+  --server "$URL" --token tok-ana repair
+expect 1 '^omnigraph: error\[unsupported\]: lint is not served over HTTP' \
+  --server "$URL" --token tok-ana lint --query "$DIR/q.gq"
+expect 1 '^omnigraph: error\[unsupported\]: init creates a graph on a store' \
+  --server "$URL" --token tok-ana init --schema "$DIR/s.pg"
+expect 1 '^omnigraph: error\[invalid_argument\]: --as sets the actor of direct writes' \
+  --server "$URL" --token tok-ana --as bob "${M[@]}"
+expect 1 '^omnigraph: error\[invalid_argument\]: --server is exclusive' \
+  --server "$URL" --token tok-ana branch list "$G"
+expect 1 '^omnigraph: error\[invalid_argument\]: --token is for a server' --token t branch list "$G"
+expect 1 '^omnigraph: error\[invalid_argument\]: --graph names a graph of a server' \
+  --graph g branch list "$G"
+echo "cli remote: $N commands agree; server-only failures ok"
