@@ -10,6 +10,10 @@ find_package(roaring REQUIRED)  # Target roaring::roaring.
 pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
 pkg_check_modules(SIMDJSON REQUIRED IMPORTED_TARGET simdjson)
 find_package(SQLite3 REQUIRED)
+# The vector index (src/table/ann_index.cc): faiss's static library, which links BLAS/LAPACK
+# itself and needs the OpenMP runtime from the consumer.
+find_package(OpenMP REQUIRED)
+find_package(faiss REQUIRED)  # Target faiss.
 if(OMNIGRAPH_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

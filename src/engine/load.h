@@ -36,6 +36,7 @@
 #include "base/sorted_records.h"
 #include "base/status.h"
 #include "engine/graph.h"
+#include "table/ann_index.h"
 
 namespace omnigraph::engine {
 
@@ -67,6 +68,9 @@ struct LoadOptions {
   std::optional<std::string> from;
   std::optional<std::string> actor;
   LoadLimits limits;
+  // After the commit, the load builds the ANN index of every Vector property of the tables it
+  // wrote (table/ann_index.h) with these options.
+  table::AnnBuildOptions ann;
 };
 
 struct LoadedType {

@@ -43,6 +43,8 @@ struct RunOptions {
   // Echoed in the envelope's `target`.
   std::optional<std::string> branch;
   std::optional<std::string> snapshot;
+  // Overrides query::ExecOptions::nearest_exact_max (tests reach the index with small graphs).
+  std::optional<uint64_t> nearest_exact_max;
 };
 
 Result<OrderedJson> RunQuery(const Snapshot& snapshot, std::string_view source,

@@ -36,10 +36,16 @@ namespace omnigraph::query {
 // naming every key of `params` the query does not declare.
 Result<std::vector<schema::Value>> BindParams(const CheckedQuery& checked, const Json& params);
 
+// The default ExecOptions::nearest_exact_max.
+inline constexpr uint64_t kNearestExactMax = 16384;
+
 struct ExecOptions {
   // The value of now() for this run (ms since the epoch, UTC): fixed per invocation.
   int64_t now_ms = 0;
   ExecCache* cache = nullptr;  // Required.
+  // An indexed `nearest` measures every candidate exactly when there are at most this many
+  // (plan.h NearestMethod): below it a brute-force pass is as fast as the index.
+  uint64_t nearest_exact_max = kNearestExactMax;
 };
 
 struct ExecStats {
@@ -48,6 +54,7 @@ struct ExecStats {
   uint64_t key_lookups = 0;
   uint64_t rows_matched = 0;      // Rows after the match, before grouping and limit.
   uint64_t vectors_compared = 0;  // Rows `nearest` measured (exact search: every candidate).
+  uint64_t index_searches = 0;    // ANN index searches of an indexed `nearest`.
 };
 
 struct QueryResult {
