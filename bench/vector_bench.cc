@@ -69,7 +69,7 @@ Result<std::shared_ptr<const table::TableVersion>> Write(table::TableStore& tabl
       {kField, "emb", table::DataType::Vector(d.dim), false}};
   table::ColumnBuilder ids(schema[0].type, false), vecs(schema[1].type, false);
   for (size_t i = 0; i < d.rows; ++i) {
-    char id[16];
+    char id[32];
     std::snprintf(id, sizeof id, "v%09zu", i);
     ids.AppendString(id);
     vecs.AppendVector(std::span<const float>(&d.raw[i * d.dim], d.dim));
