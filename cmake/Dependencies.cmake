@@ -17,6 +17,10 @@ find_library(STEMMER_LIBRARY stemmer REQUIRED)
 add_library(omnigraph_stemmer INTERFACE)
 target_include_directories(omnigraph_stemmer SYSTEM INTERFACE ${STEMMER_INCLUDE_DIR})
 target_link_libraries(omnigraph_stemmer INTERFACE ${STEMMER_LIBRARY})
+# The vector index (src/table/ann_index.cc): faiss's static library, which links BLAS/LAPACK
+# itself and needs the OpenMP runtime from the consumer.
+find_package(OpenMP REQUIRED)
+find_package(faiss REQUIRED)  # Target faiss.
 if(OMNIGRAPH_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

@@ -17,6 +17,9 @@ packages=(
   libre2-dev libsqlite3-dev sqlite3
   # Full-text search: Unicode normalization and Snowball stemmers.
   libutf8proc-dev libstemmer-dev
+  # The vector index (src/table/ann_index.cc): faiss links BLAS and LAPACK; OpenBLAS's
+  # single-threaded build provides them fast (the reference BLAS makes index builds ~10x slower).
+  libfaiss-dev libblas-dev liblapack-dev libopenblas0-serial
   clang-format python3
   # The S3 test server (scripts/start-rgw.sh): a single-node Ceph RGW on loopback.
   radosgw ceph-mon ceph-osd uuid-runtime curl

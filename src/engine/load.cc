@@ -1,5 +1,6 @@
 #include "engine/load.h"
 
+#include <algorithm>
 #include <map>
 #include <unordered_map>
 
@@ -529,6 +530,34 @@ Result<std::optional<WriteResult>> LoadReplay(Graph& graph, std::string_view bra
     return std::optional<WriteResult>();
   }
   return done;
+// The written tables with a Vector property: those get an ANN index after the commit.
+std::vector<std::string> VectorTables(const schema::Catalog& catalog,
+                                      const std::map<std::string, TableChange>& changes) {
+  std::vector<std::string> keys;
+  for (const auto& [key, change] : changes) {
+    const schema::TypeDef* type = catalog.FindByTableKey(key);
+    if (type != nullptr && std::any_of(type->properties.begin(), type->properties.end(),
+                                       [](const schema::PropertyDef& p) {
+                                         return p.type.scalar == schema::ScalarKind::kVector;
+                                       })) {
+      keys.push_back(key);
+    }
+  }
+  return keys;
+}
+
+// Builds the missing ANN indexes of the tables a load wrote, at the branch's head. The load has
+// committed already and an index is never authority: a failure here leaves the version without
+// an index, which queries answer by exact search, so it is not the load's failure.
+void BuildAnnIndexes(Graph& graph, std::string_view branch, const std::vector<std::string>& keys,
+                     const table::AnnBuildOptions& options) {
+  if (keys.empty()) return;
+  Result<Snapshot> head = graph.SnapshotOfBranch(branch);
+  if (!head.ok()) return;
+  for (const std::string& key : keys) {
+    Result<std::shared_ptr<const table::TableVersion>> version = head->Table(key);
+    if (version.ok()) table::EnsureAnnIndexes(**version, options).IgnoreError();
+  }
 }
 
 Result<LoadResult> LoadLines(Graph& graph, std::string_view branch, LineSource& lines,
@@ -586,6 +615,7 @@ Result<LoadResult> LoadLines(Graph& graph, std::string_view branch, LineSource& 
     }
   }
   if (changes.empty()) return result;
+  const std::vector<std::string> written_tables = VectorTables(head->catalog(), changes);
   WriteRequest request;
   request.branch = std::string(branch);
   request.changes = std::move(changes);
@@ -608,6 +638,7 @@ Result<LoadResult> LoadLines(Graph& graph, std::string_view branch, LineSource& 
   if (written->replayed) return ReplayedLoad(std::move(result), *std::move(written));
   result.commit = written->commit_id;
   result.commit_record = std::move(written->record);
+  BuildAnnIndexes(graph, branch, written_tables, options.ann);
   return result;
 }
 

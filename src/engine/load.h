@@ -36,6 +36,7 @@
 #include "base/sorted_records.h"
 #include "base/status.h"
 #include "engine/graph.h"
+#include "table/ann_index.h"
 
 namespace omnigraph::engine {
 
@@ -71,6 +72,9 @@ struct LoadOptions {
   // of the branch already names reads nothing more and answers with that record's commit and
   // counts.
   std::optional<Idempotency> idempotency;
+  // After the commit, the load builds the ANN index of every Vector property of the tables it
+  // wrote (table/ann_index.h) with these options.
+  table::AnnBuildOptions ann;
 };
 
 struct LoadedType {

@@ -16,6 +16,7 @@ Result<query::QueryResult> RunChecked(const Snapshot& snapshot, const query::Che
   exec.cache = options.cache;
   exec.traversal_work_limit = options.traversal_work_limit;
   if (exec.cache == nullptr) exec.cache = &local.emplace(64);
+  if (options.nearest_exact_max) exec.nearest_exact_max = *options.nearest_exact_max;
   SnapshotView view(snapshot);
   Result<query::QueryResult> result = query::Execute(view, checked, values, exec);
   if (!result.ok()) return snapshot.ExplainReadFailure(result.status());

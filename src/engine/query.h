@@ -46,6 +46,8 @@ struct RunOptions {
   // The bound on the run's traversal work (a `set traversal_work_limit = N;` header overrides
   // it for its source); ResourceLimit once exceeded.
   uint64_t traversal_work_limit = query::kDefaultTraversalWorkLimit;
+  // Overrides query::ExecOptions::nearest_exact_max (tests reach the index with small graphs).
+  std::optional<uint64_t> nearest_exact_max;
 };
 
 Result<OrderedJson> RunQuery(const Snapshot& snapshot, std::string_view source,

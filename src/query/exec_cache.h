@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "table/ann_index.h"
 #include "table/column.h"
 #include "table/table_version.h"
 
@@ -130,10 +131,16 @@ class ExecCache {
   // must name the versions it depends on): the cached value, or null.
   std::shared_ptr<const void> FindShared(std::string_view scope, const std::string& key);
   void PutShared(std::string_view scope, const std::string& key, std::shared_ptr<const void> value);
+  // The ANN index of Vector property `field_id` of `version` (table/ann_index.h), decoded once
+  // and kept; nullptr when the version has none (not cached: a later load may store one).
+  Result<std::shared_ptr<const table::AnnIndex>> Ann(
+      std::string_view scope, const std::shared_ptr<const table::TableVersion>& version,
+      uint32_t field_id);
 
   struct Stats {
     uint64_t image_builds = 0;
     uint64_t adjacency_builds = 0;
+    uint64_t ann_loads = 0;
     uint64_t hits = 0;
     size_t entries = 0;
   };

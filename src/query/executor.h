@@ -40,6 +40,8 @@ Result<std::vector<schema::Value>> BindParams(const CheckedQuery& checked, const
 // docs/design/query-execution.md "Traversal work limit"): far above what any test or cookbook
 // query needs, far below what exhausts memory (a row of the frame costs a few bytes per column).
 inline constexpr uint64_t kDefaultTraversalWorkLimit = 50'000'000;
+// The default ExecOptions::nearest_exact_max.
+inline constexpr uint64_t kNearestExactMax = 16384;
 
 struct ExecOptions {
   // The value of now() for this run (ms since the epoch, UTC): fixed per invocation.
@@ -47,6 +49,9 @@ struct ExecOptions {
   ExecCache* cache = nullptr;  // Required.
   // The `traversal_work_limit` setting: ResourceLimit once a run's traversals exceed it.
   uint64_t traversal_work_limit = kDefaultTraversalWorkLimit;
+  // An indexed `nearest` measures every candidate exactly when there are at most this many
+  // (plan.h NearestMethod): below it a brute-force pass is as fast as the index.
+  uint64_t nearest_exact_max = kNearestExactMax;
 };
 
 struct ExecStats {
@@ -55,6 +60,7 @@ struct ExecStats {
   uint64_t key_lookups = 0;
   uint64_t rows_matched = 0;      // Rows after the match, before grouping and limit.
   uint64_t vectors_compared = 0;  // Rows `nearest` measured (exact search: every candidate).
+  uint64_t index_searches = 0;    // ANN index searches of an indexed `nearest`.
 };
 
 struct QueryResult {

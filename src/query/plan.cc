@@ -393,8 +393,10 @@ Status ReadPlanner::PlanNearest() {
     }
     const schema::PropertyDef* prop = var->second.type->FindProperty(e.prop.text);
     if (prop == nullptr) return Internal("nearest property `" + e.prop.text + "` is unknown");
-    plan_.output.push_back(
-        NearestStep{&e, e.var.text, prop, NearestMethod::kExact, i == 0, decl.limit});
+    const bool indexed = i == 0 && decl.limit.has_value() && *decl.limit > 0;
+    plan_.output.push_back(NearestStep{&e, e.var.text, prop,
+                                       indexed ? NearestMethod::kIndexed : NearestMethod::kExact,
+                                       i == 0, decl.limit});
   }
   return Status::Ok();
 }

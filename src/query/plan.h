@@ -161,8 +161,12 @@ struct SortStep {
 };
 
 // How `nearest` finds its rows. Exact: every frame row is measured (brute force) — the reference
-// answer, and the method for every candidate set until a vector index exists.
-enum class NearestMethod : uint8_t { kExact };
+// answer. Indexed (a leading distance with a limit): when the candidates are many
+// (ExecOptions::nearest_exact_max) and the version has an ANN index of the property
+// (table/ann_index.h), the index, restricted to the candidates by an id selector and probing
+// more lists the fewer they are, picks the k nearest rows, which are then measured exactly;
+// otherwise exact (docs/design/query-execution.md "Vector search").
+enum class NearestMethod : uint8_t { kExact, kIndexed };
 
 // Ranks the frame rows by `nearest($var.prop, query)` (`expr`), the cosine distance between the
 // row's vector and the query vector (docs/design/query-execution.md "Vector search"). It runs

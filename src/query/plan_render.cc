@@ -175,7 +175,10 @@ class Renderer {
   }
   void Output(const NearestStep& s) {
     std::string text = "nearest " + Var(s.var) + "." + s.prop->name + " to " +
-                       ExprText(s.expr->args.at(0)) + " exact cosine";
+                       ExprText(s.expr->args.at(0)) +
+                       (s.method == NearestMethod::kIndexed
+                            ? " index ann." + std::to_string(s.prop->id) + " or exact cosine"
+                            : " exact cosine");
     if (s.leading && s.k) text += " top " + std::to_string(*s.k);
     Line(0, text);
   }

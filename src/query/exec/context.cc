@@ -119,6 +119,12 @@ Result<const TableImage*> ExecContext::Image(const TypeDef& type) {
   return out;
 }
 
+Result<std::shared_ptr<const table::AnnIndex>> ExecContext::Ann(const TypeDef& type,
+                                                                uint32_t field_id) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> version, view_.Table(type));
+  return options_.cache->Ann(view_.cache_scope(), version, field_id);
+}
+
 Result<const Adjacency*> ExecContext::Adj(const TypeDef& edge) {
   auto it = adjacencies_.find(&edge);
   if (it != adjacencies_.end()) return it->second.get();

@@ -56,6 +56,10 @@ class ExecContext {
   // taken from the cache once per run.
   Result<const TableImage*> Image(const schema::TypeDef& type);
   Result<const Adjacency*> Adj(const schema::TypeDef& edge);
+  // The ANN index of a node type's Vector property, from the cache; nullptr when it has none.
+  Result<std::shared_ptr<const table::AnnIndex>> Ann(const schema::TypeDef& type,
+                                                     uint32_t field_id);
+  const ExecOptions& options() const { return options_; }
   const schema::TypeDef* NodeType(const schema::TypeRef& ref) const {
     return view_.catalog().FindById(ref.type_id);
   }

@@ -1,14 +1,93 @@
-// The nearest operator: exact (brute-force) cosine ranking of the frame rows (operators.h;
-// docs/design/query-execution.md "Vector search").
+// The nearest operator: cosine ranking of the frame rows (operators.h; plan.h NearestMethod;
+// docs/design/query-execution.md "Vector search"). Exact measures every candidate; indexed first
+// lets the ANN index pick the k nearest candidates, then measures those exactly, so the
+// distances returned are always the exact ones.
 #include <algorithm>
 
 #include "query/exec/operators.h"
 
 namespace omnigraph::query::exec {
 
+namespace {
+
+// Lists an unfiltered search probes; a filter admitting a fraction f of the rows probes 1/f
+// times as many (docs/design/decisions.md: the probes were measured by omnigraph-bench vector).
+constexpr uint32_t kProbesBase = 24;
+// When a search returns fewer than it must (the probed lists held too few candidates), it is
+// repeated with this many times the probes, up to every list (which is exact).
+constexpr uint32_t kProbesGrowth = 4;
+
+// The candidates of an indexed search: which dense rows the frame holds, how many distinct, and
+// how many of those have a vector.
+struct Allowed {
+  std::vector<bool> rows;
+  uint64_t distinct = 0;
+  uint64_t with_vector = 0;
+};
+
+Allowed AllowedRows(const OutputState& out, int slot, const TableImage::ChunkedColumn& column,
+                    uint32_t image_rows) {
+  Allowed a;
+  a.rows.assign(image_rows, false);
+  for (uint32_t r : out.order) {
+    const uint32_t dense = out.frame.cols[slot][r];
+    if (a.rows[dense]) continue;
+    a.rows[dense] = true;
+    ++a.distinct;
+    if (column.chunk(dense).IsValid(TableImage::ChunkedColumn::row(dense))) ++a.with_vector;
+  }
+  return a;
+}
+
+// Narrows out.order to the rows whose node the index ranks among the k nearest candidates; does
+// nothing (exact search follows) when the candidates are few or the version has no index.
+Status NarrowByIndex(ExecContext& ctx, OutputState& out, const NearestStep& step,
+                     const CExpr& distance) {
+  const uint64_t k = *step.k;
+  if (distance.query.empty() || out.order.size() <= ctx.options().nearest_exact_max) {
+    return Status::Ok();
+  }
+  const int slot = out.frame.Find(step.var);
+  if (slot < 0) return Internal("nearest variable `$" + step.var + "` is not bound");
+  const Slot& s = out.frame.slots[slot];
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::AnnIndex> index,
+                             ctx.Ann(*s.type, static_cast<uint32_t>(step.prop->id)));
+  if (index == nullptr || index->rows() != s.image->size()) return Status::Ok();
+  Allowed allowed = AllowedRows(out, slot, *distance.column, s.image->size());
+  if (allowed.distinct <= ctx.options().nearest_exact_max) return Status::Ok();
+  const uint64_t need = std::min(k, allowed.with_vector);
+  const bool all = allowed.distinct == s.image->size();
+  const double fraction = static_cast<double>(allowed.distinct) / s.image->size();
+  uint32_t probes = static_cast<uint32_t>(
+      std::min<double>(index->lists(), std::max<double>(1, kProbesBase / fraction)));
+  std::vector<uint32_t> found;
+  const std::vector<bool> none;
+  while (true) {
+    ++ctx.stats().index_searches;
+    OMNIGRAPH_ASSIGN_OR_RETURN(found,
+                               index->Search(distance.query, k, all ? none : allowed.rows, probes));
+    if (found.size() >= need || probes >= index->lists()) break;
+    probes = static_cast<uint32_t>(
+        std::min<uint64_t>(index->lists(), static_cast<uint64_t>(probes) * kProbesGrowth));
+  }
+  std::vector<bool> nearest(s.image->size(), false);
+  for (uint32_t dense : found) nearest[dense] = true;
+  size_t w = 0;
+  for (uint32_t r : out.order) {
+    if (nearest[out.frame.cols[slot][r]]) out.order[w++] = r;
+  }
+  out.order.resize(w);
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status RunOutput(ExecContext& ctx, OutputState& out, const NearestStep& step) {
   if (out.materialized) return Internal("nearest runs on frame rows, not result rows");
   OMNIGRAPH_ASSIGN_OR_RETURN(CExpr distance, ctx.Compile(*step.expr, out.frame));
+  if (step.method == NearestMethod::kIndexed && step.leading && step.k && *step.k > 0) {
+    OMNIGRAPH_RETURN_IF_ERROR(NarrowByIndex(ctx, out, step, distance));
+  }
   std::vector<uint32_t> kept;
   std::vector<double> distances;
   kept.reserve(out.order.size());

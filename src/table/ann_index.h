@@ -1,0 +1,94 @@
+// The ANN index of one Vector property of one table version (docs/format/vector-index.md): an
+// inverted-file index (faiss IndexIVFFlat, inner product over unit vectors, so cosine) whose
+// ids are the rows' positions in id order among the version's live rows — the same numbering as
+// the query layer's table images, so a search answers dense indices directly.
+//
+// The index is a derived object of kind `ann.{field_id}` (table/derived.h): never authority, built
+// from the version's fragments, stored with the version and removed with it. A version with
+// fewer than kAnnRowsMin non-null vectors gets no index (exact search is as fast). faiss is used
+// only inside ann_index.cc; this header does not expose it.
+//
+// AnnIndex is immutable after Decode; Search is const and safe to call concurrently.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "table/table_version.h"
+
+namespace omnigraph::table {
+
+// Below this many non-null vectors no index is built: a brute-force pass is as fast.
+inline constexpr uint64_t kAnnRowsMin = 4096;
+// Training samples per inverted list (faiss warns below 39) and the bound on lists.
+inline constexpr uint64_t kAnnTrainPerList = 40;
+inline constexpr uint32_t kAnnListsMax = 65536;
+// k-means iterations of the training, and its fixed seed (a build is a function of the version).
+inline constexpr int kAnnTrainIterations = 10;
+inline constexpr int kAnnTrainSeed = 1234;
+
+// The derived-object kind of the index of property `field_id`: "ann.{field_id}".
+std::string AnnKind(uint32_t field_id);
+
+struct AnnBuildOptions {
+  // Fewer non-null vectors than this: no index (BuildAnnPayload returns an empty payload).
+  uint64_t rows_min = kAnnRowsMin;
+  // Inverted lists; 0 chooses 4·sqrt(rows), at most kAnnListsMax and at most rows / 40.
+  uint32_t lists = 0;
+};
+
+// The payload of the index of Vector property `field_id` of `version`: the vectors in id order,
+// normalized, clustered into lists. Empty when the version has fewer than `rows_min` non-null
+// vectors. InvalidArgument when `field_id` is not a Vector property of the version; storage and
+// corruption errors from reading the fragments.
+Result<std::string> BuildAnnPayload(const TableVersion& version, uint32_t field_id,
+                                    const AnnBuildOptions& options = {});
+
+class AnnIndex {
+ public:
+  ~AnnIndex();
+  AnnIndex(const AnnIndex&) = delete;
+  AnnIndex& operator=(const AnnIndex&) = delete;
+
+  // Opens a payload of BuildAnnPayload. Corruption naming `name` when it is not one (bad magic,
+  // format, sizes, or bytes faiss cannot read).
+  static Result<std::shared_ptr<const AnnIndex>> Decode(std::string_view payload,
+                                                        const std::string& name);
+
+  uint32_t dim() const { return dim_; }
+  // Live rows of the version (the dense numbering's size) and how many have a vector indexed.
+  uint64_t rows() const { return rows_; }
+  uint64_t indexed() const;
+  uint32_t lists() const;
+
+  // The up to `k` dense indices nearest (largest inner product with the normalized `query`)
+  // among the rows `allowed` admits (empty = every row; otherwise allowed.size() == rows()),
+  // probing `probes` lists (clamped to [1, lists()]; lists() makes the search exact over the
+  // indexed rows). Nearest first. InvalidArgument for a query of another dimension.
+  Result<std::vector<uint32_t>> Search(std::span<const float> query, uint64_t k,
+                                       const std::vector<bool>& allowed, uint32_t probes) const;
+
+  struct Impl;
+
+ private:
+  AnnIndex() = default;
+  uint32_t dim_ = 0;
+  uint64_t rows_ = 0;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The index of `field_id` of `version`, read from its derived object; nullptr when the version
+// has none (never built, or too few vectors). Corruption when the object is damaged.
+Result<std::shared_ptr<const AnnIndex>> ReadAnnIndex(const TableVersion& version,
+                                                     uint32_t field_id);
+
+// Builds and stores the index of every Vector property of `version` that lacks one (a load, an
+// optimize). Properties with fewer than options.rows_min vectors are skipped.
+Status EnsureAnnIndexes(const TableVersion& version, const AnnBuildOptions& options = {});
+
+}  // namespace omnigraph::table

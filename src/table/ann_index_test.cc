@@ -1,0 +1,216 @@
+// The ANN index: built from a version's vectors in id order, it answers dense indices; probing
+// every list is exact; a selector restricts it to allowed rows; builds are deterministic; the
+// derived object is written once, read cold, and damage is Corruption.
+#include "table/ann_index.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <set>
+
+#include "base/random.h"
+#include "storage/counting_store.h"
+#include "storage/memory_store.h"
+#include "table/column_builder.h"
+#include "table/derived.h"
+#include "table/table_store.h"
+
+namespace omnigraph::table {
+namespace {
+
+constexpr uint32_t kVecField = 7;
+constexpr uint32_t kDim = 8;
+constexpr uint64_t kRows = 6000;
+constexpr uint64_t kNullEvery = 50;
+
+// Vectors around 40 random centres, so that the lists mean something.
+std::vector<std::vector<float>> MakeVectors(uint64_t n, Random& random) {
+  std::vector<std::vector<float>> centres(40, std::vector<float>(kDim));
+  for (auto& c : centres) {
+    for (float& x : c) x = static_cast<float>(random.NextDouble() * 2 - 1);
+  }
+  std::vector<std::vector<float>> out(n, std::vector<float>(kDim));
+  for (auto& v : out) {
+    const auto& c = centres[random.Uniform(centres.size())];
+    for (uint32_t d = 0; d < kDim; ++d) {
+      v[d] = c[d] + static_cast<float>((random.NextDouble() - 0.5) * 0.3);
+    }
+  }
+  return out;
+}
+
+double Cosine(const std::vector<float>& a, std::span<const float> b) {
+  double ab = 0, aa = 0, bb = 0;
+  for (uint32_t d = 0; d < kDim; ++d) {
+    ab += static_cast<double>(a[d]) * b[d];
+    aa += static_cast<double>(a[d]) * a[d];
+    bb += static_cast<double>(b[d]) * b[d];
+  }
+  return 1 - ab / std::sqrt(aa * bb);
+}
+
+class AnnIndexTest : public ::testing::Test {
+ protected:
+  AnnIndexTest() {
+    memory_ = std::make_shared<storage::MemoryStore>("a");
+    counting_ = std::make_shared<storage::CountingStore>(memory_);
+    runtime_ = storage::Runtime::ForTest(counting_, 3);
+    tables_ = std::make_unique<TableStore>(runtime_, TableStoreOptions{});
+    Random random(17);
+    vectors_ = MakeVectors(kRows, random);
+    version_ = Make(TableId{0x31, 0x1}, kRows);
+  }
+
+  std::shared_ptr<const TableVersion> Make(TableId id, uint64_t rows) {
+    const Schema schema = {{kIdFieldId, "id", DataType::Scalar(TypeId::kString), false},
+                           {kVecField, "v", DataType::Vector(kDim), true},
+                           {8, "n", DataType::Scalar(TypeId::kI64), false}};
+    ColumnBuilder ids(schema[0].type, false), vecs(schema[1].type, true), ns(schema[2].type, false);
+    for (uint64_t i = 0; i < rows; ++i) {
+      std::string key = std::to_string(i);
+      ids.AppendString("r" + std::string(6 - std::min<size_t>(6, key.size()), '0') + key);
+      if (i % kNullEvery == 3) {
+        vecs.AppendNull();
+      } else {
+        vecs.AppendVector(vectors_[i]);
+      }
+      ns.Append<int64_t>(static_cast<int64_t>(i));
+    }
+    std::vector<Column> columns;
+    columns.push_back(*ids.Finish());
+    columns.push_back(*vecs.Finish());
+    columns.push_back(*ns.Finish());
+    Result<TablePin> pin = tables_->Create(
+        NewTable{id, "Chunk", schema}, ColumnBatch(schema, std::move(columns), rows), std::nullopt);
+    OMNIGRAPH_CHECK(pin.ok());
+    return *tables_->Open(*pin);
+  }
+
+  // The k nearest non-null rows to `q` among `allowed` (empty = all), by brute force.
+  std::vector<uint32_t> Exact(std::span<const float> q, uint64_t k,
+                              const std::vector<bool>& allowed) {
+    std::vector<std::pair<double, uint32_t>> all;
+    for (uint32_t i = 0; i < kRows; ++i) {
+      if (i % kNullEvery == 3 || (!allowed.empty() && !allowed[i])) continue;
+      all.emplace_back(Cosine(vectors_[i], q), i);
+    }
+    std::sort(all.begin(), all.end());
+    std::vector<uint32_t> out;
+    for (size_t i = 0; i < k && i < all.size(); ++i) out.push_back(all[i].second);
+    return out;
+  }
+
+  std::shared_ptr<const AnnIndex> Built(const AnnBuildOptions& options = {}) {
+    Result<std::string> payload = BuildAnnPayload(*version_, kVecField, options);
+    OMNIGRAPH_CHECK(payload.ok());
+    Result<std::shared_ptr<const AnnIndex>> index = AnnIndex::Decode(*payload, "test");
+    OMNIGRAPH_CHECK(index.ok());
+    return *index;
+  }
+
+  std::shared_ptr<storage::MemoryStore> memory_;
+  std::shared_ptr<storage::CountingStore> counting_;
+  storage::Runtime runtime_;
+  std::unique_ptr<TableStore> tables_;
+  std::vector<std::vector<float>> vectors_;
+  std::shared_ptr<const TableVersion> version_;
+};
+
+TEST_F(AnnIndexTest, ProbingEveryListIsExactAndFewListsHaveHighRecall) {
+  std::shared_ptr<const AnnIndex> index = Built();
+  EXPECT_EQ(index->dim(), kDim);
+  EXPECT_EQ(index->rows(), kRows);
+  EXPECT_EQ(index->indexed(), kRows - kRows / kNullEvery);
+  // 4·sqrt(n) lists, but at least kAnnTrainPerList training vectors per list.
+  EXPECT_EQ(index->lists(), index->indexed() / kAnnTrainPerList);
+  Random random(5);
+  std::vector<std::vector<float>> queries = MakeVectors(30, random);
+  size_t found = 0;
+  for (const auto& q : queries) {
+    const std::vector<uint32_t> exact = Exact(q, 10, {});
+    Result<std::vector<uint32_t>> all = index->Search(q, 10, {}, index->lists());
+    ASSERT_TRUE(all.ok()) << all.status().ToString();
+    EXPECT_EQ(*all, exact);
+    Result<std::vector<uint32_t>> some = index->Search(q, 10, {}, 16);
+    ASSERT_TRUE(some.ok());
+    std::set<uint32_t> truth(exact.begin(), exact.end());
+    for (uint32_t r : *some) found += truth.count(r);
+  }
+  EXPECT_GE(static_cast<double>(found) / (10.0 * queries.size()), 0.9);
+}
+
+TEST_F(AnnIndexTest, TheSelectorAdmitsOnlyAllowedRows) {
+  std::shared_ptr<const AnnIndex> index = Built();
+  std::vector<bool> allowed(kRows);
+  for (uint32_t i = 0; i < kRows; i += 10) allowed[i] = true;
+  Random random(6);
+  for (const auto& q : MakeVectors(10, random)) {
+    Result<std::vector<uint32_t>> all = index->Search(q, 10, allowed, index->lists());
+    ASSERT_TRUE(all.ok());
+    EXPECT_EQ(*all, Exact(q, 10, allowed));
+    Result<std::vector<uint32_t>> some = index->Search(q, 10, allowed, 2);
+    ASSERT_TRUE(some.ok());
+    for (uint32_t r : *some) EXPECT_TRUE(allowed[r]) << r;
+  }
+  // More than the allowed rows: every one of them, no more.
+  std::vector<bool> three(kRows);
+  three[10] = three[20] = three[3] = true;  // Row 3 has no vector.
+  Result<std::vector<uint32_t>> few = index->Search(vectors_[0], 10, three, index->lists());
+  ASSERT_TRUE(few.ok());
+  EXPECT_EQ(std::set<uint32_t>(few->begin(), few->end()), (std::set<uint32_t>{10, 20}));
+  EXPECT_EQ(index->Search(std::vector<float>(3), 1, {}, 1).status().code(), Code::kInvalidArgument);
+}
+
+TEST_F(AnnIndexTest, BuildsAreDeterministic) {
+  Result<std::string> a = BuildAnnPayload(*version_, kVecField);
+  Result<std::string> b = BuildAnnPayload(*version_, kVecField);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(*a, *b);
+  EXPECT_EQ(BuildAnnPayload(*version_, 8).status().code(), Code::kInvalidArgument);
+  AnnBuildOptions big;
+  big.rows_min = kRows;  // More than the non-null vectors.
+  Result<std::string> none = BuildAnnPayload(*version_, kVecField, big);
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+}
+
+TEST_F(AnnIndexTest, EnsureWritesTheDerivedObjectOnceAndAColdReadFindsIt) {
+  Result<std::shared_ptr<const AnnIndex>> absent = ReadAnnIndex(*version_, kVecField);
+  ASSERT_TRUE(absent.ok());
+  EXPECT_EQ(*absent, nullptr);
+  ASSERT_TRUE(EnsureAnnIndexes(*version_).ok());
+  const std::string name =
+      DerivedName(version_->table(), version_->manifest().staged_version, AnnKind(kVecField));
+  EXPECT_EQ(AnnKind(kVecField), "ann.7");
+  EXPECT_TRUE(memory_->Head(name).ok());
+  counting_->Reset();
+  ASSERT_TRUE(EnsureAnnIndexes(*version_).ok());  // Present: nothing is built or written.
+  EXPECT_EQ(counting_->Snapshot().writes(), 0u);
+  TableStore fresh(runtime_, TableStoreOptions{});
+  std::shared_ptr<const TableVersion> cold = *fresh.Open(version_->pin());
+  Result<std::shared_ptr<const AnnIndex>> read = ReadAnnIndex(*cold, kVecField);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  ASSERT_NE(*read, nullptr);
+  EXPECT_EQ((*read)->indexed(), kRows - kRows / kNullEvery);
+  // A small version gets no index.
+  std::shared_ptr<const TableVersion> small = Make(TableId{0x32, 0x1}, 100);
+  ASSERT_TRUE(EnsureAnnIndexes(*small).ok());
+  EXPECT_EQ(*ReadAnnIndex(*small, kVecField), nullptr);
+}
+
+TEST(AnnIndexDecodeTest, DamageIsCorruptionNamingTheObject) {
+  Result<std::shared_ptr<const AnnIndex>> bad = AnnIndex::Decode("not an index", "obj/x");
+  EXPECT_EQ(bad.status().kind(), Kind::kPermanent);
+  EXPECT_NE(bad.status().message().find("obj/x"), std::string::npos);
+  std::string header("OGAN\1\0\0\0", 8);
+  header.append(24, '\0');
+  header += "garbage faiss bytes";
+  bad = AnnIndex::Decode(header, "obj/y");
+  EXPECT_EQ(bad.status().kind(), Kind::kPermanent);
+  EXPECT_NE(bad.status().message().find("obj/y"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace omnigraph::table
