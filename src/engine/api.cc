@@ -293,6 +293,7 @@ class Handle {
                             const ReadTarget& target) {
     engine::RunOptions options;
     options.cache = &cache_;
+    options.prepared = &prepared_;
     if (target.snapshot) {
       options.snapshot = target.snapshot;
     } else {
@@ -420,6 +421,7 @@ class Handle {
   std::unique_ptr<Graph> graph_;
   // Table images and adjacencies shared by this handle's queries (keyed by table pins).
   query::ExecCache cache_;
+  engine::PreparedQueries prepared_;
 };
 
 // Lint against a schema source that no graph holds (checked as a new graph's would be).

@@ -1,6 +1,7 @@
 #include "engine/load.h"
 
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "base/ids.h"
@@ -493,6 +494,18 @@ Json LoadResult::ToJson() const {
 
 namespace {
 
+// Stores the derived indexes of every table version the load published (table/id_index.h), so
+// that a fresh process reads one object per index instead of every fragment. Indexes are never
+// authority: a failure here leaves the load committed and the next reader builds them.
+void BuildIndexes(Graph& graph, const commit::Record& record, const std::set<std::string>& loaded) {
+  for (const commit::Pin& pin : record.pins) {
+    if (!loaded.count(pin.table_key)) continue;
+    Result<std::shared_ptr<const table::TableVersion>> version =
+        graph.tables().Open(ToTablePin(pin));
+    if (version.ok()) (*version)->BuildIndexes().IgnoreError();
+  }
+}
+
 Result<LoadResult> LoadLines(Graph& graph, std::string_view branch, LineSource& lines,
                              LoadMode mode, const LoadOptions& options) {
   LoadResult result;
@@ -556,6 +569,8 @@ Result<LoadResult> LoadLines(Graph& graph, std::string_view branch, LineSource& 
   request.sort_bytes = options.limits.sort_bytes;
   request.planned_schema = head->state().schema;
   request.summary = "load " + std::string(LoadModeName(mode));
+  std::set<std::string> loaded;
+  for (const auto& [table_key, change] : request.changes) loaded.insert(table_key);
   Result<WriteResult> written = graph.Write(request);
   if (!written.ok()) {
     // A rejected load changes nothing, including the branch it would have created.
@@ -563,6 +578,7 @@ Result<LoadResult> LoadLines(Graph& graph, std::string_view branch, LineSource& 
     return written.status();
   }
   result.commit = written->commit_id;
+  BuildIndexes(graph, written->record, loaded);
   result.commit_record = std::move(written->record);
   return result;
 }
