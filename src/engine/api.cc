@@ -344,6 +344,7 @@ class Handle {
                             const ReadTarget& target) {
     engine::RunOptions options;
     options.cache = &cache_;
+    options.prepared = &prepared_;
     if (target.snapshot) {
       options.snapshot = target.snapshot;
     } else {
@@ -473,6 +474,7 @@ class Handle {
   query::ExecCache cache_;
   // The change feed over graph_; it keeps each stream's last page-end state.
   std::unique_ptr<engine::ChangeFeed> feed_;
+  engine::PreparedQueries prepared_;
 };
 
 // Lint against a schema source that no graph holds (checked as a new graph's would be).

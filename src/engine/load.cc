@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "base/ids.h"
@@ -530,6 +531,8 @@ Result<std::optional<WriteResult>> LoadReplay(Graph& graph, std::string_view bra
     return std::optional<WriteResult>();
   }
   return done;
+}
+
 // The written tables with a Vector property: those get an ANN index after the commit.
 std::vector<std::string> VectorTables(const schema::Catalog& catalog,
                                       const std::map<std::string, TableChange>& changes) {
@@ -557,6 +560,18 @@ void BuildAnnIndexes(Graph& graph, std::string_view branch, const std::vector<st
   for (const std::string& key : keys) {
     Result<std::shared_ptr<const table::TableVersion>> version = head->Table(key);
     if (version.ok()) table::EnsureAnnIndexes(**version, options).IgnoreError();
+  }
+}
+
+// Stores the derived indexes of every table version the load published (table/id_index.h), so
+// that a fresh process reads one object per index instead of every fragment. Indexes are never
+// authority: a failure here leaves the load committed and the next reader builds them.
+void BuildIndexes(Graph& graph, const commit::Record& record, const std::set<std::string>& loaded) {
+  for (const commit::Pin& pin : record.pins) {
+    if (!loaded.count(pin.table_key)) continue;
+    Result<std::shared_ptr<const table::TableVersion>> version =
+        graph.tables().Open(ToTablePin(pin));
+    if (version.ok()) (*version)->BuildIndexes().IgnoreError();
   }
 }
 
@@ -629,6 +644,8 @@ Result<LoadResult> LoadLines(Graph& graph, std::string_view branch, LineSource& 
   request.counts = LoadOutcome(result);
   request.idempotency = options.idempotency;
   if (request.idempotency) request.idempotency->outcome = LoadOutcome(result);
+  std::set<std::string> loaded;
+  for (const auto& [table_key, change] : request.changes) loaded.insert(table_key);
   Result<WriteResult> written = graph.Write(request);
   if (!written.ok()) {
     // A rejected load changes nothing, including the branch it would have created.
@@ -637,6 +654,7 @@ Result<LoadResult> LoadLines(Graph& graph, std::string_view branch, LineSource& 
   }
   if (written->replayed) return ReplayedLoad(std::move(result), *std::move(written));
   result.commit = written->commit_id;
+  BuildIndexes(graph, written->record, loaded);
   result.commit_record = std::move(written->record);
   BuildAnnIndexes(graph, branch, written_tables, options.ann);
   return result;

@@ -125,8 +125,49 @@ Result<OrderedJson> RunQuery(const Snapshot& snapshot, std::string_view source,
   return Envelope(out.query_name, out.result, out.commit_id, options, out.warnings, out.plan);
 }
 
+namespace {
+
+Result<Snapshot> ReadSnapshot(Graph& graph, const RunOptions& options) {
+  return options.snapshot ? graph.SnapshotAtCommit(*options.snapshot)
+                          : graph.SnapshotOfBranch(options.branch.value_or("main"));
+}
+
+// A run through the prepared-query cache: parse, check and plan only on a miss.
+Result<ReadOutcome> RunPrepared(const Snapshot& snapshot, std::string_view source,
+                                std::string_view query_name, const Json& params,
+                                const RunOptions& options) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const PreparedQuery> prepared,
+                             options.prepared->Get(source, query_name, snapshot.shared_catalog()));
+  ReadOutcome out;
+  out.query_name = prepared->decl->name.text;
+  if (prepared->plan) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<schema::Value> values,
+                               query::BindParams(prepared->checked, params));
+    query::ExecOptions exec;
+    exec.now_ms = options.now_ms ? *options.now_ms : snapshot.clock().NowMillis();
+    exec.cache = options.cache;
+    std::optional<query::ExecCache> local;
+    if (exec.cache == nullptr) exec.cache = &local.emplace(64);
+    SnapshotView view(snapshot);
+    Result<query::QueryResult> result = query::ExecutePlan(view, *prepared->plan, values, exec);
+    if (!result.ok()) return snapshot.ExplainReadFailure(result.status());
+    out.result = std::move(*result);
+  } else {
+    OMNIGRAPH_ASSIGN_OR_RETURN(out.result,
+                               RunChecked(snapshot, prepared->checked, params, options));
+  }
+  out.commit_id = snapshot.commit_id();
+  return out;
+}
+
+}  // namespace
+
 Result<ReadOutcome> RunRead(Graph& graph, std::string_view source, std::string_view query_name,
                             const Json& params, const RunOptions& options) {
+  if (options.prepared != nullptr && options.prepared->Known(source, query_name)) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot snapshot, ReadSnapshot(graph, options));
+    return RunPrepared(snapshot, source, query_name, params, options);
+  }
   OMNIGRAPH_ASSIGN_OR_RETURN(query::QueryFile file, query::ParseQueryFile(source));
   OMNIGRAPH_ASSIGN_OR_RETURN(query::QuerySettings settings, query::ResolveSettings(file.settings));
   if (file.show_all) {
@@ -148,10 +189,11 @@ Result<ReadOutcome> RunRead(Graph& graph, std::string_view source, std::string_v
     return out;
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(const query::QueryDecl* decl, query::SelectQuery(file, query_name));
-  Result<Snapshot> snapshot = options.snapshot
-                                  ? graph.SnapshotAtCommit(*options.snapshot)
-                                  : graph.SnapshotOfBranch(options.branch.value_or("main"));
+  Result<Snapshot> snapshot = ReadSnapshot(graph, options);
   OMNIGRAPH_RETURN_IF_ERROR(snapshot.status());
+  if (options.prepared != nullptr) {
+    return RunPrepared(*snapshot, source, query_name, params, options);
+  }
   OMNIGRAPH_ASSIGN_OR_RETURN(query::CheckedQuery checked,
                              query::TypecheckQuery(snapshot->catalog(), *decl));
   OMNIGRAPH_RETURN_IF_ERROR(RunDecl(*snapshot, checked, params, options, settings, out));

@@ -16,6 +16,7 @@
 
 #include "base/json.h"
 #include "engine/graph.h"
+#include "engine/prepared.h"
 #include "query/executor.h"
 #include "query/graph_view.h"
 
@@ -40,6 +41,9 @@ struct RunOptions {
   std::optional<int64_t> now_ms;
   // Shared across runs to reuse table images and adjacencies; unset = a cache for this run.
   query::ExecCache* cache = nullptr;
+  // Shared across runs to reuse parsed, checked and planned queries (RunRead only); unset =
+  // every run parses and checks its source.
+  PreparedQueries* prepared = nullptr;
   // Echoed in the envelope's `target`.
   std::optional<std::string> branch;
   std::optional<std::string> snapshot;

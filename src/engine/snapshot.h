@@ -25,6 +25,8 @@ class Snapshot {
   const commit::GraphState& state() const { return *state_; }
   const std::string& commit_id() const { return state_->head_commit_id; }
   const schema::Catalog& catalog() const { return *catalog_; }
+  // The same catalog, shared (what a prepared query is bound to).
+  const std::shared_ptr<const schema::Catalog>& shared_catalog() const { return catalog_; }
   // The version of one table (`node:Person`). NotFound for an unknown table key; a version that
   // is gone as ExplainReadFailure says.
   Result<std::shared_ptr<const table::TableVersion>> Table(std::string_view table_key) const;

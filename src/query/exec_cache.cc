@@ -11,10 +11,10 @@ namespace omnigraph::query {
 Result<std::shared_ptr<const TableImage>> TableImage::Build(
     std::shared_ptr<const table::TableVersion> version) {
   std::shared_ptr<TableImage> image(new TableImage(version));
-  OMNIGRAPH_ASSIGN_OR_RETURN(image->ids_, version->Ids());
-  if (image->ids_.size() >= std::numeric_limits<uint32_t>::max()) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(image->ids_, version->SortedIds());
+  if (image->ids_->size() >= std::numeric_limits<uint32_t>::max()) {
     return InvalidArgument("table " + version->manifest_name() + " has too many rows to query (" +
-                           std::to_string(image->ids_.size()) + ")");
+                           std::to_string(image->ids_->size()) + ")");
   }
   return std::shared_ptr<const TableImage>(std::move(image));
 }
@@ -22,11 +22,11 @@ Result<std::shared_ptr<const TableImage>> TableImage::Build(
 int64_t TableImage::Find(std::string_view id) const {
   std::call_once(index_once_, [this] {
     uint64_t capacity = 16;
-    while (capacity < 2 * static_cast<uint64_t>(ids_.size())) capacity *= 2;
+    while (capacity < 2 * static_cast<uint64_t>(ids_->size())) capacity *= 2;
     slots_.assign(capacity, 0);
     slot_mask_ = capacity - 1;
-    for (uint32_t i = 0; i < ids_.size(); ++i) {
-      const uint64_t h = XxHash64(ids_[i]);
+    for (uint32_t i = 0; i < ids_->size(); ++i) {
+      const uint64_t h = XxHash64(ids_->IdAt(i));
       uint64_t at = h & slot_mask_;
       while (slots_[at] != 0) at = (at + 1) & slot_mask_;
       slots_[at] = (h & 0xffffffff00000000ull) | (static_cast<uint64_t>(i) + 1);
@@ -39,7 +39,7 @@ int64_t TableImage::Find(std::string_view id) const {
     if (slot == 0) return -1;
     if ((slot & 0xffffffff00000000ull) == tag) {
       const uint32_t dense = static_cast<uint32_t>(slot & 0xffffffffu) - 1;
-      if (ids_[dense] == id) return dense;
+      if (ids_->IdAt(dense) == id) return dense;
     }
   }
 }
@@ -76,9 +76,9 @@ Status TableImage::LoadLocked(std::span<const uint32_t> field_ids) const {
         }
         return Status::Ok();
       }));
-  if (rows != ids_.size()) {
+  if (rows != ids_->size()) {
     return Internal("id-order scan of " + version_->manifest_name() + " returned " +
-                    std::to_string(rows) + " rows, expected " + std::to_string(ids_.size()));
+                    std::to_string(rows) + " rows, expected " + std::to_string(ids_->size()));
   }
   column_bytes_ += bytes;
   for (size_t i = 0; i < missing.size(); ++i) columns_.emplace(missing[i], std::move(loaded[i]));
@@ -96,10 +96,9 @@ Result<const TableImage::ChunkedColumn*> TableImage::Column(uint32_t field_id) c
 
 uint64_t TableImage::bytes() const {
   std::lock_guard<std::mutex> lock(mu_);
-  // The slots: between 2 and 4 per row (a power of two at least twice the rows).
-  uint64_t b = column_bytes_ + ids_.size() * (sizeof(std::string) + 4 * sizeof(uint64_t));
-  for (const std::string& id : ids_) b += id.size();
-  return b;
+  // The id index is charged to the table cache, which shares it; the slots are between 2 and 4
+  // per row (a power of two at least twice the rows), held only once Find has run.
+  return column_bytes_ + slots_.size() * sizeof(uint64_t);
 }
 
 uint64_t Adjacency::bytes() const {
@@ -133,24 +132,45 @@ Csr MakeCsr(uint32_t nodes, const std::vector<uint32_t>& keys, const std::vector
 
 }  // namespace
 
-Result<std::shared_ptr<const Adjacency>> BuildAdjacency(const TableImage& edges,
+namespace {
+
+// The dense index in `image` of each id of `ids` (both ascending), UINT32_MAX for an id the
+// image does not hold: one merge.
+std::vector<uint32_t> MapSorted(const table::StringList& ids, const TableImage& image) {
+  std::vector<uint32_t> out(ids.size(), UINT32_MAX);
+  uint32_t at = 0;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const std::string_view id = ids.At(i);
+    while (at < image.size() && image.id(at) < id) ++at;
+    if (at < image.size() && image.id(at) == id) out[i] = at;
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const Adjacency>> BuildAdjacency(const table::TableVersion& edges,
                                                         const TableImage& from,
                                                         const TableImage& to) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::EdgeCsr> csr,
+                             edges.Csr(table::EdgeDirection::kOut));
+  if (csr->edges.size() >= std::numeric_limits<uint32_t>::max()) {
+    return InvalidArgument("table " + edges.manifest_name() + " has too many rows to query (" +
+                           std::to_string(csr->edges.size()) + ")");
+  }
+  const std::vector<uint32_t> src_of_key = MapSorted(csr->keys, from);
+  const std::vector<uint32_t> dst_of_other = MapSorted(csr->others, to);
   auto adj = std::make_shared<Adjacency>();
-  const uint32_t endpoints[] = {table::kSrcFieldId, table::kDstFieldId};
-  OMNIGRAPH_RETURN_IF_ERROR(edges.Preload(endpoints));
-  OMNIGRAPH_ASSIGN_OR_RETURN(const TableImage::ChunkedColumn* src,
-                             edges.Column(table::kSrcFieldId));
-  OMNIGRAPH_ASSIGN_OR_RETURN(const TableImage::ChunkedColumn* dst,
-                             edges.Column(table::kDstFieldId));
-  const uint32_t n = edges.size();
-  adj->edge_src.resize(n);
-  adj->edge_dst.resize(n);
-  for (uint32_t e = 0; e < n; ++e) {
-    int64_t s = from.Find(src->chunk(e).StringAt(TableImage::ChunkedColumn::row(e)));
-    int64_t d = to.Find(dst->chunk(e).StringAt(TableImage::ChunkedColumn::row(e)));
-    adj->edge_src[e] = s < 0 ? UINT32_MAX : static_cast<uint32_t>(s);
-    adj->edge_dst[e] = d < 0 ? UINT32_MAX : static_cast<uint32_t>(d);
+  const uint32_t n = static_cast<uint32_t>(csr->edges.size());
+  adj->edge_src.assign(n, UINT32_MAX);
+  adj->edge_dst.assign(n, UINT32_MAX);
+  for (size_t k = 0; k < csr->keys.size(); ++k) {
+    const uint32_t s = src_of_key[k];
+    for (uint32_t slot = csr->offsets[k]; slot < csr->offsets[k + 1]; ++slot) {
+      const uint32_t e = csr->edges[slot];
+      adj->edge_src[e] = s;
+      adj->edge_dst[e] = dst_of_other[csr->targets[slot]];
+    }
   }
   adj->out = MakeCsr(from.size(), adj->edge_src, adj->edge_dst);
   adj->in = MakeCsr(to.size(), adj->edge_dst, adj->edge_src);
@@ -214,10 +234,10 @@ Result<std::shared_ptr<const TableImage>> ExecCache::Image(
 }
 
 Result<std::shared_ptr<const Adjacency>> ExecCache::Adjacent(std::string_view scope,
-                                                             const TableImage& edges,
+                                                             const table::TableVersion& edges,
                                                              const TableImage& from,
                                                              const TableImage& to) {
-  const std::string key = std::string(scope) + "|adj:" + VersionKey(edges.version()) + "|" +
+  const std::string key = std::string(scope) + "|adj:" + VersionKey(edges) + "|" +
                           VersionKey(from.version()) + "|" + VersionKey(to.version());
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -6,7 +6,8 @@
 // of one type compares ids — the executor's tie-break needs nothing else.
 //
 // Adjacency: one edge-table version in CSR form, both directions: for every source node (dense
-// index of the edge's `from` type) its outgoing edges (target dense index and edge dense index),
+// index of the edge's `from` type) its outgoing edges (target dense index and edge dense index:
+// the edge's position in its table's id order, which is also its edge image's dense index),
 // and for every target node its incoming edges, each list in edge id order. Edges whose endpoint
 // is not a live node of the endpoint type are left out. An adjacency depends on three versions
 // (the edge table and both endpoint node tables), and is keyed by all three.
@@ -41,8 +42,8 @@ class TableImage {
   static Result<std::shared_ptr<const TableImage>> Build(
       std::shared_ptr<const table::TableVersion> version);
 
-  uint32_t size() const { return static_cast<uint32_t>(ids_.size()); }
-  const std::string& id(uint32_t dense) const { return ids_[dense]; }
+  uint32_t size() const { return static_cast<uint32_t>(ids_->size()); }
+  std::string_view id(uint32_t dense) const { return ids_->IdAt(dense); }
   // The dense index of `id`, or -1 when the version has no such row. The id → index map is
   // built on the first call (edge tables usually never need it).
   int64_t Find(std::string_view id) const;
@@ -71,7 +72,8 @@ class TableImage {
   Status LoadLocked(std::span<const uint32_t> field_ids) const;
 
   std::shared_ptr<const table::TableVersion> version_;
-  std::vector<std::string> ids_;
+  // The version's id index (shared with the table cache; dense index = position in it).
+  std::shared_ptr<const table::IdIndex> ids_;
   mutable std::once_flag index_once_;
   // Open addressing over ids_, linear probing, at most half full: each slot is 0 (empty) or
   // (upper 32 bits of the id's XxHash64 << 32) | (dense index + 1), so a probe compares ids
@@ -108,8 +110,10 @@ struct Adjacency {
   uint64_t bytes() const;
 };
 
-// Builds the adjacency of `edges` between the `from` and `to` node images.
-Result<std::shared_ptr<const Adjacency>> BuildAdjacency(const TableImage& edges,
+// Builds the adjacency of `edges` between the `from` and `to` node images, from the edge
+// version's forward adjacency (table/edge_csr.h: a derived object for a large version) mapped
+// onto the node images' dense numbering by one merge of sorted ids per endpoint.
+Result<std::shared_ptr<const Adjacency>> BuildAdjacency(const table::TableVersion& edges,
                                                         const TableImage& from,
                                                         const TableImage& to);
 
@@ -124,7 +128,8 @@ class ExecCache {
   // `scope` names the graph (GraphView::cache_scope).
   Result<std::shared_ptr<const TableImage>> Image(
       std::string_view scope, const std::shared_ptr<const table::TableVersion>& version);
-  Result<std::shared_ptr<const Adjacency>> Adjacent(std::string_view scope, const TableImage& edges,
+  Result<std::shared_ptr<const Adjacency>> Adjacent(std::string_view scope,
+                                                    const table::TableVersion& edges,
                                                     const TableImage& from, const TableImage& to);
 
   // Any other value computed from table versions (a full-text index, ...), under `key` (which

@@ -4,6 +4,7 @@
 #include <queue>
 
 #include "table/deletion_vector.h"
+#include "table/derived.h"
 #include "table/table_store.h"
 
 namespace omnigraph::table::internal {
@@ -21,22 +22,50 @@ bool Retriable(const Status& status) {
   return status.kind() == Kind::kUnknown || status.kind() == Kind::kTransient;
 }
 
-}  // namespace
-
-const RowRef* IdIndex::Find(std::string_view id) const {
-  auto it =
-      std::lower_bound(sorted.begin(), sorted.end(), id,
-                       [&](const RowRef& ref, std::string_view key) { return IdAt(ref) < key; });
-  if (it == sorted.end() || IdAt(*it) != id) return nullptr;
-  return &*it;
+// Concatenates runs sorted by `less`, or merges them when they overlap.
+template <typename Less>
+std::vector<RowRef> MergeRuns(std::vector<std::vector<RowRef>> runs, const Less& less,
+                              uint64_t rows) {
+  std::erase_if(runs, [](const std::vector<RowRef>& run) { return run.empty(); });
+  std::vector<RowRef> sorted;
+  sorted.reserve(rows);
+  bool in_order = true;
+  for (size_t r = 1; r < runs.size() && in_order; ++r) {
+    in_order = less(runs[r - 1].back(), runs[r].front());
+  }
+  if (in_order) {
+    for (std::vector<RowRef>& run : runs) {
+      sorted.insert(sorted.end(), run.begin(), run.end());
+      std::vector<RowRef>().swap(run);  // Hold each row once, not twice, while concatenating.
+    }
+    return sorted;
+  }
+  // Heap of (run, position), smallest id on top.
+  using Head = std::pair<uint32_t, uint32_t>;
+  auto later = [&](const Head& a, const Head& b) {
+    return less(runs[b.first][b.second], runs[a.first][a.second]);
+  };
+  std::priority_queue<Head, std::vector<Head>, decltype(later)> heap(later);
+  for (uint32_t r = 0; r < runs.size(); ++r) heap.emplace(r, 0);
+  while (!heap.empty()) {
+    auto [r, at] = heap.top();
+    heap.pop();
+    sorted.push_back(runs[r][at]);
+    if (at + 1 < runs[r].size()) heap.emplace(r, at + 1);
+  }
+  return sorted;
 }
 
+}  // namespace
+
 TableContext::TableContext(storage::Runtime runtime, uint64_t cache_bytes,
-                           uint64_t fragment_rows_max, FragmentWriteOptions fragment)
+                           uint64_t fragment_rows_max, FragmentWriteOptions fragment,
+                           uint64_t derived_rows_min)
     : runtime_(std::move(runtime)),
       cache_(cache_bytes),
       fragment_rows_max_(fragment_rows_max),
-      fragment_(fragment) {}
+      fragment_(fragment),
+      derived_rows_min_(derived_rows_min) {}
 
 Result<std::shared_ptr<const TableManifest>> TableContext::Manifest(const std::string& name) {
   const std::string key = "m:" + name;
@@ -121,8 +150,48 @@ Result<std::shared_ptr<const Roaring>> TableContext::Deletion(const TableManifes
 Result<std::shared_ptr<const IdIndex>> TableContext::Index(const TableManifest& manifest) {
   const std::string key = "i:" + ManifestName(manifest.table(), manifest.staged_version);
   if (auto hit = cache_.Get<IdIndex>(key)) return hit;
-  auto index = std::make_shared<IdIndex>();
-  uint64_t charge = 0;
+  const bool derived = manifest.entity_count >= derived_rows_min_;
+  if (derived) {
+    const std::string name = DerivedName(manifest.table(), manifest.staged_version, kIdsKind);
+    Result<storage::GetResult> got = store().Get(name);
+    if (got.ok()) {
+      // A damaged object is rebuilt below, and WriteDerived replaces it.
+      Result<std::string_view> payload = DecodeDerived(manifest, kIdsKind, got->data, name);
+      Result<IdIndex> decoded = payload.ok() ? IdIndex::Decode(*payload, manifest, name)
+                                             : Result<IdIndex>(payload.status());
+      if (decoded.ok()) {
+        auto value = std::make_shared<const IdIndex>(std::move(*decoded));
+        cache_.Put(key, value, value->bytes());
+        return std::shared_ptr<const IdIndex>(value);
+      }
+    } else if (got.status().kind() != Kind::kNotFound) {
+      return got.status();
+    }
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> built, BuildIndex(manifest));
+  if (derived) {
+    // Written back so that the next process reads one object instead of every fragment; the
+    // index is never authority, so a failure to store it changes nothing.
+    (void)WriteDerived(manifest, kIdsKind,
+                       built->Encode(static_cast<uint32_t>(manifest.fragments.size())));
+  }
+  cache_.Put(key, built, built->bytes());
+  return built;
+}
+
+Status TableContext::WriteDerived(const TableManifest& manifest, std::string_view kind,
+                                  std::string_view payload) {
+  const std::string name = DerivedName(manifest.table(), manifest.staged_version, kind);
+  const std::string bytes = EncodeDerived(manifest, kind, payload);
+  OMNIGRAPH_ASSIGN_OR_RETURN(bool ours, PutImmutable(name, bytes));
+  if (ours) return Status::Ok();
+  OMNIGRAPH_ASSIGN_OR_RETURN(storage::GetResult existing, store().Get(name));
+  if (DecodeDerived(manifest, kind, existing.data, name).ok()) return Status::Ok();
+  return store().Put(name, bytes);
+}
+
+Result<std::shared_ptr<const IdIndex>> TableContext::BuildIndex(const TableManifest& manifest) {
+  std::vector<std::shared_ptr<const Column>> id_columns;
   const uint32_t id_field[] = {kIdFieldId};
   // Each fragment's live rows in id order: most fragments are sorted already (a load writes
   // ULIDs in the order it makes them; a checked pass is sequential), the rest are sorted alone,
@@ -134,56 +203,37 @@ Result<std::shared_ptr<const IdIndex>> TableContext::Index(const TableManifest& 
     OMNIGRAPH_ASSIGN_OR_RETURN(auto columns, Columns(manifest, fragment, id_field));
     OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const Roaring> deleted,
                                Deletion(manifest, fragment));
-    charge += ColumnBytes(*columns[0]);
-    index->id_columns.push_back(std::move(columns[0]));
+    id_columns.push_back(std::move(columns[0]));
     std::vector<RowRef>& run = runs[f];
     run.reserve(fragment.rows);
     for (uint32_t row = 0; row < fragment.rows; ++row) {
       if (!deleted->contains(row)) run.push_back(RowRef{static_cast<uint32_t>(f), row});
     }
   }
-  const IdIndex& ix = *index;
-  auto less = [&](const RowRef& a, const RowRef& b) { return ix.IdAt(a) < ix.IdAt(b); };
+  auto id_at = [&](const RowRef& ref) { return id_columns[ref.source]->StringAt(ref.row); };
+  auto less = [&](const RowRef& a, const RowRef& b) { return id_at(a) < id_at(b); };
   for (std::vector<RowRef>& run : runs) {
     if (!std::is_sorted(run.begin(), run.end(), less)) std::sort(run.begin(), run.end(), less);
   }
-  std::erase_if(runs, [](const std::vector<RowRef>& run) { return run.empty(); });
-  index->sorted.reserve(manifest.entity_count);
-  bool in_order = true;
-  for (size_t r = 1; r < runs.size() && in_order; ++r) {
-    in_order = less(runs[r - 1].back(), runs[r].front());
-  }
-  if (in_order) {
-    for (std::vector<RowRef>& run : runs) {
-      index->sorted.insert(index->sorted.end(), run.begin(), run.end());
-      std::vector<RowRef>().swap(run);  // Hold each row once, not twice, while concatenating.
+  std::vector<RowRef> sorted = MergeRuns(std::move(runs), less, manifest.entity_count);
+  std::string blob;
+  std::vector<uint32_t> ends;
+  ends.reserve(sorted.size());
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    const std::string_view id = id_at(sorted[i]);
+    if (i > 0 && id_at(sorted[i - 1]) == id) {
+      return Corruption("table version holds id '" + std::string(id) + "' twice",
+                        ManifestName(manifest.table(), manifest.staged_version));
     }
-  } else {
-    // Heap of (run, position), smallest id on top.
-    using Head = std::pair<uint32_t, uint32_t>;
-    auto later = [&](const Head& a, const Head& b) {
-      return less(runs[b.first][b.second], runs[a.first][a.second]);
-    };
-    std::priority_queue<Head, std::vector<Head>, decltype(later)> heap(later);
-    for (uint32_t r = 0; r < runs.size(); ++r) heap.emplace(r, 0);
-    while (!heap.empty()) {
-      auto [r, at] = heap.top();
-      heap.pop();
-      index->sorted.push_back(runs[r][at]);
-      if (at + 1 < runs[r].size()) heap.emplace(r, at + 1);
+    if (blob.size() + id.size() > kIdIndexBytesMax) {
+      return Status(Code::kResourceLimit,
+                    "the ids of the version exceed " + std::to_string(kIdIndexBytesMax) + " bytes",
+                    ManifestName(manifest.table(), manifest.staged_version));
     }
+    blob.append(id);
+    ends.push_back(static_cast<uint32_t>(blob.size()));
   }
-  for (size_t i = 1; i < index->sorted.size(); ++i) {
-    if (ix.IdAt(index->sorted[i - 1]) == ix.IdAt(index->sorted[i])) {
-      return Corruption(
-          "table version holds id '" + std::string(ix.IdAt(index->sorted[i])) + "' twice",
-          ManifestName(manifest.table(), manifest.staged_version));
-    }
-  }
-  charge += index->sorted.size() * sizeof(RowRef);
-  std::shared_ptr<const IdIndex> value = std::move(index);
-  cache_.Put(key, value, charge);
-  return value;
+  return std::make_shared<const IdIndex>(std::move(blob), std::move(ends), std::move(sorted));
 }
 
 Result<std::vector<std::string>> TableContext::DeletedIds(const TableManifest& manifest) {

@@ -14,6 +14,7 @@
 #include "storage/uri.h"
 #include "table/fragment_reader.h"
 #include "table/fragment_writer.h"
+#include "table/id_index.h"
 #include "table/object_cache.h"
 #include "table/row_gather.h"
 #include "table/table_manifest.h"
@@ -24,29 +25,18 @@ struct TableStoreOptions;
 
 namespace internal {
 
-// The live rows of one version sorted by id, built once per version from the id column of
-// every fragment and its deletion vector. Sources are the manifest's fragment indices.
-struct IdIndex {
-  std::vector<std::shared_ptr<const Column>> id_columns;
-  std::vector<RowRef> sorted;
-
-  std::string_view IdAt(const RowRef& ref) const {
-    return id_columns[ref.source]->StringAt(ref.row);
-  }
-  // The row holding `id`, or null.
-  const RowRef* Find(std::string_view id) const;
-};
-
 class TableContext {
  public:
   TableContext(storage::Runtime runtime, uint64_t cache_bytes, uint64_t fragment_rows_max,
-               FragmentWriteOptions fragment);
+               FragmentWriteOptions fragment, uint64_t derived_rows_min = kDerivedIndexRowsMin);
 
   storage::Runtime& runtime() { return runtime_; }
   storage::ObjectStore& store() { return *runtime_.store; }
   ObjectCache& cache() { return cache_; }
   uint64_t fragment_rows_max() const { return fragment_rows_max_; }
   const FragmentWriteOptions& fragment_options() const { return fragment_; }
+  // Versions with at least this many live rows keep their indexes as derived objects.
+  uint64_t derived_rows_min() const { return derived_rows_min_; }
 
   // The decoded manifest `name` (Get of at most kManifestBytesMax + 1 bytes).
   Result<std::shared_ptr<const TableManifest>> Manifest(const std::string& name);
@@ -61,8 +51,17 @@ class TableContext {
   // The fragment's deletion vector, or an empty bitmap when it has none.
   Result<std::shared_ptr<const Roaring>> Deletion(const TableManifest& manifest,
                                                   const FragmentEntry& fragment);
-  // The id index of a version.
+  // The id index of a version: cached, else — for a version of at least derived_rows_min() live
+  // rows — decoded from its `ids` derived object (one GET), else built from the id column and
+  // deletion vector of every fragment and, for such a version, written back as that object (a
+  // failure to write is not an error). A damaged object is rebuilt and replaced.
   Result<std::shared_ptr<const IdIndex>> Index(const TableManifest& manifest);
+  // The id index built from the fragments alone (no derived object read or written).
+  Result<std::shared_ptr<const IdIndex>> BuildIndex(const TableManifest& manifest);
+  // Stores `payload` as derived `kind` of `manifest`'s version (docs/format/derived.md): a
+  // conditional create, keeping an object that decodes and replacing a damaged one.
+  Status WriteDerived(const TableManifest& manifest, std::string_view kind,
+                      std::string_view payload);
   // The ids a version removed (inline, or from its side file).
   Result<std::vector<std::string>> DeletedIds(const TableManifest& manifest);
 
@@ -76,6 +75,7 @@ class TableContext {
   ObjectCache cache_;
   uint64_t fragment_rows_max_;
   FragmentWriteOptions fragment_;
+  uint64_t derived_rows_min_;
 };
 
 }  // namespace internal

@@ -6,7 +6,8 @@ namespace omnigraph::table {
 
 TableStore::TableStore(storage::Runtime runtime, TableStoreOptions options)
     : ctx_(std::make_shared<internal::TableContext>(std::move(runtime), options.cache_bytes,
-                                                    options.fragment_rows_max, options.fragment)) {
+                                                    options.fragment_rows_max, options.fragment,
+                                                    options.derived_rows_min)) {
   OMNIGRAPH_CHECK_MSG(options.fragment_rows_max >= 1 && options.fragment_rows_max <= kRowsMax,
                       "fragment_rows_max must be in [1, kRowsMax]");
 }

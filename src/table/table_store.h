@@ -49,6 +49,9 @@ struct TableStoreOptions {
   uint64_t cache_bytes = kDefaultCacheBytes;
   uint64_t fragment_rows_max = kDefaultFragmentRowsMax;
   FragmentWriteOptions fragment;
+  // Versions with at least this many live rows keep their id index and adjacency as derived
+  // objects (table/id_index.h).
+  uint64_t derived_rows_min = kDerivedIndexRowsMin;
 };
 
 // What a new table looks like: its identity, alias and schema (ValidateTableSchema).

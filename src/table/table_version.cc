@@ -165,8 +165,7 @@ Result<ColumnBatch> TableVersion::Gather(const Schema& projection,
 Result<LookupResult> TableVersion::Lookup(std::span<const std::string> ids,
                                           std::span<const uint32_t> field_ids) const {
   OMNIGRAPH_ASSIGN_OR_RETURN(Schema projection, Project(field_ids));
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const internal::IdIndex> index,
-                             ctx_->Index(*manifest_));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> index, ctx_->Index(*manifest_));
   LookupResult result;
   result.found.reserve(ids.size());
   std::vector<RowRef> refs;
@@ -183,9 +182,8 @@ Status TableVersion::ScanInIdOrder(std::span<const uint32_t> field_ids, uint64_t
                                    const BatchSink& sink) const {
   if (batch_rows == 0) return InvalidArgument("batch_rows must be at least 1");
   OMNIGRAPH_ASSIGN_OR_RETURN(Schema projection, Project(field_ids));
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const internal::IdIndex> index,
-                             ctx_->Index(*manifest_));
-  const std::span<const RowRef> all(index->sorted);
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> index, ctx_->Index(*manifest_));
+  const std::span<const RowRef> all(index->refs());
   for (size_t begin = 0; begin < all.size(); begin += batch_rows) {
     const size_t count = std::min<size_t>(batch_rows, all.size() - begin);
     OMNIGRAPH_ASSIGN_OR_RETURN(ColumnBatch batch, Gather(projection, all.subspan(begin, count)));
@@ -195,17 +193,85 @@ Status TableVersion::ScanInIdOrder(std::span<const uint32_t> field_ids, uint64_t
 }
 
 Result<std::vector<std::string>> TableVersion::Ids() const {
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const internal::IdIndex> index,
-                             ctx_->Index(*manifest_));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> index, ctx_->Index(*manifest_));
   std::vector<std::string> ids;
-  ids.reserve(index->sorted.size());
-  for (const RowRef& ref : index->sorted) ids.emplace_back(index->IdAt(ref));
+  ids.reserve(index->size());
+  for (size_t i = 0; i < index->size(); ++i) ids.emplace_back(index->IdAt(i));
   return ids;
 }
 
+Result<std::shared_ptr<const IdIndex>> TableVersion::SortedIds() const {
+  return ctx_->Index(*manifest_);
+}
+
+Result<std::shared_ptr<const EdgeCsr>> TableVersion::Csr(EdgeDirection direction) const {
+  const std::string_view kind = CsrKind(direction);
+  const std::string name = DerivedName(manifest_->table(), manifest_->staged_version, kind);
+  const std::string key = "csr:" + name;
+  if (auto hit = ctx_->cache().Get<EdgeCsr>(key)) return hit;
+  const bool derived = manifest_->entity_count >= ctx_->derived_rows_min();
+  if (derived) {
+    // Decoded straight from the object (not through ReadDerived's cache of payloads), so that
+    // only the decoded form is held.
+    Result<storage::GetResult> got = ctx_->store().Get(name);
+    if (got.ok()) {
+      Result<std::string_view> payload = DecodeDerived(*manifest_, kind, got->data, name);
+      Result<EdgeCsr> decoded = payload.ok() ? EdgeCsr::Decode(*payload, *manifest_, name)
+                                             : Result<EdgeCsr>(payload.status());
+      if (decoded.ok()) {
+        auto value = std::make_shared<const EdgeCsr>(std::move(*decoded));
+        ctx_->cache().Put<EdgeCsr>(key, value, value->bytes());
+        return std::shared_ptr<const EdgeCsr>(value);
+      }
+    } else if (got.status().kind() != Kind::kNotFound) {
+      return got.status();
+    }
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(EdgeCsr built, BuildCsr(direction));
+  if (derived) (void)ctx_->WriteDerived(*manifest_, kind, built.Encode());
+  auto value = std::make_shared<const EdgeCsr>(std::move(built));
+  ctx_->cache().Put<EdgeCsr>(key, value, value->bytes());
+  return std::shared_ptr<const EdgeCsr>(value);
+}
+
+Result<EdgeCsr> TableVersion::BuildCsr(EdgeDirection direction) const {
+  const auto has = [&](uint32_t id) {
+    return std::any_of(manifest_->schema.begin(), manifest_->schema.end(),
+                       [&](const Field& f) { return f.id == id; });
+  };
+  if (!has(kSrcFieldId) || !has(kDstFieldId)) {
+    return InvalidArgument("table '" + manifest_->table_key + "' has no edge endpoints");
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> index, ctx_->Index(*manifest_));
+  const uint32_t endpoints[] = {kSrcFieldId, kDstFieldId};
+  std::vector<std::vector<std::shared_ptr<const Column>>> columns;
+  for (const FragmentEntry& fragment : manifest_->fragments) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(auto pair, ctx_->Columns(*manifest_, fragment, endpoints));
+    columns.push_back(std::move(pair));
+  }
+  std::vector<std::string_view> src(index->size());
+  std::vector<std::string_view> dst(index->size());
+  for (size_t p = 0; p < index->size(); ++p) {
+    const RowRef& ref = index->refs()[p];
+    src[p] = columns[ref.source][0]->StringAt(ref.row);
+    dst[p] = columns[ref.source][1]->StringAt(ref.row);
+  }
+  return EdgeCsr::Build(direction, src, dst);
+}
+
+Status TableVersion::BuildIndexes() const {
+  if (manifest_->entity_count < ctx_->derived_rows_min()) return Status::Ok();
+  OMNIGRAPH_RETURN_IF_ERROR(SortedIds().status());
+  const bool edge = std::any_of(manifest_->schema.begin(), manifest_->schema.end(),
+                                [](const Field& f) { return f.id == kSrcFieldId; });
+  if (!edge) return Status::Ok();
+  // The forward direction only: the query layer derives the reverse from it in memory
+  // (query/exec_cache.h); `csr.in` is built and kept when a reader asks for it.
+  return Csr(EdgeDirection::kOut).status();
+}
+
 Result<std::vector<bool>> TableVersion::Contains(std::span<const std::string_view> ids) const {
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const internal::IdIndex> index,
-                             ctx_->Index(*manifest_));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> index, ctx_->Index(*manifest_));
   std::vector<bool> found;
   found.reserve(ids.size());
   for (std::string_view id : ids) found.push_back(index->Find(id) != nullptr);

@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "table/column.h"
+#include "table/edge_csr.h"
+#include "table/id_index.h"
 #include "table/predicate.h"
 #include "table/row_gather.h"
 #include "table/table_manifest.h"
@@ -84,6 +86,17 @@ class TableVersion {
 
   // Every id of the version, ascending.
   Result<std::vector<std::string>> Ids() const;
+  // The version's id index (table/id_index.h): cached; for a large version read from its `ids`
+  // derived object, else built from the fragments (and written back). Corruption for a version
+  // that holds an id twice.
+  Result<std::shared_ptr<const IdIndex>> SortedIds() const;
+  // One direction of an edge table version's adjacency (table/edge_csr.h): cached; for a large
+  // version read from its `csr.out` / `csr.in` derived object, else built from the id index and
+  // the src and dst columns (and written back). InvalidArgument for a table without endpoints.
+  Result<std::shared_ptr<const EdgeCsr>> Csr(EdgeDirection direction) const;
+  // Builds and stores every derived index of the version that its size calls for (the id index;
+  // for an edge table the forward adjacency). What a load does after it stages a version.
+  Status BuildIndexes() const;
   // Whether each of `ids` is live in the version, from its id index (the index the version's
   // writes and lookups build; no other row is read).
   Result<std::vector<bool>> Contains(std::span<const std::string_view> ids) const;
@@ -121,6 +134,8 @@ class TableVersion {
   Result<ColumnBatch> Gather(const Schema& projection, std::span<const RowRef> refs) const;
 
  private:
+  Result<EdgeCsr> BuildCsr(EdgeDirection direction) const;
+
   std::shared_ptr<internal::TableContext> ctx_;
   std::shared_ptr<const TableManifest> manifest_;
   std::string manifest_name_;

@@ -21,14 +21,14 @@ namespace {
 // `incoming` is every id of the new image, ascending (the order of the index), so one merge
 // pass over both finds them without holding a set of either.
 Result<std::pair<std::vector<std::string>, uint64_t>> SplitOverwritten(
-    const internal::IdIndex& base, const SortedRecords& incoming) {
+    const IdIndex& base, const SortedRecords& incoming) {
   std::vector<std::string> deleted;
   uint64_t updated = 0;
   std::unique_ptr<SortedRecords::Reader> reader = incoming.Open();
   std::string_view next, value;
   OMNIGRAPH_ASSIGN_OR_RETURN(bool more, reader->Next(&next, &value));
-  for (const RowRef& ref : base.sorted) {
-    const std::string_view id = base.IdAt(ref);
+  for (size_t i = 0; i < base.size(); ++i) {
+    const std::string_view id = base.IdAt(i);
     while (more && next < id) {
       OMNIGRAPH_ASSIGN_OR_RETURN(more, reader->Next(&next, &value));
     }
@@ -299,7 +299,7 @@ Result<TablePin> TableStore::AppendPending(const TablePin& base, const PendingRo
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableVersion> version, Open(base));
   const TableManifest& b = version->manifest();
   OMNIGRAPH_RETURN_IF_ERROR(CheckPending(b, rows, /*same_schema=*/true));
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const internal::IdIndex> index, ctx_->Index(b));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> index, ctx_->Index(b));
   OMNIGRAPH_RETURN_IF_ERROR(rows.ids->ForEachKey([&](std::string_view id) -> Status {
     if (index->Find(id) == nullptr) return Status::Ok();
     return Status(
@@ -320,7 +320,7 @@ Result<TablePin> TableStore::UpsertPending(const TablePin& base, const PendingRo
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableVersion> version, Open(base));
   const TableManifest& b = version->manifest();
   OMNIGRAPH_RETURN_IF_ERROR(CheckPending(b, rows, /*same_schema=*/true));
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const internal::IdIndex> index, ctx_->Index(b));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> index, ctx_->Index(b));
   std::map<uint32_t, std::vector<uint32_t>> deletions;
   uint64_t updated = 0;
   OMNIGRAPH_RETURN_IF_ERROR(rows.ids->ForEachKey([&](std::string_view id) -> Status {
@@ -345,7 +345,7 @@ Result<TablePin> TableStore::OverwritePending(const TablePin& base, const Pendin
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableVersion> version, Open(base));
   const TableManifest& b = version->manifest();
   OMNIGRAPH_RETURN_IF_ERROR(CheckPending(b, rows, /*same_schema=*/false));
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const internal::IdIndex> index, ctx_->Index(b));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> index, ctx_->Index(b));
   OMNIGRAPH_ASSIGN_OR_RETURN(auto split, SplitOverwritten(*index, *rows.ids));
   auto& [deleted, updated] = split;
   TableManifest m = NextManifest(b, Operation::kOverwrite, against);
@@ -473,7 +473,7 @@ Result<TablePin> TableStore::Append(const TablePin& base, const ColumnBatch& row
   const TableManifest& b = version->manifest();
   OMNIGRAPH_RETURN_IF_ERROR(CheckRows(rows, b.schema, b.table_key));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<std::string_view> ids, BatchIds(rows));
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const internal::IdIndex> index, ctx_->Index(b));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> index, ctx_->Index(b));
   for (std::string_view id : ids) {
     if (index->Find(id) != nullptr) {
       return Status(
@@ -494,7 +494,7 @@ Result<TablePin> TableStore::Upsert(const TablePin& base, const ColumnBatch& row
   const TableManifest& b = version->manifest();
   OMNIGRAPH_RETURN_IF_ERROR(CheckRows(rows, b.schema, b.table_key));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<std::string_view> ids, BatchIds(rows));
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const internal::IdIndex> index, ctx_->Index(b));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> index, ctx_->Index(b));
   std::map<uint32_t, std::vector<uint32_t>> deletions;
   uint64_t updated = 0;
   for (std::string_view id : ids) {
@@ -515,7 +515,7 @@ Result<TablePin> TableStore::Delete(const TablePin& base, std::span<const std::s
                                     const std::optional<StagedAgainst>& against) {
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableVersion> version, Open(base));
   const TableManifest& b = version->manifest();
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const internal::IdIndex> index, ctx_->Index(b));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> index, ctx_->Index(b));
   std::map<uint32_t, std::vector<uint32_t>> deletions;
   const std::set<std::string_view> unique(ids.begin(), ids.end());
   std::vector<std::string> deleted;
@@ -537,7 +537,7 @@ Result<TablePin> TableStore::Overwrite(const TablePin& base, const ColumnBatch& 
   OMNIGRAPH_RETURN_IF_ERROR(ValidateTableSchema(rows.schema()));
   OMNIGRAPH_RETURN_IF_ERROR(CheckRows(rows, rows.schema(), b.table_key));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<std::string_view> ids, BatchIds(rows));
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const internal::IdIndex> index, ctx_->Index(b));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> index, ctx_->Index(b));
   OMNIGRAPH_ASSIGN_OR_RETURN(auto split, SplitOverwritten(*index, *SortedRecords::FromKeys(ids)));
   auto& [deleted, updated] = split;
   TableManifest m = NextManifest(b, Operation::kOverwrite, against);

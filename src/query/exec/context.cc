@@ -133,7 +133,9 @@ Result<const Adjacency*> ExecContext::Adj(const TypeDef& edge) {
   if (from == nullptr || to == nullptr) {
     return Internal("edge type " + edge.name + " has an unknown endpoint type");
   }
-  OMNIGRAPH_ASSIGN_OR_RETURN(const TableImage* edges, Image(edge));
+  // The edge table's own image (its ids) is not needed: the adjacency comes from the version's
+  // stored forward adjacency.
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> edges, view_.Table(edge));
   OMNIGRAPH_ASSIGN_OR_RETURN(const TableImage* from_image, Image(*from));
   OMNIGRAPH_ASSIGN_OR_RETURN(const TableImage* to_image, Image(*to));
   OMNIGRAPH_ASSIGN_OR_RETURN(
@@ -268,7 +270,7 @@ Result<CExpr> ExecContext::Compile(const Expr& e, const Frame& frame) {
 
 Value ExecContext::EntityValue(const Slot& slot, uint32_t dense) const {
   std::vector<Value> items;
-  items.push_back(Value::String(slot.image->id(dense)));
+  items.push_back(Value::String(std::string(slot.image->id(dense))));
   for (const schema::PropertyDef& p : slot.type->properties) {
     if (p.type.scalar == ScalarKind::kBlob) {
       items.push_back(Value::Null());
@@ -290,7 +292,7 @@ Value ExecContext::Eval(const CExpr& e, const Frame& frame, size_t row) const {
     }
     case CExpr::Kind::kId: {
       const Slot& s = frame.slots[e.slot];
-      return Value::String(s.image->id(frame.cols[e.slot][row]));
+      return Value::String(std::string(s.image->id(frame.cols[e.slot][row])));
     }
     case CExpr::Kind::kEntity: return EntityValue(frame.slots[e.slot], frame.cols[e.slot][row]);
     case CExpr::Kind::kBool: return EvalBoolean(e, frame, row);

@@ -1,0 +1,80 @@
+#include "engine/prepared.h"
+
+#include "query/parser.h"
+
+namespace omnigraph::engine {
+
+namespace {
+
+// The cache key: the name, then the source (a name cannot hold a NUL, so the split is unique).
+std::string KeyOf(std::string_view source, std::string_view name) {
+  std::string key(name);
+  key.push_back('\0');
+  key.append(source);
+  return key;
+}
+
+Result<std::shared_ptr<const PreparedQuery>> Prepare(
+    std::string_view source, std::string_view name,
+    const std::shared_ptr<const schema::Catalog>& catalog) {
+  auto prepared = std::make_shared<PreparedQuery>();
+  prepared->catalog = catalog;
+  OMNIGRAPH_ASSIGN_OR_RETURN(prepared->file, query::ParseQueryFile(source));
+  if (prepared->file.statement) {
+    return InvalidArgument("a branch statement runs on the graph, not on one snapshot");
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(prepared->decl, query::SelectQuery(prepared->file, name));
+  OMNIGRAPH_ASSIGN_OR_RETURN(prepared->checked, query::TypecheckQuery(*catalog, *prepared->decl));
+  Result<query::Plan> plan = query::PlanQuery(prepared->checked);
+  if (plan.ok()) prepared->plan.emplace(std::move(*plan));
+  return std::shared_ptr<const PreparedQuery>(std::move(prepared));
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const PreparedQuery>> PreparedQueries::Get(
+    std::string_view source, std::string_view name,
+    const std::shared_ptr<const schema::Catalog>& catalog) {
+  const std::string key = KeyOf(source, name);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = entries_.find(key);
+    if (it != entries_.end() && it->second.value->catalog == catalog) {
+      lru_.splice(lru_.begin(), lru_, it->second.lru);
+      ++stats_.hits;
+      return it->second.value;
+    }
+  }
+  // Prepared outside the lock; a concurrent preparer of the same key wastes work, not safety.
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const PreparedQuery> prepared,
+                             Prepare(source, name, catalog));
+  std::lock_guard<std::mutex> lock(mu_);
+  ++stats_.prepares;
+  auto it = entries_.find(key);
+  if (it != entries_.end()) {
+    it->second.value = prepared;
+    lru_.splice(lru_.begin(), lru_, it->second.lru);
+    return prepared;
+  }
+  lru_.push_front(key);
+  entries_.emplace(key, Entry{prepared, lru_.begin()});
+  while (entries_.size() > entries_max_ && !lru_.empty()) {
+    entries_.erase(lru_.back());
+    lru_.pop_back();
+  }
+  return prepared;
+}
+
+bool PreparedQueries::Known(std::string_view source, std::string_view name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return entries_.count(KeyOf(source, name)) != 0;
+}
+
+PreparedQueries::Stats PreparedQueries::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  Stats s = stats_;
+  s.entries = entries_.size();
+  return s;
+}
+
+}  // namespace omnigraph::engine

@@ -1,0 +1,311 @@
+// Persisted derived indexes (table/id_index.h, table/edge_csr.h): a large version's id index and
+// adjacency are stored once and read back in one GET by a cold reader, whatever the fragment
+// count; damage and strangers are rebuilt from the fragments and replaced; small versions keep
+// none; the adjacency matches an oracle computed from a scan.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <set>
+
+#include "base/random.h"
+#include "storage/counting_store.h"
+#include "storage/memory_store.h"
+#include "table/derived.h"
+#include "table/edge_csr.h"
+#include "table/id_index.h"
+#include "table/model_table.h"
+#include "table/table_store.h"
+
+namespace omnigraph::table {
+namespace {
+
+constexpr uint64_t kRowsMin = 4;
+
+std::vector<std::string> Ids(const std::string& prefix, int from, int count) {
+  std::vector<std::string> ids;
+  for (int i = from; i < from + count; ++i) ids.push_back(prefix + std::to_string(100 + i));
+  return ids;
+}
+
+class IndexesTest : public ::testing::Test {
+ protected:
+  IndexesTest() {
+    memory_ = std::make_shared<storage::MemoryStore>("ix");
+    counting_ = std::make_shared<storage::CountingStore>(memory_);
+    runtime_ = storage::Runtime::ForTest(counting_, 5);
+    tables_ = std::make_unique<TableStore>(runtime_, Options());
+  }
+
+  static TableStoreOptions Options() {
+    TableStoreOptions options;
+    options.derived_rows_min = kRowsMin;
+    return options;
+  }
+
+  // A version of three fragments (ids interleaved across them) with two rows deleted.
+  TablePin ThreeFragments(bool edge) {
+    Random random(4);
+    const NewTable table{TableId{0x31, 0x1}, edge ? "Knows" : "Person", ModelSchema(edge)};
+    Result<TablePin> v1 =
+        tables_->Create(table, MakeRows(table.schema, Ids("b", 0, 6), random), std::nullopt);
+    Result<TablePin> v2 =
+        tables_->Append(*v1, MakeRows(table.schema, Ids("a", 0, 5), random), std::nullopt);
+    Result<TablePin> v3 =
+        tables_->Append(*v2, MakeRows(table.schema, Ids("c", 0, 4), random), std::nullopt);
+    const std::vector<std::string> gone = {"b101", "a103"};
+    Result<TablePin> v4 = tables_->Delete(*v3, gone, std::nullopt);
+    EXPECT_TRUE(v4.ok()) << v4.status().ToString();
+    return *v4;
+  }
+
+  // The version opened by a fresh TableStore: nothing cached.
+  std::shared_ptr<const TableVersion> Cold(const TablePin& pin) {
+    fresh_ = std::make_unique<TableStore>(runtime_, Options());
+    return *fresh_->Open(pin);
+  }
+
+  std::string NameOf(const TablePin& pin, std::string_view kind) {
+    return DerivedName(pin.table(), pin.staged_version, kind);
+  }
+
+  std::shared_ptr<storage::MemoryStore> memory_;
+  std::shared_ptr<storage::CountingStore> counting_;
+  storage::Runtime runtime_;
+  std::unique_ptr<TableStore> tables_, fresh_;
+};
+
+std::vector<std::string> AllIds(const IdIndex& index) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < index.size(); ++i) out.emplace_back(index.IdAt(i));
+  return out;
+}
+
+TEST_F(IndexesTest, AColdReaderReadsTheIdIndexInOneGetWhateverTheFragmentCount) {
+  const TablePin pin = ThreeFragments(false);
+  auto first = Cold(pin);
+  ASSERT_EQ(first->manifest().fragments.size(), 3u);
+  counting_->Reset();
+  Result<std::shared_ptr<const IdIndex>> built = first->SortedIds();
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  // Built from the fragments (a footer and an id column each, and one deletion vector per
+  // fragment that has one), then written back with one conditional create.
+  storage::OpCounts build = counting_->Snapshot();
+  EXPECT_EQ(build.put_if_absent, 1u) << build.ToString();
+  EXPECT_EQ(build.puts, 0u) << build.ToString();
+  EXPECT_GE(build.gets, 6u) << build.ToString();
+  std::set<std::string> live;
+  for (const char* prefix : {"a", "b", "c"}) {
+    for (const std::string& id : Ids(prefix, 0, 6)) live.insert(id);
+  }
+  for (const char* gone : {"b101", "a103", "a105", "c104", "c105"}) live.erase(gone);
+  EXPECT_EQ(AllIds(**built), std::vector<std::string>(live.begin(), live.end()));
+
+  auto cold = Cold(pin);
+  counting_->Reset();
+  Result<std::shared_ptr<const IdIndex>> read = cold->SortedIds();
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  storage::OpCounts once = counting_->Snapshot();
+  EXPECT_EQ(once.gets, 1u) << once.ToString();
+  EXPECT_EQ(once.total(), 1u) << once.ToString();
+  EXPECT_EQ(AllIds(**read), AllIds(**built));
+  EXPECT_EQ((*read)->refs(), (*built)->refs());
+  // 15 rows written, 2 deleted; ascending.
+  ASSERT_EQ((*read)->size(), 13u);
+  EXPECT_EQ((*read)->IdAt(0), "a100");
+  EXPECT_EQ((*read)->Find("a103"), nullptr);
+  EXPECT_NE((*read)->Find("c103"), nullptr);
+}
+
+TEST_F(IndexesTest, AColdLookupReadsOneIndexAndOnlyTheFragmentHoldingTheRow) {
+  const TablePin pin = ThreeFragments(false);
+  ASSERT_TRUE(Cold(pin)->BuildIndexes().ok());
+  auto cold = Cold(pin);
+  counting_->Reset();
+  const std::vector<std::string> want = {"c102"};
+  Result<LookupResult> found = cold->Lookup(want);
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  ASSERT_EQ(found->found, std::vector<bool>{true});
+  // The index, then one read of the holding fragment (small: its columns come with its footer);
+  // no other fragment.
+  storage::OpCounts counts = counting_->Snapshot();
+  EXPECT_EQ(counts.gets, 2u) << counts.ToString();
+  EXPECT_EQ(counts.total(), 2u) << counts.ToString();
+}
+
+TEST_F(IndexesTest, ADamagedOrForeignIndexIsRebuiltAndReplaced) {
+  const TablePin pin = ThreeFragments(false);
+  const std::string name = NameOf(pin, kIdsKind);
+  auto expected = Cold(pin)->SortedIds();
+  ASSERT_TRUE(expected.ok());
+  for (std::string bad : {std::string("not an envelope"), std::string()}) {
+    if (bad.empty()) {
+      // A well-formed envelope whose payload is damaged inside a section.
+      Result<storage::GetResult> good = memory_->Get(name);
+      ASSERT_TRUE(good.ok());
+      bad = good->data;
+      bad[bad.size() - 1] ^= 0x5a;
+    }
+    ASSERT_TRUE(memory_->Put(name, bad).ok());
+    auto cold = Cold(pin);
+    counting_->Reset();
+    Result<std::shared_ptr<const IdIndex>> rebuilt = cold->SortedIds();
+    ASSERT_TRUE(rebuilt.ok()) << rebuilt.status().ToString();
+    EXPECT_EQ(AllIds(**rebuilt), AllIds(**expected));
+    EXPECT_EQ(counting_->Snapshot().puts, 1u) << counting_->Snapshot().ToString();
+    auto next = Cold(pin);
+    counting_->Reset();
+    ASSERT_TRUE(next->SortedIds().ok());
+    EXPECT_EQ(counting_->Snapshot().gets, 1u) << "the replacement decodes";
+  }
+}
+
+TEST_F(IndexesTest, SmallVersionsKeepNoDerivedIndex) {
+  Random random(5);
+  const NewTable table{TableId{0x32, 0x1}, "Person", ModelSchema(false)};
+  Result<TablePin> v1 = tables_->Create(
+      table, MakeRows(table.schema, Ids("p", 0, kRowsMin - 1), random), std::nullopt);
+  ASSERT_TRUE(v1.ok());
+  auto cold = Cold(*v1);
+  ASSERT_TRUE(cold->BuildIndexes().ok());
+  ASSERT_TRUE(cold->SortedIds().ok());
+  counting_->Reset();
+  ASSERT_TRUE(Cold(*v1)->SortedIds().ok());
+  // Built from the single fragment again (footer and id column); nothing looked up or written.
+  storage::OpCounts counts = counting_->Snapshot();
+  EXPECT_EQ(counts.gets, 2u) << counts.ToString();
+  EXPECT_EQ(counts.total(), 2u) << counts.ToString();
+  EXPECT_EQ(memory_->Head(NameOf(*v1, kIdsKind)).status().kind(), Kind::kNotFound);
+}
+
+TEST_F(IndexesTest, IdIndexDecodeRejectsDamageNamingTheObject) {
+  const TablePin pin = ThreeFragments(false);
+  auto version = Cold(pin);
+  Result<std::shared_ptr<const IdIndex>> index = version->SortedIds();
+  ASSERT_TRUE(index.ok());
+  const std::string payload = (*index)->Encode(3);
+  ASSERT_TRUE(IdIndex::Decode(payload, version->manifest(), "obj").ok());
+  for (size_t at : {size_t{0}, size_t{50}, size_t{60}, payload.size() - 1}) {
+    std::string bad = payload;
+    bad[at] ^= 0x01;
+    Result<IdIndex> decoded = IdIndex::Decode(bad, version->manifest(), "obj");
+    ASSERT_FALSE(decoded.ok()) << "byte " << at;
+    EXPECT_EQ(decoded.status().code(), Code::kCorruption);
+    EXPECT_NE(decoded.status().ToString().find("obj"), std::string::npos);
+  }
+  EXPECT_FALSE(IdIndex::Decode(payload.substr(0, 40), version->manifest(), "obj").ok());
+  EXPECT_FALSE(IdIndex::Decode((*index)->Encode(2), version->manifest(), "obj").ok());
+}
+
+// The oracle: from a scan, key id -> [(edge position, other id)] in edge-position order.
+std::map<std::string, std::vector<std::pair<uint32_t, std::string>>> Oracle(
+    const TableVersion& version, EdgeDirection direction) {
+  std::vector<std::string> ids = *version.Ids();
+  const uint32_t fields[] = {kIdFieldId, kSrcFieldId, kDstFieldId};
+  Result<ColumnBatch> rows = version.ScanAll(ScanOptions{{fields, fields + 3}, {}});
+  std::map<std::string, std::pair<std::string, std::string>> ends;
+  for (uint64_t r = 0; r < rows->num_rows(); ++r) {
+    ends[std::string(rows->column(0).StringAt(r))] = {std::string(rows->column(1).StringAt(r)),
+                                                      std::string(rows->column(2).StringAt(r))};
+  }
+  std::map<std::string, std::vector<std::pair<uint32_t, std::string>>> out;
+  for (uint32_t p = 0; p < ids.size(); ++p) {
+    auto [src, dst] = ends.at(ids[p]);
+    if (direction == EdgeDirection::kOut) {
+      out[src].emplace_back(p, dst);
+    } else {
+      out[dst].emplace_back(p, src);
+    }
+  }
+  return out;
+}
+
+std::map<std::string, std::vector<std::pair<uint32_t, std::string>>> Lists(const EdgeCsr& csr) {
+  std::map<std::string, std::vector<std::pair<uint32_t, std::string>>> out;
+  for (size_t k = 0; k < csr.keys.size(); ++k) {
+    auto& list = out[std::string(csr.keys.At(k))];
+    for (uint32_t s = csr.offsets[k]; s < csr.offsets[k + 1]; ++s) {
+      list.emplace_back(csr.edges[s], std::string(csr.others.At(csr.targets[s])));
+    }
+  }
+  return out;
+}
+
+TEST_F(IndexesTest, AdjacencyMatchesAScanAndIsReadInOneGetPerDirection) {
+  const TablePin pin = ThreeFragments(true);
+  ASSERT_TRUE(Cold(pin)->BuildIndexes().ok());
+  // BuildIndexes stores the id index and the forward direction; the reverse is stored by the
+  // first reader that asks for it.
+  EXPECT_TRUE(memory_->Head(NameOf(pin, "csr.out")).ok());
+  EXPECT_EQ(memory_->Head(NameOf(pin, "csr.in")).status().kind(), Kind::kNotFound);
+  ASSERT_TRUE(Cold(pin)->Csr(EdgeDirection::kIn).ok());
+  for (EdgeDirection direction : {EdgeDirection::kOut, EdgeDirection::kIn}) {
+    auto cold = Cold(pin);
+    counting_->Reset();
+    Result<std::shared_ptr<const EdgeCsr>> csr = cold->Csr(direction);
+    ASSERT_TRUE(csr.ok()) << csr.status().ToString();
+    storage::OpCounts counts = counting_->Snapshot();
+    EXPECT_EQ(counts.gets, 1u) << counts.ToString();
+    EXPECT_EQ(counts.total(), 1u) << counts.ToString();
+    EXPECT_EQ(Lists(**csr), Oracle(*cold, direction));
+    EXPECT_EQ((*csr)->edges.size(), 13u);
+  }
+}
+
+TEST_F(IndexesTest, ADamagedAdjacencyIsRebuiltAndANodeTableHasNone) {
+  const TablePin pin = ThreeFragments(true);
+  ASSERT_TRUE(Cold(pin)->BuildIndexes().ok());
+  const std::string name = NameOf(pin, "csr.out");
+  std::string bytes = memory_->Get(name)->data;
+  bytes[bytes.size() - 3] ^= 0x10;
+  ASSERT_TRUE(memory_->Put(name, bytes).ok());
+  auto cold = Cold(pin);
+  Result<std::shared_ptr<const EdgeCsr>> csr = cold->Csr(EdgeDirection::kOut);
+  ASSERT_TRUE(csr.ok()) << csr.status().ToString();
+  EXPECT_EQ(Lists(**csr), Oracle(*cold, EdgeDirection::kOut));
+  const std::string replaced = memory_->Get(name)->data;
+  EXPECT_NE(replaced, bytes);
+  std::string_view payload = *DecodeDerived(cold->manifest(), "csr.out", replaced, name);
+  EXPECT_TRUE(EdgeCsr::Decode(payload, cold->manifest(), name).ok());
+
+  const TablePin nodes = [&] {
+    Random random(6);
+    const NewTable table{TableId{0x33, 0x1}, "Person", ModelSchema(false)};
+    return *tables_->Create(table, MakeRows(table.schema, Ids("p", 0, 8), random), std::nullopt);
+  }();
+  EXPECT_EQ(Cold(nodes)->Csr(EdgeDirection::kOut).status().code(), Code::kInvalidArgument);
+}
+
+TEST(EdgeCsrTest, DecodeRejectsDamageAndBuildHandlesNoEdges) {
+  const std::vector<std::string_view> src = {"b", "a", "b"};
+  const std::vector<std::string_view> dst = {"x", "y", "x"};
+  Result<EdgeCsr> csr = EdgeCsr::Build(EdgeDirection::kOut, src, dst);
+  ASSERT_TRUE(csr.ok());
+  EXPECT_EQ(csr->keys.size(), 2u);
+  EXPECT_EQ(csr->offsets, (std::vector<uint32_t>{0, 1, 3}));
+  EXPECT_EQ(csr->edges, (std::vector<uint32_t>{1, 0, 2}));
+  EXPECT_EQ(csr->targets, (std::vector<uint32_t>{1, 0, 0}));
+  TableManifest m;
+  m.entity_count = 3;
+  const std::string payload = csr->Encode();
+  ASSERT_TRUE(EdgeCsr::Decode(payload, m, "o").ok());
+  for (size_t at = 0; at < payload.size(); at += 7) {
+    std::string bad = payload;
+    bad[at] ^= 0x04;
+    Result<EdgeCsr> decoded = EdgeCsr::Decode(bad, m, "o");
+    // A flipped padding byte is the only change a checksum does not see.
+    if (decoded.ok()) continue;
+    EXPECT_EQ(decoded.status().code(), Code::kCorruption) << "byte " << at;
+  }
+  m.entity_count = 4;
+  EXPECT_EQ(EdgeCsr::Decode(payload, m, "o").status().code(), Code::kCorruption);
+  Result<EdgeCsr> none = EdgeCsr::Build(EdgeDirection::kIn, {}, {});
+  ASSERT_TRUE(none.ok());
+  m.entity_count = 0;
+  Result<EdgeCsr> back = EdgeCsr::Decode(none->Encode(), m, "o");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->offsets, std::vector<uint32_t>{0});
+}
+
+}  // namespace
+}  // namespace omnigraph::table
