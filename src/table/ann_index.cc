@@ -63,6 +63,7 @@ struct ViewReader : faiss::IOReader {
   size_t operator()(void* ptr, size_t size, size_t nitems) override {
     if (size == 0) return 0;
     const size_t n = std::min(nitems, (data.size() - at) / size);
+    if (n == 0) return 0;  // faiss passes a null pointer for an empty vector.
     std::memcpy(ptr, data.data() + at, n * size);
     at += n * size;
     return n;
@@ -73,7 +74,7 @@ struct ViewReader : faiss::IOReader {
 
 struct StringWriter : faiss::IOWriter {
   size_t operator()(const void* ptr, size_t size, size_t nitems) override {
-    out.append(static_cast<const char*>(ptr), size * nitems);
+    if (size * nitems > 0) out.append(static_cast<const char*>(ptr), size * nitems);
     return nitems;
   }
   std::string out;

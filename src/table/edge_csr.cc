@@ -86,7 +86,7 @@ bool WellFormed(const StringList& list) {
 template <typename T>
 std::vector<T> Copy(std::string_view bytes) {
   std::vector<T> out(bytes.size() / sizeof(T));
-  std::memcpy(out.data(), bytes.data(), out.size() * sizeof(T));
+  if (!out.empty()) std::memcpy(out.data(), bytes.data(), out.size() * sizeof(T));
   return out;
 }
 

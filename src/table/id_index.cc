@@ -104,8 +104,10 @@ Result<IdIndex> IdIndex::Decode(std::string_view payload, const TableManifest& m
   }
   std::vector<RowRef> out_refs(n);
   std::vector<uint32_t> out_ends(n);
-  std::memcpy(out_refs.data(), refs.data(), refs.size());
-  std::memcpy(out_ends.data(), ends.data(), ends.size());
+  if (n > 0) {
+    std::memcpy(out_refs.data(), refs.data(), refs.size());
+    std::memcpy(out_ends.data(), ends.data(), ends.size());
+  }
   for (const RowRef& ref : out_refs) {
     if (ref.source >= manifest.fragments.size() || ref.row >= manifest.fragments[ref.source].rows) {
       return bad("row reference outside the version's fragments");
