@@ -191,7 +191,9 @@ Result<ReadOutcome> RunRead(Graph& graph, std::string_view source, std::string_v
   OMNIGRAPH_ASSIGN_OR_RETURN(const query::QueryDecl* decl, query::SelectQuery(file, query_name));
   Result<Snapshot> snapshot = ReadSnapshot(graph, options);
   OMNIGRAPH_RETURN_IF_ERROR(snapshot.status());
-  if (options.prepared != nullptr) {
+  // Only a plain query is prepared: headers (settings, their warnings) and `explain` take the
+  // full path, so the cache never answers for them.
+  if (options.prepared != nullptr && file.settings.empty() && !decl->explain) {
     return RunPrepared(*snapshot, source, query_name, params, options);
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(query::CheckedQuery checked,
