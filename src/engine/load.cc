@@ -575,6 +575,31 @@ void BuildIndexes(Graph& graph, const commit::Record& record, const std::set<std
   }
 }
 
+// Fragments written ahead are unreferenced until the commit: cleanup may take them once they
+// are older than its grace period, so a load that took too long must not publish them.
+Status CheckLoadDuration(Graph& graph, int64_t started_us) {
+  const int64_t elapsed_us = graph.runtime().clock->NowMicros() - started_us;
+  if (elapsed_us <= kLoadDurationMaxMicros) return Status::Ok();
+  return Status(Code::kResourceLimit, "the load read its input for " +
+                                          std::to_string(elapsed_us / 1000000) + " s; at most " +
+                                          std::to_string(kLoadDurationMaxMicros / 1000000) +
+                                          " s are allowed (split the input)");
+}
+
+// Creates the branch a load into a new branch writes to (a rival that created it meanwhile is
+// fine: the load goes on it).
+Status CreateLoadBranch(Graph& graph, std::string_view branch, const LoadOptions& options,
+                        LoadResult& result) {
+  Result<commit::StreamMetadata> created =
+      graph.CreateBranch(branch, *options.from, std::nullopt, options.actor);
+  if (created.ok()) {
+    result.branch_created = true;
+  } else if (created.status().code() != Code::kBranchExists) {
+    return created.status();
+  }
+  return Status::Ok();
+}
+
 Result<LoadResult> LoadLines(Graph& graph, std::string_view branch, LineSource& lines,
                              LoadMode mode, const LoadOptions& options) {
   LoadResult result;
@@ -610,25 +635,8 @@ Result<LoadResult> LoadLines(Graph& graph, std::string_view branch, LineSource& 
     consumed = reader.bytes_read();
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(auto changes, loader.Finish(&result));
-  // Fragments written ahead are unreferenced until the commit: cleanup may take them once they
-  // are older than its grace period, so a load that took too long must not publish them.
-  const int64_t elapsed_us = graph.runtime().clock->NowMicros() - started_us;
-  if (elapsed_us > kLoadDurationMaxMicros) {
-    return Status(Code::kResourceLimit, "the load read its input for " +
-                                            std::to_string(elapsed_us / 1000000) + " s; at most " +
-                                            std::to_string(kLoadDurationMaxMicros / 1000000) +
-                                            " s are allowed (split the input)");
-  }
-
-  if (create) {
-    Result<commit::StreamMetadata> created =
-        graph.CreateBranch(branch, *options.from, std::nullopt, options.actor);
-    if (created.ok()) {
-      result.branch_created = true;
-    } else if (created.status().code() != Code::kBranchExists) {
-      return created.status();
-    }
-  }
+  OMNIGRAPH_RETURN_IF_ERROR(CheckLoadDuration(graph, started_us));
+  if (create) OMNIGRAPH_RETURN_IF_ERROR(CreateLoadBranch(graph, branch, options, result));
   if (changes.empty()) return result;
   const std::vector<std::string> written_tables = VectorTables(head->catalog(), changes);
   WriteRequest request;

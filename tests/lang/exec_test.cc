@@ -16,8 +16,8 @@
 
 #include "base/json.h"
 #include "engine/graph.h"
-#include "engine/mutate.h"
 #include "engine/load.h"
+#include "engine/mutate.h"
 #include "engine/query.h"
 #include "query/column_codec.h"
 #include "query/parser.h"
