@@ -118,10 +118,11 @@ class GroupCommitTest : public ::testing::Test {
     gate_->AwaitHeld();
     std::vector<std::optional<Result<MutationResult>>> out(writes.size());
     std::vector<std::thread> threads;
+    // One at a time, each queued before the next starts: the batch's order is the list's.
     for (size_t i = 0; i < writes.size(); ++i) {
       threads.emplace_back([&, i] { out[i] = writes[i](); });
+      while (graph_->GroupCommitWaiting("main") < i + 1) std::this_thread::yield();
     }
-    while (graph_->GroupCommitWaiting("main") < writes.size()) std::this_thread::yield();
     gate_->Open();
     leader.join();
     for (std::thread& t : threads) t.join();
