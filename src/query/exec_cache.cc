@@ -44,6 +44,26 @@ int64_t TableImage::Find(std::string_view id) const {
   }
 }
 
+bool TableImage::HasColumn(uint32_t field_id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return columns_.count(field_id) > 0;
+}
+
+Result<table::Column> TableImage::GatherRows(uint32_t field_id,
+                                             std::span<const uint32_t> dense) const {
+  const uint32_t fields[] = {field_id};
+  OMNIGRAPH_ASSIGN_OR_RETURN(table::Schema projection, version_->Project(fields));
+  std::vector<table::RowRef> refs;
+  refs.reserve(dense.size());
+  for (uint32_t d : dense) {
+    if (d >= ids_->size()) return Internal("dense index outside " + version_->manifest_name());
+    refs.push_back(ids_->refs()[d]);
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(table::ColumnBatch batch, version_->Gather(projection, refs));
+  std::vector<table::Column> cols = batch.ReleaseColumns();
+  return std::move(cols.at(0));
+}
+
 Status TableImage::Preload(std::span<const uint32_t> field_ids) const {
   std::lock_guard<std::mutex> lock(mu_);
   return LoadLocked(field_ids);

@@ -59,6 +59,13 @@ class TableImage {
     static uint32_t row(uint32_t dense) { return dense & (kChunkRows - 1); }
   };
   Result<const ChunkedColumn*> Column(uint32_t field_id) const;
+  // Whether the column of `field_id` is loaded already.
+  bool HasColumn(uint32_t field_id) const;
+  // The column of `field_id` at the dense indices `dense` (any order, repeats allowed), one row
+  // each, read from only the fragments that hold those rows: what a few result rows cost on a
+  // cold handle, instead of the whole column. InvalidArgument for a field the table does not
+  // have.
+  Result<table::Column> GatherRows(uint32_t field_id, std::span<const uint32_t> dense) const;
   // Reads every not-yet-loaded column of `field_ids` in one id-order scan.
   Status Preload(std::span<const uint32_t> field_ids) const;
 

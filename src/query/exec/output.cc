@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "query/column_codec.h"
 #include "query/exec/operators.h"
 
 namespace omnigraph::query::exec {
@@ -130,6 +131,34 @@ std::vector<Group> GroupRows(const ExecContext& ctx, const Frame& frame,
   return groups;
 }
 
+// Result rows up to this many read a property column only at their own rows (the fragments
+// that hold them) when the column is not loaded yet; more read the whole column once.
+constexpr size_t kSparseProjectRowsMax = 4096;
+
+// When `e` is a plain property whose column is not loaded and the result rows are few: reads
+// the property at those rows alone into `values` (one per `out.order` row) and returns true.
+Result<bool> SparseProperty(const Expr& e, const OutputState& out, std::vector<Value>& values) {
+  if (e.kind != ExprKind::kProp || e.prop.text.starts_with("@") || out.order.empty() ||
+      out.order.size() > kSparseProjectRowsMax) {
+    return false;
+  }
+  const int slot = out.frame.Find(e.var.text);
+  if (slot < 0) return false;
+  const Slot& s = out.frame.slots[slot];
+  if (s.type == nullptr || s.image == nullptr) return false;
+  const schema::PropertyDef* prop = s.type->FindProperty(e.prop.text);
+  if (prop == nullptr) return false;
+  const uint32_t field = static_cast<uint32_t>(prop->id);
+  if (s.image->HasColumn(field)) return false;
+  std::vector<uint32_t> dense;
+  dense.reserve(out.order.size());
+  for (uint32_t r : out.order) dense.push_back(out.frame.cols[slot][r]);
+  OMNIGRAPH_ASSIGN_OR_RETURN(table::Column column, s.image->GatherRows(field, dense));
+  values.reserve(dense.size());
+  for (size_t k = 0; k < dense.size(); ++k) values.push_back(ValueAt(column, k));
+  return true;
+}
+
 Status NeedFrameRows(const OutputState& out, const char* op) {
   if (out.materialized) return Internal(std::string(op) + " runs on frame rows, not result rows");
   return Status::Ok();
@@ -179,13 +208,23 @@ Status RunOutput(ExecContext&, OutputState& out, const LimitStep& step) {
 Status RunOutput(ExecContext& ctx, OutputState& out, const ProjectStep& step) {
   OMNIGRAPH_RETURN_IF_ERROR(NeedFrameRows(out, "project"));
   std::vector<CExpr> proj;
-  for (const Projection* p : step.columns) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(CExpr e, ctx.Compile(p->expr, out.frame));
+  // Per column: the values of a sparsely read property, one per `out.order` row (else empty).
+  std::vector<std::vector<Value>> sparse(step.columns.size());
+  for (size_t i = 0; i < step.columns.size(); ++i) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(bool read, SparseProperty(step.columns[i]->expr, out, sparse[i]));
+    if (read) {
+      proj.emplace_back();
+      continue;
+    }
+    OMNIGRAPH_ASSIGN_OR_RETURN(CExpr e, ctx.Compile(step.columns[i]->expr, out.frame));
     proj.push_back(std::move(e));
   }
-  for (uint32_t r : out.order) {
+  for (size_t k = 0; k < out.order.size(); ++k) {
     std::vector<Value> row;
-    for (const CExpr& e : proj) row.push_back(ctx.Eval(e, out.frame, r));
+    for (size_t i = 0; i < proj.size(); ++i) {
+      row.push_back(sparse[i].empty() ? ctx.Eval(proj[i], out.frame, out.order[k])
+                                      : std::move(sparse[i][k]));
+    }
     out.rows.push_back(std::move(row));
   }
   out.order.resize(out.rows.size());

@@ -188,13 +188,27 @@ Result<Candidates*> ComputeCandidates(ExecContext& ctx, ScopeState& scope, const
     c.count = image->size();
     return &c;
   }
-  // Every constraint, checked on the rows found (the pushed-down ones are cheap re-checks).
+  // Every constraint, checked on the rows found (the pushed-down ones are cheap re-checks) —
+  // except the ones a key lookup answered: the id is derived from the key values, so the row
+  // it finds holds exactly those values, and re-reading the key column would read every
+  // fragment of the table to check one row. A float key keeps its check: NaN equals no value,
+  // yet its text derives an id.
   Frame single;
   single.slots.push_back(Slot{var, SlotKind::kNode, a.type, image});
   OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<uint32_t> rows, AccessRows(ctx, a, *image));
   single.cols.push_back(std::move(rows));
   single.rows = single.cols[0].size();
-  OMNIGRAPH_RETURN_IF_ERROR(ctx.FilterRows(single, a.conds));
+  std::vector<PlanCond> checks;
+  for (size_t i = 0; i < a.conds.size(); ++i) {
+    const bool key = a.method == AccessMethod::kKeyLookup &&
+                     std::find(a.key_conds.begin(), a.key_conds.end(), i) != a.key_conds.end();
+    const schema::ScalarKind kind =
+        key ? PropOfCond(a, a.conds[i]).type.scalar : schema::ScalarKind::kF64;
+    if (kind == schema::ScalarKind::kF32 || kind == schema::ScalarKind::kF64) {
+      checks.push_back(a.conds[i]);
+    }
+  }
+  OMNIGRAPH_RETURN_IF_ERROR(ctx.FilterRows(single, checks));
   c.rows = std::move(single.cols[0]);
   c.count = c.rows.size();
   c.allowed.assign(image->size(), false);
