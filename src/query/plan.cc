@@ -425,7 +425,14 @@ Status ReadPlanner::PlanAggregateOutput(const std::vector<std::string>& ties) {
   // aggregates, and the corpus counts all of them.
   PlanBm25();
   AggregateStep agg;
-  agg.ties = ties;
+  // The tie-break after grouping: the variables the group keys refer to.
+  std::vector<std::string> key_vars;
+  for (const Projection& p : decl.projections) {
+    if (p.expr.kind != ExprKind::kAggregate) CollectVars(p.expr, key_vars);
+  }
+  for (const std::string& v : ties) {
+    if (std::find(key_vars.begin(), key_vars.end(), v) != key_vars.end()) agg.by.push_back(v);
+  }
   for (const Projection& p : decl.projections) {
     AggregateColumn c;
     c.projection = &p;
@@ -455,6 +462,9 @@ Status ReadPlanner::PlanAggregateOutput(const std::vector<std::string>& ties) {
     sort.columns.push_back(static_cast<size_t>(idx));
     sort.descending.push_back(o.descending);
   }
+  const bool windowed =
+      !decl.orderings.empty() && decl.orderings[0].expr.kind == ExprKind::kNearest;
+  if (!windowed) sort.limit = decl.limit;
   if (!sort.columns.empty()) plan_.output.push_back(std::move(sort));
   return Status::Ok();
 }

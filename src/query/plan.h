@@ -209,18 +209,23 @@ struct AggregateColumn {
   const Expr* expr = nullptr;  // The argument of an aggregate, or the group key.
 };
 
-// Groups the frame rows (in the tie order of `ties`) by the non-aggregate columns, groups in
-// first-appearance order, and computes the aggregates: the result rows. An all-aggregate query
-// over no rows gives one row.
+// Groups the frame rows by the non-aggregate columns and computes the aggregates: the result
+// rows. Column at a time: rows are grouped first by the dense indices of `by` (the variables
+// the group keys refer to, by name), then those entity groups merged by key value; groups come
+// in ascending order of the smallest tuple of `by` ids among their rows — the tie-break after
+// grouping (an aggregated-away variable takes no part). An all-aggregate query over no rows
+// gives one row.
 struct AggregateStep {
   std::vector<AggregateColumn> columns;
-  std::vector<std::string> ties;
+  std::vector<std::string> by;
 };
 
-// Orders the result rows of an aggregate by result columns (stable).
+// Orders the result rows of an aggregate by result columns, ties in group order. With `limit`,
+// only the first `limit` rows are kept (a bounded heap, not a full sort).
 struct SortColumnsStep {
   std::vector<size_t> columns;
   std::vector<bool> descending;
+  std::optional<uint64_t> limit;
 };
 
 using OutputStep = std::variant<NearestStep, Bm25Step, SortStep, LimitStep, ProjectStep,

@@ -196,15 +196,16 @@ class Renderer {
       (c.aggregate ? aggregates : keys).push_back(c.projection);
     }
     auto text = [](const Projection* p) { return ProjectionText(*p); };
-    Line(0, "aggregate group " + List(keys, text) + " compute " + List(aggregates, text) +
-                " ties " + Vars(s.ties));
+    Line(0, "aggregate by " + Vars(s.by) + " group " + List(keys, text) + " compute " +
+                List(aggregates, text));
   }
   void Output(const SortColumnsStep& s) {
     std::vector<std::string> keys;
     for (size_t i = 0; i < s.columns.size(); ++i) {
       keys.push_back(plan_.query->columns[s.columns[i]].name + (s.descending[i] ? " desc" : ""));
     }
-    Line(0, "order columns " + List(keys, [](const std::string& k) { return k; }));
+    Line(0, "order columns " + List(keys, [](const std::string& k) { return k; }) +
+                (s.limit ? " top " + std::to_string(*s.limit) : ""));
   }
 
   const Plan& plan_;

@@ -46,91 +46,6 @@ int CompareKeys(const std::vector<Value>& a, const std::vector<Value>& b,
   return 0;
 }
 
-Value Aggregate(AggFunc func, const std::vector<Value>& values) {
-  switch (func) {
-    case AggFunc::kCount: {
-      int64_t n = 0;
-      for (const Value& v : values) n += v.is_null() ? 0 : 1;
-      return Value::Int(n);
-    }
-    case AggFunc::kSum:
-    case AggFunc::kAvg: {
-      double sum = 0;
-      int64_t n = 0;
-      for (const Value& v : values) {
-        if (v.is_null()) continue;
-        switch (v.tag()) {
-          case Value::Tag::kInt: sum += static_cast<double>(v.int_value()); break;
-          case Value::Tag::kUInt: sum += static_cast<double>(v.uint_value()); break;
-          case Value::Tag::kFloat: sum += v.float_value(); break;
-          default: continue;
-        }
-        ++n;
-      }
-      if (n == 0) return Value::Null();
-      return Value::Float(func == AggFunc::kSum ? sum : sum / static_cast<double>(n));
-    }
-    case AggFunc::kMin:
-    case AggFunc::kMax: {
-      const Value* best = nullptr;
-      for (const Value& v : values) {
-        if (v.is_null()) continue;
-        if (best == nullptr ||
-            (func == AggFunc::kMin ? Value::Compare(v, *best) < 0 : Value::Compare(v, *best) > 0)) {
-          best = &v;
-        }
-      }
-      return best == nullptr ? Value::Null() : *best;
-    }
-  }
-  return Value::Null();
-}
-
-// One group of an aggregate: its key values and, per aggregate column, the argument values.
-struct Group {
-  std::vector<Value> keys;
-  std::vector<std::vector<Value>> args;
-};
-
-// Groups the rows `order` of `frame` by the non-aggregate columns, in first-appearance order.
-std::vector<Group> GroupRows(const ExecContext& ctx, const Frame& frame,
-                             const std::vector<uint32_t>& order,
-                             const std::vector<AggregateColumn>& columns,
-                             const std::vector<CExpr>& exprs) {
-  std::vector<Group> groups;
-  std::unordered_map<size_t, std::vector<size_t>> by_hash;
-  for (uint32_t r : order) {
-    std::vector<Value> keys;
-    size_t h = 0;
-    for (size_t i = 0; i < columns.size(); ++i) {
-      if (columns[i].aggregate) continue;
-      keys.push_back(ctx.Eval(exprs[i], frame, r));
-      h = h * 1000003u ^ keys.back().Hash();
-    }
-    size_t g = groups.size();
-    for (size_t cand : by_hash[h]) {
-      if (CompareKeys(groups[cand].keys, keys, std::vector<bool>(keys.size(), false)) == 0) {
-        g = cand;
-        break;
-      }
-    }
-    if (g == groups.size()) {
-      by_hash[h].push_back(g);
-      Group ng;
-      ng.keys = std::move(keys);
-      for (const AggregateColumn& c : columns) {
-        if (c.aggregate) ng.args.emplace_back();
-      }
-      groups.push_back(std::move(ng));
-    }
-    size_t a = 0;
-    for (size_t i = 0; i < columns.size(); ++i) {
-      if (columns[i].aggregate) groups[g].args[a++].push_back(ctx.Eval(exprs[i], frame, r));
-    }
-  }
-  return groups;
-}
-
 // Result rows up to this many read a property column only at their own rows (the fragments
 // that hold them) when the column is not loaded yet; more read the whole column once.
 constexpr size_t kSparseProjectRowsMax = 4096;
@@ -233,46 +148,25 @@ Status RunOutput(ExecContext& ctx, OutputState& out, const ProjectStep& step) {
   return Status::Ok();
 }
 
-Status RunOutput(ExecContext& ctx, OutputState& out, const AggregateStep& step) {
-  OMNIGRAPH_RETURN_IF_ERROR(NeedFrameRows(out, "aggregate"));
-  OMNIGRAPH_ASSIGN_OR_RETURN(TieLess tie_less, Ties(out.frame, step.ties));
-  std::sort(out.order.begin(), out.order.end(), tie_less);
-  std::vector<CExpr> exprs;
-  bool all_aggregate = true;
-  for (const AggregateColumn& c : step.columns) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(CExpr e, ctx.Compile(*c.expr, out.frame));
-    // An entity argument only needs to be non-null (count): its id will do.
-    if (c.aggregate && e.kind == CExpr::Kind::kEntity) e.kind = CExpr::Kind::kId;
-    exprs.push_back(std::move(e));
-    all_aggregate = all_aggregate && c.aggregate;
-  }
-  std::vector<Group> groups = GroupRows(ctx, out.frame, out.order, step.columns, exprs);
-  if (groups.empty() && all_aggregate)
-    groups.push_back(Group{{}, std::vector<std::vector<Value>>(step.columns.size())});
-  for (Group& g : groups) {
-    std::vector<Value> row;
-    size_t k = 0, a = 0;
-    for (const AggregateColumn& c : step.columns) {
-      row.push_back(c.aggregate ? Aggregate(c.func, g.args[a++]) : std::move(g.keys[k++]));
-    }
-    out.rows.push_back(std::move(row));
-  }
-  out.order.resize(out.rows.size());
-  for (uint32_t i = 0; i < out.rows.size(); ++i) out.order[i] = i;
-  out.materialized = true;
-  return Status::Ok();
-}
-
 Status RunOutput(ExecContext&, OutputState& out, const SortColumnsStep& step) {
   if (!out.materialized) return Internal("order columns runs on result rows");
   const auto& rows = out.rows;
-  std::stable_sort(out.order.begin(), out.order.end(), [&](uint32_t a, uint32_t b) {
+  // By the columns, then by result row (the aggregate's group order): a total order, so a
+  // bounded heap of the first `limit` rows (partial_sort) gives what a stable sort would.
+  auto less = [&](uint32_t a, uint32_t b) {
     for (size_t i = 0; i < step.columns.size(); ++i) {
       int c = Value::Compare(rows[a][step.columns[i]], rows[b][step.columns[i]]);
       if (c != 0) return step.descending[i] ? c > 0 : c < 0;
     }
-    return false;
-  });
+    return a < b;
+  };
+  if (step.limit && *step.limit < out.order.size()) {
+    const auto top = out.order.begin() + static_cast<ptrdiff_t>(*step.limit);
+    std::partial_sort(out.order.begin(), top, out.order.end(), less);
+    out.order.erase(top, out.order.end());
+  } else {
+    std::sort(out.order.begin(), out.order.end(), less);
+  }
   return Status::Ok();
 }
 
