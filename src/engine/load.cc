@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "base/ids.h"
+#include "engine/embed_rows.h"
 #include "engine/jsonl_reader.h"
 #include "engine/jsonl_values.h"
 #include "query/column_codec.h"
@@ -69,7 +70,21 @@ struct TypeRows {
   std::vector<uint64_t> fragment_line_start;
   uint64_t batch_bytes = 0;  // Input bytes of the lines in the batch being built.
   uint64_t records = 0;
+  // A type with @embed properties: its rows wait in `waiting`, in line order, until the vectors
+  // of up to kLoadEmbedRowsMax of them are computed together (Loader::DrainEmbeds).
+  bool embeds = false;
+  struct Waiting {
+    std::string id, from, to;
+    std::vector<std::optional<Value>> values;
+    uint64_t line = 0;
+    uint64_t bytes = 0;
+  };
+  std::vector<Waiting> waiting;
 };
+
+// Rows of an @embed type held for one round of embedding requests (a few requests of
+// query::kEmbedBatchInputsMax texts).
+constexpr size_t kLoadEmbedRowsMax = 4 * query::kEmbedBatchInputsMax;
 
 // The input line of each row the write validates, for its "line N" labels. The lines of every
 // written row sit in a temporary file (8 bytes each, fragment after fragment), so they take no
@@ -132,6 +147,8 @@ class Loader {
 
   // Adds one record of `bytes` input bytes; may write a batch.
   Status Add(const JsonlRecord& r, uint64_t bytes);
+  // Computes the @embed vectors of the waiting rows of every type and adds them.
+  Status DrainAllEmbeds();
   // `failure`, met on a line after every line added so far — unless, for an append, one of
   // those lines repeats an id of an earlier batch: that KeyConflict comes first.
   Status RepeatBefore(Status failure);
@@ -145,6 +162,11 @@ class Loader {
   Result<TypeRows*> RowsOf(const TypeDef& type);
   Result<std::string> IdOf(const JsonlRecord& r, const TypeDef& type,
                            const std::vector<std::optional<Value>>& values);
+  // Adds a row with its values complete; may write a batch.
+  Status AddRow(TypeRows& rows, std::string id, std::string_view from, std::string_view to,
+                const std::vector<std::optional<Value>>& values, uint64_t line, uint64_t bytes);
+  // Computes the @embed vectors of the waiting rows of `rows` and adds them.
+  Status DrainEmbeds(TypeRows& rows);
   // Writes the batch being built as a pending fragment.
   Status Flush(TypeRows& rows);
   // Resolves ids given in more than one fragment (append: KeyConflict; merge and overwrite: the
@@ -162,6 +184,7 @@ class Loader {
   // holding them (the sorter spills past limits_.sort_bytes).
   ExternalSorter placed_;
   std::shared_ptr<RowLines> lines_;
+  query::LazyEmbedder embedder_{*graph_.runtime().clock};
   uint64_t lines_written_ = 0;
   uint64_t buffered_bytes_ = 0;  // Over every type's batch.
 };
@@ -178,6 +201,7 @@ Result<TypeRows*> Loader::RowsOf(const TypeDef& type) {
   auto rows = std::make_unique<TypeRows>(std::move(builder), version->table(),
                                          static_cast<uint16_t>(by_ordinal_.size()));
   OMNIGRAPH_ASSIGN_OR_RETURN(rows->pending->schema, query::TableSchemaFor(type));
+  rows->embeds = HasEmbeds(type);
   TypeRows* raw = rows.get();
   by_ordinal_.push_back(raw);
   rows_.emplace(key, std::move(rows));
@@ -264,23 +288,59 @@ Status Loader::Add(const JsonlRecord& r, uint64_t bytes) {
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(std::string id, IdOf(r, *type, values));
   OMNIGRAPH_ASSIGN_OR_RETURN(TypeRows * rows, RowsOf(*type));
+  if (!rows->embeds) return AddRow(*rows, std::move(id), r.from, r.to, values, r.line, bytes);
+  rows->waiting.push_back(
+      TypeRows::Waiting{std::move(id), r.from, r.to, std::move(values), r.line, bytes});
+  if (rows->waiting.size() >= kLoadEmbedRowsMax) return DrainEmbeds(*rows);
+  return Status::Ok();
+}
+
+Status Loader::DrainEmbeds(TypeRows& rows) {
+  if (rows.waiting.empty()) return Status::Ok();
+  std::vector<TypeRows::Waiting> waiting = std::move(rows.waiting);
+  rows.waiting.clear();
+  OMNIGRAPH_RETURN_IF_ERROR(FillEmbeddings(
+      embedder_, rows.builder.type(), waiting.size(),
+      [&](size_t row, size_t property) -> Value& {
+        std::optional<Value>& v = waiting[row].values[property];
+        if (!v) v = Value::Null();
+        return *v;
+      },
+      [&](size_t row) { return "line " + std::to_string(waiting[row].line); }));
+  for (TypeRows::Waiting& w : waiting) {
+    OMNIGRAPH_RETURN_IF_ERROR(
+        AddRow(rows, std::move(w.id), w.from, w.to, w.values, w.line, w.bytes));
+  }
+  return Status::Ok();
+}
+
+Status Loader::DrainAllEmbeds() {
+  for (TypeRows* rows : by_ordinal_) OMNIGRAPH_RETURN_IF_ERROR(DrainEmbeds(*rows));
+  return Status::Ok();
+}
+
+Status Loader::AddRow(TypeRows& row_set, std::string id, std::string_view from, std::string_view to,
+                      const std::vector<std::optional<Value>>& values, uint64_t line,
+                      uint64_t bytes) {
+  TypeRows* rows = &row_set;
+  const std::string table_key = rows->builder.type().table_key();
   const uint64_t row = rows->builder.num_rows();
-  Status appended = rows->builder.Append(id, r.from, r.to, values);
-  if (!appended.ok()) return InvalidArgument(LinePrefix(r.line) + appended.message());
+  Status appended = rows->builder.Append(id, from, to, values);
+  if (!appended.ok()) return InvalidArgument(LinePrefix(line) + appended.message());
   ++rows->records;
-  rows->batch_lines.push_back(r.line);
+  rows->batch_lines.push_back(line);
   // Within the batch; ids repeated across batches are resolved at the end (ResolveIds).
   auto [it, inserted] =
-      rows->batch_ids.try_emplace(std::move(id), BatchPlace{static_cast<uint32_t>(row), r.line});
+      rows->batch_ids.try_emplace(std::move(id), BatchPlace{static_cast<uint32_t>(row), line});
   if (!inserted) {
     if (mode_ == LoadMode::kAppend) {
-      return Status(Code::kKeyConflict, LinePrefix(r.line) + "id '" + it->first + "' of " +
+      return Status(Code::kKeyConflict, LinePrefix(line) + "id '" + it->first + "' of " +
                                             table_key + " was already given on line " +
                                             std::to_string(it->second.line));
     }
     // Merge and overwrite: the last line of an id wins.
     rows->superseded.push_back(it->second.row);
-    it->second = BatchPlace{static_cast<uint32_t>(row), r.line};
+    it->second = BatchPlace{static_cast<uint32_t>(row), line};
   }
   rows->batch_bytes += bytes;
   buffered_bytes_ += bytes;
@@ -429,6 +489,7 @@ Status Loader::ResolveIds() {
 }
 
 Result<std::map<std::string, TableChange>> Loader::Finish(LoadResult* result) {
+  OMNIGRAPH_RETURN_IF_ERROR(DrainAllEmbeds());
   for (auto& [key, rows] : rows_) OMNIGRAPH_RETURN_IF_ERROR(Flush(*rows));
   OMNIGRAPH_RETURN_IF_ERROR(ResolveIds());
   std::map<std::string, TableChange> changes;

@@ -1,6 +1,7 @@
 #include "engine/mutate.h"
 
 #include "base/ids.h"
+#include "engine/embed_rows.h"
 #include "engine/merge.h"
 #include "query/executor.h"
 #include "query/mutation.h"
@@ -77,6 +78,22 @@ MutationResult ReplayedMutation(std::string query_name, const MutationOptions& o
   return result;
 }
 
+// The @embed vectors the mutation's rows leave null while their source text is set (an insert
+// of the text alone, an update of the text), computed before anything is written.
+Status EmbedEffects(Graph& graph, query::MutationEffects& effects) {
+  query::LazyEmbedder embedder(*graph.runtime().clock);
+  for (auto& [key, t] : effects.tables) {
+    if (t.rows.empty() || !HasEmbeds(*t.type)) continue;
+    std::vector<query::EntityRow*> rows;
+    for (auto& [id, row] : t.rows) rows.push_back(&row);
+    OMNIGRAPH_RETURN_IF_ERROR(FillEmbeddings(
+        embedder, *t.type, rows.size(),
+        [&](size_t row, size_t property) -> schema::Value& { return rows[row]->values[property]; },
+        [&](size_t row) { return t.type->name + " '" + rows[row]->id + "'"; }));
+  }
+  return Status::Ok();
+}
+
 using ParamsFn =
     std::function<Result<std::map<std::string, schema::Value>>(const query::CheckedQuery& checked)>;
 
@@ -144,6 +161,7 @@ Result<MutationResult> MutateWith(Graph& graph, std::string_view source,
   context.open_table = [&](const schema::TypeDef& type) { return head.Table(type.table_key()); };
   context.mint_id = [&] { return ulids.NextString(); };
   OMNIGRAPH_ASSIGN_OR_RETURN(query::MutationEffects effects, query::PlanMutation(checked, context));
+  OMNIGRAPH_RETURN_IF_ERROR(EmbedEffects(graph, effects));
 
   MutationResult result;
   result.query_name = std::string(query_name);

@@ -1,11 +1,45 @@
 #include "engine/query.h"
 
+#include <map>
+#include <mutex>
+#include <utility>
+
+#include "query/embedder.h"
 #include "query/parser.h"
 #include "query/plan.h"
 #include "query/settings.h"
 #include "query/typecheck.h"
 
 namespace omnigraph::engine {
+
+namespace {
+
+// The String queries of one run, embedded once each: a `nearest` is compiled by every stage that
+// reads it (the nearest operator, a projection, the order).
+struct RunEmbeddings {
+  explicit RunEmbeddings(Clock& clock) : lazy(clock) {}
+  std::mutex mu;  // A run's stages may compile on several threads.
+  query::LazyEmbedder lazy;
+  std::map<std::pair<uint64_t, std::string>, std::vector<float>> by_property_and_text;
+};
+
+void SetQueryEmbedder(query::ExecOptions& exec, Clock& clock) {
+  // Configured from the environment only when a String query needs it.
+  auto run = std::make_shared<RunEmbeddings>(clock);
+  exec.embed_query = [run](const schema::PropertyDef& def, std::string_view owner,
+                           const std::string& text) -> Result<std::vector<float>> {
+    std::lock_guard lock(run->mu);
+    auto key = std::make_pair(def.id, text);
+    auto it = run->by_property_and_text.find(key);
+    if (it != run->by_property_and_text.end()) return it->second;
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<float> v,
+                               query::EmbedQueryText(run->lazy, def, owner, text));
+    run->by_property_and_text.emplace(std::move(key), v);
+    return v;
+  };
+}
+
+}  // namespace
 
 Result<query::QueryResult> RunChecked(const Snapshot& snapshot, const query::CheckedQuery& checked,
                                       const Json& params, const RunOptions& options) {
@@ -17,6 +51,7 @@ Result<query::QueryResult> RunChecked(const Snapshot& snapshot, const query::Che
   exec.traversal_work_limit = options.traversal_work_limit;
   if (exec.cache == nullptr) exec.cache = &local.emplace(64);
   if (options.nearest_exact_max) exec.nearest_exact_max = *options.nearest_exact_max;
+  SetQueryEmbedder(exec, snapshot.clock());
   SnapshotView view(snapshot);
   Result<query::QueryResult> result = query::Execute(view, checked, values, exec);
   if (!result.ok()) return snapshot.ExplainReadFailure(result.status());
@@ -148,6 +183,7 @@ Result<ReadOutcome> RunPrepared(const Snapshot& snapshot, std::string_view sourc
     exec.cache = options.cache;
     std::optional<query::ExecCache> local;
     if (exec.cache == nullptr) exec.cache = &local.emplace(64);
+    SetQueryEmbedder(exec, snapshot.clock());
     SnapshotView view(snapshot);
     Result<query::QueryResult> result = query::ExecutePlan(view, *prepared->plan, values, exec);
     if (!result.ok()) return snapshot.ExplainReadFailure(result.status());

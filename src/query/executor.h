@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -52,6 +53,11 @@ struct ExecOptions {
   // An indexed `nearest` measures every candidate exactly when there are at most this many
   // (plan.h NearestMethod): below it a brute-force pass is as fast as the index.
   uint64_t nearest_exact_max = kNearestExactMax;
+  // Embeds the String query of `nearest($v, "text")` for property `def` of type `owner`
+  // (query/embedder.h EmbedQueryText); unset, such a query is refused as not configured.
+  std::function<Result<std::vector<float>>(const schema::PropertyDef& def, std::string_view owner,
+                                           const std::string& text)>
+      embed_query;
 };
 
 struct ExecStats {

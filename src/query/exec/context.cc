@@ -197,10 +197,14 @@ Result<CExpr> ExecContext::CompileNearest(const Expr& e, const Frame& frame) {
   out.kind = CExpr::Kind::kNearest;
   OMNIGRAPH_ASSIGN_OR_RETURN(Value q, ConstantOf(e.args.at(0)));
   if (q.tag() == Value::Tag::kString) {
-    return Unsupported(
-        "nearest with a String query embeds the text through the property's @embed endpoint, "
-        "which this version does not call yet; pass the query as a Vector(N) parameter or a "
-        "list literal");
+    if (!options().embed_query) {
+      return Status(Code::kConfiguration,
+                    "nearest with a String query needs an embedding endpoint, and this run has "
+                    "none; pass the query as a Vector(N) parameter or a list literal");
+    }
+    const std::string owner = frame.slots[out.slot].type->name;
+    OMNIGRAPH_ASSIGN_OR_RETURN(out.query, options().embed_query(*def, owner, q.string_value()));
+    return out;
   }
   if (q.is_null()) return out;
   if (q.tag() != Value::Tag::kList) return InvalidArgument("nearest query is not a vector");
