@@ -29,6 +29,21 @@
 
 namespace omnigraph::api {
 
+// What a long call (Load, LoadFile, LoadStream, Export, Cleanup, Merge) has done so far, for a
+// front end that shows it (docs/design/api.md "Progress").
+struct Progress {
+  std::string operation;  // "load", "export", "cleanup", "merge".
+  std::string phase;      // What it is doing now: "reading", "committing", "writing", ...
+  std::string unit;       // What `done` counts: "entities" or "tables".
+  uint64_t done = 0;
+  std::optional<uint64_t> total;  // Of `done`, when known up front (export, cleanup, merge).
+  // Input bytes read, and their total when the input's size is known (a load from a file).
+  uint64_t bytes_done = 0;
+  std::optional<uint64_t> bytes_total;
+  int64_t elapsed_micros = 0;  // Since the call began, by the handle's clock.
+  bool finished = false;       // The last report of a call that succeeded.
+};
+
 struct DatabaseOptions {
   // Recorded as the actor of every commit this handle publishes.
   std::optional<std::string> actor;
@@ -42,7 +57,15 @@ struct DatabaseOptions {
   // published share the next commit (each still validated on its own and answered with its own
   // counts); off, every write publishes its own commit.
   bool group_commit = true;
+  // Called on the calling thread during a long call: at most ten times a second, then once with
+  // `finished` set when the call succeeds (none for a call that fails). Keep it quick. Local
+  // handles only; handles from Connect report nothing.
+  std::function<void(const Progress&)> progress;
 };
+
+// Reads up to `capacity` bytes of a load's input into `buffer` and returns how many it read; 0
+// means the input has ended. A failed status stops the load (nothing is published).
+using LoadReader = std::function<Result<size_t>(char* buffer, size_t capacity)>;
 
 // How Database::Connect reaches an omnigraph-server (docs/design/api.md "Remote handles").
 struct ConnectOptions {
@@ -218,6 +241,13 @@ class Database {
   // edges, total_entities, commit, actor_id?}: `commit` is the commit object (as ListCommits
   // gives it) or null.
   Result<Json> Load(std::string_view ndjson, std::string_view mode, const WriteTarget& target);
+  // As Load, reading the NDJSON file at `path` a chunk at a time: memory stays bounded however
+  // large the file (docs/design/load.md "Streaming"). InvalidArgument naming the file when it is
+  // missing, a directory or unreadable.
+  Result<Json> LoadFile(const std::string& path, std::string_view mode, const WriteTarget& target);
+  // As Load, pulling the NDJSON from `read` a chunk at a time. With an idempotency key the input
+  // is first copied to a temporary file (the key's request names a hash of the whole input).
+  Result<Json> LoadStream(const LoadReader& read, std::string_view mode, const WriteTarget& target);
   // Writes the NDJSON of a branch head (some types, or all) to `sink`, in chunks of whole lines.
   Status Export(std::string_view branch, const std::vector<std::string>& types,
                 const std::function<Status(std::string_view chunk)>& sink);

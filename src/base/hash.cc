@@ -18,6 +18,30 @@ Sha256Digest Sha256(std::string_view data) {
 
 std::string Sha256Hex(std::string_view data) { return HexEncode(Sha256(data)); }
 
+struct Sha256Hasher::Context {
+  EVP_MD_CTX* md = nullptr;
+};
+
+Sha256Hasher::Sha256Hasher() : context_(std::make_unique<Context>()) {
+  context_->md = EVP_MD_CTX_new();
+  OMNIGRAPH_CHECK(context_->md != nullptr &&
+                  EVP_DigestInit_ex(context_->md, EVP_sha256(), nullptr) == 1);
+}
+
+Sha256Hasher::~Sha256Hasher() { EVP_MD_CTX_free(context_->md); }
+
+void Sha256Hasher::Update(std::string_view data) {
+  OMNIGRAPH_CHECK(EVP_DigestUpdate(context_->md, data.data(), data.size()) == 1);
+}
+
+std::string Sha256Hasher::FinishHex() {
+  Sha256Digest digest{};
+  unsigned int length = 0;
+  OMNIGRAPH_CHECK(EVP_DigestFinal_ex(context_->md, digest.data(), &length) == 1 &&
+                  length == digest.size());
+  return HexEncode(digest);
+}
+
 Sha256Digest HmacSha256(std::string_view key, std::string_view data) {
   Sha256Digest digest{};
   unsigned int length = 0;

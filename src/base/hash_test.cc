@@ -12,6 +12,15 @@ TEST(Sha256Test, FipsVectors) {
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
 }
 
+TEST(Sha256Test, PiecesHashAsTheirConcatenation) {
+  const std::string text = "the quick brown fox jumps over the lazy dog, again and again";
+  Sha256Hasher hasher;
+  for (size_t i = 0; i < text.size(); i += 7) hasher.Update(std::string_view(text).substr(i, 7));
+  EXPECT_EQ(hasher.FinishHex(), Sha256Hex(text));
+  Sha256Hasher empty;
+  EXPECT_EQ(empty.FinishHex(), Sha256Hex(""));
+}
+
 TEST(HmacSha256Test, Rfc4231Vectors) {
   EXPECT_EQ(HexEncode(HmacSha256(std::string(20, '\x0b'), "Hi There")),
             "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");

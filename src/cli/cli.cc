@@ -15,6 +15,7 @@ namespace omnigraph::cli {
 using api::ParseJson;
 
 int Fail(const Status& s) {
+  ClearProgress();
   std::string where = s.object().empty() ? "" : " (" + s.object() + ")";
   std::fprintf(stderr, "omnigraph: error[%s]: %s%s\n", std::string(CodeName(s.code())).c_str(),
                s.message().c_str(), where.c_str());
@@ -45,6 +46,7 @@ Result<std::string> Context::Uri() const {
 DatabaseOptions Context::Options() const {
   DatabaseOptions o;
   if (!g_.actor.empty()) o.actor = g_.actor;
+  if (!g_.quiet) o.progress = TerminalProgress();
   return o;
 }
 
@@ -114,7 +116,7 @@ void Context::Print(const Json& out, const std::string& human) const {
   }
 }
 
-Result<std::string> ReadFile(const std::string& path) {
+Status CheckReadable(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     return InvalidArgument("cannot read '" + path + "': it is a directory, not a file");
@@ -122,6 +124,11 @@ Result<std::string> ReadFile(const std::string& path) {
   if (!std::filesystem::exists(path, ec)) {
     return InvalidArgument("cannot read '" + path + "': No such file or directory");
   }
+  return Status::Ok();
+}
+
+Result<std::string> ReadFile(const std::string& path) {
+  OMNIGRAPH_RETURN_IF_ERROR(CheckReadable(path));
   std::ifstream in(path, std::ios::binary);
   if (!in) return InvalidArgument("cannot read '" + path + "': " + std::strerror(errno));
   std::stringstream ss;

@@ -16,6 +16,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -86,10 +87,23 @@ class Context {
   int rc_ = 0;
 };
 
+// Progress (load, export, cleanup, branch merge): on a terminal, one line on stderr rewritten in
+// place — what is done, the rate, the time so far and, where the total is known, the share done
+// and an estimate of the time left — finished with a newline, or cleared by Fail. Nothing when
+// stderr is not a terminal or with --quiet.
+// The callback DatabaseOptions::progress takes, or none when stderr is not a terminal.
+std::function<void(const api::Progress&)> TerminalProgress();
+// "load reading: 120,000 entities, 80,000/s, 1.5 s, 40%, ~2.3 s left" (tests call it).
+std::string ProgressText(const api::Progress& p);
+// Erases an unfinished progress line (before an error is printed).
+void ClearProgress();
+
 // Prints `s` as one line on stderr; returns the exit status it calls for (4 for a failed
 // precondition, else 1).
 int Fail(const Status& s);
 
+// Ok, or the error ReadFile would give for a missing file or a directory.
+Status CheckReadable(const std::string& path);
 // The whole of a file; an error naming it when it is missing, unreadable or a directory.
 Result<std::string> ReadFile(const std::string& path);
 

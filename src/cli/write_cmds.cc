@@ -105,9 +105,10 @@ void AddLoad(CLI::App& app, Context& ctx) {
       "commit is null), as a mutation that changes nothing publishes none.");
   AddUriArg(load, ctx);
   load->callback([&ctx, o] {
-    Result<std::string> data = ReadFile(o->data_file);
-    if (!data.ok()) {
-      ctx.Fail(data.status());
+    // The file is streamed (Database::LoadFile), never held whole.
+    Status readable = CheckReadable(o->data_file);
+    if (!readable.ok()) {
+      ctx.Fail(readable);
       return;
     }
     Result<std::unique_ptr<Database>> db = ctx.Open();
@@ -119,7 +120,7 @@ void AddLoad(CLI::App& app, Context& ctx) {
     target.branch = o->branch;
     if (!o->from.empty()) target.from = o->from;
     if (!o->idempotency_key.empty()) target.idempotency_key = o->idempotency_key;
-    Result<Json> out = (*db)->Load(*data, o->mode, target);
+    Result<Json> out = (*db)->LoadFile(o->data_file, o->mode, target);
     if (!out.ok()) {
       ctx.Fail(out.status());
       return;

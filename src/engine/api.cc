@@ -4,7 +4,13 @@
 //
 // The engine's headers come before the public one (they sort first): the public header's
 // early-return macros then stand aside for base/status.h's (include/omnigraph/status.h).
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include "base/hash.h"
+#include "base/sorted_records.h"
 #include "commit/history.h"
 #include "commit/names.h"
 #include "commit/repair.h"
@@ -123,6 +129,24 @@ Json BranchJson(const commit::BranchInfo& b) {
   return out;
 }
 
+// The engine's progress events as the public API's (none without a callback).
+engine::ProgressSink ProgressSinkOf(const std::function<void(const api::Progress&)>& callback) {
+  if (!callback) return nullptr;
+  return [callback](const engine::ProgressEvent& e) {
+    api::Progress p;
+    p.operation = std::string(e.operation);
+    p.phase = std::string(e.phase);
+    p.unit = std::string(e.unit);
+    p.done = e.done;
+    p.total = e.total;
+    p.bytes_done = e.bytes_done;
+    p.bytes_total = e.bytes_total;
+    p.elapsed_micros = e.elapsed_micros;
+    p.finished = e.finished;
+    callback(p);
+  };
+}
+
 // The state behind one api::Database, and its calls in the engine's types.
 class Handle {
  public:
@@ -134,6 +158,7 @@ class Handle {
     init.checkpoint_interval = options.checkpoint_interval;
     auto handle = std::make_unique<Handle>(uri);
     handle->counting_ = std::move(rt.counting);
+    handle->progress_ = ProgressSinkOf(options.progress);
     OMNIGRAPH_ASSIGN_OR_RETURN(handle->graph_, Graph::Init(rt.runtime, schema_source, init));
     handle->graph_->SetGroupCommit(engine::GroupCommitOptions{options.group_commit});
     handle->feed_ = std::make_unique<engine::ChangeFeed>(*handle->graph_);
@@ -145,6 +170,7 @@ class Handle {
     OMNIGRAPH_ASSIGN_OR_RETURN(CountedRuntime rt, RuntimeFor(uri, options));
     auto handle = std::make_unique<Handle>(uri);
     handle->counting_ = std::move(rt.counting);
+    handle->progress_ = ProgressSinkOf(options.progress);
     OMNIGRAPH_ASSIGN_OR_RETURN(handle->graph_, Graph::Open(rt.runtime));
     handle->graph_->SetGroupCommit(engine::GroupCommitOptions{options.group_commit});
     handle->feed_ = std::make_unique<engine::ChangeFeed>(*handle->graph_);
@@ -207,7 +233,7 @@ class Handle {
   // The merge's output; for conflicts MergeConflicts, with `conflicts` set to their array.
   Result<Json> Merge(std::string_view source, const MergeOptions& options, const Actor& actor,
                      Json& conflicts) {
-    engine::MergeRequest request{std::string(source), options.target, actor};
+    engine::MergeRequest request{std::string(source), options.target, actor, progress_};
     OMNIGRAPH_ASSIGN_OR_RETURN(engine::MergeResult merged, graph_->Merge(request));
     if (merged.outcome == engine::MergeOutcome::kConflicts) {
       conflicts = engine::MergeConflictsJson(merged.conflicts);
@@ -274,26 +300,56 @@ class Handle {
 
   Result<Json> Load(std::string_view ndjson, std::string_view mode, const WriteTarget& target,
                     const Actor& actor) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(engine::LoadMode m, engine::ParseLoadMode(mode));
-    if (target.if_commit) {
-      return InvalidArgument("load does not take an expected commit; use a branch and merge");
+    engine::StringLines lines(ndjson);
+    return LoadLines(
+        lines, ndjson.size(), [&] { return Result<std::string>(Sha256Hex(ndjson)); }, mode, target,
+        actor);
+  }
+
+  Result<Json> LoadFile(const std::string& path, std::string_view mode, const WriteTarget& target,
+                        const Actor& actor) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+      return InvalidArgument("cannot read '" + path + "': it is a directory, not a file");
     }
-    engine::LoadOptions options;
-    options.from = target.from;
-    options.actor = actor;
-    if (target.idempotency_key) {
-      // The request a key names: where it goes and what it loads.
-      const Json request =
-          Json::array({"load", target.branch, mode, target.from.value_or(""), Sha256Hex(ndjson)});
-      options.idempotency =
-          engine::Idempotency{*target.idempotency_key, Sha256Hex(request.dump()), Json::object()};
+    Result<std::unique_ptr<engine::FileLines>> lines = engine::FileLines::Open(path);
+    if (!lines.ok()) {
+      return InvalidArgument("cannot read '" + path + "': " + std::strerror(errno));
     }
-    OMNIGRAPH_ASSIGN_OR_RETURN(engine::LoadResult r,
-                               engine::Load(*graph_, target.branch, ndjson, m, options));
-    Json out = r.ToJson();
-    out["uri"] = uri_;
-    out["commit"] = r.commit_record ? CommitJson(*r.commit_record) : Json(nullptr);
-    return out;
+    // The key's request names the whole input: hash the file in a pass of its own first.
+    auto content_sha = [&] { return HashFile(path); };
+    return LoadLines(**lines, (*lines)->size_bytes(), content_sha, mode, target, actor);
+  }
+
+  Result<Json> LoadStream(const engine::ChunkReader& read, std::string_view mode,
+                          const WriteTarget& target, const Actor& actor) {
+    if (!target.idempotency_key) {
+      engine::ReaderLines lines(read, "the load's reader");
+      return LoadLines(lines, std::nullopt, nullptr, mode, target, actor);
+    }
+    // A keyed load's request names the whole input before the load starts: spool it to a
+    // temporary file (bounded memory), hashing as it goes, and load from there.
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::unique_ptr<TempFile> spool, TempFile::Create());
+    Sha256Hasher hasher;
+    std::string chunk(engine::ReaderLines::kChunkBytes, '\0');
+    while (true) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(size_t got, read(chunk.data(), chunk.size()));
+      if (got == 0) break;
+      const std::string_view piece(chunk.data(), std::min(got, chunk.size()));
+      hasher.Update(piece);
+      OMNIGRAPH_RETURN_IF_ERROR(spool->Append(piece));
+    }
+    const std::string sha = hasher.FinishHex();
+    uint64_t offset = 0;
+    engine::ReaderLines lines(
+        [&](char* buffer, size_t capacity) -> Result<size_t> {
+          OMNIGRAPH_ASSIGN_OR_RETURN(size_t n, spool->ReadAt(offset, std::span(buffer, capacity)));
+          offset += n;
+          return n;
+        },
+        "the load's reader");
+    return LoadLines(
+        lines, spool->size(), [&] { return Result<std::string>(sha); }, mode, target, actor);
   }
 
   Status Export(const ReadTarget& target, const std::vector<std::string>& types,
@@ -301,6 +357,7 @@ class Handle {
     OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot at, SnapshotFor(target));
     engine::ExportOptions options;
     options.types = types;
+    options.progress = progress_;
     return engine::Export(at, options, sink);
   }
 
@@ -422,6 +479,7 @@ class Handle {
     options.keep = request.keep;
     options.older_than_micros = request.older_than_micros;
     options.dry_run = request.dry_run;
+    options.progress = progress_;
     if (request.grace_micros) options.grace_micros = *request.grace_micros;
     OMNIGRAPH_ASSIGN_OR_RETURN(engine::GraphCleanupReport r, graph_->Cleanup(options));
     Json tables = Json::array();
@@ -467,8 +525,53 @@ class Handle {
     return graph_->SnapshotOfBranch(target.branch);
   }
 
+  // A load of `lines` (`input_bytes` long when known). `content_sha`, the hash of the whole
+  // input, is asked for only when the target carries an idempotency key.
+  Result<Json> LoadLines(engine::LineSource& lines, std::optional<uint64_t> input_bytes,
+                         const std::function<Result<std::string>()>& content_sha,
+                         std::string_view mode, const WriteTarget& target, const Actor& actor) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(engine::LoadMode m, engine::ParseLoadMode(mode));
+    if (target.if_commit) {
+      return InvalidArgument("load does not take an expected commit; use a branch and merge");
+    }
+    engine::LoadOptions options;
+    options.from = target.from;
+    options.actor = actor;
+    options.progress = progress_;
+    options.input_bytes = input_bytes;
+    if (target.idempotency_key) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(std::string sha, content_sha());
+      // The request a key names: where it goes and what it loads.
+      const Json request =
+          Json::array({"load", target.branch, mode, target.from.value_or(""), std::move(sha)});
+      options.idempotency =
+          engine::Idempotency{*target.idempotency_key, Sha256Hex(request.dump()), Json::object()};
+    }
+    OMNIGRAPH_ASSIGN_OR_RETURN(engine::LoadResult r,
+                               engine::LoadFrom(*graph_, target.branch, lines, m, options));
+    Json out = r.ToJson();
+    out["uri"] = uri_;
+    out["commit"] = r.commit_record ? CommitJson(*r.commit_record) : Json(nullptr);
+    return out;
+  }
+
+  // The SHA-256 of the file's bytes (what a string's hash covers), read a chunk at a time.
+  static Result<std::string> HashFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return InvalidArgument("cannot read '" + path + "': " + std::strerror(errno));
+    Sha256Hasher hasher;
+    std::string chunk(engine::ReaderLines::kChunkBytes, '\0');
+    while (in) {
+      in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+      hasher.Update(std::string_view(chunk.data(), static_cast<size_t>(in.gcount())));
+    }
+    if (in.bad()) return Status(Code::kTransient, "reading '" + path + "' failed");
+    return hasher.FinishHex();
+  }
+
   std::string uri_;
   std::shared_ptr<storage::CountingStore> counting_;
+  engine::ProgressSink progress_;
   std::unique_ptr<Graph> graph_;
   // Table images and adjacencies shared by this handle's queries (keyed by table pins).
   query::ExecCache cache_;
@@ -613,6 +716,43 @@ Result<Json> Database::Load(std::string_view ndjson, std::string_view mode,
                             const WriteTarget& target) {
   if (impl_->remote) return impl_->remote->Load(ndjson, mode, target);
   return ToApi(impl_->handle->Load(ndjson, mode, target, impl_->actor));
+}
+
+Result<Json> Database::LoadFile(const std::string& path, std::string_view mode,
+                                const WriteTarget& target) {
+  if (impl_->remote) {
+    // A server takes the input as one request body: read it whole.
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return InvalidArgument("cannot read '" + path + "': " + std::strerror(errno));
+    std::stringstream text;
+    text << in.rdbuf();
+    return impl_->remote->Load(text.str(), mode, target);
+  }
+  return ToApi(impl_->handle->LoadFile(path, mode, target, impl_->actor));
+}
+
+Result<Json> Database::LoadStream(const LoadReader& read, std::string_view mode,
+                                  const WriteTarget& target) {
+  // The engine's reader over the caller's (their statuses converted at the boundary).
+  engine::ChunkReader engine_read = [&read](char* buffer,
+                                            size_t capacity) -> omnigraph::Result<size_t> {
+    Result<size_t> got = read(buffer, capacity);
+    if (!got.ok()) return FromApi(got.status());
+    return *got;
+  };
+  if (impl_->remote) {
+    // A server takes the input as one request body: read it whole.
+    std::string text;
+    std::string chunk(engine::ReaderLines::kChunkBytes, '\0');
+    while (true) {
+      Result<size_t> got = read(chunk.data(), chunk.size());
+      if (!got.ok()) return got.status();
+      if (*got == 0) break;
+      text.append(chunk.data(), std::min(*got, chunk.size()));
+    }
+    return impl_->remote->Load(text, mode, target);
+  }
+  return ToApi(impl_->handle->LoadStream(engine_read, mode, target, impl_->actor));
 }
 
 Status Database::Export(std::string_view branch, const std::vector<std::string>& types,

@@ -937,3 +937,186 @@ TEST(ApiTest, AnIdempotencyKeyMakesAMutationSafeToRetry) {
 
 }  // namespace
 }  // namespace omnigraph::api
+
+namespace omnigraph::api {
+namespace {
+
+// Loads from a file and from a reader stream the input (docs/design/load.md "Streaming"); each
+// answers as a load of the same string would, and every long call reports its progress.
+TEST(ApiLoadTest, AFileAndAReaderLoadAsTheStringDoes) {
+  TempDir dir;
+  std::string input;
+  for (int i = 0; i < 500; ++i) {
+    input += "{\"type\":\"Person\",\"data\":{\"name\":\"p" + std::to_string(i) + "\"}}\n";
+  }
+  input += "{\"type\":\"Company\",\"data\":{\"name\":\"Acme\"}}\n";
+  input +=
+      "{\"edge\":\"WorksAt\",\"id\":\"w1\",\"from\":\"p1\",\"to\":\"Acme\"}";  // No final newline.
+  const std::string path = dir.path() + "/in.jsonl";
+  std::ofstream(path, std::ios::binary) << input;
+
+  auto counts = [](const Json& out) {
+    return Json{{"nodes", out["nodes"]}, {"edges", out["edges"]}, {"total", out["total_entities"]}};
+  };
+  std::unique_ptr<Database> a = std::move(*Database::Init(dir.path() + "/a", kSchema));
+  std::unique_ptr<Database> b = std::move(*Database::Init(dir.path() + "/b", kSchema));
+  std::unique_ptr<Database> c = std::move(*Database::Init(dir.path() + "/c", kSchema));
+  Result<Json> from_string = a->Load(input, "append", WriteTarget{});
+  ASSERT_TRUE(from_string.ok()) << from_string.status().ToString();
+  Result<Json> from_file = b->LoadFile(path, "append", WriteTarget{});
+  ASSERT_TRUE(from_file.ok()) << from_file.status().ToString();
+  // A reader that hands over a few bytes at a time, cutting lines anywhere.
+  size_t offset = 0;
+  size_t reads = 0;
+  LoadReader reader = [&](char* buffer, size_t capacity) -> Result<size_t> {
+    ++reads;
+    const size_t n = std::min({capacity, size_t{37}, input.size() - offset});
+    std::copy_n(input.data() + offset, n, buffer);
+    offset += n;
+    return n;
+  };
+  Result<Json> from_reader = c->LoadStream(reader, "append", WriteTarget{});
+  ASSERT_TRUE(from_reader.ok()) << from_reader.status().ToString();
+  EXPECT_EQ((*from_string)["total_entities"], 502);
+  EXPECT_EQ(counts(*from_file), counts(*from_string));
+  EXPECT_EQ(counts(*from_reader), counts(*from_string));
+  EXPECT_EQ(reads, (input.size() + 36) / 37 + 1);  // The last read says the end.
+  auto exported = [](Database& db) {
+    std::string out;
+    EXPECT_TRUE(db.Export("main", {}, [&](std::string_view chunk) {
+                    out.append(chunk);
+                    return Status::Ok();
+                  }).ok());
+    return out;
+  };
+  EXPECT_EQ(exported(*b), exported(*a));
+  EXPECT_EQ(exported(*c), exported(*a));
+
+  // A missing file, a directory: InvalidArgument naming it; a failing reader: its status.
+  Result<Json> missing = b->LoadFile(dir.path() + "/nope.jsonl", "append", WriteTarget{});
+  EXPECT_EQ(missing.status().kind(), Kind::kInvalidArgument);
+  EXPECT_NE(missing.status().message().find("No such file"), std::string::npos)
+      << missing.status().message();
+  EXPECT_NE(b->LoadFile(dir.path(), "merge", WriteTarget{}).status().message().find("directory"),
+            std::string::npos);
+  Result<Json> failed = c->LoadStream(
+      [](char*, size_t) -> Result<size_t> { return Status(Code::kTransient, "the pipe broke"); },
+      "merge", WriteTarget{});
+  EXPECT_EQ(failed.status().code(), Code::kTransient);
+  EXPECT_EQ(failed.status().message(), "the pipe broke");
+  // A bad line of a file names the line.
+  std::ofstream(dir.path() + "/bad.jsonl", std::ios::binary)
+      << "{\"type\":\"Person\",\"data\":{\"name\":\"q\"}}\n{\"type\":\"Nobody\"}\n";
+  EXPECT_EQ(b->LoadFile(dir.path() + "/bad.jsonl", "merge", WriteTarget{}).status().message(),
+            "line 2: unknown node type 'Nobody'");
+}
+
+TEST(ApiLoadTest, AKeyedFileOrStreamLoadIsSafeToRetryAndAgreesWithTheString) {
+  TempDir dir;
+  const std::string input =
+      "{\"type\":\"Person\",\"data\":{\"name\":\"Ada\"}}\n"
+      "{\"type\":\"Person\",\"data\":{\"name\":\"Grace\"}}\n";
+  const std::string path = dir.path() + "/in.jsonl";
+  std::ofstream(path, std::ios::binary) << input;
+  std::unique_ptr<Database> db = std::move(*Database::Init(dir.path() + "/g", kSchema));
+  WriteTarget keyed;
+  keyed.idempotency_key = "load-1";
+  auto stream = [&input]() {
+    auto offset = std::make_shared<size_t>(0);
+    return LoadReader([&input, offset](char* buffer, size_t capacity) -> Result<size_t> {
+      const size_t n = std::min(capacity, input.size() - *offset);
+      std::copy_n(input.data() + *offset, n, buffer);
+      *offset += n;
+      return n;
+    });
+  };
+  Result<Json> first = db->LoadFile(path, "append", keyed);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  const Json commit = (*first)["commit"]["graph_commit_id"];
+  const size_t commits = db->ListCommits("main", 10)->size();
+  // The same request again, from the file, from a stream or as a string: the first answer.
+  Result<Json> again_file = db->LoadFile(path, "append", keyed);
+  Result<Json> again_stream = db->LoadStream(stream(), "append", keyed);
+  Result<Json> again_string = db->Load(input, "append", keyed);
+  for (const Result<Json>* again : {&again_file, &again_stream, &again_string}) {
+    ASSERT_TRUE(again->ok()) << again->status().ToString();
+    EXPECT_EQ((**again)["commit"]["graph_commit_id"], commit);
+    EXPECT_EQ((**again)["total_entities"], 2);
+  }
+  EXPECT_EQ(db->ListCommits("main", 10)->size(), commits);
+  // Another input under the same key is refused.
+  std::ofstream(path, std::ios::binary)
+      << input << "{\"type\":\"Person\",\"data\":{\"name\":\"X\"}}\n";
+  EXPECT_EQ(db->LoadFile(path, "append", keyed).status().code(), Code::kIdempotencyConflict);
+}
+
+TEST(ApiProgressTest, LongCallsReportTheirProgressAndFinish) {
+  TempDir dir;
+  std::vector<Progress> events;
+  DatabaseOptions options;
+  options.progress = [&](const Progress& p) { events.push_back(p); };
+  std::unique_ptr<Database> db = std::move(*Database::Init(dir.path() + "/g", kSchema, options));
+  std::string input;
+  for (int i = 0; i < 300; ++i) {
+    input += "{\"type\":\"Person\",\"data\":{\"name\":\"p" + std::to_string(i) + "\"}}\n";
+  }
+  const std::string path = dir.path() + "/in.jsonl";
+  std::ofstream(path, std::ios::binary) << input;
+  auto last_of = [&](const std::string& operation) -> std::optional<Progress> {
+    std::optional<Progress> last;
+    for (const Progress& p : events) {
+      if (p.operation == operation) last = p;
+    }
+    return last;
+  };
+
+  ASSERT_TRUE(db->LoadFile(path, "append", WriteTarget{}).ok());
+  std::optional<Progress> load = last_of("load");
+  ASSERT_TRUE(load.has_value());
+  EXPECT_TRUE(load->finished);
+  EXPECT_EQ(load->done, 300u);
+  EXPECT_EQ(load->unit, "entities");
+  EXPECT_EQ(load->bytes_total, std::optional<uint64_t>(input.size()));
+  EXPECT_EQ(load->bytes_done, input.size());
+  EXPECT_GE(load->elapsed_micros, 0);
+  EXPECT_EQ(events.front().phase, "reading");
+
+  ASSERT_TRUE(db->Export("main", {}, [](std::string_view) { return Status::Ok(); }).ok());
+  std::optional<Progress> exported = last_of("export");
+  ASSERT_TRUE(exported.has_value());
+  EXPECT_TRUE(exported->finished);
+  EXPECT_EQ(exported->done, 300u);
+  EXPECT_EQ(exported->total, std::optional<uint64_t>(300));
+
+  ASSERT_TRUE(db->CreateBranch("side").ok());
+  WriteTarget side;
+  side.branch = "side";
+  ASSERT_TRUE(
+      db->Load("{\"type\":\"Company\",\"data\":{\"name\":\"Acme\"}}\n", "append", side).ok());
+  ASSERT_TRUE(db->Load("{\"type\":\"Person\",\"data\":{\"name\":\"Zed\"}}\n", "append", {}).ok());
+  ASSERT_TRUE(db->Merge("side").ok());
+  std::optional<Progress> merged = last_of("merge");
+  ASSERT_TRUE(merged.has_value());
+  EXPECT_TRUE(merged->finished);
+  EXPECT_EQ(merged->unit, "tables");
+  EXPECT_EQ(merged->total, std::optional<uint64_t>(3));  // Person, Company, WorksAt.
+  EXPECT_EQ(merged->done, 3u);
+
+  CleanupRequest cleanup;
+  cleanup.keep = 1;
+  cleanup.dry_run = true;
+  ASSERT_TRUE(db->Cleanup(cleanup).ok());
+  std::optional<Progress> cleaned = last_of("cleanup");
+  ASSERT_TRUE(cleaned.has_value());
+  EXPECT_TRUE(cleaned->finished);
+  EXPECT_EQ(cleaned->done, *cleaned->total);
+  EXPECT_GE(cleaned->done, 3u);
+
+  // A call that fails reports no finish.
+  events.clear();
+  EXPECT_FALSE(db->Load("{\"type\":\"Nobody\"}\n", "append", {}).ok());
+  for (const Progress& p : events) EXPECT_FALSE(p.finished);
+}
+
+}  // namespace
+}  // namespace omnigraph::api

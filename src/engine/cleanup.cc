@@ -199,6 +199,8 @@ Result<GraphCleanupReport> Graph::Cleanup(const CleanupOptions& options) {
   storage::ObjectStore& store = *runtime_.store;
   GraphCleanupReport report;
   report.dry_run = options.dry_run;
+  ProgressMeter meter(options.progress, *runtime_.clock, "cleanup", "tables");
+  meter.Phase("planning");
 
   // 1. Horizons (before anything is reclaimed, so forks below them are refused), checkpoints.
   if (options.dry_run) {
@@ -326,6 +328,8 @@ Result<GraphCleanupReport> Graph::Cleanup(const CleanupOptions& options) {
 
   // 4. Hand the unreached names to the table layer, table by table (data before manifests).
   table::CleanupOptions table_options{options.grace_micros};
+  meter.SetTotal(tables.size());
+  meter.Phase("removing");
   for (auto& [id, t] : tables) {
     if (!t.skip) {
       std::vector<std::string> names = Unreached(t, now, options.grace_micros);
@@ -350,8 +354,10 @@ Result<GraphCleanupReport> Graph::Cleanup(const CleanupOptions& options) {
     }
     report.bytes_removed += t.row.bytes_removed;
     report.tables.push_back(std::move(t.row));
+    meter.Update(report.tables.size());
   }
   OMNIGRAPH_RETURN_IF_ERROR(CleanupDeltas(runtime_, again, options, report));
+  meter.Finish();
   return report;
 }
 

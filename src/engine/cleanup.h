@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/progress.h"
 #include "table/table_cleanup.h"
 
 namespace omnigraph::engine {
@@ -25,6 +26,8 @@ struct CleanupOptions {
   int64_t grace_micros = table::kDefaultGraceMicros;
   // Report what would be removed; write and delete nothing.
   bool dry_run = false;
+  // Receives the tables done of those the store holds (engine/progress.h).
+  ProgressSink progress;
 };
 
 // What cleanup removed (or would remove, on a dry run) from one table.

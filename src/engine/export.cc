@@ -95,17 +95,33 @@ Status WriteBatch(const TypeDef& type, const table::ColumnBatch& batch, std::str
 Status Export(const Snapshot& snapshot, const ExportOptions& options, const ExportSink& sink) {
   OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<const TypeDef*> types,
                              Selected(snapshot.catalog(), options));
+  ProgressMeter meter(options.progress, snapshot.clock(), "export", "entities");
+  if (meter.active()) {
+    uint64_t total = 0;
+    for (const TypeDef* type : types) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> version,
+                                 snapshot.Table(type->table_key()));
+      total += version->entity_count();
+    }
+    meter.SetTotal(total);
+    meter.Phase("writing");
+  }
+  uint64_t written = 0;
   for (const TypeDef* type : types) {
     OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> version,
                                snapshot.Table(type->table_key()));
     auto write = [&](table::ColumnBatch batch) -> Status {
       std::string chunk;
       OMNIGRAPH_RETURN_IF_ERROR(WriteBatch(*type, batch, &chunk));
-      return sink(chunk);
+      OMNIGRAPH_RETURN_IF_ERROR(sink(chunk));
+      written += batch.num_rows();
+      meter.Update(written);
+      return Status::Ok();
     };
     const Status scanned = version->ScanInIdOrder({}, kExportBatchRows, write);
     if (!scanned.ok()) return snapshot.ExplainReadFailure(scanned);
   }
+  meter.Finish();
   return Status::Ok();
 }
 

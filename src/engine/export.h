@@ -16,6 +16,7 @@
 
 #include "base/status.h"
 #include "engine/graph.h"
+#include "engine/progress.h"
 
 namespace omnigraph::engine {
 
@@ -25,6 +26,8 @@ inline constexpr uint64_t kExportBatchRows = 4096;
 struct ExportOptions {
   // Node and edge type names to export (edge names case-insensitive); empty = every type.
   std::vector<std::string> types;
+  // Receives the entities written of the snapshot's total (engine/progress.h).
+  ProgressSink progress;
 };
 
 // Receives the output in chunks of whole lines; a failure stops the export and is returned.

@@ -188,7 +188,8 @@ class Graph {
   Result<commit::RecordContent> MergeTables(const commit::GraphState& base,
                                             const commit::GraphState& source,
                                             const commit::GraphState& target,
-                                            std::vector<MergeConflict>& conflicts);
+                                            std::vector<MergeConflict>& conflicts,
+                                            ProgressMeter& meter);
 
   storage::Runtime runtime_;
   commit::StorageStamp stamp_;

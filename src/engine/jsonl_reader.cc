@@ -1,6 +1,7 @@
 #include "engine/jsonl_reader.h"
 
 #include <simdjson.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstring>
@@ -147,44 +148,60 @@ Result<bool> StringLines::Next(std::string_view* line) {
 Result<std::unique_ptr<FileLines>> FileLines::Open(const std::string& path) {
   std::FILE* file = std::fopen(path.c_str(), "rb");
   if (file == nullptr) return NotFound("cannot open '" + path + "' for reading");
-  return std::unique_ptr<FileLines>(new FileLines(file, path));
+  struct stat info {};
+  const uint64_t size = fstat(fileno(file), &info) == 0 ? static_cast<uint64_t>(info.st_size) : 0;
+  return std::unique_ptr<FileLines>(new FileLines(file, path, size));
 }
+
+FileLines::FileLines(std::FILE* file, std::string path, uint64_t size_bytes)
+    : ReaderLines(
+          [file, path](char* buffer, size_t capacity) -> Result<size_t> {
+            const size_t got = std::fread(buffer, 1, capacity, file);
+            if (got < capacity && std::ferror(file)) {
+              return Status(Code::kTransient, "reading '" + path + "' failed");
+            }
+            return got;
+          },
+          path),
+      file_(file),
+      size_bytes_(size_bytes) {}
 
 FileLines::~FileLines() { std::fclose(file_); }
 
-Result<bool> FileLines::Next(std::string_view* line) {
+Result<bool> ReaderLines::Next(std::string_view* line) {
   if (oversized_) return Internal("a line source read past a line over the limit");
   size_t scanned = consumed_;
   while (true) {
-    const size_t nl = buffer_.find('\n', scanned);
+    const std::string_view held(buffer_.data(), end_);
+    const size_t nl = held.find('\n', scanned);
     if (nl != std::string::npos && nl - consumed_ <= kLoadLineBytesMax) {
-      *line = std::string_view(buffer_).substr(consumed_, nl - consumed_);
+      *line = held.substr(consumed_, nl - consumed_);
       consumed_ = nl + 1;
       return true;
     }
-    if (nl != std::string::npos || buffer_.size() - consumed_ > kLoadLineBytesMax) {
+    if (nl != std::string::npos || end_ - consumed_ > kLoadLineBytesMax) {
       // Over the limit: hand out its head (which the reader refuses) without reading the rest.
       oversized_ = true;
-      *line = std::string_view(buffer_).substr(consumed_, kLoadLineBytesMax + 1);
+      *line = held.substr(consumed_, kLoadLineBytesMax + 1);
       return true;
     }
     if (eof_) break;
-    // Drop the consumed lines only when reading more, so each byte moves at most once per chunk.
-    buffer_.erase(0, consumed_);
+    // Drop the consumed lines only when reading more, so each byte moves at most once per read.
+    std::memmove(buffer_.data(), buffer_.data() + consumed_, end_ - consumed_);
+    end_ -= consumed_;
     consumed_ = 0;
-    scanned = buffer_.size();
-    const size_t old = buffer_.size();
-    buffer_.resize(old + kFileChunkBytes);
-    const size_t got = std::fread(buffer_.data() + old, 1, kFileChunkBytes, file_);
-    buffer_.resize(old + got);
-    if (got < kFileChunkBytes) {
-      if (std::ferror(file_)) return Status(Code::kTransient, "reading '" + path_ + "' failed");
-      eof_ = true;
-    }
+    scanned = end_;
+    // Grown, never shrunk or refilled: a reader that hands over little at a time costs little.
+    if (buffer_.size() < end_ + kChunkBytes) buffer_.resize(end_ + kChunkBytes);
+    OMNIGRAPH_ASSIGN_OR_RETURN(size_t got, read_(buffer_.data() + end_, kChunkBytes));
+    if (got > kChunkBytes) return Internal("the reader of '" + name_ + "' overfilled its buffer");
+    end_ += got;
+    bytes_taken_ += got;
+    if (got == 0) eof_ = true;
   }
-  if (consumed_ >= buffer_.size()) return false;
-  *line = std::string_view(buffer_).substr(consumed_);
-  consumed_ = buffer_.size();
+  if (consumed_ >= end_) return false;
+  *line = std::string_view(buffer_.data() + consumed_, end_ - consumed_);
+  consumed_ = end_;
   return true;
 }
 

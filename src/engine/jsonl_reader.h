@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -59,23 +60,47 @@ class StringLines final : public LineSource {
   size_t offset_ = 0;
 };
 
-// The lines of a local file, read in chunks of kFileChunkBytes; holds one chunk and one line.
-class FileLines final : public LineSource {
+// Reads up to `capacity` bytes of an input into `buffer`: how many it read, 0 at the end only.
+using ChunkReader = std::function<Result<size_t>(char* buffer, size_t capacity)>;
+
+// The lines of an input read in chunks of kChunkBytes through a ChunkReader (a file, a stream,
+// a caller's callback); holds one chunk and one line, however long the input.
+class ReaderLines : public LineSource {
  public:
-  static constexpr size_t kFileChunkBytes = 1 << 20;
+  static constexpr size_t kChunkBytes = 1 << 20;
+  // `name` names the input in errors.
+  ReaderLines(ChunkReader read, std::string name)
+      : read_(std::move(read)), name_(std::move(name)) {}
+  Result<bool> Next(std::string_view* line) override;
+  // Bytes the reader has handed over so far.
+  uint64_t bytes_taken() const { return bytes_taken_; }
+
+ private:
+  ChunkReader read_;
+  std::string name_;
+  // Bytes read are buffer_[0, end_); those before consumed_ were handed out already.
+  std::string buffer_;
+  size_t end_ = 0;
+  size_t consumed_ = 0;
+  uint64_t bytes_taken_ = 0;
+  bool eof_ = false;
+  bool oversized_ = false;
+};
+
+// The lines of a local file, read in chunks of ReaderLines::kChunkBytes.
+class FileLines final : public ReaderLines {
+ public:
+  static constexpr size_t kFileChunkBytes = kChunkBytes;
   // NotFound when the file cannot be opened.
   static Result<std::unique_ptr<FileLines>> Open(const std::string& path);
   ~FileLines() override;
-  Result<bool> Next(std::string_view* line) override;
+  // The file's size when it was opened.
+  uint64_t size_bytes() const { return size_bytes_; }
 
  private:
-  FileLines(std::FILE* file, std::string path) : file_(file), path_(std::move(path)) {}
+  FileLines(std::FILE* file, std::string path, uint64_t size_bytes);
   std::FILE* file_;
-  std::string path_;
-  std::string buffer_;  // Bytes read; those before consumed_ were handed out already.
-  size_t consumed_ = 0;
-  bool eof_ = false;
-  bool oversized_ = false;
+  uint64_t size_bytes_;
 };
 
 class JsonlReader {

@@ -9,6 +9,7 @@
 #include "engine/embed_rows.h"
 #include "engine/jsonl_reader.h"
 #include "engine/jsonl_values.h"
+#include "engine/progress.h"
 #include "query/column_codec.h"
 #include "query/table_schema.h"
 #include "schema/keys.h"
@@ -157,6 +158,8 @@ class Loader {
   Result<std::map<std::string, TableChange>> Finish(LoadResult* result);
   // The input line of each row the write validates (complete after Finish).
   std::shared_ptr<const RowLines> lines() const { return lines_; }
+  // The most input bytes the unwritten batches held at once.
+  uint64_t buffered_bytes_peak() const { return buffered_bytes_peak_; }
 
  private:
   Result<TypeRows*> RowsOf(const TypeDef& type);
@@ -187,6 +190,7 @@ class Loader {
   query::LazyEmbedder embedder_{*graph_.runtime().clock};
   uint64_t lines_written_ = 0;
   uint64_t buffered_bytes_ = 0;  // Over every type's batch.
+  uint64_t buffered_bytes_peak_ = 0;
 };
 
 Result<TypeRows*> Loader::RowsOf(const TypeDef& type) {
@@ -344,6 +348,7 @@ Status Loader::AddRow(TypeRows& row_set, std::string id, std::string_view from, 
   }
   rows->batch_bytes += bytes;
   buffered_bytes_ += bytes;
+  buffered_bytes_peak_ = std::max(buffered_bytes_peak_, buffered_bytes_);
   if (rows->builder.num_rows() >= limits_.batch_rows) return Flush(*rows);
   if (buffered_bytes_ > limits_.buffer_bytes) {
     // Write the largest batch: the buffered rows of every type stay under the bound.
@@ -661,6 +666,27 @@ Status CreateLoadBranch(Graph& graph, std::string_view branch, const LoadOptions
   return Status::Ok();
 }
 
+// Reads every line of `lines` into the loader, reporting the records read to `meter`.
+Status ReadInput(Loader& loader, LineSource& lines, ProgressMeter& meter) {
+  meter.Phase("reading");
+  JsonlReader reader(lines);
+  JsonlRecord record;
+  uint64_t consumed = 0;
+  uint64_t records = 0;
+  while (true) {
+    Result<bool> more = reader.Next(&record);
+    Status added =
+        more.ok() && *more ? loader.Add(record, reader.bytes_read() - consumed) : more.status();
+    // A line that fails comes after every line read so far: an id repeated across batches among
+    // those (found only at the end otherwise) is the earlier error.
+    if (!added.ok()) return loader.RepeatBefore(std::move(added));
+    if (!*more) break;
+    consumed = reader.bytes_read();
+    meter.Update(++records, consumed);
+  }
+  return Status::Ok();
+}
+
 Result<LoadResult> LoadLines(Graph& graph, std::string_view branch, LineSource& lines,
                              LoadMode mode, const LoadOptions& options) {
   LoadResult result;
@@ -682,20 +708,12 @@ Result<LoadResult> LoadLines(Graph& graph, std::string_view branch, LineSource& 
 
   OMNIGRAPH_ASSIGN_OR_RETURN(std::unique_ptr<TempFile> lines_file, TempFile::Create());
   Loader loader(graph, *head, mode, options.limits, std::move(lines_file));
-  JsonlReader reader(lines);
-  JsonlRecord record;
-  uint64_t consumed = 0;
-  while (true) {
-    Result<bool> more = reader.Next(&record);
-    Status added =
-        more.ok() && *more ? loader.Add(record, reader.bytes_read() - consumed) : more.status();
-    // A line that fails comes after every line read so far: an id repeated across batches among
-    // those (found only at the end otherwise) is the earlier error.
-    if (!added.ok()) return loader.RepeatBefore(std::move(added));
-    if (!*more) break;
-    consumed = reader.bytes_read();
-  }
+  ProgressMeter meter(options.progress, *graph.runtime().clock, "load", "entities");
+  meter.SetBytesTotal(options.input_bytes);
+  OMNIGRAPH_RETURN_IF_ERROR(ReadInput(loader, lines, meter));
+  meter.Phase("committing");
   OMNIGRAPH_ASSIGN_OR_RETURN(auto changes, loader.Finish(&result));
+  result.buffered_bytes_peak = loader.buffered_bytes_peak();
   OMNIGRAPH_RETURN_IF_ERROR(CheckLoadDuration(graph, started_us));
   if (create) OMNIGRAPH_RETURN_IF_ERROR(CreateLoadBranch(graph, branch, options, result));
   if (changes.empty()) return result;
@@ -726,6 +744,7 @@ Result<LoadResult> LoadLines(Graph& graph, std::string_view branch, LineSource& 
   BuildIndexes(graph, written->record, loaded);
   result.commit_record = std::move(written->record);
   BuildAnnIndexes(graph, branch, written_tables, options.ann);
+  meter.Finish();
   return result;
 }
 
@@ -740,7 +759,14 @@ Result<LoadResult> Load(Graph& graph, std::string_view branch, std::string_view 
 Result<LoadResult> LoadFile(Graph& graph, std::string_view branch, const std::string& path,
                             LoadMode mode, const LoadOptions& options) {
   OMNIGRAPH_ASSIGN_OR_RETURN(std::unique_ptr<FileLines> lines, FileLines::Open(path));
-  return LoadLines(graph, branch, *lines, mode, options);
+  LoadOptions with_size = options;
+  if (!with_size.input_bytes) with_size.input_bytes = lines->size_bytes();
+  return LoadLines(graph, branch, *lines, mode, with_size);
+}
+
+Result<LoadResult> LoadFrom(Graph& graph, std::string_view branch, LineSource& lines, LoadMode mode,
+                            const LoadOptions& options) {
+  return LoadLines(graph, branch, lines, mode, options);
 }
 
 Result<LoadResult> LoadJsonl(Graph& graph, std::string_view branch, std::string_view ndjson,

@@ -36,6 +36,8 @@
 #include "base/sorted_records.h"
 #include "base/status.h"
 #include "engine/graph.h"
+#include "engine/jsonl_reader.h"
+#include "engine/progress.h"
 #include "table/ann_index.h"
 
 namespace omnigraph::engine {
@@ -75,6 +77,11 @@ struct LoadOptions {
   // After the commit, the load builds the ANN index of every Vector property of the tables it
   // wrote (table/ann_index.h) with these options.
   table::AnnBuildOptions ann;
+  // Receives the load's progress (engine/progress.h): records read of `input_bytes`, then the
+  // commit.
+  ProgressSink progress;
+  // The input's size when known (a file), for the progress's estimate.
+  std::optional<uint64_t> input_bytes;
 };
 
 struct LoadedType {
@@ -94,6 +101,8 @@ struct LoadResult {
   std::optional<std::string> commit;            // Absent when the input held no entity.
   std::optional<commit::Record> commit_record;  // The published record, with `commit`.
   std::optional<std::string> actor_id;
+  // The most input bytes the unwritten batches held at once (bounded by LoadLimits; tests).
+  uint64_t buffered_bytes_peak = 0;
 
   // {branch, base_branch?, branch_created, mode, nodes, edges, total_entities, commit?,
   // actor_id?}.
@@ -111,6 +120,10 @@ Result<LoadResult> Load(Graph& graph, std::string_view branch, std::string_view 
 // As Load, streaming the NDJSON file at `path` (NotFound when it cannot be opened).
 Result<LoadResult> LoadFile(Graph& graph, std::string_view branch, const std::string& path,
                             LoadMode mode, const LoadOptions& options = {});
+
+// As Load, streaming the lines of `lines` (a file, a caller's reader: engine/jsonl_reader.h).
+Result<LoadResult> LoadFrom(Graph& graph, std::string_view branch, LineSource& lines, LoadMode mode,
+                            const LoadOptions& options = {});
 
 // The short form for tests and embedding: Load with no options.
 Result<LoadResult> LoadJsonl(Graph& graph, std::string_view branch, std::string_view ndjson,

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -536,6 +538,175 @@ TEST(LoadStreamingTest, LoadFileStreamsLinesAcrossChunkBoundaries) {
                 .status()
                 .code(),
             Code::kNotFound);
+}
+
+// A reader that makes `people` Person lines as it is asked for them (no input string exists),
+// advancing `clock` by a millisecond per line so that the load's progress has time to report.
+class GeneratedPeople {
+ public:
+  // `one_line_per_read`: each read hands over at most one line (a slow pipe), else it fills the
+  // capacity.
+  GeneratedPeople(uint64_t people, ManualClock& clock, uint64_t bad_line = 0,
+                  bool one_line_per_read = false)
+      : people_(people), clock_(clock), bad_line_(bad_line), one_line_(one_line_per_read) {}
+
+  Result<size_t> Read(char* buffer, size_t capacity) {
+    ++calls_;
+    capacity_max_ = std::max(capacity_max_, capacity);
+    size_t n = 0;
+    while (n < capacity) {
+      if (pending_.empty()) {
+        if (next_ == people_ || (one_line_ && n > 0)) break;
+        ++next_;
+        clock_.Advance(1000);
+        pending_ = next_ == bad_line_
+                       ? std::string(R"({"type":"Person","data":{"name":"p","age":"old"}})") + "\n"
+                       : R"({"type":"Person","data":{"name":"person-)" + std::to_string(next_) +
+                             R"(","age":)" + std::to_string(next_ % 90) + "}}\n";
+      }
+      const size_t take = std::min(pending_.size(), capacity - n);
+      std::memcpy(buffer + n, pending_.data(), take);
+      pending_.erase(0, take);
+      n += take;
+    }
+    bytes_ += n;
+    return n;
+  }
+
+  uint64_t bytes() const { return bytes_; }
+  uint64_t calls() const { return calls_; }
+  size_t capacity_max() const { return capacity_max_; }
+
+ private:
+  uint64_t people_;
+  ManualClock& clock_;
+  uint64_t bad_line_;
+  bool one_line_;
+  uint64_t next_ = 0;
+  std::string pending_;
+  uint64_t bytes_ = 0;
+  uint64_t calls_ = 0;
+  size_t capacity_max_ = 0;
+};
+
+// A graph over a memory store whose clock the test holds.
+std::unique_ptr<Graph> NewGraphWithClock(std::shared_ptr<ManualClock> clock) {
+  storage::Runtime rt = storage::Runtime::ForTest(std::make_shared<storage::MemoryStore>(), 1);
+  rt.clock = std::move(clock);
+  Result<std::unique_ptr<Graph>> g = Graph::Init(rt, kSchema);
+  OMNIGRAPH_CHECK_MSG(g.ok(), g.status().ToString());
+  return std::move(*g);
+}
+
+TEST(LoadStreamingTest, AReaderMuchLargerThanTheBufferBoundStreamsWithinIt) {
+  auto clock = std::make_shared<ManualClock>();
+  std::unique_ptr<Graph> g = NewGraphWithClock(clock);
+  constexpr uint64_t kPeople = 20'000;
+  constexpr uint64_t kBufferBytes = 32 << 10;
+  GeneratedPeople people(kPeople, *clock);
+  ReaderLines lines([&](char* b, size_t c) { return people.Read(b, c); }, "generated");
+  LoadOptions options;
+  options.limits = LoadLimits{1 << 20, kBufferBytes, kSorterMemoryBytes};
+  Result<LoadResult> r = LoadFrom(*g, "main", lines, LoadMode::kAppend, options);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->total_entities, kPeople);
+  EXPECT_EQ(Count(*g, "main", "node:Person"), kPeople);
+  // The input is many times the bound, pulled a chunk at a time, and the unwritten batches
+  // never held more than the bound plus the line that crossed it.
+  EXPECT_GT(people.bytes(), 16 * kBufferBytes);
+  EXPECT_EQ(people.capacity_max(), ReaderLines::kChunkBytes);
+  EXPECT_GE(people.calls(), people.bytes() / ReaderLines::kChunkBytes + 1);
+  EXPECT_GT(r->buffered_bytes_peak, kBufferBytes / 2);
+  EXPECT_LE(r->buffered_bytes_peak, kBufferBytes + 64);
+}
+
+TEST(LoadStreamingTest, AStreamedBadLineIsNamedAndNothingIsPublished) {
+  auto clock = std::make_shared<ManualClock>();
+  std::unique_ptr<Graph> g = NewGraphWithClock(clock);
+  const std::string before = Head(*g);
+  GeneratedPeople people(20'000, *clock, /*bad_line=*/17'321);
+  ReaderLines lines([&](char* b, size_t c) { return people.Read(b, c); }, "generated");
+  LoadOptions options;
+  options.limits = LoadLimits{1 << 20, 64 << 10, kSorterMemoryBytes};
+  Result<LoadResult> r = LoadFrom(*g, "main", lines, LoadMode::kAppend, options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kInvalidArgument);
+  EXPECT_TRUE(r.status().message().starts_with("line 17321: property 'age' of node:Person"))
+      << r.status().message();
+  EXPECT_EQ(Head(*g), before);
+  // A reader's own failure stops the load the same way.
+  ReaderLines failing(
+      [](char*, size_t) -> Result<size_t> { return Status(Code::kTransient, "gone"); }, "failing");
+  Result<LoadResult> f = LoadFrom(*g, "main", failing, LoadMode::kAppend);
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.status().message(), "gone");
+  EXPECT_EQ(Head(*g), before);
+}
+
+TEST(LoadProgressTest, ReportsRecordsAtMostTenTimesASecondThenFinishes) {
+  auto clock = std::make_shared<ManualClock>();
+  std::unique_ptr<Graph> g = NewGraphWithClock(clock);
+  constexpr uint64_t kPeople = 5'000;  // 5 s of the clock: one line a millisecond.
+  GeneratedPeople people(kPeople, *clock, 0, /*one_line_per_read=*/true);
+  ReaderLines lines([&](char* b, size_t c) { return people.Read(b, c); }, "generated");
+  std::vector<ProgressEvent> events;
+  std::vector<std::string> phases;
+  LoadOptions options;
+  options.input_bytes = 400'000;
+  options.progress = [&](const ProgressEvent& e) {
+    events.push_back(e);
+    phases.emplace_back(e.phase);
+  };
+  Result<LoadResult> r = LoadFrom(*g, "main", lines, LoadMode::kAppend, options);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_GE(events.size(), 3u);
+  EXPECT_EQ(phases.front(), "reading");
+  EXPECT_TRUE(events.back().finished);
+  EXPECT_EQ(events.back().done, kPeople);
+  EXPECT_EQ(events.back().operation, "load");
+  EXPECT_EQ(events.back().unit, "entities");
+  uint64_t updates = 0;
+  for (size_t i = 1; i < events.size(); ++i) {
+    EXPECT_GE(events[i].done, events[i - 1].done);
+    EXPECT_GE(events[i].bytes_done, events[i - 1].bytes_done);
+    EXPECT_EQ(events[i].bytes_total, std::optional<uint64_t>(400'000));
+    if (phases[i] == "reading" && phases[i - 1] == "reading") {
+      ++updates;
+      // The throttle: never two record updates within a tenth of a second.
+      EXPECT_GE(events[i].elapsed_micros - events[i - 1].elapsed_micros, kProgressIntervalMicros);
+    }
+  }
+  // Five seconds of reading: about fifty updates, never more than ten a second.
+  EXPECT_GE(updates, 40u);
+  EXPECT_LE(updates, 50u);
+  EXPECT_NE(std::find(phases.begin(), phases.end(), "committing"), phases.end());
+  EXPECT_EQ(std::count_if(events.begin(), events.end(), [](auto& e) { return e.finished; }), 1);
+}
+
+TEST(LoadProgressTest, ExportReportsEntitiesOfTheSnapshotsTotal) {
+  auto clock = std::make_shared<ManualClock>();
+  std::unique_ptr<Graph> g = NewGraphWithClock(clock);
+  GeneratedPeople people(9'000, *clock);
+  ReaderLines lines([&](char* b, size_t c) { return people.Read(b, c); }, "generated");
+  ASSERT_TRUE(LoadFrom(*g, "main", lines, LoadMode::kAppend).ok());
+  std::vector<ProgressEvent> events;
+  ExportOptions options;
+  options.progress = [&](const ProgressEvent& e) { events.push_back(e); };
+  Result<Snapshot> s = g->SnapshotOfBranch("main");
+  ASSERT_TRUE(s.ok());
+  uint64_t lines_out = 0;
+  ASSERT_TRUE(Export(*s, options, [&](std::string_view chunk) {
+                clock->Advance(kProgressIntervalMicros);  // Each batch reports.
+                lines_out += std::count(chunk.begin(), chunk.end(), '\n');
+                return Status::Ok();
+              }).ok());
+  EXPECT_EQ(lines_out, 9'000u);
+  // The phase, one update per batch of kExportBatchRows, the end.
+  ASSERT_EQ(events.size(), 2 + (9'000 + kExportBatchRows - 1) / kExportBatchRows);
+  for (const ProgressEvent& e : events) EXPECT_EQ(e.total, std::optional<uint64_t>(9'000));
+  EXPECT_TRUE(events.back().finished);
+  EXPECT_EQ(events.back().done, 9'000u);
+  EXPECT_GT(events[events.size() - 2].done, 0u);
 }
 
 TEST(LoadStreamingTest, AnOverlongLineInAFileIsRefusedWithoutReadingAllOfIt) {

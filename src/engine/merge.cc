@@ -198,11 +198,16 @@ Status MergeConflictsStatus(const MergeRequest& request,
 Result<commit::RecordContent> Graph::MergeTables(const commit::GraphState& base,
                                                  const commit::GraphState& source,
                                                  const commit::GraphState& target,
-                                                 std::vector<MergeConflict>& conflicts) {
+                                                 std::vector<MergeConflict>& conflicts,
+                                                 ProgressMeter& meter) {
   std::map<std::string, TableChange> changes;  // Validated against the target.
   std::vector<std::string> staged_keys;        // Changed on both sides: staged as patches.
   commit::RecordContent content;
+  meter.SetTotal(target.tables.size());
+  meter.Phase("merging");
+  uint64_t tables_done = 0;
   for (const auto& [identity, t] : target.tables) {
+    meter.Update(tables_done++);
     const commit::TableState& b = base.tables.at(identity);
     const commit::TableState& s = source.tables.at(identity);
     if (s.pin == b.pin) continue;
@@ -223,7 +228,9 @@ Result<commit::RecordContent> Graph::MergeTables(const commit::GraphState& base,
     if (both) staged_keys.push_back(key);
     changes.emplace(key, std::move(patch));
   }
+  meter.Update(tables_done);
   if (!conflicts.empty() || changes.empty()) return content;
+  meter.Phase("validating");
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const schema::Catalog> catalog,
                              CatalogFor(target.schema));
   ValidationFailure failure;
@@ -322,6 +329,7 @@ Result<MergeResult> Graph::Merge(const MergeRequest& request) {
   meta.branch = request.target;
   meta.actor = request.actor;
   const commit::PublishPolicy policy{false, std::nullopt};
+  ProgressMeter meter(request.progress, *runtime_.clock, "merge", "tables");
   for (int attempt = 1; attempt <= kMergeAttemptsMax; ++attempt) {
     OMNIGRAPH_RETURN_IF_ERROR(commit::CheckCaptured(policy, *head));
     OMNIGRAPH_ASSIGN_OR_RETURN(MergePlan plan, PlanMerge(request, source, *head));
@@ -335,7 +343,7 @@ Result<MergeResult> Graph::Merge(const MergeRequest& request) {
           commit::RecordContent merged = plan.content;
           if (plan.base != nullptr) {
             Result<commit::RecordContent> three_way =
-                MergeTables(*plan.base, source.state(), h, conflicts);
+                MergeTables(*plan.base, source.state(), h, conflicts, meter);
             if (!three_way.ok()) {
               // A table object of the base that cleanup reclaimed is VersionsReclaimed naming
               // the base commit; one missing elsewhere is damage.
@@ -355,9 +363,11 @@ Result<MergeResult> Graph::Merge(const MergeRequest& request) {
       plan.result.conflicts = std::move(conflicts);
       return plan.result;
     }
+    meter.Phase("committing");
     OMNIGRAPH_ASSIGN_OR_RETURN(commit::PublishAttempt tried,
                                stream->TryPublish(head, prepared, meta));
     if (tried.won) {
+      meter.Finish();
       plan.result.commit_id = tried.won->commit_id;
       plan.result.seq = tried.won->seq;
       plan.result.record = tried.won->record;

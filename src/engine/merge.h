@@ -30,6 +30,7 @@
 #include "base/json.h"
 #include "base/status.h"
 #include "commit/documents.h"
+#include "engine/progress.h"
 
 namespace omnigraph::engine {
 
@@ -40,6 +41,8 @@ struct MergeRequest {
   std::string source;
   std::string target = "main";
   std::optional<std::string> actor;
+  // Receives the tables merged of the target's (engine/progress.h).
+  ProgressSink progress;
 };
 
 enum class MergeOutcome { kAlreadyUpToDate, kFastForward, kMerged, kConflicts };
