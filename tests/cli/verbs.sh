@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The omnigraph verbs lint (and its old name check), repair, optimize, version and --version: every
-# form and exit status, one process per command over a temporary directory.
+# output form and exit status, one process per command over a temporary directory.
 set -u
 BIN=$1
 DIR=$(mktemp -d)
