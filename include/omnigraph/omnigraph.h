@@ -281,6 +281,13 @@ class Database {
 
   // --- Maintenance: removes what no retained commit needs (OmniGraph's maintenance commands).
   Result<Json> Cleanup(const CleanupRequest& request);
+  // Compacts the tables of `branch` whose fragments are more than their rows need and builds
+  // the derived indexes its table versions lack (docs/design/engine.md "Optimize"): one commit
+  // with no entity change, none when no table needed compaction. {uri, branch, commit (the
+  // commit object or null), tables: [{type_key, fragments_removed, fragments_added, committed,
+  // skipped, published_dataset_version, indexes_built, pending_indexes}]}. BranchNotFound;
+  // RetriesExhausted when the branch moved during every attempt.
+  Result<Json> Optimize(std::string_view branch = "main");
   // Finds every defect of the commit layer's derived state (docs/design/retention.md "Repair"):
   // {confirmed, defects:[{kind, stream, object, seq, detail, advice, fixable, fixed}]}. With
   // `confirm`, rewrites hints and checkpoints (never a record); without it, writes nothing.

@@ -1,4 +1,4 @@
-// The verbs that look after a graph as a whole: cleanup, export, repair, and version.
+// The verbs that look after a graph as a whole: cleanup, export, optimize, repair, and version.
 #include <iostream>
 #include <map>
 #include <memory>
@@ -143,6 +143,47 @@ void AddRepair(CLI::App& app, Context& ctx) {
   });
 }
 
+// The optimize report as text: one line per table it compacted or indexed, then the commit.
+std::string OptimizeText(const Json& out) {
+  std::string text;
+  for (const Json& t : out["tables"]) {
+    std::string line;
+    if (t["committed"].get<bool>()) {
+      line = "compacted " + std::to_string(t["fragments_removed"].get<uint64_t>()) +
+             " fragments into " + std::to_string(t["fragments_added"].get<uint64_t>());
+    }
+    for (const Json& kind : t["indexes_built"]) {
+      line += (line.empty() ? "built " : ", built ") + kind.get<std::string>();
+    }
+    for (const Json& kind : t["pending_indexes"]) {
+      line += (line.empty() ? "could not build " : ", could not build ") + kind.get<std::string>();
+    }
+    if (!line.empty()) text += t["type_key"].get<std::string>() + ": " + line + "\n";
+  }
+  const Json& commit = out["commit"];
+  if (commit.is_null()) return text + "nothing to compact: no commit";
+  return text + "commit " + commit["graph_commit_id"].get<std::string>();
+}
+
+// optimize [--branch B] [--json] URI
+void AddOptimize(CLI::App& app, Context& ctx) {
+  auto branch = std::make_shared<std::string>("main");
+  CLI::App* optimize = app.add_subcommand(
+      "optimize", "Compact tables of many small fragments and build missing indexes");
+  optimize->add_option("--branch", *branch, "The branch (default main)")->check(NonEmpty());
+  AddUriArg(optimize, ctx);
+  optimize->callback([&ctx, branch] {
+    Result<std::unique_ptr<Database>> db = ctx.Open();
+    Result<Json> out = db.ok() ? (*db)->Optimize(*branch) : db.status();
+    if (!out.ok()) {
+      ctx.Fail(out.status());
+      return;
+    }
+    if (!(*out)["commit"].is_null()) ctx.Echo("optimize");
+    ctx.Print(*out, OptimizeText(*out));
+  });
+}
+
 // version [--json]: this build's version, the storage stamp it reads and writes, its build type.
 void AddVersion(CLI::App& app, Context& ctx) {
   CLI::App* version = app.add_subcommand("version", "Print the version and the storage stamp");
@@ -160,6 +201,7 @@ void AddVersion(CLI::App& app, Context& ctx) {
 void AddMaintenanceCommands(CLI::App& app, Context& ctx) {
   AddCleanup(app, ctx);
   AddExport(app, ctx);
+  AddOptimize(app, ctx);
   AddRepair(app, ctx);
   AddVersion(app, ctx);
 }

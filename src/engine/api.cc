@@ -23,6 +23,7 @@
 #include "engine/graph.h"
 #include "engine/load.h"
 #include "engine/mutate.h"
+#include "engine/optimize.h"
 #include "engine/query.h"
 #include "omnigraph/omnigraph.h"
 #include "query/exec_cache.h"
@@ -503,6 +504,30 @@ class Handle {
     return out;
   }
 
+  Result<Json> Optimize(std::string_view branch, const Actor& actor) {
+    engine::OptimizeOptions options;
+    options.branch = std::string(branch);
+    options.actor = actor;
+    OMNIGRAPH_ASSIGN_OR_RETURN(engine::OptimizeReport r, engine::Optimize(*graph_, options));
+    Json tables = Json::array();
+    for (const engine::OptimizeTableRow& t : r.tables) {
+      tables.push_back(Json{{"type_key", t.type_key},
+                            {"fragments_removed", t.fragments_removed},
+                            {"fragments_added", t.fragments_added},
+                            {"committed", t.committed},
+                            {"skipped", t.skipped},
+                            {"published_dataset_version", t.published_dataset_version},
+                            {"indexes_built", t.indexes_built},
+                            {"pending_indexes", t.pending_indexes}});
+    }
+    Json out = Json::object();
+    out["uri"] = uri_;
+    out["branch"] = r.branch;
+    out["commit"] = r.commit ? CommitJson(*r.commit) : Json(nullptr);
+    out["tables"] = std::move(tables);
+    return out;
+  }
+
   Result<Json> Repair(bool confirm) {
     commit::RepairOptions options;
     options.confirm = confirm;
@@ -806,6 +831,11 @@ Result<Json> Database::ShowSchema(std::string_view branch) {
 Result<Json> Database::Cleanup(const CleanupRequest& request) {
   if (impl_->remote) return impl_->remote->NotServed("cleanup");
   return ToApi(impl_->handle->Cleanup(request));
+}
+
+Result<Json> Database::Optimize(std::string_view branch) {
+  if (impl_->remote) return impl_->remote->NotServed("optimize");
+  return ToApi(impl_->handle->Optimize(branch, impl_->actor));
 }
 
 Result<Json> Database::Repair(bool confirm) {

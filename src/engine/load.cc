@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "base/ids.h"
+#include "engine/derived_indexes.h"
 #include "engine/embed_rows.h"
 #include "engine/jsonl_reader.h"
 #include "engine/jsonl_values.h"
@@ -599,48 +600,6 @@ Result<std::optional<WriteResult>> LoadReplay(Graph& graph, std::string_view bra
   return done;
 }
 
-// The written tables with a Vector property: those get an ANN index after the commit.
-std::vector<std::string> VectorTables(const schema::Catalog& catalog,
-                                      const std::map<std::string, TableChange>& changes) {
-  std::vector<std::string> keys;
-  for (const auto& [key, change] : changes) {
-    const schema::TypeDef* type = catalog.FindByTableKey(key);
-    if (type != nullptr && std::any_of(type->properties.begin(), type->properties.end(),
-                                       [](const schema::PropertyDef& p) {
-                                         return p.type.scalar == schema::ScalarKind::kVector;
-                                       })) {
-      keys.push_back(key);
-    }
-  }
-  return keys;
-}
-
-// Builds the missing ANN indexes of the tables a load wrote, at the branch's head. The load has
-// committed already and an index is never authority: a failure here leaves the version without
-// an index, which queries answer by exact search, so it is not the load's failure.
-void BuildAnnIndexes(Graph& graph, std::string_view branch, const std::vector<std::string>& keys,
-                     const table::AnnBuildOptions& options) {
-  if (keys.empty()) return;
-  Result<Snapshot> head = graph.SnapshotOfBranch(branch);
-  if (!head.ok()) return;
-  for (const std::string& key : keys) {
-    Result<std::shared_ptr<const table::TableVersion>> version = head->Table(key);
-    if (version.ok()) table::EnsureAnnIndexes(**version, options).IgnoreError();
-  }
-}
-
-// Stores the derived indexes of every table version the load published (table/id_index.h), so
-// that a fresh process reads one object per index instead of every fragment. Indexes are never
-// authority: a failure here leaves the load committed and the next reader builds them.
-void BuildIndexes(Graph& graph, const commit::Record& record, const std::set<std::string>& loaded) {
-  for (const commit::Pin& pin : record.pins) {
-    if (!loaded.count(pin.table_key)) continue;
-    Result<std::shared_ptr<const table::TableVersion>> version =
-        graph.tables().Open(ToTablePin(pin));
-    if (version.ok()) (*version)->BuildIndexes().IgnoreError();
-  }
-}
-
 // Fragments written ahead are unreferenced until the commit: cleanup may take them once they
 // are older than its grace period, so a load that took too long must not publish them.
 Status CheckLoadDuration(Graph& graph, int64_t started_us) {
@@ -717,7 +676,6 @@ Result<LoadResult> LoadLines(Graph& graph, std::string_view branch, LineSource& 
   OMNIGRAPH_RETURN_IF_ERROR(CheckLoadDuration(graph, started_us));
   if (create) OMNIGRAPH_RETURN_IF_ERROR(CreateLoadBranch(graph, branch, options, result));
   if (changes.empty()) return result;
-  const std::vector<std::string> written_tables = VectorTables(head->catalog(), changes);
   WriteRequest request;
   request.branch = std::string(branch);
   request.changes = std::move(changes);
@@ -741,9 +699,10 @@ Result<LoadResult> LoadLines(Graph& graph, std::string_view branch, LineSource& 
   }
   if (written->replayed) return ReplayedLoad(std::move(result), *std::move(written));
   result.commit = written->commit_id;
-  BuildIndexes(graph, written->record, loaded);
+  // The derived objects of every version the load published (engine/derived_indexes.h); never
+  // authority, so a failure there leaves the load committed and the next reader builds them.
+  BuildWrittenDerived(graph.tables(), head->catalog(), written->record, loaded, options.ann);
   result.commit_record = std::move(written->record);
-  BuildAnnIndexes(graph, branch, written_tables, options.ann);
   meter.Finish();
   return result;
 }

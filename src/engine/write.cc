@@ -198,6 +198,7 @@ Result<commit::RecordContent> Graph::ValidateAndStage(const commit::GraphState& 
       OMNIGRAPH_ASSIGN_OR_RETURN(const commit::TableState* t, table_of(*work[i].first));
       OMNIGRAPH_ASSIGN_OR_RETURN(staged[i],
                                  tables_->StageWrite(ToTablePin(t->pin), *work[i].second, against));
+      if (request.rewrite) return Status::Ok();
       OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> base_version,
                                  tables_->Open(ToTablePin(t->pin)));
       OMNIGRAPH_ASSIGN_OR_RETURN(changes.tables[i], TableChangeOf(*base_version, *work[i].second));
@@ -205,6 +206,7 @@ Result<commit::RecordContent> Graph::ValidateAndStage(const commit::GraphState& 
     });
   }
   OMNIGRAPH_RETURN_IF_ERROR(group.Wait());
+  if (request.rewrite) changes.tables.clear();  // No entity changed (WriteRequest::rewrite).
   commit::RecordContent content;
   for (const table::TablePin& p : staged) content.pins.push_back(ToCommitPin(p));
   std::sort(changes.tables.begin(), changes.tables.end(),

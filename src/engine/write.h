@@ -75,6 +75,10 @@ struct WriteRequest {
   // What this write reports as its own counts (a mutation's affected entities, a load's types);
   // a group commit's record keeps it per member (commit::BatchMember::counts).
   Json counts = Json::object();
+  // The changes rewrite the rows the writer read, unchanged (optimize's compaction): the
+  // record's change set lists no table, since no entity changed. Only with `strict` and
+  // `planned_on`, so that the rows are exactly the base's.
+  bool rewrite = false;
   // Set by group commit on the batch's combined write: its members were validated already, and
   // the record lists them.
   bool prevalidated = false;

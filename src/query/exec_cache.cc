@@ -235,6 +235,7 @@ std::shared_ptr<const void> ExecCache::FindShared(std::string_view scope, const 
 void ExecCache::PutShared(std::string_view scope, const std::string& key,
                           std::shared_ptr<const void> value) {
   std::lock_guard<std::mutex> lock(mu_);
+  ++stats_.shared_puts;
   Put(std::string(scope) + "|" + key, std::move(value));
 }
 
@@ -268,24 +269,6 @@ Result<std::shared_ptr<const Adjacency>> ExecCache::Adjacent(std::string_view sc
   ++stats_.adjacency_builds;
   Put(key, adj);
   return adj;
-}
-
-Result<std::shared_ptr<const table::AnnIndex>> ExecCache::Ann(
-    std::string_view scope, const std::shared_ptr<const table::TableVersion>& version,
-    uint32_t field_id) {
-  const std::string key =
-      std::string(scope) + "|ann." + std::to_string(field_id) + ":" + VersionKey(*version);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (auto hit = Get(key)) return std::static_pointer_cast<const table::AnnIndex>(hit);
-  }
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::AnnIndex> index,
-                             table::ReadAnnIndex(*version, field_id));
-  if (index == nullptr) return index;
-  std::lock_guard<std::mutex> lock(mu_);
-  ++stats_.ann_loads;
-  Put(key, index);
-  return index;
 }
 
 ExecCache::Stats ExecCache::stats() const {

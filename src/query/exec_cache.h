@@ -30,7 +30,6 @@
 #include <vector>
 
 #include "base/status.h"
-#include "table/ann_index.h"
 #include "table/column.h"
 #include "table/table_version.h"
 
@@ -139,20 +138,16 @@ class ExecCache {
                                                     const table::TableVersion& edges,
                                                     const TableImage& from, const TableImage& to);
 
-  // Any other value computed from table versions (a full-text index, ...), under `key` (which
-  // must name the versions it depends on): the cached value, or null.
+  // The side cache: any other value computed from table versions — a full-text index, an ANN
+  // index (query/exec/context.h) — under `key`, which must name the kind and the versions it
+  // depends on: the cached value, or null. Evicted with images and adjacencies.
   std::shared_ptr<const void> FindShared(std::string_view scope, const std::string& key);
   void PutShared(std::string_view scope, const std::string& key, std::shared_ptr<const void> value);
-  // The ANN index of Vector property `field_id` of `version` (table/ann_index.h), decoded once
-  // and kept; nullptr when the version has none (not cached: a later load may store one).
-  Result<std::shared_ptr<const table::AnnIndex>> Ann(
-      std::string_view scope, const std::shared_ptr<const table::TableVersion>& version,
-      uint32_t field_id);
 
   struct Stats {
     uint64_t image_builds = 0;
     uint64_t adjacency_builds = 0;
-    uint64_t ann_loads = 0;
+    uint64_t shared_puts = 0;
     uint64_t hits = 0;
     size_t entries = 0;
   };

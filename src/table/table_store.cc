@@ -16,6 +16,7 @@ TableStore::~TableStore() = default;
 
 const storage::Runtime& TableStore::runtime() const { return ctx_->runtime(); }
 const ObjectCache& TableStore::cache() const { return ctx_->cache(); }
+uint64_t TableStore::fragment_rows_max() const { return ctx_->fragment_rows_max(); }
 
 Result<std::shared_ptr<const TableVersion>> TableStore::Open(const TablePin& pin) const {
   const std::string name = ManifestName(pin.table(), pin.staged_version);

@@ -162,6 +162,8 @@ class TableStore {
   Result<std::vector<storage::ObjectMeta>> ListObjects(const TableId& table) const;
 
   const storage::Runtime& runtime() const;
+  // The most rows a write puts in one fragment (TableStoreOptions::fragment_rows_max).
+  uint64_t fragment_rows_max() const;
   const ObjectCache& cache() const;
 
  private:

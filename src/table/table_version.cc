@@ -259,12 +259,20 @@ Result<EdgeCsr> TableVersion::BuildCsr(EdgeDirection direction) const {
   return EdgeCsr::Build(direction, src, dst);
 }
 
-Status TableVersion::BuildIndexes() const {
-  if (manifest_->entity_count < ctx_->derived_rows_min()) return Status::Ok();
-  OMNIGRAPH_RETURN_IF_ERROR(SortedIds().status());
+std::vector<std::string> TableVersion::IndexKinds() const {
+  if (manifest_->entity_count < ctx_->derived_rows_min()) return {};
+  std::vector<std::string> kinds = {std::string(kIdsKind)};
   const bool edge = std::any_of(manifest_->schema.begin(), manifest_->schema.end(),
                                 [](const Field& f) { return f.id == kSrcFieldId; });
-  if (!edge) return Status::Ok();
+  if (edge) kinds.emplace_back(CsrKind(EdgeDirection::kOut));
+  return kinds;
+}
+
+Status TableVersion::BuildIndexes() const {
+  const std::vector<std::string> kinds = IndexKinds();
+  if (kinds.empty()) return Status::Ok();
+  OMNIGRAPH_RETURN_IF_ERROR(SortedIds().status());
+  if (kinds.size() == 1) return Status::Ok();
   // The forward direction only: the query layer derives the reverse from it in memory
   // (query/exec_cache.h); `csr.in` is built and kept when a reader asks for it.
   return Csr(EdgeDirection::kOut).status();

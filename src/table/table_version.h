@@ -97,6 +97,9 @@ class TableVersion {
   // Builds and stores every derived index of the version that its size calls for (the id index;
   // for an edge table the forward adjacency). What a load does after it stages a version.
   Status BuildIndexes() const;
+  // The derived kinds BuildIndexes stores for this version: none below the size threshold, else
+  // `ids`, and `csr.out` for an edge table.
+  std::vector<std::string> IndexKinds() const;
   // Whether each of `ids` is live in the version, from its id index (the index the version's
   // writes and lookups build; no other row is read).
   Result<std::vector<bool>> Contains(std::span<const std::string_view> ids) const;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The omnigraph verbs lint (and its old name check), repair, version and --version: every output
-# form and exit status, one process per command over a temporary directory.
+# The omnigraph verbs lint (and its old name check), repair, optimize, version and --version: every
+# output form and exit status, one process per command over a temporary directory.
 set -u
 BIN=$1
 DIR=$(mktemp -d)
@@ -119,4 +119,25 @@ check 'd["confirmed"] and d["defects"][0]["fixed"]'
 expect_rc 0 "$BIN" repair --json "$G"
 check 'd["defects"] == []'
 expect_rc 1 "$BIN" repair "$DIR/nothing"
+
+# optimize: a graph of several loads (one fragment each) is compacted in one commit with no entity
+# change; a second optimize finds nothing to do and publishes nothing.
+O="$DIR/opt"
+expect_rc 0 "$BIN" init --schema "$DIR/p.pg" "$O"
+for i in 1 2 3; do
+  printf '{"type":"Policy","data":{"slug":"p%s","name":"n%s"}}\n' "$i" "$i" >"$DIR/o$i.jsonl"
+  expect_rc 0 "$BIN" load --data "$DIR/o$i.jsonl" --mode append "$O"
+done
+expect_rc 0 "$BIN" optimize --json "$O"
+check 'd["branch"] == "main" and d["commit"]["summary"] == "optimize: no entity changes"'
+check 'd["tables"] == [{"type_key": "node:Policy", "fragments_removed": 3, "fragments_added": 1, "committed": True, "skipped": False, "published_dataset_version": d["tables"][0]["published_dataset_version"], "indexes_built": [], "pending_indexes": []}]'
+[ "$(cat "$DIR/err")" = "omnigraph optimize → $O (direct, local)" ] || fail "optimize echo: $(cat "$DIR/err")"
+expect_rc 0 "$BIN" optimize "$O"
+has 'nothing to compact: no commit'
+[ -s "$DIR/err" ] && fail "optimize without a commit echoed: $(cat "$DIR/err")"
+expect_rc 0 "$BIN" optimize --json --branch main "$O"
+check 'd["commit"] is None and d["tables"][0]["skipped"] and not d["tables"][0]["committed"]'
+expect_rc 0 "$BIN" query -e 'query l() { match { $p: Policy } return { $p.name } }' --json "$O"
+check 'sorted(r["p.name"] for r in d["rows"]) == ["n1", "n2", "n3"]'
+expect_rc 1 "$BIN" optimize --branch nope "$O"
 echo "cli verbs: ok"

@@ -122,7 +122,17 @@ Result<const TableImage*> ExecContext::Image(const TypeDef& type) {
 Result<std::shared_ptr<const table::AnnIndex>> ExecContext::Ann(const TypeDef& type,
                                                                 uint32_t field_id) {
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> version, view_.Table(type));
-  return options_.cache->Ann(view_.cache_scope(), version, field_id);
+  // Decoded once and kept in the execution cache's side cache; a version without an index is not
+  // remembered (a later load or optimize may store one).
+  const std::string key = "ann." + std::to_string(field_id) + ":" + VersionKey(*version);
+  const std::string scope = view_.cache_scope();
+  if (auto hit = options_.cache->FindShared(scope, key)) {
+    return std::static_pointer_cast<const table::AnnIndex>(hit);
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::AnnIndex> index,
+                             table::ReadAnnIndex(*version, field_id));
+  if (index != nullptr) options_.cache->PutShared(scope, key, index);
+  return index;
 }
 
 Result<const Adjacency*> ExecContext::Adj(const TypeDef& edge) {

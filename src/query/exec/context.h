@@ -15,6 +15,7 @@
 #include "query/executor.h"
 #include "query/graph_view.h"
 #include "query/plan.h"
+#include "table/ann_index.h"
 
 namespace omnigraph::query::text {
 class FullTextIndex;

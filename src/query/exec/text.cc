@@ -2,6 +2,7 @@
 #include "query/exec/text.h"
 
 #include "query/exec/operators.h"
+#include "query/text/fulltext_version.h"
 
 #include <algorithm>
 #include <optional>
@@ -21,16 +22,6 @@ const char* FormName(ExprKind k) {
     case ExprKind::kMatchText: return "match_text";
     default: return "bm25";
   }
-}
-
-bool HasIndex(const schema::TypeDef& type, uint64_t prop_id) {
-  for (const schema::Constraint& c : type.constraints) {
-    if (c.kind == schema::ConstraintKind::kIndex && c.fields.size() == 1 &&
-        c.fields[0].property_id == prop_id) {
-      return true;
-    }
-  }
-  return false;
 }
 
 Result<FullTextIndex> BuildIndex(const TableImage& image, uint32_t field_id) {
@@ -56,7 +47,7 @@ Result<std::shared_ptr<const FullTextIndex>> ExecContext::TextIndex(
     return InvalidArgument("full-text search needs a String property; `" + type.name + "." +
                            prop.name + "` is " + prop.type.DisplayName());
   }
-  if (!HasIndex(type, prop.id)) {
+  if (!text::HasFullTextIndex(type, prop)) {
     return InvalidArgument("full-text search on `" + type.name + "." + prop.name +
                            "` needs its inverted index: declare `" + prop.name +
                            ": String @index` on " + type.name +
