@@ -261,8 +261,9 @@ class Database {
   // Runs mutation query `name` of `source` (.gq; an empty name picks the only query) with
   // `params` ({"$name": value} or {"name": value}, typed by the query's declarations as in the
   // load format); one commit, or none when nothing was affected (OmniGraph's mutation output:
-  // {query_name, branch, affected_nodes, affected_edges, actor_id?, commit}, `commit` the commit
-  // object or null).
+  // {query_name, branch, affected_nodes, affected_edges, actor_id?, commit, warnings?}, `commit`
+  // the commit object or null, `warnings` the rendered diagnostics of file headers it accepted
+  // and ignored, present only when there are some).
   Result<Json> Mutate(std::string_view source, std::string_view name, const Json& params,
                       const WriteTarget& target);
   // Runs read query `name` of `source` (an empty name picks the only query) with JSON `params`

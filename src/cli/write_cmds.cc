@@ -1,4 +1,5 @@
 // The verbs that write data: init, load, mutate.
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -175,6 +176,12 @@ void AddMutate(CLI::App& app, Context& ctx) {
       return;
     }
     ctx.Echo("mutate");
+    // Warnings go to stderr in every format, as a query's do; --json also carries them.
+    if (out->contains("warnings")) {
+      for (const Json& w : (*out)["warnings"]) {
+        std::cerr << "warning: " << w.get<std::string>() << "\n";
+      }
+    }
     ctx.Print(*out, MutateText(*out));
   });
 }

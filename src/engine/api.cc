@@ -395,6 +395,7 @@ class Handle {
     if (r.actor) out["actor_id"] = *r.actor;
     out["commit"] = r.commit_record ? CommitJson(*r.commit_record) : Json(nullptr);
     if (r.merge_outcome) out["outcome"] = *r.merge_outcome;
+    if (!r.warnings.empty()) out["warnings"] = r.warnings;
     return out;
   }
 

@@ -119,6 +119,15 @@ TEST(ApiTest, ADatabaseAtALocalUriEndToEnd) {
   EXPECT_EQ(db.Mutate(kQueries, "add", Json{{"nope", 1}}, WriteTarget{}).status().message(),
             "unknown parameter 'nope' for query 'add' (it declares $name, $born, $seen)");
   ASSERT_TRUE(db.Mutate(kQueries, "hire", Json{{"p", "Grace"}, {"c", "Acme"}}, WriteTarget{}).ok());
+  EXPECT_FALSE(added->contains("warnings"));
+  // An ignored file header warns in the output, as a query's envelope does (here a delete that
+  // matches nothing, so no commit).
+  Result<Json> warned = db.Mutate("set ann_nprobes = 2;\n" + std::string(kQueries), "fire",
+                                  Json{{"p", "Nobody"}}, WriteTarget{});
+  ASSERT_TRUE(warned.ok()) << warned.status().ToString();
+  EXPECT_TRUE((*warned)["commit"].is_null());
+  ASSERT_EQ((*warned)["warnings"].size(), 1u) << warned->dump();
+  EXPECT_TRUE((*warned)["warnings"][0].get<std::string>().starts_with("1:1: Q003:"));
 
   // The expected-commit precondition.
   WriteTarget stale;

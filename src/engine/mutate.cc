@@ -97,14 +97,68 @@ Status EmbedEffects(Graph& graph, query::MutationEffects& effects) {
 using ParamsFn =
     std::function<Result<std::map<std::string, schema::Value>>(const query::CheckedQuery& checked)>;
 
-Result<MutationResult> MutateWith(Graph& graph, std::string_view source,
+// The mutation query `query_name` of `file`, refused before any I/O when it is explained, a read
+// query, or mixes inserts/updates with deletes (the D2 rule needs no schema).
+Result<const query::QueryDecl*> SelectMutation(const query::QueryFile& file,
+                                               std::string_view query_name) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(const query::QueryDecl* decl, query::SelectQuery(file, query_name));
+  query_name = decl->name.text;
+  if (decl->explain) {
+    return InvalidArgument("query '" + std::string(query_name) +
+                           "': explain prints the plan of a read query; mutations have none");
+  }
+  if (!decl->is_mutation()) {
+    return InvalidArgument("query '" + std::string(query_name) +
+                           "' is a read query; run it with query, not mutate");
+  }
+  bool deletes = false, others = false;
+  for (const query::Mutation& m : decl->mutations) {
+    (m.kind == query::MutationKind::kDelete ? deletes : others) = true;
+  }
+  if (deletes && others) {
+    return InvalidArgument("mutation '" + std::string(query_name) +
+                           "' on the same query mixes inserts/updates and deletes; split into "
+                           "separate mutations: (1) inserts and updates, then (2) deletes");
+  }
+  return decl;
+}
+
+// One TableChange per table `effects` touches, each checked against the per-type limits
+// (ResourceLimit past them).
+Status AddTableChanges(query::MutationEffects& effects, const std::string& query_name,
+                       WriteRequest& write) {
+  for (auto& [key, t] : effects.tables) {
+    const uint64_t entities = t.rows.size() + t.deletes.size();
+    if (entities > kMutationEntitiesMax) {
+      return Status(Code::kResourceLimit, "mutation '" + query_name + "' touches " +
+                                              std::to_string(entities) + " entities of " +
+                                              t.type->name + "; the limit is " +
+                                              std::to_string(kMutationEntitiesMax) + " per type");
+    }
+    TableChange change;
+    if (!t.deletes.empty()) {
+      change.op = TableChange::Op::kDelete;
+      change.ids.assign(t.deletes.begin(), t.deletes.end());
+    } else {
+      change.op = t.only_fresh ? TableChange::Op::kAppend : TableChange::Op::kUpsert;
+      OMNIGRAPH_ASSIGN_OR_RETURN(change.rows, query::EffectRows(t));
+      const uint64_t bytes = BatchBytes(change.rows);
+      if (bytes > kMutationBytesMax) {
+        return Status(Code::kResourceLimit, "mutation '" + query_name + "' writes " +
+                                                std::to_string(bytes) + " bytes of " +
+                                                t.type->name + "; the limit is " +
+                                                std::to_string(kMutationBytesMax) + " per type");
+      }
+    }
+    write.changes.emplace(key, std::move(change));
+  }
+  return Status::Ok();
+}
+
+// Runs the parsed source `file` (its headers already resolved).
+Result<MutationResult> MutateFile(Graph& graph, const query::QueryFile& file,
                                   std::string_view query_name, const ParamsFn& bind,
                                   const MutationOptions& options) {
-  // Everything that needs no I/O first: parse, find the query.
-  OMNIGRAPH_ASSIGN_OR_RETURN(query::QueryFile file, query::ParseQueryFile(source));
-  // Headers are checked like a read's: this engine stages one table at a time, which every
-  // stage_write_concurrency allows; the reference's internal knobs are ignored.
-  OMNIGRAPH_RETURN_IF_ERROR(query::ResolveSettings(file.settings).status());
   if (file.show_all) {
     return InvalidArgument("`show all;` is a read statement; run it with query, not mutate");
   }
@@ -119,26 +173,8 @@ Result<MutationResult> MutateWith(Graph& graph, std::string_view source,
     }
     return RunBranchStatement(graph, *file.statement, options);
   }
-  OMNIGRAPH_ASSIGN_OR_RETURN(const query::QueryDecl* decl, query::SelectQuery(file, query_name));
+  OMNIGRAPH_ASSIGN_OR_RETURN(const query::QueryDecl* decl, SelectMutation(file, query_name));
   query_name = decl->name.text;
-  if (decl->explain) {
-    return InvalidArgument("query '" + std::string(query_name) +
-                           "': explain prints the plan of a read query; mutations have none");
-  }
-  if (!decl->is_mutation()) {
-    return InvalidArgument("query '" + std::string(query_name) +
-                           "' is a read query; run it with query, not mutate");
-  }
-  // The D2 rule needs no schema: refuse a mix of inserts/updates and deletes before any I/O.
-  bool deletes = false, others = false;
-  for (const query::Mutation& m : decl->mutations) {
-    (m.kind == query::MutationKind::kDelete ? deletes : others) = true;
-  }
-  if (deletes && others) {
-    return InvalidArgument("mutation '" + std::string(query_name) +
-                           "' on the same query mixes inserts/updates and deletes; split into "
-                           "separate mutations: (1) inserts and updates, then (2) deletes");
-  }
   // A retry of a keyed mutation that committed answers from its record, before anything is
   // planned on a head that already holds its effects.
   if (options.idempotency) {
@@ -179,31 +215,7 @@ Result<MutationResult> MutateWith(Graph& graph, std::string_view source,
   write.planned_on = head;
   write.planned_schema = head.state().schema;
   write.summary = "mutate " + result.query_name;
-  for (auto& [key, t] : effects.tables) {
-    const uint64_t entities = t.rows.size() + t.deletes.size();
-    if (entities > kMutationEntitiesMax) {
-      return Status(Code::kResourceLimit, "mutation '" + result.query_name + "' touches " +
-                                              std::to_string(entities) + " entities of " +
-                                              t.type->name + "; the limit is " +
-                                              std::to_string(kMutationEntitiesMax) + " per type");
-    }
-    TableChange change;
-    if (!t.deletes.empty()) {
-      change.op = TableChange::Op::kDelete;
-      change.ids.assign(t.deletes.begin(), t.deletes.end());
-    } else {
-      change.op = t.only_fresh ? TableChange::Op::kAppend : TableChange::Op::kUpsert;
-      OMNIGRAPH_ASSIGN_OR_RETURN(change.rows, query::EffectRows(t));
-      const uint64_t bytes = BatchBytes(change.rows);
-      if (bytes > kMutationBytesMax) {
-        return Status(Code::kResourceLimit, "mutation '" + result.query_name + "' writes " +
-                                                std::to_string(bytes) + " bytes of " +
-                                                t.type->name + "; the limit is " +
-                                                std::to_string(kMutationBytesMax) + " per type");
-      }
-    }
-    write.changes.emplace(key, std::move(change));
-  }
+  OMNIGRAPH_RETURN_IF_ERROR(AddTableChanges(effects, result.query_name, write));
   write.counts = MutationOutcome(result);
   if (options.idempotency) {
     write.idempotency = options.idempotency;
@@ -213,6 +225,21 @@ Result<MutationResult> MutateWith(Graph& graph, std::string_view source,
   if (written.replayed) return ReplayedMutation(result.query_name, options, std::move(written));
   result.commit = written.commit_id;
   result.commit_record = std::move(written.record);
+  return result;
+}
+
+Result<MutationResult> MutateWith(Graph& graph, std::string_view source,
+                                  std::string_view query_name, const ParamsFn& bind,
+                                  const MutationOptions& options) {
+  // Everything that needs no I/O first: parse, check the headers, find the query. Headers are
+  // checked like a read's: this engine stages one table at a time, which every
+  // stage_write_concurrency allows; the reference's internal knobs are ignored, with a warning
+  // in the result (a replayed keyed mutation's too: they are about the source).
+  OMNIGRAPH_ASSIGN_OR_RETURN(query::QueryFile file, query::ParseQueryFile(source));
+  OMNIGRAPH_ASSIGN_OR_RETURN(query::QuerySettings settings, query::ResolveSettings(file.settings));
+  OMNIGRAPH_ASSIGN_OR_RETURN(MutationResult result,
+                             MutateFile(graph, file, query_name, bind, options));
+  for (const query::Diagnostic& w : settings.warnings) result.warnings.push_back(w.Render());
   return result;
 }
 

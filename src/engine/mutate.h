@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/json.h"
 #include "base/status.h"
@@ -50,6 +51,9 @@ struct MutationResult {
   std::optional<commit::Record> commit_record;  // The published record, with `commit`.
   // `branch merge` only: "fast_forward", "merged" or "already_up_to_date".
   std::optional<std::string> merge_outcome;
+  // Rendered diagnostics of the source's file headers that were accepted and ignored (as a
+  // read's envelope carries them), in header order.
+  std::vector<std::string> warnings;
 };
 
 // Runs mutation query `query_name` of `source` (a .gq file) with `params` (by name, without

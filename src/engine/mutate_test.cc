@@ -142,6 +142,32 @@ TEST_F(MutateTest, KeyedInsertIsAnUpsertThatReplacesTheWholeRow) {
   EXPECT_TRUE(people["ada"].props["title"].is_null());
 }
 
+// File headers that tune the reference's internals are accepted and ignored with a warning; a
+// mutation returns those warnings (they were once dropped), a keyed retry that replays its
+// record too, and a source without such headers has none.
+TEST_F(MutateTest, IgnoredHeadersWarnInTheResult) {
+  const std::string source =
+      "set ann_nprobes = 4;\nset traversal_work_limit = 10;\nset history_release_bytes = 1;\n"
+      "query add($name: String) { insert Person { name: $name, age: 1 } }";
+  const Params params{{"name", Value::String("zed")}};
+  Result<MutationResult> r = Mutate(*graph_, source, "add", params);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->affected_nodes, 1u);
+  ASSERT_EQ(r->warnings.size(), 2u);
+  EXPECT_TRUE(r->warnings[0].starts_with("1:1: Q003: setting `ann_nprobes` tunes"))
+      << r->warnings[0];
+  EXPECT_TRUE(r->warnings[1].starts_with("3:1: Q003: setting `history_release_bytes`"))
+      << r->warnings[1];
+  MutationOptions keyed;
+  keyed.idempotency = Idempotency{"k1", "h1", Json::object()};
+  ASSERT_TRUE(Mutate(*graph_, source, "add", params, keyed).ok());
+  Result<MutationResult> replayed = Mutate(*graph_, source, "add", params, keyed);
+  ASSERT_TRUE(replayed.ok()) << replayed.status().ToString();
+  EXPECT_EQ(replayed->warnings, r->warnings);
+  EXPECT_TRUE(MustRun("add_person", {{"name", Value::String("ada")}, {"age", Value::Int(1)}})
+                  .warnings.empty());
+}
+
 TEST_F(MutateTest, UnkeyedNodesAndEdgesGetFreshUlids) {
   Seed();
   MustRun("memo", {{"text", Value::String("hello")}, {"about", Value::String("ada")}});

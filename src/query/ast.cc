@@ -46,10 +46,24 @@ bool SameExpr(const Expr& a, const Expr& b) {
     return false;
   }
   if (a.kind == ExprKind::kLiteral && !(a.literal.value == b.literal.value)) return false;
+  if (a.block != b.block) return false;
   for (size_t i = 0; i < a.args.size(); ++i) {
     if (!SameExpr(a.args[i], b.args[i])) return false;
   }
   return true;
+}
+
+bool HasBlock(const Expr& e) {
+  if (e.kind == ExprKind::kBlock) return true;
+  for (const Expr& a : e.args) {
+    if (HasBlock(a)) return true;
+  }
+  return false;
+}
+
+void CollectBlocks(const Expr& e, std::vector<const Negation*>& out) {
+  if (e.kind == ExprKind::kBlock) out.push_back(e.block.get());
+  for (const Expr& a : e.args) CollectBlocks(a, out);
 }
 
 const char* MutationKindName(MutationKind kind) {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -56,6 +57,7 @@ enum class ExprKind : uint8_t {
   kMatchText,  // match_text(field, query)
   kBm25,       // bm25(field, query)
   kRrf,        // rrf(rank, rank[, k])
+  kBlock,      // not { }, exists { }, count { } op e, sum($v.p) { } op e as a Boolean operand
   // Boolean expressions (docs/design/query-language.md "Boolean expressions").
   kCompare,  // args[0] op args[1]
   kAnd,      // args[0] and args[1]
@@ -65,12 +67,15 @@ enum class ExprKind : uint8_t {
   kIn,       // args[0] in args[1] (not in when negated); args[1] a list literal or $list
 };
 
+struct Negation;
+
 // An expression. Which members are meaningful depends on kind:
 //   kProp, kNearest: var and prop;  kVariable: var;  kLiteral: literal;  kAlias: alias;
 //   kAggregate: agg and args = {arg};  kNearest: args = {query};
 //   kSearch, kMatchText, kBm25: args = {field, query};  kFuzzy: {field, query[, max_edits]};
 //   kRrf: args = {primary, secondary[, k]};  kCompare: op, args = {left, right};
-//   kAnd, kOr: args = {left, right};  kNot: args = {operand};  kIsNull, kIn: negated, args.
+//   kAnd, kOr: args = {left, right};  kNot: args = {operand};  kIsNull, kIn: negated, args;
+//   kBlock: block.
 // A meta-field (`$p.@id`, `$e.@src`, `$e.@dst`, `$e.@type`) is a kProp whose prop starts
 // with '@'; in a mutation `where` a bare property (or `@id`) is a kAlias.
 struct Expr {
@@ -85,13 +90,21 @@ struct Expr {
   CompOp op{};           // kCompare.
   Span op_span;          // kCompare, kAnd, kOr, kIsNull, kIn: the operator.
   bool negated = false;  // kIsNull, kIn.
+  // kBlock: the block, shared by every copy of the expression (a Boolean filter keeps its
+  // conjuncts as copies), so the side tables the typechecker keys by clause address hold for
+  // all of them. Immutable after parsing.
+  std::shared_ptr<const Negation> block;
 
   // Whether this is one of the Boolean forms (kCompare ... kIn).
   bool is_boolean_form() const { return kind >= ExprKind::kCompare; }
 };
 
-// Whether two expressions are written the same (spans aside).
+// Whether two expressions are written the same (spans aside; blocks only when they are one).
 bool SameExpr(const Expr& a, const Expr& b);
+// Whether `e` is or contains a block operand (kBlock).
+bool HasBlock(const Expr& e);
+// The block operands of `e`, in source pre-order.
+void CollectBlocks(const Expr& e, std::vector<const Negation*>& out);
 
 // "=", "!=", ">", "<", ">=", "<=", "contains", "starts_with".
 const char* CompOpName(CompOp op);

@@ -353,15 +353,8 @@ bool Parser::ParseClause(Clause* out) {
   size_t start = pos_;
   Pos begin = Cur().span.begin;
   bool ok = false;
-  if (IsWord("not") && At(1).kind == Tok::kLBrace) {
-    Negation neg;
-    neg.keyword_span = Cur().span;
-    Advance();
-    Advance();
-    ok = ParseClauses(&neg.clauses);
-    out->node = std::move(neg);
-  } else if (IsSubqueryStart()) {
-    ok = ParseSubquery(out);
+  if (IsBlockStart()) {
+    ok = ParseBlockClause(out);
   } else if (Is(Tok::kVariable) && At(1).kind == Tok::kColon) {
     ok = ParseBinding(out);
   } else {

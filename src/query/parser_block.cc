@@ -31,34 +31,66 @@ bool Parser::IsSubqueryStart() const {
          At(6).kind == Tok::kLBrace;
 }
 
-bool Parser::ParseSubquery(Clause* out) {
-  Negation block;
+bool Parser::IsBlockStart() const {
+  return (IsWord("not") && At(1).kind == Tok::kLBrace) || IsSubqueryStart();
+}
+
+bool Parser::ParseBlock(Negation* block) {
   Pos begin = Cur().span.begin;
+  if (IsWord("not")) {
+    block->kind = BlockKind::kNot;
+    block->keyword_span = Cur().span;
+    Advance();
+    Advance();  // {
+    return ParseClauses(&block->clauses);
+  }
   if (IsWord("exists")) {
-    block.kind = BlockKind::kExists;
+    block->kind = BlockKind::kExists;
     Advance();
   } else if (IsWord("count")) {
-    block.kind = BlockKind::kCount;
+    block->kind = BlockKind::kCount;
     Advance();
   } else {
-    block.kind = BlockKind::kSum;
+    block->kind = BlockKind::kSum;
     Advance();  // sum
     Advance();  // (
-    if (!ParseExpr(&block.sum_arg) || !Eat(Tok::kRParen, "')'")) return false;
+    if (!ParseExpr(&block->sum_arg) || !Eat(Tok::kRParen, "')'")) return false;
   }
-  block.keyword_span = SpanFrom(begin);
-  if (!Eat(Tok::kLBrace, "'{'") || !ParseClauses(&block.clauses)) return false;
-  if (block.kind != BlockKind::kExists) {
-    if (!IsComparisonToken(Cur(), &block.op)) {
-      Expect(std::string("a comparison operator after `") + BlockKindName(block.kind) +
+  block->keyword_span = SpanFrom(begin);
+  if (!Eat(Tok::kLBrace, "'{'") || !ParseClauses(&block->clauses)) return false;
+  if (block->kind != BlockKind::kExists) {
+    if (!IsComparisonToken(Cur(), &block->op)) {
+      Expect(std::string("a comparison operator after `") + BlockKindName(block->kind) +
              " { ... }` (=, !=, <, <=, >, >=)");
       return false;
     }
-    block.op_span = Cur().span;
+    block->op_span = Cur().span;
     Advance();
-    if (!ParseExpr(&block.threshold)) return false;
+    if (!ParseExpr(&block->threshold)) return false;
+  }
+  return true;
+}
+
+bool Parser::ParseBlockClause(Clause* out) {
+  const size_t start = pos_;
+  Negation block;
+  if (!ParseBlock(&block)) return false;
+  if (IsWord("and") || IsWord("or")) {
+    // The block is an operand of a Boolean filter (`not { ... } or $p.age > 3`).
+    pos_ = start;
+    return ParseBooleanFilter(out);
   }
   out->node = std::move(block);
+  return true;
+}
+
+bool Parser::ParseBlockOperand(Expr* out) {
+  Pos begin = Cur().span.begin;
+  auto block = std::make_shared<Negation>();
+  if (!ParseBlock(block.get())) return false;
+  out->kind = ExprKind::kBlock;
+  out->block = std::move(block);
+  out->span = SpanFrom(begin);
   return true;
 }
 

@@ -138,6 +138,7 @@ bool Parser::ParseComparison(Expr* out) {
 }
 
 bool Parser::ParseOperand(Expr* out) {
+  if (IsBlockStart()) return ParseBlockOperand(out);
   if (Is(Tok::kLParen)) {
     Pos begin = Cur().span.begin;
     Advance();
@@ -170,8 +171,11 @@ bool Parser::ParseBooleanFilter(Clause* out) {
     f.right.literal = Literal{schema::Value::Bool(true), cond.span};
     f.right.span = cond.span;
     f.left = std::move(cond);
-  } else if (k == ExprKind::kVariable || k == ExprKind::kLiteral || k == ExprKind::kAlias) {
-    // A bare variable is never a filter on its own (`$p not $q` is a misspelled traversal).
+  } else if ((k == ExprKind::kVariable && !Is(Tok::kRBrace) && !Is(Tok::kVariable)) ||
+             k == ExprKind::kLiteral || k == ExprKind::kAlias) {
+    // A bare variable is a filter only where its clause ends (`$flag }`, `$flag $p: T`): the
+    // typechecker then needs it Bool (a Bool parameter). Followed by anything else it is a
+    // misspelled traversal (`$p not $q`), and the error asks for an operator.
     Expect("a comparison operator (=, !=, <, <=, >, >=, contains, starts_with)");
     return false;
   } else if (IsPlainComparison(cond)) {

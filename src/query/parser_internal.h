@@ -55,7 +55,14 @@ class Parser {
 
   // Subquery predicates, file headers and statements (parser_block.cc).
   bool IsSubqueryStart() const;
-  bool ParseSubquery(Clause* out);
+  // `not {` or a subquery predicate's start.
+  bool IsBlockStart() const;
+  // `not { ... }`, `exists { ... }`, `count { ... } op e` or `sum($v.p) { ... } op e`.
+  bool ParseBlock(Negation* block);
+  // A block clause, or a Boolean filter when `and`/`or` follows the block.
+  bool ParseBlockClause(Clause* out);
+  // A block as an operand of a Boolean expression (ExprKind::kBlock).
+  bool ParseBlockOperand(Expr* out);
   bool ParseSettings(std::vector<Setting>* out);
   bool ParseSetting(Setting* out);
 

@@ -152,6 +152,8 @@ class ReadPlanner {
     std::vector<bool> filter_done;
     std::vector<PlanCond> outer_matches;  // Bindings of variables bound outside the scope.
     std::vector<const Negation*> negations;
+    // Filters with a block operand: placed after everything else of the scope.
+    std::vector<PlanCond> late;
   };
 
   std::string Fresh(const std::string& name) {
@@ -162,6 +164,8 @@ class ReadPlanner {
   Result<std::set<std::string>> PlanScope(const std::vector<Clause>& clauses, size_t index,
                                           std::set<std::string> outer);
   Status Collect(const std::vector<Clause>& clauses, ScopeBuild& s);
+  // The FilterStep of `s.late` at the end of the scope, and the scopes of its blocks.
+  Status PlanLateFilters(ScopeBuild& s);
   void PushDown(ScopeBuild& s);
   void PlanTraversal(ScopeBuild& s, const TravSpec& t);
   // The not-yet-placed filters whose variables are all in `bound`, marked placed.
@@ -226,7 +230,9 @@ Status ReadPlanner::Collect(const std::vector<Clause>& clauses, ScopeBuild& s) {
         c.op = f->op;
         CollectVars(f->condition ? *f->condition : f->left, c.vars);
         CollectVars(f->right, c.vars);
-        s.filters.push_back(std::move(c));
+        const bool block =
+            f->condition ? HasBlock(*f->condition) : HasBlock(f->left) || HasBlock(f->right);
+        (block ? s.late : s.filters).push_back(std::move(c));
       }
     } else if (const Negation* n = clause.negation()) {
       s.negations.push_back(n);
@@ -378,8 +384,31 @@ Result<std::set<std::string>> ReadPlanner::PlanScope(const std::vector<Clause>& 
     }
     OMNIGRAPH_RETURN_IF_ERROR(PlanScope(n->clauses, inner, s.bound).status());
   }
+  OMNIGRAPH_RETURN_IF_ERROR(PlanLateFilters(s));
   plan_.scopes[index] = std::move(s.plan);
   return s.bound;
+}
+
+Status ReadPlanner::PlanLateFilters(ScopeBuild& s) {
+  if (s.late.empty()) return Status::Ok();
+  for (const PlanCond& c : s.late) {
+    std::vector<const Negation*> blocks;
+    if (c.filter->condition) {
+      CollectBlocks(*c.filter->condition, blocks);
+    } else {
+      CollectBlocks(c.filter->left, blocks);
+      CollectBlocks(c.filter->right, blocks);
+    }
+    for (const Negation* n : blocks) {
+      if (plan_.block_scopes.count(n)) continue;  // A conjunct shares its block with the whole.
+      const size_t inner = plan_.scopes.size();
+      plan_.scopes.emplace_back();
+      plan_.block_scopes[n] = inner;
+      OMNIGRAPH_RETURN_IF_ERROR(PlanScope(n->clauses, inner, s.bound).status());
+    }
+  }
+  s.plan.steps.push_back(FilterStep{std::move(s.late)});
+  return Status::Ok();
 }
 
 Status ReadPlanner::PlanNearest() {

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <variant>
@@ -235,6 +236,11 @@ struct Plan {
   const CheckedQuery* query = nullptr;
   std::vector<ScopePlan> scopes;  // [0] is the top-level match; blocks follow in plan order.
   std::vector<OutputStep> output;
+  // The scope of each block operand of a Boolean filter (ExprKind::kBlock). Such a filter runs
+  // in a FilterStep after every other step of its scope (a block sees every variable of the
+  // scope around it); its blocks run, correlated as an anti join, when the filter compiles
+  // against the frame, giving one truth value per frame row.
+  std::map<const Negation*, size_t> block_scopes;
 };
 
 // Plans a checked read query. InvalidArgument for a mutation query or an order key an aggregate
@@ -248,6 +254,9 @@ std::string RenderPlan(const Plan& plan);
 
 // An expression as written in the query language (`$p.name`, `"x"`, `count($f)`, ...).
 std::string ExprText(const Expr& e);
+
+// A block as written, its clauses elided: `exists { ... }`, `count { ... } > 2`.
+std::string BlockText(const Negation& block);
 
 // Whether `e` is or contains a search form.
 bool IsSearchExpr(const Expr& e);

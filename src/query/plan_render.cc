@@ -126,7 +126,26 @@ class Renderer {
       std::visit([&](const auto& s) { Step(s, depth); }, step);
     }
   }
-  void Step(const FilterStep& s, int depth) { Line(depth, "filter " + Conds(s.conds)); }
+  void Step(const FilterStep& s, int depth) {
+    Line(depth, "filter " + Conds(s.conds));
+    // The scope of each block operand, under the filter that runs it.
+    std::vector<const Negation*> blocks;
+    for (const PlanCond& c : s.conds) {
+      if (c.filter == nullptr) continue;
+      if (c.filter->condition) {
+        CollectBlocks(*c.filter->condition, blocks);
+      } else {
+        CollectBlocks(c.filter->left, blocks);
+        CollectBlocks(c.filter->right, blocks);
+      }
+    }
+    for (const Negation* b : blocks) {
+      auto scope = plan_.block_scopes.find(b);
+      if (scope == plan_.block_scopes.end()) continue;
+      Line(depth + 1, "block " + BlockText(*b));
+      Scope(plan_.scopes[scope->second], depth + 2);
+    }
+  }
   void Step(const CrossJoinStep& s, int depth) {
     std::string text = "cross join " + Vars(s.vars);
     if (s.vars.size() > 1) text += " smallest first";
@@ -258,8 +277,19 @@ std::string BooleanText(const Expr& e) {
 
 }  // namespace
 
+std::string BlockText(const Negation& b) {
+  std::string out = b.kind == BlockKind::kSum ? "sum(" + ExprText(b.sum_arg) + ")"
+                                              : std::string(BlockKindName(b.kind));
+  out += " { ... }";
+  if (b.kind == BlockKind::kCount || b.kind == BlockKind::kSum) {
+    out += std::string(" ") + CompOpName(b.op) + " " + ExprText(b.threshold);
+  }
+  return out;
+}
+
 std::string ExprText(const Expr& e) {
   if (e.is_boolean_form()) return BooleanText(e);
+  if (e.kind == ExprKind::kBlock) return BlockText(*e.block);
   switch (e.kind) {
     case ExprKind::kNow: return "now()";
     case ExprKind::kProp: return Var(e.var.text) + "." + e.prop.text;

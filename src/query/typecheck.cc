@@ -122,7 +122,10 @@ bool Checker::CheckClauses(const std::vector<Clause>& clauses, Scope* scope, boo
     } else if (const Traversal* t = c.traversal()) {
       ok = CheckTraversal(*t, scope, negated);
     } else if (const Filter* f = c.filter()) {
+      const bool was_in_filter = in_match_filter_;
+      in_match_filter_ = true;
       ok = CheckFilter(*f, *scope, negated);
+      in_match_filter_ = was_in_filter;
     } else {
       ok = CheckNegation(c, scope);
     }
@@ -343,32 +346,40 @@ bool Checker::BindEndpoint(const Name& var, const TypeDef* expected, const TypeD
 }
 
 bool Checker::CheckNegation(const Clause& c, Scope* scope) {
-  const Negation& neg = *c.negation();
-  Scope inner = *scope;
+  return CheckBlock(*c.negation(), c.span, *scope);
+}
+
+bool Checker::CheckBlock(const Negation& neg, const Span& span, const Scope& outer) {
+  Scope inner = outer;
   size_t index = out_->negation_scopes.size();
   out_->negation_scopes.emplace_back();
-  if (!CheckClauses(neg.clauses, &inner, true)) return false;
+  // A filter inside the block is a match filter of its own (its block operands allowed).
+  const bool was_in_filter = in_match_filter_;
+  in_match_filter_ = false;
+  const bool clauses_ok = CheckClauses(neg.clauses, &inner, true);
+  in_match_filter_ = was_in_filter;
+  if (!clauses_ok) return false;
   bool has_outer = false;
   for (const Clause& ic : neg.clauses) {
     if (const Traversal* t = ic.traversal()) {
-      has_outer |= scope->count(t->src.text) > 0 || scope->count(t->dst.text) > 0;
+      has_outer |= outer.count(t->src.text) > 0 || outer.count(t->dst.text) > 0;
     } else if (const Filter* f = ic.filter()) {
-      has_outer |= f->condition ? References(*f->condition, *scope)
-                                : References(f->left, *scope) || References(f->right, *scope);
+      has_outer |= f->condition ? References(*f->condition, outer)
+                                : References(f->left, outer) || References(f->right, outer);
     } else if (const Binding* b = ic.binding()) {
-      has_outer |= scope->count(b->var.text) > 0;
+      has_outer |= outer.count(b->var.text) > 0;
     }
   }
   if (!has_outer && neg.kind == BlockKind::kNot) {
-    return Fail("T9", c.span, "negation block must reference at least one outer-bound variable",
+    return Fail("T9", span, "negation block must reference at least one outer-bound variable",
                 "mention a variable bound before the `not` block, as in `not { $p knows $_ }`");
   }
   if (!has_outer) {
     const std::string kind = BlockKindName(neg.kind);
-    return Fail("T9", c.span, kind + " block must reference at least one outer-bound variable",
+    return Fail("T9", span, kind + " block must reference at least one outer-bound variable",
                 "mention a variable bound before the block, as in `" + kind + " { $p knows $_ }`");
   }
-  if (neg.kind != BlockKind::kNot && !CheckSubqueryPredicate(neg, *scope, inner)) return false;
+  if (neg.kind != BlockKind::kNot && !CheckSubqueryPredicate(neg, outer, inner)) return false;
   out_->negation_scopes[index] = std::move(inner);
   return true;
 }

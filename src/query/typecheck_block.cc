@@ -40,6 +40,34 @@ bool Checker::CheckSubqueryPredicate(const Negation& block, const Scope& outer,
   return true;
 }
 
+bool Checker::ResolveBlock(const Expr& e, const Scope& scope, ExprType* out) {
+  const Negation& block = *e.block;
+  if (!in_match_filter_) {
+    return Fail("T44", block.keyword_span,
+                std::string("`") + BlockKindName(block.kind) +
+                    " { ... }` can only appear in a match filter; it tests each match row",
+                std::string("move it into `match`, as in `match { ... ") +
+                    BlockKindName(block.kind) + " { ... } }`");
+  }
+  auto done = checked_blocks_.find(&block);
+  if (done != checked_blocks_.end()) {
+    *out = done->second;
+    return true;
+  }
+  if (!CheckBlock(block, e.span, scope)) return false;
+  // `not { }` and `exists { }` are never unknown; a count or sum compared with a null
+  // threshold is.
+  bool nullable = false;
+  if (block.kind == BlockKind::kCount || block.kind == BlockKind::kSum) {
+    ExprType threshold;
+    if (!Resolve(block.threshold, scope, &threshold)) return false;
+    nullable = threshold.value.nullable;
+  }
+  *out = ExprType::Scalar(ScalarKind::kBool, nullable);
+  checked_blocks_.emplace(&block, *out);
+  return true;
+}
+
 bool Checker::CheckEdgeSet(const Traversal& t, Scope* scope, bool negated) {
   if (t.edge_var) {
     return Fail("T23", t.edge_var->span,

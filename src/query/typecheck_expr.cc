@@ -96,6 +96,7 @@ bool Checker::Resolve(const Expr& e, const Scope& scope, ExprType* out) {
     case ExprKind::kNot:
     case ExprKind::kIsNull:
     case ExprKind::kIn: return ResolveBoolean(e, scope, out);
+    case ExprKind::kBlock: return ResolveBlock(e, scope, out);
     case ExprKind::kVariable: {
       if (const PropType* p = ParamType(e.var.text)) {
         *out = ExprType::Value(*p);

@@ -47,6 +47,9 @@ class Checker {
                     const TypeDef** resolved);
   bool CheckFilter(const Filter& f, const Scope& scope, bool negated);
   bool CheckNegation(const Clause& c, Scope* scope);
+  // A block (a `not { }` clause, a subquery predicate, or either as a Boolean operand) whose
+  // clauses see `outer`; `span` is where T9 points.
+  bool CheckBlock(const Negation& block, const Span& span, const Scope& outer);
   bool CheckHopBounds(const Traversal& t);
   bool CheckEdgeVar(const Traversal& t, const TypeDef& edge, Scope* scope);
   bool FindEdgeType(const Name& name, const TypeDef** out);
@@ -55,7 +58,12 @@ class Checker {
   // typecheck_block.cc: subquery predicates, edge alternation and the edge wildcard.
   bool CheckSubqueryPredicate(const Negation& block, const Scope& outer, const Scope& inner);
   bool CheckEdgeSet(const Traversal& t, Scope* scope, bool negated);
+  // A block operand of a Boolean filter: Bool, unknown only when a count or sum compares with
+  // null. T44 outside a match filter (return, order, a mutation, a constant value).
+  bool ResolveBlock(const Expr& e, const Scope& scope, ExprType* out);
   bool CheckProjections();
+  // T50: two projections with one result column name.
+  bool CheckDistinctColumns();
   bool CheckOrderAndLimit();
   ResultColumn ColumnOf(const Projection& p, const ExprType& resolved);
   void CollectReads();
@@ -102,6 +110,11 @@ class Checker {
   std::map<std::string, ExprType, std::less<>> aliases_;
   std::optional<Diagnostic> error_;
   const TypeDef* row_type_ = nullptr;  // Set while checking a mutation's Boolean `where`.
+  // Set while checking a match clause's filter: the only place a block operand may appear.
+  bool in_match_filter_ = false;
+  // Block operands already checked, with their types: a Boolean filter's conjuncts are checked
+  // again after the whole condition, and a block's clauses are recorded once.
+  std::map<const Negation*, ExprType> checked_blocks_;
 };
 
 // "; the system identity is `$p.@id`" for a missing property named id (src, dst on edges: the

@@ -148,6 +148,7 @@ bool Checker::CheckProjections() {
     if (p.alias) aliases_[p.alias->text] = t;
     out_->columns.push_back(ColumnOf(p, t));
   }
+  if (!CheckDistinctColumns()) return false;
   for (const Projection& p : query_.projections) {
     out_->has_aggregates |= p.expr.kind == ExprKind::kAggregate;
   }
@@ -159,6 +160,21 @@ bool Checker::CheckProjections() {
                   "non-aggregate expressions in an aggregate query must be property accesses or "
                   "variables",
                   "group by properties ($v.prop) or variables only");
+    }
+  }
+  return true;
+}
+
+bool Checker::CheckDistinctColumns() {
+  // A row is an object keyed by column name: a second column of one name would hide the first.
+  for (size_t i = 0; i < out_->columns.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (out_->columns[j].name != out_->columns[i].name) continue;
+      const Projection& p = query_.projections[i];
+      return Fail(
+          "T50", p.alias ? p.alias->span : p.expr.span,
+          "result column `" + out_->columns[i].name + "` is produced by more than one projection",
+          "give each projection its own name with `as <name>`");
     }
   }
   return true;

@@ -234,6 +234,18 @@ TEST_F(ServerHttpTest, EveryGraphRouteServesTheApiJsonAndSaysItsCommit) {
       Post(c, "/mutate",
            Json{{"query_source", std::string(kAddPerson)}, {"params", Json{{"name", "Cy"}}}}, 200));
   EXPECT_EQ(mutated["affected_nodes"], 1);
+  EXPECT_FALSE(mutated.contains("warnings"));
+  // A header the engine accepts and ignores warns in the mutation's body, as in a query's.
+  Json warned = Parse(Post(
+      c, "/mutate",
+      Json{{"query", "set ann_nprobes = 4;\nquery rm() { delete Person where name = \"Nobody\" }"}},
+      200));
+  EXPECT_EQ(warned["affected_nodes"], 0);  // Nothing matched: no commit.
+  ASSERT_EQ(warned["warnings"].size(), 1u) << warned.dump();
+  EXPECT_TRUE(
+      warned["warnings"][0].get<std::string>().starts_with("1:1: Q003: setting "
+                                                           "`ann_nprobes`"))
+      << warned.dump();
   const std::string after_mutate = Head(c);
   EXPECT_NE(after_mutate, head);
   // The expected-commit form: the head → a commit; a stale commit → 412 and nothing published.

@@ -130,6 +130,16 @@ grep -q 'explain prints the plan of a read query' "$DIR/err" || fail "explain mu
 expect_rc 0 "$BIN" mutate -e 'set stage_write_concurrency = 4; query add2() { insert Person { name: "Cy" } }' "$G"
 expect_rc 0 "$BIN" query -e 'query n() { match { $p: Person } return { count($p) as n } }' --json "$G"
 check 'd["rows"] == [{"n": 3}]'
+# An ignored header of a mutation warns on stderr, and its --json carries `warnings`; without
+# one the member is absent (deletes that match nothing: no commit).
+expect_rc 0 "$BIN" mutate -e 'set ann_nprobes = 4; query rm3() { delete Person where name = "Nobody" }' --json "$G"
+check 'd["affected_nodes"] == 0 and d["commit"] is None and len(d["warnings"]) == 1 and d["warnings"][0].startswith("1:1: Q003: setting `ann_nprobes`")'
+grep -q '^warning: 1:1: Q003: setting `ann_nprobes` tunes' "$DIR/err" || fail "no mutate warning: $(cat "$DIR/err")"
+expect_rc 0 "$BIN" mutate -e 'set ann_nprobes = 4; query rm4() { delete Person where name = "Nobody" }' "$G"
+grep -q '^warning: 1:1: Q003: setting `ann_nprobes` tunes' "$DIR/err" || fail "no mutate text warning: $(cat "$DIR/err")"
+grep -q '^changed main via rm4' "$DIR/out" || fail "mutate text: $(cat "$DIR/out")"
+expect_rc 0 "$BIN" mutate -e 'query rm5() { delete Person where name = "Nobody" }' --json "$G"
+check '"warnings" not in d'
 
 # schema plan --json: uri, supported, step_count, steps.
 cp "$DIR/s.pg" "$DIR/s2.pg"; echo 'node City { name: String @key }' >>"$DIR/s2.pg"

@@ -239,6 +239,7 @@ Result<CExpr> ExecContext::CompileNearest(const Expr& e, const Frame& frame) {
 
 Result<CExpr> ExecContext::Compile(const Expr& e, const Frame& frame) {
   if (e.kind == ExprKind::kNearest) return CompileNearest(e, frame);
+  if (e.kind == ExprKind::kBlock) return CompileBlock(e, frame);
   if (e.is_boolean_form() && !IsSearchExpr(e)) return CompileBoolean(e, frame);
   if (e.kind == ExprKind::kRrf) return CompileRrf(*this, e, frame);
   if (IsSearchExpr(e)) return CompileText(*this, e, frame);

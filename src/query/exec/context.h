@@ -95,6 +95,8 @@ class ExecContext {
   schema::Value EntityValue(const Slot& slot, uint32_t dense) const;
   Result<CExpr> CompileNearest(const Expr& e, const Frame& frame);
   Result<CExpr> CompileBoolean(const Expr& e, const Frame& frame);
+  // A block operand: its truth for every row of `frame`, computed now (subquery.cc).
+  Result<CExpr> CompileBlock(const Expr& e, const Frame& frame);
   Result<CExpr> CompileMeta(const Expr& e, const Frame& frame, int slot);
   schema::Value EvalBoolean(const CExpr& e, const Frame& frame, size_t row) const;
 

@@ -34,6 +34,11 @@ Status RunStep(ExecContext& ctx, ScopeState& scope, Frame& frame,
 Status RunBlock(ExecContext& ctx, const Frame& frame, size_t scope, Frame& inner,
                 size_t& origin_slot);
 
+// The truth of `block` (planned as `scope`) for each row of `frame`: Bool, or Null for a count
+// or sum whose threshold is null on that row (subquery.cc).
+Result<std::vector<schema::Value>> BlockTruth(ExecContext& ctx, const Frame& frame, size_t scope,
+                                              const Negation& block);
+
 // The candidates of `var`, a variable `scope` introduces, computed on first use.
 Result<Candidates*> ComputeCandidates(ExecContext& ctx, ScopeState& scope, const std::string& var);
 // Binds `var` by a cross product of the frame with its candidates.
