@@ -776,6 +776,29 @@ TEST(LoadConstraintTest, EnumRangeUniqueEndpointsAndCardNameTheLine) {
       "line 1: @card violation on edge Knows: source 'Zed' has 2 edges (max 1)");
 }
 
+TEST(LoadConstraintTest, EndpointsProbedOrSortedReportTheSameFirstMiss) {
+  // Few node ids (probed in hash sets) and a 64-byte sort budget (sorted and merged): the same
+  // row, the source side first on a tie, against added, base and overwritten nodes.
+  const std::string people =
+      "{\"type\":\"Person\",\"data\":{\"name\":\"Ada\"}}\n"
+      "{\"type\":\"Person\",\"data\":{\"name\":\"Bob\"}}\n";
+  for (const LoadLimits limits : {LoadLimits{}, LoadLimits{2, 1 << 20, 64}}) {
+    ExpectConstraintRejected(people + "{\"edge\":\"Knows\",\"from\":\"Ada\",\"to\":\"Zed\"}\n" +
+                                 "{\"edge\":\"Knows\",\"from\":\"Bob\",\"to\":\"Nobody\"}\n" +
+                                 "{\"edge\":\"Knows\",\"from\":\"Ghost\",\"to\":\"Ada\"}",
+                             "line 4: edge Knows to 'Nobody' not found in Person",
+                             LoadMode::kAppend, limits);
+    ExpectConstraintRejected(people + "{\"edge\":\"Knows\",\"from\":\"Ada\",\"to\":\"Bob\"}\n" +
+                                 "{\"edge\":\"Knows\",\"from\":\"Ghost\",\"to\":\"Nobody\"}",
+                             "line 4: edge Knows from 'Ghost' not found in Person",
+                             LoadMode::kAppend, limits);
+    // An overwrite of the people replaces the base: Zed is gone.
+    ExpectConstraintRejected(people + "{\"edge\":\"Knows\",\"from\":\"Ada\",\"to\":\"Zed\"}",
+                             "line 3: edge Knows to 'Zed' not found in Person",
+                             LoadMode::kOverwrite, limits);
+  }
+}
+
 TEST(LoadConstraintTest, LinesStayRightAcrossBatchesAndSupersededRows) {
   std::string input;
   for (int i = 0; i < 9; ++i) {

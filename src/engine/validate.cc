@@ -508,8 +508,9 @@ class WriteValidator {
     }
   }
 
-  // Every endpoint of the new edges, sorted, against the node ids the write adds or deletes
-  // (sorted too) and, for the rest, the base node table (looked up a batch at a time).
+  // Every endpoint of the new edges against the node ids the write adds or deletes and, for the
+  // rest, the base node table (looked up a batch at a time): probed in hash sets when few node
+  // ids change, else sorted and merged.
   Status CheckEndpoints(const schema::TypeDef& edge, const std::string& key,
                         const TableChange& change) {
     const schema::TypeDef* nodes[2] = {catalog_.FindById(edge.from.type_id),
@@ -529,6 +530,108 @@ class WriteValidator {
         missing.emplace(row, side, std::string(id));
       }
     };
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<NodeIdSet> src_nodes, FewNodeIds(*nodes[0]));
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<NodeIdSet> dst_nodes, FewNodeIds(*nodes[1]));
+    if (src_nodes && dst_nodes) {
+      const NodeIdSet* sets[2] = {&*src_nodes, &*dst_nodes};
+      OMNIGRAPH_RETURN_IF_ERROR(ProbeEndpoints(change, sets, miss));
+    } else {
+      OMNIGRAPH_RETURN_IF_ERROR(SortAndMergeEndpoints(change, nodes, miss));
+    }
+    if (!missing) return Status::Ok();
+    const auto& [row, side, id] = *missing;
+    return Violation(label_, key, row,
+                     "edge " + edge.name + " " + (side == 0 ? "from" : "to") + " '" + id +
+                         "' not found in " + nodes[side]->name);
+  }
+
+  // The node ids a write adds to and removes from one node table, in hash sets, when there are
+  // few enough of them to hold (the join rule above: at most budget / 128 of each); none when
+  // there are more.
+  struct NodeIdSet {
+    std::string node_key;
+    bool base_counts = true;        // An overwrite of the node table replaces its base ids.
+    std::vector<std::string> held;  // The ids the views below point into.
+    std::unordered_set<std::string_view> added, removed;
+  };
+  Result<std::optional<NodeIdSet>> FewNodeIds(const schema::TypeDef& node) {
+    NodeIdSet set;
+    set.node_key = node.table_key();
+    const TableChange* node_change = ChangeOf(set.node_key);
+    if (node_change == nullptr) return std::optional<NodeIdSet>(std::move(set));
+    set.base_counts = node_change->op != Op::kOverwrite;
+    const SortedRecords* added = HasRows(*node_change) ? &ChangeIds(*node_change) : nullptr;
+    const SortedRecords* removed = RemovedIds(*node_change);
+    const uint64_t few = sort_bytes_ / 128;
+    if ((added && added->size() > few) || (removed && removed->size() > few)) {
+      return std::optional<NodeIdSet>();
+    }
+    // Every id is copied into `held` first (reserved, so the strings never move), then viewed.
+    set.held.reserve((added ? added->size() : 0) + (removed ? removed->size() : 0));
+    for (const SortedRecords* records : {added, removed}) {
+      if (records == nullptr) continue;
+      OMNIGRAPH_RETURN_IF_ERROR(records->ForEachKey([&](std::string_view id) -> Status {
+        set.held.emplace_back(id);
+        return Status::Ok();
+      }));
+    }
+    const size_t added_count = added ? added->size() : 0;
+    for (size_t i = 0; i < set.held.size(); ++i) {
+      (i < added_count ? set.added : set.removed).insert(set.held[i]);
+    }
+    return std::optional<NodeIdSet>(std::move(set));
+  }
+
+  using MissFn = std::function<void(uint64_t row, int side, std::string_view id)>;
+
+  // Few node ids change: every endpoint is probed in their sets as the rows stream (no sort);
+  // those neither added nor removed are looked up in the base a batch at a time.
+  Status ProbeEndpoints(const TableChange& change, const NodeIdSet* const sets[2],
+                        const MissFn& miss) {
+    std::vector<std::string> ask[2];
+    std::vector<uint64_t> ask_row[2];
+    auto lookup = [&](int side) -> Status {
+      if (ask[side].empty()) return Status::Ok();
+      OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> base,
+                                 Base(sets[side]->node_key));
+      const uint32_t id_field[] = {table::kIdFieldId};
+      OMNIGRAPH_ASSIGN_OR_RETURN(table::LookupResult looked, base->Lookup(ask[side], id_field));
+      for (size_t j = 0; j < ask[side].size(); ++j) {
+        if (!looked.found[j]) miss(ask_row[side][j], side, ask[side][j]);
+      }
+      ask[side].clear();
+      ask_row[side].clear();
+      return Status::Ok();
+    };
+    const uint32_t end_fields[] = {table::kSrcFieldId, table::kDstFieldId};
+    const Status streamed =
+        ForEachBatch(change, [&](const table::ColumnBatch& rows, uint64_t first) -> Status {
+          for (int side = 0; side < 2; ++side) {
+            const table::Column* col = rows.FindColumn(end_fields[side]);
+            const NodeIdSet& set = *sets[side];
+            for (uint64_t r = 0; r < rows.num_rows(); ++r) {
+              const std::string_view id = col->StringAt(r);
+              if (set.added.contains(id)) continue;
+              if (!set.base_counts || set.removed.contains(id)) {
+                miss(first + r, side, id);
+                continue;
+              }
+              ask[side].emplace_back(id);
+              ask_row[side].push_back(first + r);
+              if (ask[side].size() >= kValidateBatchRows) OMNIGRAPH_RETURN_IF_ERROR(lookup(side));
+            }
+          }
+          return Status::Ok();
+        });
+    OMNIGRAPH_RETURN_IF_ERROR(streamed);
+    OMNIGRAPH_RETURN_IF_ERROR(lookup(0));
+    return lookup(1);
+  }
+
+  // Many node ids change: every endpoint of the new edges is sorted and merged with the sorted
+  // ids the write adds or deletes; the rest are looked up in the base a batch at a time.
+  Status SortAndMergeEndpoints(const TableChange& change, const schema::TypeDef* const nodes[2],
+                               const MissFn& miss) {
     // Both sides in one pass over the rows (half the budget each).
     ExternalSorter src_ends(sort_bytes_ / 2), dst_ends(sort_bytes_ / 2);
     const uint32_t end_fields[] = {table::kSrcFieldId, table::kDstFieldId};
@@ -581,11 +684,7 @@ class WriteValidator {
       }
       OMNIGRAPH_RETURN_IF_ERROR(lookup());
     }
-    if (!missing) return Status::Ok();
-    const auto& [row, side, id] = *missing;
-    return Violation(label_, key, row,
-                     "edge " + edge.name + " " + (side == 0 ? "from" : "to") + " '" + id +
-                         "' not found in " + nodes[side]->name);
+    return Status::Ok();
   }
 
   // The ids the write removes (named deletes, or the base ids an overwrite leaves out) against

@@ -276,6 +276,37 @@ TEST_F(IndexesTest, ADamagedAdjacencyIsRebuiltAndANodeTableHasNone) {
   EXPECT_EQ(Cold(nodes)->Csr(EdgeDirection::kOut).status().code(), Code::kInvalidArgument);
 }
 
+// The adjacency of endpoint columns with few distinct ids (the ordering by id ranks) and with
+// all ids distinct (a plain sort) is the same as one built by hand: keys and others ascending
+// and distinct, each key's edges in position order.
+TEST(EdgeCsrTest, BuildOrdersByIdWithFewOrAllDistinctEndpoints) {
+  for (const uint64_t distinct : {uint64_t{7}, uint64_t{100'000}}) {
+    std::vector<std::string> src_text, dst_text;
+    uint64_t state = 12345;
+    for (int p = 0; p < 5000; ++p) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      src_text.push_back("n" + std::to_string((state >> 33) % distinct));
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      dst_text.push_back("n" + std::to_string((state >> 33) % distinct));
+    }
+    const std::vector<std::string_view> src(src_text.begin(), src_text.end());
+    const std::vector<std::string_view> dst(dst_text.begin(), dst_text.end());
+    for (EdgeDirection direction : {EdgeDirection::kOut, EdgeDirection::kIn}) {
+      Result<EdgeCsr> csr = EdgeCsr::Build(direction, src, dst);
+      ASSERT_TRUE(csr.ok()) << csr.status().ToString();
+      const auto& key = direction == EdgeDirection::kOut ? src_text : dst_text;
+      const auto& other = direction == EdgeDirection::kOut ? dst_text : src_text;
+      std::map<std::string, std::vector<std::pair<uint32_t, std::string>>> expected;
+      for (uint32_t p = 0; p < key.size(); ++p) expected[key[p]].emplace_back(p, other[p]);
+      EXPECT_EQ(Lists(*csr), expected) << distinct;
+      const std::set<std::string> others(other.begin(), other.end());
+      ASSERT_EQ(csr->others.size(), others.size());
+      size_t i = 0;
+      for (const std::string& o : others) EXPECT_EQ(csr->others.At(i++), o);
+    }
+  }
+}
+
 TEST(EdgeCsrTest, DecodeRejectsDamageAndBuildHandlesNoEdges) {
   const std::vector<std::string_view> src = {"b", "a", "b"};
   const std::vector<std::string_view> dst = {"x", "y", "x"};
