@@ -313,10 +313,14 @@ bool Checker::ResolveAggregate(const Expr& e, const Scope& scope, ExprType* out)
       return Fail("T8", arg.span, func + " requires numeric type, got " + t.DisplayName());
     }
   } else if (e.agg == AggFunc::kMin || e.agg == AggFunc::kMax) {
+    // Dates and DateTimes order too: the earliest and the latest (as the newer reference does).
+    const ScalarKind k = t.value.scalar;
     if (!t.is_value() || t.value.list ||
-        (!schema::IsNumeric(t.value.scalar) && t.value.scalar != ScalarKind::kString)) {
-      return Fail("T8", arg.span,
-                  func + " requires numeric or string type, got " + t.DisplayName());
+        (!schema::IsNumeric(k) && k != ScalarKind::kString && k != ScalarKind::kDate &&
+         k != ScalarKind::kDateTime)) {
+      return Fail(
+          "T8", arg.span,
+          func + " requires numeric, string, Date or DateTime type, got " + t.DisplayName());
     }
   }
   *out = ExprType::Aggregate();
