@@ -127,6 +127,17 @@ struct ChangePoll {
   size_t limit = 100;
 };
 
+// One page of Database::CommitChanges. Empty filters select every change.
+struct CommitChangesRequest {
+  // Changes the page holds at most, 1..10000.
+  size_t limit = 1000;
+  // A previous page's next_page_token (of the same commit), or empty for the first page.
+  std::string page_token;
+  std::string kind;  // "node" or "edge"
+  std::string type;  // a node or edge type name of the commit's schema
+  std::string op;    // "insert", "update" or "delete"
+};
+
 // Object-store calls a Database handle has made since it was opened or created, by kind
 // (observability: what a workload costs on a metered store; the tests assert exact counts).
 // Background checkpoint and hint writes are counted when they are made.
@@ -212,9 +223,11 @@ class Database {
   // parent_commit_id, merged_parent_commit_id?, authored_branch, actor_id?, authored_at},
   // changes: [{kind, type: {id, name}, id, op, before?, after?}]}, images {properties,
   // endpoints?}, ordered nodes before edges, then type id, entity id and op; an unchanged rewrite
-  // never appears. ParentlessCommit for genesis, SchemaBoundary for a schema change,
-  // CommitNotFound for an unknown id.
-  Result<Json> CommitChanges(std::string_view commit_id);
+  // never appears. One page of at most `request.limit` changes that match its filters, with
+  // next_page_token when more may follow. ParentlessCommit for genesis, SchemaBoundary for a
+  // schema change, CommitNotFound for an unknown id; InvalidArgument for a limit out of range,
+  // an unknown kind, type or op, and a page token that is malformed or of another commit.
+  Result<Json> CommitChanges(std::string_view commit_id, const CommitChangesRequest& request = {});
   // OmniGraph's snapshot object of a branch head or of one commit: {graph_commit_id,
   // graph_branch, graph_manifest_version, internal_schema_version, datasets: [{entity_kind,
   // type_name, dataset_path, published_dataset_version, entity_count}]}.
@@ -251,7 +264,8 @@ class Database {
   // Writes the NDJSON of a branch head (some types, or all) to `sink`, in chunks of whole lines.
   Status Export(std::string_view branch, const std::vector<std::string>& types,
                 const std::function<Status(std::string_view chunk)>& sink);
-  // The same at a branch head or at one commit (`target.snapshot`).
+  // The same at a branch head or at one commit (`target.snapshot`). At a commit from before a
+  // type was renamed, `types` may name it by its name of that time or by today's.
   Status Export(const ReadTarget& target, const std::vector<std::string>& types,
                 const std::function<Status(std::string_view chunk)>& sink);
   // The commit a read of `target` sees now: the branch head through its warm handle (one store
@@ -279,6 +293,9 @@ class Database {
   Result<Json> ApplySchema(std::string_view schema_source, bool allow_data_loss = false);
   // The accepted schema of a branch head: {source, ir_hash, identity_version, graph_commit_id}.
   Result<Json> ShowSchema(std::string_view branch = "main");
+  // The same at a branch head or at one commit (`target.snapshot`): the schema that commit
+  // accepted, with the names of that time. CommitNotFound for an unknown commit.
+  Result<Json> ShowSchema(const ReadTarget& target);
 
   // --- Maintenance: removes what no retained commit needs (OmniGraph's maintenance commands).
   Result<Json> Cleanup(const CleanupRequest& request);

@@ -1,6 +1,6 @@
-// commit list [--branch B] [--limit N] [--page-token T] | show ID | changes ID; snapshot [--branch
-// B |
-// --snapshot ID]. The human forms read like `git log --oneline`: one line per commit with a short
+// commit list [--branch B] [--limit N] [--page-token T] | show ID | changes ID [--limit N]
+// [--page-token T] [--kind K] [--type T] [--op O]; snapshot [--branch B | --snapshot ID].
+// The human forms read like `git log --oneline`: one line per commit with a short
 // id, the local date and time, the actor and what the commit did (the record's summary).
 #include <time.h>
 
@@ -18,6 +18,7 @@ struct CommitOptions {
   std::string page_token;
   std::string id;
   std::string snapshot;
+  api::CommitChangesRequest changes;
 };
 
 // "2026-12-01 10:23:37" in the local time zone, from Unix microseconds.
@@ -136,17 +137,26 @@ std::string ChangesText(const Json& out) {
     text += (text.empty() ? "" : "\n") + std::string(sign) + " " + c["kind"].string_value() + " " +
             c["type"]["name"].string_value() + " " + c["id"].string_value();
   }
-  return text.empty() ? "(no entity changes)" : text;
+  if (text.empty()) text = "(no entity changes)";
+  if (out.contains("next_page_token")) {
+    text += "\nmore: --page-token " + out["next_page_token"].string_value();
+  }
+  return text;
 }
 
 void AddChanges(CLI::App* commit, Context& ctx, const std::shared_ptr<CommitOptions>& o) {
   CLI::App* changes =
       commit->add_subcommand("changes", "The entity changes of one commit against its parent");
   changes->add_option("id", o->id, "The commit id")->required();
+  changes->add_option("--limit", o->changes.limit, "Changes a page holds at most (1..10000)");
+  changes->add_option("--page-token", o->changes.page_token, "Continue after a previous page");
+  changes->add_option("--kind", o->changes.kind, "Only node or only edge changes");
+  changes->add_option("--type", o->changes.type, "Only changes of this type");
+  changes->add_option("--op", o->changes.op, "Only insert, update or delete changes");
   AddUriArg(changes, ctx);
   changes->callback([&ctx, o] {
     Result<std::unique_ptr<Database>> db = ctx.Open();
-    Result<Json> out = db.ok() ? (*db)->CommitChanges(o->id) : db.status();
+    Result<Json> out = db.ok() ? (*db)->CommitChanges(o->id, o->changes) : db.status();
     if (!out.ok()) {
       ctx.Fail(out.status());
       return;

@@ -1,4 +1,5 @@
-// schema plan|apply --schema F [--allow-data-loss] URI · schema show [--branch B] URI
+// schema plan|apply --schema F [--allow-data-loss] URI · schema show [--branch B | --snapshot ID]
+// URI
 #include <memory>
 #include <string>
 
@@ -11,6 +12,7 @@ struct SchemaOptions {
   std::string schema_file;
   bool allow_data_loss = false;
   std::string branch = "main";
+  std::string snapshot;
 };
 
 void AddPlanOrApply(CLI::App* schema, Context& ctx, const std::shared_ptr<SchemaOptions>& o,
@@ -44,11 +46,17 @@ void AddPlanOrApply(CLI::App* schema, Context& ctx, const std::shared_ptr<Schema
 
 void AddShow(CLI::App* schema, Context& ctx, const std::shared_ptr<SchemaOptions>& o) {
   CLI::App* show = schema->add_subcommand("show", "Print the accepted schema");
-  show->add_option("--branch", o->branch, "The branch (default main)")->check(NonEmpty());
+  auto* branch =
+      show->add_option("--branch", o->branch, "The branch (default main)")->check(NonEmpty());
+  show->add_option("--snapshot", o->snapshot, "A commit id: the schema that commit accepted")
+      ->excludes(branch)
+      ->check(NonEmpty());
   AddUriArg(show, ctx);
   show->callback([&ctx, o] {
     Result<std::unique_ptr<Database>> db = ctx.Open();
-    Result<Json> out = db.ok() ? (*db)->ShowSchema(o->branch) : db.status();
+    api::ReadTarget target{o->branch, std::nullopt};
+    if (!o->snapshot.empty()) target.snapshot = o->snapshot;
+    Result<Json> out = db.ok() ? (*db)->ShowSchema(target) : db.status();
     if (!out.ok()) {
       ctx.Fail(out.status());
       return;

@@ -270,8 +270,11 @@ class Handle {
     return out;
   }
 
-  Result<Json> CommitChanges(std::string_view commit_id) {
-    return engine::CommitChanges(*graph_, commit_id);
+  Result<Json> CommitChanges(std::string_view commit_id, const api::CommitChangesRequest& request) {
+    return engine::CommitChanges(
+        *graph_, commit_id,
+        engine::CommitChangesRequest{request.limit, request.page_token, request.kind, request.type,
+                                     request.op});
   }
 
   Result<Json> PollChanges(const api::ChangePoll& poll) {
@@ -356,6 +359,15 @@ class Handle {
   Status Export(const ReadTarget& target, const std::vector<std::string>& types,
                 const std::function<Status(std::string_view chunk)>& sink) {
     OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot at, SnapshotFor(target));
+    // At a past commit a type may be named as it is named today (engine.md "Reads at a past
+    // commit"); main's head is read only when a name is not one of that commit's.
+    for (const std::string& name : types) {
+      if (target.snapshot && at.catalog().FindNode(name) == nullptr &&
+          at.catalog().FindEdge(name) == nullptr) {
+        OMNIGRAPH_ASSIGN_OR_RETURN(at, graph_->WithTodaysNames(at));
+        break;
+      }
+    }
     engine::ExportOptions options;
     options.types = types;
     options.progress = progress_;
@@ -464,8 +476,8 @@ class Handle {
     return engine::DiffChangeSet(graph_->tables(), before.state(), after.state());
   }
 
-  Result<Json> ShowSchema(std::string_view branch) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot head, graph_->SnapshotOfBranch(branch));
+  Result<Json> ShowSchema(const ReadTarget& target) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot head, SnapshotFor(target));
     const commit::SchemaRef& ref = head.state().schema;
     OMNIGRAPH_ASSIGN_OR_RETURN(schema::SchemaArchive archive, graph_->ReadSchemaArchive(ref));
     Json out = Json::object();
@@ -704,9 +716,10 @@ Result<Json> Database::CommitHistory(std::string_view branch, size_t limit,
   return ToApi(impl_->handle->ListCommits(branch, limit, page_token));
 }
 
-Result<Json> Database::CommitChanges(std::string_view commit_id) {
-  if (impl_->remote) return impl_->remote->CommitChanges(commit_id);
-  return ToApi(impl_->handle->CommitChanges(commit_id));
+Result<Json> Database::CommitChanges(std::string_view commit_id,
+                                     const CommitChangesRequest& request) {
+  if (impl_->remote) return impl_->remote->CommitChanges(commit_id, request);
+  return ToApi(impl_->handle->CommitChanges(commit_id, request));
 }
 
 Result<Json> Database::PollChanges(const ChangePoll& poll) {
@@ -825,8 +838,12 @@ Result<Json> Database::ApplySchema(std::string_view schema_source, bool allow_da
 }
 
 Result<Json> Database::ShowSchema(std::string_view branch) {
-  if (impl_->remote) return impl_->remote->ShowSchema(branch);
-  return ToApi(impl_->handle->ShowSchema(branch));
+  return ShowSchema(ReadTarget{std::string(branch), std::nullopt});
+}
+
+Result<Json> Database::ShowSchema(const ReadTarget& target) {
+  if (impl_->remote) return impl_->remote->ShowSchema(target);
+  return ToApi(impl_->handle->ShowSchema(target));
 }
 
 Result<Json> Database::Cleanup(const CleanupRequest& request) {

@@ -258,8 +258,18 @@ Result<Json> RemoteHandle::ShowCommit(std::string_view commit_id) {
   return Call(Get({{"commits", false}, {std::string(commit_id), false}}));
 }
 
-Result<Json> RemoteHandle::CommitChanges(std::string_view commit_id) {
-  return Call(Get({{"commits", false}, {std::string(commit_id), false}, {"changes", false}}));
+Result<Json> RemoteHandle::CommitChanges(std::string_view commit_id,
+                                         const api::CommitChangesRequest& request) {
+  std::vector<std::pair<std::string, std::string>> query = {
+      {"limit", std::to_string(request.limit)}};
+  for (const auto& [name, value] : {std::pair{"page_token", &request.page_token},
+                                    {"kind", &request.kind},
+                                    {"type", &request.type},
+                                    {"op", &request.op}}) {
+    if (!value->empty()) query.emplace_back(name, *value);
+  }
+  return Call(Get({{"commits", false}, {std::string(commit_id), false}, {"changes", false}},
+                  std::move(query)));
 }
 
 Result<Json> RemoteHandle::Snapshot(const api::ReadTarget& target) {
@@ -355,8 +365,9 @@ Result<Json> RemoteHandle::ApplySchema(std::string_view schema_source, bool allo
   return Call(PostJson({{"schema", false}, {"apply", false}}, body, true));
 }
 
-Result<Json> RemoteHandle::ShowSchema(std::string_view branch) {
-  return Call(Get({{"schema", false}}, {{"branch", std::string(branch)}}));
+Result<Json> RemoteHandle::ShowSchema(const api::ReadTarget& target) {
+  if (target.snapshot) return Call(Get({{"schema", false}}, {{"snapshot", *target.snapshot}}));
+  return Call(Get({{"schema", false}}, {{"branch", target.branch}}));
 }
 
 }  // namespace omnigraph::engine

@@ -45,7 +45,8 @@ class RemoteHandle {
   api::Result<api::Json> CommitHistory(std::string_view branch, size_t limit,
                                        std::string_view page_token);
   api::Result<api::Json> ShowCommit(std::string_view commit_id);
-  api::Result<api::Json> CommitChanges(std::string_view commit_id);
+  api::Result<api::Json> CommitChanges(std::string_view commit_id,
+                                       const api::CommitChangesRequest& request);
   api::Result<api::Json> Snapshot(const api::ReadTarget& target);
   api::Result<api::Json> Load(std::string_view ndjson, std::string_view mode,
                               const api::WriteTarget& target);
@@ -57,7 +58,7 @@ class RemoteHandle {
   api::Result<api::Json> Query(std::string_view source, std::string_view name,
                                const api::Json& params, const api::ReadTarget& target);
   api::Result<api::Json> ApplySchema(std::string_view schema_source, bool allow_data_loss);
-  api::Result<api::Json> ShowSchema(std::string_view branch);
+  api::Result<api::Json> ShowSchema(const api::ReadTarget& target);
   // Unsupported naming `verb` ("schema plan", "cleanup", ...): the server has no route for it.
   api::Status NotServed(std::string_view verb) const;
 

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "base/hash.h"
 #include "commit/change_set.h"
 #include "commit/names.h"
 #include "commit/stream.h"
@@ -318,6 +319,145 @@ TEST_F(ChangeSetTest, CommitChangesRefusesGenesisAndSchemaChangesWithTypedErrors
   ASSERT_TRUE(counting_->Put(commit::RecordName("main", r.seq), *commit::EncodeRecord(r)).ok());
   EXPECT_EQ(CommitChanges(*graph_, applied->commit_id).status().code(), Code::kSchemaBoundary);
   EXPECT_EQ(CommitChanges(*graph_, "main.99.AAAAAAAAAA").status().code(), Code::kCommitNotFound);
+}
+
+// The ids of a page's changes with their ops ("a~" update, "c-" delete, "e+" insert).
+std::vector<std::string> Listed(const Json& page) {
+  std::vector<std::string> out;
+  for (const Json& c : page["changes"]) {
+    const std::string op = c["op"].get<std::string>();
+    out.push_back(c["id"].get<std::string>() + (op == "insert" ? "+" : op == "update" ? "~" : "-"));
+  }
+  return out;
+}
+
+class CommitChangesPageTest : public ChangeSetTest {
+ protected:
+  // One overwrite of both tables: a updated, b rewritten unchanged (listed, never shown), c and d
+  // deleted, e inserted, and one Knows edge a -> e inserted.
+  void SetUp() override {
+    ChangeSetTest::SetUp();
+    Load(
+        "{\"type\":\"Person\",\"data\":{\"name\":\"a\",\"age\":1}}\n"
+        "{\"type\":\"Person\",\"data\":{\"name\":\"b\",\"age\":2}}\n"
+        "{\"type\":\"Person\",\"data\":{\"name\":\"c\",\"age\":3}}\n"
+        "{\"type\":\"Person\",\"data\":{\"name\":\"d\",\"age\":4}}\n",
+        LoadMode::kAppend);
+    commit_ = Load(
+        "{\"type\":\"Person\",\"data\":{\"name\":\"a\",\"age\":10}}\n"
+        "{\"type\":\"Person\",\"data\":{\"name\":\"b\",\"age\":2}}\n"
+        "{\"type\":\"Person\",\"data\":{\"name\":\"e\",\"age\":5}}\n"
+        "{\"edge\":\"Knows\",\"from\":\"a\",\"to\":\"e\"}\n",
+        LoadMode::kOverwrite);
+    Json all = Page({});
+    ASSERT_EQ(all["changes"].size(), 5u) << all.dump();
+    edge_ = all["changes"][4]["id"].get<std::string>();
+  }
+  Json Page(const CommitChangesRequest& request) {
+    Result<Json> got = CommitChanges(*graph_, commit_, request);
+    OMNIGRAPH_CHECK_MSG(got.ok(), got.status().ToString());
+    return *got;
+  }
+  std::vector<std::string> Ids(CommitChangesRequest request) { return Listed(Page(request)); }
+  // Every page of `request` from the first, and the sizes of the pages.
+  std::vector<std::string> Walk(CommitChangesRequest request, std::vector<size_t>& sizes) {
+    std::vector<std::string> out;
+    for (;;) {
+      Json page = Page(request);
+      sizes.push_back(page["changes"].size());
+      for (std::string& id : Listed(page)) out.push_back(std::move(id));
+      if (!page.contains("next_page_token")) return out;
+      request.page_token = page["next_page_token"].get<std::string>();
+    }
+  }
+  Status Refused(const CommitChangesRequest& request) {
+    return CommitChanges(*graph_, commit_, request).status();
+  }
+
+  std::string commit_, edge_;
+};
+
+TEST_F(CommitChangesPageTest, EachFilterAndTheirCombinationSelectBeforeHydrating) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(Ids({}), (V{"a~", "c-", "d-", "e+", edge_ + "+"}));
+  EXPECT_EQ(Ids({.kind = "node"}), (V{"a~", "c-", "d-", "e+"}));
+  EXPECT_EQ(Ids({.kind = "edge"}), (V{edge_ + "+"}));
+  EXPECT_EQ(Ids({.type = "Knows"}), (V{edge_ + "+"}));
+  EXPECT_EQ(Ids({.type = "Person"}), (V{"a~", "c-", "d-", "e+"}));
+  EXPECT_EQ(Ids({.op = "insert"}), (V{"e+", edge_ + "+"}));
+  EXPECT_EQ(Ids({.op = "update"}), (V{"a~"}));  // b's rewrite changed nothing.
+  EXPECT_EQ(Ids({.op = "delete"}), (V{"c-", "d-"}));
+  EXPECT_EQ(Ids({.kind = "node", .op = "insert"}), (V{"e+"}));
+  EXPECT_EQ(Ids({.kind = "edge", .type = "Person"}), V{});
+  EXPECT_EQ(Ids({.type = "Knows", .op = "delete"}), V{});
+  // A filtered change is the same object the unfiltered page lists.
+  EXPECT_EQ(Page({.op = "update"})["changes"][0].dump(), Page({})["changes"][0].dump());
+  EXPECT_EQ(Page({.op = "update"})["cause"]["graph_commit_id"], commit_);
+}
+
+TEST_F(CommitChangesPageTest, PagesContinueAfterTheirLastChangeAndEndWithoutAToken) {
+  using V = std::vector<std::string>;
+  const V all = {"a~", "c-", "d-", "e+", edge_ + "+"};
+  std::vector<size_t> sizes;
+  // Two per page: the first page looks past b's unchanged rewrite to fill itself.
+  EXPECT_EQ(Walk({.limit = 2}, sizes), all);
+  EXPECT_EQ(sizes, (std::vector<size_t>{2, 2, 1}));
+  sizes.clear();
+  EXPECT_EQ(Walk({.limit = 1}, sizes), all);
+  EXPECT_EQ(sizes, (std::vector<size_t>{1, 1, 1, 1, 1}));
+  // A page that ends exactly at the last change has no token.
+  Json whole = Page({.limit = 5});
+  EXPECT_EQ(whole["changes"].size(), 5u);
+  EXPECT_FALSE(whole.contains("next_page_token")) << whole.dump();
+  Json four = Page({.limit = 4});
+  ASSERT_TRUE(four.contains("next_page_token"));
+  EXPECT_EQ(Ids({.page_token = four["next_page_token"].get<std::string>()}), (V{edge_ + "+"}));
+  // Filtered pages: the position is in the order of all changes, so a token goes on with filters.
+  sizes.clear();
+  EXPECT_EQ(Walk({.limit = 1, .kind = "node", .op = "delete"}, sizes), (V{"c-", "d-"}));
+  EXPECT_EQ(sizes, (std::vector<size_t>{1, 1}));
+  Json first = Page({.limit = 1, .kind = "node"});
+  EXPECT_EQ(Ids({.page_token = first["next_page_token"].get<std::string>(), .op = "insert"}),
+            (V{"e+", edge_ + "+"}));
+  // A record without a change set pages the exact diff the same way.
+  commit::Record r = Record(commit_);
+  r.change_set.reset();
+  ASSERT_TRUE(counting_->Put(commit::RecordName("main", r.seq), *commit::EncodeRecord(r)).ok());
+  sizes.clear();
+  EXPECT_EQ(Walk({.limit = 2}, sizes), all);
+  EXPECT_EQ(sizes, (std::vector<size_t>{2, 2, 1}));
+}
+
+TEST_F(CommitChangesPageTest, BadValuesAreInvalidArgumentsNamingThem) {
+  auto expect = [this](const CommitChangesRequest& request, const std::string& message) {
+    const Status s = Refused(request);
+    EXPECT_EQ(s.code(), Code::kInvalidArgument) << s.ToString();
+    EXPECT_NE(s.message().find(message), std::string::npos) << s.ToString();
+  };
+  expect({.limit = 0}, "must be 1 to 10000, not 0");
+  expect({.limit = kCommitChangesPageMax + 1}, "not 10001");
+  expect({.kind = "vertex"}, "unknown change kind 'vertex' (expected node or edge)");
+  expect({.op = "upsert"}, "unknown change op 'upsert'");
+  expect({.type = "Nobody"}, "the schema of commit '" + commit_ + "' has no type 'Nobody'");
+  expect({.page_token = "nonsense"}, "'nonsense' is not a page token of commit changes");
+  const std::string token = Page({.limit = 1})["next_page_token"].get<std::string>();
+  std::string damaged = token;
+  damaged[5] = damaged[5] == '0' ? '1' : '0';
+  expect({.page_token = damaged}, "is damaged (its check digits do not match)");
+  expect({.page_token = token.substr(0, token.size() - 1)}, "is damaged");
+  // A token of another commit names both.
+  const std::string other =
+      Load("{\"type\":\"Person\",\"data\":{\"name\":\"f\"}}\n", LoadMode::kAppend);
+  const Status s = CommitChanges(*graph_, other, {.page_token = token}).status();
+  EXPECT_EQ(s.code(), Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("is of commit '" + commit_ + "', not of '" + other + "'"),
+            std::string::npos)
+      << s.ToString();
+  // Well-formed content that is not a position: a checked payload with an op out of range.
+  const std::string payload =
+      HexEncode(CanonicalJson(Json{{"c", commit_}, {"e", false}, {"i", "a"}, {"o", 7}, {"t", 1}}));
+  expect({.page_token = "p1." + payload + "." + Sha256Hex(payload).substr(0, 16)},
+         "its content is not a position");
 }
 
 }  // namespace

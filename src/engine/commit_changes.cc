@@ -1,8 +1,11 @@
 #include "engine/commit_changes.h"
 
 #include <algorithm>
+#include <charconv>
+#include <span>
 #include <tuple>
 
+#include "base/hash.h"
 #include "base/json_writer.h"
 #include "commit/change_set.h"
 #include "engine/change_sets.h"
@@ -13,15 +16,25 @@ namespace omnigraph::engine {
 
 namespace {
 
-struct Change {
-  bool edge = false;
-  uint64_t type_id = 0;
-  std::string id;
-  int op = 0;  // 0 insert, 1 update, 2 delete: the order changes are listed in.
-  Json json;
-};
+constexpr std::string_view kOpNames[] = {"insert", "update", "delete"};
 
-constexpr const char* kOpNames[] = {"insert", "update", "delete"};
+// Page tokens (docs/format/commit-changes.md): "p1." + hex of the position's canonical JSON +
+// "." + check digits that catch a damaged or truncated token.
+constexpr std::string_view kTokenPrefix = "p1.";
+constexpr size_t kTokenCheckHexDigits = 16;
+constexpr size_t kTokenBytesMax = 4096;
+
+std::optional<std::string> HexDecode(std::string_view hex) {
+  if (hex.size() % 2 != 0) return std::nullopt;
+  std::string out;
+  for (size_t i = 0; i < hex.size(); i += 2) {
+    unsigned byte = 0;
+    auto [end, ec] = std::from_chars(hex.data() + i, hex.data() + i + 2, byte, 16);
+    if (ec != std::errc() || end != hex.data() + i + 2) return std::nullopt;
+    out += static_cast<char>(byte);
+  }
+  return out;
+}
 
 // The image of each found row of `ids` in `version`, by id (an absent id has none).
 Result<std::map<std::string, std::string>> Images(const schema::TypeDef& type,
@@ -75,57 +88,176 @@ const schema::TypeDef* TypeOf(const schema::Catalog& catalog, const commit::Tabl
   return nullptr;
 }
 
-// The changes of one table: its listed ids, hydrated before and after.
-Status TableChanges(const commit::TableChangeSet& t, const Snapshot& before, const Snapshot& after,
-                    std::vector<Change>& out) {
-  const schema::TypeDef* type = TypeOf(after.catalog(), t.identity());
-  if (type == nullptr) type = TypeOf(before.catalog(), t.identity());
-  if (type == nullptr) {
-    return Corruption("the change set names table '" + t.table_key + "', which neither the " +
-                      "commit nor its parent has");
+// One listed change before hydration: where it sorts and which table holds it.
+struct Candidate {
+  ChangePosition at;
+  const schema::TypeDef* type = nullptr;
+};
+
+auto Key(const ChangePosition& p) { return std::tie(p.edge, p.type_id, p.id, p.op); }
+
+// What a page selects; unset members select everything.
+struct Selection {
+  std::optional<bool> edge;
+  std::optional<uint64_t> type_id;
+  std::optional<int> op;
+  std::optional<ChangePosition> after;  // the page token's position
+
+  bool Takes(const ChangePosition& p) const {
+    return (!edge || *edge == p.edge) && (!type_id || *type_id == p.type_id) &&
+           (!op || *op == p.op) && (!after || Key(*after) < Key(p));
   }
-  std::map<std::string, std::string> old_images, new_images;
-  auto images = [&](const Snapshot& s, std::vector<std::string> ids,
-                    std::map<std::string, std::string>& into) -> Status {
-    if (ids.empty()) return Status::Ok();
-    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> v,
-                               s.Table(type->table_key()));
-    OMNIGRAPH_ASSIGN_OR_RETURN(auto got, Images(*type, *v, ids));
-    into.merge(got);
+};
+
+// The listed changes `select` takes, in the order pages list them; no table is read.
+Result<std::vector<Candidate>> Candidates(const commit::ChangeSet& set, const Snapshot& before,
+                                          const Snapshot& after, const Selection& select) {
+  std::vector<Candidate> out;
+  for (const commit::TableChangeSet& t : set.tables) {
+    const schema::TypeDef* type = TypeOf(after.catalog(), t.identity());
+    if (type == nullptr) type = TypeOf(before.catalog(), t.identity());
+    if (type == nullptr) {
+      return Corruption("the change set names table '" + t.table_key + "', which neither the " +
+                        "commit nor its parent has");
+    }
+    const bool edge = type->kind == schema::TypeKind::kEdge;
+    int op = 0;
+    for (const auto* ids : {&t.inserted, &t.updated, &t.deleted}) {
+      for (const std::string& id : *ids) {
+        ChangePosition at{edge, type->id, id, op};
+        if (select.Takes(at)) out.push_back(Candidate{std::move(at), type});
+      }
+      ++op;
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const Candidate& a, const Candidate& b) { return Key(a.at) < Key(b.at); });
+  return out;
+}
+
+// The images of `batch`'s ids: deleted and updated ones in `before`, inserted and updated ones
+// in `after`; one lookup per table and side.
+using ImagesByType = std::map<const schema::TypeDef*, std::map<std::string, std::string>>;
+Status Hydrate(std::span<const Candidate> batch, const Snapshot& before, const Snapshot& after,
+               ImagesByType& old_images, ImagesByType& new_images) {
+  std::map<const schema::TypeDef*, std::vector<std::string>> old_ids, new_ids;
+  for (const Candidate& c : batch) {
+    if (c.at.op != 0) old_ids[c.type].push_back(c.at.id);
+    if (c.at.op != 2) new_ids[c.type].push_back(c.at.id);
+  }
+  auto images = [](const Snapshot& s, const auto& ids, ImagesByType& into) -> Status {
+    for (const auto& [type, list] : ids) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> v,
+                                 s.Table(type->table_key()));
+      OMNIGRAPH_ASSIGN_OR_RETURN(auto got, Images(*type, *v, list));
+      into[type].merge(got);
+    }
     return Status::Ok();
   };
-  std::vector<std::string> old_ids = t.updated, new_ids = t.updated;
-  old_ids.insert(old_ids.end(), t.deleted.begin(), t.deleted.end());
-  new_ids.insert(new_ids.end(), t.inserted.begin(), t.inserted.end());
   OMNIGRAPH_RETURN_IF_ERROR(images(before, old_ids, old_images));
-  OMNIGRAPH_RETURN_IF_ERROR(images(after, new_ids, new_images));
-  const bool edge = type->kind == schema::TypeKind::kEdge;
-  auto add = [&](const std::string& id, int op) -> Status {
-    auto b = old_images.find(id);
-    auto a = new_images.find(id);
-    if ((op != 0 && b == old_images.end()) || (op != 2 && a == new_images.end())) {
-      return Corruption("the change set lists " + std::string(kOpNames[op]) + " of '" + id +
-                        "' in " + type->table_key() + ", which the tables do not hold");
+  return images(after, new_ids, new_images);
+}
+
+// The changes of `batch`, hydrated, appended to `out` in order; unchanged rewrites left out.
+Status AppendChanges(std::span<const Candidate> batch, const Snapshot& before,
+                     const Snapshot& after, Json& out) {
+  ImagesByType old_images, new_images;
+  OMNIGRAPH_RETURN_IF_ERROR(Hydrate(batch, before, after, old_images, new_images));
+  for (const Candidate& c : batch) {
+    const int op = c.at.op;
+    const auto& olds = old_images[c.type];
+    const auto& news = new_images[c.type];
+    auto b = olds.find(c.at.id);
+    auto a = news.find(c.at.id);
+    if ((op != 0 && b == olds.end()) || (op != 2 && a == news.end())) {
+      return Corruption("the change set lists " + std::string(kOpNames[op]) + " of '" + c.at.id +
+                        "' in " + c.type->table_key() + ", which the tables do not hold");
     }
-    if (op == 1 && b->second == a->second) return Status::Ok();  // A rewrite of the same row.
-    Json c = Json::object();
-    c["kind"] = edge ? "edge" : "node";
-    c["type"] = Json{{"id", type->id}, {"name", type->name}};
-    c["id"] = id;
-    c["op"] = kOpNames[op];
+    if (op == 1 && b->second == a->second) continue;  // A rewrite of the same row.
+    Json j = Json::object();
+    j["kind"] = c.at.edge ? "edge" : "node";
+    j["type"] = Json{{"id", c.type->id}, {"name", c.type->name}};
+    j["id"] = c.at.id;
+    j["op"] = kOpNames[op];
     if (op != 0) {
-      OMNIGRAPH_ASSIGN_OR_RETURN(c["before"], ParseJson(b->second, "image"));
+      OMNIGRAPH_ASSIGN_OR_RETURN(j["before"], ParseJson(b->second, "image"));
     }
     if (op != 2) {
-      OMNIGRAPH_ASSIGN_OR_RETURN(c["after"], ParseJson(a->second, "image"));
+      OMNIGRAPH_ASSIGN_OR_RETURN(j["after"], ParseJson(a->second, "image"));
     }
-    out.push_back(Change{edge, type->id, id, op, std::move(c)});
-    return Status::Ok();
-  };
-  for (const std::string& id : t.inserted) OMNIGRAPH_RETURN_IF_ERROR(add(id, 0));
-  for (const std::string& id : t.updated) OMNIGRAPH_RETURN_IF_ERROR(add(id, 1));
-  for (const std::string& id : t.deleted) OMNIGRAPH_RETURN_IF_ERROR(add(id, 2));
+    out.push_back(std::move(j));
+  }
   return Status::Ok();
+}
+
+// The change set of `r`: the record's (its delta read when the ids spilled) or the exact diff.
+Result<commit::ChangeSet> SetOf(Graph& graph, const commit::Record& r, const Snapshot& before,
+                                const Snapshot& after) {
+  if (r.change_set) return commit::LoadChangeSetIds(*graph.runtime().store, *r.change_set);
+  OMNIGRAPH_ASSIGN_OR_RETURN(commit::ChangeSet changes,
+                             DiffChangeSet(graph.tables(), before.state(), after.state()));
+  if (changes.schema_boundary) {
+    return Status(Code::kSchemaBoundary,
+                  "commit '" + r.commit_id + "' changed the schema: its entities are not diffed");
+  }
+  return changes;
+}
+
+// Up to `limit` changes of `r` that `select` takes, hydrating in batches of what the page still
+// needs (unchanged rewrites make a batch come up short); `next` is set to the last change looked
+// at when more remain.
+Result<Json> Page(Graph& graph, const commit::Record& r, const Snapshot& before,
+                  const Snapshot& after, const Selection& select, size_t limit,
+                  std::optional<ChangePosition>& next) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(commit::ChangeSet set, SetOf(graph, r, before, after));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<Candidate> list, Candidates(set, before, after, select));
+  Json out = Json::array();
+  size_t done = 0;
+  while (out.size() < limit && done < list.size()) {
+    const size_t n = std::min(limit - out.size(), list.size() - done);
+    OMNIGRAPH_RETURN_IF_ERROR(
+        AppendChanges(std::span<const Candidate>(list).subspan(done, n), before, after, out));
+    done += n;
+  }
+  if (done < list.size()) next = list[done - 1].at;
+  return out;
+}
+
+// The selection a request asks for, checked against the commit's schema.
+Result<Selection> SelectionOf(const CommitChangesRequest& q, const commit::Record& r,
+                              const Snapshot& after) {
+  Selection s;
+  if (q.limit < 1 || q.limit > kCommitChangesPageMax) {
+    return InvalidArgument("the limit of a page of commit changes must be 1 to " +
+                           std::to_string(kCommitChangesPageMax) + ", not " +
+                           std::to_string(q.limit));
+  }
+  if (!q.kind.empty()) {
+    if (q.kind != "node" && q.kind != "edge") {
+      return InvalidArgument("unknown change kind '" + q.kind + "' (expected node or edge)");
+    }
+    s.edge = q.kind == "edge";
+  }
+  if (!q.op.empty()) {
+    const auto* it = std::find(std::begin(kOpNames), std::end(kOpNames), q.op);
+    if (it == std::end(kOpNames)) {
+      return InvalidArgument("unknown change op '" + q.op +
+                             "' (expected insert, update or delete)");
+    }
+    s.op = static_cast<int>(it - std::begin(kOpNames));
+  }
+  if (!q.type.empty()) {
+    const schema::TypeDef* type = after.catalog().FindTable(q.type);
+    if (type == nullptr) {
+      return InvalidArgument("the schema of commit '" + r.commit_id + "' has no type '" + q.type +
+                             "'");
+    }
+    s.type_id = type->id;
+  }
+  if (!q.page_token.empty()) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(s.after, DecodeChangesPageToken(q.page_token, r.commit_id));
+  }
+  return s;
 }
 
 }  // namespace
@@ -141,7 +273,8 @@ Json CauseOf(const commit::Record& r) {
   return cause;
 }
 
-Result<Json> CommitChanges(Graph& graph, std::string_view commit_id) {
+Result<Json> CommitChanges(Graph& graph, std::string_view commit_id,
+                           const CommitChangesRequest& request) {
   OMNIGRAPH_ASSIGN_OR_RETURN(commit::Record r,
                              commit::LookupCommit(*graph.runtime().store, commit_id));
   if (r.kind != commit::RecordKind::kCommit) {
@@ -157,37 +290,61 @@ Result<Json> CommitChanges(Graph& graph, std::string_view commit_id) {
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot before, graph.SnapshotAtCommit(*r.parent_commit_id));
   OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot after, graph.SnapshotAtCommit(r.commit_id));
+  OMNIGRAPH_ASSIGN_OR_RETURN(Selection select, SelectionOf(request, r, after));
   Json out = Json::object();
   out["cause"] = CauseOf(r);
-  OMNIGRAPH_ASSIGN_OR_RETURN(out["changes"], ChangesOf(graph, r, before, after));
+  std::optional<ChangePosition> next;
+  OMNIGRAPH_ASSIGN_OR_RETURN(out["changes"],
+                             Page(graph, r, before, after, select, request.limit, next));
+  if (next) out["next_page_token"] = EncodeChangesPageToken(r.commit_id, *next);
   return out;
 }
 
 Result<Json> ChangesOf(Graph& graph, const commit::Record& r, const Snapshot& before,
                        const Snapshot& after) {
-  commit::ChangeSet changes;
-  if (r.change_set) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(changes,
-                               commit::LoadChangeSetIds(*graph.runtime().store, *r.change_set));
-  } else {
-    // A record without a change set: the exact diff of the tables.
-    OMNIGRAPH_ASSIGN_OR_RETURN(changes,
-                               DiffChangeSet(graph.tables(), before.state(), after.state()));
-    if (changes.schema_boundary) {
-      return Status(Code::kSchemaBoundary,
-                    "commit '" + r.commit_id + "' changed the schema: its entities are not diffed");
-    }
+  std::optional<ChangePosition> next;
+  return Page(graph, r, before, after, Selection{}, std::numeric_limits<size_t>::max(), next);
+}
+
+std::string EncodeChangesPageToken(std::string_view commit_id, const ChangePosition& after) {
+  const std::string payload = HexEncode(CanonicalJson(Json{{"c", std::string(commit_id)},
+                                                           {"e", after.edge},
+                                                           {"i", after.id},
+                                                           {"o", after.op},
+                                                           {"t", after.type_id}}));
+  return std::string(kTokenPrefix) + payload + "." +
+         Sha256Hex(payload).substr(0, kTokenCheckHexDigits);
+}
+
+Result<ChangePosition> DecodeChangesPageToken(std::string_view token, std::string_view commit_id) {
+  const std::string quoted =
+      "'" + std::string(token.substr(0, 64)) + (token.size() > 64 ? "...'" : "'");
+  std::string_view text = token;
+  if (text.size() > kTokenBytesMax || !text.starts_with(kTokenPrefix)) {
+    return InvalidArgument(quoted + " is not a page token of commit changes");
   }
-  std::vector<Change> list;
-  for (const commit::TableChangeSet& t : changes.tables) {
-    OMNIGRAPH_RETURN_IF_ERROR(TableChanges(t, before, after, list));
+  text.remove_prefix(kTokenPrefix.size());
+  const size_t dot = text.rfind('.');
+  if (dot == std::string_view::npos ||
+      Sha256Hex(text.substr(0, dot)).substr(0, kTokenCheckHexDigits) != text.substr(dot + 1)) {
+    return InvalidArgument("page token " + quoted + " is damaged (its check digits do not match)");
   }
-  std::sort(list.begin(), list.end(), [](const Change& a, const Change& b) {
-    return std::tie(a.edge, a.type_id, a.id, a.op) < std::tie(b.edge, b.type_id, b.id, b.op);
-  });
-  Json out = Json::array();
-  for (Change& c : list) out.push_back(std::move(c.json));
-  return out;
+  std::optional<std::string> json = HexDecode(text.substr(0, dot));
+  Result<Json> parsed = json ? ParseJson(*json, "page token") : Result<Json>(Json());
+  if (!parsed.ok() || !parsed->is_object() || !(*parsed)["c"].is_string() ||
+      !(*parsed)["e"].is_boolean() || !(*parsed)["i"].is_string() ||
+      !(*parsed)["o"].is_number_unsigned() || (*parsed)["o"].get<uint64_t>() > 2 ||
+      !(*parsed)["t"].is_number_unsigned()) {
+    return InvalidArgument("page token " + quoted + " is damaged (its content is not a position)");
+  }
+  const std::string of = (*parsed)["c"].get<std::string>();
+  if (of != commit_id) {
+    return InvalidArgument("page token " + quoted + " is of commit '" + of + "', not of '" +
+                           std::string(commit_id) + "'");
+  }
+  return ChangePosition{(*parsed)["e"].get<bool>(), (*parsed)["t"].get<uint64_t>(),
+                        (*parsed)["i"].get<std::string>(),
+                        static_cast<int>((*parsed)["o"].get<uint64_t>())};
 }
 
 }  // namespace omnigraph::engine

@@ -6,9 +6,15 @@
 // actor_id?, authored_at}, changes: [{kind, type: {id, name}, id, op, before?, after?}]}; an image
 // is {properties: {name: value}, endpoints?: {from, to}} with values as export writes them.
 // Changes are ordered nodes before edges, then by type id, entity id and op; an update whose
-// row images are equal (a rewrite of the same row) is left out. Thread-safe.
+// row images are equal (a rewrite of the same row) is left out. A page holds at most `limit`
+// changes; `next_page_token` (format docs/format/commit-changes.md) continues after its last
+// one. Filters (kind, type, op) select changes before anything is hydrated, so a page reads the
+// table fragments of the entities it returns (and of unchanged rewrites it skips) and no
+// others. Thread-safe.
 #pragma once
 
+#include <limits>
+#include <string>
 #include <string_view>
 
 #include "base/json.h"
@@ -16,10 +22,26 @@
 
 namespace omnigraph::engine {
 
+// Changes a page holds by default and at most.
+constexpr size_t kCommitChangesPageDefault = 1000;
+constexpr size_t kCommitChangesPageMax = 10000;
+
+// One page of a commit's changes. Empty filters select everything.
+struct CommitChangesRequest {
+  size_t limit = kCommitChangesPageDefault;  // 1..kCommitChangesPageMax
+  std::string page_token;                    // a previous page's next_page_token, or empty
+  std::string kind;                          // "node" or "edge"
+  std::string type;                          // a type name of the commit's schema
+  std::string op;                            // "insert", "update" or "delete"
+};
+
 // CommitNotFound for an unknown id or a retire record; ParentlessCommit for genesis;
-// SchemaBoundary for a commit that changed the schema; Corruption for a damaged record or delta;
-// storage failures as reported.
-Result<Json> CommitChanges(Graph& graph, std::string_view commit_id);
+// SchemaBoundary for a commit that changed the schema; InvalidArgument for a limit out of range,
+// an unknown kind, op or type (naming it), or a page token that is malformed or belongs to
+// another commit (naming that commit); Corruption for a damaged record or delta; storage
+// failures as reported.
+Result<Json> CommitChanges(Graph& graph, std::string_view commit_id,
+                           const CommitChangesRequest& request = {});
 
 // The `cause` object of record `r` (a commit with a parent).
 Json CauseOf(const commit::Record& r);
@@ -31,5 +53,17 @@ Json CauseOf(const commit::Record& r);
 // delta; a missing table object as Snapshot::ExplainReadFailure says.
 Result<Json> ChangesOf(Graph& graph, const commit::Record& r, const Snapshot& before,
                        const Snapshot& after);
+
+// A page token of commit changes, after the change (edge?, type id, entity id, op) of commit
+// `commit_id`; and its decoding, InvalidArgument naming the token when it is malformed or damaged
+// and naming both commits when it belongs to another one than `commit_id`.
+struct ChangePosition {
+  bool edge = false;
+  uint64_t type_id = 0;
+  std::string id;
+  int op = 0;  // 0 insert, 1 update, 2 delete
+};
+std::string EncodeChangesPageToken(std::string_view commit_id, const ChangePosition& after);
+Result<ChangePosition> DecodeChangesPageToken(std::string_view token, std::string_view commit_id);
 
 }  // namespace omnigraph::engine

@@ -279,6 +279,16 @@ Result<Snapshot> Graph::SnapshotAtCommit(std::string_view commit_id) {
   return MakeSnapshot(std::make_shared<const commit::GraphState>(std::move(state)));
 }
 
+Result<Snapshot> Graph::WithTodaysNames(const Snapshot& past) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot today, SnapshotOfBranch("main"));
+  if (today.state().schema.ir_hash == past.state().schema.ir_hash) return past;
+  OMNIGRAPH_ASSIGN_OR_RETURN(schema::Catalog both,
+                             schema::Catalog::WithNamesOf(past.catalog(), today.catalog()));
+  Snapshot out = past;
+  out.catalog_ = std::make_shared<const schema::Catalog>(std::move(both));
+  return out;
+}
+
 Result<std::shared_ptr<const table::TableVersion>> Snapshot::Table(
     std::string_view table_key) const {
   const commit::TableState* t = state_->FindByKey(table_key);

@@ -122,6 +122,11 @@ class Graph {
   Result<Snapshot> SnapshotOfBranch(std::string_view branch);
   // The state at one commit, by id.
   Result<Snapshot> SnapshotAtCommit(std::string_view commit_id);
+  // `past` (a snapshot at a commit) answering to today's names as well: its catalog is
+  // schema::Catalog::WithNamesOf(its schema, main head's schema), so a type or property renamed
+  // since is found by either name (docs/design/engine.md "Reads at a past commit"). `past`
+  // itself when main's head has the same schema. Errors as reading main's head reports.
+  Result<Snapshot> WithTodaysNames(const Snapshot& past);
   // A read view of a state the caller folded (the change feed folds records forward itself).
   Result<Snapshot> SnapshotOfState(std::shared_ptr<const commit::GraphState> state) {
     return MakeSnapshot(std::move(state));

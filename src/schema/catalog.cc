@@ -15,6 +15,33 @@ Result<Catalog> Catalog::Build(SchemaIr ir) {
   return catalog;
 }
 
+Result<Catalog> Catalog::WithNamesOf(const Catalog& past, const Catalog& today) {
+  SchemaIr ir = past.ir();
+  std::vector<std::pair<std::string, uint64_t>> type_aliases;  // today's name -> past type id
+  for (auto* list : {&ir.nodes, &ir.edges}) {
+    for (TypeDef& t : *list) {
+      const TypeDef* now = today.FindById(t.id);
+      if (now == nullptr || now->kind != t.kind || now->incarnation != t.incarnation) continue;
+      if (now->name != t.name) type_aliases.emplace_back(now->name, t.id);
+      for (const PropertyDef& p : t.properties) {
+        const PropertyDef* q = now->FindPropertyById(p.id);
+        if (q == nullptr || q->name == p.name) continue;
+        bool taken = false;
+        for (const PropertyDef& other : t.properties) taken = taken || other.name == q->name;
+        if (!taken) t.property_aliases.emplace_back(q->name, p.id);
+      }
+    }
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(Catalog catalog, Build(std::move(ir)));
+  // emplace keeps a name the past schema has: its own declaration wins over an alias.
+  for (const auto& [name, id] : type_aliases) {
+    const TypeDef* t = catalog.FindById(id);
+    catalog.by_name_.emplace(name, t);
+    if (t->kind == TypeKind::kEdge) catalog.edges_folded_.emplace(FoldCase(name), t);
+  }
+  return catalog;
+}
+
 // Pointers into ir_'s vectors stay valid when the Catalog is moved: moving a vector keeps its
 // buffer.
 void Catalog::Index() {

@@ -5,6 +5,7 @@
 // case-sensitive); edge lookups are exact first and then case-insensitive (ASCII), because the
 // query language spells edge `Knows` as `knows` (OmniGraph's match semantics) and load accepts
 // either; validation guarantees no two edges fold to the same name. Property lookups are exact.
+// A catalog made by WithNamesOf also answers to the aliases it was given.
 // Pointers returned point into the catalog's own IR and live as long as the Catalog.
 // Immutable after construction; safe to share between threads.
 #pragma once
@@ -24,6 +25,11 @@ class Catalog {
  public:
   // Builds a catalog over `ir`, which must satisfy ValidateIr (Corruption otherwise).
   static Result<Catalog> Build(SchemaIr ir);
+  // A catalog over `past`'s IR (a schema a past commit accepted) that also answers to `today`'s
+  // names: a node, edge or property that today has another name under the same stable id (and,
+  // for a table, the same incarnation) is found by either name. A name of `past` always wins
+  // over an alias of another declaration. Pointers point into the new catalog's own IR.
+  static Result<Catalog> WithNamesOf(const Catalog& past, const Catalog& today);
 
   Catalog(Catalog&&) noexcept = default;
   Catalog& operator=(Catalog&&) noexcept = default;

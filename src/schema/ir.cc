@@ -110,6 +110,9 @@ const PropertyDef* TypeDef::FindProperty(std::string_view property_name) const {
   for (const PropertyDef& p : properties) {
     if (p.name == property_name) return &p;
   }
+  for (const auto& [alias, alias_id] : property_aliases) {
+    if (alias == property_name) return FindPropertyById(alias_id);
+  }
   return nullptr;
 }
 

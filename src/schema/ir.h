@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace omnigraph::schema {
@@ -176,9 +177,13 @@ struct TypeDef {
   std::vector<PropertyDef> properties;  // Sorted by property id.
   std::vector<Constraint> constraints;  // Canonical order.
   Metadata metadata;
+  // Other names of properties, by property id: set only in a catalog that reads a past commit
+  // with today's names as well (Catalog::WithNamesOf), never in an accepted IR, and not encoded.
+  std::vector<std::pair<std::string, uint64_t>> property_aliases;
 
   // "node:Person", "edge:Knows", "interface:Named".
   std::string table_key() const;
+  // The property named exactly `name`, else the one a property alias names; or null.
   const PropertyDef* FindProperty(std::string_view name) const;
   const PropertyDef* FindPropertyById(uint64_t id) const;
   // The @key constraint, or null for an unkeyed type.

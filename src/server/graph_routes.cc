@@ -178,6 +178,25 @@ HttpResponse CommitsRoute(const DbPtr& db, const Call& call) {
   return WithCommit(JsonResponse(*page), head);
 }
 
+// GET /commits/{id}/changes: one page of a commit's entity changes, filtered by kind, type, op.
+HttpResponse CommitChangesRoute(const DbPtr& db, const Call& call) {
+  const HttpRequest& r = call.request;
+  api::CommitChangesRequest request;
+  const std::string text = r.Query("limit");
+  if (!text.empty()) {
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), request.limit);
+    if (ec != std::errc() || end != text.data() + text.size()) {
+      return ErrorResponse(400,
+                           "'limit' must be a whole number from 1 to 10000, not '" + text + "'");
+    }
+  }
+  request.page_token = r.Query("page_token");
+  request.kind = r.Query("kind");
+  request.type = r.Query("type");
+  request.op = r.Query("op");
+  return Reply(db->CommitChanges(r.path_params.at("commit_id"), request));
+}
+
 // GET /changes: one page of the feed from `cursor`, or on `branch` from `start`.
 HttpResponse ChangesRoute(const DbPtr& db, const Call& call) {
   api::ChangePoll poll;
@@ -237,6 +256,19 @@ HttpResponse SnapshotRoute(const DbPtr& db, const Call& call) {
   return WithCommit(Reply(db->Snapshot(target)), *commit);
 }
 
+// GET /schema: the accepted schema of a branch head or of one commit (exclusive).
+HttpResponse SchemaRoute(const DbPtr& db, const Call& call) {
+  const std::string branch = call.request.Query("branch");
+  const std::string snapshot = call.request.Query("snapshot");
+  if (!branch.empty() && !snapshot.empty()) {
+    return ErrorResponse(400, "a schema is of a branch or of a commit, not both");
+  }
+  api::ReadTarget target;
+  if (!branch.empty()) target.branch = branch;
+  if (!snapshot.empty()) target.snapshot = snapshot;
+  return Reply(db->ShowSchema(target), "graph_commit_id");
+}
+
 // POST /branches/merge: BranchMergeOutput, or 409 with every conflict in merge_conflicts.
 HttpResponse MergeRoute(const DbPtr& db, const Call& call) {
   const Json& b = call.body;
@@ -263,10 +295,13 @@ void AddReadRoutes(RouteTable& table, const DbPtr& db) {
   table.Add(Route{.method = "GET",
                   .pattern = "/commits/{commit_id}/changes",
                   .action = "read",
-                  .summary = "A commit's entity changes against its first parent",
-                  .handler = [db](const Call& call) {
-                    return Reply(db->CommitChanges(call.request.path_params.at("commit_id")));
-                  }});
+                  .summary = "A commit's entity changes against its first parent, one page",
+                  .query_params = {Param{"page_token", "string", false, "a next_page_token"},
+                                   Param{"limit", "integer", false, "1..10000, default 1000"},
+                                   Param{"kind", "string", false, "node or edge"},
+                                   Param{"type", "string", false, "a type name"},
+                                   Param{"op", "string", false, "insert, update or delete"}},
+                  .handler = [db](const Call& call) { return CommitChangesRoute(db, call); }});
   table.Add(Route{
       .method = "POST",
       .pattern = "/query",
@@ -281,13 +316,10 @@ void AddReadRoutes(RouteTable& table, const DbPtr& db) {
   table.Add(Route{.method = "GET",
                   .pattern = "/schema",
                   .action = "read",
-                  .summary = "The accepted schema of a branch head",
-                  .query_params = {Param{"branch", "string", false, "default main"}},
-                  .handler = [db](const Call& call) {
-                    std::string branch = call.request.Query("branch");
-                    return Reply(db->ShowSchema(branch.empty() ? "main" : branch),
-                                 "graph_commit_id");
-                  }});
+                  .summary = "The accepted schema of a branch head or of one commit",
+                  .query_params = {Param{"branch", "string", false, "default main"},
+                                   Param{"snapshot", "string", false, "a commit id"}},
+                  .handler = [db](const Call& call) { return SchemaRoute(db, call); }});
   table.Add(Route{
       .method = "POST",
       .pattern = "/export",

@@ -366,6 +366,35 @@ TEST_F(ServerHttpTest, MergeSnapshotAndCommitChangesRoutes) {
   ASSERT_EQ(changes["changes"].size(), 1u) << changes.dump();
   EXPECT_EQ(changes["changes"][0]["op"], "insert");
   EXPECT_EQ(changes["changes"][0]["id"], "Bob");
+
+  // Pages and filters: y's load into main inserted Zed; two nodes by two pages of one.
+  const std::string path = "/commits/" + merged["commit"].get<std::string>() + "/changes";
+  EXPECT_EQ(Parse(Get(c, path + "?kind=edge", 200))["changes"].size(), 0u);
+  EXPECT_EQ(Parse(Get(c, path + "?kind=node&type=Person&op=insert", 200))["changes"].size(), 1u);
+  EXPECT_EQ(Parse(Get(c, path + "?op=delete", 200))["changes"].size(), 0u);
+  const std::string two = "/commits/" + Head(c) + "/changes";
+  Post(c, "/load",
+       Json{{"data",
+             "{\"type\":\"Person\",\"data\":{\"name\":\"Cy\"}}\n"
+             "{\"type\":\"Person\",\"data\":{\"name\":\"Di\"}}\n"},
+            {"mode", "append"}},
+       200);
+  const std::string loaded = "/commits/" + Head(c) + "/changes";
+  Json page = Parse(Get(c, loaded + "?limit=1", 200));
+  ASSERT_EQ(page["changes"].size(), 1u);
+  EXPECT_EQ(page["changes"][0]["id"], "Cy");
+  const std::string token = page["next_page_token"].string_value();
+  page = Parse(Get(c, loaded + "?limit=1&page_token=" + token, 200));
+  ASSERT_EQ(page["changes"].size(), 1u);
+  EXPECT_EQ(page["changes"][0]["id"], "Di");
+  EXPECT_FALSE(page.contains("next_page_token"));
+  // Bad values are 400 naming them; a token of another commit too.
+  EXPECT_NE(Get(c, loaded + "?kind=vertex", 400).find("vertex"), std::string::npos);
+  EXPECT_NE(Get(c, loaded + "?op=upsert", 400).find("upsert"), std::string::npos);
+  EXPECT_NE(Get(c, loaded + "?type=Nobody", 400).find("Nobody"), std::string::npos);
+  Get(c, loaded + "?limit=0", 400);
+  Get(c, loaded + "?limit=ten", 400);
+  EXPECT_NE(Get(c, two + "?page_token=" + token, 400).find("is of commit"), std::string::npos);
 }
 
 // Database::Connect: a handle on the served graph answers every call with the JSON and the

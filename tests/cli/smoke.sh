@@ -108,6 +108,11 @@ expect_rc 0 "$BIN" schema apply --schema "$DIR/s2.pg" "$G"
 grep -q '"applied": true' "$DIR/out" || fail "schema apply: $(cat "$DIR/out")"
 expect_rc 0 "$BIN" schema show "$G"
 grep -q 'node City' "$DIR/out" || fail "schema show: $(cat "$DIR/out")"
+# The schema a past commit accepted: before City was added.
+expect_rc 0 "$BIN" schema show --snapshot "$LOADED" "$G"
+grep -q 'node Person' "$DIR/out" || fail "schema show --snapshot: $(cat "$DIR/out")"
+grep -q 'node City' "$DIR/out" && fail "schema show --snapshot has City: $(cat "$DIR/out")"
+expect_rc 1 "$BIN" schema show --snapshot main.99.AAAAAAAAAA "$G"
 # History a person can read: one line per commit (short id, local date and time, actor, what it
 # did), the JSON envelope {"commits":[...]}, pages, commit show and the snapshot object.
 expect_rc 0 "$BIN" commit list "$G"
@@ -136,6 +141,37 @@ grep -q '^+ node Person Ada$' "$DIR/out" || fail "commit changes: $(cat "$DIR/ou
 sed -n 3p "$DIR/out" | grep -q '^+ edge WorksAt ' || fail "commit changes edge: $(cat "$DIR/out")"
 expect_rc 0 "$BIN" commit changes --json "$LOADED" "$G"
 grep -q '"op": "insert"' "$DIR/out" || fail "commit changes json: $(cat "$DIR/out")"
+# Pages and filters of commit changes: by kind, type and op, together, across a page boundary,
+# and bad values refused (exit 1) with the value named.
+expect_rc 0 "$BIN" commit changes --kind edge "$LOADED" "$G"
+[ "$(cat "$DIR/out")" = "+ edge WorksAt $(sed -n 's/^+ edge WorksAt //p' "$DIR/out")" ] \
+  && [ "$(wc -l <"$DIR/out")" = 1 ] || fail "changes --kind edge: $(cat "$DIR/out")"
+expect_rc 0 "$BIN" commit changes --type Company "$LOADED" "$G"
+[ "$(cat "$DIR/out")" = "+ node Company Acme" ] || fail "changes --type: $(cat "$DIR/out")"
+expect_rc 0 "$BIN" commit changes --op delete "$LOADED" "$G"
+[ "$(cat "$DIR/out")" = "(no entity changes)" ] || fail "changes --op: $(cat "$DIR/out")"
+expect_rc 0 "$BIN" commit changes --kind node --op insert --limit 1 --json "$LOADED" "$G"
+grep -q '"id": "Ada"' "$DIR/out" || fail "changes first page: $(cat "$DIR/out")"
+[ "$(grep -c '"op":' "$DIR/out")" = 1 ] || fail "changes page size: $(cat "$DIR/out")"
+CTOKEN=$(sed -n 's/.*"next_page_token": "\([^"]*\)".*/\1/p' "$DIR/out")
+[ -n "$CTOKEN" ] || fail "no next_page_token for changes: $(cat "$DIR/out")"
+expect_rc 0 "$BIN" commit changes --kind node --op insert --limit 1 --page-token "$CTOKEN" "$LOADED" "$G"
+[ "$(sed -n 1p "$DIR/out")" = "+ node Company Acme" ] || fail "changes second page: $(cat "$DIR/out")"
+expect_rc 0 "$BIN" commit changes --kind node --limit 1 --page-token "$CTOKEN" --json "$LOADED" "$G"
+grep -q 'next_page_token' "$DIR/out" && fail "changes last page has a token: $(cat "$DIR/out")"
+expect_rc 1 "$BIN" commit changes --kind vertex "$LOADED" "$G"
+grep -q "unknown change kind 'vertex'" "$DIR/err" || fail "bad kind: $(cat "$DIR/err")"
+expect_rc 1 "$BIN" commit changes --op upsert "$LOADED" "$G"
+grep -q "unknown change op 'upsert'" "$DIR/err" || fail "bad op: $(cat "$DIR/err")"
+expect_rc 1 "$BIN" commit changes --type Nobody "$LOADED" "$G"
+grep -q "no type 'Nobody'" "$DIR/err" || fail "bad type: $(cat "$DIR/err")"
+expect_rc 1 "$BIN" commit changes --limit 0 "$LOADED" "$G"
+grep -q 'must be 1 to 10000, not 0' "$DIR/err" || fail "bad limit: $(cat "$DIR/err")"
+expect_rc 1 "$BIN" commit changes --page-token nonsense "$LOADED" "$G"
+grep -q "'nonsense' is not a page token" "$DIR/err" || fail "bad token: $(cat "$DIR/err")"
+UPDATED=$("$BIN" commit list --json --limit 2 "$G" | sed -n 's/.*"graph_commit_id": "\([^"]*\)".*/\1/p' | sed -n 2p)
+expect_rc 1 "$BIN" commit changes --page-token "$CTOKEN" "$UPDATED" "$G"
+grep -q "is of commit '$LOADED', not of '$UPDATED'" "$DIR/err" || fail "other commit's token: $(cat "$DIR/err")"
 GENESIS=$("$BIN" commit list --json "$G" | sed -n 's/.*"graph_commit_id": "\(main\.0\.[^"]*\)".*/\1/p')
 expect_rc 1 "$BIN" commit changes "$GENESIS" "$G"
 grep -q 'parentless_commit' "$DIR/err" || fail "genesis diff: $(cat "$DIR/err")"
