@@ -40,6 +40,13 @@ struct PlantedBugs {
   // Merge: a table both sides changed takes the source's version whole (the target's changes to
   // it are lost).
   std::atomic<bool> merge_adopts_source_table{false};
+  // Group commit: a member that fails validation together with the members before it is
+  // answered with its error but its rows stay in the batch's record.
+  std::atomic<bool> group_commit_keeps_failed_member{false};
+  // Idempotency: the key fence never finds the record that names its key — a retry's look-up
+  // answers "not yet", and a key fenced to a seq the head has passed moves on without reading
+  // whether the record there names it (a retry of a write that landed writes it again).
+  std::atomic<bool> key_fence_ignores_record{false};
 
   void Reset() {
     skip_readback_on_exists = false;
@@ -52,6 +59,8 @@ struct PlantedBugs {
     merge_base_first_parent_only = false;
     merge_source_wins = false;
     merge_adopts_source_table = false;
+    group_commit_keeps_failed_member = false;
+    key_fence_ignores_record = false;
   }
 };
 

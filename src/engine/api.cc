@@ -75,19 +75,6 @@ Json CommitJson(const commit::Record& r) {
   return out;
 }
 
-// `commit show`'s group commit members: [{actor_id?, idempotency_key?, counts}] in the order
-// they were validated (docs/design/engine.md "Group commit").
-Json MembersJson(const commit::Record& r) {
-  Json members = Json::array();
-  for (const commit::BatchMember& m : r.members) {
-    Json one{{"counts", m.counts}};
-    if (m.actor) one["actor_id"] = *m.actor;
-    if (m.idempotency_key.is_object()) one["idempotency_key"] = m.idempotency_key.value("key", "");
-    members.push_back(std::move(one));
-  }
-  return members;
-}
-
 // `commit show`'s touched tables: [{table_key, inserted, updated, deleted}].
 Json TouchedTablesJson(const commit::ChangeSet& c) {
   Json tables = Json::array();
@@ -263,7 +250,7 @@ class Handle {
     OMNIGRAPH_ASSIGN_OR_RETURN(commit::ChangeSet changes, CountsOf(r));
     out["tables"] = TouchedTablesJson(changes);
     if (changes.schema_boundary) out["schema_boundary"] = true;
-    if (!r.members.empty()) out["members"] = MembersJson(r);
+    if (!r.members.empty()) out["members"] = BatchMembersJson(r);
     if (const Json* key = r.idempotency_key.is_object() ? &r.idempotency_key : nullptr) {
       out["idempotency_key"] = key->value("key", Json(nullptr));
     }

@@ -7,6 +7,7 @@
 #include "commit/branches.h"
 #include "commit/names.h"
 #include "commit/stream.h"
+#include "engine/change_sets.h"
 #include "engine/commit_changes.h"
 #include "engine/export.h"
 
@@ -249,6 +250,8 @@ Result<Json> ChangeFeed::Block(const commit::Record& r,
   OMNIGRAPH_RETURN_IF_ERROR(after->Apply(r, commit::RecordName(r.stream, r.seq)));
   Json block = Json{{"cause", CauseOf(r)}, {"seq", r.seq}};
   if (r.summary) block["summary"] = *r.summary;
+  // A group commit's block names its members, so a consumer can attribute the changes.
+  if (!r.members.empty()) block["members"] = BatchMembersJson(r);
   const bool boundary = r.change_set ? r.change_set->schema_boundary
                                      : state->schema.content_hash != after->schema.content_hash;
   if (boundary) {

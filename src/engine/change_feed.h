@@ -66,10 +66,11 @@ class ChangeFeed {
  public:
   explicit ChangeFeed(Graph& graph) : graph_(graph) {}
 
-  // One page: {stream, blocks: [{cause, seq, summary?, schema_boundary?, changes}], caught_up,
-  // and next_page_token (more to read) or, on the terminal page, cursor (the consumer's
-  // position; both are cursors and either continues the feed). `changes` are as Graph's `commit
-  // changes` gives them; a schema-change commit has `schema_boundary: true` and no changes.
+  // One page: {stream, blocks: [{cause, seq, summary?, members?, schema_boundary?, changes}],
+  // caught_up, and next_page_token (more to read) or, on the terminal page, cursor (the
+  // consumer's position; both are cursors and either continues the feed). `changes` are as
+  // Graph's `commit changes` gives them; a schema-change commit has `schema_boundary: true` and
+  // no changes; a group commit's block has `members` (BatchMembersJson, engine/change_sets.h).
   // InvalidArgument for a bad start or a limit outside 1..kFeedPageCommitsMax; BranchNotFound,
   // CommitNotFound for the start; ChangeCursorRejected for a cursor that is damaged, of another
   // graph, or whose position no longer follows (another life, a retired branch life); ChangeFeedGap

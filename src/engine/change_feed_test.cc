@@ -11,6 +11,8 @@
 #include "engine/commit_changes.h"
 #include "engine/load.h"
 #include "engine/mutate.h"
+#include "query/column_codec.h"
+#include "schema/keys.h"
 #include "storage/counting_store.h"
 #include "storage/memory_store.h"
 
@@ -167,6 +169,47 @@ TEST_F(ChangeFeedTest, FromTheBeginningEveryCommitComesInOrderWithItsCommitChang
   EXPECT_EQ(Next(again), Next(page));
   const std::string next = Add("cy", 1);
   EXPECT_EQ(Ids(PollCursor(Next(again))), std::vector<std::string>{next});
+}
+
+// A group commit's block names its members (actor, idempotency key, own counts) in order; the
+// record of one write has none. The record is written as group commit writes a batch's.
+TEST_F(ChangeFeedTest, AGroupCommitsBlockNamesItsMembers) {
+  Add("ada", 36);
+  Result<Snapshot> head = graph_->SnapshotOfBranch("main");
+  ASSERT_TRUE(head.ok());
+  const schema::TypeDef* person = head->catalog().FindNode("Person");
+  ASSERT_NE(person, nullptr);
+  Result<query::RowsBuilder> rows = query::RowsBuilder::Make(*person);
+  ASSERT_TRUE(rows.ok());
+  for (const char* name : {"bob", "cy"}) {
+    const Value key = Value::String(name);
+    Result<std::string> id = schema::DeriveNodeId(*person, std::span<const Value>(&key, 1));
+    ASSERT_TRUE(id.ok());
+    std::vector<std::optional<Value>> values(person->properties.size());
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (person->properties[i].name == "name") values[i] = key;
+    }
+    ASSERT_TRUE(rows->Append(*id, "", "", values).ok());
+  }
+  WriteRequest write;
+  write.changes["node:Person"] = TableChange{TableChange::Op::kAppend, *rows->Finish(), {}};
+  const Json counts{{"affected_nodes", 1}, {"affected_edges", 0}};
+  write.members = {
+      commit::BatchMember{std::string("ana"), nullptr, counts},
+      commit::BatchMember{std::string("bo"), IdempotencyMember(Idempotency{"bo-1", "sha", counts}),
+                          counts}};
+  Result<WriteResult> written = graph_->Write(write);
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+
+  const Json page = PollStart("beginning");
+  ASSERT_EQ(page["blocks"].size(), 2u);
+  EXPECT_FALSE(page["blocks"][0].contains("members")) << page["blocks"][0].dump();
+  const Json& members = page["blocks"][1]["members"];
+  ASSERT_EQ(members.size(), 2u) << page["blocks"][1].dump();
+  EXPECT_EQ(members[0], (Json{{"actor_id", "ana"}, {"counts", counts}}));
+  EXPECT_EQ(members[1],
+            (Json{{"actor_id", "bo"}, {"idempotency_key", "bo-1"}, {"counts", counts}}));
+  EXPECT_EQ(page["blocks"][1]["changes"].size(), 2u);
 }
 
 TEST_F(ChangeFeedTest, PagesResumeWhereThePreviousOneEnded) {

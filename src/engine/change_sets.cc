@@ -173,4 +173,15 @@ Result<commit::ChangeSet> DiffChangeSet(const table::TableStore& tables,
   return c;
 }
 
+Json BatchMembersJson(const commit::Record& r) {
+  Json members = Json::array();
+  for (const commit::BatchMember& m : r.members) {
+    Json one{{"counts", m.counts}};
+    if (m.actor) one["actor_id"] = *m.actor;
+    if (m.idempotency_key.is_object()) one["idempotency_key"] = m.idempotency_key.value("key", "");
+    members.push_back(std::move(one));
+  }
+  return members;
+}
+
 }  // namespace omnigraph::engine

@@ -27,6 +27,11 @@ Result<commit::TableChangeSet> TableChangeOf(const table::TableVersion& base,
 // - deleted), or "`what`: no entity changes".
 std::string SummaryOf(std::string_view what, const commit::ChangeSet& c);
 
+// A group commit's members as `commit show` and the change feed give them: [{actor_id?,
+// idempotency_key?, counts}] in the order they were validated (docs/design/engine.md "Group
+// commit"); empty for a record of one write.
+Json BatchMembersJson(const commit::Record& r);
+
 // The change set of the commit whose state is `after`, against its first parent's state
 // `before`, computed from table state: every table whose pinned version differs is diffed
 // (table::Diff; an update whose row images are equal is no change). A table that is new in

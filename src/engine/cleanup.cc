@@ -7,8 +7,8 @@
 // to the table layer (CleanupObjects), which deletes data before manifests and never touches
 // anything younger than the grace period. Order, as D10 requires: horizons and checkpoints →
 // list table objects → drop candidates younger than the grace period → recompute the roots →
-// delete what is still unreached. Last, the change-set delta objects go with their records'
-// retention (CleanupDeltas).
+// delete what is still unreached. Last, the change-set delta objects and the idempotency key
+// objects go with their records' retention (CleanupDeltas, CleanupKeys).
 #include <algorithm>
 #include <charconv>
 #include <functional>
@@ -178,6 +178,44 @@ Status CleanupDeltas(const storage::Runtime& runtime, const commit::RetentionPla
       if (!options.dry_run) OMNIGRAPH_RETURN_IF_ERROR(store.Delete(m.name));
       report.removed.push_back(m.name);
       report.deltas_removed.push_back(m.name);
+      report.bytes_removed += m.size_bytes;
+    }
+  }
+  return Status::Ok();
+}
+
+// The seq a key object names (docs/design/idempotency.md "Where a key lives"); nullopt when it
+// is gone or does not say (such an object is left for a write to report).
+Result<std::optional<uint64_t>> KeySeq(storage::ObjectStore& store, const std::string& name) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<commit::BoundedRead> read,
+                             commit::ReadBounded(store, name, commit::kDocumentBytesMax));
+  if (!read) return std::optional<uint64_t>();
+  Result<Json> j = ParseJson(read->data, name, /*as_corruption=*/true);
+  if (!j.ok() || !j->is_object()) return std::optional<uint64_t>();
+  auto seq = j->find("seq");
+  if (seq == j->end() || !seq->is_number_unsigned()) return std::optional<uint64_t>();
+  return std::optional<uint64_t>(seq->get<uint64_t>());
+}
+
+// Idempotency key objects (`_graph/{key}/keys/`) go with the records that name them
+// (docs/design/idempotency.md "Retention"): a key object whose seq is below its stream's horizon
+// (the record there is no longer retained, or the stream retains nothing) is removed once it is
+// older than the grace period; a key at or above the horizon — its record retained, or a write
+// still about to publish there — stays. One LIST per stream, one GET per key object past the
+// grace period.
+Status CleanupKeys(const storage::Runtime& runtime, const commit::RetentionPlan& plan,
+                   const CleanupOptions& options, GraphCleanupReport& report) {
+  storage::ObjectStore& store = *runtime.store;
+  const int64_t now = runtime.clock->NowMicros();
+  for (const auto& [key, horizon] : plan.horizons) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<storage::ObjectMeta> keys,
+                               storage::ListAll(store, "_graph/" + key + "/keys/"));
+    for (const storage::ObjectMeta& m : keys) {
+      if (now - m.last_modified_micros < options.grace_micros) continue;
+      OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<uint64_t> seq, KeySeq(store, m.name));
+      if (!seq || (horizon != UINT64_MAX && *seq >= horizon)) continue;
+      if (!options.dry_run) OMNIGRAPH_RETURN_IF_ERROR(store.Delete(m.name));
+      report.removed.push_back(m.name);
       report.bytes_removed += m.size_bytes;
     }
   }
@@ -357,6 +395,7 @@ Result<GraphCleanupReport> Graph::Cleanup(const CleanupOptions& options) {
     meter.Update(report.tables.size());
   }
   OMNIGRAPH_RETURN_IF_ERROR(CleanupDeltas(runtime_, again, options, report));
+  OMNIGRAPH_RETURN_IF_ERROR(CleanupKeys(runtime_, again, options, report));
   meter.Finish();
   return report;
 }

@@ -5,6 +5,7 @@
 #include <iterator>
 #include <set>
 
+#include "base/hash.h"
 #include "commit/branches.h"
 #include "commit/names.h"
 #include "engine/export.h"
@@ -85,10 +86,12 @@ struct World {
   // Commit `i` on `branch`: two new people in one fragment; every third commit a company; every
   // seventh the deletion of the oldest person instead (so deletion vectors, and fragments whose
   // rows are all deleted, become garbage too).
-  void Commit(const std::string& branch, int i, Contents& state) {
+  void Commit(const std::string& branch, int i, Contents& state,
+              std::optional<Idempotency> key = {}) {
     Snapshot s = *graph->SnapshotOfBranch(branch);
     WriteRequest w;
     w.branch = branch;
+    w.idempotency = std::move(key);
     const std::string person = branch + "-p" + std::to_string(1000 + i);
     w.changes["node:Person"] = TableChange{
         TableChange::Op::kAppend, Rows(s, "node:Person", {person + "a", person + "b"}), {}};
@@ -550,6 +553,120 @@ TEST(GraphCleanupTest, DerivedObjectsAreRemovedWithTheirVersionAndKeptWithIt) {
       (*reader->SnapshotOfBranch("main")->Table("node:Person"))->ReadDerived("ids");
   ASSERT_TRUE(kept.ok()) << kept.status().ToString();
   EXPECT_EQ(**kept, "index of 6");
+}
+
+// Counts the calls that touch idempotency key objects (`/keys/` in the name or prefix).
+class KeyCallsStore final : public storage::ObjectStore {
+ public:
+  explicit KeyCallsStore(std::shared_ptr<storage::ObjectStore> inner) : inner_(std::move(inner)) {}
+  int gets = 0, lists = 0, deletes = 0, others = 0;
+
+  Result<storage::GetResult> Get(std::string_view n, std::optional<storage::ByteRange> r) override {
+    gets += IsKey(n);
+    return inner_->Get(n, r);
+  }
+  Result<storage::ObjectMeta> Head(std::string_view n) override {
+    others += IsKey(n);
+    return inner_->Head(n);
+  }
+  Result<storage::ListPage> List(const storage::ListOptions& o) override {
+    lists += IsKey(o.prefix);
+    return inner_->List(o);
+  }
+  Status Put(std::string_view n, std::string_view d) override {
+    others += IsKey(n);
+    return inner_->Put(n, d);
+  }
+  Result<bool> PutIfAbsent(std::string_view n, std::string_view d) override {
+    others += IsKey(n);
+    return inner_->PutIfAbsent(n, d);
+  }
+  Result<std::string> PutIfMatch(std::string_view n, std::string_view d,
+                                 std::string_view e) override {
+    others += IsKey(n);
+    return inner_->PutIfMatch(n, d, e);
+  }
+  Status Delete(std::string_view n) override {
+    deletes += IsKey(n);
+    return inner_->Delete(n);
+  }
+  std::string Describe() const override { return "key-calls"; }
+
+ private:
+  static int IsKey(std::string_view n) { return n.find("/keys/") != std::string_view::npos; }
+  std::shared_ptr<storage::ObjectStore> inner_;
+};
+
+// Key objects go with the records that name them (docs/design/idempotency.md "Retention"): a key
+// whose record retention reclaimed is removed, one whose record is retained stays and still
+// answers its retries, and so do a key fenced to a seq not yet published and a key younger than
+// the grace period. One LIST of the stream's keys, one GET per key past the grace period, one
+// DELETE per removed key.
+TEST(GraphCleanupTest, AKeyGoesWithItsReclaimedRecordAndStaysWithARetainedOne) {
+  World w;
+  auto key = [](const std::string& k) { return Idempotency{k, Sha256Hex(k), Json::object()}; };
+  for (int i = 1; i <= 30; ++i) {
+    w.Commit("main", i, w.current, i == 3 ? std::optional(key("old")) : std::nullopt);
+  }
+  // A write that fenced its key to the next seq and crashed before publishing.
+  const std::string in_flight = IdempotencyKeyName(commit::kMainKey, "in-flight");
+  ASSERT_TRUE(w.store
+                  ->Put(in_flight, Json{{"format", 1},
+                                        {"key", "in-flight"},
+                                        {"request_sha256", Sha256Hex("in-flight")},
+                                        {"seq", 36}}
+                                       .dump())
+                  .ok());
+  for (int i = 31; i <= 35; ++i) {
+    w.Commit("main", i, w.current, i == 34 ? std::optional(key("new")) : std::nullopt);
+  }
+  w.clock->Advance(2 * kHourMicros);  // Everything so far is older than the grace period.
+  // A key below the horizon written just now: younger than the grace period.
+  const std::string young = IdempotencyKeyName(commit::kMainKey, "young");
+  ASSERT_TRUE(w.store
+                  ->Put(young, Json{{"format", 1},
+                                    {"key", "young"},
+                                    {"request_sha256", Sha256Hex("young")},
+                                    {"seq", 2}}
+                                   .dump())
+                  .ok());
+
+  auto calls = std::make_shared<KeyCallsStore>(w.store);
+  storage::Runtime rt = w.MakeRuntime(9);
+  rt.store = calls;
+  std::unique_ptr<Graph> cleaner = std::move(*Graph::Open(rt));
+  CleanupOptions options;
+  options.keep = 10;  // Seqs 26..35 are retained; the record at 3 is not.
+  Result<GraphCleanupReport> report = cleaner->Cleanup(options);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  const std::string old_key = IdempotencyKeyName(commit::kMainKey, "old");
+  std::vector<std::string> keys_removed;
+  std::copy_if(report->removed.begin(), report->removed.end(), std::back_inserter(keys_removed),
+               [](const std::string& n) { return n.find("/keys/") != std::string::npos; });
+  EXPECT_EQ(keys_removed, std::vector<std::string>{old_key});
+  EXPECT_EQ(w.store->Head(old_key).status().kind(), Kind::kNotFound);
+  for (const std::string& kept : {IdempotencyKeyName(commit::kMainKey, "new"), in_flight, young}) {
+    EXPECT_TRUE(w.store->Head(kept).ok()) << kept;
+  }
+  EXPECT_EQ(calls->lists, 1);
+  EXPECT_EQ(calls->gets, 3) << "old, new and in-flight; the young key is not read";
+  EXPECT_EQ(calls->deletes, 1);
+  EXPECT_EQ(calls->others, 0);
+
+  // The retained key still answers its retry; the reclaimed one no longer does (a new write).
+  Result<std::optional<WriteResult>> replayed = w.graph->Replay("main", key("new"));
+  ASSERT_TRUE(replayed.ok()) << replayed.status().ToString();
+  ASSERT_TRUE(replayed->has_value());
+  EXPECT_EQ((*replayed)->seq, 34u);
+  Result<std::optional<WriteResult>> gone = w.graph->Replay("main", key("old"));
+  ASSERT_TRUE(gone.ok()) << gone.status().ToString();
+  EXPECT_FALSE(gone->has_value());
+
+  // A dry run reports without deleting; with nothing left to expire it reports nothing.
+  options.dry_run = true;
+  Result<GraphCleanupReport> again = cleaner->Cleanup(options);
+  ASSERT_TRUE(again.ok());
+  for (const std::string& n : again->removed) EXPECT_EQ(n.find("/keys/"), std::string::npos) << n;
 }
 
 TEST(GraphCleanupTest, CleanupNeedsKeepOrOlderThan) {

@@ -3,6 +3,8 @@
 
 #include <set>
 
+#include "base/yield.h"
+
 #include "table/row_gather.h"
 #include "table/table_manifest.h"
 
@@ -45,9 +47,19 @@ Result<WriteResult> CommitQueue::Submit(BatchEntry& entry, const PublishBatchFn&
   std::unique_lock lock(mu_);
   queue_.push_back(&entry);
   // Lead when the queue is idle and this entry is first; or be answered by a leader.
-  cv_.wait(lock, [&] {
+  auto ready = [&] {
     return entry.result.has_value() || (!busy_ && !queue_.empty() && queue_.front() == &entry);
-  });
+  };
+  if (Yielder* yielder = ThreadYielder()) {
+    // Under a deterministic scheduler the leader runs only when this thread gives up its turn.
+    while (!ready()) {
+      lock.unlock();
+      yielder->Yield();
+      lock.lock();
+    }
+  } else {
+    cv_.wait(lock, ready);
+  }
   if (entry.result) return *std::move(entry.result);
   busy_ = true;
   std::vector<BatchEntry*> batch;

@@ -56,6 +56,19 @@ class GatedStore final : public storage::ObjectStore {
   }
   Result<storage::ObjectMeta> Head(std::string_view n) override { return inner_->Head(n); }
   Status Put(std::string_view n, std::string_view d) override { return inner_->Put(n, d); }
+  // Makes the creates of record `name` in doubt: each returns Unknown without effect; the first
+  // bytes offered are kept and land, as a late request would, just before a create of the name
+  // with other bytes (or at LandInDoubt).
+  void ArmInDoubt(std::string name) {
+    std::lock_guard lock(mu_);
+    doubt_name_ = std::move(name);
+  }
+  void LandInDoubt() {
+    std::lock_guard lock(mu_);
+    if (doubt_bytes_) inner_->PutIfAbsent(doubt_name_, *doubt_bytes_).status().IgnoreError();
+    doubt_name_.clear();
+    doubt_bytes_.reset();
+  }
   Result<bool> PutIfAbsent(std::string_view n, std::string_view d) override {
     if (n.ends_with(".commit")) {
       std::unique_lock lock(mu_);
@@ -63,6 +76,15 @@ class GatedStore final : public storage::ObjectStore {
       cv_.notify_all();
       cv_.wait(lock, [&] { return open_; });
       --held_;
+      if (n == doubt_name_) {
+        if (!doubt_bytes_) doubt_bytes_ = std::string(d);
+        if (d == *doubt_bytes_)
+          return Status(Code::kUnknown, "the create timed out", std::string(n));
+        // Another request for the name: the kept one lands first.
+        inner_->PutIfAbsent(n, *doubt_bytes_).status().IgnoreError();
+        doubt_name_.clear();
+        doubt_bytes_.reset();
+      }
     }
     return inner_->PutIfAbsent(n, d);
   }
@@ -80,6 +102,8 @@ class GatedStore final : public storage::ObjectStore {
   std::condition_variable cv_;
   bool open_ = true;
   int held_ = 0;
+  std::string doubt_name_;
+  std::optional<std::string> doubt_bytes_;
 };
 
 class GroupCommitTest : public ::testing::Test {
@@ -187,6 +211,29 @@ TEST_F(GroupCommitTest, AFailingMemberGetsItsOwnErrorAndTheOthersCommit) {
   EXPECT_EQ(r[0]->commit, r[2]->commit);
   EXPECT_EQ(r[0]->commit_record->members.size(), 2u);
   EXPECT_EQ((*graph_->SnapshotOfBranch("main")->Table("edge:WorksAt"))->entity_count(), 0u);
+}
+
+// A batch whose record's publication is in doubt (it may still land) answers every member in
+// doubt; none is published again alone, which could put it in two records once the first request
+// lands.
+TEST_F(GroupCommitTest, ABatchWhoseRecordIsInDoubtAnswersEveryMemberInDoubt) {
+  MustRun("add_person", Person("ada", 30));
+  const uint64_t seq = Seq();
+  // seq + 1 is the record of Batch's first write; seq + 2 the batch's.
+  gate_->ArmInDoubt(commit::RecordName(commit::kMainKey, seq + 2));
+  std::vector<Result<MutationResult>> r = Batch({
+      [&] { return Run("add_person", Person("bob", 40)); },
+      [&] { return Run("add_person", Person("cy", 50)); },
+  });
+  for (const auto& one : r) {
+    ASSERT_FALSE(one.ok());
+    EXPECT_EQ(one.status().code(), Code::kPublicationInDoubt) << one.status().ToString();
+  }
+  // The request lands late: both members are in that one record, and nothing else was published.
+  gate_->LandInDoubt();
+  EXPECT_EQ(Seq(), seq + 2);
+  Snapshot head = *graph_->SnapshotOfBranch("main");
+  EXPECT_EQ((*head.Table("node:Person"))->entity_count(), 3u);
 }
 
 TEST_F(GroupCommitTest, AMemberValidatesAgainstTheEarlierMembers) {

@@ -3,6 +3,7 @@
 
 #include "base/hash.h"
 #include "commit/names.h"
+#include "commit/testing_hooks.h"
 
 namespace omnigraph::engine {
 
@@ -97,7 +98,11 @@ Result<std::optional<commit::Record>> KeyFence::Published() {
   if (!object) return std::optional<commit::Record>();
   created_ = true;  // Claim must not try to create it again.
   OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<commit::Record> record, RecordAt(object->seq));
-  if (record && RecordKeyMember(*record, idempotency_.key) != nullptr) return record;
+  // The planted bug (test only) never finds the record.
+  if (record && RecordKeyMember(*record, idempotency_.key) != nullptr &&
+      !commit::TestingHooks().key_fence_ignores_record) {
+    return record;
+  }
   return std::optional<commit::Record>();
 }
 
@@ -123,7 +128,9 @@ Result<FenceVerdict> KeyFence::Claim(uint64_t seq) {
                         ", below the head, but no record is there",
                     name_);
     }
-    if (RecordKeyMember(*record, idempotency_.key) != nullptr) {
+    // The planted bug (test only) skips this check.
+    if (RecordKeyMember(*record, idempotency_.key) != nullptr &&
+        !commit::TestingHooks().key_fence_ignores_record) {
       replayed_ = std::move(record);
       return FenceVerdict::kReplay;
     }

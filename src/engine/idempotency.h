@@ -27,9 +27,9 @@ namespace omnigraph::engine {
 inline constexpr size_t kIdempotencyKeyBytesMax = 255;
 // Compare-and-swap rounds on one key object before giving up with RetriesExhausted.
 inline constexpr int kKeyFenceRoundsMax = 16;
-// How long a client may rely on a key (docs/design/idempotency.md): cleanup may remove a key
-// object older than this, and a retry after it is then a new write.
-inline constexpr int64_t kIdempotencyHorizonMicros = 24LL * 3600 * 1'000'000;
+// A key object expires with the record it names: cleanup removes it once that record is below its
+// stream's retention horizon (docs/design/idempotency.md "Retention"); a retry after that is a
+// new write.
 
 // One write's key: the caller's key, the digest of the request it names (the same key with
 // another digest is IdempotencyConflict), and what the write reports, kept in the record so that

@@ -6,6 +6,7 @@
 #include "engine/change_sets.h"
 #include "engine/graph.h"
 #include "engine/validate.h"
+#include "engine/write_keyed.h"
 
 namespace omnigraph::engine {
 
@@ -30,6 +31,14 @@ WriteResult ReplayedWrite(commit::Record record, const Idempotency& idempotency)
   }
   out.record = std::move(record);
   return out;
+}
+
+Result<WriteResult> AnsweredByKey(std::optional<KeyFence>& fence, const WriteRequest& request,
+                                  const Status& failed) {
+  if (!fence) return failed;
+  Result<std::optional<commit::Record>> done = fence->Published();
+  if (!done.ok() || !*done) return failed;
+  return ReplayedWrite(std::move(**done), *request.idempotency);
 }
 
 Result<std::optional<WriteResult>> Graph::Replay(std::string_view branch,
@@ -91,10 +100,10 @@ Result<WriteResult> Graph::WriteFrom(const WriteRequest& request, Snapshot captu
     }
     // 3-4. Validate and stage against (stream, seq) of the captured head, while the gap guard
     // looks two seqs up (D21).
-    OMNIGRAPH_ASSIGN_OR_RETURN(commit::Prepared prepared,
-                               captured.stream_->Prepare(*base, [&](const commit::GraphState& b) {
-                                 return ValidateAndStage(b, request);
-                               }));
+    Result<commit::Prepared> staged = captured.stream_->Prepare(
+        *base, [&](const commit::GraphState& b) { return ValidateAndStage(b, request); });
+    if (!staged.ok()) return AnsweredByKey(fence, request, staged.status());
+    commit::Prepared prepared = *std::move(staged);
     // 5. Publish: one conditional create of seq + 1, which a key must be fenced to first.
     commit::PublishAttempt tried;
     OMNIGRAPH_ASSIGN_OR_RETURN(FenceVerdict verdict,

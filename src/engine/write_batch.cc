@@ -2,7 +2,9 @@
 // a batch of concurrent writes on one branch handle admitted in order, staged once, published as
 // one record.
 #include "commit/names.h"
+#include "commit/testing_hooks.h"
 #include "engine/graph.h"
+#include "engine/write_keyed.h"
 
 namespace omnigraph::engine {
 
@@ -11,6 +13,8 @@ struct Graph::Admitted {
   std::vector<size_t> members;
   std::vector<std::optional<KeyFence>> fences;
   WriteRequest combined;
+  // The planted bug group_commit_keeps_failed_member kept a failed member's rows in `combined`.
+  bool kept_failed = false;
 };
 
 void Graph::SetGroupCommit(GroupCommitOptions options) {
@@ -76,6 +80,17 @@ Status AdmitOne(const commit::GraphState& base, const WriteRequest& request,
   return Status::Ok();
 }
 
+// The planted bug group_commit_keeps_failed_member (test only; off, this does nothing): a
+// member that failed validation keeps its rows in the batch.
+void KeepFailedMember(const WriteRequest& r, std::map<std::string, TableChange>& combined,
+                      bool& kept) {
+  if (!commit::TestingHooks().group_commit_keeps_failed_member) return;
+  Result<std::map<std::string, TableChange>> merged = MergeChanges(combined, r.changes);
+  if (!merged.ok()) return;
+  combined = std::move(*merged);
+  kept = true;
+}
+
 }  // namespace
 
 Result<Graph::Admitted> Graph::AdmitMembers(const commit::GraphState& base,
@@ -94,6 +109,7 @@ Result<Graph::Admitted> Graph::AdmitMembers(const commit::GraphState& base,
     // The first member is validated as it is (its errors name its own rows); a later one
     // together with the members before it, against whose rows it may validate (an edge to a
     // node an earlier member inserts).
+    const bool admissible = s.ok();
     if (s.ok() && a.members.empty()) s = ValidateChanges(base, r);
     using Changes = std::map<std::string, TableChange>;
     Result<Changes> merged =
@@ -114,13 +130,14 @@ Result<Graph::Admitted> Graph::AdmitMembers(const commit::GraphState& base,
         merged = std::move(together.changes);
       }
     }
+    std::optional<KeyFence> fence;
+    if (r.idempotency) fence.emplace(*runtime_.store, base.stream, *r.idempotency);
     if (!merged.ok()) {
-      out[i] = merged.status();
+      if (admissible) KeepFailedMember(r, a.combined.changes, a.kept_failed);
+      out[i] = AnsweredByKey(fence, r, merged.status());
       continue;
     }
-    std::optional<KeyFence> fence;
     if (r.idempotency) {
-      fence.emplace(*runtime_.store, base.stream, *r.idempotency);
       Result<FenceVerdict> verdict = fence->Claim(base.seq + 1);
       if (!verdict.ok()) {
         out[i] = verdict.status();
@@ -172,10 +189,18 @@ void Graph::PublishAdmitted(const std::shared_ptr<commit::Stream>& stream,
   Result<commit::PublishAttempt> tried = prepared.ok()
                                              ? stream->TryPublish(base, *prepared, meta)
                                              : Result<commit::PublishAttempt>(prepared.status());
-  if (!tried.ok()) {
-    // Staging refused the combined rows (an append of an id the branch holds, say) or the
-    // store failed: each member then publishes alone, and gets its own answer.
+  if (!prepared.ok()) {
+    // Staging refused the combined rows (an append of an id the branch holds, say) or the store
+    // failed before anything was published: each member then publishes alone, and gets its own
+    // answer.
     for (size_t i : a.members) out[i] = WriteFrom(*batch[i]->request, *batch[i]->captured);
+    return;
+  }
+  if (!tried.ok()) {
+    // The record's publication failed or is in doubt (it may still land): that is every
+    // member's answer, as it would be a lone write's. Publishing them again alone could put a
+    // member in two records.
+    for (size_t i : a.members) out[i] = tried.status();
     return;
   }
   if (tried->won) {
@@ -213,7 +238,7 @@ std::vector<Result<WriteResult>> Graph::PublishBatch(std::span<BatchEntry* const
   for (int attempt = 1; base != nullptr; ++attempt) {
     Result<Admitted> admitted = AdmitMembers(*base, batch, out, solo);
     if (!admitted.ok() || admitted->members.empty()) break;
-    if (admitted->members.size() == 1) {
+    if (admitted->members.size() == 1 && !admitted->kept_failed) {
       // Alone after all: the ordinary write path from this head (its key, if any, is fenced
       // here already).
       const size_t i = admitted->members[0];

@@ -19,32 +19,17 @@
 #include "schema/identity.h"
 #include "schema/keys.h"
 #include "table/table_store.h"
+#include "testing/sim_graph.h"
 #include "testing/sim_model.h"
 
 namespace omnigraph::testing {
-
-namespace {
 
 using engine::Graph;
 using engine::TableChange;
 using engine::WriteRequest;
 using engine::WriteResult;
 
-constexpr const char* kItems = "node:Item";
-constexpr const char* kNotes = "node:Note";
-constexpr const char* kLinks = "edge:Link";
-
-// The schema's types, built from the source without touching the store (ids are minted in source
-// order, so they are the ones Graph::Init registered).
-struct SimTypes {
-  std::shared_ptr<const schema::Catalog> catalog;
-  const schema::TypeDef* item = nullptr;
-  const schema::TypeDef* note = nullptr;
-  const schema::TypeDef* link = nullptr;
-  uint32_t name_field = 0;
-  uint32_t tag_field = 0;
-  uint32_t text_field = 0;
-};
+namespace {
 
 uint32_t FieldOf(const schema::TypeDef& type, std::string_view property) {
   for (const schema::PropertyDef& p : type.properties) {
@@ -53,6 +38,8 @@ uint32_t FieldOf(const schema::TypeDef& type, std::string_view property) {
   OMNIGRAPH_CHECK_MSG(false, "no property " + std::string(property));
   return 0;
 }
+
+}  // namespace
 
 SimTypes BuildTypes() {
   Result<schema::SchemaIr> ir = schema::AcceptInitial(kSimGraphSchema);
@@ -77,6 +64,8 @@ std::string ItemId(const SimTypes& t, const std::string& name) {
   OMNIGRAPH_CHECK_MSG(id.ok(), id.status().ToString());
   return *id;
 }
+
+namespace {
 
 std::optional<std::string> StringOrNull(const table::Column* c, uint64_t row) {
   if (c == nullptr || c->IsNull(row)) return std::nullopt;
@@ -180,14 +169,7 @@ std::string Diff(const char* what, const std::vector<std::string>& got,
   return std::string(" ") + what + ": engine" + Join(got) + "; model" + Join(want) + ".";
 }
 
-// What a writer read of the head before a write that needs existing rows.
-struct HeadView {
-  // What a strict write is planned on.
-  std::optional<engine::Snapshot> snapshot;
-  std::vector<std::pair<std::string, std::string>> items;  // (id, name)
-  std::vector<std::string> notes;
-  std::vector<GraphLink> links;
-};
+}  // namespace
 
 Result<HeadView> ReadHead(Graph& graph, const SimTypes& t, const std::string& branch) {
   OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot s, graph.SnapshotOfBranch(branch));
@@ -240,6 +222,13 @@ Result<table::ColumnBatch> LinkRows(const SimTypes& t, const GraphLink& l) {
   std::vector<std::optional<schema::Value>> values(t.link->properties.size());
   OMNIGRAPH_RETURN_IF_ERROR(b.Append(l.id, l.src, l.dst, values));
   return b.Finish();
+}
+
+Json EffectCounts(const GraphEffect& e) {
+  const uint64_t nodes = e.add_items.size() + e.add_notes.size() + e.del_items.size() +
+                         e.del_notes.size() + e.set_tags.size();
+  const uint64_t edges = e.add_links.size() + e.del_links.size();
+  return Json{{"affected_nodes", nodes}, {"affected_edges", edges}};
 }
 
 // Builds one write of kind `roll` (0-99) and records its meaning in `op`. A write that needs
@@ -324,6 +313,8 @@ Result<WriteRequest> BuildWrite(Graph& graph, const SimTypes& t, uint64_t roll, 
   op.effect.del_notes.push_back(note_id);
   return w;
 }
+
+namespace {
 
 std::string OutcomeCode(const Status& s) { return s.ok() ? "ok" : std::string(CodeName(s.code())); }
 
@@ -496,6 +487,15 @@ class GraphOracle {
     return true;
   }
 
+  // The operations a record carries, in order: a group commit's members by their actors, else
+  // the record's own actor.
+  static std::vector<std::string> OpsOf(const commit::Record& r) {
+    if (r.members.empty()) return {r.actor.value_or("")};
+    std::vector<std::string> out;
+    for (const commit::BatchMember& m : r.members) out.push_back(m.actor.value_or(""));
+    return out;
+  }
+
   static std::string Where(const commit::Record& r) {
     return r.branch.value_or("?") + "@" + std::to_string(r.seq) + " (stream " + r.stream + ")";
   }
@@ -506,12 +506,14 @@ class GraphOracle {
     for (const auto& [key, s] : streams_) {
       for (const auto& [seq, r] : s.records) {
         if (r.kind != commit::RecordKind::kCommit || (seq == 0 && !s.meta.parent_stream)) continue;
-        const std::string actor = r.actor.value_or("");
-        if (!ops_.count(actor)) {
-          Fail("record " + Where(r) + " carries unknown operation '" + actor + "'");
-          continue;
+        for (const std::string& actor : OpsOf(r)) {
+          if (!ops_.count(actor)) {
+            Fail("record " + Where(r) + " carries unknown operation '" + actor + "'");
+            continue;
+          }
+          landed_[actor].push_back(&r);
         }
-        landed_[actor].push_back(&r);
+        if (!r.members.empty()) CheckMemberCounts(r);
       }
     }
     for (const GraphOpEntry& op : model_.graph_ops) {
@@ -546,6 +548,35 @@ class GraphOracle {
     }
   }
 
+  // A group commit's record: each member's own counts are what its operation did, and together
+  // they are what the record's change set attributes to node and edge tables.
+  void CheckMemberCounts(const commit::Record& r) {
+    uint64_t nodes = 0, edges = 0;
+    for (const commit::BatchMember& m : r.members) {
+      auto op = ops_.find(m.actor.value_or(""));
+      if (op == ops_.end()) continue;
+      const Json want = EffectCounts(op->second->effect);
+      if (m.counts != want) {
+        Fail("record " + Where(r) + " gives member " + op->first + " the counts " +
+             m.counts.dump() + ", but its write did " + want.dump());
+      }
+      nodes += m.counts.value("affected_nodes", uint64_t{0});
+      edges += m.counts.value("affected_edges", uint64_t{0});
+    }
+    if (!r.change_set) return;  // The change-set oracle reports it.
+    uint64_t set_nodes = 0, set_edges = 0;
+    for (const commit::TableChangeSet& t : r.change_set->tables) {
+      const uint64_t n = t.inserted_count + t.updated_count + t.deleted_count;
+      (t.table_key == kLinks ? set_edges : set_nodes) += n;
+    }
+    if (nodes != set_nodes || edges != set_edges) {
+      Fail("record " + Where(r) + " of " + std::to_string(r.members.size()) +
+           " members: their counts sum to " + std::to_string(nodes) + " nodes and " +
+           std::to_string(edges) + " edges, its change set to " + std::to_string(set_nodes) +
+           " and " + std::to_string(set_edges));
+    }
+  }
+
   // The model's fold and the engine's tables of one stream life, its parent's first: a branch
   // starts from its parent's at the fork seq.
   void Fold(const std::string& key) {
@@ -567,8 +598,11 @@ class GraphOracle {
     for (const auto& [seq, r] : s.records) {
       const std::string where = Where(r);
       if (r.kind != commit::RecordKind::kCommit) continue;  // A retire record ends the life.
-      auto op = ops_.find(r.actor.value_or(""));
-      if (op != ops_.end()) fold.Apply(op->second->effect);
+      const std::vector<std::string> carried = OpsOf(r);
+      for (const std::string& id : carried) {
+        auto op = ops_.find(id);
+        if (op != ops_.end()) fold.Apply(op->second->effect);
+      }
       s.folds[seq] = fold;
       for (const commit::Pin& p : r.pins) {
         ++counts_.pins_opened;
@@ -627,9 +661,9 @@ class GraphOracle {
         } else if (written->second->outcome == OpOutcome::kFailed) {
           Fail(id + " (" + written->second->kind + ") failed with " + written->second->status +
                " but shows in the data at " + where);
-        } else if (r.actor.value_or("") != id) {
-          Fail(id + " first shows in the data at " + where + ", a record of " +
-               r.actor.value_or("") + "; its own record is elsewhere");
+        } else if (std::find(carried.begin(), carried.end(), id) == carried.end()) {
+          Fail(id + " first shows in the data at " + where + ", a record of " + carried[0] +
+               "; its own record is elsewhere");
         } else if (written->second->outcome == OpOutcome::kAcked && written->second->seq != seq) {
           Fail("acknowledged " + id + " at " + std::to_string(written->second->seq) +
                " first shows in the data at " + where);

@@ -107,12 +107,43 @@ struct GraphOpEntry {
   uint64_t seq = 0;
 };
 
+// idempotency: one answer a keyed writer got for one attempt of its write.
+struct KeyedAnswer {
+  std::string commit_id;
+  uint64_t seq = 0;
+  bool replayed = false;
+  Json outcome;
+  // The writer dropped it (a lost acknowledgement) and retried.
+  bool dropped = false;
+};
+
+// idempotency: one keyed write, retried with the same key and request until a definite answer.
+struct KeyedOp {
+  size_t graph_op = 0;  // Its entry in SimModel::graph_ops.
+  int attempts = 0;
+  uint64_t roll = 0;
+  uint64_t pick = 0;
+  // A keyed update: the item it retags (chosen on the first attempt, so every retry is the same
+  // request).
+  std::string item_id;
+  std::string item_name;
+  std::vector<KeyedAnswer> answers;
+  // The last attempt failed definitely (not in doubt, not a crash).
+  bool definite_failure = false;
+  std::string final_status;
+};
+
 struct SimModel {
   std::vector<OpEntry> ops;
   std::vector<GraphOpEntry> graph_ops;
   // graph_writes: the Graph each writer's last incarnation ended with, by actor name. After the
   // run each must still be able to write to every live branch (a liveness oracle).
   std::map<std::string, std::shared_ptr<engine::Graph>> graphs;
+  // group_commit, idempotency: the Graph the writers share (one server process, whose commit
+  // queue batches their writes); reset when an actor crashed while using it.
+  std::shared_ptr<engine::Graph> server;
+  // idempotency: every keyed write, by key.
+  std::map<std::string, KeyedOp> keyed;
   std::vector<commit::RetentionPlan> plans;
   SimDamage damage;
   std::vector<SimRead> reads;
@@ -168,6 +199,23 @@ void CheckInDoubt(ActorContext& ctx, const Status& status, SimModel& model);
 ActorBody GraphWriter(SimModel& model, std::vector<std::string> branches, int ops);
 // A graph_writes branch admin: creates (from main) and deletes `branch` through its own Graph.
 ActorBody GraphBranchAdmin(std::string branch, int ops);
+
+// group_commit (sim_group.cc): `ops` writes to main through the shared server Graph, planned on
+// the writer's own reads: inserts, links, strict updates and deletes, writes that fail validation
+// (a link to a missing item, an item that exists) and writes with an expected head.
+ActorBody GroupWriter(SimModel& model, int ops);
+// idempotency (sim_group.cc): `ops` keyed writes, each retried with the same key and request after
+// an answer in doubt, a crash or a dropped acknowledgement, through the server Graph or a fresh
+// one of its own (another process).
+ActorBody KeyedWriter(SimModel& model, int ops);
+// idempotency, the exactly-once oracle: at most one record names each key; an acknowledged
+// write's record is the one every answer named, and a replayed answer reports the first write's
+// counts; a definitely failed write's key is in no record.
+void CheckKeyedOracles(SimWorld& world, const SimModel& model, std::vector<std::string>& v);
+
+// Records of more than one member, members with an idempotency key, and replayed answers.
+void CountBatches(SimWorld& world, const SimModel& model, int& batches, int& keyed_members,
+                  int& replays);
 
 // The schema of the graph_writes scenario.
 inline constexpr const char* kSimGraphSchema = R"(

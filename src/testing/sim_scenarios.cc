@@ -320,10 +320,22 @@ Status AddActors(std::string_view scenario, Random& shape, SimWorld& world, SimM
       world.AddActor("w" + std::to_string(i), GraphWriter(model, {"main", "main", "main", "b1"},
                                                           static_cast<int>(shape.Range(3, 6))));
     }
+  } else if (scenario == "group_commit") {
+    const int writers = static_cast<int>(shape.Range(3, 6));
+    for (int i = 0; i < writers; ++i) {
+      world.AddActor("g" + std::to_string(i),
+                     GroupWriter(model, static_cast<int>(shape.Range(3, 6))));
+    }
+  } else if (scenario == "idempotency") {
+    const int writers = static_cast<int>(shape.Range(2, 4));
+    for (int i = 0; i < writers; ++i) {
+      world.AddActor("k" + std::to_string(i),
+                     KeyedWriter(model, static_cast<int>(shape.Range(2, 5))));
+    }
   } else {
-    return InvalidArgument(
-        "unknown scenario '" + std::string(scenario) +
-        "' (publishers, branches, maintenance, graph_writes, damage, merges or all)");
+    return InvalidArgument("unknown scenario '" + std::string(scenario) +
+                           "' (publishers, branches, maintenance, graph_writes, damage, merges, "
+                           "group_commit, idempotency or all)");
   }
   return Status::Ok();
 }
@@ -359,7 +371,8 @@ commit::StreamOptions SimStreamOptions() {
 }
 
 std::vector<std::string> SimScenarioNames() {
-  return {"publishers", "branches", "maintenance", "graph_writes", "damage", "merges"};
+  return {"publishers", "branches", "maintenance",  "graph_writes",
+          "damage",     "merges",   "group_commit", "idempotency"};
 }
 
 std::string SimRunResult::Summary() const {
@@ -368,14 +381,15 @@ std::string SimRunResult::Summary() const {
       buf, sizeof(buf),
       "%s seed=%llu %s trace=%016llx steps=%llu faults=%llu landed=%llu crashes=%llu "
       "chaos=%llu ops(acked=%d failed=%d in_doubt=%d crashed=%d) streams=%d "
-      "records=%d plans=%d graph_seqs=%d pins=%d change_sets=%d [%s]",
+      "records=%d plans=%d graph_seqs=%d pins=%d change_sets=%d batches=%d keyed=%d "
+      "replays=%d [%s]",
       scenario.c_str(), static_cast<unsigned long long>(seed), passed ? "PASS" : "FAIL",
       static_cast<unsigned long long>(trace_hash), static_cast<unsigned long long>(stats.steps),
       static_cast<unsigned long long>(stats.faults),
       static_cast<unsigned long long>(stats.deferred_landed),
       static_cast<unsigned long long>(stats.crashes), static_cast<unsigned long long>(stats.chaos),
       ops_acked, ops_failed, ops_in_doubt, ops_crashed, streams, records, plans_checked, graph_seqs,
-      pins_opened, change_sets, faults.ToString().c_str());
+      pins_opened, change_sets, batches, keyed_members, replays, faults.ToString().c_str());
   std::string out = buf;
   for (const auto& [outcome, n] : outcome_counts) out += " " + outcome + "=" + std::to_string(n);
   return out;
@@ -419,7 +433,8 @@ Result<SimRunResult> RunSimulation(std::string_view scenario, uint64_t seed,
   SimWorld world(seed, out.faults);
   SimModel model;
   OMNIGRAPH_RETURN_IF_ERROR(AddActors(scenario, shape, world, model));
-  const bool graph = scenario == "graph_writes";
+  const bool graph =
+      scenario == "graph_writes" || scenario == "group_commit" || scenario == "idempotency";
   if (graph) {
     // A real graph: stamp, schema archive, empty tables, main stream.
     Result<std::unique_ptr<engine::Graph>> init =
@@ -458,6 +473,8 @@ Result<SimRunResult> RunSimulation(std::string_view scenario, uint64_t seed,
   out.violations.insert(out.violations.end(), model.violations.begin(), model.violations.end());
   OracleCounts counts = CheckOracles(world, model, out.violations);
   if (graph) CheckGraphOracles(world, model, out.violations, counts);
+  if (scenario == "idempotency") CheckKeyedOracles(world, model, out.violations);
+  if (graph) CountBatches(world, model, out.batches, out.keyed_members, out.replays);
   if (damage) CheckReadsAfterRestore(world, model, out.violations);
   out.graph_seqs = counts.graph_seqs;
   out.pins_opened = counts.pins_opened;
@@ -481,7 +498,9 @@ std::vector<PlantedBug> AllPlantedBugs() {
           PlantedBug::kChangeSetUpsertsAsInserts,
           PlantedBug::kMergeBaseFirstParentOnly,
           PlantedBug::kMergeSourceWins,
-          PlantedBug::kMergeAdoptsSourceTable};
+          PlantedBug::kMergeAdoptsSourceTable,
+          PlantedBug::kGroupCommitKeepsFailedMember,
+          PlantedBug::kKeyFenceIgnoresRecord};
 }
 
 std::string_view PlantedBugName(PlantedBug bug) {
@@ -496,6 +515,8 @@ std::string_view PlantedBugName(PlantedBug bug) {
     case PlantedBug::kMergeBaseFirstParentOnly: return "merge-base-first-parent";
     case PlantedBug::kMergeSourceWins: return "merge-source-wins";
     case PlantedBug::kMergeAdoptsSourceTable: return "merge-adopts-source-table";
+    case PlantedBug::kGroupCommitKeepsFailedMember: return "group-commit-keeps-failed-member";
+    case PlantedBug::kKeyFenceIgnoresRecord: return "key-fence-ignores-record";
   }
   return "none";
 }
@@ -508,7 +529,8 @@ Result<PlantedBug> ParsePlantedBug(std::string_view name) {
   return InvalidArgument("unknown planted bug '" + std::string(name) +
                          "' (skip-readback, absent-is-no-effect, unvalidated-checkpoint, "
                          "retention-record-pins, gap-is-end, change-set-upserts-as-inserts, "
-                         "merge-base-first-parent, merge-source-wins, merge-adopts-source-table)");
+                         "merge-base-first-parent, merge-source-wins, merge-adopts-source-table, "
+                         "group-commit-keeps-failed-member, key-fence-ignores-record)");
 }
 
 PlantedBugScope::PlantedBugScope(PlantedBug bug) {
@@ -523,6 +545,8 @@ PlantedBugScope::PlantedBugScope(PlantedBug bug) {
   hooks.merge_base_first_parent_only = bug == PlantedBug::kMergeBaseFirstParentOnly;
   hooks.merge_source_wins = bug == PlantedBug::kMergeSourceWins;
   hooks.merge_adopts_source_table = bug == PlantedBug::kMergeAdoptsSourceTable;
+  hooks.group_commit_keeps_failed_member = bug == PlantedBug::kGroupCommitKeepsFailedMember;
+  hooks.key_fence_ignores_record = bug == PlantedBug::kKeyFenceIgnoresRecord;
 }
 
 PlantedBugScope::~PlantedBugScope() { commit::TestingHooks().Reset(); }

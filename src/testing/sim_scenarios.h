@@ -50,6 +50,11 @@ struct SimRunResult {
   int graph_seqs = 0;
   int pins_opened = 0;
   int change_sets = 0;
+  // group_commit, idempotency: records of more than one member, members with an idempotency key,
+  // and answers replayed from a key's first record.
+  int batches = 0;
+  int keyed_members = 0;
+  int replays = 0;
   // merges: how many merges ended in each outcome (already_up_to_date, fast_forward, ...).
   std::map<std::string, int> outcome_counts;
   std::vector<std::string> trace_tail;
@@ -77,6 +82,8 @@ enum class PlantedBug {
   kMergeBaseFirstParentOnly,
   kMergeSourceWins,
   kMergeAdoptsSourceTable,
+  kGroupCommitKeepsFailedMember,
+  kKeyFenceIgnoresRecord,
 };
 std::vector<PlantedBug> AllPlantedBugs();
 std::string_view PlantedBugName(PlantedBug bug);

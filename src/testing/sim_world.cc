@@ -197,6 +197,17 @@ class SimStore final : public storage::ObjectStore {
   std::shared_ptr<storage::MemoryStore> inner_;
 };
 
+// The Yielder of one actor thread: a wait gives the turn back to the scheduler.
+class ActorYielder final : public Yielder {
+ public:
+  ActorYielder(SimWorld& world, ActorContext& ctx) : world_(world), ctx_(ctx) {}
+  void Yield() override { world_.Park(ctx_); }
+
+ private:
+  SimWorld& world_;
+  ActorContext& ctx_;
+};
+
 SimWorld::SimWorld(uint64_t seed, FaultProfile faults)
     : seed_(seed), faults_(faults), random_(seed), clock_(std::make_shared<ManualClock>()) {
   backing_ = std::make_shared<storage::MemoryStore>("sim", clock_.get());
@@ -250,6 +261,8 @@ void SimWorld::ActorMain(int id) {
   ActorContext& ctx = *actors_[id].ctx;
   tls_world = this;
   tls_actor = &ctx;
+  ActorYielder yielder(*this, ctx);
+  SetThreadYielder(&yielder);
   {
     std::unique_lock lock(mu_);
     cv_.wait(lock, [&] { return turn_ == id; });
@@ -260,6 +273,7 @@ void SimWorld::ActorMain(int id) {
     Trace("restart " + ctx.name_);
     NewIncarnation(ctx);
   }
+  SetThreadYielder(nullptr);
   std::lock_guard lock(mu_);
   actors_[id].done = true;
   turn_ = -1;
@@ -312,6 +326,16 @@ SimWorld::Fault SimWorld::Enter(ActorContext& ctx, bool mutating, std::string_vi
   }
   if (f != Fault::kNone) ++stats_.faults;
   return f;
+}
+
+void SimWorld::Park(ActorContext& ctx) {
+  {
+    std::unique_lock lock(mu_);
+    turn_ = -1;
+    cv_.notify_all();
+    cv_.wait(lock, [&] { return turn_ == ctx.id_; });
+  }
+  Trace(ctx.name_ + " waits");
 }
 
 void SimWorld::Defer(std::string what, std::function<void()> apply) {

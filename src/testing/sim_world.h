@@ -17,6 +17,10 @@
 // fails at once without touching the store, so the actor's code unwinds. The world then starts a
 // fresh incarnation of the actor, which must reopen everything (its body is called again).
 //
+// Waiting: an actor that waits for another (a member of a group commit waiting for its leader)
+// yields its turn through the Yielder the world installs on every actor thread; it stays
+// runnable and checks again each time it is picked.
+//
 // Thread-safety: the public methods other than the ActorContext ones are called by the thread
 // that owns the world. Store calls from threads that are not actors (setup, oracles, chaos) go
 // straight to the backing store with no faults.
@@ -35,6 +39,7 @@
 #include "base/clock.h"
 #include "base/executor.h"
 #include "base/random.h"
+#include "base/yield.h"
 #include "storage/memory_store.h"
 #include "storage/uri.h"
 
@@ -156,6 +161,7 @@ class SimWorld {
 
  private:
   friend class SimStore;
+  friend class ActorYielder;
   struct Actor {
     ActorBody body;
     std::unique_ptr<ActorContext> ctx;
@@ -172,6 +178,8 @@ class SimWorld {
   void NewIncarnation(ActorContext& ctx);
   // Called by an actor thread before a store call: parks until picked. Returns the fault.
   Fault Enter(ActorContext& ctx, bool mutating, std::string_view op, std::string_view name);
+  // Gives up the turn of a waiting actor (base/yield.h) until the scheduler picks it.
+  void Park(ActorContext& ctx);
   void Defer(std::string what, std::function<void()> apply);
   void LandOne(size_t index);
   // The context of the calling thread when it is one of this world's actors, else null.

@@ -18,6 +18,11 @@ namespace {
 // five-minute budget under asan on a two-core machine (a graph_writes run costs about twice a
 // publishers run; docs/design/simulation.md has the measurement). OMNIGRAPH_SIM_SEEDS overrides
 // every scenario's count.
+// group_commit and idempotency: their seed counts keep the two within about a minute under asan
+// (docs/design/simulation.md has the measurement).
+constexpr uint64_t kGroupCommitSeeds = 80;
+constexpr uint64_t kIdempotencySeeds = 80;
+
 uint64_t SeedsPerScenario(const std::string& scenario) {
   if (const char* env = std::getenv("OMNIGRAPH_SIM_SEEDS")) return std::strtoull(env, nullptr, 10);
   if (scenario == "publishers") return 700;
@@ -26,6 +31,8 @@ uint64_t SeedsPerScenario(const std::string& scenario) {
   if (scenario == "graph_writes") return 600;
   if (scenario == "damage") return 500;
   if (scenario == "merges") return 1000;
+  if (scenario == "group_commit") return kGroupCommitSeeds;
+  if (scenario == "idempotency") return kIdempotencySeeds;
   ADD_FAILURE() << "no CI seed budget for scenario " << scenario;
   return 0;
 }
@@ -61,6 +68,29 @@ TEST(SimTest, RetentionAndRepairDuringPublicationKeepWhatCommitsNeed) { RunSeeds
 TEST(SimTest, GraphWritesMatchAnIndependentModelOfTheGraph) { RunSeeds("graph_writes"); }
 TEST(SimTest, OperatorDamageIsReportedNeverRolledBackOrForked) { RunSeeds("damage"); }
 TEST(SimTest, MergesMatchAnIndependentModelOfThreeWayMerge) { RunSeeds("merges"); }
+TEST(SimTest, GroupCommitPutsEachAcknowledgedMemberInOneRecordAndNoFailedOne) {
+  RunSeeds("group_commit");
+}
+TEST(SimTest, RetriedKeyedWritesLandExactlyOnceAcrossProcesses) { RunSeeds("idempotency"); }
+
+// The scenarios really batch: across the CI seeds, group commit publishes records of several
+// members, some with a member that carries an idempotency key, and keyed writes are retried and
+// answered from their first record.
+TEST(SimTest, GroupCommitScenariosExerciseBatchesAndReplays) {
+  int batches = 0, keyed_members = 0, replays = 0;
+  for (const std::string scenario : {"group_commit", "idempotency"}) {
+    for (uint64_t seed = 1; seed <= 10; ++seed) {
+      Result<SimRunResult> run = RunSimulation(scenario, seed);
+      ASSERT_TRUE(run.ok());
+      batches += run->batches;
+      keyed_members += run->keyed_members;
+      replays += run->replays;
+    }
+  }
+  EXPECT_GT(batches, 0);
+  EXPECT_GT(keyed_members, 0);
+  EXPECT_GT(replays, 0);
+}
 
 TEST(SimTest, ReplayedSeedReproducesItsRunExactly) {
   for (const std::string& scenario : SimScenarioNames()) {
@@ -234,6 +264,12 @@ TEST(SimPlantedBugTest, AMergeWhereTheSourceWinsEveryConflictIsCaught) {
 }
 TEST(SimPlantedBugTest, AMergeAdoptingTheSourcesVersionOfATableBothChangedIsCaught) {
   ExpectCaught(PlantedBug::kMergeAdoptsSourceTable);
+}
+TEST(SimPlantedBugTest, AGroupCommitKeepingAFailedMembersRowsIsCaught) {
+  ExpectCaught(PlantedBug::kGroupCommitKeepsFailedMember);
+}
+TEST(SimPlantedBugTest, AKeyFenceThatNeverFindsItsRecordIsCaught) {
+  ExpectCaught(PlantedBug::kKeyFenceIgnoresRecord);
 }
 
 }  // namespace
