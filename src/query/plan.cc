@@ -173,6 +173,7 @@ class ReadPlanner {
   void AddFilterStep(ScopeBuild& s);
   Status PlanOutput(const std::set<std::string>& bound);
   Status PlanAggregateOutput(const std::vector<std::string>& ties);
+  void FuseAdjacencyCount();
   // A NearestStep for every `nearest` order key, before the order that uses it.
   Status PlanNearest();
   // A Bm25Step for every `bm25` order key, before the order (or the aggregate).
@@ -498,6 +499,42 @@ Status ReadPlanner::PlanAggregateOutput(const std::vector<std::string>& ties) {
   return Status::Ok();
 }
 
+// A count of traversal rows from the adjacency alone (AggregateStep::adjacency): the match is
+// a cross join of one all-rows variable `$a` and one single-hop traversal from it over one edge
+// type that binds every row of `$b`; the aggregate groups by `$b` alone and only counts `$a`.
+void ReadPlanner::FuseAdjacencyCount() {
+  if (plan_.scopes.size() != 1 || plan_.output.empty()) return;
+  ScopePlan& scope = plan_.scopes[0];
+  auto* agg = std::get_if<AggregateStep>(&plan_.output[0]);
+  if (agg == nullptr || agg->by.size() != 1 || scope.steps.size() != 2 ||
+      scope.access.size() != 2) {
+    return;
+  }
+  const auto* join = std::get_if<CrossJoinStep>(&scope.steps[0]);
+  const auto* reach = std::get_if<ReachStep>(&scope.steps[1]);
+  if (join == nullptr || reach == nullptr || join->vars.size() != 1 || !join->filters.empty()) {
+    return;
+  }
+  const TraversalEnds& ends = reach->ends;
+  const std::string& a = join->vars[0];
+  if (ends.start != a || ends.other != agg->by[0] || !ends.bind_other ||
+      ends.direction == Direction::kBoth || reach->min_hops != 1 || reach->max_hops != 1 ||
+      ends.traversal->edges.size() != 1) {
+    return;
+  }
+  for (const NodeAccess& access : scope.access) {
+    if (access.method != AccessMethod::kAll || !access.conds.empty()) return;
+  }
+  for (const AggregateColumn& c : agg->columns) {
+    if (c.aggregate && (c.func != AggFunc::kCount || c.expr->kind != ExprKind::kVariable ||
+                        c.expr->var.text != a)) {
+      return;
+    }
+  }
+  agg->adjacency = ends;
+  scope.steps.clear();
+}
+
 Status ReadPlanner::PlanOutput(const std::set<std::string>& bound) {
   const QueryDecl& decl = *q_.decl;
   // The tie-break of the total order: every named variable, by name.
@@ -553,6 +590,7 @@ Result<Plan> ReadPlanner::Run() {
   // The top-level match always runs: its failure is the query's.
   if (!plan_.scopes[0].failure.ok()) return plan_.scopes[0].failure;
   OMNIGRAPH_RETURN_IF_ERROR(PlanOutput(bound));
+  FuseAdjacencyCount();
   return std::move(plan_);
 }
 

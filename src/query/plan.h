@@ -216,9 +216,15 @@ struct AggregateColumn {
 // in ascending order of the smallest tuple of `by` ids among their rows — the tie-break after
 // grouping (an aggregated-away variable takes no part). An all-aggregate query over no rows
 // gives one row.
+//
+// `adjacency`: the whole match was one all-rows start `$a` and one single-hop traversal binding
+// every row of `$b`, `by` is [$b] and every aggregate counts `$a`: the counts are the number of
+// distinct `$a` neighbours of each `$b` in the adjacency, and no frame row is made (the planner
+// removes the match's steps; docs/design/query-execution.md).
 struct AggregateStep {
   std::vector<AggregateColumn> columns;
   std::vector<std::string> by;
+  std::optional<TraversalEnds> adjacency;
 };
 
 // Orders the result rows of an aggregate by result columns, ties in group order. With `limit`,

@@ -216,7 +216,9 @@ class Renderer {
     }
     auto text = [](const Projection* p) { return ProjectionText(*p); };
     Line(0, "aggregate by " + Vars(s.by) + " group " + List(keys, text) + " compute " +
-                List(aggregates, text));
+                List(aggregates, text) +
+                (s.adjacency ? " counting " + EndsText(*s.adjacency, "") + " from the adjacency"
+                             : ""));
   }
   void Output(const SortColumnsStep& s) {
     std::vector<std::string> keys;

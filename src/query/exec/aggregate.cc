@@ -209,10 +209,58 @@ std::vector<ResultGroup> MergeByKeys(const ExecContext& ctx, const Frame& frame,
   return out;
 }
 
+// The rows of a fused count (AggregateStep::adjacency), straight from the adjacency: for each
+// `$b` with a neighbour, the number of distinct `$a` neighbours (what the single-hop search from
+// every `$a` would have emitted: parallel edges reach a node once, a self-loop reaches its own
+// start). `frame` gets the one `$b` slot, a row per such `$b` in ascending order, and `groups`
+// one entity group per row, every aggregate column at that count. The traversal work charged is
+// what the search would have charged: a unit per start, per edge examined and per row emitted.
+Status CountFromAdjacency(ExecContext& ctx, const AggregateStep& step, Frame& frame,
+                          EntityGroups& groups) {
+  const TraversalEnds& ends = *step.adjacency;
+  OMNIGRAPH_ASSIGN_OR_RETURN(const Adjacency* adj, ctx.Adj(*ends.traversal->edge));
+  OMNIGRAPH_ASSIGN_OR_RETURN(const TableImage* other, ctx.Image(*ends.other_type));
+  // Walking `out` from every $a, $b's neighbours are its `in` list, and the reverse.
+  const Csr& back = ends.direction == Direction::kOut ? adj->in : adj->out;
+  const Csr& forth = ends.direction == Direction::kOut ? adj->out : adj->in;
+  const uint32_t starts = static_cast<uint32_t>(forth.offsets.size() - 1);
+  const uint32_t others = static_cast<uint32_t>(back.offsets.size() - 1);
+  if (others != other->size()) return Internal("adjacency and image sizes differ");
+  size_t n_agg = 0;
+  for (const AggregateColumn& c : step.columns) n_agg += c.aggregate ? 1 : 0;
+  std::vector<uint32_t> seen(starts, UINT32_MAX);
+  std::vector<uint32_t> rows;
+  uint64_t emitted = 0;
+  for (uint32_t b = 0; b < others; ++b) {
+    int64_t count = 0;
+    for (uint32_t a : back.Targets(b)) {
+      if (seen[a] != b) {
+        seen[a] = b;
+        ++count;
+      }
+    }
+    if (count == 0) continue;
+    emitted += static_cast<uint64_t>(count);
+    const uint32_t g = groups.Add({b}, static_cast<uint32_t>(rows.size()), n_agg);
+    for (Partial& p : groups.partials[g]) p.count = count;
+    rows.push_back(b);
+  }
+  OMNIGRAPH_RETURN_IF_ERROR(ctx.ChargeTraversal(starts + forth.targets.size() + emitted));
+  frame.slots.push_back(Slot{ends.other, SlotKind::kNode, ends.other_type, other});
+  frame.rows = rows.size();
+  frame.cols.push_back(std::move(rows));
+  return Status::Ok();
+}
+
+Status RunAdjacencyCount(ExecContext& ctx, OutputState& out, const AggregateStep& step);
+void EmitGroups(const AggregateStep& step, const std::vector<AggFunc>& funcs,
+                std::vector<ResultGroup> result, OutputState& out);
+
 }  // namespace
 
 Status RunOutput(ExecContext& ctx, OutputState& out, const AggregateStep& step) {
   if (out.materialized) return Internal("aggregate runs on frame rows, not result rows");
+  if (step.adjacency) return RunAdjacencyCount(ctx, out, step);
   const Frame& frame = out.frame;
   std::vector<int> by;
   for (const std::string& v : step.by) {
@@ -243,16 +291,48 @@ Status RunOutput(ExecContext& ctx, OutputState& out, const AggregateStep& step) 
     rows = &window_frame;
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(EntityGroups groups, GroupByEntities(ctx, *rows, by, args));
-  std::vector<ResultGroup> result = MergeByKeys(ctx, *rows, key_exprs, args.funcs, groups);
+  EmitGroups(step, args.funcs, MergeByKeys(ctx, *rows, key_exprs, args.funcs, groups), out);
+  return Status::Ok();
+}
+
+namespace {
+
+Status RunAdjacencyCount(ExecContext& ctx, OutputState& out, const AggregateStep& step) {
+  Frame frame;
+  frame.rows = 0;
+  EntityGroups groups;
+  OMNIGRAPH_RETURN_IF_ERROR(CountFromAdjacency(ctx, step, frame, groups));
+  ctx.stats().rows_matched = 0;
+  for (const std::vector<Partial>& p : groups.partials) {
+    ctx.stats().rows_matched += static_cast<uint64_t>(p.empty() ? 0 : p[0].count);
+  }
+  std::vector<CExpr> key_exprs;
+  std::vector<AggFunc> funcs;
+  for (const AggregateColumn& c : step.columns) {
+    if (c.aggregate) {
+      funcs.push_back(c.func);
+      continue;
+    }
+    OMNIGRAPH_ASSIGN_OR_RETURN(CExpr e, ctx.Compile(*c.expr, frame));
+    key_exprs.push_back(std::move(e));
+  }
+  EmitGroups(step, funcs, MergeByKeys(ctx, frame, key_exprs, funcs, groups), out);
+  return Status::Ok();
+}
+
+void EmitGroups(const AggregateStep& step, const std::vector<AggFunc>& funcs,
+                std::vector<ResultGroup> result, OutputState& out) {
   // An all-aggregate query over no rows gives one row.
-  if (result.empty() && key_exprs.empty()) {
-    result.push_back(ResultGroup{{}, std::vector<Partial>(args.funcs.size())});
+  bool all_aggregate = true;
+  for (const AggregateColumn& c : step.columns) all_aggregate = all_aggregate && c.aggregate;
+  if (result.empty() && all_aggregate) {
+    result.push_back(ResultGroup{{}, std::vector<Partial>(funcs.size())});
   }
   for (ResultGroup& g : result) {
     std::vector<Value> row;
     size_t k = 0, a = 0;
     for (const AggregateColumn& c : step.columns) {
-      row.push_back(c.aggregate ? g.partials[a].Result(args.funcs[a]) : std::move(g.keys[k]));
+      row.push_back(c.aggregate ? g.partials[a].Result(funcs[a]) : std::move(g.keys[k]));
       a += c.aggregate ? 1 : 0;
       k += c.aggregate ? 0 : 1;
     }
@@ -261,7 +341,8 @@ Status RunOutput(ExecContext& ctx, OutputState& out, const AggregateStep& step) 
   out.order.resize(out.rows.size());
   for (uint32_t i = 0; i < out.rows.size(); ++i) out.order[i] = i;
   out.materialized = true;
-  return Status::Ok();
 }
+
+}  // namespace
 
 }  // namespace omnigraph::query::exec
