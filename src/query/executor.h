@@ -38,7 +38,7 @@ namespace omnigraph::query {
 Result<std::vector<schema::Value>> BindParams(const CheckedQuery& checked, const Json& params);
 
 // The default bound on a run's traversal work (edges examined plus rows the traversals emit;
-// docs/design/query-execution.md "Traversal work limit"), measured (decision 66): a three-hop
+// docs/design/query-execution.md "Traversal work limit"), measured (decision 65): a three-hop
 // edge-binding expansion over a dense graph that hits it peaks near 230 MB and fails in about a
 // second of CPU in a debug build; far above what any test or cookbook query needs.
 inline constexpr uint64_t kDefaultTraversalWorkLimit = 10'000'000;
