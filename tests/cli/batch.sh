@@ -11,6 +11,8 @@ DIR=$(mktemp -d)
 SPID=
 trap '[ -n "$SPID" ] && kill "$SPID" 2>/dev/null; wait 2>/dev/null; rm -rf "$DIR"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
 unset OMNIGRAPH_BEARER_TOKEN
 # Rounds of concurrent writes before giving up on seeing a batch.
 ROUNDS_MAX=20
@@ -20,16 +22,7 @@ echo 'node Fact { key: String @key  value: I32? }' >"$DIR/s.pg"
 ADD='query add($k: String) { insert Fact { key: $k } }'
 G=$DIR/g
 "$BIN" --quiet init --schema "$DIR/s.pg" "$G" >/dev/null || fail "init"
-OMNIGRAPH_SERVER_BEARER_TOKENS_JSON='{"ana":"tok-ana","bo":"tok-bo"}' \
-  "$SERVER" "$G" --bind 127.0.0.1:0 --allow-writes ana,bo >"$DIR/server.out" 2>"$DIR/server.err" &
-SPID=$!
-for _ in $(seq 1 300); do
-  grep -q 'listening on http://' "$DIR/server.out" && break
-  kill -0 "$SPID" 2>/dev/null || fail "the server did not start: $(cat "$DIR/server.err")"
-  sleep 0.1
-done
-URL=$(sed -n 's/.*listening on \(http:\/\/127\.0\.0\.1:[0-9]*\).*/\1/p' "$DIR/server.out")
-[ -n "$URL" ] || fail "no listening line: $(cat "$DIR/server.out")"
+start_server "$SERVER" "$G" '{"ana":"tok-ana","bo":"tok-bo"}' ana,bo
 remote() { "$BIN" --server "$URL" "$@"; }
 
 # A write alone: its record has no members.

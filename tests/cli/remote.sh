@@ -12,6 +12,8 @@ DIR=$(mktemp -d)
 SPID=
 trap '[ -n "$SPID" ] && kill "$SPID" 2>/dev/null; wait 2>/dev/null; rm -rf "$DIR"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
 unset OMNIGRAPH_BEARER_TOKEN
 
 cat >"$DIR/s.pg" <<'PG'
@@ -38,16 +40,7 @@ G=$DIR/g
 # The server's graph: a copy, so that both sides start from the same state.
 S=$DIR/served
 cp -a "$G" "$S"
-OMNIGRAPH_SERVER_BEARER_TOKENS_JSON='{"ana":"tok-ana","ro":"tok-ro"}' \
-  "$SERVER" "$S" --bind 127.0.0.1:0 --allow-writes ana >"$DIR/server.out" 2>"$DIR/server.err" &
-SPID=$!
-for _ in $(seq 1 300); do
-  grep -q 'listening on http://' "$DIR/server.out" && break
-  kill -0 "$SPID" 2>/dev/null || fail "the server did not start: $(cat "$DIR/server.err")"
-  sleep 0.1
-done
-URL=$(sed -n 's/.*listening on \(http:\/\/127\.0\.0\.1:[0-9]*\).*/\1/p' "$DIR/server.out")
-[ -n "$URL" ] || fail "no listening line: $(cat "$DIR/server.out")"
+start_server "$SERVER" "$S" '{"ana":"tok-ana","ro":"tok-ro"}' ana
 
 # The id of the N-th newest commit on main, on the local graph or through the server.
 local_id() { "$BIN" commit list --json "$G" | python3 -c "import json,sys; print(json.load(sys.stdin)['commits'][$1]['graph_commit_id'])"; }
