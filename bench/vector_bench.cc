@@ -10,7 +10,7 @@
 // exact — unfiltered, and with a 10% filter (an id selector, probes scaled by 1/0.1 as the
 // executor does). `--hnsw` also builds faiss's HNSW (M 32) on the same vectors for the
 // comparison behind the choice of IVF (docs/design/decisions.md). Timing is reported, never
-// asserted; `--json` prints one JSON object for bench/results.
+// asserted. The table goes to stderr; `--json` prints one JSON object for bench/results on stdout.
 #include <faiss/IndexHNSW.h>
 #include <omp.h>
 
@@ -120,9 +120,9 @@ struct Series {
               {"p50_ms", Percentile(ms, 50)},
               {"p99_ms", Percentile(ms, 99)},
               {"recall_at_10", recall / double(ms.size())}};
-    std::printf("%-28s %6lld %10.3f %10.3f %8.4f\n", name.c_str(), static_cast<long long>(param),
-                j["p50_ms"].get<double>(), j["p99_ms"].get<double>(),
-                j["recall_at_10"].get<double>());
+    std::fprintf(stderr, "%-28s %6lld %10.3f %10.3f %8.4f\n", name.c_str(),
+                 static_cast<long long>(param), j["p50_ms"].get<double>(),
+                 j["p99_ms"].get<double>(), j["recall_at_10"].get<double>());
     return j;
   }
 };
@@ -138,7 +138,7 @@ Json MeasureHnsw(const Data& d, const std::vector<std::vector<float>>& queries,
   const int64_t t0 = NowNanos();
   hnsw.add(static_cast<faiss::Index::idx_t>(d.rows), d.unit.data());
   Json out = {{"build_s", Seconds(t0)}, {"series", Json::array()}};
-  std::printf("hnsw build %.1f s\n", out["build_s"].get<double>());
+  std::fprintf(stderr, "hnsw build %.1f s\n", out["build_s"].get<double>());
   for (int ef : {16, 32, 64, 128}) {
     hnsw.hnsw.efSearch = ef;
     Series s;
@@ -166,7 +166,7 @@ Result<Json> Run(size_t rows, uint32_t dim, size_t nq, bool hnsw) {
   storage::Runtime rt = storage::Runtime::ForTest(std::make_shared<storage::MemoryStore>(), 1);
   table::TableStore tables(rt, table::TableStoreOptions{});
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> version, Write(tables, d));
-  std::printf("generated and written in %.1f s\n", Seconds(t0));
+  std::fprintf(stderr, "generated and written in %.1f s\n", Seconds(t0));
   t0 = NowNanos();
   OMNIGRAPH_ASSIGN_OR_RETURN(std::string payload, table::BuildAnnPayload(*version, kField));
   out["build_s"] = Seconds(t0);
@@ -176,8 +176,9 @@ Result<Json> Run(size_t rows, uint32_t dim, size_t nq, bool hnsw) {
                              table::AnnIndex::Decode(payload, "bench"));
   out["open_s"] = Seconds(t0);
   out["lists"] = index->lists();
-  std::printf("ivf build %.1f s, %.1f MB, %u lists, open %.2f s\n", out["build_s"].get<double>(),
-              double(payload.size()) / 1e6, index->lists(), out["open_s"].get<double>());
+  std::fprintf(stderr, "ivf build %.1f s, %.1f MB, %u lists, open %.2f s\n",
+               out["build_s"].get<double>(), double(payload.size()) / 1e6, index->lists(),
+               out["open_s"].get<double>());
   payload.clear();
   payload.shrink_to_fit();
   // Queries: points of the set, displaced.
@@ -197,7 +198,8 @@ Result<Json> Run(size_t rows, uint32_t dim, size_t nq, bool hnsw) {
   for (size_t i = 3; i < rows; i += 10) filter[i] = true;
   std::vector<std::vector<uint32_t>> truth(nq), truth_f(nq);
   Series plain, kernel, plain_f;
-  std::printf("%-28s %6s %10s %10s %8s\n", "method", "param", "p50_ms", "p99_ms", "recall");
+  std::fprintf(stderr, "%-28s %6s %10s %10s %8s\n", "method", "param", "p50_ms", "p99_ms",
+               "recall");
   for (size_t i = 0; i < nq; ++i) {
     int64_t q0 = NowNanos();
     truth[i] = Exact(d, queries[i].data(), {});
