@@ -170,8 +170,8 @@ class Database {
   // the server's handle returned (code, kind, message, object); the server's own refusals as
   // Configuration (401, 403), InvalidArgument (400, 415), NotFound, ResourceLimit; an
   // unreachable server as Transient, a write without an answer as Unknown. Calls with no route
-  // (PlanSchema, Cleanup, Repair, Lint) are Unsupported, naming the call. InvalidArgument for a
-  // URL that is not http(s).
+  // (PlanSchema, Cleanup, Optimize, Repair, Lint) are Unsupported, naming the call. InvalidArgument
+  // for a URL that is not http(s).
   static Result<std::unique_ptr<Database>> Connect(std::string_view url,
                                                    const ConnectOptions& options = {});
   ~Database();
