@@ -133,6 +133,10 @@ Result<Json> ParseDocument(std::string_view bytes, std::string_view object, std:
     return Status(Code::kCorruption, std::string(what) + " has no unsigned 'format' member",
                   std::string(object));
   }
+  if (it->get<uint64_t>() == 0) {
+    return Status(Code::kCorruption, std::string(what) + " has format 0; formats start at 1",
+                  std::string(object));
+  }
   if (it->get<uint64_t>() > kDocumentFormat) {
     return Status(Code::kFormatTooNew,
                   std::string(what) + " has format " + std::to_string(it->get<uint64_t>()) +

@@ -179,6 +179,20 @@ TEST(DocumentsTest, NewerFormatIsRefusedBeforeInterpretation) {
   EXPECT_EQ(DecodeStorageStamp(R"({"format":2})", "s").status().code(), Code::kFormatTooNew);
 }
 
+TEST(DocumentsTest, FormatZeroIsCorruptionNamingTheObject) {
+  // No writer ever wrote format 0: such a document is damage, not an older format.
+  for (const auto& [status, object] :
+       {std::pair{DecodeRecord(R"({"format":0,"seq":1})", "r").status(), "r"},
+        std::pair{DecodeCheckpoint(R"({"format":0})", "c").status(), "c"},
+        std::pair{DecodeHint(R"({"format":0,"seq":1})", "h").status(), "h"},
+        std::pair{DecodeStreamMetadata(R"({"format":0})", "m").status(), "m"},
+        std::pair{DecodeStorageStamp(R"({"format":0})", "s").status(), "s"}}) {
+    EXPECT_EQ(status.code(), Code::kCorruption) << status.ToString();
+    EXPECT_EQ(status.object(), object);
+    EXPECT_NE(status.message().find("format 0"), std::string::npos) << status.ToString();
+  }
+}
+
 TEST(DocumentsTest, MalformedDocumentsAreCorruptionNamingTheObject) {
   struct Case {
     std::string bytes;
