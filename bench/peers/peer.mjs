@@ -28,15 +28,18 @@ const now = () => performance.now();
 const kuzuQueries = {
   lookup: "MATCH (p:Person {name: $n}) RETURN p.age",
   hop1: "MATCH (a:Person {name: $n})-[:Knows]->(b:Person) RETURN count(DISTINCT b)",
+  // Exactly distance 2 through Kùzu's shortest paths: on this graph 1.5x faster than the same
+  // answer as a 2-hop pattern with NOT EXISTS { (a)-[:Knows]->(c) }, 13x faster than a list filter.
   hop2:
-    "MATCH (a:Person {name: $n})-[:Knows]->(:Person)-[:Knows]->(c:Person) " +
-    "WHERE c.name <> $n AND NOT EXISTS { MATCH (a)-[:Knows]->(c) } RETURN count(DISTINCT c)",
+    "MATCH p = (a:Person {name: $n})-[:Knows* SHORTEST 1..2]->(c:Person) " +
+    "WHERE length(p) = 2 AND c.name <> $n RETURN count(DISTINCT c)",
   top3:
     "MATCH (a:Person)-[:Knows]->(b:Person) RETURN b.name, count(*) AS n " +
     "ORDER BY n DESC, b.name LIMIT 3",
 };
 
-// DuckDB and SQLite: person(name PRIMARY KEY, age), knows(src, dst) with indexes on both.
+// DuckDB and SQLite: person(name PRIMARY KEY, age), knows(src, dst) with indexes on both (without
+// them DuckDB loads about 6x faster but its 1-hop is 25x and its 2-hop 2x slower here).
 const sqlQueries = {
   lookup: "SELECT age FROM person WHERE name = $1",
   hop1: "SELECT count(DISTINCT dst) FROM knows WHERE src = $1",
