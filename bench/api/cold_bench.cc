@@ -1,35 +1,37 @@
-// omnigraph-cold-bench: what a user of the public API meets first — a fresh process's open and
-// first query, and a warm point lookup — on a generated social graph in a local store, beside
-// SQLite holding the same rows (docs/benchmarks.md "Cold and warm reads").
+// omnigraph-cold-bench: what a user of the public API meets — load, warm reads, and a fresh
+// process's open + first query — on a generated social graph in a local store, beside SQLite
+// holding the very same rows. bench/peers/run.sh drives it beside Kùzu and DuckDB
+// (docs/benchmarks.md "OmniGraph beside Kùzu, DuckDB and SQLite").
 //
+//   omnigraph-cold-bench gen DIR PERSONS KNOWS [SEED]
+//       Writes the graph once, seeded, for every system: DIR/persons.csv (name,age),
+//       DIR/knows.csv (from,to: KNOWS distinct pairs, no self-loops, in random order) and
+//       DIR/graph.ndjson (the same rows in OmniGraph's load format) and DIR/schema.pg.
+//   omnigraph-cold-bench load DIR
+//       Loads DIR's files into file://DIR/graph through Database::LoadFile and into DIR/sqlite.db
+//       (`id TEXT PRIMARY KEY`, indexes on knows(src) and knows(dst)); prints
+//       {"omnigraph_api_load_s", "sqlite_load_s", "sqlite_version"}.
 //   omnigraph-cold-bench setup DIR PERSONS KNOWS [SEED]
-//       Creates file://DIR/graph (Person {name @key, age}, Knows: Person -> Person with distinct
-//       random endpoints, no self-loops) with one load, and DIR/sqlite.db with the same rows
-//       (`id TEXT PRIMARY KEY`, indexes on knows(src) and knows(dst)).
-//   omnigraph-cold-bench fresh DIR SHAPE
-//       One fresh-process run: open + first query of SHAPE (`hop1` from person p1, `top3`: the
-//       three persons with the most incoming Knows); prints {"shape", "ms", "peak_rss_bytes",
-//       "answer"}.
-//   omnigraph-cold-bench run DIR [RUNS]
-//       Runs `fresh` for both shapes RUNS times (default 3) as child processes, then the warm
-//       lookup (2,000 lookups through Database::Query and through SQLite's prepared statement,
-//       same process) and the warm top-3 (5 runs each); prints one JSON object with medians and
-//       ratios. The answers of both
-//       systems are compared; a mismatch fails the run (exit 1).
-// Timing is reported, never asserted.
+//       gen, then load.
+//   omnigraph-cold-bench warm DIR PERSONS omnigraph|sqlite
+//       In one process: lookups, 1-hop counts, 2-hop distinct counts (each over a fixed list of
+//       starts) and top-3 by in-degree; prints {"system", "<shape>_ms" (medians), "answers"}.
+//   omnigraph-cold-bench fresh DIR SHAPE omnigraph|sqlite
+//       One fresh process: open + first query of SHAPE (`hop1` from p1, `top3`); prints
+//       {"system", "shape", "ms", "peak_rss_bytes", "answer"}.
+// The start lists and answer shapes are the ones bench/peers/peer.mjs uses, so answers compare
+// as JSON text. Timing is reported, never asserted.
 #include <sqlite3.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <random>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -45,9 +47,11 @@ node Person { name: String @key  age: I32 }
 edge Knows: Person -> Person
 )";
 
+// hop2 counts the nodes at exactly distance 2 (neither the start nor a 1-hop neighbour).
 constexpr const char* kQueries = R"(
 query lookup($n: String) { match { $p: Person { name: $n } } return { $p.name, $p.age } }
 query hop1($n: String) { match { $a: Person { name: $n }  $a knows $b } return { count($b) as n } }
+query hop2($n: String) { match { $a: Person { name: $n }  $a knows{2,2} $b } return { count($b) as n } }
 query top3() {
   match { $a: Person  $a knows $b }
   return { $b.name, count($a) as n }
@@ -55,6 +59,20 @@ query top3() {
   limit 3
 }
 )";
+
+constexpr const char* kSqlLookup = "SELECT age FROM person WHERE id = ?1";
+constexpr const char* kSqlHop1 = "SELECT count(DISTINCT dst) FROM knows WHERE src = ?1";
+constexpr const char* kSqlHop2 =
+    "SELECT count(*) FROM (SELECT DISTINCT k2.dst AS d FROM knows k1 JOIN knows k2 ON k2.src = "
+    "k1.dst WHERE k1.src = ?1) WHERE d <> ?1 AND d NOT IN (SELECT dst FROM knows WHERE src = ?1)";
+constexpr const char* kSqlTop3 =
+    "SELECT dst, count(*) AS n FROM knows GROUP BY dst ORDER BY n DESC, dst LIMIT 3";
+
+// How many starts each warm shape runs (the same in bench/peers/peer.mjs).
+constexpr int kLookupStarts = 2000;
+constexpr int kHop1Starts = 500;
+constexpr int kHop2Starts = 100;
+constexpr int kTop3Runs = 5;
 
 double NowMs() {
   return std::chrono::duration<double, std::milli>(
@@ -70,6 +88,64 @@ uint64_t PeakRssBytes() {
 
 std::string Person(uint64_t i) { return "p" + std::to_string(i); }
 
+// The i-th start of a warm shape: spread over the persons, the same in every system.
+std::string Start(uint64_t i, uint64_t persons) { return Person((i * 7919 + 13) % persons); }
+
+int Fail(const std::string& what) {
+  std::fprintf(stderr, "omnigraph-cold-bench: %s\n", what.c_str());
+  return 1;
+}
+
+// Distinct (src, dst) pairs without self-loops, in a seeded random order.
+std::vector<std::pair<uint64_t, uint64_t>> Edges(uint64_t persons, uint64_t knows,
+                                                 std::mt19937_64& rng) {
+  std::vector<uint64_t> codes;
+  while (codes.size() < knows) {
+    while (codes.size() < knows + knows / 64 + 16) {
+      const uint64_t s = rng() % persons, d = rng() % persons;
+      if (s != d) codes.push_back(s * persons + d);
+    }
+    std::sort(codes.begin(), codes.end());
+    codes.erase(std::unique(codes.begin(), codes.end()), codes.end());
+  }
+  std::shuffle(codes.begin(), codes.end(), rng);
+  codes.resize(knows);
+  std::vector<std::pair<uint64_t, uint64_t>> edges;
+  edges.reserve(knows);
+  for (uint64_t c : codes) edges.emplace_back(c / persons, c % persons);
+  return edges;
+}
+
+int Gen(const std::string& dir, uint64_t persons, uint64_t knows, uint64_t seed) {
+  if (persons < 2 || knows > persons * (persons - 1) / 2) return Fail("too many edges");
+  std::filesystem::create_directories(dir);
+  std::mt19937_64 rng(seed);
+  std::FILE* csv_p = std::fopen((dir + "/persons.csv").c_str(), "wb");
+  std::FILE* csv_k = std::fopen((dir + "/knows.csv").c_str(), "wb");
+  std::FILE* nd = std::fopen((dir + "/graph.ndjson").c_str(), "wb");
+  std::FILE* pg = std::fopen((dir + "/schema.pg").c_str(), "wb");
+  if (csv_p == nullptr || csv_k == nullptr || nd == nullptr || pg == nullptr) {
+    return Fail("cannot write " + dir);
+  }
+  std::fputs(kSchema, pg);
+  std::fprintf(csv_p, "name,age\n");
+  for (uint64_t i = 0; i < persons; ++i) {
+    const int age = static_cast<int>(rng() % 100);
+    std::fprintf(csv_p, "p%llu,%d\n", static_cast<unsigned long long>(i), age);
+    std::fprintf(nd, "{\"type\":\"Person\",\"data\":{\"name\":\"p%llu\",\"age\":%d}}\n",
+                 static_cast<unsigned long long>(i), age);
+  }
+  std::fprintf(csv_k, "from,to\n");
+  for (const auto& [s, d] : Edges(persons, knows, rng)) {
+    const auto a = static_cast<unsigned long long>(s), b = static_cast<unsigned long long>(d);
+    std::fprintf(csv_k, "p%llu,p%llu\n", a, b);
+    std::fprintf(nd, "{\"edge\":\"Knows\",\"from\":\"p%llu\",\"to\":\"p%llu\"}\n", a, b);
+  }
+  const bool ok = std::fclose(csv_p) == 0 && std::fclose(csv_k) == 0 && std::fclose(nd) == 0 &&
+                  std::fclose(pg) == 0;
+  return ok ? 0 : Fail("writing " + dir + " failed");
+}
+
 bool Sql(sqlite3* db, const char* sql) {
   char* error = nullptr;
   if (sqlite3_exec(db, sql, nullptr, nullptr, &error) == SQLITE_OK) return true;
@@ -78,117 +154,174 @@ bool Sql(sqlite3* db, const char* sql) {
   return false;
 }
 
-int Setup(const std::string& dir, uint64_t persons, uint64_t knows, uint64_t seed) {
-  std::filesystem::create_directories(dir);
-  std::mt19937_64 rng(seed);
-  std::set<std::pair<uint64_t, uint64_t>> edges;
-  while (edges.size() < knows) {
-    const uint64_t s = rng() % persons, d = rng() % persons;
-    if (s != d) edges.emplace(s, d);
+// Inserts each data line of the CSV at `path` (two columns) through `insert`; the second column
+// is bound as an integer when `int_second`.
+bool InsertCsv(sqlite3* db, const std::string& path, const char* insert, bool int_second) {
+  std::ifstream in(path);
+  std::string line;
+  if (!std::getline(in, line)) return false;  // The header.
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(db, insert, -1, &st, nullptr) != SQLITE_OK) return false;
+  bool ok = true;
+  while (ok && std::getline(in, line)) {
+    const size_t comma = line.find(',');
+    if (comma == std::string::npos) return sqlite3_finalize(st), false;
+    sqlite3_bind_text(st, 1, line.data(), static_cast<int>(comma), SQLITE_TRANSIENT);
+    if (int_second) {
+      sqlite3_bind_int(st, 2, std::atoi(line.c_str() + comma + 1));
+    } else {
+      sqlite3_bind_text(st, 2, line.c_str() + comma + 1, -1, SQLITE_TRANSIENT);
+    }
+    ok = sqlite3_step(st) == SQLITE_DONE && sqlite3_reset(st) == SQLITE_OK;
   }
-  std::vector<int> ages(persons);
-  for (int& a : ages) a = static_cast<int>(rng() % 100);
-  std::string ndjson;
-  for (uint64_t i = 0; i < persons; ++i) {
-    ndjson += "{\"type\":\"Person\",\"data\":{\"name\":\"" + Person(i) +
-              "\",\"age\":" + std::to_string(ages[i]) + "}}\n";
-  }
-  for (const auto& [s, d] : edges) {
-    ndjson += "{\"edge\":\"Knows\",\"from\":\"" + Person(s) + "\",\"to\":\"" + Person(d) + "\"}\n";
-  }
-  const std::string uri = "file://" + dir + "/graph";
-  auto db = Database::Init(uri, kSchema);
-  if (!db.ok()) return std::fprintf(stderr, "%s\n", db.status().ToString().c_str()), 1;
-  const double t0 = NowMs();
-  auto loaded = (*db)->Load(ndjson, "overwrite", {});
-  if (!loaded.ok()) return std::fprintf(stderr, "%s\n", loaded.status().ToString().c_str()), 1;
-  std::fprintf(stderr, "loaded %llu persons, %zu knows in %.1f s\n",
-               static_cast<unsigned long long>(persons), edges.size(), (NowMs() - t0) / 1000);
-  sqlite3* sql = nullptr;
-  std::filesystem::remove(dir + "/sqlite.db");
-  if (sqlite3_open((dir + "/sqlite.db").c_str(), &sql) != SQLITE_OK) return 1;
-  bool ok = Sql(sql, "PRAGMA journal_mode=WAL") &&
-            Sql(sql, "CREATE TABLE person (id TEXT PRIMARY KEY, age INTEGER NOT NULL)") &&
-            Sql(sql, "CREATE TABLE knows (src TEXT NOT NULL, dst TEXT NOT NULL)") &&
-            Sql(sql, "BEGIN");
-  sqlite3_stmt* ins = nullptr;
-  sqlite3_prepare_v2(sql, "INSERT INTO person VALUES (?1, ?2)", -1, &ins, nullptr);
-  for (uint64_t i = 0; ok && i < persons; ++i) {
-    const std::string id = Person(i);
-    sqlite3_bind_text(ins, 1, id.c_str(), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(ins, 2, ages[i]);
-    ok = sqlite3_step(ins) == SQLITE_DONE && sqlite3_reset(ins) == SQLITE_OK;
-  }
-  sqlite3_finalize(ins);
-  sqlite3_prepare_v2(sql, "INSERT INTO knows VALUES (?1, ?2)", -1, &ins, nullptr);
-  for (auto it = edges.begin(); ok && it != edges.end(); ++it) {
-    const std::string s = Person(it->first), d = Person(it->second);
-    sqlite3_bind_text(ins, 1, s.c_str(), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(ins, 2, d.c_str(), -1, SQLITE_TRANSIENT);
-    ok = sqlite3_step(ins) == SQLITE_DONE && sqlite3_reset(ins) == SQLITE_OK;
-  }
-  sqlite3_finalize(ins);
-  ok = ok && Sql(sql, "COMMIT") && Sql(sql, "CREATE INDEX knows_src ON knows(src)") &&
-       Sql(sql, "CREATE INDEX knows_dst ON knows(dst)");
-  sqlite3_close(sql);
-  return ok ? 0 : 1;
+  sqlite3_finalize(st);
+  return ok;
 }
 
-// The answer of a query result as one line: its rows' cells.
-std::string Answer(const Json& envelope) { return envelope["rows"].dump(); }
+bool LoadSqlite(const std::string& dir) {
+  sqlite3* sql = nullptr;
+  std::filesystem::remove(dir + "/sqlite.db");
+  if (sqlite3_open((dir + "/sqlite.db").c_str(), &sql) != SQLITE_OK) return false;
+  const bool ok =
+      Sql(sql, "PRAGMA journal_mode=WAL") &&
+      Sql(sql, "CREATE TABLE person (id TEXT PRIMARY KEY, age INTEGER NOT NULL)") &&
+      Sql(sql, "CREATE TABLE knows (src TEXT NOT NULL, dst TEXT NOT NULL)") && Sql(sql, "BEGIN") &&
+      InsertCsv(sql, dir + "/persons.csv", "INSERT INTO person VALUES (?1, ?2)", true) &&
+      InsertCsv(sql, dir + "/knows.csv", "INSERT INTO knows VALUES (?1, ?2)", false) &&
+      Sql(sql, "COMMIT") && Sql(sql, "CREATE INDEX knows_src ON knows(src)") &&
+      Sql(sql, "CREATE INDEX knows_dst ON knows(dst)");
+  sqlite3_close(sql);
+  return ok;
+}
 
-int Fresh(const std::string& dir, const std::string& shape) {
-  const double t0 = NowMs();
-  auto db = Database::Open("file://" + dir + "/graph");
-  if (!db.ok()) return std::fprintf(stderr, "%s\n", db.status().ToString().c_str()), 1;
-  Json params = Json::object();
-  if (shape == "hop1") params["n"] = Person(1);
-  auto result = (*db)->Query(kQueries, shape, params);
-  if (!result.ok()) return std::fprintf(stderr, "%s\n", result.status().ToString().c_str()), 1;
-  const double ms = NowMs() - t0;
+int Load(const std::string& dir) {
+  std::filesystem::remove_all(dir + "/graph");
+  auto db = Database::Init("file://" + dir + "/graph", kSchema);
+  if (!db.ok()) return Fail(db.status().ToString());
+  double t0 = NowMs();
+  auto loaded = (*db)->LoadFile(dir + "/graph.ndjson", "overwrite", {});
+  if (!loaded.ok()) return Fail(loaded.status().ToString());
   Json out = Json::object();
-  out["shape"] = shape;
-  out["ms"] = ms;
-  out["peak_rss_bytes"] = PeakRssBytes();
-  out["answer"] = Answer(*result);
+  out["omnigraph_api_load_s"] = (NowMs() - t0) / 1000;
+  t0 = NowMs();
+  if (!LoadSqlite(dir)) return Fail("sqlite load failed");
+  out["sqlite_load_s"] = (NowMs() - t0) / 1000;
+  out["sqlite_version"] = sqlite3_libversion();
   std::printf("%s\n", out.dump().c_str());
   return 0;
 }
 
-// Runs this binary's `fresh` in a child process; its JSON line, or empty on failure.
-std::string Child(const std::string& dir, const std::string& shape) {
-  const std::string cmd = "/proc/" + std::to_string(getpid()) + "/exe";
-  const std::string line =
-      "'" + std::filesystem::read_symlink(cmd).string() + "' fresh '" + dir + "' " + shape;
-  FILE* pipe = popen(line.c_str(), "r");
-  if (pipe == nullptr) return {};
-  std::string out;
-  char buf[4096];
-  while (fgets(buf, sizeof buf, pipe) != nullptr) out += buf;
-  return pclose(pipe) == 0 ? out : std::string();
+// A top-3 row: [name, in-degree].
+Json Pair(Json name, Json n) {
+  Json pair = Json::array();
+  pair.push_back(std::move(name));
+  pair.push_back(std::move(n));
+  return pair;
 }
 
-// SQLite's answers for the two shapes, from the same rows.
-std::string SqliteAnswer(sqlite3* sql, const std::string& shape) {
-  const char* q = shape == "hop1"
-                      ? "SELECT count(DISTINCT dst) FROM knows WHERE src = 'p1'"
-                      : "SELECT dst, count(*) AS n FROM knows GROUP BY dst ORDER BY n DESC, dst "
-                        "LIMIT 3";
-  sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(sql, q, -1, &st, nullptr);
-  Json rows = Json::array();
-  while (sqlite3_step(st) == SQLITE_ROW) {
-    Json row = Json::object();
-    if (shape == "hop1") {
-      row["n"] = static_cast<int64_t>(sqlite3_column_int64(st, 0));
-    } else {
-      row["b.name"] = std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
-      row["n"] = static_cast<int64_t>(sqlite3_column_int64(st, 1));
-    }
-    rows.push_back(std::move(row));
+// One system's answers to the four shapes, in the shapes bench/peers/peer.mjs prints: a lookup
+// is the person's age, a count a number, top-3 an array of [name, in-degree].
+class System {
+ public:
+  virtual ~System() = default;
+  virtual bool Lookup(const std::string& name, Json& out) = 0;
+  virtual bool Hop(int hops, const std::string& name, Json& out) = 0;
+  virtual bool Top3(Json& out) = 0;
+};
+
+class OmniGraph final : public System {
+ public:
+  explicit OmniGraph(std::unique_ptr<Database> db) : db_(std::move(db)) {}
+  bool Lookup(const std::string& name, Json& out) override {
+    auto rows = Rows("lookup", name);
+    if (!rows || rows->size() != 1) return false;
+    out = (*rows)[0]["p.age"];
+    return true;
   }
-  sqlite3_finalize(st);
-  return rows.dump();
+  bool Hop(int hops, const std::string& name, Json& out) override {
+    auto rows = Rows(hops == 1 ? "hop1" : "hop2", name);
+    if (!rows || rows->size() != 1) return false;
+    out = (*rows)[0]["n"];
+    return true;
+  }
+  bool Top3(Json& out) override {
+    auto rows = Rows("top3", "");
+    if (!rows) return false;
+    out = Json::array();
+    for (const Json& row : *rows) out.push_back(Pair(row["b.name"], row["n"]));
+    return true;
+  }
+
+ private:
+  std::unique_ptr<Json> Rows(const char* query, const std::string& name) {
+    Json params = Json::object();
+    if (!name.empty()) params["n"] = name;
+    auto result = db_->Query(kQueries, query, params);
+    if (!result.ok()) {
+      std::fprintf(stderr, "%s: %s\n", query, result.status().ToString().c_str());
+      return nullptr;
+    }
+    return std::make_unique<Json>((*result)["rows"]);
+  }
+  std::unique_ptr<Database> db_;
+};
+
+class Sqlite final : public System {
+ public:
+  explicit Sqlite(sqlite3* db) : db_(db) {}
+  ~Sqlite() override {
+    for (sqlite3_stmt* st : stmts_) sqlite3_finalize(st);
+    sqlite3_close(db_);
+  }
+  bool Lookup(const std::string& name, Json& out) override { return Scalar(0, name, out); }
+  bool Hop(int hops, const std::string& name, Json& out) override {
+    return Scalar(hops, name, out);
+  }
+  bool Top3(Json& out) override {
+    sqlite3_stmt* st = Stmt(3);
+    if (st == nullptr) return false;
+    out = Json::array();
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      out.push_back(Pair(std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, 0))),
+                         static_cast<int64_t>(sqlite3_column_int64(st, 1))));
+    }
+    return sqlite3_reset(st) == SQLITE_OK;
+  }
+
+ private:
+  // Statement 0 lookup, 1 hop1, 2 hop2, 3 top3; prepared on first use.
+  sqlite3_stmt* Stmt(int which) {
+    static constexpr const char* kSql[] = {kSqlLookup, kSqlHop1, kSqlHop2, kSqlTop3};
+    if (stmts_[which] == nullptr &&
+        sqlite3_prepare_v2(db_, kSql[which], -1, &stmts_[which], nullptr) != SQLITE_OK) {
+      std::fprintf(stderr, "sqlite: %s\n", sqlite3_errmsg(db_));
+    }
+    return stmts_[which];
+  }
+  bool Scalar(int which, const std::string& name, Json& out) {
+    sqlite3_stmt* st = Stmt(which);
+    if (st == nullptr) return false;
+    sqlite3_bind_text(st, 1, name.c_str(), -1, SQLITE_TRANSIENT);
+    const bool row = sqlite3_step(st) == SQLITE_ROW;
+    if (row) out = Json(static_cast<int64_t>(sqlite3_column_int64(st, 0)));
+    return sqlite3_reset(st) == SQLITE_OK && row;
+  }
+  sqlite3* db_;
+  sqlite3_stmt* stmts_[4] = {};
+};
+
+std::unique_ptr<System> OpenSystem(const std::string& dir, const std::string& system) {
+  if (system == "omnigraph") {
+    auto db = Database::Open("file://" + dir + "/graph");
+    if (!db.ok()) return Fail(db.status().ToString()), nullptr;
+    return std::make_unique<OmniGraph>(std::move(*db));
+  }
+  sqlite3* sql = nullptr;
+  if (system != "sqlite" || sqlite3_open_v2((dir + "/sqlite.db").c_str(), &sql,
+                                            SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    return Fail("cannot open " + system + " in " + dir), nullptr;
+  }
+  return std::make_unique<Sqlite>(sql);
 }
 
 double Median(std::vector<double> v) {
@@ -196,95 +329,71 @@ double Median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-// The warm top-3 by in-degree, 5 runs each through the public API (after one run that builds
-// the images) and SQLite, answers compared.
-bool WarmTop3(Database& db, sqlite3* sql, Json& out) {
-  auto first = db.Query(kQueries, "top3", Json::object());
-  if (!first.ok()) return std::fprintf(stderr, "%s\n", first.status().ToString().c_str()), false;
-  std::vector<double> ours, theirs;
-  std::string expected;
-  for (int i = 0; i < 5; ++i) {
-    double t0 = NowMs();
-    auto r = db.Query(kQueries, "top3", Json::object());
-    ours.push_back(NowMs() - t0);
-    t0 = NowMs();
-    expected = SqliteAnswer(sql, "top3");
-    theirs.push_back(NowMs() - t0);
-    if (!r.ok() || Answer(*r) != expected) {
-      std::fprintf(stderr, "warm top3: ours %s, sqlite %s\n",
-                   r.ok() ? Answer(*r).c_str() : r.status().ToString().c_str(), expected.c_str());
-      return false;
-    }
+// Runs `one(i, answer)` for i in [0, n) after one untimed warm-up; the median ms, the answers
+// in `answers`. False when a call fails.
+template <typename F>
+bool Timed(int n, F one, double& median_ms, Json& answers) {
+  Json scratch;
+  if (!one(0, scratch)) return false;
+  std::vector<double> ms;
+  answers = Json::array();
+  for (int i = 0; i < n; ++i) {
+    Json answer;
+    const double t0 = NowMs();
+    if (!one(i, answer)) return false;
+    ms.push_back(NowMs() - t0);
+    answers.push_back(std::move(answer));
   }
-  out["warm_top3_ms"] = Median(ours);
-  out["sqlite_top3_ms"] = Median(theirs);
-  out["warm_top3_ratio"] = Median(ours) / Median(theirs);
+  median_ms = Median(ms);
   return true;
 }
 
-// Warm point lookups through the public API and through SQLite, interleaved per start.
-bool Warm(const std::string& dir, sqlite3* sql, Json& out) {
-  auto db = Database::Open("file://" + dir + "/graph");
-  if (!db.ok()) return false;
-  sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(sql, "SELECT id, age FROM person WHERE id = ?1", -1, &st, nullptr);
-  std::vector<double> ours, theirs;
-  std::mt19937_64 rng(7);
-  Json params = Json::object();
-  params["n"] = Person(0);
-  if (!(*db)->Query(kQueries, "lookup", params).ok()) return false;
-  for (int i = 0; i < 2000; ++i) {
-    const std::string id = Person(rng() % 1000);
-    params["n"] = id;
-    double t0 = NowMs();
-    auto r = (*db)->Query(kQueries, "lookup", params);
-    ours.push_back((NowMs() - t0) * 1000);
-    t0 = NowMs();
-    sqlite3_bind_text(st, 1, id.c_str(), -1, SQLITE_TRANSIENT);
-    int64_t age = -1;
-    if (sqlite3_step(st) == SQLITE_ROW) age = sqlite3_column_int64(st, 1);
-    sqlite3_reset(st);
-    theirs.push_back((NowMs() - t0) * 1000);
-    if (!r.ok() || (*r)["rows"][0]["p.age"].dump() != std::to_string(age)) {
-      std::fprintf(stderr, "lookup %s: answers differ\n", id.c_str());
-      return false;
-    }
-  }
-  sqlite3_finalize(st);
-  out["warm_lookup_us"] = Median(ours);
-  out["sqlite_lookup_us"] = Median(theirs);
-  out["warm_lookup_ratio"] = Median(ours) / Median(theirs);
-  return WarmTop3(**db, sql, out);
+int Warm(const std::string& dir, uint64_t persons, const std::string& name) {
+  auto system = OpenSystem(dir, name);
+  if (system == nullptr) return 1;
+  System& s = *system;
+  Json out = Json::object(), answers = Json::object();
+  out["system"] = name;
+  double ms = 0;
+  Json a;
+  bool ok = Timed(
+      kLookupStarts, [&](int i, Json& r) { return s.Lookup(Start(i, persons), r); }, ms, a);
+  out["lookup_ms"] = ms;
+  answers["lookup"] = a;
+  ok =
+      ok && Timed(
+                kHop1Starts, [&](int i, Json& r) { return s.Hop(1, Start(i, persons), r); }, ms, a);
+  out["hop1_ms"] = ms;
+  answers["hop1"] = a;
+  ok =
+      ok && Timed(
+                kHop2Starts, [&](int i, Json& r) { return s.Hop(2, Start(i, persons), r); }, ms, a);
+  out["hop2_ms"] = ms;
+  answers["hop2"] = a;
+  ok = ok && Timed(
+                 kTop3Runs, [&](int, Json& r) { return s.Top3(r); }, ms, a);
+  out["top3_ms"] = ms;
+  answers["top3"] = a.empty() ? Json() : a[0];
+  if (!ok) return Fail(name + ": a warm query failed");
+  out["answers"] = std::move(answers);
+  std::printf("%s\n", out.dump().c_str());
+  return 0;
 }
 
-int Run(const std::string& dir, int runs) {
-  sqlite3* sql = nullptr;
-  if (sqlite3_open_v2((dir + "/sqlite.db").c_str(), &sql, SQLITE_OPEN_READONLY, nullptr) !=
-      SQLITE_OK) {
-    return 1;
-  }
+int Fresh(const std::string& dir, const std::string& shape, const std::string& name) {
+  const double t0 = NowMs();
+  auto system = OpenSystem(dir, name);
+  if (system == nullptr) return 1;
+  Json answer;
+  const bool ok = shape == "hop1" ? system->Hop(1, Person(1), answer) : system->Top3(answer);
+  if (!ok) return Fail(name + " " + shape + " failed");
+  const double ms = NowMs() - t0;
   Json out = Json::object();
-  for (const std::string shape : {"hop1", "top3"}) {
-    std::vector<double> ms, rss;
-    std::string answer;
-    for (int i = 0; i < runs; ++i) {
-      auto line = Child(dir, shape);
-      auto parsed = omnigraph::api::ParseJson(line, "child");
-      if (!parsed.ok()) return std::fprintf(stderr, "fresh %s failed\n", shape.c_str()), 1;
-      ms.push_back((*parsed)["ms"].get<double>());
-      rss.push_back((*parsed)["peak_rss_bytes"].get<double>() / (1 << 20));
-      answer = (*parsed)["answer"].string_value();
-    }
-    if (answer != SqliteAnswer(sql, shape)) {
-      std::fprintf(stderr, "%s: ours %s, sqlite %s\n", shape.c_str(), answer.c_str(),
-                   SqliteAnswer(sql, shape).c_str());
-      return 1;
-    }
-    out["fresh_" + shape + "_ms"] = Median(ms);
-    out["fresh_" + shape + "_peak_mib"] = Median(rss);
-  }
-  if (!Warm(dir, sql, out)) return 1;
-  sqlite3_close(sql);
+  out["system"] = name;
+  out["shape"] = shape;
+  out["ms"] = ms;
+  out["peak_rss_bytes"] = PeakRssBytes();
+  out["answer"] = std::move(answer);
   std::printf("%s\n", out.dump().c_str());
   return 0;
 }
@@ -293,13 +402,19 @@ int Run(const std::string& dir, int runs) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> a(argv + 1, argv + argc);
+  const auto seed = [&] { return a.size() > 4 ? std::stoull(a[4]) : 42; };
+  if (a.size() >= 4 && a[0] == "gen")
+    return Gen(a[1], std::stoull(a[2]), std::stoull(a[3]), seed());
+  if (a.size() == 2 && a[0] == "load") return Load(a[1]);
   if (a.size() >= 4 && a[0] == "setup") {
-    return Setup(a[1], std::stoull(a[2]), std::stoull(a[3]), a.size() > 4 ? std::stoull(a[4]) : 42);
+    const int rc = Gen(a[1], std::stoull(a[2]), std::stoull(a[3]), seed());
+    return rc != 0 ? rc : Load(a[1]);
   }
-  if (a.size() == 3 && a[0] == "fresh") return Fresh(a[1], a[2]);
-  if (a.size() >= 2 && a[0] == "run") return Run(a[1], a.size() > 2 ? std::stoi(a[2]) : 3);
+  if (a.size() == 4 && a[0] == "warm") return Warm(a[1], std::stoull(a[2]), a[3]);
+  if (a.size() == 4 && a[0] == "fresh") return Fresh(a[1], a[2], a[3]);
   std::fprintf(stderr,
-               "usage: omnigraph-cold-bench setup DIR PERSONS KNOWS [SEED] | fresh DIR SHAPE | "
-               "run DIR [RUNS]\n");
+               "usage: omnigraph-cold-bench gen DIR PERSONS KNOWS [SEED] | load DIR | setup DIR "
+               "PERSONS KNOWS [SEED] | warm DIR PERSONS SYSTEM | fresh DIR SHAPE SYSTEM\n"
+               "  SYSTEM: omnigraph | sqlite;  SHAPE: hop1 | top3\n");
   return 2;
 }
