@@ -9,6 +9,7 @@
 #include "base/ids.h"
 #include "commit/names.h"
 #include "commit/stream.h"
+#include "engine/export.h"
 #include "engine/query.h"
 #include "query/column_codec.h"
 #include "storage/counting_store.h"
@@ -395,6 +396,54 @@ TEST_F(MutateTest, TextThatIsNotUtf8IsRefusedBeforeAnyWrite) {
   ASSERT_TRUE(
       Run("add_person", {{"name", Value::String("caf\xc3\xa9")}, {"age", Value::Int(1)}}, as_latin1)
           .ok());
+}
+
+// A Blob parameter in JSON is text, as in a load line: "base64:<data>" is stored as its bytes,
+// and an external URI is refused when a statement would write it to a row — an insert always,
+// an update only when it matches a row — leaving the branch as it was.
+TEST(MutateBlobTest, JsonBlobParamsAreDecodedAndExternalUrisRefusedPerWrittenRow) {
+  constexpr std::string_view kBlobSchema = R"(
+node Doc { slug: String @key  content: Blob?  title: String }
+)";
+  constexpr std::string_view kBlobQueries = R"(
+query put($slug: String, $content: Blob?) { insert Doc { slug: $slug, content: $content, title: "t" } }
+query set($slug: String, $content: Blob?) {
+  update Doc set { content: $content, title: "changed" } where slug = $slug
+}
+)";
+  auto store = std::make_shared<storage::MemoryStore>();
+  Result<std::unique_ptr<Graph>> g = Graph::Init(storage::Runtime::ForTest(store, 3), kBlobSchema);
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  Graph& graph = **g;
+  ASSERT_TRUE(
+      Mutate(graph, kBlobQueries, "put", Json{{"slug", "a"}, {"content", "base64:AQID"}}).ok());
+  const std::string before = *ExportToString(*graph.SnapshotOfBranch("main"));
+  // The stored bytes are 01 02 03, which export writes back as the same text.
+  EXPECT_NE(before.find("\"content\":\"base64:AQID\""), std::string::npos) << before;
+
+  const std::string refusal =
+      "external blob URI 's3://assets/f.bin' is not allowed: new external Blob URI ingress is "
+      "denied for this graph";
+  Result<MutationResult> r =
+      Mutate(graph, kBlobQueries, "put", Json{{"slug", "b"}, {"content", "s3://assets/f.bin"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(r.status().message(), refusal);
+  r = Mutate(graph, kBlobQueries, "set", Json{{"slug", "a"}, {"content", "s3://assets/f.bin"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), refusal);
+  EXPECT_EQ(*ExportToString(*graph.SnapshotOfBranch("main")), before);
+
+  // Matching no row writes nothing, so nothing is refused.
+  r = Mutate(graph, kBlobQueries, "set",
+             Json{{"slug", "nobody"}, {"content", "s3://assets/f.bin"}});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->affected_nodes, 0u);
+  // Bad base64 names the parameter.
+  r = Mutate(graph, kBlobQueries, "put", Json{{"slug", "c"}, {"content", "base64:*"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().message().starts_with("param 'content': invalid base64 blob data"))
+      << r.status().message();
 }
 
 TEST(MutateProcessTest, TwoProcessesMutatingOneBranch) {
