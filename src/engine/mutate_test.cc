@@ -10,6 +10,7 @@
 #include "commit/names.h"
 #include "commit/stream.h"
 #include "engine/export.h"
+#include "engine/load.h"
 #include "engine/query.h"
 #include "query/column_codec.h"
 #include "storage/counting_store.h"
@@ -444,6 +445,64 @@ query set($slug: String, $content: Blob?) {
   ASSERT_FALSE(r.ok());
   EXPECT_TRUE(r.status().message().starts_with("param 'content': invalid base64 blob data"))
       << r.status().message();
+}
+
+// The empty string is a key like any other (OmniGraph keys nodes by it): the id index, the
+// adjacency, updates, a merge, a reopen from storage, export and a cascading delete all treat
+// the node keyed "" as an ordinary node.
+TEST(EmptyKeyTest, ANodeKeyedByTheEmptyStringLivesLikeAnyOther) {
+  constexpr std::string_view kKeySchema = R"(
+node Person { name: String @key  age: I32? }
+edge Knows: Person -> Person { }
+)";
+  constexpr std::string_view kReads = R"(
+query friends($n: String) { match { $p: Person { name: $n }  $p knows $f } return { $f.name } }
+query age($n: String) { match { $p: Person { name: $n } } return { $p.age } }
+)";
+  constexpr std::string_view kWrites = R"(
+query set_age($n: String, $a: I32) { update Person set { age: $a } where name = $n }
+query remove($n: String) { delete Person where name = $n }
+)";
+  auto store = std::make_shared<storage::MemoryStore>();
+  std::unique_ptr<Graph> graph =
+      std::move(Graph::Init(storage::Runtime::ForTest(store, 3), kKeySchema).value());
+  ASSERT_TRUE(LoadJsonl(*graph, "main",
+                        "{\"type\":\"Person\",\"data\":{\"name\":\"\",\"age\":1}}\n"
+                        "{\"type\":\"Person\",\"data\":{\"name\":\"b\",\"age\":2}}\n"
+                        "{\"edge\":\"Knows\",\"from\":\"\",\"to\":\"b\"}\n"
+                        "{\"edge\":\"Knows\",\"from\":\"b\",\"to\":\"\"}\n",
+                        LoadMode::kMerge)
+                  .ok());
+  auto rows = [&](Graph& g, std::string_view query, std::string_view name) {
+    Result<OrderedJson> r = RunReadJson(g, kReads, query, Json{{"n", name}});
+    return r.ok() ? (*r)["rows"].dump() : r.status().ToString();
+  };
+  EXPECT_EQ(rows(*graph, "friends", ""), R"([{"f.name":"b"}])");
+  EXPECT_EQ(rows(*graph, "friends", "b"), R"([{"f.name":""}])");
+
+  // An update on a branch, merged back (a fast-forward), then read after a reopen.
+  ASSERT_TRUE(Mutate(*graph, "branch create x", "", Json::object()).ok());
+  MutationOptions on_x;
+  on_x.branch = "x";
+  Result<MutationResult> r = Mutate(*graph, kWrites, "set_age", Json{{"n", ""}, {"a", 40}}, on_x);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->affected_nodes, 1u);
+  r = Mutate(*graph, "branch merge x", "", Json::object());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->merge_outcome, "fast_forward");
+  graph = std::move(Graph::Open(storage::Runtime::ForTest(store, 4)).value());
+  EXPECT_EQ(rows(*graph, "age", ""), R"([{"p.age":40}])");
+  EXPECT_EQ(rows(*graph, "friends", "b"), R"([{"f.name":""}])");
+  const std::string exported = *ExportToString(*graph->SnapshotOfBranch("main"));
+  EXPECT_NE(exported.find(R"("name":"")"), std::string::npos) << exported;
+
+  // Deleting it removes both of its edges.
+  r = Mutate(*graph, kWrites, "remove", Json{{"n", ""}});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->affected_nodes, 1u);
+  EXPECT_EQ(r->affected_edges, 2u);
+  EXPECT_EQ(rows(*graph, "friends", "b"), "[]");
+  EXPECT_EQ(rows(*graph, "age", ""), "[]");
 }
 
 TEST(MutateProcessTest, TwoProcessesMutatingOneBranch) {
