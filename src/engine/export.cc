@@ -57,6 +57,7 @@ Status WriteBatch(const TypeDef& type, const table::ColumnBatch& batch, std::str
   if (id == nullptr || (edge && (src == nullptr || dst == nullptr))) {
     return Corruption("table " + type.table_key() + " lacks its id/src/dst columns");
   }
+  const bool id_is_property = type.FindProperty("id") != nullptr;
   for (uint64_t row = 0; row < batch.num_rows(); ++row) {
     JsonWriter w(out);
     w.BeginObject();
@@ -71,10 +72,18 @@ Status WriteBatch(const TypeDef& type, const table::ColumnBatch& batch, std::str
       w.Key("type");
       w.String(type.name);
     }
+    // The id goes in data unless a property of the type is named `id`; then it is the top-level
+    // id, which load reads the same way (docs/design/load.md).
+    if (id_is_property) {
+      w.Key("id");
+      w.String(id->StringAt(row));
+    }
     w.Key("data");
     w.BeginObject();
-    w.Key("id");
-    w.String(id->StringAt(row));
+    if (!id_is_property) {
+      w.Key("id");
+      w.String(id->StringAt(row));
+    }
     for (size_t i = 0; i < props.size(); ++i) {
       w.Key(type.properties[i].name);
       WriteJson(w, query::ValueAt(*props[i], row), type.properties[i].type);

@@ -84,17 +84,10 @@ Result<Value> ScalarFromJson(const Value& json, ScalarKind kind) {
       return json;
     case ScalarKind::kBlob:
       if (is_string) {
-        const std::string& s = json.string_value();
-        if (s.starts_with(kBase64Prefix)) {
-          Result<std::string> bytes =
-              Base64Decode(std::string_view(s).substr(kBase64Prefix.size()));
-          if (!bytes.ok()) {
-            return InvalidArgument("invalid base64 blob data: " + bytes.status().message());
-          }
-          return Value::String(std::move(*bytes));
-        }
-        return InvalidArgument("external blob URI '" + s +
-                               "' is not allowed; inline data is written \"base64:<data>\"");
+        OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<std::string> bytes,
+                                   BlobBytesFromText(json.string_value()));
+        if (!bytes) return InvalidArgument(ExternalBlobRefusal(json.string_value()));
+        return Value::String(std::move(*bytes));
       }
       return json;
     default: return json;
@@ -165,6 +158,18 @@ constexpr std::string_view kAlphabet =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 }  // namespace
+
+Result<std::optional<std::string>> BlobBytesFromText(std::string_view text) {
+  if (!text.starts_with(kBase64Prefix)) return std::optional<std::string>();
+  Result<std::string> bytes = Base64Decode(text.substr(kBase64Prefix.size()));
+  if (!bytes.ok()) return InvalidArgument("invalid base64 blob data: " + bytes.status().message());
+  return std::optional<std::string>(std::move(*bytes));
+}
+
+std::string ExternalBlobRefusal(std::string_view uri) {
+  return "external blob URI '" + std::string(uri) +
+         "' is not allowed: new external Blob URI ingress is denied for this graph";
+}
 
 Result<Value> FromJson(const Value& json, const PropType& type) {
   if (json.is_null()) return json;

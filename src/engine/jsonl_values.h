@@ -10,6 +10,7 @@
 //   DateTime          date-time text (schema/temporal.h: RFC 3339 / ISO-8601, years outside
 //                     0..9999 with a sign) or an integer epoch millisecond
 //   Blob              "base64:<data>" (decoded); any other string is an external URI, refused
+//                     (BlobBytesFromText)
 //   lists             element by element
 // Everything else passes through unchanged; whether it fits the property (kind, range, nulls)
 // is checked by query::CoerceValue / RowsBuilder. WriteJson writes a stored value back in the
@@ -21,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -38,6 +40,14 @@ Result<schema::Value> FromJson(const schema::Value& json, const schema::PropType
 
 // Writes `value` (as query::ValueAt reads it from a column of `type`) in the export format.
 void WriteJson(JsonWriter& out, const schema::Value& value, const schema::PropType& type);
+
+// A Blob's text form, as a load line or a JSON parameter gives it: "base64:<data>" is the
+// decoded bytes; any other string is an external URI (nullopt), which no graph admits (there
+// is no external Blob ingress policy; docs/design/load.md). InvalidArgument for bad base64.
+Result<std::optional<std::string>> BlobBytesFromText(std::string_view text);
+// The refusal of the external Blob URI `uri`, in OmniGraph's words: "external blob URI '<uri>'
+// is not allowed: new external Blob URI ingress is denied for this graph".
+std::string ExternalBlobRefusal(std::string_view uri);
 
 // Standard base64 (RFC 4648 §4, with padding).
 std::string Base64Encode(std::string_view bytes);

@@ -94,8 +94,8 @@ TEST(JsonlValuesTest, ConversionErrorsNameTheLiteral) {
   EXPECT_EQ(FromJson(Value::Int(1ll << 40), Type(ScalarKind::kDate)).status().message(),
             "Date value out of range: 1099511627776");
   EXPECT_EQ(FromJson(Value::String("s3://b/k"), Type(ScalarKind::kBlob)).status().message(),
-            "external blob URI 's3://b/k' is not allowed; inline data is written "
-            "\"base64:<data>\"");
+            "external blob URI 's3://b/k' is not allowed: new external Blob URI ingress is "
+            "denied for this graph");
   EXPECT_EQ(FromJson(Value::List({Value::String("bad")}), Type(ScalarKind::kDate, true))
                 .status()
                 .message(),

@@ -217,9 +217,12 @@ Result<TypeRows*> Loader::RowsOf(const TypeDef& type) {
 // node (which an explicit id must equal), or a new ULID.
 Result<std::string> Loader::IdOf(const JsonlRecord& r, const TypeDef& type,
                                  const std::vector<std::optional<Value>>& values) {
+  // data.id is the explicit id unless the type declares a property `id` (then it is that
+  // property's value, and only a top-level id names the entity).
   const Value* given = nullptr;
+  const bool id_is_property = type.FindProperty("id") != nullptr;
   for (const auto& [name, value] : r.data) {
-    if (name == "id") given = &value;
+    if (name == "id" && !id_is_property) given = &value;
   }
   if (given != nullptr && r.top_id.has_value()) {
     return InvalidArgument(LinePrefix(r.line) +
@@ -270,16 +273,16 @@ Status Loader::Add(const JsonlRecord& r, uint64_t bytes) {
   const std::string table_key = type->table_key();
   std::vector<std::optional<Value>> values(type->properties.size());
   for (const auto& [name, json] : r.data) {
-    if (name == "id") continue;
+    const PropertyDef* p = type->FindProperty(name);
+    if (name == "id" && p == nullptr) continue;
     if (IsReservedPhysicalField(name)) {
       return InvalidArgument(LinePrefix(r.line) + "input field '" + name +
                              "' is reserved physical state");
     }
-    if (r.is_edge && (name == "src" || name == "dst")) {
+    if (r.is_edge && (name == "src" || name == "dst") && p == nullptr) {
       return InvalidArgument(LinePrefix(r.line) + "edge data field '" + name +
                              "' is reserved structural state");
     }
-    const PropertyDef* p = type->FindProperty(name);
     if (p == nullptr) {
       return InvalidArgument(LinePrefix(r.line) + "unknown input field '" + name + "' for '" +
                              table_key + "'");

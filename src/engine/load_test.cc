@@ -1117,7 +1117,7 @@ TEST(LoadValidationTest, InvalidDateTimeLiteral) {
 TEST(LoadValidationTest, ExternalBlobUriIsRefused) {
   ExpectRejected(R"({"type":"Person","data":{"name":"Ada","photo":"https://x/y.png"}})",
                  "line 1: property 'photo' of node:Person: external blob URI 'https://x/y.png' "
-                 "is not allowed; inline data is written \"base64:<data>\"");
+                 "is not allowed: new external Blob URI ingress is denied for this graph");
   ExpectRejected(R"({"type":"Person","data":{"name":"Ada","photo":"base64:a$"}})",
                  "line 1: property 'photo' of node:Person: invalid base64 blob data: invalid "
                  "base64 character at offset 1");

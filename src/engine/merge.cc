@@ -189,8 +189,8 @@ Status MergeConflictsStatus(const MergeRequest& request,
   std::string text;
   for (const MergeConflict& c : conflicts) text += "\n  " + c.kind + ": " + c.message;
   return Status(Code::kMergeConflicts,
-                "merging '" + request.source + "' into '" + request.target + "' has " +
-                    std::to_string(conflicts.size()) +
+                "merge conflicts: merging '" + request.source + "' into '" + request.target +
+                    "' has " + std::to_string(conflicts.size()) +
                     " conflict(s); nothing was published:" + text,
                 request.target);
 }

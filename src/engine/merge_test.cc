@@ -206,6 +206,22 @@ TEST_F(MergeTest, SameKeyInsertedDifferentlyIsADivergentInsert) {
   Add("main", "Cy", 2);
 }
 
+// A refused merge's error opens with OmniGraph's words, "merge conflicts", then names the two
+// branches and every conflict.
+TEST_F(MergeTest, ConflictsStatusOpensWithMergeConflicts) {
+  Branch("x");
+  Add("x", "Ada", 30);
+  Add("main", "Ada", 31);
+  MergeResult r = MustMerge("x");
+  ASSERT_EQ(r.outcome, MergeOutcome::kConflicts);
+  Status s = MergeConflictsStatus(MergeRequest{"x", "main", std::nullopt, {}}, r.conflicts);
+  EXPECT_EQ(s.code(), Code::kMergeConflicts);
+  EXPECT_TRUE(
+      s.message().starts_with("merge conflicts: merging 'x' into 'main' has 1 "
+                              "conflict(s); nothing was published:\n  divergent_insert: "))
+      << s.message();
+}
+
 // The same change on both sides is not a conflict, and is not duplicated.
 TEST_F(MergeTest, TheSameInsertOnBothSidesIsKeptOnce) {
   Branch("x");

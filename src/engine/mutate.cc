@@ -2,6 +2,7 @@
 
 #include "base/ids.h"
 #include "engine/embed_rows.h"
+#include "engine/jsonl_values.h"
 #include "engine/merge.h"
 #include "query/executor.h"
 #include "query/mutation.h"
@@ -94,8 +95,9 @@ Status EmbedEffects(Graph& graph, query::MutationEffects& effects) {
   return Status::Ok();
 }
 
+// Fills the context's params (and refused_blobs) for the checked query.
 using ParamsFn =
-    std::function<Result<std::map<std::string, schema::Value>>(const query::CheckedQuery& checked)>;
+    std::function<Status(const query::CheckedQuery& checked, query::MutationContext& context)>;
 
 // The mutation query `query_name` of `file`, refused before any I/O when it is explained, a read
 // query, or mixes inserts/updates with deletes (the D2 rule needs no schema).
@@ -192,7 +194,7 @@ Result<MutationResult> MutateFile(Graph& graph, const query::QueryFile& file,
   UlidGenerator ulids(*graph.runtime().clock, *graph.runtime().random);
   query::MutationContext context;
   context.catalog = &head.catalog();
-  OMNIGRAPH_ASSIGN_OR_RETURN(context.params, bind(checked));
+  OMNIGRAPH_RETURN_IF_ERROR(bind(checked, context));
   context.now_ms = options.now_ms ? *options.now_ms : graph.runtime().clock->NowMicros() / 1000;
   context.open_table = [&](const schema::TypeDef& type) { return head.Table(type.table_key()); };
   context.mint_id = [&] { return ulids.NextString(); };
@@ -243,6 +245,24 @@ Result<MutationResult> MutateWith(Graph& graph, std::string_view source,
   return result;
 }
 
+// A Blob parameter in JSON is text, as in a load line: "base64:<data>" becomes its bytes; an
+// external URI is kept and noted as refused, for the mutation to refuse if it assigns it to a
+// row (query::MutationContext::refused_blobs).
+Status BlobFromText(const query::Param& param, schema::Value& value,
+                    query::MutationContext& context) {
+  if (param.type.scalar != schema::ScalarKind::kBlob || param.type.list) return Status::Ok();
+  if (value.tag() != schema::Value::Tag::kString) return Status::Ok();
+  Result<std::optional<std::string>> bytes = BlobBytesFromText(value.string_value());
+  if (!bytes.ok())
+    return InvalidArgument("param '" + param.name.text + "': " + bytes.status().message());
+  if (*bytes) {
+    value = schema::Value::String(std::move(**bytes));
+  } else {
+    context.refused_blobs.emplace(param.name.text, ExternalBlobRefusal(value.string_value()));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<MutationResult> Mutate(Graph& graph, std::string_view source, std::string_view query_name,
@@ -250,8 +270,9 @@ Result<MutationResult> Mutate(Graph& graph, std::string_view source, std::string
                               const MutationOptions& options) {
   return MutateWith(
       graph, source, query_name,
-      [&](const query::CheckedQuery&) -> Result<std::map<std::string, schema::Value>> {
-        return params;
+      [&](const query::CheckedQuery&, query::MutationContext& context) {
+        context.params = params;
+        return Status::Ok();
       },
       options);
 }
@@ -260,14 +281,15 @@ Result<MutationResult> Mutate(Graph& graph, std::string_view source, std::string
                               const Json& params, const MutationOptions& options) {
   return MutateWith(
       graph, source, query_name,
-      [&](const query::CheckedQuery& checked) -> Result<std::map<std::string, schema::Value>> {
+      [&](const query::CheckedQuery& checked, query::MutationContext& context) -> Status {
         OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<schema::Value> values,
                                    query::BindParams(checked, params));
-        std::map<std::string, schema::Value> out;
         for (size_t i = 0; i < values.size(); ++i) {
-          out.emplace(checked.decl->params[i].name.text, std::move(values[i]));
+          const query::Param& param = checked.decl->params[i];
+          OMNIGRAPH_RETURN_IF_ERROR(BlobFromText(param, values[i], context));
+          context.params.emplace(param.name.text, std::move(values[i]));
         }
-        return out;
+        return Status::Ok();
       },
       options);
 }

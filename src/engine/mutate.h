@@ -64,9 +64,11 @@ struct MutationResult {
 // An empty `query_name` picks the source's only query. A source that is a branch statement
 // (docs/design/query-language.md "Branch statements") runs it instead: `branch create x [from
 // y]` forks x from y's head, `branch delete x` deletes x, both defaulting y to
-// `options.branch`, and affect no entities; `branch merge x [into y]` is Unsupported until the
-// engine merges; `branch list` is InvalidArgument (a read). BranchExists, BranchNotFound and
-// InvalidArgument as Graph::CreateBranch and DeleteBranch say.
+// `options.branch`, and affect no entities; `branch merge x [into y]` merges x into y
+// (Graph::Merge; the outcome in `merge_outcome`, conflicts as MergeConflicts); `branch list` is
+// InvalidArgument (a read). BranchExists, BranchNotFound and InvalidArgument as
+// Graph::CreateBranch and DeleteBranch say. A Blob parameter in JSON is "base64:<data>" or an
+// external URI, refused when a statement writes it to a row (docs/design/engine.md).
 Result<MutationResult> Mutate(Graph& graph, std::string_view source, std::string_view query_name,
                               const std::map<std::string, schema::Value>& params,
                               const MutationOptions& options = {});

@@ -9,6 +9,8 @@
 #include "base/ids.h"
 #include "commit/names.h"
 #include "commit/stream.h"
+#include "engine/export.h"
+#include "engine/load.h"
 #include "engine/query.h"
 #include "query/column_codec.h"
 #include "storage/counting_store.h"
@@ -395,6 +397,167 @@ TEST_F(MutateTest, TextThatIsNotUtf8IsRefusedBeforeAnyWrite) {
   ASSERT_TRUE(
       Run("add_person", {{"name", Value::String("caf\xc3\xa9")}, {"age", Value::Int(1)}}, as_latin1)
           .ok());
+}
+
+// A Blob parameter in JSON is text, as in a load line: "base64:<data>" is stored as its bytes,
+// and an external URI is refused when a statement would write it to a row — an insert always,
+// an update only when it matches a row — leaving the branch as it was.
+TEST(MutateBlobTest, JsonBlobParamsAreDecodedAndExternalUrisRefusedPerWrittenRow) {
+  constexpr std::string_view kBlobSchema = R"(
+node Doc { slug: String @key  content: Blob?  title: String }
+)";
+  constexpr std::string_view kBlobQueries = R"(
+query put($slug: String, $content: Blob?) { insert Doc { slug: $slug, content: $content, title: "t" } }
+query set($slug: String, $content: Blob?) {
+  update Doc set { content: $content, title: "changed" } where slug = $slug
+}
+)";
+  auto store = std::make_shared<storage::MemoryStore>();
+  Result<std::unique_ptr<Graph>> g = Graph::Init(storage::Runtime::ForTest(store, 3), kBlobSchema);
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  Graph& graph = **g;
+  ASSERT_TRUE(
+      Mutate(graph, kBlobQueries, "put", Json{{"slug", "a"}, {"content", "base64:AQID"}}).ok());
+  const std::string before = *ExportToString(*graph.SnapshotOfBranch("main"));
+  // The stored bytes are 01 02 03, which export writes back as the same text.
+  EXPECT_NE(before.find("\"content\":\"base64:AQID\""), std::string::npos) << before;
+
+  const std::string refusal =
+      "external blob URI 's3://assets/f.bin' is not allowed: new external Blob URI ingress is "
+      "denied for this graph";
+  Result<MutationResult> r =
+      Mutate(graph, kBlobQueries, "put", Json{{"slug", "b"}, {"content", "s3://assets/f.bin"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(r.status().message(), refusal);
+  r = Mutate(graph, kBlobQueries, "set", Json{{"slug", "a"}, {"content", "s3://assets/f.bin"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), refusal);
+  EXPECT_EQ(*ExportToString(*graph.SnapshotOfBranch("main")), before);
+
+  // Matching no row writes nothing, so nothing is refused.
+  r = Mutate(graph, kBlobQueries, "set",
+             Json{{"slug", "nobody"}, {"content", "s3://assets/f.bin"}});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->affected_nodes, 0u);
+  // Bad base64 names the parameter.
+  r = Mutate(graph, kBlobQueries, "put", Json{{"slug", "c"}, {"content", "base64:*"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().message().starts_with("param 'content': invalid base64 blob data"))
+      << r.status().message();
+}
+
+// The empty string is a key like any other (OmniGraph keys nodes by it): the id index, the
+// adjacency, updates, a merge, a reopen from storage, export and a cascading delete all treat
+// the node keyed "" as an ordinary node.
+TEST(EmptyKeyTest, ANodeKeyedByTheEmptyStringLivesLikeAnyOther) {
+  constexpr std::string_view kKeySchema = R"(
+node Person { name: String @key  age: I32? }
+edge Knows: Person -> Person { }
+)";
+  constexpr std::string_view kReads = R"(
+query friends($n: String) { match { $p: Person { name: $n }  $p knows $f } return { $f.name } }
+query age($n: String) { match { $p: Person { name: $n } } return { $p.age } }
+)";
+  constexpr std::string_view kWrites = R"(
+query set_age($n: String, $a: I32) { update Person set { age: $a } where name = $n }
+query remove($n: String) { delete Person where name = $n }
+)";
+  auto store = std::make_shared<storage::MemoryStore>();
+  std::unique_ptr<Graph> graph =
+      std::move(Graph::Init(storage::Runtime::ForTest(store, 3), kKeySchema).value());
+  ASSERT_TRUE(LoadJsonl(*graph, "main",
+                        "{\"type\":\"Person\",\"data\":{\"name\":\"\",\"age\":1}}\n"
+                        "{\"type\":\"Person\",\"data\":{\"name\":\"b\",\"age\":2}}\n"
+                        "{\"edge\":\"Knows\",\"from\":\"\",\"to\":\"b\"}\n"
+                        "{\"edge\":\"Knows\",\"from\":\"b\",\"to\":\"\"}\n",
+                        LoadMode::kMerge)
+                  .ok());
+  auto rows = [&](Graph& g, std::string_view query, std::string_view name) {
+    Result<OrderedJson> r = RunReadJson(g, kReads, query, Json{{"n", name}});
+    return r.ok() ? (*r)["rows"].dump() : r.status().ToString();
+  };
+  EXPECT_EQ(rows(*graph, "friends", ""), R"([{"f.name":"b"}])");
+  EXPECT_EQ(rows(*graph, "friends", "b"), R"([{"f.name":""}])");
+
+  // An update on a branch, merged back (a fast-forward), then read after a reopen.
+  ASSERT_TRUE(Mutate(*graph, "branch create x", "", Json::object()).ok());
+  MutationOptions on_x;
+  on_x.branch = "x";
+  Result<MutationResult> r = Mutate(*graph, kWrites, "set_age", Json{{"n", ""}, {"a", 40}}, on_x);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->affected_nodes, 1u);
+  r = Mutate(*graph, "branch merge x", "", Json::object());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->merge_outcome, "fast_forward");
+  graph = std::move(Graph::Open(storage::Runtime::ForTest(store, 4)).value());
+  EXPECT_EQ(rows(*graph, "age", ""), R"([{"p.age":40}])");
+  EXPECT_EQ(rows(*graph, "friends", "b"), R"([{"f.name":""}])");
+  const std::string exported = *ExportToString(*graph->SnapshotOfBranch("main"));
+  EXPECT_NE(exported.find(R"("name":"")"), std::string::npos) << exported;
+
+  // Deleting it removes both of its edges.
+  r = Mutate(*graph, kWrites, "remove", Json{{"n", ""}});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->affected_nodes, 1u);
+  EXPECT_EQ(r->affected_edges, 2u);
+  EXPECT_EQ(rows(*graph, "friends", "b"), "[]");
+  EXPECT_EQ(rows(*graph, "age", ""), "[]");
+}
+
+// Properties named `id`, `src` and `dst` are user data beside the identity and endpoints (the
+// meta-fields `@id`, `@src`, `@dst`): a load line's data holds them, export writes the identity
+// at the top level so that the line reads back, and a bare entity writes its identity as `@id`.
+TEST(IdPropertyTest, PropertiesNamedIdSrcAndDstLiveBesideTheIdentity) {
+  constexpr std::string_view kIdSchema = R"(
+node Person { name: String @key }
+node Doc { id: String @key  title: String? }
+edge Knows: Person -> Person { id: String?  src: String?  dst: String? }
+)";
+  constexpr std::string_view kReads = R"(
+query docs() { match { $d: Doc } return { $d.id, $d.@id, $d } }
+query knows() {
+  match { $p: Person  $p $e:knows $f }
+  return { $e.id, $e.src, $e.dst, $e.@id, $e.@src, $e.@dst }
+}
+)";
+  constexpr std::string_view kLines =
+      "{\"type\":\"Person\",\"data\":{\"name\":\"alice\"}}\n"
+      "{\"type\":\"Person\",\"data\":{\"name\":\"bob\"}}\n"
+      "{\"type\":\"Doc\",\"data\":{\"id\":\"d1\",\"title\":\"t\"}}\n"
+      "{\"edge\":\"Knows\",\"id\":\"k1\",\"from\":\"alice\",\"to\":\"bob\","
+      "\"data\":{\"id\":\"edge-data\",\"src\":\"source-data\",\"dst\":\"target-data\"}}\n";
+  auto open = [&](std::string_view lines) {
+    std::unique_ptr<Graph> g = std::move(
+        Graph::Init(storage::Runtime::ForTest(std::make_shared<storage::MemoryStore>(), 3),
+                    kIdSchema)
+            .value());
+    Result<LoadResult> loaded = LoadJsonl(*g, "main", lines, LoadMode::kMerge);
+    EXPECT_TRUE(loaded.ok()) << loaded.status().ToString();
+    return g;
+  };
+  std::unique_ptr<Graph> graph = open(kLines);
+  auto rows = [&](Graph& g, std::string_view query) {
+    Result<OrderedJson> r = RunReadJson(g, kReads, query, Json::object());
+    return r.ok() ? (*r)["rows"].dump() : r.status().ToString();
+  };
+  const std::string docs = R"([{"d.id":"d1","d.@id":"d1","d":{"@id":"d1","id":"d1","title":"t"}}])";
+  const std::string knows =
+      R"([{"e.id":"edge-data","e.src":"source-data","e.dst":"target-data","e.@id":"k1",)"
+      R"("e.@src":"alice","e.@dst":"bob"}])";
+  EXPECT_EQ(rows(*graph, "docs"), docs);
+  EXPECT_EQ(rows(*graph, "knows"), knows);
+
+  // Export and load again: the same rows, the same export.
+  const std::string exported = *ExportToString(*graph->SnapshotOfBranch("main"));
+  EXPECT_NE(exported.find(
+                R"({"edge":"Knows","from":"alice","to":"bob","id":"k1","data":{"id":"edge-data")"),
+            std::string::npos)
+      << exported;
+  std::unique_ptr<Graph> again = open(exported);
+  EXPECT_EQ(rows(*again, "docs"), docs);
+  EXPECT_EQ(rows(*again, "knows"), knows);
+  EXPECT_EQ(*ExportToString(*again->SnapshotOfBranch("main")), exported);
 }
 
 TEST(MutateProcessTest, TwoProcessesMutatingOneBranch) {

@@ -86,6 +86,22 @@ class MutationPlanner {
     return fitted;
   }
 
+  // InvalidArgument when `m` assigns a refused Blob parameter (MutationContext::refused_blobs)
+  // to a property of `type`; called once a statement has a row to write.
+  Status AdmitBlobs(const Mutation& m, const schema::TypeDef& type) const {
+    for (const Assignment& a : m.assignments) {
+      if (a.value.kind != MatchValue::Kind::kVariable) continue;
+      auto refused = context_.refused_blobs.find(a.value.variable.text);
+      if (refused == context_.refused_blobs.end()) continue;
+      for (const schema::PropertyDef& p : type.properties) {
+        if (p.name == a.prop.text && p.type.scalar == schema::ScalarKind::kBlob) {
+          return InvalidArgument(refused->second);
+        }
+      }
+    }
+    return Status::Ok();
+  }
+
   static schema::PropType EndpointType() {
     schema::PropType t;
     t.scalar = schema::ScalarKind::kString;
@@ -103,6 +119,7 @@ class MutationPlanner {
   }
 
   Status Insert(const Mutation& m, const schema::TypeDef& type) {
+    OMNIGRAPH_RETURN_IF_ERROR(AdmitBlobs(m, type));
     EntityRow row;
     row.values.assign(type.properties.size(), Value::Null());
     for (const Assignment& a : m.assignments) {
@@ -270,6 +287,7 @@ class MutationPlanner {
       if (source && !target) sets.emplace_back(i, Value::Null());
     }
     OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<std::string> ids, Matching(type, m));
+    if (!ids.empty()) OMNIGRAPH_RETURN_IF_ERROR(AdmitBlobs(m, type));
     TableEffects& effects = Effects(type);
     for (const std::string& id : ids) {
       OMNIGRAPH_ASSIGN_OR_RETURN(EntityRow row, Current(type, id));

@@ -67,6 +67,10 @@ struct MutationContext {
   const schema::Catalog* catalog = nullptr;
   // Parameter values by name (without '$'), already of their declared types.
   std::map<std::string, schema::Value> params;
+  // Blob parameters bound to something no graph admits (an external URI: there is no external
+  // Blob ingress policy), by name, with the error. Assigning one to a row refuses the query;
+  // binding it does not, so an update that matches no row is not refused.
+  std::map<std::string, std::string> refused_blobs;
   // now() for the whole invocation, ms since the epoch.
   int64_t now_ms = 0;
   // The base version of a node or edge table of the snapshot.

@@ -69,13 +69,13 @@ Result<Value> ParseInteger(const std::string& key, const Json& v, ScalarKind kin
       }
       uint64_t digit = static_cast<uint64_t>(s[i] - '0');
       if (magnitude > (std::numeric_limits<uint64_t>::max() - digit) / 10) {
-        return ParamError(key, "value " + s + " is out of range for " + type_name);
+        return ParamError(key, "value " + s + " exceeds " + type_name + " range");
       }
       magnitude = magnitude * 10 + digit;
     }
     if (!negative) return Value::UInt(magnitude);
     if (magnitude > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) + 1) {
-      return ParamError(key, "value " + s + " is out of range for " + type_name);
+      return ParamError(key, "value " + s + " exceeds " + type_name + " range");
     }
     return Value::Int(magnitude == static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) + 1
                           ? std::numeric_limits<int64_t>::min()
@@ -91,7 +91,7 @@ Result<Value> RangeChecked(const std::string& key, Value v, ScalarKind kind) {
                        : negative                   ? 0
                                                     : static_cast<uint64_t>(v.int_value());
   auto out = [&] {
-    return ParamError(key, "value " + v.DebugString() + " is out of range for " + type_name);
+    return ParamError(key, "value " + v.DebugString() + " exceeds " + type_name + " range");
   };
   switch (kind) {
     case ScalarKind::kI32:
@@ -154,7 +154,7 @@ Result<Value> ScalarParam(const std::string& key, const Json& v, const PropType&
       if (!v.is_number()) return ParamError(key, "expected float, got " + JsonTypeName(v));
       double d = v.get<double>();
       if (type.scalar == ScalarKind::kF32 && !std::isfinite(static_cast<float>(d))) {
-        return ParamError(key, "value " + std::to_string(d) + " is not a finite F32");
+        return ParamError(key, "value " + v.dump() + " exceeds F32 range");
       }
       return Value::Float(
           type.scalar == ScalarKind::kF32 ? static_cast<double>(static_cast<float>(d)) : d);
@@ -254,7 +254,7 @@ Result<std::vector<Value>> BindParams(const CheckedQuery& checked, const Json& p
         // Stored vectors are f32: an element must round to a finite one.
         const float f = static_cast<float>(item.get<double>());
         if (!std::isfinite(f)) {
-          return ParamError(key, "vector element " + item.dump() + " is not a finite F32");
+          return ParamError(key, "vector element " + item.dump() + " exceeds F32 range");
         }
         items.push_back(Value::Float(f));
       }

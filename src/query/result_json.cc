@@ -52,8 +52,10 @@ OrderedJson CellJson(const ResultColumn& column, const Value& value) {
       column.type.entity != nullptr) {
     const std::vector<Value>& items = value.list_items();
     OrderedJson obj = OrderedJson::object();
-    obj["id"] = ValueJson(items.at(0));
     const std::vector<schema::PropertyDef>& props = column.type.entity->properties;
+    // The id is `id`, unless a property holds that name: then it is `@id`, the meta-field's name.
+    const bool id_is_property = column.type.entity->FindProperty("id") != nullptr;
+    obj[id_is_property ? "@id" : "id"] = ValueJson(items.at(0));
     for (size_t i = 0; i < props.size() && i + 1 < items.size(); ++i) {
       obj[props[i].name] = ValueJson(items[i + 1]);
     }

@@ -158,8 +158,13 @@ bool Checker::CheckBinding(const Binding& b, Scope* scope, bool negated) {
     if (prop == nullptr) {
       std::vector<std::string> names;
       for (const schema::PropertyDef& p : type->properties) names.push_back(p.name);
+      // OmniGraph's words for a bare `id`: the identity is a meta-field, filtered in the block.
+      const std::string hint = pm.prop.text == "id"
+                                   ? "; filter the system identity with `$" + b.var.text +
+                                         ".@id = ...` in the match block"
+                                   : "";
       return Fail("T2", pm.prop.span,
-                  "type `" + type->name + "` has no property `" + pm.prop.text + "`",
+                  "type `" + type->name + "` has no property `" + pm.prop.text + "`" + hint,
                   "its properties are " + ListNames(names, 12));
     }
     if (prop->type.scalar == ScalarKind::kBlob) {

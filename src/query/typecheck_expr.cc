@@ -1,5 +1,7 @@
 // Expression typing, literal checks and value checks of the typechecker (typecheck_internal.h).
 
+#include <cmath>
+
 #include "query/typecheck_internal.h"
 
 namespace omnigraph::query::internal {
@@ -18,6 +20,24 @@ std::string PropertyNames(const TypeDef& type) {
   for (const schema::PropertyDef& p : type.properties) names.push_back(p.name);
   if (names.empty()) return "it has no properties";
   return "its properties are " + ListNames(names, 12);
+}
+
+// The first number of `v` (a scalar or a list's items) that an F32 cannot hold: it rounds to
+// an infinity. Stored F32s and vector elements are single precision, so such a literal could only
+// be stored as an infinity or refused at run time.
+std::optional<std::string> BeyondF32(const schema::Value& v) {
+  if (v.tag() == schema::Value::Tag::kList) {
+    for (const schema::Value& item : v.list_items()) {
+      if (std::optional<std::string> bad = BeyondF32(item)) return bad;
+    }
+    return std::nullopt;
+  }
+  double d = v.tag() == schema::Value::Tag::kFloat  ? v.float_value()
+             : v.tag() == schema::Value::Tag::kInt  ? static_cast<double>(v.int_value())
+             : v.tag() == schema::Value::Tag::kUInt ? static_cast<double>(v.uint_value())
+                                                    : 0.0;
+  if (std::isfinite(static_cast<float>(d))) return std::nullopt;
+  return v.DebugString();
 }
 
 }  // namespace
@@ -341,6 +361,13 @@ bool Checker::CheckLiteral(const Literal& lit, const PropType& expected, const s
   if (lit.value.is_null()) {
     if (expected.nullable) return true;
     return Fail("T3", lit.span, "property `" + prop + "` is non-nullable but got null");
+  }
+  if (expected.scalar == ScalarKind::kF32 || expected.scalar == ScalarKind::kVector) {
+    if (std::optional<std::string> bad = BeyondF32(lit.value)) {
+      return Fail("T3", lit.span,
+                  "property `" + prop + "` has type " + expected.DisplayName() + " but literal " +
+                      *bad + " exceeds F32 range");
+    }
   }
   if (!expected.list && expected.scalar == ScalarKind::kVector) {
     if (size_t n = NumericVectorLiteralDim(lit.value); n > 0) {

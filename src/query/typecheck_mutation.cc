@@ -104,8 +104,13 @@ bool Checker::CheckAssignments(const Mutation& m, const TypeDef& type) {
     }
     const schema::PropertyDef* prop = type.FindProperty(a.prop.text);
     if (prop == nullptr) {
+      const std::string hint =
+          a.prop.text == "id"
+              ? "; the engine assigns system identity; it cannot be set through a property "
+                "assignment"
+              : "";
       return Fail("T11", a.prop.span,
-                  "type `" + type.name + "` has no property `" + a.prop.text + "`",
+                  "type `" + type.name + "` has no property `" + a.prop.text + "`" + hint,
                   edge ? Props(type) + "; the endpoints are `from` and `to`" : Props(type));
     }
     if (!CheckMatchValue(a.value, prop->type, a.prop.text)) return false;

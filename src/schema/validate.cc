@@ -155,19 +155,12 @@ Status CheckPropertyAnnotations(const AstType& t, const AstProperty& p,
   return Status::Ok();
 }
 
-Status CheckPropertyName(const AstType& t, const AstName& name) {
+Status CheckPropertyName(const AstName& name) {
   for (std::string_view r : kStorageReserved) {
     if (name.name == r) {
       return SchemaError(
           name.pos, "property name '" + name.name + "' is reserved for a storage system column");
     }
-  }
-  if (name.name == "id") {
-    return SchemaError(name.pos, "property name 'id' is reserved for the entity id column");
-  }
-  if (t.kind == TypeKind::kEdge && (name.name == "src" || name.name == "dst")) {
-    return SchemaError(name.pos, "property name '" + name.name + "' is reserved on edges for the " +
-                                     (name.name == "src" ? "source" : "target") + " node id");
   }
   return Status::Ok();
 }
@@ -337,7 +330,7 @@ Result<CheckedType> CheckType(const AstType& t,
   }
   std::set<std::string> names;
   for (const AstProperty& p : t.properties) {
-    OMNIGRAPH_RETURN_IF_ERROR(CheckPropertyName(t, p.name));
+    OMNIGRAPH_RETURN_IF_ERROR(CheckPropertyName(p.name));
     if (!names.insert(p.name.name).second) {
       return SchemaError(p.name.pos, "duplicate property '" + p.name.name + "' in " + Owner(t));
     }

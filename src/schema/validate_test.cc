@@ -96,10 +96,6 @@ const Golden kGolden[] = {
      "line 1, column 19: node A implements unknown interface 'Ghost'"},
     {"InterfaceTypeConflict", "interface I { n: String }\nnode A implements I { n: I32 }",
      "line 2, column 23: node A property 'n' has type I32 but interface I declares it as String"},
-    {"ReservedId", "node A { id: String }",
-     "line 1, column 10: property name 'id' is reserved for the entity id column"},
-    {"ReservedSrcOnEdge", "node A {}\nedge E: A -> A { src: String }",
-     "line 2, column 18: property name 'src' is reserved on edges for the source node id"},
     {"ReservedStorageColumn", "node A { _rowid: I64 }",
      "line 1, column 10: property name '_rowid' is reserved for a storage system column"},
     {"KeyOnNullable", "node A { n: String? @key }",
@@ -197,6 +193,18 @@ TEST(SchemaValidateTest, InterfacePropertyDeclaredDirectlyKeepsTheNodesOwnConstr
   auto injected = AcceptInitial("interface I { n: String @key }\nnode A implements I {}");
   ASSERT_TRUE(injected.ok());
   EXPECT_NE(injected->nodes[0].key(), nullptr);
+}
+
+TEST(SchemaValidateTest, PropertiesMayBeNamedIdSrcAndDst) {
+  // As in OmniGraph: the identity and endpoints are the meta-fields `@id`, `@src`, `@dst`, so
+  // plain names are free for user properties, a key included.
+  auto ir = AcceptInitial(
+      "node A { id: String @key }\nedge E: A -> A { id: String?  src: String?  dst: I32? }");
+  ASSERT_TRUE(ir.ok()) << ir.status().ToString();
+  ASSERT_NE(ir->nodes[0].key(), nullptr);
+  EXPECT_NE(ir->nodes[0].FindProperty("id"), nullptr);
+  EXPECT_NE(ir->edges[0].FindProperty("src"), nullptr);
+  EXPECT_NE(ir->edges[0].FindProperty("dst"), nullptr);
 }
 
 // Mutates valid schemas byte by byte and checks that nothing crashes and every failure is an

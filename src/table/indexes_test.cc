@@ -279,6 +279,38 @@ TEST_F(IndexesTest, ADamagedAdjacencyIsRebuiltAndANodeTableHasNone) {
 // The adjacency of endpoint columns with few distinct ids (the ordering by id ranks) and with
 // all ids distinct (a plain sort) is the same as one built by hand: keys and others ascending
 // and distinct, each key's edges in position order.
+// The empty id is an id: the stored id index holds it first, and an adjacency list keys and
+// targets it, both through their encodings.
+TEST_F(IndexesTest, TheEmptyIdRoundTripsThroughTheStoredIdIndexAndAdjacency) {
+  Random random(9);
+  const NewTable table{TableId{0x32, 0x1}, "Person", ModelSchema(false)};
+  std::vector<std::string> ids = Ids("a", 0, 5);
+  ids.push_back("");
+  Result<TablePin> pin = tables_->Create(table, MakeRows(table.schema, ids, random), std::nullopt);
+  ASSERT_TRUE(pin.ok()) << pin.status().ToString();
+  ASSERT_TRUE(Cold(*pin)->SortedIds().ok());  // Built and written back.
+  auto cold = Cold(*pin);
+  counting_->Reset();
+  Result<std::shared_ptr<const IdIndex>> read = cold->SortedIds();
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(counting_->Snapshot().gets, 1u);  // The stored index, decoded.
+  ASSERT_EQ((*read)->size(), 6u);
+  EXPECT_EQ((*read)->IdAt(0), "");
+  EXPECT_NE((*read)->Find(""), nullptr);
+
+  const std::vector<std::string_view> src = {"", "a", ""};
+  const std::vector<std::string_view> dst = {"a", "", ""};
+  Result<EdgeCsr> csr = EdgeCsr::Build(EdgeDirection::kOut, src, dst);
+  ASSERT_TRUE(csr.ok()) << csr.status().ToString();
+  TableManifest m;
+  m.entity_count = 3;
+  Result<EdgeCsr> back = EdgeCsr::Decode(csr->Encode(), m, "o");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  std::map<std::string, std::vector<std::pair<uint32_t, std::string>>> expected = {
+      {"", {{0, "a"}, {2, ""}}}, {"a", {{1, ""}}}};
+  EXPECT_EQ(Lists(*back), expected);
+}
+
 TEST(EdgeCsrTest, BuildOrdersByIdWithFewOrAllDistinctEndpoints) {
   for (const uint64_t distinct : {uint64_t{7}, uint64_t{100'000}}) {
     std::vector<std::string> src_text, dst_text;

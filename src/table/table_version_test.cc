@@ -299,13 +299,28 @@ TEST_F(TableVersionTest, ManifestRecordsOperationCountsAndStagedAgainst) {
       tables_->Append(*v2, MakeRows(table.schema, {"z", "d"}, random), kAgainst).status().code(),
       Code::kKeyConflict);
   EXPECT_EQ(store_->size(), objects);
-  // An id twice in one batch, or an empty id, is InvalidArgument.
+  // An id twice in one batch, or one over 4096 bytes, is InvalidArgument.
   EXPECT_EQ(
       tables_->Upsert(*v2, MakeRows(table.schema, {"q", "q"}, random), kAgainst).status().code(),
       Code::kInvalidArgument);
-  EXPECT_EQ(tables_->Append(*v2, MakeRows(table.schema, {""}, random), kAgainst).status().code(),
+  EXPECT_EQ(tables_
+                ->Append(*v2, MakeRows(table.schema, {std::string(kIdBytesMax + 1, 'x')}, random),
+                         kAgainst)
+                .status()
+                .code(),
             Code::kInvalidArgument);
   EXPECT_EQ(store_->size(), objects);
+  // The empty id is an id: it is written, found by the id index and deleted like any other.
+  auto v3 = tables_->Append(*v2, MakeRows(table.schema, {""}, random), kAgainst);
+  ASSERT_TRUE(v3.ok()) << v3.status().ToString();
+  std::shared_ptr<const TableVersion> with_empty = Open(*v3);
+  const std::vector<std::string> empty_id = {""};
+  Result<LookupResult> found = with_empty->Lookup(empty_id);
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  EXPECT_EQ(found->found, std::vector<bool>{true});
+  Result<std::vector<std::string>> ids = with_empty->Ids();
+  ASSERT_TRUE(ids.ok());
+  EXPECT_EQ(ids->front(), "");
 }
 
 TEST_F(TableVersionTest, DeletedIdsAreInlineUpTo64KiBAndInASideFileBeyond) {

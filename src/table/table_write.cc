@@ -44,7 +44,7 @@ Result<std::pair<std::vector<std::string>, uint64_t>> SplitOverwritten(
 using internal::TableContext;
 
 // The ids of a well-formed batch, in row order. InvalidArgument for a missing id column, an
-// empty or over-long id, or an id given twice.
+// over-long id, or an id given twice.
 Result<std::vector<std::string_view>> BatchIds(const ColumnBatch& rows) {
   const Column* column = rows.FindColumn(kIdFieldId);
   if (column == nullptr) return InvalidArgument("the rows have no id column");
@@ -54,11 +54,9 @@ Result<std::vector<std::string_view>> BatchIds(const ColumnBatch& rows) {
   seen.reserve(rows.num_rows());
   for (uint64_t row = 0; row < rows.num_rows(); ++row) {
     const std::string_view id = column->StringAt(row);
-    if (id.empty()) {
-      return InvalidArgument("row " + std::to_string(row) + ": an id must not be empty");
-    }
+    // The empty id is an id (a node keyed by the empty string); only the length is bounded.
     if (id.size() > kIdBytesMax) {
-      return InvalidArgument("row " + std::to_string(row) + ": an id must be 1 to " +
+      return InvalidArgument("row " + std::to_string(row) + ": an id must be at most " +
                              std::to_string(kIdBytesMax) + " bytes");
     }
     if (!seen.insert(id).second) {
