@@ -37,6 +37,42 @@ std::vector<uint32_t> FieldIds(const Schema& schema) {
   return ids;
 }
 
+// One live row a write added: its id, endpoints (edge tables) and place in the version.
+struct AddedRow {
+  std::string_view id;
+  std::string_view src;
+  std::string_view dst;
+  RowRef ref;
+};
+
+void AppendTo(StringList& list, std::string_view s) {
+  list.blob.append(s);
+  list.ends.push_back(static_cast<uint32_t>(list.blob.size()));
+}
+
+// The deltas of `rows` (sorted by id) and the ids `deleted` (any order, repeats allowed).
+IndexDeltas DeltasOf(const std::vector<AddedRow>& rows, std::span<const std::string> deleted,
+                     bool edge) {
+  IndexDeltas out;
+  if (edge) out.edges.emplace();
+  for (const AddedRow& row : rows) {
+    AppendTo(out.ids.added, row.id);
+    out.ids.refs.push_back(row.ref);
+    if (!edge) continue;
+    AppendTo(out.edges->ids, row.id);
+    AppendTo(out.edges->src, row.src);
+    AppendTo(out.edges->dst, row.dst);
+  }
+  std::vector<std::string_view> gone(deleted.begin(), deleted.end());
+  std::sort(gone.begin(), gone.end());
+  gone.erase(std::unique(gone.begin(), gone.end()), gone.end());
+  for (std::string_view id : gone) {
+    AppendTo(out.ids.removed, id);
+    if (edge) AppendTo(out.edges->removed, id);
+  }
+  return out;
+}
+
 }  // namespace
 
 TableVersion::TableVersion(std::shared_ptr<internal::TableContext> ctx,
@@ -276,6 +312,44 @@ Status TableVersion::BuildIndexes() const {
   // The forward direction only: the query layer derives the reverse from it in memory
   // (query/exec_cache.h); `csr.in` is built and kept when a reader asks for it.
   return Csr(EdgeDirection::kOut).status();
+}
+
+Result<IndexDeltas> TableVersion::DeltasOver(const TableManifest& ancestor,
+                                             std::span<const std::string> deleted) const {
+  std::set<std::string_view> kept;
+  for (const FragmentEntry& f : ancestor.fragments) kept.insert(f.id);
+  const bool edge = std::any_of(manifest_->schema.begin(), manifest_->schema.end(),
+                                [](const Field& f) { return f.id == kSrcFieldId; });
+  std::vector<uint32_t> fields = {kIdFieldId};
+  if (edge) fields.insert(fields.end(), {kSrcFieldId, kDstFieldId});
+  std::vector<std::shared_ptr<const Column>> held;
+  std::vector<AddedRow> rows;
+  for (uint32_t f = 0; f < manifest_->fragments.size(); ++f) {
+    const FragmentEntry& fragment = manifest_->fragments[f];
+    if (kept.count(fragment.id) != 0) continue;
+    OMNIGRAPH_ASSIGN_OR_RETURN(auto columns, ctx_->Columns(*manifest_, fragment, fields));
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const Roaring> gone,
+                               ctx_->Deletion(*manifest_, fragment));
+    for (uint32_t row = 0; row < fragment.rows; ++row) {
+      if (gone->contains(row)) continue;
+      AddedRow added{columns[0]->StringAt(row), {}, {}, RowRef{f, row}};
+      if (edge) {
+        added.src = columns[1]->StringAt(row);
+        added.dst = columns[2]->StringAt(row);
+      }
+      rows.push_back(added);
+    }
+    held.insert(held.end(), columns.begin(), columns.end());
+  }
+  std::sort(rows.begin(), rows.end(),
+            [](const AddedRow& a, const AddedRow& b) { return a.id < b.id; });
+  for (size_t i = 1; i < rows.size(); ++i) {
+    if (rows[i - 1].id == rows[i].id) {
+      return Corruption("table version holds id '" + std::string(rows[i].id) + "' twice",
+                        manifest_name_);
+    }
+  }
+  return DeltasOf(rows, deleted, edge);
 }
 
 Result<std::vector<bool>> TableVersion::Contains(std::span<const std::string_view> ids) const {

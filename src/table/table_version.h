@@ -21,6 +21,7 @@
 #include "table/column.h"
 #include "table/edge_csr.h"
 #include "table/id_index.h"
+#include "table/index_delta.h"
 #include "table/predicate.h"
 #include "table/row_gather.h"
 #include "table/table_manifest.h"
@@ -100,6 +101,13 @@ class TableVersion {
   // The derived kinds BuildIndexes stores for this version: none below the size threshold, else
   // `ids`, and `csr.out` for an edge table.
   std::vector<std::string> IndexKinds() const;
+  // What this version changed over `ancestor` (a version it was written on, directly or through
+  // unpublished steps), for index deltas (table/index_delta.h): the live rows of the fragments it
+  // has and `ancestor` lacks (their id, and src and dst for an edge table), and `deleted`, the
+  // ids removed on the way. Reads only those fragments (and their deletion vectors), never the
+  // ancestor's. Corruption for an id twice among the added rows.
+  Result<IndexDeltas> DeltasOver(const TableManifest& ancestor,
+                                 std::span<const std::string> deleted) const;
   // Whether each of `ids` is live in the version, from its id index (the index the version's
   // writes and lookups build; no other row is read).
   Result<std::vector<bool>> Contains(std::span<const std::string_view> ids) const;
