@@ -288,4 +288,35 @@ Result<EdgeCsr> CsrOfEdges(const EdgeColumns& edges, EdgeDirection direction, co
   return EdgeCsr::Build(direction, edges.src, edges.dst);
 }
 
+Result<IdIndex> IdsOfChain(std::span<const IndexLink> chain, const std::string& name,
+                           IdIndex* first) {
+  if (chain.empty()) return Corruption("id index chain has no link", name);
+  OMNIGRAPH_ASSIGN_OR_RETURN(IdIndex index,
+                             IdIndex::Decode(chain[0].payload, *chain[0].manifest, name));
+  if (first != nullptr) *first = index;
+  for (size_t i = 1; i < chain.size(); ++i) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(IdsDelta delta, DecodeIdsDelta(chain[i].payload, name));
+    OMNIGRAPH_ASSIGN_OR_RETURN(
+        index, ApplyIdsDelta(index, *chain[i - 1].manifest, delta, *chain[i].manifest, name));
+  }
+  return index;
+}
+
+Result<EdgeCsr> CsrOfChain(std::span<const IndexLink> chain, EdgeDirection direction,
+                           const IdIndex& first, const IdIndex& last, const std::string& name) {
+  if (chain.empty()) return Corruption("adjacency chain has no link", name);
+  OMNIGRAPH_ASSIGN_OR_RETURN(EdgeCsr full,
+                             EdgeCsr::Decode(chain[0].payload, *chain[0].manifest, name));
+  if (chain.size() == 1) return full;
+  // Every delta is decoded first: the edges refer to their strings until the rebuild.
+  std::vector<EdgesDelta> deltas;
+  for (size_t i = 1; i < chain.size(); ++i) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(EdgesDelta delta, DecodeEdgesDelta(chain[i].payload, name));
+    deltas.push_back(std::move(delta));
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(EdgeColumns edges, EdgesOfCsr(full, direction, first, name));
+  for (const EdgesDelta& delta : deltas) edges = ApplyEdgesDelta(edges, delta);
+  return CsrOfEdges(edges, direction, last, name);
+}
+
 }  // namespace omnigraph::table

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +28,10 @@ namespace omnigraph::table {
 // A delta is written only while the changed rows are at most 1/kDeltaChangeDivisor of the
 // base's live rows (docs/design/tables.md "Derived indexes"); above that a full object is written.
 inline constexpr uint64_t kDeltaChangeDivisor = 8;
+
+// A delta is taken over the base version or, when the base has no index, over the base's base
+// and so on: at most this many versions back.
+inline constexpr int kDeltaAncestorsMax = 2;
 
 // Whether a write that added `added_rows` rows and deleted `deleted_rows` over a base of
 // `base_rows` live rows is small enough for a delta.
@@ -80,6 +85,23 @@ EdgeColumns ApplyEdgesDelta(const EdgeColumns& base, const EdgesDelta& delta);
 // unless the edges are exactly the index's ids, in its order.
 Result<EdgeCsr> CsrOfEdges(const EdgeColumns& edges, EdgeDirection direction, const IdIndex& ids,
                            const std::string& name);
+
+// One link of a derived chain: the version it belongs to and its payload (the full object first,
+// then each delta in order, the wanted version's last).
+struct IndexLink {
+  const TableManifest* manifest = nullptr;
+  std::string_view payload;
+};
+
+// The id index at the end of `chain` and, when `first` is not null, the full link's in
+// `*first`. Corruption naming `name` when a link fails to decode or apply (the caller rebuilds
+// from the fragments).
+Result<IdIndex> IdsOfChain(std::span<const IndexLink> chain, const std::string& name,
+                           IdIndex* first = nullptr);
+// The adjacency in `direction` at the end of `chain`, given the id index of the full link's
+// version (`first`) and of the last link's (`last`). Corruption naming `name` as IdsOfChain.
+Result<EdgeCsr> CsrOfChain(std::span<const IndexLink> chain, EdgeDirection direction,
+                           const IdIndex& first, const IdIndex& last, const std::string& name);
 
 // The deltas of one version over an ancestor: the id index's and, for an edge table, the
 // adjacency's (one payload for both directions).

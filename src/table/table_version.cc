@@ -73,6 +73,17 @@ IndexDeltas DeltasOf(const std::vector<AddedRow>& rows, std::span<const std::str
   return out;
 }
 
+// The rows of `manifest`'s fragments that `ancestor` lacks.
+uint64_t RowsAddedSince(const TableManifest& manifest, const TableManifest& ancestor) {
+  std::set<std::string_view> kept;
+  for (const FragmentEntry& f : ancestor.fragments) kept.insert(f.id);
+  uint64_t rows = 0;
+  for (const FragmentEntry& f : manifest.fragments) {
+    if (kept.count(f.id) == 0) rows += f.rows;
+  }
+  return rows;
+}
+
 }  // namespace
 
 TableVersion::TableVersion(std::shared_ptr<internal::TableContext> ctx,
@@ -247,20 +258,16 @@ Result<std::shared_ptr<const EdgeCsr>> TableVersion::Csr(EdgeDirection direction
   if (auto hit = ctx_->cache().Get<EdgeCsr>(key)) return hit;
   const bool derived = manifest_->entity_count >= ctx_->derived_rows_min();
   if (derived) {
-    // Decoded straight from the object (not through ReadDerived's cache of payloads), so that
-    // only the decoded form is held.
-    Result<storage::GetResult> got = ctx_->store().Get(name);
-    if (got.ok()) {
-      Result<std::string_view> payload = DecodeDerived(*manifest_, kind, got->data, name);
-      Result<EdgeCsr> decoded = payload.ok() ? EdgeCsr::Decode(*payload, *manifest_, name)
-                                             : Result<EdgeCsr>(payload.status());
-      if (decoded.ok()) {
-        auto value = std::make_shared<const EdgeCsr>(std::move(*decoded));
-        ctx_->cache().Put<EdgeCsr>(key, value, value->bytes());
-        return std::shared_ptr<const EdgeCsr>(value);
-      }
-    } else if (got.status().kind() != Kind::kNotFound) {
-      return got.status();
+    // A damaged object or a broken chain is rebuilt below, and WriteDerived replaces it with a
+    // full object.
+    Result<EdgeCsr> read = CsrFromChain(direction);
+    if (read.ok()) {
+      auto value = std::make_shared<const EdgeCsr>(std::move(*read));
+      ctx_->cache().Put<EdgeCsr>(key, value, value->bytes());
+      return std::shared_ptr<const EdgeCsr>(value);
+    }
+    if (read.status().kind() != Kind::kNotFound && read.status().code() != Code::kCorruption) {
+      return read.status();
     }
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(EdgeCsr built, BuildCsr(direction));
@@ -268,6 +275,30 @@ Result<std::shared_ptr<const EdgeCsr>> TableVersion::Csr(EdgeDirection direction
   auto value = std::make_shared<const EdgeCsr>(std::move(built));
   ctx_->cache().Put<EdgeCsr>(key, value, value->bytes());
   return std::shared_ptr<const EdgeCsr>(value);
+}
+
+Result<EdgeCsr> TableVersion::CsrFromChain(EdgeDirection direction) const {
+  const std::string_view kind = CsrKind(direction);
+  const std::string name = DerivedName(manifest_->table(), manifest_->staged_version, kind);
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<DerivedLink> chain, ReadDerivedChain(kind));
+  std::vector<IndexLink> links;
+  for (const DerivedLink& link : chain) {
+    links.push_back(IndexLink{link.manifest.get(), *link.payload});
+  }
+  const auto decode = [&]() -> Result<EdgeCsr> {
+    if (chain.size() == 1) return EdgeCsr::Decode(links[0].payload, *chain[0].manifest, name);
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> first,
+                               ctx_->Index(*chain[0].manifest));
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> last, ctx_->Index(*manifest_));
+    return CsrOfChain(links, direction, *first, *last, name);
+  };
+  Result<EdgeCsr> csr = decode();
+  // Only the decoded adjacency is held, not the payloads it came from.
+  for (const DerivedLink& link : chain) {
+    ctx_->cache().Erase("xo:" +
+                        DerivedName(manifest_->table(), link.manifest->staged_version, kind));
+  }
+  return csr;
 }
 
 Result<EdgeCsr> TableVersion::BuildCsr(EdgeDirection direction) const {
@@ -350,6 +381,47 @@ Result<IndexDeltas> TableVersion::DeltasOver(const TableManifest& ancestor,
     }
   }
   return DeltasOf(rows, deleted, edge);
+}
+
+Result<std::vector<std::string>> TableVersion::WriteIndexDeltas() const {
+  const std::vector<std::string> kinds = IndexKinds();
+  std::vector<std::string> stored;
+  if (kinds.empty()) return stored;
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<std::string> deleted, DeletedIds());
+  std::shared_ptr<const TableManifest> at = manifest_;
+  for (int step = 0; step < kDeltaAncestorsMax; ++step) {
+    if (!at->base_staged_version || at->operation == Operation::kOverwrite) break;
+    const std::string name = ManifestName(at->table(), *at->base_staged_version);
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableManifest> base, ctx_->Manifest(name));
+    if (!DeltaFits(base->entity_count, RowsAddedSince(*manifest_, *base), deleted.size())) break;
+    const TableVersion ancestor(ctx_, base, name);
+    // The depth each kind's delta would have (0: the ancestor cannot carry one). Only an
+    // ancestor without any of the kinds is stepped over; one whose chain is full is not.
+    std::vector<uint32_t> depths;
+    bool any = false;
+    for (const std::string& kind : kinds) {
+      Result<DerivedHeader> header = ancestor.ReadDerivedHeader(kind);
+      any = any || header.ok();
+      const uint32_t depth = header.ok() ? (header->delta ? header->delta->depth : 0) + 1 : 0;
+      depths.push_back(depth <= kDerivedDeltaDepthMax ? depth : 0);
+    }
+    if (!any) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<std::string> more, ancestor.DeletedIds());
+      deleted.insert(deleted.end(), more.begin(), more.end());
+      at = base;
+      continue;
+    }
+    OMNIGRAPH_ASSIGN_OR_RETURN(IndexDeltas deltas, DeltasOver(*base, deleted));
+    for (size_t k = 0; k < kinds.size(); ++k) {
+      if (depths[k] == 0) continue;
+      const std::string payload =
+          kinds[k] == kIdsKind ? EncodeIdsDelta(deltas.ids) : EncodeEdgesDelta(*deltas.edges);
+      OMNIGRAPH_RETURN_IF_ERROR(WriteDerivedDelta(kinds[k], payload, *base, depths[k]));
+      stored.push_back(kinds[k]);
+    }
+    break;
+  }
+  return stored;
 }
 
 Result<std::vector<bool>> TableVersion::Contains(std::span<const std::string_view> ids) const {

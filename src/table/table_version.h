@@ -116,6 +116,14 @@ class TableVersion {
   // ancestor's. Corruption for an id twice among the added rows.
   Result<IndexDeltas> DeltasOver(const TableManifest& ancestor,
                                  std::span<const std::string> deleted) const;
+  // Stores this version's id index and (edge table) forward adjacency as deltas (DeltasOver)
+  // over the nearest ancestor that has them at depth below kDerivedDeltaDepthMax — its base, or
+  // through at most kDeltaAncestorsMax - 1 versions without them (a merge's unpublished delete
+  // step) — when the rows changed since are few (DeltaFits). Returns the kinds stored; the
+  // others are the caller's to build in full or to leave to a reader. Reads the ancestors'
+  // manifests and object headers and this version's new fragments only. Storage failures as
+  // reported.
+  Result<std::vector<std::string>> WriteIndexDeltas() const;
   // Whether each of `ids` is live in the version, from its id index (the index the version's
   // writes and lookups build; no other row is read).
   Result<std::vector<bool>> Contains(std::span<const std::string_view> ids) const;
@@ -171,6 +179,8 @@ class TableVersion {
 
  private:
   Result<EdgeCsr> BuildCsr(EdgeDirection direction) const;
+  // The adjacency from its stored chain; NotFound or Corruption when it cannot be read.
+  Result<EdgeCsr> CsrFromChain(EdgeDirection direction) const;
 
   std::shared_ptr<internal::TableContext> ctx_;
   std::shared_ptr<const TableManifest> manifest_;
