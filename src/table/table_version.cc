@@ -287,9 +287,10 @@ Result<EdgeCsr> TableVersion::CsrFromChain(EdgeDirection direction) const {
   }
   const auto decode = [&]() -> Result<EdgeCsr> {
     if (chain.size() == 1) return EdgeCsr::Decode(links[0].payload, *chain[0].manifest, name);
+    // This version's index first: reading its chain keeps the full link's index in the cache.
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> last, ctx_->Index(*manifest_));
     OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> first,
                                ctx_->Index(*chain[0].manifest));
-    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> last, ctx_->Index(*manifest_));
     return CsrOfChain(links, direction, *first, *last, name);
   };
   Result<EdgeCsr> csr = decode();
