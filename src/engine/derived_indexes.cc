@@ -57,6 +57,13 @@ Built StoreIndex(const table::TableVersion& version, const std::string& kind) {
   return version.WriteDerived(kind, payload).ok() ? Built::kStored : Built::kFailed;
 }
 
+// The index kinds stored as deltas over the version's base (none when its write was large or the
+// base has no index); a failure leaves them to the full build or to a reader.
+std::vector<std::string> IndexDeltasOf(const table::TableVersion& version) {
+  Result<std::vector<std::string>> stored = version.WriteIndexDeltas();
+  return stored.ok() ? *std::move(stored) : std::vector<std::string>{};
+}
+
 }  // namespace
 
 std::vector<std::string> ExpectedDerivedKinds(const schema::TypeDef* type,
@@ -86,9 +93,13 @@ DerivedBuildOutcome BuildMissingDerived(const schema::TypeDef* type,
   const auto is_index = [&](const std::string& kind) {
     return std::find(index_kinds.begin(), index_kinds.end(), kind) != index_kinds.end();
   };
-  // A fresh version's id index and adjacency are built together, and stored as they are built.
+  // A fresh version's id index and adjacency are stored as deltas over its base's when the
+  // write was small (table/index_delta.h), else built together and stored as they are built.
   const bool fresh_indexes = options.fresh && !index_kinds.empty();
-  const bool fresh_ok = !fresh_indexes || version.BuildIndexes().ok();
+  const std::vector<std::string> deltas =
+      fresh_indexes ? IndexDeltasOf(version) : std::vector<std::string>{};
+  const bool fresh_ok =
+      !fresh_indexes || deltas.size() == index_kinds.size() || version.BuildIndexes().ok();
   for (const std::string& kind : missing) {
     const Built built = !is_index(kind) ? BuildOne(version, kind, options.ann)
                         : options.fresh ? (fresh_ok ? Built::kStored : Built::kFailed)
@@ -110,6 +121,16 @@ void BuildWrittenDerived(const table::TableStore& tables, const schema::Catalog&
     Result<std::shared_ptr<const table::TableVersion>> version = tables.Open(ToTablePin(pin));
     if (!version.ok()) continue;
     (void)BuildMissingDerived(catalog.FindByTableKey(pin.table_key), **version, options);
+  }
+}
+
+void StoreWrittenIndexDeltas(const table::TableStore& tables, const commit::Record& record,
+                             const std::set<std::string>& written) {
+  for (const commit::Pin& pin : record.pins) {
+    // A small version keeps no index: it is not even opened.
+    if (!written.count(pin.table_key) || pin.entity_count < tables.derived_rows_min()) continue;
+    Result<std::shared_ptr<const table::TableVersion>> version = tables.Open(ToTablePin(pin));
+    if (version.ok()) (void)IndexDeltasOf(**version);
   }
 }
 

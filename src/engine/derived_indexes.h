@@ -52,4 +52,11 @@ void BuildWrittenDerived(const table::TableStore& tables, const schema::Catalog&
                          const commit::Record& record, const std::set<std::string>& written,
                          const table::AnnBuildOptions& ann);
 
+// After a mutation or a merge: the id index and adjacency of each version `record` pins for the
+// tables in `written`, as deltas over its base's (TableVersion::WriteIndexDeltas) when the write
+// was small and the base has them; otherwise nothing is stored and the version's first reader
+// builds and stores them in full (a small write never rewrites a whole index).
+void StoreWrittenIndexDeltas(const table::TableStore& tables, const commit::Record& record,
+                             const std::set<std::string>& written);
+
 }  // namespace omnigraph::engine

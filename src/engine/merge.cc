@@ -8,6 +8,7 @@
 #include "commit/names.h"
 #include "commit/testing_hooks.h"
 #include "engine/change_sets.h"
+#include "engine/derived_indexes.h"
 #include "engine/graph.h"
 #include "engine/validate.h"
 #include "table/row_gather.h"
@@ -368,6 +369,15 @@ Result<MergeResult> Graph::Merge(const MergeRequest& request) {
                                stream->TryPublish(head, prepared, meta));
     if (tried.won) {
       meter.Finish();
+      // Index deltas of the versions the merge pins anew (engine/derived_indexes.h).
+      std::set<std::string> written;
+      for (const commit::Pin& pin : tried.won->record.pins) {
+        const commit::TableState* was = head->FindByKey(pin.table_key);
+        if (was == nullptr || was->pin.staged_version != pin.staged_version) {
+          written.insert(pin.table_key);
+        }
+      }
+      StoreWrittenIndexDeltas(tables(), tried.won->record, written);
       plan.result.commit_id = tried.won->commit_id;
       plan.result.seq = tried.won->seq;
       plan.result.record = tried.won->record;

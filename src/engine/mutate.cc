@@ -1,6 +1,9 @@
 #include "engine/mutate.h"
 
+#include <set>
+
 #include "base/ids.h"
+#include "engine/derived_indexes.h"
 #include "engine/embed_rows.h"
 #include "engine/jsonl_values.h"
 #include "engine/merge.h"
@@ -226,6 +229,10 @@ Result<MutationResult> MutateFile(Graph& graph, const query::QueryFile& file,
   OMNIGRAPH_ASSIGN_OR_RETURN(WriteResult written, graph.Write(write));
   if (written.replayed) return ReplayedMutation(result.query_name, options, std::move(written));
   result.commit = written.commit_id;
+  // Index deltas of the versions it wrote (engine/derived_indexes.h); never authority.
+  std::set<std::string> tables;
+  for (const auto& [table_key, change] : write.changes) tables.insert(table_key);
+  StoreWrittenIndexDeltas(graph.tables(), written.record, tables);
   result.commit_record = std::move(written.record);
   return result;
 }

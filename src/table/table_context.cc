@@ -5,7 +5,9 @@
 
 #include "table/deletion_vector.h"
 #include "table/derived.h"
+#include "table/index_delta.h"
 #include "table/table_store.h"
+#include "table/table_version.h"
 
 namespace omnigraph::table::internal {
 
@@ -152,20 +154,12 @@ Result<std::shared_ptr<const IdIndex>> TableContext::Index(const TableManifest& 
   if (auto hit = cache_.Get<IdIndex>(key)) return hit;
   const bool derived = manifest.entity_count >= derived_rows_min_;
   if (derived) {
-    const std::string name = DerivedName(manifest.table(), manifest.staged_version, kIdsKind);
-    Result<storage::GetResult> got = store().Get(name);
-    if (got.ok()) {
-      // A damaged object is rebuilt below, and WriteDerived replaces it.
-      Result<std::string_view> payload = DecodeDerived(manifest, kIdsKind, got->data, name);
-      Result<IdIndex> decoded = payload.ok() ? IdIndex::Decode(*payload, manifest, name)
-                                             : Result<IdIndex>(payload.status());
-      if (decoded.ok()) {
-        auto value = std::make_shared<const IdIndex>(std::move(*decoded));
-        cache_.Put(key, value, value->bytes());
-        return std::shared_ptr<const IdIndex>(value);
-      }
-    } else if (got.status().kind() != Kind::kNotFound) {
-      return got.status();
+    // A damaged object or a broken chain is rebuilt below, and WriteDerived replaces it with a
+    // full object.
+    Result<std::shared_ptr<const IdIndex>> read = IndexFromChain(manifest);
+    if (read.ok()) return read;
+    if (read.status().kind() != Kind::kNotFound && read.status().code() != Code::kCorruption) {
+      return read.status();
     }
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> built, BuildIndex(manifest));
@@ -177,6 +171,38 @@ Result<std::shared_ptr<const IdIndex>> TableContext::Index(const TableManifest& 
   }
   cache_.Put(key, built, built->bytes());
   return built;
+}
+
+Result<std::shared_ptr<const IdIndex>> TableContext::IndexFromChain(const TableManifest& manifest) {
+  const TableVersion version(shared_from_this(), std::make_shared<const TableManifest>(manifest),
+                             ManifestName(manifest.table(), manifest.staged_version));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<DerivedLink> chain, version.ReadDerivedChain(kIdsKind));
+  std::vector<IndexLink> links;
+  for (const DerivedLink& link : chain) {
+    links.push_back(IndexLink{link.manifest.get(), *link.payload});
+  }
+  // An edge table's adjacency chain starts from the same full version and needs its index too.
+  const bool edge = std::any_of(manifest.schema.begin(), manifest.schema.end(),
+                                [](const Field& f) { return f.id == kSrcFieldId; });
+  IdIndex first;
+  const bool keep_first = edge && chain.size() > 1;
+  Result<IdIndex> index =
+      IdsOfChain(links, DerivedName(manifest.table(), manifest.staged_version, kIdsKind),
+                 keep_first ? &first : nullptr);
+  // Only the decoded index is held, not the payloads it came from.
+  for (const DerivedLink& link : chain) {
+    cache_.Erase("xo:" +
+                 DerivedName(link.manifest->table(), link.manifest->staged_version, kIdsKind));
+  }
+  OMNIGRAPH_RETURN_IF_ERROR(index.status());
+  if (keep_first) {
+    auto value = std::make_shared<const IdIndex>(std::move(first));
+    cache_.Put("i:" + ManifestName(manifest.table(), chain[0].manifest->staged_version), value,
+               value->bytes());
+  }
+  auto value = std::make_shared<const IdIndex>(std::move(*index));
+  cache_.Put("i:" + ManifestName(manifest.table(), manifest.staged_version), value, value->bytes());
+  return std::shared_ptr<const IdIndex>(value);
 }
 
 Status TableContext::WriteDerived(const TableManifest& manifest, std::string_view kind,

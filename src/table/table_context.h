@@ -26,7 +26,7 @@ struct TableStoreOptions;
 
 namespace internal {
 
-class TableContext {
+class TableContext : public std::enable_shared_from_this<TableContext> {
  public:
   TableContext(storage::Runtime runtime, uint64_t cache_bytes, uint64_t fragment_rows_max,
                FragmentWriteOptions fragment, uint64_t derived_rows_min = kDerivedIndexRowsMin);
@@ -53,7 +53,8 @@ class TableContext {
   Result<std::shared_ptr<const Roaring>> Deletion(const TableManifest& manifest,
                                                   const FragmentEntry& fragment);
   // The id index of a version: cached, else — for a version of at least derived_rows_min() live
-  // rows — decoded from its `ids` derived object (one GET), else built from the id column and
+  // rows — decoded from its `ids` derived object (one GET; one per link of a chain of deltas,
+  // docs/format/indexes.md), else built from the id column and
   // deletion vector of every fragment and, for such a version, written back as that object (a
   // failure to write is not an error). A damaged object is rebuilt and replaced.
   Result<std::shared_ptr<const IdIndex>> Index(const TableManifest& manifest);
@@ -74,6 +75,10 @@ class TableContext {
   Result<bool> PutImmutable(const std::string& name, std::string_view bytes);
 
  private:
+  // The id index from its stored chain (a full object, or deltas over one). NotFound or
+  // Corruption when it cannot be read (the caller rebuilds).
+  Result<std::shared_ptr<const IdIndex>> IndexFromChain(const TableManifest& manifest);
+
   storage::Runtime runtime_;
   ObjectCache cache_;
   uint64_t fragment_rows_max_;

@@ -18,6 +18,8 @@ const storage::Runtime& TableStore::runtime() const { return ctx_->runtime(); }
 const ObjectCache& TableStore::cache() const { return ctx_->cache(); }
 uint64_t TableStore::fragment_rows_max() const { return ctx_->fragment_rows_max(); }
 
+uint64_t TableStore::derived_rows_min() const { return ctx_->derived_rows_min(); }
+
 Result<std::shared_ptr<const TableVersion>> TableStore::Open(const TablePin& pin) const {
   const std::string name = ManifestName(pin.table(), pin.staged_version);
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableManifest> manifest, ctx_->Manifest(name));

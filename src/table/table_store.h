@@ -164,6 +164,8 @@ class TableStore {
   const storage::Runtime& runtime() const;
   // The most rows a write puts in one fragment (TableStoreOptions::fragment_rows_max).
   uint64_t fragment_rows_max() const;
+  // Versions with at least this many live rows keep derived indexes (TableStoreOptions).
+  uint64_t derived_rows_min() const;
   const ObjectCache& cache() const;
 
  private:

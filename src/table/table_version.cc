@@ -37,6 +37,53 @@ std::vector<uint32_t> FieldIds(const Schema& schema) {
   return ids;
 }
 
+// One live row a write added: its id, endpoints (edge tables) and place in the version.
+struct AddedRow {
+  std::string_view id;
+  std::string_view src;
+  std::string_view dst;
+  RowRef ref;
+};
+
+void AppendTo(StringList& list, std::string_view s) {
+  list.blob.append(s);
+  list.ends.push_back(static_cast<uint32_t>(list.blob.size()));
+}
+
+// The deltas of `rows` (sorted by id) and the ids `deleted` (any order, repeats allowed).
+IndexDeltas DeltasOf(const std::vector<AddedRow>& rows, std::span<const std::string> deleted,
+                     bool edge) {
+  IndexDeltas out;
+  if (edge) out.edges.emplace();
+  for (const AddedRow& row : rows) {
+    AppendTo(out.ids.added, row.id);
+    out.ids.refs.push_back(row.ref);
+    if (!edge) continue;
+    AppendTo(out.edges->ids, row.id);
+    AppendTo(out.edges->src, row.src);
+    AppendTo(out.edges->dst, row.dst);
+  }
+  std::vector<std::string_view> gone(deleted.begin(), deleted.end());
+  std::sort(gone.begin(), gone.end());
+  gone.erase(std::unique(gone.begin(), gone.end()), gone.end());
+  for (std::string_view id : gone) {
+    AppendTo(out.ids.removed, id);
+    if (edge) AppendTo(out.edges->removed, id);
+  }
+  return out;
+}
+
+// The rows of `manifest`'s fragments that `ancestor` lacks.
+uint64_t RowsAddedSince(const TableManifest& manifest, const TableManifest& ancestor) {
+  std::set<std::string_view> kept;
+  for (const FragmentEntry& f : ancestor.fragments) kept.insert(f.id);
+  uint64_t rows = 0;
+  for (const FragmentEntry& f : manifest.fragments) {
+    if (kept.count(f.id) == 0) rows += f.rows;
+  }
+  return rows;
+}
+
 }  // namespace
 
 TableVersion::TableVersion(std::shared_ptr<internal::TableContext> ctx,
@@ -211,20 +258,16 @@ Result<std::shared_ptr<const EdgeCsr>> TableVersion::Csr(EdgeDirection direction
   if (auto hit = ctx_->cache().Get<EdgeCsr>(key)) return hit;
   const bool derived = manifest_->entity_count >= ctx_->derived_rows_min();
   if (derived) {
-    // Decoded straight from the object (not through ReadDerived's cache of payloads), so that
-    // only the decoded form is held.
-    Result<storage::GetResult> got = ctx_->store().Get(name);
-    if (got.ok()) {
-      Result<std::string_view> payload = DecodeDerived(*manifest_, kind, got->data, name);
-      Result<EdgeCsr> decoded = payload.ok() ? EdgeCsr::Decode(*payload, *manifest_, name)
-                                             : Result<EdgeCsr>(payload.status());
-      if (decoded.ok()) {
-        auto value = std::make_shared<const EdgeCsr>(std::move(*decoded));
-        ctx_->cache().Put<EdgeCsr>(key, value, value->bytes());
-        return std::shared_ptr<const EdgeCsr>(value);
-      }
-    } else if (got.status().kind() != Kind::kNotFound) {
-      return got.status();
+    // A damaged object or a broken chain is rebuilt below, and WriteDerived replaces it with a
+    // full object.
+    Result<EdgeCsr> read = CsrFromChain(direction);
+    if (read.ok()) {
+      auto value = std::make_shared<const EdgeCsr>(std::move(*read));
+      ctx_->cache().Put<EdgeCsr>(key, value, value->bytes());
+      return std::shared_ptr<const EdgeCsr>(value);
+    }
+    if (read.status().kind() != Kind::kNotFound && read.status().code() != Code::kCorruption) {
+      return read.status();
     }
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(EdgeCsr built, BuildCsr(direction));
@@ -232,6 +275,31 @@ Result<std::shared_ptr<const EdgeCsr>> TableVersion::Csr(EdgeDirection direction
   auto value = std::make_shared<const EdgeCsr>(std::move(built));
   ctx_->cache().Put<EdgeCsr>(key, value, value->bytes());
   return std::shared_ptr<const EdgeCsr>(value);
+}
+
+Result<EdgeCsr> TableVersion::CsrFromChain(EdgeDirection direction) const {
+  const std::string_view kind = CsrKind(direction);
+  const std::string name = DerivedName(manifest_->table(), manifest_->staged_version, kind);
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<DerivedLink> chain, ReadDerivedChain(kind));
+  std::vector<IndexLink> links;
+  for (const DerivedLink& link : chain) {
+    links.push_back(IndexLink{link.manifest.get(), *link.payload});
+  }
+  const auto decode = [&]() -> Result<EdgeCsr> {
+    if (chain.size() == 1) return EdgeCsr::Decode(links[0].payload, *chain[0].manifest, name);
+    // This version's index first: reading its chain keeps the full link's index in the cache.
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> last, ctx_->Index(*manifest_));
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> first,
+                               ctx_->Index(*chain[0].manifest));
+    return CsrOfChain(links, direction, *first, *last, name);
+  };
+  Result<EdgeCsr> csr = decode();
+  // Only the decoded adjacency is held, not the payloads it came from.
+  for (const DerivedLink& link : chain) {
+    ctx_->cache().Erase("xo:" +
+                        DerivedName(manifest_->table(), link.manifest->staged_version, kind));
+  }
+  return csr;
 }
 
 Result<EdgeCsr> TableVersion::BuildCsr(EdgeDirection direction) const {
@@ -276,6 +344,85 @@ Status TableVersion::BuildIndexes() const {
   // The forward direction only: the query layer derives the reverse from it in memory
   // (query/exec_cache.h); `csr.in` is built and kept when a reader asks for it.
   return Csr(EdgeDirection::kOut).status();
+}
+
+Result<IndexDeltas> TableVersion::DeltasOver(const TableManifest& ancestor,
+                                             std::span<const std::string> deleted) const {
+  std::set<std::string_view> kept;
+  for (const FragmentEntry& f : ancestor.fragments) kept.insert(f.id);
+  const bool edge = std::any_of(manifest_->schema.begin(), manifest_->schema.end(),
+                                [](const Field& f) { return f.id == kSrcFieldId; });
+  std::vector<uint32_t> fields = {kIdFieldId};
+  if (edge) fields.insert(fields.end(), {kSrcFieldId, kDstFieldId});
+  std::vector<std::shared_ptr<const Column>> held;
+  std::vector<AddedRow> rows;
+  for (uint32_t f = 0; f < manifest_->fragments.size(); ++f) {
+    const FragmentEntry& fragment = manifest_->fragments[f];
+    if (kept.count(fragment.id) != 0) continue;
+    OMNIGRAPH_ASSIGN_OR_RETURN(auto columns, ctx_->Columns(*manifest_, fragment, fields));
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const Roaring> gone,
+                               ctx_->Deletion(*manifest_, fragment));
+    for (uint32_t row = 0; row < fragment.rows; ++row) {
+      if (gone->contains(row)) continue;
+      AddedRow added{columns[0]->StringAt(row), {}, {}, RowRef{f, row}};
+      if (edge) {
+        added.src = columns[1]->StringAt(row);
+        added.dst = columns[2]->StringAt(row);
+      }
+      rows.push_back(added);
+    }
+    held.insert(held.end(), columns.begin(), columns.end());
+  }
+  std::sort(rows.begin(), rows.end(),
+            [](const AddedRow& a, const AddedRow& b) { return a.id < b.id; });
+  for (size_t i = 1; i < rows.size(); ++i) {
+    if (rows[i - 1].id == rows[i].id) {
+      return Corruption("table version holds id '" + std::string(rows[i].id) + "' twice",
+                        manifest_name_);
+    }
+  }
+  return DeltasOf(rows, deleted, edge);
+}
+
+Result<std::vector<std::string>> TableVersion::WriteIndexDeltas() const {
+  const std::vector<std::string> kinds = IndexKinds();
+  std::vector<std::string> stored;
+  if (kinds.empty()) return stored;
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<std::string> deleted, DeletedIds());
+  std::shared_ptr<const TableManifest> at = manifest_;
+  for (int step = 0; step < kDeltaAncestorsMax; ++step) {
+    if (!at->base_staged_version || at->operation == Operation::kOverwrite) break;
+    const std::string name = ManifestName(at->table(), *at->base_staged_version);
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableManifest> base, ctx_->Manifest(name));
+    if (!DeltaFits(base->entity_count, RowsAddedSince(*manifest_, *base), deleted.size())) break;
+    const TableVersion ancestor(ctx_, base, name);
+    // The depth each kind's delta would have (0: the ancestor cannot carry one). Only an
+    // ancestor without any of the kinds is stepped over; one whose chain is full is not.
+    std::vector<uint32_t> depths;
+    bool any = false;
+    for (const std::string& kind : kinds) {
+      Result<DerivedHeader> header = ancestor.ReadDerivedHeader(kind);
+      any = any || header.ok();
+      const uint32_t depth = header.ok() ? (header->delta ? header->delta->depth : 0) + 1 : 0;
+      depths.push_back(depth <= kDerivedDeltaDepthMax ? depth : 0);
+    }
+    if (!any) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<std::string> more, ancestor.DeletedIds());
+      deleted.insert(deleted.end(), more.begin(), more.end());
+      at = base;
+      continue;
+    }
+    OMNIGRAPH_ASSIGN_OR_RETURN(IndexDeltas deltas, DeltasOver(*base, deleted));
+    for (size_t k = 0; k < kinds.size(); ++k) {
+      if (depths[k] == 0) continue;
+      const std::string payload =
+          kinds[k] == kIdsKind ? EncodeIdsDelta(deltas.ids) : EncodeEdgesDelta(*deltas.edges);
+      OMNIGRAPH_RETURN_IF_ERROR(WriteDerivedDelta(kinds[k], payload, *base, depths[k]));
+      stored.push_back(kinds[k]);
+    }
+    break;
+  }
+  return stored;
 }
 
 Result<std::vector<bool>> TableVersion::Contains(std::span<const std::string_view> ids) const {

@@ -22,6 +22,7 @@
 #include "table/derived.h"
 #include "table/edge_csr.h"
 #include "table/id_index.h"
+#include "table/index_delta.h"
 #include "table/predicate.h"
 #include "table/row_gather.h"
 #include "table/table_manifest.h"
@@ -108,6 +109,21 @@ class TableVersion {
   // The derived kinds BuildIndexes stores for this version: none below the size threshold, else
   // `ids`, and `csr.out` for an edge table.
   std::vector<std::string> IndexKinds() const;
+  // What this version changed over `ancestor` (a version it was written on, directly or through
+  // unpublished steps), for index deltas (table/index_delta.h): the live rows of the fragments it
+  // has and `ancestor` lacks (their id, and src and dst for an edge table), and `deleted`, the
+  // ids removed on the way. Reads only those fragments (and their deletion vectors), never the
+  // ancestor's. Corruption for an id twice among the added rows.
+  Result<IndexDeltas> DeltasOver(const TableManifest& ancestor,
+                                 std::span<const std::string> deleted) const;
+  // Stores this version's id index and (edge table) forward adjacency as deltas (DeltasOver)
+  // over the nearest ancestor that has them at depth below kDerivedDeltaDepthMax — its base, or
+  // through at most kDeltaAncestorsMax - 1 versions without them (a merge's unpublished delete
+  // step) — when the rows changed since are few (DeltaFits). Returns the kinds stored; the
+  // others are the caller's to build in full or to leave to a reader. Reads the ancestors'
+  // manifests and object headers and this version's new fragments only. Storage failures as
+  // reported.
+  Result<std::vector<std::string>> WriteIndexDeltas() const;
   // Whether each of `ids` is live in the version, from its id index (the index the version's
   // writes and lookups build; no other row is read).
   Result<std::vector<bool>> Contains(std::span<const std::string_view> ids) const;
@@ -163,6 +179,8 @@ class TableVersion {
 
  private:
   Result<EdgeCsr> BuildCsr(EdgeDirection direction) const;
+  // The adjacency from its stored chain; NotFound or Corruption when it cannot be read.
+  Result<EdgeCsr> CsrFromChain(EdgeDirection direction) const;
 
   std::shared_ptr<internal::TableContext> ctx_;
   std::shared_ptr<const TableManifest> manifest_;
