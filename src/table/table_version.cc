@@ -80,6 +80,11 @@ Status TableVersion::Scan(const ScanOptions& options, const BatchSink& sink,
   ScanStats local;
   const TableManifest& m = *manifest_;
   for (const FragmentEntry& fragment : m.fragments) {
+    if (!options.fragment_ids.empty() &&
+        std::find(options.fragment_ids.begin(), options.fragment_ids.end(), fragment.id) ==
+            options.fragment_ids.end()) {
+      continue;
+    }
     ++local.fragments_total;
     bool skip = false;
     if (!options.predicates.empty()) {

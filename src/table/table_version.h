@@ -36,6 +36,9 @@ struct ScanOptions {
   std::vector<uint32_t> field_ids;
   // All must hold (a conjunction).
   std::vector<Predicate> predicates;
+  // When not empty, only the fragments with these ids (FragmentEntry::id) are visited: what a
+  // derived index that changes by the fragments a write added reads.
+  std::vector<std::string> fragment_ids;
 };
 
 struct ScanStats {

@@ -430,6 +430,23 @@ TEST_F(TableScanTest, EqualityPredicateReadsOnlyTheMatchingFragment) {
   EXPECT_EQ(stats.rows_returned, 1u);
 }
 
+TEST_F(TableScanTest, FragmentIdsRestrictTheScanToThoseFragments) {
+  ScanOptions options{{5}, {}};
+  const std::vector<FragmentEntry>& fragments = version_->manifest().fragments;
+  options.fragment_ids = {fragments[7].id, fragments[2].id};
+  ScanStats stats;
+  std::vector<int64_t> expected;
+  for (int64_t i = 20; i < 30; ++i) expected.push_back(i);
+  for (int64_t i = 70; i < 80; ++i) expected.push_back(i);
+  // Manifest order, whatever the order of the ids; other fragments are not counted or read.
+  EXPECT_EQ(Scores(options, &stats), expected);
+  EXPECT_EQ(stats.fragments_total, 2u);
+  EXPECT_EQ(stats.fragments_read, 2u);
+  options.fragment_ids = {"no-such-fragment"};
+  EXPECT_TRUE(Scores(options, &stats).empty());
+  EXPECT_EQ(stats.fragments_total, 0u);
+}
+
 TEST_F(TableScanTest, RangePredicatesSkipFragmentsOutsideTheRange) {
   ScanStats stats;
   std::vector<int64_t> expected;
