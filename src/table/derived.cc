@@ -3,6 +3,7 @@
 #include <bit>
 #include <charconv>
 #include <cstring>
+#include <functional>
 
 #include "base/hash.h"
 
@@ -14,7 +15,11 @@ static_assert(std::endian::native == std::endian::little,
 namespace {
 
 constexpr char kMagic[4] = {'O', 'G', 'D', 'X'};
-constexpr uint32_t kFormat = 1;
+constexpr uint32_t kFormatFull = 1;
+constexpr uint32_t kFormatDelta = 2;
+// A delta's fixed fields after the version's uuid: base staged version, depth, base uuid length
+// and two zero bytes.
+constexpr uint64_t kDeltaFieldsBytes = 16;
 
 template <typename T>
 void Append(std::string& out, T value) {
@@ -63,13 +68,14 @@ std::optional<DerivedNameParts> ParseDerivedName(std::string_view name) {
 }
 
 std::string EncodeDerived(const TableManifest& manifest, std::string_view kind,
-                          std::string_view payload) {
+                          std::string_view payload, const DerivedDelta* delta) {
   const std::string& uuid = manifest.transaction_uuid;
-  const uint64_t header = Padded(kDerivedPrefixBytes + kind.size() + uuid.size());
+  const uint64_t delta_bytes = delta ? kDeltaFieldsBytes + delta->base_transaction_uuid.size() : 0;
+  const uint64_t header = Padded(kDerivedPrefixBytes + kind.size() + uuid.size() + delta_bytes);
   std::string out;
   out.reserve(header + payload.size());
   out.append(kMagic, sizeof(kMagic));
-  Append<uint32_t>(out, kFormat);
+  Append<uint32_t>(out, delta ? kFormatDelta : kFormatFull);
   Append<uint64_t>(out, manifest.staged_version);
   Append<uint64_t>(out, payload.size());
   Append<uint64_t>(out, XxHash64(payload));
@@ -77,33 +83,68 @@ std::string EncodeDerived(const TableManifest& manifest, std::string_view kind,
   Append<uint16_t>(out, static_cast<uint16_t>(uuid.size()));
   out.append(kind);
   out.append(uuid);
+  if (delta) {
+    Append<uint64_t>(out, delta->base_staged_version);
+    Append<uint32_t>(out, delta->depth);
+    Append<uint16_t>(out, static_cast<uint16_t>(delta->base_transaction_uuid.size()));
+    Append<uint16_t>(out, 0);
+    out.append(delta->base_transaction_uuid);
+  }
   out.resize(header, '\0');
   out.append(payload);
   return out;
 }
 
+namespace {
+
+// A delta's fields after the version's uuid: its base, depth and the base's uuid
+// (docs/format/derived.md). `at` is where they start; the header is `head`'s first bytes.
+Result<DerivedDelta> DecodeDeltaFields(std::string_view head, uint64_t at,
+                                       const std::function<Status(std::string)>& damaged) {
+  if (at + kDeltaFieldsBytes > head.size()) return damaged("header is truncated");
+  DerivedDelta delta;
+  delta.base_staged_version = Load<uint64_t>(head, at);
+  delta.depth = Load<uint32_t>(head, at + 8);
+  const uint16_t base_uuid_bytes = Load<uint16_t>(head, at + 12);
+  if (at + kDeltaFieldsBytes + base_uuid_bytes > head.size()) return damaged("header is truncated");
+  delta.base_transaction_uuid = std::string(head.substr(at + kDeltaFieldsBytes, base_uuid_bytes));
+  if (delta.depth == 0 || delta.depth > kDerivedDeltaDepthMax) {
+    return damaged("is a delta of depth " + std::to_string(delta.depth) + ", expected 1 to " +
+                   std::to_string(kDerivedDeltaDepthMax));
+  }
+  return delta;
+}
+
+}  // namespace
+
 Result<DerivedHeader> DecodeDerivedHeader(const TableManifest& manifest, std::string_view kind,
                                           std::string_view head, const std::string& name) {
-  auto damaged = [&](std::string what) {
+  const std::function<Status(std::string)> damaged = [&](std::string what) {
     return Status(Code::kCorruption, "derived object " + std::move(what), name);
   };
   if (head.size() < kDerivedPrefixBytes || std::memcmp(head.data(), kMagic, 4) != 0) {
     return damaged("has no envelope");
   }
   const uint32_t format = Load<uint32_t>(head, 4);
-  if (format != kFormat) return damaged("has format " + std::to_string(format) + ", expected 1");
+  if (format != kFormatFull && format != kFormatDelta) {
+    return damaged("has format " + std::to_string(format) + ", expected 1 or 2");
+  }
   const uint64_t staged = Load<uint64_t>(head, 8);
   DerivedHeader out;
   out.payload_bytes = Load<uint64_t>(head, 16);
   out.payload_xxh64 = Load<uint64_t>(head, 24);
   const uint16_t kind_bytes = Load<uint16_t>(head, 32);
   const uint16_t uuid_bytes = Load<uint16_t>(head, 34);
-  out.payload_offset = Padded(kDerivedPrefixBytes + kind_bytes + uuid_bytes);
+  const uint64_t fields_end = kDerivedPrefixBytes + kind_bytes + uuid_bytes;
+  if (fields_end > head.size()) return damaged("header is truncated");
+  uint64_t header_end = fields_end;
+  if (format == kFormatDelta) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(out.delta, DecodeDeltaFields(head, fields_end, damaged));
+    header_end += kDeltaFieldsBytes + out.delta->base_transaction_uuid.size();
+  }
+  out.payload_offset = Padded(header_end);
   if (out.payload_offset > head.size() && out.payload_offset > kDerivedHeaderBytesMax) {
     return damaged("has an oversized header");
-  }
-  if (kDerivedPrefixBytes + kind_bytes + uuid_bytes > head.size()) {
-    return damaged("header is truncated");
   }
   const std::string_view got_kind = head.substr(kDerivedPrefixBytes, kind_bytes);
   const std::string_view got_uuid = head.substr(kDerivedPrefixBytes + kind_bytes, uuid_bytes);
@@ -113,11 +154,14 @@ Result<DerivedHeader> DecodeDerivedHeader(const TableManifest& manifest, std::st
   }
   if (got_kind != kind)
     return damaged("holds '" + std::string(got_kind) + "', expected '" + std::string(kind) + "'");
+  if (out.delta && out.delta->base_staged_version == manifest.staged_version) {
+    return damaged("is a delta over its own version");
+  }
   return out;
 }
 
-Result<std::string_view> DecodeDerived(const TableManifest& manifest, std::string_view kind,
-                                       std::string_view bytes, const std::string& name) {
+Result<DecodedDerived> DecodeDerivedObject(const TableManifest& manifest, std::string_view kind,
+                                           std::string_view bytes, const std::string& name) {
   OMNIGRAPH_ASSIGN_OR_RETURN(DerivedHeader header,
                              DecodeDerivedHeader(manifest, kind, bytes, name));
   if (header.payload_offset + header.payload_bytes != bytes.size()) {
@@ -130,7 +174,21 @@ Result<std::string_view> DecodeDerived(const TableManifest& manifest, std::strin
   if (XxHash64(payload) != header.payload_xxh64) {
     return Status(Code::kCorruption, "derived object fails its checksum", name);
   }
-  return payload;
+  return DecodedDerived{payload, std::move(header.delta)};
+}
+
+Result<std::string_view> DecodeDerived(const TableManifest& manifest, std::string_view kind,
+                                       std::string_view bytes, const std::string& name) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(DecodedDerived decoded,
+                             DecodeDerivedObject(manifest, kind, bytes, name));
+  if (decoded.delta) {
+    return Status(Code::kCorruption,
+                  "derived object is a delta over staged version " +
+                      std::to_string(decoded.delta->base_staged_version) +
+                      " where a full object was expected",
+                  name);
+  }
+  return decoded.payload;
 }
 
 }  // namespace omnigraph::table

@@ -24,6 +24,17 @@ inline constexpr std::string_view kDerivedFolder = "derived";
 inline constexpr uint64_t kDerivedPrefixBytes = 36;
 inline constexpr uint64_t kDerivedKindBytesMax = 64;
 inline constexpr uint64_t kDerivedHeaderBytesMax = 256;
+// A delta's chain down to a full object is at most this many deltas long.
+inline constexpr uint32_t kDerivedDeltaDepthMax = 8;
+
+// What makes a derived object a delta: its payload holds only what one write changed over the
+// same kind of an earlier version of the table (its base), and a reader applies it to the base's
+// data. `depth` counts the deltas down to a full object (1: the base is full).
+struct DerivedDelta {
+  uint64_t base_staged_version = 0;
+  std::string base_transaction_uuid;
+  uint32_t depth = 0;
+};
 
 // A kind is 1–64 bytes of [a-z0-9._-], starting with a letter or digit ("ids", "csr.src",
 // "fts.7", "ann.9").
@@ -40,9 +51,10 @@ struct DerivedNameParts {
 };
 std::optional<DerivedNameParts> ParseDerivedName(std::string_view name);
 
-// The envelope around `payload` for `kind` of `manifest`'s version.
+// The envelope around `payload` for `kind` of `manifest`'s version; a delta's when `delta` is
+// given (envelope format 2).
 std::string EncodeDerived(const TableManifest& manifest, std::string_view kind,
-                          std::string_view payload);
+                          std::string_view payload, const DerivedDelta* delta = nullptr);
 
 // Where the payload starts and how long it is, from the first bytes of an object (at least the
 // header; kDerivedHeaderBytesMax always suffices). Corruption naming `name` when the header is
@@ -51,11 +63,21 @@ struct DerivedHeader {
   uint64_t payload_offset = 0;
   uint64_t payload_bytes = 0;
   uint64_t payload_xxh64 = 0;
+  std::optional<DerivedDelta> delta;  // Set for a delta.
 };
 Result<DerivedHeader> DecodeDerivedHeader(const TableManifest& manifest, std::string_view kind,
                                           std::string_view head, const std::string& name);
 
-// The payload of a whole object, after checking the header and the payload's checksum.
+// The payload of a whole object and, for a delta, its base, after checking the header and the
+// payload's checksum.
+struct DecodedDerived {
+  std::string_view payload;
+  std::optional<DerivedDelta> delta;
+};
+Result<DecodedDerived> DecodeDerivedObject(const TableManifest& manifest, std::string_view kind,
+                                           std::string_view bytes, const std::string& name);
+// The payload of a whole full object: as DecodeDerivedObject, and Corruption for a delta (a
+// reader of a kind without deltas never expects one).
 Result<std::string_view> DecodeDerived(const TableManifest& manifest, std::string_view kind,
                                        std::string_view bytes, const std::string& name);
 

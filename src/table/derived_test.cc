@@ -156,5 +156,126 @@ TEST_F(DerivedTest, RangedReadsFetchTheHeaderOnceThenOnlyTheRange) {
   EXPECT_EQ(cold->ReadDerivedRange("ids", 0, 1).status().kind(), Kind::kNotFound);
 }
 
+// A third version over `two_`, and a chain `one_` (full) <- `two_` <- three (deltas).
+class DerivedChainTest : public DerivedTest {
+ protected:
+  DerivedChainTest() {
+    Random random(10);
+    Result<TablePin> v3 =
+        tables_->Append(two_->pin(), MakeRows(two_->schema(), {"d"}, random), std::nullopt);
+    three_ = *tables_->Open(*v3);
+  }
+
+  void WriteChain() {
+    ASSERT_TRUE(one_->WriteDerived("fts.1", "full").ok());
+    ASSERT_TRUE(two_->WriteDerivedDelta("fts.1", "delta two", one_->manifest(), 1).ok());
+    ASSERT_TRUE(three_->WriteDerivedDelta("fts.1", "delta three", two_->manifest(), 2).ok());
+  }
+
+  std::shared_ptr<const TableVersion> three_;
+};
+
+TEST_F(DerivedChainTest, AChainReadsTheFullObjectFirstThenEachDeltaInOrder) {
+  WriteChain();
+  auto cold = Cold(*three_);
+  counting_->Reset();
+  Result<std::vector<DerivedLink>> chain = cold->ReadDerivedChain("fts.1");
+  ASSERT_TRUE(chain.ok()) << chain.status().ToString();
+  ASSERT_EQ(chain->size(), 3u);
+  EXPECT_EQ(*(*chain)[0].payload, "full");
+  EXPECT_EQ(*(*chain)[1].payload, "delta two");
+  EXPECT_EQ(*(*chain)[2].payload, "delta three");
+  EXPECT_EQ((*chain)[0].manifest->staged_version, one_->manifest().staged_version);
+  EXPECT_EQ((*chain)[1].manifest->staged_version, two_->manifest().staged_version);
+  EXPECT_EQ((*chain)[2].manifest->staged_version, three_->manifest().staged_version);
+  // Three objects and the two base manifests; a second read is all cache hits.
+  EXPECT_EQ(counting_->Snapshot().gets, 5u);
+  EXPECT_EQ(counting_->Snapshot().total(), 5u);
+  ASSERT_TRUE(cold->ReadDerivedChain("fts.1").ok());
+  EXPECT_EQ(counting_->Snapshot().total(), 5u);
+  // A full object alone is a chain of one.
+  Result<std::vector<DerivedLink>> alone = Cold(*one_)->ReadDerivedChain("fts.1");
+  ASSERT_TRUE(alone.ok());
+  EXPECT_EQ(alone->size(), 1u);
+  // The header says what the object is over; a whole-object read of a delta is refused.
+  Result<DerivedHeader> header = Cold(*three_)->ReadDerivedHeader("fts.1");
+  ASSERT_TRUE(header.ok()) << header.status().ToString();
+  ASSERT_TRUE(header->delta);
+  EXPECT_EQ(header->delta->base_staged_version, two_->manifest().staged_version);
+  EXPECT_EQ(header->delta->base_transaction_uuid, two_->manifest().transaction_uuid);
+  EXPECT_EQ(header->delta->depth, 2u);
+  EXPECT_EQ(header->payload_bytes, 11u);
+  EXPECT_EQ(header->payload_offset % 8, 0u);
+  EXPECT_LE(header->payload_offset, kDerivedHeaderBytesMax);
+  EXPECT_FALSE(Cold(*one_)->ReadDerivedHeader("fts.1")->delta);
+  Status whole = Cold(*three_)->ReadDerived("fts.1").status();
+  EXPECT_EQ(whole.code(), Code::kCorruption);
+  EXPECT_NE(whole.ToString().find("is a delta"), std::string::npos) << whole.ToString();
+}
+
+TEST_F(DerivedChainTest, ABrokenChainIsNotFoundOrCorruptionNamingTheObject) {
+  WriteChain();
+  // The full base gone (its version cleaned up, say): NotFound.
+  const std::string base = NameOf(*one_, "fts.1");
+  const std::string base_bytes = memory_->Get(base)->data;
+  ASSERT_TRUE(memory_->Delete(base).ok());
+  EXPECT_EQ(Cold(*three_)->ReadDerivedChain("fts.1").status().kind(), Kind::kNotFound);
+  ASSERT_TRUE(memory_->Put(base, base_bytes).ok());
+  // The middle delta damaged: Corruption naming it.
+  const std::string middle = NameOf(*two_, "fts.1");
+  const std::string middle_bytes = memory_->Get(middle)->data;
+  std::string flipped = middle_bytes;
+  flipped.back() ^= 1;
+  ASSERT_TRUE(memory_->Put(middle, flipped).ok());
+  Status damaged = Cold(*three_)->ReadDerivedChain("fts.1").status();
+  EXPECT_EQ(damaged.code(), Code::kCorruption);
+  EXPECT_NE(damaged.ToString().find(middle), std::string::npos) << damaged.ToString();
+  // Depths that do not count down: the middle link claims to be full.
+  ASSERT_TRUE(memory_->Put(middle, EncodeDerived(two_->manifest(), "fts.1", "x")).ok());
+  Status depth = Cold(*three_)->ReadDerivedChain("fts.1").status();
+  EXPECT_EQ(depth.code(), Code::kCorruption);
+  EXPECT_NE(depth.ToString().find("depth"), std::string::npos) << depth.ToString();
+  ASSERT_TRUE(memory_->Put(middle, middle_bytes).ok());
+  // The base version's manifest gone: NotFound.
+  ASSERT_TRUE(memory_->Delete(one_->manifest_name()).ok());
+  EXPECT_EQ(Cold(*three_)->ReadDerivedChain("fts.1").status().kind(), Kind::kNotFound);
+}
+
+TEST_F(DerivedChainTest, AFullObjectReplacesADeltaAndADeltaNeverReplacesAnObject) {
+  WriteChain();
+  const std::string name = NameOf(*two_, "fts.1");
+  // A reader that found the chain broken rebuilt the full payload: it replaces the delta, and
+  // what the reader had cached of the delta is forgotten.
+  auto reader = Cold(*two_);
+  ASSERT_EQ(reader->ReadDerivedChain("fts.1")->size(), 2u);
+  ASSERT_TRUE(reader->ReadDerivedHeader("fts.1")->delta);
+  ASSERT_TRUE(reader->WriteDerived("fts.1", "rebuilt").ok());
+  Result<std::vector<DerivedLink>> now = reader->ReadDerivedChain("fts.1");
+  ASSERT_TRUE(now.ok()) << now.status().ToString();
+  ASSERT_EQ(now->size(), 1u);
+  EXPECT_EQ(*(*now)[0].payload, "rebuilt");
+  EXPECT_FALSE(reader->ReadDerivedHeader("fts.1")->delta);
+  Result<std::shared_ptr<const std::string>> full = Cold(*two_)->ReadDerived("fts.1");
+  ASSERT_TRUE(full.ok()) << full.status().ToString();
+  EXPECT_EQ(**full, "rebuilt");
+  // A delta written later keeps the full object there.
+  ASSERT_TRUE(Cold(*two_)->WriteDerivedDelta("fts.1", "late", one_->manifest(), 1).ok());
+  EXPECT_EQ(**Cold(*two_)->ReadDerived("fts.1"), "rebuilt");
+  // So three's chain now stops at two's full object, one depth short: Corruption, rebuilt by the
+  // reader like any broken chain.
+  EXPECT_EQ(Cold(*three_)->ReadDerivedChain("fts.1").status().code(), Code::kCorruption);
+  // Bad arguments change nothing.
+  const std::string three = NameOf(*three_, "fts.1");
+  const std::string three_bytes = memory_->Get(three)->data;
+  EXPECT_EQ(three_->WriteDerivedDelta("fts.1", "x", two_->manifest(), 0).code(),
+            Code::kInvalidArgument);
+  EXPECT_EQ(
+      three_->WriteDerivedDelta("fts.1", "x", two_->manifest(), kDerivedDeltaDepthMax + 1).code(),
+      Code::kInvalidArgument);
+  EXPECT_EQ(three_->WriteDerivedDelta("fts.1", "x", three_->manifest(), 1).code(),
+            Code::kInvalidArgument);
+  EXPECT_EQ(memory_->Get(three)->data, three_bytes);
+}
+
 }  // namespace
 }  // namespace omnigraph::table

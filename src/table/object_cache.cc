@@ -17,11 +17,7 @@ std::shared_ptr<const void> ObjectCache::GetErased(const std::string& key) {
 void ObjectCache::PutErased(const std::string& key, std::shared_ptr<const void> value,
                             uint64_t charge_bytes) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (auto it = index_.find(key); it != index_.end()) {
-    charged_bytes_ -= it->second->charge_bytes;
-    lru_.erase(it->second);
-    index_.erase(it);
-  }
+  EraseLocked(key);
   if (charge_bytes > capacity_bytes_) return;
   lru_.push_front(Entry{key, std::move(value), charge_bytes});
   index_.emplace(key, lru_.begin());
@@ -31,6 +27,19 @@ void ObjectCache::PutErased(const std::string& key, std::shared_ptr<const void> 
     charged_bytes_ -= victim.charge_bytes;
     index_.erase(victim.key);
     lru_.pop_back();
+  }
+}
+
+void ObjectCache::Erase(const std::string& key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  EraseLocked(key);
+}
+
+void ObjectCache::EraseLocked(const std::string& key) {
+  if (auto it = index_.find(key); it != index_.end()) {
+    charged_bytes_ -= it->second->charge_bytes;
+    lru_.erase(it->second);
+    index_.erase(it);
   }
 }
 

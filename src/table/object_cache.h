@@ -36,6 +36,9 @@ class ObjectCache {
     PutErased(key, std::static_pointer_cast<const void>(std::move(value)), charge_bytes);
   }
 
+  // Drops `key` if present (an object replaced in place on the store).
+  void Erase(const std::string& key);
+
   uint64_t capacity_bytes() const { return capacity_bytes_; }
   uint64_t charged_bytes() const;
   size_t entries() const;
@@ -50,6 +53,7 @@ class ObjectCache {
   };
   std::shared_ptr<const void> GetErased(const std::string& key);
   void PutErased(const std::string& key, std::shared_ptr<const void> value, uint64_t charge_bytes);
+  void EraseLocked(const std::string& key);  // mu_ held.
 
   const uint64_t capacity_bytes_;
   mutable std::mutex mu_;

@@ -180,14 +180,18 @@ Result<std::shared_ptr<const IdIndex>> TableContext::Index(const TableManifest& 
 }
 
 Status TableContext::WriteDerived(const TableManifest& manifest, std::string_view kind,
-                                  std::string_view payload) {
+                                  std::string_view payload, const DerivedDelta* delta) {
   const std::string name = DerivedName(manifest.table(), manifest.staged_version, kind);
-  const std::string bytes = EncodeDerived(manifest, kind, payload);
+  const std::string bytes = EncodeDerived(manifest, kind, payload, delta);
   OMNIGRAPH_ASSIGN_OR_RETURN(bool ours, PutImmutable(name, bytes));
   if (ours) return Status::Ok();
   OMNIGRAPH_ASSIGN_OR_RETURN(storage::GetResult existing, store().Get(name));
-  if (DecodeDerived(manifest, kind, existing.data, name).ok()) return Status::Ok();
-  return store().Put(name, bytes);
+  Result<DecodedDerived> decoded = DecodeDerivedObject(manifest, kind, existing.data, name);
+  if (decoded.ok() && (delta != nullptr || !decoded->delta)) return Status::Ok();
+  OMNIGRAPH_RETURN_IF_ERROR(store().Put(name, bytes));
+  // What this process cached of the replaced object (whole, header, chain link) is stale now.
+  for (const char* prefix : {"x:", "xh:", "xo:"}) cache_.Erase(prefix + name);
+  return Status::Ok();
 }
 
 Result<std::shared_ptr<const IdIndex>> TableContext::BuildIndex(const TableManifest& manifest) {

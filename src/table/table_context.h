@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "storage/uri.h"
+#include "table/derived.h"
 #include "table/fragment_reader.h"
 #include "table/fragment_writer.h"
 #include "table/id_index.h"
@@ -58,10 +59,12 @@ class TableContext {
   Result<std::shared_ptr<const IdIndex>> Index(const TableManifest& manifest);
   // The id index built from the fragments alone (no derived object read or written).
   Result<std::shared_ptr<const IdIndex>> BuildIndex(const TableManifest& manifest);
-  // Stores `payload` as derived `kind` of `manifest`'s version (docs/format/derived.md): a
-  // conditional create, keeping an object that decodes and replacing a damaged one.
+  // Stores `payload` as derived `kind` of `manifest`'s version (docs/format/derived.md), a delta
+  // when `delta` is given: a conditional create, keeping an object that decodes and replacing a
+  // damaged one — and, when a full payload is written, replacing a delta (a full object is always
+  // valid for its version; a delta may have lost its base).
   Status WriteDerived(const TableManifest& manifest, std::string_view kind,
-                      std::string_view payload);
+                      std::string_view payload, const DerivedDelta* delta = nullptr);
   // The ids a version removed (inline, or from its side file).
   Result<std::vector<std::string>> DeletedIds(const TableManifest& manifest);
 

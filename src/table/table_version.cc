@@ -320,35 +320,39 @@ Result<std::shared_ptr<const std::string>> TableVersion::ReadDerived(std::string
   return value;
 }
 
-Result<std::string> TableVersion::ReadDerivedRange(std::string_view kind, uint64_t offset,
-                                                   uint64_t length) const {
+Result<DerivedHeader> TableVersion::ReadDerivedHeader(std::string_view kind) const {
   if (!ValidDerivedKind(kind))
     return InvalidArgument("invalid derived kind '" + std::string(kind) + "'");
   const std::string name = DerivedName(manifest_->table(), manifest_->staged_version, kind);
   const std::string key = "xh:" + name;
-  std::shared_ptr<const DerivedHeader> header = ctx_->cache().Get<DerivedHeader>(key);
-  if (!header) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(
-        storage::GetResult head,
-        ctx_->store().Get(name, storage::ByteRange{0, kDerivedHeaderBytesMax}));
-    OMNIGRAPH_ASSIGN_OR_RETURN(DerivedHeader decoded,
-                               DecodeDerivedHeader(*manifest_, kind, head.data, name));
-    if (decoded.payload_offset + decoded.payload_bytes != head.meta.size_bytes) {
-      return Corruption("derived object's size differs from its header", name);
-    }
-    header = std::make_shared<const DerivedHeader>(decoded);
-    ctx_->cache().Put<DerivedHeader>(key, header, sizeof(DerivedHeader));
+  if (auto hit = ctx_->cache().Get<DerivedHeader>(key)) return *hit;
+  OMNIGRAPH_ASSIGN_OR_RETURN(
+      storage::GetResult head,
+      ctx_->store().Get(name, storage::ByteRange{0, kDerivedHeaderBytesMax}));
+  OMNIGRAPH_ASSIGN_OR_RETURN(DerivedHeader decoded,
+                             DecodeDerivedHeader(*manifest_, kind, head.data, name));
+  if (decoded.payload_offset + decoded.payload_bytes != head.meta.size_bytes) {
+    return Corruption("derived object's size differs from its header", name);
   }
-  if (offset > header->payload_bytes || length > header->payload_bytes - offset) {
+  auto header = std::make_shared<const DerivedHeader>(decoded);
+  ctx_->cache().Put<DerivedHeader>(key, header, sizeof(DerivedHeader) + 64);
+  return decoded;
+}
+
+Result<std::string> TableVersion::ReadDerivedRange(std::string_view kind, uint64_t offset,
+                                                   uint64_t length) const {
+  OMNIGRAPH_ASSIGN_OR_RETURN(DerivedHeader header, ReadDerivedHeader(kind));
+  const std::string name = DerivedName(manifest_->table(), manifest_->staged_version, kind);
+  if (offset > header.payload_bytes || length > header.payload_bytes - offset) {
     return InvalidArgument("derived range " + std::to_string(offset) + "+" +
                                std::to_string(length) + " is past the payload's " +
-                               std::to_string(header->payload_bytes) + " bytes",
+                               std::to_string(header.payload_bytes) + " bytes",
                            name);
   }
   if (length == 0) return std::string();
   OMNIGRAPH_ASSIGN_OR_RETURN(
       storage::GetResult got,
-      ctx_->store().Get(name, storage::ByteRange{header->payload_offset + offset, length}));
+      ctx_->store().Get(name, storage::ByteRange{header.payload_offset + offset, length}));
   if (got.data.size() != length)
     return Corruption("derived object is shorter than its header says", name);
   return std::move(got.data);
@@ -357,13 +361,79 @@ Result<std::string> TableVersion::ReadDerivedRange(std::string_view kind, uint64
 Status TableVersion::WriteDerived(std::string_view kind, std::string_view payload) const {
   if (!ValidDerivedKind(kind))
     return InvalidArgument("invalid derived kind '" + std::string(kind) + "'");
-  const std::string name = DerivedName(manifest_->table(), manifest_->staged_version, kind);
-  const std::string bytes = EncodeDerived(*manifest_, kind, payload);
-  OMNIGRAPH_ASSIGN_OR_RETURN(bool ours, ctx_->PutImmutable(name, bytes));
-  if (ours) return Status::Ok();
-  OMNIGRAPH_ASSIGN_OR_RETURN(storage::GetResult existing, ctx_->store().Get(name));
-  if (DecodeDerived(*manifest_, kind, existing.data, name).ok()) return Status::Ok();
-  return ctx_->store().Put(name, bytes);
+  return ctx_->WriteDerived(*manifest_, kind, payload);
+}
+
+Status TableVersion::WriteDerivedDelta(std::string_view kind, std::string_view payload,
+                                       const TableManifest& base, uint32_t depth) const {
+  if (!ValidDerivedKind(kind))
+    return InvalidArgument("invalid derived kind '" + std::string(kind) + "'");
+  if (!(base.table() == manifest_->table()) || base.staged_version == manifest_->staged_version) {
+    return InvalidArgument("a delta's base must be another version of the same table");
+  }
+  if (depth == 0 || depth > kDerivedDeltaDepthMax) {
+    return InvalidArgument("delta depth " + std::to_string(depth) + " is outside 1 to " +
+                           std::to_string(kDerivedDeltaDepthMax));
+  }
+  const DerivedDelta delta{base.staged_version, base.transaction_uuid, depth};
+  return ctx_->WriteDerived(*manifest_, kind, payload, &delta);
+}
+
+namespace {
+
+// One link of a chain, read whole and cached by name with its delta fields.
+struct CachedDerived {
+  std::string payload;
+  std::optional<DerivedDelta> delta;
+};
+
+Result<std::shared_ptr<const CachedDerived>> ReadDerivedObject(internal::TableContext& ctx,
+                                                               const TableManifest& manifest,
+                                                               std::string_view kind) {
+  const std::string name = DerivedName(manifest.table(), manifest.staged_version, kind);
+  const std::string key = "xo:" + name;
+  if (auto hit = ctx.cache().Get<CachedDerived>(key)) return hit;
+  OMNIGRAPH_ASSIGN_OR_RETURN(storage::GetResult got, ctx.store().Get(name));
+  OMNIGRAPH_ASSIGN_OR_RETURN(DecodedDerived decoded,
+                             DecodeDerivedObject(manifest, kind, got.data, name));
+  auto value = std::make_shared<const CachedDerived>(
+      CachedDerived{std::string(decoded.payload), std::move(decoded.delta)});
+  ctx.cache().Put<CachedDerived>(key, value, value->payload.size() + 256);
+  return value;
+}
+
+}  // namespace
+
+Result<std::vector<DerivedLink>> TableVersion::ReadDerivedChain(std::string_view kind) const {
+  if (!ValidDerivedKind(kind))
+    return InvalidArgument("invalid derived kind '" + std::string(kind) + "'");
+  std::vector<DerivedLink> chain;
+  std::shared_ptr<const TableManifest> manifest = manifest_;
+  std::optional<uint32_t> expected_depth;
+  while (true) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const CachedDerived> object,
+                               ReadDerivedObject(*ctx_, *manifest, kind));
+    const std::string name = DerivedName(manifest->table(), manifest->staged_version, kind);
+    const uint32_t depth = object->delta ? object->delta->depth : 0;
+    if (expected_depth && depth != *expected_depth) {
+      return Corruption("derived chain expects depth " + std::to_string(*expected_depth) +
+                            " here, the object is at depth " + std::to_string(depth),
+                        name);
+    }
+    // The payload shares the cached object's lifetime.
+    chain.push_back(
+        DerivedLink{manifest, std::shared_ptr<const std::string>(object, &object->payload)});
+    if (!object->delta) break;
+    expected_depth = depth - 1;
+    OMNIGRAPH_ASSIGN_OR_RETURN(
+        manifest,
+        ctx_->Manifest(ManifestName(manifest->table(), object->delta->base_staged_version)));
+    if (manifest->transaction_uuid != object->delta->base_transaction_uuid) {
+      return Corruption("derived delta's base version has another transaction uuid", name);
+    }
+  }
+  std::reverse(chain.begin(), chain.end());
+  return chain;
 }
 
 Result<std::shared_ptr<const std::string>> TableVersion::DerivedOrBuild(

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "table/column.h"
+#include "table/derived.h"
 #include "table/edge_csr.h"
 #include "table/id_index.h"
 #include "table/predicate.h"
@@ -58,6 +59,13 @@ struct LookupResult {
 
 // Receives one batch at a time; a failure stops the scan and is returned by it.
 using BatchSink = std::function<Status(ColumnBatch batch)>;
+
+// One object of a derived chain (TableVersion::ReadDerivedChain): the version it belongs to and
+// its payload (a full one for the first link, a delta's for the others).
+struct DerivedLink {
+  std::shared_ptr<const TableManifest> manifest;
+  std::shared_ptr<const std::string> payload;
+};
 
 class TableVersion {
  public:
@@ -123,8 +131,25 @@ class TableVersion {
                                        uint64_t length) const;
   // Stores `payload` as `kind` of this version with a conditional create. An object already
   // there is kept when it decodes (another process stored the same data first); a damaged one is
-  // replaced (derived objects are never authority, docs/format/derived.md).
+  // replaced (derived objects are never authority, docs/format/derived.md), and so is a delta: a
+  // full object is always valid for the version, while a delta's base may be gone.
   Status WriteDerived(std::string_view kind, std::string_view payload) const;
+  // Stores `payload` as a delta of `kind` over `base` (an earlier version of this table whose
+  // `kind` is at depth `depth` - 1; 0 = full), with a conditional create; an object already
+  // there that decodes is kept. InvalidArgument for a base of another table or a depth outside
+  // 1..kDerivedDeltaDepthMax.
+  Status WriteDerivedDelta(std::string_view kind, std::string_view payload,
+                           const TableManifest& base, uint32_t depth) const;
+  // The header of `kind` (one ranged read, cached): whether the object is a delta, over what and
+  // at what depth, and its payload's size. NotFound when absent; Corruption naming the object.
+  Result<DerivedHeader> ReadDerivedHeader(std::string_view kind) const;
+  // `kind` as the chain of objects that make it: a full payload first, then each delta over it
+  // in order, this version's last (a full object alone is a chain of one). One GET per link
+  // (cached by name) plus one manifest read per base. NotFound when a link or a base version is
+  // absent (a base cleaned up with its version); Corruption naming the object when a link is
+  // damaged, belongs to another version or its depths do not count down to a full object. The
+  // caller then rebuilds (and may store the full payload, which replaces the delta).
+  Result<std::vector<DerivedLink>> ReadDerivedChain(std::string_view kind) const;
   // The payload of `kind`: read, or — when absent or damaged — computed by `build` and, when
   // `write_back`, stored (a failure to store is not an error: the data is still returned).
   Result<std::shared_ptr<const std::string>> DerivedOrBuild(
