@@ -1,6 +1,7 @@
 #include "engine/mutate.h"
 
 #include "base/ids.h"
+#include "engine/derived_indexes.h"
 #include "engine/embed_rows.h"
 #include "engine/merge.h"
 #include "query/executor.h"
@@ -224,6 +225,10 @@ Result<MutationResult> MutateFile(Graph& graph, const query::QueryFile& file,
   OMNIGRAPH_ASSIGN_OR_RETURN(WriteResult written, graph.Write(write));
   if (written.replayed) return ReplayedMutation(result.query_name, options, std::move(written));
   result.commit = written.commit_id;
+  // A small write's full-text indexes as deltas (engine/derived_indexes.h); never authority.
+  std::set<std::string> tables;
+  for (const auto& [table_key, change] : write.changes) tables.insert(table_key);
+  StoreWrittenTextDeltas(graph.tables(), head.catalog(), written.record, tables);
   result.commit_record = std::move(written.record);
   return result;
 }

@@ -436,6 +436,20 @@ Result<std::vector<DerivedLink>> TableVersion::ReadDerivedChain(std::string_view
   return chain;
 }
 
+Result<std::shared_ptr<const TableVersion>> TableVersion::Base() const {
+  if (!manifest_->base_staged_version) {
+    return NotFound("version " + std::to_string(manifest_->staged_version) + " of table '" +
+                    manifest_->table_key + "' was created, not staged from a base");
+  }
+  const std::string name = ManifestName(manifest_->table(), *manifest_->base_staged_version);
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableManifest> base, ctx_->Manifest(name));
+  if (base->table() != manifest_->table() ||
+      base->staged_version != *manifest_->base_staged_version) {
+    return Corruption("manifest names another table version than its name", name);
+  }
+  return std::make_shared<const TableVersion>(ctx_, std::move(base), name);
+}
+
 Result<std::shared_ptr<const std::string>> TableVersion::DerivedOrBuild(
     std::string_view kind, const std::function<Result<std::string>()>& build,
     bool write_back) const {

@@ -30,8 +30,8 @@ namespace omnigraph::query::text {
 class FullTextDelta {
  public:
   // The id of added row `i` and its text (nullopt: null).
-  using AddedRow = std::function<std::pair<std::string_view, std::optional<std::string_view>>(
-      uint32_t i)>;
+  using AddedRow =
+      std::function<std::pair<std::string_view, std::optional<std::string_view>>(uint32_t i)>;
 
   // The delta of a write over a base index of `base_rows` rows that removed `removed` (distinct
   // ids, any order) and added `added_count` rows (distinct ids, any order). InvalidArgument
@@ -55,7 +55,7 @@ class FullTextDelta {
  private:
   struct Row {
     std::string id;
-    uint32_t length = 0;  // kNoText when the text is null.
+    uint32_t length = 0;                                  // kNoText when the text is null.
     std::vector<std::pair<uint32_t, uint32_t>> postings;  // (index into terms_, frequency).
   };
   static constexpr uint32_t kNoText = UINT32_MAX;

@@ -69,29 +69,28 @@ std::vector<std::string> IdsOf(const Rows& rows) {
 
 Result<FullTextIndex> Chain(const FullTextIndex& full, std::span<const FullTextDelta> deltas,
                             const std::vector<std::string>& ids) {
-  VersionIds v{static_cast<uint32_t>(ids.size()), [&](uint32_t i) -> std::string_view {
-                 return ids[i];
-               }};
+  VersionIds v{static_cast<uint32_t>(ids.size()),
+               [&](uint32_t i) -> std::string_view { return ids[i]; }};
   return ApplyFullTextChain(full, deltas, v, "fts.3");
 }
 
 Rows Base() {
-  return {{"b", "tensor graph"}, {"d", "graph databases scale"}, {"f", std::nullopt},
-          {"h", "tensor tensor cores"}, {"j", "the quick brown fox"}, {"l", "graphs of graphs"}};
+  return {{"b", "tensor graph"},        {"d", "graph databases scale"}, {"f", std::nullopt},
+          {"h", "tensor tensor cores"}, {"j", "the quick brown fox"},   {"l", "graphs of graphs"}};
 }
 
 TEST(FullTextDeltaTest, InsertsDeletesAndUpdatesMatchARebuild) {
   Rows rows = Base();
   const FullTextIndex full = Rebuild(rows);
   Write w;
-  w.deleted = {"d", "zz-absent"};             // A delete (and one of an id the table lacks).
-  w.written["a"] = "brand new tensor";        // Before every base id.
-  w.written["e"] = "fox graph";               // Between base ids.
-  w.written["f"] = "no longer null";          // Update from null text.
-  w.written["h"] = std::nullopt;              // Update to null text.
-  w.written["j"] = "the slow brown fox";      // Update of text.
-  w.written["m"] = "quick quick";             // After every base id.
-  w.written["n"] = std::nullopt;              // A new row without text.
+  w.deleted = {"d", "zz-absent"};         // A delete (and one of an id the table lacks).
+  w.written["a"] = "brand new tensor";    // Before every base id.
+  w.written["e"] = "fox graph";           // Between base ids.
+  w.written["f"] = "no longer null";      // Update from null text.
+  w.written["h"] = std::nullopt;          // Update to null text.
+  w.written["j"] = "the slow brown fox";  // Update of text.
+  w.written["m"] = "quick quick";         // After every base id.
+  w.written["n"] = std::nullopt;          // A new row without text.
   const FullTextDelta delta = Apply(rows, w);
   EXPECT_EQ(delta.base_rows(), 6u);
   EXPECT_EQ(delta.rows(), 9u);
@@ -147,8 +146,8 @@ TEST(FullTextDeltaTest, EveryPrefixOfAChainOfEightMatchesARebuild) {
   for (uint32_t seed = 1; seed <= 20; ++seed) {
     std::mt19937 rng(seed);
     Rows rows;
-    for (int i = 0; i < 40; ++i) rows["id" + std::to_string(rng() % 60)] = "alpha beta " +
-                                                                           std::to_string(i);
+    for (int i = 0; i < 40; ++i)
+      rows["id" + std::to_string(rng() % 60)] = "alpha beta " + std::to_string(i);
     const FullTextIndex full = Rebuild(rows);
     std::vector<FullTextDelta> deltas;
     for (int k = 0; k < 8; ++k) {
@@ -195,10 +194,8 @@ TEST(FullTextDeltaTest, BuildRejectsRepeatedIds) {
     return {"same", std::string_view("text")};
   };
   EXPECT_EQ(FullTextDelta::Build(3, {}, 2, one, a).status().code(), Code::kInvalidArgument);
-  EXPECT_EQ(FullTextDelta::Build(3, {"x", "x"}, 0, one, a).status().code(),
-            Code::kInvalidArgument);
-  EXPECT_EQ(FullTextDelta::Build(1, {"x", "y"}, 0, one, a).status().code(),
-            Code::kInvalidArgument);
+  EXPECT_EQ(FullTextDelta::Build(3, {"x", "x"}, 0, one, a).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(FullTextDelta::Build(1, {"x", "y"}, 0, one, a).status().code(), Code::kInvalidArgument);
 }
 
 TEST(FullTextDeltaTest, PayloadRejectsEveryTruncationAndMostFlips) {

@@ -214,8 +214,9 @@ Result<FullTextIndex> FullTextIndex::Merge(const FullTextIndex& base,
   out.offsets_.push_back(0);
   size_t bt = 0, f = 0;
   while (bt < base.terms_.size() || f < fresh.size()) {
-    const bool from_base = bt < base.terms_.size() &&
-                           (f == fresh.size() || std::string_view(base.terms_[bt]) <= fresh[f].term);
+    const bool from_base =
+        bt < base.terms_.size() &&
+        (f == fresh.size() || std::string_view(base.terms_[bt]) <= fresh[f].term);
     const std::string_view term = from_base ? std::string_view(base.terms_[bt]) : fresh[f].term;
     uint64_t p = from_base ? base.offsets_[bt] : 0, end = from_base ? base.offsets_[bt + 1] : 0;
     if (from_base) ++bt;

@@ -7,6 +7,7 @@
 
 #include "query/text/fulltext_delta.h"
 #include "query/text/fulltext_index.h"
+#include "table/derived.h"
 
 namespace omnigraph::query::text {
 
@@ -107,9 +108,9 @@ Result<std::string> BuildFullTextDeltaPayload(const table::TableVersion& version
       const table::Column& ids = batch.column(0);
       const table::Column& text = batch.column(1);
       for (uint64_t r = 0; r < batch.num_rows(); ++r) {
-        added.emplace_back(std::string(ids.StringAt(r)),
-                           text.IsNull(r) ? std::nullopt
-                                          : std::optional<std::string>(text.StringAt(r)));
+        added.emplace_back(
+            std::string(ids.StringAt(r)),
+            text.IsNull(r) ? std::nullopt : std::optional<std::string>(text.StringAt(r)));
       }
       return Status::Ok();
     }));
@@ -142,6 +143,38 @@ Result<std::string> BuildFullTextDeltaPayload(const table::TableVersion& version
           },
           analyzer));
   return delta.Encode();
+}
+
+bool StoreFullTextDelta(const table::TableVersion& version, uint32_t field_id) {
+  Result<std::shared_ptr<const table::TableVersion>> base = version.Base();
+  // The counts decide before anything is read; then the base's header (one ranged read).
+  if (!base.ok() || !FullTextDeltaFits(version, **base, field_id)) return false;
+  const std::string kind = FullTextKind(field_id);
+  Result<table::DerivedHeader> header = (*base)->ReadDerivedHeader(kind);
+  if (!header.ok()) return false;
+  const uint32_t depth = header->delta ? header->delta->depth + 1 : 1;
+  if (depth > table::kDerivedDeltaDepthMax) return false;
+  Result<std::string> payload = BuildFullTextDeltaPayload(version, **base, field_id);
+  return payload.ok() && version.WriteDerivedDelta(kind, *payload, (*base)->manifest(), depth).ok();
+}
+
+Result<FullTextIndex> ReadFullTextChain(const table::TableVersion& version, const std::string& kind,
+                                        const VersionIds& ids) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<table::DerivedLink> chain, version.ReadDerivedChain(kind));
+  auto name = [&](size_t link) {
+    return table::DerivedName(chain[link].manifest->table(), chain[link].manifest->staged_version,
+                              kind);
+  };
+  OMNIGRAPH_ASSIGN_OR_RETURN(FullTextIndex full, FullTextIndex::Decode(*chain[0].payload, name(0)));
+  if (chain.size() == 1) return full;
+  std::vector<FullTextDelta> deltas;
+  deltas.reserve(chain.size() - 1);
+  for (size_t link = 1; link < chain.size(); ++link) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(FullTextDelta delta,
+                               FullTextDelta::Decode(*chain[link].payload, name(link)));
+    deltas.push_back(std::move(delta));
+  }
+  return ApplyFullTextChain(full, deltas, ids, name(chain.size() - 1));
 }
 
 }  // namespace omnigraph::query::text

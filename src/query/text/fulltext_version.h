@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "base/status.h"
+#include "query/text/fulltext_delta.h"
+#include "query/text/fulltext_index.h"
 #include "schema/catalog.h"
 #include "table/table_version.h"
 
@@ -45,5 +47,18 @@ bool FullTextDeltaFits(const table::TableVersion& version, const table::TableVer
 // from the reads.
 Result<std::string> BuildFullTextDeltaPayload(const table::TableVersion& version,
                                               const table::TableVersion& base, uint32_t field_id);
+
+// Stores the index of field `field_id` of `version` as a delta over its base version's when
+// that pays (docs/design/fulltext.md "Deltas"): the base stores the kind at a depth below
+// table::kDerivedDeltaDepthMax and FullTextDeltaFits. True when a delta was stored; false when a
+// full index is due instead (nothing was written), also when reading the base or storing failed.
+bool StoreFullTextDelta(const table::TableVersion& version, uint32_t field_id);
+
+// The stored index `kind` of `version` — its chain, a full index then each delta — merged into
+// the index of the version whose ids (ascending) are `ids`. NotFound when nothing is stored or a
+// link is gone; Corruption naming the object when a link is damaged or the chain does not fit.
+// The caller then builds the index and stores it with WriteDerived (which replaces a delta).
+Result<FullTextIndex> ReadFullTextChain(const table::TableVersion& version, const std::string& kind,
+                                        const VersionIds& ids);
 
 }  // namespace omnigraph::query::text
