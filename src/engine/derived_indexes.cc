@@ -122,9 +122,11 @@ void StoreWrittenTextDeltas(const table::TableStore& tables, const schema::Catal
   for (const commit::Pin& pin : record.pins) {
     const schema::TypeDef* type = catalog.FindByTableKey(pin.table_key);
     if (!written.count(pin.table_key) || type == nullptr) continue;
+    const std::vector<uint32_t> fields = query::text::FullTextFields(*type);
+    if (fields.empty()) continue;  // Nothing to store: not even the manifest is read.
     Result<std::shared_ptr<const table::TableVersion>> version = tables.Open(ToTablePin(pin));
     if (!version.ok() || (*version)->entity_count() == 0) continue;
-    for (uint32_t field : query::text::FullTextFields(*type)) {
+    for (uint32_t field : fields) {
       (void)query::text::StoreFullTextDelta(**version, field);
     }
   }

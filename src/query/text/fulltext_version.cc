@@ -146,6 +146,13 @@ Result<std::string> BuildFullTextDeltaPayload(const table::TableVersion& version
 }
 
 bool StoreFullTextDelta(const table::TableVersion& version, uint32_t field_id) {
+  // The base's row count follows from this manifest's counts (an update keeps the count), so a
+  // write too large for a delta costs no read at all.
+  const table::TableManifest& m = version.manifest();
+  const uint64_t base_rows = m.entity_count + m.deleted_ids_count - m.inserted_ids_count;
+  if (!m.base_staged_version || ChangedRows(m) * kFullTextDeltaShareInverse > base_rows) {
+    return false;
+  }
   Result<std::shared_ptr<const table::TableVersion>> base = version.Base();
   // The counts decide before anything is read; then the base's header (one ranged read).
   if (!base.ok() || !FullTextDeltaFits(version, **base, field_id)) return false;
