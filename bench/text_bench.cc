@@ -8,6 +8,14 @@
 // and three-term (all terms) BM25 top-10 queries on each and reports p50/p99 latencies and the
 // ratios ours/FTS5. Query terms are drawn from the 2000 most frequent words, so every query has
 // long postings. Timing is reported, never asserted; the top-1 documents are compared.
+//
+// With `--append K` it measures instead what a small write costs an indexed table (docs/design/
+// fulltext.md "Deltas"): a graph on a memory store is loaded with the `--docs` documents (whose
+// derived step stores the full index), then K more are appended; it reports the new version's
+// derived step storing a delta against a full rebuild, each in a fresh process (cold caches),
+// the delta's bytes against the full index's, and the first query's index read in a fresh
+// process — the chain (full object, delta, one base manifest) merged through the version's ids —
+// against reading the full index of the same version.
 #include <sqlite3.h>
 
 #include <cmath>
@@ -17,8 +25,15 @@
 #include <vector>
 
 #include "bench/bench.h"
+#include "engine/derived_indexes.h"
+#include "engine/graph.h"
+#include "engine/load.h"
+#include "engine/query.h"
 #include "query/text/analyzer.h"
 #include "query/text/fulltext_index.h"
+#include "query/text/fulltext_version.h"
+#include "storage/memory_store.h"
+#include "table/derived.h"
 
 namespace omnigraph::bench {
 namespace {
@@ -160,8 +175,132 @@ Side RunFts5(const std::vector<std::string>& docs, const std::vector<std::string
   return s;
 }
 
+constexpr std::string_view kAppendSchema = "node Doc { slug: String @key  body: String @index }";
+constexpr std::string_view kAppendQuery = R"(
+query q($q: String) {
+  match { $d: Doc  search($d.body, $q) }
+  return { $d.slug } order { bm25($d.body, $q) desc, $d.slug } limit 10
+})";
+
+std::string DocLines(const std::vector<std::string>& docs, size_t from, size_t to) {
+  std::string out;
+  for (size_t i = from; i < to; ++i) {
+    // Slugs spread the appended documents through the id order (the reader renumbers).
+    out += R"({"type":"Doc","data":{"slug":"d)" + std::to_string((i * 7919) % 10000019) +
+           R"(","body":")" + docs[i] + "\"}}\n";
+  }
+  return out;
+}
+
+struct AppendSide {
+  double step_ms = 0, read_ms = 0, query_ms = 0;
+  uint64_t bytes = 0;
+};
+
+int AppendFail(const Status& s) {
+  std::fprintf(stderr, "omnigraph-bench text --append: %s\n", s.ToString().c_str());
+  return 1;
+}
+
+// One measurement in a fresh process on `store`: the derived step (delta or full rebuild) of the
+// head version after removing what is stored, then, in another fresh process, the index read and
+// the first query.
+Result<AppendSide> MeasureAppend(const std::shared_ptr<storage::MemoryStore>& store, bool delta,
+                                 const std::string& query) {
+  AppendSide side;
+  const storage::Runtime rt = storage::Runtime::ForStore(store, 2);
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::unique_ptr<engine::Graph> g, engine::Graph::Open(rt));
+  OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot head, g->SnapshotOfBranch("main"));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> v, head.Table("node:Doc"));
+  const schema::TypeDef* type = head.catalog().FindByTableKey("node:Doc");
+  const uint32_t field = query::text::FullTextFields(*type).at(0);
+  const std::string kind = query::text::FullTextKind(field);
+  const std::string name = table::DerivedName(v->table(), v->manifest().staged_version, kind);
+  OMNIGRAPH_RETURN_IF_ERROR(store->Delete(name));
+  int64_t t = NowNanos();
+  if (delta) {
+    engine::DerivedBuildOptions options;
+    options.fresh = true;
+    if (engine::BuildMissingDerived(type, *v, options).built.empty()) {
+      return Internal("the derived step stored nothing");
+    }
+  } else {
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::string payload, query::text::BuildFullTextPayload(*v, field));
+    OMNIGRAPH_RETURN_IF_ERROR(v->WriteDerived(kind, payload));
+  }
+  side.step_ms = double(NowNanos() - t) / 1e6;
+  OMNIGRAPH_ASSIGN_OR_RETURN(table::DerivedHeader header, v->ReadDerivedHeader(kind));
+  if (header.delta.has_value() != delta) return Internal("the step stored the other form");
+  side.bytes = header.payload_bytes;
+  // The index alone in a fresh process (its id index read or built first, outside the timing),
+  // then the whole first query in another.
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::unique_ptr<engine::Graph> cold, engine::Graph::Open(rt));
+  OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot cold_head, cold->SnapshotOfBranch("main"));
+  OMNIGRAPH_ASSIGN_OR_RETURN(v, cold_head.Table("node:Doc"));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::IdIndex> ids, v->SortedIds());
+  t = NowNanos();
+  OMNIGRAPH_ASSIGN_OR_RETURN(
+      query::text::FullTextIndex index,
+      query::text::ReadFullTextChain(
+          *v, kind, query::text::VersionIds{static_cast<uint32_t>(ids->size()), [&](uint32_t i) {
+                                              return ids->IdAt(i);
+                                            }}));
+  side.read_ms = double(NowNanos() - t) / 1e6;
+  if (index.rows() != ids->size()) return Internal("the index has the wrong row count");
+  OMNIGRAPH_ASSIGN_OR_RETURN(cold, engine::Graph::Open(rt));
+  t = NowNanos();
+  OMNIGRAPH_ASSIGN_OR_RETURN(OrderedJson rows,
+                             engine::RunReadJson(*cold, kAppendQuery, "q", Json{{"q", query}}));
+  side.query_ms = double(NowNanos() - t) / 1e6;
+  return side;
+}
+
+int RunAppend(const std::vector<std::string>& docs, size_t k, const std::string& query, bool json) {
+  auto store = std::make_shared<storage::MemoryStore>();
+  const storage::Runtime rt = storage::Runtime::ForStore(store, 2);
+  Result<std::unique_ptr<engine::Graph>> g = engine::Graph::Init(rt, kAppendSchema);
+  if (!g.ok()) return AppendFail(g.status());
+  const size_t n = docs.size() - k;
+  int64_t t = NowNanos();
+  Result<engine::LoadResult> base =
+      engine::Load(**g, "main", DocLines(docs, 0, n), engine::LoadMode::kAppend);
+  if (!base.ok()) return AppendFail(base.status());
+  const double load_ms = double(NowNanos() - t) / 1e6;
+  Result<engine::LoadResult> appended =
+      engine::Load(**g, "main", DocLines(docs, n, docs.size()), engine::LoadMode::kAppend);
+  if (!appended.ok()) return AppendFail(appended.status());
+  Result<AppendSide> full = MeasureAppend(store, false, query);
+  if (!full.ok()) return AppendFail(full.status());
+  Result<AppendSide> delta = MeasureAppend(store, true, query);
+  if (!delta.ok()) return AppendFail(delta.status());
+  if (json) {
+    std::printf(
+        "{\"bench\":\"text-append\",\"docs\":%zu,\"append\":%zu,\"base_load_ms\":%.1f,"
+        "\"delta_step_ms\":%.2f,\"rebuild_step_ms\":%.2f,\"step_ratio\":%.4f,"
+        "\"delta_bytes\":%llu,\"full_bytes\":%llu,\"bytes_ratio\":%.6f,"
+        "\"chain_read_ms\":%.2f,\"full_read_ms\":%.2f,\"read_ratio\":%.3f,"
+        "\"first_query_chain_ms\":%.2f,\"first_query_full_ms\":%.2f,\"query_ratio\":%.3f}\n",
+        n, k, load_ms, delta->step_ms, full->step_ms, delta->step_ms / full->step_ms,
+        static_cast<unsigned long long>(delta->bytes), static_cast<unsigned long long>(full->bytes),
+        double(delta->bytes) / double(full->bytes), delta->read_ms, full->read_ms,
+        delta->read_ms / full->read_ms, delta->query_ms, full->query_ms,
+        delta->query_ms / full->query_ms);
+    return 0;
+  }
+  std::printf("append %zu docs to %zu (base load %.0f ms)\n", k, n, load_ms);
+  std::printf("%-8s %12s %12s %12s %14s\n", "stored", "step_ms", "bytes", "read_ms", "query_ms");
+  for (const auto& [label, side] : {std::pair{"delta", *delta}, std::pair{"full", *full}}) {
+    std::printf("%-8s %12.2f %12llu %12.2f %14.2f\n", label, side.step_ms,
+                static_cast<unsigned long long>(side.bytes), side.read_ms, side.query_ms);
+  }
+  std::printf("ratio delta/full: step %.4fx, bytes %.5fx, index read %.2fx, first query %.2fx\n",
+              delta->step_ms / full->step_ms, double(delta->bytes) / double(full->bytes),
+              delta->read_ms / full->read_ms, delta->query_ms / full->query_ms);
+  return 0;
+}
+
 int Main(const std::vector<std::string>& args) {
-  Flags flags(args, {"docs", "vocab", "queries", "json"});
+  Flags flags(args, {"docs", "vocab", "queries", "append", "json"});
   if (!flags.error().empty()) {
     std::fprintf(stderr, "omnigraph-bench text: %s\n", flags.error().c_str());
     return 2;
@@ -174,7 +313,15 @@ int Main(const std::vector<std::string>& args) {
     return 1;
   }
   std::vector<std::string> words;
-  const std::vector<std::string> docs = Corpus(n_docs, vocab, words);
+  const int64_t append = flags.GetInt("append", 0);
+  if (append < 0 || append >= n_docs) {
+    std::fprintf(stderr, "omnigraph-bench text: --append must be 1 to --docs - 1\n");
+    return 2;
+  }
+  const std::vector<std::string> docs = Corpus(n_docs + append, vocab, words);
+  if (append > 0) {
+    return RunAppend(docs, static_cast<size_t>(append), words[1], flags.Has("json"));
+  }
   // Alternating one-term and three-term queries over the 2000 most frequent words.
   std::mt19937_64 rng(7);
   std::uniform_int_distribution<size_t> pick(0, std::min<size_t>(2000, words.size()) - 1);

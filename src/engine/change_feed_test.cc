@@ -15,6 +15,7 @@
 #include "schema/keys.h"
 #include "storage/counting_store.h"
 #include "storage/memory_store.h"
+#include "storage/naming_store.h"
 
 namespace omnigraph::engine {
 namespace {
@@ -37,53 +38,14 @@ query knows($a: String, $b: String) { insert Knows { from: $a, to: $b } }
 // fragment of the Knows table, which a node page never opens.
 constexpr size_t kEveryMinusOne = 1;
 
-// Names every object it is asked to GET, so that a cost test can say which objects a call read.
 constexpr int64_t kHourMicros = int64_t{3600} * 1000 * 1000;
-
-class NamingStore final : public storage::ObjectStore {
- public:
-  explicit NamingStore(std::shared_ptr<storage::ObjectStore> inner) : inner_(std::move(inner)) {}
-  std::vector<std::string> TakeGets() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return std::exchange(gets_, {});
-  }
-  Result<storage::GetResult> Get(std::string_view name,
-                                 std::optional<storage::ByteRange> range) override {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      gets_.emplace_back(name);
-    }
-    return inner_->Get(name, range);
-  }
-  Result<storage::ObjectMeta> Head(std::string_view name) override { return inner_->Head(name); }
-  Status Put(std::string_view name, std::string_view data) override {
-    return inner_->Put(name, data);
-  }
-  Result<bool> PutIfAbsent(std::string_view name, std::string_view data) override {
-    return inner_->PutIfAbsent(name, data);
-  }
-  Result<std::string> PutIfMatch(std::string_view name, std::string_view data,
-                                 std::string_view etag) override {
-    return inner_->PutIfMatch(name, data, etag);
-  }
-  Result<storage::ListPage> List(const storage::ListOptions& options) override {
-    return inner_->List(options);
-  }
-  Status Delete(std::string_view name) override { return inner_->Delete(name); }
-  std::string Describe() const override { return inner_->Describe(); }
-
- private:
-  std::shared_ptr<storage::ObjectStore> inner_;
-  std::mutex mu_;
-  std::vector<std::string> gets_;
-};
 
 class ChangeFeedTest : public ::testing::Test {
  protected:
   void SetUp() override {
     // The store's clock is the runtime's, so that cleanup sees objects' true ages.
-    naming_ =
-        std::make_shared<NamingStore>(std::make_shared<storage::MemoryStore>("feed", clock_.get()));
+    naming_ = std::make_shared<storage::NamingStore>(
+        std::make_shared<storage::MemoryStore>("feed", clock_.get()));
     counting_ = std::make_shared<storage::CountingStore>(naming_);
     storage::Runtime runtime = storage::Runtime::ForTest(counting_);
     runtime.clock = clock_;
@@ -134,7 +96,7 @@ class ChangeFeedTest : public ::testing::Test {
   }
 
   std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();
-  std::shared_ptr<NamingStore> naming_;
+  std::shared_ptr<storage::NamingStore> naming_;
   std::shared_ptr<storage::CountingStore> counting_;
   std::unique_ptr<Graph> graph_;
   std::unique_ptr<ChangeFeed> feed_;

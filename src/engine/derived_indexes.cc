@@ -33,6 +33,10 @@ Built BuildOne(const table::TableVersion& version, const std::string& kind,
                const table::AnnBuildOptions& ann) {
   // Both kinds are "{fts|ann}.{field_id}".
   const uint32_t field = static_cast<uint32_t>(std::stoul(kind.substr(4)));
+  // A small write over a base that stores the index gets a delta (query/text/fulltext_version.h).
+  if (kind.starts_with("fts.") && query::text::StoreFullTextDelta(version, field)) {
+    return Built::kStored;
+  }
   Result<std::string> payload = kind.starts_with("fts.")
                                     ? query::text::BuildFullTextPayload(version, field)
                                     : table::BuildAnnPayload(version, field, ann);
@@ -131,6 +135,21 @@ void StoreWrittenIndexDeltas(const table::TableStore& tables, const commit::Reco
     if (!written.count(pin.table_key) || pin.entity_count < tables.derived_rows_min()) continue;
     Result<std::shared_ptr<const table::TableVersion>> version = tables.Open(ToTablePin(pin));
     if (version.ok()) (void)IndexDeltasOf(**version);
+  }
+}
+
+void StoreWrittenTextDeltas(const table::TableStore& tables, const schema::Catalog& catalog,
+                            const commit::Record& record, const std::set<std::string>& written) {
+  for (const commit::Pin& pin : record.pins) {
+    const schema::TypeDef* type = catalog.FindByTableKey(pin.table_key);
+    if (!written.count(pin.table_key) || type == nullptr) continue;
+    const std::vector<uint32_t> fields = query::text::FullTextFields(*type);
+    if (fields.empty()) continue;  // Nothing to store: not even the manifest is read.
+    Result<std::shared_ptr<const table::TableVersion>> version = tables.Open(ToTablePin(pin));
+    if (!version.ok() || (*version)->entity_count() == 0) continue;
+    for (uint32_t field : fields) {
+      (void)query::text::StoreFullTextDelta(**version, field);
+    }
   }
 }
 

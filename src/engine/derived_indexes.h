@@ -59,4 +59,11 @@ void BuildWrittenDerived(const table::TableStore& tables, const schema::Catalog&
 void StoreWrittenIndexDeltas(const table::TableStore& tables, const commit::Record& record,
                              const std::set<std::string>& written);
 
+// The step after a mutation or a merge: for the tables in `written`, the full-text indexes whose
+// write was small enough for a delta over a base that stores them (query/text/fulltext_version.h
+// StoreFullTextDelta). Nothing else: a full rebuild stays the first reader's or `optimize`'s, as
+// these writes are often small and frequent. Failures are not reported (never authority).
+void StoreWrittenTextDeltas(const table::TableStore& tables, const schema::Catalog& catalog,
+                            const commit::Record& record, const std::set<std::string>& written);
+
 }  // namespace omnigraph::engine

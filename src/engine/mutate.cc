@@ -229,10 +229,12 @@ Result<MutationResult> MutateFile(Graph& graph, const query::QueryFile& file,
   OMNIGRAPH_ASSIGN_OR_RETURN(WriteResult written, graph.Write(write));
   if (written.replayed) return ReplayedMutation(result.query_name, options, std::move(written));
   result.commit = written.commit_id;
-  // Index deltas of the versions it wrote (engine/derived_indexes.h); never authority.
+  // Index and full-text deltas of the versions it wrote (engine/derived_indexes.h); never
+  // authority.
   std::set<std::string> tables;
   for (const auto& [table_key, change] : write.changes) tables.insert(table_key);
   StoreWrittenIndexDeltas(graph.tables(), written.record, tables);
+  StoreWrittenTextDeltas(graph.tables(), head.catalog(), written.record, tables);
   result.commit_record = std::move(written.record);
   return result;
 }

@@ -127,6 +127,11 @@ Status TableVersion::Scan(const ScanOptions& options, const BatchSink& sink,
   ScanStats local;
   const TableManifest& m = *manifest_;
   for (const FragmentEntry& fragment : m.fragments) {
+    if (!options.fragment_ids.empty() &&
+        std::find(options.fragment_ids.begin(), options.fragment_ids.end(), fragment.id) ==
+            options.fragment_ids.end()) {
+      continue;
+    }
     ++local.fragments_total;
     bool skip = false;
     if (!options.predicates.empty()) {
@@ -576,6 +581,20 @@ Result<std::vector<DerivedLink>> TableVersion::ReadDerivedChain(std::string_view
   }
   std::reverse(chain.begin(), chain.end());
   return chain;
+}
+
+Result<std::shared_ptr<const TableVersion>> TableVersion::Base() const {
+  if (!manifest_->base_staged_version) {
+    return NotFound("version " + std::to_string(manifest_->staged_version) + " of table '" +
+                    manifest_->table_key + "' was created, not staged from a base");
+  }
+  const std::string name = ManifestName(manifest_->table(), *manifest_->base_staged_version);
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableManifest> base, ctx_->Manifest(name));
+  if (base->table() != manifest_->table() ||
+      base->staged_version != *manifest_->base_staged_version) {
+    return Corruption("manifest names another table version than its name", name);
+  }
+  return std::make_shared<const TableVersion>(ctx_, std::move(base), name);
 }
 
 Result<std::shared_ptr<const std::string>> TableVersion::DerivedOrBuild(

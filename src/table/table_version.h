@@ -38,6 +38,9 @@ struct ScanOptions {
   std::vector<uint32_t> field_ids;
   // All must hold (a conjunction).
   std::vector<Predicate> predicates;
+  // When not empty, only the fragments with these ids (FragmentEntry::id) are visited: what a
+  // derived index that changes by the fragments a write added reads.
+  std::vector<std::string> fragment_ids;
 };
 
 struct ScanStats {
@@ -163,6 +166,10 @@ class TableVersion {
   // damaged, belongs to another version or its depths do not count down to a full object. The
   // caller then rebuilds (and may store the full payload, which replaces the delta).
   Result<std::vector<DerivedLink>> ReadDerivedChain(std::string_view kind) const;
+  // The version this one was staged from: its manifest read by base_staged_version (cached),
+  // for a writer of a delta over it. NotFound for a created version (no base) or a base whose
+  // manifest is gone; Corruption naming the manifest when it is malformed or of another table.
+  Result<std::shared_ptr<const TableVersion>> Base() const;
   // The payload of `kind`: read, or — when absent or damaged — computed by `build` and, when
   // `write_back`, stored (a failure to store is not an error: the data is still returned).
   Result<std::shared_ptr<const std::string>> DerivedOrBuild(

@@ -201,6 +201,28 @@ TEST_F(TableVersionTest, IdOrderMergesFragmentsWhetherOrNotTheyAreSorted) {
   EXPECT_EQ(found->found, (std::vector<bool>{true, false, true, true}));
 }
 
+TEST_F(TableVersionTest, BaseOpensTheVersionAWriteWasStagedFrom) {
+  Random random(4);
+  const NewTable table = Table();
+  Result<TablePin> created =
+      tables_->Create(table, MakeRows(table.schema, {"a", "b"}, random), std::nullopt);
+  ASSERT_TRUE(created.ok());
+  EXPECT_EQ(Open(*created)->Base().status().kind(), Kind::kNotFound);  // Created: no base.
+  Result<TablePin> appended =
+      tables_->Append(*created, MakeRows(table.schema, {"c"}, random), std::nullopt);
+  ASSERT_TRUE(appended.ok());
+  Result<std::shared_ptr<const TableVersion>> base = Open(*appended)->Base();
+  ASSERT_TRUE(base.ok()) << base.status().ToString();
+  EXPECT_EQ((*base)->manifest(), Open(*created)->manifest());
+  EXPECT_EQ((*base)->entity_count(), 2u);
+  // A base cleaned up (its manifest gone) is NotFound.
+  ASSERT_TRUE(store_->Delete(ManifestName(table.id, created->staged_version)).ok());
+  auto cold = std::make_unique<TableStore>(runtime_, TableStoreOptions{});
+  Result<std::shared_ptr<const TableVersion>> again = cold->Open(*appended);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ((*again)->Base().status().kind(), Kind::kNotFound);
+}
+
 TEST_F(TableVersionTest, LookupOfMissingIdsFindsNothing) {
   Random random(5);
   const NewTable table = Table();
@@ -443,6 +465,23 @@ TEST_F(TableScanTest, EqualityPredicateReadsOnlyTheMatchingFragment) {
   EXPECT_EQ(stats.fragments_skipped, 9u);
   EXPECT_EQ(stats.fragments_read, 1u);
   EXPECT_EQ(stats.rows_returned, 1u);
+}
+
+TEST_F(TableScanTest, FragmentIdsRestrictTheScanToThoseFragments) {
+  ScanOptions options{{5}, {}};
+  const std::vector<FragmentEntry>& fragments = version_->manifest().fragments;
+  options.fragment_ids = {fragments[7].id, fragments[2].id};
+  ScanStats stats;
+  std::vector<int64_t> expected;
+  for (int64_t i = 20; i < 30; ++i) expected.push_back(i);
+  for (int64_t i = 70; i < 80; ++i) expected.push_back(i);
+  // Manifest order, whatever the order of the ids; other fragments are not counted or read.
+  EXPECT_EQ(Scores(options, &stats), expected);
+  EXPECT_EQ(stats.fragments_total, 2u);
+  EXPECT_EQ(stats.fragments_read, 2u);
+  options.fragment_ids = {"no-such-fragment"};
+  EXPECT_TRUE(Scores(options, &stats).empty());
+  EXPECT_EQ(stats.fragments_total, 0u);
 }
 
 TEST_F(TableScanTest, RangePredicatesSkipFragmentsOutsideTheRange) {

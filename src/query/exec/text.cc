@@ -61,24 +61,22 @@ Result<std::shared_ptr<const FullTextIndex>> ExecContext::TextIndex(
   if (auto hit = options_.cache->FindShared(scope, key)) {
     return std::static_pointer_cast<const FullTextIndex>(hit);
   }
-  // Read the stored index; when absent or damaged, build it from the column and store it.
+  // Read the stored index (a full one, or a chain of deltas over one); when absent, damaged or
+  // broken, build it from the column and store it in full (replacing a delta).
+  const TableImage& image = *slot.image;
   std::optional<FullTextIndex> built;
-  auto build = [&]() -> Result<std::string> {
-    OMNIGRAPH_ASSIGN_OR_RETURN(FullTextIndex index, BuildIndex(*slot.image, field_id));
+  Result<FullTextIndex> stored = text::ReadFullTextChain(
+      version, kind,
+      text::VersionIds{image.size(), [&](uint32_t dense) { return image.id(dense); }});
+  if (stored.ok()) {
+    built = std::move(*stored);
+  } else if (stored.status().kind() == Kind::kNotFound ||
+             stored.status().code() == Code::kCorruption) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(FullTextIndex index, BuildIndex(image, field_id));
     built = std::move(index);
-    return built->Encode();
-  };
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const std::string> payload,
-                             version.DerivedOrBuild(kind, build, /*write_back=*/true));
-  if (!built) {
-    Result<FullTextIndex> decoded = FullTextIndex::Decode(*payload, kind);
-    if (decoded.ok()) {
-      built = std::move(*decoded);
-    } else {
-      // A payload whose envelope checks out but whose content does not: never authority.
-      OMNIGRAPH_ASSIGN_OR_RETURN(FullTextIndex index, BuildIndex(*slot.image, field_id));
-      built = std::move(index);
-    }
+    (void)version.WriteDerived(kind, built->Encode());
+  } else {
+    return stored.status();
   }
   if (built->rows() != slot.image->size()) {
     return Corruption("full-text index " + kind + " of " + type.name + " has " +

@@ -7,7 +7,14 @@
 #include <queue>
 #include <unordered_map>
 
+#include "query/text/payload_codec.h"
+
 namespace omnigraph::query::text {
+
+using codec::PutU32;
+using codec::PutU64;
+using codec::PutVarint;
+using codec::Reader;
 
 namespace {
 
@@ -17,69 +24,6 @@ constexpr uint32_t kFormat = 1;
 struct StringHash {
   using is_transparent = void;
   size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-};
-
-void PutU32(std::string& out, uint32_t v) {
-  char b[4];
-  for (int i = 0; i < 4; ++i) b[i] = static_cast<char>(v >> (8 * i));
-  out.append(b, 4);
-}
-
-void PutU64(std::string& out, uint64_t v) {
-  PutU32(out, static_cast<uint32_t>(v));
-  PutU32(out, static_cast<uint32_t>(v >> 32));
-}
-
-void PutVarint(std::string& out, uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-}
-
-// Reads a payload front to back; every read checks the bounds and remembers the first failure.
-class Reader {
- public:
-  explicit Reader(std::string_view s) : s_(s) {}
-  bool ok() const { return ok_; }
-  bool done() const { return pos_ == s_.size(); }
-  uint64_t Fixed(int bytes) {
-    if (!ok_ || s_.size() - pos_ < static_cast<size_t>(bytes)) return Fail();
-    uint64_t v = 0;
-    for (int i = 0; i < bytes; ++i)
-      v |= uint64_t(static_cast<unsigned char>(s_[pos_ + i])) << (8 * i);
-    pos_ += static_cast<size_t>(bytes);
-    return v;
-  }
-  uint64_t Varint() {
-    uint64_t v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (!ok_ || pos_ >= s_.size()) return Fail();
-      const unsigned char c = static_cast<unsigned char>(s_[pos_++]);
-      v |= uint64_t(c & 0x7f) << shift;
-      if ((c & 0x80) == 0) return v;
-    }
-    return Fail();
-  }
-  std::string_view Bytes(uint64_t n) {
-    if (!ok_ || s_.size() - pos_ < n) {
-      Fail();
-      return {};
-    }
-    std::string_view v = s_.substr(pos_, n);
-    pos_ += n;
-    return v;
-  }
-
- private:
-  uint64_t Fail() {
-    ok_ = false;
-    return 0;
-  }
-  std::string_view s_;
-  size_t pos_ = 0;
-  bool ok_ = true;
 };
 
 }  // namespace
@@ -215,6 +159,88 @@ Result<FullTextIndex> FullTextIndex::Decode(std::string_view payload, const std:
   if (!r.ok() || !r.done()) return bad("truncated or trailing bytes");
   if (postings_total != index.total_terms_) return bad("postings do not add up to the lengths");
   return index;
+}
+
+bool FullTextIndex::Renumber(const FullTextIndex& base, std::span<const uint32_t> removed,
+                             std::span<const AddedDoc> added, FullTextIndex& out,
+                             std::vector<uint32_t>& moved) {
+  const uint32_t rows = out.rows();
+  moved.assign(base.rows(), kNull);
+  size_t a = 0, r = 0;
+  uint32_t old = 0;
+  for (uint32_t row = 0; row < rows; ++row) {
+    if (a < added.size() && added[a].row == row) {
+      out.doc_len_[row] = added[a].is_doc ? added[a].length : kNull;
+      ++a;
+      continue;
+    }
+    for (; r < removed.size() && removed[r] == old; ++r) ++old;
+    if (old >= base.rows()) return false;
+    moved[old] = row;
+    out.doc_len_[row] = base.doc_len_[old++];
+  }
+  for (; r < removed.size() && removed[r] == old; ++r) ++old;
+  // Every base row is kept or removed once, every added row was placed (rows ascending).
+  return a == added.size() && r == removed.size() && old == base.rows();
+}
+
+Result<FullTextIndex> FullTextIndex::Merge(const FullTextIndex& base,
+                                           std::span<const uint32_t> removed,
+                                           std::span<const AddedDoc> added, uint32_t rows,
+                                           const std::string& name) {
+  FullTextIndex out;
+  out.doc_len_.assign(rows, kNull);
+  std::vector<uint32_t> moved;
+  if (!Renumber(base, removed, added, out, moved)) {
+    return Corruption("full-text index " + name + ": the delta's rows do not fit its base of " +
+                      std::to_string(base.rows()) + " rows");
+  }
+  for (uint32_t len : out.doc_len_) {
+    if (len == kNull) continue;
+    ++out.docs_;
+    out.total_terms_ += len;
+  }
+  // The added postings in (term, row) order, merged with the base's vocabulary term by term.
+  struct Posting {
+    std::string_view term;
+    uint32_t row, tf;
+    bool operator<(const Posting& o) const { return term != o.term ? term < o.term : row < o.row; }
+  };
+  std::vector<Posting> fresh;
+  for (const AddedDoc& d : added) {
+    for (const auto& [term, tf] : d.terms) fresh.push_back(Posting{term, d.row, tf});
+  }
+  std::sort(fresh.begin(), fresh.end());
+  out.offsets_.push_back(0);
+  size_t bt = 0, f = 0;
+  while (bt < base.terms_.size() || f < fresh.size()) {
+    const bool from_base =
+        bt < base.terms_.size() &&
+        (f == fresh.size() || std::string_view(base.terms_[bt]) <= fresh[f].term);
+    const std::string_view term = from_base ? std::string_view(base.terms_[bt]) : fresh[f].term;
+    uint64_t p = from_base ? base.offsets_[bt] : 0, end = from_base ? base.offsets_[bt + 1] : 0;
+    if (from_base) ++bt;
+    auto emit = [&](uint32_t row, uint32_t tf) {
+      out.post_docs_.push_back(row);
+      out.post_tfs_.push_back(tf);
+    };
+    for (;;) {
+      while (p < end && moved[base.post_docs_[p]] == kNull) ++p;
+      const bool more_fresh = f < fresh.size() && fresh[f].term == term;
+      if (p == end && !more_fresh) break;
+      if (p < end && (!more_fresh || moved[base.post_docs_[p]] < fresh[f].row)) {
+        emit(moved[base.post_docs_[p]], base.post_tfs_[p]);
+        ++p;
+      } else {
+        emit(fresh[f].row, fresh[f].tf);
+        ++f;
+      }
+    }
+    if (out.post_docs_.size() == out.offsets_.back()) continue;  // No document holds it now.
+    out.terms_.emplace_back(term);
+    out.offsets_.push_back(out.post_docs_.size());
+  }
+  return out;
 }
 
 int64_t FullTextIndex::Find(std::string_view term) const {

@@ -47,6 +47,21 @@ class FullTextIndex {
   // Parses a payload; Corruption naming `name` when it is malformed.
   static Result<FullTextIndex> Decode(std::string_view payload, const std::string& name);
 
+  // One row a later version adds, numbered in that version.
+  struct AddedDoc {
+    uint32_t row = 0;
+    bool is_doc = false;  // False when the row's text is null: a row, not a document.
+    uint32_t length = 0;  // Terms in the document.
+    std::vector<std::pair<std::string_view, uint32_t>> terms;  // (term, frequency), ascending.
+  };
+  // The index of a later version of `rows` rows: `base` without its rows `removed` (ascending),
+  // the remaining rows renumbered in order into the rows `added` leaves free, and `added` (rows
+  // ascending) merged in; terms no document holds any more leave the vocabulary. The result is
+  // what Build gives for the later version. Corruption naming `name` when the pieces do not fit.
+  static Result<FullTextIndex> Merge(const FullTextIndex& base, std::span<const uint32_t> removed,
+                                     std::span<const AddedDoc> added, uint32_t rows,
+                                     const std::string& name);
+
   uint32_t rows() const { return static_cast<uint32_t>(doc_len_.size()); }
   uint32_t docs() const { return docs_; }  // Rows with non-null text (N).
   uint64_t total_terms() const { return total_terms_; }
@@ -80,6 +95,11 @@ class FullTextIndex {
 
  private:
   static constexpr uint32_t kNull = UINT32_MAX;
+  // The new row of each base row (kNull when removed) and the new document lengths; false when
+  // the rows do not add up.
+  static bool Renumber(const FullTextIndex& base, std::span<const uint32_t> removed,
+                       std::span<const AddedDoc> added, FullTextIndex& out,
+                       std::vector<uint32_t>& moved);
   double TermScore(size_t id, uint32_t tf, uint32_t row) const;
 
   std::vector<uint32_t> doc_len_;

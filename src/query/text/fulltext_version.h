@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "base/status.h"
+#include "query/text/fulltext_delta.h"
+#include "query/text/fulltext_index.h"
 #include "schema/catalog.h"
 #include "table/table_version.h"
 
@@ -25,5 +27,38 @@ std::vector<uint32_t> FullTextFields(const schema::TypeDef& type);
 // index (id order). InvalidArgument when the version has no such String field; storage and
 // corruption errors from reading the fragments.
 Result<std::string> BuildFullTextPayload(const table::TableVersion& version, uint32_t field_id);
+
+// A delta (fulltext_delta.h) is written instead of a full index when the write changed at most
+// one row in this many of its base's: added rows plus removed ones (an update counts twice).
+// Beyond that the reader's merge of a long delta costs about what the writer saves.
+inline constexpr uint64_t kFullTextDeltaShareInverse = 8;
+
+// Whether the write that staged `version` from `base` changed few enough rows for a delta, by
+// the manifest's counts alone (nothing is read): the same String field `field_id` in both
+// schemas, `version` staged from `base`, and changed rows <= base rows / 8.
+bool FullTextDeltaFits(const table::TableVersion& version, const table::TableVersion& base,
+                       uint32_t field_id);
+
+// The delta payload of field `field_id` of `version` over `base`, the version it was staged
+// from: the live rows of the fragments `base` lacks (their ids and text, the only fragments
+// read), and the ids the write removed — the manifest's deleted ids, and for an upsert that
+// updated rows the added ids `base` holds (from its id index). InvalidArgument when `base` is
+// not `version`'s base or the counts do not match the manifest's; storage and corruption errors
+// from the reads.
+Result<std::string> BuildFullTextDeltaPayload(const table::TableVersion& version,
+                                              const table::TableVersion& base, uint32_t field_id);
+
+// Stores the index of field `field_id` of `version` as a delta over its base version's when
+// that pays (docs/design/fulltext.md "Deltas"): the base stores the kind at a depth below
+// table::kDerivedDeltaDepthMax and FullTextDeltaFits. True when a delta was stored; false when a
+// full index is due instead (nothing was written), also when reading the base or storing failed.
+bool StoreFullTextDelta(const table::TableVersion& version, uint32_t field_id);
+
+// The stored index `kind` of `version` — its chain, a full index then each delta — merged into
+// the index of the version whose ids (ascending) are `ids`. NotFound when nothing is stored or a
+// link is gone; Corruption naming the object when a link is damaged or the chain does not fit.
+// The caller then builds the index and stores it with WriteDerived (which replaces a delta).
+Result<FullTextIndex> ReadFullTextChain(const table::TableVersion& version, const std::string& kind,
+                                        const VersionIds& ids);
 
 }  // namespace omnigraph::query::text
