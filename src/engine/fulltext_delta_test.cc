@@ -10,6 +10,7 @@
 
 #include "engine/derived_indexes.h"
 #include "engine/load.h"
+#include "engine/merge.h"
 #include "engine/mutate.h"
 #include "engine/query.h"
 #include "query/text/fulltext_version.h"
@@ -314,6 +315,22 @@ TEST_F(FullTextDeltaTest, AWriteOnATableWithoutAStoredIndexStoresNoDeltaFromAMut
   EXPECT_EQ(HeadDepth(), -1);  // No base index: the first reader builds it, as before.
   EXPECT_EQ(Answers(*Cold()), RebuiltAnswers());
   EXPECT_EQ(HeadDepth(), 0);
+}
+
+TEST_F(FullTextDeltaTest, ABranchMergeStoresADeltaOverTheTargetsIndex) {
+  LoadLines(Docs(0, kDocs));
+  ASSERT_TRUE(graph_->CreateBranch("b", "main").ok());
+  Result<LoadResult> on_branch =
+      engine::Load(*graph_, "b", Docs(kDocs, kDocs + 5, " zebra"), LoadMode::kAppend, {});
+  ASSERT_TRUE(on_branch.ok()) << on_branch.status().ToString();
+  LoadLines(Docs(kDocs + 10, kDocs + 15, " crossing"));  // Both sides changed the table.
+  ASSERT_EQ(HeadDepth(), 1);
+  Result<MergeResult> merged = graph_->Merge(MergeRequest{"b", "main", std::nullopt});
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  ASSERT_EQ(merged->outcome, MergeOutcome::kMerged);
+  EXPECT_EQ(HeadDepth(), 2);  // The merge's version: a delta over the target's.
+  ExpectChainEqualsRebuild();
+  EXPECT_EQ(Answers(*Cold()), RebuiltAnswers());
 }
 
 }  // namespace

@@ -369,7 +369,7 @@ Result<MergeResult> Graph::Merge(const MergeRequest& request) {
                                stream->TryPublish(head, prepared, meta));
     if (tried.won) {
       meter.Finish();
-      // Index deltas of the versions the merge pins anew (engine/derived_indexes.h).
+      // Index and full-text deltas of the versions the merge pins anew (engine/derived_indexes.h).
       std::set<std::string> written;
       for (const commit::Pin& pin : tried.won->record.pins) {
         const commit::TableState* was = head->FindByKey(pin.table_key);
@@ -378,6 +378,8 @@ Result<MergeResult> Graph::Merge(const MergeRequest& request) {
         }
       }
       StoreWrittenIndexDeltas(tables(), tried.won->record, written);
+      Result<std::shared_ptr<const schema::Catalog>> catalog = CatalogFor(head->schema);
+      if (catalog.ok()) StoreWrittenTextDeltas(tables(), **catalog, tried.won->record, written);
       plan.result.commit_id = tried.won->commit_id;
       plan.result.seq = tried.won->seq;
       plan.result.record = tried.won->record;

@@ -67,6 +67,7 @@ class Cursor {
 
   Status Read(void* out, uint64_t size) {
     if (size > bytes_.size() - pos_) return Bad("truncated");
+    if (size == 0) return Status::Ok();  // `out` may be an empty vector's null data().
     std::memcpy(out, bytes_.data() + pos_, size);
     pos_ += size;
     return Status::Ok();
