@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "commit/test_streams.h"
+#include "storage/forwarding_store.h"
 
 namespace omnigraph::commit {
 namespace {
@@ -204,33 +205,18 @@ TEST(PublishCrashTest, KilledBetweenStagingAndTheRecordLeavesNoTrace) {
 }
 
 // Blocks forever on writes of one name, to stop a child between two steps of a publish.
-class BlockingStore final : public storage::ObjectStore {
+class BlockingStore final : public storage::ForwardingStore {
  public:
   BlockingStore(std::shared_ptr<storage::ObjectStore> inner, std::string block)
-      : inner_(std::move(inner)), block_(std::move(block)) {}
-  Result<storage::GetResult> Get(std::string_view n, std::optional<storage::ByteRange> r) override {
-    return inner_->Get(n, r);
-  }
-  Result<storage::ObjectMeta> Head(std::string_view n) override { return inner_->Head(n); }
+      : ForwardingStore(std::move(inner)), block_(std::move(block)) {}
   Status Put(std::string_view n, std::string_view d) override {
     if (n == block_) {
       for (;;) ::pause();
     }
-    return inner_->Put(n, d);
+    return inner().Put(n, d);
   }
-  Result<bool> PutIfAbsent(std::string_view n, std::string_view d) override {
-    return inner_->PutIfAbsent(n, d);
-  }
-  Result<std::string> PutIfMatch(std::string_view n, std::string_view d,
-                                 std::string_view e) override {
-    return inner_->PutIfMatch(n, d, e);
-  }
-  Result<storage::ListPage> List(const storage::ListOptions& o) override { return inner_->List(o); }
-  Status Delete(std::string_view n) override { return inner_->Delete(n); }
-  std::string Describe() const override { return inner_->Describe(); }
 
  private:
-  std::shared_ptr<storage::ObjectStore> inner_;
   std::string block_;
 };
 

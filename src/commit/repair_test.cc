@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "commit/test_streams.h"
+#include "storage/forwarding_store.h"
 
 namespace omnigraph::commit {
 namespace {
@@ -229,35 +230,21 @@ TEST_F(RepairTest, AHintAheadOfTheRecordsIsReportedAsMissingRecords) {
 }
 
 // Passes every call through; the first read of `trigger` runs `before` first.
-class TriggerStore final : public storage::ObjectStore {
+class TriggerStore final : public storage::ForwardingStore {
  public:
   TriggerStore(std::shared_ptr<storage::ObjectStore> inner, std::string trigger,
                std::function<void()> before)
-      : inner_(std::move(inner)), trigger_(std::move(trigger)), before_(std::move(before)) {}
+      : ForwardingStore(std::move(inner)),
+        trigger_(std::move(trigger)),
+        before_(std::move(before)) {}
   Result<storage::GetResult> Get(std::string_view name,
                                  std::optional<storage::ByteRange> range) override {
     if (name == trigger_ && before_) std::exchange(before_, nullptr)();
-    return inner_->Get(name, range);
+    return inner().Get(name, range);
   }
-  Result<storage::ObjectMeta> Head(std::string_view name) override { return inner_->Head(name); }
-  Status Put(std::string_view name, std::string_view data) override {
-    return inner_->Put(name, data);
-  }
-  Result<bool> PutIfAbsent(std::string_view name, std::string_view data) override {
-    return inner_->PutIfAbsent(name, data);
-  }
-  Result<std::string> PutIfMatch(std::string_view name, std::string_view data,
-                                 std::string_view etag) override {
-    return inner_->PutIfMatch(name, data, etag);
-  }
-  Result<storage::ListPage> List(const storage::ListOptions& options) override {
-    return inner_->List(options);
-  }
-  Status Delete(std::string_view name) override { return inner_->Delete(name); }
-  std::string Describe() const override { return "trigger://" + inner_->Describe(); }
+  std::string Describe() const override { return "trigger://" + inner().Describe(); }
 
  private:
-  std::shared_ptr<storage::ObjectStore> inner_;
   std::string trigger_;
   std::function<void()> before_;
 };

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <set>
 
+#include "storage/forwarding_store.h"
 #include "storage/memory_store.h"
 #include "table/model_table.h"
 #include "table/table_cleanup.h"
@@ -17,40 +18,20 @@ const StagedAgainst kAgainst{"main", 3};
 constexpr int64_t kHourMicros = 3600ll * 1000 * 1000;
 
 // A store that records the order of deletes.
-class RecordingStore final : public storage::ObjectStore {
+class RecordingStore final : public storage::ForwardingStore {
  public:
-  explicit RecordingStore(std::shared_ptr<storage::ObjectStore> inner) : inner_(std::move(inner)) {}
-  Result<storage::GetResult> Get(std::string_view name,
-                                 std::optional<storage::ByteRange> range) override {
-    return inner_->Get(name, range);
-  }
-  Result<storage::ObjectMeta> Head(std::string_view name) override { return inner_->Head(name); }
-  Status Put(std::string_view name, std::string_view data) override {
-    return inner_->Put(name, data);
-  }
-  Result<bool> PutIfAbsent(std::string_view name, std::string_view data) override {
-    return inner_->PutIfAbsent(name, data);
-  }
-  Result<std::string> PutIfMatch(std::string_view name, std::string_view data,
-                                 std::string_view etag) override {
-    return inner_->PutIfMatch(name, data, etag);
-  }
-  Result<storage::ListPage> List(const storage::ListOptions& options) override {
-    return inner_->List(options);
-  }
+  using ForwardingStore::ForwardingStore;
   Status Delete(std::string_view name) override {
     std::lock_guard<std::mutex> lock(mu_);
     deleted_.emplace_back(name);
-    return inner_->Delete(name);
+    return inner().Delete(name);
   }
-  std::string Describe() const override { return inner_->Describe(); }
   std::vector<std::string> deleted() {
     std::lock_guard<std::mutex> lock(mu_);
     return deleted_;
   }
 
  private:
-  std::shared_ptr<storage::ObjectStore> inner_;
   std::mutex mu_;
   std::vector<std::string> deleted_;
 };
