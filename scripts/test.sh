@@ -9,10 +9,14 @@ root=$(pwd)
 bash scripts/install-deps.sh
 
 export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
+# A full disk once failed a CI link ("No space left on device"); say how much there is, and what the
+# build took, so such a failure names its cause. The asan preset keeps debug info to line tables
+# (-g1: enough for sanitizer stack traces) to keep the build small.
+echo "test: $(df -h --output=avail . | tail -1 | tr -d ' ') free on the build disk"
 start=$(date +%s)
 cmake --preset asan -DOMNIGRAPH_WERROR=ON >/dev/null
 cmake --build --preset asan
-echo "test: build took $(( $(date +%s) - start )) s"
+echo "test: build took $(( $(date +%s) - start )) s; build/asan holds $(du -sh build/asan | cut -f1)"
 
 # Test servers (Ceph RGW for S3, Azurite for Azure): see scripts/servers.sh.
 if [ -f scripts/servers.sh ]; then
