@@ -2,7 +2,8 @@
 // stores a delta over its base's index, reading none of the base's fragments; a reader's chain
 // gives the index a rebuild gives (payload bytes, hence BM25, phrases and fuzzy terms); a chain
 // of eight is followed by a full index; a missing base or a damaged delta is rebuilt and
-// replaced; a large write stores a full index.
+// replaced; a large write stores a full index; a write staged on a step without an index (a
+// merge's delete step) stores a delta over the step's base.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -99,6 +100,25 @@ class FullTextDeltaTest : public testing::Test {
     EXPECT_TRUE(v.ok());
     return *v;
   }
+
+  // Drops the head's stored `fts` object and reopens the writer, so nothing of it is cached.
+  void DropHeadIndex() {
+    std::shared_ptr<const table::TableVersion> v = Head(*Cold());
+    ASSERT_TRUE(
+        memory_->Delete(table::DerivedName(v->table(), v->manifest().staged_version, Kind())).ok());
+    Result<std::unique_ptr<Graph>> g = Graph::Open(storage::Runtime::ForTest(counting_, 4));
+    ASSERT_TRUE(g.ok()) << g.status().ToString();
+    graph_ = std::move(*g);
+  }
+
+  // The staged version the head's `fts` delta is over.
+  uint64_t HeadDeltaBase() {
+    Result<table::DerivedHeader> h = Head(*Cold())->ReadDerivedHeader(Kind());
+    EXPECT_TRUE(h.ok() && h->delta);
+    return h.ok() && h->delta ? h->delta->base_staged_version : 0;
+  }
+
+  uint64_t HeadStagedVersion() { return Head(*Cold())->manifest().staged_version; }
 
   uint32_t Field() {
     Result<Snapshot> head = graph_->SnapshotOfBranch("main");
@@ -329,6 +349,81 @@ TEST_F(FullTextDeltaTest, ABranchMergeStoresADeltaOverTheTargetsIndex) {
   ASSERT_TRUE(merged.ok()) << merged.status().ToString();
   ASSERT_EQ(merged->outcome, MergeOutcome::kMerged);
   EXPECT_EQ(HeadDepth(), 2);  // The merge's version: a delta over the target's.
+  ExpectChainEqualsRebuild();
+  EXPECT_EQ(Answers(*Cold()), RebuiltAnswers());
+}
+
+// A merge's patch of a table both sides changed is two steps when the source deleted rows: its
+// deletes, then its upserts staged on them. Only the second is published, so its delta steps
+// over the delete step (which stores nothing) to the target's version, with both steps' removals.
+TEST_F(FullTextDeltaTest, ATwoStepMergePatchStoresADeltaOverTheTargetsIndex) {
+  LoadLines(Docs(0, kDocs));
+  ASSERT_TRUE(graph_->CreateBranch("b", "main").ok());
+  MutationOptions on_b;
+  on_b.branch = "b";
+  for (const char* slug : {"d10003", "d10020", "d10031"}) {
+    Result<MutationResult> r = engine::Mutate(*graph_, kQueries, "remove", Json{{"s", slug}}, on_b);
+    ASSERT_TRUE(r.ok() && r->commit) << r.status().ToString();
+  }
+  // Two updates (document 57 has no body on either side: unchanged) and four new rows.
+  Result<LoadResult> on_branch =
+      engine::Load(*graph_, "b", Docs(55, 58, " zebra") + Docs(kDocs, kDocs + 4, " crossing zebra"),
+                   LoadMode::kMerge, {});
+  ASSERT_TRUE(on_branch.ok()) << on_branch.status().ToString();
+  LoadLines(Docs(kDocs + 10, kDocs + 15, " crossing"));  // Both sides changed the table.
+  ASSERT_EQ(HeadDepth(), 1);
+  const uint64_t target = HeadStagedVersion();
+  Result<MergeResult> merged = graph_->Merge(MergeRequest{"b", "main", std::nullopt});
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  ASSERT_EQ(merged->outcome, MergeOutcome::kMerged);
+  std::shared_ptr<const table::TableVersion> v = Head(*Cold());
+  Result<std::shared_ptr<const table::TableVersion>> step = v->Base();
+  ASSERT_TRUE(step.ok()) << step.status().ToString();
+  EXPECT_EQ((*step)->manifest().operation, table::Operation::kDelete);
+  EXPECT_EQ((*step)->manifest().deleted_ids_count, 3u);
+  EXPECT_EQ((*step)->manifest().base_staged_version, target);
+  EXPECT_EQ(v->manifest().updated_ids_count, 2u);
+  EXPECT_EQ(v->manifest().inserted_ids_count, 4u);
+  EXPECT_EQ(Depth(**step), -1);  // The delete step stores nothing...
+  EXPECT_EQ(Depth(*v), 2);       // ...and the merge's version is a delta over the target's.
+  EXPECT_EQ(HeadDeltaBase(), target);
+  ExpectChainEqualsRebuild();
+  const std::string answers = Answers(*Cold());
+  EXPECT_NE(answers.find("d10400"), std::string::npos) << answers;
+  EXPECT_EQ(answers.find("d10003\""), std::string::npos) << answers;
+  EXPECT_EQ(answers, RebuiltAnswers());
+}
+
+// Stepping over a published version without an index (here: its object was dropped) is exact
+// whatever the step did: ids it inserted and the next write updates or deletes are not removed
+// from the ancestor's index, which never held them; ids it deleted and the next write writes
+// again are removed once.
+TEST_F(FullTextDeltaTest, AStepWithoutAnIndexIsSteppedOverExactly) {
+  LoadLines(Docs(0, kDocs));
+  // A step that inserts three ids and updates one; then a write that updates two of them and
+  // one the step did not touch.
+  uint64_t ancestor = HeadStagedVersion();
+  LoadLines(Docs(kDocs, kDocs + 3, " zebra") + Docs(10, 11, " crossing"), LoadMode::kMerge);
+  DropHeadIndex();
+  LoadLines(Docs(kDocs, kDocs + 1, " again") + Docs(10, 12, " zebra crossing"), LoadMode::kMerge);
+  EXPECT_EQ(HeadDepth(), 1);
+  EXPECT_EQ(HeadDeltaBase(), ancestor);
+  ExpectChainEqualsRebuild();
+  // A step that inserts ids; then a write that deletes one of them.
+  ancestor = HeadStagedVersion();
+  LoadLines(Docs(kDocs + 3, kDocs + 6, " crossing"));
+  DropHeadIndex();
+  Mutate("remove", Json{{"s", "d10404"}});
+  EXPECT_EQ(HeadDepth(), 2);
+  EXPECT_EQ(HeadDeltaBase(), ancestor);
+  ExpectChainEqualsRebuild();
+  // A step that deletes an id; then a write that writes it again and updates another.
+  ancestor = HeadStagedVersion();
+  Mutate("remove", Json{{"s", "d10004"}});
+  DropHeadIndex();
+  LoadLines(Docs(4, 6, " zebra"), LoadMode::kMerge);
+  EXPECT_EQ(HeadDepth(), 3);
+  EXPECT_EQ(HeadDeltaBase(), ancestor);
   ExpectChainEqualsRebuild();
   EXPECT_EQ(Answers(*Cold()), RebuiltAnswers());
 }

@@ -11,6 +11,7 @@
 #include "base/hash.h"
 #include "commit/names.h"
 #include "engine/mutate.h"
+#include "storage/forwarding_store.h"
 #include "storage/memory_store.h"
 
 namespace omnigraph::engine {
@@ -34,9 +35,9 @@ query older($min: I32) { update Person set { age: 1 } where age >= $min }
 
 // A memory store whose record creates wait while the gate is closed (so that a publication is
 // in flight as long as the test wants).
-class GatedStore final : public storage::ObjectStore {
+class GatedStore final : public storage::ForwardingStore {
  public:
-  explicit GatedStore(std::shared_ptr<storage::ObjectStore> inner) : inner_(std::move(inner)) {}
+  using ForwardingStore::ForwardingStore;
   void Close() {
     std::lock_guard lock(mu_);
     open_ = false;
@@ -51,11 +52,6 @@ class GatedStore final : public storage::ObjectStore {
     std::unique_lock lock(mu_);
     cv_.wait(lock, [&] { return held_ > 0; });
   }
-  Result<storage::GetResult> Get(std::string_view n, std::optional<storage::ByteRange> r) override {
-    return inner_->Get(n, r);
-  }
-  Result<storage::ObjectMeta> Head(std::string_view n) override { return inner_->Head(n); }
-  Status Put(std::string_view n, std::string_view d) override { return inner_->Put(n, d); }
   // Makes the creates of record `name` in doubt: each returns Unknown without effect; the first
   // bytes offered are kept and land, as a late request would, just before a create of the name
   // with other bytes (or at LandInDoubt).
@@ -65,7 +61,7 @@ class GatedStore final : public storage::ObjectStore {
   }
   void LandInDoubt() {
     std::lock_guard lock(mu_);
-    if (doubt_bytes_) inner_->PutIfAbsent(doubt_name_, *doubt_bytes_).status().IgnoreError();
+    if (doubt_bytes_) inner().PutIfAbsent(doubt_name_, *doubt_bytes_).status().IgnoreError();
     doubt_name_.clear();
     doubt_bytes_.reset();
   }
@@ -81,23 +77,16 @@ class GatedStore final : public storage::ObjectStore {
         if (d == *doubt_bytes_)
           return Status(Code::kUnknown, "the create timed out", std::string(n));
         // Another request for the name: the kept one lands first.
-        inner_->PutIfAbsent(n, *doubt_bytes_).status().IgnoreError();
+        inner().PutIfAbsent(n, *doubt_bytes_).status().IgnoreError();
         doubt_name_.clear();
         doubt_bytes_.reset();
       }
     }
-    return inner_->PutIfAbsent(n, d);
+    return inner().PutIfAbsent(n, d);
   }
-  Result<std::string> PutIfMatch(std::string_view n, std::string_view d,
-                                 std::string_view e) override {
-    return inner_->PutIfMatch(n, d, e);
-  }
-  Result<storage::ListPage> List(const storage::ListOptions& o) override { return inner_->List(o); }
-  Status Delete(std::string_view n) override { return inner_->Delete(n); }
   std::string Describe() const override { return "gated"; }
 
  private:
-  std::shared_ptr<storage::ObjectStore> inner_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool open_ = true;

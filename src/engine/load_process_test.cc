@@ -10,6 +10,7 @@
 
 #include "engine/export.h"
 #include "engine/load.h"
+#include "storage/forwarding_store.h"
 #include "storage/local_store.h"
 #include "storage/test_util.h"
 
@@ -86,33 +87,17 @@ TEST(LoadProcessTest, TwoProcessesAppendingToOneBranchBothLand) {
 
 // Writes through to `inner`, then blocks forever after the first table fragment it writes (and
 // drops a marker so that the parent knows it got there).
-class PauseAfterFragmentStore final : public storage::ObjectStore {
+class PauseAfterFragmentStore final : public storage::ForwardingStore {
  public:
-  explicit PauseAfterFragmentStore(std::shared_ptr<storage::ObjectStore> inner)
-      : inner_(std::move(inner)) {}
-  Result<storage::GetResult> Get(std::string_view n, std::optional<storage::ByteRange> r) override {
-    return inner_->Get(n, r);
-  }
-  Result<storage::ObjectMeta> Head(std::string_view n) override { return inner_->Head(n); }
-  Status Put(std::string_view n, std::string_view d) override { return inner_->Put(n, d); }
+  using ForwardingStore::ForwardingStore;
   Result<bool> PutIfAbsent(std::string_view n, std::string_view d) override {
-    Result<bool> r = inner_->PutIfAbsent(n, d);
+    Result<bool> r = inner().PutIfAbsent(n, d);
     if (n.find("/data/") != std::string_view::npos && n.ends_with(".ogf")) {
-      inner_->Put(kMarker, "x").IgnoreError();
+      inner().Put(kMarker, "x").IgnoreError();
       for (;;) ::pause();
     }
     return r;
   }
-  Result<std::string> PutIfMatch(std::string_view n, std::string_view d,
-                                 std::string_view e) override {
-    return inner_->PutIfMatch(n, d, e);
-  }
-  Result<storage::ListPage> List(const storage::ListOptions& o) override { return inner_->List(o); }
-  Status Delete(std::string_view n) override { return inner_->Delete(n); }
-  std::string Describe() const override { return inner_->Describe(); }
-
- private:
-  std::shared_ptr<storage::ObjectStore> inner_;
 };
 
 TEST(LoadProcessTest, ALoadKilledAfterWritingTableDataLeavesNoVisibleEffect) {

@@ -9,6 +9,7 @@
 #include "query/table_schema.h"
 #include "schema/archive.h"
 #include "storage/counting_store.h"
+#include "storage/forwarding_store.h"
 #include "storage/memory_store.h"
 #include "table/column_builder.h"
 
@@ -441,38 +442,19 @@ edge About: Tag -> Topic
   EXPECT_EQ(ValueOf(head, "node:Person", "Ada", "age"), "36");
 }
 
-// Forwards every call; runs `before_put_if_absent` (once) before the first conditional create of
-// a name with the given prefix.
-class HookStore final : public storage::ObjectStore {
+// Runs `hook` (once) before the first conditional create of a name with the given prefix.
+class HookStore final : public storage::ForwardingStore {
  public:
   HookStore(std::shared_ptr<storage::ObjectStore> inner, std::string prefix)
-      : inner_(std::move(inner)), prefix_(std::move(prefix)) {}
+      : ForwardingStore(std::move(inner)), prefix_(std::move(prefix)) {}
   std::function<void()> hook;
 
-  Result<storage::GetResult> Get(std::string_view name,
-                                 std::optional<storage::ByteRange> range) override {
-    return inner_->Get(name, range);
-  }
-  Result<storage::ObjectMeta> Head(std::string_view name) override { return inner_->Head(name); }
-  Status Put(std::string_view name, std::string_view data) override {
-    return inner_->Put(name, data);
-  }
   Result<bool> PutIfAbsent(std::string_view name, std::string_view data) override {
     if (hook && name.starts_with(prefix_)) std::exchange(hook, nullptr)();
-    return inner_->PutIfAbsent(name, data);
+    return inner().PutIfAbsent(name, data);
   }
-  Result<std::string> PutIfMatch(std::string_view name, std::string_view data,
-                                 std::string_view etag) override {
-    return inner_->PutIfMatch(name, data, etag);
-  }
-  Result<storage::ListPage> List(const storage::ListOptions& options) override {
-    return inner_->List(options);
-  }
-  Status Delete(std::string_view name) override { return inner_->Delete(name); }
-  std::string Describe() const override { return inner_->Describe(); }
 
  private:
-  std::shared_ptr<storage::ObjectStore> inner_;
   std::string prefix_;
 };
 

@@ -16,6 +16,7 @@
 #include <cstring>
 
 #include "table/derived.h"
+#include "table/le_bytes.h"
 
 namespace omnigraph::table {
 
@@ -28,20 +29,6 @@ constexpr uint32_t kFormat = 1;
 constexpr uint64_t kPayloadHeaderBytes = 32;
 constexpr uint64_t kBuildBatchRows = 65536;
 constexpr int kMaxPointsPerList = 64;
-
-template <typename T>
-void Put(std::string& out, T v) {
-  char bytes[sizeof(T)];
-  std::memcpy(bytes, &v, sizeof(T));
-  out.append(bytes, sizeof(T));
-}
-
-template <typename T>
-T Get(std::string_view in, size_t at) {
-  T v;
-  std::memcpy(&v, in.data() + at, sizeof(T));
-  return v;
-}
 
 // faiss parallelizes with OpenMP. A build and a search run on the calling thread alone: the
 // Runtime owns the process's threads, and a single-threaded k-means is a function of its input.
@@ -168,11 +155,11 @@ Result<std::string> BuildAnnPayload(const TableVersion& version, uint32_t field_
     faiss::write_index(&index, &writer);
     payload.reserve(kPayloadHeaderBytes + writer.out.size());
     payload.append(kMagic, 4);
-    Put<uint32_t>(payload, kFormat);
-    Put<uint32_t>(payload, v.dim);
-    Put<uint32_t>(payload, lists);
-    Put<uint64_t>(payload, v.rows);
-    Put<uint64_t>(payload, n);
+    AppendLe<uint32_t>(payload, kFormat);
+    AppendLe<uint32_t>(payload, v.dim);
+    AppendLe<uint32_t>(payload, lists);
+    AppendLe<uint64_t>(payload, v.rows);
+    AppendLe<uint64_t>(payload, n);
     payload += writer.out;
   } catch (const std::exception& e) {
     return Internal("building the vector index of field " + std::to_string(field_id) + " of " +
@@ -184,13 +171,13 @@ Result<std::string> BuildAnnPayload(const TableVersion& version, uint32_t field_
 Result<std::shared_ptr<const AnnIndex>> AnnIndex::Decode(std::string_view payload,
                                                          const std::string& name) {
   if (payload.size() < kPayloadHeaderBytes || std::memcmp(payload.data(), kMagic, 4) != 0 ||
-      Get<uint32_t>(payload, 4) != kFormat) {
+      LoadLe<uint32_t>(payload, 4) != kFormat) {
     return Corruption("vector index " + name + " has no OGAN format-1 header");
   }
   std::shared_ptr<AnnIndex> out(new AnnIndex());
-  out->dim_ = Get<uint32_t>(payload, 8);
-  out->rows_ = Get<uint64_t>(payload, 16);
-  const uint64_t indexed = Get<uint64_t>(payload, 24);
+  out->dim_ = LoadLe<uint32_t>(payload, 8);
+  out->rows_ = LoadLe<uint64_t>(payload, 16);
+  const uint64_t indexed = LoadLe<uint64_t>(payload, 24);
   out->impl_ = std::make_unique<Impl>();
   try {
     ViewReader reader(payload.substr(kPayloadHeaderBytes));
@@ -204,7 +191,7 @@ Result<std::shared_ptr<const AnnIndex>> AnnIndex::Decode(std::string_view payloa
   }
   const faiss::IndexIVF& ivf = *out->impl_->index;
   if (ivf.d != static_cast<int>(out->dim_) || static_cast<uint64_t>(ivf.ntotal) != indexed ||
-      indexed > out->rows_ || ivf.nlist != Get<uint32_t>(payload, 12)) {
+      indexed > out->rows_ || ivf.nlist != LoadLe<uint32_t>(payload, 12)) {
     return Corruption("vector index " + name + ": its header disagrees with its index");
   }
   return std::shared_ptr<const AnnIndex>(std::move(out));

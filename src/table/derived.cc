@@ -1,16 +1,13 @@
 #include "table/derived.h"
 
-#include <bit>
 #include <charconv>
 #include <cstring>
 #include <functional>
 
 #include "base/hash.h"
+#include "table/le_bytes.h"
 
 namespace omnigraph::table {
-
-static_assert(std::endian::native == std::endian::little,
-              "derived objects are little-endian and read by memcpy");
 
 namespace {
 
@@ -20,22 +17,6 @@ constexpr uint32_t kFormatDelta = 2;
 // A delta's fixed fields after the version's uuid: base staged version, depth, base uuid length
 // and two zero bytes.
 constexpr uint64_t kDeltaFieldsBytes = 16;
-
-template <typename T>
-void Append(std::string& out, T value) {
-  char bytes[sizeof(T)];
-  std::memcpy(bytes, &value, sizeof(T));
-  out.append(bytes, sizeof(T));
-}
-
-template <typename T>
-T Load(std::string_view bytes, size_t pos) {
-  T value;
-  std::memcpy(&value, bytes.data() + pos, sizeof(T));
-  return value;
-}
-
-uint64_t Padded(uint64_t n) { return (n + 7) / 8 * 8; }
 
 }  // namespace
 
@@ -71,23 +52,23 @@ std::string EncodeDerived(const TableManifest& manifest, std::string_view kind,
                           std::string_view payload, const DerivedDelta* delta) {
   const std::string& uuid = manifest.transaction_uuid;
   const uint64_t delta_bytes = delta ? kDeltaFieldsBytes + delta->base_transaction_uuid.size() : 0;
-  const uint64_t header = Padded(kDerivedPrefixBytes + kind.size() + uuid.size() + delta_bytes);
+  const uint64_t header = Padded8(kDerivedPrefixBytes + kind.size() + uuid.size() + delta_bytes);
   std::string out;
   out.reserve(header + payload.size());
   out.append(kMagic, sizeof(kMagic));
-  Append<uint32_t>(out, delta ? kFormatDelta : kFormatFull);
-  Append<uint64_t>(out, manifest.staged_version);
-  Append<uint64_t>(out, payload.size());
-  Append<uint64_t>(out, XxHash64(payload));
-  Append<uint16_t>(out, static_cast<uint16_t>(kind.size()));
-  Append<uint16_t>(out, static_cast<uint16_t>(uuid.size()));
+  AppendLe<uint32_t>(out, delta ? kFormatDelta : kFormatFull);
+  AppendLe<uint64_t>(out, manifest.staged_version);
+  AppendLe<uint64_t>(out, payload.size());
+  AppendLe<uint64_t>(out, XxHash64(payload));
+  AppendLe<uint16_t>(out, static_cast<uint16_t>(kind.size()));
+  AppendLe<uint16_t>(out, static_cast<uint16_t>(uuid.size()));
   out.append(kind);
   out.append(uuid);
   if (delta) {
-    Append<uint64_t>(out, delta->base_staged_version);
-    Append<uint32_t>(out, delta->depth);
-    Append<uint16_t>(out, static_cast<uint16_t>(delta->base_transaction_uuid.size()));
-    Append<uint16_t>(out, 0);
+    AppendLe<uint64_t>(out, delta->base_staged_version);
+    AppendLe<uint32_t>(out, delta->depth);
+    AppendLe<uint16_t>(out, static_cast<uint16_t>(delta->base_transaction_uuid.size()));
+    AppendLe<uint16_t>(out, 0);
     out.append(delta->base_transaction_uuid);
   }
   out.resize(header, '\0');
@@ -103,9 +84,9 @@ Result<DerivedDelta> DecodeDeltaFields(std::string_view head, uint64_t at,
                                        const std::function<Status(std::string)>& damaged) {
   if (at + kDeltaFieldsBytes > head.size()) return damaged("header is truncated");
   DerivedDelta delta;
-  delta.base_staged_version = Load<uint64_t>(head, at);
-  delta.depth = Load<uint32_t>(head, at + 8);
-  const uint16_t base_uuid_bytes = Load<uint16_t>(head, at + 12);
+  delta.base_staged_version = LoadLe<uint64_t>(head, at);
+  delta.depth = LoadLe<uint32_t>(head, at + 8);
+  const uint16_t base_uuid_bytes = LoadLe<uint16_t>(head, at + 12);
   if (at + kDeltaFieldsBytes + base_uuid_bytes > head.size()) return damaged("header is truncated");
   delta.base_transaction_uuid = std::string(head.substr(at + kDeltaFieldsBytes, base_uuid_bytes));
   if (delta.depth == 0 || delta.depth > kDerivedDeltaDepthMax) {
@@ -125,16 +106,16 @@ Result<DerivedHeader> DecodeDerivedHeader(const TableManifest& manifest, std::st
   if (head.size() < kDerivedPrefixBytes || std::memcmp(head.data(), kMagic, 4) != 0) {
     return damaged("has no envelope");
   }
-  const uint32_t format = Load<uint32_t>(head, 4);
+  const uint32_t format = LoadLe<uint32_t>(head, 4);
   if (format != kFormatFull && format != kFormatDelta) {
     return damaged("has format " + std::to_string(format) + ", expected 1 or 2");
   }
-  const uint64_t staged = Load<uint64_t>(head, 8);
+  const uint64_t staged = LoadLe<uint64_t>(head, 8);
   DerivedHeader out;
-  out.payload_bytes = Load<uint64_t>(head, 16);
-  out.payload_xxh64 = Load<uint64_t>(head, 24);
-  const uint16_t kind_bytes = Load<uint16_t>(head, 32);
-  const uint16_t uuid_bytes = Load<uint16_t>(head, 34);
+  out.payload_bytes = LoadLe<uint64_t>(head, 16);
+  out.payload_xxh64 = LoadLe<uint64_t>(head, 24);
+  const uint16_t kind_bytes = LoadLe<uint16_t>(head, 32);
+  const uint16_t uuid_bytes = LoadLe<uint16_t>(head, 34);
   const uint64_t fields_end = kDerivedPrefixBytes + kind_bytes + uuid_bytes;
   if (fields_end > head.size()) return damaged("header is truncated");
   uint64_t header_end = fields_end;
@@ -142,7 +123,7 @@ Result<DerivedHeader> DecodeDerivedHeader(const TableManifest& manifest, std::st
     OMNIGRAPH_ASSIGN_OR_RETURN(out.delta, DecodeDeltaFields(head, fields_end, damaged));
     header_end += kDeltaFieldsBytes + out.delta->base_transaction_uuid.size();
   }
-  out.payload_offset = Padded(header_end);
+  out.payload_offset = Padded8(header_end);
   if (out.payload_offset > head.size() && out.payload_offset > kDerivedHeaderBytesMax) {
     return damaged("has an oversized header");
   }

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "base/hash.h"
+#include "table/le_bytes.h"
 
 namespace omnigraph::table {
 
@@ -26,22 +27,6 @@ enum Section : uint32_t {
 };
 constexpr uint64_t kEntryBytes = 24;
 constexpr uint64_t kTableBytes = 8 + kSectionCount * kEntryBytes + 8;
-
-uint64_t Padded(uint64_t n) { return (n + 7) / 8 * 8; }
-
-template <typename T>
-void Put(std::string& out, T value) {
-  char bytes[sizeof(T)];
-  std::memcpy(bytes, &value, sizeof(T));
-  out.append(bytes, sizeof(T));
-}
-
-template <typename T>
-T Load(std::string_view bytes, size_t pos) {
-  T value;
-  std::memcpy(&value, bytes.data() + pos, sizeof(T));
-  return value;
-}
 
 template <typename T>
 std::string_view Bytes(const std::vector<T>& v) {
@@ -150,20 +135,20 @@ std::string EdgeCsr::Encode() const {
       Bytes(counts), Bytes(keys.ends), keys.blob,    Bytes(others.ends),
       others.blob,   Bytes(offsets),   Bytes(edges), Bytes(targets)};
   std::string out;
-  Put<uint32_t>(out, kSectionCount);
-  Put<uint32_t>(out, 0);
+  AppendLe<uint32_t>(out, kSectionCount);
+  AppendLe<uint32_t>(out, 0);
   uint64_t at = kTableBytes;
   for (std::string_view s : sections) {
-    Put<uint64_t>(out, at);
-    Put<uint64_t>(out, s.size());
-    Put<uint64_t>(out, XxHash64(s));
-    at += Padded(s.size());
+    AppendLe<uint64_t>(out, at);
+    AppendLe<uint64_t>(out, s.size());
+    AppendLe<uint64_t>(out, XxHash64(s));
+    at += Padded8(s.size());
   }
-  Put<uint64_t>(out, XxHash64(out));
+  AppendLe<uint64_t>(out, XxHash64(out));
   out.reserve(at);
   for (std::string_view s : sections) {
     out.append(s);
-    out.append(Padded(s.size()) - s.size(), '\0');
+    out.append(Padded8(s.size()) - s.size(), '\0');
   }
   return out;
 }
@@ -171,26 +156,26 @@ std::string EdgeCsr::Encode() const {
 Result<EdgeCsr> EdgeCsr::Decode(std::string_view payload, const TableManifest& manifest,
                                 const std::string& name) {
   auto bad = [&](const std::string& what) { return Corruption("adjacency: " + what, name); };
-  if (payload.size() < kTableBytes || Load<uint32_t>(payload, 0) != kSectionCount) {
+  if (payload.size() < kTableBytes || LoadLe<uint32_t>(payload, 0) != kSectionCount) {
     return bad("no section table");
   }
-  if (Load<uint64_t>(payload, kTableBytes - 8) != XxHash64(payload.substr(0, kTableBytes - 8))) {
+  if (LoadLe<uint64_t>(payload, kTableBytes - 8) != XxHash64(payload.substr(0, kTableBytes - 8))) {
     return bad("section table checksum mismatch");
   }
   std::string_view s[kSectionCount];
   for (uint32_t i = 0; i < kSectionCount; ++i) {
-    const uint64_t offset = Load<uint64_t>(payload, 8 + i * kEntryBytes);
-    const uint64_t length = Load<uint64_t>(payload, 16 + i * kEntryBytes);
+    const uint64_t offset = LoadLe<uint64_t>(payload, 8 + i * kEntryBytes);
+    const uint64_t length = LoadLe<uint64_t>(payload, 16 + i * kEntryBytes);
     if (offset > payload.size() || length > payload.size() - offset) return bad("section outside");
     s[i] = payload.substr(offset, length);
-    if (XxHash64(s[i]) != Load<uint64_t>(payload, 24 + i * kEntryBytes)) {
+    if (XxHash64(s[i]) != LoadLe<uint64_t>(payload, 24 + i * kEntryBytes)) {
       return bad("section " + std::to_string(i) + " checksum mismatch");
     }
   }
   if (s[kCounts].size() != 24) return bad("counts section is not 24 bytes");
-  const uint64_t e = Load<uint64_t>(s[kCounts], 0);
-  const uint64_t k = Load<uint64_t>(s[kCounts], 8);
-  const uint64_t o = Load<uint64_t>(s[kCounts], 16);
+  const uint64_t e = LoadLe<uint64_t>(s[kCounts], 0);
+  const uint64_t k = LoadLe<uint64_t>(s[kCounts], 8);
+  const uint64_t o = LoadLe<uint64_t>(s[kCounts], 16);
   if (e != manifest.entity_count) return bad("edge count differs from the version's");
   if (s[kKeyEnds].size() != 4 * k || s[kOtherEnds].size() != 4 * o ||
       s[kOffsets].size() != 4 * (k + 1) || s[kEdges].size() != 4 * e ||

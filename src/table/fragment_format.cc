@@ -1,14 +1,11 @@
 #include "table/fragment_format.h"
 
-#include <bit>
 #include <cstring>
 
 #include "table/column.h"
+#include "table/le_bytes.h"
 
 namespace omnigraph::table {
-
-static_assert(std::endian::native == std::endian::little,
-              "fragment files are little-endian and read by memcpy");
 
 namespace {
 
@@ -17,13 +14,6 @@ constexpr uint8_t kStatFlagsAll = 15;
 // Fixed bytes of one buffer entry in the footer.
 constexpr uint64_t kBufferEntryBytes = 34;
 
-template <typename T>
-void Put(std::string& out, T value) {
-  char bytes[sizeof(T)];
-  std::memcpy(bytes, &value, sizeof(T));
-  out.append(bytes, sizeof(T));
-}
-
 // Reads little-endian values from a byte string; every read is bounds-checked and the first
 // failure sticks, so a caller can read a whole record and check once.
 class Cursor {
@@ -31,9 +21,8 @@ class Cursor {
   explicit Cursor(std::string_view bytes) : bytes_(bytes) {}
   template <typename T>
   T Get() {
-    T value{};
-    if (!Need(sizeof(T))) return value;
-    std::memcpy(&value, bytes_.data() + pos_, sizeof(T));
+    if (!Need(sizeof(T))) return T{};
+    const T value = LoadLe<T>(bytes_, pos_);
     pos_ += sizeof(T);
     return value;
   }
@@ -61,12 +50,12 @@ void PutStat(std::string& out, const StatValue& value) {
       [&out](const auto& v) {
         using T = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<T, std::string>) {
-          Put<uint16_t>(out, static_cast<uint16_t>(v.size()));
+          AppendLe<uint16_t>(out, static_cast<uint16_t>(v.size()));
           out.append(v);
         } else if constexpr (std::is_same_v<T, bool>) {
-          Put<uint8_t>(out, v ? 1 : 0);
+          AppendLe<uint8_t>(out, v ? 1 : 0);
         } else {
-          Put<T>(out, v);
+          AppendLe<T>(out, v);
         }
       },
       value);
@@ -210,33 +199,33 @@ std::vector<BufferKind> ExpectedBuffers(const DataType& type, bool has_nulls) {
 
 std::string EncodeFooter(const FragmentFooter& footer) {
   std::string out;
-  Put<uint64_t>(out, footer.num_rows);
-  Put<uint32_t>(out, static_cast<uint32_t>(footer.columns.size()));
+  AppendLe<uint64_t>(out, footer.num_rows);
+  AppendLe<uint32_t>(out, static_cast<uint32_t>(footer.columns.size()));
   for (const ColumnMeta& column : footer.columns) {
     const Field& field = column.field;
-    Put<uint32_t>(out, field.id);
-    Put<uint16_t>(out, static_cast<uint16_t>(field.name.size()));
+    AppendLe<uint32_t>(out, field.id);
+    AppendLe<uint16_t>(out, static_cast<uint16_t>(field.name.size()));
     out.append(field.name);
-    Put<uint8_t>(out, static_cast<uint8_t>(field.type.id));
-    Put<uint8_t>(out, static_cast<uint8_t>(field.type.element));
-    Put<uint32_t>(out, field.type.vector_dim);
-    Put<uint8_t>(out, field.nullable ? 1 : 0);
-    Put<uint64_t>(out, column.stats.null_count);
+    AppendLe<uint8_t>(out, static_cast<uint8_t>(field.type.id));
+    AppendLe<uint8_t>(out, static_cast<uint8_t>(field.type.element));
+    AppendLe<uint32_t>(out, field.type.vector_dim);
+    AppendLe<uint8_t>(out, field.nullable ? 1 : 0);
+    AppendLe<uint64_t>(out, column.stats.null_count);
     const ColumnStats& stats = column.stats;
     uint8_t flags = (stats.min ? kStatHasMin : 0) | (stats.max ? kStatHasMax : 0) |
                     (stats.min && stats.min_exact ? kStatMinExact : 0) |
                     (stats.max && stats.max_exact ? kStatMaxExact : 0);
-    Put<uint8_t>(out, flags);
+    AppendLe<uint8_t>(out, flags);
     if (stats.min) PutStat(out, *stats.min);
     if (stats.max) PutStat(out, *stats.max);
-    Put<uint8_t>(out, static_cast<uint8_t>(column.buffers.size()));
+    AppendLe<uint8_t>(out, static_cast<uint8_t>(column.buffers.size()));
     for (const BufferMeta& buffer : column.buffers) {
-      Put<uint8_t>(out, static_cast<uint8_t>(buffer.kind));
-      Put<uint8_t>(out, static_cast<uint8_t>(buffer.codec));
-      Put<uint64_t>(out, buffer.offset);
-      Put<uint64_t>(out, buffer.stored_bytes);
-      Put<uint64_t>(out, buffer.uncompressed_bytes);
-      Put<uint64_t>(out, buffer.xxhash64);
+      AppendLe<uint8_t>(out, static_cast<uint8_t>(buffer.kind));
+      AppendLe<uint8_t>(out, static_cast<uint8_t>(buffer.codec));
+      AppendLe<uint64_t>(out, buffer.offset);
+      AppendLe<uint64_t>(out, buffer.stored_bytes);
+      AppendLe<uint64_t>(out, buffer.uncompressed_bytes);
+      AppendLe<uint64_t>(out, buffer.xxhash64);
     }
   }
   return out;
@@ -265,15 +254,15 @@ Result<FragmentFooter> DecodeFooter(std::string_view bytes, uint64_t data_end) {
 
 std::string EncodeHeader() {
   std::string out(kFragmentMagic, 4);
-  Put<uint32_t>(out, kFragmentFormatVersion);
+  AppendLe<uint32_t>(out, kFragmentFormatVersion);
   return out;
 }
 
 std::string EncodeTail(uint64_t footer_bytes, uint64_t footer_xxhash64) {
   std::string out;
-  Put<uint64_t>(out, footer_bytes);
-  Put<uint64_t>(out, footer_xxhash64);
-  Put<uint32_t>(out, kFragmentFormatVersion);
+  AppendLe<uint64_t>(out, footer_bytes);
+  AppendLe<uint64_t>(out, footer_xxhash64);
+  AppendLe<uint32_t>(out, kFragmentFormatVersion);
   out.append(kFragmentMagic, 4);
   return out;
 }

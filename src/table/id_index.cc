@@ -1,35 +1,17 @@
 #include "table/id_index.h"
 
 #include <algorithm>
-#include <bit>
 #include <cstring>
 
 #include "base/hash.h"
+#include "table/le_bytes.h"
 
 namespace omnigraph::table {
-
-static_assert(std::endian::native == std::endian::little, "index payloads are little-endian");
 
 namespace {
 
 // The fixed preamble of an `ids` payload (docs/format/indexes.md).
 constexpr uint64_t kPreambleBytes = 56;
-
-template <typename T>
-void Append(std::string& out, T value) {
-  char bytes[sizeof(T)];
-  std::memcpy(bytes, &value, sizeof(T));
-  out.append(bytes, sizeof(T));
-}
-
-template <typename T>
-T Load(std::string_view bytes, size_t pos) {
-  T value;
-  std::memcpy(&value, bytes.data() + pos, sizeof(T));
-  return value;
-}
-
-uint64_t Padded(uint64_t n) { return (n + 7) / 8 * 8; }
 
 std::string_view Bytes(const void* data, size_t size) {
   return std::string_view(static_cast<const char*>(data), size);
@@ -57,18 +39,18 @@ std::string IdIndex::Encode(uint32_t fragment_count) const {
   const std::string_view refs = Bytes(refs_.data(), n * sizeof(RowRef));
   const std::string_view ends = Bytes(ends_.data(), n * sizeof(uint32_t));
   std::string out;
-  out.reserve(kPreambleBytes + refs.size() + Padded(ends.size()) + blob_.size());
-  Append<uint64_t>(out, n);
-  Append<uint64_t>(out, blob_.size());
-  Append<uint32_t>(out, fragment_count);
-  Append<uint32_t>(out, 0);
-  Append<uint64_t>(out, XxHash64(refs));
-  Append<uint64_t>(out, XxHash64(ends));
-  Append<uint64_t>(out, XxHash64(blob_));
-  Append<uint64_t>(out, XxHash64(out));
+  out.reserve(kPreambleBytes + refs.size() + Padded8(ends.size()) + blob_.size());
+  AppendLe<uint64_t>(out, n);
+  AppendLe<uint64_t>(out, blob_.size());
+  AppendLe<uint32_t>(out, fragment_count);
+  AppendLe<uint32_t>(out, 0);
+  AppendLe<uint64_t>(out, XxHash64(refs));
+  AppendLe<uint64_t>(out, XxHash64(ends));
+  AppendLe<uint64_t>(out, XxHash64(blob_));
+  AppendLe<uint64_t>(out, XxHash64(out));
   out.append(refs);
   out.append(ends);
-  out.append(Padded(ends.size()) - ends.size(), '\0');
+  out.append(Padded8(ends.size()) - ends.size(), '\0');
   out.append(blob_);
   return out;
 }
@@ -77,29 +59,29 @@ Result<IdIndex> IdIndex::Decode(std::string_view payload, const TableManifest& m
                                 const std::string& name) {
   auto bad = [&](const std::string& what) { return Corruption("id index: " + what, name); };
   if (payload.size() < kPreambleBytes) return bad("shorter than its preamble");
-  if (Load<uint64_t>(payload, 48) != XxHash64(payload.substr(0, 48))) {
+  if (LoadLe<uint64_t>(payload, 48) != XxHash64(payload.substr(0, 48))) {
     return bad("preamble checksum mismatch");
   }
-  const uint64_t n = Load<uint64_t>(payload, 0);
-  const uint64_t blob_bytes = Load<uint64_t>(payload, 8);
+  const uint64_t n = LoadLe<uint64_t>(payload, 0);
+  const uint64_t blob_bytes = LoadLe<uint64_t>(payload, 8);
   if (n != manifest.entity_count) {
     return bad("holds " + std::to_string(n) + " ids; the version has " +
                std::to_string(manifest.entity_count) + " live rows");
   }
-  if (Load<uint32_t>(payload, 16) != manifest.fragments.size()) {
+  if (LoadLe<uint32_t>(payload, 16) != manifest.fragments.size()) {
     return bad("was built for another fragment count");
   }
   const uint64_t ends_at = kPreambleBytes + n * sizeof(RowRef);
-  const uint64_t blob_at = ends_at + Padded(n * sizeof(uint32_t));
+  const uint64_t blob_at = ends_at + Padded8(n * sizeof(uint32_t));
   if (blob_bytes > kIdIndexBytesMax || payload.size() != blob_at + blob_bytes) {
     return bad("size differs from its preamble");
   }
   const std::string_view refs = payload.substr(kPreambleBytes, n * sizeof(RowRef));
   const std::string_view ends = payload.substr(ends_at, n * sizeof(uint32_t));
   const std::string_view blob = payload.substr(blob_at, blob_bytes);
-  if (XxHash64(refs) != Load<uint64_t>(payload, 24) ||
-      XxHash64(ends) != Load<uint64_t>(payload, 32) ||
-      XxHash64(blob) != Load<uint64_t>(payload, 40)) {
+  if (XxHash64(refs) != LoadLe<uint64_t>(payload, 24) ||
+      XxHash64(ends) != LoadLe<uint64_t>(payload, 32) ||
+      XxHash64(blob) != LoadLe<uint64_t>(payload, 40)) {
     return bad("section checksum mismatch");
   }
   std::vector<RowRef> out_refs(n);

@@ -1,9 +1,11 @@
 #include "table/index_delta.h"
 
 #include <cstring>
+#include <initializer_list>
 #include <unordered_map>
 
 #include "base/hash.h"
+#include "table/le_bytes.h"
 
 namespace omnigraph::table {
 
@@ -15,29 +17,32 @@ constexpr uint32_t kEdgesDeltaTag = 2;
 // Tag, zero, the two counts.
 constexpr uint64_t kPreambleBytes = 24;
 
-template <typename T>
-void Put(std::string& out, T value) {
-  char bytes[sizeof(T)];
-  std::memcpy(bytes, &value, sizeof(T));
-  out.append(bytes, sizeof(T));
-}
-
 void PutList(std::string& out, const StringList& list) {
-  Put<uint64_t>(out, list.blob.size());
+  AppendLe<uint64_t>(out, list.blob.size());
   out.append(reinterpret_cast<const char*>(list.ends.data()), list.ends.size() * sizeof(uint32_t));
   out.append(list.blob);
 }
 
-std::string Preamble(uint32_t tag, uint64_t added, uint64_t removed) {
+// A whole payload: the preamble (tag, zero, the two counts), `fixed` bytes, the lists, and the
+// checksum of everything before it.
+std::string Payload(uint32_t tag, uint64_t added, uint64_t removed, std::string_view fixed,
+                    std::initializer_list<const StringList*> lists) {
   std::string out;
-  Put<uint32_t>(out, tag);
-  Put<uint32_t>(out, 0);
-  Put<uint64_t>(out, added);
-  Put<uint64_t>(out, removed);
+  AppendLe<uint32_t>(out, tag);
+  AppendLe<uint32_t>(out, 0);
+  AppendLe<uint64_t>(out, added);
+  AppendLe<uint64_t>(out, removed);
+  out.append(fixed);
+  for (const StringList* list : lists) PutList(out, *list);
+  AppendLe<uint64_t>(out, XxHash64(out));
   return out;
 }
 
-void Seal(std::string& out) { Put<uint64_t>(out, XxHash64(out)); }
+// The two counts of a payload's preamble.
+struct Counts {
+  uint64_t added = 0;
+  uint64_t removed = 0;
+};
 
 // Reads a payload front to back; every read is bounds-checked.
 class Cursor {
@@ -50,19 +55,19 @@ class Cursor {
   }
 
   // Checks the trailing checksum and the tag; yields the two counts.
-  Status Open(uint32_t tag, uint64_t& added, uint64_t& removed) {
+  Result<Counts> Open(uint32_t tag) {
     if (bytes_.size() < kPreambleBytes + 8) return Bad("shorter than its preamble");
     const std::string_view body = bytes_.substr(0, bytes_.size() - 8);
-    uint64_t sum = 0;
-    std::memcpy(&sum, bytes_.data() + body.size(), 8);
-    if (sum != XxHash64(body)) return Bad("checksum mismatch");
+    if (LoadLe<uint64_t>(bytes_, body.size()) != XxHash64(body)) return Bad("checksum mismatch");
     bytes_ = body;
     uint32_t found = 0;
     OMNIGRAPH_RETURN_IF_ERROR(Read(&found, 4));
     if (found != tag) return Bad("is not a delta of this kind");
     pos_ += 4;
-    OMNIGRAPH_RETURN_IF_ERROR(Read(&added, 8));
-    return Read(&removed, 8);
+    Counts counts;
+    OMNIGRAPH_RETURN_IF_ERROR(Read(&counts.added, 8));
+    OMNIGRAPH_RETURN_IF_ERROR(Read(&counts.removed, 8));
+    return counts;
   }
 
   Status Read(void* out, uint64_t size) {
@@ -73,11 +78,15 @@ class Cursor {
     return Status::Ok();
   }
 
-  // A list of `n` strings, checked strictly ascending.
-  Status List(uint64_t n, StringList& list) {
+  // A list of `n` ids, checked strictly ascending; or, for `endpoints` (which repeat and are in
+  // edge order), only checked well formed.
+  Status List(uint64_t n, StringList& list, bool endpoints = false) {
+    const std::string what = endpoints ? "endpoint offsets" : "offsets";
     uint64_t blob_bytes = 0;
     OMNIGRAPH_RETURN_IF_ERROR(Read(&blob_bytes, 8));
-    if (n > (bytes_.size() - pos_) / 4 || blob_bytes > kIdIndexBytesMax) return Bad("truncated");
+    if (n > (bytes_.size() - pos_) / 4 || (!endpoints && blob_bytes > kIdIndexBytesMax)) {
+      return Bad("truncated");
+    }
     list.ends.resize(n);
     OMNIGRAPH_RETURN_IF_ERROR(Read(list.ends.data(), n * 4));
     if (blob_bytes > bytes_.size() - pos_) return Bad("truncated");
@@ -85,11 +94,13 @@ class Cursor {
     pos_ += blob_bytes;
     uint32_t prev = 0;
     for (size_t i = 0; i < n; ++i) {
-      if (list.ends[i] < prev || list.ends[i] > blob_bytes) return Bad("offsets out of order");
+      if (list.ends[i] < prev || list.ends[i] > blob_bytes) return Bad(what + " out of order");
       prev = list.ends[i];
-      if (i > 0 && !(list.At(i - 1) < list.At(i))) return Bad("ids out of order");
+      if (!endpoints && i > 0 && !(list.At(i - 1) < list.At(i))) return Bad("ids out of order");
     }
-    if (prev != blob_bytes) return Bad("offsets do not cover the id bytes");
+    if (prev != blob_bytes) {
+      return Bad(what + (endpoints ? " do not cover their bytes" : " do not cover the id bytes"));
+    }
     return Status::Ok();
   }
 
@@ -128,25 +139,21 @@ bool DeltaFits(uint64_t base_rows, uint64_t added_rows, uint64_t deleted_rows) {
 }
 
 std::string EncodeIdsDelta(const IdsDelta& delta) {
-  std::string out = Preamble(kIdsDeltaTag, delta.added.size(), delta.removed.size());
-  out.append(reinterpret_cast<const char*>(delta.refs.data()), delta.refs.size() * sizeof(RowRef));
-  PutList(out, delta.added);
-  PutList(out, delta.removed);
-  Seal(out);
-  return out;
+  const std::string_view refs(reinterpret_cast<const char*>(delta.refs.data()),
+                              delta.refs.size() * sizeof(RowRef));
+  return Payload(kIdsDeltaTag, delta.added.size(), delta.removed.size(), refs,
+                 {&delta.added, &delta.removed});
 }
 
 Result<IdsDelta> DecodeIdsDelta(std::string_view payload, const std::string& name) {
   Cursor cursor(payload, name, "id index");
-  uint64_t added = 0;
-  uint64_t removed = 0;
-  OMNIGRAPH_RETURN_IF_ERROR(cursor.Open(kIdsDeltaTag, added, removed));
+  OMNIGRAPH_ASSIGN_OR_RETURN(const Counts n, cursor.Open(kIdsDeltaTag));
   IdsDelta delta;
-  if (added > payload.size() / sizeof(RowRef)) return cursor.Bad("truncated");
-  delta.refs.resize(added);
-  OMNIGRAPH_RETURN_IF_ERROR(cursor.Read(delta.refs.data(), added * sizeof(RowRef)));
-  OMNIGRAPH_RETURN_IF_ERROR(cursor.List(added, delta.added));
-  OMNIGRAPH_RETURN_IF_ERROR(cursor.List(removed, delta.removed));
+  if (n.added > payload.size() / sizeof(RowRef)) return cursor.Bad("truncated");
+  delta.refs.resize(n.added);
+  OMNIGRAPH_RETURN_IF_ERROR(cursor.Read(delta.refs.data(), n.added * sizeof(RowRef)));
+  OMNIGRAPH_RETURN_IF_ERROR(cursor.List(n.added, delta.added));
+  OMNIGRAPH_RETURN_IF_ERROR(cursor.List(n.removed, delta.removed));
   OMNIGRAPH_RETURN_IF_ERROR(cursor.Done());
   return delta;
 }
@@ -201,39 +208,18 @@ Result<IdIndex> ApplyIdsDelta(const IdIndex& base, const TableManifest& base_man
 }
 
 std::string EncodeEdgesDelta(const EdgesDelta& delta) {
-  std::string out = Preamble(kEdgesDeltaTag, delta.ids.size(), delta.removed.size());
-  PutList(out, delta.ids);
-  PutList(out, delta.src);
-  PutList(out, delta.dst);
-  PutList(out, delta.removed);
-  Seal(out);
-  return out;
+  return Payload(kEdgesDeltaTag, delta.ids.size(), delta.removed.size(), {},
+                 {&delta.ids, &delta.src, &delta.dst, &delta.removed});
 }
 
 Result<EdgesDelta> DecodeEdgesDelta(std::string_view payload, const std::string& name) {
   Cursor cursor(payload, name, "adjacency");
-  uint64_t added = 0;
-  uint64_t removed = 0;
-  OMNIGRAPH_RETURN_IF_ERROR(cursor.Open(kEdgesDeltaTag, added, removed));
+  OMNIGRAPH_ASSIGN_OR_RETURN(const Counts n, cursor.Open(kEdgesDeltaTag));
   EdgesDelta delta;
-  OMNIGRAPH_RETURN_IF_ERROR(cursor.List(added, delta.ids));
-  // Endpoints repeat and are in edge order, so they are read as lists without the order check.
-  for (StringList* list : {&delta.src, &delta.dst}) {
-    uint64_t blob_bytes = 0;
-    OMNIGRAPH_RETURN_IF_ERROR(cursor.Read(&blob_bytes, 8));
-    if (added > payload.size() / 4 || blob_bytes > payload.size()) return cursor.Bad("truncated");
-    list->ends.resize(added);
-    OMNIGRAPH_RETURN_IF_ERROR(cursor.Read(list->ends.data(), added * 4));
-    list->blob.resize(blob_bytes);
-    OMNIGRAPH_RETURN_IF_ERROR(cursor.Read(list->blob.data(), blob_bytes));
-    uint32_t prev = 0;
-    for (uint32_t end : list->ends) {
-      if (end < prev || end > blob_bytes) return cursor.Bad("endpoint offsets out of order");
-      prev = end;
-    }
-    if (prev != blob_bytes) return cursor.Bad("endpoint offsets do not cover their bytes");
-  }
-  OMNIGRAPH_RETURN_IF_ERROR(cursor.List(removed, delta.removed));
+  OMNIGRAPH_RETURN_IF_ERROR(cursor.List(n.added, delta.ids));
+  OMNIGRAPH_RETURN_IF_ERROR(cursor.List(n.added, delta.src, /*endpoints=*/true));
+  OMNIGRAPH_RETURN_IF_ERROR(cursor.List(n.added, delta.dst, /*endpoints=*/true));
+  OMNIGRAPH_RETURN_IF_ERROR(cursor.List(n.removed, delta.removed));
   OMNIGRAPH_RETURN_IF_ERROR(cursor.Done());
   return delta;
 }

@@ -33,25 +33,26 @@ Result<std::string> BuildFullTextPayload(const table::TableVersion& version, uin
 // Beyond that the reader's merge of a long delta costs about what the writer saves.
 inline constexpr uint64_t kFullTextDeltaShareInverse = 8;
 
-// Whether the write that staged `version` from `base` changed few enough rows for a delta, by
-// the manifest's counts alone (nothing is read): the same String field `field_id` in both
-// schemas, `version` staged from `base`, and changed rows <= base rows / 8.
-bool FullTextDeltaFits(const table::TableVersion& version, const table::TableVersion& base,
-                       uint32_t field_id);
-
-// The delta payload of field `field_id` of `version` over `base`, the version it was staged
-// from: the live rows of the fragments `base` lacks (their ids and text, the only fragments
-// read), and the ids the write removed — the manifest's deleted ids, and for an upsert that
-// updated rows the added ids `base` holds (from its id index). InvalidArgument when `base` is
-// not `version`'s base or the counts do not match the manifest's; storage and corruption errors
-// from the reads.
+// The delta payload of field `field_id` of `version` over `base`: the version it was staged
+// from, or that version's base when `version` was staged on a step between (a merge's delete
+// step, never published; at most table::kDeltaAncestorsMax - 1 steps). Added: the live rows of
+// the fragments `base` lacks (their ids and text, the only fragments read). Removed: the ids
+// every step deleted, and the added ids `base` holds (the old side of updates; from its id index,
+// read only when some step updated rows or inserted ids between), each once. InvalidArgument
+// when `version` was not staged from `base` that way, the field is not a String in every version on
+// the way, or the rows do not match the manifests' counts; storage and corruption errors from
+// the reads.
 Result<std::string> BuildFullTextDeltaPayload(const table::TableVersion& version,
                                               const table::TableVersion& base, uint32_t field_id);
 
-// Stores the index of field `field_id` of `version` as a delta over its base version's when
-// that pays (docs/design/fulltext.md "Deltas"): the base stores the kind at a depth below
-// table::kDerivedDeltaDepthMax and FullTextDeltaFits. True when a delta was stored; false when a
-// full index is due instead (nothing was written), also when reading the base or storing failed.
+// Stores the index of field `field_id` of `version` as a delta over an ancestor's when that pays
+// (docs/design/fulltext.md "Deltas"): the ancestor is the base version when it stores the kind,
+// else the base's base when that does (the base is stepped over, as table::kDeltaAncestorsMax
+// allows); it stores the kind at a depth below table::kDerivedDeltaDepthMax; the field is a
+// String in every version on the way; and the rows the steps changed (their manifests' counts:
+// inserted + 2 x updated + deleted, summed) are at most the ancestor's rows / 8, checked before
+// each manifest is read. True when a delta was stored; false when a full index is due instead
+// (nothing was written), also when reading or storing failed.
 bool StoreFullTextDelta(const table::TableVersion& version, uint32_t field_id);
 
 // The stored index `kind` of `version` — its chain, a full index then each delta — merged into
