@@ -214,7 +214,7 @@ Result<TypeRows*> Loader::RowsOf(const TypeDef& type) {
 }
 
 // The explicit id (data.id or top-level id, which must be strings), the derived id of a keyed
-// node (which an explicit id must equal), or a new ULID.
+// node or edge (which an explicit id must equal), or a new ULID.
 Result<std::string> Loader::IdOf(const JsonlRecord& r, const TypeDef& type,
                                  const std::vector<std::optional<Value>>& values) {
   // data.id is the explicit id unless the type declares a property `id` (then it is that
@@ -253,12 +253,13 @@ Result<std::string> Loader::IdOf(const JsonlRecord& r, const TypeDef& type,
     }
     key_values.push_back(std::move(*coerced));
   }
-  Result<std::string> derived = schema::DeriveNodeId(type, key_values);
+  Result<std::string> derived = r.is_edge ? schema::DeriveEdgeId(type, r.from, r.to, key_values)
+                                          : schema::DeriveNodeId(type, key_values);
   if (!derived.ok()) return InvalidArgument(LinePrefix(r.line) + derived.status().message());
   if (given != nullptr && given->string_value() != *derived) {
-    return InvalidArgument(LinePrefix(r.line) + "node " + type.name + " explicit id '" +
-                           given->string_value() + "' does not match its canonical @key id '" +
-                           *derived + "'");
+    return InvalidArgument(LinePrefix(r.line) + std::string(schema::TypeKindName(type.kind)) + " " +
+                           type.name + " explicit id '" + given->string_value() +
+                           "' does not match its canonical @key id '" + *derived + "'");
   }
   return std::move(*derived);
 }

@@ -243,6 +243,56 @@ TEST_F(MergeTest, TheSameUnkeyedEdgeOnBothSidesIsKeptTwice) {
   EXPECT_EQ(Of("main", "Knows").size(), 2u);
 }
 
+// A keyed edge (`@key(@src, @dst)`) derives its id from its endpoints, so the same relationship
+// inserted on both sides is one entity: equal rows merge once (OmniGraph #583), different values
+// are a divergent_insert naming the edge.
+TEST(KeyedEdgeMergeTest, TheSameKeyedEdgeOnBothSidesMergesOnceOrDiverges) {
+  constexpr std::string_view kKeyed = R"(
+node Person { name: String @key }
+edge Knows: Person -> Person { since: I32  @key(@src, @dst) }
+)";
+  constexpr std::string_view kWrites = R"(
+query add($name: String) { insert Person { name: $name } }
+query knows($a: String, $b: String, $s: I32) { insert Knows { from: $a, to: $b, since: $s } }
+)";
+  std::unique_ptr<Graph> g = std::move(
+      Graph::Init(storage::Runtime::ForTest(std::make_shared<storage::MemoryStore>(), 3), kKeyed)
+          .value());
+  auto run = [&](std::string_view branch, std::string_view name, Params params) {
+    MutationOptions options;
+    options.branch = std::string(branch);
+    Result<MutationResult> r = Mutate(*g, kWrites, name, params, options);
+    ASSERT_TRUE(r.ok()) << name << ": " << r.status().ToString();
+  };
+  auto knows = [&](std::string_view branch, const char* a, const char* b, int since) {
+    run(branch, "knows",
+        {{"a", Value::String(a)}, {"b", Value::String(b)}, {"s", Value::Int(since)}});
+  };
+  for (const char* name : {"a", "b", "c"}) run("main", "add", {{"name", Value::String(name)}});
+  ASSERT_TRUE(g->CreateBranch("s", "main").ok());
+  knows("s", "a", "b", 1);
+  knows("main", "a", "b", 1);
+  Result<MergeResult> merged = g->Merge(MergeRequest{"s", "main", std::nullopt});
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  EXPECT_EQ(merged->outcome, MergeOutcome::kMerged);
+  auto ids = [&] { return *(*g->SnapshotOfBranch("main")->Table("edge:Knows"))->Ids(); };
+  EXPECT_EQ(ids(), std::vector<std::string>{R"(["a","b"])"});
+
+  ASSERT_TRUE(g->CreateBranch("t", "main").ok());
+  knows("t", "b", "c", 1);
+  knows("main", "b", "c", 2);
+  const std::string head = g->SnapshotOfBranch("main")->commit_id();
+  Result<MergeResult> diverged = g->Merge(MergeRequest{"t", "main", std::nullopt});
+  ASSERT_TRUE(diverged.ok()) << diverged.status().ToString();
+  ASSERT_EQ(diverged->outcome, MergeOutcome::kConflicts);
+  ASSERT_EQ(diverged->conflicts.size(), 1u);
+  EXPECT_EQ(diverged->conflicts[0].kind, "divergent_insert");
+  EXPECT_EQ(diverged->conflicts[0].entity_kind, "edge");
+  EXPECT_EQ(diverged->conflicts[0].type_name, "Knows");
+  EXPECT_EQ(diverged->conflicts[0].entity_id, std::optional<std::string>(R"(["b","c"])"));
+  EXPECT_EQ(g->SnapshotOfBranch("main")->commit_id(), head);
+}
+
 // Truth table: a node deleted on one side while the other adds an edge to it → orphan_edge.
 TEST_F(MergeTest, DeletingANodeTheOtherSideLinksToIsAnOrphanEdge) {
   Add("main", "Ada", 30);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "base/ids.h"
@@ -558,6 +559,82 @@ query knows() {
   EXPECT_EQ(rows(*again, "docs"), docs);
   EXPECT_EQ(rows(*again, "knows"), knows);
   EXPECT_EQ(*ExportToString(*again->SnapshotOfBranch("main")), exported);
+}
+
+// Edge keys (`@key(@src, @dst[, p…])`): an insert derives the edge id from the endpoints and key
+// properties exactly as a load does, a second insert of the same key is the same edge (an upsert
+// that replaces the row), and a load's explicit id must be the derived one.
+TEST(KeyedEdgeTest, InsertDerivesTheLoadsIdAndReinsertingIsOneEdge) {
+  constexpr std::string_view kKeyedSchema = R"(
+node Person { name: String @key }
+edge Knows: Person -> Person { since: I32  note: String?  @key(@src, @dst) }
+edge Met: Person -> Person { at: Date  @key(@src, @dst, at) }
+)";
+  constexpr std::string_view kWrites = R"(
+query knows($a: String, $b: String, $s: I32) { insert Knows { from: $a, to: $b, since: $s } }
+query noted($a: String, $b: String, $s: I32) {
+  insert Knows { from: $a, to: $b, since: $s, note: "old" }
+}
+query met($a: String, $b: String, $d: Date) { insert Met { from: $a, to: $b, at: $d } }
+)";
+  storage::TempDir dir;
+  std::unique_ptr<Graph> graph =
+      std::move(Graph::Init(ChildRuntime(dir.path(), 3), kKeyedSchema).value());
+  ASSERT_TRUE(LoadJsonl(*graph, "main",
+                        "{\"type\":\"Person\",\"data\":{\"name\":\"ada\"}}\n"
+                        "{\"type\":\"Person\",\"data\":{\"name\":\"bob\"}}\n"
+                        "{\"edge\":\"Knows\",\"from\":\"bob\",\"to\":\"ada\","
+                        "\"data\":{\"since\":1}}\n",
+                        LoadMode::kAppend)
+                  .ok());
+  auto ids = [&](std::string_view key) {
+    std::vector<std::string> out = *(*graph->SnapshotOfBranch("main")->Table(key))->Ids();
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  EXPECT_EQ(ids("edge:Knows"), std::vector<std::string>{R"(["bob","ada"])"});
+  auto run = [&](std::string_view name, Params params) {
+    Result<MutationResult> r = Mutate(*graph, kWrites, name, params);
+    EXPECT_TRUE(r.ok()) << name << ": " << r.status().ToString();
+    return r.ok() ? *r : MutationResult{};
+  };
+  const Params ada_bob{
+      {"a", Value::String("ada")}, {"b", Value::String("bob")}, {"s", Value::Int(2)}};
+  EXPECT_EQ(run("noted", ada_bob).affected_edges, 1u);
+  Params again = ada_bob;
+  again["s"] = Value::Int(3);
+  EXPECT_EQ(run("knows", again).affected_edges, 1u);
+  EXPECT_EQ(ids("edge:Knows"), (std::vector<std::string>{R"(["ada","bob"])", R"(["bob","ada"])"}));
+  // The re-insert replaced the whole row: the new `since`, and the note it did not give is null.
+  Result<OrderedJson> rows = RunReadJson(*graph, R"(
+query q() { match { $p: Person { name: "ada" }  $p $e:knows $f } return { $e.@id, $e.since, $e.note } }
+)",
+                                         "q", Json::object());
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ((*rows)["rows"].dump(), R"([{"e.@id":"[\"ada\",\"bob\"]","e.since":3,"e.note":null}])");
+
+  // A key property joins the tuple in its canonical text: another value is another edge.
+  run("met", {{"a", Value::String("ada")}, {"b", Value::String("bob")}, {"d", Value::Date(19000)}});
+  run("met", {{"a", Value::String("ada")}, {"b", Value::String("bob")}, {"d", Value::Date(19001)}});
+  run("met", {{"a", Value::String("ada")}, {"b", Value::String("bob")}, {"d", Value::Date(19000)}});
+  EXPECT_EQ(ids("edge:Met"),
+            (std::vector<std::string>{R"(["ada","bob","19000"])", R"(["ada","bob","19001"])"}));
+
+  // A load line naming the same key is the same edge (merge), and an explicit id must match.
+  ASSERT_TRUE(LoadJsonl(*graph, "main",
+                        "{\"edge\":\"Knows\",\"id\":\"[\\\"ada\\\",\\\"bob\\\"]\","
+                        "\"from\":\"ada\",\"to\":\"bob\",\"data\":{\"since\":4}}\n",
+                        LoadMode::kMerge)
+                  .ok());
+  EXPECT_EQ(ids("edge:Knows").size(), 2u);
+  Result<LoadResult> wrong = LoadJsonl(
+      *graph, "main",
+      "{\"edge\":\"Knows\",\"id\":\"k1\",\"from\":\"ada\",\"to\":\"bob\",\"data\":{\"since\":5}}",
+      LoadMode::kMerge);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.status().message(),
+            "line 1: edge Knows explicit id 'k1' does not match its canonical @key id "
+            "'[\"ada\",\"bob\"]'");
 }
 
 TEST(MutateProcessTest, TwoProcessesMutatingOneBranch) {

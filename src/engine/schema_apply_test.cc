@@ -354,6 +354,40 @@ edge WorksAt: Person -> Company { role: String? }
   EXPECT_EQ((f.store->Snapshot() - start).writes(), 0u);
 }
 
+// An edge key follows the node-key rules: adding one to an existing edge type is refused (it
+// would change the stored ids) and writes nothing; a new keyed edge type is added, and a write
+// to it must carry the ids its key derives.
+TEST(SchemaApplyTest, EdgeKeysAreAddedOnlyWithTheirTypeAndItsRowsCarryDerivedIds) {
+  Fixture f;
+  const uint64_t seq = f.Head().state().seq;
+  const storage::OpCounts start = f.store->Snapshot();
+  Result<SchemaApplyResult> keyed = f.graph->ApplySchema(R"(
+node Person { name: String @key  age: I32? }
+node Company { name: String @key }
+edge WorksAt: Person -> Company { role: String?  @key(@src, @dst) }
+)");
+  ASSERT_FALSE(keyed.ok());
+  EXPECT_EQ(keyed.status().code(), Code::kUnsupported);
+  EXPECT_NE(keyed.status().message().find("adding constraint '@key(src, dst)' to 'WorksAt' is not "
+                                          "supported in schema migration v1"),
+            std::string::npos)
+      << keyed.status().ToString();
+  EXPECT_EQ((f.store->Snapshot() - start).writes(), 0u);
+  EXPECT_EQ(f.Head().state().seq, seq);
+
+  Result<SchemaApplyResult> added = f.graph->ApplySchema(
+      std::string(kSchema) + "edge Likes: Person -> Person { @key(@src, @dst) }\n");
+  ASSERT_TRUE(added.ok()) << added.status().ToString();
+  Result<WriteResult> minted = Insert(*f.graph, "edge:Likes", {{"l1", "Ada", "Grace"}});
+  ASSERT_FALSE(minted.ok());
+  EXPECT_NE(minted.status().message().find(
+                R"(id 'l1' of keyed Likes is not the id its key derives ('["Ada","Grace"]'))"),
+            std::string::npos)
+      << minted.status().ToString();
+  ASSERT_TRUE(Insert(*f.graph, "edge:Likes", {{R"(["Ada","Grace"])", "Ada", "Grace"}}).ok());
+  EXPECT_EQ((*f.Head().Table("edge:Likes"))->entity_count(), 1u);
+}
+
 TEST(SchemaApplyTest, ApplyOnABranchOtherThanMainIsRefused) {
   Fixture f;
   ASSERT_TRUE(f.graph->CreateBranch("feature", "main").ok());

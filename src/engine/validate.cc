@@ -920,6 +920,42 @@ class WriteValidator {
   ValidationFailure failure_;
 };
 
+// Keyed nodes and edges: each row's id is the one its key derives (an edge's from its endpoints
+// and key properties).
+Status CheckDerivedIds(const schema::TypeDef& type, const table::ColumnBatch& rows,
+                       const RowLabel& label) {
+  if (type.key() == nullptr) return Status::Ok();
+  const std::string key = type.table_key();
+  const bool edge = type.kind == schema::TypeKind::kEdge;
+  const table::Column* src = rows.FindColumn(table::kSrcFieldId);
+  const table::Column* dst = rows.FindColumn(table::kDstFieldId);
+  if (rows.FindColumn(table::kIdFieldId) == nullptr ||
+      (edge && (src == nullptr || dst == nullptr))) {
+    return InvalidArgument("the rows for " + key + " have no id or endpoint columns");
+  }
+  std::vector<const schema::PropertyDef*> key_props = type.KeyProperties();
+  std::vector<const table::Column*> cols;
+  for (const schema::PropertyDef* p : key_props) {
+    cols.push_back(rows.FindColumn(static_cast<uint32_t>(p->id)));
+  }
+  std::vector<Value> values(key_props.size());
+  for (uint64_t r = 0; r < rows.num_rows(); ++r) {
+    for (size_t i = 0; i < cols.size(); ++i) {
+      values[i] = cols[i] == nullptr ? Value::Null() : query::ValueAt(*cols[i], r);
+    }
+    Result<std::string> derived =
+        edge ? schema::DeriveEdgeId(type, src->StringAt(r), dst->StringAt(r), values)
+             : schema::DeriveNodeId(type, values);
+    if (!derived.ok()) return Violation(label, key, r, derived.status().message());
+    if (*derived != IdAt(rows, r)) {
+      return Violation(label, key, r,
+                       "id '" + std::string(IdAt(rows, r)) + "' of keyed " + type.name +
+                           " is not the id its key derives ('" + *derived + "')");
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::string DefaultRowLabel(std::string_view table_key, uint64_t row) {
@@ -994,31 +1030,7 @@ Status ValidateRows(const schema::TypeDef& type, const table::ColumnBatch& rows,
       }
     }
   }
-  // Keyed nodes: the id is the one derived from the key.
-  if (type.kind == schema::TypeKind::kNode && type.key() != nullptr) {
-    if (rows.FindColumn(table::kIdFieldId) == nullptr) {
-      return InvalidArgument("the rows for " + key + " have no id column");
-    }
-    std::vector<const schema::PropertyDef*> key_props = type.KeyProperties();
-    std::vector<const table::Column*> cols;
-    for (const schema::PropertyDef* p : key_props) {
-      cols.push_back(rows.FindColumn(static_cast<uint32_t>(p->id)));
-    }
-    std::vector<Value> values(key_props.size());
-    for (uint64_t r = 0; r < rows.num_rows(); ++r) {
-      for (size_t i = 0; i < cols.size(); ++i) {
-        values[i] = cols[i] == nullptr ? Value::Null() : query::ValueAt(*cols[i], r);
-      }
-      Result<std::string> derived = schema::DeriveNodeId(type, values);
-      if (!derived.ok()) return Violation(label, key, r, derived.status().message());
-      if (*derived != IdAt(rows, r)) {
-        return Violation(label, key, r,
-                         "id '" + std::string(IdAt(rows, r)) + "' of keyed " + type.name +
-                             " is not the id its key derives ('" + *derived + "')");
-      }
-    }
-  }
-  return Status::Ok();
+  return CheckDerivedIds(type, rows, label);
 }
 
 Status ValidateWrite(const schema::Catalog& catalog,

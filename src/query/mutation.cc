@@ -136,13 +136,16 @@ class MutationPlanner {
       }
     }
     TableEffects& effects = Effects(type);
-    if (type.kind == schema::TypeKind::kNode && type.key() != nullptr) {
-      Result<std::string> id = schema::DeriveNodeId(type, [&](const schema::PropertyDef& p) {
+    if (type.key() != nullptr) {
+      schema::PropertyValueFn value_of = [&](const schema::PropertyDef& p) {
         for (size_t i = 0; i < type.properties.size(); ++i) {
           if (type.properties[i].id == p.id) return static_cast<const Value*>(&row.values[i]);
         }
         return static_cast<const Value*>(nullptr);
-      });
+      };
+      Result<std::string> id = type.kind == schema::TypeKind::kEdge
+                                   ? schema::DeriveEdgeId(type, row.src, row.dst, value_of)
+                                   : schema::DeriveNodeId(type, value_of);
       if (!id.ok()) return InvalidArgument("insert " + type.name + ": " + id.status().message());
       row.id = std::move(*id);
       effects.only_fresh = false;  // An upsert: it may replace an existing row.

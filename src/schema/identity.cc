@@ -189,8 +189,15 @@ Result<TypeDef> Resolver::Build(size_t index) {
   }
   for (Constraint& c : t.constraints) {
     for (FieldRef& f : c.fields) {
+      // Checking names an edge endpoint `@src`/`@dst`, which no property is called; the IR
+      // names it `src`/`dst` with property id 0.
+      if (f.name == "@src" || f.name == "@dst") {
+        f.name.erase(0, 1);
+        f.property_id = 0;
+        continue;
+      }
       auto it = ids.find(f.name);
-      f.property_id = it == ids.end() ? 0 : it->second;  // src/dst stay system fields.
+      f.property_id = it == ids.end() ? 0 : it->second;
     }
   }
   CanonicalizeType(&t);

@@ -116,36 +116,73 @@ std::string RenderKeyTuple(std::span<const std::string> parts) {
   return array.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
-Result<std::string> DeriveNodeId(const TypeDef& node, std::span<const Value> key_values) {
-  std::vector<const PropertyDef*> props = node.KeyProperties();
-  if (props.empty()) {
-    return InvalidArgument(node.table_key() + " has no @key; its ids are not derived");
+namespace {
+
+// The key tuple of `type`: `leading` (an edge's endpoint ids), then the canonical texts of
+// `key_values`, aligned with type.KeyProperties().
+Result<std::string> RenderKey(const TypeDef& type, std::vector<std::string> parts,
+                              std::span<const Value> key_values) {
+  std::vector<const PropertyDef*> props = type.KeyProperties();
+  if (type.key() == nullptr) {
+    return InvalidArgument(type.table_key() + " has no @key; its ids are not derived");
   }
   if (props.size() != key_values.size()) {
-    return InvalidArgument(node.table_key() + " has " + std::to_string(props.size()) +
+    return InvalidArgument(type.table_key() + " has " + std::to_string(props.size()) +
                            " key properties, got " + std::to_string(key_values.size()) + " values");
   }
-  std::vector<std::string> parts;
   for (size_t i = 0; i < props.size(); ++i) {
     auto text = CanonicalKeyText(key_values[i], props[i]->type);
     if (!text.ok()) {
-      return text.status().WithContext("key property " + node.name + "." + props[i]->name);
+      return text.status().WithContext("key property " + type.name + "." + props[i]->name);
     }
     parts.push_back(std::move(text).value());
   }
   return RenderKeyTuple(parts);
 }
 
-Result<std::string> DeriveNodeId(const TypeDef& node, const PropertyValueFn& value_of) {
+Result<std::vector<Value>> KeyValues(const TypeDef& type, const PropertyValueFn& value_of) {
   std::vector<Value> values;
-  for (const PropertyDef* p : node.KeyProperties()) {
+  for (const PropertyDef* p : type.KeyProperties()) {
     const Value* v = value_of(*p);
     if (v == nullptr) {
-      return InvalidArgument("key property " + node.name + "." + p->name + " is missing");
+      return InvalidArgument("key property " + type.name + "." + p->name + " is missing");
     }
     values.push_back(*v);
   }
+  return values;
+}
+
+}  // namespace
+
+Result<std::string> DeriveNodeId(const TypeDef& node, std::span<const Value> key_values) {
+  if (node.kind == TypeKind::kEdge) {
+    return InvalidArgument(node.table_key() + " is an edge type; its key names its endpoints");
+  }
+  return RenderKey(node, {}, key_values);
+}
+
+Result<std::string> DeriveNodeId(const TypeDef& node, const PropertyValueFn& value_of) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<Value> values, KeyValues(node, value_of));
   return DeriveNodeId(node, values);
+}
+
+bool IsKeyedEdge(const TypeDef& type) {
+  return type.kind == TypeKind::kEdge && type.key() != nullptr;
+}
+
+Result<std::string> DeriveEdgeId(const TypeDef& edge, std::string_view src, std::string_view dst,
+                                 std::span<const Value> key_values) {
+  if (edge.kind != TypeKind::kEdge) {
+    return InvalidArgument(edge.table_key() + " is not an edge type");
+  }
+  // Canonical key fields put the endpoints first (ir.h), src before dst.
+  return RenderKey(edge, {std::string(src), std::string(dst)}, key_values);
+}
+
+Result<std::string> DeriveEdgeId(const TypeDef& edge, std::string_view src, std::string_view dst,
+                                 const PropertyValueFn& value_of) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<Value> values, KeyValues(edge, value_of));
+  return DeriveEdgeId(edge, src, dst, values);
 }
 
 }  // namespace omnigraph::schema

@@ -1,5 +1,5 @@
-// Key rendering and id derivation for keyed nodes (OmniGraph's data model), shared by load and
-// mutations.
+// Key rendering and id derivation for keyed nodes and edges (OmniGraph's data model), shared by
+// load and mutations.
 //
 // The id of a node whose type declares @key is derived from its complete typed key tuple:
 //   - one key property: the canonical text of its value;
@@ -8,13 +8,18 @@
 // Canonical text: String as is; Bool `true`/`false`; integers in decimal; Date the epoch day and
 // DateTime the epoch millisecond as decimal integers; floats at their stored width (F32 values
 // are rounded to float first) in the shortest text that reads back to the same value, in plain
-// decimal notation, with -0 written `0`. Null, NaN and infinities cannot be key values. Pure;
-// thread-safe.
+// decimal notation, with -0 written `0`. Null, NaN and infinities cannot be key values.
+//
+// An edge type's @key names both endpoints and any further properties, `@key(@src, @dst[, p…])`;
+// its tuple is the source node id, the target node id, then the key properties' canonical texts
+// in stable property id order, always at least two parts, so always a JSON array, e.g.
+// ["alice","bob"] or ["alice","bob","2024"]. Pure; thread-safe.
 #pragma once
 
 #include <functional>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "base/status.h"
 #include "schema/ir.h"
@@ -39,5 +44,17 @@ Result<std::string> DeriveNodeId(const TypeDef& node, std::span<const Value> key
 // As above, reading each key property's value through `value_of` (null pointer = missing).
 using PropertyValueFn = std::function<const Value*(const PropertyDef&)>;
 Result<std::string> DeriveNodeId(const TypeDef& node, const PropertyValueFn& value_of);
+
+// The id of an edge of keyed type `edge` from `src` to `dst` (node ids) whose key property values
+// are `key_values`, aligned with edge.KeyProperties() (empty for @key(@src, @dst)). The errors of
+// DeriveNodeId.
+Result<std::string> DeriveEdgeId(const TypeDef& edge, std::string_view src, std::string_view dst,
+                                 std::span<const Value> key_values);
+// As above, reading each key property's value through `value_of` (null pointer = missing).
+Result<std::string> DeriveEdgeId(const TypeDef& edge, std::string_view src, std::string_view dst,
+                                 const PropertyValueFn& value_of);
+
+// True when `type` is an edge type whose ids its @key derives.
+bool IsKeyedEdge(const TypeDef& type);
 
 }  // namespace omnigraph::schema

@@ -137,6 +137,44 @@ TEST(KeyDerivationTest, DerivationErrorsNameTheProperty) {
             "node:Free has no @key; its ids are not derived");
 }
 
+TEST(KeyDerivationTest, EdgeIdsAreTheEndpointsThenKeyPropertiesAsAJsonArray) {
+  auto ir = AcceptInitial(
+      "node P { n: String @key }\n"
+      "edge Knows: P -> P { since: I32  @key(@src, @dst) }\n"
+      "edge Met: P -> P { at: Date  where: String  @key(where, @dst, at, @src) }\n"
+      "edge Free: P -> P");
+  ASSERT_TRUE(ir.ok()) << ir.status().ToString();
+  const TypeDef& free = ir->edges[0];
+  const TypeDef& knows = ir->edges[1];
+  const TypeDef& met = ir->edges[2];
+  ASSERT_EQ(knows.name, "Knows");
+  EXPECT_TRUE(IsKeyedEdge(knows));
+  EXPECT_FALSE(IsKeyedEdge(free));
+  EXPECT_FALSE(IsKeyedEdge(ir->nodes[0]));
+  std::vector<Value> none;
+  EXPECT_EQ(*DeriveEdgeId(knows, "alice", "bob", none), R"(["alice","bob"])");
+  EXPECT_EQ(*DeriveEdgeId(knows, "bob", "alice", none), R"(["bob","alice"])");
+  // The same canonical texts as node keys, in stable property id order (at, then where).
+  std::vector<Value> met_key{Value::Date(19000), Value::String("x\"y")};
+  EXPECT_EQ(*DeriveEdgeId(met, "a", "b", met_key), R"(["a","b","19000","x\"y"])");
+  auto by_name = DeriveEdgeId(met, "a", "b", [&](const PropertyDef& p) -> const Value* {
+    return p.name == "at" ? &met_key[0] : &met_key[1];
+  });
+  EXPECT_EQ(*by_name, R"(["a","b","19000","x\"y"])");
+  // Errors: an unkeyed edge, a node, a wrong count, a null key value.
+  EXPECT_EQ(DeriveEdgeId(free, "a", "b", none).status().message(),
+            "edge:Free has no @key; its ids are not derived");
+  EXPECT_EQ(DeriveEdgeId(ir->nodes[0], "a", "b", none).status().message(),
+            "node:P is not an edge type");
+  EXPECT_EQ(DeriveNodeId(knows, none).status().message(),
+            "edge:Knows is an edge type; its key names its endpoints");
+  EXPECT_EQ(DeriveEdgeId(met, "a", "b", none).status().message(),
+            "edge:Met has 2 key properties, got 0 values");
+  std::vector<Value> null_key{Value::Null(), Value::String("x")};
+  EXPECT_EQ(DeriveEdgeId(met, "a", "b", null_key).status().message(),
+            "key property Met.at: a key value cannot be null");
+}
+
 TEST(KeyDerivationTest, RenamingAKeyPropertyDoesNotChangeIds) {
   auto v1 = AcceptInitial("node Site { code: I64  region: String  @key(region, code) }");
   ASSERT_TRUE(v1.ok());

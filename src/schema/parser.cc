@@ -31,7 +31,8 @@ ConstraintKind ConstraintKindOf(std::string_view w) {
 
 // One argument of a body constraint before it is interpreted.
 struct ConstraintArg {
-  enum Kind { kIdent, kString, kNumber, kBool, kRange } kind = kIdent;
+  // kMeta: an edge endpoint written `@src` or `@dst` (token is the word after the '@').
+  enum Kind { kIdent, kMeta, kString, kNumber, kBool, kRange } kind = kIdent;
   Token token;
   std::optional<RangeBound> min;
   std::optional<RangeBound> max;
@@ -464,6 +465,14 @@ Status Parser::ParseConstraintArg(ConstraintArg* arg) {
     }
     return Status::Ok();
   }
+  if (t.kind == Tok::kAt && Peek(1).kind == Tok::kWord &&
+      (Peek(1).text == "src" || Peek(1).text == "dst")) {
+    const SourcePos at = Take().pos;  // '@'
+    arg->token = Take();
+    arg->token.pos = at;
+    arg->kind = ConstraintArg::kMeta;
+    return Status::Ok();
+  }
   if (number) {
     arg->kind = ConstraintArg::kNumber;
   } else if (t.kind == Tok::kString) {
@@ -492,6 +501,13 @@ Status Parser::ParseBodyConstraint(AstConstraint* c) {
   } while (PeekIs(Tok::kComma) && (Take(), true));
   OMNIGRAPH_RETURN_IF_ERROR(Expect(Tok::kRParen, "',' or ')' in @" + name + "(...)"));
   auto want_ident = [&](const ConstraintArg& a) -> Status {
+    if (a.kind == ConstraintArg::kMeta && c->kind != ConstraintKind::kRange &&
+        c->kind != ConstraintKind::kCheck) {
+      // Kept with its '@', which no property name has: validation tells the endpoint apart
+      // from a property that happens to be called `src` or `dst` (decision 74).
+      c->fields.push_back(AstName{"@" + std::string(a.token.text), a.token.pos});
+      return Status::Ok();
+    }
     if (a.kind != ConstraintArg::kIdent) {
       return SchemaError(a.token.pos,
                          "expected property name in @" + name + ", found " + a.token.Describe());

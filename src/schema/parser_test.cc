@@ -231,6 +231,28 @@ TEST(SchemaParserTest, ConstraintKeywordWithParenAfterPropertyStartsABodyConstra
   ASSERT_NE(Type(ir, "P").key(), nullptr);
 }
 
+TEST(SchemaParserTest, EdgeKeysParseInBothSpellingsAndAfterAProperty) {
+  // The corpus writes `weight: I64 @key(@src, @dst)`: a property, then a body constraint.
+  SchemaIr ir = Accept(
+      "node P { name: String @key }\n"
+      "edge A: P -> P { weight: I64 @key(@src, @dst) }\n"
+      "edge B: P -> P { @key(src, dst)  @unique(@src) }\n"
+      "edge C: P -> P { at: Date  @key(@src, @dst, at)  @index(@dst, at) }");
+  for (std::string_view name : {"A", "B", "C"}) {
+    ASSERT_NE(Type(ir, name).key(), nullptr) << name;
+  }
+  EXPECT_EQ(Type(ir, "A").key()->DisplayName(), "@key(src, dst)");
+  EXPECT_EQ(Type(ir, "A").key()->fields, Type(ir, "B").key()->fields);
+  EXPECT_EQ(Type(ir, "C").key()->DisplayName(), "@key(src, dst, at)");
+  std::vector<std::string> constraints;
+  for (const Constraint& c : Type(ir, "C").constraints) constraints.push_back(c.DisplayName());
+  EXPECT_EQ(constraints, (std::vector<std::string>{"@index(dst, at)", "@key(src, dst, at)"}));
+  // `@` before anything but src/dst in a constraint is no argument.
+  EXPECT_EQ(AcceptInitial("node P { n: String  @key(@id) }").status().message(),
+            "line 1, column 26: expected constraint argument (property name, literal or range), "
+            "found '@'");
+}
+
 TEST(SchemaParserTest, EdgesWithoutBodiesAndEmptyFilesParse) {
   EXPECT_TRUE(AcceptInitial("").ok());
   EXPECT_TRUE(AcceptInitial("  // only a comment\n").ok());

@@ -357,6 +357,29 @@ TEST(MigrationPlanTest, AddingConstraintsOtherThanIndexIsRefused) {
             "migration v1");
 }
 
+TEST(MigrationPlanTest, EdgeKeysFollowTheNodeKeyRules) {
+  // Adding or removing an edge key would change the ids of stored edges, as for node keys.
+  EXPECT_EQ(
+      Refusal(Edit("edge Knows: Person -> Person",
+                   "edge Knows: Person -> Person { @key(@src, @dst) }")),
+      "adding constraint '@key(src, dst)' to 'Knows' is not supported in schema migration v1");
+  SchemaIr keyed = Accept(Edit("{ role: String? }", "{ role: String?  @key(@src, @dst) }"));
+  MigrationPlan removed = Plan(keyed, kBase);
+  EXPECT_FALSE(removed.supported);
+  EXPECT_EQ(Steps(removed), (std::vector<std::string>{
+                                R"({"entity":"edge:WorksAt","kind":"unsupported_change","reason":)"
+                                R"("removing constraints from 'WorksAt' is not supported in )"
+                                R"(schema migration v1"})"}));
+  // The same key in either spelling or order is no change; a new keyed edge type is a step.
+  EXPECT_TRUE(
+      Plan(keyed, Edit("{ role: String? }", "{ role: String?  @key(dst, src) }")).steps.empty());
+  MigrationPlan added =
+      Plan(Accept(kBase), std::string(kBase) + "edge Likes: Person -> Person { @key(@src, @dst) }");
+  EXPECT_TRUE(added.supported);
+  EXPECT_EQ(Steps(added),
+            (std::vector<std::string>{R"({"kind":"add_type","name":"Likes","type_kind":"edge"})"}));
+}
+
 TEST(MigrationPlanTest, RemovingOrChangingConstraintsIsRefused) {
   EXPECT_EQ(Refusal(Edit("email: String? @unique", "email: String?")),
             "removing constraints from 'Person' is not supported in schema migration v1");

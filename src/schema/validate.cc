@@ -98,9 +98,13 @@ Status CheckPropertyAnnotations(const AstType& t, const AstProperty& p,
     if (is_blob && structural) {
       return SchemaError(a.pos, "@" + n + " is not supported on blob property " + where);
     }
-    if (is_edge && (n == "key" || n == "embed")) {
-      return SchemaError(a.pos,
-                         "@" + n + " is not supported on edge properties (edge " + where + ")");
+    if (is_edge && n == "embed") {
+      return SchemaError(a.pos, "@embed is not supported on edge properties (edge " + where + ")");
+    }
+    if (is_edge && n == "key") {
+      return SchemaError(a.pos, "@key is not supported on edge properties (edge " + where +
+                                    "); an edge key names its endpoints: @key(@src, @dst, " +
+                                    p.name.name + ")");
     }
     if (IsConstraintAnnotation(n)) {
       AstConstraint c;
@@ -197,31 +201,99 @@ Result<std::vector<AstProperty>> EffectiveProperties(
   return props;
 }
 
+// The edge endpoint a constraint field names, or nullopt for a property: `@src`/`@dst` always;
+// a plain `src`/`dst` (the 0.10 spelling) unless the edge declares a property of that name.
+std::optional<std::string> SystemField(const AstType& t, const AstName& f,
+                                       const std::vector<AstProperty>& props) {
+  if (t.kind != TypeKind::kEdge) return std::nullopt;
+  if (f.name == "@src" || f.name == "@dst") return f.name;
+  if (f.name != "src" && f.name != "dst") return std::nullopt;
+  bool is_property = std::any_of(props.begin(), props.end(),
+                                 [&](const AstProperty& p) { return p.name.name == f.name; });
+  if (is_property) return std::nullopt;
+  return "@" + f.name;
+}
+
+// The rules of one @key: at most one per type; on an edge it names both endpoints.
+Status CheckKeyShape(const AstType& t, const AstConstraint& c, const Constraint& checked,
+                     bool* has_key) {
+  if (*has_key) {
+    return SchemaError(c.pos, std::string(TypeKindName(t.kind)) + " type " + t.name.name +
+                                  " has multiple @key constraints; only one is supported (use "
+                                  "@key(a, b) for a composite key)");
+  }
+  *has_key = true;
+  if (t.kind != TypeKind::kEdge) return Status::Ok();
+  auto names = [&](std::string_view endpoint) {
+    return std::any_of(checked.fields.begin(), checked.fields.end(),
+                       [&](const FieldRef& f) { return f.name == endpoint; });
+  };
+  if (!names("@src") || !names("@dst")) {
+    return SchemaError(c.pos, "@key on edge " + t.name.name +
+                                  " must name both endpoints, e.g. @key(@src, @dst) or "
+                                  "@key(@src, @dst, property)");
+  }
+  return Status::Ok();
+}
+
+// The property types a constraint of `kind` accepts on the property `where` (Type.prop).
+Status CheckFieldType(ConstraintKind kind_of, const PropType& type, const std::string& where,
+                      SourcePos pos) {
+  std::string kind(ConstraintKindName(kind_of));
+  switch (kind_of) {
+    case ConstraintKind::kKey:
+      if (type.nullable) return SchemaError(pos, "@key property " + where + " cannot be nullable");
+      if (type.list) return SchemaError(pos, "@key is not supported on list property " + where);
+      if (type.scalar == ScalarKind::kVector) {
+        return SchemaError(pos, "@key is not supported on vector property " + where);
+      }
+      [[fallthrough]];
+    case ConstraintKind::kUnique:
+    case ConstraintKind::kIndex:
+      if (type.scalar == ScalarKind::kBlob) {
+        return SchemaError(pos, "@" + kind + " is not supported on blob property " + where);
+      }
+      break;
+    case ConstraintKind::kRange:
+      if (!IsNumeric(type.scalar) || type.list) {
+        return SchemaError(
+            pos, "@range on " + where + " requires a numeric type, got " + type.DisplayName());
+      }
+      break;
+    case ConstraintKind::kCheck:
+      if (type.scalar != ScalarKind::kString || type.list) {
+        return SchemaError(
+            pos, "@check on " + where + " requires String type, got " + type.DisplayName());
+      }
+      break;
+  }
+  return Status::Ok();
+}
+
 Status CheckConstraint(const AstType& t, const AstConstraint& c,
                        const std::vector<AstProperty>& props, bool* has_key, Constraint* out) {
   std::string kind(ConstraintKindName(c.kind));
   bool is_edge = t.kind == TypeKind::kEdge;
-  if (is_edge && c.kind != ConstraintKind::kUnique && c.kind != ConstraintKind::kIndex) {
+  if (is_edge && c.kind != ConstraintKind::kUnique && c.kind != ConstraintKind::kIndex &&
+      c.kind != ConstraintKind::kKey) {
     return SchemaError(c.pos, "@" + kind + " constraint is not supported on edges (edge " +
-                                  t.name.name + "); edge bodies allow only @unique and @index");
-  }
-  if (c.kind == ConstraintKind::kKey) {
-    if (*has_key) {
-      return SchemaError(c.pos, "node type " + t.name.name +
-                                    " has multiple @key constraints; only one is supported (use "
-                                    "@key(a, b) for a composite key)");
-    }
-    *has_key = true;
+                                  t.name.name +
+                                  "); edge bodies allow only @key, @unique and @index");
   }
   out->kind = c.kind;
   std::set<std::string> seen;
   for (const AstName& f : c.fields) {
-    if (!seen.insert(f.name).second) {
-      return SchemaError(f.pos, "@" + kind + " on " + t.name.name + " lists property '" + f.name +
+    std::optional<std::string> system = SystemField(t, f, props);
+    if (!system && (f.name == "@src" || f.name == "@dst")) {
+      return SchemaError(f.pos, f.name + " names an edge endpoint; " + Owner(t) + " has none");
+    }
+    const std::string& name = system ? *system : f.name;
+    if (!seen.insert(name).second) {
+      return SchemaError(f.pos, "@" + kind + " on " + t.name.name + " lists " +
+                                    (system ? "endpoint " : "property ") + "'" + name +
                                     "' more than once");
     }
-    out->fields.push_back(FieldRef{0, f.name});
-    bool system = is_edge && (f.name == "src" || f.name == "dst");
+    out->fields.push_back(FieldRef{0, name});
     if (system) continue;
     auto it = std::find_if(props.begin(), props.end(),
                            [&](const AstProperty& p) { return p.name.name == f.name; });
@@ -229,36 +301,10 @@ Status CheckConstraint(const AstType& t, const AstConstraint& c,
       return SchemaError(f.pos, "@" + kind + " on " + t.name.name +
                                     " references unknown property '" + f.name + "'");
     }
-    const PropType& type = it->type;
-    std::string where = t.name.name + "." + f.name;
-    switch (c.kind) {
-      case ConstraintKind::kKey:
-        if (type.nullable)
-          return SchemaError(f.pos, "@key property " + where + " cannot be nullable");
-        if (type.list) return SchemaError(f.pos, "@key is not supported on list property " + where);
-        if (type.scalar == ScalarKind::kVector) {
-          return SchemaError(f.pos, "@key is not supported on vector property " + where);
-        }
-        [[fallthrough]];
-      case ConstraintKind::kUnique:
-      case ConstraintKind::kIndex:
-        if (type.scalar == ScalarKind::kBlob) {
-          return SchemaError(f.pos, "@" + kind + " is not supported on blob property " + where);
-        }
-        break;
-      case ConstraintKind::kRange:
-        if (!IsNumeric(type.scalar) || type.list) {
-          return SchemaError(
-              f.pos, "@range on " + where + " requires a numeric type, got " + type.DisplayName());
-        }
-        break;
-      case ConstraintKind::kCheck:
-        if (type.scalar != ScalarKind::kString || type.list) {
-          return SchemaError(
-              f.pos, "@check on " + where + " requires String type, got " + type.DisplayName());
-        }
-        break;
-    }
+    OMNIGRAPH_RETURN_IF_ERROR(CheckFieldType(c.kind, it->type, t.name.name + "." + f.name, f.pos));
+  }
+  if (c.kind == ConstraintKind::kKey) {
+    OMNIGRAPH_RETURN_IF_ERROR(CheckKeyShape(t, c, *out, has_key));
   }
   out->min = c.min;
   out->max = c.max;

@@ -5,11 +5,12 @@
 // Checks, each reported as InvalidArgument "line L, column C: ...": duplicate type names (across
 // interfaces, nodes and edges, and edge names equal after case folding), duplicate properties,
 // reserved property names, unknown interfaces and edge endpoints, interface property type
-// conflicts, constraint targets (unknown properties; @key only on nodes, on non-null scalars
-// that are not Blob or Vector, at most one @key; @unique/@index not on Blob; @range on numeric
-// scalars; @check on String scalars with an RE2-valid pattern; edge bodies only @unique and
-// @index), annotation arity (@description/@instruction/@rename_from take one non-empty string,
-// at most once; @instruction only on types) and @embed (on a Vector, naming a String property).
+// conflicts, constraint targets (unknown properties; @key on non-null scalars that are not Blob
+// or Vector, at most one @key, an edge's naming both @src and @dst; @unique/@index not on Blob;
+// @range on numeric scalars; @check on String scalars with an RE2-valid pattern; edge bodies
+// only @key, @unique and @index), annotation arity (@description/@instruction/@rename_from take
+// one non-empty string, at most once; @instruction only on types) and @embed (on a Vector, naming
+// a String property).
 // Pure; thread-safe.
 #pragma once
 
@@ -32,7 +33,8 @@ struct CheckedProperty {
 };
 
 // A type after checking. `def` has no ids; its constraints name fields by name only
-// (property_id 0), with `src`/`dst` as edge system fields; its properties are empty (see
+// (property_id 0), with `@src`/`@dst` as edge system fields (identity assignment names them
+// `src`/`dst`); its properties are empty (see
 // `properties`, in declaration order, interface-injected ones last).
 struct CheckedType {
   TypeDef def;

@@ -113,14 +113,33 @@ const Golden kGolden[] = {
      "@key(a, b) for a composite key)"},
     {"KeyUnknownProperty", "node A { a: String  @key(b) }",
      "line 1, column 26: @key on A references unknown property 'b'"},
-    {"KeyOnEdge", "node A {}\nedge E: A -> A { w: I32  @key(w) }",
-     "line 2, column 26: @key constraint is not supported on edges (edge E); edge bodies allow "
-     "only @unique and @index"},
+    {"EdgeKeyWithoutEndpoints", "node A {}\nedge E: A -> A { w: I32  @key(w) }",
+     "line 2, column 26: @key on edge E must name both endpoints, e.g. @key(@src, @dst) or "
+     "@key(@src, @dst, property)"},
+    {"EdgeKeyWithOneEndpoint", "node A {}\nedge E: A -> A { @key(@src) }",
+     "line 2, column 18: @key on edge E must name both endpoints, e.g. @key(@src, @dst) or "
+     "@key(@src, @dst, property)"},
+    {"EdgeKeyUnknownProperty", "node A {}\nedge E: A -> A { @key(@src, @dst, w) }",
+     "line 2, column 35: @key on E references unknown property 'w'"},
+    {"EdgeKeyNullableProperty", "node A {}\nedge E: A -> A { w: I32?  @key(@src, @dst, w) }",
+     "line 2, column 44: @key property E.w cannot be nullable"},
+    {"EdgeKeyListProperty", "node A {}\nedge E: A -> A { w: [I32]  @key(@src, @dst, w) }",
+     "line 2, column 45: @key is not supported on list property E.w"},
+    {"EdgeKeyEndpointTwice", "node A {}\nedge E: A -> A { @key(@src, @dst, src) }",
+     "line 2, column 35: @key on E lists endpoint '@src' more than once"},
+    {"TwoEdgeKeys", "node A {}\nedge E: A -> A { @key(@src, @dst)  @key(@dst, @src) }",
+     "line 2, column 36: edge type E has multiple @key constraints; only one is supported (use "
+     "@key(a, b) for a composite key)"},
+    {"EndpointOnNodeKey", "node A { n: String  @key(@src) }",
+     "line 1, column 26: @src names an edge endpoint; node A has none"},
+    {"EndpointInRange", "node A { n: I32  @range(@src, 0..1) }",
+     "line 1, column 25: expected property name in @range, found 'src'"},
     {"PropertyKeyOnEdge", "node A {}\nedge E: A -> A { w: I32 @key }",
-     "line 2, column 25: @key is not supported on edge properties (edge E.w)"},
+     "line 2, column 25: @key is not supported on edge properties (edge E.w); an edge key names "
+     "its endpoints: @key(@src, @dst, w)"},
     {"RangeOnEdge", "node A {}\nedge E: A -> A { w: I32  @range(w, 0..1) }",
      "line 2, column 26: @range constraint is not supported on edges (edge E); edge bodies allow "
-     "only @unique and @index"},
+     "only @key, @unique and @index"},
     {"UniqueOnBlob", "node A { b: Blob  @unique(b) }",
      "line 1, column 27: @unique is not supported on blob property A.b"},
     {"IndexUnknownProperty", "node A { a: String  @index(a, zz) }",
@@ -207,6 +226,50 @@ TEST(SchemaValidateTest, PropertiesMayBeNamedIdSrcAndDst) {
   EXPECT_NE(ir->edges[0].FindProperty("dst"), nullptr);
 }
 
+TEST(SchemaValidateTest, EdgeKeysNameEndpointsFirstThenPropertiesById) {
+  // `@src`/`@dst` and the 0.10 spellings `src`/`dst` name the endpoints; the key's fields are in
+  // tuple order whatever the source order: src, dst, then properties by stable id.
+  auto ir = AcceptInitial(
+      "node A { n: String @key }\n"
+      "edge E: A -> A { since: I32  kind: String  @key(kind, @dst, since, @src) }\n"
+      "edge F: A -> A { @key(src, dst) }");
+  ASSERT_TRUE(ir.ok()) << ir.status().ToString();
+  const Constraint* key = ir->edges[0].key();
+  ASSERT_NE(key, nullptr);
+  ASSERT_EQ(key->fields.size(), 4u);
+  EXPECT_EQ(key->fields[0], (FieldRef{0, "src"}));
+  EXPECT_EQ(key->fields[1], (FieldRef{0, "dst"}));
+  EXPECT_EQ(key->fields[2].name, "since");
+  EXPECT_EQ(key->fields[3].name, "kind");
+  EXPECT_LT(key->fields[2].property_id, key->fields[3].property_id);
+  ASSERT_EQ(ir->edges[0].KeyProperties().size(), 2u);
+  ASSERT_NE(ir->edges[1].key(), nullptr);
+  EXPECT_EQ(ir->edges[1].key()->fields, (std::vector<FieldRef>{{0, "src"}, {0, "dst"}}));
+  EXPECT_TRUE(ir->edges[1].KeyProperties().empty());
+}
+
+TEST(SchemaValidateTest, EdgeEndpointsAreToldApartFromPropertiesNamedSrc) {
+  // A property may be called `src` (decision 74): a plain `src` then names it, `@src` the
+  // endpoint.
+  auto ir = AcceptInitial(
+      "node A { n: String @key }\n"
+      "edge E: A -> A { src: String  @key(@src, @dst, src)  @unique(src) }");
+  ASSERT_TRUE(ir.ok()) << ir.status().ToString();
+  const TypeDef& e = ir->edges[0];
+  const PropertyDef* src = e.FindProperty("src");
+  ASSERT_NE(src, nullptr);
+  EXPECT_EQ(e.key()->fields, (std::vector<FieldRef>{{0, "src"}, {0, "dst"}, {src->id, "src"}}));
+  ASSERT_EQ(e.KeyProperties().size(), 1u);
+  EXPECT_EQ(e.KeyProperties()[0], src);
+  bool unique_names_property = false;
+  for (const Constraint& c : e.constraints) {
+    if (c.kind == ConstraintKind::kUnique) {
+      unique_names_property = c.fields == std::vector<FieldRef>{{src->id, "src"}};
+    }
+  }
+  EXPECT_TRUE(unique_names_property);
+}
+
 // Mutates valid schemas byte by byte and checks that nothing crashes and every failure is an
 // InvalidArgument with a position.
 TEST(SchemaValidateTest, ArbitraryInputNeverCrashes) {
@@ -218,6 +281,7 @@ node Person implements Named @description("p") {
   @range(age, 0..150) @check(email, "@")
 }
 edge Knows: Person -> Person @card(0..3) { since: Date? @unique(src, dst) }
+edge Likes: Person -> Person { at: Date  @key(@src, @dst, at) }
 )pg";
   const std::string alphabet = "{}()[]:,?@.-=\"\\/* \nazAZ09_>";
   std::mt19937 rng(12345);
