@@ -60,7 +60,9 @@ class AdjacencyTest : public ::testing::Test {
     Result<TablePin> pin =
         tables_->Create(table, table::MakeRows(table.schema, ids, random_), std::nullopt);
     EXPECT_TRUE(pin.ok()) << pin.status().ToString();
-    if (edge) EXPECT_TRUE((*tables_->Open(*pin))->BuildIndexes().ok());
+    if (edge) {
+      EXPECT_TRUE((*tables_->Open(*pin))->BuildIndexes().ok());
+    }
     return *tables_->Open(*pin);
   }
 
