@@ -121,13 +121,6 @@ uint64_t TableImage::bytes() const {
   return column_bytes_ + slots_.size() * sizeof(uint64_t);
 }
 
-uint64_t Adjacency::bytes() const {
-  return (out.offsets.size() + in.offsets.size()) * 8 +
-         (out.targets.size() + out.edges.size() + in.targets.size() + in.edges.size() +
-          edge_src.size() + edge_dst.size()) *
-             4;
-}
-
 namespace {
 
 // Counting sort of (key, target, edge) triples into a CSR over `nodes` keys, keeping edge order.
@@ -150,9 +143,9 @@ Csr MakeCsr(uint32_t nodes, const std::vector<uint32_t>& keys, const std::vector
   return csr;
 }
 
-}  // namespace
-
-namespace {
+uint64_t CsrBytes(const Csr& csr) {
+  return csr.offsets.size() * 8 + (csr.targets.size() + csr.edges.size()) * 4;
+}
 
 // The dense index in `image` of each id of `ids` (both ascending), UINT32_MAX for an id the
 // image does not hold: one merge.
@@ -169,6 +162,29 @@ std::vector<uint32_t> MapSorted(const table::StringList& ids, const TableImage& 
 
 }  // namespace
 
+const Csr& Adjacency::in() const {
+  std::call_once(in_once_, [this] {
+    // Each edge's endpoints by edge dense index, then one counting sort by target: every list
+    // in edge id order, as `out`'s are.
+    std::vector<uint32_t> src(edges_, UINT32_MAX);
+    std::vector<uint32_t> dst(edges_, UINT32_MAX);
+    for (uint32_t v = 0; v < from_nodes(); ++v) {
+      for (uint64_t at = out_.offsets[v]; at < out_.offsets[v + 1]; ++at) {
+        src[out_.edges[at]] = v;
+        dst[out_.edges[at]] = out_.targets[at];
+      }
+    }
+    in_ = MakeCsr(to_nodes_, dst, src);
+    in_built_.store(true, std::memory_order_release);
+  });
+  return in_;
+}
+
+uint64_t Adjacency::bytes() const {
+  const bool in = in_built_.load(std::memory_order_acquire);
+  return CsrBytes(out_) + (in ? CsrBytes(in_) : 0);
+}
+
 Result<std::shared_ptr<const Adjacency>> BuildAdjacency(const table::TableVersion& edges,
                                                         const TableImage& from,
                                                         const TableImage& to) {
@@ -180,21 +196,27 @@ Result<std::shared_ptr<const Adjacency>> BuildAdjacency(const table::TableVersio
   }
   const std::vector<uint32_t> src_of_key = MapSorted(csr->keys, from);
   const std::vector<uint32_t> dst_of_other = MapSorted(csr->others, to);
-  auto adj = std::make_shared<Adjacency>();
-  const uint32_t n = static_cast<uint32_t>(csr->edges.size());
-  adj->edge_src.assign(n, UINT32_MAX);
-  adj->edge_dst.assign(n, UINT32_MAX);
+  // Keys ascend and so do their dense indices: node v's list starts where the copy stands when
+  // v's key (or the first key past v) is reached.
+  Csr out;
+  out.offsets.resize(static_cast<size_t>(from.size()) + 1);
+  out.targets.reserve(csr->edges.size());
+  out.edges.reserve(csr->edges.size());
+  uint32_t next = 0;
   for (size_t k = 0; k < csr->keys.size(); ++k) {
     const uint32_t s = src_of_key[k];
+    if (s == UINT32_MAX) continue;
+    while (next <= s) out.offsets[next++] = out.targets.size();
     for (uint32_t slot = csr->offsets[k]; slot < csr->offsets[k + 1]; ++slot) {
-      const uint32_t e = csr->edges[slot];
-      adj->edge_src[e] = s;
-      adj->edge_dst[e] = dst_of_other[csr->targets[slot]];
+      const uint32_t t = dst_of_other[csr->targets[slot]];
+      if (t == UINT32_MAX) continue;
+      out.targets.push_back(t);
+      out.edges.push_back(csr->edges[slot]);
     }
   }
-  adj->out = MakeCsr(from.size(), adj->edge_src, adj->edge_dst);
-  adj->in = MakeCsr(to.size(), adj->edge_dst, adj->edge_src);
-  return std::shared_ptr<const Adjacency>(std::move(adj));
+  while (next <= from.size()) out.offsets[next++] = out.targets.size();
+  return std::make_shared<const Adjacency>(std::move(out), to.size(),
+                                           static_cast<uint32_t>(csr->edges.size()));
 }
 
 std::string VersionKey(const table::TableVersion& version) {

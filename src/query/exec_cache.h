@@ -9,8 +9,9 @@
 // index of the edge's `from` type) its outgoing edges (target dense index and edge dense index:
 // the edge's position in its table's id order, which is also its edge image's dense index),
 // and for every target node its incoming edges, each list in edge id order. Edges whose endpoint
-// is not a live node of the endpoint type are left out. An adjacency depends on three versions
-// (the edge table and both endpoint node tables), and is keyed by all three.
+// is not a live node of the endpoint type are left out; the incoming side is built on first use. An
+// adjacency depends on three versions (the edge table and both endpoint node tables), and is keyed
+// by all three.
 //
 // ExecCache: a bounded LRU of images and adjacencies keyed by the table pin (stable table id,
 // incarnation, versions, transaction) and manifest object name, so a version is built once and
@@ -18,6 +19,7 @@
 // for their lazily read columns, which are guarded internally.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <list>
 #include <map>
@@ -106,19 +108,41 @@ struct Csr {
   }
 };
 
-struct Adjacency {
-  Csr out;  // Indexed by `from` dense index; targets are `to` dense indices.
-  Csr in;   // Indexed by `to` dense index; targets are `from` dense indices.
-  // Per edge dense index: its endpoints (UINT32_MAX when dangling and so left out).
-  std::vector<uint32_t> edge_src;
-  std::vector<uint32_t> edge_dst;
+// One edge-table version's adjacency over the dense numbering of its endpoint images. `out` is
+// built with it (one gather from the version's stored forward adjacency); `in` is derived from
+// `out` on first use, so a query that only walks edges forwards never pays for it. Immutable
+// once built; `in()` is safe to call from many threads.
+class Adjacency {
+ public:
+  // `out` is indexed by `from` dense index; `to_nodes` is the `to` image's size and `edges` the
+  // edge version's row count (edge dense indices are below it).
+  Adjacency(Csr out, uint32_t to_nodes, uint32_t edges)
+      : out_(std::move(out)), to_nodes_(to_nodes), edges_(edges) {}
 
+  // Indexed by `from` dense index; targets are `to` dense indices.
+  const Csr& out() const { return out_; }
+  // Indexed by `to` dense index; targets are `from` dense indices. Built on the first call.
+  const Csr& in() const;
+  uint32_t from_nodes() const { return static_cast<uint32_t>(out_.offsets.size() - 1); }
+  uint32_t to_nodes() const { return to_nodes_; }
+
+  // Bytes held (`in` only once built).
   uint64_t bytes() const;
+
+ private:
+  Csr out_;
+  uint32_t to_nodes_;
+  uint32_t edges_;
+  mutable std::once_flag in_once_;
+  mutable std::atomic<bool> in_built_{false};
+  mutable Csr in_;
 };
 
 // Builds the adjacency of `edges` between the `from` and `to` node images, from the edge
-// version's forward adjacency (table/edge_csr.h: a derived object for a large version) mapped
-// onto the node images' dense numbering by one merge of sorted ids per endpoint.
+// version's forward adjacency (table/edge_csr.h: a derived object for a large version): the
+// two id lists mapped onto the node images' dense numbering by one merge each, then the slots of
+// every key that is a live `from` node copied in key order (keys ascend as the dense numbering
+// does, and a key's slots are in edge id order), leaving out edges to no live `to` node.
 Result<std::shared_ptr<const Adjacency>> BuildAdjacency(const table::TableVersion& edges,
                                                         const TableImage& from,
                                                         const TableImage& to);

@@ -220,25 +220,30 @@ Status CountFromAdjacency(ExecContext& ctx, const AggregateStep& step, Frame& fr
   const TraversalEnds& ends = *step.adjacency;
   OMNIGRAPH_ASSIGN_OR_RETURN(const Adjacency* adj, ctx.Adj(*ends.traversal->edge));
   OMNIGRAPH_ASSIGN_OR_RETURN(const TableImage* other, ctx.Image(*ends.other_type));
-  // Walking `out` from every $a, $b's neighbours are its `in` list, and the reverse.
-  const Csr& back = ends.direction == Direction::kOut ? adj->in : adj->out;
-  const Csr& forth = ends.direction == Direction::kOut ? adj->out : adj->in;
-  const uint32_t starts = static_cast<uint32_t>(forth.offsets.size() - 1);
-  const uint32_t others = static_cast<uint32_t>(back.offsets.size() - 1);
+  // One walk of the side the search would walk (`out` from every $a for a forward traversal),
+  // counting each $b once per $a however many parallel edges join them: a forward count never
+  // builds the adjacency's incoming side.
+  const bool forward = ends.direction == Direction::kOut;
+  const Csr& forth = forward ? adj->out() : adj->in();
+  const uint32_t starts = forward ? adj->from_nodes() : adj->to_nodes();
+  const uint32_t others = forward ? adj->to_nodes() : adj->from_nodes();
   if (others != other->size()) return Internal("adjacency and image sizes differ");
   size_t n_agg = 0;
   for (const AggregateColumn& c : step.columns) n_agg += c.aggregate ? 1 : 0;
-  std::vector<uint32_t> seen(starts, UINT32_MAX);
+  std::vector<uint32_t> last_start(others, UINT32_MAX);
+  std::vector<int64_t> counts(others, 0);
+  for (uint32_t a = 0; a < starts; ++a) {
+    for (uint32_t b : forth.Targets(a)) {
+      if (last_start[b] != a) {
+        last_start[b] = a;
+        ++counts[b];
+      }
+    }
+  }
   std::vector<uint32_t> rows;
   uint64_t emitted = 0;
   for (uint32_t b = 0; b < others; ++b) {
-    int64_t count = 0;
-    for (uint32_t a : back.Targets(b)) {
-      if (seen[a] != b) {
-        seen[a] = b;
-        ++count;
-      }
-    }
+    const int64_t count = counts[b];
     if (count == 0) continue;
     emitted += static_cast<uint64_t>(count);
     const uint32_t g = groups.Add({b}, static_cast<uint32_t>(rows.size()), n_agg);

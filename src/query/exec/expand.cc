@@ -56,13 +56,18 @@ class Bfs {
   // node types).
   Bfs(std::vector<const Adjacency*> adjs, Direction dir, bool same_type, uint32_t min_hops,
       uint32_t max_hops, uint32_t nodes, size_t searches)
-      : adjs_(std::move(adjs)),
-        dir_(dir),
+      : dir_(dir),
         same_type_(same_type),
         min_(min_hops),
         max_(same_type ? max_hops : std::min<uint32_t>(max_hops, 1)),
         visited_(nodes, searches > 16 || nodes <= 4096),
-        emitted_(nodes, searches > 16 || nodes <= 4096) {}
+        emitted_(nodes, searches > 16 || nodes <= 4096) {
+    // Only the walked sides: an adjacency builds its incoming side on first use.
+    for (const Adjacency* adj : adjs) {
+      if (dir_ != Direction::kIn) sides_.push_back(&adj->out());
+      if (dir_ != Direction::kOut) sides_.push_back(&adj->in());
+    }
+  }
 
   // The nodes reached from `start`, in discovery order.
   const std::vector<uint32_t>& Run(uint32_t start) {
@@ -86,17 +91,10 @@ class Bfs {
             if (hop >= min_ && emitted_.Insert(neighbor)) out_.push_back(neighbor);
           }
         };
-        for (const Adjacency* adj : adjs_) {
-          if (dir_ == Direction::kOut || dir_ == Direction::kBoth) {
-            auto targets = adj->out.Targets(node);
-            work_ += targets.size();
-            for (uint32_t n : targets) visit(n);
-          }
-          if (dir_ == Direction::kIn || dir_ == Direction::kBoth) {
-            auto targets = adj->in.Targets(node);
-            work_ += targets.size();
-            for (uint32_t n : targets) visit(n);
-          }
+        for (const Csr* side : sides_) {
+          auto targets = side->Targets(node);
+          work_ += targets.size();
+          for (uint32_t n : targets) visit(n);
         }
       }
       frontier_.swap(next_);
@@ -108,7 +106,8 @@ class Bfs {
   uint64_t TakeWork() { return std::exchange(work_, 0); }
 
  private:
-  std::vector<const Adjacency*> adjs_;
+  // Per adjacency, its outgoing side then its incoming side, each when walked.
+  std::vector<const Csr*> sides_;
   uint64_t work_ = 0;
   Direction dir_;
   bool same_type_;
@@ -159,12 +158,15 @@ Status RunStep(ExecContext& ctx, ScopeState& scope, Frame& frame, const ExpandEd
                              OtherAllowed(ctx, scope, ends));
   std::vector<uint32_t> outer, other, edges;
   const Direction dir = ends.direction;
+  // Only the walked sides: the incoming side is built on first use.
+  const Csr* out = dir != Direction::kIn ? &adj->out() : nullptr;
+  const Csr* in = dir != Direction::kOut ? &adj->in() : nullptr;
   for (size_t r = 0; r < frame.rows; ++r) {
     uint32_t s = frame.cols[start_slot][r];
     // One unit for the start and one per edge examined (each CSR side is numbered by its own
     // end's type, so only the walked sides are read).
-    const size_t out_degree = dir != Direction::kIn ? adj->out.Targets(s).size() : 0;
-    const size_t in_degree = dir != Direction::kOut ? adj->in.Targets(s).size() : 0;
+    const size_t out_degree = out != nullptr ? out->Targets(s).size() : 0;
+    const size_t in_degree = in != nullptr ? in->Targets(s).size() : 0;
     OMNIGRAPH_RETURN_IF_ERROR(ctx.ChargeTraversal(1 + out_degree + in_degree));
     auto emit = [&](uint32_t o, uint32_t e) {
       if (other_slot >= 0 && frame.cols[other_slot][r] != o) return;
@@ -173,17 +175,18 @@ Status RunStep(ExecContext& ctx, ScopeState& scope, Frame& frame, const ExpandEd
       other.push_back(o);
       edges.push_back(e);
     };
-    if (dir == Direction::kOut || dir == Direction::kBoth) {
-      auto ts = adj->out.Targets(s);
-      auto es = adj->out.Edges(s);
+    if (out != nullptr) {
+      auto ts = out->Targets(s);
+      auto es = out->Edges(s);
       for (size_t i = 0; i < ts.size(); ++i) emit(ts[i], es[i]);
     }
-    if (dir == Direction::kIn || dir == Direction::kBoth) {
-      auto ts = adj->in.Targets(s);
-      auto es = adj->in.Edges(s);
+    if (in != nullptr) {
+      auto ts = in->Targets(s);
+      auto es = in->Edges(s);
       for (size_t i = 0; i < ts.size(); ++i) {
-        // Undirected: a self-loop matches through both orientations; emit it once.
-        if (dir == Direction::kBoth && adj->edge_src[es[i]] == adj->edge_dst[es[i]]) continue;
+        // Undirected: a self-loop matches through both orientations; emit it once (an edge into
+        // `s` from `s`).
+        if (dir == Direction::kBoth && ts[i] == s) continue;
         emit(ts[i], es[i]);
       }
     }
@@ -210,8 +213,8 @@ Status RunStep(ExecContext& ctx, ScopeState& scope, Frame& frame, const ReachSte
   const bool same_type = ctx.NodeType(edge.from) == ctx.NodeType(edge.to);
   // Reached nodes are numbered on the target side: `to` for kOut, `from` for kIn (both sides
   // are one type for kBoth and for same-type edges).
-  const uint32_t reached_nodes = static_cast<uint32_t>(
-      (ends.direction == Direction::kOut ? adj->in.offsets.size() : adj->out.offsets.size()) - 1);
+  const uint32_t reached_nodes =
+      ends.direction == Direction::kOut ? adj->to_nodes() : adj->from_nodes();
   Bfs bfs(adjs, ends.direction, same_type, step.min_hops, step.max_hops,
           std::max<uint32_t>(reached_nodes, 1), frame.rows);
   OMNIGRAPH_ASSIGN_OR_RETURN(const std::vector<bool>* other_allowed,
