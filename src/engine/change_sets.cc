@@ -49,12 +49,98 @@ Result<std::pair<std::vector<std::string>, std::vector<std::string>>> SplitByBas
 
 }  // namespace
 
+namespace {
+
+// Bytes a change set's list spends on the ids `change` writes (each id's length, its quotes and
+// a comma: commit::InlineIdBytes), counted up to just past `max`.
+Result<uint64_t> WrittenIdBytes(const table::TableWrite& change, uint64_t max) {
+  uint64_t n = 0;
+  if (change.pending) {
+    OMNIGRAPH_RETURN_IF_ERROR(change.pending->ids->ForEachKey([&](std::string_view id) {
+      if (n <= max) n += id.size() + 3;
+      return Status::Ok();
+    }));
+    return n;
+  }
+  const table::Column* column = change.rows.FindColumn(table::kIdFieldId);
+  if (column == nullptr) return InvalidArgument("the rows have no id column");
+  for (uint64_t row = 0; row < change.rows.num_rows() && n <= max; ++row) {
+    n += column->StringAt(row).size() + 3;
+  }
+  return n;
+}
+
+// How many of the ids `change` writes (ascending, once each) `base` holds, and how many it
+// writes: probed a batch at a time, so that the ids are never all held (none when the base is
+// empty).
+Result<std::pair<uint64_t, uint64_t>> HeldAndWritten(const table::TableVersion& base,
+                                                     const table::TableWrite& change) {
+  if (!change.pending) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<std::string> ids, WrittenIds(change));
+    OMNIGRAPH_ASSIGN_OR_RETURN(auto split, SplitByBase(base, std::move(ids)));
+    return std::make_pair(uint64_t{split.second.size()},
+                          uint64_t{split.first.size() + split.second.size()});
+  }
+  const uint64_t written = change.pending->ids->size();
+  if (base.entity_count() == 0) return std::make_pair(uint64_t{0}, written);
+  constexpr size_t kBatch = 1 << 16;
+  std::vector<std::string> batch;
+  uint64_t held = 0;
+  auto probe = [&]() -> Status {
+    std::vector<std::string_view> views(batch.begin(), batch.end());
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<bool> found, base.Contains(views));
+    held += static_cast<uint64_t>(std::count(found.begin(), found.end(), true));
+    batch.clear();
+    return Status::Ok();
+  };
+  OMNIGRAPH_RETURN_IF_ERROR(change.pending->ids->ForEachKey([&](std::string_view id) -> Status {
+    batch.emplace_back(id);
+    return batch.size() >= kBatch ? probe() : Status::Ok();
+  }));
+  OMNIGRAPH_RETURN_IF_ERROR(probe());
+  return std::make_pair(held, written);
+}
+
+// The counts alone of a change whose lists are too long to keep (TableChangeOf's
+// `list_bytes_max`).
+Result<commit::TableChangeSet> CountsOnly(const table::TableVersion& base,
+                                          const table::TableWrite& change,
+                                          commit::TableChangeSet t) {
+  if (change.op == Op::kAppend) {
+    // Staging refuses an append of an id the base holds.
+    if (change.pending) {
+      t.inserted_count = change.pending->ids->size();
+    } else {
+      OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<std::string> ids, WrittenIds(change));
+      t.inserted_count = ids.size();
+    }
+    return t;
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(auto counts, HeldAndWritten(base, change));
+  const auto [held, written] = counts;
+  t.updated_count = held;
+  t.inserted_count = written - held;
+  t.deleted_count = change.op == Op::kOverwrite ? base.entity_count() - held : 0;
+  return t;
+}
+
+}  // namespace
+
 Result<commit::TableChangeSet> TableChangeOf(const table::TableVersion& base,
-                                             const table::TableWrite& change) {
+                                             const table::TableWrite& change,
+                                             uint64_t list_bytes_max, bool* lists_omitted) {
   commit::TableChangeSet t;
   t.stable_table_id = base.table().stable_table_id;
   t.incarnation = base.table().incarnation;
   t.table_key = base.manifest().table_key;
+  if (change.op != Op::kDelete) {
+    // Lists that no change set could hold are not built: only their counts are needed.
+    OMNIGRAPH_ASSIGN_OR_RETURN(uint64_t bytes, WrittenIdBytes(change, list_bytes_max));
+    if (bytes > list_bytes_max) {
+      if (lists_omitted != nullptr) *lists_omitted = true;
+      return CountsOnly(base, change, std::move(t));
+    }
+  }
   if (change.op == Op::kDelete) {
     std::vector<std::string> ids(change.ids.begin(), change.ids.end());
     std::sort(ids.begin(), ids.end());
@@ -64,12 +150,18 @@ Result<commit::TableChangeSet> TableChangeOf(const table::TableVersion& base,
   } else if (change.op == Op::kOverwrite) {
     OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<std::string> ids, WrittenIds(change));
     OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<std::string> old, base.Ids());
-    std::set_difference(ids.begin(), ids.end(), old.begin(), old.end(),
-                        std::back_inserter(t.inserted));
-    std::set_intersection(ids.begin(), ids.end(), old.begin(), old.end(),
-                          std::back_inserter(t.updated));
-    std::set_difference(old.begin(), old.end(), ids.begin(), ids.end(),
-                        std::back_inserter(t.deleted));
+    // One merge of the two ascending lists, moving each id to its list.
+    size_t i = 0, j = 0;
+    while (i < ids.size() || j < old.size()) {
+      if (j == old.size() || (i < ids.size() && ids[i] < old[j])) {
+        t.inserted.push_back(std::move(ids[i++]));
+      } else if (i == ids.size() || old[j] < ids[i]) {
+        t.deleted.push_back(std::move(old[j++]));
+      } else {
+        t.updated.push_back(std::move(ids[i++]));
+        ++j;
+      }
+    }
   } else {
     OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<std::string> ids, WrittenIds(change));
     if (change.op == Op::kAppend) {

@@ -17,10 +17,15 @@
 
 namespace omnigraph::engine {
 
-// What `change` does to the table at `base` (its id index, no rows read). Errors as reading the
-// index reports.
+// What `change` does to the table at `base` (its id index, no rows read). When the ids the
+// change writes would take more than `list_bytes_max` bytes of a change set's lists (an id's
+// length + 3 each, commit::InlineIdBytes), no change set can hold them: only the counts are
+// filled and `*lists_omitted` is set (a load of millions of rows never holds its ids as
+// strings). Errors as reading the index reports.
 Result<commit::TableChangeSet> TableChangeOf(const table::TableVersion& base,
-                                             const table::TableWrite& change);
+                                             const table::TableWrite& change,
+                                             uint64_t list_bytes_max = UINT64_MAX,
+                                             bool* lists_omitted = nullptr);
 
 // A record's summary: `what` ("mutate join", "load merge") and the counts of `c`, e.g.
 // "mutate join: +1 node +1 edge", "load merge: +20 nodes ~5 nodes" (+ inserted, ~ updated,

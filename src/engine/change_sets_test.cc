@@ -11,6 +11,7 @@
 #include "engine/graph.h"
 #include "engine/load.h"
 #include "engine/mutate.h"
+#include "query/column_codec.h"
 #include "storage/counting_store.h"
 #include "storage/memory_store.h"
 
@@ -145,6 +146,75 @@ TEST_F(ChangeSetTest, EveryLoadModeRecordsItsSet) {
   EXPECT_EQ(o.updated_count, 1u);
   EXPECT_EQ(o.deleted_count, 2u);
   EXPECT_EQ(*over.change_set, Diffed(over));
+}
+
+// Lists longer than any change set could hold (a load of millions of rows) are counted, not
+// built: the counts equal those of the full lists, for every operation and for a load's pending
+// ids as for rows; at exactly the budget the lists are built.
+TEST_F(ChangeSetTest, ListsNoChangeSetCouldHoldAreCountedNotBuilt) {
+  Load(
+      "{\"type\":\"Person\",\"data\":{\"name\":\"a\",\"age\":1}}\n"
+      "{\"type\":\"Person\",\"data\":{\"name\":\"b\",\"age\":2}}\n"
+      "{\"type\":\"Person\",\"data\":{\"name\":\"c\",\"age\":3}}\n",
+      LoadMode::kAppend);
+  Result<Snapshot> head = graph_->SnapshotOfBranch("main");
+  ASSERT_TRUE(head.ok());
+  Result<std::shared_ptr<const table::TableVersion>> base = head->Table("node:Person");
+  ASSERT_TRUE(base.ok());
+  Result<std::vector<std::string>> base_ids = (*base)->Ids();
+  ASSERT_TRUE(base_ids.ok() && base_ids->size() == 3u);
+  // One id the base holds and two it lacks, ascending; and those two alone (an append).
+  std::vector<std::string> mixed = {(*base_ids)[1], "zz1", "zz2"};
+  std::sort(mixed.begin(), mixed.end());
+  const std::vector<std::string> fresh = {"zz1", "zz2"};
+  const schema::TypeDef* person = head->catalog().FindNode("Person");
+  ASSERT_NE(person, nullptr);
+  auto rows_of = [&](const std::vector<std::string>& ids) {
+    Result<query::RowsBuilder> b = query::RowsBuilder::Make(*person);
+    OMNIGRAPH_CHECK(b.ok());
+    for (const std::string& id : ids) {
+      const std::vector<std::optional<Value>> values = {Value::String(id), Value::Int(9)};
+      OMNIGRAPH_CHECK(b->Append(id, "", "", values).ok());
+    }
+    return *b->Finish();
+  };
+  auto pending_of = [&](const std::vector<std::string>& ids) {
+    auto p = std::make_shared<table::PendingRows>();
+    p->ids = SortedRecords::FromKeys(std::vector<std::string_view>(ids.begin(), ids.end()));
+    return p;
+  };
+  using Op = table::TableWrite::Op;
+  for (const Op op : {Op::kAppend, Op::kUpsert, Op::kOverwrite}) {
+    const std::vector<std::string>& ids = op == Op::kAppend ? fresh : mixed;
+    uint64_t bytes = 0;
+    for (const std::string& id : ids) bytes += id.size() + 3;
+    for (const bool pending : {false, true}) {
+      SCOPED_TRACE(std::to_string(static_cast<int>(op)) + (pending ? " pending" : " rows"));
+      table::TableWrite change;
+      change.op = op;
+      if (pending) {
+        change.pending = pending_of(ids);
+      } else {
+        change.rows = rows_of(ids);
+      }
+      Result<commit::TableChangeSet> full = TableChangeOf(**base, change);
+      ASSERT_TRUE(full.ok()) << full.status().ToString();
+      bool omitted = false;
+      Result<commit::TableChangeSet> at_budget = TableChangeOf(**base, change, bytes, &omitted);
+      ASSERT_TRUE(at_budget.ok());
+      EXPECT_FALSE(omitted);
+      EXPECT_EQ(*at_budget, *full);
+      Result<commit::TableChangeSet> counted = TableChangeOf(**base, change, bytes - 1, &omitted);
+      ASSERT_TRUE(counted.ok()) << counted.status().ToString();
+      EXPECT_TRUE(omitted);
+      EXPECT_TRUE(counted->inserted.empty() && counted->updated.empty() &&
+                  counted->deleted.empty());
+      EXPECT_EQ(counted->inserted_count, full->inserted_count);
+      EXPECT_EQ(counted->updated_count, full->updated_count);
+      EXPECT_EQ(counted->deleted_count, full->deleted_count);
+      EXPECT_EQ(counted->table_key, "node:Person");
+    }
+  }
 }
 
 TEST_F(ChangeSetTest, ASchemaApplyRecordsASchemaBoundary) {

@@ -226,8 +226,14 @@ Result<bool> JsonlReader::Next(JsonlRecord* record) {
                                               " bytes, the limit");
     }
     if (IsBlank(line)) continue;
-    *record = JsonlRecord{};
+    // Cleared, not replaced: the strings keep their capacity from line to line.
     record->line = line_;
+    record->is_edge = false;
+    record->type.clear();
+    record->from.clear();
+    record->to.clear();
+    record->top_id.reset();
+    record->data.clear();
     OMNIGRAPH_RETURN_IF_ERROR(ParseLine(line, record));
     return true;
   }
@@ -254,19 +260,20 @@ Status JsonlReader::ParseLine(std::string_view line, JsonlRecord* r) {
     }
     return JsonError(n, e);
   }
-  std::vector<std::string> seen;
+  // The top-level names met so far (views into the parser's buffer, valid for this document).
+  // Any name but the five of the envelope is refused at once, so a few are ever held.
+  std::string_view seen[8];
+  size_t seen_count = 0;
   bool has_type = false, has_edge = false, has_from = false, has_to = false;
-  std::string kind_name;
   for (auto member : obj) {
     sj::field field;
     if (auto e = std::move(member).get(field)) return JsonError(n, e);
-    std::string_view key_view;
-    if (auto e = field.unescaped_key().get(key_view)) return JsonError(n, e);
-    std::string key(key_view);
-    if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
-      return InvalidArgument(LinePrefix(n) + "duplicate JSON member '" + key + "'");
+    std::string_view key;
+    if (auto e = field.unescaped_key().get(key)) return JsonError(n, e);
+    if (std::find(seen, seen + seen_count, key) != seen + seen_count) {
+      return InvalidArgument(LinePrefix(n) + "duplicate JSON member '" + std::string(key) + "'");
     }
-    seen.push_back(key);
+    if (seen_count < std::size(seen)) seen[seen_count++] = key;
     if (key == "data") {
       sj::object data;
       if (auto e = field.value().get_object().get(data)) {
@@ -301,6 +308,24 @@ Status JsonlReader::ParseLine(std::string_view line, JsonlRecord* r) {
       }
       continue;
     }
+    std::string* target = key == "type"   ? &r->type
+                          : key == "edge" ? &r->type
+                          : key == "from" ? &r->from
+                          : key == "to"   ? &r->to
+                                          : nullptr;
+    sj::json_type kind;
+    if (auto e = field.value().type().get(kind)) return JsonError(n, e);
+    if (target != nullptr && kind == sj::json_type::string) {
+      // The common case, read straight into the record's string.
+      std::string_view text;
+      if (auto e = field.value().get_string().get(text)) return JsonError(n, e);
+      target->assign(text);
+      has_type = has_type || key == "type";
+      has_edge = has_edge || key == "edge";
+      has_from = has_from || key == "from";
+      has_to = has_to || key == "to";
+      continue;
+    }
     Value v;
     bool object = false;
     if (auto e = ReadValue(field.value(), 0, &v, &object)) return JsonError(n, e);
@@ -311,27 +336,16 @@ Status JsonlReader::ParseLine(std::string_view line, JsonlRecord* r) {
       r->top_id = std::move(v);
       continue;
     }
-    std::string* target = key == "type"   ? &r->type
-                          : key == "edge" ? &r->type
-                          : key == "from" ? &r->from
-                          : key == "to"   ? &r->to
-                                          : nullptr;
     if (target == nullptr) {
       if (IsReservedPhysicalField(key)) {
-        return InvalidArgument(LinePrefix(n) + "top-level field '" + key +
+        return InvalidArgument(LinePrefix(n) + "top-level field '" + std::string(key) +
                                "' is reserved physical state");
       }
-      return InvalidArgument(LinePrefix(n) + "unknown top-level graph batch field '" + key + "'");
+      return InvalidArgument(LinePrefix(n) + "unknown top-level graph batch field '" +
+                             std::string(key) + "'");
     }
-    if (object || v.tag() != Value::Tag::kString) {
-      return InvalidArgument(LinePrefix(n) + "graph batch field '" + key +
-                             "' must be a string, got " + Spelling(v, object));
-    }
-    *target = v.string_value();
-    has_type = has_type || key == "type";
-    has_edge = has_edge || key == "edge";
-    has_from = has_from || key == "from";
-    has_to = has_to || key == "to";
+    return InvalidArgument(LinePrefix(n) + "graph batch field '" + std::string(key) +
+                           "' must be a string, got " + Spelling(v, object));
   }
   if (!EndsAfterFirstValue(line)) {
     return InvalidArgument(LinePrefix(n) + "invalid JSON: content after the record's object");

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 #include <set>
-#include <unordered_map>
 
 #include "base/ids.h"
 #include "engine/derived_indexes.h"
@@ -45,10 +44,63 @@ std::string OrdinalPrefix(uint16_t ordinal) {
   return out;
 }
 
-// Where a row of the batch being built is, and the line that gave it.
-struct BatchPlace {
-  uint32_t row = 0;
-  uint64_t line = 0;
+// The ids of the rows of the batch being built, and the rows by id: an open-addressing table of
+// row numbers over the ids kept end to end, so that an id costs no allocation of its own.
+class BatchIds {
+ public:
+  // The id of row `row` of the batch (one appended).
+  std::string_view IdAt(uint32_t row) const {
+    const uint32_t begin = row == 0 ? 0 : ends_[row - 1];
+    return std::string_view(bytes_).substr(begin, ends_[row] - begin);
+  }
+  // Appends the id of the next row (the rows' ids must be appended in order); the slot of that
+  // id: the earlier row holding it + 1, or 0 when no row does (the caller stores a row + 1 there,
+  // then calls Added()).
+  uint32_t& Append(std::string_view id) {
+    bytes_.append(id);
+    ends_.push_back(static_cast<uint32_t>(bytes_.size()));
+    if ((held_ + 1) * 2 > slots_.size()) Grow();
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = std::hash<std::string_view>()(id) & mask;; i = (i + 1) & mask) {
+      if (slots_[i] == 0 || IdAt(slots_[i] - 1) == id) return slots_[i];
+    }
+  }
+  void Added() { ++held_; }
+  // Every row the table holds (the latest of each id), in no particular order.
+  template <typename Fn>
+  void ForEachRow(const Fn& fn) const {
+    for (uint32_t slot : slots_) {
+      if (slot != 0) fn(slot - 1);
+    }
+  }
+  // Empty, keeping its room for the next batch.
+  void Clear() {
+    std::fill(slots_.begin(), slots_.end(), 0);
+    held_ = 0;
+    bytes_.clear();
+    ends_.clear();
+  }
+
+ private:
+  size_t Home(uint32_t slot) const {
+    return std::hash<std::string_view>()(IdAt(slot - 1)) & (slots_.size() - 1);
+  }
+  void Grow() {
+    std::vector<uint32_t> old = std::move(slots_);
+    slots_.assign(std::max<size_t>(1024, old.size() * 2), 0);
+    const size_t mask = slots_.size() - 1;
+    for (uint32_t slot : old) {
+      if (slot == 0) continue;
+      size_t i = Home(slot);
+      while (slots_[i] != 0) i = (i + 1) & mask;
+      slots_[i] = slot;
+    }
+  }
+
+  std::string bytes_;
+  std::vector<uint32_t> ends_;
+  std::vector<uint32_t> slots_;  // Row + 1; 0 is empty.
+  size_t held_ = 0;
 };
 
 // The rows of one type that the input names: the batch being built and the fragments written.
@@ -63,7 +115,7 @@ struct TypeRows {
   uint16_t ordinal;  // The type's prefix in the loader's id sort.
   std::shared_ptr<table::PendingRows> pending;
   // The ids of the batch being built (cleared when it is written).
-  std::unordered_map<std::string, BatchPlace> batch_ids;
+  BatchIds batch_ids;
   // Rows of the batch being built that a later line of the same id replaced.
   std::vector<uint64_t> superseded;
   // The line of each row of the batch being built.
@@ -192,12 +244,23 @@ class Loader {
   uint64_t lines_written_ = 0;
   uint64_t buffered_bytes_ = 0;  // Over every type's batch.
   uint64_t buffered_bytes_peak_ = 0;
+  // The type of the latest record and its rows (RowsOf).
+  const TypeDef* last_type_ = nullptr;
+  TypeRows* last_rows_ = nullptr;
+  // The values of the record being added (reused from record to record).
+  std::vector<std::optional<Value>> values_;
 };
 
 Result<TypeRows*> Loader::RowsOf(const TypeDef& type) {
+  // Inputs come in runs of one type: the last one answers without building its key.
+  if (&type == last_type_) return last_rows_;
   const std::string key = type.table_key();
   auto it = rows_.find(key);
-  if (it != rows_.end()) return it->second.get();
+  if (it != rows_.end()) {
+    last_type_ = &type;
+    last_rows_ = it->second.get();
+    return last_rows_;
+  }
   if (by_ordinal_.size() > UINT16_MAX) {
     return Status(Code::kResourceLimit, "a load names more than 65,536 types");
   }
@@ -210,6 +273,8 @@ Result<TypeRows*> Loader::RowsOf(const TypeDef& type) {
   TypeRows* raw = rows.get();
   by_ordinal_.push_back(raw);
   rows_.emplace(key, std::move(rows));
+  last_type_ = &type;
+  last_rows_ = raw;
   return raw;
 }
 
@@ -271,8 +336,8 @@ Status Loader::Add(const JsonlRecord& r, uint64_t bytes) {
     return InvalidArgument(LinePrefix(r.line) + "unknown " + (r.is_edge ? "edge" : "node") +
                            " type '" + r.type + "'");
   }
-  const std::string table_key = type->table_key();
-  std::vector<std::optional<Value>> values(type->properties.size());
+  std::vector<std::optional<Value>>& values = values_;
+  values.assign(type->properties.size(), std::nullopt);
   for (const auto& [name, json] : r.data) {
     const PropertyDef* p = type->FindProperty(name);
     if (name == "id" && p == nullptr) continue;
@@ -286,12 +351,12 @@ Status Loader::Add(const JsonlRecord& r, uint64_t bytes) {
     }
     if (p == nullptr) {
       return InvalidArgument(LinePrefix(r.line) + "unknown input field '" + name + "' for '" +
-                             table_key + "'");
+                             type->table_key() + "'");
     }
     Result<Value> v = FromJson(json, p->type);
     if (!v.ok()) {
-      return InvalidArgument(LinePrefix(r.line) + "property '" + p->name + "' of " + table_key +
-                             ": " + v.status().message());
+      return InvalidArgument(LinePrefix(r.line) + "property '" + p->name + "' of " +
+                             type->table_key() + ": " + v.status().message());
     }
     values[static_cast<size_t>(p - type->properties.data())] = std::move(*v);
   }
@@ -332,25 +397,26 @@ Status Loader::AddRow(TypeRows& row_set, std::string id, std::string_view from, 
                       const std::vector<std::optional<Value>>& values, uint64_t line,
                       uint64_t bytes) {
   TypeRows* rows = &row_set;
-  const std::string table_key = rows->builder.type().table_key();
   const uint64_t row = rows->builder.num_rows();
   Status appended = rows->builder.Append(id, from, to, values);
   if (!appended.ok()) return InvalidArgument(LinePrefix(line) + appended.message());
   ++rows->records;
   rows->batch_lines.push_back(line);
   // Within the batch; ids repeated across batches are resolved at the end (ResolveIds).
-  auto [it, inserted] =
-      rows->batch_ids.try_emplace(std::move(id), BatchPlace{static_cast<uint32_t>(row), line});
-  if (!inserted) {
+  uint32_t& slot = rows->batch_ids.Append(id);
+  if (slot == 0) {
+    rows->batch_ids.Added();
+  } else {
+    const uint32_t earlier = slot - 1;
     if (mode_ == LoadMode::kAppend) {
-      return Status(Code::kKeyConflict, LinePrefix(line) + "id '" + it->first + "' of " +
-                                            table_key + " was already given on line " +
-                                            std::to_string(it->second.line));
+      return Status(Code::kKeyConflict,
+                    LinePrefix(line) + "id '" + id + "' of " + rows->builder.type().table_key() +
+                        " was already given on line " + std::to_string(rows->batch_lines[earlier]));
     }
     // Merge and overwrite: the last line of an id wins.
-    rows->superseded.push_back(it->second.row);
-    it->second = BatchPlace{static_cast<uint32_t>(row), line};
+    rows->superseded.push_back(earlier);
   }
+  slot = static_cast<uint32_t>(row) + 1;
   rows->batch_bytes += bytes;
   buffered_bytes_ += bytes;
   buffered_bytes_peak_ = std::max(buffered_bytes_peak_, buffered_bytes_);
@@ -419,7 +485,7 @@ Status Loader::Flush(TypeRows& rows) {
   OMNIGRAPH_RETURN_IF_ERROR(lines_->file().Append(line_bytes));
   lines_written_ += batch.num_rows();
   rows.batch_lines.clear();
-  rows.batch_ids.clear();
+  rows.batch_ids.Clear();
   buffered_bytes_ -= rows.batch_bytes;
   rows.batch_bytes = 0;
   return Status::Ok();
@@ -432,11 +498,13 @@ Status Loader::RepeatBefore(Status failure) {
   for (TypeRows* rows : by_ordinal_) {
     std::string key = OrdinalPrefix(rows->ordinal);
     const uint32_t next = static_cast<uint32_t>(rows->pending->fragments.size());
-    for (const auto& [id, place] : rows->batch_ids) {
+    bool added = true;
+    rows->batch_ids.ForEachRow([&](uint32_t row) {
       key.resize(2);
-      key.append(id);
-      if (!placed_.Add(key, EncodePlace(next, place.row, place.line)).ok()) return failure;
-    }
+      key.append(rows->batch_ids.IdAt(row));
+      added = added && placed_.Add(key, EncodePlace(next, row, rows->batch_lines[row])).ok();
+    });
+    if (!added) return failure;
   }
   Status repeat = ResolveIds();
   return repeat.code() == Code::kKeyConflict ? repeat : failure;

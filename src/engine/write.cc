@@ -1,6 +1,8 @@
 // The write path as one straight line (engine/write.h; docs/design/engine.md "The write path").
 #include "engine/write.h"
 
+#include <algorithm>
+
 #include "base/executor.h"
 #include "commit/change_set.h"
 #include "engine/change_sets.h"
@@ -201,6 +203,8 @@ Result<commit::RecordContent> Graph::ValidateAndStage(const commit::GraphState& 
   // What each table's change did, from its base's id index (which staging builds anyway).
   commit::ChangeSet changes;
   changes.tables.resize(work.size());
+  // Tables whose lists no change set could hold (then the record carries none).
+  std::vector<char> omitted(work.size(), 0);
   TaskGroup group(*runtime_.executor);
   for (size_t i = 0; i < work.size(); ++i) {
     group.Add([&, i]() -> Status {
@@ -210,7 +214,11 @@ Result<commit::RecordContent> Graph::ValidateAndStage(const commit::GraphState& 
       if (request.rewrite) return Status::Ok();
       OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> base_version,
                                  tables_->Open(ToTablePin(t->pin)));
-      OMNIGRAPH_ASSIGN_OR_RETURN(changes.tables[i], TableChangeOf(*base_version, *work[i].second));
+      bool lists_omitted = false;
+      OMNIGRAPH_ASSIGN_OR_RETURN(changes.tables[i],
+                                 TableChangeOf(*base_version, *work[i].second,
+                                               commit::kChangeSetDeltaBytesMax, &lists_omitted));
+      omitted[i] = lists_omitted ? 1 : 0;
       return Status::Ok();
     });
   }
@@ -220,10 +228,14 @@ Result<commit::RecordContent> Graph::ValidateAndStage(const commit::GraphState& 
   for (const table::TablePin& p : staged) content.pins.push_back(ToCommitPin(p));
   std::sort(changes.tables.begin(), changes.tables.end(),
             [](const auto& a, const auto& b) { return a.identity() < b.identity(); });
-  // Inline, or spilled to a delta object created now, before the record that names it.
-  OMNIGRAPH_ASSIGN_OR_RETURN(content.change_set,
-                             commit::SpillChangeSet(*runtime_.store, base.stream, changes));
   if (request.summary) content.summary = SummaryOf(*request.summary, changes);
+  // Inline, or spilled to a delta object created now, before the record that names it; none when
+  // a table's lists were too long to build (SpillChangeSet would refuse them too).
+  if (std::find(omitted.begin(), omitted.end(), 1) == omitted.end()) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(
+        content.change_set,
+        commit::SpillChangeSet(*runtime_.store, base.stream, std::move(changes)));
+  }
   content.members = request.members;
   return content;
 }
