@@ -87,7 +87,10 @@ class PointReadTest : public testing::Test {
     query::ExecCache cache;
     RunOptions options;
     options.cache = &cache;
+    // On: any edge table, and no byte budget (this graph's adjacency is smaller than a few
+    // point reads, which would otherwise make the second hop read it whole).
     options.point_edges_min = points ? 0 : std::numeric_limits<uint64_t>::max();
+    if (points) options.point_budget_bytes = std::numeric_limits<uint64_t>::max();
     Snapshot s = *graph_->SnapshotOfBranch("main");
     Result<OrderedJson> out = RunQuery(s, kQueries, name, params, options);
     EXPECT_TRUE(out.ok()) << name << ": " << out.status().ToString();
@@ -133,6 +136,28 @@ TEST_F(PointReadTest, PointReadsAnswerAsTheWholeAdjacency) {
   EXPECT_FALSE(Rows("count1", Json{{"n", "p3"}}, false, &stats).empty());
   EXPECT_EQ(stats.point_loads, 0u);
   EXPECT_EQ(stats.adjacency_builds, 1u);
+}
+
+// A warm handle reads point by point until what it read adds up to the stored adjacency's size,
+// then reads it whole once, and every later walk uses the built adjacency.
+TEST_F(PointReadTest, AWarmHandleBuildsTheAdjacencyOnceItsPointReadsCostAsMuch) {
+  query::ExecCache cache;
+  RunOptions options;
+  options.cache = &cache;
+  options.point_edges_min = 0;
+  Snapshot s = *graph_->SnapshotOfBranch("main");
+  uint64_t runs = 0;
+  while (cache.stats().adjacency_builds == 0 && runs < 100) {
+    const Json params{{"n", "p" + std::to_string(100 + runs)}};
+    ASSERT_TRUE(RunQuery(s, kQueries, "count1", params, options).ok());
+    ++runs;
+  }
+  // This adjacency is small: the second walk's reads already pass its size.
+  EXPECT_EQ(runs, 2u);
+  EXPECT_EQ(cache.stats().point_loads, 1u);
+  ASSERT_TRUE(RunQuery(s, kQueries, "hop2", Json{{"n", "p7"}}, options).ok());
+  EXPECT_EQ(cache.stats().point_loads, 1u);
+  EXPECT_EQ(cache.stats().adjacency_builds, 1u);
 }
 
 TEST_F(PointReadTest, AChainOfDeltasIsReadWholeWithTheSameAnswers) {

@@ -235,6 +235,7 @@ Status PointAdjacency::Load(std::span<const uint32_t> nodes) {
   if (wanted.empty()) return Status::Ok();
   OMNIGRAPH_ASSIGN_OR_RETURN(table::CsrPointLists lists, points_->Lists(keys));
   reads_ += lists.reads;
+  bytes_ += lists.bytes;
   for (size_t i = 0; i < wanted.size(); ++i) {
     const uint32_t first = static_cast<uint32_t>(targets_.size());
     for (uint32_t slot = lists.begin[i]; slot < lists.begin[i + 1]; ++slot) {
@@ -356,16 +357,23 @@ std::shared_ptr<const Adjacency> ExecCache::FindAdjacent(std::string_view scope,
   return std::static_pointer_cast<const Adjacency>(Get(key));
 }
 
-bool ExecCache::ChargePointReads(std::string_view scope, const table::TableVersion& edges,
-                                 const TableImage& from, const TableImage& to, uint64_t nodes) {
+bool ExecCache::PointReadsAllowed(std::string_view scope, const table::TableVersion& edges,
+                                  const TableImage& from, const TableImage& to,
+                                  uint64_t budget_bytes) {
   const std::string key = AdjacencyKey(scope, edges, from, to);
   std::lock_guard<std::mutex> lock(mu_);
-  if (point_nodes_.size() >= max_entries_ && point_nodes_.count(key) == 0) point_nodes_.clear();
-  uint64_t& spent = point_nodes_[key];
-  if (spent + nodes > kPointNodesBudget) return false;
-  spent += nodes;
+  auto it = point_bytes_.find(key);
+  return it == point_bytes_.end() || it->second < budget_bytes;
+}
+
+void ExecCache::RecordPointReads(std::string_view scope, const table::TableVersion& edges,
+                                 const TableImage& from, const TableImage& to, uint64_t nodes,
+                                 uint64_t bytes) {
+  const std::string key = AdjacencyKey(scope, edges, from, to);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (point_bytes_.size() >= max_entries_ && point_bytes_.count(key) == 0) point_bytes_.clear();
+  point_bytes_[key] += bytes;
   stats_.point_loads += nodes;
-  return true;
 }
 
 ExecCache::Stats ExecCache::stats() const {

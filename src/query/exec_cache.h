@@ -172,8 +172,11 @@ class PointAdjacency {
   // The lists of a node read by Load (valid until the next Load).
   std::span<const uint32_t> Targets(uint32_t v) const;
   std::span<const uint32_t> Edges(uint32_t v) const;
-  // Ranged reads made so far.
+  // Ranged reads made so far, and the bytes they returned.
   uint64_t reads() const { return reads_; }
+  uint64_t bytes() const { return bytes_; }
+  // The size of the stored adjacency's payload (what reading it whole costs).
+  uint64_t object_bytes() const { return points_->layout().payload_bytes(); }
 
  private:
   std::shared_ptr<const table::CsrPoints> points_;
@@ -184,6 +187,7 @@ class PointAdjacency {
   std::vector<uint32_t> targets_;
   std::vector<uint32_t> edges_;
   uint64_t reads_ = 0;
+  uint64_t bytes_ = 0;
 };
 
 // A stable key for a table version: its pin fields and manifest object name.
@@ -204,13 +208,17 @@ class ExecCache {
   std::shared_ptr<const Adjacency> FindAdjacent(std::string_view scope,
                                                 const table::TableVersion& edges,
                                                 const TableImage& from, const TableImage& to);
-  // Charges `nodes` nodes read point by point (PointAdjacency) to that adjacency: true while
-  // the handle's total for it stays within kPointNodesBudget, false once it would not — the
-  // caller then builds the whole adjacency, which every later query shares. So a warm handle
-  // that keeps walking one edge table pays for point reads a bounded number of times.
-  static constexpr uint64_t kPointNodesBudget = 4096;
-  bool ChargePointReads(std::string_view scope, const table::TableVersion& edges,
-                        const TableImage& from, const TableImage& to, uint64_t nodes);
+  // Whether walks may go on reading that adjacency point by point (PointAdjacency): true while
+  // the bytes this cache's runs have read of it that way stay below `budget_bytes` — the size of
+  // the stored adjacency. Past it, reading the object whole once and keeping the adjacency is
+  // cheaper than going on (the reasoning of renting until the rent paid equals the price), so a
+  // warm handle that keeps walking one edge table builds it after a few queries.
+  bool PointReadsAllowed(std::string_view scope, const table::TableVersion& edges,
+                         const TableImage& from, const TableImage& to, uint64_t budget_bytes);
+  // Records that a run read `nodes` nodes' lists, `bytes` bytes, of that adjacency point by point.
+  void RecordPointReads(std::string_view scope, const table::TableVersion& edges,
+                        const TableImage& from, const TableImage& to, uint64_t nodes,
+                        uint64_t bytes);
 
   // The side cache: any other value computed from table versions — a full-text index, an ANN
   // index (query/exec/context.h) — under `key`, which must name the kind and the versions it
@@ -240,8 +248,8 @@ class ExecCache {
   mutable std::mutex mu_;
   std::unordered_map<std::string, Entry> entries_;
   std::list<std::string> lru_;  // Front = most recent.
-  // Nodes read point by point per adjacency key (cleared when it holds max_entries_ keys).
-  std::unordered_map<std::string, uint64_t> point_nodes_;
+  // Bytes read point by point per adjacency key (cleared when it holds max_entries_ keys).
+  std::unordered_map<std::string, uint64_t> point_bytes_;
   Stats stats_;
 };
 

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -61,6 +62,9 @@ struct ExecOptions {
   // A walk from few nodes reads their edges point by point only on edge versions of at least
   // this many live edges (and that keep a stored adjacency).
   uint64_t point_edges_min = kPointEdgesMin;
+  // The bytes a cache's runs may read of one adjacency point by point before a walk reads it
+  // whole; unset, the stored object's size (ExecCache::PointReadsAllowed).
+  std::optional<uint64_t> point_budget_bytes;
   // Embeds the String query of `nearest($v, "text")` for property `def` of type `owner`
   // (query/embedder.h EmbedQueryText); unset, such a query is refused as not configured.
   std::function<Result<std::vector<float>>(const schema::PropertyDef& def, std::string_view owner,

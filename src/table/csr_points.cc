@@ -95,7 +95,7 @@ Result<std::shared_ptr<const CsrPoints>> CsrPoints::Open(const TableVersion& ver
 }
 
 Result<CsrPoints::Fetched> CsrPoints::Fetch(std::vector<std::pair<uint64_t, uint64_t>> ranges,
-                                            uint64_t& reads) const {
+                                            CsrPointLists& out) const {
   const uint64_t block = layout_.block_bytes;
   const uint64_t gap_blocks = kCsrCoalesceGapBytes / block;
   // Each range as the blocks [first, last] it touches, then clusters of them.
@@ -119,11 +119,12 @@ Result<CsrPoints::Fetched> CsrPoints::Fetch(std::vector<std::pair<uint64_t, uint
   for (const auto& [first, last] : clusters) {
     const uint64_t begin = kCsrTableBytes + first * block;
     const uint64_t end = std::min(kCsrTableBytes + (last + 1) * block, layout_.data_end);
-    ++reads;
+    ++out.reads;
     OMNIGRAPH_ASSIGN_OR_RETURN(
         storage::SharedGetResult got,
         ctx_->store().GetShared(name_, storage::ByteRange{payload_offset_ + begin, end - begin}));
     if (got.data.size() != end - begin) return Bad("object is shorter than its table says");
+    out.bytes += got.data.size();
     if (!CsrBlocksMatch(layout_, sums_, begin, got.data.view())) {
       return Bad("block checksum mismatch");
     }
@@ -153,7 +154,7 @@ Result<CsrPointLists> CsrPoints::Lists(std::span<const std::string_view> keys) c
     ranges.emplace_back(at[kCsrKeyEnds] + 4 * (j * stride), 4 * (last - j * stride));
     ranges.push_back(window_ids(j));
   }
-  OMNIGRAPH_ASSIGN_OR_RETURN(Fetched windows, Fetch(std::exchange(ranges, {}), out.reads));
+  OMNIGRAPH_ASSIGN_OR_RETURN(Fetched windows, Fetch(std::exchange(ranges, {}), out));
   // Each key's index among the keys, or -1.
   std::vector<int64_t> index(keys.size(), -1);
   for (size_t i = 0; i < keys.size(); ++i) {
@@ -180,7 +181,7 @@ Result<CsrPointLists> CsrPoints::Lists(std::span<const std::string_view> keys) c
   for (size_t i = 0; i < keys.size(); ++i) {
     if (index[i] >= 0) ranges.emplace_back(at[kCsrOffsets] + 4 * index[i], 8);
   }
-  OMNIGRAPH_ASSIGN_OR_RETURN(Fetched offsets, Fetch(std::exchange(ranges, {}), out.reads));
+  OMNIGRAPH_ASSIGN_OR_RETURN(Fetched offsets, Fetch(std::exchange(ranges, {}), out));
   std::vector<std::pair<uint32_t, uint32_t>> slots(keys.size(), {0, 0});
   for (size_t i = 0; i < keys.size(); ++i) {
     if (index[i] < 0) continue;
@@ -194,7 +195,7 @@ Result<CsrPointLists> CsrPoints::Lists(std::span<const std::string_view> keys) c
                         4 * (slots[i].second - slots[i].first));
   }
   // Round 3: their slots.
-  OMNIGRAPH_ASSIGN_OR_RETURN(Fetched slot_bytes, Fetch(std::exchange(ranges, {}), out.reads));
+  OMNIGRAPH_ASSIGN_OR_RETURN(Fetched slot_bytes, Fetch(std::exchange(ranges, {}), out));
   std::vector<uint32_t> targets;
   out.begin.push_back(0);
   for (size_t i = 0; i < keys.size(); ++i) {
@@ -210,7 +211,7 @@ Result<CsrPointLists> CsrPoints::Lists(std::span<const std::string_view> keys) c
     out.begin.push_back(static_cast<uint32_t>(out.edges.size()));
   }
   // Round 4: the other endpoints' end offsets; round 5: their ids.
-  OMNIGRAPH_ASSIGN_OR_RETURN(Fetched ends, Fetch(std::exchange(ranges, {}), out.reads));
+  OMNIGRAPH_ASSIGN_OR_RETURN(Fetched ends, Fetch(std::exchange(ranges, {}), out));
   std::vector<std::pair<uint32_t, uint32_t>> spans;
   for (uint32_t t : targets) {
     const uint32_t begin = t == 0 ? 0 : ends.U32(at[kCsrOtherEnds] + 4 * uint64_t{t - 1});
@@ -219,7 +220,7 @@ Result<CsrPointLists> CsrPoints::Lists(std::span<const std::string_view> keys) c
     spans.emplace_back(begin, end);
     ranges.emplace_back(at[kCsrOtherIds] + begin, end - begin);
   }
-  OMNIGRAPH_ASSIGN_OR_RETURN(Fetched ids, Fetch(std::exchange(ranges, {}), out.reads));
+  OMNIGRAPH_ASSIGN_OR_RETURN(Fetched ids, Fetch(std::exchange(ranges, {}), out));
   for (const auto& [begin, end] : spans) {
     out.others.push_back(end == begin ? std::string_view()
                                       : ids.At(at[kCsrOtherIds] + begin, end - begin));

@@ -44,6 +44,7 @@ struct CsrPointLists {
   std::vector<std::string_view> others;    // The other endpoint's id (views into `held`).
   std::vector<storage::SharedBytes> held;  // The bytes read, which `others` points into.
   uint64_t reads = 0;                      // Ranged reads the call made.
+  uint64_t bytes = 0;                      // Bytes they returned.
 };
 
 class CsrPoints {
@@ -79,7 +80,8 @@ class CsrPoints {
         layout_(std::move(layout)) {}
 
   // Reads the blocks covering `ranges` (payload offset, length), coalesced, and checks them.
-  Result<Fetched> Fetch(std::vector<std::pair<uint64_t, uint64_t>> ranges, uint64_t& reads) const;
+  Result<Fetched> Fetch(std::vector<std::pair<uint64_t, uint64_t>> ranges,
+                        CsrPointLists& out) const;
   Status Bad(const std::string& what) const;
 
   std::shared_ptr<internal::TableContext> ctx_;  // Holds the store.

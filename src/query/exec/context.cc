@@ -207,15 +207,19 @@ Result<const PointAdjacency*> ExecContext::PointOut(const TypeDef& edge,
     point = made.get();
     points_[&edge] = std::move(made);
   }
-  if (!options_.cache->ChargePointReads(scope, *edges, *from_image, *to_image, missing.size())) {
+  const uint64_t budget = options_.point_budget_bytes.value_or(point->object_bytes());
+  if (!options_.cache->PointReadsAllowed(scope, *edges, *from_image, *to_image, budget)) {
     return give_up();
   }
   std::vector<uint32_t> wanted(missing.begin(), missing.end());
   std::sort(wanted.begin(), wanted.end());
+  const uint64_t bytes_before = point->bytes();
   if (Status loaded = point->Load(wanted); !loaded.ok()) {
     if (readable_whole(loaded)) return give_up();
     return loaded;
   }
+  options_.cache->RecordPointReads(scope, *edges, *from_image, *to_image, wanted.size(),
+                                   point->bytes() - bytes_before);
   return point;
 }
 

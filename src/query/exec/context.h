@@ -61,11 +61,11 @@ class ExecContext {
   // The outgoing lists of `edge` for a walk from `nodes` (`from` dense indices), read point by
   // point: the run's PointAdjacency with `nodes` loaded, or null when the walk should use Adj()
   // instead — the adjacency is built already (in this run or the cache), more than
-  // kPointFrontierMax of the nodes are not read yet, the handle's point budget for it is spent
-  // (ExecCache::kPointNodesBudget), or the version keeps no adjacency that can be read in parts
-  // (a small version, revision 1, a chain of deltas, damage: Adj() reads it whole, rebuilding a
-  // damaged one). Once null for an edge type, null for the rest of the run. Storage failures as
-  // reported.
+  // kPointFrontierMax of the nodes are not read yet, the handle's point reads of it add up to
+  // the stored object's size already (ExecCache::PointReadsAllowed), or the version keeps no
+  // adjacency that can be read in parts (a small version, revision 1, a chain of deltas, damage:
+  // Adj() reads it whole, rebuilding a damaged one). Once null for an edge type, null for the rest
+  // of the run. Storage failures as reported.
   static constexpr size_t kPointFrontierMax = 256;
   Result<const PointAdjacency*> PointOut(const schema::TypeDef& edge,
                                          std::span<const uint32_t> nodes);
