@@ -115,6 +115,10 @@ Result<CsrPoints::Fetched> CsrPoints::Fetch(std::vector<std::pair<uint64_t, uint
       clusters.push_back(span);
     }
   }
+  std::shared_ptr<internal::TableContext> ctx = ctx_.lock();
+  if (ctx == nullptr) {
+    return Status(Code::kCancelled, "the table store that opened the adjacency is closed", name_);
+  }
   std::vector<Run> runs;
   for (const auto& [first, last] : clusters) {
     const uint64_t begin = kCsrTableBytes + first * block;
@@ -122,7 +126,7 @@ Result<CsrPoints::Fetched> CsrPoints::Fetch(std::vector<std::pair<uint64_t, uint
     ++out.reads;
     OMNIGRAPH_ASSIGN_OR_RETURN(
         storage::SharedGetResult got,
-        ctx_->store().GetShared(name_, storage::ByteRange{payload_offset_ + begin, end - begin}));
+        ctx->store().GetShared(name_, storage::ByteRange{payload_offset_ + begin, end - begin}));
     if (got.data.size() != end - begin) return Bad("object is shorter than its table says");
     out.bytes += got.data.size();
     if (!CsrBlocksMatch(layout_, sums_, begin, got.data.view())) {

@@ -72,7 +72,7 @@ class CsrPoints {
   };
   class Fetched;
 
-  CsrPoints(std::shared_ptr<internal::TableContext> ctx, std::string name, uint64_t payload_offset,
+  CsrPoints(std::weak_ptr<internal::TableContext> ctx, std::string name, uint64_t payload_offset,
             CsrLayout layout)
       : ctx_(std::move(ctx)),
         name_(std::move(name)),
@@ -84,7 +84,8 @@ class CsrPoints {
                         CsrPointLists& out) const;
   Status Bad(const std::string& what) const;
 
-  std::shared_ptr<internal::TableContext> ctx_;  // Holds the store.
+  // Holds the store. Weak: the context's cache holds this object.
+  std::weak_ptr<internal::TableContext> ctx_;
   std::string name_;
   uint64_t payload_offset_ = 0;
   CsrLayout layout_;

@@ -65,9 +65,15 @@ class Sides {
   Sides(ExecContext& ctx, std::vector<const TypeDef*> edges, Direction dir)
       : ctx_(ctx), edges_(std::move(edges)), dir_(dir) {}
 
-  // Makes every side hold the lists of `nodes`.
+  // Makes every side hold the lists of `nodes`. With no nodes nothing is read: the sides are
+  // placeholders that no walk asks (a key lookup that found nothing builds no adjacency).
   Status Prepare(std::span<const uint32_t> nodes) {
     sides_.clear();
+    if (nodes.empty()) {
+      const size_t per_edge = dir_ == Direction::kBoth ? 2 : 1;
+      sides_.assign(edges_.size() * per_edge, Side{});
+      return Status::Ok();
+    }
     for (const TypeDef* edge : edges_) {
       if (dir_ == Direction::kOut) {
         OMNIGRAPH_ASSIGN_OR_RETURN(const PointAdjacency* point, ctx_.PointOut(*edge, nodes));
