@@ -34,6 +34,35 @@ class CsrPoints::Fetched {
   std::vector<Run> runs_;
 };
 
+namespace {
+
+// `clusters` (disjoint block spans, ascending) merged across their smallest gaps until at most
+// `reads_max` remain.
+std::vector<std::pair<uint64_t, uint64_t>> AtMostReads(
+    std::vector<std::pair<uint64_t, uint64_t>> clusters, size_t reads_max) {
+  if (clusters.size() <= reads_max) return clusters;
+  // The gaps after each cluster but the last, smallest first; the size() - reads_max smallest are
+  // closed (ties by position, so the choice is deterministic).
+  std::vector<std::pair<uint64_t, size_t>> gaps;
+  for (size_t i = 0; i + 1 < clusters.size(); ++i) {
+    gaps.emplace_back(clusters[i + 1].first - clusters[i].second, i);
+  }
+  std::sort(gaps.begin(), gaps.end());
+  std::vector<bool> closed(clusters.size(), false);
+  for (size_t g = 0; g < clusters.size() - reads_max; ++g) closed[gaps[g].second] = true;
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  for (size_t i = 0; i < clusters.size(); ++i) {
+    if (i > 0 && closed[i - 1]) {
+      out.back().second = clusters[i].second;
+    } else {
+      out.push_back(clusters[i]);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 Status CsrPoints::Bad(const std::string& what) const {
   return Corruption("adjacency: " + what, name_);
 }
@@ -115,6 +144,7 @@ Result<CsrPoints::Fetched> CsrPoints::Fetch(std::vector<std::pair<uint64_t, uint
       clusters.push_back(span);
     }
   }
+  clusters = AtMostReads(std::move(clusters), kCsrRoundReadsMax);
   std::shared_ptr<internal::TableContext> ctx = ctx_.lock();
   if (ctx == nullptr) {
     return Status(Code::kCancelled, "the table store that opened the adjacency is closed", name_);

@@ -8,7 +8,8 @@
 // for all its keys together, in five rounds: the fence windows of key ends and key ids, the
 // offsets, the slots' edges and targets, the other endpoints' end offsets and their ids. Within a
 // round, ranges whose blocks lie within kCsrCoalesceGapBytes of each other are read together, so
-// a round costs one read per cluster, not one per key or edge. Immutable once opened; thread-safe.
+// a round costs one read per cluster, not one per key or edge, and at most kCsrRoundReadsMax.
+// Immutable once opened; thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +35,10 @@ class TableContext;
 // Blocks closer than this are read in one ranged read (a round trip costs more than the bytes
 // between).
 inline constexpr uint64_t kCsrCoalesceGapBytes = 64 * 1024;
+// A round makes at most this many reads: past it the clusters closest to each other are read
+// together, so that a node of many edges spread over a large object costs a bounded number of
+// round trips (more bytes instead).
+inline constexpr size_t kCsrRoundReadsMax = 8;
 
 // The edges of the keys asked for, each key's in ascending position (the adjacency's order).
 struct CsrPointLists {
