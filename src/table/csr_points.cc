@@ -167,12 +167,12 @@ Result<CsrPoints::Fetched> CsrPoints::Fetch(std::vector<std::pair<uint64_t, uint
   return Fetched(std::move(runs));
 }
 
-Result<CsrPointLists> CsrPoints::Lists(std::span<const std::string_view> keys) const {
+Result<std::vector<int64_t>> CsrPoints::KeyIndexes(std::span<const std::string_view> keys,
+                                                   CsrPointLists& out) const {
   const CsrLayout& l = layout_;
   const uint64_t* at = l.section_offset;
   const uint64_t stride = l.fence_stride;
-  CsrPointLists out;
-  // Round 1: each key's fence window — its keys' end offsets and ids.
+  // Each key's fence window: its keys' end offsets and ids, in one round.
   std::vector<int64_t> window(keys.size());
   std::vector<std::pair<uint64_t, uint64_t>> ranges;
   const auto window_ids = [&](uint64_t j) {
@@ -188,8 +188,7 @@ Result<CsrPointLists> CsrPoints::Lists(std::span<const std::string_view> keys) c
     ranges.emplace_back(at[kCsrKeyEnds] + 4 * (j * stride), 4 * (last - j * stride));
     ranges.push_back(window_ids(j));
   }
-  OMNIGRAPH_ASSIGN_OR_RETURN(Fetched windows, Fetch(std::exchange(ranges, {}), out));
-  // Each key's index among the keys, or -1.
+  OMNIGRAPH_ASSIGN_OR_RETURN(Fetched windows, Fetch(std::move(ranges), out));
   std::vector<int64_t> index(keys.size(), -1);
   for (size_t i = 0; i < keys.size(); ++i) {
     if (window[i] < 0) continue;
@@ -211,7 +210,42 @@ Result<CsrPointLists> CsrPoints::Lists(std::span<const std::string_view> keys) c
       begin = end;
     }
   }
-  // Round 2: the found keys' offsets.
+  return index;
+}
+
+Status CsrPoints::OtherIds(const std::vector<uint32_t>& targets, CsrPointLists& out) const {
+  const uint64_t* at = layout_.section_offset;
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  for (uint32_t t : targets) {
+    ranges.emplace_back(at[kCsrOtherEnds] + 4 * uint64_t{t == 0 ? 0 : t - 1}, t == 0 ? 4 : 8);
+  }
+  // One round for the end offsets of each target (and the one before it), one for the ids.
+  OMNIGRAPH_ASSIGN_OR_RETURN(Fetched ends, Fetch(std::exchange(ranges, {}), out));
+  std::vector<std::pair<uint32_t, uint32_t>> spans;
+  for (uint32_t t : targets) {
+    const uint32_t begin = t == 0 ? 0 : ends.U32(at[kCsrOtherEnds] + 4 * uint64_t{t - 1});
+    const uint32_t end = ends.U32(at[kCsrOtherEnds] + 4 * uint64_t{t});
+    if (begin > end || end > layout_.section_length[kCsrOtherIds]) {
+      return Bad("other ends out of order");
+    }
+    spans.emplace_back(begin, end);
+    ranges.emplace_back(at[kCsrOtherIds] + begin, end - begin);
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(Fetched ids, Fetch(std::move(ranges), out));
+  for (const auto& [begin, end] : spans) {
+    out.others.push_back(end == begin ? std::string_view()
+                                      : ids.At(at[kCsrOtherIds] + begin, end - begin));
+  }
+  ids.HoldIn(out.held);
+  return Status::Ok();
+}
+
+Result<CsrPointLists> CsrPoints::Lists(std::span<const std::string_view> keys) const {
+  const uint64_t* at = layout_.section_offset;
+  CsrPointLists out;
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<int64_t> index, KeyIndexes(keys, out));
+  // The found keys' offsets, then their slots.
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
   for (size_t i = 0; i < keys.size(); ++i) {
     if (index[i] >= 0) ranges.emplace_back(at[kCsrOffsets] + 4 * index[i], 8);
   }
@@ -221,45 +255,27 @@ Result<CsrPointLists> CsrPoints::Lists(std::span<const std::string_view> keys) c
     if (index[i] < 0) continue;
     const uint64_t o = at[kCsrOffsets] + 4 * static_cast<uint64_t>(index[i]);
     slots[i] = {offsets.U32(o), offsets.U32(o + 4)};
-    if (slots[i].first > slots[i].second || slots[i].second > l.edges) {
+    if (slots[i].first > slots[i].second || slots[i].second > layout_.edges) {
       return Bad("offsets out of order");
     }
-    ranges.emplace_back(at[kCsrEdges] + 4 * slots[i].first, 4 * (slots[i].second - slots[i].first));
-    ranges.emplace_back(at[kCsrTargets] + 4 * slots[i].first,
-                        4 * (slots[i].second - slots[i].first));
+    const uint64_t count = slots[i].second - slots[i].first;
+    ranges.emplace_back(at[kCsrEdges] + 4 * uint64_t{slots[i].first}, 4 * count);
+    ranges.emplace_back(at[kCsrTargets] + 4 * uint64_t{slots[i].first}, 4 * count);
   }
-  // Round 3: their slots.
-  OMNIGRAPH_ASSIGN_OR_RETURN(Fetched slot_bytes, Fetch(std::exchange(ranges, {}), out));
+  OMNIGRAPH_ASSIGN_OR_RETURN(Fetched slot_bytes, Fetch(std::move(ranges), out));
   std::vector<uint32_t> targets;
   out.begin.push_back(0);
   for (size_t i = 0; i < keys.size(); ++i) {
     for (uint32_t s = slots[i].first; s < slots[i].second; ++s) {
       const uint32_t edge = slot_bytes.U32(at[kCsrEdges] + 4 * uint64_t{s});
       const uint32_t target = slot_bytes.U32(at[kCsrTargets] + 4 * uint64_t{s});
-      if (edge >= l.edges || target >= l.others) return Bad("slot outside the lists");
+      if (edge >= layout_.edges || target >= layout_.others) return Bad("slot outside the lists");
       out.edges.push_back(edge);
       targets.push_back(target);
-      ranges.emplace_back(at[kCsrOtherEnds] + 4 * uint64_t{target == 0 ? 0 : target - 1},
-                          target == 0 ? 4 : 8);
     }
     out.begin.push_back(static_cast<uint32_t>(out.edges.size()));
   }
-  // Round 4: the other endpoints' end offsets; round 5: their ids.
-  OMNIGRAPH_ASSIGN_OR_RETURN(Fetched ends, Fetch(std::exchange(ranges, {}), out));
-  std::vector<std::pair<uint32_t, uint32_t>> spans;
-  for (uint32_t t : targets) {
-    const uint32_t begin = t == 0 ? 0 : ends.U32(at[kCsrOtherEnds] + 4 * uint64_t{t - 1});
-    const uint32_t end = ends.U32(at[kCsrOtherEnds] + 4 * uint64_t{t});
-    if (begin > end || end > l.section_length[kCsrOtherIds]) return Bad("other ends out of order");
-    spans.emplace_back(begin, end);
-    ranges.emplace_back(at[kCsrOtherIds] + begin, end - begin);
-  }
-  OMNIGRAPH_ASSIGN_OR_RETURN(Fetched ids, Fetch(std::exchange(ranges, {}), out));
-  for (const auto& [begin, end] : spans) {
-    out.others.push_back(end == begin ? std::string_view()
-                                      : ids.At(at[kCsrOtherIds] + begin, end - begin));
-  }
-  ids.HoldIn(out.held);
+  OMNIGRAPH_RETURN_IF_ERROR(OtherIds(targets, out));
   return out;
 }
 

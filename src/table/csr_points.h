@@ -87,6 +87,11 @@ class CsrPoints {
   // Reads the blocks covering `ranges` (payload offset, length), coalesced, and checks them.
   Result<Fetched> Fetch(std::vector<std::pair<uint64_t, uint64_t>> ranges,
                         CsrPointLists& out) const;
+  // Round 1 of Lists: each key's index among the key ids, or -1.
+  Result<std::vector<int64_t>> KeyIndexes(std::span<const std::string_view> keys,
+                                          CsrPointLists& out) const;
+  // Rounds 4 and 5: the id of each target ordinal, appended to out.others.
+  Status OtherIds(const std::vector<uint32_t>& targets, CsrPointLists& out) const;
   Status Bad(const std::string& what) const;
 
   // Holds the store. Weak: the context's cache holds this object.

@@ -257,7 +257,8 @@ Result<FullTextIndex> ReadFullTextChain(const table::TableVersion& version, cons
     return table::DerivedName(chain[link].manifest->table(), chain[link].manifest->staged_version,
                               kind);
   };
-  OMNIGRAPH_ASSIGN_OR_RETURN(FullTextIndex full, FullTextIndex::Decode(chain[0].payload.view(), name(0)));
+  OMNIGRAPH_ASSIGN_OR_RETURN(FullTextIndex full,
+                             FullTextIndex::Decode(chain[0].payload.view(), name(0)));
   if (chain.size() == 1) return full;
   std::vector<FullTextDelta> deltas;
   deltas.reserve(chain.size() - 1);
