@@ -18,9 +18,13 @@ add_library(omnigraph_stemmer INTERFACE)
 target_include_directories(omnigraph_stemmer SYSTEM INTERFACE ${STEMMER_INCLUDE_DIR})
 target_link_libraries(omnigraph_stemmer INTERFACE ${STEMMER_LIBRARY})
 # The vector index (src/table/ann_index.cc): faiss's static library, which links BLAS/LAPACK
-# itself and needs the OpenMP runtime from the consumer.
+# itself and needs the OpenMP runtime from the consumer. Its BLAS and LAPACK are bound on first
+# use instead (src/table/lazy_blas.cc), so that a process that never builds or searches a vector
+# index does not load OpenBLAS at start (a fresh process spent most of its dynamic linking there).
 find_package(OpenMP REQUIRED)
 find_package(faiss REQUIRED)  # Target faiss.
+set_property(TARGET faiss PROPERTY INTERFACE_LINK_LIBRARIES
+             "$<LINK_ONLY:OpenMP::OpenMP_CXX>;omnigraph_lazy_blas")
 if(OMNIGRAPH_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

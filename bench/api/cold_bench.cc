@@ -18,7 +18,8 @@
 //       starts) and top-3 by in-degree; prints {"system", "<shape>_ms" (medians), "answers"}.
 //   omnigraph-cold-bench fresh DIR SHAPE omnigraph|sqlite
 //       One fresh process: open + first query of SHAPE (`hop1` from p1, `top3`); prints
-//       {"system", "shape", "ms", "peak_rss_bytes", "answer"}.
+//       {"system", "shape", "ms", "peak_rss_bytes", "answer", "store_calls"} (store_calls:
+//       OmniGraph's object-store gets, heads, lists and bytes read for the open and the query).
 // The start lists and answer shapes are the ones bench/peers/peer.mjs uses, so answers compare
 // as JSON text. Timing is reported, never asserted.
 #include <sqlite3.h>
@@ -227,6 +228,8 @@ class System {
   virtual bool Lookup(const std::string& name, Json& out) = 0;
   virtual bool Hop(int hops, const std::string& name, Json& out) = 0;
   virtual bool Top3(Json& out) = 0;
+  // The object-store calls made so far, where the system counts them (else null).
+  virtual Json StoreCalls() const { return Json(); }
 };
 
 class OmniGraph final : public System {
@@ -250,6 +253,15 @@ class OmniGraph final : public System {
     out = Json::array();
     for (const Json& row : *rows) out.push_back(Pair(row["b.name"], row["n"]));
     return true;
+  }
+  Json StoreCalls() const override {
+    const omnigraph::api::StoreCallCounts c = db_->StoreCalls();
+    Json out = Json::object();
+    out["gets"] = c.gets;
+    out["heads"] = c.heads;
+    out["lists"] = c.lists;
+    out["bytes_read"] = c.bytes_read;
+    return out;
   }
 
  private:
@@ -394,6 +406,7 @@ int Fresh(const std::string& dir, const std::string& shape, const std::string& n
   out["ms"] = ms;
   out["peak_rss_bytes"] = PeakRssBytes();
   out["answer"] = std::move(answer);
+  out["store_calls"] = system->StoreCalls();
   std::printf("%s\n", out.dump().c_str());
   return 0;
 }

@@ -149,7 +149,10 @@ struct StoreCallCounts {
   uint64_t put_if_absent = 0;
   uint64_t put_if_match = 0;
   uint64_t deletes = 0;
+  // Bytes the reads returned (a mapped read of a local file counts the bytes mapped).
+  uint64_t bytes_read = 0;
 
+  // Calls of every kind.
   uint64_t total() const {
     return gets + heads + lists + puts + put_if_absent + put_if_match + deletes;
   }

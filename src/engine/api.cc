@@ -640,8 +640,8 @@ const std::string& Database::uri() const {
 StoreCallCounts Database::StoreCalls() const {
   if (impl_->remote) return StoreCallCounts{};
   const storage::OpCounts c = impl_->handle->StoreCalls();
-  return StoreCallCounts{c.gets,          c.heads,        c.lists,  c.puts,
-                         c.put_if_absent, c.put_if_match, c.deletes};
+  return StoreCallCounts{c.gets,          c.heads,        c.lists,   c.puts,
+                         c.put_if_absent, c.put_if_match, c.deletes, c.bytes_read};
 }
 
 Result<std::unique_ptr<Database>> Database::Init(std::string_view uri,

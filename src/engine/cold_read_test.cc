@@ -140,6 +140,7 @@ StoreCallCounts QueryOnly(const std::string& uri, std::string_view name, Json* o
   after.gets -= opened.gets;
   after.heads -= opened.heads;
   after.lists -= opened.lists;
+  after.bytes_read -= opened.bytes_read;
   EXPECT_EQ(after.puts + after.put_if_absent + after.put_if_match + after.deletes,
             opened.puts + opened.put_if_absent + opened.put_if_match + opened.deletes);
   return after;
@@ -220,6 +221,50 @@ TEST(ColdReadTest, AOneRowLoadWritesSmallDeltasThatAFreshReaderReadsAsChains) {
   EXPECT_EQ(c.gets, head_gets + schema_gets + index_gets);
   EXPECT_EQ(c.heads, 1u);
   EXPECT_EQ(c.lists, 0u);
+}
+
+// A cold 1-hop from one node of a large edge table (at least 65,536 edges: below that a query
+// reads the adjacency whole) reads a few ranges of the stored adjacency, not the object
+// (docs/format/indexes.md "Reading a few keys"): the header with the payload's table and the
+// fence with the block checksums, then one read per round — the node's fence window of key ends
+// and key ids (near enough to be one read here), its two offsets, its slots' edges, their
+// targets, the targets' end offsets and their ids (each round's ranges within 64 KiB of each
+// other are one read) — eight reads besides the edge table's manifest. Everything the query reads,
+// the Person id index included, is less than the adjacency alone.
+TEST(ColdReadTest, AColdOneHopOnALargeEdgeTableReadsAFewRangesOfTheAdjacency) {
+  TempDir dir;
+  constexpr int kPersons = 17'000;
+  const std::string uri = dir.path() + "/large";
+  {
+    Result<std::unique_ptr<Database>> db = Database::Init(uri, kSchema);
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    std::string lines = Persons(0, kPersons);
+    // Four edges per person, to the next four: 68,000 edges.
+    for (int i = 0; i < kPersons; ++i) {
+      for (int d = 1; d <= 4; ++d) {
+        lines += "{\"edge\":\"Knows\",\"from\":\"p" + std::to_string(i) + "\",\"to\":\"p" +
+                 std::to_string((i + d) % kPersons) + "\"}\n";
+      }
+    }
+    Result<Json> loaded = (*db)->Load(lines, "overwrite", WriteTarget{});
+    ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  }
+  uint64_t csr_bytes = 0;
+  for (const auto& [path, bytes] : DerivedFiles(uri)) {
+    if (path.ends_with(".csr.out")) csr_bytes = bytes;
+  }
+  ASSERT_GT(csr_bytes, 0u);
+  Json count;
+  const StoreCallCounts c = QueryOnly(uri, "hop1", &count);
+  EXPECT_EQ(count["rows"][0]["n"].get<int64_t>(), 4);
+  const uint64_t head_gets = 3 + (1 + 1);  // The schema's commit and the load's.
+  const uint64_t schema_gets = 1;
+  const uint64_t person_gets = 2;  // Its manifest and id index.
+  const uint64_t knows_gets = 1 + 2 + 6;
+  EXPECT_EQ(c.gets, head_gets + schema_gets + person_gets + knows_gets);
+  EXPECT_EQ(c.heads, 1u);
+  EXPECT_EQ(c.lists, 0u);
+  EXPECT_LT(c.bytes_read, csr_bytes);
 }
 
 }  // namespace

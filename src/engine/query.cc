@@ -51,6 +51,8 @@ Result<query::QueryResult> RunChecked(const Snapshot& snapshot, const query::Che
   exec.traversal_work_limit = options.traversal_work_limit;
   if (exec.cache == nullptr) exec.cache = &local.emplace(64);
   if (options.nearest_exact_max) exec.nearest_exact_max = *options.nearest_exact_max;
+  if (options.point_edges_min) exec.point_edges_min = *options.point_edges_min;
+  exec.point_budget_bytes = options.point_budget_bytes;
   SetQueryEmbedder(exec, snapshot.clock());
   SnapshotView view(snapshot);
   Result<query::QueryResult> result = query::Execute(view, checked, values, exec);

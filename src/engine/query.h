@@ -52,6 +52,10 @@ struct RunOptions {
   uint64_t traversal_work_limit = query::kDefaultTraversalWorkLimit;
   // Overrides query::ExecOptions::nearest_exact_max (tests reach the index with small graphs).
   std::optional<uint64_t> nearest_exact_max;
+  // Override query::ExecOptions::point_edges_min and point_budget_bytes (tests reach point reads
+  // with small graphs).
+  std::optional<uint64_t> point_edges_min;
+  std::optional<uint64_t> point_budget_bytes;
 };
 
 Result<OrderedJson> RunQuery(const Snapshot& snapshot, std::string_view source,

@@ -20,6 +20,9 @@ Result<std::shared_ptr<const TableImage>> TableImage::Build(
 }
 
 int64_t TableImage::Find(std::string_view id) const {
+  if (finds_.fetch_add(1, std::memory_order_relaxed) < kFindsBeforeMap) {
+    return ids_->Position(id);
+  }
   std::call_once(index_once_, [this] {
     uint64_t capacity = 16;
     while (capacity < 2 * static_cast<uint64_t>(ids_->size())) capacity *= 2;
@@ -149,7 +152,7 @@ uint64_t CsrBytes(const Csr& csr) {
 
 // The dense index in `image` of each id of `ids` (both ascending), UINT32_MAX for an id the
 // image does not hold: one merge.
-std::vector<uint32_t> MapSorted(const table::StringList& ids, const TableImage& image) {
+std::vector<uint32_t> MapSorted(const table::StringListView& ids, const TableImage& image) {
   std::vector<uint32_t> out(ids.size(), UINT32_MAX);
   uint32_t at = 0;
   for (size_t i = 0; i < ids.size(); ++i) {
@@ -219,6 +222,49 @@ Result<std::shared_ptr<const Adjacency>> BuildAdjacency(const table::TableVersio
                                            static_cast<uint32_t>(csr->edges.size()));
 }
 
+Status PointAdjacency::Load(std::span<const uint32_t> nodes) {
+  std::vector<uint32_t> wanted;
+  std::vector<std::string_view> keys;
+  for (uint32_t v : nodes) {
+    if (lists_.count(v) > 0 || std::find(wanted.begin(), wanted.end(), v) != wanted.end()) {
+      continue;
+    }
+    wanted.push_back(v);
+    keys.push_back(from_.id(v));
+  }
+  if (wanted.empty()) return Status::Ok();
+  OMNIGRAPH_ASSIGN_OR_RETURN(table::CsrPointLists lists, points_->Lists(keys));
+  reads_ += lists.reads;
+  bytes_ += lists.bytes;
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    const uint32_t first = static_cast<uint32_t>(targets_.size());
+    for (uint32_t slot = lists.begin[i]; slot < lists.begin[i + 1]; ++slot) {
+      const int64_t t = to_.Find(lists.others[slot]);
+      if (t < 0) continue;  // Not a live node of the endpoint type: left out, as in out().
+      targets_.push_back(static_cast<uint32_t>(t));
+      edges_.push_back(lists.edges[slot]);
+    }
+    lists_.emplace(wanted[i], std::make_pair(first, static_cast<uint32_t>(targets_.size())));
+  }
+  return Status::Ok();
+}
+
+size_t PointAdjacency::Missing(std::span<const uint32_t> nodes) const {
+  size_t missing = 0;
+  for (uint32_t v : nodes) missing += lists_.count(v) == 0 ? 1 : 0;
+  return missing;
+}
+
+std::span<const uint32_t> PointAdjacency::Targets(uint32_t v) const {
+  const auto& [first, last] = lists_.at(v);
+  return std::span<const uint32_t>(targets_).subspan(first, last - first);
+}
+
+std::span<const uint32_t> PointAdjacency::Edges(uint32_t v) const {
+  const auto& [first, last] = lists_.at(v);
+  return std::span<const uint32_t>(edges_).subspan(first, last - first);
+}
+
 std::string VersionKey(const table::TableVersion& version) {
   table::TablePin pin = version.pin();
   return std::to_string(pin.stable_table_id) + "/" + std::to_string(pin.incarnation) + "/" +
@@ -276,12 +322,21 @@ Result<std::shared_ptr<const TableImage>> ExecCache::Image(
   return image;
 }
 
+namespace {
+
+std::string AdjacencyKey(std::string_view scope, const table::TableVersion& edges,
+                         const TableImage& from, const TableImage& to) {
+  return std::string(scope) + "|adj:" + VersionKey(edges) + "|" + VersionKey(from.version()) + "|" +
+         VersionKey(to.version());
+}
+
+}  // namespace
+
 Result<std::shared_ptr<const Adjacency>> ExecCache::Adjacent(std::string_view scope,
                                                              const table::TableVersion& edges,
                                                              const TableImage& from,
                                                              const TableImage& to) {
-  const std::string key = std::string(scope) + "|adj:" + VersionKey(edges) + "|" +
-                          VersionKey(from.version()) + "|" + VersionKey(to.version());
+  const std::string key = AdjacencyKey(scope, edges, from, to);
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (auto hit = Get(key)) return std::static_pointer_cast<const Adjacency>(hit);
@@ -291,6 +346,34 @@ Result<std::shared_ptr<const Adjacency>> ExecCache::Adjacent(std::string_view sc
   ++stats_.adjacency_builds;
   Put(key, adj);
   return adj;
+}
+
+std::shared_ptr<const Adjacency> ExecCache::FindAdjacent(std::string_view scope,
+                                                         const table::TableVersion& edges,
+                                                         const TableImage& from,
+                                                         const TableImage& to) {
+  const std::string key = AdjacencyKey(scope, edges, from, to);
+  std::lock_guard<std::mutex> lock(mu_);
+  return std::static_pointer_cast<const Adjacency>(Get(key));
+}
+
+bool ExecCache::PointReadsAllowed(std::string_view scope, const table::TableVersion& edges,
+                                  const TableImage& from, const TableImage& to,
+                                  uint64_t budget_bytes) {
+  const std::string key = AdjacencyKey(scope, edges, from, to);
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = point_bytes_.find(key);
+  return it == point_bytes_.end() || it->second < budget_bytes;
+}
+
+void ExecCache::RecordPointReads(std::string_view scope, const table::TableVersion& edges,
+                                 const TableImage& from, const TableImage& to, uint64_t nodes,
+                                 uint64_t bytes) {
+  const std::string key = AdjacencyKey(scope, edges, from, to);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (point_bytes_.size() >= max_entries_ && point_bytes_.count(key) == 0) point_bytes_.clear();
+  point_bytes_[key] += bytes;
+  stats_.point_loads += nodes;
 }
 
 ExecCache::Stats ExecCache::stats() const {

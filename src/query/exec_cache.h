@@ -33,6 +33,7 @@
 
 #include "base/status.h"
 #include "table/column.h"
+#include "table/csr_points.h"
 #include "table/table_version.h"
 
 namespace omnigraph::query {
@@ -45,8 +46,11 @@ class TableImage {
 
   uint32_t size() const { return static_cast<uint32_t>(ids_->size()); }
   std::string_view id(uint32_t dense) const { return ids_->IdAt(dense); }
-  // The dense index of `id`, or -1 when the version has no such row. The id → index map is
-  // built on the first call (edge tables usually never need it).
+  // The dense index of `id`, or -1 when the version has no such row. The first kFindsBeforeMap
+  // calls binary-search the id index; the id → index map is built on the call after them, so a
+  // cold query that looks up a few ids never pays for a map over every row, and a warm handle
+  // that looks up many gets hashing.
+  static constexpr uint64_t kFindsBeforeMap = 256;
   int64_t Find(std::string_view id) const;
   const table::TableVersion& version() const { return *version_; }
 
@@ -82,6 +86,7 @@ class TableImage {
   std::shared_ptr<const table::TableVersion> version_;
   // The version's id index (shared with the table cache; dense index = position in it).
   std::shared_ptr<const table::IdIndex> ids_;
+  mutable std::atomic<uint64_t> finds_{0};
   mutable std::once_flag index_once_;
   // Open addressing over ids_, linear probing, at most half full: each slot is 0 (empty) or
   // (upper 32 bits of the id's XxHash64 << 32) | (dense index + 1), so a probe compares ids
@@ -147,6 +152,44 @@ Result<std::shared_ptr<const Adjacency>> BuildAdjacency(const table::TableVersio
                                                         const TableImage& from,
                                                         const TableImage& to);
 
+// The outgoing lists of a few `from` nodes of one edge-table version, read point by point from
+// the version's stored adjacency (table/csr_points.h) instead of building the whole Adjacency:
+// what a traversal from a small frontier costs on a cold handle. A node's lists are exactly what
+// Adjacency::out() holds for it — the same edges in the same order, edges to a node that is not
+// live in `to` left out. The images must outlive it. One per run; not thread-safe.
+class PointAdjacency {
+ public:
+  PointAdjacency(std::shared_ptr<const table::CsrPoints> points, const TableImage& from,
+                 const TableImage& to)
+      : points_(std::move(points)), from_(from), to_(to) {}
+
+  // Reads the lists of the nodes of `nodes` (`from` dense indices) not read yet, in one
+  // CsrPoints::Lists call. Corruption naming the object for damaged blocks; storage failures.
+  Status Load(std::span<const uint32_t> nodes);
+  bool Has(uint32_t v) const { return lists_.count(v) > 0; }
+  // How many nodes of `nodes` are not read yet.
+  size_t Missing(std::span<const uint32_t> nodes) const;
+  // The lists of a node read by Load (valid until the next Load).
+  std::span<const uint32_t> Targets(uint32_t v) const;
+  std::span<const uint32_t> Edges(uint32_t v) const;
+  // Ranged reads made so far, and the bytes they returned.
+  uint64_t reads() const { return reads_; }
+  uint64_t bytes() const { return bytes_; }
+  // The size of the stored adjacency's payload (what reading it whole costs).
+  uint64_t object_bytes() const { return points_->layout().payload_bytes(); }
+
+ private:
+  std::shared_ptr<const table::CsrPoints> points_;
+  const TableImage& from_;
+  const TableImage& to_;
+  // Node → its slots [first, second) in targets_ and edges_.
+  std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> lists_;
+  std::vector<uint32_t> targets_;
+  std::vector<uint32_t> edges_;
+  uint64_t reads_ = 0;
+  uint64_t bytes_ = 0;
+};
+
 // A stable key for a table version: its pin fields and manifest object name.
 std::string VersionKey(const table::TableVersion& version);
 
@@ -161,6 +204,21 @@ class ExecCache {
   Result<std::shared_ptr<const Adjacency>> Adjacent(std::string_view scope,
                                                     const table::TableVersion& edges,
                                                     const TableImage& from, const TableImage& to);
+  // That adjacency when it is built and cached, else null (nothing is built).
+  std::shared_ptr<const Adjacency> FindAdjacent(std::string_view scope,
+                                                const table::TableVersion& edges,
+                                                const TableImage& from, const TableImage& to);
+  // Whether walks may go on reading that adjacency point by point (PointAdjacency): true while
+  // the bytes this cache's runs have read of it that way stay below `budget_bytes` — the size of
+  // the stored adjacency. Past it, reading the object whole once and keeping the adjacency is
+  // cheaper than going on (the reasoning of renting until the rent paid equals the price), so a
+  // warm handle that keeps walking one edge table builds it after a few queries.
+  bool PointReadsAllowed(std::string_view scope, const table::TableVersion& edges,
+                         const TableImage& from, const TableImage& to, uint64_t budget_bytes);
+  // Records that a run read `nodes` nodes' lists, `bytes` bytes, of that adjacency point by point.
+  void RecordPointReads(std::string_view scope, const table::TableVersion& edges,
+                        const TableImage& from, const TableImage& to, uint64_t nodes,
+                        uint64_t bytes);
 
   // The side cache: any other value computed from table versions — a full-text index, an ANN
   // index (query/exec/context.h) — under `key`, which must name the kind and the versions it
@@ -171,6 +229,7 @@ class ExecCache {
   struct Stats {
     uint64_t image_builds = 0;
     uint64_t adjacency_builds = 0;
+    uint64_t point_loads = 0;  // Nodes whose lists were read point by point.
     uint64_t shared_puts = 0;
     uint64_t hits = 0;
     size_t entries = 0;
@@ -189,6 +248,8 @@ class ExecCache {
   mutable std::mutex mu_;
   std::unordered_map<std::string, Entry> entries_;
   std::list<std::string> lru_;  // Front = most recent.
+  // Bytes read point by point per adjacency key (cleared when it holds max_entries_ keys).
+  std::unordered_map<std::string, uint64_t> point_bytes_;
   Stats stats_;
 };
 

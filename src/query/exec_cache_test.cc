@@ -13,6 +13,7 @@
 #include "base/random.h"
 #include "query/exec_cache.h"
 #include "storage/memory_store.h"
+#include "table/column_builder.h"
 #include "table/model_table.h"
 #include "table/table_manifest.h"
 #include "table/table_store.h"
@@ -151,6 +152,65 @@ TEST_F(AdjacencyTest, OneTypeAtBothEndsWithSelfLoopsAndParallelEdges) {
   EXPECT_GT(parallel, 0u);
   EXPECT_EQ(ListsOf((*adj)->out()), out);
   EXPECT_EQ(ListsOf((*adj)->in()), in);
+}
+
+// Point reads (PointAdjacency over the stored adjacency) give each node exactly the list the
+// gathered adjacency's `out` holds: the same edges in the same order, dangling targets left out,
+// self-loops and parallel edges kept, nodes without edges empty. 700 keys span several fence
+// windows and 12,000 edges several checksum blocks.
+TEST_F(AdjacencyTest, PointListsEqualTheGatheredAdjacency) {
+  const auto node = [](uint64_t i) { return "n" + std::to_string(i); };
+  std::vector<std::string> ids, src, dst;
+  for (uint64_t e = 0; e < 12'000; ++e) {
+    ids.push_back("e" + std::to_string(e * 7919 % 100'003));
+    const uint64_t s = random_.Uniform(3) == 0 ? random_.Uniform(10) : random_.Uniform(700);
+    src.push_back(node(s));
+    dst.push_back(random_.Uniform(25) == 0 ? node(s) : node(random_.Uniform(760)));
+  }
+  const table::NewTable table{table::TableId{0x61, 0x1}, "Knows", table::ModelSchema(true)};
+  table::ColumnBatch rows = table::MakeRows(table.schema, ids, random_);
+  std::vector<table::Column> columns = rows.ReleaseColumns();
+  for (size_t c = 1; c <= 2; ++c) {
+    table::ColumnBuilder builder(table.schema[c].type, false);
+    for (const std::string& v : c == 1 ? src : dst) builder.AppendString(v);
+    columns[c] = *builder.Finish();
+  }
+  Result<TablePin> pin = tables_->Create(
+      table, table::ColumnBatch(table.schema, std::move(columns), ids.size()), std::nullopt);
+  ASSERT_TRUE(pin.ok()) << pin.status().ToString();
+  auto knows = *tables_->Open(*pin);
+  ASSERT_TRUE(knows->BuildIndexes().ok());
+  // Persons n0..n749 but n5 and n300..n309: edges to those and past n749 dangle.
+  std::vector<std::string> people_ids;
+  for (uint64_t i = 0; i < 750; ++i) {
+    if (i != 5 && (i < 300 || i > 309)) people_ids.push_back(node(i));
+  }
+  auto image = Image(Create(0x62, "Person", false, people_ids));
+  Result<std::shared_ptr<const Adjacency>> adj = BuildAdjacency(*knows, *image, *image);
+  ASSERT_TRUE(adj.ok()) << adj.status().ToString();
+  Result<std::shared_ptr<const table::CsrPoints>> points =
+      table::CsrPoints::Open(*knows, table::EdgeDirection::kOut);
+  ASSERT_TRUE(points.ok()) << points.status().ToString();
+  PointAdjacency point(*points, *image, *image);
+  // Batches of growing size, with repeats; then every node.
+  std::vector<uint32_t> all;
+  for (uint32_t v = 0; v < image->size(); ++v) all.push_back(v);
+  for (int batch = 1; batch <= 12; ++batch) {
+    std::vector<uint32_t> nodes;
+    for (int i = 0; i < batch * batch; ++i) {
+      nodes.push_back(static_cast<uint32_t>(random_.Uniform(image->size())));
+    }
+    nodes.push_back(nodes.front());
+    ASSERT_TRUE(point.Load(nodes).ok());
+  }
+  ASSERT_TRUE(point.Load(all).ok());
+  const Csr& out = (*adj)->out();
+  for (uint32_t v : all) {
+    ASSERT_TRUE(point.Has(v));
+    EXPECT_TRUE(std::ranges::equal(point.Targets(v), out.Targets(v))) << image->id(v);
+    EXPECT_TRUE(std::ranges::equal(point.Edges(v), out.Edges(v))) << image->id(v);
+  }
+  EXPECT_GT(point.reads(), 12u * 5);
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -44,6 +45,10 @@ Result<std::vector<schema::Value>> BindParams(const CheckedQuery& checked, const
 inline constexpr uint64_t kDefaultTraversalWorkLimit = 10'000'000;
 // The default ExecOptions::nearest_exact_max.
 inline constexpr uint64_t kNearestExactMax = 16384;
+// An edge version with fewer live edges than this has its adjacency read whole even for a walk
+// from one node: below it the whole stored adjacency is a few hundred KiB, which one read
+// fetches faster than the seven or so ranged reads of a point read (ExecContext::PointOut).
+inline constexpr uint64_t kPointEdgesMin = 1 << 16;
 
 struct ExecOptions {
   // The value of now() for this run (ms since the epoch, UTC): fixed per invocation.
@@ -54,6 +59,12 @@ struct ExecOptions {
   // An indexed `nearest` measures every candidate exactly when there are at most this many
   // (plan.h NearestMethod): below it a brute-force pass is as fast as the index.
   uint64_t nearest_exact_max = kNearestExactMax;
+  // A walk from few nodes reads their edges point by point only on edge versions of at least
+  // this many live edges (and that keep a stored adjacency).
+  uint64_t point_edges_min = kPointEdgesMin;
+  // The bytes a cache's runs may read of one adjacency point by point before a walk reads it
+  // whole; unset, the stored object's size (ExecCache::PointReadsAllowed).
+  std::optional<uint64_t> point_budget_bytes;
   // Embeds the String query of `nearest($v, "text")` for property `def` of type `owner`
   // (query/embedder.h EmbedQueryText); unset, such a query is refused as not configured.
   std::function<Result<std::vector<float>>(const schema::PropertyDef& def, std::string_view owner,

@@ -13,6 +13,7 @@ OpCounts OpCounts::operator-(const OpCounts& e) const {
   d.deletes = deletes - e.deletes;
   d.bytes_read = bytes_read - e.bytes_read;
   d.bytes_written = bytes_written - e.bytes_written;
+  d.shared_gets = shared_gets - e.shared_gets;
   return d;
 }
 
@@ -21,7 +22,8 @@ std::string OpCounts::ToString() const {
          " puts=" + std::to_string(puts) + " put_if_absent=" + std::to_string(put_if_absent) +
          " put_if_match=" + std::to_string(put_if_match) + " lists=" + std::to_string(lists) +
          " deletes=" + std::to_string(deletes) + " bytes_read=" + std::to_string(bytes_read) +
-         " bytes_written=" + std::to_string(bytes_written);
+         " bytes_written=" + std::to_string(bytes_written) +
+         " shared_gets=" + std::to_string(shared_gets);
 }
 
 OpCounts CountingStore::Snapshot() const {
@@ -35,12 +37,13 @@ OpCounts CountingStore::Snapshot() const {
   c.deletes = deletes_.load();
   c.bytes_read = bytes_read_.load();
   c.bytes_written = bytes_written_.load();
+  c.shared_gets = shared_gets_.load();
   return c;
 }
 
 void CountingStore::Reset() {
   for (auto* c : {&gets_, &heads_, &puts_, &put_if_absent_, &put_if_match_, &lists_, &deletes_,
-                  &bytes_read_, &bytes_written_}) {
+                  &bytes_read_, &bytes_written_, &shared_gets_}) {
     c->store(0);
   }
 }
@@ -48,6 +51,15 @@ void CountingStore::Reset() {
 Result<GetResult> CountingStore::Get(std::string_view name, std::optional<ByteRange> range) {
   ++gets_;
   Result<GetResult> r = inner_->Get(name, range);
+  if (r.ok()) bytes_read_ += r->data.size();
+  return r;
+}
+
+Result<SharedGetResult> CountingStore::GetShared(std::string_view name,
+                                                 std::optional<ByteRange> range) {
+  ++gets_;
+  ++shared_gets_;
+  Result<SharedGetResult> r = inner_->GetShared(name, range);
   if (r.ok()) bytes_read_ += r->data.size();
   return r;
 }

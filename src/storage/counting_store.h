@@ -23,6 +23,9 @@ struct OpCounts {
   uint64_t deletes = 0;
   uint64_t bytes_read = 0;
   uint64_t bytes_written = 0;
+  // Of `gets`, those made through GetShared (a mapped or shared read; counted in `gets` too, since
+  // to the store it is a GET of the object or range, and in bytes_read by the bytes returned).
+  uint64_t shared_gets = 0;
 
   // Reads of any kind (get, head, list).
   uint64_t reads() const { return gets + heads + lists; }
@@ -45,6 +48,8 @@ class CountingStore final : public ObjectStore {
 
   Result<GetResult> Get(std::string_view name,
                         std::optional<ByteRange> range = std::nullopt) override;
+  Result<SharedGetResult> GetShared(std::string_view name,
+                                    std::optional<ByteRange> range = std::nullopt) override;
   Result<ObjectMeta> Head(std::string_view name) override;
   Status Put(std::string_view name, std::string_view data) override;
   Result<bool> PutIfAbsent(std::string_view name, std::string_view data) override;
@@ -59,7 +64,7 @@ class CountingStore final : public ObjectStore {
  private:
   std::shared_ptr<ObjectStore> inner_;
   std::atomic<uint64_t> gets_{0}, heads_{0}, puts_{0}, put_if_absent_{0}, put_if_match_{0},
-      lists_{0}, deletes_{0}, bytes_read_{0}, bytes_written_{0};
+      lists_{0}, deletes_{0}, bytes_read_{0}, bytes_written_{0}, shared_gets_{0};
 };
 
 }  // namespace omnigraph::storage

@@ -139,6 +139,13 @@ Result<GetResult> FaultStore::Get(std::string_view name, std::optional<ByteRange
   return inner_->Get(name, range);
 }
 
+Result<SharedGetResult> FaultStore::GetShared(std::string_view name,
+                                              std::optional<ByteRange> range) {
+  Decision d = Begin(Op::kGet, name);
+  if (d.fire) return ReadFault(d, name);
+  return inner_->GetShared(name, range);
+}
+
 Result<ObjectMeta> FaultStore::Head(std::string_view name) {
   Decision d = Begin(Op::kHead, name);
   if (d.fire) return ReadFault(d, name);

@@ -88,6 +88,9 @@ class FaultStore final : public ObjectStore {
 
   Result<GetResult> Get(std::string_view name,
                         std::optional<ByteRange> range = std::nullopt) override;
+  // Faults as a Get (Op::kGet), then asks the inner store's GetShared.
+  Result<SharedGetResult> GetShared(std::string_view name,
+                                    std::optional<ByteRange> range = std::nullopt) override;
   Result<ObjectMeta> Head(std::string_view name) override;
   Status Put(std::string_view name, std::string_view data) override;
   Result<bool> PutIfAbsent(std::string_view name, std::string_view data) override;

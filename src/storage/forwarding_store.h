@@ -1,6 +1,8 @@
 // ForwardingStore: an ObjectStore that passes every call to an inner store. Wrappers that watch
 // or interfere with a few calls (tests' recording, naming and blocking stores) derive from it and
-// override only those.
+// override only those. GetShared is not forwarded: the default reads through this wrapper's Get, so
+// a wrapper that watches Get sees every read; one that wants the inner store's shared reads
+// overrides GetShared too.
 #pragma once
 
 #include <memory>

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -264,7 +265,7 @@ Result<int> LocalStore::LockName(std::string_view name) {
   return fd;
 }
 
-Result<GetResult> LocalStore::Get(std::string_view name, std::optional<ByteRange> range) {
+Result<int> LocalStore::OpenObject(std::string_view name, ObjectMeta& meta) const {
   OMNIGRAPH_RETURN_IF_ERROR(CheckName(name));
   std::string path = PathOf(name);
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -274,12 +275,24 @@ Result<GetResult> LocalStore::Get(std::string_view name, std::optional<ByteRange
     }
     return ErrnoStatus(errno, "open", name, false);
   }
-  Fd guard(fd);
   struct stat st;
-  if (::fstat(fd, &st) != 0) return ErrnoStatus(errno, "fstat", name, false);
-  if (!S_ISREG(st.st_mode)) return Status(Code::kNotFound, "no such object", std::string(name));
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return ErrnoStatus(err, "fstat", name, false);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Status(Code::kNotFound, "no such object", std::string(name));
+  }
+  meta = MetaFromStat(name, st);
+  return fd;
+}
+
+Result<GetResult> LocalStore::Get(std::string_view name, std::optional<ByteRange> range) {
   GetResult result;
-  result.meta = MetaFromStat(name, st);
+  OMNIGRAPH_ASSIGN_OR_RETURN(int fd, OpenObject(name, result.meta));
+  Fd guard(fd);
   uint64_t offset = 0, end = result.meta.size_bytes;
   if (range) {
     OMNIGRAPH_ASSIGN_OR_RETURN(auto span, ClampRange(name, result.meta.size_bytes, *range));
@@ -287,6 +300,45 @@ Result<GetResult> LocalStore::Get(std::string_view name, std::optional<ByteRange
     end = span.second;
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(result.data, ReadRange(fd, offset, end - offset, name));
+  return result;
+}
+
+Result<SharedGetResult> LocalStore::GetShared(std::string_view name,
+                                              std::optional<ByteRange> range) {
+  SharedGetResult result;
+  OMNIGRAPH_ASSIGN_OR_RETURN(int fd, OpenObject(name, result.meta));
+  Fd guard(fd);
+  uint64_t offset = 0, end = result.meta.size_bytes;
+  if (range) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(auto span, ClampRange(name, result.meta.size_bytes, *range));
+    offset = span.first;
+    end = span.second;
+  }
+  if (end - offset >= kMapBytesMin) {
+    // The page-aligned window around the range. The file is never written again once it has a
+    // name (every write links or renames a complete temporary file), so the mapping keeps
+    // exactly these bytes, even after the object is replaced or deleted.
+    static const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+    const uint64_t start = offset - offset % page;
+    const size_t length = static_cast<size_t>(end - start);
+    void* base = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE, fd, static_cast<off_t>(start));
+    if (base != MAP_FAILED) {
+      std::shared_ptr<const void> mapping(
+          base, [length](const void* p) { ::munmap(const_cast<void*>(p), length); });
+      const std::string_view view(static_cast<const char*>(base) + (offset - start), end - offset);
+      result.data = SharedBytes(std::move(mapping), view);
+      return result;
+    }
+    // A file system that cannot map the file (or no address space left): read it instead.
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::string data, ReadRange(fd, offset, end - offset, name));
+  if (data.size() != end - offset) {
+    return Status(Code::kCorruption,
+                  "object file is " + std::to_string(offset + data.size()) +
+                      " bytes, shorter than its size when opened (" + std::to_string(end) + ")",
+                  std::string(name));
+  }
+  result.data = SharedBytes::FromString(std::move(data));
   return result;
 }
 

@@ -16,6 +16,11 @@
 // Temporary files older than kStaleTempAgeMicros are swept when the store is opened.
 // With `fsync`, each write fsyncs the file and, after link/rename, its directory, so an
 // acknowledged write survives power loss; without it, it survives a process crash only.
+// GetShared maps a range of at least kMapBytesMin bytes read-only (mmap) instead of copying it;
+// smaller ranges are read, since a mapping costs more than copying a few pages. A mapping stays
+// valid after the object is replaced or deleted (the old file stays mapped). A file truncated in
+// place by something other than this store would make a reader of its mapping fault; the store
+// itself never writes a file that has a name.
 // Thread-safe; safe across processes sharing the directory.
 #pragma once
 
@@ -36,6 +41,8 @@ class LocalStore final : public ObjectStore {
   // File systems limit one path component to 255 bytes.
   static constexpr size_t kSegmentBytesMax = 255;
   static constexpr int64_t kStaleTempAgeMicros = 3600LL * 1000 * 1000;
+  // GetShared maps ranges at least this long and reads shorter ones.
+  static constexpr uint64_t kMapBytesMin = 256 * 1024;
 
   // Opens the directory `root` (which need not exist yet; nothing is created until the first
   // write) and sweeps stale temporary files. Configuration when `root` is not a directory.
@@ -43,6 +50,10 @@ class LocalStore final : public ObjectStore {
 
   Result<GetResult> Get(std::string_view name,
                         std::optional<ByteRange> range = std::nullopt) override;
+  // Maps the file (or the range's pages) read-only when the range is at least kMapBytesMin
+  // bytes; reads it otherwise, or when the file system cannot map it. Errors as Get.
+  Result<SharedGetResult> GetShared(std::string_view name,
+                                    std::optional<ByteRange> range = std::nullopt) override;
   Result<ObjectMeta> Head(std::string_view name) override;
   Status Put(std::string_view name, std::string_view data) override;
   Result<bool> PutIfAbsent(std::string_view name, std::string_view data) override;
@@ -60,6 +71,9 @@ class LocalStore final : public ObjectStore {
   LocalStore(std::string root, LocalStoreOptions options);
 
   Status CheckName(std::string_view name) const;
+  // Opens the object's file for reading and fills `meta`; returns the descriptor. NotFound when
+  // absent (or not a regular file).
+  Result<int> OpenObject(std::string_view name, ObjectMeta& meta) const;
   std::string PathOf(std::string_view name) const { return root_ + "/" + std::string(name); }
   // Writes `data` to a fresh temporary file; returns its path.
   Result<std::string> WriteTemp(std::string_view name, std::string_view data);

@@ -26,6 +26,14 @@ class NamingStore final : public ForwardingStore {
     }
     return inner().Get(name, range);
   }
+  Result<SharedGetResult> GetShared(std::string_view name,
+                                    std::optional<ByteRange> range) override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      gets_.emplace_back(name);
+    }
+    return inner().GetShared(name, range);
+  }
 
  private:
   std::mutex mu_;

@@ -1,6 +1,25 @@
 #include "storage/object_store.h"
 
+#include <algorithm>
+
 namespace omnigraph::storage {
+
+SharedBytes SharedBytes::FromString(std::string data) {
+  auto owned = std::make_shared<const std::string>(std::move(data));
+  const std::string_view view(*owned);
+  return SharedBytes(std::move(owned), view);
+}
+
+SharedBytes SharedBytes::Slice(uint64_t offset, uint64_t length) const {
+  const uint64_t begin = std::min<uint64_t>(offset, view_.size());
+  return SharedBytes(owner_, view_.substr(begin, std::min<uint64_t>(length, view_.size() - begin)));
+}
+
+Result<SharedGetResult> ObjectStore::GetShared(std::string_view name,
+                                               std::optional<ByteRange> range) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(GetResult got, Get(name, range));
+  return SharedGetResult{SharedBytes::FromString(std::move(got.data)), std::move(got.meta)};
+}
 
 Status ValidateObjectName(std::string_view name) {
   if (name.empty()) return InvalidArgument("object name is empty");

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "storage/shared_bytes.h"
 
 namespace omnigraph::storage {
 
@@ -49,6 +50,12 @@ struct GetResult {
   ObjectMeta meta;
 };
 
+// What GetShared returns: the bytes (shared, immutable) and the whole object's metadata.
+struct SharedGetResult {
+  SharedBytes data;
+  ObjectMeta meta;
+};
+
 struct ListOptions {
   std::string prefix;
   // Only names strictly greater than this (byte order).
@@ -73,6 +80,12 @@ class ObjectStore {
   // starts past the end of a non-empty object or has zero length.
   virtual Result<GetResult> Get(std::string_view name,
                                 std::optional<ByteRange> range = std::nullopt) = 0;
+  // As Get, but the bytes come back shared and immutable, so that a reader can decode views into
+  // them instead of copies. A LocalStore maps the file read-only (no copy; pages are read as they
+  // are touched); every other store reads with Get, which is what this default does. A wrapper
+  // that counts or injects faults implements it itself, so that it sees the call. Errors as Get.
+  virtual Result<SharedGetResult> GetShared(std::string_view name,
+                                            std::optional<ByteRange> range = std::nullopt);
   // Size, etag and last-modified. NotFound when absent.
   virtual Result<ObjectMeta> Head(std::string_view name) = 0;
   // Creates or atomically replaces the object: readers see the old bytes or the new, never a mix.

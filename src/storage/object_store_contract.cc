@@ -135,6 +135,68 @@ TEST_P(ObjectStoreContract, ByteRanges) {
   EXPECT_EQ(store_->Get("absent", ByteRange{0, 1}).status().kind(), Kind::kNotFound);
 }
 
+// An object larger than a local store's mapping threshold, with a size that is not a multiple
+// of a page, and bytes that differ at every offset.
+std::string LargeObject(char seed) {
+  std::string out(300'001, '\0');
+  for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<char>((i * 131 + seed) % 251);
+  return out;
+}
+
+TEST_P(ObjectStoreContract, GetSharedReturnsWhatGetReturns) {
+  const std::string large = LargeObject(7);
+  ASSERT_TRUE(store_->Put("s/small", "0123456789").ok());
+  ASSERT_TRUE(store_->Put("s/large", large).ok());
+  for (const std::string name : {"s/small", "s/large"}) {
+    SCOPED_TRACE(name);
+    Result<GetResult> whole = store_->Get(name);
+    Result<SharedGetResult> shared = store_->GetShared(name);
+    ASSERT_TRUE(whole.ok() && shared.ok()) << shared.status().ToString();
+    EXPECT_EQ(shared->data.view(), whole->data);
+    EXPECT_EQ(shared->meta.size_bytes, whole->meta.size_bytes);
+    EXPECT_EQ(shared->meta.etag, whole->meta.etag);
+  }
+  // Ranges at unaligned offsets, long and short, and one running past the end.
+  const ByteRange ranges[] = {{2, 3}, {4097, 270'000}, {5, 262'144}, {299'000, 5'000}};
+  for (const ByteRange& range : ranges) {
+    SCOPED_TRACE(std::to_string(range.offset) + "+" + std::to_string(range.length));
+    Result<SharedGetResult> shared = store_->GetShared("s/large", range);
+    ASSERT_TRUE(shared.ok()) << shared.status().ToString();
+    EXPECT_EQ(shared->data.view(), large.substr(range.offset, range.length));
+    EXPECT_EQ(shared->meta.size_bytes, large.size());
+  }
+  EXPECT_EQ(store_->GetShared("s/small", ByteRange{10, 1}).status().kind(), Kind::kInvalidArgument);
+  EXPECT_EQ(store_->GetShared("s/small", ByteRange{0, 0}).status().kind(), Kind::kInvalidArgument);
+}
+
+TEST_P(ObjectStoreContract, GetSharedOfAbsentOrEmptyObjects) {
+  EXPECT_EQ(store_->GetShared("no/such/object").status().kind(), Kind::kNotFound);
+  EXPECT_EQ(store_->GetShared("no/such/object", ByteRange{0, 1}).status().kind(), Kind::kNotFound);
+  ASSERT_TRUE(store_->Put("empty", "").ok());
+  Result<SharedGetResult> empty = store_->GetShared("empty");
+  ASSERT_TRUE(empty.ok()) << empty.status().ToString();
+  EXPECT_TRUE(empty->data.empty());
+  EXPECT_EQ(empty->meta.size_bytes, 0u);
+}
+
+TEST_P(ObjectStoreContract, GetSharedBytesOutliveAReplaceOrDelete) {
+  const std::string before = LargeObject(1);
+  ASSERT_TRUE(store_->Put("held", before).ok());
+  Result<SharedGetResult> whole = store_->GetShared("held");
+  Result<SharedGetResult> part = store_->GetShared("held", ByteRange{1000, 290'000});
+  ASSERT_TRUE(whole.ok() && part.ok());
+  ASSERT_TRUE(store_->Put("held", LargeObject(2)).ok());
+  EXPECT_EQ(whole->data.view(), before);
+  EXPECT_EQ(store_->Get("held")->data, LargeObject(2));
+  ASSERT_TRUE(store_->Delete("held").ok());
+  EXPECT_EQ(whole->data.view(), before);
+  EXPECT_EQ(part->data.view(), before.substr(1000, 290'000));
+  // A slice keeps the bytes alive after the result that made it is gone.
+  SharedBytes slice = whole->data.Slice(299'990, 100);
+  whole = Status(Code::kNotFound, "dropped");
+  EXPECT_EQ(slice.view(), before.substr(299'990));
+}
+
 TEST_P(ObjectStoreContract, ListIsInByteOrderUnderAPrefix) {
   for (const char* name : {"p/b", "p/a/z", "p/a.b", "p/a0", "p/a/a", "q/x", "p-/y", "pa"}) {
     ASSERT_TRUE(store_->Put(name, name).ok()) << name;

@@ -45,6 +45,58 @@ TEST(CountingStoreTest, CountsEveryOperationAndBytes) {
   EXPECT_EQ(counting->Snapshot(), OpCounts{});
 }
 
+TEST(CountingStoreTest, CountsASharedReadAsAGetAndItsBytes) {
+  auto counting = std::make_shared<CountingStore>(std::make_shared<MemoryStore>());
+  ASSERT_TRUE(counting->Put("a", "12345").ok());
+  const OpCounts before = counting->Snapshot();
+  ASSERT_EQ(counting->GetShared("a")->data.view(), "12345");
+  ASSERT_EQ(counting->GetShared("a", ByteRange{1, 2})->data.view(), "23");
+  ASSERT_FALSE(counting->GetShared("missing").ok());
+  OpCounts expected;
+  expected.gets = 3;
+  expected.shared_gets = 3;
+  expected.bytes_read = 5 + 2;
+  const OpCounts d = counting->Snapshot() - before;
+  EXPECT_EQ(d, expected) << d.ToString();
+}
+
+TEST(FaultStoreTest, ASharedReadFaultsAsAGet) {
+  auto inner = std::make_shared<MemoryStore>();
+  ASSERT_TRUE(inner->Put("x", "1").ok());
+  FaultStore faults(inner);
+  faults.AddRule({.ops = Mask(Op::kGet), .kind = FaultKind::kTransientBeforeEffect});
+  Result<SharedGetResult> r = faults.GetShared("x");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().kind(), Kind::kTransient);
+  EXPECT_EQ(faults.GetShared("x")->data.view(), "1");
+  EXPECT_EQ(faults.faults_injected(), 1u);
+}
+
+// A mapped range shares one mapping: its slices stay valid while any of them lives, after the
+// file is unlinked, and a file that cannot be opened is NotFound naming the object.
+TEST(LocalStoreTest, GetSharedMapsLargeRangesAndCopiesSmallOnes) {
+  TempDir dir;
+  auto store = LocalStore::Open(dir.path() + "/root");
+  ASSERT_TRUE(store.ok());
+  std::string data(LocalStore::kMapBytesMin * 2 + 17, 'x');
+  data[LocalStore::kMapBytesMin + 3] = 'y';
+  ASSERT_TRUE((*store)->Put("big", data).ok());
+  Result<SharedGetResult> mapped = (*store)->GetShared("big", ByteRange{5, data.size()});
+  ASSERT_TRUE(mapped.ok()) << mapped.status().ToString();
+  EXPECT_EQ(mapped->data.view(), data.substr(5));
+  EXPECT_EQ(mapped->data.view()[LocalStore::kMapBytesMin - 2], 'y');
+  Result<SharedGetResult> small =
+      (*store)->GetShared("big", ByteRange{LocalStore::kMapBytesMin, 8});
+  ASSERT_TRUE(small.ok());
+  EXPECT_EQ(small->data.view(), "xxxyxxxx");
+  std::filesystem::remove(dir.path() + "/root/big");
+  EXPECT_EQ(mapped->data.Slice(LocalStore::kMapBytesMin - 2, 1).view(), "y");
+  Result<SharedGetResult> gone = (*store)->GetShared("big");
+  ASSERT_FALSE(gone.ok());
+  EXPECT_EQ(gone.status().kind(), Kind::kNotFound);
+  EXPECT_NE(gone.status().ToString().find("big"), std::string::npos);
+}
+
 TEST(FaultStoreTest, TransientBeforeEffectLeavesNoObject) {
   auto inner = std::make_shared<MemoryStore>();
   FaultStore faults(inner);

@@ -182,9 +182,9 @@ TEST_F(DerivedChainTest, AChainReadsTheFullObjectFirstThenEachDeltaInOrder) {
   Result<std::vector<DerivedLink>> chain = cold->ReadDerivedChain("fts.1");
   ASSERT_TRUE(chain.ok()) << chain.status().ToString();
   ASSERT_EQ(chain->size(), 3u);
-  EXPECT_EQ(*(*chain)[0].payload, "full");
-  EXPECT_EQ(*(*chain)[1].payload, "delta two");
-  EXPECT_EQ(*(*chain)[2].payload, "delta three");
+  EXPECT_EQ((*chain)[0].payload.view(), "full");
+  EXPECT_EQ((*chain)[1].payload.view(), "delta two");
+  EXPECT_EQ((*chain)[2].payload.view(), "delta three");
   EXPECT_EQ((*chain)[0].manifest->staged_version, one_->manifest().staged_version);
   EXPECT_EQ((*chain)[1].manifest->staged_version, two_->manifest().staged_version);
   EXPECT_EQ((*chain)[2].manifest->staged_version, three_->manifest().staged_version);
@@ -253,7 +253,7 @@ TEST_F(DerivedChainTest, AFullObjectReplacesADeltaAndADeltaNeverReplacesAnObject
   Result<std::vector<DerivedLink>> now = reader->ReadDerivedChain("fts.1");
   ASSERT_TRUE(now.ok()) << now.status().ToString();
   ASSERT_EQ(now->size(), 1u);
-  EXPECT_EQ(*(*now)[0].payload, "rebuilt");
+  EXPECT_EQ((*now)[0].payload.view(), "rebuilt");
   EXPECT_FALSE(reader->ReadDerivedHeader("fts.1")->delta);
   Result<std::shared_ptr<const std::string>> full = Cold(*two_)->ReadDerived("fts.1");
   ASSERT_TRUE(full.ok()) << full.status().ToString();

@@ -13,23 +13,37 @@ namespace omnigraph::table {
 
 namespace {
 
-// Sections of a csr payload, in this order (docs/format/indexes.md).
-enum Section : uint32_t {
-  kCounts,
-  kKeyEnds,
-  kKeyBlob,
-  kOtherEnds,
-  kOtherBlob,
-  kOffsets,
-  kEdges,
-  kTargets,
-  kSectionCount
+// Revision 1's sections, in this order (docs/format/indexes.md).
+enum V1Section : uint32_t {
+  kV1Counts,
+  kV1KeyEnds,
+  kV1KeyBlob,
+  kV1OtherEnds,
+  kV1OtherBlob,
+  kV1Offsets,
+  kV1Edges,
+  kV1Targets,
+  kV1Sections
 };
-constexpr uint64_t kEntryBytes = 24;
-constexpr uint64_t kTableBytes = 8 + kSectionCount * kEntryBytes + 8;
+constexpr uint64_t kV1EntryBytes = 24;
+constexpr uint64_t kV1TableBytes = 8 + kV1Sections * kV1EntryBytes + 8;
+constexpr uint32_t kRevision1 = 0;  // Revision 1 has zero where revision 2 has its number.
+constexpr uint32_t kRevision2 = 2;
+// Where the fields of the revision-2 table are.
+constexpr uint64_t kSectionTableAt = 40;
+constexpr uint64_t kSumsHashAt = kSectionTableAt + 16 * kCsrSections;
+constexpr uint64_t kTableHashAt = kSumsHashAt + 8;
+static_assert(kTableHashAt + 8 == kCsrTableBytes);
+constexpr uint64_t kBlockBytesMin = 4096;
+constexpr uint64_t kBlockBytesMax = 1 << 20;
 
 template <typename T>
 std::string_view Bytes(const std::vector<T>& v) {
+  return std::string_view(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+}
+
+template <typename T>
+std::string_view Bytes(std::span<const T> v) {
   return std::string_view(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
 }
 
@@ -84,7 +98,7 @@ std::vector<uint32_t> OrderBy(const std::vector<std::string_view>& ids) {
 }
 
 // Whether the strings of `list` are strictly ascending and its ends cover its blob.
-bool WellFormed(const StringList& list) {
+bool WellFormed(const StringListView& list) {
   uint32_t prev = 0;
   for (size_t i = 0; i < list.size(); ++i) {
     if (list.ends[i] < prev || list.ends[i] > list.blob.size()) return false;
@@ -94,11 +108,123 @@ bool WellFormed(const StringList& list) {
   return prev == list.blob.size();
 }
 
-template <typename T>
-std::vector<T> Copy(std::string_view bytes) {
-  std::vector<T> out(bytes.size() / sizeof(T));
-  if (!out.empty()) std::memcpy(out.data(), bytes.data(), out.size() * sizeof(T));
-  return out;
+// A built adjacency's arrays, which its views point into.
+struct OwnedCsr {
+  StringList keys;
+  StringList others;
+  std::vector<uint32_t> offsets;
+  std::vector<uint32_t> edges;
+  std::vector<uint32_t> targets;
+};
+
+StringListView ViewOf(const StringList& list) { return StringListView{list.blob, list.ends}; }
+
+// The structure both revisions must have: id lists ascending, offsets rising from 0 to `e`,
+// every slot naming a position and an ordinal in range.
+Status CheckStructure(const EdgeCsr& csr, uint64_t e, const std::string& name) {
+  auto bad = [&](const std::string& what) { return Corruption("adjacency: " + what, name); };
+  if (!WellFormed(csr.keys) || !WellFormed(csr.others)) return bad("endpoint ids out of order");
+  if (csr.offsets.front() != 0 || csr.offsets.back() != e ||
+      !std::is_sorted(csr.offsets.begin(), csr.offsets.end())) {
+    return bad("offsets out of order");
+  }
+  const uint64_t o = csr.others.size();
+  for (uint64_t i = 0; i < e; ++i) {
+    if (csr.edges[i] >= e || csr.targets[i] >= o) return bad("slot outside the lists");
+  }
+  return Status::Ok();
+}
+
+// The fence section of `keys`: every stride-th key's start in the key ids, the sampled ids'
+// ends, then the sampled ids.
+std::string EncodeFence(const StringListView& keys, uint32_t stride) {
+  std::string starts, ends, ids;
+  for (uint64_t k = 0; k < keys.size(); k += stride) {
+    AppendLe<uint32_t>(starts, k == 0 ? 0 : keys.ends[k - 1]);
+    ids.append(keys.At(k));
+    AppendLe<uint32_t>(ends, static_cast<uint32_t>(ids.size()));
+  }
+  return starts + ends + ids;
+}
+
+Result<EdgeCsr> DecodeV1(const storage::SharedBytes& bytes, const TableManifest& manifest,
+                         const std::string& name) {
+  auto bad = [&](const std::string& what) { return Corruption("adjacency: " + what, name); };
+  const std::string_view payload = bytes.view();
+  if (payload.size() < kV1TableBytes || LoadLe<uint32_t>(payload, 0) != kV1Sections) {
+    return bad("no section table");
+  }
+  if (LoadLe<uint64_t>(payload, kV1TableBytes - 8) !=
+      XxHash64(payload.substr(0, kV1TableBytes - 8))) {
+    return bad("section table checksum mismatch");
+  }
+  std::string_view s[kV1Sections];
+  uint64_t at[kV1Sections];
+  for (uint32_t i = 0; i < kV1Sections; ++i) {
+    const uint64_t offset = LoadLe<uint64_t>(payload, 8 + i * kV1EntryBytes);
+    const uint64_t length = LoadLe<uint64_t>(payload, 16 + i * kV1EntryBytes);
+    if (offset > payload.size() || length > payload.size() - offset) return bad("section outside");
+    if (offset % 8 != 0) return bad("section " + std::to_string(i) + " is not aligned");
+    s[i] = payload.substr(offset, length);
+    at[i] = offset;
+    if (XxHash64(s[i]) != LoadLe<uint64_t>(payload, 24 + i * kV1EntryBytes)) {
+      return bad("section " + std::to_string(i) + " checksum mismatch");
+    }
+  }
+  if (s[kV1Counts].size() != 24) return bad("counts section is not 24 bytes");
+  const uint64_t e = LoadLe<uint64_t>(s[kV1Counts], 0);
+  const uint64_t k = LoadLe<uint64_t>(s[kV1Counts], 8);
+  const uint64_t o = LoadLe<uint64_t>(s[kV1Counts], 16);
+  if (e != manifest.entity_count) return bad("edge count differs from the version's");
+  if (e > payload.size() || k > payload.size() || o > payload.size() ||
+      s[kV1KeyEnds].size() != 4 * k || s[kV1OtherEnds].size() != 4 * o ||
+      s[kV1Offsets].size() != 4 * (k + 1) || s[kV1Edges].size() != 4 * e ||
+      s[kV1Targets].size() != 4 * e) {
+    return bad("section sizes differ from the counts");
+  }
+  EdgeCsr csr;
+  csr.owner = bytes.owner();
+  csr.keys = StringListView{s[kV1KeyBlob], ViewArray<uint32_t>(payload, at[kV1KeyEnds], k)};
+  csr.others = StringListView{s[kV1OtherBlob], ViewArray<uint32_t>(payload, at[kV1OtherEnds], o)};
+  csr.offsets = ViewArray<uint32_t>(payload, at[kV1Offsets], k + 1);
+  csr.edges = ViewArray<uint32_t>(payload, at[kV1Edges], e);
+  csr.targets = ViewArray<uint32_t>(payload, at[kV1Targets], e);
+  OMNIGRAPH_RETURN_IF_ERROR(CheckStructure(csr, e, name));
+  return csr;
+}
+
+Result<EdgeCsr> DecodeV2(const storage::SharedBytes& bytes, const TableManifest& manifest,
+                         const std::string& name) {
+  auto bad = [&](const std::string& what) { return Corruption("adjacency: " + what, name); };
+  const std::string_view payload = bytes.view();
+  OMNIGRAPH_ASSIGN_OR_RETURN(CsrLayout layout, DecodeCsrLayout(payload, payload.size(), name));
+  const std::string_view sums = payload.substr(layout.data_end);
+  if (XxHash64(sums) != layout.sums_xxh64) return bad("block checksums fail their checksum");
+  const std::string_view data = payload.substr(kCsrTableBytes, layout.data_end - kCsrTableBytes);
+  if (!CsrBlocksMatch(layout, sums, kCsrTableBytes, data)) return bad("block checksum mismatch");
+  if (layout.edges != manifest.entity_count) return bad("edge count differs from the version's");
+  const auto section = [&](CsrSection i) {
+    return payload.substr(layout.section_offset[i], layout.section_length[i]);
+  };
+  const auto array = [&](CsrSection i, uint64_t n) {
+    return ViewArray<uint32_t>(payload, layout.section_offset[i], n);
+  };
+  EdgeCsr csr;
+  csr.owner = bytes.owner();
+  csr.keys = StringListView{section(kCsrKeyIds), array(kCsrKeyEnds, layout.keys)};
+  csr.others = StringListView{section(kCsrOtherIds), array(kCsrOtherEnds, layout.others)};
+  csr.offsets = array(kCsrOffsets, layout.keys + 1);
+  csr.edges = array(kCsrEdges, layout.edges);
+  csr.targets = array(kCsrTargets, layout.edges);
+  OMNIGRAPH_RETURN_IF_ERROR(CheckStructure(csr, layout.edges, name));
+  OMNIGRAPH_ASSIGN_OR_RETURN(CsrFence fence, CsrFence::Parse(section(kCsrFence), layout, name));
+  for (uint64_t j = 0; j < fence.samples(); ++j) {
+    const uint64_t k = j * layout.fence_stride;
+    if (fence.Start(j) != (k == 0 ? 0 : csr.keys.ends[k - 1]) || fence.Id(j) != csr.keys.At(k)) {
+      return bad("fence differs from the key ids");
+    }
+  }
+  return csr;
 }
 
 }  // namespace
@@ -111,7 +237,8 @@ Result<EdgeCsr> EdgeCsr::Build(EdgeDirection direction, const std::vector<std::s
                                const std::vector<std::string_view>& dst) {
   const std::vector<std::string_view>& key = direction == EdgeDirection::kOut ? src : dst;
   const std::vector<std::string_view>& other = direction == EdgeDirection::kOut ? dst : src;
-  EdgeCsr csr;
+  auto owned = std::make_shared<OwnedCsr>();
+  OwnedCsr& csr = *owned;
   std::vector<uint32_t> ordinal(other.size());
   OMNIGRAPH_RETURN_IF_ERROR(Distinct(other, OrderBy(other), csr.others, &ordinal));
   const std::vector<uint32_t> order = OrderBy(key);
@@ -126,77 +253,187 @@ Result<EdgeCsr> EdgeCsr::Build(EdgeDirection direction, const std::vector<std::s
     csr.targets.push_back(ordinal[p]);
   }
   if (!csr.keys.ends.empty()) csr.offsets[csr.keys.size()] = static_cast<uint32_t>(order.size());
-  return csr;
+  EdgeCsr out;
+  out.keys = ViewOf(csr.keys);
+  out.others = ViewOf(csr.others);
+  out.offsets = csr.offsets;
+  out.edges = csr.edges;
+  out.targets = csr.targets;
+  out.owner = std::move(owned);
+  return out;
 }
 
 std::string EdgeCsr::Encode() const {
-  std::vector<uint64_t> counts = {edges.size(), keys.size(), others.size()};
-  const std::string_view sections[kSectionCount] = {
-      Bytes(counts), Bytes(keys.ends), keys.blob,    Bytes(others.ends),
-      others.blob,   Bytes(offsets),   Bytes(edges), Bytes(targets)};
+  const std::string fence = EncodeFence(keys, kCsrFenceStride);
+  const std::string_view sections[kCsrSections] = {
+      Bytes(keys.ends), keys.blob,    Bytes(others.ends), others.blob,
+      Bytes(offsets),   Bytes(edges), Bytes(targets),     fence};
   std::string out;
-  AppendLe<uint32_t>(out, kSectionCount);
-  AppendLe<uint32_t>(out, 0);
-  uint64_t at = kTableBytes;
+  AppendLe<uint32_t>(out, kCsrSections);
+  AppendLe<uint32_t>(out, kRevision2);
+  AppendLe<uint64_t>(out, edges.size());
+  AppendLe<uint64_t>(out, keys.size());
+  AppendLe<uint64_t>(out, others.size());
+  AppendLe<uint32_t>(out, kCsrFenceStride);
+  AppendLe<uint32_t>(out, static_cast<uint32_t>(kCsrBlockBytes));
+  uint64_t at = kCsrTableBytes;
   for (std::string_view s : sections) {
     AppendLe<uint64_t>(out, at);
     AppendLe<uint64_t>(out, s.size());
-    AppendLe<uint64_t>(out, XxHash64(s));
     at += Padded8(s.size());
   }
-  AppendLe<uint64_t>(out, XxHash64(out));
-  out.reserve(at);
+  const uint64_t data_end = at;
+  const uint64_t blocks = (data_end - kCsrTableBytes + kCsrBlockBytes - 1) / kCsrBlockBytes;
+  out.reserve(data_end + 8 * blocks);
+  const size_t sums_hash_at = out.size();
+  AppendLe<uint64_t>(out, 0);  // The sums' checksum, filled in below.
+  AppendLe<uint64_t>(out, 0);  // The table's checksum, likewise.
   for (std::string_view s : sections) {
     out.append(s);
     out.append(Padded8(s.size()) - s.size(), '\0');
   }
+  std::string sums;
+  sums.reserve(8 * blocks);
+  for (uint64_t b = 0; b < blocks; ++b) {
+    AppendLe<uint64_t>(sums, XxHash64(std::string_view(out).substr(
+                                 kCsrTableBytes + b * kCsrBlockBytes, kCsrBlockBytes)));
+  }
+  const uint64_t sums_hash = XxHash64(sums);
+  std::memcpy(out.data() + sums_hash_at, &sums_hash, 8);
+  const uint64_t table_hash = XxHash64(std::string_view(out).substr(0, kTableHashAt));
+  std::memcpy(out.data() + kTableHashAt, &table_hash, 8);
+  out.append(sums);
   return out;
 }
 
-Result<EdgeCsr> EdgeCsr::Decode(std::string_view payload, const TableManifest& manifest,
+Result<EdgeCsr> EdgeCsr::Decode(const storage::SharedBytes& bytes, const TableManifest& manifest,
                                 const std::string& name) {
+  const storage::SharedBytes aligned = Aligned8(bytes);
+  const std::string_view payload = aligned.view();
+  if (payload.size() < 8) return Corruption("adjacency: no section table", name);
+  const uint32_t revision = LoadLe<uint32_t>(payload, 4);
+  if (revision == kRevision1) return DecodeV1(aligned, manifest, name);
+  if (revision == kRevision2) return DecodeV2(aligned, manifest, name);
+  return Corruption("adjacency: revision " + std::to_string(revision) + ", expected 1 or 2", name);
+}
+
+Result<CsrLayout> DecodeCsrLayout(std::string_view head, uint64_t payload_bytes,
+                                  const std::string& name) {
   auto bad = [&](const std::string& what) { return Corruption("adjacency: " + what, name); };
-  if (payload.size() < kTableBytes || LoadLe<uint32_t>(payload, 0) != kSectionCount) {
-    return bad("no section table");
+  if (head.size() < 8) return bad("no section table");
+  if (LoadLe<uint32_t>(head, 4) == kRevision1 && LoadLe<uint32_t>(head, 0) == kV1Sections) {
+    return Status(Code::kUnsupported, "adjacency of revision 1 is read whole only", name);
   }
-  if (LoadLe<uint64_t>(payload, kTableBytes - 8) != XxHash64(payload.substr(0, kTableBytes - 8))) {
+  if (head.size() < kCsrTableBytes) return bad("section table is truncated");
+  if (LoadLe<uint64_t>(head, kTableHashAt) != XxHash64(head.substr(0, kTableHashAt))) {
     return bad("section table checksum mismatch");
   }
-  std::string_view s[kSectionCount];
-  for (uint32_t i = 0; i < kSectionCount; ++i) {
-    const uint64_t offset = LoadLe<uint64_t>(payload, 8 + i * kEntryBytes);
-    const uint64_t length = LoadLe<uint64_t>(payload, 16 + i * kEntryBytes);
-    if (offset > payload.size() || length > payload.size() - offset) return bad("section outside");
-    s[i] = payload.substr(offset, length);
-    if (XxHash64(s[i]) != LoadLe<uint64_t>(payload, 24 + i * kEntryBytes)) {
-      return bad("section " + std::to_string(i) + " checksum mismatch");
+  if (LoadLe<uint32_t>(head, 0) != kCsrSections || LoadLe<uint32_t>(head, 4) != kRevision2) {
+    return bad("unknown section table");
+  }
+  CsrLayout layout;
+  layout.edges = LoadLe<uint64_t>(head, 8);
+  layout.keys = LoadLe<uint64_t>(head, 16);
+  layout.others = LoadLe<uint64_t>(head, 24);
+  layout.fence_stride = LoadLe<uint32_t>(head, 32);
+  layout.block_bytes = LoadLe<uint32_t>(head, 36);
+  layout.sums_xxh64 = LoadLe<uint64_t>(head, kSumsHashAt);
+  if (layout.block_bytes < kBlockBytesMin || layout.block_bytes > kBlockBytesMax ||
+      (layout.block_bytes & (layout.block_bytes - 1)) != 0 || layout.fence_stride == 0) {
+    return bad("block size or fence stride out of range");
+  }
+  // The counts bound the section sizes below, which the payload bounds: checked before any is
+  // multiplied.
+  if (layout.edges > payload_bytes / 8 || layout.keys > payload_bytes / 4 ||
+      layout.others > payload_bytes / 4) {
+    return bad("counts exceed the payload");
+  }
+  const uint64_t expected[kCsrSections] = {
+      4 * layout.keys,  0, 4 * layout.others, 0, 4 * (layout.keys + 1), 4 * layout.edges,
+      4 * layout.edges, 0};
+  uint64_t at = kCsrTableBytes;
+  for (uint32_t i = 0; i < kCsrSections; ++i) {
+    layout.section_offset[i] = LoadLe<uint64_t>(head, kSectionTableAt + 16 * i);
+    layout.section_length[i] = LoadLe<uint64_t>(head, kSectionTableAt + 16 * i + 8);
+    if (layout.section_offset[i] != at || layout.section_length[i] > payload_bytes) {
+      return bad("section " + std::to_string(i) + " is not where the sections before it end");
+    }
+    const bool sized = i != kCsrKeyIds && i != kCsrOtherIds && i != kCsrFence;
+    if ((sized && layout.section_length[i] != expected[i]) ||
+        (!sized && layout.section_length[i] > kIdIndexBytesMax)) {
+      return bad("section sizes differ from the counts");
+    }
+    at += Padded8(layout.section_length[i]);
+  }
+  layout.data_end = at;
+  if (layout.section_length[kCsrFence] < 8 * layout.fence_samples()) {
+    return bad("fence is shorter than its samples");
+  }
+  if (at > payload_bytes || layout.payload_bytes() != payload_bytes) {
+    return bad("payload is " + std::to_string(payload_bytes) + " bytes; its table says " +
+               std::to_string(at > payload_bytes ? at : layout.payload_bytes()));
+  }
+  return layout;
+}
+
+bool CsrBlocksMatch(const CsrLayout& layout, std::string_view sums, uint64_t offset,
+                    std::string_view bytes) {
+  if (offset < kCsrTableBytes || (offset - kCsrTableBytes) % layout.block_bytes != 0) return false;
+  uint64_t block = (offset - kCsrTableBytes) / layout.block_bytes;
+  for (uint64_t at = 0; at < bytes.size(); at += layout.block_bytes, ++block) {
+    const std::string_view chunk = bytes.substr(at, layout.block_bytes);
+    const bool whole =
+        chunk.size() == layout.block_bytes || offset + at + chunk.size() == layout.data_end;
+    if (!whole || 8 * block + 8 > sums.size()) return false;
+    if (XxHash64(chunk) != LoadLe<uint64_t>(sums, 8 * block)) return false;
+  }
+  return true;
+}
+
+Result<CsrFence> CsrFence::Parse(std::string_view section, const CsrLayout& layout,
+                                 const std::string& name) {
+  auto bad = [&](const std::string& what) { return Corruption("adjacency fence: " + what, name); };
+  CsrFence fence;
+  fence.samples_ = layout.fence_samples();
+  const uint64_t m = fence.samples_;
+  if (section.size() < 8 * m) return bad("shorter than its samples");
+  fence.bytes_ = section;
+  const uint64_t id_bytes = section.size() - 8 * m;
+  uint32_t prev_end = 0;
+  for (uint64_t j = 0; j < m; ++j) {
+    const uint32_t start = LoadLe<uint32_t>(section, 4 * j);
+    const uint32_t end = LoadLe<uint32_t>(section, 4 * (m + j));
+    if (end < prev_end || end > id_bytes) return bad("offsets out of order");
+    if (start > layout.section_length[kCsrKeyIds] ||
+        (j == 0 ? start != 0 : start < fence.Start(j - 1))) {
+      return bad("starts out of order");
+    }
+    prev_end = end;
+    if (j > 0 && !(fence.Id(j - 1) < fence.Id(j))) return bad("ids out of order");
+  }
+  if (prev_end != id_bytes) return bad("offsets do not cover the ids");
+  return fence;
+}
+
+uint32_t CsrFence::Start(uint64_t j) const { return LoadLe<uint32_t>(bytes_, 4 * j); }
+
+std::string_view CsrFence::Id(uint64_t j) const {
+  const uint32_t begin = j == 0 ? 0 : LoadLe<uint32_t>(bytes_, 4 * (samples_ + j - 1));
+  const uint32_t end = LoadLe<uint32_t>(bytes_, 4 * (samples_ + j));
+  return bytes_.substr(8 * samples_ + begin, end - begin);
+}
+
+int64_t CsrFence::Floor(std::string_view id) const {
+  uint64_t lo = 0, hi = samples_;
+  while (lo < hi) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    if (Id(mid) <= id) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
     }
   }
-  if (s[kCounts].size() != 24) return bad("counts section is not 24 bytes");
-  const uint64_t e = LoadLe<uint64_t>(s[kCounts], 0);
-  const uint64_t k = LoadLe<uint64_t>(s[kCounts], 8);
-  const uint64_t o = LoadLe<uint64_t>(s[kCounts], 16);
-  if (e != manifest.entity_count) return bad("edge count differs from the version's");
-  if (s[kKeyEnds].size() != 4 * k || s[kOtherEnds].size() != 4 * o ||
-      s[kOffsets].size() != 4 * (k + 1) || s[kEdges].size() != 4 * e ||
-      s[kTargets].size() != 4 * e) {
-    return bad("section sizes differ from the counts");
-  }
-  EdgeCsr csr;
-  csr.keys = StringList{std::string(s[kKeyBlob]), Copy<uint32_t>(s[kKeyEnds])};
-  csr.others = StringList{std::string(s[kOtherBlob]), Copy<uint32_t>(s[kOtherEnds])};
-  csr.offsets = Copy<uint32_t>(s[kOffsets]);
-  csr.edges = Copy<uint32_t>(s[kEdges]);
-  csr.targets = Copy<uint32_t>(s[kTargets]);
-  if (!WellFormed(csr.keys) || !WellFormed(csr.others)) return bad("endpoint ids out of order");
-  if (csr.offsets.front() != 0 || csr.offsets.back() != e ||
-      !std::is_sorted(csr.offsets.begin(), csr.offsets.end())) {
-    return bad("offsets out of order");
-  }
-  for (uint64_t i = 0; i < e; ++i) {
-    if (csr.edges[i] >= e || csr.targets[i] >= o) return bad("slot outside the lists");
-  }
-  return csr;
+  return static_cast<int64_t>(lo) - 1;
 }
 
 }  // namespace omnigraph::table

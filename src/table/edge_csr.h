@@ -6,16 +6,25 @@
 // The table layer knows an edge table's id, src and dst columns but not the node tables, so the
 // adjacency it keeps names endpoints by id; the query layer maps the two id lists onto its
 // dense node numbering with one merge each (query/exec_cache.h). Kept as the derived objects
-// `csr.out` and `csr.in` of the version (docs/format/indexes.md), never authority. Immutable;
-// thread-safe to share.
+// `csr.out` and `csr.in` of the version (docs/format/indexes.md), never authority. A decoded
+// adjacency views the object's bytes (a mapping of the file on a local store) instead of copying
+// them; a built one owns its arrays. Immutable; thread-safe to share.
+//
+// The payload has two revisions. Revision 1 checksums each section whole, so it can only be read
+// whole. Revision 2 (what Encode writes) checksums the sections in blocks of kCsrBlockBytes and
+// carries a sparse fence of key ids, so that a reader can fetch and verify only the blocks one
+// node's edges live in (table/csr_points.h); both are read whole by Decode.
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "base/status.h"
+#include "storage/shared_bytes.h"
 #include "table/id_index.h"
 #include "table/table_manifest.h"
 
@@ -38,13 +47,32 @@ struct StringList {
   }
 };
 
+// A StringList viewed in bytes someone else owns.
+struct StringListView {
+  std::string_view blob;
+  std::span<const uint32_t> ends;
+
+  size_t size() const { return ends.size(); }
+  std::string_view At(size_t i) const {
+    const uint32_t begin = i == 0 ? 0 : ends[i - 1];
+    return blob.substr(begin, ends[i] - begin);
+  }
+};
+
+// Revision 2 of the payload: blocks of this many bytes are checksummed one by one.
+inline constexpr uint64_t kCsrBlockBytes = 16 * 1024;
+// Revision 2 keeps every this-many-th key id in its fence.
+inline constexpr uint32_t kCsrFenceStride = 128;
+
 struct EdgeCsr {
-  StringList keys;    // The key endpoint's distinct ids, ascending.
-  StringList others;  // The other endpoint's distinct ids, ascending.
+  StringListView keys;    // The key endpoint's distinct ids, ascending.
+  StringListView others;  // The other endpoint's distinct ids, ascending.
   // The edges of key k are slots offsets[k]..offsets[k+1].
-  std::vector<uint32_t> offsets;
-  std::vector<uint32_t> edges;    // Per slot: the edge's position in the id index.
-  std::vector<uint32_t> targets;  // Per slot: the other endpoint's ordinal in `others`.
+  std::span<const uint32_t> offsets;
+  std::span<const uint32_t> edges;    // Per slot: the edge's position in the id index.
+  std::span<const uint32_t> targets;  // Per slot: the other endpoint's ordinal in `others`.
+  // What the views point into: the decoded payload's bytes or a built adjacency's arrays.
+  std::shared_ptr<const void> owner;
 
   uint64_t bytes() const {
     return keys.blob.size() + others.blob.size() +
@@ -55,12 +83,80 @@ struct EdgeCsr {
   // From each edge's endpoints, in id-index order (`src[p]`, `dst[p]` of edge position p).
   static Result<EdgeCsr> Build(EdgeDirection direction, const std::vector<std::string_view>& src,
                                const std::vector<std::string_view>& dst);
-  // The payload of the derived object (docs/format/indexes.md).
+  // The payload of the derived object, revision 2 (docs/format/indexes.md).
   std::string Encode() const;
-  // Decodes and checks a payload against `manifest` (every section's checksum, the edge count,
-  // offsets, ordinals and the order of both id lists). Corruption naming `name` otherwise.
-  static Result<EdgeCsr> Decode(std::string_view payload, const TableManifest& manifest,
+  // Decodes and checks a payload of either revision against `manifest` (every checksum, the
+  // edge count, offsets, ordinals and the order of both id lists), viewing its bytes and keeping
+  // them alive. Corruption naming `name` otherwise.
+  static Result<EdgeCsr> Decode(const storage::SharedBytes& payload, const TableManifest& manifest,
                                 const std::string& name);
 };
+
+// The sections of a revision-2 payload, in the order they are laid out.
+enum CsrSection : uint32_t {
+  kCsrKeyEnds,
+  kCsrKeyIds,
+  kCsrOtherEnds,
+  kCsrOtherIds,
+  kCsrOffsets,
+  kCsrEdges,
+  kCsrTargets,
+  kCsrFence,
+  kCsrSections
+};
+// The fixed table at the start of a revision-2 payload.
+inline constexpr uint64_t kCsrTableBytes = 40 + 16 * kCsrSections + 16;
+
+// What the table of a revision-2 payload says: the counts, where each section is, the block
+// grid over the data area (from the end of the table to the end of the last section) and where
+// the block checksums are (right after the data area, up to the end of the payload).
+struct CsrLayout {
+  uint64_t edges = 0;
+  uint64_t keys = 0;
+  uint64_t others = 0;
+  uint32_t fence_stride = 0;
+  uint64_t block_bytes = 0;
+  uint64_t section_offset[kCsrSections] = {};
+  uint64_t section_length[kCsrSections] = {};
+  uint64_t data_end = 0;  // The data area is [kCsrTableBytes, data_end).
+  uint64_t sums_xxh64 = 0;
+
+  uint64_t blocks() const { return (data_end - kCsrTableBytes + block_bytes - 1) / block_bytes; }
+  uint64_t payload_bytes() const { return data_end + 8 * blocks(); }
+  // How many samples the fence holds.
+  uint64_t fence_samples() const { return (keys + fence_stride - 1) / fence_stride; }
+};
+
+// Decodes the table at the start of `payload_head` (at least kCsrTableBytes of the payload) of a
+// payload of `payload_bytes` bytes: its checksum, the sections in order inside the data area with
+// the sizes the counts call for, and the payload's length. Unsupported for a revision-1 payload
+// (readable whole only); Corruption naming `name` for anything else.
+Result<CsrLayout> DecodeCsrLayout(std::string_view payload_head, uint64_t payload_bytes,
+                                  const std::string& name);
+
+// The fence of a revision-2 payload: every fence_stride-th key id (sample j is key j·stride)
+// with the offset in the key-id section where that key starts. Views the section's bytes.
+class CsrFence {
+ public:
+  // Checks `section` (the fence section's bytes) for `layout`: its size, ids strictly ascending,
+  // starts ascending from 0 inside the key-id section. Corruption naming `name` otherwise.
+  static Result<CsrFence> Parse(std::string_view section, const CsrLayout& layout,
+                                const std::string& name);
+  uint64_t samples() const { return samples_; }
+  // Where key j·stride starts in the key-id section.
+  uint32_t Start(uint64_t j) const;
+  std::string_view Id(uint64_t j) const;
+  // The last sample at or below `id`, or -1 when `id` is below every key.
+  int64_t Floor(std::string_view id) const;
+
+ private:
+  std::string_view bytes_;
+  uint64_t samples_ = 0;
+};
+
+// Whether the blocks of the data area that `bytes` covers match their checksums: `bytes` starts
+// at payload offset `offset` (a block boundary) and `sums` holds every block's checksum.
+bool CsrBlocksMatch(const CsrLayout& layout, std::string_view sums, uint64_t offset,
+                    std::string_view bytes);
 
 }  // namespace omnigraph::table

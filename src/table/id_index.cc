@@ -19,6 +19,30 @@ std::string_view Bytes(const void* data, size_t size) {
 
 }  // namespace
 
+namespace {
+
+struct OwnedIndex {
+  std::string blob;
+  std::vector<uint32_t> ends;
+  std::vector<RowRef> refs;
+};
+
+}  // namespace
+
+IdIndex::IdIndex(std::string blob, std::vector<uint32_t> ends, std::vector<RowRef> refs) {
+  auto owned = std::make_shared<const OwnedIndex>(
+      OwnedIndex{std::move(blob), std::move(ends), std::move(refs)});
+  blob_ = owned->blob;
+  ends_ = owned->ends;
+  refs_ = owned->refs;
+  owner_ = std::move(owned);
+}
+
+storage::SharedBytes Aligned8(const storage::SharedBytes& bytes) {
+  if (reinterpret_cast<uintptr_t>(bytes.data()) % 8 == 0) return bytes;
+  return storage::SharedBytes::FromString(std::string(bytes.view()));
+}
+
 int64_t IdIndex::Position(std::string_view id) const {
   size_t lo = 0;
   size_t hi = refs_.size();
@@ -55,9 +79,11 @@ std::string IdIndex::Encode(uint32_t fragment_count) const {
   return out;
 }
 
-Result<IdIndex> IdIndex::Decode(std::string_view payload, const TableManifest& manifest,
+Result<IdIndex> IdIndex::Decode(const storage::SharedBytes& bytes, const TableManifest& manifest,
                                 const std::string& name) {
   auto bad = [&](const std::string& what) { return Corruption("id index: " + what, name); };
+  const storage::SharedBytes aligned = Aligned8(bytes);
+  const std::string_view payload = aligned.view();
   if (payload.size() < kPreambleBytes) return bad("shorter than its preamble");
   if (LoadLe<uint64_t>(payload, 48) != XxHash64(payload.substr(0, 48))) {
     return bad("preamble checksum mismatch");
@@ -71,6 +97,7 @@ Result<IdIndex> IdIndex::Decode(std::string_view payload, const TableManifest& m
   if (LoadLe<uint32_t>(payload, 16) != manifest.fragments.size()) {
     return bad("was built for another fragment count");
   }
+  if (n > payload.size() / (sizeof(RowRef) + sizeof(uint32_t))) return bad("truncated");
   const uint64_t ends_at = kPreambleBytes + n * sizeof(RowRef);
   const uint64_t blob_at = ends_at + Padded8(n * sizeof(uint32_t));
   if (blob_bytes > kIdIndexBytesMax || payload.size() != blob_at + blob_bytes) {
@@ -84,18 +111,16 @@ Result<IdIndex> IdIndex::Decode(std::string_view payload, const TableManifest& m
       XxHash64(blob) != LoadLe<uint64_t>(payload, 40)) {
     return bad("section checksum mismatch");
   }
-  std::vector<RowRef> out_refs(n);
-  std::vector<uint32_t> out_ends(n);
-  if (n > 0) {
-    std::memcpy(out_refs.data(), refs.data(), refs.size());
-    std::memcpy(out_ends.data(), ends.data(), ends.size());
-  }
-  for (const RowRef& ref : out_refs) {
+  IdIndex index;
+  index.owner_ = aligned.owner();
+  index.blob_ = blob;
+  index.ends_ = ViewArray<uint32_t>(payload, ends_at, n);
+  index.refs_ = ViewArray<RowRef>(payload, kPreambleBytes, n);
+  for (const RowRef& ref : index.refs_) {
     if (ref.source >= manifest.fragments.size() || ref.row >= manifest.fragments[ref.source].rows) {
       return bad("row reference outside the version's fragments");
     }
   }
-  IdIndex index(std::string(blob), std::move(out_ends), std::move(out_refs));
   uint32_t prev = 0;
   for (size_t i = 0; i < n; ++i) {
     if (index.ends_[i] < prev || index.ends_[i] > blob_bytes) return bad("offsets out of order");

@@ -10,11 +10,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "base/status.h"
+#include "storage/shared_bytes.h"
 #include "table/row_gather.h"
 #include "table/table_manifest.h"
 
@@ -33,23 +36,22 @@ class IdIndex {
   IdIndex() = default;
   // From rows already sorted by id: `blob` holds every id back to back, `ends[i]` is where id i
   // ends in it, `refs[i]` where its row lives.
-  IdIndex(std::string blob, std::vector<uint32_t> ends, std::vector<RowRef> refs)
-      : blob_(std::move(blob)), ends_(std::move(ends)), refs_(std::move(refs)) {}
+  IdIndex(std::string blob, std::vector<uint32_t> ends, std::vector<RowRef> refs);
 
   size_t size() const { return refs_.size(); }
   std::string_view IdAt(size_t i) const {
     const uint32_t begin = i == 0 ? 0 : ends_[i - 1];
-    return std::string_view(blob_).substr(begin, ends_[i] - begin);
+    return blob_.substr(begin, ends_[i] - begin);
   }
-  const std::vector<RowRef>& refs() const { return refs_; }
-  // The position of `id`, or -1.
+  std::span<const RowRef> refs() const { return refs_; }
+  // The position of `id`, or -1 (a binary search: no map is built).
   int64_t Position(std::string_view id) const;
   // The row holding `id`, or null.
   const RowRef* Find(std::string_view id) const {
     const int64_t at = Position(id);
     return at < 0 ? nullptr : &refs_[static_cast<size_t>(at)];
   }
-  // Approximate bytes held.
+  // Approximate bytes held (or viewed, for a decoded index).
   uint64_t bytes() const {
     return blob_.size() + ends_.size() * sizeof(uint32_t) + refs_.size() * sizeof(RowRef) + 64;
   }
@@ -58,14 +60,28 @@ class IdIndex {
   std::string Encode(uint32_t fragment_count) const;
   // Decodes and checks a payload against `manifest`: every section's checksum, the count against
   // the manifest's live rows, every row reference inside its fragment, ids strictly ascending.
-  // Corruption naming `name` otherwise.
-  static Result<IdIndex> Decode(std::string_view payload, const TableManifest& manifest,
+  // The index views `payload`'s bytes (no section is copied) and keeps them alive. Corruption
+  // naming `name` otherwise.
+  static Result<IdIndex> Decode(const storage::SharedBytes& payload, const TableManifest& manifest,
                                 const std::string& name);
 
  private:
-  std::string blob_;
-  std::vector<uint32_t> ends_;
-  std::vector<RowRef> refs_;
+  // What the views below point into: the decoded object's bytes, or the vectors of a built index.
+  std::shared_ptr<const void> owner_;
+  std::string_view blob_;
+  std::span<const uint32_t> ends_;
+  std::span<const RowRef> refs_;
 };
+
+// `bytes` with its first byte 8-aligned: the same bytes when they are, else an aligned copy. The
+// index formats are laid out so that their arrays can be viewed in place from aligned bytes.
+storage::SharedBytes Aligned8(const storage::SharedBytes& bytes);
+
+// `count` values of T at byte `at` of `bytes` (which must be 8-aligned and hold them), viewed in
+// place. The formats are little-endian, as the host (table/le_bytes.h).
+template <typename T>
+std::span<const T> ViewArray(std::string_view bytes, uint64_t at, uint64_t count) {
+  return std::span<const T>(reinterpret_cast<const T*>(bytes.data() + at), count);
+}
 
 }  // namespace omnigraph::table

@@ -282,7 +282,7 @@ Result<IdIndex> IdsOfChain(std::span<const IndexLink> chain, const std::string& 
                              IdIndex::Decode(chain[0].payload, *chain[0].manifest, name));
   if (first != nullptr) *first = index;
   for (size_t i = 1; i < chain.size(); ++i) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(IdsDelta delta, DecodeIdsDelta(chain[i].payload, name));
+    OMNIGRAPH_ASSIGN_OR_RETURN(IdsDelta delta, DecodeIdsDelta(chain[i].payload.view(), name));
     OMNIGRAPH_ASSIGN_OR_RETURN(
         index, ApplyIdsDelta(index, *chain[i - 1].manifest, delta, *chain[i].manifest, name));
   }
@@ -298,7 +298,7 @@ Result<EdgeCsr> CsrOfChain(std::span<const IndexLink> chain, EdgeDirection direc
   // Every delta is decoded first: the edges refer to their strings until the rebuild.
   std::vector<EdgesDelta> deltas;
   for (size_t i = 1; i < chain.size(); ++i) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(EdgesDelta delta, DecodeEdgesDelta(chain[i].payload, name));
+    OMNIGRAPH_ASSIGN_OR_RETURN(EdgesDelta delta, DecodeEdgesDelta(chain[i].payload.view(), name));
     deltas.push_back(std::move(delta));
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(EdgeColumns edges, EdgesOfCsr(full, direction, first, name));

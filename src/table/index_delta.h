@@ -90,7 +90,7 @@ Result<EdgeCsr> CsrOfEdges(const EdgeColumns& edges, EdgeDirection direction, co
 // then each delta in order, the wanted version's last).
 struct IndexLink {
   const TableManifest* manifest = nullptr;
-  std::string_view payload;
+  storage::SharedBytes payload;
 };
 
 // The id index at the end of `chain` and, when `first` is not null, the full link's in

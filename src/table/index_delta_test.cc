@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <memory>
 
 #include "base/random.h"
@@ -27,17 +29,17 @@ std::vector<std::string> Ids(const std::string& prefix, int from, int count) {
 void ExpectSame(const IdIndex& a, const IdIndex& b) {
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a.IdAt(i), b.IdAt(i)) << i;
-  EXPECT_EQ(a.refs(), b.refs());
+  EXPECT_TRUE(std::ranges::equal(a.refs(), b.refs()));
 }
 
 void ExpectSame(const EdgeCsr& a, const EdgeCsr& b) {
   EXPECT_EQ(a.keys.blob, b.keys.blob);
-  EXPECT_EQ(a.keys.ends, b.keys.ends);
+  EXPECT_TRUE(std::ranges::equal(a.keys.ends, b.keys.ends));
   EXPECT_EQ(a.others.blob, b.others.blob);
-  EXPECT_EQ(a.others.ends, b.others.ends);
-  EXPECT_EQ(a.offsets, b.offsets);
-  EXPECT_EQ(a.edges, b.edges);
-  EXPECT_EQ(a.targets, b.targets);
+  EXPECT_TRUE(std::ranges::equal(a.others.ends, b.others.ends));
+  EXPECT_TRUE(std::ranges::equal(a.offsets, b.offsets));
+  EXPECT_TRUE(std::ranges::equal(a.edges, b.edges));
+  EXPECT_TRUE(std::ranges::equal(a.targets, b.targets));
 }
 
 // Writes versions of one table and checks each step's deltas against rebuilds. No derived

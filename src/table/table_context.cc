@@ -179,7 +179,7 @@ Result<std::shared_ptr<const IdIndex>> TableContext::IndexFromChain(const TableM
   OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<DerivedLink> chain, version.ReadDerivedChain(kIdsKind));
   std::vector<IndexLink> links;
   for (const DerivedLink& link : chain) {
-    links.push_back(IndexLink{link.manifest.get(), *link.payload});
+    links.push_back(IndexLink{link.manifest.get(), link.payload});
   }
   // An edge table's adjacency chain starts from the same full version and needs its index too.
   const bool edge = std::any_of(manifest.schema.begin(), manifest.schema.end(),

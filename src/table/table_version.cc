@@ -288,7 +288,7 @@ Result<EdgeCsr> TableVersion::CsrFromChain(EdgeDirection direction) const {
   OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<DerivedLink> chain, ReadDerivedChain(kind));
   std::vector<IndexLink> links;
   for (const DerivedLink& link : chain) {
-    links.push_back(IndexLink{link.manifest.get(), *link.payload});
+    links.push_back(IndexLink{link.manifest.get(), link.payload});
   }
   const auto decode = [&]() -> Result<EdgeCsr> {
     if (chain.size() == 1) return EdgeCsr::Decode(links[0].payload, *chain[0].manifest, name);
@@ -528,9 +528,10 @@ Status TableVersion::WriteDerivedDelta(std::string_view kind, std::string_view p
 
 namespace {
 
-// One link of a chain, read whole and cached by name with its delta fields.
+// One link of a chain, read whole and cached by name with its delta fields. The payload shares
+// the bytes the store returned (a mapping of the file on a local store): nothing is copied.
 struct CachedDerived {
-  std::string payload;
+  storage::SharedBytes payload;
   std::optional<DerivedDelta> delta;
 };
 
@@ -540,11 +541,12 @@ Result<std::shared_ptr<const CachedDerived>> ReadDerivedObject(internal::TableCo
   const std::string name = DerivedName(manifest.table(), manifest.staged_version, kind);
   const std::string key = "xo:" + name;
   if (auto hit = ctx.cache().Get<CachedDerived>(key)) return hit;
-  OMNIGRAPH_ASSIGN_OR_RETURN(storage::GetResult got, ctx.store().Get(name));
+  OMNIGRAPH_ASSIGN_OR_RETURN(storage::SharedGetResult got, ctx.store().GetShared(name));
   OMNIGRAPH_ASSIGN_OR_RETURN(DecodedDerived decoded,
-                             DecodeDerivedObject(manifest, kind, got.data, name));
+                             DecodeDerivedObject(manifest, kind, got.data.view(), name));
+  const uint64_t at = static_cast<uint64_t>(decoded.payload.data() - got.data.data());
   auto value = std::make_shared<const CachedDerived>(
-      CachedDerived{std::string(decoded.payload), std::move(decoded.delta)});
+      CachedDerived{got.data.Slice(at, decoded.payload.size()), std::move(decoded.delta)});
   ctx.cache().Put<CachedDerived>(key, value, value->payload.size() + 256);
   return value;
 }
@@ -567,9 +569,7 @@ Result<std::vector<DerivedLink>> TableVersion::ReadDerivedChain(std::string_view
                             " here, the object is at depth " + std::to_string(depth),
                         name);
     }
-    // The payload shares the cached object's lifetime.
-    chain.push_back(
-        DerivedLink{manifest, std::shared_ptr<const std::string>(object, &object->payload)});
+    chain.push_back(DerivedLink{manifest, object->payload});
     if (!object->delta) break;
     expected_depth = depth - 1;
     OMNIGRAPH_ASSIGN_OR_RETURN(

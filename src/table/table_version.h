@@ -65,7 +65,7 @@ using BatchSink = std::function<Status(ColumnBatch batch)>;
 // its payload (a full one for the first link, a delta's for the others).
 struct DerivedLink {
   std::shared_ptr<const TableManifest> manifest;
-  std::shared_ptr<const std::string> payload;
+  storage::SharedBytes payload;
 };
 
 class TableVersion {

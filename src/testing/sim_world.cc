@@ -47,6 +47,18 @@ class SimStore final : public storage::ObjectStore {
     return r;
   }
 
+  // A shared read is a GET to the simulated store: scheduled and faulted as one.
+  Result<storage::SharedGetResult> GetShared(std::string_view name,
+                                             std::optional<storage::ByteRange> range) override {
+    ActorContext* ctx = world_->Current();
+    if (!ctx) return inner_->GetShared(name, range);
+    SimWorld::Fault f = world_->Enter(*ctx, false, "get", name);
+    if (Status s = ReadFault(f, name); !s.ok()) return s;
+    Result<storage::SharedGetResult> r = inner_->GetShared(name, range);
+    Finish("get", name, r.status(), r.ok() ? XxHash64(r->data.view()) : 0);
+    return r;
+  }
+
   Result<storage::ObjectMeta> Head(std::string_view name) override {
     ActorContext* ctx = world_->Current();
     if (!ctx) return inner_->Head(name);

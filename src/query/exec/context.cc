@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <unordered_set>
 
 #include "query/column_codec.h"
 #include "query/exec/text.h"
@@ -154,6 +155,72 @@ Result<const Adjacency*> ExecContext::Adj(const TypeDef& edge) {
   const Adjacency* out = adj.get();
   adjacencies_[&edge] = std::move(adj);
   return out;
+}
+
+Result<const PointAdjacency*> ExecContext::PointOut(const TypeDef& edge,
+                                                    std::span<const uint32_t> nodes) {
+  if (adjacencies_.count(&edge) > 0 || no_points_.count(&edge) > 0) return nullptr;
+  const auto give_up = [&]() -> const PointAdjacency* {
+    no_points_.insert(&edge);
+    return nullptr;
+  };
+  const auto readable_whole = [](const Status& s) {
+    return s.kind() == Kind::kNotFound || s.code() == Code::kUnsupported ||
+           s.code() == Code::kCorruption;
+  };
+  auto it = points_.find(&edge);
+  PointAdjacency* point = it == points_.end() ? nullptr : it->second.get();
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> edges, view_.Table(edge));
+  const TypeDef* from = NodeType(edge.from);
+  const TypeDef* to = NodeType(edge.to);
+  if (from == nullptr || to == nullptr) return give_up();
+  OMNIGRAPH_ASSIGN_OR_RETURN(const TableImage* from_image, Image(*from));
+  OMNIGRAPH_ASSIGN_OR_RETURN(const TableImage* to_image, Image(*to));
+  const std::string scope = view_.cache_scope();
+  if (point == nullptr) {
+    // A warm handle has the adjacency: take it for the run (Adj finds it there).
+    if (std::shared_ptr<const Adjacency> built =
+            options_.cache->FindAdjacent(scope, *edges, *from_image, *to_image)) {
+      adjacencies_[&edge] = std::move(built);
+      return nullptr;
+    }
+  }
+  // The nodes not read yet, distinct; past kPointFrontierMax the walk reads the whole adjacency.
+  std::unordered_set<uint32_t> missing;
+  for (uint32_t v : nodes) {
+    if (point != nullptr && point->Has(v)) continue;
+    missing.insert(v);
+    if (missing.size() > kPointFrontierMax) return give_up();
+  }
+  if (missing.empty()) return point;
+  if (point == nullptr) {
+    if (edges->entity_count() < options_.point_edges_min || edges->IndexKinds().empty()) {
+      return give_up();
+    }
+    Result<std::shared_ptr<const table::CsrPoints>> opened =
+        table::CsrPoints::Open(*edges, table::EdgeDirection::kOut);
+    if (!opened.ok()) {
+      if (readable_whole(opened.status())) return give_up();
+      return opened.status();
+    }
+    auto made = std::make_unique<PointAdjacency>(std::move(*opened), *from_image, *to_image);
+    point = made.get();
+    points_[&edge] = std::move(made);
+  }
+  const uint64_t budget = options_.point_budget_bytes.value_or(point->object_bytes());
+  if (!options_.cache->PointReadsAllowed(scope, *edges, *from_image, *to_image, budget)) {
+    return give_up();
+  }
+  std::vector<uint32_t> wanted(missing.begin(), missing.end());
+  std::sort(wanted.begin(), wanted.end());
+  const uint64_t bytes_before = point->bytes();
+  if (Status loaded = point->Load(wanted); !loaded.ok()) {
+    if (readable_whole(loaded)) return give_up();
+    return loaded;
+  }
+  options_.cache->RecordPointReads(scope, *edges, *from_image, *to_image, wanted.size(),
+                                   point->bytes() - bytes_before);
+  return point;
 }
 
 Result<Value> ExecContext::ConstantOf(const Expr& e) {

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -57,6 +58,17 @@ class ExecContext {
   // taken from the cache once per run.
   Result<const TableImage*> Image(const schema::TypeDef& type);
   Result<const Adjacency*> Adj(const schema::TypeDef& edge);
+  // The outgoing lists of `edge` for a walk from `nodes` (`from` dense indices), read point by
+  // point: the run's PointAdjacency with `nodes` loaded, or null when the walk should use Adj()
+  // instead — the adjacency is built already (in this run or the cache), more than
+  // kPointFrontierMax of the nodes are not read yet, the handle's point reads of it add up to
+  // the stored object's size already (ExecCache::PointReadsAllowed), or the version keeps no
+  // adjacency that can be read in parts (a small version, revision 1, a chain of deltas, damage:
+  // Adj() reads it whole, rebuilding a damaged one). Once null for an edge type, null for the rest
+  // of the run. Storage failures as reported.
+  static constexpr size_t kPointFrontierMax = 256;
+  Result<const PointAdjacency*> PointOut(const schema::TypeDef& edge,
+                                         std::span<const uint32_t> nodes);
   // The ANN index of a node type's Vector property, from the cache; nullptr when it has none.
   Result<std::shared_ptr<const table::AnnIndex>> Ann(const schema::TypeDef& type,
                                                      uint32_t field_id);
@@ -106,6 +118,8 @@ class ExecContext {
   ExecOptions options_;
   std::map<const schema::TypeDef*, std::shared_ptr<const TableImage>> images_;
   std::map<const schema::TypeDef*, std::shared_ptr<const Adjacency>> adjacencies_;
+  std::map<const schema::TypeDef*, std::unique_ptr<PointAdjacency>> points_;
+  std::set<const schema::TypeDef*> no_points_;
   ExecStats stats_;
   uint64_t traversal_work_ = 0;
 };

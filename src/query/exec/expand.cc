@@ -43,6 +43,60 @@ class Marks {
   std::unordered_set<uint32_t> set_;
 };
 
+// One walked side of one edge type: the full adjacency's, or lists read point by point.
+struct Side {
+  const Csr* full = nullptr;
+  const PointAdjacency* point = nullptr;
+  std::span<const uint32_t> Targets(uint32_t v) const {
+    return full != nullptr ? full->Targets(v) : point->Targets(v);
+  }
+  std::span<const uint32_t> Edges(uint32_t v) const {
+    return full != nullptr ? full->Edges(v) : point->Edges(v);
+  }
+};
+
+// The sides a traversal walks: per edge type its outgoing side, then its incoming side, each when
+// walked. An outgoing side is read point by point while the nodes it is asked for stay few and
+// the adjacency is not built (ExecContext::PointOut); otherwise, and for an incoming side, it is
+// the full adjacency's (whose incoming side is built on first use). Both give the same lists, so
+// a walk may switch from one to the other between hops.
+class Sides {
+ public:
+  Sides(ExecContext& ctx, std::vector<const TypeDef*> edges, Direction dir)
+      : ctx_(ctx), edges_(std::move(edges)), dir_(dir) {}
+
+  // Makes every side hold the lists of `nodes`. With no nodes nothing is read: the sides are
+  // placeholders that no walk asks (a key lookup that found nothing builds no adjacency).
+  Status Prepare(std::span<const uint32_t> nodes) {
+    sides_.clear();
+    if (nodes.empty()) {
+      const size_t per_edge = dir_ == Direction::kBoth ? 2 : 1;
+      sides_.assign(edges_.size() * per_edge, Side{});
+      return Status::Ok();
+    }
+    for (const TypeDef* edge : edges_) {
+      if (dir_ == Direction::kOut) {
+        OMNIGRAPH_ASSIGN_OR_RETURN(const PointAdjacency* point, ctx_.PointOut(*edge, nodes));
+        if (point != nullptr) {
+          sides_.push_back(Side{nullptr, point});
+          continue;
+        }
+      }
+      OMNIGRAPH_ASSIGN_OR_RETURN(const Adjacency* adj, ctx_.Adj(*edge));
+      if (dir_ != Direction::kIn) sides_.push_back(Side{&adj->out(), nullptr});
+      if (dir_ != Direction::kOut) sides_.push_back(Side{&adj->in(), nullptr});
+    }
+    return Status::Ok();
+  }
+  const std::vector<Side>& get() const { return sides_; }
+
+ private:
+  ExecContext& ctx_;
+  std::vector<const TypeDef*> edges_;
+  Direction dir_;
+  std::vector<Side> sides_;
+};
+
 // Breadth-first search with the reference's semantics: each node is visited at most once per
 // source (at its shortest distance); a node is emitted when reached at a hop within
 // [min, max]; the source returns only through its own self-loop (at hop 1), and a self-loop
@@ -50,27 +104,20 @@ class Marks {
 // their traversals are single-hop (the plan clamps their max).
 class Bfs {
  public:
+  // `sides`: the sides walked (every edge type of the traversal, the walked directions).
   // `nodes`: the size of the node numbering the search walks (both ends, for same-type edges;
   // the target side otherwise). `searches`: about how many sources will be searched.
-  // `adjs`: the adjacency of every edge type walked (one, or an edge set's, all over the same
-  // node types).
-  Bfs(std::vector<const Adjacency*> adjs, Direction dir, bool same_type, uint32_t min_hops,
-      uint32_t max_hops, uint32_t nodes, size_t searches)
-      : dir_(dir),
+  Bfs(Sides& sides, bool same_type, uint32_t min_hops, uint32_t max_hops, uint32_t nodes,
+      size_t searches)
+      : sides_(sides),
         same_type_(same_type),
         min_(min_hops),
         max_(same_type ? max_hops : std::min<uint32_t>(max_hops, 1)),
         visited_(nodes, searches > 16 || nodes <= 4096),
-        emitted_(nodes, searches > 16 || nodes <= 4096) {
-    // Only the walked sides: an adjacency builds its incoming side on first use.
-    for (const Adjacency* adj : adjs) {
-      if (dir_ != Direction::kIn) sides_.push_back(&adj->out());
-      if (dir_ != Direction::kOut) sides_.push_back(&adj->in());
-    }
-  }
+        emitted_(nodes, searches > 16 || nodes <= 4096) {}
 
   // The nodes reached from `start`, in discovery order.
-  const std::vector<uint32_t>& Run(uint32_t start) {
+  Result<std::vector<uint32_t>> Run(uint32_t start) {
     visited_.Clear();
     emitted_.Clear();
     out_.clear();
@@ -78,6 +125,7 @@ class Bfs {
     if (same_type_) visited_.Insert(start);
     for (uint32_t hop = 1; hop <= max_ && !frontier_.empty(); ++hop) {
       next_.clear();
+      OMNIGRAPH_RETURN_IF_ERROR(sides_.Prepare(frontier_));
       for (uint32_t node : frontier_) {
         auto visit = [&](uint32_t neighbor) {
           if (same_type_ && neighbor == node) {
@@ -91,8 +139,8 @@ class Bfs {
             if (hop >= min_ && emitted_.Insert(neighbor)) out_.push_back(neighbor);
           }
         };
-        for (const Csr* side : sides_) {
-          auto targets = side->Targets(node);
+        for (const Side& side : sides_.get()) {
+          auto targets = side.Targets(node);
           work_ += targets.size();
           for (uint32_t n : targets) visit(n);
         }
@@ -106,10 +154,8 @@ class Bfs {
   uint64_t TakeWork() { return std::exchange(work_, 0); }
 
  private:
-  // Per adjacency, its outgoing side then its incoming side, each when walked.
-  std::vector<const Csr*> sides_;
+  Sides& sides_;
   uint64_t work_ = 0;
-  Direction dir_;
   bool same_type_;
   uint32_t min_;
   uint32_t max_;
@@ -151,16 +197,18 @@ Status EndSlots(const Frame& frame, const TraversalEnds& ends, int& start, int& 
 Status RunStep(ExecContext& ctx, ScopeState& scope, Frame& frame, const ExpandEdgesStep& step) {
   const TraversalEnds& ends = step.ends;
   const TypeDef& edge = *ends.traversal->edge;
-  OMNIGRAPH_ASSIGN_OR_RETURN(const Adjacency* adj, ctx.Adj(edge));
   int start_slot = -1, other_slot = -1;
   OMNIGRAPH_RETURN_IF_ERROR(EndSlots(frame, ends, start_slot, other_slot));
   OMNIGRAPH_ASSIGN_OR_RETURN(const std::vector<bool>* other_allowed,
                              OtherAllowed(ctx, scope, ends));
   std::vector<uint32_t> outer, other, edges;
   const Direction dir = ends.direction;
-  // Only the walked sides: the incoming side is built on first use.
-  const Csr* out = dir != Direction::kIn ? &adj->out() : nullptr;
-  const Csr* in = dir != Direction::kOut ? &adj->in() : nullptr;
+  // Only the walked sides: the incoming side is built on first use. For kBoth the first side is
+  // the outgoing one, the second the incoming one.
+  Sides sides(ctx, {&edge}, dir);
+  OMNIGRAPH_RETURN_IF_ERROR(sides.Prepare(frame.cols[start_slot]));
+  const Side* out = dir != Direction::kIn ? &sides.get().front() : nullptr;
+  const Side* in = dir != Direction::kOut ? &sides.get().back() : nullptr;
   for (size_t r = 0; r < frame.rows; ++r) {
     uint32_t s = frame.cols[start_slot][r];
     // One unit for the start and one per edge examined (each CSR side is numbered by its own
@@ -202,21 +250,24 @@ Status RunStep(ExecContext& ctx, ScopeState& scope, Frame& frame, const ExpandEd
 Status RunStep(ExecContext& ctx, ScopeState& scope, Frame& frame, const ReachStep& step) {
   const TraversalEnds& ends = step.ends;
   const TypeDef& edge = *ends.traversal->edge;
-  std::vector<const Adjacency*> adjs;
-  for (const TypeDef* e : ends.traversal->edges) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(const Adjacency* a, ctx.Adj(*e));
-    adjs.push_back(a);
-  }
-  const Adjacency* adj = adjs.front();
   int start_slot = -1, other_slot = -1;
   OMNIGRAPH_RETURN_IF_ERROR(EndSlots(frame, ends, start_slot, other_slot));
-  const bool same_type = ctx.NodeType(edge.from) == ctx.NodeType(edge.to);
+  const TypeDef* from = ctx.NodeType(edge.from);
+  const TypeDef* to = ctx.NodeType(edge.to);
+  if (from == nullptr || to == nullptr) {
+    return Internal("edge type " + edge.name + " has an unknown endpoint type");
+  }
+  const bool same_type = from == to;
   // Reached nodes are numbered on the target side: `to` for kOut, `from` for kIn (both sides
   // are one type for kBoth and for same-type edges).
-  const uint32_t reached_nodes =
-      ends.direction == Direction::kOut ? adj->to_nodes() : adj->from_nodes();
-  Bfs bfs(adjs, ends.direction, same_type, step.min_hops, step.max_hops,
-          std::max<uint32_t>(reached_nodes, 1), frame.rows);
+  OMNIGRAPH_ASSIGN_OR_RETURN(const TableImage* reached_image,
+                             ctx.Image(ends.direction == Direction::kOut ? *to : *from));
+  Sides sides(ctx, ends.traversal->edges, ends.direction);
+  // Every start's first hop in one batch: few starts are read point by point together, many
+  // make the walk use the full adjacency from the start.
+  OMNIGRAPH_RETURN_IF_ERROR(sides.Prepare(frame.cols[start_slot]));
+  Bfs bfs(sides, same_type, step.min_hops, step.max_hops,
+          std::max<uint32_t>(reached_image->size(), 1), frame.rows);
   OMNIGRAPH_ASSIGN_OR_RETURN(const std::vector<bool>* other_allowed,
                              OtherAllowed(ctx, scope, ends));
   // BFS results, memoized per start node within this step.
@@ -226,7 +277,7 @@ Status RunStep(ExecContext& ctx, ScopeState& scope, Frame& frame, const ReachSte
     uint32_t s = frame.cols[start_slot][r];
     auto it = memo.find(s);
     if (it == memo.end()) {
-      std::vector<uint32_t> reached = bfs.Run(s);
+      OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<uint32_t> reached, bfs.Run(s));
       OMNIGRAPH_RETURN_IF_ERROR(ctx.ChargeTraversal(1 + bfs.TakeWork()));
       if (other_slot >= 0) std::sort(reached.begin(), reached.end());
       it = memo.emplace(s, std::move(reached)).first;

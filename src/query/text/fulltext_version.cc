@@ -257,13 +257,14 @@ Result<FullTextIndex> ReadFullTextChain(const table::TableVersion& version, cons
     return table::DerivedName(chain[link].manifest->table(), chain[link].manifest->staged_version,
                               kind);
   };
-  OMNIGRAPH_ASSIGN_OR_RETURN(FullTextIndex full, FullTextIndex::Decode(*chain[0].payload, name(0)));
+  OMNIGRAPH_ASSIGN_OR_RETURN(FullTextIndex full,
+                             FullTextIndex::Decode(chain[0].payload.view(), name(0)));
   if (chain.size() == 1) return full;
   std::vector<FullTextDelta> deltas;
   deltas.reserve(chain.size() - 1);
   for (size_t link = 1; link < chain.size(); ++link) {
     OMNIGRAPH_ASSIGN_OR_RETURN(FullTextDelta delta,
-                               FullTextDelta::Decode(*chain[link].payload, name(link)));
+                               FullTextDelta::Decode(chain[link].payload.view(), name(link)));
     deltas.push_back(std::move(delta));
   }
   return ApplyFullTextChain(full, deltas, ids, name(chain.size() - 1));

@@ -1,0 +1,282 @@
+#include "table/csr_points.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "base/hash.h"
+#include "table/derived.h"
+#include "table/le_bytes.h"
+#include "table/table_context.h"
+#include "table/table_version.h"
+
+namespace omnigraph::table {
+
+// The runs one Fetch read, sorted by offset; every range it was asked for lies inside one run.
+class CsrPoints::Fetched {
+ public:
+  explicit Fetched(std::vector<Run> runs) : runs_(std::move(runs)) {}
+  // The bytes at payload offset `offset`, `length` long (a range Fetch was asked for).
+  std::string_view At(uint64_t offset, uint64_t length) const {
+    if (length == 0) return {};
+    auto it = std::upper_bound(runs_.begin(), runs_.end(), offset,
+                               [](uint64_t at, const Run& run) { return at < run.begin; });
+    OMNIGRAPH_CHECK(it != runs_.begin());
+    --it;
+    OMNIGRAPH_CHECK(offset + length <= it->begin + it->bytes.size());
+    return it->bytes.view().substr(offset - it->begin, length);
+  }
+  uint32_t U32(uint64_t offset) const { return LoadLe<uint32_t>(At(offset, 4), 0); }
+  void HoldIn(std::vector<storage::SharedBytes>& held) const {
+    for (const Run& run : runs_) held.push_back(run.bytes);
+  }
+
+ private:
+  std::vector<Run> runs_;
+};
+
+namespace {
+
+// `clusters` (disjoint block spans, ascending) merged across their smallest gaps until at most
+// `reads_max` remain.
+std::vector<std::pair<uint64_t, uint64_t>> AtMostReads(
+    std::vector<std::pair<uint64_t, uint64_t>> clusters, size_t reads_max) {
+  if (clusters.size() <= reads_max) return clusters;
+  // The gaps after each cluster but the last, smallest first; the size() - reads_max smallest are
+  // closed (ties by position, so the choice is deterministic).
+  std::vector<std::pair<uint64_t, size_t>> gaps;
+  for (size_t i = 0; i + 1 < clusters.size(); ++i) {
+    gaps.emplace_back(clusters[i + 1].first - clusters[i].second, i);
+  }
+  std::sort(gaps.begin(), gaps.end());
+  std::vector<bool> closed(clusters.size(), false);
+  for (size_t g = 0; g < clusters.size() - reads_max; ++g) closed[gaps[g].second] = true;
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  for (size_t i = 0; i < clusters.size(); ++i) {
+    if (i > 0 && closed[i - 1]) {
+      out.back().second = clusters[i].second;
+    } else {
+      out.push_back(clusters[i]);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Status CsrPoints::Bad(const std::string& what) const {
+  return Corruption("adjacency: " + what, name_);
+}
+
+Result<std::shared_ptr<const CsrPoints>> CsrPoints::Open(const TableVersion& version,
+                                                         EdgeDirection direction) {
+  const std::string_view kind = CsrKind(direction);
+  const TableManifest& manifest = version.manifest();
+  const std::string name = DerivedName(manifest.table(), manifest.staged_version, kind);
+  const std::string key = "cp:" + name;
+  internal::TableContext& ctx = version.context();
+  if (auto hit = ctx.cache().Get<CsrPoints>(key)) return hit;
+  // The envelope's header and the payload's table, in one read.
+  OMNIGRAPH_ASSIGN_OR_RETURN(
+      storage::SharedGetResult head,
+      ctx.store().GetShared(name, storage::ByteRange{0, kDerivedHeaderBytesMax + kCsrTableBytes}));
+  OMNIGRAPH_ASSIGN_OR_RETURN(DerivedHeader header,
+                             DecodeDerivedHeader(manifest, kind, head.data.view(), name));
+  if (header.delta) {
+    return Status(Code::kUnsupported, "adjacency is a delta; it is read whole", name);
+  }
+  if (header.payload_offset + header.payload_bytes != head.meta.size_bytes) {
+    return Corruption("derived object's size differs from its header", name);
+  }
+  const std::string_view table =
+      head.data.view().substr(std::min<uint64_t>(header.payload_offset, head.data.size()));
+  OMNIGRAPH_ASSIGN_OR_RETURN(CsrLayout layout, DecodeCsrLayout(table, header.payload_bytes, name));
+  std::shared_ptr<CsrPoints> points(
+      new CsrPoints(ctx.shared_from_this(), name, header.payload_offset, layout));
+  if (layout.edges != manifest.entity_count) {
+    return points->Bad("edge count differs from the version's");
+  }
+  // The fence and the block checksums end the payload: one read from the fence's first block.
+  const uint64_t fence_at = layout.section_offset[kCsrFence];
+  const uint64_t from = fence_at - (fence_at - kCsrTableBytes) % layout.block_bytes;
+  OMNIGRAPH_ASSIGN_OR_RETURN(
+      storage::SharedGetResult tail,
+      ctx.store().GetShared(
+          name, storage::ByteRange{header.payload_offset + from, header.payload_bytes - from}));
+  if (tail.data.size() != header.payload_bytes - from) {
+    return points->Bad("object is shorter than its header says");
+  }
+  const std::string_view bytes = tail.data.view();
+  points->tail_ = tail.data;
+  points->sums_ = bytes.substr(layout.data_end - from);
+  if (XxHash64(points->sums_) != layout.sums_xxh64) {
+    return points->Bad("block checksums fail their checksum");
+  }
+  if (!CsrBlocksMatch(layout, points->sums_, from, bytes.substr(0, layout.data_end - from))) {
+    return points->Bad("block checksum mismatch");
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(
+      points->fence_,
+      CsrFence::Parse(bytes.substr(fence_at - from, layout.section_length[kCsrFence]), layout,
+                      name));
+  std::shared_ptr<const CsrPoints> value = std::move(points);
+  ctx.cache().Put<CsrPoints>(key, value, layout.payload_bytes() - from + 256);
+  return value;
+}
+
+Result<CsrPoints::Fetched> CsrPoints::Fetch(std::vector<std::pair<uint64_t, uint64_t>> ranges,
+                                            CsrPointLists& out) const {
+  const uint64_t block = layout_.block_bytes;
+  const uint64_t gap_blocks = kCsrCoalesceGapBytes / block;
+  // Each range as the blocks [first, last] it touches, then clusters of them.
+  std::vector<std::pair<uint64_t, uint64_t>> spans;
+  for (const auto& [offset, length] : ranges) {
+    if (length == 0) continue;
+    OMNIGRAPH_CHECK(offset >= kCsrTableBytes && offset + length <= layout_.data_end);
+    spans.emplace_back((offset - kCsrTableBytes) / block,
+                       (offset + length - 1 - kCsrTableBytes) / block);
+  }
+  std::sort(spans.begin(), spans.end());
+  std::vector<std::pair<uint64_t, uint64_t>> clusters;
+  for (const auto& span : spans) {
+    if (!clusters.empty() && span.first <= clusters.back().second + 1 + gap_blocks) {
+      clusters.back().second = std::max(clusters.back().second, span.second);
+    } else {
+      clusters.push_back(span);
+    }
+  }
+  clusters = AtMostReads(std::move(clusters), kCsrRoundReadsMax);
+  std::shared_ptr<internal::TableContext> ctx = ctx_.lock();
+  if (ctx == nullptr) {
+    return Status(Code::kCancelled, "the table store that opened the adjacency is closed", name_);
+  }
+  std::vector<Run> runs;
+  for (const auto& [first, last] : clusters) {
+    const uint64_t begin = kCsrTableBytes + first * block;
+    const uint64_t end = std::min(kCsrTableBytes + (last + 1) * block, layout_.data_end);
+    ++out.reads;
+    OMNIGRAPH_ASSIGN_OR_RETURN(
+        storage::SharedGetResult got,
+        ctx->store().GetShared(name_, storage::ByteRange{payload_offset_ + begin, end - begin}));
+    if (got.data.size() != end - begin) return Bad("object is shorter than its table says");
+    out.bytes += got.data.size();
+    if (!CsrBlocksMatch(layout_, sums_, begin, got.data.view())) {
+      return Bad("block checksum mismatch");
+    }
+    runs.push_back(Run{begin, std::move(got.data)});
+  }
+  return Fetched(std::move(runs));
+}
+
+Result<std::vector<int64_t>> CsrPoints::KeyIndexes(std::span<const std::string_view> keys,
+                                                   CsrPointLists& out) const {
+  const CsrLayout& l = layout_;
+  const uint64_t* at = l.section_offset;
+  const uint64_t stride = l.fence_stride;
+  // Each key's fence window: its keys' end offsets and ids, in one round.
+  std::vector<int64_t> window(keys.size());
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  const auto window_ids = [&](uint64_t j) {
+    const uint64_t end =
+        j + 1 < fence_.samples() ? fence_.Start(j + 1) : l.section_length[kCsrKeyIds];
+    return std::make_pair(at[kCsrKeyIds] + fence_.Start(j), end - fence_.Start(j));
+  };
+  for (size_t i = 0; i < keys.size(); ++i) {
+    window[i] = fence_.Floor(keys[i]);
+    if (window[i] < 0) continue;
+    const uint64_t j = static_cast<uint64_t>(window[i]);
+    const uint64_t last = std::min(l.keys, (j + 1) * stride);
+    ranges.emplace_back(at[kCsrKeyEnds] + 4 * (j * stride), 4 * (last - j * stride));
+    ranges.push_back(window_ids(j));
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(Fetched windows, Fetch(std::move(ranges), out));
+  std::vector<int64_t> index(keys.size(), -1);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (window[i] < 0) continue;
+    const uint64_t j = static_cast<uint64_t>(window[i]);
+    const uint64_t first = j * stride, last = std::min(l.keys, first + stride);
+    const auto [ids_at, ids_bytes] = window_ids(j);
+    const std::string_view ids = windows.At(ids_at, ids_bytes);
+    uint32_t begin = fence_.Start(j);
+    std::string_view prev;
+    for (uint64_t k = first; k < last; ++k) {
+      const uint32_t end = windows.U32(at[kCsrKeyEnds] + 4 * k);
+      if (end < begin || end - fence_.Start(j) > ids.size()) return Bad("key ends out of order");
+      const std::string_view id = ids.substr(begin - fence_.Start(j), end - begin);
+      if ((k == first && id != fence_.Id(j)) || (k > first && !(prev < id))) {
+        return Bad("key ids out of order");
+      }
+      if (id == keys[i]) index[i] = static_cast<int64_t>(k);
+      prev = id;
+      begin = end;
+    }
+  }
+  return index;
+}
+
+Status CsrPoints::OtherIds(const std::vector<uint32_t>& targets, CsrPointLists& out) const {
+  const uint64_t* at = layout_.section_offset;
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  for (uint32_t t : targets) {
+    ranges.emplace_back(at[kCsrOtherEnds] + 4 * uint64_t{t == 0 ? 0 : t - 1}, t == 0 ? 4 : 8);
+  }
+  // One round for the end offsets of each target (and the one before it), one for the ids.
+  OMNIGRAPH_ASSIGN_OR_RETURN(Fetched ends, Fetch(std::exchange(ranges, {}), out));
+  std::vector<std::pair<uint32_t, uint32_t>> spans;
+  for (uint32_t t : targets) {
+    const uint32_t begin = t == 0 ? 0 : ends.U32(at[kCsrOtherEnds] + 4 * uint64_t{t - 1});
+    const uint32_t end = ends.U32(at[kCsrOtherEnds] + 4 * uint64_t{t});
+    if (begin > end || end > layout_.section_length[kCsrOtherIds]) {
+      return Bad("other ends out of order");
+    }
+    spans.emplace_back(begin, end);
+    ranges.emplace_back(at[kCsrOtherIds] + begin, end - begin);
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(Fetched ids, Fetch(std::move(ranges), out));
+  for (const auto& [begin, end] : spans) {
+    out.others.push_back(end == begin ? std::string_view()
+                                      : ids.At(at[kCsrOtherIds] + begin, end - begin));
+  }
+  ids.HoldIn(out.held);
+  return Status::Ok();
+}
+
+Result<CsrPointLists> CsrPoints::Lists(std::span<const std::string_view> keys) const {
+  const uint64_t* at = layout_.section_offset;
+  CsrPointLists out;
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<int64_t> index, KeyIndexes(keys, out));
+  // The found keys' offsets, then their slots.
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (index[i] >= 0) ranges.emplace_back(at[kCsrOffsets] + 4 * index[i], 8);
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(Fetched offsets, Fetch(std::exchange(ranges, {}), out));
+  std::vector<std::pair<uint32_t, uint32_t>> slots(keys.size(), {0, 0});
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (index[i] < 0) continue;
+    const uint64_t o = at[kCsrOffsets] + 4 * static_cast<uint64_t>(index[i]);
+    slots[i] = {offsets.U32(o), offsets.U32(o + 4)};
+    if (slots[i].first > slots[i].second || slots[i].second > layout_.edges) {
+      return Bad("offsets out of order");
+    }
+    const uint64_t count = slots[i].second - slots[i].first;
+    ranges.emplace_back(at[kCsrEdges] + 4 * uint64_t{slots[i].first}, 4 * count);
+    ranges.emplace_back(at[kCsrTargets] + 4 * uint64_t{slots[i].first}, 4 * count);
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(Fetched slot_bytes, Fetch(std::move(ranges), out));
+  std::vector<uint32_t> targets;
+  out.begin.push_back(0);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    for (uint32_t s = slots[i].first; s < slots[i].second; ++s) {
+      const uint32_t edge = slot_bytes.U32(at[kCsrEdges] + 4 * uint64_t{s});
+      const uint32_t target = slot_bytes.U32(at[kCsrTargets] + 4 * uint64_t{s});
+      if (edge >= layout_.edges || target >= layout_.others) return Bad("slot outside the lists");
+      out.edges.push_back(edge);
+      targets.push_back(target);
+    }
+    out.begin.push_back(static_cast<uint32_t>(out.edges.size()));
+  }
+  OMNIGRAPH_RETURN_IF_ERROR(OtherIds(targets, out));
+  return out;
+}
+
+}  // namespace omnigraph::table

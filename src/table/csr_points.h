@@ -1,0 +1,107 @@
+// CsrPoints: the edges of a few keys of one direction of an edge table version's adjacency, read
+// from its derived object (revision 2, table/edge_csr.h) in ranged reads of only the blocks they
+// live in, each checked against its block checksum — what a query that starts from one node
+// needs, instead of the whole object (docs/format/indexes.md "Reading a few keys").
+//
+// Opening reads the envelope header with the payload's table (one ranged read) and the fence
+// with the block checksums (one ranged read, at the payload's end). Each Lists call then reads,
+// for all its keys together, in five rounds: the fence windows of key ends and key ids, the
+// offsets, the slots' edges and targets, the other endpoints' end offsets and their ids. Within a
+// round, ranges whose blocks lie within kCsrCoalesceGapBytes of each other are read together, so
+// a round costs one read per cluster, not one per key or edge, and at most kCsrRoundReadsMax.
+// Immutable once opened; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+#include "storage/object_store.h"
+#include "table/edge_csr.h"
+#include "table/table_manifest.h"
+
+namespace omnigraph::table {
+
+class TableVersion;
+namespace internal {
+class TableContext;
+}
+
+// Blocks closer than this are read in one ranged read (a round trip costs more than the bytes
+// between).
+inline constexpr uint64_t kCsrCoalesceGapBytes = 64 * 1024;
+// A round makes at most this many reads: past it the clusters closest to each other are read
+// together, so that a node of many edges spread over a large object costs a bounded number of
+// round trips (more bytes instead).
+inline constexpr size_t kCsrRoundReadsMax = 8;
+
+// The edges of the keys asked for, each key's in ascending position (the adjacency's order).
+struct CsrPointLists {
+  // Per key asked: its edges are slots [begin[i], begin[i + 1]) of the two vectors below (empty
+  // for a key the adjacency does not hold).
+  std::vector<uint32_t> begin;
+  std::vector<uint32_t> edges;             // The edge's position in the version's id index.
+  std::vector<std::string_view> others;    // The other endpoint's id (views into `held`).
+  std::vector<storage::SharedBytes> held;  // The bytes read, which `others` points into.
+  uint64_t reads = 0;                      // Ranged reads the call made.
+  uint64_t bytes = 0;                      // Bytes they returned.
+};
+
+class CsrPoints {
+ public:
+  // Opens `direction` of `version` for point reads (two ranged reads). NotFound when the object
+  // is absent; Unsupported when it is a delta or of revision 1 (the caller reads it whole);
+  // Corruption naming the object when its header, table, fence or block checksums are damaged or
+  // it belongs to another version; storage failures as reported.
+  static Result<std::shared_ptr<const CsrPoints>> Open(const TableVersion& version,
+                                                       EdgeDirection direction);
+
+  // The edges of each of `keys` (ids of the key endpoint, any order, repeats allowed).
+  // Corruption naming the object when a block read fails its checksum or what it holds is out of
+  // order or out of range; storage failures as reported.
+  Result<CsrPointLists> Lists(std::span<const std::string_view> keys) const;
+
+  const CsrLayout& layout() const { return layout_; }
+  const std::string& name() const { return name_; }
+
+ private:
+  // Verified bytes of the payload, read in runs of whole blocks.
+  struct Run {
+    uint64_t begin = 0;  // Payload offset of the first byte.
+    storage::SharedBytes bytes;
+  };
+  class Fetched;
+
+  CsrPoints(std::weak_ptr<internal::TableContext> ctx, std::string name, uint64_t payload_offset,
+            CsrLayout layout)
+      : ctx_(std::move(ctx)),
+        name_(std::move(name)),
+        payload_offset_(payload_offset),
+        layout_(std::move(layout)) {}
+
+  // Reads the blocks covering `ranges` (payload offset, length), coalesced, and checks them.
+  Result<Fetched> Fetch(std::vector<std::pair<uint64_t, uint64_t>> ranges,
+                        CsrPointLists& out) const;
+  // Round 1 of Lists: each key's index among the key ids, or -1.
+  Result<std::vector<int64_t>> KeyIndexes(std::span<const std::string_view> keys,
+                                          CsrPointLists& out) const;
+  // Rounds 4 and 5: the id of each target ordinal, appended to out.others.
+  Status OtherIds(const std::vector<uint32_t>& targets, CsrPointLists& out) const;
+  Status Bad(const std::string& what) const;
+
+  // Holds the store. Weak: the context's cache holds this object.
+  std::weak_ptr<internal::TableContext> ctx_;
+  std::string name_;
+  uint64_t payload_offset_ = 0;
+  CsrLayout layout_;
+  storage::SharedBytes tail_;  // The fence and block checksums, read at open.
+  CsrFence fence_;
+  std::string_view sums_;
+};
+
+}  // namespace omnigraph::table

@@ -1,0 +1,329 @@
+// Point reads of a stored adjacency (table/csr_points.h, docs/format/indexes.md "Reading a few
+// keys"): the lists of any keys equal the whole adjacency's, a cold read of one key costs an exact
+// number of ranged reads and a small part of the object, damage anywhere in the payload is
+// Corruption naming the object, and the objects that cannot be read in parts (revision 1, deltas)
+// say so (Unsupported) while still reading whole.
+#include "table/csr_points.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/hash.h"
+#include "base/random.h"
+#include "storage/counting_store.h"
+#include "storage/local_store.h"
+#include "storage/memory_store.h"
+#include "storage/test_util.h"
+#include "table/column_builder.h"
+#include "table/derived.h"
+#include "table/edge_csr.h"
+#include "table/le_bytes.h"
+#include "table/model_table.h"
+#include "table/table_store.h"
+#include "table/table_version.h"
+
+namespace omnigraph::table {
+namespace {
+
+using Lists = std::map<std::string, std::vector<std::pair<uint32_t, std::string>>>;
+
+// The lists of `csr` by key id: (edge position, other id) in slot order.
+Lists WholeLists(const EdgeCsr& csr) {
+  Lists out;
+  for (size_t k = 0; k < csr.keys.size(); ++k) {
+    auto& list = out[std::string(csr.keys.At(k))];
+    for (uint32_t s = csr.offsets[k]; s < csr.offsets[k + 1]; ++s) {
+      list.emplace_back(csr.edges[s], std::string(csr.others.At(csr.targets[s])));
+    }
+  }
+  return out;
+}
+
+// The lists `points` gives for `keys`, by key id (an absent key has an empty list).
+Lists PointLists(const CsrPoints& points, const std::vector<std::string>& keys,
+                 uint64_t* reads = nullptr) {
+  std::vector<std::string_view> views(keys.begin(), keys.end());
+  Result<CsrPointLists> got = points.Lists(views);
+  EXPECT_TRUE(got.ok()) << got.status().ToString();
+  Lists out;
+  if (!got.ok()) return out;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    std::vector<std::pair<uint32_t, std::string>> list;
+    for (uint32_t s = got->begin[i]; s < got->begin[i + 1]; ++s) {
+      list.emplace_back(got->edges[s], std::string(got->others[s]));
+    }
+    if (!list.empty()) out[keys[i]] = list;
+  }
+  if (reads != nullptr) *reads = got->reads;
+  return out;
+}
+
+// A fixed-width node id, so that ids sort as their numbers.
+std::string Node(uint64_t i) {
+  std::string digits = std::to_string(i);
+  return "v" + std::string(6 - digits.size(), '0') + digits;
+}
+
+class CsrPointsTest : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    std::shared_ptr<storage::ObjectStore> inner;
+    if (GetParam()) {
+      Result<std::unique_ptr<storage::LocalStore>> local =
+          storage::LocalStore::Open(dir_.path() + "/root");
+      ASSERT_TRUE(local.ok());
+      inner = std::shared_ptr<storage::ObjectStore>(std::move(*local));
+    } else {
+      inner = std::make_shared<storage::MemoryStore>("points");
+    }
+    inner_ = inner;
+    counting_ = std::make_shared<storage::CountingStore>(inner);
+    runtime_ = storage::Runtime::ForTest(counting_, 3);
+    tables_ = std::make_unique<TableStore>(runtime_, Options());
+  }
+
+  static TableStoreOptions Options() {
+    TableStoreOptions options;
+    options.derived_rows_min = 4;
+    return options;
+  }
+
+  // Rows of an edge table with these ids and endpoints (other columns random).
+  ColumnBatch EdgeRows(const Schema& schema, const std::vector<std::string>& ids,
+                       const std::vector<std::string>& src, const std::vector<std::string>& dst) {
+    ColumnBatch rows = MakeRows(schema, ids, random_);
+    std::vector<Column> columns = rows.ReleaseColumns();
+    for (size_t c = 0; c < schema.size(); ++c) {
+      if (schema[c].id != kSrcFieldId && schema[c].id != kDstFieldId) continue;
+      const std::vector<std::string>& values = schema[c].id == kSrcFieldId ? src : dst;
+      ColumnBuilder builder(schema[c].type, false);
+      for (const std::string& v : values) builder.AppendString(v);
+      columns[c] = *builder.Finish();
+    }
+    return ColumnBatch(schema, std::move(columns), ids.size());
+  }
+
+  // An edge table over `nodes` node ids of `edges` edges written in three appends, with a few
+  // deleted: endpoints skewed (some nodes have many edges, most few), self-loops and parallel
+  // edges, endpoints that name no node (the table layer cannot tell). Both directions stored.
+  TablePin RandomGraph(uint64_t nodes, uint64_t edges) {
+    const NewTable table{TableId{0x71, 0x1}, "Knows", ModelSchema(true)};
+    std::optional<TablePin> pin;
+    const uint64_t per = edges / 3 + 1;
+    for (uint64_t first = 0; first < edges; first += per) {
+      std::vector<std::string> ids, src, dst;
+      for (uint64_t e = first; e < std::min(edges, first + per); ++e) {
+        ids.push_back("e" + std::to_string(e * 7919 % 1'000'003));
+        const uint64_t s = random_.Uniform(4) == 0 ? random_.Uniform(8) : random_.Uniform(nodes);
+        src.push_back(Node(s));
+        dst.push_back(random_.Uniform(20) == 0 ? Node(s) : Node(random_.Uniform(nodes)));
+      }
+      Result<TablePin> next =
+          pin ? tables_->Append(*pin, EdgeRows(table.schema, ids, src, dst), std::nullopt)
+              : tables_->Create(table, EdgeRows(table.schema, ids, src, dst), std::nullopt);
+      EXPECT_TRUE(next.ok()) << next.status().ToString();
+      pin = *next;
+    }
+    const std::vector<std::string> gone = {"e0", "e7919", "e15838"};
+    Result<TablePin> deleted = tables_->Delete(*pin, gone, std::nullopt);
+    EXPECT_TRUE(deleted.ok()) << deleted.status().ToString();
+    auto version = Cold(*deleted);
+    EXPECT_TRUE(version->BuildIndexes().ok());
+    EXPECT_TRUE(version->Csr(EdgeDirection::kIn).ok());
+    return *deleted;
+  }
+
+  std::shared_ptr<const TableVersion> Cold(const TablePin& pin) {
+    fresh_ = std::make_unique<TableStore>(runtime_, Options());
+    return *fresh_->Open(pin);
+  }
+
+  storage::TempDir dir_;
+  Random random_{23};
+  std::shared_ptr<storage::ObjectStore> inner_;
+  std::shared_ptr<storage::CountingStore> counting_;
+  storage::Runtime runtime_;
+  std::unique_ptr<TableStore> tables_, fresh_;
+};
+
+TEST_P(CsrPointsTest, ListsEqualTheWholeAdjacencyForAnyKeys) {
+  const TablePin pin = RandomGraph(3000, 20'000);
+  for (EdgeDirection direction : {EdgeDirection::kOut, EdgeDirection::kIn}) {
+    SCOPED_TRACE(std::string(CsrKind(direction)));
+    auto cold = Cold(pin);
+    Result<std::shared_ptr<const EdgeCsr>> whole = cold->Csr(direction);
+    ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+    const Lists expected = WholeLists(**whole);
+    Result<std::shared_ptr<const CsrPoints>> points = CsrPoints::Open(*Cold(pin), direction);
+    ASSERT_TRUE(points.ok()) << points.status().ToString();
+    // Every key at once, then random batches with repeats and ids that are no key: below the
+    // first, past the last, between two, the empty id.
+    std::vector<std::string> all;
+    for (const auto& [key, list] : expected) all.push_back(key);
+    EXPECT_EQ(PointLists(**points, all), expected);
+    for (int batch = 0; batch < 20; ++batch) {
+      std::vector<std::string> keys = {"", "a", "zzz", Node(1500) + "x"};
+      for (int i = 0; i < 1 + batch * 3; ++i) keys.push_back(Node(random_.Uniform(3100)));
+      keys.push_back(keys.back());
+      Lists want;
+      for (const std::string& key : keys) {
+        if (expected.count(key) != 0) want[key] = expected.at(key);
+      }
+      EXPECT_EQ(PointLists(**points, keys), want) << "batch " << batch;
+    }
+  }
+}
+
+// One key of an adjacency of 50,000 keys with one edge each: every section is larger than the
+// coalescing gap, so each range is its own read. Open: the header with the table, then the fence
+// with the block checksums (2). Lists: the key's window of key ends and of key ids (2), its two
+// offsets (1), its slot's edge and target (2), the target's end offsets (1) and id (1).
+TEST_P(CsrPointsTest, AColdReadOfOneKeyCostsNineRangedReadsAndASmallPartOfTheObject) {
+  constexpr uint64_t kKeys = 50'000;
+  const NewTable table{TableId{0x72, 0x1}, "Knows", ModelSchema(true)};
+  std::vector<std::string> ids, src, dst;
+  for (uint64_t e = 0; e < kKeys; ++e) {
+    ids.push_back("e" + std::to_string(e));
+    src.push_back(Node(e));
+    dst.push_back(Node((e * 7 + 3) % kKeys));
+  }
+  Result<TablePin> pin =
+      tables_->Create(table, EdgeRows(table.schema, ids, src, dst), std::nullopt);
+  ASSERT_TRUE(pin.ok()) << pin.status().ToString();
+  ASSERT_TRUE(Cold(*pin)->BuildIndexes().ok());
+  const std::string name = DerivedName(pin->table(), pin->staged_version, "csr.out");
+  const uint64_t object_bytes = inner_->Head(name)->size_bytes;
+  auto cold = Cold(*pin);
+  counting_->Reset();
+  Result<std::shared_ptr<const CsrPoints>> points = CsrPoints::Open(*cold, EdgeDirection::kOut);
+  ASSERT_TRUE(points.ok()) << points.status().ToString();
+  EXPECT_EQ(counting_->Snapshot().gets, 2u);
+  uint64_t reads = 0;
+  const Lists got = PointLists(**points, {Node(31'337)}, &reads);
+  // The edge's position is its id's rank among the ids.
+  std::vector<std::string> sorted = ids;
+  std::sort(sorted.begin(), sorted.end());
+  const auto position = static_cast<uint32_t>(
+      std::lower_bound(sorted.begin(), sorted.end(), "e31337") - sorted.begin());
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(
+      got.at(Node(31'337)),
+      (std::vector<std::pair<uint32_t, std::string>>{{position, Node((31'337 * 7 + 3) % kKeys)}}));
+  EXPECT_EQ(reads, 7u);
+  const storage::OpCounts counts = counting_->Snapshot();
+  EXPECT_EQ(counts.gets, 9u) << counts.ToString();
+  EXPECT_EQ(counts.shared_gets, 9u) << counts.ToString();
+  EXPECT_EQ(counts.total(), 9u) << counts.ToString();
+  EXPECT_LT(counts.bytes_read * 8, object_bytes) << counts.ToString();
+  // A second key reads its own blocks again (nothing but the open state is kept).
+  counting_->Reset();
+  EXPECT_EQ(PointLists(**points, {Node(7)}).size(), 1u);
+  EXPECT_EQ(counting_->Snapshot().gets, 7u);
+}
+
+// Every byte of the payload is covered by a block checksum, the table's, or the block checksums'
+// own: a flip anywhere makes the point reads of every key, and the whole read, Corruption naming
+// the object; so does a truncated object.
+TEST_P(CsrPointsTest, DamageAnywhereInThePayloadIsCorruption) {
+  const TablePin pin = RandomGraph(400, 3000);
+  const std::string name = DerivedName(pin.table(), pin.staged_version, "csr.out");
+  const std::string good = inner_->Get(name)->data;
+  auto version = Cold(pin);
+  const DerivedHeader header = *version->ReadDerivedHeader("csr.out");
+  Result<std::shared_ptr<const EdgeCsr>> whole = version->Csr(EdgeDirection::kOut);
+  ASSERT_TRUE(whole.ok());
+  std::vector<std::string> keys;
+  for (size_t k = 0; k < (*whole)->keys.size(); ++k) keys.emplace_back((*whole)->keys.At(k));
+  ASSERT_GT(keys.size(), 2 * kCsrFenceStride) << "several fence windows";
+  ASSERT_GT(header.payload_bytes, 2 * kCsrBlockBytes) << "several blocks";
+  const auto expect_corruption = [&](const std::string& bytes, const std::string& what) {
+    ASSERT_TRUE(inner_->Put(name, bytes).ok());
+    Result<std::shared_ptr<const CsrPoints>> points =
+        CsrPoints::Open(*Cold(pin), EdgeDirection::kOut);
+    Status status = points.status();
+    if (points.ok()) {
+      std::vector<std::string_view> views(keys.begin(), keys.end());
+      status = (*points)->Lists(views).status();
+    }
+    EXPECT_EQ(status.code(), Code::kCorruption) << what << ": " << status.ToString();
+    EXPECT_NE(status.ToString().find(name), std::string::npos) << what;
+    const std::string_view payload =
+        std::string_view(bytes).substr(std::min<uint64_t>(header.payload_offset, bytes.size()));
+    Result<EdgeCsr> decoded = EdgeCsr::Decode(
+        storage::SharedBytes::FromString(std::string(payload)), version->manifest(), name);
+    EXPECT_EQ(decoded.status().code(), Code::kCorruption) << what;
+  };
+  for (uint64_t at = header.payload_offset; at < good.size(); at += 131) {
+    std::string bad = good;
+    bad[at] ^= 0x20;
+    expect_corruption(bad, "byte " + std::to_string(at));
+  }
+  for (uint64_t keep : {header.payload_offset + 100, good.size() / 2, good.size() - 8}) {
+    expect_corruption(good.substr(0, keep), "truncated to " + std::to_string(keep));
+  }
+}
+
+// Revision 1 (each section checksummed whole) was written before point reads: it is still read
+// whole, and a point reader is told so. A delta is read as a chain, whole.
+TEST_P(CsrPointsTest, RevisionOneAndDeltasAreReadWhole) {
+  const TablePin pin = RandomGraph(300, 2000);
+  auto version = Cold(pin);
+  const EdgeCsr whole = **version->Csr(EdgeDirection::kOut);
+  // Revision 1's payload, as the writer before it made it (docs/format/indexes.md).
+  std::vector<uint64_t> counts = {whole.edges.size(), whole.keys.size(), whole.others.size()};
+  const auto bytes = [](const void* data, size_t n) {
+    return std::string(static_cast<const char*>(data), n);
+  };
+  const std::string sections[] = {bytes(counts.data(), 24),
+                                  bytes(whole.keys.ends.data(), 4 * whole.keys.size()),
+                                  std::string(whole.keys.blob),
+                                  bytes(whole.others.ends.data(), 4 * whole.others.size()),
+                                  std::string(whole.others.blob),
+                                  bytes(whole.offsets.data(), 4 * whole.offsets.size()),
+                                  bytes(whole.edges.data(), 4 * whole.edges.size()),
+                                  bytes(whole.targets.data(), 4 * whole.targets.size())};
+  std::string v1;
+  AppendLe<uint32_t>(v1, 8);
+  AppendLe<uint32_t>(v1, 0);
+  uint64_t at = 208;
+  for (const std::string& s : sections) {
+    AppendLe<uint64_t>(v1, at);
+    AppendLe<uint64_t>(v1, s.size());
+    AppendLe<uint64_t>(v1, XxHash64(s));
+    at += Padded8(s.size());
+  }
+  AppendLe<uint64_t>(v1, XxHash64(v1));
+  for (const std::string& s : sections) v1 += s + std::string(Padded8(s.size()) - s.size(), '\0');
+  const std::string name = DerivedName(pin.table(), pin.staged_version, "csr.out");
+  ASSERT_TRUE(inner_->Put(name, EncodeDerived(version->manifest(), "csr.out", v1)).ok());
+  auto cold = Cold(pin);
+  EXPECT_EQ(CsrPoints::Open(*cold, EdgeDirection::kOut).status().code(), Code::kUnsupported);
+  Result<std::shared_ptr<const EdgeCsr>> read = cold->Csr(EdgeDirection::kOut);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(WholeLists(**read), WholeLists(whole));
+  EXPECT_EQ(inner_->Get(name)->data, EncodeDerived(version->manifest(), "csr.out", v1))
+      << "a revision-1 object that decodes is kept";
+
+  // One more edge: a small write stores a delta over the version.
+  std::vector<std::string> ids = {"new-edge"}, src = {Node(1)}, dst = {Node(2)};
+  const NewTable table{pin.table(), "Knows", ModelSchema(true)};
+  Result<TablePin> next =
+      tables_->Append(pin, EdgeRows(cold->schema(), ids, src, dst), std::nullopt);
+  ASSERT_TRUE(next.ok()) << next.status().ToString();
+  ASSERT_EQ(Cold(*next)->WriteIndexDeltas()->size(), 2u);
+  EXPECT_EQ(CsrPoints::Open(*Cold(*next), EdgeDirection::kOut).status().code(), Code::kUnsupported);
+  Result<std::shared_ptr<const EdgeCsr>> chained = Cold(*next)->Csr(EdgeDirection::kOut);
+  ASSERT_TRUE(chained.ok()) << chained.status().ToString();
+  EXPECT_EQ(chained.value()->edges.size(), whole.edges.size() + 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Stores, CsrPointsTest, ::testing::Values(false, true),
+                         [](const auto& p) { return p.param ? "Local" : "Memory"; });
+
+}  // namespace
+}  // namespace omnigraph::table
