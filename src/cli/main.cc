@@ -6,9 +6,12 @@
 // --quiet) before or after the command. Exit status: 0 ok, 1 error (a usage error is one line
 // naming the problem and the
 // --help to read), 4 when an expected-commit precondition failed.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -64,21 +67,51 @@ int UsageError(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
   return kExitError;
 }
 
-// OmniGraph's old name for lint: `omnigraph check ...` runs `omnigraph lint ...` after a warning.
-// Returns the arguments in CLI11's order (reversed, without the program's name).
-std::vector<std::string> CheckToLint(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
+// The index in `args` (argv without the program's name) of the command word, or args.size().
+size_t CommandIndex(const std::vector<std::string>& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     if (TakesValue(args[i])) {
       ++i;
     } else if (!args[i].starts_with("-")) {
-      if (args[i] == "check") {
-        std::fprintf(stderr,
-                     "warning: `omnigraph check` is deprecated; use `omnigraph lint` instead\n");
-        args[i] = "lint";
-      }
-      break;
+      return i;
     }
+  }
+  return args.size();
+}
+
+// A bulk load allocates and frees hundreds of megabytes of column, sort and index buffers, and on
+// 4 KiB pages the first touch of each page faults: a third of the load's CPU on the peers graph
+// (docs/design/decisions.md, "Bulk loads run on huge pages"). glibc backs its heap with
+// transparent huge pages only when GLIBC_TUNABLES says so at process start, so `load` executes
+// itself again, once, with glibc.malloc.hugetlb=1 added. A failed exec changes nothing: the load
+// runs on base pages. An environment that already names the tunable is left as it is.
+void ReexecForBulkLoad(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  const size_t command = CommandIndex(args);
+  if (command == args.size() || args[command] != "load") return;
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  const std::string have = tunables == nullptr ? "" : tunables;
+  if (have.find("glibc.malloc.hugetlb") != std::string::npos) return;
+  const std::string want = (have.empty() ? "" : have + ":") + "glibc.malloc.hugetlb=1";
+  if (setenv("GLIBC_TUNABLES", want.c_str(), 1) != 0) return;
+  execv("/proc/self/exe", argv);
+  // Still here: the exec failed. Run as we are, with the environment as it was.
+  if (tunables == nullptr) {
+    unsetenv("GLIBC_TUNABLES");
+  } else {
+    setenv("GLIBC_TUNABLES", have.c_str(), 1);
+  }
+}
+
+// OmniGraph's old name for lint: `omnigraph check ...` runs `omnigraph lint ...` after a warning.
+// Returns the arguments in CLI11's order (reversed, without the program's name).
+std::vector<std::string> CheckToLint(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  const size_t command = CommandIndex(args);
+  if (command < args.size() && args[command] == "check") {
+    std::fprintf(stderr,
+                 "warning: `omnigraph check` is deprecated; use `omnigraph lint` instead\n");
+    args[command] = "lint";
   }
   std::reverse(args.begin(), args.end());
   return args;
@@ -87,6 +120,7 @@ std::vector<std::string> CheckToLint(int argc, char** argv) {
 }  // namespace
 
 int Main(int argc, char** argv) {
+  ReexecForBulkLoad(argc, argv);
   CLI::App app{"OmniGraph C++: a typed property graph with branches, on an object store",
                "omnigraph"};
   app.require_subcommand(1);

@@ -7,9 +7,9 @@
 #include <cstring>
 #include <set>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "base/sorted_records.h"
+#include "base/string_index.h"
 #include "query/column_codec.h"
 #include "schema/keys.h"
 #include "table/table_manifest.h"
@@ -552,7 +552,7 @@ class WriteValidator {
     std::string node_key;
     bool base_counts = true;        // An overwrite of the node table replaces its base ids.
     std::vector<std::string> held;  // The ids the views below point into.
-    std::unordered_set<std::string_view> added, removed;
+    StringIndex added, removed;
   };
   Result<std::optional<NodeIdSet>> FewNodeIds(const schema::TypeDef& node) {
     NodeIdSet set;
@@ -577,7 +577,7 @@ class WriteValidator {
     }
     const size_t added_count = added ? added->size() : 0;
     for (size_t i = 0; i < set.held.size(); ++i) {
-      (i < added_count ? set.added : set.removed).insert(set.held[i]);
+      (i < added_count ? set.added : set.removed).Insert(set.held[i]);
     }
     return std::optional<NodeIdSet>(std::move(set));
   }
@@ -611,8 +611,8 @@ class WriteValidator {
             const NodeIdSet& set = *sets[side];
             for (uint64_t r = 0; r < rows.num_rows(); ++r) {
               const std::string_view id = col->StringAt(r);
-              if (set.added.contains(id)) continue;
-              if (!set.base_counts || set.removed.contains(id)) {
+              if (set.added.Contains(id)) continue;
+              if (!set.base_counts || set.removed.Contains(id)) {
                 miss(first + r, side, id);
                 continue;
               }

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
-#include <unordered_map>
 #include <utility>
 
 #include "base/hash.h"
+#include "base/string_index.h"
 #include "table/le_bytes.h"
 
 namespace omnigraph::table {
@@ -47,54 +47,65 @@ std::string_view Bytes(std::span<const T> v) {
   return std::string_view(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
 }
 
-// Appends each id of `order` (positions into `ids`, sorted by id) once to `list`; `ordinal[p]` is
-// the ordinal of ids[p] (when not null).
-Status Distinct(const std::vector<std::string_view>& ids, const std::vector<uint32_t>& order,
-                StringList& list, std::vector<uint32_t>* ordinal) {
-  for (uint32_t p : order) {
-    if (list.ends.empty() || list.At(list.size() - 1) != ids[p]) {
-      if (list.blob.size() + ids[p].size() > kIdIndexBytesMax) {
-        return Status(Code::kResourceLimit,
-                      "endpoint ids exceed " + std::to_string(kIdIndexBytesMax) + " bytes");
-      }
-      list.blob.append(ids[p]);
-      list.ends.push_back(static_cast<uint32_t>(list.blob.size()));
-    }
-    if (ordinal != nullptr) (*ordinal)[p] = static_cast<uint32_t>(list.size() - 1);
+// Appends `id` to `list`, within the size bound of an index.
+Status AppendDistinct(std::string_view id, StringList& list) {
+  if (list.blob.size() + id.size() > kIdIndexBytesMax) {
+    return Status(Code::kResourceLimit,
+                  "endpoint ids exceed " + std::to_string(kIdIndexBytesMax) + " bytes");
   }
+  list.blob.append(id);
+  list.ends.push_back(static_cast<uint32_t>(list.blob.size()));
   return Status::Ok();
 }
 
-// The positions of `ids` in id order, equal ids in position order (a stable sort by id).
+// Appends the distinct ids of `ids` to `list`, ascending; sets rank[p] to the position of ids[p]
+// in that list and, when `order` is given, fills it with the positions of `ids` in id order,
+// equal ids in position order (a stable sort by id).
 // Endpoint columns repeat few distinct ids many times (a node has many edges), so the distinct
-// ids are found through a hash map, only they are sorted, and the positions are placed by a
-// counting sort on their id's rank: O(n + d log d) instead of O(n log n) string comparisons.
-// When most ids are distinct that gains nothing, and a plain stable sort does the work.
-std::vector<uint32_t> OrderBy(const std::vector<std::string_view>& ids) {
-  std::vector<uint32_t> order(ids.size());
-  std::unordered_map<std::string_view, uint32_t> slot_of;
-  std::vector<uint32_t> slot(ids.size());
+// ids are found through a StringIndex, only they are sorted, and the positions are placed by a
+// counting sort on their rank: O(n + d log d) instead of O(n log n) string comparisons. When most
+// ids are distinct that gains nothing, and a plain stable sort does the work.
+Status RankIds(const std::vector<std::string_view>& ids, StringList& list,
+               std::vector<uint32_t>& rank, std::vector<uint32_t>* order) {
+  rank.resize(ids.size());
   const size_t distinct_max = ids.size() / 4;
-  for (size_t p = 0; p < ids.size() && slot_of.size() <= distinct_max; ++p) {
-    slot[p] = slot_of.try_emplace(ids[p], static_cast<uint32_t>(slot_of.size())).first->second;
-  }
-  if (slot_of.size() > distinct_max) {
-    std::iota(order.begin(), order.end(), 0u);
-    std::stable_sort(order.begin(), order.end(),
+  StringIndex index(std::min<size_t>(distinct_max, 1 << 16));
+  std::vector<uint32_t> slot(ids.size());
+  size_t p = 0;
+  for (; p < ids.size() && index.size() <= distinct_max; ++p) slot[p] = index.Insert(ids[p]);
+  if (index.size() > distinct_max) {
+    std::vector<uint32_t> sorted(ids.size());
+    std::iota(sorted.begin(), sorted.end(), 0u);
+    std::stable_sort(sorted.begin(), sorted.end(),
                      [&](uint32_t a, uint32_t b) { return ids[a] < ids[b]; });
-    return order;
+    for (uint32_t q : sorted) {
+      if (list.ends.empty() || list.At(list.size() - 1) != ids[q]) {
+        OMNIGRAPH_RETURN_IF_ERROR(AppendDistinct(ids[q], list));
+      }
+      rank[q] = static_cast<uint32_t>(list.size() - 1);
+    }
+    if (order != nullptr) *order = std::move(sorted);
+    return Status::Ok();
   }
-  std::vector<std::pair<std::string_view, uint32_t>> sorted(slot_of.begin(), slot_of.end());
-  std::sort(sorted.begin(), sorted.end());
-  // start[rank]: where the positions of the rank-th smallest id begin in `order`.
-  std::vector<uint32_t> rank_of(sorted.size());
-  for (uint32_t r = 0; r < sorted.size(); ++r) rank_of[sorted[r].second] = r;
-  std::vector<uint32_t> start(sorted.size() + 1, 0);
-  for (size_t p = 0; p < ids.size(); ++p) ++start[rank_of[slot[p]] + 1];
+  // by_id[r]: the slot of the r-th smallest distinct id.
+  std::vector<uint32_t> by_id(index.size());
+  std::iota(by_id.begin(), by_id.end(), 0u);
+  std::sort(by_id.begin(), by_id.end(),
+            [&](uint32_t a, uint32_t b) { return index.At(a) < index.At(b); });
+  std::vector<uint32_t> rank_of(index.size());
+  for (uint32_t r = 0; r < by_id.size(); ++r) {
+    rank_of[by_id[r]] = r;
+    OMNIGRAPH_RETURN_IF_ERROR(AppendDistinct(index.At(by_id[r]), list));
+  }
+  for (size_t q = 0; q < ids.size(); ++q) rank[q] = rank_of[slot[q]];
+  if (order == nullptr) return Status::Ok();
+  // start[r]: where the positions of the rank-r id begin in `order`.
+  std::vector<uint32_t> start(by_id.size() + 1, 0);
+  for (uint32_t r : rank) ++start[r + 1];
   for (size_t r = 1; r < start.size(); ++r) start[r] += start[r - 1];
-  for (size_t p = 0; p < ids.size(); ++p)
-    order[start[rank_of[slot[p]]]++] = static_cast<uint32_t>(p);
-  return order;
+  order->resize(ids.size());
+  for (size_t q = 0; q < ids.size(); ++q) (*order)[start[rank[q]]++] = static_cast<uint32_t>(q);
+  return Status::Ok();
 }
 
 // Whether the strings of `list` are strictly ascending and its ends cover its blob.
@@ -239,20 +250,18 @@ Result<EdgeCsr> EdgeCsr::Build(EdgeDirection direction, const std::vector<std::s
   const std::vector<std::string_view>& other = direction == EdgeDirection::kOut ? dst : src;
   auto owned = std::make_shared<OwnedCsr>();
   OwnedCsr& csr = *owned;
-  std::vector<uint32_t> ordinal(other.size());
-  OMNIGRAPH_RETURN_IF_ERROR(Distinct(other, OrderBy(other), csr.others, &ordinal));
-  const std::vector<uint32_t> order = OrderBy(key);
-  OMNIGRAPH_RETURN_IF_ERROR(Distinct(key, order, csr.keys, nullptr));
+  std::vector<uint32_t> ordinal;
+  OMNIGRAPH_RETURN_IF_ERROR(RankIds(other, csr.others, ordinal, nullptr));
+  std::vector<uint32_t> key_rank;
+  std::vector<uint32_t> order;
+  OMNIGRAPH_RETURN_IF_ERROR(RankIds(key, csr.keys, key_rank, &order));
+  // offsets[r + 1] - offsets[r]: the edges of the rank-r key.
   csr.offsets.assign(csr.keys.size() + 1, 0);
-  csr.edges.reserve(order.size());
-  csr.targets.reserve(order.size());
-  size_t k = 0;
-  for (uint32_t p : order) {
-    while (csr.keys.At(k) != key[p]) csr.offsets[++k] = static_cast<uint32_t>(csr.edges.size());
-    csr.edges.push_back(p);
-    csr.targets.push_back(ordinal[p]);
-  }
-  if (!csr.keys.ends.empty()) csr.offsets[csr.keys.size()] = static_cast<uint32_t>(order.size());
+  for (uint32_t r : key_rank) ++csr.offsets[r + 1];
+  for (size_t r = 1; r < csr.offsets.size(); ++r) csr.offsets[r] += csr.offsets[r - 1];
+  csr.targets.resize(order.size());
+  for (size_t i = 0; i < order.size(); ++i) csr.targets[i] = ordinal[order[i]];
+  csr.edges = std::move(order);
   EdgeCsr out;
   out.keys = ViewOf(csr.keys);
   out.others = ViewOf(csr.others);

@@ -1,0 +1,57 @@
+#include "base/string_index.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace omnigraph {
+namespace {
+
+TEST(StringIndexTest, NumbersDistinctStringsInFirstSeenOrder) {
+  const std::vector<std::string> input = {"b", "a", "b", "", "c", "a", ""};
+  StringIndex index;
+  std::vector<uint32_t> ordinals;
+  std::vector<bool> added;
+  for (const std::string& s : input) {
+    bool was_added = false;
+    ordinals.push_back(index.Insert(s, &was_added));
+    added.push_back(was_added);
+  }
+  EXPECT_EQ(ordinals, (std::vector<uint32_t>{0, 1, 0, 2, 3, 1, 2}));
+  EXPECT_EQ(added, (std::vector<bool>{true, true, false, true, true, false, false}));
+  ASSERT_EQ(index.size(), 4u);
+  EXPECT_EQ(index.At(0), "b");
+  EXPECT_EQ(index.At(2), "");
+  EXPECT_EQ(index.Find("c"), 3u);
+  EXPECT_EQ(index.Find("d"), StringIndex::kAbsent);
+  EXPECT_FALSE(index.Contains("ab"));
+}
+
+// Growing past its first room many times over, with strings that share long prefixes, the index
+// answers as a map does.
+TEST(StringIndexTest, AgreesWithAMapAcrossGrowth) {
+  std::mt19937_64 rng(7);
+  std::vector<std::string> strings;
+  for (int i = 0; i < 50000; ++i) {
+    strings.push_back("person-with-a-long-shared-prefix-" + std::to_string(rng() % 20000));
+  }
+  StringIndex index(4);
+  std::map<std::string, uint32_t> expected;
+  for (const std::string& s : strings) {
+    const uint32_t got = index.Insert(s);
+    auto [it, fresh] = expected.emplace(s, static_cast<uint32_t>(expected.size()));
+    ASSERT_EQ(got, it->second) << s;
+  }
+  ASSERT_EQ(index.size(), expected.size());
+  for (const auto& [s, ordinal] : expected) {
+    EXPECT_EQ(index.Find(s), ordinal);
+    EXPECT_EQ(index.At(ordinal), s);
+  }
+  EXPECT_EQ(index.Find("person-with-a-long-shared-prefix-20000"), StringIndex::kAbsent);
+}
+
+}  // namespace
+}  // namespace omnigraph
