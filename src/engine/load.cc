@@ -66,7 +66,21 @@ class BatchIds {
     }
   }
   void Added() { ++held_; }
-  // Every row the table holds (the latest of each id), in no particular order.
+  // The row of an indexed id + 1, or 0 when no indexed row holds it.
+  uint32_t Find(std::string_view id) const {
+    if (slots_.empty()) return 0;
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = std::hash<std::string_view>()(id) & mask;; i = (i + 1) & mask) {
+      if (slots_[i] == 0 || IdAt(slots_[i] - 1) == id) return slots_[i];
+    }
+  }
+  // Appends the id of the next row without indexing it: the row's id cannot repeat (the load
+  // generated it), so looking it up would only cost a hash. IdAt still answers for the row.
+  void AppendUnindexed(std::string_view id) {
+    bytes_.append(id);
+    ends_.push_back(static_cast<uint32_t>(bytes_.size()));
+  }
+  // Every indexed row the table holds (the latest of each id), in no particular order.
   template <typename Fn>
   void ForEachRow(const Fn& fn) const {
     for (uint32_t slot : slots_) {
@@ -103,10 +117,24 @@ class BatchIds {
   size_t held_ = 0;
 };
 
+// An entity's id, and whether the load generated it (a new ULID). Generated ids skip the id
+// sort: they cannot repeat, and they come in ascending order already.
+struct LoadId {
+  std::string id;
+  bool generated = false;
+};
+
+// What follows "line N: " when the given id of line N equals an id the load generated — possible
+// only for a ULID this very load minted, but a table must never hold one id twice.
+std::string EqualsGenerated(const TypeDef& type, std::string_view id) {
+  return "id '" + std::string(id) + "' of " + type.table_key() + " equals an id the load generated";
+}
+
 // The rows of one type that the input names: the batch being built and the fragments written.
 struct TypeRows {
-  TypeRows(query::RowsBuilder b, table::TableId table, uint16_t type_ordinal)
-      : builder(std::move(b)), ordinal(type_ordinal) {
+  TypeRows(query::RowsBuilder b, table::TableId table, uint16_t type_ordinal,
+           uint64_t generated_memory_bytes)
+      : builder(std::move(b)), ordinal(type_ordinal), generated(generated_memory_bytes) {
     pending = std::make_shared<table::PendingRows>();
     pending->table = table;
   }
@@ -118,8 +146,21 @@ struct TypeRows {
   BatchIds batch_ids;
   // Rows of the batch being built that a later line of the same id replaced.
   std::vector<uint64_t> superseded;
-  // The line of each row of the batch being built.
+  // The line of each row of the batch being built, and whether its id was generated.
   std::vector<uint64_t> batch_lines;
+  std::vector<bool> batch_generated;
+  // The rows of the batch being built whose id was generated (so ascending by id), and how many
+  // of its given ids have a ULID's length (only those can equal a generated id).
+  std::vector<uint32_t> batch_generated_rows;
+  uint32_t batch_ulid_sized_given = 0;
+  // The generated ids of the written rows, in the order they were generated — ascending, since
+  // UlidGenerator mints increasing ULIDs whose text sorts as they do and a type's rows are
+  // added in the order of their lines. So they need no sort; ResolveIds merges them with the
+  // sorted given ids.
+  SortedRecordsWriter generated;
+  std::string last_generated;
+  // Whether any row of the type went to the id sort (a given or derived id).
+  bool sorted_ids = false;
   // Per written fragment, the index of its first row's line in the lines file.
   std::vector<uint64_t> fragment_line_start;
   uint64_t batch_bytes = 0;  // Input bytes of the lines in the batch being built.
@@ -128,12 +169,25 @@ struct TypeRows {
   // of up to kLoadEmbedRowsMax of them are computed together (Loader::DrainEmbeds).
   bool embeds = false;
   struct Waiting {
-    std::string id, from, to;
+    LoadId id;
+    std::string from, to;
     std::vector<std::optional<Value>> values;
     uint64_t line = 0;
     uint64_t bytes = 0;
   };
   std::vector<Waiting> waiting;
+
+  // Appends a generated id to `generated`. Skipping the sort is correct only if they ascend, so
+  // that is checked (strictly: a repeat would put one id in the table twice).
+  Status AddGenerated(std::string_view id) {
+    if (!last_generated.empty() && id <= last_generated) {
+      return Internal("the load generated id '" + std::string(id) + "' of " +
+                      builder.type().table_key() + " after '" + last_generated +
+                      "'; generated ids must ascend");
+    }
+    last_generated.assign(id);
+    return generated.Add(id);
+  }
 };
 
 // Rows of an @embed type held for one round of embedding requests (a few requests of
@@ -216,10 +270,14 @@ class Loader {
 
  private:
   Result<TypeRows*> RowsOf(const TypeDef& type);
-  Result<std::string> IdOf(const JsonlRecord& r, const TypeDef& type,
-                           const std::vector<std::optional<Value>>& values);
+  Result<LoadId> IdOf(const JsonlRecord& r, const TypeDef& type,
+                      const std::vector<std::optional<Value>>& values);
+  // KeyConflict ("line N", N the line that gave the id) when `id`, of the row of `line`, equals
+  // an id of the batch being built and one of the two was generated: BatchIds does not index
+  // generated ids, and a fragment must hold an id once.
+  Status CheckApartInBatch(const TypeRows& rows, const LoadId& id, uint64_t line);
   // Adds a row with its values complete; may write a batch.
-  Status AddRow(TypeRows& rows, std::string id, std::string_view from, std::string_view to,
+  Status AddRow(TypeRows& rows, LoadId id, std::string_view from, std::string_view to,
                 const std::vector<std::optional<Value>>& values, uint64_t line, uint64_t bytes);
   // Computes the @embed vectors of the waiting rows of `rows` and adds them.
   Status DrainEmbeds(TypeRows& rows);
@@ -236,8 +294,8 @@ class Loader {
   UlidGenerator ulids_;
   std::map<std::string, std::unique_ptr<TypeRows>> rows_;  // By table key.
   std::vector<TypeRows*> by_ordinal_;
-  // (type ordinal + id) -> place of every written row: what checks ids across batches without
-  // holding them (the sorter spills past limits_.sort_bytes).
+  // (type ordinal + id) -> place of every written row whose id the load did not generate: what
+  // checks ids across batches without holding them (the sorter spills past limits_.sort_bytes).
   ExternalSorter placed_;
   std::shared_ptr<RowLines> lines_;
   query::LazyEmbedder embedder_{*graph_.runtime().clock};
@@ -266,8 +324,10 @@ Result<TypeRows*> Loader::RowsOf(const TypeDef& type) {
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(query::RowsBuilder builder, query::RowsBuilder::Make(type));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> version, head_.Table(key));
+  // Generated ids are bounded as each type's live ids are (ResolveIds).
   auto rows = std::make_unique<TypeRows>(std::move(builder), version->table(),
-                                         static_cast<uint16_t>(by_ordinal_.size()));
+                                         static_cast<uint16_t>(by_ordinal_.size()),
+                                         limits_.sort_bytes / 64);
   OMNIGRAPH_ASSIGN_OR_RETURN(rows->pending->schema, query::TableSchemaFor(type));
   rows->embeds = HasEmbeds(type);
   TypeRows* raw = rows.get();
@@ -279,9 +339,9 @@ Result<TypeRows*> Loader::RowsOf(const TypeDef& type) {
 }
 
 // The explicit id (data.id or top-level id, which must be strings), the derived id of a keyed
-// node or edge (which an explicit id must equal), or a new ULID.
-Result<std::string> Loader::IdOf(const JsonlRecord& r, const TypeDef& type,
-                                 const std::vector<std::optional<Value>>& values) {
+// node or edge (which an explicit id must equal), or a new ULID (marked generated).
+Result<LoadId> Loader::IdOf(const JsonlRecord& r, const TypeDef& type,
+                            const std::vector<std::optional<Value>>& values) {
   // data.id is the explicit id unless the type declares a property `id` (then it is that
   // property's value, and only a top-level id names the entity).
   const Value* given = nullptr;
@@ -305,7 +365,8 @@ Result<std::string> Loader::IdOf(const JsonlRecord& r, const TypeDef& type,
                            " bytes");
   }
   if (type.key() == nullptr) {
-    return given != nullptr ? given->string_value() : ulids_.NextString();
+    if (given != nullptr) return LoadId{given->string_value(), false};
+    return LoadId{ulids_.NextString(), true};
   }
   // The key values as the columns will store them, so the id is that of the stored value.
   std::vector<Value> key_values;
@@ -326,7 +387,7 @@ Result<std::string> Loader::IdOf(const JsonlRecord& r, const TypeDef& type,
                            type.name + " explicit id '" + given->string_value() +
                            "' does not match its canonical @key id '" + *derived + "'");
   }
-  return std::move(*derived);
+  return LoadId{std::move(*derived), false};
 }
 
 Status Loader::Add(const JsonlRecord& r, uint64_t bytes) {
@@ -360,7 +421,7 @@ Status Loader::Add(const JsonlRecord& r, uint64_t bytes) {
     }
     values[static_cast<size_t>(p - type->properties.data())] = std::move(*v);
   }
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::string id, IdOf(r, *type, values));
+  OMNIGRAPH_ASSIGN_OR_RETURN(LoadId id, IdOf(r, *type, values));
   OMNIGRAPH_ASSIGN_OR_RETURN(TypeRows * rows, RowsOf(*type));
   if (!rows->embeds) return AddRow(*rows, std::move(id), r.from, r.to, values, r.line, bytes);
   rows->waiting.push_back(
@@ -393,30 +454,41 @@ Status Loader::DrainAllEmbeds() {
   return Status::Ok();
 }
 
-Status Loader::AddRow(TypeRows& row_set, std::string id, std::string_view from, std::string_view to,
+Status Loader::AddRow(TypeRows& row_set, LoadId id, std::string_view from, std::string_view to,
                       const std::vector<std::optional<Value>>& values, uint64_t line,
                       uint64_t bytes) {
   TypeRows* rows = &row_set;
   const uint64_t row = rows->builder.num_rows();
-  Status appended = rows->builder.Append(id, from, to, values);
+  OMNIGRAPH_RETURN_IF_ERROR(CheckApartInBatch(*rows, id, line));
+  Status appended = rows->builder.Append(id.id, from, to, values);
   if (!appended.ok()) return InvalidArgument(LinePrefix(line) + appended.message());
   ++rows->records;
   rows->batch_lines.push_back(line);
-  // Within the batch; ids repeated across batches are resolved at the end (ResolveIds).
-  uint32_t& slot = rows->batch_ids.Append(id);
-  if (slot == 0) {
-    rows->batch_ids.Added();
+  rows->batch_generated.push_back(id.generated);
+  if (id.generated) {
+    // A generated id cannot repeat: it need not be indexed (ResolveIds finds a given id of an
+    // earlier or later batch that equals it).
+    rows->batch_ids.AppendUnindexed(id.id);
+    rows->batch_generated_rows.push_back(static_cast<uint32_t>(row));
   } else {
-    const uint32_t earlier = slot - 1;
-    if (mode_ == LoadMode::kAppend) {
-      return Status(Code::kKeyConflict,
-                    LinePrefix(line) + "id '" + id + "' of " + rows->builder.type().table_key() +
-                        " was already given on line " + std::to_string(rows->batch_lines[earlier]));
+    if (id.id.size() == Ulid::kTextLength) ++rows->batch_ulid_sized_given;
+    // Within the batch; ids repeated across batches are resolved at the end (ResolveIds).
+    uint32_t& slot = rows->batch_ids.Append(id.id);
+    if (slot == 0) {
+      rows->batch_ids.Added();
+    } else {
+      const uint32_t earlier = slot - 1;
+      if (mode_ == LoadMode::kAppend) {
+        return Status(Code::kKeyConflict, LinePrefix(line) + "id '" + id.id + "' of " +
+                                              rows->builder.type().table_key() +
+                                              " was already given on line " +
+                                              std::to_string(rows->batch_lines[earlier]));
+      }
+      // Merge and overwrite: the last line of an id wins.
+      rows->superseded.push_back(earlier);
     }
-    // Merge and overwrite: the last line of an id wins.
-    rows->superseded.push_back(earlier);
+    slot = static_cast<uint32_t>(row) + 1;
   }
-  slot = static_cast<uint32_t>(row) + 1;
   rows->batch_bytes += bytes;
   buffered_bytes_ += bytes;
   buffered_bytes_peak_ = std::max(buffered_bytes_peak_, buffered_bytes_);
@@ -430,6 +502,27 @@ Status Loader::AddRow(TypeRows& row_set, std::string id, std::string_view from, 
     return Flush(*largest);
   }
   return Status::Ok();
+}
+
+Status Loader::CheckApartInBatch(const TypeRows& rows, const LoadId& id, uint64_t line) {
+  if (id.id.size() != Ulid::kTextLength) return Status::Ok();
+  uint64_t given_line = 0;
+  if (id.generated) {
+    if (rows.batch_ulid_sized_given == 0) return Status::Ok();
+    const uint32_t slot = rows.batch_ids.Find(id.id);
+    if (slot == 0) return Status::Ok();
+    given_line = rows.batch_lines[slot - 1];
+  } else {
+    // The batch's generated ids ascend with their rows: a binary search.
+    const std::vector<uint32_t>& minted = rows.batch_generated_rows;
+    auto it = std::lower_bound(
+        minted.begin(), minted.end(), id.id,
+        [&](uint32_t r, const std::string& v) { return rows.batch_ids.IdAt(r) < v; });
+    if (it == minted.end() || rows.batch_ids.IdAt(*it) != id.id) return Status::Ok();
+    given_line = line;
+  }
+  return Status(Code::kKeyConflict,
+                LinePrefix(given_line) + EqualsGenerated(rows.builder.type(), id.id));
 }
 
 // `batch` without the rows in `drop` (sorted ascending, unique).
@@ -452,17 +545,20 @@ Status Loader::Flush(TypeRows& rows) {
   if (rows.builder.num_rows() == 0) return Status::Ok();
   OMNIGRAPH_ASSIGN_OR_RETURN(table::ColumnBatch batch, rows.builder.Finish());
   if (!rows.superseded.empty()) {
-    // A fragment holds each id once: drop the replaced rows (and their lines).
+    // A fragment holds each id once: drop the replaced rows (and their lines and marks).
     std::sort(rows.superseded.begin(), rows.superseded.end());
     std::vector<uint64_t> lines;
+    std::vector<bool> generated;
     for (uint64_t r = 0, s = 0; r < rows.batch_lines.size(); ++r) {
       if (s < rows.superseded.size() && rows.superseded[s] == r) {
         ++s;
       } else {
         lines.push_back(rows.batch_lines[r]);
+        generated.push_back(rows.batch_generated[r]);
       }
     }
     rows.batch_lines = std::move(lines);
+    rows.batch_generated = std::move(generated);
     OMNIGRAPH_ASSIGN_OR_RETURN(batch, WithoutRows(batch, std::move(rows.superseded)));
     rows.superseded.clear();
   }
@@ -470,21 +566,31 @@ Status Loader::Flush(TypeRows& rows) {
                              graph_.tables().WriteFragment(rows.pending->table, batch));
   const uint32_t f = static_cast<uint32_t>(rows.pending->fragments.size());
   rows.pending->fragments.push_back(std::move(fragment));
-  // Every written row's place goes to the id sort, its line to the lines file.
+  // Every written row's place goes to the id sort (a generated id to its type's list instead),
+  // its line to the lines file.
   const table::Column* ids = batch.FindColumn(table::kIdFieldId);
   std::string key = OrdinalPrefix(rows.ordinal);
   std::string line_bytes;
   line_bytes.reserve(batch.num_rows() * 8);
   for (uint32_t r = 0; r < batch.num_rows(); ++r) {
-    key.resize(2);
-    key.append(ids->StringAt(r));
-    OMNIGRAPH_RETURN_IF_ERROR(placed_.Add(key, EncodePlace(f, r, rows.batch_lines[r])));
+    const std::string_view id = ids->StringAt(r);
+    if (rows.batch_generated[r]) {
+      OMNIGRAPH_RETURN_IF_ERROR(rows.AddGenerated(id));
+    } else {
+      key.resize(2);
+      key.append(id);
+      OMNIGRAPH_RETURN_IF_ERROR(placed_.Add(key, EncodePlace(f, r, rows.batch_lines[r])));
+      rows.sorted_ids = true;
+    }
     PutBigEndian(rows.batch_lines[r], 8, &line_bytes);
   }
   rows.fragment_line_start.push_back(lines_written_);
   OMNIGRAPH_RETURN_IF_ERROR(lines_->file().Append(line_bytes));
   lines_written_ += batch.num_rows();
   rows.batch_lines.clear();
+  rows.batch_generated.clear();
+  rows.batch_generated_rows.clear();
+  rows.batch_ulid_sized_given = 0;
   rows.batch_ids.Clear();
   buffered_bytes_ -= rows.batch_bytes;
   rows.batch_bytes = 0;
@@ -494,7 +600,7 @@ Status Loader::Flush(TypeRows& rows) {
 Status Loader::RepeatBefore(Status failure) {
   if (mode_ != LoadMode::kAppend) return failure;
   // The ids of the batches being built join the written ones; their fragment index sorts after
-  // every written fragment's.
+  // every written fragment's. Generated ids follow their type's written ones, still ascending.
   for (TypeRows* rows : by_ordinal_) {
     std::string key = OrdinalPrefix(rows->ordinal);
     const uint32_t next = static_cast<uint32_t>(rows->pending->fragments.size());
@@ -503,12 +609,69 @@ Status Loader::RepeatBefore(Status failure) {
       key.resize(2);
       key.append(rows->batch_ids.IdAt(row));
       added = added && placed_.Add(key, EncodePlace(next, row, rows->batch_lines[row])).ok();
+      rows->sorted_ids = true;
     });
+    for (uint32_t row = 0; added && row < rows->batch_generated.size(); ++row) {
+      if (rows->batch_generated[row]) added = rows->AddGenerated(rows->batch_ids.IdAt(row)).ok();
+    }
     if (!added) return failure;
   }
   Status repeat = ResolveIds();
   return repeat.code() == Code::kKeyConflict ? repeat : failure;
 }
+
+// One type's live ids as ResolveIds collects them: the ids read from the id sort, ascending,
+// merged with the type's generated ids (ascending too). A type's ids stay in memory up to a 64th
+// of the sort budget, then go to a file.
+class LiveIds {
+ public:
+  explicit LiveIds(uint64_t memory_bytes) : live_(memory_bytes) {}
+
+  // Takes the generated ids of `rows`; to be merged when the type has sorted ids too.
+  Status Start(TypeRows& rows) {
+    sorted_ = rows.sorted_ids;
+    OMNIGRAPH_ASSIGN_OR_RETURN(generated_, rows.generated.Finish());
+    if (!sorted_ || generated_->empty()) return Status::Ok();
+    reader_ = generated_->Open();
+    return NextGenerated();
+  }
+  // Adds the next sorted id (ascending), after the generated ids below it; sets
+  // `*equals_generated` when a generated id equals it (that one is left out).
+  Status AddSorted(std::string_view id, bool* equals_generated) {
+    OMNIGRAPH_RETURN_IF_ERROR(AddGeneratedBelow(id));
+    *equals_generated = more_ && generated_id_ == id;
+    if (*equals_generated) OMNIGRAPH_RETURN_IF_ERROR(NextGenerated());
+    return live_.Add(id);
+  }
+  // Every live id, ascending: the generated list as it stands when the type had no other ids.
+  Result<std::shared_ptr<const SortedRecords>> Finish() {
+    if (!sorted_) return std::move(generated_);
+    OMNIGRAPH_RETURN_IF_ERROR(AddGeneratedBelow(std::nullopt));
+    return live_.Finish();
+  }
+
+ private:
+  Status NextGenerated() {
+    std::string_view value;
+    OMNIGRAPH_ASSIGN_OR_RETURN(more_, reader_->Next(&generated_id_, &value));
+    return Status::Ok();
+  }
+  // The generated ids below `bound` (all of them without one).
+  Status AddGeneratedBelow(std::optional<std::string_view> bound) {
+    while (more_ && (!bound || generated_id_ < *bound)) {
+      OMNIGRAPH_RETURN_IF_ERROR(live_.Add(generated_id_));
+      OMNIGRAPH_RETURN_IF_ERROR(NextGenerated());
+    }
+    return Status::Ok();
+  }
+
+  SortedRecordsWriter live_;
+  bool sorted_ = false;
+  std::shared_ptr<const SortedRecords> generated_;
+  std::unique_ptr<SortedRecords::Reader> reader_;
+  std::string_view generated_id_;  // The next generated id while `more_`.
+  bool more_ = false;
+};
 
 Status Loader::ResolveIds() {
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const SortedRecords> placed, placed_.Finish());
@@ -517,16 +680,33 @@ Status Loader::ResolveIds() {
   // one-pass reader would have.
   std::optional<Status> conflict;
   uint64_t conflict_line = 0;
-  // A type's ids stay in memory up to a 64th of the budget each, then go to a file.
-  std::vector<SortedRecordsWriter> live;
-  for (size_t i = 0; i < by_ordinal_.size(); ++i) live.emplace_back(limits_.sort_bytes / 64);
+  auto note_conflict = [&](uint64_t line, std::string message) {
+    if (conflict && line >= conflict_line) return;
+    conflict_line = line;
+    conflict = Status(Code::kKeyConflict, LinePrefix(line) + message);
+  };
+  // Reserved: a LiveIds holds a view into its reader, which it should not move under.
+  std::vector<LiveIds> live;
+  live.reserve(by_ordinal_.size());
+  for (TypeRows* rows : by_ordinal_) {
+    live.emplace_back(limits_.sort_bytes / 64);
+    OMNIGRAPH_RETURN_IF_ERROR(live.back().Start(*rows));
+  }
   std::string id;    // The id of the group being read (type prefix included).
   std::string last;  // Its latest place.
   uint64_t first_line = 0;
   auto end_group = [&]() -> Status {
     if (id.empty()) return Status::Ok();
     const uint16_t ordinal = static_cast<uint16_t>(BigEndianAt(id, 0, 2));
-    return live[ordinal].Add(std::string_view(id).substr(2));
+    const std::string_view given = std::string_view(id).substr(2);
+    bool equals_generated = false;
+    OMNIGRAPH_RETURN_IF_ERROR(live[ordinal].AddSorted(given, &equals_generated));
+    // A second row of the id that no bookkeeping supersedes: never publish that.
+    if (equals_generated) {
+      note_conflict(BigEndianAt(last, 8, 8),
+                    EqualsGenerated(by_ordinal_[ordinal]->builder.type(), given));
+    }
+    return Status::Ok();
   };
   std::string_view key, value;
   while (true) {
@@ -536,13 +716,9 @@ Status Loader::ResolveIds() {
       TypeRows& rows = *by_ordinal_[BigEndianAt(key, 0, 2)];
       const uint64_t line = BigEndianAt(value, 8, 8);
       if (mode_ == LoadMode::kAppend) {
-        if (!conflict || line < conflict_line) {
-          conflict_line = line;
-          conflict = Status(Code::kKeyConflict,
-                            LinePrefix(line) + "id '" + std::string(key.substr(2)) + "' of " +
+        note_conflict(line, "id '" + std::string(key.substr(2)) + "' of " +
                                 rows.builder.type().table_key() + " was already given on line " +
                                 std::to_string(first_line));
-        }
       } else {
         rows.pending->superseded[static_cast<uint32_t>(BigEndianAt(last, 0, 4))].push_back(
             static_cast<uint32_t>(BigEndianAt(last, 4, 4)));

@@ -8,8 +8,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <sstream>
 
+#include "base/ids.h"
 #include "engine/export.h"
 #include "engine/jsonl_reader.h"
 #include "query/column_codec.h"
@@ -582,6 +584,212 @@ TEST(LoadStreamingTest, ARepeatAcrossBatchesComesBeforeALaterLinesError) {
   // In merge mode repeats are not errors (the last line wins): the same input lands.
   Result<LoadResult> merged = Load(*g, "main", head + person("D") + person("D"), LoadMode::kMerge);
   ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+}
+
+// Generated ids skip the loader's id sort (docs/design/load.md "Streaming and the memory
+// bound"): each type keeps them in the order they were minted and merges them with the sorted
+// given ids at the end.
+
+std::string Edge(std::string_view from, std::string_view to) {
+  return R"({"edge":"Knows","from":")" + std::string(from) + R"(","to":")" + std::string(to) +
+         "\"}\n";
+}
+
+std::string NoteLine(std::string_view text, std::optional<std::string_view> id = std::nullopt) {
+  std::string out = R"({"type":"Note",)";
+  if (id) out += R"("id":")" + std::string(*id) + "\",";
+  return out + R"("data":{"text":")" + std::string(text) + "\"}}\n";
+}
+
+// The ids of `table_key` in the head's id index, checked to be ascending and unique.
+std::vector<std::string> IndexIds(Graph& g, std::string_view table_key) {
+  Result<Snapshot> s = g.SnapshotOfBranch("main");
+  OMNIGRAPH_CHECK(s.ok());
+  Result<std::vector<std::string>> ids = (*s->Table(table_key))->Ids();
+  OMNIGRAPH_CHECK_MSG(ids.ok(), ids.status().ToString());
+  for (size_t i = 1; i < ids->size(); ++i) {
+    EXPECT_LT((*ids)[i - 1], (*ids)[i]) << "the id index is not ascending and unique at " << i;
+  }
+  return *ids;
+}
+
+TEST(LoadGeneratedIdsTest, EdgesWithoutIdsAcrossManyBatchesGetOneDistinctIdEach) {
+  constexpr int kEdges = 41;
+  std::string input;
+  for (const char* name : {"a", "b", "c"}) {
+    input += R"({"type":"Person","data":{"name":")" + std::string(name) + "\"}}\n";
+  }
+  for (int i = 0; i < kEdges; ++i) input += Edge(i % 2 ? "a" : "b", i % 3 ? "c" : "a");
+  for (LoadMode mode : {LoadMode::kAppend, LoadMode::kMerge, LoadMode::kOverwrite}) {
+    SCOPED_TRACE(std::string(LoadModeName(mode)));
+    std::unique_ptr<Graph> g = NewGraph();
+    LoadOptions options;
+    options.limits = LoadLimits{2, 1 << 20, kSorterMemoryBytes};
+    Result<LoadResult> r = Load(*g, "main", input, mode, options);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_EQ(r->edges.size(), 1u);
+    EXPECT_EQ(r->edges[0].entities_loaded, uint64_t{kEdges});
+    Result<Snapshot> s = g->SnapshotOfBranch("main");
+    std::shared_ptr<const table::TableVersion> knows = *s->Table("edge:Knows");
+    EXPECT_EQ(knows->entity_count(), uint64_t{kEdges});
+    EXPECT_EQ(knows->manifest().inserted_ids_count, uint64_t{kEdges});
+    EXPECT_GE(knows->manifest().fragments.size(), 20u) << "the rows were written in batches";
+    // Every edge has its own ULID (a dropped id would leave a row without one, a repeated id a
+    // row twice), and each one finds its row.
+    const std::vector<std::string> ids = IndexIds(*g, "edge:Knows");
+    ASSERT_EQ(ids.size(), size_t{kEdges});
+    for (const std::string& id : ids) EXPECT_EQ(id.size(), Ulid::kTextLength) << id;
+    Result<table::LookupResult> found = knows->Lookup(ids);
+    ASSERT_TRUE(found.ok()) << found.status().ToString();
+    EXPECT_EQ(std::count(found->found.begin(), found->found.end(), true), kEdges);
+  }
+}
+
+TEST(LoadGeneratedIdsTest, ATypeMixingGivenAndGeneratedIdsLoadsEveryRow) {
+  // The given ids sort before ("!"), after ("~") and among ("<first ULID>~") the generated ones,
+  // so the merge of the two lists interleaves them. The first ULID is read from a load of the
+  // same lines into a graph of the same seed (a ManualClock: the same ids in the same order).
+  std::string first_ulid;
+  {
+    std::unique_ptr<Graph> g = NewGraph(kSchema, 7);
+    LoadOptions options;
+    options.limits = LoadLimits{2, 1 << 20, kSorterMemoryBytes};
+    ASSERT_TRUE(Load(*g, "main", NoteLine("g0"), LoadMode::kAppend, options).ok());
+    first_ulid = IndexIds(*g, "node:Note").at(0);
+  }
+  const std::string among = first_ulid + "~";
+  // Batches of two: g0 !a | g1 ~z | among g2 | !b(v1) g3 | !b(v2) g4 | g5 ~y.
+  const std::string input = NoteLine("g0") + NoteLine("v1", "!a") + NoteLine("g1") +
+                            NoteLine("v1", "~z") + NoteLine("v1", among) + NoteLine("g2") +
+                            NoteLine("v1", "!b") + NoteLine("g3") + NoteLine("v2", "!b") +
+                            NoteLine("g4") + NoteLine("g5") + NoteLine("v1", "~y");
+  for (LoadMode mode : {LoadMode::kMerge, LoadMode::kOverwrite}) {
+    for (uint64_t batch_rows : {uint64_t{2}, uint64_t{3}, kLoadBatchRows}) {
+      SCOPED_TRACE(std::string(LoadModeName(mode)) + ", batches of " + std::to_string(batch_rows));
+      std::unique_ptr<Graph> g = NewGraph(kSchema, 7);
+      LoadOptions options;
+      options.limits = LoadLimits{batch_rows, 1 << 20, kSorterMemoryBytes};
+      Result<LoadResult> r = Load(*g, "main", input, mode, options);
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      EXPECT_EQ(Count(*g, "main", "node:Note"), 11u) << "12 lines, '!b' twice";
+      const std::vector<std::string> ids = IndexIds(*g, "node:Note");
+      ASSERT_EQ(ids.size(), 11u);
+      EXPECT_EQ(ids.front(), "!a");
+      EXPECT_EQ(ids[1], "!b");
+      EXPECT_EQ(ids[2], first_ulid) << "the first line's ULID is the same in a graph of one seed";
+      EXPECT_EQ(ids[3], among);
+      EXPECT_EQ(ids[ids.size() - 2], "~y");
+      EXPECT_EQ(ids.back(), "~z");
+      EXPECT_EQ(Prop(*g, "node:Note", "!b", "text").string_value(), "v2") << "the last line wins";
+      // The generated ids are those of the six lines without one, each once.
+      std::set<std::string> texts;
+      for (size_t i = 2; i + 2 < ids.size(); ++i) {
+        if (ids[i] == among) continue;
+        EXPECT_EQ(ids[i].size(), Ulid::kTextLength) << ids[i];
+        texts.insert(Prop(*g, "node:Note", ids[i], "text").string_value());
+      }
+      EXPECT_EQ(texts, (std::set<std::string>{"g0", "g1", "g2", "g3", "g4", "g5"}));
+    }
+  }
+}
+
+TEST(LoadGeneratedIdsTest, AGivenIdRepeatedAcrossBatchesAmongGeneratedOnesIsTheSameConflict) {
+  // Batches of two: g0 n1 | g1 n3 | g2 g3 | n3 g4 — line 7 repeats line 4 across batches.
+  const std::string head = NoteLine("g0") + NoteLine("x", "n1") + NoteLine("g1") +
+                           NoteLine("x", "n3") + NoteLine("g2") + NoteLine("g3") +
+                           NoteLine("y", "n3") + NoteLine("g4");
+  // Read to the end, or stopped by a later line's own error (a bad value).
+  for (const std::string& tail :
+       {std::string(), NoteLine("g5") + R"({"type":"Note","data":{"text":1}})"}) {
+    for (uint64_t sort_bytes : {kSorterMemoryBytes, uint64_t{64}}) {
+      std::unique_ptr<Graph> g = NewGraph();
+      const std::string before = Head(*g);
+      LoadOptions options;
+      options.limits = LoadLimits{2, 1 << 20, sort_bytes};
+      Result<LoadResult> r = Load(*g, "main", head + tail, LoadMode::kAppend, options);
+      ASSERT_FALSE(r.ok());
+      EXPECT_EQ(r.status().code(), Code::kKeyConflict) << r.status().ToString();
+      EXPECT_EQ(r.status().message(), "line 7: id 'n3' of node:Note was already given on line 4");
+      EXPECT_EQ(Head(*g), before);
+    }
+  }
+}
+
+TEST(LoadGeneratedIdsTest, AGivenIdEqualToAGeneratedOneIsAConflictInEveryMode) {
+  // The ULIDs a graph of seed 7 mints for three lines without ids. A graph of the same seed
+  // mints the same ones (a ManualClock: the first is drawn, the next ones increment it), so an
+  // input can give one of them explicitly — before or after the line that mints it, in the
+  // same batch or another.
+  std::vector<std::string> minted;
+  {
+    std::unique_ptr<Graph> g = NewGraph(kSchema, 7);
+    const std::string three = NoteLine("g0") + NoteLine("g1") + NoteLine("g2");
+    ASSERT_TRUE(LoadJsonl(*g, "main", three, LoadMode::kAppend).ok());
+    minted = IndexIds(*g, "node:Note");
+    ASSERT_EQ(minted.size(), 3u);
+  }
+  struct Case {
+    std::string input;
+    uint64_t given_line;
+    std::string id;
+  };
+  const std::string g012 = NoteLine("g0") + NoteLine("g1") + NoteLine("g2");
+  const std::vector<Case> cases = {
+      // After the line that minted it: in an earlier batch of two, or the same one.
+      {g012 + NoteLine("given", minted[1]) + NoteLine("g3"), 4, minted[1]},
+      {g012 + NoteLine("given", minted[2]) + NoteLine("g3"), 4, minted[2]},
+      // Before it: line 3 mints the second ULID, which line 2 gave.
+      {NoteLine("g0") + NoteLine("given", minted[1]) + NoteLine("g1"), 2, minted[1]},
+  };
+  for (const Case& c : cases) {
+    for (LoadMode mode : {LoadMode::kAppend, LoadMode::kMerge, LoadMode::kOverwrite}) {
+      for (uint64_t batch_rows : {uint64_t{2}, kLoadBatchRows}) {
+        SCOPED_TRACE(std::string(LoadModeName(mode)) + ", line " + std::to_string(c.given_line) +
+                     ", batches of " + std::to_string(batch_rows));
+        std::unique_ptr<Graph> g = NewGraph(kSchema, 7);
+        const std::string before = Head(*g);
+        LoadOptions options;
+        options.limits = LoadLimits{batch_rows, 1 << 20, 64};
+        Result<LoadResult> r = Load(*g, "main", c.input, mode, options);
+        ASSERT_FALSE(r.ok());
+        EXPECT_EQ(r.status().code(), Code::kKeyConflict) << r.status().ToString();
+        EXPECT_EQ(r.status().message(), "line " + std::to_string(c.given_line) + ": id '" + c.id +
+                                            "' of node:Note equals an id the load generated");
+        EXPECT_EQ(Head(*g), before);
+      }
+    }
+  }
+}
+
+TEST(LoadGeneratedIdsTest, GeneratedIdsThatSpillToAFileLoadTheSameGraph) {
+  // With a 64-byte sort budget each type's list of generated ids may hold 1 byte in memory, so
+  // every list goes to a temporary file; the graph must be the one the default budget gives
+  // (the same seed mints the same ids).
+  std::string input;
+  for (const char* name : {"a", "b", "c"}) {
+    input += R"({"type":"Person","data":{"name":")" + std::string(name) + "\"}}\n";
+  }
+  for (int i = 0; i < 30; ++i) {
+    input += Edge(i % 2 ? "a" : "c", i % 3 ? "b" : "a");
+    input += i % 4 ? NoteLine("t" + std::to_string(i))
+                   : NoteLine("t" + std::to_string(i), "n" + std::to_string(i % 8));
+  }
+  for (LoadMode mode : {LoadMode::kMerge, LoadMode::kOverwrite}) {
+    SCOPED_TRACE(std::string(LoadModeName(mode)));
+    std::unique_ptr<Graph> roomy = NewGraph(kSchema, 11);
+    std::unique_ptr<Graph> tiny = NewGraph(kSchema, 11);
+    LoadOptions options;
+    options.limits = LoadLimits{3, 1 << 20, kSorterMemoryBytes};
+    ASSERT_TRUE(Load(*roomy, "main", input, mode, options).ok());
+    options.limits.sort_bytes = 64;
+    Result<LoadResult> r = Load(*tiny, "main", input, mode, options);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(ExportOf(*tiny), ExportOf(*roomy));
+    EXPECT_EQ(IndexIds(*tiny, "edge:Knows").size(), 30u);
+    // 22 generated notes, and n0 and n4 given four times each (the last line wins).
+    EXPECT_EQ(IndexIds(*tiny, "node:Note"), IndexIds(*roomy, "node:Note"));
+    EXPECT_EQ(Count(*tiny, "main", "node:Note"), 24u);
+  }
 }
 
 TEST(LoadStreamingTest, LoadFileStreamsLinesAcrossChunkBoundaries) {
