@@ -1,9 +1,11 @@
 #include "engine/load.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <set>
 
+#include "base/executor.h"
 #include "base/ids.h"
 #include "engine/derived_indexes.h"
 #include "engine/embed_rows.h"
@@ -251,7 +253,9 @@ class Loader {
         limits_(limits),
         ulids_(*graph.runtime().clock, *graph.runtime().random),
         placed_(limits.sort_bytes),
-        lines_(std::make_shared<RowLines>(std::move(lines_file))) {}
+        lines_(std::make_shared<RowLines>(std::move(lines_file))),
+        writes_in_flight_max_(graph.runtime().executor->Parallelism() > 1 ? kLoadWritesInFlight
+                                                                          : 0) {}
 
   // Adds one record of `bytes` input bytes; may write a batch.
   Status Add(const JsonlRecord& r, uint64_t bytes);
@@ -281,8 +285,11 @@ class Loader {
                 const std::vector<std::optional<Value>>& values, uint64_t line, uint64_t bytes);
   // Computes the @embed vectors of the waiting rows of `rows` and adds them.
   Status DrainEmbeds(TypeRows& rows);
-  // Writes the batch being built as a pending fragment.
+  // Writes the batch being built as a pending fragment (on the runtime's executor; CollectWrite
+  // finishes it).
   Status Flush(TypeRows& rows);
+  // Waits for the oldest batch being written and puts its fragment in its type's pending rows.
+  Status CollectWrite();
   // Resolves ids given in more than one fragment (append: KeyConflict; merge and overwrite: the
   // last line wins) and collects each type's live ids, ascending.
   Status ResolveIds();
@@ -300,8 +307,25 @@ class Loader {
   std::shared_ptr<RowLines> lines_;
   query::LazyEmbedder embedder_{*graph_.runtime().clock};
   uint64_t lines_written_ = 0;
-  uint64_t buffered_bytes_ = 0;  // Over every type's batch.
+  uint64_t buffered_bytes_ = 0;  // Over every type's batch, and the batches being written.
   uint64_t buffered_bytes_peak_ = 0;
+  // A batch being written on the runtime's executor while the next lines are parsed: its
+  // fragment's slot in its type's pending rows is filled when the write is collected, oldest
+  // first. The group's destructor waits for the write, so a loader that stops early leaves no
+  // task behind.
+  struct Writing {
+    TypeRows* rows = nullptr;
+    uint32_t fragment = 0;
+    uint64_t bytes = 0;  // Input bytes of its lines.
+    std::shared_ptr<table::FragmentEntry> entry;
+    std::unique_ptr<TaskGroup> group;
+  };
+  std::deque<Writing> writing_;
+  // Writes left outstanding when a flush returns: the flush that submits one more waits for the
+  // oldest, so at most this many + 1 run at once — enough to overlap parsing with encoding,
+  // compressing and storing, and counted by the memory bound (decision 20). None with an inline
+  // executor: each batch is written as it is flushed.
+  size_t writes_in_flight_max_;
   // The type of the latest record and its rows (RowsOf).
   const TypeDef* last_type_ = nullptr;
   TypeRows* last_rows_ = nullptr;
@@ -562,17 +586,27 @@ Status Loader::Flush(TypeRows& rows) {
     OMNIGRAPH_ASSIGN_OR_RETURN(batch, WithoutRows(batch, std::move(rows.superseded)));
     rows.superseded.clear();
   }
-  OMNIGRAPH_ASSIGN_OR_RETURN(table::FragmentEntry fragment,
-                             graph_.tables().WriteFragment(rows.pending->table, batch));
+  // The batch is encoded, compressed and stored on the executor while this thread records its
+  // ids and lines (reading the batch, as the write does) and goes on parsing.
+  auto written = std::make_shared<const table::ColumnBatch>(std::move(batch));
   const uint32_t f = static_cast<uint32_t>(rows.pending->fragments.size());
-  rows.pending->fragments.push_back(std::move(fragment));
+  rows.pending->fragments.emplace_back();  // CollectWrite fills it in.
+  Writing writing{&rows, f, rows.batch_bytes, std::make_shared<table::FragmentEntry>(),
+                  std::make_unique<TaskGroup>(*graph_.runtime().executor)};
+  writing.group->Add([&tables = graph_.tables(), table = rows.pending->table, written,
+                      entry = writing.entry]() -> Status {
+    OMNIGRAPH_ASSIGN_OR_RETURN(*entry, tables.WriteFragment(table, *written));
+    return Status::Ok();
+  });
+  writing_.push_back(std::move(writing));
+  const table::ColumnBatch& batch_rows = *written;
   // Every written row's place goes to the id sort (a generated id to its type's list instead),
   // its line to the lines file.
-  const table::Column* ids = batch.FindColumn(table::kIdFieldId);
+  const table::Column* ids = batch_rows.FindColumn(table::kIdFieldId);
   std::string key = OrdinalPrefix(rows.ordinal);
   std::string line_bytes;
-  line_bytes.reserve(batch.num_rows() * 8);
-  for (uint32_t r = 0; r < batch.num_rows(); ++r) {
+  line_bytes.reserve(batch_rows.num_rows() * 8);
+  for (uint32_t r = 0; r < batch_rows.num_rows(); ++r) {
     const std::string_view id = ids->StringAt(r);
     if (rows.batch_generated[r]) {
       OMNIGRAPH_RETURN_IF_ERROR(rows.AddGenerated(id));
@@ -586,14 +620,27 @@ Status Loader::Flush(TypeRows& rows) {
   }
   rows.fragment_line_start.push_back(lines_written_);
   OMNIGRAPH_RETURN_IF_ERROR(lines_->file().Append(line_bytes));
-  lines_written_ += batch.num_rows();
+  lines_written_ += batch_rows.num_rows();
   rows.batch_lines.clear();
   rows.batch_generated.clear();
   rows.batch_generated_rows.clear();
   rows.batch_ulid_sized_given = 0;
   rows.batch_ids.Clear();
-  buffered_bytes_ -= rows.batch_bytes;
+  // The batch's bytes stay counted in buffered_bytes_ until its write is collected.
   rows.batch_bytes = 0;
+  while (!writing_.empty() &&
+         (writing_.size() > writes_in_flight_max_ || buffered_bytes_ > limits_.buffer_bytes)) {
+    OMNIGRAPH_RETURN_IF_ERROR(CollectWrite());
+  }
+  return Status::Ok();
+}
+
+Status Loader::CollectWrite() {
+  Writing writing = std::move(writing_.front());
+  writing_.pop_front();
+  buffered_bytes_ -= writing.bytes;
+  OMNIGRAPH_RETURN_IF_ERROR(writing.group->Wait());
+  writing.rows->pending->fragments[writing.fragment] = std::move(*writing.entry);
   return Status::Ok();
 }
 
@@ -745,6 +792,7 @@ Status Loader::ResolveIds() {
 Result<std::map<std::string, TableChange>> Loader::Finish(LoadResult* result) {
   OMNIGRAPH_RETURN_IF_ERROR(DrainAllEmbeds());
   for (auto& [key, rows] : rows_) OMNIGRAPH_RETURN_IF_ERROR(Flush(*rows));
+  while (!writing_.empty()) OMNIGRAPH_RETURN_IF_ERROR(CollectWrite());
   OMNIGRAPH_RETURN_IF_ERROR(ResolveIds());
   std::map<std::string, TableChange> changes;
   for (auto& [key, rows] : rows_) {

@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <map>
 #include <set>
-#include <unordered_set>
 
 #include "base/executor.h"
 #include "base/ids.h"
+#include "base/string_index.h"
 #include "table/deletion_vector.h"
 #include "table/row_gather.h"
 #include "table/table_context.h"
@@ -50,8 +50,7 @@ Result<std::vector<std::string_view>> BatchIds(const ColumnBatch& rows) {
   if (column == nullptr) return InvalidArgument("the rows have no id column");
   std::vector<std::string_view> ids;
   ids.reserve(rows.num_rows());
-  std::unordered_set<std::string_view> seen;
-  seen.reserve(rows.num_rows());
+  StringIndex seen(rows.num_rows());
   for (uint64_t row = 0; row < rows.num_rows(); ++row) {
     const std::string_view id = column->StringAt(row);
     // The empty id is an id (a node keyed by the empty string); only the length is bounded.
@@ -59,7 +58,9 @@ Result<std::vector<std::string_view>> BatchIds(const ColumnBatch& rows) {
       return InvalidArgument("row " + std::to_string(row) + ": an id must be at most " +
                              std::to_string(kIdBytesMax) + " bytes");
     }
-    if (!seen.insert(id).second) {
+    bool added = false;
+    seen.Insert(id, &added);
+    if (!added) {
       return InvalidArgument("id '" + std::string(id) + "' appears twice in one write");
     }
     ids.push_back(id);
