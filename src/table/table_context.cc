@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <queue>
 
+#include "base/executor.h"
 #include "table/deletion_vector.h"
 #include "table/derived.h"
 #include "table/index_delta.h"
@@ -221,30 +222,41 @@ Status TableContext::WriteDerived(const TableManifest& manifest, std::string_vie
 }
 
 Result<std::shared_ptr<const IdIndex>> TableContext::BuildIndex(const TableManifest& manifest) {
-  std::vector<std::shared_ptr<const Column>> id_columns;
+  const size_t count = manifest.fragments.size();
+  std::vector<std::shared_ptr<const Column>> id_columns(count);
   const uint32_t id_field[] = {kIdFieldId};
   // Each fragment's live rows in id order: most fragments are sorted already (a load writes
   // ULIDs in the order it makes them; a checked pass is sequential), the rest are sorted alone,
   // where a fragment's ids fit the cache. Then one merge of the runs, or none when they follow
-  // one another — far fewer scattered comparisons than sorting every row at once.
-  std::vector<std::vector<RowRef>> runs(manifest.fragments.size());
-  for (size_t f = 0; f < manifest.fragments.size(); ++f) {
-    const FragmentEntry& fragment = manifest.fragments[f];
-    OMNIGRAPH_ASSIGN_OR_RETURN(auto columns, Columns(manifest, fragment, id_field));
-    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const Roaring> deleted,
-                               Deletion(manifest, fragment));
-    id_columns.push_back(std::move(columns[0]));
-    std::vector<RowRef>& run = runs[f];
-    run.reserve(fragment.rows);
-    for (uint32_t row = 0; row < fragment.rows; ++row) {
-      if (!deleted->contains(row)) run.push_back(RowRef{static_cast<uint32_t>(f), row});
-    }
+  // one another — far fewer scattered comparisons than sorting every row at once. The fragments
+  // are read, decoded and sorted in parallel on the runtime's executor.
+  std::vector<std::vector<RowRef>> runs(count);
+  TaskGroup group(*runtime_.executor);
+  for (size_t f = 0; f < count; ++f) {
+    group.Add([&, f]() -> Status {
+      const FragmentEntry& fragment = manifest.fragments[f];
+      OMNIGRAPH_ASSIGN_OR_RETURN(auto columns, Columns(manifest, fragment, id_field));
+      OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const Roaring> deleted,
+                                 Deletion(manifest, fragment));
+      const Column& ids = *columns[0];
+      id_columns[f] = std::move(columns[0]);
+      std::vector<RowRef>& run = runs[f];
+      run.reserve(fragment.rows);
+      for (uint32_t row = 0; row < fragment.rows; ++row) {
+        if (!deleted->contains(row)) run.push_back(RowRef{static_cast<uint32_t>(f), row});
+      }
+      const auto less_in_run = [&](const RowRef& a, const RowRef& b) {
+        return ids.StringAt(a.row) < ids.StringAt(b.row);
+      };
+      if (!std::is_sorted(run.begin(), run.end(), less_in_run)) {
+        std::sort(run.begin(), run.end(), less_in_run);
+      }
+      return Status::Ok();
+    });
   }
+  OMNIGRAPH_RETURN_IF_ERROR(group.Wait());
   auto id_at = [&](const RowRef& ref) { return id_columns[ref.source]->StringAt(ref.row); };
   auto less = [&](const RowRef& a, const RowRef& b) { return id_at(a) < id_at(b); };
-  for (std::vector<RowRef>& run : runs) {
-    if (!std::is_sorted(run.begin(), run.end(), less)) std::sort(run.begin(), run.end(), less);
-  }
   std::vector<RowRef> sorted = MergeRuns(std::move(runs), less, manifest.entity_count);
   std::string blob;
   std::vector<uint32_t> ends;

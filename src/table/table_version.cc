@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "base/executor.h"
 #include "table/derived.h"
 #include "table/row_gather.h"
 #include "table/table_context.h"
@@ -317,11 +318,17 @@ Result<EdgeCsr> TableVersion::BuildCsr(EdgeDirection direction) const {
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> index, ctx_->Index(*manifest_));
   const uint32_t endpoints[] = {kSrcFieldId, kDstFieldId};
-  std::vector<std::vector<std::shared_ptr<const Column>>> columns;
-  for (const FragmentEntry& fragment : manifest_->fragments) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(auto pair, ctx_->Columns(*manifest_, fragment, endpoints));
-    columns.push_back(std::move(pair));
+  // The fragments' endpoint columns, read and decoded in parallel on the runtime's executor.
+  std::vector<std::vector<std::shared_ptr<const Column>>> columns(manifest_->fragments.size());
+  TaskGroup group(*ctx_->runtime().executor);
+  for (size_t f = 0; f < columns.size(); ++f) {
+    group.Add([&, f]() -> Status {
+      OMNIGRAPH_ASSIGN_OR_RETURN(columns[f],
+                                 ctx_->Columns(*manifest_, manifest_->fragments[f], endpoints));
+      return Status::Ok();
+    });
   }
+  OMNIGRAPH_RETURN_IF_ERROR(group.Wait());
   std::vector<std::string_view> src(index->size());
   std::vector<std::string_view> dst(index->size());
   for (size_t p = 0; p < index->size(); ++p) {
