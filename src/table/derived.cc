@@ -48,13 +48,13 @@ std::optional<DerivedNameParts> ParseDerivedName(std::string_view name) {
   return parts;
 }
 
-std::string EncodeDerived(const TableManifest& manifest, std::string_view kind,
-                          std::string_view payload, const DerivedDelta* delta) {
+std::string EncodeDerived(const TableManifest& manifest, std::string_view kind, std::string payload,
+                          const DerivedDelta* delta) {
   const std::string& uuid = manifest.transaction_uuid;
   const uint64_t delta_bytes = delta ? kDeltaFieldsBytes + delta->base_transaction_uuid.size() : 0;
   const uint64_t header = Padded8(kDerivedPrefixBytes + kind.size() + uuid.size() + delta_bytes);
   std::string out;
-  out.reserve(header + payload.size());
+  out.reserve(header);
   out.append(kMagic, sizeof(kMagic));
   AppendLe<uint32_t>(out, delta ? kFormatDelta : kFormatFull);
   AppendLe<uint64_t>(out, manifest.staged_version);
@@ -72,8 +72,8 @@ std::string EncodeDerived(const TableManifest& manifest, std::string_view kind,
     out.append(delta->base_transaction_uuid);
   }
   out.resize(header, '\0');
-  out.append(payload);
-  return out;
+  payload.insert(0, out);
+  return payload;
 }
 
 namespace {

@@ -52,9 +52,11 @@ struct DerivedNameParts {
 std::optional<DerivedNameParts> ParseDerivedName(std::string_view name);
 
 // The envelope around `payload` for `kind` of `manifest`'s version; a delta's when `delta` is
-// given (envelope format 2).
-std::string EncodeDerived(const TableManifest& manifest, std::string_view kind,
-                          std::string_view payload, const DerivedDelta* delta = nullptr);
+// given (envelope format 2). The header is put in front of `payload` in place: an encoder that
+// reserved kDerivedHeaderBytesMax bytes more than its payload needs is framed without a copy
+// (an index of a large table is tens of megabytes).
+std::string EncodeDerived(const TableManifest& manifest, std::string_view kind, std::string payload,
+                          const DerivedDelta* delta = nullptr);
 
 // Where the payload starts and how long it is, from the first bytes of an object (at least the
 // header; kDerivedHeaderBytesMax always suffices). Corruption naming `name` when the header is

@@ -7,6 +7,7 @@
 
 #include "base/hash.h"
 #include "base/string_index.h"
+#include "table/derived.h"
 #include "table/le_bytes.h"
 
 namespace omnigraph::table {
@@ -293,7 +294,8 @@ std::string EdgeCsr::Encode() const {
   }
   const uint64_t data_end = at;
   const uint64_t blocks = (data_end - kCsrTableBytes + kCsrBlockBytes - 1) / kCsrBlockBytes;
-  out.reserve(data_end + 8 * blocks);
+  // Room for the derived object's header too (EncodeDerived frames the payload in place).
+  out.reserve(kDerivedHeaderBytesMax + data_end + 8 * blocks);
   const size_t sums_hash_at = out.size();
   AppendLe<uint64_t>(out, 0);  // The sums' checksum, filled in below.
   AppendLe<uint64_t>(out, 0);  // The table's checksum, likewise.

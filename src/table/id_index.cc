@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "base/hash.h"
+#include "table/derived.h"
 #include "table/le_bytes.h"
 
 namespace omnigraph::table {
@@ -63,7 +64,9 @@ std::string IdIndex::Encode(uint32_t fragment_count) const {
   const std::string_view refs = Bytes(refs_.data(), n * sizeof(RowRef));
   const std::string_view ends = Bytes(ends_.data(), n * sizeof(uint32_t));
   std::string out;
-  out.reserve(kPreambleBytes + refs.size() + Padded8(ends.size()) + blob_.size());
+  // Room for the derived object's header too (EncodeDerived frames the payload in place).
+  out.reserve(kDerivedHeaderBytesMax + kPreambleBytes + refs.size() + Padded8(ends.size()) +
+              blob_.size());
   AppendLe<uint64_t>(out, n);
   AppendLe<uint64_t>(out, blob_.size());
   AppendLe<uint32_t>(out, fragment_count);

@@ -150,7 +150,8 @@ Result<std::shared_ptr<const Roaring>> TableContext::Deletion(const TableManifes
   return value;
 }
 
-Result<std::shared_ptr<const IdIndex>> TableContext::Index(const TableManifest& manifest) {
+Result<std::shared_ptr<const IdIndex>> TableContext::Index(
+    const TableManifest& manifest, std::shared_ptr<const IdIndex>* unstored) {
   const std::string key = "i:" + ManifestName(manifest.table(), manifest.staged_version);
   if (auto hit = cache_.Get<IdIndex>(key)) return hit;
   const bool derived = manifest.entity_count >= derived_rows_min_;
@@ -164,14 +165,20 @@ Result<std::shared_ptr<const IdIndex>> TableContext::Index(const TableManifest& 
     }
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> built, BuildIndex(manifest));
-  if (derived) {
-    // Written back so that the next process reads one object instead of every fragment; the
-    // index is never authority, so a failure to store it changes nothing.
-    (void)WriteDerived(manifest, kIdsKind,
-                       built->Encode(static_cast<uint32_t>(manifest.fragments.size())));
-  }
   cache_.Put(key, built, built->bytes());
+  if (derived && unstored != nullptr) {
+    *unstored = built;
+  } else if (derived) {
+    StoreIndex(manifest, *built);
+  }
   return built;
+}
+
+void TableContext::StoreIndex(const TableManifest& manifest, const IdIndex& index) {
+  // Written back so that the next process reads one object instead of every fragment; the index
+  // is never authority, so a failure to store it changes nothing.
+  (void)WriteDerived(manifest, kIdsKind,
+                     index.Encode(static_cast<uint32_t>(manifest.fragments.size())));
 }
 
 Result<std::shared_ptr<const IdIndex>> TableContext::IndexFromChain(const TableManifest& manifest) {
@@ -207,9 +214,9 @@ Result<std::shared_ptr<const IdIndex>> TableContext::IndexFromChain(const TableM
 }
 
 Status TableContext::WriteDerived(const TableManifest& manifest, std::string_view kind,
-                                  std::string_view payload, const DerivedDelta* delta) {
+                                  std::string payload, const DerivedDelta* delta) {
   const std::string name = DerivedName(manifest.table(), manifest.staged_version, kind);
-  const std::string bytes = EncodeDerived(manifest, kind, payload, delta);
+  const std::string bytes = EncodeDerived(manifest, kind, std::move(payload), delta);
   OMNIGRAPH_ASSIGN_OR_RETURN(bool ours, PutImmutable(name, bytes));
   if (ours) return Status::Ok();
   OMNIGRAPH_ASSIGN_OR_RETURN(storage::GetResult existing, store().Get(name));

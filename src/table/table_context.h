@@ -57,15 +57,24 @@ class TableContext : public std::enable_shared_from_this<TableContext> {
   // docs/format/indexes.md), else built from the id column and
   // deletion vector of every fragment and, for such a version, written back as that object (a
   // failure to write is not an error). A damaged object is rebuilt and replaced.
-  Result<std::shared_ptr<const IdIndex>> Index(const TableManifest& manifest);
+  Result<std::shared_ptr<const IdIndex>> Index(const TableManifest& manifest) {
+    return Index(manifest, nullptr);
+  }
+  // As Index(manifest), except that when `unstored` is given an index built here is not written
+  // back but set there, for the caller to store with StoreIndex (BuildIndexes stores it while it
+  // builds the adjacency); it stays null when the index was cached or read.
+  Result<std::shared_ptr<const IdIndex>> Index(const TableManifest& manifest,
+                                               std::shared_ptr<const IdIndex>* unstored);
+  // Writes `index` back as `manifest`'s `ids` object (a failure to write is not an error).
+  void StoreIndex(const TableManifest& manifest, const IdIndex& index);
   // The id index built from the fragments alone (no derived object read or written).
   Result<std::shared_ptr<const IdIndex>> BuildIndex(const TableManifest& manifest);
   // Stores `payload` as derived `kind` of `manifest`'s version (docs/format/derived.md), a delta
   // when `delta` is given: a conditional create, keeping an object that decodes and replacing a
   // damaged one — and, when a full payload is written, replacing a delta (a full object is always
   // valid for its version; a delta may have lost its base).
-  Status WriteDerived(const TableManifest& manifest, std::string_view kind,
-                      std::string_view payload, const DerivedDelta* delta = nullptr);
+  Status WriteDerived(const TableManifest& manifest, std::string_view kind, std::string payload,
+                      const DerivedDelta* delta = nullptr);
   // The ids a version removed (inline, or from its side file).
   Result<std::vector<std::string>> DeletedIds(const TableManifest& manifest);
 

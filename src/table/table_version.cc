@@ -351,11 +351,24 @@ std::vector<std::string> TableVersion::IndexKinds() const {
 Status TableVersion::BuildIndexes() const {
   const std::vector<std::string> kinds = IndexKinds();
   if (kinds.empty()) return Status::Ok();
-  OMNIGRAPH_RETURN_IF_ERROR(SortedIds().status());
-  if (kinds.size() == 1) return Status::Ok();
+  if (kinds.size() == 1) return SortedIds().status();
+  // An edge table: the id index is encoded and written on the runtime's executor while this
+  // thread builds the adjacency from it (for a large table, the write takes as long as the
+  // build). Waited for before returning, so the objects are stored when BuildIndexes returns.
+  std::shared_ptr<const IdIndex> unstored;
+  OMNIGRAPH_RETURN_IF_ERROR(ctx_->Index(*manifest_, &unstored).status());
+  TaskGroup store(*ctx_->runtime().executor);
+  if (unstored != nullptr) {
+    store.Add([this, unstored]() -> Status {
+      ctx_->StoreIndex(*manifest_, *unstored);
+      return Status::Ok();
+    });
+  }
   // The forward direction only: the query layer derives the reverse from it in memory
   // (query/exec_cache.h); `csr.in` is built and kept when a reader asks for it.
-  return Csr(EdgeDirection::kOut).status();
+  const Status csr = Csr(EdgeDirection::kOut).status();
+  store.Wait().IgnoreError();
+  return csr;
 }
 
 Result<IndexDeltas> TableVersion::DeltasOver(const TableManifest& ancestor,
@@ -515,7 +528,7 @@ Result<std::string> TableVersion::ReadDerivedRange(std::string_view kind, uint64
 Status TableVersion::WriteDerived(std::string_view kind, std::string_view payload) const {
   if (!ValidDerivedKind(kind))
     return InvalidArgument("invalid derived kind '" + std::string(kind) + "'");
-  return ctx_->WriteDerived(*manifest_, kind, payload);
+  return ctx_->WriteDerived(*manifest_, kind, std::string(payload));
 }
 
 Status TableVersion::WriteDerivedDelta(std::string_view kind, std::string_view payload,
@@ -530,7 +543,7 @@ Status TableVersion::WriteDerivedDelta(std::string_view kind, std::string_view p
                            std::to_string(kDerivedDeltaDepthMax));
   }
   const DerivedDelta delta{base.staged_version, base.transaction_uuid, depth};
-  return ctx_->WriteDerived(*manifest_, kind, payload, &delta);
+  return ctx_->WriteDerived(*manifest_, kind, std::string(payload), &delta);
 }
 
 namespace {

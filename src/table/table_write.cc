@@ -3,6 +3,7 @@
 // creates the manifest under a fresh staged_version (docs/design/tables.md §Writing).
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "base/executor.h"
@@ -398,11 +399,11 @@ Status TableStore::ScanPending(const PendingRows& rows, const BatchSink& sink) c
   // (and make a load's memory grow with its input up to the cache's size).
   std::vector<uint32_t> field_ids;
   for (const Field& f : rows.schema) field_ids.push_back(f.id);
-  std::vector<RowRef> live;
-  for (uint32_t f = 0; f < rows.fragments.size(); ++f) {
-    live.clear();
+  // The live rows of fragment f, or none when every row was superseded.
+  const auto read = [&](uint32_t f) -> Result<std::optional<ColumnBatch>> {
+    std::vector<RowRef> live;
     LivePendingRows(rows, f, live);
-    if (live.empty()) continue;
+    if (live.empty()) return std::optional<ColumnBatch>();
     const FragmentEntry& fragment = rows.fragments[f];
     const std::string name = ObjectName(rows.table, fragment.path);
     OMNIGRAPH_ASSIGN_OR_RETURN(std::unique_ptr<FragmentReader> reader,
@@ -420,7 +421,32 @@ Status TableStore::ScanPending(const PendingRows& rows, const BatchSink& sink) c
       for (RowRef& r : live) r.source = 0;
       OMNIGRAPH_ASSIGN_OR_RETURN(batch, GatherRows(batch, live));
     }
-    OMNIGRAPH_RETURN_IF_ERROR(sink(std::move(batch)));
+    return std::optional<ColumnBatch>(std::move(batch));
+  };
+  // The next fragment is read and decoded on the runtime's executor while the sink takes this
+  // one: two fragments' rows at most are held. A read still running when the scan stops is
+  // waited for (the group's destructor) before `read` goes.
+  struct Ahead {
+    std::unique_ptr<TaskGroup> group;
+    std::shared_ptr<Result<std::optional<ColumnBatch>>> batch;
+  };
+  const auto start = [&](uint32_t f) {
+    Ahead ahead{std::make_unique<TaskGroup>(*ctx_->runtime().executor),
+                std::make_shared<Result<std::optional<ColumnBatch>>>(std::nullopt)};
+    ahead.group->Add([&read, f, batch = ahead.batch]() -> Status {
+      *batch = read(f);
+      return Status::Ok();
+    });
+    return ahead;
+  };
+  const uint32_t count = static_cast<uint32_t>(rows.fragments.size());
+  Ahead next = count > 0 ? start(0) : Ahead{};
+  for (uint32_t f = 0; f < count; ++f) {
+    Ahead current = std::move(next);
+    OMNIGRAPH_RETURN_IF_ERROR(current.group->Wait());
+    if (f + 1 < count) next = start(f + 1);
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<ColumnBatch> batch, std::move(*current.batch));
+    if (batch) OMNIGRAPH_RETURN_IF_ERROR(sink(std::move(*batch)));
   }
   return Status::Ok();
 }
