@@ -110,8 +110,7 @@ Result<Ulid> Ulid::Parse(std::string_view text) {
   return ulid;
 }
 
-Ulid UlidGenerator::Next() {
-  const uint64_t now_ms = static_cast<uint64_t>(clock_.NowMillis());
+Ulid UlidGenerator::NextAt(uint64_t now_ms) {
   std::lock_guard lock(mu_);
   Ulid next;
   if (has_last_ && now_ms <= last_.timestamp_ms()) {

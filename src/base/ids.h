@@ -46,8 +46,12 @@ class UlidGenerator {
  public:
   UlidGenerator(Clock& clock, Random& random) : clock_(clock), random_(random) {}
   // A new ULID, greater than every one this generator returned before.
-  Ulid Next();
+  Ulid Next() { return NextAt(static_cast<uint64_t>(clock_.NowMillis())); }
   std::string NextString() { return Next().ToString(); }
+  // As Next, with the time given instead of read from the clock (a caller minting many ids reads
+  // the clock once per batch of them); an earlier time than the last id's is treated as the
+  // same millisecond, as a clock stepping back is.
+  Ulid NextAt(uint64_t now_ms);
 
  private:
   Clock& clock_;

@@ -96,6 +96,25 @@ TEST(UlidTest, NewMillisecondDrawsFreshRandomness) {
   EXPECT_LT(a, b);
 }
 
+// A caller that reads the clock once per batch passes the time: later times start a new
+// millisecond, an earlier one counts as the last id's, and the ids ascend throughout.
+TEST(UlidTest, NextAtAscendsWhateverTimesItIsGiven) {
+  ManualClock clock;
+  Random random(7);
+  UlidGenerator gen(clock, random);
+  const Ulid a = gen.NextAt(1000);
+  const Ulid b = gen.NextAt(1000);
+  const Ulid c = gen.NextAt(999);
+  const Ulid d = gen.NextAt(1005);
+  EXPECT_LT(a, b);
+  EXPECT_LT(b, c);
+  EXPECT_LT(c, d);
+  EXPECT_EQ(c.timestamp_ms(), 1000u);
+  EXPECT_EQ(d.timestamp_ms(), 1005u);
+  // Next reads the clock (far earlier here): still after every id so far.
+  EXPECT_LT(d, gen.Next());
+}
+
 TEST(UuidV7Test, HasVersionAndVariantBits) {
   ManualClock clock;
   Random random(3);

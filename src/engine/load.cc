@@ -299,6 +299,9 @@ class Loader {
   LoadMode mode_;
   LoadLimits limits_;
   UlidGenerator ulids_;
+  static constexpr uint32_t kUlidClockReads = 64;
+  uint64_t ulid_now_ms_ = 0;    // The time the next generated ids carry.
+  uint32_t ulid_ids_left_ = 0;  // Ids to generate before the clock is read again.
   std::map<std::string, std::unique_ptr<TypeRows>> rows_;  // By table key.
   std::vector<TypeRows*> by_ordinal_;
   // (type ordinal + id) -> place of every written row whose id the load did not generate: what
@@ -390,7 +393,14 @@ Result<LoadId> Loader::IdOf(const JsonlRecord& r, const TypeDef& type,
   }
   if (type.key() == nullptr) {
     if (given != nullptr) return LoadId{given->string_value(), false};
-    return LoadId{ulids_.NextString(), true};
+    // The clock is read once per kUlidClockReads ids: the generator steps the random part within
+    // a millisecond, so the ids still ascend, and 2.4 M edges do not pay 2.4 M clock reads.
+    if (ulid_ids_left_ == 0) {
+      ulid_now_ms_ = static_cast<uint64_t>(graph_.runtime().clock->NowMillis());
+      ulid_ids_left_ = kUlidClockReads;
+    }
+    --ulid_ids_left_;
+    return LoadId{ulids_.NextAt(ulid_now_ms_).ToString(), true};
   }
   // The key values as the columns will store them, so the id is that of the stored value.
   std::vector<Value> key_values;
