@@ -8,9 +8,10 @@ Three checks, each reported as `path:line: message`:
    the front ends (cli, server) see only the public API, and the public headers see nothing but
    themselves. Tests beside their code may also include the layer's test support.
 2. Function length. A function definition outside tests longer than FUNCTION_LINES_MAX lines
-   (signature through closing brace) must be listed in scripts/long-functions.txt. That list only
-   shrinks: an entry whose function is gone or now short enough is an error too, so the list is
-   kept exact.
+   (signature through closing brace) must be listed in scripts/long-functions.txt with its length.
+   That list only shrinks: a listed function that grew past its recorded length is an error, one
+   that shrank must have its number lowered, and an entry whose function is gone or now short
+   enough is an error too, so the list is kept exact.
 3. Banned calls. Time, randomness, threads and sleeping come from the Runtime (STYLE.md
    "Determinism"): direct calls are rejected in library code outside src/base and src/testing, and
    constructors of entropy and clocks also outside the storage backends (which take a Clock but
@@ -187,21 +188,27 @@ def functions(text):
     return
 
 
-def read_allowlist():
+def read_allowlist(problems):
+    """{path:function: (line of the entry, recorded length)}; a malformed entry is a problem."""
     entries = {}
     if not os.path.exists(ALLOWLIST):
         return entries
     with open(ALLOWLIST, encoding="utf-8") as f:
         for lineno, line in enumerate(f, 1):
-            line = line.split("#", 1)[0].strip()
-            if line:
-                entries[line.split()[0]] = lineno
+            fields = line.split("#", 1)[0].split()
+            if not fields:
+                continue
+            if len(fields) != 2 or not fields[1].isdigit():
+                problems.append(f"{os.path.relpath(ALLOWLIST)}:{lineno}: an entry is "
+                                "'path:function LINES' (the function's length when listed)")
+                continue
+            entries[fields[0]] = (lineno, int(fields[1]))
     return entries
 
 
 def main(paths):
     problems = []
-    allow = read_allowlist()
+    allow = read_allowlist(problems)
     long_seen = set()
     for path in paths:
         try:
@@ -249,8 +256,17 @@ def main(paths):
                 problems.append(f"{path}:{first}: function {name} is {count} lines (over "
                                 f"{FUNCTION_LINES_MAX}); split it, or list it in "
                                 "scripts/long-functions.txt only if it cannot be split")
+                continue
+            entry, recorded = allow[key]
+            if count > recorded:
+                problems.append(f"{path}:{first}: function {name} grew to {count} lines; "
+                                f"scripts/long-functions.txt:{entry} allows {recorded} and only "
+                                "shrinks (split the function)")
+            elif count < recorded:
+                problems.append(f"{os.path.relpath(ALLOWLIST)}:{entry}: {key} is {count} lines "
+                                f"now, not {recorded}; lower the entry to {count}")
     checked = set(paths)
-    for key, lineno in sorted(allow.items(), key=lambda kv: kv[1]):
+    for key, (lineno, _) in sorted(allow.items(), key=lambda kv: kv[1]):
         file = key.rsplit(":", 1)[0]
         if (file in checked or not os.path.exists(file)) and key not in long_seen:
             problems.append(f"{os.path.relpath(ALLOWLIST)}:{lineno}: {key} is no longer over "

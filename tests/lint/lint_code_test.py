@@ -91,10 +91,26 @@ class FunctionLengthTest(unittest.TestCase):
 
     def test_allowlisted_function_passes_and_a_stale_entry_fails(self):
         files = {"src/base/a.cc": long_function("Big", 100) + long_function("WasBig", 10)}
-        code, out = run_lint(files, "src/base/a.cc:Big\nsrc/base/a.cc:WasBig\n")
+        code, out = run_lint(files, "src/base/a.cc:Big 100\nsrc/base/a.cc:WasBig 90\n")
         self.assertEqual(code, 1)
         self.assertNotIn("function Big", out)
         self.assertIn("allow.txt:2: src/base/a.cc:WasBig is no longer over 80 lines", out)
+
+    def test_a_listed_function_may_not_grow_and_a_shrunk_one_lowers_its_entry(self):
+        files = {"src/base/a.cc": long_function("Grew", 101) + long_function("Shrank", 95)
+                 + long_function("Same", 90)}
+        code, out = run_lint(files, "src/base/a.cc:Grew 100\nsrc/base/a.cc:Shrank 96\n"
+                                    "src/base/a.cc:Same 90\n")
+        self.assertEqual(code, 1)
+        self.assertIn("function Grew grew to 101 lines; scripts/long-functions.txt:1 allows 100", out)
+        self.assertIn("allow.txt:2: src/base/a.cc:Shrank is 95 lines now, not 96; lower the entry",
+                      out)
+        self.assertNotIn("Same", out)
+
+    def test_an_entry_without_its_length_is_refused(self):
+        code, out = run_lint({"src/base/a.cc": long_function("Big", 100)}, "src/base/a.cc:Big\n")
+        self.assertEqual(code, 1)
+        self.assertIn("allow.txt:1: an entry is 'path:function LINES'", out)
 
 
 class BannedCallTest(unittest.TestCase):
