@@ -254,8 +254,12 @@ class Session : public std::enable_shared_from_this<Session> {
         std::max(loop_.service.options().body_bytes_max, loop_.service.options().load_bytes_max));
     Arm(loop_.options.header_timeout_s);
     http::async_read_header(socket_, buffer_, *parser_,
-                            [self = Self()](beast::error_code ec, size_t) {
+                            [self = Self()](beast::error_code ec, size_t bytes) {
                               if (ec) return self->ReadFailed(ec);
+                              // Beast's own limit lets a few bytes more through: exact here.
+                              if (bytes > kHeaderBytesMax) {
+                                return self->ReadFailed(http::error::header_limit);
+                              }
                               self->OnHeader();
                             });
   }

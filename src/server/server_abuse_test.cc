@@ -388,7 +388,8 @@ TEST_F(ServerAbuseTest, HeadersTargetsAndBodiesAtAndOverTheirLimits) {
 
 // Malformed chunked bodies: each is 400 (a size that is not hex, overflows or is negative, data
 // not followed by CRLF, a bad extension, chunked together with Content-Length), the server stays
-// up and nothing is published.
+// up and nothing is published. (A bare LF is no line end: such a body is incomplete, and the body
+// deadline closes it.)
 TEST_F(ServerAbuseTest, MalformedChunkedBodiesAre400AndPublishNothing) {
   ServerProcess server(Args());
   const int port = server.port();
@@ -405,7 +406,6 @@ TEST_F(ServerAbuseTest, MalformedChunkedBodiesAre400AndPublishNothing) {
       {"no CRLF after data", hex + "\r\n" + m + "XX0\r\n\r\n"},
       {"bad extension", hex + ";\x01=\r\n" + m + "\r\n0\r\n\r\n"},
       {"space before size", " " + hex + "\r\n" + m + "\r\n0\r\n\r\n"},
-      {"bare LF", hex + "\n" + m + "\n0\n\n"},
   };
   for (const auto& [what, body] : cases) {
     std::string reply;
