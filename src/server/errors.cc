@@ -40,8 +40,11 @@ int HttpStatusOf(Code code) {
 std::string_view ErrorCodeOf(int http_status) {
   switch (http_status) {
     case 400:
+    case 408:
     case 413:
-    case 415: return "bad_request";
+    case 414:
+    case 415:
+    case 431: return "bad_request";
     case 401: return "unauthorized";
     case 403: return "forbidden";
     case 404: return "not_found";

@@ -1,132 +1,661 @@
-// cpp-httplib under the Service (server/listener.h).
+// The event loop under the Service (server/listener.h): Boost.Asio for sockets and timers,
+// Boost.Beast's parser and serializer for HTTP/1.1.
 #include "server/listener.h"
 
-#include <httplib.h>
+#include <unistd.h>
+
+#include <utility>  // Before Asio: Boost 1.74's asio/awaitable.hpp uses std::exchange without it.
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
-#include <utility>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
 
 #include "server/errors.h"
 
 namespace omnigraph::server {
 namespace {
 
-// Without TCP_NODELAY a small response waits for the peer's delayed ACK (about 40 ms on Linux;
-// docs/design/server.md "HTTP library" has the numbers).
-constexpr bool kTcpNoDelay = true;
-// Requests a connection may carry before the server closes it; high, so clients keep their
-// connections (httplib's default of 5 would reconnect constantly).
-constexpr size_t kKeepAliveRequestsMax = 100000;
-constexpr time_t kKeepAliveTimeoutS = 5;
-// A 32 MiB load over a slow link needs more than httplib's default of 5 s between reads.
-constexpr time_t kReadTimeoutS = 30;
-constexpr time_t kWriteTimeoutS = 30;
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
 
-HttpRequest Convert(const httplib::Request& req, bool with_body) {
-  HttpRequest out;
-  out.method = req.method;
-  out.path = req.path;
-  for (const auto& [name, value] : req.params) out.query.emplace(name, value);
-  for (const auto& [name, value] : req.headers) {
-    std::string lower = name;
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    out.headers.emplace(std::move(lower), value);
-  }
-  if (with_body) out.body = req.body;
+// Requests a connection may carry before the server closes it; high, so clients keep their
+// connections.
+constexpr size_t kKeepAliveRequestsMax = 100000;
+// The read buffer of a connection: a header must fit (the parser stops at kHeaderBytesMax), and
+// a body passes through it in pieces of at most this size.
+constexpr size_t kReadBufferBytesMax = size_t{64} << 10;
+// A streamed response's producer (a worker) waits while this much is queued for the socket.
+constexpr size_t kStreamQueuedBytesMax = size_t{256} << 10;
+// After a response that closes the connection, what the client still sends is read and dropped
+// for this long, so that closing does not reset the connection before the client has read the
+// response (a reset may discard it).
+constexpr int kLingerS = 1;
+// Connections refused over the limit that may linger at once; beyond, they are closed at once.
+constexpr size_t kRefusingMax = 64;
+// After accept fails (no file descriptors left), the loop retries after this long rather than
+// spinning on a listening socket that stays readable.
+constexpr auto kAcceptRetry = std::chrono::milliseconds(50);
+
+std::string Str(boost::string_view text) { return std::string(text.data(), text.size()); }
+
+std::string Lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
 }
 
-void Write(HttpResponse from, httplib::Response& to) {
-  to.status = from.status;
-  for (const auto& [name, value] : from.headers) to.set_header(name, value);
-  if (!from.stream) {
-    to.set_content(from.body, from.content_type.c_str());
-    return;
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// Percent-decoding; '+' is a space in query components only. A malformed escape stays as it is.
+std::string Decode(std::string_view text, bool plus_is_space) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%' && i + 2 < text.size() && HexDigit(text[i + 1]) >= 0 &&
+        HexDigit(text[i + 2]) >= 0) {
+      out += static_cast<char>(HexDigit(text[i + 1]) * 16 + HexDigit(text[i + 2]));
+      i += 2;
+    } else {
+      out += plus_is_space && text[i] == '+' ? ' ' : text[i];
+    }
   }
-  auto stream = std::move(from.stream);
-  to.set_chunked_content_provider(from.content_type, [stream](size_t, httplib::DataSink& sink) {
-    const bool whole =
-        stream([&sink](std::string_view chunk) { return sink.write(chunk.data(), chunk.size()); });
-    // Without done() the stream ends with no last chunk: the
-    // client sees a truncated response.
-    if (whole) sink.done();
-    return whole;
+  return out;
+}
+
+HttpRequest Convert(const http::request<http::string_body>& req) {
+  HttpRequest out;
+  out.method = Str(req.method_string());
+  const std::string_view target(req.target().data(), req.target().size());
+  const size_t question = target.find('?');
+  out.path = Decode(target.substr(0, question), false);
+  if (question != std::string_view::npos) {
+    std::string_view rest = target.substr(question + 1);
+    while (!rest.empty()) {
+      const std::string_view pair = rest.substr(0, rest.find('&'));
+      rest.remove_prefix(std::min(rest.size(), pair.size() + 1));
+      if (pair.empty()) continue;
+      const size_t eq = pair.find('=');
+      out.query.emplace(Decode(pair.substr(0, eq), true),
+                        eq == std::string_view::npos ? "" : Decode(pair.substr(eq + 1), true));
+    }
+  }
+  for (const auto& field : req) {
+    out.headers.emplace(Lower(Str(field.name_string())), Str(field.value()));
+  }
+  return out;
+}
+
+// The worker pool's queue, fair between callers: one queue per key (a caller), served round
+// robin, so a caller with many requests queued delays another's by at most one request per
+// worker. Thread-safe.
+class FairQueue {
+ public:
+  using Task = std::function<void()>;
+
+  void Push(size_t key, Task task) {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::deque<Task>& queue = queues_[key];
+    if (queue.empty()) turns_.push_back(key);
+    queue.push_back(std::move(task));
+    cv_.notify_one();
+  }
+  // The next task; empty once stopped and drained.
+  Task Pop() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return stopping_ || !turns_.empty(); });
+    if (turns_.empty()) return {};
+    const size_t key = turns_.front();
+    turns_.pop_front();
+    auto it = queues_.find(key);
+    Task task = std::move(it->second.front());
+    it->second.pop_front();
+    if (it->second.empty()) {
+      queues_.erase(it);
+    } else {
+      turns_.push_back(key);
+    }
+    return task;
+  }
+  void Stop() {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::unordered_map<size_t, std::deque<Task>> queues_;
+  std::deque<size_t> turns_;  // keys with queued tasks, in serving order
+  bool stopping_ = false;
+};
+
+class Session;
+
+// What every session shares; touched only on the loop thread, except `queue` and `io`.
+struct Loop {
+  Loop(const Service& s, ListenerOptions o) : service(s), options(o) {}
+  const Service& service;
+  const ListenerOptions options;
+  asio::io_context io{1};
+  tcp::acceptor acceptor{io};
+  asio::steady_timer accept_retry{io};
+  FairQueue queue;
+  std::unordered_map<Session*, std::weak_ptr<Session>> sessions;
+  size_t open = 0;      // sessions counted against connections_max
+  size_t refusing = 0;  // sessions refused over the limit, lingering
+  bool stopping = false;
+  bool accept_failed = false;
+  // Bytes dropped while lingering (never read).
+  std::array<char, 16384> discard{};
+};
+
+// A streamed body between the worker producing it and the loop writing it. Thread-safe.
+struct Pipe {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::string queued;
+  bool drain_posted = false;
+  bool finished = false;  // the producer returned
+  bool whole = false;     // ... and its stream was complete
+  bool failed = false;    // the socket failed or closed: stop producing
+};
+
+enum class Phase { kIdle, kHeader, kBody, kHandling, kWriting, kLinger, kClosed };
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(Loop& loop, tcp::socket socket, bool counted)
+      : loop_(loop), socket_(std::move(socket)), timer_(loop.io), counted_(counted) {
+    (counted_ ? loop_.open : loop_.refusing)++;
+  }
+  ~Session() {
+    loop_.sessions.erase(this);
+    (counted_ ? loop_.open : loop_.refusing)--;
+  }
+
+  void Start() {
+    loop_.sessions.emplace(this, weak_from_this());
+    if (!counted_) {
+      return Respond(ErrorResponse(503, "the server has " + std::to_string(loop_.open) +
+                                            " connections open, its limit (--max-connections)"),
+                     false);
+    }
+    WaitForRequest();
+  }
+  // On Stop: a connection between requests closes now; the others after their response.
+  void CloseIfIdle() {
+    if (phase_ == Phase::kIdle) Close();
+  }
+
+ private:
+  std::shared_ptr<Session> Self() { return shared_from_this(); }
+
+  // Closes the connection when `seconds` pass before the phase ends (Arm again, or Disarm).
+  void Arm(int seconds) {
+    timed_out_ = false;
+    timer_.expires_after(std::chrono::seconds(seconds));
+    timer_.async_wait([self = Self(), armed = ++armed_](beast::error_code ec) {
+      if (ec || armed != self->armed_) return;
+      self->timed_out_ = true;
+      beast::error_code ignored;
+      self->socket_.cancel(ignored);
+      if (self->phase_ == Phase::kIdle || self->phase_ == Phase::kLinger ||
+          self->phase_ == Phase::kWriting) {
+        self->Close();
+      }
+    });
+  }
+  void Disarm() {
+    ++armed_;
+    timer_.cancel();
+  }
+
+  void WaitForRequest() {
+    if (loop_.stopping) return Close();
+    phase_ = Phase::kIdle;
+    parser_.reset();
+    if (buffer_.size() > 0) return ReadHeader();  // A pipelined request is already here.
+    buffer_.shrink_to_fit();                      // An idle connection holds no buffer.
+    Arm(loop_.options.keep_alive_timeout_s);
+    socket_.async_wait(tcp::socket::wait_read, [self = Self()](beast::error_code ec) {
+      if (ec || self->phase_ != Phase::kIdle) return self->Close();
+      self->ReadHeader();
+    });
+  }
+
+  void ReadHeader() {
+    phase_ = Phase::kHeader;
+    head_ = false;
+    version_ = 11;
+    keep_alive_ = true;
+    parser_.emplace();
+    parser_->header_limit(static_cast<uint32_t>(kHeaderBytesMax));
+    parser_->body_limit(
+        std::max(loop_.service.options().body_bytes_max, loop_.service.options().load_bytes_max));
+    Arm(loop_.options.header_timeout_s);
+    http::async_read_header(socket_, buffer_, *parser_,
+                            [self = Self()](beast::error_code ec, size_t bytes) {
+                              if (ec) return self->ReadFailed(ec);
+                              // Beast's own limit lets a few bytes more through: exact here.
+                              if (bytes > kHeaderBytesMax) {
+                                return self->ReadFailed(http::error::header_limit);
+                              }
+                              self->OnHeader();
+                            });
+  }
+
+  // A read that failed: a timeout, a limit or malformed input get their status (the connection
+  // then closes); a client that went away is just closed.
+  void ReadFailed(beast::error_code ec) {
+    if (timed_out_) {
+      return Respond(ErrorResponse(408, std::string("the request's ") +
+                                            (phase_ == Phase::kBody ? "body" : "header") +
+                                            " was not received in time"),
+                     false);
+    }
+    if (ec == http::error::header_limit || ec == http::error::buffer_overflow) {
+      return Respond(ErrorResponse(431, "the request header is over the limit of " +
+                                            std::to_string(kHeaderBytesMax) + " bytes"),
+                     false);
+    }
+    if (ec == http::error::body_limit) {  // A chunked body: its length was not declared.
+      api::Json out = {{"error", "the request body is over the limit of " +
+                                     std::to_string(body_limit_) + " bytes"},
+                       {"code", "bad_request"},
+                       {"resource_limit", {{"resource", "request body"}, {"limit", body_limit_}}}};
+      return Respond(JsonResponse(out, 413), false);
+    }
+    const bool gone = ec == http::error::end_of_stream || ec == http::error::partial_message ||
+                      ec == asio::error::eof || ec == asio::error::connection_reset ||
+                      ec == asio::error::operation_aborted || ec == asio::error::broken_pipe;
+    if (gone) return Close();
+    Respond(ErrorResponse(400, "malformed request (" + ec.message() + ")"), false);
+  }
+
+  void OnHeader() {
+    const auto& header = parser_->get();
+    if (header.target().size() > kTargetBytesMax) {
+      return Respond(ErrorResponse(414, "the request target is over the limit of " +
+                                            std::to_string(kTargetBytesMax) + " bytes"),
+                     false);
+    }
+    version_ = header.version();
+    keep_alive_ = header.keep_alive();
+    request_ = Convert(header);
+    head_ = request_.method == "HEAD";
+    if (head_) request_.method = "GET";
+    Admission admission = loop_.service.Admit(request_);
+    // A refusal before the body is read closes the connection: the unread body cannot be
+    // skipped. Without a body, the connection stays.
+    if (admission.refused) return Respond(std::move(*admission.refused), parser_->is_done());
+    body_limit_ = admission.body_bytes_max;
+    on_loop_ = admission.on_loop;
+    parser_->body_limit(body_limit_);
+    if (parser_->is_done()) return Dispatch();
+    if (Lower(request_.Header("expect")) == "100-continue") {
+      phase_ = Phase::kWriting;
+      Arm(loop_.options.write_timeout_s);
+      static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+      return asio::async_write(socket_, asio::buffer(kContinue.data(), kContinue.size()),
+                               [self = Self()](beast::error_code ec, size_t) {
+                                 if (ec) return self->Close();
+                                 self->ReadBody();
+                               });
+    }
+    ReadBody();
+  }
+
+  void ReadBody() {
+    phase_ = Phase::kBody;
+    Arm(loop_.options.body_timeout_s);
+    http::async_read(socket_, buffer_, *parser_, [self = Self()](beast::error_code ec, size_t) {
+      if (ec) return self->ReadFailed(ec);
+      self->request_.body = std::move(self->parser_->get().body());
+      self->Dispatch();
+    });
+  }
+
+  // Handles the request: on the loop for the server's own routes, on a worker otherwise.
+  void Dispatch() {
+    ++requests_;
+    Disarm();
+    phase_ = Phase::kHandling;
+    head_sent_ = false;
+    {
+      std::lock_guard<std::mutex> lock(pipe_.mu);
+      pipe_.queued.clear();
+      pipe_.drain_posted = pipe_.finished = pipe_.whole = pipe_.failed = false;
+    }
+    if (on_loop_) return Respond(loop_.service.Handle(request_), true);
+    const std::string& auth = request_.Header("authorization");
+    const size_t key = std::hash<std::string>{}(auth.empty() ? peer_ : "bearer " + auth);
+    loop_.queue.Push(key, [self = Self(), guard = asio::make_work_guard(loop_.io)]() mutable {
+      Session& s = *self;
+      HttpResponse response;
+      try {
+        response = s.loop_.service.Handle(s.request_);
+      } catch (...) {
+        response = ErrorResponse(500, "internal error while handling the request");
+      }
+      if (!response.stream) {
+        asio::post(s.loop_.io, [self = std::move(self), r = std::move(response)]() mutable {
+          self->Respond(std::move(r), true);
+        });
+        return;
+      }
+      s.Produce(std::move(self), std::move(response));
+    });
+  }
+
+  // On a worker: sends the head through the loop, then runs the stream into the pipe.
+  void Produce(std::shared_ptr<Session> self, HttpResponse response) {
+    auto stream = std::move(response.stream);
+    asio::post(loop_.io,
+               [self, r = std::move(response)]() mutable { self->StartStream(std::move(r)); });
+    bool whole = false;
+    try {
+      whole = stream([this](std::string_view chunk) { return Push(chunk); });
+    } catch (...) {
+      whole = false;
+    }
+    std::unique_lock<std::mutex> lock(pipe_.mu);
+    pipe_.finished = true;
+    pipe_.whole = whole;
+    PostDrain(lock, std::move(self));
+  }
+
+  // On a worker: queues a chunk; waits while too much is queued. False when the client is gone.
+  bool Push(std::string_view chunk) {
+    std::unique_lock<std::mutex> lock(pipe_.mu);
+    if (pipe_.failed) return false;
+    pipe_.queued.append(chunk);
+    PostDrain(lock, Self());
+    pipe_.cv.wait(lock,
+                  [this] { return pipe_.failed || pipe_.queued.size() < kStreamQueuedBytesMax; });
+    return !pipe_.failed;
+  }
+
+  void PostDrain(std::unique_lock<std::mutex>&, std::shared_ptr<Session> self) {
+    if (pipe_.drain_posted) return;
+    pipe_.drain_posted = true;
+    asio::post(loop_.io, [self = std::move(self)] { self->Drain(); });
+  }
+
+  http::response<http::string_body> Head(HttpResponse& from, bool keep) {
+    http::response<http::string_body> res(static_cast<http::status>(from.status), version_);
+    res.set(http::field::content_type, from.content_type);
+    for (const auto& [name, value] : from.headers) {
+      if (Lower(name) != "connection") res.insert(name, value);
+    }
+    res.keep_alive(keep);
+    if (keep) {
+      res.set(http::field::keep_alive,
+              "timeout=" + std::to_string(loop_.options.keep_alive_timeout_s));
+    }
+    return res;
+  }
+
+  bool KeepAlive(bool may_keep) const {
+    return may_keep && keep_alive_ && counted_ && !loop_.stopping &&
+           requests_ < kKeepAliveRequestsMax;
+  }
+
+  // Sends a whole response; then the next request, or a lingering close.
+  void Respond(HttpResponse response, bool may_keep) {
+    const bool keep = KeepAlive(may_keep);
+    auto res = std::make_shared<http::response<http::string_body>>(Head(response, keep));
+    res->body() = std::move(response.body);
+    res->prepare_payload();
+    if (head_) res->body().clear();  // Content-Length stays the GET's.
+    phase_ = Phase::kWriting;
+    Arm(loop_.options.write_timeout_s);
+    auto sr = std::make_shared<http::response_serializer<http::string_body>>(*res);
+    if (head_) sr->split(true);
+    auto done = [self = Self(), res, sr, keep](beast::error_code ec, size_t) {
+      if (ec) return self->Close();
+      keep ? self->WaitForRequest() : self->Linger();
+    };
+    if (head_) return http::async_write_header(socket_, *sr, std::move(done));
+    http::async_write(socket_, *sr, std::move(done));
+  }
+
+  void StartStream(HttpResponse head) {
+    const bool keep = KeepAlive(true);
+    stream_head_ = std::make_unique<http::response<http::empty_body>>(
+        static_cast<http::status>(head.status), version_);
+    auto full = Head(head, keep);
+    for (const auto& field : full) stream_head_->insert(field.name_string(), field.value());
+    stream_head_->chunked(true);
+    stream_keep_ = keep;
+    stream_sr_ = std::make_unique<http::response_serializer<http::empty_body>>(*stream_head_);
+    phase_ = Phase::kWriting;
+    Arm(loop_.options.write_timeout_s);
+    http::async_write_header(socket_, *stream_sr_, [self = Self()](beast::error_code ec, size_t) {
+      if (ec) return self->Close();
+      self->Disarm();  // The producer may take its time; each write has its own deadline.
+      self->head_sent_ = true;
+      self->Drain();
+    });
+  }
+
+  // On the loop: writes what the producer queued as one chunk; ends the stream when it is done.
+  void Drain() {
+    if (!head_sent_ || writing_ || phase_ == Phase::kClosed) return;
+    bool finished = false, whole = false;
+    {
+      std::lock_guard<std::mutex> lock(pipe_.mu);
+      pipe_.drain_posted = false;
+      out_.swap(pipe_.queued);
+      pipe_.queued.clear();
+      finished = pipe_.finished;
+      whole = pipe_.whole;
+    }
+    pipe_.cv.notify_all();
+    if (!out_.empty()) {
+      writing_ = true;
+      Arm(loop_.options.write_timeout_s);
+      return asio::async_write(socket_, http::make_chunk(asio::buffer(out_)),
+                               [self = Self()](beast::error_code ec, size_t) {
+                                 self->writing_ = false;
+                                 self->out_.clear();
+                                 if (ec) return self->Close();
+                                 self->Disarm();
+                                 self->Drain();
+                               });
+    }
+    if (!finished) return;
+    // A stream that stopped early ends without its last chunk: the client sees a truncated
+    // response rather than a short one that looks complete.
+    if (!whole) return Close();
+    writing_ = true;
+    Arm(loop_.options.write_timeout_s);
+    asio::async_write(socket_, http::make_chunk_last(),
+                      [self = Self()](beast::error_code ec, size_t) {
+                        self->writing_ = false;
+                        if (ec) return self->Close();
+                        self->stream_keep_ ? self->WaitForRequest() : self->Linger();
+                      });
+  }
+
+  // Half-closes, then reads and drops what the client still sends, for a moment, before closing.
+  void Linger() {
+    phase_ = Phase::kLinger;
+    beast::error_code ignored;
+    socket_.shutdown(tcp::socket::shutdown_send, ignored);
+    Arm(kLingerS);
+    Discard();
+  }
+  void Discard() {
+    socket_.async_read_some(asio::buffer(loop_.discard),
+                            [self = Self()](beast::error_code ec, size_t) {
+                              if (ec) return self->Close();
+                              self->Discard();
+                            });
+  }
+
+ public:
+  void Close() {
+    if (phase_ == Phase::kClosed) return;
+    phase_ = Phase::kClosed;
+    Disarm();
+    beast::error_code ignored;
+    socket_.shutdown(tcp::socket::shutdown_both, ignored);
+    socket_.close(ignored);
+    std::lock_guard<std::mutex> lock(pipe_.mu);
+    pipe_.failed = true;
+    pipe_.cv.notify_all();
+  }
+  void set_peer(std::string peer) { peer_ = std::move(peer); }
+
+ private:
+  Loop& loop_;
+  tcp::socket socket_;
+  asio::steady_timer timer_;
+  const bool counted_;
+  std::string peer_;
+  Phase phase_ = Phase::kIdle;
+  uint64_t armed_ = 0;
+  bool timed_out_ = false;
+  beast::flat_buffer buffer_{kReadBufferBytesMax};
+  std::optional<http::request_parser<http::string_body>> parser_;
+  HttpRequest request_;
+  unsigned version_ = 11;
+  bool keep_alive_ = true;
+  bool head_ = false;
+  bool on_loop_ = false;
+  uint64_t body_limit_ = 0;
+  size_t requests_ = 0;
+  // A streamed response.
+  Pipe pipe_;
+  std::unique_ptr<http::response<http::empty_body>> stream_head_;
+  std::unique_ptr<http::response_serializer<http::empty_body>> stream_sr_;
+  bool stream_keep_ = false;
+  bool head_sent_ = false;
+  bool writing_ = false;
+  std::string out_;
+};
+
+void Accept(Loop& loop) {
+  loop.acceptor.async_accept([&loop](beast::error_code ec, tcp::socket socket) {
+    if (ec == asio::error::operation_aborted || loop.stopping) return;
+    if (ec) {
+      // Out of file descriptors, or a connection reset before it was accepted: try again
+      // shortly (the listening socket stays readable, so at once would spin).
+      loop.accept_retry.expires_after(kAcceptRetry);
+      loop.accept_retry.async_wait([&loop](beast::error_code wait) {
+        if (!wait) Accept(loop);
+      });
+      return;
+    }
+    beast::error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);
+    const bool counted = loop.open < loop.options.connections_max;
+    if (!counted && loop.refusing >= kRefusingMax) {
+      socket.close(ignored);
+    } else {
+      const auto peer = socket.remote_endpoint(ignored);
+      auto session = std::make_shared<Session>(loop, std::move(socket), counted);
+      session->set_peer(peer.address().to_string());
+      session->Start();
+    }
+    Accept(loop);
   });
 }
 
 }  // namespace
 
 struct Listener::Impl {
-  httplib::Server http;
+  Impl(const Service& service, ListenerOptions options) : loop(service, options) {}
+  Loop loop;
+  int stop_pipe[2] = {-1, -1};
+  std::optional<asio::posix::stream_descriptor> stop_reader;
+  char stop_byte = 0;
 };
 
-Listener::Listener(const Service& service, size_t workers) : impl_(std::make_unique<Impl>()) {
-  httplib::Server& http = impl_->http;
-  http.new_task_queue = [workers] { return new httplib::ThreadPool(workers); };
-  http.set_tcp_nodelay(kTcpNoDelay);
-  http.set_keep_alive_max_count(kKeepAliveRequestsMax);
-  http.set_keep_alive_timeout(kKeepAliveTimeoutS);
-  http.set_read_timeout(kReadTimeoutS, 0);
-  http.set_write_timeout(kWriteTimeoutS, 0);
-  const ServiceOptions& limits = service.options();
-  http.set_payload_max_length(std::max(limits.body_bytes_max, limits.load_bytes_max));
-  const Service* s = &service;
-  http.set_pre_routing_handler([s](const httplib::Request& req, httplib::Response& res) {
-    HttpRequest request = Convert(req, false);
-    std::optional<HttpResponse> refused = s->Admit(request);
-    if (!refused) return httplib::Server::HandlerResponse::Unhandled;
-    // The body was not read: the connection cannot carry another request.
-    refused->headers.emplace_back("Connection", "close");
-    Write(std::move(*refused), res);
-    return httplib::Server::HandlerResponse::Handled;
-  });
-  auto dispatch = [s](const httplib::Request& req, httplib::Response& res) {
-    HttpRequest request = Convert(req, true);
-    Write(s->Handle(request), res);
-  };
-  for (const char* method : {"GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}) {
-    const std::string m = method;
-    if (m == "GET") http.Get(".*", dispatch);
-    if (m == "POST") http.Post(".*", dispatch);
-    if (m == "PUT") http.Put(".*", dispatch);
-    if (m == "PATCH") http.Patch(".*", dispatch);
-    if (m == "DELETE") http.Delete(".*", dispatch);
-    if (m == "OPTIONS") http.Options(".*", dispatch);
+Listener::Listener(const Service& service, ListenerOptions options)
+    : impl_(std::make_unique<Impl>(service, options)) {
+  if (::pipe(impl_->stop_pipe) == 0) {
+    impl_->stop_reader.emplace(impl_->loop.io, impl_->stop_pipe[0]);
   }
-  // Failures httplib finds itself (a malformed request line, a body over the payload limit, an
-  // unknown method) get the error envelope too.
-  http.set_error_handler(
-      httplib::Server::HandlerWithResponse([](const httplib::Request&, httplib::Response& res) {
-        if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-        Write(ErrorResponse(res.status, "the request was refused before routing (HTTP " +
-                                            std::to_string(res.status) +
-                                            "): malformed, too large, or an unknown method"),
-              res);
-        return httplib::Server::HandlerResponse::Handled;
-      }));
-  http.set_exception_handler(
-      [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
-        Write(ErrorResponse(500, "internal error while handling the request"), res);
-      });
 }
 
-Listener::~Listener() = default;
+Listener::~Listener() {
+  impl_->stop_reader.reset();  // closes stop_pipe[0]
+  if (impl_->stop_pipe[1] >= 0) ::close(impl_->stop_pipe[1]);
+}
 
 api::Result<int> Listener::Bind(const std::string& host, int port) {
-  if (port == 0) {
-    const int bound = impl_->http.bind_to_any_port(host);
-    if (bound > 0) return bound;
-  } else if (impl_->http.bind_to_port(host, port)) {
-    return port;
+  tcp::acceptor& acceptor = impl_->loop.acceptor;
+  beast::error_code ec;
+  const auto address = asio::ip::make_address(host == "localhost" ? "127.0.0.1" : host, ec);
+  if (!ec) {
+    const tcp::endpoint endpoint(address, static_cast<unsigned short>(port));
+    acceptor.open(endpoint.protocol(), ec);
+    if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+    if (!ec) acceptor.bind(endpoint, ec);
+    if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+    if (!ec) return static_cast<int>(acceptor.local_endpoint().port());
   }
-  return api::Status(api::Code::kConfiguration,
-                     "cannot listen on " + host + ":" + std::to_string(port));
+  beast::error_code ignored;
+  acceptor.close(ignored);
+  return api::Status(
+      api::Code::kConfiguration,
+      "cannot listen on " + host + ":" + std::to_string(port) + " (" + ec.message() + ")");
 }
 
-bool Listener::Run() { return impl_->http.listen_after_bind(); }
+bool Listener::Run() {
+  Loop& loop = impl_->loop;
+  if (!loop.acceptor.is_open() || !impl_->stop_reader) return false;
+  auto on_stop = [&loop, this](beast::error_code, size_t) {
+    loop.stopping = true;
+    beast::error_code ignored;
+    loop.acceptor.close(ignored);
+    loop.accept_retry.cancel();
+    impl_->stop_reader->close(ignored);
+    std::vector<std::shared_ptr<Session>> sessions;
+    for (auto& [raw, weak] : loop.sessions) {
+      if (auto s = weak.lock()) sessions.push_back(std::move(s));
+    }
+    for (auto& s : sessions) s->CloseIfIdle();
+  };
+  impl_->stop_reader->async_read_some(asio::buffer(&impl_->stop_byte, 1), on_stop);
+  Accept(loop);
+  asio::thread_pool workers(loop.options.workers);
+  for (size_t i = 0; i < loop.options.workers; ++i) {
+    asio::post(workers, [&loop] {
+      while (FairQueue::Task task = loop.queue.Pop()) task();
+    });
+  }
+  loop.io.run();
+  loop.queue.Stop();
+  workers.join();
+  return !loop.accept_failed;
+}
 
-void Listener::Stop() { impl_->http.stop(); }
+void Listener::Stop() {
+  // write() is async-signal-safe; the loop reads the byte and stops.
+  const char byte = 's';
+  [[maybe_unused]] const ssize_t n = ::write(impl_->stop_pipe[1], &byte, 1);
+}
 
 }  // namespace omnigraph::server

@@ -3,10 +3,14 @@
 //   omnigraph-server URI [--bind 127.0.0.1:8080] [--unauthenticated]
 //                        [--allow-writes ACTOR,... | --policy FILE] [--graph-id ID]
 //                        [--max-body-bytes N] [--max-load-bytes N] [--workers N]
+//                        [--max-connections N] [--keep-alive-timeout S]
+//                        [--header-timeout S] [--body-timeout S]
 //
-// Opens the graph once and serves it from a pool of workers that share that one Database.
+// Opens the graph once and serves it from an event loop and a pool of workers that share that one
+// Database (server/listener.h).
 // Prints one line, "omnigraph-server: listening on http://HOST:PORT ...", when it accepts
 // connections. SIGTERM and SIGINT stop accepting, let requests in flight finish, and exit 0.
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -30,13 +34,18 @@ constexpr std::string_view kUsage =
     "usage: omnigraph-server URI [--bind HOST:PORT] [--unauthenticated]\n"
     "                        [--allow-writes ACTOR,... | --policy FILE] [--graph-id ID]\n"
     "                        [--max-body-bytes N] [--max-load-bytes N] [--workers N]\n"
+    "                        [--max-connections N] [--keep-alive-timeout S]\n"
+    "                        [--header-timeout S] [--body-timeout S]\n"
     "Tokens: OMNIGRAPH_SERVER_BEARER_TOKEN (actor 'default'), or a JSON map actor -> token in\n"
     "OMNIGRAPH_SERVER_BEARER_TOKENS_JSON or the file OMNIGRAPH_SERVER_BEARER_TOKENS_FILE.\n";
-// Each keep-alive connection holds a worker while it is open, so the pool is larger than the
-// machine's cores: reads and writes mostly wait on the store.
+// A worker runs one request's handler at a time (connections wait on the event loop, not on a
+// worker); the pool is larger than the machine's cores because handlers mostly wait on the store.
 constexpr size_t kWorkersPerCore = 4;
 constexpr size_t kWorkersMin = 8;
 constexpr size_t kWorkersMax = 1024;
+constexpr uint64_t kTimeoutSMax = 3600;
+// File descriptors kept for everything but client connections (the store, logs, the loop's own).
+constexpr uint64_t kFdsReserved = 256;
 
 struct Flags {
   std::string uri;
@@ -46,7 +55,7 @@ struct Flags {
   std::vector<std::string> allow_writes;
   std::string policy;
   ServiceOptions service;
-  size_t workers = 0;
+  ListenerOptions listener;
 };
 
 std::atomic<Listener*> g_listener{nullptr};
@@ -120,7 +129,18 @@ api::Status ParseOption(const std::string& name, const std::string& value, Flags
   } else if (name == "--max-load-bytes") {
     OMNIGRAPH_ASSIGN_OR_RETURN(flags.service.load_bytes_max, count(1, uint64_t{1} << 40));
   } else if (name == "--workers") {
-    OMNIGRAPH_ASSIGN_OR_RETURN(flags.workers, count(1, kWorkersMax));
+    OMNIGRAPH_ASSIGN_OR_RETURN(flags.listener.workers, count(1, kWorkersMax));
+  } else if (name == "--max-connections") {
+    OMNIGRAPH_ASSIGN_OR_RETURN(flags.listener.connections_max, count(1, 1 << 20));
+  } else if (name == "--keep-alive-timeout") {
+    OMNIGRAPH_ASSIGN_OR_RETURN(const uint64_t s, count(1, kTimeoutSMax));
+    flags.listener.keep_alive_timeout_s = static_cast<int>(s);
+  } else if (name == "--header-timeout") {
+    OMNIGRAPH_ASSIGN_OR_RETURN(const uint64_t s, count(1, kTimeoutSMax));
+    flags.listener.header_timeout_s = static_cast<int>(s);
+  } else if (name == "--body-timeout") {
+    OMNIGRAPH_ASSIGN_OR_RETURN(const uint64_t s, count(1, kTimeoutSMax));
+    flags.listener.body_timeout_s = static_cast<int>(s);
   } else {
     return api::InvalidArgument("unknown option '" + name + "'");
   }
@@ -129,6 +149,7 @@ api::Status ParseOption(const std::string& name, const std::string& value, Flags
 
 api::Result<Flags> ParseFlags(int argc, char** argv) {
   Flags flags;
+  flags.listener.workers = 0;  // Chosen from the cores unless given.
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--unauthenticated") {
@@ -149,8 +170,6 @@ api::Result<Flags> ParseFlags(int argc, char** argv) {
   if (!flags.allow_writes.empty() && !flags.policy.empty()) {
     return api::InvalidArgument("give --allow-writes or --policy, not both");
   }
-  if (flags.workers == 0)
-    flags.workers = std::clamp(Cores() * kWorkersPerCore, kWorkersMin, kWorkersMax);
   return flags;
 }
 
@@ -172,6 +191,27 @@ api::Result<Auth> MakeAuth(const Flags& flags) {
   return auth;
 }
 
+// Raises the soft limit on open files toward what --max-connections needs (the hard limit caps
+// it), and lowers the connection limit to what the files allow, so that the server refuses a
+// connection with 503 rather than failing to accept it.
+void FitConnectionsToFileLimit(ListenerOptions& options) {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
+  const rlim_t want = static_cast<rlim_t>(options.connections_max + kFdsReserved);
+  if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < want) {
+    rlimit raised = limit;
+    raised.rlim_cur = limit.rlim_max == RLIM_INFINITY ? want : std::min(want, limit.rlim_max);
+    if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
+  }
+  if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < want) {
+    const uint64_t fit =
+        limit.rlim_cur > 2 * kFdsReserved ? limit.rlim_cur - kFdsReserved : limit.rlim_cur / 2;
+    std::cerr << "omnigraph-server: the open-file limit is " << limit.rlim_cur
+              << "; serving at most " << fit << " connections\n";
+    options.connections_max = static_cast<size_t>(std::max<uint64_t>(fit, 1));
+  }
+}
+
 int Fail(const api::Status& status) {
   std::cerr << "omnigraph-server: error[" << api::CodeName(status.code())
             << "]: " << status.message();
@@ -188,7 +228,12 @@ int Serve(const Flags& flags, Auth auth) {
   ServiceOptions service_options = flags.service;
   service_options.version = OMNIGRAPH_VERSION;
   Service service(std::shared_ptr<api::Database>(std::move(*db)), std::move(auth), service_options);
-  Listener listener(service, flags.workers);
+  ListenerOptions listener_options = flags.listener;
+  if (listener_options.workers == 0) {
+    listener_options.workers = std::clamp(Cores() * kWorkersPerCore, kWorkersMin, kWorkersMax);
+  }
+  FitConnectionsToFileLimit(listener_options);
+  Listener listener(service, listener_options);
   api::Result<int> port = listener.Bind(flags.host, flags.port);
   if (!port.ok()) return Fail(port.status());
   g_listener.store(&listener);
@@ -196,7 +241,7 @@ int Serve(const Flags& flags, Auth auth) {
   std::signal(SIGINT, OnSignal);
   std::signal(SIGPIPE, SIG_IGN);
   std::cout << "omnigraph-server: listening on http://" << flags.host << ":" << *port << " (graph '"
-            << service_options.graph_id << "' at " << flags.uri << ", " << flags.workers
+            << service_options.graph_id << "' at " << flags.uri << ", " << listener_options.workers
             << " workers" << (flags.unauthenticated ? ", unauthenticated" : "") << ")" << std::endl;
   // A signal before listening starts finds no server to stop; it stops here instead.
   const bool clean = g_stop.load() || listener.Run();

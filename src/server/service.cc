@@ -181,21 +181,25 @@ std::variant<Service::Admitted, HttpResponse> Service::Check(HttpRequest& reques
   return admitted;
 }
 
-std::optional<HttpResponse> Service::Admit(HttpRequest& request) const {
+Admission Service::Admit(HttpRequest& request) const {
   std::variant<Admitted, HttpResponse> checked = Check(request);
-  if (auto* refused = std::get_if<HttpResponse>(&checked)) return std::move(*refused);
+  if (auto* refused = std::get_if<HttpResponse>(&checked)) return {std::move(*refused)};
   const Route& route = *std::get<Admitted>(checked).route;
+  Admission admission;
+  admission.body_bytes_max = route.load_body ? options_.load_bytes_max : options_.body_bytes_max;
+  admission.on_loop = !route.graph_route;
   const std::string length = request.Header("content-length");
   if (!length.empty() && route.body != BodyKind::kNone) {
-    const uint64_t limit = route.load_body ? options_.load_bytes_max : options_.body_bytes_max;
     uint64_t declared = 0;
     for (char c : length) {
-      if (c < '0' || c > '9' || declared > (uint64_t{1} << 50)) return std::nullopt;
+      if (c < '0' || c > '9' || declared > (uint64_t{1} << 50)) return admission;
       declared = declared * 10 + static_cast<uint64_t>(c - '0');
     }
-    if (declared > limit) return TooLargeResponse("request body", limit, declared);
+    if (declared > admission.body_bytes_max) {
+      admission.refused = TooLargeResponse("request body", admission.body_bytes_max, declared);
+    }
   }
-  return std::nullopt;
+  return admission;
 }
 
 HttpResponse Service::Handle(HttpRequest& request) const {

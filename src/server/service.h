@@ -34,6 +34,17 @@ struct ServiceOptions {
   uint64_t load_bytes_max = kLoadBodyBytesMaxDefault;
 };
 
+// What Service::Admit decided about a request whose header has been read.
+struct Admission {
+  // Set: refuse the request with this response, without reading its body.
+  std::optional<HttpResponse> refused;
+  // The route's body limit (the load limit for the load routes).
+  uint64_t body_bytes_max = 0;
+  // A server route that makes no engine call (/healthz, /openapi.json, /graphs): cheap enough to
+  // answer on the listener's event loop.
+  bool on_loop = false;
+};
+
 class Service {
  public:
   Service(std::shared_ptr<api::Database> db, Auth auth, ServiceOptions options);
@@ -42,8 +53,8 @@ class Service {
   const ServiceOptions& options() const { return options_; }
 
   // The checks that need no body (route, auth, media type, declared length), so that a request
-  // that will be refused is refused before its body is read. nullopt: go on.
-  std::optional<HttpResponse> Admit(HttpRequest& request) const;
+  // that will be refused is refused before its body is read.
+  Admission Admit(HttpRequest& request) const;
   // The whole pipeline for a request whose body has been read.
   HttpResponse Handle(HttpRequest& request) const;
 

@@ -1,0 +1,535 @@
+// omnigraph-server under abuse, on loopback (docs/design/server.md "Connections, limits and
+// threads"): hundreds of idle keep-alive connections and clients trickling a request beside a
+// health check and a point query; idle and slow connections closed by their timeouts; headers,
+// targets and bodies at and over their limits; malformed chunked bodies; a write cut at every byte
+// offset; a connection limit; one caller flooding beside another's reads. Every socket read has a
+// timeout, so a server that stops answering fails the test instead of hanging it; no assertion is
+// on time.
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <iostream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "omnigraph/omnigraph.h"
+#include "server_test_util.h"
+
+namespace omnigraph::api {
+namespace {
+
+using namespace server_test;  // The helpers shared with server_http_test.cc.
+
+// Long enough for a loaded machine; a server that does not answer fails within it.
+constexpr int kReadTimeoutS = 20;
+// Must match kHeaderBytesMax and kTargetBytesMax of server/listener.h.
+constexpr size_t kHeaderLimit = 16384;
+constexpr size_t kTargetLimit = 8192;
+
+int Open(int port) {
+  const int fd = Connect(port);
+  if (fd < 0) return fd;
+  timeval tv{kReadTimeoutS, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  return fd;
+}
+
+// Sends what it can; false once the server has closed (or reset) the connection.
+bool TrySend(int fd, std::string_view data) {
+  while (!data.empty()) {
+    const ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
+    if (n <= 0) return false;
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+struct Response {
+  int status = -1;  // -1: the connection closed (or timed out) before a whole response
+  std::string head;
+  std::string body;
+};
+
+// Reads one response with a Content-Length body (every response but an export's has one).
+Response ReadResponse(int fd) {
+  Response out;
+  std::string data;
+  char buf[8192];
+  size_t end = std::string::npos;
+  while ((end = data.find("\r\n\r\n")) == std::string::npos) {
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) return out;
+    data.append(buf, static_cast<size_t>(n));
+  }
+  out.head = data.substr(0, end + 4);
+  std::string lower = out.head;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const size_t cl = lower.find("content-length:");
+  const size_t length = cl == std::string::npos ? 0 : std::stoul(lower.substr(cl + 15));
+  out.body = data.substr(end + 4);
+  while (out.body.size() < length) {
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) return out;
+    out.body.append(buf, static_cast<size_t>(n));
+  }
+  if (out.head.rfind("HTTP/1.", 0) == 0) out.status = std::atoi(out.head.c_str() + 9);
+  return out;
+}
+
+// True when the server closes the connection (EOF or reset) within the read timeout; what it
+// sent before closing goes to `sent`.
+bool ServerCloses(int fd, std::string* sent = nullptr) {
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n == 0) return true;
+    if (n < 0) return errno == ECONNRESET;
+    if (sent != nullptr) sent->append(buf, static_cast<size_t>(n));
+  }
+}
+
+std::string Request(std::string_view method, std::string_view target, std::string_view body = {},
+                    std::string extra_headers = {}, const char* token = kAliceToken) {
+  std::string out = std::string(method) + " " + std::string(target) + " HTTP/1.1\r\nHost: x\r\n";
+  if (token != nullptr) out += "Authorization: Bearer " + std::string(token) + "\r\n";
+  if (!body.empty() || method == "POST") {
+    out += "Content-Type: application/json\r\n";
+    if (extra_headers.find("Transfer-Encoding") == std::string::npos) {
+      out += "Content-Length: " + std::to_string(body.size()) + "\r\n";
+    }
+  }
+  return out + extra_headers + "\r\n" + std::string(body);
+}
+
+std::string Mutation(const std::string& name) {
+  return Json{{"query", std::string(kAddPerson)}, {"params", Json{{"name", name}}}}.dump();
+}
+
+// `body` as one chunk and the last chunk.
+std::string Chunked(std::string_view body) {
+  char size[32];
+  std::snprintf(size, sizeof size, "%zx", body.size());
+  return std::string(size) + "\r\n" + std::string(body) + "\r\n0\r\n\r\n";
+}
+
+int Exchange(int port, const std::string& request, std::string* body = nullptr) {
+  const int fd = Open(port);
+  if (fd < 0) return -2;
+  if (!TrySend(fd, request)) {
+    ::close(fd);
+    return -3;
+  }
+  Response r = ReadResponse(fd);
+  ::close(fd);
+  if (body != nullptr) *body = r.body;
+  return r.status;
+}
+
+class ServerAbuseTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    uri_ = dir_.path() + "/g";
+    Result<std::unique_ptr<Database>> db = Database::Init(uri_, kSchema);
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+  }
+  std::vector<std::string> Args(std::vector<std::string> extra = {}) const {
+    std::vector<std::string> out = {uri_, "--bind", "127.0.0.1:0", "--allow-writes", "alice"};
+    out.insert(out.end(), extra.begin(), extra.end());
+    return out;
+  }
+  // Commits on main, through the server.
+  size_t Commits(int port) {
+    std::string body;
+    EXPECT_EQ(Exchange(port, Request("GET", "/commits?limit=10000"), &body), 200) << body;
+    return Parse(body)["commits"].size();
+  }
+  TempDir dir_;
+  std::string uri_;
+};
+
+const std::string kPointQuery = Json{
+    {"query", "query one($n: String) { match { $p: Person { name: $n } } return { $p.name } }"},
+    {"params", Json{{"n", "p7"}}}}.dump();
+
+std::string People(int count) {
+  std::string rows;
+  for (int i = 0; i < count; ++i) {
+    rows += "{\"type\":\"Person\",\"data\":{\"name\":\"p" + std::to_string(i) + "\"}}\n";
+  }
+  return rows;
+}
+
+void LoadPeople(int port, int count) {
+  const std::string rows = People(count);
+  const std::string req =
+      "POST /load/ndjson?mode=append HTTP/1.1\r\nHost: x\r\nAuthorization: "
+      "Bearer " +
+      std::string(kAliceToken) +
+      "\r\nContent-Type: application/x-ndjson\r\nContent-Length: " + std::to_string(rows.size()) +
+      "\r\n\r\n" + rows;
+  std::string body;
+  ASSERT_EQ(Exchange(port, req, &body), 200) << body;
+}
+
+// 300 idle keep-alive connections (each has had a response and stays open) and 64 clients
+// trickling a request header: a health check and a point query on a new connection are still
+// answered, an idle connection still serves its next request, and SIGTERM closes them all and
+// exits 0. (With a thread per connection from a fixed pool, the pool is exhausted and nothing is
+// answered.) The full-size run, 1,000 idle and 256 trickling, is decision 83's measurement.
+TEST_F(ServerAbuseTest, IdleAndTricklingConnectionsDoNotStopAHealthCheckOrARead) {
+  ServerProcess server(Args({"--keep-alive-timeout", "300", "--header-timeout", "300"}));
+  const int port = server.port();
+  ASSERT_GT(port, 0) << server.first_line();
+  LoadPeople(port, 20);
+  constexpr int kIdle = 300;
+  constexpr int kTrickling = 64;
+  std::vector<int> idle;
+  for (int i = 0; i < kIdle; ++i) {
+    const int fd = Open(port);
+    ASSERT_GE(fd, 0) << i;
+    ASSERT_TRUE(TrySend(fd, Request("GET", "/healthz", {}, {}, nullptr)));
+    ASSERT_EQ(ReadResponse(fd).status, 200) << "idle connection " << i;
+    idle.push_back(fd);
+  }
+  std::vector<int> trickling;
+  for (int i = 0; i < kTrickling; ++i) {
+    const int fd = Open(port);
+    ASSERT_GE(fd, 0);
+    ASSERT_TRUE(TrySend(fd, "POST /query HTTP/1.1\r\nHost: x\r\nX-Slow: "));
+    trickling.push_back(fd);
+  }
+  std::atomic<bool> stop{false};
+  std::thread trickler([&] {
+    while (!stop.load()) {
+      for (int fd : trickling) TrySend(fd, "a");
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
+  });
+  for (int round = 0; round < 5; ++round) {
+    const auto start = std::chrono::steady_clock::now();
+    std::string body;
+    EXPECT_EQ(Exchange(port, Request("GET", "/healthz", {}, {}, nullptr), &body), 200);
+    const auto health = std::chrono::steady_clock::now();
+    EXPECT_EQ(Exchange(port, Request("POST", "/query", kPointQuery), &body), 200) << body;
+    EXPECT_EQ(Parse(body)["row_count"], 1);
+    const auto query = std::chrono::steady_clock::now();
+    using std::chrono::duration_cast;
+    using us = std::chrono::microseconds;
+    std::cout << "with " << kIdle << " idle and " << kTrickling << " trickling: healthz "
+              << duration_cast<us>(health - start).count() << " us, point query "
+              << duration_cast<us>(query - health).count() << " us\n";
+  }
+  // An idle connection serves its next request.
+  ASSERT_TRUE(TrySend(idle[kIdle / 2], Request("POST", "/query", kPointQuery)));
+  EXPECT_EQ(ReadResponse(idle[kIdle / 2]).status, 200);
+  stop = true;
+  trickler.join();
+  for (int fd : trickling) ::close(fd);
+  std::cout << "server peak RSS: " << server.PeakRssKiB() << " KiB\n";
+  EXPECT_EQ(server.Terminate(), 0);
+  int closed = 0;
+  for (int fd : idle) {
+    closed += ServerCloses(fd);
+    ::close(fd);
+  }
+  EXPECT_EQ(closed, kIdle);
+}
+
+// Sends `request` a byte every `gap` until the server closes the connection; what it sent.
+std::string TrickleUntilClosed(int fd, std::string_view request, std::chrono::milliseconds gap) {
+  std::string sent;
+  for (size_t i = 0;; ++i) {
+    if (i < request.size() && !TrySend(fd, request.substr(i, 1))) break;
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(gap.count())) > 0) break;
+    if (i > 200) break;  // Bound: the timeouts below are a few seconds.
+  }
+  ServerCloses(fd, &sent);
+  return sent;
+}
+
+// A connection idle after its response, one that never sends, a header trickled a byte every
+// half second and a body trickled likewise are each closed by their timeout; the slow request
+// gets 408 and nothing is published.
+TEST_F(ServerAbuseTest, IdleAndSlowConnectionsAreClosedByTheirTimeouts) {
+  ServerProcess server(
+      Args({"--keep-alive-timeout", "1", "--header-timeout", "2", "--body-timeout", "2"}));
+  const int port = server.port();
+  ASSERT_GT(port, 0) << server.first_line();
+  const size_t before = Commits(port);
+
+  const int after_response = Open(port);
+  ASSERT_TRUE(TrySend(after_response, Request("GET", "/healthz", {}, {}, nullptr)));
+  EXPECT_EQ(ReadResponse(after_response).status, 200);
+  std::string sent;
+  EXPECT_TRUE(ServerCloses(after_response, &sent));
+  EXPECT_EQ(sent, "");
+  ::close(after_response);
+
+  const int silent = Open(port);
+  sent.clear();
+  EXPECT_TRUE(ServerCloses(silent, &sent));
+  EXPECT_EQ(sent, "");
+  ::close(silent);
+
+  const int slow_header = Open(port);
+  sent = TrickleUntilClosed(slow_header, Request("POST", "/mutate", Mutation("slow-header")),
+                            std::chrono::milliseconds(500));
+  EXPECT_EQ(sent.rfind("HTTP/1.1 408", 0), 0u) << sent;
+  EXPECT_NE(sent.find("Connection: close"), std::string::npos) << sent;
+  ::close(slow_header);
+
+  const std::string request = Request("POST", "/mutate", Mutation("slow-body"));
+  const size_t header_end = request.find("\r\n\r\n") + 4;
+  const int slow_body = Open(port);
+  ASSERT_TRUE(TrySend(slow_body, request.substr(0, header_end)));
+  sent = TrickleUntilClosed(slow_body, request.substr(header_end), std::chrono::milliseconds(500));
+  EXPECT_EQ(sent.rfind("HTTP/1.1 408", 0), 0u) << sent;
+  EXPECT_NE(sent.find("body"), std::string::npos) << sent;
+  ::close(slow_body);
+
+  EXPECT_EQ(Commits(port), before);  // Nothing published.
+}
+
+// A request whose header (request line, fields, blank line) is `size` bytes.
+std::string HeaderOfSize(size_t size) {
+  std::string out = "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: ";
+  const size_t fixed = out.size() + 4;  // the pad line's CRLF and the blank line
+  out += std::string(size - fixed, 'a');
+  return out + "\r\n\r\n";
+}
+
+// A mutation body padded with spaces (valid JSON) to `size` bytes.
+std::string MutationOfSize(const std::string& name, size_t size) {
+  std::string body = Mutation(name);
+  return body + std::string(size - body.size(), ' ');
+}
+
+TEST_F(ServerAbuseTest, HeadersTargetsAndBodiesAtAndOverTheirLimits) {
+  ServerProcess server(Args({"--max-body-bytes", "4096"}));
+  const int port = server.port();
+  ASSERT_GT(port, 0) << server.first_line();
+  const size_t before = Commits(port);
+  std::string body;
+  // Headers: at the limit served; a byte over, or many small fields over, 431.
+  EXPECT_EQ(Exchange(port, HeaderOfSize(kHeaderLimit), &body), 200) << body;
+  EXPECT_EQ(Exchange(port, HeaderOfSize(kHeaderLimit + 1), &body), 431) << body;
+  EXPECT_EQ(Parse(body)["code"], "bad_request");
+  std::string fields = "GET /healthz HTTP/1.1\r\nHost: x\r\n";
+  for (int i = 0; fields.size() < 4 * kHeaderLimit; ++i)
+    fields += "X-F" + std::to_string(i) + ": v\r\n";
+  EXPECT_EQ(Exchange(port, fields + "\r\n", &body), 431) << body;
+  // A header that never ends is refused once it passes the limit, not read on.
+  const int endless = Open(port);
+  std::string endless_head = "GET /healthz HTTP/1.1\r\nX-Endless: ";
+  TrySend(endless, endless_head);
+  for (int i = 0; i < 64 && TrySend(endless, std::string(1024, 'b')); ++i) {
+  }
+  EXPECT_EQ(ReadResponse(endless).status, 431);
+  ::close(endless);
+  // Targets: at today's URI limit routed (404: no such path), a byte over 414.
+  EXPECT_EQ(Exchange(port, Request("GET", "/" + std::string(kTargetLimit - 1, 'a'))), 404);
+  EXPECT_EQ(Exchange(port, Request("GET", "/" + std::string(kTargetLimit, 'a'))), 414);
+  // Bodies, declared: at the limit published, a byte over 413 naming the limit.
+  EXPECT_EQ(Exchange(port, Request("POST", "/mutate", MutationOfSize("cl-at", 4096)), &body), 200)
+      << body;
+  EXPECT_EQ(Exchange(port, Request("POST", "/mutate", MutationOfSize("cl-over", 4097)), &body),
+            413);
+  EXPECT_EQ(Parse(body)["resource_limit"]["limit"], 4096);
+  EXPECT_EQ(Parse(body)["resource_limit"]["actual"], 4097);
+  // A declared terabyte is refused from its header: the test sends no body at all.
+  const std::string huge = "POST /mutate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+                           std::string(kAliceToken) +
+                           "\r\nContent-Type: application/json\r\nContent-Length: "
+                           "1099511627776\r\n\r\n";
+  EXPECT_EQ(Exchange(port, huge, &body), 413);
+  // Chunked: at the limit published, a byte over 413; an endless chunked body is cut off.
+  const std::string te = "Transfer-Encoding: chunked\r\n";
+  EXPECT_EQ(
+      Exchange(port, Request("POST", "/mutate", Chunked(MutationOfSize("ch-at", 4096)), te), &body),
+      200)
+      << body;
+  EXPECT_EQ(Exchange(port, Request("POST", "/mutate", Chunked(MutationOfSize("ch-over", 4097)), te),
+                     &body),
+            413);
+  EXPECT_EQ(Parse(body)["resource_limit"]["limit"], 4096);
+  const int flood = Open(port);
+  TrySend(flood, Request("POST", "/mutate", {}, te));
+  const std::string chunk = "400\r\n" + std::string(1024, ' ') + "\r\n";
+  for (int i = 0; i < 1024 && TrySend(flood, chunk); ++i) {
+  }
+  EXPECT_EQ(ReadResponse(flood).status, 413);
+  ::close(flood);
+  // Expect: 100-continue: the interim response, then the body; refused without it when the
+  // declared length is over.
+  const int expect = Open(port);
+  const std::string body_text = Mutation("continued");
+  const std::string head = Request("POST", "/mutate", body_text, "Expect: 100-continue\r\n");
+  TrySend(expect, head.substr(0, head.size() - body_text.size()));
+  char interim[64] = {};
+  ASSERT_GT(::recv(expect, interim, 25, MSG_WAITALL), 0);
+  EXPECT_EQ(std::string(interim), "HTTP/1.1 100 Continue\r\n\r\n");
+  TrySend(expect, body_text);
+  EXPECT_EQ(ReadResponse(expect).status, 200);
+  ::close(expect);
+  EXPECT_EQ(Exchange(port, Request("POST", "/mutate", MutationOfSize("ex-over", 5000),
+                                   "Expect: 100-continue\r\n")),
+            413);
+  EXPECT_EQ(Commits(port), before + 3);  // cl-at, ch-at, continued.
+}
+
+// Malformed chunked bodies: each is 400 (a size that is not hex, overflows or is negative, data
+// not followed by CRLF, a bad extension, chunked together with Content-Length), the server stays
+// up and nothing is published. (A bare LF is no line end: such a body is incomplete, and the body
+// deadline closes it.)
+TEST_F(ServerAbuseTest, MalformedChunkedBodiesAre400AndPublishNothing) {
+  ServerProcess server(Args());
+  const int port = server.port();
+  ASSERT_GT(port, 0) << server.first_line();
+  const size_t before = Commits(port);
+  const std::string m = Mutation("chunky");
+  char size[16];
+  std::snprintf(size, sizeof size, "%zx", m.size());
+  const std::string hex = size;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"size not hex", "zz\r\n" + m + "\r\n0\r\n\r\n"},
+      {"size overflows", "1ffffffffffffffff\r\n" + m + "\r\n0\r\n\r\n"},
+      {"negative size", "-" + hex + "\r\n" + m + "\r\n0\r\n\r\n"},
+      {"no CRLF after data", hex + "\r\n" + m + "XX0\r\n\r\n"},
+      {"bad extension", hex + ";\x01=\r\n" + m + "\r\n0\r\n\r\n"},
+      {"space before size", " " + hex + "\r\n" + m + "\r\n0\r\n\r\n"},
+  };
+  for (const auto& [what, body] : cases) {
+    std::string reply;
+    EXPECT_EQ(
+        Exchange(port, Request("POST", "/mutate", body, "Transfer-Encoding: chunked\r\n"), &reply),
+        400)
+        << what << ": " << reply;
+  }
+  // Both a length and chunked.
+  const std::string both = "POST /mutate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+                           std::string(kAliceToken) +
+                           "\r\nContent-Type: application/json\r\nContent-Length: 5\r\n"
+                           "Transfer-Encoding: chunked\r\n\r\n" +
+                           Chunked(m);
+  EXPECT_EQ(Exchange(port, both), 400);
+  EXPECT_EQ(Exchange(port, Request("GET", "/healthz", {}, {}, nullptr)), 200);
+  EXPECT_EQ(Commits(port), before);
+}
+
+// A small write cut at every byte offset, plain and chunked, the client half-closing or
+// resetting: no response is a success, the server stays up, and nothing is published; the whole
+// request then publishes exactly once.
+TEST_F(ServerAbuseTest, AWriteCutAtEveryByteOffsetPublishesNothing) {
+  ServerProcess server(Args());
+  const int port = server.port();
+  ASSERT_GT(port, 0) << server.first_line();
+  const size_t before = Commits(port);
+  const std::string plain = Request("POST", "/mutate", Mutation("cut"));
+  const std::string chunked =
+      Request("POST", "/mutate", Chunked(Mutation("cut")), "Transfer-Encoding: chunked\r\n");
+  for (const std::string* request : {&plain, &chunked}) {
+    for (size_t cut = 0; cut < request->size(); ++cut) {
+      const int fd = Open(port);
+      ASSERT_GE(fd, 0) << cut;
+      TrySend(fd, std::string_view(*request).substr(0, cut));
+      if (cut % 2 == 0) {
+        ::shutdown(fd, SHUT_WR);
+        std::string sent;
+        EXPECT_TRUE(ServerCloses(fd, &sent)) << cut;
+        EXPECT_EQ(sent.find("HTTP/1.1 200"), std::string::npos) << cut << ": " << sent;
+      } else {
+        linger reset{1, 0};  // close() sends RST
+        ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+      }
+      ::close(fd);
+    }
+  }
+  EXPECT_EQ(Exchange(port, Request("GET", "/healthz", {}, {}, nullptr)), 200);
+  EXPECT_EQ(Commits(port), before);
+  EXPECT_EQ(Exchange(port, plain), 200);
+  EXPECT_EQ(Commits(port), before + 1);
+}
+
+// Connections over --max-connections get 503 with the error envelope and are closed; once one
+// closes, a new connection is served.
+TEST_F(ServerAbuseTest, ConnectionsOverTheLimitGet503) {
+  ServerProcess server(Args({"--max-connections", "8"}));
+  const int port = server.port();
+  ASSERT_GT(port, 0) << server.first_line();
+  std::vector<int> open;
+  for (int i = 0; i < 8; ++i) {
+    open.push_back(Open(port));
+    ASSERT_TRUE(TrySend(open.back(), Request("GET", "/healthz", {}, {}, nullptr)));
+    ASSERT_EQ(ReadResponse(open.back()).status, 200) << i;
+  }
+  std::string body;
+  EXPECT_EQ(Exchange(port, Request("GET", "/healthz", {}, {}, nullptr), &body), 503);
+  EXPECT_NE(Parse(body)["error"].string_value().find("--max-connections"), std::string::npos);
+  ::close(open.back());
+  open.pop_back();
+  int status = 0;
+  for (int attempt = 0; attempt < 100 && status != 200; ++attempt) {
+    status = Exchange(port, Request("GET", "/healthz", {}, {}, nullptr));
+    if (status != 200) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(status, 200);
+  for (int fd : open) ::close(fd);
+}
+
+// One caller (alice) floods two workers with reads from 32 connections; another (bob) reads
+// beside it. The worker queue serves callers in turn, so while one of bob's reads waits, only the
+// requests already running and about one more of alice's finish — not the whole queue of 32.
+TEST_F(ServerAbuseTest, OneCallersFloodDoesNotStarveAnothersReads) {
+  ServerProcess server(Args({"--workers", "2"}));
+  const int port = server.port();
+  ASSERT_GT(port, 0) << server.first_line();
+  LoadPeople(port, 3000);
+  const std::string heavy = Request("POST", "/query", Json{{"query", std::string(kNames)}}.dump());
+  constexpr int kFlooders = 32;
+  std::atomic<bool> stop{false};
+  std::atomic<int> flooded{0};
+  std::atomic<int> flood_failures{0};
+  std::vector<std::thread> flooders;
+  for (int i = 0; i < kFlooders; ++i) {
+    flooders.emplace_back([&] {
+      const int fd = Open(port);
+      while (!stop.load()) {
+        if (!TrySend(fd, heavy) || ReadResponse(fd).status != 200) {
+          ++flood_failures;
+          break;
+        }
+        ++flooded;
+      }
+      ::close(fd);
+    });
+  }
+  while (flooded.load() < 2 * kFlooders) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  const int bob = Open(port);
+  int worst = 0;
+  for (int i = 0; i < 10; ++i) {
+    const int start = flooded.load();
+    ASSERT_TRUE(TrySend(bob, Request("POST", "/query", kPointQuery, {}, kBobToken)));
+    Response r = ReadResponse(bob);
+    worst = std::max(worst, flooded.load() - start);
+    EXPECT_EQ(r.status, 200) << r.body;
+  }
+  ::close(bob);
+  stop = true;
+  for (std::thread& t : flooders) t.join();
+  std::cout << "flood: " << flooded.load() << " reads; the most that finished while one of bob's "
+            << "waited: " << worst << "\n";
+  EXPECT_EQ(flood_failures.load(), 0);
+  EXPECT_LE(worst, 12);  // A first-come queue lets about 32 finish.
+}
+
+}  // namespace
+}  // namespace omnigraph::api
