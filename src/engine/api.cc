@@ -144,10 +144,14 @@ class Handle {
     engine::InitOptions init;
     init.actor = options.actor;
     init.checkpoint_interval = options.checkpoint_interval;
+    init.force = options.init_force;
     auto handle = std::make_unique<Handle>(uri);
     handle->counting_ = std::move(rt.counting);
     handle->progress_ = ProgressSinkOf(options.progress);
-    OMNIGRAPH_ASSIGN_OR_RETURN(handle->graph_, Graph::Init(rt.runtime, schema_source, init));
+    engine::InitReport report;
+    OMNIGRAPH_ASSIGN_OR_RETURN(handle->graph_,
+                               Graph::Init(rt.runtime, schema_source, init, &report));
+    handle->init_report_ = report.ToJson();
     handle->graph_->SetGroupCommit(engine::GroupCommitOptions{options.group_commit});
     handle->feed_ = std::make_unique<engine::ChangeFeed>(*handle->graph_);
     return handle;
@@ -166,6 +170,7 @@ class Handle {
   }
 
   explicit Handle(std::string_view uri) : uri_(uri) {}
+  const Json& init_report() const { return init_report_; }
 
   const std::string& uri() const { return uri_; }
   storage::OpCounts StoreCalls() const { return counting_->Snapshot(); }
@@ -597,6 +602,7 @@ class Handle {
   std::string uri_;
   std::shared_ptr<storage::CountingStore> counting_;
   engine::ProgressSink progress_;
+  Json init_report_ = Json::object();  // Init's report (engine::InitReport); {} after Open.
   std::unique_ptr<Graph> graph_;
   // Table images and adjacencies shared by this handle's queries (keyed by table pins).
   query::ExecCache cache_;
@@ -668,6 +674,10 @@ Result<std::unique_ptr<Database>> Database::Connect(std::string_view url,
   if (!remote.ok()) return remote.status();
   return std::unique_ptr<Database>(
       new Database(std::make_unique<Impl>(Impl{nullptr, std::nullopt, std::move(*remote)})));
+}
+
+Json Database::InitReport() const {
+  return impl_->handle ? impl_->handle->init_report() : Json::object();
 }
 
 std::unique_ptr<Database> Database::WithActor(std::optional<std::string> actor) const {
