@@ -49,6 +49,12 @@ struct DatabaseOptions {
   std::optional<std::string> actor;
   // Init only: a checkpoint every this many commits.
   uint64_t checkpoint_interval = 50;
+  // Init only: by default Init refuses a root that holds any object (AlreadyExists naming the
+  // root and the first objects; InitializationIncomplete for an unfinished init). With this set
+  // it creates the graph among objects that are not a graph, leaving them in place, or
+  // completes an unfinished init; it never replaces a graph (AlreadyInitialized). What it found
+  // is in InitReport().
+  bool init_force = false;
   // Worker threads for staging tables and reading records in parallel.
   size_t threads = 4;
   // Local stores: fsync every object and folder before acknowledging (survives power loss).
@@ -189,6 +195,9 @@ class Database {
   std::unique_ptr<Database> WithActor(std::optional<std::string> actor) const;
   // Store calls this handle has made so far (see StoreCallCounts).
   StoreCallCounts StoreCalls() const;
+  // For a handle from Init: what the root held before it, {found: [first names], found_more,
+  // completed_graph_id?} (found is empty for an empty root). An empty object otherwise.
+  Json InitReport() const;
 
   // --- Branches. Create and delete return OmniGraph's envelopes, {name, from, uri, actor_id?} and
   // {name, uri, actor_id?}. The list is of branch objects: {name, head_commit_id, head_seq,

@@ -12,15 +12,37 @@ namespace {
 
 using api::WriteTarget;
 
-// init --schema F.pg URI
+// What `init --force` found and did, for its output: what it replaced (an unfinished init) and
+// what it left in place (objects that are not a graph). Empty when the root was empty.
+std::string ForcedText(const Json& report) {
+  const Json& found = report.value("found", Json::array());
+  if (found.empty()) return "";
+  std::string names;
+  for (const Json& n : found) names += (names.empty() ? "'" : ", '") + n.get<std::string>() + "'";
+  const std::string count = report.value("found_more", false)
+                                ? "more than " + std::to_string(found.size()) + " objects"
+                                : std::to_string(found.size()) + " object(s)";
+  if (report.contains("completed_graph_id")) {
+    return "\n--force: replaced the unfinished init of graph " +
+           report["completed_graph_id"].get<std::string>() +
+           " (its stamp kept; its genesis now pins this schema) among " + count + ": " + names;
+  }
+  return "\n--force: the root held " + count + " that are not a graph, left in place: " + names;
+}
+
+// init [--force] --schema F.pg URI
 void AddInit(CLI::App& app, Context& ctx) {
   auto schema_file = std::make_shared<std::string>();
+  auto force = std::make_shared<bool>(false);
   CLI::App* init = app.add_subcommand("init", "Create a graph from a .pg schema");
   init->add_option("--schema", *schema_file, "The schema file (.pg)")
       ->required()
       ->check(NonEmpty());
+  init->add_flag("--force", *force,
+                 "Initialise a root that is not empty: among objects that are not a graph "
+                 "(left in place), or over an unfinished init; never over a graph");
   AddUriArg(init, ctx);
-  init->callback([&ctx, schema_file] {
+  init->callback([&ctx, schema_file, force] {
     if (ctx.Remote()) {
       ctx.Fail(Status(Code::kUnsupported,
                       "init creates a graph on a store: give the store's URI (omnigraph-server "
@@ -33,14 +55,19 @@ void AddInit(CLI::App& app, Context& ctx) {
       ctx.Fail(!schema.ok() ? schema.status() : uri.status());
       return;
     }
-    Result<std::unique_ptr<Database>> db = Database::Init(*uri, *schema, ctx.Options());
+    DatabaseOptions options = ctx.Options();
+    options.init_force = *force;
+    Result<std::unique_ptr<Database>> db = Database::Init(*uri, *schema, options);
     if (!db.ok()) {
       ctx.Fail(db.status());
       return;
     }
     ctx.Echo("init");
     // Keys in byte order, like every envelope of the engine but a query's.
-    ctx.Print(Json{{"initialized", true}, {"uri", *uri}}, "initialized " + *uri);
+    Json out{{"initialized", true}, {"uri", *uri}};
+    const Json report = (*db)->InitReport();
+    if (*force) out["forced"] = report;
+    ctx.Print(out, "initialized " + *uri + ForcedText(report));
   });
 }
 

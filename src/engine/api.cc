@@ -30,6 +30,8 @@ const std::string& Database::uri() const { return impl_->backend->uri(); }
 
 StoreCallCounts Database::StoreCalls() const { return impl_->backend->StoreCalls(); }
 
+Json Database::InitReport() const { return impl_->backend->InitReport(); }
+
 Result<std::unique_ptr<Database>> Database::Init(std::string_view uri,
                                                  std::string_view schema_source,
                                                  const DatabaseOptions& options) {

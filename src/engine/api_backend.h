@@ -38,6 +38,8 @@ class Backend {
   virtual api::StoreCallCounts StoreCalls() const = 0;
   // A backend over the same state whose writes publish as `actor` (api::Database::WithActor).
   virtual std::shared_ptr<Backend> WithActor(std::optional<std::string> actor) const = 0;
+  // What Init found at the root (Database::InitReport); {} for a handle that did not init.
+  virtual api::Json InitReport() const = 0;
 
   // The calls of api::Database, with its contracts (omnigraph/omnigraph.h).
   virtual api::Result<api::Json> CreateBranch(std::string_view name, std::string_view from) = 0;

@@ -144,10 +144,14 @@ class Handle {
     engine::InitOptions init;
     init.actor = options.actor;
     init.checkpoint_interval = options.checkpoint_interval;
+    init.force = options.init_force;
     auto handle = std::make_unique<Handle>(uri);
     handle->counting_ = std::move(rt.counting);
     handle->progress_ = ProgressSinkOf(options.progress);
-    OMNIGRAPH_ASSIGN_OR_RETURN(handle->graph_, Graph::Init(rt.runtime, schema_source, init));
+    engine::InitReport report;
+    OMNIGRAPH_ASSIGN_OR_RETURN(handle->graph_,
+                               Graph::Init(rt.runtime, schema_source, init, &report));
+    handle->init_report_ = report.ToJson();
     handle->graph_->SetGroupCommit(engine::GroupCommitOptions{options.group_commit});
     handle->feed_ = std::make_unique<engine::ChangeFeed>(*handle->graph_);
     return handle;
@@ -166,6 +170,7 @@ class Handle {
   }
 
   explicit Handle(std::string_view uri) : uri_(uri) {}
+  const Json& init_report() const { return init_report_; }
 
   const std::string& uri() const { return uri_; }
   storage::OpCounts StoreCalls() const { return counting_->Snapshot(); }
@@ -597,6 +602,7 @@ class Handle {
   std::string uri_;
   std::shared_ptr<storage::CountingStore> counting_;
   engine::ProgressSink progress_;
+  Json init_report_ = Json::object();  // Init's report (engine::InitReport); {} after Open.
   std::unique_ptr<Graph> graph_;
   // Table images and adjacencies shared by this handle's queries (keyed by table pins).
   query::ExecCache cache_;
@@ -633,6 +639,7 @@ class LocalBackend final : public Backend {
   std::shared_ptr<Backend> WithActor(Actor actor) const override {
     return std::make_shared<LocalBackend>(handle_, std::move(actor));
   }
+  api::Json InitReport() const override { return ToApi(handle_->init_report()); }
 
   api::Result<api::Json> CreateBranch(std::string_view name, std::string_view from) override {
     return ToApi(handle_->CreateBranch(name, from, actor_));

@@ -40,6 +40,8 @@ class RemoteBackend final : public Backend {
   // The same connection: the server publishes as the bearer token's actor, whatever the caller
   // names (docs/design/api.md "Remote handles").
   std::shared_ptr<Backend> WithActor(std::optional<std::string> actor) const override;
+  // A remote handle never inits a graph.
+  api::Json InitReport() const override { return api::Json::object(); }
 
   api::Result<api::Json> CreateBranch(std::string_view name, std::string_view from) override;
   api::Result<api::Json> DeleteBranch(std::string_view name) override;

@@ -74,9 +74,69 @@ Graph::Graph(storage::Runtime runtime, commit::StorageStamp stamp)
       stamp_(std::move(stamp)),
       tables_(std::make_shared<table::TableStore>(runtime_)) {}
 
+std::string InitReport::FoundText() const {
+  std::string names;
+  for (const std::string& name : found) names += (names.empty() ? "'" : ", '") + name + "'";
+  if (found_more) {
+    return "more than " + std::to_string(found.size()) + " objects, among them " + names;
+  }
+  return std::to_string(found.size()) + (found.size() == 1 ? " object: " : " objects: ") + names;
+}
+
+Json InitReport::ToJson() const {
+  Json out = {{"found", found}, {"found_more", found_more}};
+  if (completed_graph_id) out["completed_graph_id"] = *completed_graph_id;
+  return out;
+}
+
+namespace {
+
+Status AlreadyInitialized(storage::ObjectStore& store, const std::string& graph_id) {
+  return Status(Code::kAlreadyInitialized,
+                "a graph already exists at " + store.Describe() + " (graph id " + graph_id + ")",
+                std::string(commit::kStampName));
+}
+
+// Init's check of the root before it writes anything (docs/design/engine.md "Init"): an empty
+// root passes; a graph is refused always; an unfinished init or other objects only without
+// force. One LIST of a page of kInitFoundShownMax + 1 names, and for a non-empty root the stamp
+// and genesis reads.
+Status CheckInitRoot(storage::ObjectStore& store, const InitOptions& options, InitReport& report) {
+  storage::ListOptions list;
+  list.page_size = kInitFoundShownMax + 1;
+  OMNIGRAPH_ASSIGN_OR_RETURN(storage::ListPage page, store.List(list));
+  if (page.objects.empty()) return Status::Ok();
+  for (size_t i = 0; i < page.objects.size() && i < kInitFoundShownMax; ++i) {
+    report.found.push_back(page.objects[i].name);
+  }
+  report.found_more = page.objects.size() > kInitFoundShownMax || !page.continuation.empty();
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<commit::StorageStamp> stamp, ReadStamp(store));
+  if (stamp) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(bool genesis, GenesisExists(store));
+    if (genesis) return AlreadyInitialized(store, stamp->graph_id);
+    if (options.force) return Status::Ok();  // Init completes it under its graph id.
+    return Status(Code::kInitializationIncomplete,
+                  "init refused: " + store.Describe() + " holds an unfinished init of graph " +
+                      stamp->graph_id +
+                      " (its storage stamp, no genesis record; perhaps an init still running) "
+                      "among " +
+                      report.FoundText() + "; run init --force with the same schema to complete it",
+                  std::string(commit::kStampName));
+  }
+  if (options.force) return Status::Ok();
+  return Status(Code::kAlreadyExists,
+                "init refused: " + store.Describe() + " is not empty: it holds " +
+                    report.FoundText() +
+                    "; init needs an empty folder or prefix (--force creates the graph among "
+                    "them and leaves them in place)",
+                page.objects[0].name);
+}
+
+}  // namespace
+
 Result<std::unique_ptr<Graph>> Graph::Init(const storage::Runtime& runtime,
                                            std::string_view schema_source,
-                                           const InitOptions& options) {
+                                           const InitOptions& options, InitReport* report) {
   // Check everything before writing anything (a failed init leaves nothing behind): the schema,
   // the actor, the options and every table's columns.
   OMNIGRAPH_ASSIGN_OR_RETURN(schema::SchemaIr ir, schema::AcceptInitial(schema_source));
@@ -95,6 +155,8 @@ Result<std::unique_ptr<Graph>> Graph::Init(const storage::Runtime& runtime,
     empties.push_back(std::move(empty));
   }
   storage::ObjectStore& store = *runtime.store;
+  InitReport found;
+  OMNIGRAPH_RETURN_IF_ERROR(CheckInitRoot(store, options, found));
 
   // 1. The stamp: the init fence.
   UlidGenerator ulids(*runtime.clock, *runtime.random);
@@ -108,13 +170,11 @@ Result<std::unique_ptr<Graph>> Graph::Init(const storage::Runtime& runtime,
     OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<commit::StorageStamp> existing, ReadStamp(store));
     if (!existing) return Status(Code::kUnknown, "the storage stamp vanished");
     OMNIGRAPH_ASSIGN_OR_RETURN(bool genesis, GenesisExists(store));
-    if (genesis) {
-      return Status(Code::kAlreadyInitialized,
-                    "a graph already exists at " + store.Describe() + " (graph id " +
-                        existing->graph_id + ")",
-                    std::string(commit::kStampName));
-    }
-    stamp = std::move(*existing);  // An interrupted init: complete it under its graph id.
+    if (genesis) return AlreadyInitialized(store, existing->graph_id);
+    // An unfinished init (with force, or one that took the fence after the check above):
+    // complete it under its graph id.
+    found.completed_graph_id = existing->graph_id;
+    stamp = std::move(*existing);
   }
 
   // 2. The schema archive, content-addressed.
@@ -147,6 +207,7 @@ Result<std::unique_ptr<Graph>> Graph::Init(const storage::Runtime& runtime,
   // 4. The main stream: metadata, genesis, checkpoint 0, hint.
   OMNIGRAPH_RETURN_IF_ERROR(
       commit::CreateMainStream(runtime, std::move(genesis), options.actor).status());
+  if (report != nullptr) *report = std::move(found);
   return std::unique_ptr<Graph>(new Graph(runtime, std::move(stamp)));
 }
 
@@ -160,7 +221,7 @@ Result<std::unique_ptr<Graph>> Graph::Open(const storage::Runtime& runtime) {
   if (!genesis) {
     return Status(Code::kInitializationIncomplete,
                   "initialization of the graph at " + runtime.store->Describe() +
-                      " did not finish; run init again with the same schema to complete it",
+                      " did not finish; run init --force with the same schema to complete it",
                   commit::RecordName(commit::kMainKey, 0));
   }
   return std::unique_ptr<Graph>(new Graph(runtime, std::move(*stamp)));

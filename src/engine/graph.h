@@ -40,15 +40,44 @@ namespace omnigraph::engine {
 struct InitOptions {
   std::optional<std::string> actor;
   uint64_t checkpoint_interval = 50;
+  // Init refuses a root that holds any object, unless this is set: then it creates the graph
+  // among objects that are not a graph (leaving them in place) or completes an unfinished init.
+  // It never replaces a graph whose genesis record exists (docs/design/engine.md "Init").
+  bool force = false;
+};
+
+// Names of the objects init found shown in its error and its report.
+inline constexpr size_t kInitFoundShownMax = 10;
+
+// What Init found at the root before it wrote anything, and what it did about it (reported to
+// the user with --force).
+struct InitReport {
+  // The first names under the root, in byte order (at most kInitFoundShownMax), and whether there
+  // were more. Empty for an empty root.
+  std::vector<std::string> found;
+  bool found_more = false;
+  // Set when the root held an unfinished init (a storage stamp, no genesis record) that this
+  // init completed under that stamp's graph id.
+  std::optional<std::string> completed_graph_id;
+
+  // "2 objects: 'a.txt', 'notes/b.md'" or "more than 10 objects, among them: ...".
+  std::string FoundText() const;
+  // {found: [...], found_more, completed_graph_id?}.
+  Json ToJson() const;
 };
 
 class Graph {
  public:
-  // Initialises a new graph at the runtime's store with `schema_source` (.pg). AlreadyInitialized
-  // when a graph exists there; InvalidArgument for a bad schema (nothing written).
+  // Initialises a new graph at the runtime's store with `schema_source` (.pg). The root must be
+  // empty (no object under it; an absent folder is empty) unless `options.force`.
+  // AlreadyInitialized when a graph exists there (also with force); InitializationIncomplete
+  // for an unfinished init without force; AlreadyExists naming the root and the first objects
+  // found for any other non-empty root without force; InvalidArgument for a bad schema. Nothing
+  // is written in any of these cases. `report`, when set, receives what was found.
   static Result<std::unique_ptr<Graph>> Init(const storage::Runtime& runtime,
                                              std::string_view schema_source,
-                                             const InitOptions& options = {});
+                                             const InitOptions& options = {},
+                                             InitReport* report = nullptr);
   // Opens an existing graph. NotFound when there is none; UnknownStamp naming both stamps for a
   // graph of another format; InitializationIncomplete when init was interrupted.
   static Result<std::unique_ptr<Graph>> Open(const storage::Runtime& runtime);
@@ -78,6 +107,10 @@ class Graph {
   // tried once more against the life the name resolves to now; BranchNotFound when there is
   // none.
   Result<WriteResult> Write(const WriteRequest& request);
+  // Everything Write checks before it stages, against the branch head `at`, writing nothing:
+  // the actor, every constraint of engine/validate.h and the appends' ids. A load into a branch
+  // it creates checks against the base's head first, so that a refused load never creates it.
+  Status CheckWrite(const Snapshot& at, const WriteRequest& request);
   // The answer a keyed write already has on `branch` (engine/idempotency.h): one GET of the key
   // object (nothing more when it is absent, the usual case) and one read of the record it
   // names. nullopt when no record names the key; IdempotencyConflict when the key was used for
@@ -169,10 +202,20 @@ class Graph {
                        std::vector<std::optional<Result<WriteResult>>>& out);
   // The validation half of ValidateAndStage.
   Status ValidateChanges(const commit::GraphState& base, const WriteRequest& request);
+  // KeyConflict when an in-memory append adds an id its table holds on `base` (staging would
+  // refuse it too, but only after other tables of the write were staged).
+  Status CheckAppends(const commit::GraphState& base, const WriteRequest& request);
   // Validates `request` against `base` and stages every table it touches; the record content
-  // pinning the staged versions.
+  // pinning the staged versions. Every object staging creates is added to `staged_objects`.
   Result<commit::RecordContent> ValidateAndStage(const commit::GraphState& base,
-                                                 const WriteRequest& request);
+                                                 const WriteRequest& request,
+                                                 table::StagedObjects* staged_objects);
+  // Deletes the objects one write attempt staged, once no record can name them (the attempt was
+  // refused before publishing, or another record took its seq): each was created by this
+  // writer under a name it drew fresh and is referenced by nothing. Best effort: a failed delete
+  // leaves garbage for cleanup, as before (docs/design/engine.md "A refused write leaves
+  // nothing").
+  void DeleteStaged(table::StagedObjects& staged);
 
   // A merge against one target head: the outcome so far, and what to publish — a fast-forward's
   // pins, or for a three-way merge the base state the tables are merged from (set only then).
@@ -210,6 +253,12 @@ class Graph {
   GroupCommitOptions group_commit_;
   std::map<std::string, std::shared_ptr<CommitQueue>> queues_;
 };
+
+// Whether a write that failed with `status` certainly published nothing, so that objects only it
+// could reference (a load's pending fragments) may be deleted: a refusal before or instead of the
+// publication (a violation, a conflict, a lost race), not an error the publication may have
+// survived (PublicationInDoubt, a store failure).
+bool NothingPublished(const Status& status);
 
 // The commit-layer pin and the table-layer pin carry the same fields.
 table::TablePin ToTablePin(const commit::Pin& pin);

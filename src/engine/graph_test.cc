@@ -104,10 +104,49 @@ TEST(GraphTest, AnInterruptedInitIsRefusedByOpenAndCompletedByInit) {
   Result<std::unique_ptr<Graph>> open = Graph::Open(rt);
   ASSERT_FALSE(open.ok());
   EXPECT_EQ(open.status().code(), Code::kInitializationIncomplete);
-  Result<std::unique_ptr<Graph>> completed = Graph::Init(rt, kSchema);
+  EXPECT_NE(open.status().message().find("run init --force"), std::string::npos);
+  // A plain init refuses it (it may be an init still running), naming the graph and the stamp.
+  Result<std::unique_ptr<Graph>> strict = Graph::Init(rt, kSchema);
+  ASSERT_FALSE(strict.ok());
+  EXPECT_EQ(strict.status().code(), Code::kInitializationIncomplete);
+  EXPECT_EQ(strict.status().message(),
+            "init refused: " + memory->Describe() + " holds an unfinished init of graph " +
+                graph_id +
+                " (its storage stamp, no genesis record; perhaps an init still running) among 1 "
+                "object: '_omnigraph.json'; run init --force with the same schema to complete it");
+  EXPECT_EQ(memory->size(), 1u);
+  InitOptions force;
+  force.force = true;
+  InitReport report;
+  Result<std::unique_ptr<Graph>> completed = Graph::Init(rt, kSchema, force, &report);
   ASSERT_TRUE(completed.ok()) << completed.status().ToString();
   EXPECT_EQ((*completed)->stamp().graph_id, graph_id);
+  EXPECT_EQ(report.completed_graph_id, graph_id);
+  EXPECT_EQ(report.found, std::vector<std::string>{"_omnigraph.json"});
   EXPECT_TRUE(Graph::Open(rt).ok());
+}
+
+TEST(GraphTest, InitListsTheRootOnceAndNamesAtMostTenOfWhatItFound) {
+  auto memory = std::make_shared<storage::MemoryStore>();
+  auto counting = std::make_shared<storage::CountingStore>(memory);
+  storage::Runtime rt = storage::Runtime::ForTest(counting, 1);
+  for (int i = 0; i < 12; ++i) {
+    ASSERT_TRUE(memory->Put("f" + std::to_string(10 + i), "x").ok());
+  }
+  Result<std::unique_ptr<Graph>> strict = Graph::Init(rt, kSchema);
+  ASSERT_FALSE(strict.ok());
+  EXPECT_EQ(strict.status().code(), Code::kAlreadyExists);
+  EXPECT_NE(strict.status().message().find(
+                "it holds more than 10 objects, among them 'f10', 'f11', 'f12', 'f13', 'f14', "
+                "'f15', 'f16', 'f17', 'f18', 'f19';"),
+            std::string::npos)
+      << strict.status().message();
+  // One LIST, the stamp's GET; nothing written.
+  const storage::OpCounts ops = counting->Snapshot();
+  EXPECT_EQ(ops.lists, 1u) << ops.ToString();
+  EXPECT_EQ(ops.gets, 1u) << ops.ToString();
+  EXPECT_EQ(ops.writes(), 0u) << ops.ToString();
+  EXPECT_EQ(memory->size(), 12u);
 }
 
 TEST(GraphTest, OpenRefusesAnUnknownStampNamingBothStamps) {

@@ -210,9 +210,17 @@ class RowLines {
   explicit RowLines(std::unique_ptr<TempFile> file) : file_(std::move(file)) {}
   TempFile& file() { return *file_; }
   void AddType(std::string key, Type type) { types_.emplace(std::move(key), std::move(type)); }
+  // A type whose rows the write takes from memory: the line of each row, in row order.
+  void AddMemoryType(std::string key, std::vector<uint64_t> lines) {
+    memory_.emplace(std::move(key), std::move(lines));
+  }
 
   // The line of live row `row` (rows numbered across fragments, superseded ones left out).
   std::string Label(std::string_view table_key, uint64_t row) const {
+    if (auto m = memory_.find(table_key); m != memory_.end()) {
+      if (row >= m->second.size()) return std::string(table_key);
+      return "line " + std::to_string(m->second[row]);
+    }
     auto it = types_.find(table_key);
     if (it == types_.end()) return std::string(table_key);
     const Type& t = it->second;
@@ -241,6 +249,7 @@ class RowLines {
  private:
   std::unique_ptr<TempFile> file_;
   std::map<std::string, Type, std::less<>> types_;
+  std::map<std::string, std::vector<uint64_t>, std::less<>> memory_;
 };
 
 class Loader {
@@ -271,6 +280,10 @@ class Loader {
   std::shared_ptr<const RowLines> lines() const { return lines_; }
   // The most input bytes the unwritten batches held at once.
   uint64_t buffered_bytes_peak() const { return buffered_bytes_peak_; }
+  // Waits for the batches being written and deletes every fragment the loader wrote (a refused
+  // load's: no record names them, and no other writer knows their names). Best effort; the
+  // number of fragments it asked the store to delete.
+  size_t DeleteWritten();
 
  private:
   Result<TypeRows*> RowsOf(const TypeDef& type);
@@ -285,6 +298,9 @@ class Loader {
                 const std::vector<std::optional<Value>>& values, uint64_t line, uint64_t bytes);
   // Computes the @embed vectors of the waiting rows of `rows` and adds them.
   Status DrainEmbeds(TypeRows& rows);
+  // The batch being built without the rows a later line of the same id replaced; leaves the
+  // batch's lines (and generated marks) as those of the rows returned.
+  Result<table::ColumnBatch> TakeBatch(TypeRows& rows);
   // Writes the batch being built as a pending fragment (on the runtime's executor; CollectWrite
   // finishes it).
   Status Flush(TypeRows& rows);
@@ -308,6 +324,8 @@ class Loader {
   // checks ids across batches without holding them (the sorter spills past limits_.sort_bytes).
   ExternalSorter placed_;
   std::shared_ptr<RowLines> lines_;
+  // Every fragment written ahead, by store name (DeleteWritten).
+  table::StagedObjects written_;
   query::LazyEmbedder embedder_{*graph_.runtime().clock};
   uint64_t lines_written_ = 0;
   uint64_t buffered_bytes_ = 0;  // Over every type's batch, and the batches being written.
@@ -575,8 +593,7 @@ Result<table::ColumnBatch> WithoutRows(const table::ColumnBatch& batch,
   return table::GatherRows(batch, keep);
 }
 
-Status Loader::Flush(TypeRows& rows) {
-  if (rows.builder.num_rows() == 0) return Status::Ok();
+Result<table::ColumnBatch> Loader::TakeBatch(TypeRows& rows) {
   OMNIGRAPH_ASSIGN_OR_RETURN(table::ColumnBatch batch, rows.builder.Finish());
   if (!rows.superseded.empty()) {
     // A fragment holds each id once: drop the replaced rows (and their lines and marks).
@@ -596,6 +613,12 @@ Status Loader::Flush(TypeRows& rows) {
     OMNIGRAPH_ASSIGN_OR_RETURN(batch, WithoutRows(batch, std::move(rows.superseded)));
     rows.superseded.clear();
   }
+  return batch;
+}
+
+Status Loader::Flush(TypeRows& rows) {
+  if (rows.builder.num_rows() == 0) return Status::Ok();
+  OMNIGRAPH_ASSIGN_OR_RETURN(table::ColumnBatch batch, TakeBatch(rows));
   // The batch is encoded, compressed and stored on the executor while this thread records its
   // ids and lines (reading the batch, as the write does) and goes on parsing.
   auto written = std::make_shared<const table::ColumnBatch>(std::move(batch));
@@ -604,8 +627,8 @@ Status Loader::Flush(TypeRows& rows) {
   Writing writing{&rows, f, rows.batch_bytes, std::make_shared<table::FragmentEntry>(),
                   std::make_unique<TaskGroup>(*graph_.runtime().executor)};
   writing.group->Add([&tables = graph_.tables(), table = rows.pending->table, written,
-                      entry = writing.entry]() -> Status {
-    OMNIGRAPH_ASSIGN_OR_RETURN(*entry, tables.WriteFragment(table, *written));
+                      entry = writing.entry, log = &written_]() -> Status {
+    OMNIGRAPH_ASSIGN_OR_RETURN(*entry, tables.WriteFragment(table, *written, log));
     return Status::Ok();
   });
   writing_.push_back(std::move(writing));
@@ -652,6 +675,16 @@ Status Loader::CollectWrite() {
   OMNIGRAPH_RETURN_IF_ERROR(writing.group->Wait());
   writing.rows->pending->fragments[writing.fragment] = std::move(*writing.entry);
   return Status::Ok();
+}
+
+size_t Loader::DeleteWritten() {
+  while (!writing_.empty()) {
+    writing_.front().group->Wait().IgnoreError();
+    writing_.pop_front();
+  }
+  std::vector<std::string> names = written_.Take();
+  for (const std::string& name : names) graph_.runtime().store->Delete(name).IgnoreError();
+  return names.size();
 }
 
 Status Loader::RepeatBefore(Status failure) {
@@ -801,7 +834,11 @@ Status Loader::ResolveIds() {
 
 Result<std::map<std::string, TableChange>> Loader::Finish(LoadResult* result) {
   OMNIGRAPH_RETURN_IF_ERROR(DrainAllEmbeds());
-  for (auto& [key, rows] : rows_) OMNIGRAPH_RETURN_IF_ERROR(Flush(*rows));
+  // A type none of whose batches was written is staged from memory, after the write path has
+  // validated it (nothing is written for a load refused there); the others are written ahead.
+  for (auto& [key, rows] : rows_) {
+    if (!rows->pending->fragments.empty()) OMNIGRAPH_RETURN_IF_ERROR(Flush(*rows));
+  }
   while (!writing_.empty()) OMNIGRAPH_RETURN_IF_ERROR(CollectWrite());
   OMNIGRAPH_RETURN_IF_ERROR(ResolveIds());
   std::map<std::string, TableChange> changes;
@@ -810,6 +847,16 @@ Result<std::map<std::string, TableChange>> Loader::Finish(LoadResult* result) {
     change.op = mode_ == LoadMode::kAppend  ? TableChange::Op::kAppend
                 : mode_ == LoadMode::kMerge ? TableChange::Op::kUpsert
                                             : TableChange::Op::kOverwrite;
+    const TypeDef& type = rows->builder.type();
+    LoadedType loaded{type.name, rows->records};
+    (type.kind == schema::TypeKind::kEdge ? result->edges : result->nodes).push_back(loaded);
+    result->total_entities += rows->records;
+    if (rows->pending->fragments.empty()) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(change.rows, TakeBatch(*rows));
+      lines_->AddMemoryType(key, std::move(rows->batch_lines));
+      changes.emplace(key, std::move(change));
+      continue;
+    }
     RowLines::Type lines;
     lines.fragment_line_start = std::move(rows->fragment_line_start);
     for (const table::FragmentEntry& f : rows->pending->fragments) {
@@ -818,10 +865,6 @@ Result<std::map<std::string, TableChange>> Loader::Finish(LoadResult* result) {
     lines.superseded = rows->pending->superseded;
     lines_->AddType(key, std::move(lines));
     change.pending = std::move(rows->pending);
-    const TypeDef& type = rows->builder.type();
-    LoadedType loaded{type.name, rows->records};
-    (type.kind == schema::TypeKind::kEdge ? result->edges : result->nodes).push_back(loaded);
-    result->total_entities += rows->records;
     changes.emplace(key, std::move(change));
   }
   auto by_name = [](const LoadedType& a, const LoadedType& b) { return a.name < b.name; };
@@ -952,6 +995,69 @@ Status ReadInput(Loader& loader, LineSource& lines, ProgressMeter& meter) {
   return Status::Ok();
 }
 
+// Deletes the branch a refused load created, unless a record was published on it since
+// (`created_at` is its head right after the create): another process that found the branch may
+// have written to it, and its acknowledged commit must not go with the branch.
+void DropCreatedBranch(Graph& graph, std::string_view branch, const std::string& created_at,
+                       const LoadOptions& options) {
+  Result<Snapshot> now = graph.SnapshotOfBranch(branch);
+  if (!now.ok() || now->commit_id() != created_at) return;
+  graph.DeleteBranch(branch, options.actor).IgnoreError();
+}
+
+// The write of a load whose input was read (`changes`), on `branch` or, when `create`, a new
+// branch from `head` (the base's head) that is created only once the write passed every check
+// against that head. `write_started` is set once Graph::Write was called.
+Result<LoadResult> PublishLoad(Graph& graph, std::string_view branch, const Snapshot& head,
+                               bool create, std::map<std::string, TableChange> changes,
+                               const Loader& loader, LoadMode mode, const LoadOptions& options,
+                               LoadResult result, bool& write_started, ProgressMeter& meter) {
+  WriteRequest request;
+  request.branch = std::string(branch);
+  request.changes = std::move(changes);
+  request.actor = options.actor;
+  request.row_label = [lines = loader.lines()](std::string_view table_key, uint64_t row) {
+    return lines->Label(table_key, row);
+  };
+  request.sort_bytes = options.limits.sort_bytes;
+  request.planned_schema = head.state().schema;
+  request.summary = "load " + std::string(LoadModeName(mode));
+  request.counts = LoadOutcome(result);
+  request.idempotency = options.idempotency;
+  if (request.idempotency) request.idempotency->outcome = LoadOutcome(result);
+  // A new branch is created only for a load that its base's head accepts: a refused load never
+  // creates it (checked twice, since the write validates again on the branch it captures).
+  if (create && !request.changes.empty())
+    OMNIGRAPH_RETURN_IF_ERROR(graph.CheckWrite(head, request));
+  if (create) OMNIGRAPH_RETURN_IF_ERROR(CreateLoadBranch(graph, branch, options, result));
+  if (request.changes.empty()) return result;
+  std::string created_at;
+  if (result.branch_created) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot fork, graph.SnapshotOfBranch(branch));
+    created_at = fork.commit_id();
+  }
+  std::set<std::string> loaded;
+  for (const auto& [table_key, change] : request.changes) loaded.insert(table_key);
+  write_started = true;
+  Result<WriteResult> written = graph.Write(request);
+  if (!written.ok()) {
+    // Refused after the branch was created (another writer used the branch meanwhile, or the
+    // store failed): the branch goes again only while nobody published on it.
+    if (result.branch_created && NothingPublished(written.status())) {
+      DropCreatedBranch(graph, branch, created_at, options);
+    }
+    return written.status();
+  }
+  if (written->replayed) return ReplayedLoad(std::move(result), *std::move(written));
+  result.commit = written->commit_id;
+  // The derived objects of every version the load published (engine/derived_indexes.h); never
+  // authority, so a failure there leaves the load committed and the next reader builds them.
+  BuildWrittenDerived(graph.tables(), head.catalog(), written->record, loaded, options.ann);
+  result.commit_record = std::move(written->record);
+  meter.Finish();
+  return result;
+}
+
 Result<LoadResult> LoadLines(Graph& graph, std::string_view branch, LineSource& lines,
                              LoadMode mode, const LoadOptions& options) {
   LoadResult result;
@@ -975,42 +1081,21 @@ Result<LoadResult> LoadLines(Graph& graph, std::string_view branch, LineSource& 
   Loader loader(graph, *head, mode, options.limits, std::move(lines_file));
   ProgressMeter meter(options.progress, *graph.runtime().clock, "load", "entities");
   meter.SetBytesTotal(options.input_bytes);
-  OMNIGRAPH_RETURN_IF_ERROR(ReadInput(loader, lines, meter));
-  meter.Phase("committing");
-  OMNIGRAPH_ASSIGN_OR_RETURN(auto changes, loader.Finish(&result));
-  result.buffered_bytes_peak = loader.buffered_bytes_peak();
-  OMNIGRAPH_RETURN_IF_ERROR(CheckLoadDuration(graph, started_us));
-  if (create) OMNIGRAPH_RETURN_IF_ERROR(CreateLoadBranch(graph, branch, options, result));
-  if (changes.empty()) return result;
-  WriteRequest request;
-  request.branch = std::string(branch);
-  request.changes = std::move(changes);
-  request.actor = options.actor;
-  request.row_label = [lines = loader.lines()](std::string_view table_key, uint64_t row) {
-    return lines->Label(table_key, row);
-  };
-  request.sort_bytes = options.limits.sort_bytes;
-  request.planned_schema = head->state().schema;
-  request.summary = "load " + std::string(LoadModeName(mode));
-  request.counts = LoadOutcome(result);
-  request.idempotency = options.idempotency;
-  if (request.idempotency) request.idempotency->outcome = LoadOutcome(result);
-  std::set<std::string> loaded;
-  for (const auto& [table_key, change] : request.changes) loaded.insert(table_key);
-  Result<WriteResult> written = graph.Write(request);
-  if (!written.ok()) {
-    // A rejected load changes nothing, including the branch it would have created.
-    if (result.branch_created) graph.DeleteBranch(branch, options.actor).IgnoreError();
-    return written.status();
-  }
-  if (written->replayed) return ReplayedLoad(std::move(result), *std::move(written));
-  result.commit = written->commit_id;
-  // The derived objects of every version the load published (engine/derived_indexes.h); never
-  // authority, so a failure there leaves the load committed and the next reader builds them.
-  BuildWrittenDerived(graph.tables(), head->catalog(), written->record, loaded, options.ann);
-  result.commit_record = std::move(written->record);
-  meter.Finish();
-  return result;
+  bool write_started = false;
+  Result<LoadResult> out = [&]() -> Result<LoadResult> {
+    OMNIGRAPH_RETURN_IF_ERROR(ReadInput(loader, lines, meter));
+    meter.Phase("committing");
+    OMNIGRAPH_ASSIGN_OR_RETURN(auto changes, loader.Finish(&result));
+    result.buffered_bytes_peak = loader.buffered_bytes_peak();
+    OMNIGRAPH_RETURN_IF_ERROR(CheckLoadDuration(graph, started_us));
+    return PublishLoad(graph, branch, *head, create, std::move(changes), loader, mode, options,
+                       std::move(result), write_started, meter);
+  }();
+  // A refused load deletes the fragments it wrote ahead: until a record names them they are
+  // only this load's (docs/design/load.md "A refused load leaves nothing"). Not when the
+  // publication may have happened after all.
+  if (!out.ok() && (!write_started || NothingPublished(out.status()))) loader.DeleteWritten();
+  return out;
 }
 
 }  // namespace

@@ -101,24 +101,34 @@ Result<WriteResult> Graph::WriteFrom(const WriteRequest& request, Snapshot captu
       OMNIGRAPH_RETURN_IF_ERROR(CheckPlannedTables(*base, request));
     }
     // 3-4. Validate and stage against (stream, seq) of the captured head, while the gap guard
-    // looks two seqs up (D21).
+    // looks two seqs up (D21). What this attempt stages is deleted again whenever it is certain
+    // that no record will name it (DeleteStaged).
+    table::StagedObjects objects;
     Result<commit::Prepared> staged = captured.stream_->Prepare(
-        *base, [&](const commit::GraphState& b) { return ValidateAndStage(b, request); });
-    if (!staged.ok()) return AnsweredByKey(fence, request, staged.status());
+        *base, [&](const commit::GraphState& b) { return ValidateAndStage(b, request, &objects); });
+    if (!staged.ok()) {
+      DeleteStaged(objects);
+      return AnsweredByKey(fence, request, staged.status());
+    }
     commit::Prepared prepared = *std::move(staged);
     // 5. Publish: one conditional create of seq + 1, which a key must be fenced to first.
     commit::PublishAttempt tried;
-    OMNIGRAPH_ASSIGN_OR_RETURN(FenceVerdict verdict,
-                               fence ? fence->Claim(base->seq + 1) : FenceVerdict::kPublish);
+    Result<FenceVerdict> claimed = fence ? fence->Claim(base->seq + 1) : FenceVerdict::kPublish;
+    if (!claimed.ok() || *claimed == FenceVerdict::kReplay) DeleteStaged(objects);
+    OMNIGRAPH_ASSIGN_OR_RETURN(FenceVerdict verdict, std::move(claimed));
     if (verdict == FenceVerdict::kReplay)
       return ReplayedWrite(fence->replayed(), *request.idempotency);
     if (verdict == FenceVerdict::kPublish) {
       if (fence) prepared.content.idempotency_key = IdempotencyMember(*request.idempotency);
+      // A failed publication may still land (PublicationInDoubt): its objects stay.
       OMNIGRAPH_ASSIGN_OR_RETURN(tried, captured.stream_->TryPublish(base, prepared, meta));
       if (tried.won) {
         return WriteResult{tried.won->commit_id, tried.won->seq, attempt, tried.won->record};
       }
+      // Another record holds seq + 1, so this attempt's record can never be published.
+      DeleteStaged(objects);
     } else {
+      DeleteStaged(objects);
       // The key was fenced past this head by a retry of the same write: catch up first.
       OMNIGRAPH_ASSIGN_OR_RETURN(tried.head, captured.stream_->ReadLatest());
     }
@@ -158,6 +168,40 @@ Status Graph::CheckPlannedTables(const commit::GraphState& base, const WriteRequ
   return Status::Ok();
 }
 
+void Graph::DeleteStaged(table::StagedObjects& staged) {
+  for (const std::string& name : staged.Take()) runtime_.store->Delete(name).IgnoreError();
+}
+
+bool NothingPublished(const Status& status) {
+  switch (status.code()) {
+    case Code::kInvalidArgument:
+    case Code::kKeyConflict:
+    case Code::kReadSetChanged:
+    case Code::kPreconditionFailed:
+    case Code::kResourceLimit:
+    case Code::kBranchNotFound:
+    case Code::kIdempotencyConflict: return true;
+    default: return false;
+  }
+}
+
+Status Graph::CheckWrite(const Snapshot& at, const WriteRequest& request) {
+  if (at.stream_ == nullptr) return InvalidArgument("a write is checked only on a branch head");
+  OMNIGRAPH_RETURN_IF_ERROR(commit::ValidateActor(request.actor));
+  OMNIGRAPH_RETURN_IF_ERROR(ValidateChanges(at.state(), request));
+  return CheckAppends(at.state(), request);
+}
+
+Status Graph::CheckAppends(const commit::GraphState& base, const WriteRequest& request) {
+  for (const auto& [key, change] : request.changes) {
+    if (change.op != TableChange::Op::kAppend || change.pending) continue;
+    const commit::TableState* t = base.FindByKey(key);
+    if (t == nullptr) continue;  // Staging names the missing table.
+    OMNIGRAPH_RETURN_IF_ERROR(tables_->CheckAppend(ToTablePin(t->pin), change.rows));
+  }
+  return Status::Ok();
+}
+
 Status Graph::ValidateChanges(const commit::GraphState& base, const WriteRequest& request) {
   auto table_of = [&](std::string_view key) -> Result<const commit::TableState*> {
     const commit::TableState* t = base.FindByKey(key);
@@ -186,8 +230,12 @@ Status Graph::ValidateChanges(const commit::GraphState& base, const WriteRequest
 }
 
 Result<commit::RecordContent> Graph::ValidateAndStage(const commit::GraphState& base,
-                                                      const WriteRequest& request) {
+                                                      const WriteRequest& request,
+                                                      table::StagedObjects* staged_objects) {
   if (!request.prevalidated) OMNIGRAPH_RETURN_IF_ERROR(ValidateChanges(base, request));
+  // An append of an id the base holds is refused before any table is staged, so that one
+  // table's conflict leaves no other table's objects behind.
+  OMNIGRAPH_RETURN_IF_ERROR(CheckAppends(base, request));
   auto table_of = [&](std::string_view key) -> Result<const commit::TableState*> {
     const commit::TableState* t = base.FindByKey(key);
     if (t == nullptr) {
@@ -209,8 +257,8 @@ Result<commit::RecordContent> Graph::ValidateAndStage(const commit::GraphState& 
   for (size_t i = 0; i < work.size(); ++i) {
     group.Add([&, i]() -> Status {
       OMNIGRAPH_ASSIGN_OR_RETURN(const commit::TableState* t, table_of(*work[i].first));
-      OMNIGRAPH_ASSIGN_OR_RETURN(staged[i],
-                                 tables_->StageWrite(ToTablePin(t->pin), *work[i].second, against));
+      OMNIGRAPH_ASSIGN_OR_RETURN(staged[i], tables_->StageWrite(ToTablePin(t->pin), *work[i].second,
+                                                                against, staged_objects));
       if (request.rewrite) return Status::Ok();
       OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> base_version,
                                  tables_->Open(ToTablePin(t->pin)));

@@ -184,11 +184,15 @@ void Graph::PublishAdmitted(const std::shared_ptr<commit::Stream>& stream,
   commit::PublishRequest meta;
   meta.branch = combined.branch;
   meta.actor = combined.actor;
+  table::StagedObjects objects;
   Result<commit::Prepared> prepared = stream->Prepare(
-      *base, [&](const commit::GraphState& b) { return ValidateAndStage(b, combined); });
+      *base, [&](const commit::GraphState& b) { return ValidateAndStage(b, combined, &objects); });
   Result<commit::PublishAttempt> tried = prepared.ok()
                                              ? stream->TryPublish(base, *prepared, meta)
                                              : Result<commit::PublishAttempt>(prepared.status());
+  // No record can name the combined staging once it was refused or another record took the seq
+  // (a publication in doubt keeps it: it may still land).
+  if (!prepared.ok() || (tried.ok() && !tried->won)) DeleteStaged(objects);
   if (!prepared.ok()) {
     // Staging refused the combined rows (an append of an id the branch holds, say) or the store
     // failed before anything was published: each member then publishes alone, and gets its own

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -85,6 +86,23 @@ struct PendingRows {
 // fragments); Delete takes `ids`. Patch upserts `rows` and deletes `ids` (ids none of the rows
 // has) in one change — a merge's net change to one table; it stages the delete and then the
 // upsert on it, two versions of which the second is the result.
+// The objects one write created, by store name: each a put-if-absent under a name the writer drew
+// fresh (a UUIDv7 path, a random staged_version) that returned "ours". No version references
+// them until a record pins one, so a write refused before it publishes can delete exactly these
+// (engine/write.h; docs/design/engine.md "A refused write leaves nothing"). Thread-safe: the
+// tables of one write are staged in parallel.
+class StagedObjects {
+ public:
+  void Add(std::string name);
+  // Every name added so far, in the order they were added; empties the list.
+  std::vector<std::string> Take();
+  bool empty() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<std::string> names_;
+};
+
 struct TableWrite {
   enum class Op { kAppend, kUpsert, kDelete, kOverwrite, kPatch };
   Op op = Op::kAppend;
@@ -105,43 +123,57 @@ class TableStore {
   // can be staged against, such as those init writes before genesis). Input errors are
   // InvalidArgument and write nothing: a batch whose schema is not the table's, an empty or
   // over-long id, an id twice in one batch. Storage failures come back as the store reports them
-  // (after re-driving Unknown outcomes, kStagingAttemptsMax attempts in all).
+  // (after re-driving Unknown outcomes, kStagingAttemptsMax attempts in all). When `staged` is
+  // set, every object a call creates is added to it, also when the call then fails.
 
   // The write path's entry point: stages `write` on `base` with the operation it names (one of
   // the functions below). Errors as that function returns them.
   Result<TablePin> StageWrite(const TablePin& base, const TableWrite& write,
-                              const std::optional<StagedAgainst>& against);
+                              const std::optional<StagedAgainst>& against,
+                              StagedObjects* staged = nullptr);
 
   // A first version holding `rows` (which may be empty); its schema is `table.schema`.
   Result<TablePin> Create(const NewTable& table, const ColumnBatch& rows,
                           const std::optional<StagedAgainst>& against);
   // Adds rows whose ids are all new; KeyConflict naming the first id the base already holds.
   Result<TablePin> Append(const TablePin& base, const ColumnBatch& rows,
-                          const std::optional<StagedAgainst>& against);
+                          const std::optional<StagedAgainst>& against,
+                          StagedObjects* staged = nullptr);
+  // Append's checks without writing anything: InvalidArgument for rows that do not fit the base,
+  // KeyConflict naming the first id the base already holds (the write path runs it for every
+  // appended table before staging any, so a conflict in one table stages none).
+  Status CheckAppend(const TablePin& base, const ColumnBatch& rows);
   // Inserts new ids and replaces the rows of existing ones.
   Result<TablePin> Upsert(const TablePin& base, const ColumnBatch& rows,
-                          const std::optional<StagedAgainst>& against);
+                          const std::optional<StagedAgainst>& against,
+                          StagedObjects* staged = nullptr);
   // Removes the rows of `ids`; ids the base does not hold are ignored.
   Result<TablePin> Delete(const TablePin& base, std::span<const std::string> ids,
-                          const std::optional<StagedAgainst>& against);
+                          const std::optional<StagedAgainst>& against,
+                          StagedObjects* staged = nullptr);
   // Replaces every row with `rows`, whose schema becomes the table's (a valid table schema).
   Result<TablePin> Overwrite(const TablePin& base, const ColumnBatch& rows,
-                             const std::optional<StagedAgainst>& against);
+                             const std::optional<StagedAgainst>& against,
+                             StagedObjects* staged = nullptr);
 
   // Writes `rows` as one fragment of `table` that no version references yet. InvalidArgument (and
   // nothing written) for an invalid batch or table schema, an empty or over-long id, or an id
   // twice in the batch.
-  Result<FragmentEntry> WriteFragment(const TableId& table, const ColumnBatch& rows);
+  Result<FragmentEntry> WriteFragment(const TableId& table, const ColumnBatch& rows,
+                                      StagedObjects* staged = nullptr);
   // As Append, Upsert and Overwrite, with rows already written by WriteFragment. The base must be
   // a version of `rows.table`; Append and Upsert need `rows.schema` to be the base's schema. The
   // superseded rows get deletion vectors in the new version (a fragment all of whose rows are
   // superseded is left out).
   Result<TablePin> AppendPending(const TablePin& base, const PendingRows& rows,
-                                 const std::optional<StagedAgainst>& against);
+                                 const std::optional<StagedAgainst>& against,
+                                 StagedObjects* staged = nullptr);
   Result<TablePin> UpsertPending(const TablePin& base, const PendingRows& rows,
-                                 const std::optional<StagedAgainst>& against);
+                                 const std::optional<StagedAgainst>& against,
+                                 StagedObjects* staged = nullptr);
   Result<TablePin> OverwritePending(const TablePin& base, const PendingRows& rows,
-                                    const std::optional<StagedAgainst>& against);
+                                    const std::optional<StagedAgainst>& against,
+                                    StagedObjects* staged = nullptr);
 
   // --- Reads.
 

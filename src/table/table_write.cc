@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "base/executor.h"
 #include "base/ids.h"
@@ -81,10 +82,12 @@ Status CheckRows(const ColumnBatch& rows, const Schema& schema, std::string_view
 // Writes `bytes` under `make_name(uuid)` for a fresh UUID, redrawing on collision; returns the
 // relative path.
 Result<std::string> StageObject(TableContext& ctx, const TableId& table, const std::string& bytes,
-                                std::string (*make_path)(std::string_view)) {
+                                std::string (*make_path)(std::string_view), StagedObjects* staged) {
   for (int draw = 0; draw < kNameDrawsMax; ++draw) {
     const std::string path = make_path(NewUuidV7(*ctx.runtime().clock, *ctx.runtime().random));
-    OMNIGRAPH_ASSIGN_OR_RETURN(bool ours, ctx.PutImmutable(ObjectName(table, path), bytes));
+    const std::string name = ObjectName(table, path);
+    OMNIGRAPH_ASSIGN_OR_RETURN(bool ours, ctx.PutImmutable(name, bytes));
+    if (ours && staged != nullptr) staged->Add(name);
     if (ours) return path;
   }
   return Internal("no free object name after " + std::to_string(kNameDrawsMax) + " draws",
@@ -94,7 +97,7 @@ Result<std::string> StageObject(TableContext& ctx, const TableId& table, const s
 // Writes `rows` as fragments of at most fragment_rows_max rows, in parallel; appends their
 // entries to `out` in row order.
 Status WriteFragments(TableContext& ctx, const TableId& table, const ColumnBatch& rows,
-                      std::vector<FragmentEntry>& out) {
+                      std::vector<FragmentEntry>& out, StagedObjects* staged) {
   const uint64_t per = ctx.fragment_rows_max();
   const uint64_t count = (rows.num_rows() + per - 1) / per;
   std::vector<FragmentEntry> written(count);
@@ -118,7 +121,8 @@ Status WriteFragments(TableContext& ctx, const TableId& table, const ColumnBatch
         ColumnBatch slice(rows.schema(), std::move(columns), end - begin);
         OMNIGRAPH_ASSIGN_OR_RETURN(bytes, EncodeFragment(slice, ctx.fragment_options()));
       }
-      OMNIGRAPH_ASSIGN_OR_RETURN(std::string path, StageObject(ctx, table, bytes, &DataPath));
+      OMNIGRAPH_ASSIGN_OR_RETURN(std::string path,
+                                 StageObject(ctx, table, bytes, &DataPath, staged));
       const std::string uuid = path.substr(5, path.size() - 5 - 4);
       written[f] = FragmentEntry{uuid, path, end - begin, bytes.size(), std::nullopt};
       return Status::Ok();
@@ -134,7 +138,7 @@ Status WriteFragments(TableContext& ctx, const TableId& table, const ColumnBatch
 // `fragments` when no live row remains. Vectors are written in parallel.
 Status ApplyDeletions(TableContext& ctx, const TableManifest& base,
                       const std::map<uint32_t, std::vector<uint32_t>>& rows,
-                      std::vector<FragmentEntry>& fragments) {
+                      std::vector<FragmentEntry>& fragments, StagedObjects* staged) {
   std::vector<std::optional<FragmentEntry>> next(base.fragments.begin(), base.fragments.end());
   TaskGroup group(*ctx.runtime().executor);
   for (const auto& [f, deleted] : rows) {
@@ -149,7 +153,7 @@ Status ApplyDeletions(TableContext& ctx, const TableManifest& base,
       }
       const std::string bytes = EncodeDeletionVector(merged);
       OMNIGRAPH_ASSIGN_OR_RETURN(std::string path,
-                                 StageObject(ctx, base.table(), bytes, &DeletionPath));
+                                 StageObject(ctx, base.table(), bytes, &DeletionPath, staged));
       next[f]->deletion =
           DeletionRef{path, merged.cardinality(), bytes.size(), DeletionChecksum(bytes)};
       return Status::Ok();
@@ -181,7 +185,8 @@ TableManifest NextManifest(const TableManifest& base, Operation op,
 
 // Records the deleted ids (inline or in a side file) and creates the manifest under a fresh
 // staged_version, redrawing on collision.
-Result<TablePin> Stage(TableContext& ctx, TableManifest m, std::vector<std::string> deleted_ids) {
+Result<TablePin> Stage(TableContext& ctx, TableManifest m, std::vector<std::string> deleted_ids,
+                       StagedObjects* staged) {
   m.entity_count = 0;
   for (const FragmentEntry& f : m.fragments) m.entity_count += f.live_rows();
   m.deleted_ids_count = deleted_ids.size();
@@ -201,7 +206,7 @@ Result<TablePin> Stage(TableContext& ctx, TableManifest m, std::vector<std::stri
                       m.table().Root());
       }
       OMNIGRAPH_ASSIGN_OR_RETURN(std::string path,
-                                 StageObject(ctx, m.table(), bytes, &DeletedIdsPath));
+                                 StageObject(ctx, m.table(), bytes, &DeletedIdsPath, staged));
       m.deleted_ids_path = path;
     }
     const std::string bytes = EncodeManifest(m);
@@ -214,6 +219,7 @@ Result<TablePin> Stage(TableContext& ctx, TableManifest m, std::vector<std::stri
     }
     const std::string name = ManifestName(m.table(), m.staged_version);
     OMNIGRAPH_ASSIGN_OR_RETURN(bool ours, ctx.PutImmutable(name, bytes));
+    if (ours && staged != nullptr) staged->Add(name);
     if (ours) return m.pin();
   }
   return Internal("no free staged_version after " + std::to_string(kNameDrawsMax) + " draws",
@@ -223,7 +229,8 @@ Result<TablePin> Stage(TableContext& ctx, TableManifest m, std::vector<std::stri
 // The pending fragments with deletion vectors for their superseded rows (written in parallel);
 // fragments with no live row left are dropped.
 Result<std::vector<FragmentEntry>> PendingFragments(TableContext& ctx, const TableId& table,
-                                                    const PendingRows& rows) {
+                                                    const PendingRows& rows,
+                                                    StagedObjects* staged) {
   std::vector<std::optional<FragmentEntry>> out(rows.fragments.begin(), rows.fragments.end());
   TaskGroup group(*ctx.runtime().executor);
   for (const auto& [f, superseded] : rows.superseded) {
@@ -235,7 +242,8 @@ Result<std::vector<FragmentEntry>> PendingFragments(TableContext& ctx, const Tab
         return Status::Ok();
       }
       const std::string bytes = EncodeDeletionVector(deleted);
-      OMNIGRAPH_ASSIGN_OR_RETURN(std::string path, StageObject(ctx, table, bytes, &DeletionPath));
+      OMNIGRAPH_ASSIGN_OR_RETURN(std::string path,
+                                 StageObject(ctx, table, bytes, &DeletionPath, staged));
       out[f]->deletion =
           DeletionRef{path, deleted.cardinality(), bytes.size(), DeletionChecksum(bytes)};
       return Status::Ok();
@@ -284,18 +292,20 @@ Status CheckPending(const TableManifest& base, const PendingRows& rows, bool sam
 
 }  // namespace
 
-Result<FragmentEntry> TableStore::WriteFragment(const TableId& table, const ColumnBatch& rows) {
+Result<FragmentEntry> TableStore::WriteFragment(const TableId& table, const ColumnBatch& rows,
+                                                StagedObjects* staged) {
   OMNIGRAPH_RETURN_IF_ERROR(ValidateTableSchema(rows.schema()));
   OMNIGRAPH_RETURN_IF_ERROR(ValidateBatch(rows));
   OMNIGRAPH_RETURN_IF_ERROR(BatchIds(rows).status());
   OMNIGRAPH_ASSIGN_OR_RETURN(std::string bytes, EncodeFragment(rows, ctx_->fragment_options()));
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::string path, StageObject(*ctx_, table, bytes, &DataPath));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::string path, StageObject(*ctx_, table, bytes, &DataPath, staged));
   const std::string uuid = path.substr(5, path.size() - 5 - 4);
   return FragmentEntry{uuid, path, rows.num_rows(), bytes.size(), std::nullopt};
 }
 
 Result<TablePin> TableStore::AppendPending(const TablePin& base, const PendingRows& rows,
-                                           const std::optional<StagedAgainst>& against) {
+                                           const std::optional<StagedAgainst>& against,
+                                           StagedObjects* staged) {
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableVersion> version, Open(base));
   const TableManifest& b = version->manifest();
   OMNIGRAPH_RETURN_IF_ERROR(CheckPending(b, rows, /*same_schema=*/true));
@@ -310,13 +320,14 @@ Result<TablePin> TableStore::AppendPending(const TablePin& base, const PendingRo
   TableManifest m = NextManifest(b, Operation::kAppend, against);
   m.inserted_ids_count = rows.ids->size();
   OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<FragmentEntry> added,
-                             PendingFragments(*ctx_, b.table(), rows));
+                             PendingFragments(*ctx_, b.table(), rows, staged));
   m.fragments.insert(m.fragments.end(), added.begin(), added.end());
-  return Stage(*ctx_, std::move(m), {});
+  return Stage(*ctx_, std::move(m), {}, staged);
 }
 
 Result<TablePin> TableStore::UpsertPending(const TablePin& base, const PendingRows& rows,
-                                           const std::optional<StagedAgainst>& against) {
+                                           const std::optional<StagedAgainst>& against,
+                                           StagedObjects* staged) {
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableVersion> version, Open(base));
   const TableManifest& b = version->manifest();
   OMNIGRAPH_RETURN_IF_ERROR(CheckPending(b, rows, /*same_schema=*/true));
@@ -333,15 +344,16 @@ Result<TablePin> TableStore::UpsertPending(const TablePin& base, const PendingRo
   TableManifest m = NextManifest(b, Operation::kUpsert, against);
   m.updated_ids_count = updated;
   m.inserted_ids_count = rows.ids->size() - updated;
-  OMNIGRAPH_RETURN_IF_ERROR(ApplyDeletions(*ctx_, b, deletions, m.fragments));
+  OMNIGRAPH_RETURN_IF_ERROR(ApplyDeletions(*ctx_, b, deletions, m.fragments, staged));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<FragmentEntry> added,
-                             PendingFragments(*ctx_, b.table(), rows));
+                             PendingFragments(*ctx_, b.table(), rows, staged));
   m.fragments.insert(m.fragments.end(), added.begin(), added.end());
-  return Stage(*ctx_, std::move(m), {});
+  return Stage(*ctx_, std::move(m), {}, staged);
 }
 
 Result<TablePin> TableStore::OverwritePending(const TablePin& base, const PendingRows& rows,
-                                              const std::optional<StagedAgainst>& against) {
+                                              const std::optional<StagedAgainst>& against,
+                                              StagedObjects* staged) {
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableVersion> version, Open(base));
   const TableManifest& b = version->manifest();
   OMNIGRAPH_RETURN_IF_ERROR(CheckPending(b, rows, /*same_schema=*/false));
@@ -352,8 +364,8 @@ Result<TablePin> TableStore::OverwritePending(const TablePin& base, const Pendin
   m.schema = rows.schema;
   m.updated_ids_count = updated;
   m.inserted_ids_count = rows.ids->size() - updated;
-  OMNIGRAPH_ASSIGN_OR_RETURN(m.fragments, PendingFragments(*ctx_, b.table(), rows));
-  return Stage(*ctx_, std::move(m), std::move(deleted));
+  OMNIGRAPH_ASSIGN_OR_RETURN(m.fragments, PendingFragments(*ctx_, b.table(), rows, staged));
+  return Stage(*ctx_, std::move(m), std::move(deleted), staged);
 }
 
 namespace {
@@ -453,6 +465,7 @@ Status TableStore::ScanPending(const PendingRows& rows, const BatchSink& sink) c
 
 Result<TablePin> TableStore::Create(const NewTable& table, const ColumnBatch& rows,
                                     const std::optional<StagedAgainst>& against) {
+  StagedObjects* const staged = nullptr;
   OMNIGRAPH_RETURN_IF_ERROR(ValidateTableSchema(table.schema));
   OMNIGRAPH_RETURN_IF_ERROR(CheckRows(rows, table.schema, table.table_key));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<std::string_view> ids, BatchIds(rows));
@@ -465,35 +478,50 @@ Result<TablePin> TableStore::Create(const NewTable& table, const ColumnBatch& ro
   m.schema = table.schema;
   m.staged_against = against;
   m.inserted_ids_count = ids.size();
-  OMNIGRAPH_RETURN_IF_ERROR(WriteFragments(*ctx_, table.id, rows, m.fragments));
-  return Stage(*ctx_, std::move(m), {});
+  OMNIGRAPH_RETURN_IF_ERROR(WriteFragments(*ctx_, table.id, rows, m.fragments, staged));
+  return Stage(*ctx_, std::move(m), {}, staged);
 }
 
 Result<TablePin> TableStore::StageWrite(const TablePin& base, const TableWrite& write,
-                                        const std::optional<StagedAgainst>& against) {
+                                        const std::optional<StagedAgainst>& against,
+                                        StagedObjects* staged) {
   const PendingRows* pending = write.pending.get();
   switch (write.op) {
     case TableWrite::Op::kAppend:
-      return pending ? AppendPending(base, *pending, against) : Append(base, write.rows, against);
+      return pending ? AppendPending(base, *pending, against, staged)
+                     : Append(base, write.rows, against, staged);
     case TableWrite::Op::kUpsert:
-      return pending ? UpsertPending(base, *pending, against) : Upsert(base, write.rows, against);
-    case TableWrite::Op::kDelete: return Delete(base, write.ids, against);
+      return pending ? UpsertPending(base, *pending, against, staged)
+                     : Upsert(base, write.rows, against, staged);
+    case TableWrite::Op::kDelete: return Delete(base, write.ids, against, staged);
     case TableWrite::Op::kOverwrite:
-      return pending ? OverwritePending(base, *pending, against)
-                     : Overwrite(base, write.rows, against);
+      return pending ? OverwritePending(base, *pending, against, staged)
+                     : Overwrite(base, write.rows, against, staged);
     case TableWrite::Op::kPatch: {
       if (pending) return InvalidArgument("a patch takes rows, not pending rows");
-      if (write.ids.empty()) return Upsert(base, write.rows, against);
-      OMNIGRAPH_ASSIGN_OR_RETURN(TablePin deleted, Delete(base, write.ids, against));
+      if (write.ids.empty()) return Upsert(base, write.rows, against, staged);
+      OMNIGRAPH_ASSIGN_OR_RETURN(TablePin deleted, Delete(base, write.ids, against, staged));
       if (write.rows.num_rows() == 0) return deleted;
-      return Upsert(deleted, write.rows, against);
+      return Upsert(deleted, write.rows, against, staged);
     }
   }
   return Status(Code::kInternal, "unknown table write operation");
 }
 
 Result<TablePin> TableStore::Append(const TablePin& base, const ColumnBatch& rows,
-                                    const std::optional<StagedAgainst>& against) {
+                                    const std::optional<StagedAgainst>& against,
+                                    StagedObjects* staged) {
+  OMNIGRAPH_RETURN_IF_ERROR(CheckAppend(base, rows));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableVersion> version, Open(base));
+  const TableManifest& b = version->manifest();
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<std::string_view> ids, BatchIds(rows));
+  TableManifest m = NextManifest(b, Operation::kAppend, against);
+  m.inserted_ids_count = ids.size();
+  OMNIGRAPH_RETURN_IF_ERROR(WriteFragments(*ctx_, b.table(), rows, m.fragments, staged));
+  return Stage(*ctx_, std::move(m), {}, staged);
+}
+
+Status TableStore::CheckAppend(const TablePin& base, const ColumnBatch& rows) {
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableVersion> version, Open(base));
   const TableManifest& b = version->manifest();
   OMNIGRAPH_RETURN_IF_ERROR(CheckRows(rows, b.schema, b.table_key));
@@ -507,14 +535,12 @@ Result<TablePin> TableStore::Append(const TablePin& base, const ColumnBatch& row
           version->manifest_name());
     }
   }
-  TableManifest m = NextManifest(b, Operation::kAppend, against);
-  m.inserted_ids_count = ids.size();
-  OMNIGRAPH_RETURN_IF_ERROR(WriteFragments(*ctx_, b.table(), rows, m.fragments));
-  return Stage(*ctx_, std::move(m), {});
+  return Status::Ok();
 }
 
 Result<TablePin> TableStore::Upsert(const TablePin& base, const ColumnBatch& rows,
-                                    const std::optional<StagedAgainst>& against) {
+                                    const std::optional<StagedAgainst>& against,
+                                    StagedObjects* staged) {
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableVersion> version, Open(base));
   const TableManifest& b = version->manifest();
   OMNIGRAPH_RETURN_IF_ERROR(CheckRows(rows, b.schema, b.table_key));
@@ -531,13 +557,14 @@ Result<TablePin> TableStore::Upsert(const TablePin& base, const ColumnBatch& row
   TableManifest m = NextManifest(b, Operation::kUpsert, against);
   m.updated_ids_count = updated;
   m.inserted_ids_count = ids.size() - updated;
-  OMNIGRAPH_RETURN_IF_ERROR(ApplyDeletions(*ctx_, b, deletions, m.fragments));
-  OMNIGRAPH_RETURN_IF_ERROR(WriteFragments(*ctx_, b.table(), rows, m.fragments));
-  return Stage(*ctx_, std::move(m), {});
+  OMNIGRAPH_RETURN_IF_ERROR(ApplyDeletions(*ctx_, b, deletions, m.fragments, staged));
+  OMNIGRAPH_RETURN_IF_ERROR(WriteFragments(*ctx_, b.table(), rows, m.fragments, staged));
+  return Stage(*ctx_, std::move(m), {}, staged);
 }
 
 Result<TablePin> TableStore::Delete(const TablePin& base, std::span<const std::string> ids,
-                                    const std::optional<StagedAgainst>& against) {
+                                    const std::optional<StagedAgainst>& against,
+                                    StagedObjects* staged) {
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableVersion> version, Open(base));
   const TableManifest& b = version->manifest();
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> index, ctx_->Index(b));
@@ -551,12 +578,13 @@ Result<TablePin> TableStore::Delete(const TablePin& base, std::span<const std::s
     }
   }
   TableManifest m = NextManifest(b, Operation::kDelete, against);
-  OMNIGRAPH_RETURN_IF_ERROR(ApplyDeletions(*ctx_, b, deletions, m.fragments));
-  return Stage(*ctx_, std::move(m), std::move(deleted));
+  OMNIGRAPH_RETURN_IF_ERROR(ApplyDeletions(*ctx_, b, deletions, m.fragments, staged));
+  return Stage(*ctx_, std::move(m), std::move(deleted), staged);
 }
 
 Result<TablePin> TableStore::Overwrite(const TablePin& base, const ColumnBatch& rows,
-                                       const std::optional<StagedAgainst>& against) {
+                                       const std::optional<StagedAgainst>& against,
+                                       StagedObjects* staged) {
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableVersion> version, Open(base));
   const TableManifest& b = version->manifest();
   OMNIGRAPH_RETURN_IF_ERROR(ValidateTableSchema(rows.schema()));
@@ -570,8 +598,23 @@ Result<TablePin> TableStore::Overwrite(const TablePin& base, const ColumnBatch& 
   m.fragments.clear();
   m.updated_ids_count = updated;
   m.inserted_ids_count = ids.size() - updated;
-  OMNIGRAPH_RETURN_IF_ERROR(WriteFragments(*ctx_, b.table(), rows, m.fragments));
-  return Stage(*ctx_, std::move(m), std::move(deleted));
+  OMNIGRAPH_RETURN_IF_ERROR(WriteFragments(*ctx_, b.table(), rows, m.fragments, staged));
+  return Stage(*ctx_, std::move(m), std::move(deleted), staged);
+}
+
+void StagedObjects::Add(std::string name) {
+  std::lock_guard lock(mu_);
+  names_.push_back(std::move(name));
+}
+
+std::vector<std::string> StagedObjects::Take() {
+  std::lock_guard lock(mu_);
+  return std::exchange(names_, {});
+}
+
+bool StagedObjects::empty() const {
+  std::lock_guard lock(mu_);
+  return names_.empty();
 }
 
 }  // namespace omnigraph::table
