@@ -23,7 +23,7 @@ case $NAME in
   remote) echo "SKIP: remote is itself a direct/served comparison, plus failures only a server has"; exit 77 ;;
 esac
 WORK=$(mktemp -d)
-trap 'python3 "$HERE/differential.py" stop "$WORK/remote/state"; python3 "$HERE/differential.py" stop "$WORK/refused"; rm -rf "$WORK"' EXIT
+trap '[ -n "${OG_DIFF_KEEP:-}" ] && cp -r "$WORK" "$OG_DIFF_KEEP"; python3 "$HERE/differential.py" stop "$WORK/remote/state"; python3 "$HERE/differential.py" stop "$WORK/refused"; rm -rf "$WORK"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 # The shim the suite runs in place of the omnigraph command.
@@ -43,13 +43,13 @@ pass() {
   RC=$?
 }
 pass direct
-[ "$RC" = 0 ] || fail "$NAME, direct pass (the suite itself fails): $(tail -5 "$WORK/direct.log")"
+[ "$RC" = 0 ] || fail "$NAME, direct pass (the suite itself fails): $(grep -m1 -A4 '^FAIL' "$WORK/direct.log")"
 pass remote
 REMOTE_RC=$RC
 STATUS=0
 if [ "$REMOTE_RC" != 0 ]; then
   echo "FAIL $NAME: the suite's own assertions fail in the remote pass (exit $REMOTE_RC):"
-  tail -5 "$WORK/remote.log"
+  grep -m1 -A4 '^FAIL' "$WORK/remote.log" || tail -5 "$WORK/remote.log"
   STATUS=1
 fi
 python3 "$HERE/differential.py" compare "$NAME" "$HERE/differential-known.txt" \

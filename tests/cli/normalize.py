@@ -2,7 +2,8 @@
 """Makes the omnigraph command's output from two runs comparable (tests/cli/remote.sh, differential.sh).
 
 Two runs of the same commands differ where the graph chose at random or by the clock: commit ids
-(and their short forms) are numbered in order of first appearance, as are edge ULIDs, and times
+(and their short forms) are numbered in order of first appearance, as are edge ULIDs, page tokens
+and change cursors (they carry a commit id under a MAC), and times
 and staged version numbers are blanked. Each caller first applies its own literal replacements
 (one graph's path for another's, a server's echo for the direct one).
 
@@ -15,6 +16,8 @@ import sys
 _CROCKFORD = "[0-9A-HJKMNP-TV-Z]"
 _COMMIT_ID = re.compile(r"\b([A-Za-z0-9_-]+\.[0-9]+\.)?(" + _CROCKFORD + r"{10})\b")
 _ULID = re.compile(r"\b" + _CROCKFORD + r"{26}\b")
+# A page token or change cursor: a version, the hex of its JSON (which names a commit), a MAC.
+_TOKEN = re.compile(r"\b([pc][0-9]+)\.[0-9a-f]+\.[0-9a-f]{16}\b")
 
 
 class Normalizer:
@@ -23,10 +26,13 @@ class Normalizer:
     def __init__(self):
         self.ids = {}
         self.ulids = {}
+        self.tokens = {}
 
     def __call__(self, text, replacements=()):
         for old, new in replacements:
             text = text.replace(old, new)
+        text = _TOKEN.sub(lambda m: "<%s token %d>" % (
+            m.group(1), self.tokens.setdefault(m.group(0), len(self.tokens))), text)
         text = _COMMIT_ID.sub(
             lambda m: "<commit %d>" % self.ids.setdefault(m.group(2), len(self.ids)), text)
         text = _ULID.sub(
