@@ -1,784 +1,123 @@
-// The public API (include/omnigraph/omnigraph.h) over the engine. The work happens in a Handle
-// that speaks the engine's types (Status, Json); each api::Database method converts its inputs
-// and results at the boundary (engine/api_values.h) and nothing else.
-//
-// The engine's headers come before the public one (they sort first): the public header's
-// early-return macros then stand aside for base/status.h's (include/omnigraph/status.h).
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
-#include "base/hash.h"
-#include "base/sorted_records.h"
-#include "commit/history.h"
-#include "commit/names.h"
-#include "commit/repair.h"
+// api::Database (include/omnigraph/omnigraph.h): a handle on one Backend (engine/api_backend.h),
+// chosen when the handle is made — the local engine for Init and Open, an omnigraph-server for
+// Connect. Every call forwards to the backend; nothing here asks which backend it has
+// (docs/design/api.md "Backends").
+#include "engine/api_backend.h"
+#include "engine/api_local.h"
 #include "engine/api_remote.h"
-#include "engine/api_values.h"
-#include "engine/change_feed.h"
-#include "engine/change_sets.h"
-#include "engine/commit_changes.h"
-#include "engine/export.h"
-#include "engine/graph.h"
-#include "engine/load.h"
-#include "engine/mutate.h"
-#include "engine/optimize.h"
-#include "engine/query.h"
-#include "omnigraph/omnigraph.h"
-#include "query/exec_cache.h"
-#include "query/lint.h"
-#include "schema/archive.h"
-#include "schema/identity.h"
-#include "schema/planner.h"
-#include "storage/counting_store.h"
-#include "storage/uri.h"
-
-namespace omnigraph::engine {
-namespace {
-
-using api::CleanupRequest;
-using api::DatabaseOptions;
-using api::MergeOptions;
-using api::ReadTarget;
-using api::WriteTarget;
-// The actor a call publishes as (api::Database::WithActor), or none.
-using Actor = std::optional<std::string>;
-
-// The handle's store, counted (Database::StoreCalls), and the Runtime over it.
-struct CountedRuntime {
-  std::shared_ptr<storage::CountingStore> counting;
-  storage::Runtime runtime;
-};
-
-Result<CountedRuntime> RuntimeFor(std::string_view uri, const DatabaseOptions& options) {
-  storage::OpenOptions open;
-  open.local.fsync = options.fsync;
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<storage::ObjectStore> store,
-                             storage::OpenStore(uri, open));
-  auto counting = std::make_shared<storage::CountingStore>(std::move(store));
-  storage::Runtime runtime =
-      storage::Runtime::ForStore(counting, std::max<size_t>(1, options.threads));
-  return CountedRuntime{std::move(counting), std::move(runtime)};
-}
-
-Json CommitJson(const commit::Record& r) {
-  Json out = Json::object();
-  out["graph_commit_id"] = r.commit_id;
-  if (r.branch) out["graph_branch"] = *r.branch;
-  out["graph_manifest_version"] = r.seq;
-  if (r.parent_commit_id) out["parent_commit_id"] = *r.parent_commit_id;
-  if (r.lineage) out["merged_parent_commit_id"] = r.lineage->merged_parent_commit_id;
-  if (r.actor) out["actor_id"] = *r.actor;
-  out["created_at"] = r.created_at;
-  if (r.summary) out["summary"] = *r.summary;
-  return out;
-}
-
-// `commit show`'s touched tables: [{table_key, inserted, updated, deleted}].
-Json TouchedTablesJson(const commit::ChangeSet& c) {
-  Json tables = Json::array();
-  for (const commit::TableChangeSet& t : c.tables) {
-    tables.push_back(Json{{"table_key", t.table_key},
-                          {"inserted", t.inserted_count},
-                          {"updated", t.updated_count},
-                          {"deleted", t.deleted_count}});
-  }
-  return tables;
-}
-
-// OmniGraph's snapshot object of one read view.
-Json SnapshotJson(const engine::Snapshot& s, const std::string& branch) {
-  const commit::GraphState& state = s.state();
-  Json datasets = Json::array();
-  for (const auto& [id, t] : state.tables) {
-    const std::string& key = t.registration.table_key;
-    const size_t colon = key.find(':');
-    datasets.push_back(
-        Json{{"entity_kind", t.registration.kind},
-             {"type_name", colon == std::string::npos ? key : key.substr(colon + 1)},
-             {"dataset_path", table::TableId{id.stable_table_id, id.incarnation}.Root()},
-             {"published_dataset_version", t.pin.target_version},
-             {"entity_count", t.pin.entity_count}});
-  }
-  return Json{{"graph_commit_id", state.head_commit_id},
-              {"graph_branch", branch},
-              {"graph_manifest_version", state.seq},
-              {"internal_schema_version", state.schema.identity_version},
-              {"datasets", datasets}};
-}
-
-Json BranchJson(const commit::BranchInfo& b) {
-  Json out = Json::object();
-  out["name"] = b.branch;
-  out["head_commit_id"] = b.head_commit_id;
-  out["head_seq"] = b.head_seq;
-  if (b.fork_commit_id) out["fork_commit_id"] = *b.fork_commit_id;
-  return out;
-}
-
-// The engine's progress events as the public API's (none without a callback).
-engine::ProgressSink ProgressSinkOf(const std::function<void(const api::Progress&)>& callback) {
-  if (!callback) return nullptr;
-  return [callback](const engine::ProgressEvent& e) {
-    api::Progress p;
-    p.operation = std::string(e.operation);
-    p.phase = std::string(e.phase);
-    p.unit = std::string(e.unit);
-    p.done = e.done;
-    p.total = e.total;
-    p.bytes_done = e.bytes_done;
-    p.bytes_total = e.bytes_total;
-    p.elapsed_micros = e.elapsed_micros;
-    p.finished = e.finished;
-    callback(p);
-  };
-}
-
-// The state behind one api::Database, and its calls in the engine's types.
-class Handle {
- public:
-  static Result<std::unique_ptr<Handle>> Init(std::string_view uri, std::string_view schema_source,
-                                              const DatabaseOptions& options) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(CountedRuntime rt, RuntimeFor(uri, options));
-    engine::InitOptions init;
-    init.actor = options.actor;
-    init.checkpoint_interval = options.checkpoint_interval;
-    auto handle = std::make_unique<Handle>(uri);
-    handle->counting_ = std::move(rt.counting);
-    handle->progress_ = ProgressSinkOf(options.progress);
-    OMNIGRAPH_ASSIGN_OR_RETURN(handle->graph_, Graph::Init(rt.runtime, schema_source, init));
-    handle->graph_->SetGroupCommit(engine::GroupCommitOptions{options.group_commit});
-    handle->feed_ = std::make_unique<engine::ChangeFeed>(*handle->graph_);
-    return handle;
-  }
-
-  static Result<std::unique_ptr<Handle>> Open(std::string_view uri,
-                                              const DatabaseOptions& options) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(CountedRuntime rt, RuntimeFor(uri, options));
-    auto handle = std::make_unique<Handle>(uri);
-    handle->counting_ = std::move(rt.counting);
-    handle->progress_ = ProgressSinkOf(options.progress);
-    OMNIGRAPH_ASSIGN_OR_RETURN(handle->graph_, Graph::Open(rt.runtime));
-    handle->graph_->SetGroupCommit(engine::GroupCommitOptions{options.group_commit});
-    handle->feed_ = std::make_unique<engine::ChangeFeed>(*handle->graph_);
-    return handle;
-  }
-
-  explicit Handle(std::string_view uri) : uri_(uri) {}
-
-  const std::string& uri() const { return uri_; }
-  storage::OpCounts StoreCalls() const { return counting_->Snapshot(); }
-
-  Result<Json> CreateBranch(std::string_view name, std::string_view from, const Actor& actor) {
-    OMNIGRAPH_RETURN_IF_ERROR(graph_->CreateBranch(name, from, std::nullopt, actor).status());
-    Json out = Json::object();
-    out["name"] = std::string(name);
-    out["from"] = std::string(from);
-    out["uri"] = uri_;
-    if (actor) out["actor_id"] = *actor;
-    return out;
-  }
-
-  Result<Json> DeleteBranch(std::string_view name, const Actor& actor) {
-    OMNIGRAPH_RETURN_IF_ERROR(graph_->DeleteBranch(name, actor));
-    Json out = Json::object();
-    out["name"] = std::string(name);
-    out["uri"] = uri_;
-    if (actor) out["actor_id"] = *actor;
-    return out;
-  }
-
-  Result<Json> ListBranches() {
-    OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<commit::BranchInfo> all, graph_->ListBranches());
-    Json out = Json::array();
-    for (const commit::BranchInfo& b : all) out.push_back(BranchJson(b));
-    return out;
-  }
-
-  Result<Json> ListCommits(std::string_view branch, size_t limit, std::string_view page_token) {
-    commit::HistoryPosition from;
-    if (page_token.empty()) {
-      OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot head, graph_->SnapshotOfBranch(branch));
-      from = commit::HistoryPosition{head.state().stream, head.state().seq};
-    } else {
-      OMNIGRAPH_ASSIGN_OR_RETURN(from, commit::HistoryPosition::FromCursor(page_token));
-    }
-    Json commits = Json::array();
-    std::optional<commit::HistoryPosition> next = from;
-    while (commits.size() < limit && next) {
-      const size_t page = std::min(limit - commits.size(), commit::kHistoryPageSizeMax);
-      OMNIGRAPH_ASSIGN_OR_RETURN(commit::HistoryPage got,
-                                 commit::ReadHistory(graph_->runtime(), *next, page));
-      for (const commit::Record& r : got.commits) commits.push_back(CommitJson(r));
-      next = got.next;
-    }
-    Json out = Json{{"commits", commits}};
-    if (next) out["next_page_token"] = next->ToCursor();
-    return out;
-  }
-
-  // The merge's output; for conflicts MergeConflicts, with `conflicts` set to their array.
-  Result<Json> Merge(std::string_view source, const MergeOptions& options, const Actor& actor,
-                     Json& conflicts) {
-    engine::MergeRequest request{std::string(source), options.target, actor, progress_};
-    OMNIGRAPH_ASSIGN_OR_RETURN(engine::MergeResult merged, graph_->Merge(request));
-    if (merged.outcome == engine::MergeOutcome::kConflicts) {
-      conflicts = engine::MergeConflictsJson(merged.conflicts);
-      return engine::MergeConflictsStatus(request, merged.conflicts);
-    }
-    Json out = {{"source", std::string(source)},
-                {"target", options.target},
-                {"outcome", engine::MergeOutcomeName(merged.outcome)}};
-    if (merged.commit_id) out["commit"] = *merged.commit_id;
-    if (actor) out["actor_id"] = *actor;
-    if (options.delete_branch) {
-      const Status deleted = graph_->DeleteBranch(source, actor);
-      out["branch_deleted"] = deleted.ok();
-      if (!deleted.ok()) out["branch_delete_error"] = deleted.message();
-    }
-    return out;
-  }
-
-  Result<Json> ShowCommit(std::string_view commit_id) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(commit::Record r,
-                               commit::LookupCommit(*graph_->runtime().store, commit_id));
-    if (r.kind != commit::RecordKind::kCommit) {
-      return Status(Code::kCommitNotFound, "'" + std::string(commit_id) + "' is not a commit");
-    }
-    Json out = CommitJson(r);
-    OMNIGRAPH_ASSIGN_OR_RETURN(commit::ChangeSet changes, CountsOf(r));
-    out["tables"] = TouchedTablesJson(changes);
-    if (changes.schema_boundary) out["schema_boundary"] = true;
-    if (!r.members.empty()) out["members"] = BatchMembersJson(r);
-    if (const Json* key = r.idempotency_key.is_object() ? &r.idempotency_key : nullptr) {
-      out["idempotency_key"] = key->value("key", Json(nullptr));
-    }
-    return out;
-  }
-
-  Result<Json> CommitChanges(std::string_view commit_id, const api::CommitChangesRequest& request) {
-    return engine::CommitChanges(
-        *graph_, commit_id,
-        engine::CommitChangesRequest{request.limit, request.page_token, request.kind, request.type,
-                                     request.op});
-  }
-
-  Result<Json> PollChanges(const api::ChangePoll& poll) {
-    engine::FeedRequest request;
-    request.branch = poll.branch;
-    request.start = poll.start;
-    request.cursor = poll.cursor;
-    request.limit = poll.limit;
-    return feed_->Poll(request);
-  }
-
-  Status ChangesBaseline(std::string_view branch,
-                         const std::function<Status(std::string_view chunk)>& sink) {
-    return feed_->Baseline(branch, sink);
-  }
-
-  Result<Json> SnapshotOf(const ReadTarget& target) {
-    if (!target.snapshot) {
-      OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot head, graph_->SnapshotOfBranch(target.branch));
-      return SnapshotJson(head, target.branch);
-    }
-    OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot at, graph_->SnapshotAtCommit(*target.snapshot));
-    OMNIGRAPH_ASSIGN_OR_RETURN(commit::Record r,
-                               commit::LookupCommit(*graph_->runtime().store, *target.snapshot));
-    return SnapshotJson(at, r.branch.value_or(""));
-  }
-
-  Result<Json> Load(std::string_view ndjson, std::string_view mode, const WriteTarget& target,
-                    const Actor& actor) {
-    engine::StringLines lines(ndjson);
-    return LoadLines(
-        lines, ndjson.size(), [&] { return Result<std::string>(Sha256Hex(ndjson)); }, mode, target,
-        actor);
-  }
-
-  Result<Json> LoadFile(const std::string& path, std::string_view mode, const WriteTarget& target,
-                        const Actor& actor) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) {
-      return InvalidArgument("cannot read '" + path + "': it is a directory, not a file");
-    }
-    Result<std::unique_ptr<engine::FileLines>> lines = engine::FileLines::Open(path);
-    if (!lines.ok()) {
-      return InvalidArgument("cannot read '" + path + "': " + std::strerror(errno));
-    }
-    // The key's request names the whole input: hash the file in a pass of its own first.
-    auto content_sha = [&] { return HashFile(path); };
-    return LoadLines(**lines, (*lines)->size_bytes(), content_sha, mode, target, actor);
-  }
-
-  Result<Json> LoadStream(const engine::ChunkReader& read, std::string_view mode,
-                          const WriteTarget& target, const Actor& actor) {
-    if (!target.idempotency_key) {
-      engine::ReaderLines lines(read, "the load's reader");
-      return LoadLines(lines, std::nullopt, nullptr, mode, target, actor);
-    }
-    // A keyed load's request names the whole input before the load starts: spool it to a
-    // temporary file (bounded memory), hashing as it goes, and load from there.
-    OMNIGRAPH_ASSIGN_OR_RETURN(std::unique_ptr<TempFile> spool, TempFile::Create());
-    Sha256Hasher hasher;
-    std::string chunk(engine::ReaderLines::kChunkBytes, '\0');
-    while (true) {
-      OMNIGRAPH_ASSIGN_OR_RETURN(size_t got, read(chunk.data(), chunk.size()));
-      if (got == 0) break;
-      const std::string_view piece(chunk.data(), std::min(got, chunk.size()));
-      hasher.Update(piece);
-      OMNIGRAPH_RETURN_IF_ERROR(spool->Append(piece));
-    }
-    const std::string sha = hasher.FinishHex();
-    uint64_t offset = 0;
-    engine::ReaderLines lines(
-        [&](char* buffer, size_t capacity) -> Result<size_t> {
-          OMNIGRAPH_ASSIGN_OR_RETURN(size_t n, spool->ReadAt(offset, std::span(buffer, capacity)));
-          offset += n;
-          return n;
-        },
-        "the load's reader");
-    return LoadLines(
-        lines, spool->size(), [&] { return Result<std::string>(sha); }, mode, target, actor);
-  }
-
-  Status Export(const ReadTarget& target, const std::vector<std::string>& types,
-                const std::function<Status(std::string_view chunk)>& sink) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot at, SnapshotFor(target));
-    // At a past commit a type may be named as it is named today (engine.md "Reads at a past
-    // commit"); main's head is read only when a name is not one of that commit's.
-    for (const std::string& name : types) {
-      if (target.snapshot && at.catalog().FindNode(name) == nullptr &&
-          at.catalog().FindEdge(name) == nullptr) {
-        OMNIGRAPH_ASSIGN_OR_RETURN(at, graph_->WithTodaysNames(at));
-        break;
-      }
-    }
-    engine::ExportOptions options;
-    options.types = types;
-    options.progress = progress_;
-    return engine::Export(at, options, sink);
-  }
-
-  Result<std::string> ResolveCommit(const ReadTarget& target) {
-    if (!target.snapshot) {
-      OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot head, graph_->SnapshotOfBranch(target.branch));
-      return head.commit_id();
-    }
-    OMNIGRAPH_ASSIGN_OR_RETURN(Json commit, ShowCommit(*target.snapshot));
-    return commit["graph_commit_id"].get<std::string>();
-  }
-
-  Result<Json> Mutate(std::string_view source, std::string_view name, const Json& params,
-                      const WriteTarget& target, const Actor& actor) {
-    if (target.from) return InvalidArgument("mutate does not create branches; create it first");
-    if (!params.is_object()) return InvalidArgument("parameters must be a JSON object");
-    engine::MutationOptions options;
-    options.branch = target.branch;
-    options.expected_head = target.if_commit;
-    options.actor = actor;
-    if (target.idempotency_key) {
-      const Json request = Json::array(
-          {"mutate", target.branch, source, name, params, target.if_commit.value_or("")});
-      options.idempotency =
-          engine::Idempotency{*target.idempotency_key, Sha256Hex(request.dump()), Json::object()};
-    }
-    OMNIGRAPH_ASSIGN_OR_RETURN(engine::MutationResult r,
-                               engine::Mutate(*graph_, source, name, params, options));
-    Json out = Json::object();
-    out["query_name"] = r.query_name;
-    out["branch"] = r.branch;
-    out["affected_nodes"] = r.affected_nodes;
-    out["affected_edges"] = r.affected_edges;
-    if (r.actor) out["actor_id"] = *r.actor;
-    out["commit"] = r.commit_record ? CommitJson(*r.commit_record) : Json(nullptr);
-    if (r.merge_outcome) out["outcome"] = *r.merge_outcome;
-    if (!r.warnings.empty()) out["warnings"] = r.warnings;
-    return out;
-  }
-
-  Result<OrderedJson> Query(std::string_view source, std::string_view name, const Json& params,
-                            const ReadTarget& target) {
-    engine::RunOptions options;
-    options.cache = &cache_;
-    options.prepared = &prepared_;
-    if (target.snapshot) {
-      options.snapshot = target.snapshot;
-    } else {
-      options.branch = target.branch;
-    }
-    return engine::RunReadJson(*graph_, source, name, params, options);
-  }
-
-  Result<Json> PlanSchema(std::string_view schema_source, bool allow_data_loss) {
-    schema::PlanOptions options;
-    options.allow_data_loss = allow_data_loss;
-    OMNIGRAPH_ASSIGN_OR_RETURN(schema::MigrationPlan plan,
-                               graph_->PlanSchema(schema_source, options));
-    Json out = plan.ToJson();
-    out["uri"] = uri_;
-    out["step_count"] = plan.steps.size();
-    return out;
-  }
-
-  Result<Json> ApplySchema(std::string_view schema_source, bool allow_data_loss,
-                           const Actor& actor) {
-    engine::SchemaApplyOptions options;
-    options.plan.allow_data_loss = allow_data_loss;
-    options.actor = actor;
-    OMNIGRAPH_ASSIGN_OR_RETURN(engine::SchemaApplyResult r,
-                               graph_->ApplySchema(schema_source, options));
-    Json plan = r.plan.ToJson();
-    Json out = Json::object();
-    out["uri"] = uri_;
-    out["supported"] = plan["supported"];
-    out["applied"] = r.applied;
-    out["step_count"] = r.plan.steps.size();
-    out["steps"] = plan["steps"];
-    out["graph_manifest_version"] = r.seq;
-    if (r.applied) out["commit"] = r.commit_id;
-    return out;
-  }
-
-  // The per-table counts of a commit: from its change set (no further read), for genesis its
-  // pins, else from the exact diff against its first parent (a record without a change set).
-  Result<commit::ChangeSet> CountsOf(const commit::Record& r) {
-    if (r.change_set) return *r.change_set;
-    commit::ChangeSet c;
-    if (!r.parent_commit_id) {
-      for (const commit::Pin& p : r.pins) {
-        commit::TableChangeSet t;
-        t.stable_table_id = p.stable_table_id;
-        t.incarnation = p.incarnation;
-        t.table_key = p.table_key;
-        t.inserted_count = p.entity_count;
-        c.tables.push_back(std::move(t));
-      }
-      return c;
-    }
-    OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot before,
-                               graph_->SnapshotAtCommit(*r.parent_commit_id));
-    OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot after, graph_->SnapshotAtCommit(r.commit_id));
-    return engine::DiffChangeSet(graph_->tables(), before.state(), after.state());
-  }
-
-  Result<Json> ShowSchema(const ReadTarget& target) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot head, SnapshotFor(target));
-    const commit::SchemaRef& ref = head.state().schema;
-    OMNIGRAPH_ASSIGN_OR_RETURN(schema::SchemaArchive archive, graph_->ReadSchemaArchive(ref));
-    Json out = Json::object();
-    out["source"] = archive.source;
-    out["ir_hash"] = ref.ir_hash;
-    out["identity_version"] = ref.identity_version;
-    out["graph_commit_id"] = head.commit_id();
-    return out;
-  }
-
-  Result<Json> Cleanup(const CleanupRequest& request) {
-    engine::CleanupOptions options;
-    options.keep = request.keep;
-    options.older_than_micros = request.older_than_micros;
-    options.dry_run = request.dry_run;
-    options.progress = progress_;
-    if (request.grace_micros) options.grace_micros = *request.grace_micros;
-    OMNIGRAPH_ASSIGN_OR_RETURN(engine::GraphCleanupReport r, graph_->Cleanup(options));
-    Json tables = Json::array();
-    for (const engine::TableCleanupRow& t : r.tables) {
-      Json row = Json::object();
-      row["table_key"] = t.table_key;
-      row["versions_removed"] = t.versions_removed;
-      row["fragments_removed"] = t.fragments_removed;
-      row["deletion_vectors_removed"] = t.deletion_vectors_removed;
-      row["bytes_removed"] = t.bytes_removed;
-      row["versions_spared"] = t.versions_spared;
-      if (t.error) row["error"] = *t.error;
-      tables.push_back(std::move(row));
-    }
-    Json out = Json::object();
-    out["dry_run"] = r.dry_run;
-    out["checkpoints_removed"] = r.checkpoints_removed.size();
-    out["objects_removed"] = r.removed.size();
-    out["bytes_removed"] = r.bytes_removed;
-    out["tables"] = std::move(tables);
-    return out;
-  }
-
-  Result<Json> Optimize(std::string_view branch, const Actor& actor) {
-    engine::OptimizeOptions options;
-    options.branch = std::string(branch);
-    options.actor = actor;
-    OMNIGRAPH_ASSIGN_OR_RETURN(engine::OptimizeReport r, engine::Optimize(*graph_, options));
-    Json tables = Json::array();
-    for (const engine::OptimizeTableRow& t : r.tables) {
-      tables.push_back(Json{{"type_key", t.type_key},
-                            {"fragments_removed", t.fragments_removed},
-                            {"fragments_added", t.fragments_added},
-                            {"committed", t.committed},
-                            {"skipped", t.skipped},
-                            {"published_dataset_version", t.published_dataset_version},
-                            {"indexes_built", t.indexes_built},
-                            {"pending_indexes", t.pending_indexes}});
-    }
-    Json out = Json::object();
-    out["uri"] = uri_;
-    out["branch"] = r.branch;
-    out["commit"] = r.commit ? CommitJson(*r.commit) : Json(nullptr);
-    out["tables"] = std::move(tables);
-    return out;
-  }
-
-  Result<Json> Repair(bool confirm) {
-    commit::RepairOptions options;
-    options.confirm = confirm;
-    options.stream = commit::StreamOptions{graph_->stamp().checkpoint_interval, true};
-    OMNIGRAPH_ASSIGN_OR_RETURN(commit::RepairReport r, commit::Repair(graph_->runtime(), options));
-    Json out = r.ToJson();
-    out["confirmed"] = confirm;
-    return out;
-  }
-
-  Result<OrderedJson> Lint(std::string_view query_source, std::string_view branch) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot head, graph_->SnapshotOfBranch(branch));
-    return query::LintQuerySource(head.catalog(), query_source).ToJson();
-  }
-
- private:
-  // A branch head through its warm handle, or the state at one commit.
-  Result<engine::Snapshot> SnapshotFor(const ReadTarget& target) {
-    if (target.snapshot) return graph_->SnapshotAtCommit(*target.snapshot);
-    return graph_->SnapshotOfBranch(target.branch);
-  }
-
-  // A load of `lines` (`input_bytes` long when known). `content_sha`, the hash of the whole
-  // input, is asked for only when the target carries an idempotency key.
-  Result<Json> LoadLines(engine::LineSource& lines, std::optional<uint64_t> input_bytes,
-                         const std::function<Result<std::string>()>& content_sha,
-                         std::string_view mode, const WriteTarget& target, const Actor& actor) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(engine::LoadMode m, engine::ParseLoadMode(mode));
-    if (target.if_commit) {
-      return InvalidArgument("load does not take an expected commit; use a branch and merge");
-    }
-    engine::LoadOptions options;
-    options.from = target.from;
-    options.actor = actor;
-    options.progress = progress_;
-    options.input_bytes = input_bytes;
-    if (target.idempotency_key) {
-      OMNIGRAPH_ASSIGN_OR_RETURN(std::string sha, content_sha());
-      // The request a key names: where it goes and what it loads.
-      const Json request =
-          Json::array({"load", target.branch, mode, target.from.value_or(""), std::move(sha)});
-      options.idempotency =
-          engine::Idempotency{*target.idempotency_key, Sha256Hex(request.dump()), Json::object()};
-    }
-    OMNIGRAPH_ASSIGN_OR_RETURN(engine::LoadResult r,
-                               engine::LoadFrom(*graph_, target.branch, lines, m, options));
-    Json out = r.ToJson();
-    out["uri"] = uri_;
-    out["commit"] = r.commit_record ? CommitJson(*r.commit_record) : Json(nullptr);
-    return out;
-  }
-
-  // The SHA-256 of the file's bytes (what a string's hash covers), read a chunk at a time.
-  static Result<std::string> HashFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return InvalidArgument("cannot read '" + path + "': " + std::strerror(errno));
-    Sha256Hasher hasher;
-    std::string chunk(engine::ReaderLines::kChunkBytes, '\0');
-    while (in) {
-      in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-      hasher.Update(std::string_view(chunk.data(), static_cast<size_t>(in.gcount())));
-    }
-    if (in.bad()) return Status(Code::kTransient, "reading '" + path + "' failed");
-    return hasher.FinishHex();
-  }
-
-  std::string uri_;
-  std::shared_ptr<storage::CountingStore> counting_;
-  engine::ProgressSink progress_;
-  std::unique_ptr<Graph> graph_;
-  // Table images and adjacencies shared by this handle's queries (keyed by table pins).
-  query::ExecCache cache_;
-  // The change feed over graph_; it keeps each stream's last page-end state.
-  std::unique_ptr<engine::ChangeFeed> feed_;
-  engine::PreparedQueries prepared_;
-};
-
-// Lint against a schema source that no graph holds (checked as a new graph's would be).
-Result<OrderedJson> LintOffline(std::string_view schema_source, std::string_view query_source) {
-  OMNIGRAPH_ASSIGN_OR_RETURN(schema::SchemaIr ir, schema::AcceptInitial(schema_source));
-  OMNIGRAPH_ASSIGN_OR_RETURN(schema::Catalog catalog, schema::Catalog::Build(std::move(ir)));
-  return query::LintQuerySource(catalog, query_source).ToJson();
-}
-
-}  // namespace
-}  // namespace omnigraph::engine
 
 namespace omnigraph::api {
 
-using engine::FromApi;
-using engine::ToApi;
-
-// A handle and the actor its writes publish as: WithActor makes another Impl over the same
-// handle, so every actor a front end serves shares one runtime, warm branch handles and cache.
-// A handle from Connect has `remote` instead of `handle` and answers every call through it (the
-// server publishes as the token's actor, so `actor` is unused there).
 struct Database::Impl {
-  std::shared_ptr<engine::Handle> handle;
-  std::optional<std::string> actor;
-  std::shared_ptr<engine::RemoteHandle> remote;
+  std::shared_ptr<engine::Backend> backend;
 };
+
+namespace {
+
+Result<std::unique_ptr<Database>> Wrap(
+    Result<std::shared_ptr<engine::Backend>> backend,
+    const std::function<std::unique_ptr<Database>(std::shared_ptr<engine::Backend>)>& make) {
+  if (!backend.ok()) return backend.status();
+  return make(std::move(*backend));
+}
+
+}  // namespace
 
 Database::Database(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Database::~Database() = default;
 
-const std::string& Database::uri() const {
-  return impl_->remote ? impl_->remote->url() : impl_->handle->uri();
-}
+const std::string& Database::uri() const { return impl_->backend->uri(); }
 
-StoreCallCounts Database::StoreCalls() const {
-  if (impl_->remote) return StoreCallCounts{};
-  const storage::OpCounts c = impl_->handle->StoreCalls();
-  return StoreCallCounts{c.gets,          c.heads,        c.lists,   c.puts,
-                         c.put_if_absent, c.put_if_match, c.deletes, c.bytes_read};
-}
+StoreCallCounts Database::StoreCalls() const { return impl_->backend->StoreCalls(); }
 
 Result<std::unique_ptr<Database>> Database::Init(std::string_view uri,
                                                  std::string_view schema_source,
                                                  const DatabaseOptions& options) {
-  auto handle = engine::Handle::Init(uri, schema_source, options);
-  if (!handle.ok()) return ToApi(handle.status());
-  return std::unique_ptr<Database>(
-      new Database(std::make_unique<Impl>(Impl{std::move(*handle), options.actor, nullptr})));
+  return Wrap(engine::InitLocalBackend(uri, schema_source, options), [](auto backend) {
+    return std::unique_ptr<Database>(new Database(std::make_unique<Impl>(Impl{backend})));
+  });
 }
 
 Result<std::unique_ptr<Database>> Database::Open(std::string_view uri,
                                                  const DatabaseOptions& options) {
-  auto handle = engine::Handle::Open(uri, options);
-  if (!handle.ok()) return ToApi(handle.status());
-  return std::unique_ptr<Database>(
-      new Database(std::make_unique<Impl>(Impl{std::move(*handle), options.actor, nullptr})));
+  return Wrap(engine::OpenLocalBackend(uri, options), [](auto backend) {
+    return std::unique_ptr<Database>(new Database(std::make_unique<Impl>(Impl{backend})));
+  });
 }
 
 Result<std::unique_ptr<Database>> Database::Connect(std::string_view url,
                                                     const ConnectOptions& options) {
-  Result<std::unique_ptr<engine::RemoteHandle>> remote =
-      engine::RemoteHandle::Connect(url, options);
-  if (!remote.ok()) return remote.status();
-  return std::unique_ptr<Database>(
-      new Database(std::make_unique<Impl>(Impl{nullptr, std::nullopt, std::move(*remote)})));
+  return Wrap(engine::ConnectRemoteBackend(url, options), [](auto backend) {
+    return std::unique_ptr<Database>(new Database(std::make_unique<Impl>(Impl{backend})));
+  });
 }
 
 std::unique_ptr<Database> Database::WithActor(std::optional<std::string> actor) const {
   return std::unique_ptr<Database>(
-      new Database(std::make_unique<Impl>(Impl{impl_->handle, std::move(actor), impl_->remote})));
+      new Database(std::make_unique<Impl>(Impl{impl_->backend->WithActor(std::move(actor))})));
 }
 
 Result<Json> Database::CreateBranch(std::string_view name, std::string_view from) {
-  if (impl_->remote) return impl_->remote->CreateBranch(name, from);
-  return ToApi(impl_->handle->CreateBranch(name, from, impl_->actor));
+  return impl_->backend->CreateBranch(name, from);
 }
 
 Result<Json> Database::DeleteBranch(std::string_view name) {
-  if (impl_->remote) return impl_->remote->DeleteBranch(name);
-  return ToApi(impl_->handle->DeleteBranch(name, impl_->actor));
+  return impl_->backend->DeleteBranch(name);
 }
 
-Result<Json> Database::ListBranches() {
-  if (impl_->remote) return impl_->remote->ListBranches();
-  return ToApi(impl_->handle->ListBranches());
-}
+Result<Json> Database::ListBranches() { return impl_->backend->ListBranches(); }
 
 Result<Json> Database::ListCommits(std::string_view branch, size_t limit) {
-  Result<Json> page = impl_->remote ? impl_->remote->CommitHistory(branch, limit, "")
-                                    : ToApi(impl_->handle->ListCommits(branch, limit, ""));
+  Result<Json> page = impl_->backend->CommitHistory(branch, limit, "");
   if (!page.ok()) return page.status();
   return (*page)["commits"];
 }
 
 Result<Json> Database::CommitHistory(std::string_view branch, size_t limit,
                                      std::string_view page_token) {
-  if (impl_->remote) return impl_->remote->CommitHistory(branch, limit, page_token);
-  return ToApi(impl_->handle->ListCommits(branch, limit, page_token));
+  return impl_->backend->CommitHistory(branch, limit, page_token);
 }
 
 Result<Json> Database::CommitChanges(std::string_view commit_id,
                                      const CommitChangesRequest& request) {
-  if (impl_->remote) return impl_->remote->CommitChanges(commit_id, request);
-  return ToApi(impl_->handle->CommitChanges(commit_id, request));
+  return impl_->backend->CommitChanges(commit_id, request);
 }
 
 Result<Json> Database::PollChanges(const ChangePoll& poll) {
-  return ToApi(impl_->handle->PollChanges(poll));
+  return impl_->backend->PollChanges(poll);
 }
 
 Status Database::ChangesBaseline(std::string_view branch,
                                  const std::function<Status(std::string_view chunk)>& sink) {
-  return ToApi(impl_->handle->ChangesBaseline(
-      branch, [&sink](std::string_view chunk) { return FromApi(sink(chunk)); }));
+  return impl_->backend->ChangesBaseline(branch, sink);
 }
 
 Result<Json> Database::Snapshot(const ReadTarget& target) {
-  if (impl_->remote) return impl_->remote->Snapshot(target);
-  return ToApi(impl_->handle->SnapshotOf(target));
+  return impl_->backend->Snapshot(target);
 }
 
 Result<Json> Database::Merge(std::string_view source, const MergeOptions& options,
                              Json* conflicts) {
-  if (impl_->remote) return impl_->remote->Merge(source, options, conflicts);
-  omnigraph::Json engine_conflicts;
-  Result<Json> out = ToApi(impl_->handle->Merge(source, options, impl_->actor, engine_conflicts));
-  if (conflicts != nullptr && !engine_conflicts.is_null()) *conflicts = ToApi(engine_conflicts);
-  return out;
+  return impl_->backend->Merge(source, options, conflicts);
 }
 
 Result<Json> Database::ShowCommit(std::string_view commit_id) {
-  if (impl_->remote) return impl_->remote->ShowCommit(commit_id);
-  return ToApi(impl_->handle->ShowCommit(commit_id));
+  return impl_->backend->ShowCommit(commit_id);
 }
 
 Result<Json> Database::Load(std::string_view ndjson, std::string_view mode,
                             const WriteTarget& target) {
-  if (impl_->remote) return impl_->remote->Load(ndjson, mode, target);
-  return ToApi(impl_->handle->Load(ndjson, mode, target, impl_->actor));
+  return impl_->backend->Load(ndjson, mode, target);
 }
 
 Result<Json> Database::LoadFile(const std::string& path, std::string_view mode,
                                 const WriteTarget& target) {
-  if (impl_->remote) {
-    // A server takes the input as one request body: read it whole.
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return InvalidArgument("cannot read '" + path + "': " + std::strerror(errno));
-    std::stringstream text;
-    text << in.rdbuf();
-    return impl_->remote->Load(text.str(), mode, target);
-  }
-  return ToApi(impl_->handle->LoadFile(path, mode, target, impl_->actor));
+  return impl_->backend->LoadFile(path, mode, target);
 }
 
 Result<Json> Database::LoadStream(const LoadReader& read, std::string_view mode,
                                   const WriteTarget& target) {
-  // The engine's reader over the caller's (their statuses converted at the boundary).
-  engine::ChunkReader engine_read = [&read](char* buffer,
-                                            size_t capacity) -> omnigraph::Result<size_t> {
-    Result<size_t> got = read(buffer, capacity);
-    if (!got.ok()) return FromApi(got.status());
-    return *got;
-  };
-  if (impl_->remote) {
-    // A server takes the input as one request body: read it whole.
-    std::string text;
-    std::string chunk(engine::ReaderLines::kChunkBytes, '\0');
-    while (true) {
-      Result<size_t> got = read(chunk.data(), chunk.size());
-      if (!got.ok()) return got.status();
-      if (*got == 0) break;
-      text.append(chunk.data(), std::min(*got, chunk.size()));
-    }
-    return impl_->remote->Load(text, mode, target);
-  }
-  return ToApi(impl_->handle->LoadStream(engine_read, mode, target, impl_->actor));
+  return impl_->backend->LoadStream(read, mode, target);
 }
 
 Status Database::Export(std::string_view branch, const std::vector<std::string>& types,
@@ -790,38 +129,29 @@ Status Database::Export(std::string_view branch, const std::vector<std::string>&
 
 Status Database::Export(const ReadTarget& target, const std::vector<std::string>& types,
                         const std::function<Status(std::string_view chunk)>& sink) {
-  if (impl_->remote) return impl_->remote->Export(target, types, sink);
-  return ToApi(impl_->handle->Export(
-      target, types, [&sink](std::string_view chunk) { return FromApi(sink(chunk)); }));
+  return impl_->backend->Export(target, types, sink);
 }
 
 Result<std::string> Database::ResolveCommit(const ReadTarget& target) {
-  if (impl_->remote) return impl_->remote->ResolveCommit(target);
-  omnigraph::Result<std::string> commit = impl_->handle->ResolveCommit(target);
-  if (!commit.ok()) return ToApi(commit.status());
-  return std::move(*commit);
+  return impl_->backend->ResolveCommit(target);
 }
 
 Result<Json> Database::Mutate(std::string_view source, std::string_view name, const Json& params,
                               const WriteTarget& target) {
-  if (impl_->remote) return impl_->remote->Mutate(source, name, params, target);
-  return ToApi(impl_->handle->Mutate(source, name, FromApi(params), target, impl_->actor));
+  return impl_->backend->Mutate(source, name, params, target);
 }
 
 Result<Json> Database::Query(std::string_view source, std::string_view name, const Json& params,
                              const ReadTarget& target) {
-  if (impl_->remote) return impl_->remote->Query(source, name, params, target);
-  return ToApi(impl_->handle->Query(source, name, FromApi(params), target));
+  return impl_->backend->Query(source, name, params, target);
 }
 
 Result<Json> Database::PlanSchema(std::string_view schema_source, bool allow_data_loss) {
-  if (impl_->remote) return impl_->remote->NotServed("schema plan");
-  return ToApi(impl_->handle->PlanSchema(schema_source, allow_data_loss));
+  return impl_->backend->PlanSchema(schema_source, allow_data_loss);
 }
 
 Result<Json> Database::ApplySchema(std::string_view schema_source, bool allow_data_loss) {
-  if (impl_->remote) return impl_->remote->ApplySchema(schema_source, allow_data_loss);
-  return ToApi(impl_->handle->ApplySchema(schema_source, allow_data_loss, impl_->actor));
+  return impl_->backend->ApplySchema(schema_source, allow_data_loss);
 }
 
 Result<Json> Database::ShowSchema(std::string_view branch) {
@@ -829,39 +159,28 @@ Result<Json> Database::ShowSchema(std::string_view branch) {
 }
 
 Result<Json> Database::ShowSchema(const ReadTarget& target) {
-  if (impl_->remote) return impl_->remote->ShowSchema(target);
-  return ToApi(impl_->handle->ShowSchema(target));
+  return impl_->backend->ShowSchema(target);
 }
 
 Result<Json> Database::Cleanup(const CleanupRequest& request) {
-  if (impl_->remote) return impl_->remote->NotServed("cleanup");
-  return ToApi(impl_->handle->Cleanup(request));
+  return impl_->backend->Cleanup(request);
 }
 
 Result<Json> Database::Optimize(std::string_view branch) {
-  if (impl_->remote) return impl_->remote->NotServed("optimize");
-  return ToApi(impl_->handle->Optimize(branch, impl_->actor));
+  return impl_->backend->Optimize(branch);
 }
 
-Result<Json> Database::Repair(bool confirm) {
-  if (impl_->remote) return impl_->remote->NotServed("repair");
-  return ToApi(impl_->handle->Repair(confirm));
-}
+Result<Json> Database::Repair(bool confirm) { return impl_->backend->Repair(confirm); }
 
 Result<Json> Database::Lint(std::string_view query_source, std::string_view branch) {
-  if (impl_->remote) return impl_->remote->NotServed("lint");
-  return ToApi(impl_->handle->Lint(query_source, branch));
+  return impl_->backend->Lint(query_source, branch);
 }
 
 Result<Json> Database::LintWithSchema(std::string_view schema_source,
                                       std::string_view query_source) {
-  return ToApi(engine::LintOffline(schema_source, query_source));
+  return engine::LintWithSchemaSource(schema_source, query_source);
 }
 
-Json Database::Version() {
-  return Json{{"version", OMNIGRAPH_VERSION_TEXT},
-              {"storage_stamp", commit::kStorageStamp},
-              {"build", OMNIGRAPH_BUILD_TEXT}};
-}
+Json Database::Version() { return engine::LibraryVersion(); }
 
 }  // namespace omnigraph::api

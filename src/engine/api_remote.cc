@@ -3,8 +3,14 @@
 // (docs/design/server.md "Routes"); the answer's JSON is returned as it came.
 #include "engine/api_remote.h"
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <optional>
+#include <sstream>
 
 #include "storage/http/http_client.h"
 
@@ -23,11 +29,14 @@ using storage::http::HttpResponse;
 using storage::http::Transport;
 using storage::http::UriEncode;
 
-using Request = RemoteHandle::Request;
+using Request = RemoteBackend::Request;
 
 // How much of a body that is not an ErrorOutput a message quotes.
 constexpr size_t kQuotedBodyBytesMax = 200;
 constexpr const char* kIfCommitHeader = "Omnigraph-If-Graph-Commit";
+constexpr const char* kIdempotencyKeyHeader = "Idempotency-Key";
+// How much of a load's input a remote handle reads per call of the caller's reader.
+constexpr size_t kLoadReadChunkBytes = size_t{1} << 20;
 
 // The public code and kind with these stable names (CodeName, KindName), if any.
 std::optional<Code> CodeNamed(std::string_view name) {
@@ -105,21 +114,28 @@ void AddReadTarget(const api::ReadTarget& target, Json& body) {
   }
 }
 
-}  // namespace
-
-RemoteHandle::RemoteHandle(std::string url, std::string base, const api::ConnectOptions& options)
-    : url_(std::move(url)), base_(std::move(base)) {
-  if (options.bearer_token) authorization_ = "Authorization: Bearer " + *options.bearer_token;
-  HttpClientOptions client;
-  client.connect_timeout_ms = options.connect_timeout_ms;
-  client.request_timeout_ms = options.request_timeout_ms;
-  client_ = std::make_unique<HttpClient>(client);
+// A write's Idempotency-Key as the header the server reads (docs/design/idempotency.md), checked
+// by the engine's rule first: a key no server would take is refused here, and a header never
+// carries a line break.
+Status AddIdempotencyKey(const api::WriteTarget& target, Request& r) {
+  if (!target.idempotency_key) return Status::Ok();
+  Status valid = CheckIdempotencyKey(*target.idempotency_key);
+  if (!valid.ok()) return valid;
+  r.headers.push_back(std::string(kIdempotencyKeyHeader) + ": " + *target.idempotency_key);
+  return Status::Ok();
 }
 
-RemoteHandle::~RemoteHandle() = default;
+}  // namespace
 
-Result<std::unique_ptr<RemoteHandle>> RemoteHandle::Connect(std::string_view url,
-                                                            const api::ConnectOptions& options) {
+RemoteBackend::RemoteBackend(std::string url, std::string base, std::string authorization,
+                             std::shared_ptr<HttpClient> client)
+    : url_(std::move(url)),
+      base_(std::move(base)),
+      authorization_(std::move(authorization)),
+      client_(std::move(client)) {}
+
+Result<std::shared_ptr<Backend>> ConnectRemoteBackend(std::string_view url,
+                                                      const api::ConnectOptions& options) {
   const size_t scheme = url.find("://");
   const std::string_view name = scheme == std::string_view::npos ? "" : url.substr(0, scheme);
   if ((name != "http" && name != "https") || url.size() == scheme + 3 || url[scheme + 3] == '/') {
@@ -133,11 +149,22 @@ Result<std::unique_ptr<RemoteHandle>> RemoteHandle::Connect(std::string_view url
   std::string base(url);
   while (base.ends_with('/')) base.pop_back();
   if (!options.graph_id.empty()) base += "/graphs/" + UriEncode(options.graph_id, true);
-  return std::unique_ptr<RemoteHandle>(new RemoteHandle(std::string(url), base, options));
+  std::string authorization;
+  if (options.bearer_token) authorization = "Authorization: Bearer " + *options.bearer_token;
+  HttpClientOptions client;
+  client.connect_timeout_ms = options.connect_timeout_ms;
+  client.request_timeout_ms = options.request_timeout_ms;
+  return std::shared_ptr<Backend>(
+      std::make_shared<RemoteBackend>(std::string(url), std::move(base), std::move(authorization),
+                                      std::make_shared<HttpClient>(client)));
 }
 
-HttpResponse RemoteHandle::Send(const Request& request,
-                                std::function<bool(std::string_view)> sink) {
+std::shared_ptr<Backend> RemoteBackend::WithActor(std::optional<std::string>) const {
+  return std::make_shared<RemoteBackend>(url_, base_, authorization_, client_);
+}
+
+HttpResponse RemoteBackend::Send(const Request& request,
+                                 std::function<bool(std::string_view)> sink) {
   storage::http::HttpRequest out;
   out.method = request.method;
   out.url = base_;
@@ -154,8 +181,8 @@ HttpResponse RemoteHandle::Send(const Request& request,
   return client_->Send(out);
 }
 
-Status RemoteHandle::Failure(const Request& request, const HttpResponse& response,
-                             Json* merge_conflicts) const {
+Status RemoteBackend::Failure(const Request& request, const HttpResponse& response,
+                              Json* merge_conflicts) const {
   const std::string what = Describe(request);
   if (response.transport == Transport::kNotSent) {
     return Status(Code::kTransient,
@@ -195,7 +222,7 @@ Status RemoteHandle::Failure(const Request& request, const HttpResponse& respons
   return Status(CodeOfHttpStatus(response.status, request.write), std::move(message), object);
 }
 
-Result<Json> RemoteHandle::Call(const Request& request, Json* merge_conflicts) {
+Result<Json> RemoteBackend::Call(const Request& request, Json* merge_conflicts) {
   HttpResponse response = Send(request, nullptr);
   if (response.transport != Transport::kAnswered || response.status < 200 ||
       response.status >= 300) {
@@ -211,7 +238,7 @@ Result<Json> RemoteHandle::Call(const Request& request, Json* merge_conflicts) {
   return parsed;
 }
 
-Status RemoteHandle::NotServed(std::string_view verb) const {
+Status RemoteBackend::NotServed(std::string_view verb) const {
   return Status(Code::kUnsupported,
                 std::string(verb) +
                     " is not served over HTTP: omnigraph-server has no route for it; run it "
@@ -219,12 +246,12 @@ Status RemoteHandle::NotServed(std::string_view verb) const {
                 url_);
 }
 
-Result<Json> RemoteHandle::CreateBranch(std::string_view name, std::string_view from) {
+Result<Json> RemoteBackend::CreateBranch(std::string_view name, std::string_view from) {
   return Call(PostJson({{"branches", false}},
                        Json{{"name", std::string(name)}, {"from", std::string(from)}}, true));
 }
 
-Result<Json> RemoteHandle::DeleteBranch(std::string_view name) {
+Result<Json> RemoteBackend::DeleteBranch(std::string_view name) {
   Request r;
   r.method = "DELETE";
   // The route's last segment takes the rest of the path: a name's '/' stays as it is.
@@ -233,33 +260,33 @@ Result<Json> RemoteHandle::DeleteBranch(std::string_view name) {
   return Call(r);
 }
 
-Result<Json> RemoteHandle::ListBranches() {
+Result<Json> RemoteBackend::ListBranches() {
   OMNIGRAPH_ASSIGN_OR_RETURN(Json out, Call(Get({{"branches", false}})));
   return out["branches"];
 }
 
-Result<Json> RemoteHandle::Merge(std::string_view source, const api::MergeOptions& options,
-                                 Json* conflicts) {
+Result<Json> RemoteBackend::Merge(std::string_view source, const api::MergeOptions& options,
+                                  Json* conflicts) {
   Json body = Json{{"source", std::string(source)},
                    {"target", options.target},
                    {"delete_branch", options.delete_branch}};
   return Call(PostJson({{"branches", false}, {"merge", false}}, body, true), conflicts);
 }
 
-Result<Json> RemoteHandle::CommitHistory(std::string_view branch, size_t limit,
-                                         std::string_view page_token) {
+Result<Json> RemoteBackend::CommitHistory(std::string_view branch, size_t limit,
+                                          std::string_view page_token) {
   std::vector<std::pair<std::string, std::string>> query = {{"branch", std::string(branch)},
                                                             {"limit", std::to_string(limit)}};
   if (!page_token.empty()) query.emplace_back("page_token", std::string(page_token));
   return Call(Get({{"commits", false}}, std::move(query)));
 }
 
-Result<Json> RemoteHandle::ShowCommit(std::string_view commit_id) {
+Result<Json> RemoteBackend::ShowCommit(std::string_view commit_id) {
   return Call(Get({{"commits", false}, {std::string(commit_id), false}}));
 }
 
-Result<Json> RemoteHandle::CommitChanges(std::string_view commit_id,
-                                         const api::CommitChangesRequest& request) {
+Result<Json> RemoteBackend::CommitChanges(std::string_view commit_id,
+                                          const api::CommitChangesRequest& request) {
   std::vector<std::pair<std::string, std::string>> query = {
       {"limit", std::to_string(request.limit)}};
   for (const auto& [name, value] : {std::pair{"page_token", &request.page_token},
@@ -272,13 +299,13 @@ Result<Json> RemoteHandle::CommitChanges(std::string_view commit_id,
                   std::move(query)));
 }
 
-Result<Json> RemoteHandle::Snapshot(const api::ReadTarget& target) {
+Result<Json> RemoteBackend::Snapshot(const api::ReadTarget& target) {
   if (target.snapshot) return Call(Get({{"snapshot", false}}, {{"snapshot", *target.snapshot}}));
   return Call(Get({{"snapshot", false}}, {{"branch", target.branch}}));
 }
 
-Result<Json> RemoteHandle::Load(std::string_view ndjson, std::string_view mode,
-                                const api::WriteTarget& target) {
+Result<Json> RemoteBackend::Load(std::string_view ndjson, std::string_view mode,
+                                 const api::WriteTarget& target) {
   if (target.if_commit) {
     return InvalidArgument("load does not take an expected commit; use a branch and merge");
   }
@@ -290,19 +317,39 @@ Result<Json> RemoteHandle::Load(std::string_view ndjson, std::string_view mode,
   r.content_type = "application/x-ndjson";
   r.body = std::string(ndjson);
   r.write = true;
+  if (Status keyed = AddIdempotencyKey(target, r); !keyed.ok()) return keyed;
   return Call(r);
 }
 
-Status RemoteHandle::Export(const api::ReadTarget& target, const std::vector<std::string>& types,
-                            const std::function<Status(std::string_view chunk)>& sink) {
-  Json body = Json::object();
-  AddReadTarget(target, body);
-  if (!types.empty()) {
-    Json names = Json::array();
-    for (const std::string& t : types) names.push_back(Json(t));
-    body["type_names"] = std::move(names);
+Result<Json> RemoteBackend::LoadFile(const std::string& path, std::string_view mode,
+                                     const api::WriteTarget& target) {
+  // A server takes the input as one request body: read it whole (the server bounds its size).
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return InvalidArgument("cannot read '" + path + "': it is a directory, not a file");
   }
-  const Request request = PostJson({{"export", false}}, body, false);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return InvalidArgument("cannot read '" + path + "': " + std::strerror(errno));
+  std::stringstream text;
+  text << in.rdbuf();
+  return Load(text.str(), mode, target);
+}
+
+Result<Json> RemoteBackend::LoadStream(const api::LoadReader& read, std::string_view mode,
+                                       const api::WriteTarget& target) {
+  // A server takes the input as one request body: read it whole (the server bounds its size).
+  std::string text;
+  std::string chunk(kLoadReadChunkBytes, '\0');
+  while (true) {
+    Result<size_t> got = read(chunk.data(), chunk.size());
+    if (!got.ok()) return got.status();
+    if (*got == 0) break;
+    text.append(chunk.data(), std::min(*got, chunk.size()));
+  }
+  return Load(text, mode, target);
+}
+
+Status RemoteBackend::Stream(const Request& request, const ApiSink& sink) {
   // The caller gets whole lines, as from an embedded export: a line split across HTTP chunks
   // waits in `partial` for its end.
   std::string partial;
@@ -323,7 +370,37 @@ Status RemoteHandle::Export(const api::ReadTarget& target, const std::vector<std
   return partial.empty() ? Status::Ok() : sink(partial);
 }
 
-Result<std::string> RemoteHandle::ResolveCommit(const api::ReadTarget& target) {
+Status RemoteBackend::Export(const api::ReadTarget& target, const std::vector<std::string>& types,
+                             const ApiSink& sink) {
+  Json body = Json::object();
+  AddReadTarget(target, body);
+  if (!types.empty()) {
+    Json names = Json::array();
+    for (const std::string& t : types) names.push_back(Json(t));
+    body["type_names"] = std::move(names);
+  }
+  return Stream(PostJson({{"export", false}}, body, false), sink);
+}
+
+Result<Json> RemoteBackend::PollChanges(const api::ChangePoll& poll) {
+  std::vector<std::pair<std::string, std::string>> query = {{"branch", poll.branch},
+                                                            {"limit", std::to_string(poll.limit)}};
+  // The server takes a cursor or a start, never both (the cursor says where it is).
+  if (!poll.cursor.empty()) {
+    query.emplace_back("cursor", poll.cursor);
+  } else {
+    query.emplace_back("start", poll.start);
+  }
+  return Call(Get({{"changes", false}}, std::move(query)));
+}
+
+Status RemoteBackend::ChangesBaseline(std::string_view branch, const ApiSink& sink) {
+  return Stream(PostJson({{"changes", false}, {"baseline", false}},
+                         Json{{"branch", std::string(branch)}}, false),
+                sink);
+}
+
+Result<std::string> RemoteBackend::ResolveCommit(const api::ReadTarget& target) {
   if (target.snapshot) {
     OMNIGRAPH_ASSIGN_OR_RETURN(Json commit, ShowCommit(*target.snapshot));
     return commit["graph_commit_id"].string_value();
@@ -336,13 +413,14 @@ Result<std::string> RemoteHandle::ResolveCommit(const api::ReadTarget& target) {
   return page["commits"][0]["graph_commit_id"].string_value();
 }
 
-Result<Json> RemoteHandle::Mutate(std::string_view source, std::string_view name,
-                                  const Json& params, const api::WriteTarget& target) {
+Result<Json> RemoteBackend::Mutate(std::string_view source, std::string_view name,
+                                   const Json& params, const api::WriteTarget& target) {
   if (target.from) return InvalidArgument("mutate does not create branches; create it first");
   if (!params.is_object()) return InvalidArgument("parameters must be a JSON object");
   Json body = Json{{"query", std::string(source)}, {"params", params}, {"branch", target.branch}};
   if (!name.empty()) body["name"] = std::string(name);
   Request r = PostJson({{"mutate", false}}, body, true);
+  if (Status keyed = AddIdempotencyKey(target, r); !keyed.ok()) return keyed;
   if (target.if_commit) {
     r.path.emplace_back("if-graph-commit", false);
     r.headers.push_back(std::string(kIfCommitHeader) + ": " + *target.if_commit);
@@ -350,8 +428,8 @@ Result<Json> RemoteHandle::Mutate(std::string_view source, std::string_view name
   return Call(r);
 }
 
-Result<Json> RemoteHandle::Query(std::string_view source, std::string_view name, const Json& params,
-                                 const api::ReadTarget& target) {
+Result<Json> RemoteBackend::Query(std::string_view source, std::string_view name,
+                                  const Json& params, const api::ReadTarget& target) {
   if (!params.is_object()) return InvalidArgument("parameters must be a JSON object");
   Json body = Json{{"query", std::string(source)}, {"params", params}};
   if (!name.empty()) body["name"] = std::string(name);
@@ -359,15 +437,25 @@ Result<Json> RemoteHandle::Query(std::string_view source, std::string_view name,
   return Call(PostJson({{"query", false}}, body, false));
 }
 
-Result<Json> RemoteHandle::ApplySchema(std::string_view schema_source, bool allow_data_loss) {
+Result<Json> RemoteBackend::ApplySchema(std::string_view schema_source, bool allow_data_loss) {
   Json body =
       Json{{"schema_source", std::string(schema_source)}, {"allow_data_loss", allow_data_loss}};
   return Call(PostJson({{"schema", false}, {"apply", false}}, body, true));
 }
 
-Result<Json> RemoteHandle::ShowSchema(const api::ReadTarget& target) {
+Result<Json> RemoteBackend::ShowSchema(const api::ReadTarget& target) {
   if (target.snapshot) return Call(Get({{"schema", false}}, {{"snapshot", *target.snapshot}}));
   return Call(Get({{"schema", false}}, {{"branch", target.branch}}));
 }
+
+Result<Json> RemoteBackend::PlanSchema(std::string_view, bool) { return NotServed("schema plan"); }
+
+Result<Json> RemoteBackend::Cleanup(const api::CleanupRequest&) { return NotServed("cleanup"); }
+
+Result<Json> RemoteBackend::Optimize(std::string_view) { return NotServed("optimize"); }
+
+Result<Json> RemoteBackend::Repair(bool) { return NotServed("repair"); }
+
+Result<Json> RemoteBackend::Lint(std::string_view, std::string_view) { return NotServed("lint"); }
 
 }  // namespace omnigraph::engine

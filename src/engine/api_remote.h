@@ -1,4 +1,5 @@
-// The remote backend of api::Database (Database::Connect; docs/design/api.md "Remote handles"):
+// The remote backend of api::Database (engine/api_backend.h; Database::Connect; docs/design/api.md
+// "Remote handles"):
 // each call is one request to an omnigraph-server's routes (docs/design/server.md), and its
 // answer is the JSON the server's own Database returned, so a front end prints the same output
 // for a served graph as for one it opens itself. Errors come back as the Status the server's
@@ -16,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "omnigraph/omnigraph.h"
+#include "engine/api_backend.h"
 
 namespace omnigraph::storage::http {
 class HttpClient;
@@ -25,42 +26,55 @@ struct HttpResponse;
 
 namespace omnigraph::engine {
 
-class RemoteHandle {
+// Connects to the omnigraph-server at `url`: InvalidArgument unless it is http:// or https://
+// with a host. Makes no request.
+api::Result<std::shared_ptr<Backend>> ConnectRemoteBackend(std::string_view url,
+                                                           const api::ConnectOptions& options);
+
+class RemoteBackend final : public Backend {
  public:
-  // InvalidArgument unless `url` is http:// or https:// with a host. Makes no request.
-  static api::Result<std::unique_ptr<RemoteHandle>> Connect(std::string_view url,
-                                                            const api::ConnectOptions& options);
-  ~RemoteHandle();
-  RemoteHandle(const RemoteHandle&) = delete;
-  RemoteHandle& operator=(const RemoteHandle&) = delete;
+  // The URL the backend was connected to, as given.
+  const std::string& uri() const override { return url_; }
+  // The server makes the store calls: none here.
+  api::StoreCallCounts StoreCalls() const override { return {}; }
+  // The same connection: the server publishes as the bearer token's actor, whatever the caller
+  // names (docs/design/api.md "Remote handles").
+  std::shared_ptr<Backend> WithActor(std::optional<std::string> actor) const override;
 
-  // The URL the handle was connected to, as given.
-  const std::string& url() const { return url_; }
-
-  api::Result<api::Json> CreateBranch(std::string_view name, std::string_view from);
-  api::Result<api::Json> DeleteBranch(std::string_view name);
-  api::Result<api::Json> ListBranches();
+  api::Result<api::Json> CreateBranch(std::string_view name, std::string_view from) override;
+  api::Result<api::Json> DeleteBranch(std::string_view name) override;
+  api::Result<api::Json> ListBranches() override;
   api::Result<api::Json> Merge(std::string_view source, const api::MergeOptions& options,
-                               api::Json* conflicts);
+                               api::Json* conflicts) override;
   api::Result<api::Json> CommitHistory(std::string_view branch, size_t limit,
-                                       std::string_view page_token);
-  api::Result<api::Json> ShowCommit(std::string_view commit_id);
+                                       std::string_view page_token) override;
+  api::Result<api::Json> ShowCommit(std::string_view commit_id) override;
   api::Result<api::Json> CommitChanges(std::string_view commit_id,
-                                       const api::CommitChangesRequest& request);
-  api::Result<api::Json> Snapshot(const api::ReadTarget& target);
+                                       const api::CommitChangesRequest& request) override;
+  api::Result<api::Json> Snapshot(const api::ReadTarget& target) override;
+  api::Result<api::Json> PollChanges(const api::ChangePoll& poll) override;
+  api::Status ChangesBaseline(std::string_view branch, const ApiSink& sink) override;
   api::Result<api::Json> Load(std::string_view ndjson, std::string_view mode,
-                              const api::WriteTarget& target);
+                              const api::WriteTarget& target) override;
+  api::Result<api::Json> LoadFile(const std::string& path, std::string_view mode,
+                                  const api::WriteTarget& target) override;
+  api::Result<api::Json> LoadStream(const api::LoadReader& read, std::string_view mode,
+                                    const api::WriteTarget& target) override;
   api::Status Export(const api::ReadTarget& target, const std::vector<std::string>& types,
-                     const std::function<api::Status(std::string_view chunk)>& sink);
-  api::Result<std::string> ResolveCommit(const api::ReadTarget& target);
+                     const ApiSink& sink) override;
+  api::Result<std::string> ResolveCommit(const api::ReadTarget& target) override;
   api::Result<api::Json> Mutate(std::string_view source, std::string_view name,
-                                const api::Json& params, const api::WriteTarget& target);
+                                const api::Json& params, const api::WriteTarget& target) override;
   api::Result<api::Json> Query(std::string_view source, std::string_view name,
-                               const api::Json& params, const api::ReadTarget& target);
-  api::Result<api::Json> ApplySchema(std::string_view schema_source, bool allow_data_loss);
-  api::Result<api::Json> ShowSchema(const api::ReadTarget& target);
-  // Unsupported naming `verb` ("schema plan", "cleanup", ...): the server has no route for it.
-  api::Status NotServed(std::string_view verb) const;
+                               const api::Json& params, const api::ReadTarget& target) override;
+  api::Result<api::Json> ApplySchema(std::string_view schema_source, bool allow_data_loss) override;
+  api::Result<api::Json> ShowSchema(const api::ReadTarget& target) override;
+  // The calls omnigraph-server has no route for: Unsupported, naming the call.
+  api::Result<api::Json> PlanSchema(std::string_view schema_source, bool allow_data_loss) override;
+  api::Result<api::Json> Cleanup(const api::CleanupRequest& request) override;
+  api::Result<api::Json> Optimize(std::string_view branch) override;
+  api::Result<api::Json> Repair(bool confirm) override;
+  api::Result<api::Json> Lint(std::string_view query_source, std::string_view branch) override;
 
   // One request to the server (public for the .cc's helpers, not for callers).
   struct Request {
@@ -76,15 +90,20 @@ class RemoteHandle {
     bool write = false;
   };
 
- private:
-  RemoteHandle(std::string url, std::string base, const api::ConnectOptions& options);
+  RemoteBackend(std::string url, std::string base, std::string authorization,
+                std::shared_ptr<storage::http::HttpClient> client);
 
+ private:
+  // Unsupported naming `verb` ("schema plan", "cleanup", ...): the server has no route for it.
+  api::Status NotServed(std::string_view verb) const;
   // The 2xx answer's body, parsed; else the failure it maps to. `merge_conflicts` gets the
   // ErrorOutput's array when the answer has one.
   api::Result<api::Json> Call(const Request& request, api::Json* merge_conflicts = nullptr);
   // Sends `request`; a 2xx body goes to `sink` when one is given.
   storage::http::HttpResponse Send(const Request& request,
                                    std::function<bool(std::string_view)> sink);
+  // Sends `request` and passes its 2xx NDJSON body to `sink` in whole lines.
+  api::Status Stream(const Request& request, const ApiSink& sink);
   // The failure a non-2xx answer or a transport failure maps to.
   api::Status Failure(const Request& request, const storage::http::HttpResponse& response,
                       api::Json* merge_conflicts) const;
@@ -93,7 +112,8 @@ class RemoteHandle {
   // url_ without a trailing '/', plus /graphs/{id} for a graph id.
   std::string base_;
   std::string authorization_;
-  std::unique_ptr<storage::http::HttpClient> client_;
+  // Shared by WithActor's backends: one connection pool.
+  std::shared_ptr<storage::http::HttpClient> client_;
 };
 
 }  // namespace omnigraph::engine

@@ -39,12 +39,10 @@ void SetQueryEmbedder(query::ExecOptions& exec, Clock& clock) {
   };
 }
 
-}  // namespace
-
-Result<query::QueryResult> RunChecked(const Snapshot& snapshot, const query::CheckedQuery& checked,
-                                      const Json& params, const RunOptions& options) {
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<schema::Value> values, query::BindParams(checked, params));
-  std::optional<query::ExecCache> local;
+// The executor's options for one run: every RunOptions field, whichever path runs the query (the
+// prepared plan or a checked query). `local` holds the run's own cache when none is shared.
+query::ExecOptions ExecOptionsFor(const Snapshot& snapshot, const RunOptions& options,
+                                  std::optional<query::ExecCache>& local) {
   query::ExecOptions exec;
   exec.now_ms = options.now_ms ? *options.now_ms : snapshot.clock().NowMillis();
   exec.cache = options.cache;
@@ -54,6 +52,16 @@ Result<query::QueryResult> RunChecked(const Snapshot& snapshot, const query::Che
   if (options.point_edges_min) exec.point_edges_min = *options.point_edges_min;
   exec.point_budget_bytes = options.point_budget_bytes;
   SetQueryEmbedder(exec, snapshot.clock());
+  return exec;
+}
+
+}  // namespace
+
+Result<query::QueryResult> RunChecked(const Snapshot& snapshot, const query::CheckedQuery& checked,
+                                      const Json& params, const RunOptions& options) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<schema::Value> values, query::BindParams(checked, params));
+  std::optional<query::ExecCache> local;
+  const query::ExecOptions exec = ExecOptionsFor(snapshot, options, local);
   SnapshotView view(snapshot);
   Result<query::QueryResult> result = query::Execute(view, checked, values, exec);
   if (!result.ok()) return snapshot.ExplainReadFailure(result.status());
@@ -114,7 +122,8 @@ Status RunDecl(const Snapshot& snapshot, const query::CheckedQuery& checked, con
     out.result = ExplainResult(*out.plan);
     return Status::Ok();
   }
-  options.traversal_work_limit = settings.traversal_work_limit;
+  // A header's limit governs its own source; without one the caller's bound stands.
+  if (settings.traversal_work_limit) options.traversal_work_limit = *settings.traversal_work_limit;
   OMNIGRAPH_ASSIGN_OR_RETURN(out.result, RunChecked(snapshot, checked, params, options));
   return Status::Ok();
 }
@@ -188,12 +197,8 @@ Result<ReadOutcome> RunPrepared(const Snapshot& snapshot, std::string_view sourc
   if (prepared->plan) {
     OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<schema::Value> values,
                                query::BindParams(prepared->checked, params));
-    query::ExecOptions exec;
-    exec.now_ms = options.now_ms ? *options.now_ms : snapshot.clock().NowMillis();
-    exec.cache = options.cache;
     std::optional<query::ExecCache> local;
-    if (exec.cache == nullptr) exec.cache = &local.emplace(64);
-    SetQueryEmbedder(exec, snapshot.clock());
+    const query::ExecOptions exec = ExecOptionsFor(snapshot, options, local);
     SnapshotView view(snapshot);
     Result<query::QueryResult> result = query::ExecutePlan(view, *prepared->plan, values, exec);
     if (!result.ok()) return snapshot.ExplainReadFailure(result.status());

@@ -7,7 +7,8 @@
 //   {query_name, target:{branch?, snapshot?}, row_count, columns, rows, graph_commit_id}
 // with rows as objects keyed by column name (`p.name`, aliases, aggregate names). Errors:
 // InvalidArgument for a parse or type error (the rendered diagnostic), an unknown query name, a
-// mutation query, or bad parameters; Unsupported for search forms. Thread-safe as the snapshot.
+// mutation query, or bad parameters; ResourceLimit past the traversal bound. Thread-safe as the
+// snapshot.
 #pragma once
 
 #include <optional>

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/prepared.h"
 #include "query/column_codec.h"
 #include "query/parser.h"
 #include "query/plan.h"
@@ -242,6 +243,36 @@ TEST_F(QueryRunTest, OnePlanRunsWithEveryParameterValue) {
     EXPECT_EQ(r->rows[0][0].string_value(), friend_name);
     EXPECT_EQ(r->stats.key_lookups, 1u);
   }
+}
+
+// RunOptions::traversal_work_limit bounds a run on every path: a cold run, a run through the
+// prepared-query cache (first and warm), and a source whose header sets no limit; a header's
+// `set traversal_work_limit = N;` governs its own source instead.
+TEST_F(QueryRunTest, TheCallersTraversalLimitHoldsOnEveryPath) {
+  AddPersons({{"Ada", 36}, {"Bob", 25}, {"Cy", 30}});
+  AddKnows({{"Ada", "Bob"}, {"Ada", "Cy"}});
+  const Json ada{{"n", "Ada"}};
+  RunOptions bounded;
+  bounded.traversal_work_limit = 1;
+  Result<ReadOutcome> cold = RunRead(*graph_, kQueries, "friends", ada, bounded);
+  EXPECT_EQ(cold.status().code(), Code::kResourceLimit) << cold.status().ToString();
+  PreparedQueries prepared;
+  bounded.prepared = &prepared;
+  for (int run = 0; run < 2; ++run) {  // The first run prepares; the second is warm.
+    Result<ReadOutcome> r = RunRead(*graph_, kQueries, "friends", ada, bounded);
+    EXPECT_EQ(r.status().code(), Code::kResourceLimit) << run << ": " << r.status().ToString();
+  }
+  RunOptions ample;
+  ample.prepared = &prepared;
+  Result<ReadOutcome> ok = RunRead(*graph_, kQueries, "friends", ada, ample);
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(ok->result.rows.size(), 2u);
+  const std::string headed = "set traversal_work_limit = 1000;\n" + std::string(kQueries);
+  RunOptions tight;
+  tight.traversal_work_limit = 1;
+  Result<ReadOutcome> header = RunRead(*graph_, headed, "friends", ada, tight);
+  ASSERT_TRUE(header.ok()) << header.status().ToString();
+  EXPECT_EQ(header->result.rows.size(), 2u);
 }
 
 TEST(QueryPlanTest, AMutationHasNoReadPlan) {

@@ -12,9 +12,10 @@
 // lookup, CSR traversals, `not { }` blocks as anti-joins, then projection, implicit grouping for
 // aggregates, the total order and the limit) and runs the plan; ExecutePlan runs a plan made
 // earlier. Rows come back as schema::Values, one per result column (a bare entity column holds a
-// list: the id, then every property in type order). Search forms (nearest, bm25, rrf, search,
-// fuzzy, match_text) are Unsupported. The executor reads through `cache`, which keeps table
-// images and adjacencies across runs; its operators live in query/exec/.
+// list: the id, then every property in type order). Search forms run too: `nearest` (exact, or
+// through a table's vector index), and bm25, rrf, search, fuzzy and match_text over the full-text
+// index (docs/design/fulltext.md, query-execution.md). The executor reads through `cache`, which
+// keeps table images and adjacencies across runs; its operators live in query/exec/.
 #pragma once
 
 #include <cstdint>

@@ -47,7 +47,7 @@ Result<uint64_t> PositiveInteger(const Setting& s, uint64_t max) {
 Status ApplyOne(const Setting& s, size_t index, QuerySettings& out) {
   if (s.reset) {
     out.given[index].reset();
-    if (index == kTraversalWorkLimit) out.traversal_work_limit = kDefaultTraversalWorkLimit;
+    if (index == kTraversalWorkLimit) out.traversal_work_limit.reset();
     if (index == kStageWriteConcurrency)
       out.stage_write_concurrency = kDefaultStageWriteConcurrency;
     return Status::Ok();
@@ -119,7 +119,8 @@ QueryResult ShowSettings(const QuerySettings& settings) {
   for (size_t i = 0; i < names.size(); ++i) {
     schema::Value value = schema::Value::Null();
     if (i == kTraversalWorkLimit) {
-      value = schema::Value::String(std::to_string(settings.traversal_work_limit));
+      value = schema::Value::String(
+          std::to_string(settings.traversal_work_limit.value_or(kDefaultTraversalWorkLimit)));
     } else if (i == kStageWriteConcurrency) {
       value = schema::Value::String(std::to_string(settings.stage_write_concurrency));
     } else if (i < settings.given.size() && settings.given[i]) {

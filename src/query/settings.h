@@ -32,7 +32,9 @@ inline constexpr const char* kBadSettingValueCode = "Q002";
 inline constexpr const char* kIgnoredSettingCode = "Q003";
 
 struct QuerySettings {
-  uint64_t traversal_work_limit = kDefaultTraversalWorkLimit;
+  // The `traversal_work_limit` a header sets; unset, the run's own bound applies (the caller's
+  // RunOptions, by default kDefaultTraversalWorkLimit).
+  std::optional<uint64_t> traversal_work_limit;
   uint32_t stage_write_concurrency = kDefaultStageWriteConcurrency;
   // The value each setting was given, by its index in SettingNames() (unset: the default).
   std::vector<std::optional<std::string>> given;

@@ -24,9 +24,13 @@ struct HttpRequest {
   // Filled by the router: the {name} segments of the route's pattern.
   std::map<std::string, std::string> path_params;
 
-  // The header `name` (lower case), or empty.
+  // The header `name`, in any case (names are case-insensitive: RFC 9110 5.1), or empty.
   std::string Header(std::string_view name) const {
-    auto it = headers.find(std::string(name));
+    std::string lower(name);
+    for (char& c : lower) {
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    }
+    auto it = headers.find(lower);
     return it == headers.end() ? std::string() : it->second;
   }
   // The query parameter `name`, or empty.

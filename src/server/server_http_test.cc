@@ -494,6 +494,79 @@ TEST_F(ServerHttpTest, ARemoteDatabaseAnswersAsAnEmbeddedOne) {
   EXPECT_EQ(commits->size(), 3u);  // genesis, the load, the mutation: nothing refused published.
 }
 
+// The change feed and idempotency keys through Database::Connect (a remote handle once crashed
+// on PollChanges and ChangesBaseline, and sent no Idempotency-Key): pages, a cursor's next page
+// and the baseline equal the embedded handle's, and a keyed write retried through the server
+// publishes once and answers as the first call did.
+TEST_F(ServerHttpTest, ARemoteDatabaseFollowsTheFeedAndRetriesKeyedWritesOnce) {
+  ServerProcess server(Args());
+  ASSERT_GT(server.port(), 0) << server.first_line();
+  ConnectOptions alice;
+  alice.bearer_token = kAliceToken;
+  Result<std::unique_ptr<Database>> remote =
+      Database::Connect("http://127.0.0.1:" + std::to_string(server.port()), alice);
+  ASSERT_TRUE(remote.ok()) << remote.status().ToString();
+  Database& r = **remote;
+  WriteTarget keyed;
+  keyed.idempotency_key = "load-ada";
+  const std::string ada = "{\"type\":\"Person\",\"data\":{\"name\":\"Ada\"}}\n";
+  Result<Json> loaded = r.Load(ada, "append", keyed);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  // Without the key the append would be a key conflict; with it, the first answer again.
+  Result<Json> again = r.Load(ada, "append", keyed);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ((*again)["commit"], (*loaded)["commit"]);
+  keyed.idempotency_key = "add-cy";
+  Result<Json> added = r.Mutate(kAddPerson, "", Json{{"name", "Cy"}}, keyed);
+  ASSERT_TRUE(added.ok()) << added.status().ToString();
+  Result<Json> added_again = r.Mutate(kAddPerson, "", Json{{"name", "Cy"}}, keyed);
+  ASSERT_TRUE(added_again.ok()) << added_again.status().ToString();
+  EXPECT_EQ((*added_again)["commit"], (*added)["commit"]);
+  Result<Json> conflict = r.Mutate(kAddPerson, "", Json{{"name", "Di"}}, keyed);
+  EXPECT_EQ(conflict.status().code(), Code::kIdempotencyConflict) << conflict.status().ToString();
+  keyed.idempotency_key = "two words";
+  EXPECT_EQ(r.Mutate(kAddPerson, "", Json{{"name", "Di"}}, keyed).status().code(),
+            Code::kInvalidArgument);
+
+  Result<std::unique_ptr<Database>> local = Database::Open(uri_);
+  ASSERT_TRUE(local.ok()) << local.status().ToString();
+  Database& l = **local;
+  Result<Json> commits = l.ListCommits("main", 100);
+  ASSERT_TRUE(commits.ok());
+  EXPECT_EQ(commits->size(), 3u) << "genesis, the keyed load, the keyed mutation";
+  ChangePoll from_start;
+  from_start.start = "beginning";
+  from_start.limit = 1;
+  Result<Json> page = r.PollChanges(from_start);
+  ASSERT_TRUE(page.ok()) << page.status().ToString();
+  Result<Json> local_page = l.PollChanges(from_start);
+  ASSERT_TRUE(local_page.ok()) << local_page.status().ToString();
+  EXPECT_EQ(page->dump(), local_page->dump());
+  ChangePoll next;
+  next.cursor = (*page)["next_page_token"].string_value();
+  ASSERT_FALSE(next.cursor.empty());
+  Result<Json> second = r.PollChanges(next);
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_EQ(second->dump(), l.PollChanges(next)->dump());
+  ChangePoll nowhere;
+  nowhere.branch = "nope";
+  EXPECT_EQ(r.PollChanges(nowhere).status(), l.PollChanges(nowhere).status());
+  auto baseline = [](Database& db, std::string_view branch) {
+    std::string out;
+    Status s = db.ChangesBaseline(branch, [&out](std::string_view chunk) {
+      EXPECT_EQ(chunk.back(), '\n');
+      out.append(chunk);
+      return Status::Ok();
+    });
+    return std::make_pair(s, out);
+  };
+  auto [remote_status, remote_lines] = baseline(r, "main");
+  ASSERT_TRUE(remote_status.ok()) << remote_status.ToString();
+  EXPECT_EQ(remote_lines, baseline(l, "main").second);
+  EXPECT_NE(remote_lines.find("\"resume_cursor\""), std::string::npos);
+  EXPECT_EQ(baseline(r, "nope").first.code(), Code::kBranchNotFound);
+}
+
 TEST_F(ServerHttpTest, AuthFailuresChangeNothing) {
   ServerProcess server(Args());
   ASSERT_GT(server.port(), 0) << server.first_line();

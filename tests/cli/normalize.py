@@ -17,7 +17,7 @@ _CROCKFORD = "[0-9A-HJKMNP-TV-Z]"
 _COMMIT_ID = re.compile(r"\b([A-Za-z0-9_-]+\.[0-9]+\.)?(" + _CROCKFORD + r"{10})\b")
 _ULID = re.compile(r"\b" + _CROCKFORD + r"{26}\b")
 # A page token or change cursor: a version, the hex of its JSON (which names a commit), a MAC.
-_TOKEN = re.compile(r"\b([pc][0-9]+)\.[0-9a-f]+\.[0-9a-f]{16}\b")
+_TOKEN = re.compile(r"\b([pc][0-9]+)\.[A-Za-z0-9_=-]+\.[0-9a-f]{16}\b")
 
 
 class Normalizer:
