@@ -59,8 +59,9 @@ python3 "$HERE/differential.py" compare "$NAME" "$HERE/differential-known.txt" \
 # The refused verbs, each through a server on a fresh graph.
 mkdir -p "$WORK/refused"
 echo 'node Person { name: String @key }' >"$WORK/refused/s.pg"
+# shellcheck disable=SC2016  # a query's variables, not the shell's
 echo 'query q() { match { $p: Person } return { $p.name } }' >"$WORK/refused/q.gq"
-OG_DIFF_ACTORS= python3 "$HERE/differential.py" refused "$WORK/refused" "$HERE/remote-refused.txt" \
+OG_DIFF_ACTORS='' python3 "$HERE/differential.py" refused "$WORK/refused" "$HERE/remote-refused.txt" \
   "$WORK/refused/s.pg" "$WORK/refused/q.gq" || STATUS=1
 [ "$STATUS" = 0 ] && echo "cli $NAME differential: ok"
 exit "$STATUS"

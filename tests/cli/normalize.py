@@ -18,6 +18,8 @@ _COMMIT_ID = re.compile(r"\b([A-Za-z0-9_-]+\.[0-9]+\.)?(" + _CROCKFORD + r"{10})
 _ULID = re.compile(r"\b" + _CROCKFORD + r"{26}\b")
 # A page token or change cursor: a version, the hex of its JSON (which names a commit), a MAC.
 _TOKEN = re.compile(r"\b([pc][0-9]+)\.[A-Za-z0-9_=-]+\.[0-9a-f]{16}\b")
+# One an error message cut short ("page token 'p1.7b22...' is of commit ...").
+_CUT_TOKEN = re.compile(r"\b([pc][0-9]+)\.[A-Za-z0-9_=-]+\.\.\.")
 
 
 class Normalizer:
@@ -33,6 +35,7 @@ class Normalizer:
             text = text.replace(old, new)
         text = _TOKEN.sub(lambda m: "<%s token %d>" % (
             m.group(1), self.tokens.setdefault(m.group(0), len(self.tokens))), text)
+        text = _CUT_TOKEN.sub(r"<\1 token, cut>", text)
         text = _COMMIT_ID.sub(
             lambda m: "<commit %d>" % self.ids.setdefault(m.group(2), len(self.ids)), text)
         text = _ULID.sub(
