@@ -50,29 +50,8 @@ remote_id() { "$BIN" --server "$URL" --token tok-ana commit list --json | python
 # echo is the local one's, commit ids (and their short forms) are numbered in order of first
 # appearance as are edge ULIDs, and times and staged version numbers (random) are blanked.
 normalize() {
-  python3 - "$1" "$S" "$G" "$URL" <<'PY'
-import re, sys
-path, served, local, url = sys.argv[1:5]
-text = open(path, encoding="utf-8").read()
-text = text.replace(served, local)
-text = text.replace("\u2192 " + url + " (served)", "\u2192 " + local + " (direct, local)")
-# Change-feed cursors carry commit ids inside their bytes: numbered as they appear.
-cursors = {}
-text = re.sub(r"\bc1\.[A-Za-z0-9_=-]+\.[0-9a-f]{16}\b",
-              lambda m: "<cursor %d>" % cursors.setdefault(m.group(0), len(cursors)), text)
-ids = {}
-def number(m):
-    return "<commit %d>" % ids.setdefault(m.group(2), len(ids))
-crockford = "[0-9A-HJKMNP-TV-Z]{10}"
-text = re.sub(r"\b([A-Za-z0-9_-]+\.[0-9]+\.)?(" + crockford + r")\b", number, text)
-ulids = {}
-text = re.sub(r"\b[0-9A-HJKMNP-TV-Z]{26}\b",
-              lambda m: "<ulid %d>" % ulids.setdefault(m.group(0), len(ulids)), text)
-text = re.sub(r'"(created_at|authored_at)": [0-9]+', r'"\1": 0', text)
-text = re.sub(r"/versions/d[0-9]+\.json", "/versions/d<staged>.json", text)
-text = re.sub(r"[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}", "<time>", text)
-open(path, "w", encoding="utf-8").write(text)
-PY
+  python3 "$(dirname "$0")/normalize.py" "$1" --replace "$S" "$G" \
+    --replace "→ $URL (served)" "→ $G (direct, local)"
 }
 
 N=0
