@@ -56,7 +56,10 @@ Result<bool> Stream::CreateRecord(const Record& record, const std::string& encod
       for (int read_attempt = 0; read_attempt <= kRedrivesMax; ++read_attempt) {
         Result<std::optional<Record>> back = ProbeRecord(record.seq);
         if (back.ok()) {
-          if (!*back) break;  // Cannot happen for an existing name; re-drive the create.
+          // The store said the name is taken, and now it holds nothing: the record that took it
+          // was deleted since. That seq was published, so it is a gap (D21); re-driving the
+          // create would publish into it — a fork.
+          if (!*back) return GapStatus(record.seq, "the conditional create found it taken");
           return (*back)->commit_id == record.commit_id;
         }
         if (back.status().kind() == Kind::kPermanent) return back.status();
