@@ -236,11 +236,10 @@ TEST_F(RepairTest, EveryMissingOrDamagedRecordIsReportedNotOnlyTheFirst) {
   const auto at = [](const char* kind, uint64_t seq) {
     return std::string(kind) + " " + std::to_string(seq) + " " + RecordName("main", seq);
   };
-  EXPECT_EQ(found, (std::multiset<std::string>{at("record_missing", 100),
-                                               at("record_missing", 105),
-                                               at("record_missing", 106),
-                                               at("record_unparsable", 110),
-                                               at("record_wrong_parent", 115)}))
+  EXPECT_EQ(found,
+            (std::multiset<std::string>{at("record_missing", 100), at("record_missing", 105),
+                                        at("record_missing", 106), at("record_unparsable", 110),
+                                        at("record_wrong_parent", 115)}))
       << report.ToJson().dump();
 }
 
