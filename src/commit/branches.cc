@@ -23,9 +23,15 @@ Result<bool> CreateRedriven(const storage::Runtime& rt, const std::string& name,
       if (*created) return true;
       Result<storage::GetResult> back = rt.store->Get(name);
       if (back.ok()) return back->data == bytes;
-      if (back.status().kind() != Kind::kTransient && back.status().kind() != Kind::kNotFound) {
-        return back.status();
+      if (back.status().kind() == Kind::kNotFound) {
+        // Taken, and now empty: what took it was deleted since. Creating ours there would put a
+        // second object under a name another writer already used (D21's rule, for names).
+        return Status(Code::kCorruption,
+                      "the conditional create found this object taken, but it is now missing: "
+                      "restore it from a backup or a versioned bucket",
+                      name);
       }
+      if (back.status().kind() != Kind::kTransient) return back.status();
       last = back.status();
     } else if (created.status().kind() == Kind::kUnknown ||
                created.status().kind() == Kind::kTransient) {

@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "commit/names.h"
+
 namespace omnigraph::commit {
 
 namespace {
@@ -88,8 +90,11 @@ Status GraphState::Apply(const Record& r, std::string_view object) {
   if (r.stream != stream)
     return corrupt("names stream '" + r.stream + "', expected '" + stream + "'");
   if (r.parent_commit_id.value_or("") != head_commit_id) {
+    // Either this record or the one before it is not what was published: name both, so that
+    // whichever was damaged is named.
     return corrupt("has parent '" + r.parent_commit_id.value_or("null") +
-                   "', but the commit before it is '" + head_commit_id + "'");
+                   "', but the commit before it (" + RecordName(stream, seq) + ") is '" +
+                   head_commit_id + "'");
   }
   std::map<TableIdentity, TableState> next = tables;
   for (const Registration& g : r.registrations) {

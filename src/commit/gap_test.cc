@@ -3,8 +3,11 @@
 // never a shorter history — for cold reads, time travel, warm handles and publishing alike.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "commit/branches.h"
 #include "commit/test_streams.h"
+#include "storage/forwarding_store.h"
 
 namespace omnigraph::commit {
 namespace {
@@ -203,6 +206,52 @@ TEST_P(GapTest, MissingOrForeignStreamMetadataIsCorruption) {
   ASSERT_FALSE(opened.ok());
   EXPECT_EQ(opened.status().code(), Code::kCorruption) << opened.status().ToString();
   EXPECT_EQ(opened.status().object(), StreamMetadataName("main"));
+}
+
+// A store that runs `damage` once, right after a conditional create of `watched` was refused
+// because the name is taken (as an operator's delete could land between the create and the read
+// back that follows it).
+class DamageAfterTakenStore final : public storage::ForwardingStore {
+ public:
+  using ForwardingStore::ForwardingStore;
+  Result<bool> PutIfAbsent(std::string_view name, std::string_view data) override {
+    Result<bool> created = ForwardingStore::PutIfAbsent(name, data);
+    if (created.ok() && !*created && name == watched && damage) std::exchange(damage, nullptr)();
+    return created;
+  }
+  std::string watched;
+  std::function<void()> damage;
+};
+
+// Root cause 1 (damage seeds 100261, 7178, ...): the conditional create found the seq taken, the
+// taking record was deleted before the read back, and the writer re-drove the create into the
+// empty name — a fork. A name that was taken and is now empty was published: a gap.
+TEST_P(GapTest, ARecordDeletedBetweenTheCreateAndItsReadBackIsAGapNotAFreeSeq) {
+  PublishTo(*writer_, 20);
+  auto store = std::make_shared<DamageAfterTakenStore>(rt().store);
+  const storage::Runtime damaging = storage::Runtime::ForTest(store, 11);
+  Result<std::unique_ptr<Stream>> opened = Stream::Open(damaging, "main");
+  ASSERT_TRUE(opened.ok());
+  std::unique_ptr<Stream> stale = std::move(*opened);
+  ASSERT_EQ((*stale->ReadHead())->seq, 20u);
+  PublishTo(*writer_, 21);  // Seq 21 is taken behind the stale handle's back.
+  const std::string taken = RecordName("main", 21);
+  store->watched = taken;
+  store->damage = [&] {
+    PublishTo(*writer_, 22);  // Another commit lands on 21, then 21 is deleted.
+    Delete(taken);
+  };
+  Result<PublishResult> published = PublishOne(*stale);
+  ASSERT_FALSE(published.ok()) << "published seq " << published->seq;
+  EXPECT_EQ(store->damage, nullptr) << "the create of seq 21 was never refused";
+  ExpectCorruption(published.status(), taken, "the conditional create found it taken");
+  EXPECT_FALSE(Exists(taken)) << "a writer published into the gap";
+  EXPECT_FALSE(Exists(RecordName("main", 23)));
+  // Its next attempt sees record 22 above the gap and refuses too; nothing is written.
+  published = PublishOne(*stale);
+  ASSERT_FALSE(published.ok()) << "published seq " << published->seq;
+  ExpectCorruption(published.status(), taken, "record 22 exists");
+  EXPECT_FALSE(Exists(taken));
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, GapTest, ::testing::Values(false, true),

@@ -56,7 +56,22 @@ Result<bool> Stream::CreateRecord(const Record& record, const std::string& encod
       for (int read_attempt = 0; read_attempt <= kRedrivesMax; ++read_attempt) {
         Result<std::optional<Record>> back = ProbeRecord(record.seq);
         if (back.ok()) {
-          if (!*back) break;  // Cannot happen for an existing name; re-drive the create.
+          // The store said the name is taken, and now it holds nothing: the record that took it
+          // was deleted since. That seq was published, so it is a gap (D21); re-driving the
+          // create would publish into it — a fork.
+          if (!*back) {
+            Status gap = GapStatus(record.seq, "the conditional create found it taken");
+            if (!in_doubt) return gap;
+            // An earlier request of ours had an Unknown outcome: the record that took the seq,
+            // deleted since, may have been ours. Still never re-created; the commit id can be
+            // looked up later.
+            return Status(Code::kPublicationInDoubt,
+                          "the outcome of publishing commit '" + record.commit_id +
+                              "' is unknown: its seq was taken (perhaps by this publish's own "
+                              "earlier request) and is now empty. " +
+                              gap.message(),
+                          gap.object());
+          }
           return (*back)->commit_id == record.commit_id;
         }
         if (back.status().kind() == Kind::kPermanent) return back.status();

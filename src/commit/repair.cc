@@ -49,9 +49,12 @@ class Repairer {
     }
     std::optional<GraphState> state = FoldBase(scan);
     bool retire_record = false;
+    // Where the fold stopped: at a defective record, or after `latest` (the gap, if any).
+    uint64_t stopped = latest + 1;
     for (uint64_t seq = base + 1; state && seq <= latest; ++seq) {
       if (!ApplyRecord(key, seq, *state)) {
         state.reset();
+        stopped = seq;
         break;
       }
       retire_record = state->retired;
@@ -63,6 +66,9 @@ class Repairer {
     // hint is never lowered below a record that proves the gap.
     const uint64_t newest =
         gap && !scan.records.empty() ? std::max(latest, *scan.records.rbegin()) : latest;
+    // Every record the fold could not reach is still checked: each one missing and each one
+    // damaged is a defect of its own, not hidden behind the first.
+    OMNIGRAPH_RETURN_IF_ERROR(CheckRecordsPast(scan, stopped));
     OMNIGRAPH_RETURN_IF_ERROR(
         CheckHint(scan, hint, newest, gap, state && !gap ? state->retired : false));
     if (state && !gap) {
@@ -122,6 +128,59 @@ class Repairer {
       return std::nullopt;
     }
     return GraphState::FromCheckpoint(*checkpoint);
+  }
+
+  // The records above `stopped` (where the fold stopped), which the fold did not check: every
+  // seq below the newest listed record that is still absent is record_missing (HEADed again: a
+  // writer may have published it after the listing); every present one must parse, sit under its
+  // own name and name its present predecessor as parent.
+  Status CheckRecordsPast(const StreamScan& scan, uint64_t stopped) {
+    const std::string& key = scan.meta.key;
+    if (scan.records.empty() || *scan.records.rbegin() <= stopped) return Status::Ok();
+    std::optional<std::string> previous;  // The commit id at seq - 1, when it is known.
+    for (uint64_t seq = stopped + 1; seq <= *scan.records.rbegin(); ++seq) {
+      const std::string name = RecordName(key, seq);
+      if (!scan.records.count(seq)) {
+        previous.reset();
+        Result<storage::ObjectMeta> now = rt_.store->Head(name);
+        if (now.ok()) continue;
+        if (now.status().kind() != Kind::kNotFound) return now.status();
+        if (Reported(DefectKind::kRecordMissing, name)) continue;
+        Defect& d = Add(DefectKind::kRecordMissing, key, name, seq,
+                        "record " + std::to_string(seq) + " is missing, but record " +
+                            std::to_string(*scan.records.rbegin()) + " exists",
+                        false);
+        d.advice = "restore " + name +
+                   " from a backup or from an earlier version in a versioned bucket; repair never "
+                   "writes a record";
+        continue;
+      }
+      Result<std::optional<BoundedRead>> read = ReadBounded(*rt_.store, name, kRecordBytesMax);
+      Result<Record> record = Status(Code::kCorruption, "unreadable");
+      if (read.ok() && *read) record = DecodeRecord((*read)->data, name);
+      if (!record.ok() || record->seq != seq || record->stream != key) {
+        Add(DefectKind::kRecordUnparsable, key, name, seq,
+            record.ok() ? "record is stored under the wrong name" : record.status().message(),
+            false);
+        previous.reset();
+        continue;
+      }
+      if (previous && record->parent_commit_id.value_or("") != *previous) {
+        Add(DefectKind::kRecordWrongParent, key, name, seq,
+            "parent is '" + record->parent_commit_id.value_or("null") + "', expected '" +
+                *previous + "'",
+            false);
+      }
+      previous = record->commit_id;
+    }
+    return Status::Ok();
+  }
+
+  bool Reported(DefectKind kind, const std::string& object) const {
+    for (const Defect& d : report_.defects) {
+      if (d.kind == kind && d.object == object) return true;
+    }
+    return false;
   }
 
   bool ApplyRecord(const std::string& key, uint64_t seq, GraphState& state) {

@@ -217,6 +217,32 @@ TEST_F(RepairTest, AMissingRecordIsReportedWithWhatTheOperatorCanDoAndNothingIsR
   EXPECT_EQ(rt().store->Get(HintName("main"))->data, hint);
 }
 
+// The damage scenario's repair check (issue 48): every missing or damaged record is a defect of
+// its own; the first one does not hide the others behind it.
+TEST_F(RepairTest, EveryMissingOrDamagedRecordIsReportedNotOnlyTheFirst) {
+  for (uint64_t seq : {100, 105, 106}) {
+    ASSERT_TRUE(rt().store->Delete(RecordName("main", seq)).ok());
+  }
+  ASSERT_TRUE(rt().store->Put(RecordName("main", 110), "{nope").ok());
+  Mutate(RecordName("main", 115), [](Json& j) { j["parent_commit_id"] = "main.113.0000000000"; });
+  RepairReport report = Run(/*confirm=*/false);
+  std::multiset<std::string> found;
+  for (const Defect& d : report.defects) {
+    if (d.stream == "main") {
+      found.insert(std::string(DefectKindName(d.kind)) + " " + std::to_string(d.seq) + " " +
+                   d.object);
+    }
+  }
+  const auto at = [](const char* kind, uint64_t seq) {
+    return std::string(kind) + " " + std::to_string(seq) + " " + RecordName("main", seq);
+  };
+  EXPECT_EQ(found,
+            (std::multiset<std::string>{at("record_missing", 100), at("record_missing", 105),
+                                        at("record_missing", 106), at("record_unparsable", 110),
+                                        at("record_wrong_parent", 115)}))
+      << report.ToJson().dump();
+}
+
 TEST_F(RepairTest, AHintAheadOfTheRecordsIsReportedAsMissingRecords) {
   Mutate(HintName(live_->key()), [](Json& j) { j["seq"] = 500; });
   RepairReport report = Run(/*confirm=*/true);

@@ -345,13 +345,15 @@ Status AddActors(std::string_view scenario, Random& shape, SimWorld& world, SimM
 // The in-doubt oracle: PublicationInDoubt only when the conditional creates of the record left
 // its outcome open — at least one returned Unknown (so it may land) and none was answered
 // definitely (created, or "exists" to be resolved by reading it back). Transient answers after an
-// Unknown resolve nothing, so they may be among the re-drives.
+// Unknown resolve nothing, so they may be among the re-drives. Nor does an "exists" for the record
+// that damage deleted: its read back found nothing, and the record deleted may have been ours.
 void CheckInDoubt(ActorContext& ctx, const Status& status, SimModel& model) {
   int unknown = 0;
+  const bool taken_then_deleted = model.damage.done && status.object() == model.damage.object;
   for (const CreateAttempt& a : ctx.creates()) {
     if (a.name != status.object()) continue;
     if (a.outcome == 'U') ++unknown;
-    if (a.outcome == 'C' || a.outcome == 'E') {
+    if (a.outcome == 'C' || (a.outcome == 'E' && !taken_then_deleted)) {
       model.violations.push_back(ctx.name() + ": PublicationInDoubt for " + status.object() +
                                  " although a conditional create of it returned '" +
                                  std::string(1, a.outcome) + "' (" + status.message() + ")");
