@@ -15,11 +15,12 @@ using api::WriteTarget;
 // What `init --force` found and did, for its output: what it replaced (an unfinished init) and
 // what it left in place (objects that are not a graph). Empty when the root was empty.
 std::string ForcedText(const Json& report) {
-  const Json& found = report.value("found", Json::array());
-  if (found.empty()) return "";
+  const Json& found = report["found"];
+  if (!found.is_array() || found.empty()) return "";
   std::string names;
   for (const Json& n : found) names += (names.empty() ? "'" : ", '") + n.get<std::string>() + "'";
-  const std::string count = report.value("found_more", false)
+  const bool more = report["found_more"].is_boolean() && report["found_more"].get<bool>();
+  const std::string count = more
                                 ? "more than " + std::to_string(found.size()) + " objects"
                                 : std::to_string(found.size()) + " object(s)";
   if (report.contains("completed_graph_id")) {
