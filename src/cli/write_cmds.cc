@@ -20,9 +20,8 @@ std::string ForcedText(const Json& report) {
   std::string names;
   for (const Json& n : found) names += (names.empty() ? "'" : ", '") + n.get<std::string>() + "'";
   const bool more = report["found_more"].is_boolean() && report["found_more"].get<bool>();
-  const std::string count = more
-                                ? "more than " + std::to_string(found.size()) + " objects"
-                                : std::to_string(found.size()) + " object(s)";
+  const std::string count = more ? "more than " + std::to_string(found.size()) + " objects"
+                                 : std::to_string(found.size()) + " object(s)";
   if (report.contains("completed_graph_id")) {
     return "\n--force: replaced the unfinished init of graph " +
            report["completed_graph_id"].get<std::string>() +
