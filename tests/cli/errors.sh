@@ -75,8 +75,12 @@ grep -qF "not a graph, left in place: 'notes/a.md'" "$DIR/out" || fail "init --f
 refused "a graph already exists|graph id" "$BIN" init --force --schema "$DIR/s.pg" "$G"
 refused "a graph already exists" "$BIN" init --schema "$DIR/s.pg" "$G"
 mkdir -p "$DIR/occupied2" && echo hi >"$DIR/occupied2/x"
-"$BIN" init --force --json --schema "$DIR/s.pg" "$DIR/occupied2" >"$DIR/out" 2>&1 || fail "init --force --json"
-grep -qF '"forced":{"found":["x"],"found_more":false}' "$DIR/out" || fail "init --force --json: $(cat "$DIR/out")"
+"$BIN" init --force --json --schema "$DIR/s.pg" "$DIR/occupied2" >"$DIR/out" 2>"$DIR/err" ||
+  fail "init --force --json: $(cat "$DIR/err")"
+python3 -c 'import json, sys
+got = json.load(open(sys.argv[1]))["forced"]
+assert got == {"found": ["x"], "found_more": False}, got' "$DIR/out" ||
+  fail "init --force --json: $(cat "$DIR/out")"
 G=$KEEP
 # --query with -e.
 printf 'query q() { match { $p: Person } return { $p.name } }\n' >"$DIR/q.gq"
