@@ -10,6 +10,8 @@ find_package(roaring REQUIRED)  # Target roaring::roaring.
 pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
 pkg_check_modules(SIMDJSON REQUIRED IMPORTED_TARGET simdjson)
 find_package(SQLite3 REQUIRED)
+# YAML configuration files (cluster.yaml, omnigraph.yaml, policy bundles). Target yaml-cpp.
+find_package(yaml-cpp 0.7 REQUIRED)
 # Full-text analysis (docs/design/fulltext.md): Unicode normalization and Snowball stemming.
 pkg_check_modules(UTF8PROC REQUIRED IMPORTED_TARGET libutf8proc)
 find_path(STEMMER_INCLUDE_DIR libstemmer.h REQUIRED)

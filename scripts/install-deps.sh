@@ -15,6 +15,8 @@ packages=(
   # both); wrk drives scripts/loadtest.sh and that comparison.
   libboost-dev wrk
   libre2-dev libsqlite3-dev sqlite3
+  # YAML: cluster.yaml, omnigraph.yaml, operator config and policy bundles.
+  libyaml-cpp-dev
   # Full-text search: Unicode normalization and Snowball stemmers.
   libutf8proc-dev libstemmer-dev
   # The vector index (src/table/ann_index.cc): faiss links BLAS and LAPACK; OpenBLAS's

@@ -37,10 +37,13 @@ LAYERS = {
     "table": {"base", "storage"},
     "schema": {"base"},
     "query": {"base", "storage", "table", "schema"},
-    "engine": {"base", "storage", "commit", "table", "schema", "query", "omnigraph"},
+    "policy": {"base"},
+    "engine": {"base", "storage", "commit", "table", "schema", "query", "policy", "omnigraph"},
+    "cluster": {"base", "storage", "commit", "table", "schema", "query", "policy", "engine",
+                "omnigraph"},
     "cli": {"omnigraph"},
     "server": {"omnigraph"},
-    "testing": {"base", "storage", "commit", "table", "schema", "query", "engine"},
+    "testing": {"base", "storage", "commit", "table", "schema", "query", "policy", "engine"},
     "omnigraph": set(),  # include/omnigraph/: the public API stands alone
 }
 KNOWN_DIRS = set(LAYERS) | {"bench", "tests"}
