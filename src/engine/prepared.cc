@@ -16,10 +16,14 @@ std::string KeyOf(std::string_view source, std::string_view name) {
 
 Result<std::shared_ptr<const PreparedQuery>> Prepare(
     std::string_view source, std::string_view name,
-    const std::shared_ptr<const schema::Catalog>& catalog) {
+    const std::shared_ptr<const schema::Catalog>& catalog, query::QueryFile* parsed) {
   auto prepared = std::make_shared<PreparedQuery>();
   prepared->catalog = catalog;
-  OMNIGRAPH_ASSIGN_OR_RETURN(prepared->file, query::ParseQueryFile(source));
+  if (parsed != nullptr) {
+    prepared->file = std::move(*parsed);
+  } else {
+    OMNIGRAPH_ASSIGN_OR_RETURN(prepared->file, query::ParseQueryFile(source));
+  }
   if (prepared->file.statement) {
     return InvalidArgument("a branch statement runs on the graph, not on one snapshot");
   }
@@ -34,46 +38,36 @@ Result<std::shared_ptr<const PreparedQuery>> Prepare(
 
 Result<std::shared_ptr<const PreparedQuery>> PreparedQueries::Get(
     std::string_view source, std::string_view name,
-    const std::shared_ptr<const schema::Catalog>& catalog) {
+    const std::shared_ptr<const schema::Catalog>& catalog, query::QueryFile* parsed) {
   const std::string key = KeyOf(source, name);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = entries_.find(key);
-    if (it != entries_.end() && it->second.value->catalog == catalog) {
-      lru_.splice(lru_.begin(), lru_, it->second.lru);
+    std::shared_ptr<const PreparedQuery>* held = cache_.Find(key);
+    if (held != nullptr && (*held)->catalog == catalog) {
       ++stats_.hits;
-      return it->second.value;
+      return *held;
     }
   }
   // Prepared outside the lock; a concurrent preparer of the same key wastes work, not safety.
+  const bool parses = parsed == nullptr;
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const PreparedQuery> prepared,
-                             Prepare(source, name, catalog));
+                             Prepare(source, name, catalog, parsed));
   std::lock_guard<std::mutex> lock(mu_);
   ++stats_.prepares;
-  auto it = entries_.find(key);
-  if (it != entries_.end()) {
-    it->second.value = prepared;
-    lru_.splice(lru_.begin(), lru_, it->second.lru);
-    return prepared;
-  }
-  lru_.push_front(key);
-  entries_.emplace(key, Entry{prepared, lru_.begin()});
-  while (entries_.size() > entries_max_ && !lru_.empty()) {
-    entries_.erase(lru_.back());
-    lru_.pop_back();
-  }
+  if (parses) ++stats_.parses;
+  cache_.Put(key, prepared);
   return prepared;
 }
 
 bool PreparedQueries::Known(std::string_view source, std::string_view name) const {
   std::lock_guard<std::mutex> lock(mu_);
-  return entries_.count(KeyOf(source, name)) != 0;
+  return cache_.Contains(KeyOf(source, name));
 }
 
 PreparedQueries::Stats PreparedQueries::stats() const {
   std::lock_guard<std::mutex> lock(mu_);
   Stats s = stats_;
-  s.entries = entries_.size();
+  s.entries = cache_.size();
   return s;
 }
 

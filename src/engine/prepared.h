@@ -9,14 +9,13 @@
 #pragma once
 
 #include <cstddef>
-#include <list>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 
+#include "base/lru_cache.h"
 #include "base/status.h"
 #include "query/ast.h"
 #include "query/plan.h"
@@ -42,15 +41,16 @@ struct PreparedQuery {
 
 class PreparedQueries {
  public:
-  explicit PreparedQueries(size_t entries_max = kPreparedQueriesMax) : entries_max_(entries_max) {}
+  explicit PreparedQueries(size_t entries_max = kPreparedQueriesMax) : cache_(entries_max) {}
 
   // The entry for (`source`, `name`) checked against `catalog`: cached, or parsed, checked and
   // planned now (and cached). The errors of ParseQueryFile, SelectQuery (an unknown name) and
   // TypecheckQuery, none of them cached; InvalidArgument for a branch statement (which the
-  // caller runs before asking).
+  // caller runs before asking). A caller that has parsed `source` already passes the parse in
+  // `parsed` (taken on a miss, left alone on a hit), so that a cold run parses its source once.
   Result<std::shared_ptr<const PreparedQuery>> Get(
       std::string_view source, std::string_view name,
-      const std::shared_ptr<const schema::Catalog>& catalog);
+      const std::shared_ptr<const schema::Catalog>& catalog, query::QueryFile* parsed = nullptr);
 
   // Whether (`source`, `name`) has an entry (for any catalog): the source is then known to be a
   // read or mutation query, not a branch statement, without parsing it.
@@ -59,20 +59,14 @@ class PreparedQueries {
   struct Stats {
     uint64_t hits = 0;
     uint64_t prepares = 0;
+    uint64_t parses = 0;  // Prepares that parsed the source themselves (no `parsed` given).
     size_t entries = 0;
   };
   Stats stats() const;
 
  private:
-  struct Entry {
-    std::shared_ptr<const PreparedQuery> value;
-    std::list<std::string>::iterator lru;
-  };
-
-  const size_t entries_max_;
   mutable std::mutex mu_;
-  std::unordered_map<std::string, Entry> entries_;
-  std::list<std::string> lru_;  // Front = most recent.
+  LruCache<std::shared_ptr<const PreparedQuery>> cache_;  // Charged one per entry.
   Stats stats_;
 };
 

@@ -59,6 +59,8 @@ TEST_F(PreparedTest, ASourceIsPreparedOnceAndRunsWithEveryParameterValue) {
   }
   EXPECT_EQ(prepared_.stats().prepares, 1u);
   EXPECT_EQ(prepared_.stats().hits, 2u);
+  // The cold run handed its parse to the cache: the source was parsed once, not twice.
+  EXPECT_EQ(prepared_.stats().parses, 0u);
   // Another query of the same source is its own entry.
   ASSERT_TRUE(Run(kQueries, "friends", Json{{"n", "Ada"}}).ok());
   EXPECT_EQ(prepared_.stats().prepares, 2u);

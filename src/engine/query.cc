@@ -186,12 +186,14 @@ Result<Snapshot> ReadSnapshot(Graph& graph, const RunOptions& options) {
                           : graph.SnapshotOfBranch(options.branch.value_or("main"));
 }
 
-// A run through the prepared-query cache: parse, check and plan only on a miss.
+// A run through the prepared-query cache: parse, check and plan only on a miss (`parsed`: the
+// source's parse when the caller has it; taken on a miss).
 Result<ReadOutcome> RunPrepared(const Snapshot& snapshot, std::string_view source,
                                 std::string_view query_name, const Json& params,
-                                const RunOptions& options) {
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const PreparedQuery> prepared,
-                             options.prepared->Get(source, query_name, snapshot.shared_catalog()));
+                                const RunOptions& options, query::QueryFile* parsed) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(
+      std::shared_ptr<const PreparedQuery> prepared,
+      options.prepared->Get(source, query_name, snapshot.shared_catalog(), parsed));
   ReadOutcome out;
   out.query_name = prepared->decl->name.text;
   if (prepared->plan) {
@@ -215,11 +217,11 @@ Result<ReadOutcome> RunPrepared(const Snapshot& snapshot, std::string_view sourc
 // with today's names as well.
 Result<ReadOutcome> RunPreparedAt(Graph& graph, const Snapshot& snapshot, std::string_view source,
                                   std::string_view query_name, const Json& params,
-                                  const RunOptions& options) {
-  Result<ReadOutcome> out = RunPrepared(snapshot, source, query_name, params, options);
+                                  const RunOptions& options, query::QueryFile* parsed = nullptr) {
+  Result<ReadOutcome> out = RunPrepared(snapshot, source, query_name, params, options, parsed);
   if (out.ok() || !CheckAgainWithTodaysNames(out.status(), options)) return out;
   OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot both, graph.WithTodaysNames(snapshot));
-  Result<ReadOutcome> again = RunPrepared(both, source, query_name, params, options);
+  Result<ReadOutcome> again = RunPrepared(both, source, query_name, params, options, nullptr);
   return again.ok() || !CheckAgainWithTodaysNames(again.status(), options) ? again : out;
 }
 
@@ -257,7 +259,8 @@ Result<ReadOutcome> RunRead(Graph& graph, std::string_view source, std::string_v
   // Only a plain query is prepared: headers (settings, their warnings) and `explain` take the
   // full path, so the cache never answers for them.
   if (options.prepared != nullptr && file.settings.empty() && !decl->explain) {
-    return RunPreparedAt(graph, *snapshot, source, query_name, params, options);
+    // The parse is handed over: a cold run parses its source once.
+    return RunPreparedAt(graph, *snapshot, source, query_name, params, options, &file);
   }
   Result<query::CheckedQuery> checked = query::TypecheckQuery(snapshot->catalog(), *decl);
   if (!checked.ok() && CheckAgainWithTodaysNames(checked.status(), options)) {

@@ -273,26 +273,14 @@ std::string VersionKey(const table::TableVersion& version) {
 }
 
 std::shared_ptr<const void> ExecCache::Get(const std::string& key) {
-  auto it = entries_.find(key);
-  if (it == entries_.end()) return nullptr;
-  lru_.splice(lru_.begin(), lru_, it->second.lru);
+  std::shared_ptr<const void>* value = cache_.Find(key);
+  if (value == nullptr) return nullptr;
   ++stats_.hits;
-  return it->second.value;
+  return *value;
 }
 
 void ExecCache::Put(const std::string& key, std::shared_ptr<const void> value) {
-  auto it = entries_.find(key);
-  if (it != entries_.end()) {
-    it->second.value = std::move(value);
-    lru_.splice(lru_.begin(), lru_, it->second.lru);
-    return;
-  }
-  lru_.push_front(key);
-  entries_.emplace(key, Entry{std::move(value), lru_.begin()});
-  while (entries_.size() > max_entries_ && !lru_.empty()) {
-    entries_.erase(lru_.back());
-    lru_.pop_back();
-  }
+  cache_.Put(key, std::move(value));
 }
 
 std::shared_ptr<const void> ExecCache::FindShared(std::string_view scope, const std::string& key) {
@@ -379,7 +367,7 @@ void ExecCache::RecordPointReads(std::string_view scope, const table::TableVersi
 ExecCache::Stats ExecCache::stats() const {
   std::lock_guard<std::mutex> lock(mu_);
   Stats s = stats_;
-  s.entries = entries_.size();
+  s.entries = cache_.size();
   return s;
 }
 

@@ -21,7 +21,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -31,6 +30,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/lru_cache.h"
 #include "base/status.h"
 #include "table/column.h"
 #include "table/csr_points.h"
@@ -196,7 +196,7 @@ std::string VersionKey(const table::TableVersion& version);
 class ExecCache {
  public:
   // Keeps at most `max_entries` images plus adjacencies (least recently used evicted first).
-  explicit ExecCache(size_t max_entries = 256) : max_entries_(max_entries) {}
+  explicit ExecCache(size_t max_entries = 256) : max_entries_(max_entries), cache_(max_entries) {}
 
   // `scope` names the graph (GraphView::cache_scope).
   Result<std::shared_ptr<const TableImage>> Image(
@@ -237,17 +237,12 @@ class ExecCache {
   Stats stats() const;
 
  private:
-  struct Entry {
-    std::shared_ptr<const void> value;
-    std::list<std::string>::iterator lru;
-  };
   std::shared_ptr<const void> Get(const std::string& key);
   void Put(const std::string& key, std::shared_ptr<const void> value);
 
   const size_t max_entries_;
   mutable std::mutex mu_;
-  std::unordered_map<std::string, Entry> entries_;
-  std::list<std::string> lru_;  // Front = most recent.
+  LruCache<std::shared_ptr<const void>> cache_;  // Charged one per entry.
   // Bytes read point by point per adjacency key (cleared when it holds max_entries_ keys).
   std::unordered_map<std::string, uint64_t> point_bytes_;
   Stats stats_;

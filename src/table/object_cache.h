@@ -4,22 +4,23 @@
 // Keys are "{kind}:{object name}" (plus "#{field id}" for one column of a fragment). Every object
 // of a table is immutable and its name never reused, so an entry never goes stale and is never
 // invalidated; it only ages out. Values are shared: an evicted value stays alive while a reader
-// holds it. An entry charged more than the whole capacity is not kept. Thread-safe (one mutex).
+// holds it. An entry charged more than the whole capacity is not kept (base/lru_cache.h).
+// Thread-safe (one mutex).
 #pragma once
 
 #include <cstdint>
-#include <list>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+
+#include "base/lru_cache.h"
 
 namespace omnigraph::table {
 
 class ObjectCache {
  public:
-  explicit ObjectCache(uint64_t capacity_bytes) : capacity_bytes_(capacity_bytes) {}
+  explicit ObjectCache(uint64_t capacity_bytes) : cache_(capacity_bytes) {}
   ObjectCache(const ObjectCache&) = delete;
   ObjectCache& operator=(const ObjectCache&) = delete;
 
@@ -39,27 +40,18 @@ class ObjectCache {
   // Drops `key` if present (an object replaced in place on the store).
   void Erase(const std::string& key);
 
-  uint64_t capacity_bytes() const { return capacity_bytes_; }
+  uint64_t capacity_bytes() const { return cache_.capacity(); }
   uint64_t charged_bytes() const;
   size_t entries() const;
   uint64_t hits() const;
   uint64_t misses() const;
 
  private:
-  struct Entry {
-    std::string key;
-    std::shared_ptr<const void> value;
-    uint64_t charge_bytes;
-  };
   std::shared_ptr<const void> GetErased(const std::string& key);
   void PutErased(const std::string& key, std::shared_ptr<const void> value, uint64_t charge_bytes);
-  void EraseLocked(const std::string& key);  // mu_ held.
 
-  const uint64_t capacity_bytes_;
   mutable std::mutex mu_;
-  std::list<Entry> lru_;  // Most recently used first.
-  std::unordered_map<std::string, std::list<Entry>::iterator> index_;
-  uint64_t charged_bytes_ = 0;
+  LruCache<std::shared_ptr<const void>> cache_;
   uint64_t hits_ = 0;
   uint64_t misses_ = 0;
 };
