@@ -83,7 +83,9 @@ Json PlanReport(Session& s) {
     creates += c.action == "create";
     updates += c.action == "update";
     deletes += c.action == "delete";
-    if (c.reason.rfind("approval_required", 0) == 0) approvals.push_back(c.resource);
+    if (c.kind == "graph" && c.reason.starts_with("approval_required")) {
+      approvals.push_back(c.resource);
+    }
   }
   return Json{{"cluster", s.config.name},
               {"config_digest", s.config_digest},
