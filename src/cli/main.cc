@@ -18,6 +18,10 @@
 #include "cli.h"
 
 namespace omnigraph::cli {
+
+// cluster ..., graphs list (cluster_cmd.cc).
+void AddClusterCommands(CLI::App& app, Context& ctx);
+
 namespace {
 
 // A global option whose value is the next word (not a command).
@@ -149,6 +153,7 @@ int Main(int argc, char** argv) {
   AddSchemaCommands(app, ctx);
   AddMaintenanceCommands(app, ctx);
   AddLintCommand(app, ctx);
+  AddClusterCommands(app, ctx);
   app.set_version_flag("--version", "omnigraph " + Database::Version()["version"].string_value());
   std::vector<std::string> args = CheckToLint(argc, argv);
   try {

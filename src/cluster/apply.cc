@@ -1,5 +1,6 @@
 // cluster apply (docs/design/cluster.md "Apply"): graph creates, schema updates, catalog writes,
 // approved deletes, then one conditional write of the ledger.
+#include <filesystem>
 #include <set>
 
 #include "cluster/plan.h"
@@ -152,6 +153,12 @@ void DeleteGraph(Run& r, Change& c) {
       store.ok() ? storage::ListAll(**store, "") : store.status();
   Status st = objects.status();
   for (size_t i = 0; st.ok() && i < objects->size(); ++i) st = (*store)->Delete((*objects)[i].name);
+  if (st.ok() && root.find("://") == std::string::npos) {
+    // A local root also holds the store's own scratch files (.omnigraph-tmp): the root goes.
+    std::error_code ec;
+    std::filesystem::remove_all(root, ec);
+    if (ec) st = Status(Code::kTransient, "removing " + root + ": " + ec.message(), root);
+  }
   if (st.ok()) st = ConsumeApproval(r, c);
   if (!st.ok()) {
     Fail(r, c, "graph_delete_failed", st.message() + " (re-run apply: the approval still holds)");

@@ -17,6 +17,7 @@ SERVER=$3
 HERE=$(cd "$(dirname "$0")" && pwd)
 NAME=$(basename "$SUITE" .sh)
 case $NAME in
+  cluster) echo "SKIP: cluster verbs are the control plane: direct storage access by design, no served form"; exit 77 ;;
   hygiene) echo "SKIP: hygiene traces the local load's self re-exec (strace), which has no remote form"; exit 77 ;;
   progress) echo "SKIP: progress is local only: handles from Connect report no progress"; exit 77 ;;
   batch) echo "SKIP: batch already runs every command through a server, in concurrent rounds whose output varies from run to run"; exit 77 ;;
