@@ -35,6 +35,8 @@ struct PolicyRequest {
   std::optional<std::string> branch;
   std::optional<std::string> target_branch;
   std::optional<std::string> graph;
+  // invoke_query: the stored query's name (a rule may list the queries it covers).
+  std::optional<std::string> query;
 };
 
 struct PolicyDecision {
@@ -47,8 +49,7 @@ class Policy {
  public:
   // Parses and validates a bundle's YAML; `file` names it in errors. InvalidArgument naming the
   // file, rule and key at fault; nothing is returned for a bundle with any error.
-  static Result<std::shared_ptr<const Policy>> Parse(std::string_view source,
-                                                     std::string_view file,
+  static Result<std::shared_ptr<const Policy>> Parse(std::string_view source, std::string_view file,
                                                      const PolicyBinding& binding = {});
   ~Policy();
   Policy(const Policy&) = delete;
@@ -59,7 +60,7 @@ class Policy {
   // What `policy validate` prints: {file, kind ("graph" | "server"), applies_to, rules, groups,
   // actors (the distinct actor ids it names), protected_branches}.
   Json Summary() const;
-  // What `policy explain` prints: {actor, action, branch?, target_branch?, graph?, decision
+  // What `policy explain` prints: {actor, action, branch?, target_branch?, graph?, query?, decision
   // ("allow" | "deny"), rule (id or null), reason}.
   Json Explain(const PolicyRequest& request) const;
   // Runs a test file (docs/design/policy.md "Test files") against this bundle: {file, passed,

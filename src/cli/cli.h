@@ -46,6 +46,10 @@ struct Globals {
   std::string token;
   std::string graph;
   std::string actor;
+  // A policy bundle file and its binding (cluster, or graph ids): `policy` commands check it;
+  // every other command on a store installs it (DatabaseOptions::policy) and runs as --as.
+  std::string policy;
+  std::string applies_to;
   bool quiet = false;
   bool json = false;
 };
@@ -74,6 +78,8 @@ class Context {
   // Whether the graph is one an omnigraph-server serves (--server, or an http(s):// URI).
   bool Remote() const;
   DatabaseOptions Options() const;
+  // The bundle of --policy and --applies-to (policy_cmd.cc); InvalidArgument without --policy.
+  Result<std::shared_ptr<const api::Policy>> LoadPolicy() const;
   // The graph: opened on its store, or connected to its server (Database::Connect).
   Result<std::unique_ptr<Database>> Open() const;
   // "omnigraph <verb> → <target> (<access path>)" on stderr unless --quiet.
@@ -161,5 +167,6 @@ void AddQueryCommand(CLI::App& app, Context& ctx);         // query
 void AddSchemaCommands(CLI::App& app, Context& ctx);       // schema plan|apply|show
 void AddMaintenanceCommands(CLI::App& app, Context& ctx);  // cleanup, export, repair, version
 void AddLintCommand(CLI::App& app, Context& ctx);          // lint (also check)
+void AddPolicyCommands(CLI::App& app, Context& ctx);       // policy validate|test|explain
 
 }  // namespace omnigraph::cli

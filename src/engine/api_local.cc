@@ -651,9 +651,9 @@ class LocalBackend final : public Backend {
   api::Status Gate(std::string_view action, std::optional<std::string> branch,
                    std::optional<std::string> target) const {
     if (!gate_.policy) return api::Status::Ok();
-    const api::PolicyDecision d = gate_.policy->Decide(
-        api::PolicyRequest{actor_, std::string(action), std::move(branch), std::move(target),
-                           gate_.graph});
+    const api::PolicyDecision d =
+        gate_.policy->Decide(api::PolicyRequest{actor_, std::string(action), std::move(branch),
+                                                std::move(target), gate_.graph, std::nullopt});
     if (d.allowed) return api::Status::Ok();
     return api::Status(api::Code::kConfiguration, "permission denied: " + d.reason,
                        d.rule.empty() ? "policy" : "policy rule " + d.rule);
@@ -671,11 +671,14 @@ class LocalBackend final : public Backend {
   api::Json InitReport() const override { return ToApi(handle_->init_report()); }
 
   api::Result<api::Json> CreateBranch(std::string_view name, std::string_view from) override {
-    if (api::Status denied = Gate("branch_create", std::string(from), std::string(name)); !denied.ok()) return denied;
+    if (api::Status denied = Gate("branch_create", std::string(from), std::string(name));
+        !denied.ok())
+      return denied;
     return ToApi(handle_->CreateBranch(name, from, actor_));
   }
   api::Result<api::Json> DeleteBranch(std::string_view name) override {
-    if (api::Status denied = Gate("branch_delete", std::nullopt, std::string(name)); !denied.ok()) return denied;
+    if (api::Status denied = Gate("branch_delete", std::nullopt, std::string(name)); !denied.ok())
+      return denied;
     return ToApi(handle_->DeleteBranch(name, actor_));
   }
   api::Result<api::Json> ListBranches() override {
@@ -684,11 +687,13 @@ class LocalBackend final : public Backend {
   }
   api::Result<api::Json> Merge(std::string_view source, const MergeOptions& options,
                                api::Json* conflicts) override {
-    if (api::Status denied = Gate("branch_merge", std::string(source), options.target); !denied.ok()) return denied;
+    if (api::Status denied = Gate("branch_merge", std::string(source), options.target);
+        !denied.ok())
+      return denied;
     // --delete-branch is its own branch_delete check; its refusal does not fail the merge.
-    const api::Status may_delete =
-        options.delete_branch ? Gate("branch_delete", std::nullopt, std::string(source))
-                              : api::Status::Ok();
+    const api::Status may_delete = options.delete_branch
+                                       ? Gate("branch_delete", std::nullopt, std::string(source))
+                                       : api::Status::Ok();
     MergeOptions run = options;
     run.delete_branch = options.delete_branch && may_delete.ok();
     Json engine_conflicts;
@@ -703,7 +708,9 @@ class LocalBackend final : public Backend {
   api::Result<api::Json> CommitHistory(std::string_view branch, size_t limit,
                                        std::string_view page_token) override {
     if (api::Status denied = Gate(
-        "read", page_token.empty() ? std::optional<std::string>(branch) : std::nullopt, {}); !denied.ok()) return denied;
+            "read", page_token.empty() ? std::optional<std::string>(branch) : std::nullopt, {});
+        !denied.ok())
+      return denied;
     return ToApi(handle_->ListCommits(branch, limit, page_token));
   }
   api::Result<api::Json> ShowCommit(std::string_view commit_id) override {
@@ -716,16 +723,21 @@ class LocalBackend final : public Backend {
     return ToApi(handle_->CommitChanges(commit_id, request));
   }
   api::Result<api::Json> Snapshot(const ReadTarget& target) override {
-    if (api::Status denied = Gate("read", ReadBranch(target), std::nullopt); !denied.ok()) return denied;
+    if (api::Status denied = Gate("read", ReadBranch(target), std::nullopt); !denied.ok())
+      return denied;
     return ToApi(handle_->SnapshotOf(target));
   }
   api::Result<api::Json> PollChanges(const api::ChangePoll& poll) override {
-    if (api::Status denied = Gate(
-        "read", poll.cursor.empty() ? std::optional<std::string>(poll.branch) : std::nullopt, {}); !denied.ok()) return denied;
+    if (api::Status denied =
+            Gate("read",
+                 poll.cursor.empty() ? std::optional<std::string>(poll.branch) : std::nullopt, {});
+        !denied.ok())
+      return denied;
     return ToApi(handle_->PollChanges(poll));
   }
   api::Status ChangesBaseline(std::string_view branch, const ApiSink& sink) override {
-    if (api::Status denied = Gate("export", std::string(branch), std::nullopt); !denied.ok()) return denied;
+    if (api::Status denied = Gate("export", std::string(branch), std::nullopt); !denied.ok())
+      return denied;
     return ToApi(handle_->ChangesBaseline(branch, EngineSink(sink)));
   }
   api::Result<api::Json> Load(std::string_view ndjson, std::string_view mode,
@@ -751,11 +763,13 @@ class LocalBackend final : public Backend {
   }
   api::Status Export(const ReadTarget& target, const std::vector<std::string>& types,
                      const ApiSink& sink) override {
-    if (api::Status denied = Gate("export", ReadBranch(target), std::nullopt); !denied.ok()) return denied;
+    if (api::Status denied = Gate("export", ReadBranch(target), std::nullopt); !denied.ok())
+      return denied;
     return ToApi(handle_->Export(target, types, EngineSink(sink)));
   }
   api::Result<std::string> ResolveCommit(const ReadTarget& target) override {
-    if (api::Status denied = Gate("read", ReadBranch(target), std::nullopt); !denied.ok()) return denied;
+    if (api::Status denied = Gate("read", ReadBranch(target), std::nullopt); !denied.ok())
+      return denied;
     Result<std::string> commit = handle_->ResolveCommit(target);
     if (!commit.ok()) return ToApi(commit.status());
     return std::move(*commit);
@@ -767,7 +781,8 @@ class LocalBackend final : public Backend {
   }
   api::Result<api::Json> Query(std::string_view source, std::string_view name,
                                const api::Json& params, const ReadTarget& target) override {
-    if (api::Status denied = Gate("read", ReadBranch(target), std::nullopt); !denied.ok()) return denied;
+    if (api::Status denied = Gate("read", ReadBranch(target), std::nullopt); !denied.ok())
+      return denied;
     return ToApi(handle_->Query(source, name, FromApi(params), target));
   }
   api::Result<api::Json> PlanSchema(std::string_view schema_source, bool allow_data_loss) override {
@@ -776,11 +791,13 @@ class LocalBackend final : public Backend {
   }
   api::Result<api::Json> ApplySchema(std::string_view schema_source,
                                      bool allow_data_loss) override {
-    if (api::Status denied = Gate("schema_apply", std::nullopt, "main"); !denied.ok()) return denied;
+    if (api::Status denied = Gate("schema_apply", std::nullopt, "main"); !denied.ok())
+      return denied;
     return ToApi(handle_->ApplySchema(schema_source, allow_data_loss, actor_));
   }
   api::Result<api::Json> ShowSchema(const ReadTarget& target) override {
-    if (api::Status denied = Gate("read", ReadBranch(target), std::nullopt); !denied.ok()) return denied;
+    if (api::Status denied = Gate("read", ReadBranch(target), std::nullopt); !denied.ok())
+      return denied;
     return ToApi(handle_->ShowSchema(target));
   }
   api::Result<api::Json> Cleanup(const CleanupRequest& request) override {
@@ -796,7 +813,8 @@ class LocalBackend final : public Backend {
     return ToApi(handle_->Repair(confirm));
   }
   api::Result<api::Json> Lint(std::string_view query_source, std::string_view branch) override {
-    if (api::Status denied = Gate("read", std::string(branch), std::nullopt); !denied.ok()) return denied;
+    if (api::Status denied = Gate("read", std::string(branch), std::nullopt); !denied.ok())
+      return denied;
     return ToApi(handle_->Lint(query_source, branch));
   }
 
@@ -804,7 +822,8 @@ class LocalBackend final : public Backend {
   // A load or mutation of target.branch: `change` there, and `branch_create` too when the
   // write may create the branch (WriteTarget::from).
   api::Status GateWrite(const WriteTarget& target) const {
-    if (api::Status denied = Gate("change", target.branch, std::nullopt); !denied.ok()) return denied;
+    if (api::Status denied = Gate("change", target.branch, std::nullopt); !denied.ok())
+      return denied;
     if (target.from) return Gate("branch_create", *target.from, target.branch);
     return api::Status::Ok();
   }

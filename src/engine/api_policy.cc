@@ -13,7 +13,7 @@ api::Json Strings(const std::vector<std::string>& values) {
 }
 
 policy::Request ToRequest(const PolicyRequest& r, policy::Action action) {
-  return policy::Request{r.actor, action, r.branch, r.target_branch, r.graph};
+  return policy::Request{r.actor, action, r.branch, r.target_branch, r.graph, r.query};
 }
 
 api::Json DecisionJson(const PolicyRequest& r, const PolicyDecision& d) {
@@ -23,6 +23,7 @@ api::Json DecisionJson(const PolicyRequest& r, const PolicyDecision& d) {
   if (r.branch) out["branch"] = *r.branch;
   if (r.target_branch) out["target_branch"] = *r.target_branch;
   if (r.graph) out["graph"] = *r.graph;
+  if (r.query) out["query"] = *r.query;
   out["decision"] = d.allowed ? "allow" : "deny";
   out["rule"] = d.rule.empty() ? api::Json(nullptr) : api::Json(d.rule);
   out["reason"] = d.reason;
@@ -34,8 +35,7 @@ api::Json DecisionJson(const PolicyRequest& r, const PolicyDecision& d) {
 Policy::Policy(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Policy::~Policy() = default;
 
-Result<std::shared_ptr<const Policy>> Policy::Parse(std::string_view source,
-                                                    std::string_view file,
+Result<std::shared_ptr<const Policy>> Policy::Parse(std::string_view source, std::string_view file,
                                                     const PolicyBinding& binding) {
   policy::Binding b;
   if (binding.cluster && !binding.graphs.empty()) {
@@ -63,7 +63,7 @@ Json Policy::Summary() const {
   out["file"] = p.file();
   out["kind"] = p.server_kind() ? "server" : "graph";
   const policy::Binding& b = p.binding();
-  out["applies_to"] = b.kind == policy::Binding::Kind::kCluster ? Strings({"cluster"})
+  out["applies_to"] = b.kind == policy::Binding::Kind::kCluster  ? Strings({"cluster"})
                       : b.kind == policy::Binding::Kind::kGraphs ? Strings(b.graphs)
                                                                  : Json(nullptr);
   Json rules = Json::array();
@@ -89,8 +89,7 @@ Result<Json> Policy::RunTests(std::string_view tests_source, std::string_view te
   uint64_t passed = 0;
   for (const policy::TestCase& c : *cases) {
     const policy::Decision d = impl_->policy.Decide(c.request);
-    const bool ok =
-        d.allowed == c.expect_allow && (!c.expect_rule || *c.expect_rule == d.rule_id);
+    const bool ok = d.allowed == c.expect_allow && (!c.expect_rule || *c.expect_rule == d.rule_id);
     passed += ok ? 1 : 0;
     Json one = Json::object();
     one["id"] = c.id;

@@ -22,10 +22,10 @@ class TempDir {
   TempDir() {
     static std::atomic<int> next{0};
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = (std::filesystem::temp_directory_path() /
-             ("omnigraph-api-policy-test-" + std::string(info->name()) + "-" +
-              std::to_string(next++)))
-                .string();
+    path_ =
+        (std::filesystem::temp_directory_path() /
+         ("omnigraph-api-policy-test-" + std::string(info->name()) + "-" + std::to_string(next++)))
+            .string();
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }
@@ -122,8 +122,8 @@ TEST(ApiPolicyTest, TheCorpusThroughEveryEngineDoorAgreesWithTheDecisions) {
     ASSERT_NE(base, nullptr);
     std::unique_ptr<Database> db = base->WithActor(c.actor);
     // The policy layer's own answer, through the public API, first.
-    const PolicyDecision d =
-        MustParse(c.bundle)->Decide(PolicyRequest{c.actor, c.action, c.branch, c.target_branch, {}});
+    const PolicyDecision d = MustParse(c.bundle)->Decide(
+        PolicyRequest{c.actor, c.action, c.branch, c.target_branch, {}, {}});
     EXPECT_EQ(d.allowed, c.expect_allow) << c.name << ": " << d.reason;
     std::optional<Status> s = CallDoor(*db, c);
     if (!s) continue;
@@ -195,7 +195,8 @@ TEST(ApiPolicyTest, ADeniedWriteChangesNothingAndAnAllowedOneCommits) {
   EXPECT_TRUE(Denied(on_main)) << on_main.ToString();
   EXPECT_EQ(on_main.object(), "policy rule no-agent-writes-on-main");
   EXPECT_EQ((*reader->ListCommits("feature")).size(), before->size());
-  EXPECT_EQ((*reader->ListCommits("main")).size(), (*MustOpen(uri, nullptr, {})->ListCommits("main")).size());
+  EXPECT_EQ((*reader->ListCommits("main")).size(),
+            (*MustOpen(uri, nullptr, {})->ListCommits("main")).size());
   Result<Json> loaded = analyst->Load(kPersonLine, "append", WriteTarget{"feature"});
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
   EXPECT_EQ((*loaded)["actor_id"].string_value(), "act-analyst");

@@ -42,15 +42,14 @@ inline std::vector<ActionSpec> Actions() {
 
 // The scopes a rule may carry: none, the three kinds, and two patterns.
 inline const std::vector<std::string>& Scopes() {
-  static const std::vector<std::string> scopes = {"",         "any",      "protected",
-                                                  "unprotected", "agent/*", "{actor}/*"};
+  static const std::vector<std::string> scopes = {"",        "any",      "protected", "unprotected",
+                                                  "agent/*", "{actor}/*"};
   return scopes;
 }
 
 // Branches asked about: protected main, unprotected ones that match a pattern or not.
 inline const std::vector<std::string>& Branches() {
-  static const std::vector<std::string> branches = {"main", "agent/x", "act-member/wip",
-                                                    "feature"};
+  static const std::vector<std::string> branches = {"main", "agent/x", "act-member/wip", "feature"};
   return branches;
 }
 
@@ -66,13 +65,16 @@ inline bool Covers(const std::string& scope, const std::string& branch, const st
 inline std::string Bundle(const ActionSpec& a, const std::string& scope, bool deny) {
   std::string scope_line;
   if (!scope.empty()) scope_line = std::string("      ") + a.scope_key + ": \"" + scope + "\"\n";
-  std::string out = "version: 1\ngroups:\n  team: [act-member]\n  everyone: [act-member, act-other]\n";
+  std::string out =
+      "version: 1\ngroups:\n  team: [act-member]\n  everyone: [act-member, act-other]\n";
   if (!a.server) out += "protected_branches: [main]\n";
   out += "rules:\n";
   if (deny) {
     // Everyone is allowed everywhere; the team is denied within the scope.
-    out += "  - id: everyone-allowed\n    allow:\n      actors: { group: everyone }\n"
-           "      actions: [" + a.name + "]\n";
+    out +=
+        "  - id: everyone-allowed\n    allow:\n      actors: { group: everyone }\n"
+        "      actions: [" +
+        a.name + "]\n";
     out += "  - id: team-denied\n    deny:\n      actors: { group: team }\n      actions: [" +
            a.name + "]\n" + scope_line;
   } else {

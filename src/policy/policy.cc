@@ -111,6 +111,7 @@ class Parser {
   Status RuleBody(const YAML::Node& body, Rule& rule, const std::string& rule_where);
   Status Actors(const YAML::Node& node, Rule& rule, const std::string& where);
   Status Actions(const YAML::Node& node, Rule& rule, const std::string& where);
+  Status Queries(const YAML::Node& node, Rule& rule, const std::string& where);
   Result<Scope> ParseScope(const YAML::Node& node, const std::string& where);
   Status CheckScopes(const Rule& rule, const std::string& where, const std::string& block) const;
   Status CheckKind();
@@ -145,7 +146,8 @@ Status CheckKeys(const YAML::Node& map, std::initializer_list<std::string_view> 
     const std::string key = kv.first.Scalar();
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
       std::string expected;
-      for (std::string_view a : allowed) expected += (expected.empty() ? "" : ", ") + std::string(a);
+      for (std::string_view a : allowed)
+        expected += (expected.empty() ? "" : ", ") + std::string(a);
       return error(where, "unknown key " + Quote(key) + " (expected one of: " + expected + ")");
     }
     if (!seen.insert(key).second) return error(where, "key " + Quote(key) + " appears twice");
@@ -202,9 +204,9 @@ Status Parser::Top(const YAML::Node& root) {
   const YAML::Node version = root["version"];
   if (!version) return Error("key 'version'", "is required (version: 1)");
   if (!version.IsScalar() || version.Scalar() != "1") {
-    return Error("key 'version'", "must be 1, found " +
-                                      (version.IsScalar() ? Quote(version.Scalar())
-                                                          : TypeName(version)));
+    return Error(
+        "key 'version'",
+        "must be 1, found " + (version.IsScalar() ? Quote(version.Scalar()) : TypeName(version)));
   }
   if (const YAML::Node kind = root["kind"]) {
     if (!kind.IsScalar() || (kind.Scalar() != "server" && kind.Scalar() != "graph")) {
@@ -219,7 +221,8 @@ Status Parser::Top(const YAML::Node& root) {
 }
 
 Status Parser::Groups(const YAML::Node& node) {
-  if (!node.IsMap()) return Error("key 'groups'", "must be a mapping of group names to actor lists");
+  if (!node.IsMap())
+    return Error("key 'groups'", "must be a mapping of group names to actor lists");
   std::set<std::string> seen;
   for (const auto& kv : node) {
     if (!kv.first.IsScalar() || kv.first.Scalar().empty()) {
@@ -274,12 +277,14 @@ Status Parser::OneRule(const YAML::Node& node, size_t index) {
 
 Status Parser::RuleBody(const YAML::Node& body, Rule& rule, const std::string& rule_where) {
   const std::string block = rule.deny ? "deny" : "allow";
-  auto key = [&](std::string_view k) { return rule_where + ": key '" + block + "." + std::string(k) + "'"; };
+  auto key = [&](std::string_view k) {
+    return rule_where + ": key '" + block + "." + std::string(k) + "'";
+  };
   const std::string where = rule_where + ": key '" + block + "'";
   if (!body.IsMap()) return Error(where, "must be a mapping, found " + TypeName(body));
   auto error = [this](const std::string& w, const std::string& m) { return Error(w, m); };
   OMNIGRAPH_RETURN_IF_ERROR(CheckKeys(
-      body, {"actors", "actions", "branch_scope", "target_branch_scope"}, error, where));
+      body, {"actors", "actions", "branch_scope", "target_branch_scope", "queries"}, error, where));
   if (!body["actors"]) return Error(key("actors"), "is required");
   if (!body["actions"]) return Error(key("actions"), "is required");
   OMNIGRAPH_RETURN_IF_ERROR(Actors(body["actors"], rule, key("actors")));
@@ -288,10 +293,25 @@ Status Parser::RuleBody(const YAML::Node& body, Rule& rule, const std::string& r
     OMNIGRAPH_ASSIGN_OR_RETURN(rule.branch_scope, ParseScope(s, key("branch_scope")));
   }
   if (const YAML::Node s = body["target_branch_scope"]) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(rule.target_branch_scope,
-                               ParseScope(s, key("target_branch_scope")));
+    OMNIGRAPH_ASSIGN_OR_RETURN(rule.target_branch_scope, ParseScope(s, key("target_branch_scope")));
   }
+  if (const YAML::Node q = body["queries"])
+    OMNIGRAPH_RETURN_IF_ERROR(Queries(q, rule, key("queries")));
   return CheckScopes(rule, rule_where, block);
+}
+
+Status Parser::Queries(const YAML::Node& node, Rule& rule, const std::string& where) {
+  Result<std::vector<std::string>> names = Strings(node, false);
+  if (!names.ok()) return Error(where, names.status().message());
+  if (names->empty()) return Error(where, "names no query (leave the key out for every query)");
+  for (Action a : rule.actions) {
+    if (a != Action::kInvokeQuery) {
+      return Error(where, "only invoke_query takes queries, and the rule also grants " +
+                              Quote(ActionName(a)));
+    }
+  }
+  rule.queries = std::move(*names);
+  return Status::Ok();
 }
 
 Status Parser::Actors(const YAML::Node& node, Rule& rule, const std::string& where) {
@@ -329,8 +349,8 @@ Status Parser::Actions(const YAML::Node& node, Rule& rule, const std::string& wh
   for (const std::string& name : *names) {
     std::optional<Action> a = ActionFromName(name);
     if (!a) {
-      return Error(where, "unknown action " + Quote(name) + " (expected one of: " +
-                              std::string(kActionList) + ")");
+      return Error(where, "unknown action " + Quote(name) +
+                              " (expected one of: " + std::string(kActionList) + ")");
     }
     if (std::find(rule.actions.begin(), rule.actions.end(), *a) == rule.actions.end()) {
       rule.actions.push_back(*a);
@@ -341,8 +361,8 @@ Status Parser::Actions(const YAML::Node& node, Rule& rule, const std::string& wh
 
 Result<Scope> Parser::ParseScope(const YAML::Node& node, const std::string& where) {
   if (!node.IsScalar() || node.Scalar().empty()) {
-    return Error(where, "must be any, protected, unprotected or a branch pattern, found " +
-                            TypeName(node));
+    return Error(
+        where, "must be any, protected, unprotected or a branch pattern, found " + TypeName(node));
   }
   Scope scope;
   scope.text = node.Scalar();
@@ -352,8 +372,7 @@ Result<Scope> Parser::ParseScope(const YAML::Node& node, const std::string& wher
   for (size_t i = 0; i < scope.text.size(); ++i) {
     const char c = scope.text[i];
     if (c == '{' && !scope.text.substr(i).starts_with("{actor}")) {
-      return Error(where, "pattern " + Quote(scope.text) +
-                              ": the only placeholder is {actor}");
+      return Error(where, "pattern " + Quote(scope.text) + ": the only placeholder is {actor}");
     }
     if (c == '}' && (i < 6 || scope.text.substr(i - 6, 7) != "{actor}")) {
       return Error(where, "pattern " + Quote(scope.text) + ": unmatched '}'");
@@ -368,7 +387,8 @@ Result<Scope> Parser::ParseScope(const YAML::Node& node, const std::string& wher
 Status Parser::CheckScopes(const Rule& rule, const std::string& where,
                            const std::string& block) const {
   if (rule.branch_scope && rule.target_branch_scope) {
-    return Error(where + ": key '" + block + "'", "a rule may use at most one of branch_scope and target_branch_scope");
+    return Error(where + ": key '" + block + "'",
+                 "a rule may use at most one of branch_scope and target_branch_scope");
   }
   for (Action a : rule.actions) {
     const ScopeKind kind = ScopeOf(a);
@@ -380,8 +400,9 @@ Status Parser::CheckScopes(const Rule& rule, const std::string& where,
                        (IsServerScoped(a) ? "it is server-scoped" : "it is graph-scoped") + ")");
     }
     if (kind == ScopeKind::kTargetBranch && rule.branch_scope) {
-      return Error(where + ": key '" + block + ".branch_scope'",
-                   "action " + Quote(name) + " is scoped by its target branch: use target_branch_scope");
+      return Error(
+          where + ": key '" + block + ".branch_scope'",
+          "action " + Quote(name) + " is scoped by its target branch: use target_branch_scope");
     }
     if (kind == ScopeKind::kBranch && rule.target_branch_scope) {
       return Error(where + ": key '" + block + ".target_branch_scope'",
@@ -398,9 +419,10 @@ Status Parser::CheckKind() {
     for (Action a : r.actions) (IsServerScoped(a) ? server_rule : graph_rule) = &r;
   }
   if (server_rule && graph_rule) {
-    return Error("rule " + Quote(server_rule->id) + ": key 'actions'",
-                 "a bundle cannot mix server-scoped actions (graph_list) with per-graph ones (rule " +
-                     Quote(graph_rule->id) + "); split them into two bundles");
+    return Error(
+        "rule " + Quote(server_rule->id) + ": key 'actions'",
+        "a bundle cannot mix server-scoped actions (graph_list) with per-graph ones (rule " +
+            Quote(graph_rule->id) + "); split them into two bundles");
   }
   bool server = server_rule != nullptr;
   if (declared_kind_) {
@@ -422,9 +444,10 @@ Status Parser::CheckKind() {
     server = true;
   } else if (binding_.kind == Binding::Kind::kGraphs) {
     if (server_rule || (declared_kind_ && *declared_kind_ == "server")) {
-      return Error(server_rule ? "rule " + Quote(server_rule->id) + ": key 'actions'" : "key 'kind'",
-                   "the bundle applies to graphs, which take only per-graph actions; bind "
-                   "server-scoped rules to cluster");
+      return Error(
+          server_rule ? "rule " + Quote(server_rule->id) + ": key 'actions'" : "key 'kind'",
+          "the bundle applies to graphs, which take only per-graph actions; bind "
+          "server-scoped rules to cluster");
     }
     if (binding_.graphs.empty()) return Error("", "the bundle applies to no graph");
     server = false;
@@ -452,9 +475,8 @@ std::vector<std::string> Policy::Actors() const {
 }
 
 bool Policy::IsProtected(std::string_view branch) const {
-  return std::any_of(protected_.begin(), protected_.end(), [&](const std::string& p) {
-    return MatchBranchPattern(p, branch, "");
-  });
+  return std::any_of(protected_.begin(), protected_.end(),
+                     [&](const std::string& p) { return MatchBranchPattern(p, branch, ""); });
 }
 
 namespace {
@@ -487,9 +509,18 @@ bool ScopeMatches(const Policy& p, const std::optional<Scope>& scope,
   return false;
 }
 
+// Whether the rule's `queries` cover the request's stored query (an unnamed one: as for
+// branches, only a rule without `queries` for an allow, every rule for a deny).
+bool QueryMatches(const Rule& r, const Request& q) {
+  if (r.queries.empty()) return true;
+  if (!q.query) return r.deny;
+  return std::find(r.queries.begin(), r.queries.end(), *q.query) != r.queries.end();
+}
+
 bool RuleMatches(const Policy& p, const Rule& r, const Request& q) {
   if (std::find(r.actions.begin(), r.actions.end(), q.action) == r.actions.end()) return false;
   if (!ActorMatches(p, r, *q.actor)) return false;
+  if (!QueryMatches(r, q)) return false;
   switch (ScopeOf(q.action)) {
     case ScopeKind::kBranch: return ScopeMatches(p, r.branch_scope, q.branch, *q.actor, r.deny);
     case ScopeKind::kTargetBranch:
@@ -505,6 +536,8 @@ std::string Describe(const Request& q) {
     out += q.branch ? " on branch " + Quote(*q.branch) : " on an unnamed branch";
   } else if (ScopeOf(q.action) == ScopeKind::kTargetBranch) {
     out += q.target_branch ? " into branch " + Quote(*q.target_branch) : " into an unnamed branch";
+  } else if (q.action == Action::kInvokeQuery && q.query) {
+    out += " of query " + Quote(*q.query);
   }
   return out;
 }
@@ -517,8 +550,9 @@ Decision Policy::Decide(const Request& q) const {
   }
   if (IsServerScoped(q.action) != server_kind_) {
     return {false, "",
-            std::string("this bundle governs ") + (server_kind_ ? "the server (cluster)" : "graphs") +
-                "; " + Quote(ActionName(q.action)) + " is decided by a " +
+            std::string("this bundle governs ") +
+                (server_kind_ ? "the server (cluster)" : "graphs") + "; " +
+                Quote(ActionName(q.action)) + " is decided by a " +
                 (server_kind_ ? "graph" : "cluster") + "-bound bundle"};
   }
   if (q.graph && binding_.kind == Binding::Kind::kGraphs &&
@@ -537,8 +571,8 @@ Decision Policy::Decide(const Request& q) const {
     if (allow == nullptr) allow = &r;
   }
   if (allow != nullptr) {
-    return {true, allow->id, "rule " + Quote(allow->id) + " allows " + Quote(*q.actor) + " " +
-                                 Describe(q)};
+    return {true, allow->id,
+            "rule " + Quote(allow->id) + " allows " + Quote(*q.actor) + " " + Describe(q)};
   }
   return {false, "", "no rule allows " + Quote(*q.actor) + " " + Describe(q) + " (default deny)"};
 }

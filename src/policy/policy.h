@@ -71,6 +71,9 @@ struct Rule {
   std::vector<Action> actions;
   std::optional<Scope> branch_scope;
   std::optional<Scope> target_branch_scope;
+  // invoke_query rules only: the stored queries the rule covers (empty: every one). Beyond the
+  // reference, whose invoke_query is coarse.
+  std::vector<std::string> queries;
 };
 
 // One question to the policy. An absent actor is always denied (fail closed). An absent branch
@@ -83,6 +86,9 @@ struct Request {
   std::optional<std::string> target_branch;
   // The graph asked about; checked against a graph binding when set.
   std::optional<std::string> graph;
+  // invoke_query: the stored query's name. Unset matches only rules without `queries` (allow)
+  // and every rule (deny), as an unnamed branch does.
+  std::optional<std::string> query;
 };
 
 struct Decision {
@@ -125,8 +131,7 @@ class Policy {
 };
 
 // Whether `name` matches the pattern `pattern` (`*` any run of characters, `{actor}` the actor).
-bool MatchBranchPattern(std::string_view pattern, std::string_view name,
-                        std::string_view actor);
+bool MatchBranchPattern(std::string_view pattern, std::string_view name, std::string_view actor);
 
 // One case of a policy test file (docs/design/policy.md "Test files").
 struct TestCase {
@@ -137,7 +142,7 @@ struct TestCase {
 };
 
 // Parses a test file: {version: 1, cases: [{id, actor, action, branch?, target_branch?, graph?,
-// expect: allow|deny, rule?}]}. InvalidArgument naming the file, case and key.
+// query?, expect: allow|deny, rule?}]}. InvalidArgument naming the file, case and key.
 Result<std::vector<TestCase>> ParseTests(std::string_view source, std::string_view file);
 
 }  // namespace omnigraph::policy

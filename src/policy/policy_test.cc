@@ -30,7 +30,8 @@ TEST(PolicyCorpusTest, EveryActionScopeBranchMembershipAndEffectDecidesAsTheTabl
   for (const policy_corpus::Case& c : corpus) {
     Result<Policy> p = Policy::Parse(c.bundle, "corpus.policy.yaml", Binding::Unbound());
     ASSERT_TRUE(p.ok()) << c.name << ": " << p.status().ToString();
-    const Decision d = p->Decide(Ask(c.actor, *ActionFromName(c.action), c.branch, c.target_branch));
+    const Decision d =
+        p->Decide(Ask(c.actor, *ActionFromName(c.action), c.branch, c.target_branch));
     EXPECT_EQ(d.allowed, c.expect_allow) << c.name << ": " << d.reason;
     if (d.allowed) {
       ++allowed;
@@ -89,6 +90,32 @@ TEST(PolicyDecisionTest, ServerAndGraphBundlesAnswerOnlyTheirOwnActionsAndGraphs
   EXPECT_FALSE(graph.Decide(Ask("a", Action::kGraphList, std::nullopt)).allowed);
 }
 
+TEST(PolicyDecisionTest, InvokeQueryMayBeScopedToNamedStoredQueries) {
+  const Policy p = MustParse(
+      "version: 1\ngroups: {r: [a], w: [b]}\nrules:\n"
+      "  - id: reads-only\n    allow:\n      actors: {group: r}\n      actions: [invoke_query]\n"
+      "      queries: [get_signal, list_signals]\n"
+      "  - id: every-query\n    allow:\n      actors: {group: w}\n      actions: [invoke_query]\n"
+      "  - id: not-purge\n    deny:\n      actors: {group: w}\n      actions: [invoke_query]\n"
+      "      queries: [purge]\n");
+  Request q = Ask("a", Action::kInvokeQuery, std::nullopt);
+  q.query = "get_signal";
+  EXPECT_TRUE(p.Decide(q).allowed);
+  q.query = "add_signal";
+  const Decision other = p.Decide(q);
+  EXPECT_FALSE(other.allowed);
+  EXPECT_NE(other.reason.find("of query 'add_signal'"), std::string::npos) << other.reason;
+  q.query.reset();
+  EXPECT_FALSE(p.Decide(q).allowed) << "an unnamed query matches only rules without queries";
+  q.actor = "b";
+  EXPECT_FALSE(p.Decide(q).allowed) << "an unnamed query matches every deny";
+  q.query = "add_signal";
+  EXPECT_TRUE(p.Decide(q).allowed);
+  q.query = "purge";
+  EXPECT_EQ(p.Decide(q).rule_id, "not-purge");
+  EXPECT_FALSE(p.Decide(q).allowed);
+}
+
 TEST(PolicyPatternTest, StarAndActorPlaceholder) {
   EXPECT_TRUE(MatchBranchPattern("agent/*", "agent/x", "a"));
   EXPECT_TRUE(MatchBranchPattern("agent/*", "agent/x/y", "a"));
@@ -143,7 +170,8 @@ TEST(PolicyIndustryIntelTest, TheReadmeAnswers) {
   EXPECT_TRUE(analyst.allowed);
   EXPECT_EQ(analyst.rule_id, "analyst-writes");
   // Nobody may apply schema or merge: nothing grants it.
-  EXPECT_FALSE(intel->Decide(Ask("act-analyst", Action::kSchemaApply, std::nullopt, "main")).allowed);
+  EXPECT_FALSE(
+      intel->Decide(Ask("act-analyst", Action::kSchemaApply, std::nullopt, "main")).allowed);
   EXPECT_FALSE(intel->Decide(Ask("act-admin", Action::kRead, "main")).allowed);
   EXPECT_EQ(intel->Actors(), (std::vector<std::string>{"act-analyst", "act-reader"}));
 }
@@ -168,7 +196,8 @@ struct BadFile {
   const char* error;  // A substring the message must hold.
 };
 
-constexpr const char* kRuleHead = "version: 1\ngroups: {g: [a]}\nrules:\n  - id: r1\n    allow:\n      actors: {group: g}\n";
+constexpr const char* kRuleHead =
+    "version: 1\ngroups: {g: [a]}\nrules:\n  - id: r1\n    allow:\n      actors: {group: g}\n";
 
 TEST(PolicyBadFileTest, EachIsRefusedWithItsError) {
   const std::string head = kRuleHead;
@@ -189,28 +218,37 @@ TEST(PolicyBadFileTest, EachIsRefusedWithItsError) {
       {"version: 1\nprotected_branches: main\n", "key 'protected_branches': must be a list"},
       {"version: 1\nrules: {}\n", "key 'rules': must be a list, found a mapping"},
       {"version: 1\nrules:\n  - allow: {}\n", "rule 1: key 'id': is required"},
-      {head + "      actions: [read]\n  - id: r1\n    allow:\n      actors: {group: g}\n      actions: [read]\n",
+      {head + "      actions: [read]\n  - id: r1\n    allow:\n      actors: {group: g}\n      "
+              "actions: [read]\n",
        "rule 'r1': key 'id': two rules have this id"},
-      {"version: 1\nrules:\n  - id: r1\n", "rule 'r1': needs exactly one of the keys 'allow' and 'deny'"},
+      {"version: 1\nrules:\n  - id: r1\n",
+       "rule 'r1': needs exactly one of the keys 'allow' and 'deny'"},
       {"version: 1\nrules:\n  - id: r1\n    allow: {}\n    deny: {}\n", "needs exactly one"},
       {"version: 1\nrules:\n  - id: r1\n    permit: {}\n", "rule 'r1': unknown key 'permit'"},
-      {"version: 1\nrules:\n  - id: r1\n    allow: [read]\n", "rule 'r1': key 'allow': must be a mapping"},
+      {"version: 1\nrules:\n  - id: r1\n    allow: [read]\n",
+       "rule 'r1': key 'allow': must be a mapping"},
       {head + "      actions: [write]\n", "rule 'r1': key 'allow.actions': unknown action 'write'"},
-      {head + "      actions: read\n", "key 'allow.actions': must be a list of names, found a scalar"},
+      {head + "      actions: read\n",
+       "key 'allow.actions': must be a list of names, found a scalar"},
       {head + "      actions: []\n", "key 'allow.actions': names no action"},
       {head, "rule 'r1': key 'allow.actions': is required"},
-      {head + "      actions: [read]\n      effect: permit\n", "rule 'r1': key 'allow': unknown key 'effect'"},
-      {"version: 1\nrules:\n  - id: r1\n    allow:\n      actors: {group: nobody}\n      actions: [read]\n",
+      {head + "      actions: [read]\n      effect: permit\n",
+       "rule 'r1': key 'allow': unknown key 'effect'"},
+      {"version: 1\nrules:\n  - id: r1\n    allow:\n      actors: {group: nobody}\n      actions: "
+       "[read]\n",
        "rule 'r1': key 'allow.actors': key 'group': unknown group 'nobody'"},
       {"version: 1\nrules:\n  - id: r1\n    allow:\n      actors: act-a\n      actions: [read]\n",
        "key 'allow.actors': must be a mapping such as { group: NAME }"},
-      {"version: 1\nrules:\n  - id: r1\n    allow:\n      actors: {user: a}\n      actions: [read]\n",
+      {"version: 1\nrules:\n  - id: r1\n    allow:\n      actors: {user: a}\n      actions: "
+       "[read]\n",
        "key 'allow.actors': unknown key 'user'"},
       {"version: 1\nrules:\n  - id: r1\n    allow:\n      actors: {}\n      actions: [read]\n",
        "key 'allow.actors': names no actor"},
       {head + "      actions: [read]\n      branch_scope: [main]\n",
-       "key 'allow.branch_scope': must be any, protected, unprotected or a branch pattern, found a list"},
-      {head + "      actions: [read]\n      branch_scope: \"{user}/*\"\n", "the only placeholder is {actor}"},
+       "key 'allow.branch_scope': must be any, protected, unprotected or a branch pattern, found a "
+       "list"},
+      {head + "      actions: [read]\n      branch_scope: \"{user}/*\"\n",
+       "the only placeholder is {actor}"},
       {head + "      actions: [read]\n      branch_scope: \"a b\"\n", "space or control character"},
       {head + "      actions: [read]\n      branch_scope: any\n      target_branch_scope: any\n",
        "at most one of branch_scope and target_branch_scope"},
@@ -218,13 +256,21 @@ TEST(PolicyBadFileTest, EachIsRefusedWithItsError) {
        "key 'allow.branch_scope': action 'graph_list' takes no branch scope (it is server-scoped)"},
       {head + "      actions: [invoke_query]\n      target_branch_scope: any\n",
        "action 'invoke_query' takes no branch scope (it is graph-scoped)"},
-      {head + "      actions: [admin]\n      branch_scope: protected\n", "action 'admin' takes no branch scope"},
+      {head + "      actions: [admin]\n      branch_scope: protected\n",
+       "action 'admin' takes no branch scope"},
       {head + "      actions: [branch_merge]\n      branch_scope: protected\n",
        "key 'allow.branch_scope': action 'branch_merge' is scoped by its target branch"},
       {head + "      actions: [read, change]\n      target_branch_scope: protected\n",
        "action 'read' is scoped by its source branch"},
       {head + "      actions: [read, graph_list]\n", "cannot mix server-scoped actions"},
-      {"version: 1\nkind: server\ngroups: {g: [a]}\nrules:\n  - id: r1\n    allow:\n      actors: {group: g}\n      actions: [read]\n",
+      {head + "      actions: [invoke_query, read]\n      queries: [q]\n",
+       "key 'allow.queries': only invoke_query takes queries, and the rule also grants 'read'"},
+      {head + "      actions: [invoke_query]\n      queries: []\n",
+       "key 'allow.queries': names no query"},
+      {head + "      actions: [invoke_query]\n      queries: q\n",
+       "key 'allow.queries': must be a list"},
+      {"version: 1\nkind: server\ngroups: {g: [a]}\nrules:\n  - id: r1\n    allow:\n      actors: "
+       "{group: g}\n      actions: [read]\n",
        "key 'kind': says server but rule 'r1' grants per-graph actions"},
   };
   for (const auto& [yaml, error] : cases) {
@@ -232,7 +278,8 @@ TEST(PolicyBadFileTest, EachIsRefusedWithItsError) {
     ASSERT_FALSE(p.ok()) << "accepted:\n" << yaml;
     EXPECT_EQ(p.status().code(), Code::kInvalidArgument) << yaml;
     EXPECT_NE(p.status().message().find(error), std::string::npos)
-        << "expected '" << error << "' in: " << p.status().message() << "\n" << yaml;
+        << "expected '" << error << "' in: " << p.status().message() << "\n"
+        << yaml;
     EXPECT_EQ(p.status().message().rfind("test.policy.yaml", 0), 0u) << p.status().message();
   }
 }

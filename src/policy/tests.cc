@@ -58,13 +58,13 @@ class TestParser {
     std::string where = "case " + std::to_string(index + 1);
     if (!node.IsMap()) return Error(where, "must be a mapping");
     for (const auto& kv : node) {
-      static const std::set<std::string> kKeys = {"id",           "actor",  "action", "branch",
-                                                  "target_branch", "graph", "expect", "rule"};
+      static const std::set<std::string> kKeys = {
+          "id", "actor", "action", "branch", "target_branch", "graph", "query", "expect", "rule"};
       const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "";
       if (!kKeys.contains(key)) {
         return Error(where, "unknown key " + Quote(key) +
                                 " (expected one of: id, actor, action, branch, target_branch, "
-                                "graph, expect, rule)");
+                                "graph, query, expect, rule)");
       }
     }
     TestCase c;
@@ -81,6 +81,7 @@ class TestParser {
     OMNIGRAPH_ASSIGN_OR_RETURN(c.request.branch, Text(node, "branch", where));
     OMNIGRAPH_ASSIGN_OR_RETURN(c.request.target_branch, Text(node, "target_branch", where));
     OMNIGRAPH_ASSIGN_OR_RETURN(c.request.graph, Text(node, "graph", where));
+    OMNIGRAPH_ASSIGN_OR_RETURN(c.request.query, Text(node, "query", where));
     OMNIGRAPH_ASSIGN_OR_RETURN(c.expect_rule, Text(node, "rule", where));
     OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<std::string> expect, Text(node, "expect", where));
     if (!expect || (*expect != "allow" && *expect != "deny")) {

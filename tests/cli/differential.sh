@@ -21,6 +21,7 @@ case $NAME in
   hygiene) echo "SKIP: hygiene traces the local load's self re-exec (strace), which has no remote form"; exit 77 ;;
   progress) echo "SKIP: progress is local only: handles from Connect report no progress"; exit 77 ;;
   batch) echo "SKIP: batch already runs every command through a server, in concurrent rounds whose output varies from run to run"; exit 77 ;;
+  policy) echo "SKIP: policy checks bundle files and enforces them on a store; a server enforces its own"; exit 77 ;;
   remote) echo "SKIP: remote is itself a direct/served comparison, plus failures only a server has"; exit 77 ;;
 esac
 WORK=$(mktemp -d)
