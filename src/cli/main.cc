@@ -149,6 +149,7 @@ int Main(int argc, char** argv) {
   AddSchemaCommands(app, ctx);
   AddMaintenanceCommands(app, ctx);
   AddLintCommand(app, ctx);
+  AddQueriesCommands(app, ctx);
   app.set_version_flag("--version", "omnigraph " + Database::Version()["version"].string_value());
   std::vector<std::string> args = CheckToLint(argc, argv);
   try {
