@@ -10,7 +10,7 @@
 #      on stderr, and stdout equal to the query run directly.
 # Starts servers: label integration.
 set -u
-BIN=$1
+BIN=$(realpath "$1")
 SERVER=$2
 COOK=$3
 DIR=$(mktemp -d)
