@@ -165,7 +165,8 @@ void AddQueriesCommands(CLI::App& app, Context& ctx) {
       "validate",
       "Checks stored-query files against the graph's schema, as the server's boot does");
   validate->add_option("--queries", o->paths, "A .gq file or a folder of them (repeatable)")
-      ->required();
+      ->required()
+      ->allow_extra_args(false);
   AddUriArg(validate, ctx);
   validate->callback([&ctx, o] {
     Result<std::unique_ptr<Database>> db = ctx.Open();
