@@ -309,6 +309,17 @@ class Database {
   Result<Json> Query(std::string_view source, std::string_view name, const Json& params,
                      const ReadTarget& target = {});
 
+  // --- Stored queries (docs/design/stored-queries.md): the named queries an omnigraph-server
+  // serves for this graph. Handles from Connect only; a local handle answers Unsupported (a store
+  // holds no registry). The catalog: {queries: [{name, tool_name, description, instruction,
+  // mutation, params: [{name, kind, item_kind?, vector_dim?, nullable}]}]}.
+  Result<Json> StoredQueries();
+  // Runs stored query `name` with `params` (keys without '$') at `target`: the Query envelope for
+  // a stored read, the Mutate envelope for a stored mutation (on target.branch; a snapshot is
+  // refused). NotFound for a name the server does not serve (or will not let this caller run).
+  Result<Json> InvokeStoredQuery(std::string_view name, const Json& params,
+                                 const ReadTarget& target = {});
+
   // --- Schema (OmniGraph's schema plan and apply). The plan {uri, supported, step_count, steps};
   // apply on main
   // only, one commit: {uri, supported, applied, step_count, steps, graph_manifest_version}.

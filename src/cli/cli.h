@@ -158,6 +158,21 @@ void AddQueryOptions(CLI::App* cmd, QueryOptions& q);
 // Splits the `[NAME] URI` arguments, reads the source and the parameters, opens the graph.
 Result<QueryRun> PrepareQuery(QueryOptions& q, Context& ctx);
 
+// Prints a query envelope as table, json, jsonl, csv or kv (query_cmd.cc).
+Status PrintQueryRows(const Json& result, const std::string& format);
+
+// A positional argument as a parameter value: JSON when it parses ("29", "true", "{...}"), else
+// the text as a string (stored_cmds.cc).
+Json ArgValue(const std::string& text);
+// Runs stored query `name` on the served graph (stored_cmds.cc): `args` bind to its declared
+// parameters in order, `given` (--params) wins on a key both name.
+Status RunStoredQuery(Context& ctx, const std::string& name, const std::vector<std::string>& args,
+                      const Json& given, const api::ReadTarget& target, const std::string& format);
+// `query --alias NAME ARGS...`: an alias of the project file ./omnigraph.yaml (alias_cmd.cc);
+// `format` is --format when given, else empty.
+Status RunProjectAlias(Context& ctx, const std::string& alias, const std::vector<std::string>& args,
+                       const Json& given, const std::string& format);
+
 // The verb groups, each in its own file.
 void AddWriteCommands(CLI::App& app, Context& ctx);        // init, load, mutate
 void AddBranchCommands(CLI::App& app, Context& ctx);       // branch create|list|delete
@@ -168,5 +183,6 @@ void AddSchemaCommands(CLI::App& app, Context& ctx);       // schema plan|apply|
 void AddMaintenanceCommands(CLI::App& app, Context& ctx);  // cleanup, export, repair, version
 void AddLintCommand(CLI::App& app, Context& ctx);          // lint (also check)
 void AddPolicyCommands(CLI::App& app, Context& ctx);       // policy validate|test|explain
+void AddQueriesCommands(CLI::App& app, Context& ctx);      // queries list|validate
 
 }  // namespace omnigraph::cli

@@ -161,6 +161,7 @@ int Main(int argc, char** argv) {
   AddLintCommand(app, ctx);
   AddClusterCommands(app, ctx);
   AddPolicyCommands(app, ctx);
+  AddQueriesCommands(app, ctx);
   app.set_version_flag("--version", "omnigraph " + Database::Version()["version"].string_value());
   std::vector<std::string> args = CheckToLint(argc, argv);
   try {
