@@ -283,6 +283,8 @@ HttpResponse MergeRoute(const DbPtr& db, const Call& call) {
   return Reply(merged, "commit");
 }
 
+void AddCommitRoutes(RouteTable& table);
+
 void AddReadRoutes(RouteTable& table) {
   table.Add(
       Route{.method = "GET",
@@ -345,6 +347,11 @@ void AddReadRoutes(RouteTable& table) {
         const DbPtr& db = call.db;
         return ExportRoute(db, call);
       }});
+  AddCommitRoutes(table);
+}
+
+// The commit history: a branch's commits, and one commit by id.
+void AddCommitRoutes(RouteTable& table) {
   table.Add(Route{.method = "GET",
                   .pattern = "/commits",
                   .action = "read",

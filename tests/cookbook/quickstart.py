@@ -113,7 +113,8 @@ class Shell:
 
     def run(self, command, timeout=300):
         marker = "__quickstart_rc__"
-        self.proc.stdin.write(command + "\necho %s$?\n" % marker)
+        # A newline first: a command's output need not end with one (curl's does not).
+        self.proc.stdin.write(command + "\n__rc=$?; echo; echo %s$__rc\n" % marker)
         self.proc.stdin.flush()
         output = []
         deadline = time.monotonic() + timeout
