@@ -184,7 +184,8 @@ void AddQueryCommand(CLI::App& app, Context& ctx) {
       return RunNamedLane(ctx, *o, query);
     }
     if (o->query.args.size() > 2) {
-      return ctx.Fail(InvalidArgument("give at most a query name and the graph's URI"));
+      return ctx.Fail(InvalidArgument(
+          "give at most a query name and the graph's URI; see 'omnigraph query --help'"));
     }
     Result<QueryRun> q = PrepareQuery(o->query, ctx);
     if (!q.ok()) {
