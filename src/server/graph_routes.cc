@@ -171,7 +171,8 @@ HttpResponse CommitsRoute(const DbPtr& db, const Call& call) {
   }
   // One page: {commits, next_page_token?}; a page token continues where a page ended.
   api::Result<Json> page =
-      db->CommitHistory(branch.empty() ? "main" : branch, limit, call.request.Query("page_token"));
+      db->CommitHistory(branch.empty() ? "main" : branch, limit, call.request.Query("page_token"),
+                        call.request.Query("actor"));
   if (!page.ok()) return ErrorResponse(page.status());
   std::string head;
   if (!(*page)["commits"].empty()) head = (*page)["commits"][0]["graph_commit_id"].string_value();
@@ -359,7 +360,9 @@ void AddCommitRoutes(RouteTable& table) {
                   .query_params = {Param{"branch", "string", false, "default main"},
                                    Param{"limit", "integer", false, "default 100"},
                                    Param{"page_token", "string", false,
-                                         "continue after a page (its next_page_token)"}},
+                                         "continue after a page (its next_page_token)"},
+                                   Param{"actor", "string", false,
+                                         "only the commits this actor made (audit)"}},
                   .handler = [](const Call& call) {
                     const DbPtr& db = call.db;
                     return CommitsRoute(db, call);

@@ -144,7 +144,7 @@ HttpResponse Run(const Call& call, const StoredQuery& query, const std::string& 
   const std::string key = call.request.Header("Idempotency-Key");
   if (!key.empty()) target.idempotency_key = key;
   api::Result<Json> out =
-      call.db->WithActor(call.actor)->Mutate(query.source, query.name, params, target);
+      call.db->Mutate(query.source, query.name, params, target);
   if (!out.ok()) return ErrorResponse(out.status());
   return JsonResponse(*out);
 }
@@ -200,6 +200,17 @@ HttpResponse InvokeRoute(const Call& call, bool if_commit) {
 }
 
 HttpResponse CatalogRoute(const Call& call) {
+  // The catalog is the server's, not the engine's: a bundle decides `read` here (no branch:
+  // only an unscoped or `any` allow covers it, docs/design/policy.md "Unnamed branches").
+  if (call.graph->policy) {
+    const api::PolicyRequest request{call.actor,     "read", std::nullopt, std::nullopt,
+                                     call.graph->id, std::nullopt};
+    const api::PolicyDecision d = call.graph->policy->Decide(request);
+    if (!d.allowed) {
+      LogDenied(request, d);
+      return ErrorResponse(403, "permission denied: " + d.reason);
+    }
+  }
   Json queries = Json::array();
   for (const auto& [name, query] : call.graph->queries) queries.push_back(query.CatalogEntry());
   return JsonResponse(Json{{"queries", std::move(queries)}});
