@@ -1,4 +1,5 @@
-// commit list [--branch B] [--limit N] [--page-token T] [--actor A] | show ID | changes ID [--limit N]
+// commit list [--branch B] [--limit N] [--page-token T] [--actor A] | show ID | changes ID [--limit
+// N]
 // [--page-token T] [--kind K] [--type T] [--op O]; snapshot [--branch B | --snapshot ID].
 // The human forms read like `git log --oneline`: one line per commit with a short
 // id, the local date and time, the actor and what the commit did (the record's summary).

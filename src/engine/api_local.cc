@@ -199,8 +199,9 @@ class Handle {
   // Whether `actor` made `r`: its actor, or a member of a group commit.
   static bool MadeBy(const commit::Record& r, std::string_view actor) {
     if (r.actor && *r.actor == actor) return true;
-    return std::any_of(r.members.begin(), r.members.end(),
-                       [actor](const commit::BatchMember& m) { return m.actor && *m.actor == actor; });
+    return std::any_of(r.members.begin(), r.members.end(), [actor](const commit::BatchMember& m) {
+      return m.actor && *m.actor == actor;
+    });
   }
 
   Result<Json> ListBranches() {
@@ -665,8 +666,9 @@ class LocalBackend final : public Backend {
   api::Status Gate(std::string_view action, std::optional<std::string> branch,
                    std::optional<std::string> target) const {
     if (!gate_.policy) return api::Status::Ok();
-    const api::PolicyRequest request{actor_,           std::string(action), std::move(branch),
-                                     std::move(target), gate_.graph,         std::nullopt};
+    const api::PolicyRequest request{
+        actor_,      std::string(action), std::move(branch), std::move(target),
+        gate_.graph, std::nullopt};
     const api::PolicyDecision d = gate_.policy->Decide(request);
     if (d.allowed) return api::Status::Ok();
     if (gate_.on_denied) gate_.on_denied(request, d);

@@ -44,9 +44,9 @@ api::Result<std::string> ReadSmallFile(std::string_view path, std::string_view w
 
 }  // namespace
 
-const std::vector<std::string> kActions = {"read",          "export",        "change",
-                                           "schema_apply",  "branch_create", "branch_delete",
-                                           "branch_merge",  "invoke_query"};
+const std::vector<std::string> kActions = {"read",         "export",        "change",
+                                           "schema_apply", "branch_create", "branch_delete",
+                                           "branch_merge", "invoke_query"};
 
 std::string_view RuntimeStateName(RuntimeState state) {
   switch (state) {
@@ -78,8 +78,8 @@ api::PolicyDecision Auth::DecideGraphList(const std::optional<std::string>& acto
                                "no cluster-bound policy bundle grants graph_list (bind one in "
                                "cluster.yaml with applies_to: [cluster])"};
   }
-  return cluster_policy_->Decide(api::PolicyRequest{actor, "graph_list", std::nullopt,
-                                                    std::nullopt, std::nullopt, std::nullopt});
+  return cluster_policy_->Decide(api::PolicyRequest{actor, "graph_list", std::nullopt, std::nullopt,
+                                                    std::nullopt, std::nullopt});
 }
 
 Auth Auth::Unauthenticated() {

@@ -59,8 +59,9 @@ api::Result<ServerConfig> ReadServerConfig(const std::string& path) {
   if (policy) {
     const std::string file = ScalarAt(policy.IsMap() ? policy["file"] : YAML::Node());
     if (file.empty()) {
-      return api::InvalidArgument(path + ": policy.file must name a policy bundle (policy: {file: "
-                                         "PATH})");
+      return api::InvalidArgument(path +
+                                  ": policy.file must name a policy bundle (policy: {file: "
+                                  "PATH})");
     }
     out.policy_file = fs::path(file).is_absolute()
                           ? file

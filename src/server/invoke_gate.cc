@@ -6,8 +6,8 @@ namespace omnigraph::server {
 InvokeDecision InvokeQueryGate(const Auth& auth, const std::optional<std::string>& actor,
                                const ServedGraph& graph, const StoredQuery& query) {
   if (auth.unauthenticated()) return InvokeDecision::kAllow;
-  api::PolicyRequest request{actor, "invoke_query", std::nullopt, std::nullopt, graph.id,
-                             query.name};
+  api::PolicyRequest request{actor,        "invoke_query", std::nullopt,
+                             std::nullopt, graph.id,       query.name};
   if (graph.policy) {
     const api::PolicyDecision d = graph.policy->Decide(request);
     if (d.allowed) return InvokeDecision::kAllow;

@@ -258,8 +258,8 @@ api::Result<Auth> MakeAuth(const Flags& flags) {
         api::Code::kConfiguration,
         std::string(flags.policy.empty() ? "" : "a policy needs actors, and ") +
             "no bearer tokens: set OMNIGRAPH_SERVER_BEARER_TOKEN, "
-        "OMNIGRAPH_SERVER_BEARER_TOKENS_JSON or OMNIGRAPH_SERVER_BEARER_TOKENS_FILE, "
-        "or pass --unauthenticated to serve without auth");
+            "OMNIGRAPH_SERVER_BEARER_TOKENS_JSON or OMNIGRAPH_SERVER_BEARER_TOKENS_FILE, "
+            "or pass --unauthenticated to serve without auth");
   }
   std::vector<std::string> every_action(kActions.begin(), kActions.end());
   for (const std::string& actor : flags.allow_writes) {
@@ -411,8 +411,8 @@ int Serve(Flags flags, Auth auth) {
   std::signal(SIGPIPE, SIG_IGN);
   std::cout << "omnigraph-server: listening on http://" << flags.host << ":" << *port << " ("
             << Serving(**registry) << ", " << listener_options.workers << " workers"
-            << (flags.unauthenticated ? ", unauthenticated" : "") << ", "
-            << RuntimeStateName(state) << ")" << std::endl;
+            << (flags.unauthenticated ? ", unauthenticated" : "") << ", " << RuntimeStateName(state)
+            << ")" << std::endl;
   // A signal before listening starts finds no server to stop; it stops here instead.
   const bool clean = g_stop.load() || listener.Run();
   g_listener.store(nullptr);

@@ -153,6 +153,7 @@ api::Status InstallPolicy(const GraphSpec& spec, const RegistryOptions& options,
   gated.policy = policy;
   gated.policy_graph = spec.id;
   OMNIGRAPH_ASSIGN_OR_RETURN(std::unique_ptr<api::Database> db, graph.db->WithPolicy(gated));
+  graph.ungated = graph.db;
   graph.db = std::move(db);
   graph.policy = std::move(policy);
   return api::Status::Ok();
@@ -182,6 +183,7 @@ api::Result<std::shared_ptr<const GraphRegistry>> GraphRegistry::Open(
       graph.quarantine = why;
     } else {
       graph.db = std::shared_ptr<api::Database>(std::move(*db));
+      graph.ungated = graph.db;
       api::Result<std::map<std::string, StoredQuery, std::less<>>> queries =
           CheckStoredQueries(*graph.db, spec.queries);
       if (!queries.ok()) {
@@ -207,6 +209,7 @@ api::Result<std::shared_ptr<const GraphRegistry>> GraphRegistry::Single(
   graph.id = std::move(id);
   graph.uri = db->uri();
   graph.db = std::move(db);
+  graph.ungated = graph.db;
   OMNIGRAPH_ASSIGN_OR_RETURN(graph.queries, CheckStoredQueries(*graph.db, files));
   registry->graphs_.push_back(std::move(graph));
   return std::shared_ptr<const GraphRegistry>(std::move(registry));

@@ -71,6 +71,10 @@ struct ServedGraph {
   // The bundle bound to this graph, installed on `db` (every call is gated for the request's
   // actor); null when none is: the server's default-deny grants apply (server/auth.h).
   std::shared_ptr<const api::Policy> policy;
+  // The same open graph without the bundle's gate (== db without a bundle): for what the server
+  // decides itself — a stored read, allowed by invoke_query alone (the reference), and an
+  // export's pinned read, decided as `export` on the branch (docs/design/policy.md "Server").
+  std::shared_ptr<api::Database> ungated;
 
   const StoredQuery* FindQuery(std::string_view name) const;
 };

@@ -247,8 +247,8 @@ TEST(ServerPolicyTest, TheActorIsTheTokensOnEveryRouteAndARefusalIs403AndOneLogL
                          TokenAuth(nullptr));
   httplib::Client admin = server.Client("admin-token");  // Named by no rule of the bundle.
   // A spoofed actor in headers changes nothing: admin is still admin.
-  const httplib::Headers spoof = {{"X-Omnigraph-Actor", "alice"}, {"Omnigraph-Actor", "alice"},
-                                  {"X-Actor-Id", "alice"}};
+  const httplib::Headers spoof = {
+      {"X-Omnigraph-Actor", "alice"}, {"Omnigraph-Actor", "alice"}, {"X-Actor-Id", "alice"}};
   StderrCapture capture(dir.path() + "/stderr");
   auto query = admin.Post("/graphs/g/query", spoof,
                           R"({"query":"query q() { match { $p: Person } return { $p.name } }"})",
@@ -291,9 +291,10 @@ TEST(ServerPolicyTest, TheActorIsTheTokensOnEveryRouteAndARefusalIs403AndOneLogL
   ASSERT_EQ(Status(history), 200);
   EXPECT_EQ(Parse(history->body)["commits"][0]["actor_id"], "alice") << history->body;
   // bob reads but may not change: the engine's gate, rule-less default deny.
-  auto bob = server.Client("bob-token").Post(
-      "/graphs/g/mutate", R"({"query":"query a() { insert Person { name: \"Bo\" } }"})",
-      "application/json");
+  auto bob =
+      server.Client("bob-token")
+          .Post("/graphs/g/mutate", R"({"query":"query a() { insert Person { name: \"Bo\" } }"})",
+                "application/json");
   EXPECT_EQ(Status(bob), 403);
 }
 
@@ -314,20 +315,23 @@ TEST(ServerPolicyTest, InvokeQueryHonoursPerQueryScopeAndARefusalLooksLikeAnUnkn
   expected.replace(expected.find("'nope'"), 6, "'older'");
   EXPECT_EQ(masked->body, expected);
   EXPECT_EQ(Parse(unknown->body)["code"], "not_found");
-  EXPECT_EQ(Status(bob.Post("/graphs/g/queries/add", R"({"params":{"name":"B"}})",
-                            "application/json")),
-            404);
+  EXPECT_EQ(
+      Status(bob.Post("/graphs/g/queries/add", R"({"params":{"name":"B"}})", "application/json")),
+      404);
   // admin has no invoke_query at all: every name is unknown to it.
-  EXPECT_EQ(Status(server.Client("admin-token")
-                       .Post("/graphs/g/queries/names", "{}", "application/json")),
-            404);
+  EXPECT_EQ(
+      Status(
+          server.Client("admin-token").Post("/graphs/g/queries/names", "{}", "application/json")),
+      404);
   // A stored mutation is double-gated: carol may invoke it but not change (the engine's 403);
   // alice may do both.
-  auto carol = server.Client("carol-token")
-                   .Post("/graphs/g/queries/add", R"({"params":{"name":"Cy"}})", "application/json");
+  auto carol =
+      server.Client("carol-token")
+          .Post("/graphs/g/queries/add", R"({"params":{"name":"Cy"}})", "application/json");
   EXPECT_EQ(Status(carol), 403) << (carol ? carol->body : "");
-  auto alice = server.Client("alice-token")
-                   .Post("/graphs/g/queries/add", R"({"params":{"name":"Al"}})", "application/json");
+  auto alice =
+      server.Client("alice-token")
+          .Post("/graphs/g/queries/add", R"({"params":{"name":"Al"}})", "application/json");
   ASSERT_EQ(Status(alice), 200) << (alice ? alice->body : "");
   EXPECT_EQ(Parse(alice->body)["actor_id"], "alice");
 }
@@ -339,7 +343,8 @@ TEST(ServerPolicyTest, DefaultDenyServesReadsAndMasksStoredQueriesWithoutAGrant)
                          TokenAuth(nullptr));
   httplib::Client bob = server.Client("bob-token");
   EXPECT_EQ(Status(bob.Get("/graphs/g/snapshot")), 200);
-  EXPECT_EQ(Status(bob.Post("/graphs/g/mutate", R"({"query":"query a() { insert Person { name: \"B\" } }"})",
+  EXPECT_EQ(Status(bob.Post("/graphs/g/mutate",
+                            R"({"query":"query a() { insert Person { name: \"B\" } }"})",
                             "application/json")),
             403);
   EXPECT_EQ(Status(bob.Post("/graphs/g/queries/names", "{}", "application/json")), 404);
@@ -349,8 +354,7 @@ TEST(ServerPolicyTest, DefaultDenyServesReadsAndMasksStoredQueriesWithoutAGrant)
 // Database::Connect (the server's routes) beside an embedded one, all agreeing with the corpus.
 
 bool Denied(const api::Status& s) {
-  return s.code() == api::Code::kConfiguration &&
-         s.message().rfind("permission denied: ", 0) == 0;
+  return s.code() == api::Code::kConfiguration && s.message().rfind("permission denied: ", 0) == 0;
 }
 
 std::optional<api::Status> CallDoor(api::Database& db, const policy_corpus::Case& c) {
@@ -456,8 +460,8 @@ TEST(ServerPolicyTest, TheCorpusThroughHttpAgreesWithTheEmbeddedApi) {
 }
 
 // Every page of `actor`'s commits on main, `limit` at a time: the commit ids, and the pages.
-std::pair<std::vector<std::string>, size_t> ActorCommits(api::Database& db, const std::string& actor,
-                                                         size_t limit) {
+std::pair<std::vector<std::string>, size_t> ActorCommits(api::Database& db,
+                                                         const std::string& actor, size_t limit) {
   std::vector<std::string> ids;
   size_t pages = 0;
   std::string token;
@@ -486,10 +490,9 @@ TEST(ServerPolicyTest, CommitsFilterByActorAlikeOnTheStoreAndOverHttp) {
   // alice, bob, alice, bob, alice: three commits of alice's, two of bob's, over setup's.
   for (int i = 0; i < 5; ++i) {
     const char* token = i % 2 == 0 ? "alice-token" : "bob-token";
-    const std::string body = R"({"query":"query a() { insert Person { name: \"P)" +
-                             std::to_string(i) + R"(\" } }"})";
-    ASSERT_EQ(Status(server.Client(token).Post("/graphs/g/mutate", body, "application/json")),
-              200);
+    const std::string body =
+        R"({"query":"query a() { insert Person { name: \"P)" + std::to_string(i) + R"(\" } }"})";
+    ASSERT_EQ(Status(server.Client(token).Post("/graphs/g/mutate", body, "application/json")), 200);
   }
   auto local = api::Database::Open(root);
   ASSERT_TRUE(local.ok());
@@ -505,7 +508,8 @@ TEST(ServerPolicyTest, CommitsFilterByActorAlikeOnTheStoreAndOverHttp) {
     EXPECT_EQ(alice_local, alice_remote) << limit;
     EXPECT_EQ(alice_pages, remote_pages) << limit;
     EXPECT_EQ(ActorCommits(**local, "bob", limit).first.size(), 2u);
-    EXPECT_EQ(ActorCommits(**remote, "bob", limit).first, ActorCommits(**local, "bob", limit).first);
+    EXPECT_EQ(ActorCommits(**remote, "bob", limit).first,
+              ActorCommits(**local, "bob", limit).first);
     EXPECT_TRUE(ActorCommits(**remote, "nobody", limit).first.empty());
   }
   // The raw route: ?actor= beside limit, newest first.
@@ -524,9 +528,8 @@ TEST(ServerPolicyTest, APolicyWithoutTokensRefusesToStart) {
   const std::string root = MakeGraph(dir, "g");
   const std::string bundle = dir.path() + "/g.policy.yaml";
   std::ofstream(bundle) << kGraphBundle;
-  ServerProcess unauthenticated({root, "--bind", "127.0.0.1:0", "--policy", bundle,
-                                 "--unauthenticated"},
-                                {});
+  ServerProcess unauthenticated(
+      {root, "--bind", "127.0.0.1:0", "--policy", bundle, "--unauthenticated"}, {});
   EXPECT_EQ(unauthenticated.port(), 0);
   EXPECT_EQ(unauthenticated.Wait(), 1);
   ServerProcess no_tokens({root, "--bind", "127.0.0.1:0", "--policy", bundle}, {});

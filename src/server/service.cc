@@ -169,7 +169,7 @@ std::variant<const ServedGraph*, HttpResponse> Service::ResolveGraph(
 }
 
 std::variant<Service::Admitted, HttpResponse> Service::Check(HttpRequest& request,
-                                                            bool log_denials) const {
+                                                             bool log_denials) const {
   RouteMatch match = routes_.Match(request);
   if (match.route == nullptr) {
     HttpResponse refused = ErrorResponse(match.status, match.message);
