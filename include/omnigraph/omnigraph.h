@@ -29,7 +29,7 @@
 
 namespace omnigraph::api {
 
-class Policy;  // omnigraph/policy.h
+class Policy;           // omnigraph/policy.h
 struct PolicyRequest;   // omnigraph/policy.h
 struct PolicyDecision;  // omnigraph/policy.h
 

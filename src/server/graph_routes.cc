@@ -146,8 +146,8 @@ HttpResponse ExportRoute(const DbPtr& db, const Call& call) {
   DbPtr reader = db;
   if (call.graph != nullptr && call.graph->policy) {
     const api::PolicyRequest request{
-        call.actor,     "export", head.snapshot ? std::nullopt : std::optional(head.branch),
-        std::nullopt,   call.graph->id, std::nullopt};
+        call.actor,   "export",       head.snapshot ? std::nullopt : std::optional(head.branch),
+        std::nullopt, call.graph->id, std::nullopt};
     const api::PolicyDecision d = call.graph->policy->Decide(request);
     if (!d.allowed) {
       LogDenied(request, d);

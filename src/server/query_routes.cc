@@ -136,11 +136,10 @@ HttpResponse Run(const Call& call, const StoredQuery& query, const std::string& 
     if (!snapshot.empty()) target.snapshot = snapshot;
     // invoke_query alone allows a stored read (the reference: stored reads are not also gated
     // by `read`), so with a bundle it runs on the graph's ungated handle, as the caller.
-    api::Result<Json> out =
-        call.graph->policy
-            ? call.graph->ungated->WithActor(call.actor)->Query(query.source, query.name, params,
-                                                                target)
-            : call.db->Query(query.source, query.name, params, target);
+    api::Result<Json> out = call.graph->policy
+                                ? call.graph->ungated->WithActor(call.actor)
+                                      ->Query(query.source, query.name, params, target)
+                                : call.db->Query(query.source, query.name, params, target);
     if (!out.ok()) return ErrorResponse(out.status());
     return WithCommit(JsonResponse(*out), *out, "graph_commit_id");
   }
