@@ -111,6 +111,10 @@ both commit list
 both commit list --json
 both commit list --limit 2
 both commit list --limit 2 --json
+# The audit filter: ana's commits only (genesis has no actor), paged, and nobody's (none).
+both commit list --actor ana
+both commit list --actor ana --limit 1 --json
+both commit list --actor nobody --json
 both commit show @C0@
 both commit show @C1@ --json
 both commit changes @C1@
