@@ -17,6 +17,7 @@
 #include "omnigraph/omnigraph.h"
 #include "omnigraph/policy.h"
 #include "server/auth.h"
+#include "server/in_process_test_util.h"
 #include "server/listener.h"
 #include "server/registry.h"
 #include "server/service.h"
@@ -58,35 +59,6 @@ Json Parse(const std::string& body) {
   EXPECT_TRUE(parsed.ok()) << body;
   return parsed.ok() ? *parsed : Json();
 }
-
-// A Service and Listener over `registry`, on a free loopback port, until destroyed.
-class InProcessServer {
- public:
-  InProcessServer(std::shared_ptr<const GraphRegistry> registry, Auth auth)
-      : service_(std::move(registry), std::move(auth), ServiceOptions{}),
-        listener_(service_, ListenerOptions{}) {
-    api::Result<int> port = listener_.Bind("127.0.0.1", 0);
-    EXPECT_TRUE(port.ok());
-    port_ = port.ok() ? *port : 0;
-    thread_ = std::thread([this] { listener_.Run(); });
-  }
-  ~InProcessServer() {
-    listener_.Stop();
-    thread_.join();
-  }
-  httplib::Client Client(const char* token = nullptr) const {
-    httplib::Client c("127.0.0.1", port_);
-    c.set_read_timeout(60, 0);
-    if (token != nullptr) c.set_bearer_token_auth(token);
-    return c;
-  }
-
- private:
-  Service service_;
-  Listener listener_;
-  int port_ = 0;
-  std::thread thread_;
-};
 
 // Tokens for `admin` (every grant) and `reader`, and a cluster-bound bundle that lets admin
 // list graphs (GET /graphs is denied without one, docs/design/policy.md).

@@ -28,6 +28,7 @@
 // The policy corpus (src/policy, pure standard library; its folder is on this test's include path).
 #include "corpus_for_tests.h"
 #include "server/auth.h"
+#include "server/in_process_test_util.h"
 #include "server/listener.h"
 #include "server/registry.h"
 #include "server/server_test_util.h"
@@ -136,35 +137,6 @@ std::shared_ptr<const GraphRegistry> Registry(const std::vector<GraphSpec>& spec
   EXPECT_TRUE(registry.ok()) << registry.status().ToString();
   return registry.ok() ? *registry : nullptr;
 }
-
-class InProcessServer {
- public:
-  InProcessServer(std::shared_ptr<const GraphRegistry> registry, Auth auth)
-      : service_(std::move(registry), std::move(auth), ServiceOptions{}),
-        listener_(service_, ListenerOptions{}) {
-    api::Result<int> port = listener_.Bind("127.0.0.1", 0);
-    EXPECT_TRUE(port.ok());
-    port_ = port.ok() ? *port : 0;
-    thread_ = std::thread([this] { listener_.Run(); });
-  }
-  ~InProcessServer() {
-    listener_.Stop();
-    thread_.join();
-  }
-  httplib::Client Client(const char* token = nullptr) const {
-    httplib::Client c("127.0.0.1", port_);
-    c.set_read_timeout(60, 0);
-    if (token != nullptr) c.set_bearer_token_auth(token);
-    return c;
-  }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-
- private:
-  Service service_;
-  Listener listener_;
-  int port_ = 0;
-  std::thread thread_;
-};
 
 // Everything this process writes to stderr while alive (the denial log lines).
 class StderrCapture {
