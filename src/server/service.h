@@ -15,6 +15,7 @@
 #include <variant>
 
 #include "omnigraph/omnigraph.h"
+#include "server/admission.h"
 #include "server/auth.h"
 #include "server/http.h"
 #include "server/registry.h"
@@ -37,6 +38,8 @@ struct ServiceOptions {
   std::string version;
   uint64_t body_bytes_max = kRequestBodyBytesMaxDefault;
   uint64_t load_bytes_max = kLoadBodyBytesMaxDefault;
+  // Per-actor admission control (server/admission.h).
+  AdmissionLimits admission;
 };
 
 // What Service::Admit decided about a request whose header has been read.
@@ -86,11 +89,15 @@ class Service {
   std::optional<HttpResponse> Authorize(const Route& route, const Admitted& admitted,
                                         bool log_denials) const;
   void AddServerRoutes();
+  // Per-actor admission of a checked request (the 429 to answer, or nothing: then
+  // request.admission holds its ticket).
+  std::optional<HttpResponse> AdmitActor(const Admitted& admitted, HttpRequest& request) const;
 
   std::shared_ptr<const GraphRegistry> registry_;
   Auth auth_;
   ServiceOptions options_;
   RouteTable routes_;
+  std::unique_ptr<ActorAdmission> admission_;
 };
 
 // Adds the graph routes (query, mutate, load, export, schema, branches, commits); each handler
