@@ -108,6 +108,7 @@ Service::Service(std::shared_ptr<const GraphRegistry> registry, Auth auth, Servi
   AddServerRoutes();
   AddGraphRoutes(routes_);
   AddQueryRoutes(routes_);
+  AddMcpRoutes(routes_, *this);
 }
 
 Service::Service(std::shared_ptr<api::Database> db, Auth auth, ServiceOptions options)
@@ -182,7 +183,9 @@ std::variant<Service::Admitted, HttpResponse> Service::Check(HttpRequest& reques
   }
   const Route& route = *match.route;
   const ServedGraph* graph = nullptr;
-  if (route.graph_route) {
+  const bool without_graph =
+      route.graph_optional && match.graph_id.empty() && registry_->Default() == nullptr;
+  if (route.graph_route && !without_graph) {
     std::variant<const ServedGraph*, HttpResponse> resolved = ResolveGraph(match, request);
     if (auto* refused = std::get_if<HttpResponse>(&resolved)) return std::move(*refused);
     graph = std::get<const ServedGraph*>(resolved);
@@ -282,6 +285,12 @@ Admission Service::Admit(HttpRequest& request) const {
     }
   }
   return admission;
+}
+
+HttpResponse Service::HandleInternal(HttpRequest& request) const {
+  std::variant<Admitted, HttpResponse> checked = Check(request, true);
+  if (auto* refused = std::get_if<HttpResponse>(&checked)) return std::move(*refused);
+  return Handle(request);
 }
 
 HttpResponse Service::Handle(HttpRequest& request) const {
