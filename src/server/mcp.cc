@@ -108,8 +108,8 @@ Json Initialize(const McpScope& scope, const Json& params) {
                             "query; prefer the stored-query tools, which take parameters only.";
   return Json{{"protocolVersion", version},
               {"capabilities", std::move(capabilities)},
-              {"serverInfo", Json{{"name", "omnigraph-server"},
-                                  {"version", scope.service->options().version}}},
+              {"serverInfo",
+               Json{{"name", "omnigraph-server"}, {"version", scope.service->options().version}}},
               {"instructions", std::move(instructions)}};
 }
 
@@ -185,7 +185,8 @@ HttpResponse Endpoint(const Service& service, const Call& call) {
   if (std::optional<HttpResponse> refused = CheckTransport(r)) return std::move(*refused);
   api::Result<Json> parsed = api::ParseJson(r.body, "the JSON-RPC message");
   if (!parsed.ok()) {
-    return Reply(400, ErrorMessage(Json(), kParseError, "Parse error: " + parsed.status().message()));
+    return Reply(400,
+                 ErrorMessage(Json(), kParseError, "Parse error: " + parsed.status().message()));
   }
   McpScope scope{&service, call.graph, !r.path.starts_with("/graphs/"), call.actor,
                  r.Header("authorization")};

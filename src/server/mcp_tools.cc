@@ -96,8 +96,8 @@ struct Tool {
 };
 
 const Arg kBranch{"branch", "string", false, Into::kQuery, "branch", "a branch (default main)"};
-const Arg kSnapshot{"snapshot", "string", false, Into::kQuery, "snapshot",
-                    "a commit id (instead of a branch)"};
+const Arg kSnapshot{"snapshot",   "string",   false,
+                    Into::kQuery, "snapshot", "a commit id (instead of a branch)"};
 
 std::vector<Arg> QueryArgs() {
   return {{"source", "string", true, Into::kBody, "query", "the .gq source"},
@@ -108,48 +108,107 @@ std::vector<Arg> QueryArgs() {
 }
 
 std::vector<Arg> MutateArgs() {
-  return {{"source", "string", true, Into::kBody, "query", "the .gq source"},
-          {"name", "string", false, Into::kBody, "name", "the mutation to run"},
-          {"params", "object", false, Into::kBody, "params", "the query's parameters by name"},
-          {"branch", "string", false, Into::kBody, "branch", "a branch (default main)"},
-          {"if_graph_commit", "string", false, Into::kHeader, kIfCommitHeader,
-           "publish only if the branch head is this commit"},
-          {"idempotency_key", "string", false, Into::kHeader, "Idempotency-Key",
-           "makes a retry safe"}};
+  return {
+      {"source", "string", true, Into::kBody, "query", "the .gq source"},
+      {"name", "string", false, Into::kBody, "name", "the mutation to run"},
+      {"params", "object", false, Into::kBody, "params", "the query's parameters by name"},
+      {"branch", "string", false, Into::kBody, "branch", "a branch (default main)"},
+      {"if_graph_commit", "string", false, Into::kHeader, kIfCommitHeader,
+       "publish only if the branch head is this commit"},
+      {"idempotency_key", "string", false, Into::kHeader, "Idempotency-Key", "makes a retry safe"}};
 }
 
 std::vector<Arg> IngestArgs() {
-  return {{"ndjson", "string", true, Into::kBody, "data", "NDJSON rows (the load format)"},
-          {"mode", "string", false, Into::kBody, "mode", "merge (default), append or overwrite"},
-          {"branch", "string", false, Into::kBody, "branch", "a branch (default main)"},
-          {"from", "string", false, Into::kBody, "from", "create the branch from this one"},
-          {"idempotency_key", "string", false, Into::kHeader, "Idempotency-Key",
-           "makes a retry safe"}};
+  return {
+      {"ndjson", "string", true, Into::kBody, "data", "NDJSON rows (the load format)"},
+      {"mode", "string", false, Into::kBody, "mode", "merge (default), append or overwrite"},
+      {"branch", "string", false, Into::kBody, "branch", "a branch (default main)"},
+      {"from", "string", false, Into::kBody, "from", "create the branch from this one"},
+      {"idempotency_key", "string", false, Into::kHeader, "Idempotency-Key", "makes a retry safe"}};
 }
 
-// The built-in tools (RFC-003 §5.2), in listing order.
-const std::vector<Tool>& BuiltinTools() {
-  static const std::vector<Tool> tools = {
-      {"health", "Server health", "Liveness: the server's status and version.", true, "", true,
-       false, "GET", "/healthz", {}},
-      {"graphs_list", "List graphs", "The graphs this server serves ({graphs:[{graph_id, uri}]}).",
-       true, "graph_list", true, false, "GET", "/graphs", {}},
-      {"snapshot", "Snapshot", "A branch head or one commit: its tables and row counts.", false,
-       "read", true, false, "GET", "/snapshot", {kBranch, kSnapshot}},
-      {"schema_get", "Get schema",
-       "The accepted schema (.pg source in `source`) of a branch head or one commit.", false,
-       "read", true, false, "GET", "/schema", {kBranch, kSnapshot}},
-      {"branches_list", "List branches", "Every live branch: {branches}.", false, "read", true,
-       false, "GET", "/branches", {}},
-      {"commits_list", "List commits", "Commits newest first on a branch, one page.", false, "read",
-       true, false, "GET", "/commits",
+// The built-in tools that inspect the server and the graph (RFC-003 §5.2), in listing order.
+std::vector<Tool> InspectTools() {
+  return {
+      {"health",
+       "Server health",
+       "Liveness: the server's status and version.",
+       true,
+       "",
+       true,
+       false,
+       "GET",
+       "/healthz",
+       {}},
+      {"graphs_list",
+       "List graphs",
+       "The graphs this server serves ({graphs:[{graph_id, uri}]}).",
+       true,
+       "graph_list",
+       true,
+       false,
+       "GET",
+       "/graphs",
+       {}},
+      {"snapshot",
+       "Snapshot",
+       "A branch head or one commit: its tables and row counts.",
+       false,
+       "read",
+       true,
+       false,
+       "GET",
+       "/snapshot",
+       {kBranch, kSnapshot}},
+      {"schema_get",
+       "Get schema",
+       "The accepted schema (.pg source in `source`) of a branch head or one commit.",
+       false,
+       "read",
+       true,
+       false,
+       "GET",
+       "/schema",
+       {kBranch, kSnapshot}},
+      {"branches_list",
+       "List branches",
+       "Every live branch: {branches}.",
+       false,
+       "read",
+       true,
+       false,
+       "GET",
+       "/branches",
+       {}},
+      {"commits_list",
+       "List commits",
+       "Commits newest first on a branch, one page.",
+       false,
+       "read",
+       true,
+       false,
+       "GET",
+       "/commits",
        {kBranch,
         {"limit", "integer", false, Into::kQuery, "limit", "page size (default 100)"},
         {"page_token", "string", false, Into::kQuery, "page_token", "a next_page_token"},
         {"actor", "string", false, Into::kQuery, "actor", "only this actor's commits"}}},
-      {"commits_get", "Get commit", "One commit by id.", false, "read", true, false, "GET",
+      {"commits_get",
+       "Get commit",
+       "One commit by id.",
+       false,
+       "read",
+       true,
+       false,
+       "GET",
        "/commits/{commit_id}",
        {{"commit_id", "string", true, Into::kPath, "commit_id", "the graph commit id"}}},
+  };
+}
+
+// The built-in tools that run queries, mutations and writes, in listing order.
+std::vector<Tool> RunTools() {
+  return {
       {"query", "Run a read query", "Runs a .gq read query at a branch head or a snapshot.", false,
        "read", true, false, "POST", "/query", QueryArgs()},
       {"read", "Run a read query", "Deprecated alias of `query`.", false, "read", true, false,
@@ -162,33 +221,70 @@ const std::vector<Tool>& BuiltinTools() {
        "POST", "/load", IngestArgs()},
       {"load", "Load NDJSON", "Alias of `ingest`.", false, "change", false, true, "POST", "/load",
        IngestArgs(), "ingest"},
-      {"branches_create", "Create branch", "Creates a branch from the head of another (main).",
-       false, "branch_create", false, false, "POST", "/branches",
+      {"branches_create",
+       "Create branch",
+       "Creates a branch from the head of another (main).",
+       false,
+       "branch_create",
+       false,
+       false,
+       "POST",
+       "/branches",
        {{"name", "string", true, Into::kBody, "name", "the new branch"},
         {"from", "string", false, Into::kBody, "from", "default main"}}},
-      {"branches_delete", "Delete branch", "Deletes a branch.", false, "branch_delete", false, true,
-       "DELETE", "/branches/{name}",
+      {"branches_delete",
+       "Delete branch",
+       "Deletes a branch.",
+       false,
+       "branch_delete",
+       false,
+       true,
+       "DELETE",
+       "/branches/{name}",
        {{"name", "string", true, Into::kPath, "name", "the branch"}}},
-      {"branches_merge", "Merge branch", "Merges a branch into another (default main).", false,
-       "branch_merge", false, true, "POST", "/branches/merge",
+      {"branches_merge",
+       "Merge branch",
+       "Merges a branch into another (default main).",
+       false,
+       "branch_merge",
+       false,
+       true,
+       "POST",
+       "/branches/merge",
        {{"source", "string", true, Into::kBody, "source", "the branch merged"},
         {"target", "string", false, Into::kBody, "target", "default main"},
         {"delete_branch", "boolean", false, Into::kBody, "delete_branch",
          "delete the source after"}}},
-      {"schema_apply", "Apply schema", "Plans and applies a schema on main as one commit.", false,
-       "schema_apply", false, true, "POST", "/schema/apply",
+      {"schema_apply",
+       "Apply schema",
+       "Plans and applies a schema on main as one commit.",
+       false,
+       "schema_apply",
+       false,
+       true,
+       "POST",
+       "/schema/apply",
        {{"schema", "string", true, Into::kBody, "schema_source", "the .pg source"},
         {"allow_data_loss", "boolean", false, Into::kBody, "allow_data_loss",
          "allow dropping data"}}},
   };
+}
+
+// The built-in tools, in listing order.
+const std::vector<Tool>& BuiltinTools() {
+  static const std::vector<Tool> tools = [] {
+    std::vector<Tool> all = InspectTools();
+    for (Tool& t : RunTools()) all.push_back(std::move(t));
+    return all;
+  }();
   return tools;
 }
 
 // The default arguments a listing decides an action with (RFC-003 §5.4): the branch main, the
 // target of a branch operation unnamed.
 api::PolicyRequest ListingRequest(const McpScope& scope, std::string_view action) {
-  api::PolicyRequest r{scope.actor, std::string(action), std::nullopt, std::nullopt, std::nullopt,
-                       std::nullopt};
+  api::PolicyRequest r{scope.actor,  std::string(action), std::nullopt,
+                       std::nullopt, std::nullopt,        std::nullopt};
   if (scope.graph != nullptr) r.graph = scope.graph->id;
   if (action == "read" || action == "change" || action == "branch_create") r.branch = "main";
   if (action == "schema_apply" || action == "branch_merge") r.target_branch = "main";
@@ -252,8 +348,8 @@ Json InputSchema(const Tool& t) {
 }
 
 std::string QueryDescription(const StoredQuery& q) {
-  std::string text = q.description.value_or("Stored " + std::string(q.mutation ? "mutation" : "read") +
-                                            " query '" + q.name + "'.");
+  std::string text = q.description.value_or(
+      "Stored " + std::string(q.mutation ? "mutation" : "read") + " query '" + q.name + "'.");
   if (q.instruction) text += "\n\n" + *q.instruction;
   return text;
 }
@@ -277,8 +373,8 @@ std::optional<std::string> CheckArgs(const Tool& t, const Json& args) {
     const std::string got = JsonSchemaType(m.second);
     const bool number_ok = std::string_view(it->type) == "number" && got == "integer";
     if (got != it->type && !number_ok) {
-      return "argument '" + m.first + "' of tool '" + t.name + "' must be " + it->type +
-             ", not " + got;
+      return "argument '" + m.first + "' of tool '" + t.name + "' must be " + it->type + ", not " +
+             got;
     }
   }
   for (const Arg& a : t.args) {
@@ -324,7 +420,8 @@ std::variant<HttpRequest, std::string> BuildRequest(const McpScope& scope, const
       case Into::kHeader: r.headers[Lower(a.as)] = ScalarText(v); break;
       case Into::kPath: {
         const std::string text = ScalarText(v);
-        if (text.empty() || (std::string_view(a.as) == "commit_id" && text.find('/') != std::string::npos)) {
+        if (text.empty() ||
+            (std::string_view(a.as) == "commit_id" && text.find('/') != std::string::npos)) {
           return "argument '" + std::string(a.name) + "' is not a valid " + a.as;
         }
         pattern.replace(pattern.find("{" + std::string(a.as) + "}"), std::strlen(a.as) + 2, text);
@@ -428,7 +525,8 @@ Json McpListResources(const McpScope& scope) {
 
 std::variant<Json, JsonRpcError> McpReadResource(const McpScope& scope, const std::string& uri) {
   const std::vector<Resource>& all = Resources();
-  auto it = std::find_if(all.begin(), all.end(), [&uri](const Resource& r) { return uri == r.uri; });
+  auto it =
+      std::find_if(all.begin(), all.end(), [&uri](const Resource& r) { return uri == r.uri; });
   if (it == all.end() || !Serves(scope, *it) || !Permits(scope, it->action)) {
     return JsonRpcError{kResourceNotFound, "Resource not found", Json{{"uri", uri}}};
   }
@@ -436,8 +534,8 @@ std::variant<Json, JsonRpcError> McpReadResource(const McpScope& scope, const st
   HttpResponse response = scope.service->HandleInternal(request);
   api::Result<Json> body = api::ParseJson(response.body, "the route's answer");
   if (response.status != 200 || !body.ok()) {
-    return JsonRpcError{-32603, "reading " + uri + " failed (HTTP " +
-                                    std::to_string(response.status) + ")",
+    return JsonRpcError{-32603,
+                        "reading " + uri + " failed (HTTP " + std::to_string(response.status) + ")",
                         body.ok() ? *body : Json(response.body)};
   }
   std::string text = *it->member ? (*body)[it->member].string_value() : response.body;
@@ -486,11 +584,12 @@ Json McpListTools(const McpScope& scope) {
 std::optional<Json> McpCallTool(const McpScope& scope, const std::string& name,
                                 const Json& arguments) {
   if (scope.graph != nullptr) {
-    if (const StoredQuery* q = scope.graph->FindQuery(name)) return CallStored(scope, *q, arguments);
+    if (const StoredQuery* q = scope.graph->FindQuery(name))
+      return CallStored(scope, *q, arguments);
   }
   const std::vector<Tool>& tools = BuiltinTools();
-  auto it = std::find_if(tools.begin(), tools.end(),
-                         [&name](const Tool& t) { return name == t.name; });
+  auto it =
+      std::find_if(tools.begin(), tools.end(), [&name](const Tool& t) { return name == t.name; });
   if (it == tools.end() || !Serves(scope, *it)) return std::nullopt;
   const bool listed = Permits(scope, it->action);
   if (std::optional<std::string> bad = CheckArgs(*it, arguments)) {

@@ -165,11 +165,11 @@ class McpTest : public ::testing::Test {
   std::unique_ptr<InProcessServer> server_;
 };
 
-const std::set<std::string> kReadTools = {"snapshot", "schema_get", "branches_list",
-                                          "commits_list", "commits_get", "query", "read"};
-const std::set<std::string> kWriteTools = {
-    "mutate", "change", "ingest", "load", "branches_create", "branches_delete", "branches_merge",
-    "schema_apply"};
+const std::set<std::string> kReadTools = {
+    "snapshot", "schema_get", "branches_list", "commits_list", "commits_get", "query", "read"};
+const std::set<std::string> kWriteTools = {"mutate",         "change",          "ingest",
+                                           "load",           "branches_create", "branches_delete",
+                                           "branches_merge", "schema_apply"};
 
 TEST_F(McpTest, InitializeNegotiatesTheVersionAndNotificationsAnswer202) {
   Json init = Rpc("admin-token", "/graphs/a/mcp", "initialize",
@@ -309,8 +309,9 @@ TEST_F(McpTest, EveryReadToolAnswersExactlyAsItsRoute) {
   same("commits_list", Json{{"limit", 5}}, commits);
   const std::string id = Parse(commits)["commits"][0]["graph_commit_id"].string_value();
   same("commits_get", Json{{"commit_id", id}}, Get(t, "/graphs/a/commits/" + id));
-  const std::string source = "query q($n: String) { match { $p: Person $p.name = $n } "
-                             "return { $p.name, $p.age } }";
+  const std::string source =
+      "query q($n: String) { match { $p: Person $p.name = $n } "
+      "return { $p.name, $p.age } }";
   const Json params = Json{{"n", "Ada"}};
   const std::string direct =
       Post(t, "/graphs/a/query", Json{{"query", source}, {"params", params}});
@@ -332,8 +333,9 @@ TEST_F(McpTest, EveryWriteToolDoesWhatItsRouteDoes) {
   };
   auto people = [&](const std::string& branch) {
     Json rows = Parse(Post(t, "/graphs/a/query",
-                           Json{{"query", "query q() { match { $p: Person } return { $p.name } "
-                                          "order { $p.name } }"},
+                           Json{{"query",
+                                 "query q() { match { $p: Person } return { $p.name } "
+                                 "order { $p.name } }"},
                                 {"branch", branch}}))["rows"];
     std::string out;
     for (const Json& r : rows) out += r["p.name"].string_value() + " ";
@@ -341,8 +343,8 @@ TEST_F(McpTest, EveryWriteToolDoesWhatItsRouteDoes) {
   };
   // A mutation's answer has the keys /mutate's has.
   Json mutated = ok("mutate", Json{{"source", "query m() { insert Person { name: \"Cy\" } }"}});
-  Json direct = Parse(Post(t, "/graphs/a/mutate",
-                           Json{{"query", "query m() { insert Person { name: \"Di\" } }"}}));
+  Json direct = Parse(
+      Post(t, "/graphs/a/mutate", Json{{"query", "query m() { insert Person { name: \"Di\" } }"}}));
   std::set<std::string> mcp_keys, http_keys;
   for (const auto& m : mutated.members()) mcp_keys.insert(m.first);
   for (const auto& m : direct.members()) http_keys.insert(m.first);
@@ -364,11 +366,11 @@ TEST_F(McpTest, EveryWriteToolDoesWhatItsRouteDoes) {
   EXPECT_NE(Parse(Get(t, "/graphs/a/schema"))["source"].string_value().find("nick"),
             std::string::npos);
   // A conditional mutation on a stale commit: the route's 412 as a tool error, nothing written.
-  Json stale = Call(t, mcp, "mutate",
-                    Json{{"source", "query m() { insert Person { name: \"Zed\" } }"},
-                         {"if_graph_commit", merged["commit"].is_string()
-                                                 ? merged["commit"].string_value()
-                                                 : std::string("nope")}});
+  Json stale =
+      Call(t, mcp, "mutate",
+           Json{{"source", "query m() { insert Person { name: \"Zed\" } }"},
+                {"if_graph_commit", merged["commit"].is_string() ? merged["commit"].string_value()
+                                                                 : std::string("nope")}});
   EXPECT_EQ(stale["isError"], Json(true)) << stale.dump();
   EXPECT_EQ(stale["structuredContent"]["http_status"], Json(412)) << stale.dump();
   EXPECT_EQ(people("main"), "Ada Bob Cy Di Ed Fa Gus Hal ");
@@ -383,12 +385,12 @@ TEST_F(McpTest, ResourcesAreListedAndReadAsTheirRoutes) {
   EXPECT_EQ(schema["text"], Parse(Get("admin-token", "/graphs/a/schema"))["source"]);
   Json branches = Rpc("admin-token", "/graphs/a/mcp", "resources/read",
                       Json{{"uri", "omnigraph://branches"}})["result"]["contents"][0];
-  EXPECT_EQ(Parse(branches["text"].string_value()), Parse(Get("admin-token", "/graphs/a/branches")));
+  EXPECT_EQ(Parse(branches["text"].string_value()),
+            Parse(Get("admin-token", "/graphs/a/branches")));
   EXPECT_EQ(Rpc("admin-token", "/mcp", "resources/list")["result"]["resources"].size(), 1u);
   // reader may not list graphs: no such resource for it.
   EXPECT_EQ(Rpc("reader-token", "/mcp", "resources/list")["result"]["resources"].size(), 0u);
-  Json denied =
-      Rpc("reader-token", "/mcp", "resources/read", Json{{"uri", "omnigraph://graphs"}});
+  Json denied = Rpc("reader-token", "/mcp", "resources/read", Json{{"uri", "omnigraph://graphs"}});
   EXPECT_EQ(denied["error"]["code"], Json(kResourceNotFound));
 }
 
@@ -420,9 +422,8 @@ TEST_F(McpTest, ProtocolErrorsAreJsonRpcErrorsAndToolErrorsAreResults) {
                     R"({"jsonrpc":"2.0","id":1,"method":"ping"})", "application/json");
   ASSERT_TRUE(old);
   EXPECT_EQ(old->status, 400);
-  auto anonymous = server_->Client().Post("/graphs/a/mcp",
-                                          R"({"jsonrpc":"2.0","id":1,"method":"ping"})",
-                                          "application/json");
+  auto anonymous = server_->Client().Post(
+      "/graphs/a/mcp", R"({"jsonrpc":"2.0","id":1,"method":"ping"})", "application/json");
   ASSERT_TRUE(anonymous);
   EXPECT_EQ(anonymous->status, 401);
   EXPECT_EQ(anonymous->get_header_value("WWW-Authenticate"), "Bearer");
