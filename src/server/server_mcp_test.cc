@@ -441,6 +441,35 @@ TEST_F(McpTest, ProtocolErrorsAreJsonRpcErrorsAndToolErrorsAreResults) {
             Parse(Get("admin-token", "/graphs/b/commits"))["commits"].size());
 }
 
+// Single-graph mode: /mcp serves the server's tools and the graph's; /graphs/{id}/mcp the graph's.
+TEST(McpSingleGraphTest, PlainMcpServesTheServerToolsAndTheGraphs) {
+  auto db = api::Database::Open(MakeGraph("single"));
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  auto registry = GraphRegistry::Single("solo", std::shared_ptr<api::Database>(std::move(*db)),
+                                        {{"q.gq", std::string(kQueries)}});
+  ASSERT_TRUE(registry.ok()) << registry.status().ToString();
+  InProcessServer server(*registry, Auth::Unauthenticated());
+  auto names = [&server](const char* path) {
+    httplib::Client c = server.Client();
+    auto r = c.Post(path, R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})", "application/json");
+    std::set<std::string> out;
+    if (!r) return out;
+    const Json answer = Parse(r->body);
+    for (const Json& t : answer["result"]["tools"]) out.insert(t["name"].string_value());
+    return out;
+  };
+  std::set<std::string> plain = names("/mcp");
+  std::set<std::string> nested = names("/graphs/solo/mcp");
+  // Unauthenticated: every graph tool; graph_list only by a cluster bundle, so not listed.
+  EXPECT_TRUE(plain.contains("health"));
+  EXPECT_FALSE(plain.contains("graphs_list"));
+  EXPECT_FALSE(nested.contains("health"));
+  plain.erase("health");
+  EXPECT_EQ(plain, nested);
+  EXPECT_TRUE(nested.contains("add"));
+  EXPECT_TRUE(nested.contains("schema_apply"));
+}
+
 TEST(McpSchemaTest, EveryParameterKindHasItsJsonSchema) {
   StoredQuery q;
   q.name = "kinds";
