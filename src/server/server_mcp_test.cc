@@ -36,6 +36,7 @@ query add($name: String, $age: I64?) { insert Person { name: $name, age: $age } 
 constexpr std::string_view kOtherQueries = R"(query ages() {
   match { $p: Person } return { $p.age } order { $p.age }
 }
+query snapshot() { match { $p: Person } return { $p.name } order { $p.name } }
 )";
 constexpr const char* kTokens =
     R"({"admin":"admin-token","reader":"reader-token","alice":"alice-token",)"
@@ -220,6 +221,11 @@ TEST_F(McpTest, EachEndpointListsItsOwnTools) {
   EXPECT_FALSE(b.contains("names"));
   EXPECT_FALSE(b.contains("health"));
   EXPECT_EQ(ToolNames("admin-token", "/mcp"), (std::set<std::string>{"health", "graphs_list"}));
+  // On b, the stored query `snapshot` is the tool of that name (the built-in is not served).
+  EXPECT_TRUE(b.contains("snapshot"));
+  Json stored = Call("admin-token", "/graphs/b/mcp", "snapshot", Json::object());
+  EXPECT_EQ(stored["structuredContent"]["query_name"], Json("snapshot")) << stored.dump();
+  EXPECT_EQ(stored["structuredContent"]["rows"].size(), 2u);
   // The stored tool's schema: one property per parameter, the non-nullable ones required.
   const Json listed = Rpc("admin-token", "/graphs/a/mcp", "tools/list");
   for (const Json& t : listed["result"]["tools"]) {
