@@ -75,8 +75,9 @@ std::variant<ActorAdmission::Ticket, ActorAdmission::Refusal> ActorAdmission::Ta
 }
 
 std::variant<ActorAdmission::Ticket, ActorAdmission::Refusal> ActorAdmission::Enter(
-    const std::string& actor, bool mutating, uint64_t bytes) {
-  const int64_t now = limits_.rate_per_s > 0 ? now_() : 0;
+    const std::string& actor, bool mutating, uint64_t bytes, bool count_rate) {
+  const bool rated = count_rate && limits_.rate_per_s > 0;
+  const int64_t now = rated ? now_() : 0;
   std::lock_guard lock(mu_);
   ActorState& state = actors_[actor];
   if (mutating && limits_.inflight_max > 0 && state.inflight >= limits_.inflight_max) {
@@ -88,7 +89,7 @@ std::variant<ActorAdmission::Ticket, ActorAdmission::Refusal> ActorAdmission::En
                           " request bytes in flight, over the limit of " +
                           std::to_string(limits_.bytes_max) + " (per-actor-bytes-max)"};
   }
-  if (limits_.rate_per_s > 0) {
+  if (rated) {
     std::variant<Ticket, Refusal> rate = TakeRate(actor, state, now);
     if (std::holds_alternative<Refusal>(rate)) return rate;
   }

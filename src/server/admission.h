@@ -53,8 +53,10 @@ class ActorAdmission {
   explicit ActorAdmission(AdmissionLimits limits, std::function<int64_t()> now = {});
 
   // Admits one request of `actor`: a Ticket, or the Refusal to answer with 429. `mutating`
-  // requests count against the in-flight bounds with `bytes` (the declared body length).
-  std::variant<Ticket, Refusal> Enter(const std::string& actor, bool mutating, uint64_t bytes);
+  // requests count against the in-flight bounds with `bytes` (the declared body length); with
+  // `count_rate` the request also takes a token of the actor's rate.
+  std::variant<Ticket, Refusal> Enter(const std::string& actor, bool mutating, uint64_t bytes,
+                                      bool count_rate = true);
 
   const AdmissionLimits& limits() const { return limits_; }
   // The actor's mutating requests in flight (tests).

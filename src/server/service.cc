@@ -112,6 +112,7 @@ Service::Service(std::shared_ptr<const GraphRegistry> registry, Auth auth, Servi
   AddServerRoutes();
   AddGraphRoutes(routes_);
   AddQueryRoutes(routes_);
+  AddMcpRoutes(routes_, *this);
 }
 
 Service::Service(std::shared_ptr<api::Database> db, Auth auth, ServiceOptions options)
@@ -186,7 +187,9 @@ std::variant<Service::Admitted, HttpResponse> Service::Check(HttpRequest& reques
   }
   const Route& route = *match.route;
   const ServedGraph* graph = nullptr;
-  if (route.graph_route) {
+  const bool without_graph =
+      route.graph_optional && match.graph_id.empty() && registry_->Default() == nullptr;
+  if (route.graph_route && !without_graph) {
     std::variant<const ServedGraph*, HttpResponse> resolved = ResolveGraph(match, request);
     if (auto* refused = std::get_if<HttpResponse>(&resolved)) return std::move(*refused);
     graph = std::get<const ServedGraph*>(resolved);
@@ -317,13 +320,14 @@ uint64_t DeclaredLength(const HttpRequest& request) {
 
 }  // namespace
 
-std::optional<HttpResponse> Service::AdmitActor(const Admitted& admitted,
-                                                HttpRequest& request) const {
+std::optional<HttpResponse> Service::AdmitActor(const Admitted& admitted, HttpRequest& request,
+                                                bool count_rate) const {
   // Policy and grants were decided first (Check), so a denied request takes no slot. A request
   // without an actor (--unauthenticated) is not metered: there is nobody to meter.
   if (!admitted.actor || !admitted.route->graph_route) return std::nullopt;
   std::variant<ActorAdmission::Ticket, ActorAdmission::Refusal> entered = admission_->Enter(
-      *admitted.actor, Mutating(*admitted.route, admitted.graph, request), DeclaredLength(request));
+      *admitted.actor, Mutating(*admitted.route, admitted.graph, request), DeclaredLength(request),
+      count_rate);
   if (auto* ticket = std::get_if<ActorAdmission::Ticket>(&entered)) {
     request.admission = std::move(*ticket);
     return std::nullopt;
@@ -333,6 +337,18 @@ std::optional<HttpResponse> Service::AdmitActor(const Admitted& admitted,
       429, refusal.reason + "; retry after " + std::to_string(refusal.retry_after_s) + " s");
   refused.headers.emplace_back("Retry-After", std::to_string(refusal.retry_after_s));
   return refused;
+}
+
+HttpResponse Service::HandleInternal(HttpRequest& request) const {
+  std::variant<Admitted, HttpResponse> checked = Check(request, true);
+  if (auto* refused = std::get_if<HttpResponse>(&checked)) return std::move(*refused);
+  // A tool call is admitted as its route would be (its in-flight bounds; the MCP request that
+  // carries it already took its rate token).
+  if (std::optional<HttpResponse> refused =
+          AdmitActor(std::get<Admitted>(checked), request, /*count_rate=*/false)) {
+    return std::move(*refused);
+  }
+  return Handle(request);
 }
 
 HttpResponse Service::Handle(HttpRequest& request) const {
