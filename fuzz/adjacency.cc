@@ -1,4 +1,5 @@
-// Fuzz harness: an adjacency payload (derived kinds csr.out, csr.in) against its manifest (docs/design/fuzzing.md).
+// Fuzz harness: an adjacency payload (derived kinds csr.out, csr.in) against its manifest
+// (docs/design/fuzzing.md).
 #include "fuzz_util.h"
 #include "table/edge_csr.h"
 #include "table/id_index.h"
@@ -15,12 +16,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The ranged reader's view of a revision-2 payload: its table, then its fence.
   Result<table::CsrLayout> layout = table::DecodeCsrLayout(bytes.view(), bytes.size(), "d.csr");
   fuzz::ExpectNamed(layout, "d.csr");
-  if (layout.ok() && layout->section_offset[table::kCsrFence] +
-                             layout->section_length[table::kCsrFence] <= bytes.size()) {
-    fuzz::ExpectNamed(table::CsrFence::Parse(bytes.view().substr(layout->section_offset[table::kCsrFence],
-                                                                 layout->section_length[table::kCsrFence]),
-                                             *layout, "d.csr"),
-                      "d.csr");
+  if (layout.ok() &&
+      layout->section_offset[table::kCsrFence] + layout->section_length[table::kCsrFence] <=
+          bytes.size()) {
+    fuzz::ExpectNamed(
+        table::CsrFence::Parse(bytes.view().substr(layout->section_offset[table::kCsrFence],
+                                                   layout->section_length[table::kCsrFence]),
+                               *layout, "d.csr"),
+        "d.csr");
   }
   return 0;
 }

@@ -1,4 +1,5 @@
-// Fuzz harness: a vector index payload (derived kind ann.N), opened through faiss (docs/design/fuzzing.md).
+// Fuzz harness: a vector index payload (derived kind ann.N), opened through faiss
+// (docs/design/fuzzing.md).
 #include "fuzz_util.h"
 #include "table/ann_index.h"
 

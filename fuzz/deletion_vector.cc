@@ -1,6 +1,7 @@
-// Fuzz harness: a deletion vector (deletions/….del) against a manifest ref (docs/design/fuzzing.md).
-#include "fuzz_util.h"
+// Fuzz harness: a deletion vector (deletions/….del) against a manifest ref
+// (docs/design/fuzzing.md).
 #include "table/deletion_vector.h"
+#include "fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace omnigraph;
@@ -12,7 +13,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::memcpy(&rows, data, 8);
   std::memcpy(&count, data + 8, 8);
   const std::string_view bytes = in.substr(16);
-  const table::DeletionRef ref{"deletions/x.del", count, bytes.size(), table::DeletionChecksum(bytes)};
+  const table::DeletionRef ref{"deletions/x.del", count, bytes.size(),
+                               table::DeletionChecksum(bytes)};
   fuzz::ExpectNamed(table::DecodeDeletionVector(bytes, ref, rows, "x.del"), "x.del");
   return 0;
 }

@@ -1,6 +1,7 @@
-// Fuzz harness: the derived-object envelope (derived/d{version}.{kind}) against its manifest (docs/design/fuzzing.md).
-#include "fuzz_util.h"
+// Fuzz harness: the derived-object envelope (derived/d{version}.{kind}) against its manifest
+// (docs/design/fuzzing.md).
 #include "table/derived.h"
+#include "fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace omnigraph;

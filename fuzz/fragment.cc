@@ -1,4 +1,5 @@
-// Fuzz harness: a fragment file (.ogf): open it (tail, footer) and read every column (docs/design/fuzzing.md).
+// Fuzz harness: a fragment file (.ogf): open it (tail, footer) and read every column
+// (docs/design/fuzzing.md).
 #include "fuzz_util.h"
 #include "storage/memory_store.h"
 #include "table/fragment_reader.h"

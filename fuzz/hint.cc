@@ -1,6 +1,6 @@
 // Fuzz harness: a stream hint, commit::DecodeHint (docs/design/fuzzing.md).
-#include "fuzz_util.h"
 #include "commit/documents.h"
+#include "fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace omnigraph;

@@ -1,6 +1,7 @@
-// Fuzz harness: an id index payload (derived kind ids) against its manifest (docs/design/fuzzing.md).
-#include "fuzz_util.h"
+// Fuzz harness: an id index payload (derived kind ids) against its manifest
+// (docs/design/fuzzing.md).
 #include "table/id_index.h"
+#include "fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace omnigraph;

@@ -1,6 +1,7 @@
-// Fuzz harness: the id-index and adjacency deltas (delta derived objects of ids and csr.*) (docs/design/fuzzing.md).
-#include "fuzz_util.h"
+// Fuzz harness: the id-index and adjacency deltas (delta derived objects of ids and csr.*)
+// (docs/design/fuzzing.md).
 #include "table/index_delta.h"
+#include "fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace omnigraph;

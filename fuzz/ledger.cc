@@ -1,45 +1,37 @@
-// Fuzz harness: the cluster ledger and catalog (docs/design/fuzzing.md). The input is
-// __cluster/state.json and __cluster/lock.json (fuzz::Split: the lock first) on a scratch storage
-// root; the ledger is read as every command reads it (ReadState), the lock as status reads it,
-// and the applied state as a server boots from it (cluster::ReadApplied: every applied graph,
-// its stored-query files and policy bundles from the catalog, each blob re-hashed).
-#include <unistd.h>
-
-#include <filesystem>
-#include <fstream>
-
+// Fuzz harness: the cluster ledger and its catalog (docs/design/fuzzing.md). The input is
+// __cluster/lock.json and __cluster/state.json (fuzz::Split: the lock first; an empty lock is
+// none) on a memory storage root. The ledger is read as every cluster command reads it
+// (cluster::ReadState), the lock as status reads it (ReadLock), and then, as a server booting
+// from the applied state does (cluster::ReadApplied), the catalog blob of every applied query and
+// policy resource is named from its record and read and re-hashed (CatalogBlobOf, GetBlob). The
+// root also holds one real policy blob, so that a record naming it reads it.
 #include "cluster/ledger.h"
 #include "fuzz_util.h"
-#include "omnigraph/cluster.h"
-#include "storage/local_store.h"
-
-namespace {
-
-namespace fs = std::filesystem;
-
-void Write(const fs::path& path, std::string_view bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
-
-}  // namespace
+#include "storage/memory_store.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace omnigraph;
-  static const fs::path root =
-      fs::temp_directory_path() / ("omnigraph-fuzz-ledger-" + std::to_string(getpid()));
-  fs::create_directories(root / "__cluster");
+  static storage::MemoryStore store;
+  static const std::string kPolicy = "version: 1\nrules: []\n";
+  static const bool seeded =
+      cluster::PutBlob(store, cluster::PolicyBlob("p", cluster::Digest(kPolicy)), kPolicy).ok();
+  if (!seeded) fuzz::Finding("cannot seed the catalog");
   auto [lock, state] = fuzz::Split(fuzz::Bytes(data, size));
-  Write(root / cluster::kStateObject, state);
+  if (!store.Put(cluster::kStateObject, state).ok()) fuzz::Finding("memory store put failed");
   if (lock.empty()) {
-    fs::remove(root / cluster::kLockObject);
-  } else {
-    Write(root / cluster::kLockObject, lock);
+    (void)store.Delete(cluster::kLockObject);
+  } else if (!store.Put(cluster::kLockObject, lock).ok()) {
+    fuzz::Finding("memory store put failed");
   }
-  Result<cluster::Root> opened = cluster::OpenRootUri(root.string());
-  if (!opened.ok()) fuzz::Finding("cannot open the scratch root: " + opened.status().ToString());
-  fuzz::ExpectNamed(cluster::ReadState(*opened->store), cluster::kStateObject);
-  fuzz::ExpectNamed(cluster::ReadLock(*opened->store), cluster::kLockObject);
-  fuzz::ExpectNamed(cluster::ReadApplied(root.string()), "");
+  fuzz::ExpectNamed(cluster::ReadLock(store), cluster::kLockObject);
+  Result<cluster::StateFile> read = cluster::ReadState(store);
+  fuzz::ExpectNamed(read, cluster::kStateObject);
+  if (!read.ok()) return 0;
+  const Json& resources = read->state["applied_revision"]["resources"];
+  for (auto it = resources.begin(); it != resources.end(); ++it) {
+    const std::string blob = cluster::CatalogBlobOf(it.key(), it.value());
+    if (blob.empty()) continue;
+    fuzz::ExpectNamed(cluster::GetBlob(store, blob, it.value().value("digest", "")), blob);
+  }
   return 0;
 }

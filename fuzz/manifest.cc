@@ -9,8 +9,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::ExpectNamed(m, "manifest.json");
   // The side file of deleted ids, checked against what a manifest would say of it.
   if (size >= 2) {
-    fuzz::ExpectNamed(table::DecodeDeletedIds(in, (uint64_t{1} << 63) | data[0], data[1], "ids.json"),
-                      "ids.json");
+    fuzz::ExpectNamed(
+        table::DecodeDeletedIds(in, (uint64_t{1} << 63) | data[0], data[1], "ids.json"),
+        "ids.json");
   }
   return 0;
 }

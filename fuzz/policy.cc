@@ -1,7 +1,7 @@
 // Fuzz harness: the policy YAML readers (docs/design/fuzzing.md): a bundle parsed for each
 // binding, then a test file, each a typed refusal naming the file or a value.
-#include "fuzz_util.h"
 #include "policy/policy.h"
+#include "fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace omnigraph;

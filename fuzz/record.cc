@@ -1,6 +1,7 @@
-// Fuzz harness: a commit record (_graph/{key}/commits/…json), commit::DecodeRecord (docs/design/fuzzing.md).
-#include "fuzz_util.h"
+// Fuzz harness: a commit record (_graph/{key}/commits/…json), commit::DecodeRecord
+// (docs/design/fuzzing.md).
 #include "commit/documents.h"
+#include "fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace omnigraph;

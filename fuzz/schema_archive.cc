@@ -1,4 +1,5 @@
-// Fuzz harness: a stored schema archive (_graph/schemas/…), schema::ParseArchive (docs/design/fuzzing.md).
+// Fuzz harness: a stored schema archive (_graph/schemas/…), schema::ParseArchive
+// (docs/design/fuzzing.md).
 #include "fuzz_util.h"
 #include "schema/archive.h"
 

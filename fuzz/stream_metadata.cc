@@ -1,7 +1,8 @@
-// Fuzz harness: stream metadata and the other small graph documents (name generation, storage stamp, horizon) (docs/design/fuzzing.md).
-#include "fuzz_util.h"
+// Fuzz harness: stream metadata and the other small graph documents (name generation, storage
+// stamp, horizon) (docs/design/fuzzing.md).
 #include "commit/branches.h"
 #include "commit/documents.h"
+#include "fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace omnigraph;

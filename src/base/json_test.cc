@@ -42,6 +42,10 @@ TEST(ParseJsonTest, SyntaxErrorNamesTheInputAndOffset) {
   EXPECT_EQ(r.status().code(), Code::kCorruption);
   EXPECT_NE(r.status().message().find("invalid JSON in hint at byte 8"), std::string::npos)
       << r.status().message();
+  // Damage of a stored object names it as the failure's object (fuzz/regressions/stream_metadata).
+  EXPECT_EQ(r.status().object(), "hint");
+  // Input that is not a stored object names none: `what` only describes it.
+  EXPECT_EQ(ParseJson("{", "--params").status().object(), "");
 }
 
 }  // namespace

@@ -35,19 +35,20 @@ Status LockedError(const Json& lock) {
 // The members of the ledger's records that readers take as typed values (docs/format/
 // cluster-ledger.md): each must have that type when present. Other members are kept as read.
 constexpr std::pair<const char*, Json::value_t> kResourceMembers[] = {
-    {"digest", Json::value_t::string},   {"root", Json::value_t::string},
-    {"file", Json::value_t::string},     {"kind", Json::value_t::string},
+    {"digest", Json::value_t::string},    {"root", Json::value_t::string},
+    {"file", Json::value_t::string},      {"kind", Json::value_t::string},
     {"applies_to", Json::value_t::array}, {"embedding_provider", Json::value_t::string}};
 constexpr std::pair<const char*, Json::value_t> kRecordMembers[] = {
-    {"status", Json::value_t::string},          {"message", Json::value_t::string},
-    {"conditions", Json::value_t::array},       {"resource", Json::value_t::string},
-    {"action", Json::value_t::string},          {"approved_by", Json::value_t::string},
-    {"config_digest", Json::value_t::string},   {"approval_id", Json::value_t::string},
-    {"state_digest", Json::value_t::string},    {"kind", Json::value_t::string}};
+    {"status", Json::value_t::string},        {"message", Json::value_t::string},
+    {"conditions", Json::value_t::array},     {"resource", Json::value_t::string},
+    {"action", Json::value_t::string},        {"approved_by", Json::value_t::string},
+    {"config_digest", Json::value_t::string}, {"approval_id", Json::value_t::string},
+    {"state_digest", Json::value_t::string},  {"kind", Json::value_t::string}};
 
 // "" when the members of `record` named in `members` have their types, else what is wrong.
 template <size_t N>
-std::string CheckMembers(const Json& record, const std::pair<const char*, Json::value_t> (&members)[N]) {
+std::string CheckMembers(const Json& record,
+                         const std::pair<const char*, Json::value_t> (&members)[N]) {
   if (!record.is_object()) return "is not an object";
   for (const auto& [name, type] : members) {
     auto it = record.find(name);
@@ -59,11 +60,15 @@ std::string CheckMembers(const Json& record, const std::pair<const char*, Json::
   return "";
 }
 
-// A resource id as the ledger records it: `query.<graph>.<name>` has both parts.
+// A resource id as the ledger records it: `<kind>.<name>`, `query.<graph>.<name>` with both
+// parts, no part empty and no '/' (the parts name catalog blobs).
 bool ValidResourceId(const std::string& id) {
-  if (id.rfind("query.", 0) != 0) return !id.empty();
+  const size_t kind = id.find('.');
+  if (kind == std::string::npos || kind == 0 || kind + 1 == id.size()) return false;
+  if (id.find('/') != std::string::npos || id.find("..") != std::string::npos) return false;
+  if (id.rfind("query.", 0) != 0) return true;
   const size_t dot = id.find('.', 6);
-  return dot != std::string::npos && dot > 6 && dot + 1 < id.size();
+  return dot != std::string::npos && dot + 1 < id.size();
 }
 
 // A digest as recorded: "sha256:" and 64 lowercase hex digits (it names catalog blobs).
@@ -90,11 +95,13 @@ Status CheckState(const Json& j) {
     }
   }
   if (applied.contains("resources")) {
-    if (!applied["resources"].is_object()) return bad("applied_revision.resources is not an object");
+    if (!applied["resources"].is_object())
+      return bad("applied_revision.resources is not an object");
     for (const auto& [id, rec] : applied["resources"].items()) {
       const std::string where = "resource '" + id + "' ";
       if (!ValidResourceId(id)) return bad(where + "has an invalid id");
-      if (std::string why = CheckMembers(rec, kResourceMembers); !why.empty()) return bad(where + why);
+      if (std::string why = CheckMembers(rec, kResourceMembers); !why.empty())
+        return bad(where + why);
       if (rec.contains("digest") && !ValidDigest(rec["digest"].get<std::string>())) {
         return bad(where + "has an invalid digest");
       }
@@ -103,7 +110,8 @@ Status CheckState(const Json& j) {
       }
     }
   }
-  for (const char* map : {"resource_statuses", "approval_records", "recovery_records", "observations"}) {
+  for (const char* map :
+       {"resource_statuses", "approval_records", "recovery_records", "observations"}) {
     if (!j[map].is_object()) return bad(std::string(map) + " is not an object");
     for (const auto& [id, rec] : j[map].items()) {
       if (std::string why = CheckMembers(rec, kRecordMembers); !why.empty()) {
@@ -277,6 +285,16 @@ std::string QueryBlob(const std::string& graph, const std::string& name,
 
 std::string PolicyBlob(const std::string& name, const std::string& digest) {
   return "__cluster/resources/policy/" + name + "/" + DigestHex(digest) + ".yaml";
+}
+
+std::string CatalogBlobOf(const std::string& id, const Json& recorded) {
+  std::string digest = recorded.value("digest", "");
+  if (id.rfind("query.", 0) == 0) {
+    size_t a = id.find('.'), b = id.find('.', a + 1);
+    return QueryBlob(id.substr(a + 1, b - a - 1), id.substr(b + 1), digest);
+  }
+  if (id.rfind("policy.", 0) == 0) return PolicyBlob(id.substr(7), digest);
+  return "";
 }
 
 Status PutBlob(storage::ObjectStore& store, const std::string& name, std::string_view bytes) {

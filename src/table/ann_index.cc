@@ -172,7 +172,7 @@ Result<std::shared_ptr<const AnnIndex>> AnnIndex::Decode(std::string_view payloa
                                                          const std::string& name) {
   if (payload.size() < kPayloadHeaderBytes || std::memcmp(payload.data(), kMagic, 4) != 0 ||
       LoadLe<uint32_t>(payload, 4) != kFormat) {
-    return Corruption("vector index " + name + " has no OGAN format-1 header");
+    return Corruption("vector index " + name + " has no OGAN format-1 header", name);
   }
   std::shared_ptr<AnnIndex> out(new AnnIndex());
   out->dim_ = LoadLe<uint32_t>(payload, 8);
@@ -183,16 +183,16 @@ Result<std::shared_ptr<const AnnIndex>> AnnIndex::Decode(std::string_view payloa
     ViewReader reader(payload.substr(kPayloadHeaderBytes));
     std::unique_ptr<faiss::Index> raw(faiss::read_index(&reader));
     auto* ivf = dynamic_cast<faiss::IndexIVF*>(raw.get());
-    if (ivf == nullptr) return Corruption("vector index " + name + " is not an IVF index");
+    if (ivf == nullptr) return Corruption("vector index " + name + " is not an IVF index", name);
     raw.release();
     out->impl_->index.reset(ivf);
   } catch (const std::exception& e) {
-    return Corruption("vector index " + name + " cannot be read: " + e.what());
+    return Corruption("vector index " + name + " cannot be read: " + e.what(), name);
   }
   const faiss::IndexIVF& ivf = *out->impl_->index;
   if (ivf.d != static_cast<int>(out->dim_) || static_cast<uint64_t>(ivf.ntotal) != indexed ||
       indexed > out->rows_ || ivf.nlist != LoadLe<uint32_t>(payload, 12)) {
-    return Corruption("vector index " + name + ": its header disagrees with its index");
+    return Corruption("vector index " + name + ": its header disagrees with its index", name);
   }
   return std::shared_ptr<const AnnIndex>(std::move(out));
 }
