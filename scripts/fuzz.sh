@@ -38,8 +38,13 @@ run_one() {
   mkdir -p "$dir/corpus" "$dir/artifacts"
   local inputs=("$dir/corpus")
   for d in fuzz/corpus/$h fuzz/regressions/$h; do [ -d "$d" ] && inputs+=("$d"); done
+  local extra=()
+  # faiss::read_index is not exception-safe: on some malformed vector indexes it throws after
+  # allocating, and what it allocated leaks (inside faiss; docs/design/fuzzing.md "Known
+  # limits"). The ann harness still fails on crashes, hangs and unbounded allocation.
+  [ "$h" = ann ] && extra+=(-detect_leaks=0)
   if nice -n 10 "build/fuzz/bin/fuzz_$h" -max_total_time="$seconds" -timeout=10 \
-      -rss_limit_mb=2048 -max_len=262144 -print_final_stats=1 \
+      -rss_limit_mb=2048 -max_len=262144 -print_final_stats=1 "${extra[@]}" \
       -artifact_prefix="$dir/artifacts/" "${inputs[@]}" >"$dir/log" 2>&1; then
     local stats
     stats=$(grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE|INITED)' "$dir/log" | tail -1 |

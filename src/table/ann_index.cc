@@ -45,12 +45,25 @@ class SingleThreaded {
 };
 
 // Reads faiss's serialized bytes in place from the payload.
+// faiss's index header holds this constant where it once had counts (write_index_header).
+constexpr uint64_t kFaissHeaderDummy = uint64_t{1} << 20;
+
 struct ViewReader : faiss::IOReader {
   explicit ViewReader(std::string_view bytes) : data(bytes) {}
   size_t operator()(void* ptr, size_t size, size_t nitems) override {
     if (size == 0) return 0;
     const size_t n = std::min(nitems, (data.size() - at) / size);
     if (n == 0) return 0;  // faiss passes a null pointer for an empty vector.
+    // faiss reads a vector as its 8-byte length and then allocates that many elements before
+    // reading them: a damaged length would allocate without bound (up to 2^40 elements). Every
+    // count in a well-formed index is at most the bytes that follow it, so a single 8-byte value
+    // above that (but the header's constant) is refused as a short read: faiss throws, and
+    // Decode answers Corruption (fuzz/regressions/ann).
+    if (size == 8 && nitems == 1) {
+      uint64_t value = 0;
+      std::memcpy(&value, data.data() + at, 8);
+      if (value > data.size() - at - 8 && value != kFaissHeaderDummy) return 0;
+    }
     std::memcpy(ptr, data.data() + at, n * size);
     at += n * size;
     return n;
