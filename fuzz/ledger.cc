@@ -3,8 +3,11 @@
 // none) on a memory storage root. The ledger is read as every cluster command reads it
 // (cluster::ReadState), the lock as status reads it (ReadLock), and then, as a server booting
 // from the applied state does (cluster::ReadApplied), the catalog blob of every applied query and
-// policy resource is named from its record and read and re-hashed (CatalogBlobOf, GetBlob). The
-// root also holds one real policy blob, so that a record naming it reads it.
+// policy resource is named from its record and read and re-hashed (CatalogBlobOf, GetBlob), and
+// every graph's root must lie under the storage root. The root also holds one real policy blob,
+// so that a record naming it reads it.
+#include <filesystem>
+
 #include "cluster/ledger.h"
 #include "fuzz_util.h"
 #include "storage/memory_store.h"
@@ -32,6 +35,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string blob = cluster::CatalogBlobOf(it.key(), it.value());
     if (blob.empty()) continue;
     fuzz::ExpectNamed(cluster::GetBlob(store, blob, it.value().value("digest", "")), blob);
+  }
+  // A graph's root is joined to the storage root (ReadApplied); an accepted one stays under it.
+  for (auto it = resources.begin(); it != resources.end(); ++it) {
+    if (it.key().rfind("graph.", 0) != 0 || !it.value().contains("root")) continue;
+    const std::string joined =
+        std::filesystem::path("/s/" + it.value()["root"].get<std::string>()).lexically_normal();
+    if (joined.rfind("/s/", 0) != 0 || joined.size() == 3 || joined.find(':') != std::string::npos) {
+      fuzz::Finding("an accepted ledger names a graph root outside the storage root: " + joined);
+    }
   }
   return 0;
 }

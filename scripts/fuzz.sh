@@ -44,10 +44,6 @@ run_one() {
   # limits"). The ann harness still fails on crashes, hangs and unbounded allocation.
   local asan=$ASAN_OPTIONS
   if [ "$h" = ann ]; then extra+=(-detect_leaks=0); asan="$asan:detect_leaks=0"; fi
-  # A harness with an open finding (fuzz/known/, docs/design/fuzzing.md "Known limits") only
-  # replays its corpus and regressions in a short run, so that CI is not flaky on it; a long run
-  # (over 60 s) fuzzes it anyway.
-  if compgen -G "fuzz/known/$h-*" >/dev/null && [ "$seconds" -le 60 ]; then extra+=(-runs=0); fi
   if ASAN_OPTIONS=$asan nice -n 10 "build/fuzz/bin/fuzz_$h" -max_total_time="$seconds" -timeout=10 \
       -rss_limit_mb=2048 -max_len=262144 -print_final_stats=1 "${extra[@]}" \
       -artifact_prefix="$dir/artifacts/" "${inputs[@]}" >"$dir/log" 2>&1; then

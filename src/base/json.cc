@@ -40,6 +40,10 @@ Result<J> ParseImpl(std::string_view text, std::string_view what, bool as_corrup
                   "invalid JSON in " + std::string(what) + " at byte " + std::to_string(e.byte) +
                       ": " + e.what(),
                   object);
+  } catch (const nlohmann::json::exception& e) {
+    // Not a syntax error but a value nlohmann refuses: a number beyond a double's range
+    // ("1e999", out_of_range.406) is the one a parse throws (fuzz/regressions/manifest).
+    return Status(code, "invalid JSON in " + std::string(what) + ": " + e.what(), object);
   }
   if (!duplicate.empty()) {
     return Status(code, "duplicate member '" + duplicate + "' in " + std::string(what), object);

@@ -77,9 +77,26 @@ bool ValidDigest(const std::string& digest) {
   return digest.find_first_not_of("0123456789abcdef", 7) == std::string::npos;
 }
 
+// A graph's root as recorded (`graphs/<id>.omni`, relative to the storage root): a relative path
+// of plain names. Readers join it to the storage root (ReadApplied: the server's boot), so a
+// `..`, an absolute path or a URI would open a graph outside the cluster's storage.
+bool ValidGraphRoot(const std::string& root) {
+  if (root.empty() || root.front() == '/') return false;
+  for (char c : root) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == '\\' || c == ':') return false;
+  }
+  for (size_t start = 0;;) {
+    const size_t end = root.find('/', start);
+    const std::string_view part = std::string_view(root).substr(start, end - start);
+    if (part.empty() || part == "." || part == "..") return false;
+    if (end == std::string::npos) return true;
+    start = end + 1;
+  }
+}
+
 // Corruption naming the ledger unless every member a reader takes as typed has its type: the
 // state's maps are objects of objects, a resource's digest is a digest and its applies_to
-// strings, the revision a count.
+// strings, a graph's root a path under the storage root, the revision a count.
 Status CheckState(const Json& j) {
   auto bad = [](const std::string& what) {
     return Status(Code::kCorruption, "the cluster state is damaged: " + what, kStateObject);
@@ -104,6 +121,9 @@ Status CheckState(const Json& j) {
         return bad(where + why);
       if (rec.contains("digest") && !ValidDigest(rec["digest"].get<std::string>())) {
         return bad(where + "has an invalid digest");
+      }
+      if (rec.contains("root") && !ValidGraphRoot(rec["root"].get<std::string>())) {
+        return bad(where + "has a root outside the storage root: " + rec["root"].dump());
       }
       for (const Json& ref : rec.value("applies_to", Json::array())) {
         if (!ref.is_string()) return bad(where + "applies_to holds a non-string");
