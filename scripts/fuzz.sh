@@ -5,12 +5,17 @@
 # under build/fuzz/work (or OMNIGRAPH_FUZZ_WORK), never into the committed one; a crash, hang
 # (-timeout=10) or allocation over the limit (-rss_limit_mb=2048) leaves its input there as
 # crash-*/timeout-*/oom-* and fails the run.
-# Usage: scripts/fuzz.sh [SECONDS per harness (default 2: the CI smoke run)] [HARNESS...]
+# Usage: scripts/fuzz.sh [--ci] [SECONDS per harness (default 2: the CI smoke run)] [HARNESS...]
+#   --ci (scripts/test.sh) builds and runs only the harnesses of the decoders and parsers (target
+#   fuzz_ci, listed in build/fuzz/ci-harnesses.txt; decisions.md "The CI smoke run fuzzes the
+#   decoders and parsers"); without it every harness is built and run.
 #   OMNIGRAPH_FUZZ_NO_BUILD=1 skips the configure and build; OMNIGRAPH_FUZZ_JOBS runs that many
-#   harnesses at once (default 1).
+#   harnesses at once (default 1); OMNIGRAPH_FUZZ_NICE is their niceness (default 10).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
+target=fuzz
+if [ "${1:-}" = --ci ]; then target=fuzz_ci; shift; fi
 seconds=${1:-2}
 shift || true
 work=${OMNIGRAPH_FUZZ_WORK:-$root/build/fuzz/work}
@@ -19,12 +24,14 @@ export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
 if [ "${OMNIGRAPH_FUZZ_NO_BUILD:-0}" != 1 ]; then
   start=$(date +%s)
   cmake --preset fuzz -DOMNIGRAPH_WERROR=ON >/dev/null
-  cmake --build --preset fuzz
-  echo "fuzz: build took $(( $(date +%s) - start )) s"
+  cmake --build --preset fuzz --target "$target"
+  echo "fuzz: build of $target took $(( $(date +%s) - start )) s"
 fi
 
 harnesses=("$@")
-if [ "${#harnesses[@]}" -eq 0 ]; then
+if [ "${#harnesses[@]}" -eq 0 ] && [ "$target" = fuzz_ci ]; then
+  mapfile -t harnesses < build/fuzz/ci-harnesses.txt
+elif [ "${#harnesses[@]}" -eq 0 ]; then
   mapfile -t harnesses < <(ls fuzz/*.cc | xargs -n1 basename | sed 's/\.cc$//')
 fi
 # The cluster harness resolves a real config's references against the cookbook's files.
@@ -38,14 +45,8 @@ run_one() {
   mkdir -p "$dir/corpus" "$dir/artifacts"
   local inputs=("$dir/corpus")
   for d in fuzz/corpus/$h fuzz/regressions/$h; do [ -d "$d" ] && inputs+=("$d"); done
-  local extra=()
-  # faiss::read_index is not exception-safe: on some malformed vector indexes it throws after
-  # allocating, and what it allocated leaks (inside faiss; docs/design/fuzzing.md "Known
-  # limits"). The ann harness still fails on crashes, hangs and unbounded allocation.
-  local asan=$ASAN_OPTIONS
-  if [ "$h" = ann ]; then extra+=(-detect_leaks=0); asan="$asan:detect_leaks=0"; fi
-  if ASAN_OPTIONS=$asan nice -n 10 "build/fuzz/bin/fuzz_$h" -max_total_time="$seconds" -timeout=10 \
-      -rss_limit_mb=2048 -max_len=262144 -print_final_stats=1 "${extra[@]}" \
+  if nice -n "${OMNIGRAPH_FUZZ_NICE:-10}" "build/fuzz/bin/fuzz_$h" -max_total_time="$seconds" \
+      -timeout=10 -rss_limit_mb=2048 -max_len=262144 -print_final_stats=1 \
       -artifact_prefix="$dir/artifacts/" "${inputs[@]}" >"$dir/log" 2>&1; then
     local stats
     stats=$(grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE|INITED)' "$dir/log" | tail -1 |

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is needed, builds the asan preset (ASan + UBSan) with
 # warnings as errors, starts the test servers, runs every test label, then the fuzz smoke run
-# (scripts/fuzz.sh: the clang fuzz preset built, every harness a few seconds over its corpus and
-# regression inputs; OMNIGRAPH_SKIP_FUZZ=1 leaves it out), then the lint.
+# (scripts/fuzz.sh --ci: the clang fuzz preset's decoder and parser harnesses built, each a few
+# seconds over its corpus and regression inputs; OMNIGRAPH_SKIP_FUZZ=1 leaves it out), then the
+# lint.
 # Usage: scripts/test.sh [extra ctest arguments, e.g. -L unit]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,10 +33,11 @@ start=$(date +%s)
 ctest --preset asan "$@"
 echo "test: tests took $(( $(date +%s) - start )) s"
 
-# The fuzz smoke run (docs/design/fuzzing.md, decisions.md "A second, clang build in CI").
+# The fuzz smoke run (docs/design/fuzzing.md, decisions.md "A second, clang build in CI" and
+# "The CI smoke run fuzzes the decoders and parsers").
 if [ "${OMNIGRAPH_SKIP_FUZZ:-0}" != 1 ]; then
   start=$(date +%s)
-  bash scripts/fuzz.sh 2
+  bash scripts/fuzz.sh --ci 2
   echo "test: fuzz smoke run took $(( $(date +%s) - start )) s"
 fi
 
