@@ -1,6 +1,6 @@
 // Fuzz harness: a vector index payload (derived kind ann.N), opened through faiss and, when it
-// decodes, searched (docs/design/fuzzing.md). OMNIGRAPH_FUZZ_PRINT=1 prints each outcome (to check that the seeds
-// decode).
+// decodes, searched (docs/design/fuzzing.md). OMNIGRAPH_FUZZ_PRINT=1 prints each outcome (to check
+// that the seeds decode).
 #include <cstdlib>
 #include <vector>
 

@@ -41,7 +41,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (it.key().rfind("graph.", 0) != 0 || !it.value().contains("root")) continue;
     const std::string joined =
         std::filesystem::path("/s/" + it.value()["root"].get<std::string>()).lexically_normal();
-    if (joined.rfind("/s/", 0) != 0 || joined.size() == 3 || joined.find(':') != std::string::npos) {
+    if (joined.rfind("/s/", 0) != 0 || joined.size() == 3 ||
+        joined.find(':') != std::string::npos) {
       fuzz::Finding("an accepted ledger names a graph root outside the storage root: " + joined);
     }
   }

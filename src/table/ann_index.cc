@@ -292,8 +292,8 @@ Result<std::shared_ptr<const AnnIndex>> AnnIndex::Decode(std::string_view payloa
   const uint64_t indexed = LoadLe<uint64_t>(payload, 24);
   out->impl_ = std::make_unique<Impl>();
   const std::string_view body = payload.substr(kPayloadHeaderBytes);
-  if (std::string damage = CheckIvfLayout(body, out->dim_, LoadLe<uint32_t>(payload, 12),
-                                          out->rows_, indexed);
+  if (std::string damage =
+          CheckIvfLayout(body, out->dim_, LoadLe<uint32_t>(payload, 12), out->rows_, indexed);
       !damage.empty()) {
     return Corruption("vector index " + name + ": " + damage, name);
   }
