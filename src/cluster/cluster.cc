@@ -220,16 +220,6 @@ std::string ClusterRootOf(std::string uri) {
 
 }  // namespace
 
-std::string CatalogBlobOf(const std::string& id, const Json& recorded) {
-  std::string digest = recorded.value("digest", "");
-  if (id.rfind("query.", 0) == 0) {
-    size_t a = id.find('.'), b = id.find('.', a + 1);
-    return QueryBlob(id.substr(a + 1, b - a - 1), id.substr(b + 1), digest);
-  }
-  if (id.rfind("policy.", 0) == 0) return PolicyBlob(id.substr(7), digest);
-  return "";
-}
-
 api::Result<api::Json> Validate(const Options& options) {
   return engine::ToApi(ValidateImpl(options));
 }

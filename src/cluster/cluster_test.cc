@@ -342,6 +342,38 @@ TEST(ClusterApply, ApplyNeedsALedgerAndReadAppliedNeedsAnApply) {
   fs::remove_all(dir);
 }
 
+// A graph's root in the ledger is joined to the storage root by every reader of the applied
+// state (the server's boot): one that leaves the storage root is refused as a damaged ledger,
+// naming __cluster/state.json, by ReadApplied and by the verbs; the ledger is left as it was.
+TEST(ClusterApply, AGraphRootOutsideTheStorageRootIsADamagedLedger) {
+  std::string dir = SmallCluster();
+  Ok(Import(Opts(dir)));
+  Ok(Apply(Opts(dir)));
+  const fs::path state_path = fs::path(dir) / kStateObject;
+  const Json state = Json::parse(ReadText(state_path));
+  ASSERT_EQ(state["applied_revision"]["resources"]["graph.g"]["root"], "graphs/g.omni");
+  for (const char* root : {"../outside.omni", "graphs/../../outside.omni", "/tmp/outside.omni",
+                           "file:///tmp/outside.omni", "graphs//g.omni", "graphs/./g.omni", ""}) {
+    Json damaged = state;
+    damaged["applied_revision"]["resources"]["graph.g"]["root"] = root;
+    Write(state_path, damaged.dump());
+    api::Result<AppliedCluster> read = ReadApplied(dir);
+    ASSERT_FALSE(read.ok()) << root;
+    EXPECT_EQ(read.status().code(), api::Code::kCorruption) << read.status().ToString();
+    EXPECT_EQ(read.status().object(), kStateObject);
+    EXPECT_NE(read.status().message().find("root outside the storage root"), std::string::npos)
+        << read.status().ToString();
+    api::Result<api::Json> status = StatusReport(Opts(dir));
+    ASSERT_FALSE(status.ok()) << root;
+    EXPECT_EQ(status.status().code(), api::Code::kCorruption);
+    EXPECT_EQ(ReadText(state_path), damaged.dump()) << "a refused read changed the ledger";
+  }
+  EXPECT_FALSE(fs::exists(fs::path(dir).parent_path() / "outside.omni"));
+  Write(state_path, state.dump());
+  EXPECT_TRUE(ReadApplied(dir).ok());
+  fs::remove_all(dir);
+}
+
 TEST(ClusterApply, SchemaEditPlansRealMigrationAndApplies) {
   std::string dir = SmallCluster();
   Ok(Import(Opts(dir)));

@@ -213,8 +213,9 @@ Status ParseQueries(const Where& w, const std::string& dir, const YAML::Node& no
   if (!wanted.empty()) {
     std::vector<QueryDecl> kept;
     for (const auto& [name, file] : wanted) {
-      auto it = std::find_if(g.queries.begin(), g.queries.end(),
-                             [&](const QueryDecl& q) { return q.name == name; });
+      auto it =
+          std::find_if(g.queries.begin(), g.queries.end(),
+                       [&wanted_name = name](const QueryDecl& q) { return q.name == wanted_name; });
       if (it == g.queries.end() || it->file != file) {
         return Error(w, node[name], path + "." + name,
                      "query_not_found: `" + file + "` declares no query " + name,

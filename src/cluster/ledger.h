@@ -80,6 +80,9 @@ Status ForceRemoveLock(storage::ObjectStore& store, const std::string& lock_id);
 std::string SchemaBlob(const std::string& graph, const std::string& digest);
 std::string QueryBlob(const std::string& graph, const std::string& name, const std::string& digest);
 std::string PolicyBlob(const std::string& name, const std::string& digest);
+// The catalog blob of a recorded query or policy resource (`id` and its record in the ledger's
+// applied resources, as ReadState checked them); empty for other kinds.
+std::string CatalogBlobOf(const std::string& id, const Json& recorded);
 // Writes a content-addressed blob (PutIfAbsent: an existing blob of that name is the same bytes).
 Status PutBlob(storage::ObjectStore& store, const std::string& name, std::string_view bytes);
 // Reads a blob and checks it hashes to `digest`: NotFound (catalog_payload_missing) or

@@ -19,7 +19,5 @@ Result<Json> LockedRun(Session& s, const std::string& operation,
 Json LockObservation(Session& s);
 // The plan's report: changes with dispositions, summary, approvals_required, warnings.
 Json PlanReport(Session& s);
-// The catalog object of a recorded query or policy resource; empty for other kinds.
-std::string CatalogBlobOf(const std::string& id, const Json& recorded);
 
 }  // namespace omnigraph::cluster

@@ -104,7 +104,8 @@ MutationResult ReplayedMutation(std::string query_name, const MutationOptions& o
 // of the text alone, an update of the text), computed before anything is written.
 Status EmbedEffects(Graph& graph, query::MutationEffects& effects) {
   query::LazyEmbedder embedder(*graph.runtime().clock);
-  for (auto& [key, t] : effects.tables) {
+  for (auto& [key, table] : effects.tables) {
+    auto& t = table;  // Named: the lambdas below capture it (clang < 16).
     if (t.rows.empty() || !HasEmbeds(*t.type)) continue;
     std::vector<query::EntityRow*> rows;
     for (auto& [id, row] : t.rows) rows.push_back(&row);

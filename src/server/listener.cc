@@ -21,6 +21,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "server/beast_request.h"
 #include "server/errors.h"
 
 namespace omnigraph::server {
@@ -30,6 +31,9 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
+using beast_request::Convert;
+using beast_request::Lower;
+using beast_request::Str;
 
 // Requests a connection may carry before the server closes it; high, so clients keep their
 // connections.
@@ -48,61 +52,6 @@ constexpr size_t kRefusingMax = 64;
 // After accept fails (no file descriptors left), the loop retries after this long rather than
 // spinning on a listening socket that stays readable.
 constexpr auto kAcceptRetry = std::chrono::milliseconds(50);
-
-std::string Str(boost::string_view text) { return std::string(text.data(), text.size()); }
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// Percent-decoding; '+' is a space in query components only. A malformed escape stays as it is.
-std::string Decode(std::string_view text, bool plus_is_space) {
-  std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size() && HexDigit(text[i + 1]) >= 0 &&
-        HexDigit(text[i + 2]) >= 0) {
-      out += static_cast<char>(HexDigit(text[i + 1]) * 16 + HexDigit(text[i + 2]));
-      i += 2;
-    } else {
-      out += plus_is_space && text[i] == '+' ? ' ' : text[i];
-    }
-  }
-  return out;
-}
-
-HttpRequest Convert(const http::request<http::string_body>& req) {
-  HttpRequest out;
-  out.method = Str(req.method_string());
-  const std::string_view target(req.target().data(), req.target().size());
-  const size_t question = target.find('?');
-  out.path = Decode(target.substr(0, question), false);
-  if (question != std::string_view::npos) {
-    std::string_view rest = target.substr(question + 1);
-    while (!rest.empty()) {
-      const std::string_view pair = rest.substr(0, rest.find('&'));
-      rest.remove_prefix(std::min(rest.size(), pair.size() + 1));
-      if (pair.empty()) continue;
-      const size_t eq = pair.find('=');
-      out.query.emplace(Decode(pair.substr(0, eq), true),
-                        eq == std::string_view::npos ? "" : Decode(pair.substr(eq + 1), true));
-    }
-  }
-  for (const auto& field : req) {
-    out.headers.emplace(Lower(Str(field.name_string())), Str(field.value()));
-  }
-  return out;
-}
 
 // The worker pool's queue, fair between callers: one queue per key (a caller), served round
 // robin, so a caller with many requests queued delays another's by at most one request per

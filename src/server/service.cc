@@ -195,7 +195,7 @@ std::variant<Service::Admitted, HttpResponse> Service::Check(HttpRequest& reques
     graph = std::get<const ServedGraph*>(resolved);
   }
   for (const auto& [name, value] : request.query) {
-    auto known = [&name](const Param& p) { return p.name == name; };
+    auto known = [&wanted = name](const Param& p) { return p.name == wanted; };
     if (std::none_of(route.query_params.begin(), route.query_params.end(), known)) {
       std::string expected;
       for (const Param& p : route.query_params) expected += (expected.empty() ? "" : ", ") + p.name;
