@@ -55,10 +55,14 @@ constexpr auto kAcceptRetry = std::chrono::milliseconds(50);
 
 // The worker pool's queue, fair between callers: one queue per key (a caller), served round
 // robin, so a caller with many requests queued delays another's by at most one request per
-// worker. Thread-safe.
+// worker; and no caller runs on more than `share_max` workers at once, so however many requests
+// one caller has in flight, some workers are left for the others (docs/design/server.md
+// "Connections, limits and threads"). Thread-safe.
 class FairQueue {
  public:
   using Task = std::function<void()>;
+
+  explicit FairQueue(size_t share_max) : share_max_(std::max<size_t>(1, share_max)) {}
 
   void Push(size_t key, Task task) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -67,13 +71,21 @@ class FairQueue {
     queue.push_back(std::move(task));
     cv_.notify_one();
   }
-  // The next task; empty once stopped and drained.
-  Task Pop() {
+  // The next task of the first caller in turn below its share, and its key; an empty task once
+  // stopped and drained. The caller reports Done(key) when the task has run.
+  std::pair<size_t, Task> Pop() {
     std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [this] { return stopping_ || !turns_.empty(); });
-    if (turns_.empty()) return {};
-    const size_t key = turns_.front();
-    turns_.pop_front();
+    auto pick = turns_.end();
+    cv_.wait(lock, [&] {
+      pick = std::find_if(turns_.begin(), turns_.end(), [this](size_t key) {
+        auto it = running_.find(key);
+        return it == running_.end() || it->second < share_max_;
+      });
+      return pick != turns_.end() || (stopping_ && turns_.empty());
+    });
+    if (pick == turns_.end()) return {0, Task()};
+    const size_t key = *pick;
+    turns_.erase(pick);
     auto it = queues_.find(key);
     Task task = std::move(it->second.front());
     it->second.pop_front();
@@ -82,7 +94,14 @@ class FairQueue {
     } else {
       turns_.push_back(key);
     }
-    return task;
+    ++running_[key];
+    return {key, std::move(task)};
+  }
+  void Done(size_t key) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = running_.find(key);
+    if (it != running_.end() && --it->second == 0) running_.erase(it);
+    cv_.notify_all();
   }
   void Stop() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -91,9 +110,11 @@ class FairQueue {
   }
 
  private:
+  const size_t share_max_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::unordered_map<size_t, std::deque<Task>> queues_;
+  std::unordered_map<size_t, size_t> running_;  // tasks running per key
   std::deque<size_t> turns_;  // keys with queued tasks, in serving order
   bool stopping_ = false;
 };
@@ -108,7 +129,8 @@ struct Loop {
   asio::io_context io{1};
   tcp::acceptor acceptor{io};
   asio::steady_timer accept_retry{io};
-  FairQueue queue;
+  // One caller may run on at most three quarters of the workers (at least one).
+  FairQueue queue{options.workers - options.workers / 4};
   std::unordered_map<Session*, std::weak_ptr<Session>> sessions;
   size_t open = 0;      // sessions counted against connections_max
   size_t refusing = 0;  // sessions refused over the limit, lingering
@@ -592,7 +614,12 @@ bool Listener::Run() {
   asio::thread_pool workers(loop.options.workers);
   for (size_t i = 0; i < loop.options.workers; ++i) {
     asio::post(workers, [&loop] {
-      while (FairQueue::Task task = loop.queue.Pop()) task();
+      while (true) {
+        auto [key, task] = loop.queue.Pop();
+        if (!task) break;
+        task();
+        loop.queue.Done(key);
+      }
     });
   }
   loop.io.run();
