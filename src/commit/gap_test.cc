@@ -254,6 +254,96 @@ TEST_P(GapTest, ARecordDeletedBetweenTheCreateAndItsReadBackIsAGapNotAFreeSeq) {
   EXPECT_FALSE(Exists(taken));
 }
 
+// Runs `damage` once, just before the first conditional create of `watched` reaches the store.
+class DamageBeforeCreateStore final : public storage::ForwardingStore {
+ public:
+  using ForwardingStore::ForwardingStore;
+  Result<bool> PutIfAbsent(std::string_view name, std::string_view data) override {
+    if (name == watched && damage) std::exchange(damage, nullptr)();
+    return ForwardingStore::PutIfAbsent(name, data);
+  }
+  std::string watched;
+  std::function<void()> damage;
+};
+
+// The guard's window (damage seeds 100772, 101216, 101722, 102110): the lookahead of 22 found
+// nothing; before the create of 21, another writer published 21 and 22 and damage deleted 21, so
+// the create succeeded into the gap. The placement check after the create sees record 22 naming
+// another parent: ours is withdrawn, and the publish is Corruption naming record 21.
+TEST_P(GapTest, ACreateThatLandsInAGapAfterTheGuardLookedIsWithdrawn) {
+  PublishTo(*writer_, 20);
+  auto store = std::make_shared<DamageBeforeCreateStore>(rt().store);
+  Result<std::unique_ptr<Stream>> opened =
+      Stream::Open(storage::Runtime::ForTest(store, 11), "main");
+  ASSERT_TRUE(opened.ok());
+  std::unique_ptr<Stream> stale = std::move(*opened);
+  ASSERT_EQ((*stale->ReadHead())->seq, 20u);
+  const std::string gap = RecordName("main", 21);
+  store->watched = gap;
+  store->damage = [&] {
+    PublishTo(*writer_, 22);
+    Delete(gap);
+  };
+  Result<PublishResult> published = PublishOne(*stale);
+  ASSERT_FALSE(published.ok()) << "published seq " << published->seq;
+  EXPECT_EQ(store->damage, nullptr) << "the create of seq 21 never came";
+  ExpectCorruption(published.status(), gap, "record 22 exists and names parent");
+  EXPECT_NE(published.status().message().find("was withdrawn"), std::string::npos)
+      << published.status().ToString();
+  EXPECT_FALSE(Exists(gap)) << "the record created in the gap was left there";
+  // The handle did not take the withdrawn record as its head: its next publish is refused by
+  // the lookahead, and still writes nothing.
+  published = PublishOne(*stale);
+  ASSERT_FALSE(published.ok()) << "published seq " << published->seq;
+  ExpectCorruption(published.status(), gap, "record 22 exists");
+  EXPECT_FALSE(Exists(gap));
+}
+
+// The first create of `watched` lands but answers Unknown; when a re-drive then finds the name
+// taken, `damage` runs before the read back.
+class UnknownThenDamagedStore final : public storage::ForwardingStore {
+ public:
+  using ForwardingStore::ForwardingStore;
+  Result<bool> PutIfAbsent(std::string_view name, std::string_view data) override {
+    Result<bool> created = ForwardingStore::PutIfAbsent(name, data);
+    if (name != watched) return created;
+    if (calls++ == 0 && created.ok() && *created) {
+      return Status(Code::kUnknown, "the acknowledgement was lost", std::string(name));
+    }
+    if (created.ok() && !*created && damage) std::exchange(damage, nullptr)();
+    return created;
+  }
+  std::string watched;
+  int calls = 0;
+  std::function<void()> damage;
+};
+
+// Damage seeds 100261, 101384, 103121, 103698: the writer's own record landed by a request whose
+// outcome was Unknown, and damage truncated it before the re-drive's read back. The record may
+// have been ours, so the answer is PublicationInDoubt naming it, never a definite Corruption.
+TEST_P(GapTest, OurOwnRecordDamagedBeforeItsReadBackIsInDoubt) {
+  PublishTo(*writer_, 20);
+  auto store = std::make_shared<UnknownThenDamagedStore>(rt().store);
+  Result<std::unique_ptr<Stream>> opened =
+      Stream::Open(storage::Runtime::ForTest(store, 11), "main");
+  ASSERT_TRUE(opened.ok());
+  std::unique_ptr<Stream> stale = std::move(*opened);
+  ASSERT_EQ((*stale->ReadHead())->seq, 20u);
+  const std::string ours = RecordName("main", 21);
+  store->watched = ours;
+  store->damage = [&] { ASSERT_TRUE(rt().store->Put(ours, "{\"format\":1").ok()); };
+  Result<PublishResult> published = PublishOne(*stale);
+  ASSERT_FALSE(published.ok()) << "published seq " << published->seq;
+  EXPECT_EQ(store->damage, nullptr) << "the re-drive never found the name taken";
+  EXPECT_EQ(published.status().code(), Code::kPublicationInDoubt) << published.status().ToString();
+  EXPECT_EQ(published.status().object(), ours) << published.status().ToString();
+  // Without an Unknown outcome first, the same damaged record is Corruption naming it.
+  published = PublishOne(*stale);
+  ASSERT_FALSE(published.ok()) << "published seq " << published->seq;
+  EXPECT_EQ(published.status().code(), Code::kCorruption) << published.status().ToString();
+  EXPECT_EQ(published.status().object(), ours) << published.status().ToString();
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, GapTest, ::testing::Values(false, true),
                          [](const ::testing::TestParamInfo<bool>& param) {
                            return param.param ? "Local" : "Memory";

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/executor.h"
+#include "commit/publish_loop.h"
 #include "commit/stream.h"
 #include "commit/testing_hooks.h"
 
@@ -74,7 +75,18 @@ Result<bool> Stream::CreateRecord(const Record& record, const std::string& encod
           }
           return (*back)->commit_id == record.commit_id;
         }
-        if (back.status().kind() == Kind::kPermanent) return back.status();
+        if (back.status().kind() == Kind::kPermanent) {
+          if (!in_doubt) return back.status();
+          // The record at our seq is damaged (truncated, replaced): it may have been ours, landed
+          // by an earlier request whose outcome was Unknown. Never re-created; in doubt, naming
+          // the damaged record.
+          return Status(Code::kPublicationInDoubt,
+                        "the outcome of publishing commit '" + record.commit_id +
+                            "' is unknown: its seq was taken (perhaps by this publish's own "
+                            "earlier request) and the record there cannot be read: " +
+                            back.status().message(),
+                        name);
+        }
         last = back.status();
         in_doubt = true;
       }
@@ -104,6 +116,53 @@ Result<bool> Stream::CreateRecord(const Record& record, const std::string& encod
   return Status(Code::kPublicationInDoubt,
                 "the outcome of publishing commit '" + record.commit_id +
                     "' is unknown after every re-drive: " + last.message(),
+                name);
+}
+
+Status Stream::CheckPlaced(const Record& record) {
+  const uint64_t above = record.seq + 1;
+  for (int attempt = 0; attempt <= kRedrivesMax; ++attempt) {
+    if (attempt > 0) runtime_.clock->SleepMicros(kBackoffBaseMicros << std::min(attempt, 6));
+    Result<bool> exists = RecordExists(above);
+    if (exists.ok() && !*exists) return Status::Ok();  // The usual case: one HEAD.
+    Result<std::optional<Record>> next =
+        exists.ok() ? ProbeRecord(above) : Result<std::optional<Record>>(exists.status());
+    if (next.ok() && !*next) continue;  // Seen, then gone: look again.
+    if (next.ok() && (*next)->parent_commit_id == record.commit_id) return Status::Ok();
+    if (next.ok()) {
+      return Withdraw(record, "record " + std::to_string(above) + " exists and names parent '" +
+                                  (*next)->parent_commit_id.value_or("") + "'");
+    }
+    const Kind kind = next.status().kind();
+    // A record above that cannot be read was published on ours (a damaged record has one
+    // damage, not two); our record stands.
+    if (kind != Kind::kTransient && kind != Kind::kUnknown) return Status::Ok();
+  }
+  // The store kept failing: the record is published and nothing above it was seen to contradict
+  // it (the residual window, docs/design/commit-record.md "Gaps").
+  return Status::Ok();
+}
+
+Status Stream::Withdraw(const Record& record, const std::string& proof) {
+  const std::string name = RecordName(key(), record.seq);
+  const Status gap = GapStatus(record.seq, proof);
+  Status last;
+  for (int attempt = 0; attempt <= kRedrivesMax; ++attempt) {
+    if (attempt > 0) runtime_.clock->SleepMicros(kBackoffBaseMicros << std::min(attempt, 6));
+    Status deleted = runtime_.store->Delete(name);
+    if (deleted.ok() || deleted.kind() == Kind::kNotFound) {
+      return Status(Code::kCorruption,
+                    gap.message() + ". This publish's commit '" + record.commit_id +
+                        "' had been created in the gap and was withdrawn; nothing was published",
+                    name);
+    }
+    last = deleted;
+    if (deleted.kind() != Kind::kTransient && deleted.kind() != Kind::kUnknown) break;
+  }
+  return Status(Code::kCorruption,
+                gap.message() + ". This publish's commit '" + record.commit_id +
+                    "' was created in the gap and could not be withdrawn (" + last.message() +
+                    "): delete that object, then restore the missing record",
                 name);
 }
 
@@ -192,6 +251,9 @@ Result<PublishAttempt> Stream::TryPublish(const std::shared_ptr<const GraphState
     OMNIGRAPH_ASSIGN_OR_RETURN(std::string bytes, EncodeRecord(record));
     OMNIGRAPH_ASSIGN_OR_RETURN(bool ours, CreateRecord(record, std::move(bytes)));
     if (ours) {
+      // The guard looked before the create; what was published meanwhile is seen only after it:
+      // a record above that names another parent makes ours a record in a gap (D21).
+      OMNIGRAPH_RETURN_IF_ERROR(CheckPlaced(record));
       auto state = std::make_shared<const GraphState>(std::move(next));
       {
         std::lock_guard lock(mu_);
@@ -215,24 +277,20 @@ Result<PublishAttempt> Stream::TryPublish(const std::shared_ptr<const GraphState
 }
 
 Result<PublishResult> Stream::Publish(const PublishRequest& request) {
-  const PublishPolicy policy{request.insert_only, request.expected_head};
   OMNIGRAPH_RETURN_IF_ERROR(ValidateActor(request.actor));  // Before anything is staged.
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const GraphState> base, Captured());
-  for (int attempt = 1;; ++attempt) {
-    // 1. Capture: the handle's fold at N (no reads when warm).
-    OMNIGRAPH_RETURN_IF_ERROR(CheckCaptured(policy, *base));
-    // 2. Stage against (stream, N), holding no lock: other calls on this handle go on.
-    OMNIGRAPH_ASSIGN_OR_RETURN(Prepared prepared, Prepare(*base, request.stage));
-    // 3-4. One conditional create of N+1.
-    OMNIGRAPH_ASSIGN_OR_RETURN(PublishAttempt tried, TryPublish(base, prepared, request));
-    if (tried.won) {
-      tried.won->attempts = attempt;
-      return *std::move(tried.won);
-    }
-    OMNIGRAPH_RETURN_IF_ERROR(AfterLostRace(policy, *base, *tried.head, attempt));
-    BackoffAfterLostRace(runtime_, attempt);
-    base = std::move(tried.head);
-  }
+  PublishLoop loop;
+  loop.policy = PublishPolicy{request.insert_only, request.expected_head};
+  loop.meta.branch = request.branch;
+  loop.meta.actor = request.actor;
+  loop.stage = [&request](const GraphState& b) -> Result<std::optional<RecordContent>> {
+    OMNIGRAPH_ASSIGN_OR_RETURN(RecordContent content, request.stage(b));
+    return std::optional<RecordContent>(std::move(content));
+  };
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<PublishResult> won,
+                             RunPublishLoop(*this, std::move(base), loop));
+  if (!won) return Status(Code::kInternal, "the publish loop stopped without an answer");
+  return *std::move(won);
 }
 
 void Stream::AfterPublish(std::shared_ptr<const GraphState> state) {
