@@ -331,6 +331,14 @@ std::set<std::string> PinnedAnew(const commit::GraphState& target,
   return written;
 }
 
+// The target moved during every attempt of the merge.
+Status RetriesExhausted(const MergeRequest& request) {
+  return Status(Code::kRetriesExhausted,
+                "the target branch '" + request.target + "' moved during each of " +
+                    std::to_string(kMergeAttemptsMax) + " merge attempts; merge again",
+                request.target);
+}
+
 }  // namespace
 
 Result<MergeResult> Graph::Merge(const MergeRequest& request) {
@@ -392,10 +400,7 @@ Result<MergeResult> Graph::Merge(const MergeRequest& request) {
                   int attempt) -> Result<bool> {
     commit::BackoffAfterLostRace(runtime_, attempt);
     if (attempt < kMergeAttemptsMax) return true;
-    return Status(Code::kRetriesExhausted,
-                  "the target branch '" + request.target + "' moved during each of " +
-                      std::to_string(kMergeAttemptsMax) + " merge attempts; merge again",
-                  request.target);
+    return RetriesExhausted(request);
   };
   OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<commit::PublishResult> won,
                              commit::RunPublishLoop(*stream, std::move(head), loop));
