@@ -29,6 +29,8 @@
 
 namespace omnigraph::api {
 
+class Policy;  // omnigraph/policy.h
+
 // What a long call (Load, LoadFile, LoadStream, Export, Cleanup, Merge) has done so far, for a
 // front end that shows it (docs/design/api.md "Progress").
 struct Progress {
@@ -67,6 +69,15 @@ struct DatabaseOptions {
   // `finished` set when the call succeeds (none for a call that fails). Keep it quick. Local
   // handles only; handles from Connect report nothing.
   std::function<void(const Progress&)> progress;
+  // A policy bundle (omnigraph/policy.h, docs/design/policy.md): with one installed, every call
+  // of this handle and of the handles WithActor makes from it is first checked for the handle's
+  // actor — writes (load, mutate, schema apply, branch create, delete and merge) and reads alike
+  // — and a handle without an actor is refused everything (fail closed). A refusal is
+  // Configuration "permission denied: <reason>" with object "policy rule <id>" (or "policy" for
+  // a default deny) and changes nothing. Local handles only (a server enforces its own).
+  std::shared_ptr<const Policy> policy;
+  // The graph id the policy is asked about: a bundle bound to some graphs refuses others.
+  std::string policy_graph;
 };
 
 // Reads up to `capacity` bytes of a load's input into `buffer` and returns how many it read; 0
@@ -297,6 +308,17 @@ class Database {
   // in projection order.
   Result<Json> Query(std::string_view source, std::string_view name, const Json& params,
                      const ReadTarget& target = {});
+
+  // --- Stored queries (docs/design/stored-queries.md): the named queries an omnigraph-server
+  // serves for this graph. Handles from Connect only; a local handle answers Unsupported (a store
+  // holds no registry). The catalog: {queries: [{name, tool_name, description, instruction,
+  // mutation, params: [{name, kind, item_kind?, vector_dim?, nullable}]}]}.
+  Result<Json> StoredQueries();
+  // Runs stored query `name` with `params` (keys without '$') at `target`: the Query envelope for
+  // a stored read, the Mutate envelope for a stored mutation (on target.branch; a snapshot is
+  // refused). NotFound for a name the server does not serve (or will not let this caller run).
+  Result<Json> InvokeStoredQuery(std::string_view name, const Json& params,
+                                 const ReadTarget& target = {});
 
   // --- Schema (OmniGraph's schema plan and apply). The plan {uri, supported, step_count, steps};
   // apply on main

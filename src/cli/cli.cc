@@ -66,7 +66,15 @@ Result<std::unique_ptr<Database>> Context::Open() const {
   OMNIGRAPH_ASSIGN_OR_RETURN(std::string uri, Uri());
   if (!Remote()) {
     if (!g_.token.empty()) return InvalidArgument("--token is for a server: it needs --server URL");
-    return Database::Open(uri, Options());
+    DatabaseOptions options = Options();
+    if (!g_.policy.empty()) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(options.policy, LoadPolicy());
+      options.policy_graph = g_.graph;
+    }
+    return Database::Open(uri, options);
+  }
+  if (!g_.policy.empty()) {
+    return InvalidArgument("--policy is enforced on a store; a server enforces its own policy");
   }
   if (!g_.actor.empty()) {
     return InvalidArgument(

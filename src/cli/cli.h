@@ -46,6 +46,10 @@ struct Globals {
   std::string token;
   std::string graph;
   std::string actor;
+  // A policy bundle file and its binding (cluster, or graph ids): `policy` commands check it;
+  // every other command on a store installs it (DatabaseOptions::policy) and runs as --as.
+  std::string policy;
+  std::string applies_to;
   bool quiet = false;
   bool json = false;
 };
@@ -74,6 +78,8 @@ class Context {
   // Whether the graph is one an omnigraph-server serves (--server, or an http(s):// URI).
   bool Remote() const;
   DatabaseOptions Options() const;
+  // The bundle of --policy and --applies-to (policy_cmd.cc); InvalidArgument without --policy.
+  Result<std::shared_ptr<const api::Policy>> LoadPolicy() const;
   // The graph: opened on its store, or connected to its server (Database::Connect).
   Result<std::unique_ptr<Database>> Open() const;
   // "omnigraph <verb> → <target> (<access path>)" on stderr unless --quiet.
@@ -152,6 +158,21 @@ void AddQueryOptions(CLI::App* cmd, QueryOptions& q);
 // Splits the `[NAME] URI` arguments, reads the source and the parameters, opens the graph.
 Result<QueryRun> PrepareQuery(QueryOptions& q, Context& ctx);
 
+// Prints a query envelope as table, json, jsonl, csv or kv (query_cmd.cc).
+Status PrintQueryRows(const Json& result, const std::string& format);
+
+// A positional argument as a parameter value: JSON when it parses ("29", "true", "{...}"), else
+// the text as a string (stored_cmds.cc).
+Json ArgValue(const std::string& text);
+// Runs stored query `name` on the served graph (stored_cmds.cc): `args` bind to its declared
+// parameters in order, `given` (--params) wins on a key both name.
+Status RunStoredQuery(Context& ctx, const std::string& name, const std::vector<std::string>& args,
+                      const Json& given, const api::ReadTarget& target, const std::string& format);
+// `query --alias NAME ARGS...`: an alias of the project file ./omnigraph.yaml (alias_cmd.cc);
+// `format` is --format when given, else empty.
+Status RunProjectAlias(Context& ctx, const std::string& alias, const std::vector<std::string>& args,
+                       const Json& given, const std::string& format);
+
 // The verb groups, each in its own file.
 void AddWriteCommands(CLI::App& app, Context& ctx);        // init, load, mutate
 void AddBranchCommands(CLI::App& app, Context& ctx);       // branch create|list|delete
@@ -161,5 +182,7 @@ void AddQueryCommand(CLI::App& app, Context& ctx);         // query
 void AddSchemaCommands(CLI::App& app, Context& ctx);       // schema plan|apply|show
 void AddMaintenanceCommands(CLI::App& app, Context& ctx);  // cleanup, export, repair, version
 void AddLintCommand(CLI::App& app, Context& ctx);          // lint (also check)
+void AddPolicyCommands(CLI::App& app, Context& ctx);       // policy validate|test|explain
+void AddQueriesCommands(CLI::App& app, Context& ctx);      // queries list|validate
 
 }  // namespace omnigraph::cli

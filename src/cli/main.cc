@@ -18,6 +18,10 @@
 #include "cli.h"
 
 namespace omnigraph::cli {
+
+// cluster ..., graphs list (cluster_cmd.cc).
+void AddClusterCommands(CLI::App& app, Context& ctx);
+
 namespace {
 
 // A global option whose value is the next word (not a command).
@@ -140,6 +144,12 @@ int Main(int argc, char** argv) {
       ->check(NonEmpty());
   app.add_option("--graph", g.graph, "The graph id on a server that serves several")
       ->check(NonEmpty());
+  app.add_option("--policy", g.policy,
+                 "A policy bundle (YAML): checked by `policy`, enforced on a store for --as")
+      ->check(NonEmpty());
+  app.add_option("--applies-to", g.applies_to,
+                 "What --policy is bound to: cluster, or graph ids separated by commas")
+      ->check(NonEmpty());
   app.add_flag("--quiet", g.quiet, "Do not echo writes to stderr");
   AddWriteCommands(app, ctx);
   AddBranchCommands(app, ctx);
@@ -149,6 +159,9 @@ int Main(int argc, char** argv) {
   AddSchemaCommands(app, ctx);
   AddMaintenanceCommands(app, ctx);
   AddLintCommand(app, ctx);
+  AddClusterCommands(app, ctx);
+  AddPolicyCommands(app, ctx);
+  AddQueriesCommands(app, ctx);
   app.set_version_flag("--version", "omnigraph " + Database::Version()["version"].string_value());
   std::vector<std::string> args = CheckToLint(argc, argv);
   try {

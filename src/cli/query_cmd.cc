@@ -1,5 +1,7 @@
 // query [NAME] (--query F | -e SRC) [--params JSON | --params-file F] [--branch B | --snapshot ID]
 //       [--format table|json|jsonl|csv|kv | --json] URI
+// query NAME [ARG...] (no --query, -e): the stored query NAME of a served graph (stored_cmds.cc)
+// query --alias NAME [ARG...]: an alias of ./omnigraph.yaml, deprecated (alias_cmd.cc)
 #include <algorithm>
 #include <iostream>
 #include <memory>
@@ -114,20 +116,77 @@ struct ReadOptions {
   QueryOptions query;
   std::string snapshot;
   std::string format = "table";
+  std::string alias;
 };
 
+// The stored-query and alias lanes: `args` may hold a name, arguments and (without --server or
+// --store) the graph's URI last.
+void RunNamedLane(Context& ctx, ReadOptions& o, CLI::App* query) {
+  Result<Json> given = o.query.params_text.empty()
+                           ? Result<Json>(Json::object())
+                           : api::ParseJson(o.query.params_text, "--params");
+  if (!given.ok()) return ctx.Fail(given.status());
+  const std::string format =
+      ctx.globals().json ? "json" : (query->count("--format") > 0 ? o.format : "");
+  std::vector<std::string> args = o.query.args;
+  if (!o.alias.empty()) {
+    Status ran = RunProjectAlias(ctx, o.alias, args, *given, format);
+    if (!ran.ok()) ctx.Fail(ran);
+    return;
+  }
+  Globals& g = ctx.globals();
+  if (g.store.empty() && g.server.empty() && args.size() >= 2) {
+    g.uri = args.back();
+    args.pop_back();
+  }
+  if (args.empty()) return ctx.Fail(InvalidArgument("give the stored query's name"));
+  const std::string name = args.front();
+  args.erase(args.begin());
+  api::ReadTarget target;
+  target.branch = o.query.branch;
+  if (!o.snapshot.empty()) target.snapshot = o.snapshot;
+  Status ran = RunStoredQuery(ctx, name, args, *given, target, format.empty() ? o.format : format);
+  if (!ran.ok()) ctx.Fail(ran);
+}
+
 }  // namespace
+
+Status PrintQueryRows(const Json& result, const std::string& format) {
+  return PrintRows(result, format);
+}
 
 void AddQueryCommand(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<ReadOptions>();
   CLI::App* query = app.add_subcommand("query", "Run a read query");
   query->alias("read");
-  query->add_option("args", o->query.args, "[NAME] URI")->expected(0, 2);
+  query
+      ->add_option("args", o->query.args,
+                   "[NAME] URI; or a stored query's NAME and its arguments (no --query)")
+      ->expected(0, -1);
+  query
+      ->add_option("--alias", o->alias,
+                   "Run an alias of ./omnigraph.yaml with the arguments (deprecated)")
+      ->check(NonEmpty());
   AddQueryOptions(query, o->query);
   query->add_option("--snapshot", o->snapshot, "Read at this commit instead")->check(NonEmpty());
   query->add_option("--format", o->format, "table | json | jsonl | csv | kv");
   query->add_flag("--json", ctx.globals().json, "Same as --format json");
-  query->callback([&ctx, o] {
+  query->callback([&ctx, o, query] {
+    // No --query and no -e, on a served graph: a stored query by name.
+    const Globals& g = ctx.globals();
+    const auto http = [](const std::string& u) {
+      return u.starts_with("http://") || u.starts_with("https://");
+    };
+    const bool served = !g.server.empty() || http(g.store) ||
+                        (!o->query.args.empty() && http(o->query.args.back()));
+    const bool inline_source = !o->query.file.empty() || !o->query.source.empty();
+    if (!o->alias.empty() || (!inline_source && served && o->query.params_file.empty())) {
+      return RunNamedLane(ctx, *o, query);
+    }
+    if (o->query.args.size() > 2) {
+      return ctx.Fail(InvalidArgument(
+          "give at most a query name and the graph's URI; see 'omnigraph query --help'"));
+    }
     Result<QueryRun> q = PrepareQuery(o->query, ctx);
     if (!q.ok()) {
       ctx.Fail(q.status());

@@ -143,6 +143,13 @@ Result<Json> Database::Mutate(std::string_view source, std::string_view name, co
   return impl_->backend->Mutate(source, name, params, target);
 }
 
+Result<Json> Database::StoredQueries() { return impl_->backend->StoredQueries(); }
+
+Result<Json> Database::InvokeStoredQuery(std::string_view name, const Json& params,
+                                         const ReadTarget& target) {
+  return impl_->backend->InvokeStoredQuery(name, params, target);
+}
+
 Result<Json> Database::Query(std::string_view source, std::string_view name, const Json& params,
                              const ReadTarget& target) {
   return impl_->backend->Query(source, name, params, target);

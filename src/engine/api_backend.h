@@ -78,6 +78,16 @@ class Backend {
   virtual api::Result<api::Json> Optimize(std::string_view branch) = 0;
   virtual api::Result<api::Json> Repair(bool confirm) = 0;
   virtual api::Result<api::Json> Lint(std::string_view query_source, std::string_view branch) = 0;
+  // Stored queries live on a server: only the remote backend serves them.
+  virtual api::Result<api::Json> StoredQueries() {
+    return api::Status(api::Code::kUnsupported,
+                       "stored queries are served by omnigraph-server: address the graph with "
+                       "--server URL (or an http:// URI)");
+  }
+  virtual api::Result<api::Json> InvokeStoredQuery(std::string_view, const api::Json&,
+                                                   const api::ReadTarget&) {
+    return StoredQueries();
+  }
 };
 
 }  // namespace omnigraph::engine

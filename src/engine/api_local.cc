@@ -15,6 +15,7 @@
 #include "commit/names.h"
 #include "commit/repair.h"
 #include "engine/api_local.h"
+#include "engine/api_policy.h"
 #include "engine/api_values.h"
 #include "engine/change_feed.h"
 #include "engine/change_sets.h"
@@ -623,12 +624,40 @@ std::function<Status(std::string_view)> EngineSink(const ApiSink& sink) {
   return [&sink](std::string_view chunk) { return FromApi(sink(chunk)); };
 }
 
-// A Handle and the actor its writes publish as. Each call converts at the boundary and nothing
-// else; WithActor makes another over the same Handle.
+// The branch a read of `target` names: none for a read by commit id (docs/design/policy.md
+// "Unnamed branches").
+std::optional<std::string> ReadBranch(const ReadTarget& target) {
+  if (target.snapshot) return std::nullopt;
+  return target.branch;
+}
+
+// The policy a handle was opened with and the graph id it is asked about.
+struct PolicyGate {
+  std::shared_ptr<const api::Policy> policy;
+  std::optional<std::string> graph;
+};
+
+// A Handle and the actor its writes publish as. Each call passes the policy gate (Gate), then
+// converts at the boundary and nothing else; WithActor makes another over the same Handle.
 class LocalBackend final : public Backend {
  public:
-  LocalBackend(std::shared_ptr<Handle> handle, Actor actor)
-      : handle_(std::move(handle)), actor_(std::move(actor)) {}
+  LocalBackend(std::shared_ptr<Handle> handle, Actor actor, PolicyGate gate)
+      : handle_(std::move(handle)), actor_(std::move(actor)), gate_(std::move(gate)) {}
+
+  // The one gate every call passes (docs/design/policy.md "Enforcement"): without a policy it
+  // allows everything; with one, the handle's actor must be allowed `action` on `branch` /
+  // into `target`, and a handle without an actor is refused (fail closed). A refusal is
+  // Configuration "permission denied: ..." naming the deciding rule, and nothing is done.
+  api::Status Gate(std::string_view action, std::optional<std::string> branch,
+                   std::optional<std::string> target) const {
+    if (!gate_.policy) return api::Status::Ok();
+    const api::PolicyDecision d =
+        gate_.policy->Decide(api::PolicyRequest{actor_, std::string(action), std::move(branch),
+                                                std::move(target), gate_.graph, std::nullopt});
+    if (d.allowed) return api::Status::Ok();
+    return api::Status(api::Code::kConfiguration, "permission denied: " + d.reason,
+                       d.rule.empty() ? "policy" : "policy rule " + d.rule);
+  }
 
   const std::string& uri() const override { return handle_->uri(); }
   api::StoreCallCounts StoreCalls() const override {
@@ -637,54 +666,93 @@ class LocalBackend final : public Backend {
                                 c.put_if_absent, c.put_if_match, c.deletes, c.bytes_read};
   }
   std::shared_ptr<Backend> WithActor(Actor actor) const override {
-    return std::make_shared<LocalBackend>(handle_, std::move(actor));
+    return std::make_shared<LocalBackend>(handle_, std::move(actor), gate_);
   }
   api::Json InitReport() const override { return ToApi(handle_->init_report()); }
 
   api::Result<api::Json> CreateBranch(std::string_view name, std::string_view from) override {
+    if (api::Status denied = Gate("branch_create", std::string(from), std::string(name));
+        !denied.ok())
+      return denied;
     return ToApi(handle_->CreateBranch(name, from, actor_));
   }
   api::Result<api::Json> DeleteBranch(std::string_view name) override {
+    if (api::Status denied = Gate("branch_delete", std::nullopt, std::string(name)); !denied.ok())
+      return denied;
     return ToApi(handle_->DeleteBranch(name, actor_));
   }
-  api::Result<api::Json> ListBranches() override { return ToApi(handle_->ListBranches()); }
+  api::Result<api::Json> ListBranches() override {
+    if (api::Status denied = Gate("read", std::nullopt, std::nullopt); !denied.ok()) return denied;
+    return ToApi(handle_->ListBranches());
+  }
   api::Result<api::Json> Merge(std::string_view source, const MergeOptions& options,
                                api::Json* conflicts) override {
+    if (api::Status denied = Gate("branch_merge", std::string(source), options.target);
+        !denied.ok())
+      return denied;
+    // --delete-branch is its own branch_delete check; its refusal does not fail the merge.
+    const api::Status may_delete = options.delete_branch
+                                       ? Gate("branch_delete", std::nullopt, std::string(source))
+                                       : api::Status::Ok();
+    MergeOptions run = options;
+    run.delete_branch = options.delete_branch && may_delete.ok();
     Json engine_conflicts;
-    api::Result<api::Json> out = ToApi(handle_->Merge(source, options, actor_, engine_conflicts));
+    api::Result<api::Json> out = ToApi(handle_->Merge(source, run, actor_, engine_conflicts));
     if (conflicts != nullptr && !engine_conflicts.is_null()) *conflicts = ToApi(engine_conflicts);
+    if (out.ok() && !may_delete.ok()) {
+      (*out)["branch_deleted"] = false;
+      (*out)["branch_delete_error"] = may_delete.message();
+    }
     return out;
   }
   api::Result<api::Json> CommitHistory(std::string_view branch, size_t limit,
                                        std::string_view page_token) override {
+    if (api::Status denied = Gate(
+            "read", page_token.empty() ? std::optional<std::string>(branch) : std::nullopt, {});
+        !denied.ok())
+      return denied;
     return ToApi(handle_->ListCommits(branch, limit, page_token));
   }
   api::Result<api::Json> ShowCommit(std::string_view commit_id) override {
+    if (api::Status denied = Gate("read", std::nullopt, std::nullopt); !denied.ok()) return denied;
     return ToApi(handle_->ShowCommit(commit_id));
   }
   api::Result<api::Json> CommitChanges(std::string_view commit_id,
                                        const api::CommitChangesRequest& request) override {
+    if (api::Status denied = Gate("read", std::nullopt, std::nullopt); !denied.ok()) return denied;
     return ToApi(handle_->CommitChanges(commit_id, request));
   }
   api::Result<api::Json> Snapshot(const ReadTarget& target) override {
+    if (api::Status denied = Gate("read", ReadBranch(target), std::nullopt); !denied.ok())
+      return denied;
     return ToApi(handle_->SnapshotOf(target));
   }
   api::Result<api::Json> PollChanges(const api::ChangePoll& poll) override {
+    if (api::Status denied =
+            Gate("read",
+                 poll.cursor.empty() ? std::optional<std::string>(poll.branch) : std::nullopt, {});
+        !denied.ok())
+      return denied;
     return ToApi(handle_->PollChanges(poll));
   }
   api::Status ChangesBaseline(std::string_view branch, const ApiSink& sink) override {
+    if (api::Status denied = Gate("export", std::string(branch), std::nullopt); !denied.ok())
+      return denied;
     return ToApi(handle_->ChangesBaseline(branch, EngineSink(sink)));
   }
   api::Result<api::Json> Load(std::string_view ndjson, std::string_view mode,
                               const WriteTarget& target) override {
+    if (api::Status denied = GateWrite(target); !denied.ok()) return denied;
     return ToApi(handle_->Load(ndjson, mode, target, actor_));
   }
   api::Result<api::Json> LoadFile(const std::string& path, std::string_view mode,
                                   const WriteTarget& target) override {
+    if (api::Status denied = GateWrite(target); !denied.ok()) return denied;
     return ToApi(handle_->LoadFile(path, mode, target, actor_));
   }
   api::Result<api::Json> LoadStream(const api::LoadReader& read, std::string_view mode,
                                     const WriteTarget& target) override {
+    if (api::Status denied = GateWrite(target); !denied.ok()) return denied;
     // The engine's reader over the caller's (their statuses converted at the boundary).
     engine::ChunkReader engine_read = [&read](char* buffer, size_t capacity) -> Result<size_t> {
       api::Result<size_t> got = read(buffer, capacity);
@@ -695,46 +763,81 @@ class LocalBackend final : public Backend {
   }
   api::Status Export(const ReadTarget& target, const std::vector<std::string>& types,
                      const ApiSink& sink) override {
+    if (api::Status denied = Gate("export", ReadBranch(target), std::nullopt); !denied.ok())
+      return denied;
     return ToApi(handle_->Export(target, types, EngineSink(sink)));
   }
   api::Result<std::string> ResolveCommit(const ReadTarget& target) override {
+    if (api::Status denied = Gate("read", ReadBranch(target), std::nullopt); !denied.ok())
+      return denied;
     Result<std::string> commit = handle_->ResolveCommit(target);
     if (!commit.ok()) return ToApi(commit.status());
     return std::move(*commit);
   }
   api::Result<api::Json> Mutate(std::string_view source, std::string_view name,
                                 const api::Json& params, const WriteTarget& target) override {
+    if (api::Status denied = GateWrite(target); !denied.ok()) return denied;
     return ToApi(handle_->Mutate(source, name, FromApi(params), target, actor_));
   }
   api::Result<api::Json> Query(std::string_view source, std::string_view name,
                                const api::Json& params, const ReadTarget& target) override {
+    if (api::Status denied = Gate("read", ReadBranch(target), std::nullopt); !denied.ok())
+      return denied;
     return ToApi(handle_->Query(source, name, FromApi(params), target));
   }
   api::Result<api::Json> PlanSchema(std::string_view schema_source, bool allow_data_loss) override {
+    if (api::Status denied = Gate("read", "main", std::nullopt); !denied.ok()) return denied;
     return ToApi(handle_->PlanSchema(schema_source, allow_data_loss));
   }
   api::Result<api::Json> ApplySchema(std::string_view schema_source,
                                      bool allow_data_loss) override {
+    if (api::Status denied = Gate("schema_apply", std::nullopt, "main"); !denied.ok())
+      return denied;
     return ToApi(handle_->ApplySchema(schema_source, allow_data_loss, actor_));
   }
   api::Result<api::Json> ShowSchema(const ReadTarget& target) override {
+    if (api::Status denied = Gate("read", ReadBranch(target), std::nullopt); !denied.ok())
+      return denied;
     return ToApi(handle_->ShowSchema(target));
   }
   api::Result<api::Json> Cleanup(const CleanupRequest& request) override {
+    if (api::Status denied = Gate("admin", std::nullopt, std::nullopt); !denied.ok()) return denied;
     return ToApi(handle_->Cleanup(request));
   }
   api::Result<api::Json> Optimize(std::string_view branch) override {
+    if (api::Status denied = Gate("admin", std::nullopt, std::nullopt); !denied.ok()) return denied;
     return ToApi(handle_->Optimize(branch, actor_));
   }
-  api::Result<api::Json> Repair(bool confirm) override { return ToApi(handle_->Repair(confirm)); }
+  api::Result<api::Json> Repair(bool confirm) override {
+    if (api::Status denied = Gate("admin", std::nullopt, std::nullopt); !denied.ok()) return denied;
+    return ToApi(handle_->Repair(confirm));
+  }
   api::Result<api::Json> Lint(std::string_view query_source, std::string_view branch) override {
+    if (api::Status denied = Gate("read", std::string(branch), std::nullopt); !denied.ok())
+      return denied;
     return ToApi(handle_->Lint(query_source, branch));
   }
 
  private:
+  // A load or mutation of target.branch: `change` there, and `branch_create` too when the
+  // write may create the branch (WriteTarget::from).
+  api::Status GateWrite(const WriteTarget& target) const {
+    if (api::Status denied = Gate("change", target.branch, std::nullopt); !denied.ok())
+      return denied;
+    if (target.from) return Gate("branch_create", *target.from, target.branch);
+    return api::Status::Ok();
+  }
+
   std::shared_ptr<Handle> handle_;
   Actor actor_;
+  PolicyGate gate_;
 };
+
+PolicyGate GateOf(const DatabaseOptions& options) {
+  PolicyGate gate{options.policy, std::nullopt};
+  if (!options.policy_graph.empty()) gate.graph = options.policy_graph;
+  return gate;
+}
 
 }  // namespace
 
@@ -744,7 +847,7 @@ api::Result<std::shared_ptr<Backend>> InitLocalBackend(std::string_view uri,
   Result<std::unique_ptr<Handle>> handle = Handle::Init(uri, schema_source, options);
   if (!handle.ok()) return ToApi(handle.status());
   return std::shared_ptr<Backend>(
-      std::make_shared<LocalBackend>(std::move(*handle), options.actor));
+      std::make_shared<LocalBackend>(std::move(*handle), options.actor, GateOf(options)));
 }
 
 api::Result<std::shared_ptr<Backend>> OpenLocalBackend(std::string_view uri,
@@ -752,7 +855,7 @@ api::Result<std::shared_ptr<Backend>> OpenLocalBackend(std::string_view uri,
   Result<std::unique_ptr<Handle>> handle = Handle::Open(uri, options);
   if (!handle.ok()) return ToApi(handle.status());
   return std::shared_ptr<Backend>(
-      std::make_shared<LocalBackend>(std::move(*handle), options.actor));
+      std::make_shared<LocalBackend>(std::move(*handle), options.actor, GateOf(options)));
 }
 
 api::Status CheckIdempotencyKey(std::string_view key) { return ToApi(ValidateIdempotencyKey(key)); }

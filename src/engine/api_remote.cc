@@ -437,6 +437,17 @@ Result<Json> RemoteBackend::Query(std::string_view source, std::string_view name
   return Call(PostJson({{"query", false}}, body, false));
 }
 
+Result<Json> RemoteBackend::StoredQueries() { return Call(Get({{"queries", false}}, {})); }
+
+Result<Json> RemoteBackend::InvokeStoredQuery(std::string_view name, const Json& params,
+                                              const api::ReadTarget& target) {
+  if (!params.is_object()) return InvalidArgument("parameters must be a JSON object");
+  Json body = Json{{"params", params}};
+  AddReadTarget(target, body);
+  // A stored mutation writes: an unanswered call is Unknown, not Transient.
+  return Call(PostJson({{"queries", false}, {std::string(name), false}}, body, true));
+}
+
 Result<Json> RemoteBackend::ApplySchema(std::string_view schema_source, bool allow_data_loss) {
   Json body =
       Json{{"schema_source", std::string(schema_source)}, {"allow_data_loss", allow_data_loss}};

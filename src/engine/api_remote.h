@@ -77,6 +77,9 @@ class RemoteBackend final : public Backend {
   api::Result<api::Json> Optimize(std::string_view branch) override;
   api::Result<api::Json> Repair(bool confirm) override;
   api::Result<api::Json> Lint(std::string_view query_source, std::string_view branch) override;
+  api::Result<api::Json> StoredQueries() override;
+  api::Result<api::Json> InvokeStoredQuery(std::string_view name, const api::Json& params,
+                                           const api::ReadTarget& target) override;
 
   // One request to the server (public for the .cc's helpers, not for callers).
   struct Request {

@@ -93,14 +93,25 @@ std::optional<HttpResponse> CheckMembers(const Route& route, const api::Json& bo
 
 }  // namespace
 
-Service::Service(std::shared_ptr<api::Database> db, Auth auth, ServiceOptions options)
-    : db_(std::move(db)),
-      auth_(std::move(auth)),
-      options_(std::move(options)),
-      routes_(options_.graph_id) {
-  AddServerRoutes();
-  AddGraphRoutes(routes_, db_);
+namespace {
+
+std::shared_ptr<const GraphRegistry> SingleRegistry(std::string id,
+                                                    std::shared_ptr<api::Database> db) {
+  // No query files: nothing to check, so this cannot fail.
+  return *GraphRegistry::Single(std::move(id), std::move(db), {});
 }
+
+}  // namespace
+
+Service::Service(std::shared_ptr<const GraphRegistry> registry, Auth auth, ServiceOptions options)
+    : registry_(std::move(registry)), auth_(std::move(auth)), options_(std::move(options)) {
+  AddServerRoutes();
+  AddGraphRoutes(routes_);
+  AddQueryRoutes(routes_);
+}
+
+Service::Service(std::shared_ptr<api::Database> db, Auth auth, ServiceOptions options)
+    : Service(SingleRegistry(options.graph_id, std::move(db)), std::move(auth), options) {}
 
 void Service::AddServerRoutes() {
   const std::string version = options_.version;
@@ -117,18 +128,44 @@ void Service::AddServerRoutes() {
       .graph_route = false,
       .summary = "This document, generated from the route table",
       .handler = [this](const Call&) { return JsonResponse(routes_.OpenApi(options_.version)); }});
-  const std::string uri = db_->uri();
-  const std::string id = options_.graph_id;
+  const GraphRegistry* registry = registry_.get();
   routes_.Add(Route{.method = "GET",
                     .pattern = "/graphs",
                     .action = "graph_list",
                     .graph_route = false,
-                    .summary = "The graphs this server serves: {graphs:[{graph_id, uri}]}",
-                    .handler = [uri, id](const Call&) {
+                    .summary = "The graphs this server serves, by id (GraphListResponse: "
+                               "{graphs:[{graph_id, uri}]}); a quarantined graph is not listed",
+                    .handler = [registry](const Call&) {
                       api::Json graphs = api::Json::array();
-                      graphs.push_back(api::Json{{"graph_id", id}, {"uri", uri}});
+                      for (const ServedGraph& g : registry->graphs()) {
+                        if (!g.db) continue;
+                        graphs.push_back(api::Json{{"graph_id", g.id}, {"uri", g.uri}});
+                      }
                       return JsonResponse(api::Json{{"graphs", std::move(graphs)}});
                     }});
+}
+
+std::variant<const ServedGraph*, HttpResponse> Service::ResolveGraph(
+    const RouteMatch& match, const HttpRequest& request) const {
+  const ServedGraph* graph = nullptr;
+  if (match.graph_id.empty()) {
+    graph = registry_->Default();
+    if (graph == nullptr) {
+      return ErrorResponse(404, "no route " + request.method + " " + request.path +
+                                    ": this server serves several graphs; address one as "
+                                    "/graphs/{graph_id}" +
+                                    request.path + " (GET /graphs lists them)");
+    }
+  } else {
+    graph = registry_->Find(match.graph_id);
+    if (graph == nullptr) {
+      return ErrorResponse(404, "no graph '" + match.graph_id + "' on this server");
+    }
+  }
+  if (!graph->db) {
+    return ErrorResponse(503, "graph '" + graph->id + "' is quarantined: " + graph->quarantine);
+  }
+  return graph;
 }
 
 std::variant<Service::Admitted, HttpResponse> Service::Check(HttpRequest& request) const {
@@ -143,6 +180,12 @@ std::variant<Service::Admitted, HttpResponse> Service::Check(HttpRequest& reques
     return refused;
   }
   const Route& route = *match.route;
+  const ServedGraph* graph = nullptr;
+  if (route.graph_route) {
+    std::variant<const ServedGraph*, HttpResponse> resolved = ResolveGraph(match, request);
+    if (auto* refused = std::get_if<HttpResponse>(&resolved)) return std::move(*refused);
+    graph = std::get<const ServedGraph*>(resolved);
+  }
   for (const auto& [name, value] : request.query) {
     auto known = [&name](const Param& p) { return p.name == name; };
     if (std::none_of(route.query_params.begin(), route.query_params.end(), known)) {
@@ -153,7 +196,7 @@ std::variant<Service::Admitted, HttpResponse> Service::Check(HttpRequest& reques
                                     " (expected: " + (expected.empty() ? "none" : expected) + ")");
     }
   }
-  Admitted admitted{&route, std::nullopt};
+  Admitted admitted{&route, std::nullopt, graph};
   if (!route.action.empty() && !auth_.unauthenticated()) {
     admitted.actor = auth_.Authenticate(request.Header("authorization"));
     if (!admitted.actor) {
@@ -164,12 +207,15 @@ std::variant<Service::Admitted, HttpResponse> Service::Check(HttpRequest& reques
       refused.headers.emplace_back("WWW-Authenticate", "Bearer");
       return refused;
     }
-    if (!auth_.Allowed(*admitted.actor, route.action)) {
+    if (!route.gate_in_handler && !auth_.Allowed(*admitted.actor, route.action)) {
       return ErrorResponse(403, "actor '" + *admitted.actor + "' may not " + route.action +
                                     " (grant it with --allow-writes or a policy file)");
     }
   }
-  if (route.body != BodyKind::kNone) {
+  const bool no_body =
+      request.Header("content-type").empty() && request.body.empty() &&
+      (request.Header("content-length").empty() || request.Header("content-length") == "0");
+  if (route.body != BodyKind::kNone && !(route.body_optional && no_body)) {
     const std::string media = MediaType(request.Header("content-type"));
     const std::string want =
         route.body == BodyKind::kJson ? "application/json" : "application/x-ndjson";
@@ -207,7 +253,8 @@ HttpResponse Service::Handle(HttpRequest& request) const {
   if (auto* refused = std::get_if<HttpResponse>(&checked)) return std::move(*refused);
   Admitted admitted = std::get<Admitted>(std::move(checked));
   const Route& route = *admitted.route;
-  Call call{request, std::move(admitted.actor), api::Json()};
+  Call call{request, std::move(admitted.actor), api::Json(), admitted.graph, nullptr, &auth_};
+  if (admitted.graph != nullptr) call.db = admitted.graph->db;
   if (route.body != BodyKind::kNone) {
     const uint64_t limit = route.load_body ? options_.load_bytes_max : options_.body_bytes_max;
     if (request.body.size() > limit) {
@@ -218,7 +265,10 @@ HttpResponse Service::Handle(HttpRequest& request) const {
           400, "the request body is not valid UTF-8 (byte offset " + std::to_string(*at) + ")");
     }
   }
-  if (route.body == BodyKind::kJson) {
+  if (route.body == BodyKind::kJson && route.body_optional && request.body.empty() &&
+      request.Header("content-type").empty()) {
+    call.body = api::Json::object();
+  } else if (route.body == BodyKind::kJson) {
     api::Result<api::Json> parsed = api::ParseJson(request.body, "the request body");
     if (!parsed.ok()) return ErrorResponse(400, parsed.status().message());
     if (std::optional<HttpResponse> bad = CheckMembers(route, *parsed)) return std::move(*bad);

@@ -1,0 +1,79 @@
+// Boot sources (server/boot.h).
+#include "server/boot.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include "omnigraph/cluster.h"
+
+#include <filesystem>
+
+namespace omnigraph::server {
+namespace {
+
+std::string ScalarAt(const YAML::Node& node) {
+  return node && node.IsScalar() ? node.as<std::string>() : std::string();
+}
+
+}  // namespace
+
+api::Result<ServerConfig> ReadServerConfig(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) {
+    return api::InvalidArgument("--config: cannot read '" + path + "': no such file");
+  }
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::Exception& e) {
+    return api::InvalidArgument("--config " + path + ": not valid YAML: " + e.what());
+  }
+  ServerConfig out;
+  const YAML::Node server = root.IsMap() ? root["server"] : YAML::Node();
+  out.graph = ScalarAt(server ? server["graph"] : YAML::Node());
+  if (out.graph.empty()) {
+    return api::InvalidArgument(path + ": server.graph is missing: name the entry of graphs: " +
+                                "this server serves (server: {graph: NAME})");
+  }
+  const YAML::Node graphs = root["graphs"];
+  const YAML::Node entry = graphs && graphs.IsMap() ? graphs[out.graph] : YAML::Node();
+  if (!entry || !entry.IsMap()) {
+    return api::InvalidArgument(path + ": server.graph names '" + out.graph +
+                                "', which is not an entry of graphs:");
+  }
+  out.uri = ScalarAt(entry["uri"]);
+  if (out.uri.empty()) {
+    return api::InvalidArgument(path + ": graphs." + out.graph + ".uri is missing");
+  }
+  if (out.uri.starts_with("http://") || out.uri.starts_with("https://")) {
+    return api::InvalidArgument(path + ": graphs." + out.graph + ".uri is a server URL (" +
+                                out.uri + "); server.graph must name a graph's store");
+  }
+  if (out.uri.find("://") == std::string::npos && !fs::path(out.uri).is_absolute()) {
+    out.uri = (fs::path(path).parent_path() / out.uri).lexically_normal().string();
+    if (out.uri.empty()) out.uri = ".";
+  }
+  if (server && server["bind"]) {
+    const std::string bind = ScalarAt(server["bind"]);
+    if (bind.empty()) return api::InvalidArgument(path + ": server.bind must be HOST:PORT");
+    out.bind = bind;
+  }
+  return out;
+}
+
+api::Result<std::vector<GraphSpec>> ClusterGraphSpecs(const std::string& dir_or_uri) {
+  // The applied state only (the ledger and catalog), never the working directory's config.
+  api::Result<cluster::AppliedCluster> applied = cluster::ReadApplied(dir_or_uri);
+  if (!applied.ok()) return applied.status();
+  std::vector<GraphSpec> specs;
+  for (const cluster::AppliedGraph& g : applied->graphs) {
+    GraphSpec spec;
+    spec.id = g.id;
+    spec.root_uri = g.root_uri;
+    for (const cluster::StoredQueryFile& q : g.queries) spec.queries.push_back({q.path, q.source});
+    specs.push_back(std::move(spec));
+  }
+  return specs;
+}
+
+}  // namespace omnigraph::server
