@@ -344,6 +344,84 @@ TEST_P(GapTest, OurOwnRecordDamagedBeforeItsReadBackIsInDoubt) {
   EXPECT_EQ(published.status().object(), ours) << published.status().ToString();
 }
 
+// Once a conditional create of `watched` was refused (the name is taken), the next
+// `failing_reads` reads of it fail transiently; then `damage` runs, before the next read.
+class TakenThenUnreadableStore final : public storage::ForwardingStore {
+ public:
+  using ForwardingStore::ForwardingStore;
+  Result<bool> PutIfAbsent(std::string_view name, std::string_view data) override {
+    Result<bool> created = ForwardingStore::PutIfAbsent(name, data);
+    if (name == watched && created.ok() && !*created) armed = true;
+    return created;
+  }
+  Result<storage::GetResult> Get(std::string_view name,
+                                 std::optional<storage::ByteRange> range) override {
+    if (armed && name == watched) {
+      if (failing_reads > 0) {
+        --failing_reads;
+        ++failed_reads;
+        return Status(Code::kTransient, "the read back timed out", std::string(name));
+      }
+      if (damage) std::exchange(damage, nullptr)();
+    }
+    return ForwardingStore::Get(name, range);
+  }
+  std::string watched;
+  bool armed = false;
+  int failing_reads = 0;
+  int failed_reads = 0;
+  std::function<void()> damage;
+};
+
+// Damage seed 100305: another writer took seq 21 (no create of ours returned Unknown), the read
+// back of it failed transiently once, and damage truncated record 21 before the next read back.
+// A failed read back does not put the publish in doubt — none of our requests can have landed —
+// so the damaged record is Corruption naming it, as without the failed read.
+TEST_P(GapTest, AFailedReadBackDoesNotPutAPublishInDoubt) {
+  PublishTo(*writer_, 20);
+  auto store = std::make_shared<TakenThenUnreadableStore>(rt().store);
+  Result<std::unique_ptr<Stream>> opened =
+      Stream::Open(storage::Runtime::ForTest(store, 11), "main");
+  ASSERT_TRUE(opened.ok());
+  std::unique_ptr<Stream> stale = std::move(*opened);
+  ASSERT_EQ((*stale->ReadHead())->seq, 20u);
+  PublishTo(*writer_, 21);  // Seq 21 is taken behind the stale handle's back.
+  const std::string taken = RecordName("main", 21);
+  store->watched = taken;
+  store->failing_reads = 1;
+  store->damage = [&] { ASSERT_TRUE(rt().store->Put(taken, "{\"format\":1").ok()); };
+  Result<PublishResult> published = PublishOne(*stale);
+  ASSERT_FALSE(published.ok()) << "published seq " << published->seq;
+  EXPECT_EQ(store->failed_reads, 1);
+  EXPECT_EQ(store->damage, nullptr) << "the read back never came after the failed one";
+  EXPECT_EQ(published.status().code(), Code::kCorruption) << published.status().ToString();
+  EXPECT_EQ(published.status().object(), taken) << published.status().ToString();
+}
+
+// A read back that fails on every attempt after "exists", with no Unknown create: the record at
+// the seq is another writer's, so nothing of ours was published — Transient, not in doubt.
+TEST_P(GapTest, AReadBackThatKeepsFailingWithoutAnUnknownCreateIsTransient) {
+  PublishTo(*writer_, 20);
+  auto store = std::make_shared<TakenThenUnreadableStore>(rt().store);
+  Result<std::unique_ptr<Stream>> opened =
+      Stream::Open(storage::Runtime::ForTest(store, 11), "main");
+  ASSERT_TRUE(opened.ok());
+  std::unique_ptr<Stream> stale = std::move(*opened);
+  ASSERT_EQ((*stale->ReadHead())->seq, 20u);
+  PublishTo(*writer_, 21);
+  const std::string taken = RecordName("main", 21);
+  store->watched = taken;
+  store->failing_reads = 1000;
+  Result<PublishResult> published = PublishOne(*stale);
+  ASSERT_FALSE(published.ok()) << "published seq " << published->seq;
+  // Each of the 1 + kRedrivesMax creates is followed by 1 + kRedrivesMax failed read backs.
+  EXPECT_EQ(store->failed_reads, (1 + kRedrivesMax) * (1 + kRedrivesMax));
+  EXPECT_EQ(published.status().code(), Code::kTransient) << published.status().ToString();
+  EXPECT_EQ(published.status().object(), taken) << published.status().ToString();
+  EXPECT_NE(published.status().message().find("was not published"), std::string::npos)
+      << published.status().ToString();
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, GapTest, ::testing::Values(false, true),
                          [](const ::testing::TestParamInfo<bool>& param) {
                            return param.param ? "Local" : "Memory";

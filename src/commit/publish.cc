@@ -44,9 +44,12 @@ Record BuildRecord(const GraphState& base, const RecordContent& content, const C
 Result<bool> Stream::CreateRecord(const Record& record, const std::string& encoded) {
   const std::string name = RecordName(key(), record.seq);
   Status last;
-  // Only an Unknown outcome (or a record we could not read back) can leave the commit in doubt;
-  // if every attempt failed before any effect, nothing was published and the caller may retry.
-  bool in_doubt = false;
+  // Only a create whose answer was lost (Unknown) can have landed our record unseen: it alone puts
+  // the commit in doubt. A transient failure of a create had no effect, and a read back that
+  // failed after "exists" found a record none of our requests created (none was Unknown), so
+  // neither does: every attempt failed before any effect of ours and the caller may retry.
+  bool create_unknown = false;
+  bool readback_failed = false;  // The seq was found taken and the record could not be read.
   // The first attempt plus kRedrivesMax identical re-drives while the outcome stays unknown.
   for (int attempt = 0; attempt <= kRedrivesMax; ++attempt) {
     Result<bool> created = runtime_.store->PutIfAbsent(name, encoded);
@@ -62,7 +65,7 @@ Result<bool> Stream::CreateRecord(const Record& record, const std::string& encod
           // create would publish into it — a fork.
           if (!*back) {
             Status gap = GapStatus(record.seq, "the conditional create found it taken");
-            if (!in_doubt) return gap;
+            if (!create_unknown) return gap;
             // An earlier request of ours had an Unknown outcome: the record that took the seq,
             // deleted since, may have been ours. Still never re-created; the commit id can be
             // looked up later.
@@ -76,7 +79,7 @@ Result<bool> Stream::CreateRecord(const Record& record, const std::string& encod
           return (*back)->commit_id == record.commit_id;
         }
         if (back.status().kind() == Kind::kPermanent) {
-          if (!in_doubt) return back.status();
+          if (!create_unknown) return back.status();
           // The record at our seq is damaged (truncated, replaced): it may have been ours, landed
           // by an earlier request whose outcome was Unknown. Never re-created; in doubt, naming
           // the damaged record.
@@ -88,13 +91,13 @@ Result<bool> Stream::CreateRecord(const Record& record, const std::string& encod
                         name);
         }
         last = back.status();
-        in_doubt = true;
+        readback_failed = true;
       }
       continue;
     }
     const Kind kind = created.status().kind();
     if (kind != Kind::kUnknown && kind != Kind::kTransient) return created.status();
-    in_doubt = in_doubt || kind == Kind::kUnknown;
+    create_unknown = create_unknown || kind == Kind::kUnknown;
     last = created.status();
     if (kind == Kind::kUnknown && TestingHooks().absent_after_unknown_means_no_effect) {
       // Planted bug (test only): an absent read-back is taken as proof of no effect.
@@ -107,10 +110,12 @@ Result<bool> Stream::CreateRecord(const Record& record, const std::string& encod
     // Never conclude "no effect" from an absent read: re-drive the identical create instead.
     runtime_.clock->SleepMicros(kBackoffBaseMicros << std::min(attempt, 6));
   }
-  if (!in_doubt) {
+  if (!create_unknown) {
     return Status(Code::kTransient,
-                  "the store kept failing before any effect; commit '" + record.commit_id +
-                      "' was not published: " + last.message(),
+                  std::string(readback_failed ? "another writer took the seq and its record could "
+                                                "not be read back"
+                                              : "the store kept failing before any effect") +
+                      "; commit '" + record.commit_id + "' was not published: " + last.message(),
                   name);
   }
   return Status(Code::kPublicationInDoubt,

@@ -196,6 +196,8 @@ class Stream {
   // One conditional create of `record`, re-driven on Unknown; true = ours landed. A seq found
   // taken and then empty or unreadable is a gap (Corruption naming it), or PublicationInDoubt
   // when an earlier request of this create had an Unknown outcome (the record may have been ours).
+  // PublicationInDoubt exactly when some create of it returned Unknown: a read back that failed
+  // does not put it in doubt (the record there is not ours), it ends as Transient.
   Result<bool> CreateRecord(const Record& record, const std::string& encoded);
   // After `record` landed: one HEAD of the seq above it. A record there whose parent is not ours
   // was published on a record that damage removed since the gap guard looked, so ours sits in a
