@@ -39,6 +39,17 @@ Record BuildRecord(const GraphState& base, const RecordContent& content, const C
   return r;
 }
 
+// A publish whose seq was found taken after a create of it returned Unknown, and whose read back
+// then found `what`: the record there may have been ours.
+Status TakenInDoubt(const Record& record, const std::string& what, std::string object) {
+  return Status(Code::kPublicationInDoubt,
+                "the outcome of publishing commit '" + record.commit_id +
+                    "' is unknown: its seq was taken (perhaps by this publish's own earlier "
+                    "request) and " +
+                    what,
+                std::move(object));
+}
+
 }  // namespace
 
 Result<bool> Stream::CreateRecord(const Record& record, const std::string& encoded) {
@@ -69,12 +80,7 @@ Result<bool> Stream::CreateRecord(const Record& record, const std::string& encod
             // An earlier request of ours had an Unknown outcome: the record that took the seq,
             // deleted since, may have been ours. Still never re-created; the commit id can be
             // looked up later.
-            return Status(Code::kPublicationInDoubt,
-                          "the outcome of publishing commit '" + record.commit_id +
-                              "' is unknown: its seq was taken (perhaps by this publish's own "
-                              "earlier request) and is now empty. " +
-                              gap.message(),
-                          gap.object());
+            return TakenInDoubt(record, "is now empty. " + gap.message(), gap.object());
           }
           return (*back)->commit_id == record.commit_id;
         }
@@ -83,12 +89,8 @@ Result<bool> Stream::CreateRecord(const Record& record, const std::string& encod
           // The record at our seq is damaged (truncated, replaced): it may have been ours, landed
           // by an earlier request whose outcome was Unknown. Never re-created; in doubt, naming
           // the damaged record.
-          return Status(Code::kPublicationInDoubt,
-                        "the outcome of publishing commit '" + record.commit_id +
-                            "' is unknown: its seq was taken (perhaps by this publish's own "
-                            "earlier request) and the record there cannot be read: " +
-                            back.status().message(),
-                        name);
+          return TakenInDoubt(record, "the record there cannot be read: " + back.status().message(),
+                              name);
         }
         last = back.status();
         readback_failed = true;
