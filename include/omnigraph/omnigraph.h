@@ -29,7 +29,9 @@
 
 namespace omnigraph::api {
 
-class Policy;  // omnigraph/policy.h
+class Policy;           // omnigraph/policy.h
+struct PolicyRequest;   // omnigraph/policy.h
+struct PolicyDecision;  // omnigraph/policy.h
 
 // What a long call (Load, LoadFile, LoadStream, Export, Cleanup, Merge) has done so far, for a
 // front end that shows it (docs/design/api.md "Progress").
@@ -78,6 +80,10 @@ struct DatabaseOptions {
   std::shared_ptr<const Policy> policy;
   // The graph id the policy is asked about: a bundle bound to some graphs refuses others.
   std::string policy_graph;
+  // Called on the calling thread with each request the policy refuses (the actor, action,
+  // branches and graph asked about, and the decision naming the rule), before the refusal is
+  // returned: the server's audit line of a denied request. Keep it quick; it must not throw.
+  std::function<void(const PolicyRequest&, const PolicyDecision&)> on_policy_denied;
 };
 
 // Reads up to `capacity` bytes of a load's input into `buffer` and returns how many it read; 0
@@ -204,6 +210,12 @@ class Database {
   // warm branch handles and execution cache, and keeps them alive: a front end serving many
   // actors opens the graph once and makes one of these per request (cheap: no store call).
   std::unique_ptr<Database> WithActor(std::optional<std::string> actor) const;
+  // Another handle on this open graph (same runtime and caches, no store call) whose policy gate
+  // is `options`' policy, policy_graph and on_policy_denied instead of this handle's (the other
+  // members of `options` are ignored): a server checks its stored queries on an unrestricted
+  // handle and serves requests through a gated one without opening the graph twice. The actor
+  // stays this handle's. Unsupported for a handle from Connect (a server enforces its own).
+  Result<std::unique_ptr<Database>> WithPolicy(const DatabaseOptions& options) const;
   // Store calls this handle has made so far (see StoreCallCounts).
   StoreCallCounts StoreCalls() const;
   // For a handle from Init: what the root held before it, {found: [first names], found_more,
@@ -234,8 +246,13 @@ class Database {
   Result<Json> ListCommits(std::string_view branch = "main", size_t limit = 100);
   // One page of the same history: {commits, next_page_token?}. An empty `page_token` starts at
   // the head of `branch`; a token from a previous page continues there (`branch` is then
-  // ignored). InvalidArgument for a malformed token or a limit outside 1..1000.
-  Result<Json> CommitHistory(std::string_view branch, size_t limit, std::string_view page_token);
+  // ignored). InvalidArgument for a malformed token or a limit outside 1..1000. A non-empty
+  // `actor` keeps only the commits that actor made (its actor_id, or a group commit with a
+  // member of that actor): up to `limit` of them, scanning as much history as it takes, and
+  // next_page_token resumes right after the last commit scanned (the audit filter,
+  // docs/design/policy.md "Audit"; GET /commits?actor=).
+  Result<Json> CommitHistory(std::string_view branch, size_t limit, std::string_view page_token,
+                             std::string_view actor = {});
   // The commit object plus `tables`: [{table_key, inserted, updated, deleted}] for every table
   // the commit touched (from the record's change set: one record read), and
   // `schema_boundary: true` for a schema change; for a group commit `members`: [{actor_id?,

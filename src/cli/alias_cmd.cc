@@ -156,7 +156,7 @@ Status RunProjectAlias(Context& ctx, const std::string& alias, const std::vector
   std::string how = format;
   if (how.empty()) how = Scalar(spec["format"]);
   if (how.empty()) how = Scalar(cli ? cli["output_format"] : YAML::Node(), "table");
-  return PrintQueryRows(out, how);
+  return PrintQueryRows(out, how, ctx.Table());
 }
 
 }  // namespace omnigraph::cli

@@ -94,7 +94,7 @@ void AddVerb(CLI::App* cluster, Context& ctx, const std::shared_ptr<ClusterOptio
   sub->callback([&ctx, o, verb] {
     cluster::Options opts;
     opts.config_dir = o->config;
-    opts.actor = ctx.globals().actor;
+    opts.actor = ctx.Actor();
     if (opts.actor.empty()) {
       if (const char* env = std::getenv("OMNIGRAPH_ACTOR"); env != nullptr) opts.actor = env;
     }

@@ -47,6 +47,18 @@ api::PolicyBinding BindingOf(const std::string& applies_to) {
 }  // namespace
 
 Result<std::shared_ptr<const api::Policy>> Context::LoadPolicy() const {
+  if (!g_.cluster.empty()) {
+    if (!g_.policy.empty()) {
+      return InvalidArgument("give the bundle one way: --policy FILE or --cluster DIR, not both");
+    }
+    OMNIGRAPH_ASSIGN_OR_RETURN(cluster::AppliedGraph graph, ClusterGraph());
+    if (graph.policy_files.empty()) {
+      return Status(Code::kNotFound,
+                    "no policy bundle applies to graph " + graph.id + " in cluster " + g_.cluster);
+    }
+    return api::Policy::Parse(graph.policy_files.front(), "graph " + graph.id + "'s bundle",
+                              api::PolicyBinding{false, {graph.id}});
+  }
   if (g_.policy.empty()) return InvalidArgument("give the policy bundle with --policy FILE");
   OMNIGRAPH_ASSIGN_OR_RETURN(std::string text, ReadFile(g_.policy));
   return api::Policy::Parse(text, g_.policy, BindingOf(g_.applies_to));
@@ -87,6 +99,7 @@ std::string TestsText(const Json& r) {
 
 void AddFileOptions(CLI::App* cmd, Context& ctx) {
   cmd->add_flag("--json", ctx.globals().json, "Print JSON");
+  AddClusterTarget(cmd, ctx);
 }
 
 void AddValidate(CLI::App* policy, Context& ctx) {

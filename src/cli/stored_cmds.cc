@@ -146,7 +146,7 @@ Status RunStoredQuery(Context& ctx, const std::string& name, const std::vector<s
     ctx.Print(out, CommitText(out));
     return Status::Ok();
   }
-  return PrintQueryRows(out, format);
+  return PrintQueryRows(out, ctx.QueryFormat(format), ctx.Table());
 }
 
 void AddQueriesCommands(CLI::App& app, Context& ctx) {

@@ -66,7 +66,7 @@ Json LockObservation(Session& s) {
                {"lock_operation", l.value("operation", "")},
                {"lock_holder", l.value("holder", "")},
                {"lock_pid", l.value("pid", 0)},
-               {"lock_created_at_micros", l.value("created_at_micros", 0)},
+               {"lock_created_at_micros", l.value("created_at_micros", int64_t{0})},
                {"lock_age_seconds",
                 (s.clock->NowMicros() - l.value("created_at_micros", int64_t{0})) / 1000000}};
   } else if (!lock.ok()) {

@@ -492,6 +492,8 @@ TEST(ClusterApply, HeldLockRefusesApplyUntilForceUnlocked) {
   EXPECT_FALSE(fs::exists(fs::path(dir) / "graphs"));
   Json status = Ok(StatusReport(Opts(dir)));
   EXPECT_EQ(status["lock"]["lock_id"], held->lock_id);
+  // The lock's time is a 64-bit count of microseconds (once read back through a 32-bit int).
+  EXPECT_EQ(status["lock"]["lock_created_at_micros"], clock.NowMicros());
   EXPECT_FALSE(ForceUnlock(Opts(dir), "01WRONG").ok());
   Ok(ForceUnlock(Opts(dir), held->lock_id));
   EXPECT_EQ(Ok(Apply(Opts(dir)))["converged"], true);

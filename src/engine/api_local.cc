@@ -4,6 +4,7 @@
 //
 // The engine's headers come before the public one (they sort first): the public header's
 // early-return macros then stand aside for base/status.h's (include/omnigraph/status.h).
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -195,6 +196,14 @@ class Handle {
     return out;
   }
 
+  // Whether `actor` made `r`: its actor, or a member of a group commit.
+  static bool MadeBy(const commit::Record& r, std::string_view actor) {
+    if (r.actor && *r.actor == actor) return true;
+    return std::any_of(r.members.begin(), r.members.end(), [actor](const commit::BatchMember& m) {
+      return m.actor && *m.actor == actor;
+    });
+  }
+
   Result<Json> ListBranches() {
     OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<commit::BranchInfo> all, graph_->ListBranches());
     Json out = Json::array();
@@ -202,7 +211,8 @@ class Handle {
     return out;
   }
 
-  Result<Json> ListCommits(std::string_view branch, size_t limit, std::string_view page_token) {
+  Result<Json> ListCommits(std::string_view branch, size_t limit, std::string_view page_token,
+                           std::string_view actor) {
     commit::HistoryPosition from;
     if (page_token.empty()) {
       OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot head, graph_->SnapshotOfBranch(branch));
@@ -212,11 +222,15 @@ class Handle {
     }
     Json commits = Json::array();
     std::optional<commit::HistoryPosition> next = from;
+    // With an actor, each read asks for no more records than matches are still wanted, so a
+    // page never overshoots `limit` and `next` resumes right after the last record scanned.
     while (commits.size() < limit && next) {
       const size_t page = std::min(limit - commits.size(), commit::kHistoryPageSizeMax);
       OMNIGRAPH_ASSIGN_OR_RETURN(commit::HistoryPage got,
                                  commit::ReadHistory(graph_->runtime(), *next, page));
-      for (const commit::Record& r : got.commits) commits.push_back(CommitJson(r));
+      for (const commit::Record& r : got.commits) {
+        if (actor.empty() || MadeBy(r, actor)) commits.push_back(CommitJson(r));
+      }
       next = got.next;
     }
     Json out = Json{{"commits", commits}};
@@ -635,6 +649,7 @@ std::optional<std::string> ReadBranch(const ReadTarget& target) {
 struct PolicyGate {
   std::shared_ptr<const api::Policy> policy;
   std::optional<std::string> graph;
+  std::function<void(const api::PolicyRequest&, const api::PolicyDecision&)> on_denied;
 };
 
 // A Handle and the actor its writes publish as. Each call passes the policy gate (Gate), then
@@ -651,10 +666,12 @@ class LocalBackend final : public Backend {
   api::Status Gate(std::string_view action, std::optional<std::string> branch,
                    std::optional<std::string> target) const {
     if (!gate_.policy) return api::Status::Ok();
-    const api::PolicyDecision d =
-        gate_.policy->Decide(api::PolicyRequest{actor_, std::string(action), std::move(branch),
-                                                std::move(target), gate_.graph, std::nullopt});
+    const api::PolicyRequest request{
+        actor_,      std::string(action), std::move(branch), std::move(target),
+        gate_.graph, std::nullopt};
+    const api::PolicyDecision d = gate_.policy->Decide(request);
     if (d.allowed) return api::Status::Ok();
+    if (gate_.on_denied) gate_.on_denied(request, d);
     return api::Status(api::Code::kConfiguration, "permission denied: " + d.reason,
                        d.rule.empty() ? "policy" : "policy rule " + d.rule);
   }
@@ -668,6 +685,7 @@ class LocalBackend final : public Backend {
   std::shared_ptr<Backend> WithActor(Actor actor) const override {
     return std::make_shared<LocalBackend>(handle_, std::move(actor), gate_);
   }
+  std::shared_ptr<Backend> WithPolicy(const api::DatabaseOptions& options) const override;
   api::Json InitReport() const override { return ToApi(handle_->init_report()); }
 
   api::Result<api::Json> CreateBranch(std::string_view name, std::string_view from) override {
@@ -706,12 +724,13 @@ class LocalBackend final : public Backend {
     return out;
   }
   api::Result<api::Json> CommitHistory(std::string_view branch, size_t limit,
-                                       std::string_view page_token) override {
+                                       std::string_view page_token,
+                                       std::string_view actor) override {
     if (api::Status denied = Gate(
             "read", page_token.empty() ? std::optional<std::string>(branch) : std::nullopt, {});
         !denied.ok())
       return denied;
-    return ToApi(handle_->ListCommits(branch, limit, page_token));
+    return ToApi(handle_->ListCommits(branch, limit, page_token, actor));
   }
   api::Result<api::Json> ShowCommit(std::string_view commit_id) override {
     if (api::Status denied = Gate("read", std::nullopt, std::nullopt); !denied.ok()) return denied;
@@ -834,9 +853,13 @@ class LocalBackend final : public Backend {
 };
 
 PolicyGate GateOf(const DatabaseOptions& options) {
-  PolicyGate gate{options.policy, std::nullopt};
+  PolicyGate gate{options.policy, std::nullopt, options.on_policy_denied};
   if (!options.policy_graph.empty()) gate.graph = options.policy_graph;
   return gate;
+}
+
+std::shared_ptr<Backend> LocalBackend::WithPolicy(const DatabaseOptions& options) const {
+  return std::make_shared<LocalBackend>(handle_, actor_, GateOf(options));
 }
 
 }  // namespace

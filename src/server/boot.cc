@@ -6,6 +6,8 @@
 #include "omnigraph/cluster.h"
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 namespace omnigraph::server {
 namespace {
@@ -53,6 +55,18 @@ api::Result<ServerConfig> ReadServerConfig(const std::string& path) {
     out.uri = (fs::path(path).parent_path() / out.uri).lexically_normal().string();
     if (out.uri.empty()) out.uri = ".";
   }
+  const YAML::Node policy = root["policy"];
+  if (policy) {
+    const std::string file = ScalarAt(policy.IsMap() ? policy["file"] : YAML::Node());
+    if (file.empty()) {
+      return api::InvalidArgument(path +
+                                  ": policy.file must name a policy bundle (policy: {file: "
+                                  "PATH})");
+    }
+    out.policy_file = fs::path(file).is_absolute()
+                          ? file
+                          : (fs::path(path).parent_path() / file).lexically_normal().string();
+  }
   if (server && server["bind"]) {
     const std::string bind = ScalarAt(server["bind"]);
     if (bind.empty()) return api::InvalidArgument(path + ": server.bind must be HOST:PORT");
@@ -61,19 +75,34 @@ api::Result<ServerConfig> ReadServerConfig(const std::string& path) {
   return out;
 }
 
-api::Result<std::vector<GraphSpec>> ClusterGraphSpecs(const std::string& dir_or_uri) {
+api::Result<ClusterBoot> ClusterGraphSpecs(const std::string& dir_or_uri) {
   // The applied state only (the ledger and catalog), never the working directory's config.
   api::Result<cluster::AppliedCluster> applied = cluster::ReadApplied(dir_or_uri);
   if (!applied.ok()) return applied.status();
-  std::vector<GraphSpec> specs;
+  ClusterBoot out;
   for (const cluster::AppliedGraph& g : applied->graphs) {
     GraphSpec spec;
     spec.id = g.id;
     spec.root_uri = g.root_uri;
     for (const cluster::StoredQueryFile& q : g.queries) spec.queries.push_back({q.path, q.source});
-    specs.push_back(std::move(spec));
+    // The applied state keeps a bundle's text, not its file name: errors name the binding.
+    for (const std::string& source : g.policy_files) {
+      spec.policies.push_back({"the policy bundle bound to graph '" + g.id + "'", source});
+    }
+    out.graphs.push_back(std::move(spec));
   }
-  return specs;
+  for (const std::string& source : applied->cluster_policy_files) {
+    out.cluster_policies.push_back({"the policy bundle bound to cluster", source});
+  }
+  return out;
+}
+
+api::Result<PolicyFile> ReadPolicyFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return api::InvalidArgument("the policy file '" + path + "' cannot be read");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return PolicyFile{path, text.str()};
 }
 
 }  // namespace omnigraph::server

@@ -18,6 +18,16 @@ struct ServerConfig {
   std::string graph;  // server.graph: the name of an entry of graphs:
   std::string uri;    // graphs.<graph>.uri; a relative path resolved against the file's folder
   std::optional<std::string> bind;  // server.bind, HOST:PORT
+  // policy.file: a policy bundle bound to the served graph (docs/design/policy.md); a relative
+  // path resolved against the file's folder.
+  std::optional<std::string> policy_file;
+};
+
+// What a cluster's applied state gives a server: its graphs (each with the bundles bound to it)
+// and the bundles bound to `cluster` (server-scoped: graph_list).
+struct ClusterBoot {
+  std::vector<GraphSpec> graphs;
+  std::vector<PolicyFile> cluster_policies;
 };
 
 // Reads `path` (YAML): server.graph, the uri of the graph it names, server.bind. InvalidArgument
@@ -26,9 +36,13 @@ struct ServerConfig {
 api::Result<ServerConfig> ReadServerConfig(const std::string& path);
 
 // The graphs of the cluster at `dir_or_uri` as its ledger records them applied (never its
-// unapplied config): one GraphSpec per applied graph, with its stored-query files.
-// Read with omnigraph::cluster::ReadApplied (include/omnigraph/cluster.h); its errors (a
-// directory never applied, a damaged ledger) refuse the boot.
-api::Result<std::vector<GraphSpec>> ClusterGraphSpecs(const std::string& dir_or_uri);
+// unapplied config): one GraphSpec per applied graph, with its stored-query files and policy
+// bundles, and the cluster-bound bundles. Read with omnigraph::cluster::ReadApplied
+// (include/omnigraph/cluster.h); its errors (a directory never applied, a damaged ledger)
+// refuse the boot.
+api::Result<ClusterBoot> ClusterGraphSpecs(const std::string& dir_or_uri);
+
+// Reads a policy file for --policy / policy.file. InvalidArgument naming it when unreadable.
+api::Result<PolicyFile> ReadPolicyFile(const std::string& path);
 
 }  // namespace omnigraph::server

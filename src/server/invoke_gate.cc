@@ -4,11 +4,25 @@
 namespace omnigraph::server {
 
 InvokeDecision InvokeQueryGate(const Auth& auth, const std::optional<std::string>& actor,
-                               const ServedGraph&, const StoredQuery& query) {
-  if (auth.unauthenticated() || !actor) return InvokeDecision::kAllow;
-  // [33] replaces this with the policy's `invoke_query` decision for (actor, graph, query).
-  if (!auth.Allowed(*actor, "read")) return InvokeDecision::kDenyAsUnknown;
-  if (query.mutation && !auth.Allowed(*actor, "change")) return InvokeDecision::kForbidden;
+                               const ServedGraph& graph, const StoredQuery& query) {
+  if (auth.unauthenticated()) return InvokeDecision::kAllow;
+  api::PolicyRequest request{actor,        "invoke_query", std::nullopt,
+                             std::nullopt, graph.id,       query.name};
+  if (graph.policy) {
+    const api::PolicyDecision d = graph.policy->Decide(request);
+    if (d.allowed) return InvokeDecision::kAllow;
+    LogDenied(request, d);
+    return InvokeDecision::kDenyAsUnknown;
+  }
+  if (!actor || !auth.Allowed(*actor, "invoke_query")) {
+    LogDenied(request, api::PolicyDecision{false, "", "default deny: no grant of 'invoke_query'"});
+    return InvokeDecision::kDenyAsUnknown;
+  }
+  if (query.mutation && !auth.Allowed(*actor, "change")) {
+    request.action = "change";
+    LogDenied(request, api::PolicyDecision{false, "", "default deny: no grant of 'change'"});
+    return InvokeDecision::kForbidden;
+  }
   return InvokeDecision::kAllow;
 }
 

@@ -1,8 +1,11 @@
-// The `invoke_query` gate of stored-query invocation (docs/design/stored-queries.md "Gate"): the
-// one call site the policy layer ([33]) replaces. Today it allows what the server's auth allows
-// for reads, and a stored mutation also needs `change`. A caller the gate refuses outright is
-// answered exactly as an unknown query name is (404, same body), so the catalog cannot be probed;
-// a caller it lets reach the query but not write gets 403. Pure; thread-safe.
+// The `invoke_query` gate of stored-query invocation (docs/design/stored-queries.md "Gate",
+// docs/design/policy.md "Server"). A graph with a policy bundle: the bundle's `invoke_query`
+// decision for (actor, graph, query name) — a rule's `queries:` scope applies — and a stored
+// mutation's `change` is then the engine gate's (403 from the handler's call). Without one
+// (DefaultDeny): the `invoke_query` grant, and a stored mutation also needs `change`. A caller
+// the gate refuses outright is answered exactly as an unknown query name is (404, same body), so
+// the catalog cannot be probed; a caller it lets reach the query but not write gets 403. Each
+// refusal is logged (LogDenied). Thread-safe.
 #pragma once
 
 #include <optional>

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "omnigraph/omnigraph.h"
+#include "omnigraph/policy.h"
 #include "server/auth.h"
 #include "server/boot.h"
 #include "server/listener.h"
@@ -46,7 +47,8 @@ constexpr std::string_view kUsage =
     "Tokens: OMNIGRAPH_SERVER_BEARER_TOKEN (actor 'default'), or a JSON map actor -> token in\n"
     "OMNIGRAPH_SERVER_BEARER_TOKENS_JSON or the file OMNIGRAPH_SERVER_BEARER_TOKENS_FILE.\n"
     "OMNIGRAPH_UNAUTHENTICATED=1 is --unauthenticated; OMNIGRAPH_REQUIRE_ALL_GRAPHS=1 is\n"
-    "--require-all-graphs.\n";
+    "--require-all-graphs. --policy FILE: a policy bundle (YAML) bound to the one graph, or a\n"
+    "JSON grants file {\"grants\": {\"actor\": [\"change\", ...]}}; a cluster binds its own.\n";
 // A worker runs one request's handler at a time (connections wait on the event loop, not on a
 // worker); the pool is larger than the machine's cores because handlers mostly wait on the store.
 constexpr size_t kWorkersPerCore = 4;
@@ -232,7 +234,20 @@ api::Result<Flags> ParseFlags(int argc, char** argv) {
   if (!flags.allow_writes.empty() && !flags.policy.empty()) {
     return api::InvalidArgument("give --allow-writes or --policy, not both");
   }
+  if (!flags.cluster.empty() && !flags.policy.empty()) {
+    return api::InvalidArgument(
+        "--policy is for a single-graph boot: a cluster binds its policy bundles in "
+        "cluster.yaml (applies_to)");
+  }
   return flags;
+}
+
+// The legacy grants file of --policy ({"grants": {...}}, JSON); anything else is a bundle.
+bool IsGrantsFile(const std::string& text) {
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos || text[first] != '{') return false;
+  api::Result<api::Json> json = api::ParseJson(text, "the policy file");
+  return json.ok() && json->is_object() && json->contains("grants");
 }
 
 api::Result<Auth> MakeAuth(const Flags& flags) {
@@ -241,15 +256,19 @@ api::Result<Auth> MakeAuth(const Flags& flags) {
   if (auth.token_count() == 0) {
     return api::Status(
         api::Code::kConfiguration,
-        "no bearer tokens: set OMNIGRAPH_SERVER_BEARER_TOKEN, "
-        "OMNIGRAPH_SERVER_BEARER_TOKENS_JSON or OMNIGRAPH_SERVER_BEARER_TOKENS_FILE, "
-        "or pass --unauthenticated to serve without auth");
+        std::string(flags.policy.empty() ? "" : "a policy needs actors, and ") +
+            "no bearer tokens: set OMNIGRAPH_SERVER_BEARER_TOKEN, "
+            "OMNIGRAPH_SERVER_BEARER_TOKENS_JSON or OMNIGRAPH_SERVER_BEARER_TOKENS_FILE, "
+            "or pass --unauthenticated to serve without auth");
   }
   std::vector<std::string> every_action(kActions.begin(), kActions.end());
   for (const std::string& actor : flags.allow_writes) {
     OMNIGRAPH_RETURN_IF_ERROR(auth.Grant(actor, every_action));
   }
-  if (!flags.policy.empty()) OMNIGRAPH_RETURN_IF_ERROR(auth.LoadPolicy(flags.policy));
+  if (!flags.policy.empty()) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(PolicyFile file, ReadPolicyFile(flags.policy));
+    if (IsGrantsFile(file.source)) OMNIGRAPH_RETURN_IF_ERROR(auth.LoadPolicy(flags.policy));
+  }
   return auth;
 }
 
@@ -283,22 +302,65 @@ int Fail(const api::Status& status) {
 }
 
 // The graphs to serve, from the boot source; `flags` takes server.bind and the graph id from
-// --config when they are not given.
-api::Result<std::vector<GraphSpec>> BootSpecs(Flags& flags) {
+// --config when they are not given. A single graph's bundle is --policy's (unless a grants file)
+// or the config's policy.file.
+api::Result<ClusterBoot> BootSpecs(Flags& flags) {
   if (!flags.cluster.empty()) return ClusterGraphSpecs(flags.cluster);
   std::string uri = flags.uri;
+  std::optional<std::string> policy_file;
+  if (!flags.policy.empty()) policy_file = flags.policy;
   if (!flags.config.empty()) {
     OMNIGRAPH_ASSIGN_OR_RETURN(ServerConfig config, ReadServerConfig(flags.config));
     uri = config.uri;
     if (config.bind && !flags.bind_given) OMNIGRAPH_RETURN_IF_ERROR(ParseBind(*config.bind, flags));
     if (!flags.graph_id_given) flags.service.graph_id = config.graph;
+    if (!policy_file) policy_file = config.policy_file;
   }
-  GraphSpec spec{flags.service.graph_id, uri, {}};
+  GraphSpec spec{flags.service.graph_id, uri, {}, {}};
   for (const std::string& path : flags.queries) {
     OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<StoredQueryFile> files, ReadQueryFiles(path));
     spec.queries.insert(spec.queries.end(), files.begin(), files.end());
   }
-  return std::vector<GraphSpec>{std::move(spec)};
+  if (policy_file) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(PolicyFile file, ReadPolicyFile(*policy_file));
+    if (!IsGrantsFile(file.source)) spec.policies.push_back(std::move(file));
+  }
+  if (!spec.policies.empty() && flags.unauthenticated) {
+    return api::Status(api::Code::kConfiguration,
+                       "a policy bundle (" + spec.policies.front().name +
+                           ") needs bearer tokens: its rules name actors, and --unauthenticated "
+                           "requests have none");
+  }
+  return ClusterBoot{{std::move(spec)}, {}};
+}
+
+// The cluster-bound bundle (at most one) onto `auth`; with --unauthenticated the bundles of a
+// cluster are parsed (a bad one refuses the boot) but not enforced.
+api::Status InstallClusterPolicy(const ClusterBoot& boot, bool unauthenticated, Auth& auth) {
+  if (boot.cluster_policies.size() > 1) {
+    return api::InvalidArgument(std::to_string(boot.cluster_policies.size()) +
+                                " policy bundles are bound to cluster; bind one (merge their "
+                                "groups and rules into one file)");
+  }
+  size_t bundles = boot.cluster_policies.size();
+  for (const GraphSpec& g : boot.graphs) bundles += g.policies.size();
+  if (unauthenticated && bundles > 0) {
+    std::cerr << "omnigraph-server: --unauthenticated: the cluster's " << bundles
+              << " policy bundle(s) are checked but not enforced (requests have no actor)\n";
+  }
+  if (boot.cluster_policies.empty()) return api::Status::Ok();
+  const PolicyFile& file = boot.cluster_policies.front();
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const api::Policy> policy,
+                             api::Policy::Parse(file.source, file.name, {true, {}}));
+  auth.SetClusterPolicy(std::move(policy));
+  return api::Status::Ok();
+}
+
+RuntimeState StateOf(const Auth& auth, const GraphRegistry& registry) {
+  if (auth.unauthenticated()) return RuntimeState::kOpen;
+  bool policy = auth.cluster_policy() != nullptr;
+  for (const ServedGraph& g : registry.graphs()) policy = policy || g.policy != nullptr;
+  return policy ? RuntimeState::kPolicyEnabled : RuntimeState::kDefaultDeny;
 }
 
 // "graph 'id' at URI" or "3 graphs (a, b, c; 1 quarantined)".
@@ -317,15 +379,21 @@ std::string Serving(const GraphRegistry& registry) {
 }
 
 int Serve(Flags flags, Auth auth) {
-  api::Result<std::vector<GraphSpec>> specs = BootSpecs(flags);
-  if (!specs.ok()) return Fail(specs.status());
+  api::Result<ClusterBoot> boot = BootSpecs(flags);
+  if (!boot.ok()) return Fail(boot.status());
+  if (api::Status s = InstallClusterPolicy(*boot, flags.unauthenticated, auth); !s.ok()) {
+    return Fail(s);
+  }
   RegistryOptions registry_options;
   registry_options.multi = !flags.cluster.empty();
   registry_options.require_all = flags.require_all;
   registry_options.database.threads = Cores();
+  registry_options.database.on_policy_denied = LogDenied;
+  registry_options.enforce_policies = !flags.unauthenticated;
   api::Result<std::shared_ptr<const GraphRegistry>> registry =
-      GraphRegistry::Open(*specs, registry_options);
+      GraphRegistry::Open(boot->graphs, registry_options);
   if (!registry.ok()) return Fail(registry.status());
+  const RuntimeState state = StateOf(auth, **registry);
   ServiceOptions service_options = flags.service;
   service_options.version = OMNIGRAPH_VERSION;
   Service service(*registry, std::move(auth), service_options);
@@ -343,7 +411,8 @@ int Serve(Flags flags, Auth auth) {
   std::signal(SIGPIPE, SIG_IGN);
   std::cout << "omnigraph-server: listening on http://" << flags.host << ":" << *port << " ("
             << Serving(**registry) << ", " << listener_options.workers << " workers"
-            << (flags.unauthenticated ? ", unauthenticated" : "") << ")" << std::endl;
+            << (flags.unauthenticated ? ", unauthenticated" : "") << ", " << RuntimeStateName(state)
+            << ")" << std::endl;
   // A signal before listening starts finds no server to stop; it stops here instead.
   const bool clean = g_stop.load() || listener.Run();
   g_listener.store(nullptr);

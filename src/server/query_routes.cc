@@ -134,7 +134,12 @@ HttpResponse Run(const Call& call, const StoredQuery& query, const std::string& 
     api::ReadTarget target;
     target.branch = branch.empty() ? "main" : branch;
     if (!snapshot.empty()) target.snapshot = snapshot;
-    api::Result<Json> out = call.db->Query(query.source, query.name, params, target);
+    // invoke_query alone allows a stored read (the reference: stored reads are not also gated
+    // by `read`), so with a bundle it runs on the graph's ungated handle, as the caller.
+    api::Result<Json> out = call.graph->policy
+                                ? call.graph->ungated->WithActor(call.actor)
+                                      ->Query(query.source, query.name, params, target)
+                                : call.db->Query(query.source, query.name, params, target);
     if (!out.ok()) return ErrorResponse(out.status());
     return WithCommit(JsonResponse(*out), *out, "graph_commit_id");
   }
@@ -143,8 +148,7 @@ HttpResponse Run(const Call& call, const StoredQuery& query, const std::string& 
   if (!if_commit.empty()) target.if_commit = if_commit;
   const std::string key = call.request.Header("Idempotency-Key");
   if (!key.empty()) target.idempotency_key = key;
-  api::Result<Json> out =
-      call.db->WithActor(call.actor)->Mutate(query.source, query.name, params, target);
+  api::Result<Json> out = call.db->Mutate(query.source, query.name, params, target);
   if (!out.ok()) return ErrorResponse(out.status());
   return JsonResponse(*out);
 }
@@ -200,6 +204,17 @@ HttpResponse InvokeRoute(const Call& call, bool if_commit) {
 }
 
 HttpResponse CatalogRoute(const Call& call) {
+  // The catalog is the server's, not the engine's: a bundle decides `read` here (no branch:
+  // only an unscoped or `any` allow covers it, docs/design/policy.md "Unnamed branches").
+  if (call.graph->policy) {
+    const api::PolicyRequest request{call.actor,   "read",         std::nullopt,
+                                     std::nullopt, call.graph->id, std::nullopt};
+    const api::PolicyDecision d = call.graph->policy->Decide(request);
+    if (!d.allowed) {
+      LogDenied(request, d);
+      return ErrorResponse(403, "permission denied: " + d.reason);
+    }
+  }
   Json queries = Json::array();
   for (const auto& [name, query] : call.graph->queries) queries.push_back(query.CatalogEntry());
   return JsonResponse(Json{{"queries", std::move(queries)}});

@@ -130,6 +130,37 @@ api::Result<std::vector<StoredQueryFile>> ReadQueryFiles(const std::string& path
   return out;
 }
 
+namespace {
+
+// Parses the bundle bound to `spec` and, when enforced, replaces `graph.db` with a handle gated
+// by it (the stored queries were checked on the ungated one). A bundle that does not parse, or a
+// second bundle bound to one graph, refuses the boot.
+api::Status InstallPolicy(const GraphSpec& spec, const RegistryOptions& options,
+                          ServedGraph& graph) {
+  if (spec.policies.empty()) return api::Status::Ok();
+  if (spec.policies.size() > 1) {
+    return api::InvalidArgument("graph '" + spec.id + "' has " +
+                                std::to_string(spec.policies.size()) +
+                                " policy bundles bound to it; bind one bundle per graph "
+                                "(merge their groups and rules into one file)");
+  }
+  const PolicyFile& file = spec.policies.front();
+  OMNIGRAPH_ASSIGN_OR_RETURN(
+      std::shared_ptr<const api::Policy> policy,
+      api::Policy::Parse(file.source, file.name, api::PolicyBinding{false, {spec.id}}));
+  if (!options.enforce_policies) return api::Status::Ok();
+  api::DatabaseOptions gated = options.database;
+  gated.policy = policy;
+  gated.policy_graph = spec.id;
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::unique_ptr<api::Database> db, graph.db->WithPolicy(gated));
+  graph.ungated = graph.db;
+  graph.db = std::move(db);
+  graph.policy = std::move(policy);
+  return api::Status::Ok();
+}
+
+}  // namespace
+
 api::Result<std::shared_ptr<const GraphRegistry>> GraphRegistry::Open(
     const std::vector<GraphSpec>& specs, const RegistryOptions& options) {
   OMNIGRAPH_RETURN_IF_ERROR(CheckSpecIds(specs));
@@ -152,6 +183,7 @@ api::Result<std::shared_ptr<const GraphRegistry>> GraphRegistry::Open(
       graph.quarantine = why;
     } else {
       graph.db = std::shared_ptr<api::Database>(std::move(*db));
+      graph.ungated = graph.db;
       api::Result<std::map<std::string, StoredQuery, std::less<>>> queries =
           CheckStoredQueries(*graph.db, spec.queries);
       if (!queries.ok()) {
@@ -159,6 +191,7 @@ api::Result<std::shared_ptr<const GraphRegistry>> GraphRegistry::Open(
                            "graph '" + spec.id + "': " + queries.status().message());
       }
       graph.queries = std::move(*queries);
+      OMNIGRAPH_RETURN_IF_ERROR(InstallPolicy(spec, options, graph));
       ++served;
     }
     registry->graphs_.push_back(std::move(graph));
@@ -176,6 +209,7 @@ api::Result<std::shared_ptr<const GraphRegistry>> GraphRegistry::Single(
   graph.id = std::move(id);
   graph.uri = db->uri();
   graph.db = std::move(db);
+  graph.ungated = graph.db;
   OMNIGRAPH_ASSIGN_OR_RETURN(graph.queries, CheckStoredQueries(*graph.db, files));
   registry->graphs_.push_back(std::move(graph));
   return std::shared_ptr<const GraphRegistry>(std::move(registry));

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "omnigraph/omnigraph.h"
+#include "omnigraph/policy.h"
 
 namespace omnigraph::server {
 
@@ -28,11 +29,19 @@ struct StoredQueryFile {
   std::string source;
 };
 
+// A policy bundle's YAML (docs/design/policy.md) and the name its errors give it.
+struct PolicyFile {
+  std::string name;
+  std::string source;
+};
+
 // One graph to serve: what a cluster's applied state names for it.
 struct GraphSpec {
   std::string id;
   std::string root_uri;
   std::vector<StoredQueryFile> queries;
+  // The bundles bound to this graph (cluster.yaml's applies_to, or --policy): at most one.
+  std::vector<PolicyFile> policies;
 };
 
 // One `query <name>` of a graph's query files, checked against its schema.
@@ -59,6 +68,13 @@ struct ServedGraph {
   std::shared_ptr<api::Database> db;  // null when quarantined
   std::string quarantine;             // why it is not served; empty when it is
   std::map<std::string, StoredQuery, std::less<>> queries;
+  // The bundle bound to this graph, installed on `db` (every call is gated for the request's
+  // actor); null when none is: the server's default-deny grants apply (server/auth.h).
+  std::shared_ptr<const api::Policy> policy;
+  // The same open graph without the bundle's gate (== db without a bundle): for what the server
+  // decides itself — a stored read, allowed by invoke_query alone (the reference), and an
+  // export's pinned read, decided as `export` on the branch (docs/design/policy.md "Server").
+  std::shared_ptr<api::Database> ungated;
 
   const StoredQuery* FindQuery(std::string_view name) const;
 };
@@ -70,6 +86,9 @@ struct RegistryOptions {
   // graph, served at the plain paths too.
   bool multi = false;
   api::DatabaseOptions database;
+  // Install each graph's bundle (false: --unauthenticated, whose requests have no actor for a
+  // policy to decide; the bundles are still parsed, so a bad one refuses the boot).
+  bool enforce_policies = true;
 };
 
 class GraphRegistry {

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -14,7 +15,9 @@
 #include <vector>
 
 #include "omnigraph/omnigraph.h"
+#include "omnigraph/policy.h"
 #include "server/auth.h"
+#include "server/in_process_test_util.h"
 #include "server/listener.h"
 #include "server/registry.h"
 #include "server/service.h"
@@ -57,34 +60,23 @@ Json Parse(const std::string& body) {
   return parsed.ok() ? *parsed : Json();
 }
 
-// A Service and Listener over `registry`, on a free loopback port, until destroyed.
-class InProcessServer {
- public:
-  InProcessServer(std::shared_ptr<const GraphRegistry> registry, Auth auth)
-      : service_(std::move(registry), std::move(auth), ServiceOptions{}),
-        listener_(service_, ListenerOptions{}) {
-    api::Result<int> port = listener_.Bind("127.0.0.1", 0);
-    EXPECT_TRUE(port.ok());
-    port_ = port.ok() ? *port : 0;
-    thread_ = std::thread([this] { listener_.Run(); });
-  }
-  ~InProcessServer() {
-    listener_.Stop();
-    thread_.join();
-  }
-  httplib::Client Client(const char* token = nullptr) const {
-    httplib::Client c("127.0.0.1", port_);
-    c.set_read_timeout(60, 0);
-    if (token != nullptr) c.set_bearer_token_auth(token);
-    return c;
-  }
-
- private:
-  Service service_;
-  Listener listener_;
-  int port_ = 0;
-  std::thread thread_;
-};
+// Tokens for `admin` (every grant) and `reader`, and a cluster-bound bundle that lets admin
+// list graphs (GET /graphs is denied without one, docs/design/policy.md).
+Auth ListingAuth() {
+  ::setenv("OMNIGRAPH_SERVER_BEARER_TOKENS_JSON",
+           R"({"admin":"admin-token","reader":"reader-token"})", 1);
+  api::Result<Auth> auth = Auth::FromEnvironment();
+  ::unsetenv("OMNIGRAPH_SERVER_BEARER_TOKENS_JSON");
+  EXPECT_TRUE(auth.ok());
+  EXPECT_TRUE(auth->Grant("admin", kActions).ok());
+  auto policy = api::Policy::Parse(
+      "version: 1\nrules:\n  - id: admin-lists\n    allow:\n      actors: { id: admin }\n"
+      "      actions: [graph_list]\n",
+      "cluster.policy.yaml", {true, {}});
+  EXPECT_TRUE(policy.ok()) << policy.status().ToString();
+  auth->SetClusterPolicy(*policy);
+  return std::move(*auth);
+}
 
 std::shared_ptr<const GraphRegistry> Registry(const std::vector<GraphSpec>& specs,
                                               bool require_all = false) {
@@ -111,8 +103,9 @@ std::string Names(httplib::Client& c, const std::string& graph) {
 TEST(ServerGraphsTest, TwoGraphsRouteByIdAndListSorted) {
   const std::string a = MakeGraph("a", R"({"type":"Person","data":{"name":"Ada","age":36}})");
   const std::string b = MakeGraph("b", R"({"type":"Person","data":{"name":"Bob","age":20}})");
-  InProcessServer server(Registry({{"zeta", a, {}}, {"alpha", b, {}}}), Auth::Unauthenticated());
-  httplib::Client c = server.Client();
+  InProcessServer server(Registry({{"zeta", a, {}}, {"alpha", b, {}}}), ListingAuth());
+  httplib::Client c = server.Client("admin-token");
+  EXPECT_EQ(server.Client("reader-token").Get("/graphs")->status, 403);
   EXPECT_EQ(Names(c, "zeta"), "Ada;");
   EXPECT_EQ(Names(c, "alpha"), "Bob;");
   auto graphs = c.Get("/graphs");
@@ -144,9 +137,8 @@ TEST(ServerGraphsTest, TwoGraphsRouteByIdAndListSorted) {
 TEST(ServerGraphsTest, AGraphThatFailsToOpenIsQuarantinedAndTheOthersServe) {
   const std::string good = MakeGraph("good", R"({"type":"Person","data":{"name":"Ada"}})");
   const std::string missing = TempRoot("missing");
-  InProcessServer server(Registry({{"good", good, {}}, {"bad", missing, {}}}),
-                         Auth::Unauthenticated());
-  httplib::Client c = server.Client();
+  InProcessServer server(Registry({{"good", good, {}}, {"bad", missing, {}}}), ListingAuth());
+  httplib::Client c = server.Client("admin-token");
   EXPECT_EQ(Names(c, "good"), "Ada;");
   for (const char* path : {"/graphs/bad/branches", "/graphs/bad/snapshot"}) {
     auto r = c.Get(path);

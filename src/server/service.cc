@@ -168,7 +168,8 @@ std::variant<const ServedGraph*, HttpResponse> Service::ResolveGraph(
   return graph;
 }
 
-std::variant<Service::Admitted, HttpResponse> Service::Check(HttpRequest& request) const {
+std::variant<Service::Admitted, HttpResponse> Service::Check(HttpRequest& request,
+                                                             bool log_denials) const {
   RouteMatch match = routes_.Match(request);
   if (match.route == nullptr) {
     HttpResponse refused = ErrorResponse(match.status, match.message);
@@ -207,9 +208,10 @@ std::variant<Service::Admitted, HttpResponse> Service::Check(HttpRequest& reques
       refused.headers.emplace_back("WWW-Authenticate", "Bearer");
       return refused;
     }
-    if (!route.gate_in_handler && !auth_.Allowed(*admitted.actor, route.action)) {
-      return ErrorResponse(403, "actor '" + *admitted.actor + "' may not " + route.action +
-                                    " (grant it with --allow-writes or a policy file)");
+  }
+  if (!route.action.empty()) {
+    if (std::optional<HttpResponse> refused = Authorize(route, admitted, log_denials)) {
+      return std::move(*refused);
     }
   }
   const bool no_body =
@@ -227,8 +229,42 @@ std::variant<Service::Admitted, HttpResponse> Service::Check(HttpRequest& reques
   return admitted;
 }
 
+std::optional<HttpResponse> Service::Authorize(const Route& route, const Admitted& admitted,
+                                               bool log_denials) const {
+  if (route.action == "graph_list") {
+    const api::PolicyDecision d = auth_.DecideGraphList(admitted.actor);
+    if (d.allowed) return std::nullopt;
+    if (log_denials) {
+      LogDenied(api::PolicyRequest{admitted.actor, "graph_list", std::nullopt, std::nullopt,
+                                   std::nullopt, std::nullopt},
+                d);
+    }
+    return ErrorResponse(403, "permission denied: " + d.reason);
+  }
+  // A graph with a bundle: the engine's gate decides each call for the request's actor (the
+  // handler's handle is WithActor(actor)); stored-query invocation gates in its handler.
+  if (route.gate_in_handler || (admitted.graph != nullptr && admitted.graph->policy)) {
+    return std::nullopt;
+  }
+  if (auth_.unauthenticated() || auth_.Allowed(*admitted.actor, route.action)) return std::nullopt;
+  const api::PolicyDecision d{false, "",
+                              "default deny: no policy bundle governs this graph and actor '" +
+                                  *admitted.actor + "' has no grant of '" + route.action + "'"};
+  if (log_denials) {
+    LogDenied(api::PolicyRequest{admitted.actor, route.action, std::nullopt, std::nullopt,
+                                 admitted.graph ? std::optional<std::string>(admitted.graph->id)
+                                                : std::nullopt,
+                                 std::nullopt},
+              d);
+  }
+  return ErrorResponse(403, "actor '" + *admitted.actor + "' may not " + route.action +
+                                " (grant it with --allow-writes or a grants file, or bind a "
+                                "policy bundle)");
+}
+
 Admission Service::Admit(HttpRequest& request) const {
-  std::variant<Admitted, HttpResponse> checked = Check(request);
+  // A request refused here is never handled: its denial is logged here, once.
+  std::variant<Admitted, HttpResponse> checked = Check(request, true);
   if (auto* refused = std::get_if<HttpResponse>(&checked)) return {std::move(*refused)};
   const Route& route = *std::get<Admitted>(checked).route;
   Admission admission;
@@ -249,12 +285,16 @@ Admission Service::Admit(HttpRequest& request) const {
 }
 
 HttpResponse Service::Handle(HttpRequest& request) const {
-  std::variant<Admitted, HttpResponse> checked = Check(request);
+  std::variant<Admitted, HttpResponse> checked = Check(request, false);
   if (auto* refused = std::get_if<HttpResponse>(&checked)) return std::move(*refused);
   Admitted admitted = std::get<Admitted>(std::move(checked));
   const Route& route = *admitted.route;
   Call call{request, std::move(admitted.actor), api::Json(), admitted.graph, nullptr, &auth_};
-  if (admitted.graph != nullptr) call.db = admitted.graph->db;
+  if (admitted.graph != nullptr) {
+    // Every call of every route, reads included, runs as the token's actor (never a header's).
+    call.db = call.actor ? std::shared_ptr<api::Database>(admitted.graph->db->WithActor(call.actor))
+                         : admitted.graph->db;
+  }
   if (route.body != BodyKind::kNone) {
     const uint64_t limit = route.load_body ? options_.load_bytes_max : options_.body_bytes_max;
     if (request.body.size() > limit) {

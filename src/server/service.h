@@ -77,8 +77,14 @@ class Service {
   // or 503 (quarantined) to answer.
   std::variant<const ServedGraph*, HttpResponse> ResolveGraph(const RouteMatch& match,
                                                               const HttpRequest& request) const;
-  // Route, auth and media type; the response when refused.
-  std::variant<Admitted, HttpResponse> Check(HttpRequest& request) const;
+  // Route, auth and media type; the response when refused (a denial logged when `log_denials`:
+  // Admit runs first and a request it refuses is never handled).
+  std::variant<Admitted, HttpResponse> Check(HttpRequest& request, bool log_denials) const;
+  // The route's action for the authenticated caller: GET /graphs by the cluster-bound bundle, a
+  // graph with a bundle left to the engine's gate, any other by the grants (DefaultDeny). The
+  // 403 to answer (the denial logged) or nothing.
+  std::optional<HttpResponse> Authorize(const Route& route, const Admitted& admitted,
+                                        bool log_denials) const;
   void AddServerRoutes();
 
   std::shared_ptr<const GraphRegistry> registry_;

@@ -24,6 +24,7 @@ case $NAME in
   policy) echo "SKIP: policy checks bundle files and enforces them on a store; a server enforces its own"; exit 77 ;;
   remote) echo "SKIP: remote is itself a direct/served comparison, plus failures only a server has"; exit 77 ;;
   stored) echo "SKIP: stored already runs each stored query through a server and compares it with the same query run directly"; exit 77 ;;
+  operator) echo "SKIP: operator already runs its commands both direct and through a server it starts (scopes, tokens, aliases)"; exit 77 ;;
 esac
 WORK=$(mktemp -d)
 trap '[ -n "${OG_DIFF_KEEP:-}" ] && cp -r "$WORK" "$OG_DIFF_KEEP"; python3 "$HERE/differential.py" stop "$WORK/remote/state"; python3 "$HERE/differential.py" stop "$WORK/refused"; rm -rf "$WORK"' EXIT

@@ -21,18 +21,10 @@ unset OMNIGRAPH_BEARER_TOKEN
 mkdir -p "$DIR/bin"
 ln -s "$BIN" "$DIR/bin/omnigraph"
 
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
 serve() {  # GRAPH ID QUERIES
-  OMNIGRAPH_UNAUTHENTICATED=1 "$SERVER" "$1" --bind 127.0.0.1:0 --graph-id "$2" --queries "$3" \
-    >"$DIR/server.out" 2>"$DIR/server.err" &
-  SPID=$!
-  for _ in $(seq 1 300); do
-    grep -q 'listening on http://' "$DIR/server.out" && break
-    kill -0 "$SPID" 2>/dev/null || fail "the server did not start: $(cat "$DIR/server.err")"
-    sleep 0.1
-  done
-  URL=$(sed -n 's/.*listening on \(http:\/\/127\.0\.0\.1:[0-9]*\).*/\1/p' "$DIR/server.out")
-  PORT=${URL##*:}
-  [ -n "$URL" ] || fail "no listening line: $(cat "$DIR/server.out")"
+  OMNIGRAPH_UNAUTHENTICATED=1 launch_server "$SERVER" "$1" --graph-id "$2" --queries "$3"
 }
 
 # The file of the cookbook's queries/ that declares query NAME.
