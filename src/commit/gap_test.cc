@@ -422,6 +422,67 @@ TEST_P(GapTest, AReadBackThatKeepsFailingWithoutAnUnknownCreateIsTransient) {
       << published.status().ToString();
 }
 
+// The first conditional create of `watched` fails with `first` (no effect) and `damage` runs
+// before anything else; every later create of it is counted and answered Unknown without reaching
+// the store — a request the store holds and may apply at any later moment (the simulator's
+// deferred write), so each one sent could land in whatever the name is by then.
+class FailThenDamageStore final : public storage::ForwardingStore {
+ public:
+  using ForwardingStore::ForwardingStore;
+  Result<bool> PutIfAbsent(std::string_view name, std::string_view data) override {
+    if (name != watched) return ForwardingStore::PutIfAbsent(name, data);
+    if (calls++ == 0) {
+      std::exchange(damage, nullptr)();
+      return Status(first, "the first create failed", std::string(name));
+    }
+    return Status(Code::kUnknown, "held by the store; it may land later", std::string(name));
+  }
+  std::string watched;
+  Code first = Code::kUnknown;
+  int calls = 0;
+  std::function<void()> damage;
+};
+
+// Damage seed 158062: a writer's create of seq 21 kept answering Unknown while another writer
+// published 21 and 22 and damage deleted 21; the next re-drive was sent into the gap, held by the
+// store, and landed after the run — a fork no later check of the writer could see. Every re-drive
+// now first HEADs 22: a record there proves 21 was published, so 21 is read back instead, and
+// found missing it is a gap. After an Unknown create the record deleted may have been ours
+// (PublicationInDoubt); after a transient one it was not (Corruption). Either way no request is
+// sent into the gap.
+TEST_P(GapTest, ARedriveIsNeverSentIntoAGapThatOpenedAfterTheFirstCreate) {
+  for (Code first : {Code::kUnknown, Code::kTransient}) {
+    SCOPED_TRACE(std::string(CodeName(first)));
+    store_ = std::make_unique<TestStore>(GetParam());
+    ASSERT_TRUE(CreateMainStream(rt(), TestGenesis(), "tester").ok());
+    writer_ = Fresh();
+    PublishTo(*writer_, 20);
+    auto store = std::make_shared<FailThenDamageStore>(rt().store);
+    Result<std::unique_ptr<Stream>> opened =
+        Stream::Open(storage::Runtime::ForTest(store, 11), "main");
+    ASSERT_TRUE(opened.ok());
+    std::unique_ptr<Stream> stale = std::move(*opened);
+    ASSERT_EQ((*stale->ReadHead())->seq, 20u);
+    const std::string gap = RecordName("main", 21);
+    store->watched = gap;
+    store->first = first;
+    store->damage = [&] {
+      PublishTo(*writer_, 22);
+      Delete(gap);
+    };
+    Result<PublishResult> published = PublishOne(*stale);
+    ASSERT_FALSE(published.ok()) << "published seq " << published->seq;
+    EXPECT_EQ(store->calls, 1) << "a re-drive of the create of seq 21 was sent into the gap";
+    EXPECT_EQ(published.status().code(),
+              first == Code::kUnknown ? Code::kPublicationInDoubt : Code::kCorruption)
+        << published.status().ToString();
+    EXPECT_EQ(published.status().object(), gap) << published.status().ToString();
+    EXPECT_NE(published.status().message().find("record 22 exists"), std::string::npos)
+        << published.status().ToString();
+    EXPECT_FALSE(Exists(gap));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, GapTest, ::testing::Values(false, true),
                          [](const ::testing::TestParamInfo<bool>& param) {
                            return param.param ? "Local" : "Memory";

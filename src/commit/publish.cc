@@ -1,6 +1,7 @@
 // Publishing (docs/design/commit-record.md "Publishing"; D3, D9, D11 in docs/design/overview.md)
 // and genesis of the main stream.
 #include <algorithm>
+#include <functional>
 
 #include "base/executor.h"
 #include "commit/publish_loop.h"
@@ -50,10 +51,46 @@ Status TakenInDoubt(const Record& record, const std::string& what, std::string o
                 std::move(object));
 }
 
+// Reads back record N+1 (`name`), shown taken (`gap` is the Corruption if it is now empty): true
+// when it is ours, false another's, nullopt when the read kept failing (`last` its error). Empty
+// or unreadable, it is never re-created: a gap (Corruption) or, after an Unknown create of ours,
+// PublicationInDoubt (the record there may have been ours).
+Result<std::optional<bool>> ReadBack(const Record& record, const std::string& name,
+                                     const std::function<Result<std::optional<Record>>()>& probe,
+                                     bool create_unknown, const Status& gap, Status& last) {
+  for (int read_attempt = 0; read_attempt <= kRedrivesMax; ++read_attempt) {
+    Result<std::optional<Record>> back = probe();
+    if (back.ok()) {
+      // The seq was shown taken, and now it holds nothing: the record that took it was deleted
+      // since. That seq was published, so it is a gap (D21); re-driving the create would publish
+      // into it — a fork.
+      if (!*back) {
+        if (!create_unknown) return gap;
+        // An earlier request of ours had an Unknown outcome: the record that took the seq,
+        // deleted since, may have been ours. Still never re-created; the commit id can be looked
+        // up later.
+        return TakenInDoubt(record, "is now empty. " + gap.message(), gap.object());
+      }
+      return std::optional<bool>((*back)->commit_id == record.commit_id);
+    }
+    if (back.status().kind() == Kind::kPermanent) {
+      if (!create_unknown) return back.status();
+      // The record at our seq is damaged (truncated, replaced): it may have been ours, landed by
+      // an earlier request whose outcome was Unknown. Never re-created; in doubt, naming the
+      // damaged record.
+      return TakenInDoubt(record, "the record there cannot be read: " + back.status().message(),
+                          name);
+    }
+    last = back.status();
+  }
+  return std::optional<bool>();
+}
+
 }  // namespace
 
 Result<bool> Stream::CreateRecord(const Record& record, const std::string& encoded) {
   const std::string name = RecordName(key(), record.seq);
+  auto probe = [this, seq = record.seq] { return ProbeRecord(seq); };
   Status last;
   // Only a create whose answer was lost (Unknown) can have landed our record unseen: it alone puts
   // the commit in doubt. A transient failure of a create had no effect, and a read back that
@@ -63,38 +100,39 @@ Result<bool> Stream::CreateRecord(const Record& record, const std::string& encod
   bool readback_failed = false;  // The seq was found taken and the record could not be read.
   // The first attempt plus kRedrivesMax identical re-drives while the outcome stays unknown.
   for (int attempt = 0; attempt <= kRedrivesMax; ++attempt) {
+    if (attempt > 0) {
+      // The re-drive guard: the seq may have been taken and then deleted since the last attempt
+      // (the lookahead and the placement check cover only the first). A record at N+2 proves N+1
+      // was published: read it back instead of creating into what may be a gap. A re-drive is
+      // sent only after this HEAD saw nothing there.
+      Result<bool> published = RecordExists(record.seq + 1);
+      if (!published.ok()) {
+        last = published.status();
+        runtime_.clock->SleepMicros(kBackoffBaseMicros << std::min(attempt, 6));
+        continue;
+      }
+      if (*published) {
+        OMNIGRAPH_ASSIGN_OR_RETURN(
+            std::optional<bool> back,
+            ReadBack(record, name, probe, create_unknown,
+                     GapStatus(record.seq, "record " + std::to_string(record.seq + 1) + " exists"),
+                     last));
+        if (back) return *back;
+        readback_failed = true;
+        continue;
+      }
+    }
     Result<bool> created = runtime_.store->PutIfAbsent(name, encoded);
     if (created.ok()) {
       if (*created) return true;
       if (TestingHooks().skip_readback_on_exists) return false;  // Planted bug (test only).
       // "Exists": a retried request of our own may have landed first. Read it back.
-      for (int read_attempt = 0; read_attempt <= kRedrivesMax; ++read_attempt) {
-        Result<std::optional<Record>> back = ProbeRecord(record.seq);
-        if (back.ok()) {
-          // The store said the name is taken, and now it holds nothing: the record that took it
-          // was deleted since. That seq was published, so it is a gap (D21); re-driving the
-          // create would publish into it — a fork.
-          if (!*back) {
-            Status gap = GapStatus(record.seq, "the conditional create found it taken");
-            if (!create_unknown) return gap;
-            // An earlier request of ours had an Unknown outcome: the record that took the seq,
-            // deleted since, may have been ours. Still never re-created; the commit id can be
-            // looked up later.
-            return TakenInDoubt(record, "is now empty. " + gap.message(), gap.object());
-          }
-          return (*back)->commit_id == record.commit_id;
-        }
-        if (back.status().kind() == Kind::kPermanent) {
-          if (!create_unknown) return back.status();
-          // The record at our seq is damaged (truncated, replaced): it may have been ours, landed
-          // by an earlier request whose outcome was Unknown. Never re-created; in doubt, naming
-          // the damaged record.
-          return TakenInDoubt(record, "the record there cannot be read: " + back.status().message(),
-                              name);
-        }
-        last = back.status();
-        readback_failed = true;
-      }
+      OMNIGRAPH_ASSIGN_OR_RETURN(
+          std::optional<bool> back,
+          ReadBack(record, name, probe, create_unknown,
+                   GapStatus(record.seq, "the conditional create found it taken"), last));
+      if (back) return *back;
+      readback_failed = true;
       continue;
     }
     const Kind kind = created.status().kind();
