@@ -372,6 +372,10 @@ class Database {
   // What this library is: {version, storage_stamp (the format it reads and writes), build}.
   static Json Version();
 
+  // The library's monotonic clock in microseconds (for front ends that pace or measure requests,
+  // such as the server's per-actor rate limit; front ends read no clock of their own).
+  static int64_t MonotonicMicros();
+
  private:
   struct Impl;
   explicit Database(std::unique_ptr<Impl> impl);

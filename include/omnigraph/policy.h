@@ -37,6 +37,10 @@ struct PolicyRequest {
   std::optional<std::string> graph;
   // invoke_query: the stored query's name (a rule may list the queries it covers).
   std::optional<std::string> query;
+  // read, export, change: the node and edge types the call touches (unset: unknown or every
+  // type). A rule with `types` covers only those; each type is decided on its own
+  // (docs/design/policy.md "Per-type authority").
+  std::optional<std::vector<std::string>> types;
 };
 
 struct PolicyDecision {
@@ -57,10 +61,13 @@ class Policy {
 
   // The decision for one request. An unknown action is denied; so is a request without an actor.
   PolicyDecision Decide(const PolicyRequest& request) const;
+  // Whether any rule names `types` (else no decision depends on a request's types).
+  bool HasTypedRules() const;
   // What `policy validate` prints: {file, kind ("graph" | "server"), applies_to, rules, groups,
   // actors (the distinct actor ids it names), protected_branches}.
   Json Summary() const;
-  // What `policy explain` prints: {actor, action, branch?, target_branch?, graph?, query?, decision
+  // What `policy explain` prints: {actor, action, branch?, target_branch?, graph?, query?, types?,
+  // decision
   // ("allow" | "deny"), rule (id or null), reason}.
   Json Explain(const PolicyRequest& request) const;
   // Runs a test file (docs/design/policy.md "Test files") against this bundle: {file, passed,

@@ -5,7 +5,7 @@
 //
 //   validate                       parse and check; prints the rule, group and actor counts
 //   test --tests FILE              runs the cases of a test file; exit 1 when any fails
-//   explain --actor A --action X [--branch B] [--target-branch T]
+//   explain --actor A --action X [--branch B] [--target-branch T] [--query Q] [--type T ...]
 //                                  the decision, the deciding rule and why
 //
 // With --json each prints the public API's object (Policy::Summary, RunTests, Explain). A bad
@@ -28,6 +28,7 @@ struct PolicyOptions {
   std::string branch;
   std::string target_branch;
   std::string query;
+  std::vector<std::string> types;
 };
 
 api::PolicyBinding BindingOf(const std::string& applies_to) {
@@ -138,6 +139,9 @@ void AddExplain(CLI::App* policy, Context& ctx, const std::shared_ptr<PolicyOpti
   cmd->add_option("--branch", o->branch, "The source branch")->check(NonEmpty());
   cmd->add_option("--target-branch", o->target_branch, "The target branch")->check(NonEmpty());
   cmd->add_option("--query", o->query, "The stored query (invoke_query)")->check(NonEmpty());
+  cmd->add_option("--type", o->types,
+                  "A node or edge type the call touches (read, export, change; repeatable)")
+      ->check(NonEmpty());
   cmd->callback([&ctx, o] {
     Result<std::shared_ptr<const api::Policy>> p = ctx.LoadPolicy();
     if (!p.ok()) return ctx.Fail(p.status());
@@ -148,6 +152,7 @@ void AddExplain(CLI::App* policy, Context& ctx, const std::shared_ptr<PolicyOpti
     if (!o->target_branch.empty()) q.target_branch = o->target_branch;
     if (!ctx.globals().graph.empty()) q.graph = ctx.globals().graph;
     if (!o->query.empty()) q.query = o->query;
+    if (!o->types.empty()) q.types = o->types;
     const Json d = (*p)->Explain(q);
     ctx.Print(d, DecisionText(d));
   });

@@ -13,7 +13,7 @@ api::Json Strings(const std::vector<std::string>& values) {
 }
 
 policy::Request ToRequest(const PolicyRequest& r, policy::Action action) {
-  return policy::Request{r.actor, action, r.branch, r.target_branch, r.graph, r.query};
+  return policy::Request{r.actor, action, r.branch, r.target_branch, r.graph, r.query, r.types};
 }
 
 api::Json DecisionJson(const PolicyRequest& r, const PolicyDecision& d) {
@@ -24,6 +24,7 @@ api::Json DecisionJson(const PolicyRequest& r, const PolicyDecision& d) {
   if (r.target_branch) out["target_branch"] = *r.target_branch;
   if (r.graph) out["graph"] = *r.graph;
   if (r.query) out["query"] = *r.query;
+  if (r.types) out["types"] = Strings(*r.types);
   out["decision"] = d.allowed ? "allow" : "deny";
   out["rule"] = d.rule.empty() ? api::Json(nullptr) : api::Json(d.rule);
   out["reason"] = d.reason;
@@ -56,6 +57,8 @@ PolicyDecision Policy::Decide(const PolicyRequest& request) const {
   policy::Decision d = impl_->policy.Decide(ToRequest(request, *action));
   return {d.allowed, std::move(d.rule_id), std::move(d.reason)};
 }
+
+bool Policy::HasTypedRules() const { return impl_->policy.HasTypedRules(); }
 
 Json Policy::Summary() const {
   const policy::Policy& p = impl_->policy;
@@ -95,6 +98,7 @@ Result<Json> Policy::RunTests(std::string_view tests_source, std::string_view te
     one["id"] = c.id;
     one["expect"] = c.expect_allow ? "allow" : "deny";
     if (c.expect_rule) one["expect_rule"] = *c.expect_rule;
+    if (c.request.types) one["types"] = Strings(*c.request.types);
     one["decision"] = d.allowed ? "allow" : "deny";
     one["rule"] = d.rule_id.empty() ? Json(nullptr) : Json(d.rule_id);
     one["reason"] = d.reason;

@@ -240,5 +240,147 @@ TEST(ApiPolicyTest, AGraphBoundBundleRefusesAnotherGraph) {
   EXPECT_NE(other.message().find("does not apply to graph 'other'"), std::string::npos);
 }
 
+// --- Per-type authority (docs/design/policy.md "Per-type authority").
+
+constexpr std::string_view kTypedSchema = R"(
+node Person { name: String @key }
+node Signal { slug: String @key }
+edge Mentions: Signal -> Person { }
+)";
+
+constexpr std::string_view kTypedQueries = R"(
+query add_person($name: String) { insert Person { name: $name } }
+query add_signal($slug: String) { insert Signal { slug: $slug } }
+query drop_signal($slug: String) { delete Signal where slug = $slug }
+query signals() { match { $s: Signal } return { $s.slug } }
+query people() { match { $p: Person } return { $p.name } }
+query mentioned() { match { $s: Signal  $s mentions $p } return { $p.name } }
+)";
+
+constexpr std::string_view kTypedPolicy = R"(version: 1
+groups: {agents: [agent-1], readers: [reader-1]}
+rules:
+  - id: agents-write-signals
+    allow:
+      actors: { group: agents }
+      actions: [change]
+      types: [Signal]
+  - id: agents-read
+    allow:
+      actors: { group: agents }
+      actions: [read]
+  - id: readers-signals
+    allow:
+      actors: { group: readers }
+      actions: [read, export]
+      types: [Signal]
+)";
+
+// Every file under `dir` with its size: what a refused call must leave as it was.
+std::map<std::string, uintmax_t> Listing(const std::string& dir) {
+  std::map<std::string, uintmax_t> out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+    if (e.is_regular_file()) out[e.path().string()] = e.file_size();
+  }
+  return out;
+}
+
+std::string InitTypedGraph(const TempDir& dir) {
+  const std::string uri = dir.path() + "/graph";
+  DatabaseOptions options;
+  options.actor = "setup";
+  Result<std::unique_ptr<Database>> db = Database::Init(uri, kTypedSchema, options);
+  EXPECT_TRUE(db.ok()) << db.status().ToString();
+  const Result<Json> seeded = (*db)->Load(
+      "{\"type\":\"Person\",\"data\":{\"name\":\"Ada\"}}\n"
+      "{\"type\":\"Signal\",\"data\":{\"slug\":\"s0\"}}\n"
+      "{\"edge\":\"Mentions\",\"from\":\"s0\",\"to\":\"Ada\"}\n",
+      "append", WriteTarget{"main"});
+  EXPECT_TRUE(seeded.ok()) << seeded.status().ToString();
+  return uri;
+}
+
+TEST(ApiPolicyTest, ALoadOfATypeTheRuleDoesNotNameIsRefusedAndLeavesNothing) {
+  TempDir dir;
+  const std::string uri = InitTypedGraph(dir);
+  std::unique_ptr<Database> agent = MustOpen(uri, MustParse(std::string(kTypedPolicy)), "agent-1");
+  const Result<Json> signal =
+      agent->Load("{\"type\":\"Signal\",\"data\":{\"slug\":\"s1\"}}\n", "append", WriteTarget{});
+  ASSERT_TRUE(signal.ok()) << signal.status().ToString();
+  const auto before = Listing(uri);
+  const Status person = agent
+                            ->Load(
+                                "{\"type\":\"Signal\",\"data\":{\"slug\":\"s2\"}}\n"
+                                "{\"type\":\"Person\",\"data\":{\"name\":\"Bob\"}}\n",
+                                "append", WriteTarget{})
+                            .status();
+  EXPECT_TRUE(Denied(person)) << person.ToString();
+  EXPECT_NE(person.message().find("of type 'Person'"), std::string::npos) << person.message();
+  EXPECT_NE(person.message().find("(input line 2)"), std::string::npos) << person.message();
+  EXPECT_EQ(person.object(), "policy");
+  // An edge line is its edge type's: Mentions is not Signal.
+  const Status edge =
+      agent->Load("{\"edge\":\"Mentions\",\"from\":\"s1\",\"to\":\"Ada\"}\n", "append", {})
+          .status();
+  EXPECT_TRUE(Denied(edge)) << edge.ToString();
+  EXPECT_EQ(Listing(uri), before) << "a refused load leaves no object behind";
+}
+
+TEST(ApiPolicyTest, AMutationIsDecidedOnTheTypesItsEffectsWriteCascadesIncluded) {
+  TempDir dir;
+  const std::string uri = InitTypedGraph(dir);
+  std::unique_ptr<Database> agent = MustOpen(uri, MustParse(std::string(kTypedPolicy)), "agent-1");
+  const Result<Json> added =
+      agent->Mutate(kTypedQueries, "add_signal", Json{{"slug", "s9"}}, WriteTarget{});
+  ASSERT_TRUE(added.ok()) << added.status().ToString();
+  const auto before = Listing(uri);
+  const Status person =
+      agent->Mutate(kTypedQueries, "add_person", Json{{"name", "Bob"}}, WriteTarget{}).status();
+  EXPECT_TRUE(Denied(person)) << person.ToString();
+  EXPECT_NE(person.message().find("of type 'Person'"), std::string::npos) << person.message();
+  // Deleting s0 deletes its Mentions edge too, a type the agent may not change.
+  const Status cascade =
+      agent->Mutate(kTypedQueries, "drop_signal", Json{{"slug", "s0"}}, WriteTarget{}).status();
+  EXPECT_TRUE(Denied(cascade)) << cascade.ToString();
+  EXPECT_NE(cascade.message().find("of type 'Mentions'"), std::string::npos) << cascade.message();
+  EXPECT_EQ(Listing(uri), before) << "a refused mutation stages nothing";
+  // s9 has no edge: its delete writes Signal alone.
+  EXPECT_TRUE(agent->Mutate(kTypedQueries, "drop_signal", Json{{"slug", "s9"}}, {}).ok());
+}
+
+TEST(ApiPolicyTest, AReadIsDecidedOnTheTypesTheQueryReads) {
+  TempDir dir;
+  const std::string uri = InitTypedGraph(dir);
+  std::unique_ptr<Database> reader =
+      MustOpen(uri, MustParse(std::string(kTypedPolicy)), "reader-1");
+  const Result<Json> signals = reader->Query(kTypedQueries, "signals", Json::object());
+  ASSERT_TRUE(signals.ok()) << signals.status().ToString();
+  for (const char* name : {"people", "mentioned"}) {
+    const Status s = reader->Query(kTypedQueries, name, Json::object()).status();
+    EXPECT_TRUE(Denied(s)) << name << ": " << s.ToString();
+  }
+  auto sink = [](std::string_view) { return Status::Ok(); };
+  EXPECT_TRUE(reader->Export(ReadTarget{}, {"Signal"}, sink).ok());
+  EXPECT_TRUE(Denied(reader->Export(ReadTarget{}, {}, sink))) << "every type includes Person";
+  EXPECT_TRUE(Denied(reader->Export(ReadTarget{}, {"Signal", "Person"}, sink)));
+  EXPECT_TRUE(reader->Snapshot(ReadTarget{}).ok()) << "a snapshot shows no entity";
+}
+
+TEST(ApiPolicyTest, ABranchStatementRunAsAMutationNeedsItsBranchAction) {
+  TempDir dir;
+  const std::string uri = InitTypedGraph(dir);
+  // agent-1 may change Signal on every branch but has no branch action.
+  std::unique_ptr<Database> agent = MustOpen(uri, MustParse(std::string(kTypedPolicy)), "agent-1");
+  ASSERT_TRUE(MustOpen(uri, nullptr, "setup")->CreateBranch("feature", "main").ok());
+  const auto before = Listing(uri);
+  for (const char* statement :
+       {"branch create x from main", "branch delete feature", "branch merge feature into main"}) {
+    const Status s = agent->Mutate(statement, "", Json::object(), WriteTarget{}).status();
+    EXPECT_TRUE(Denied(s)) << statement << ": " << s.ToString();
+  }
+  EXPECT_EQ(Listing(uri), before);
+  EXPECT_EQ(MustOpen(uri, nullptr, {})->ListBranches()->size(), 2u);
+}
+
 }  // namespace
 }  // namespace omnigraph::api

@@ -112,6 +112,7 @@ class Parser {
   Status Actors(const YAML::Node& node, Rule& rule, const std::string& where);
   Status Actions(const YAML::Node& node, Rule& rule, const std::string& where);
   Status Queries(const YAML::Node& node, Rule& rule, const std::string& where);
+  Status Types(const YAML::Node& node, Rule& rule, const std::string& where);
   Result<Scope> ParseScope(const YAML::Node& node, const std::string& where);
   Status CheckScopes(const Rule& rule, const std::string& where, const std::string& block) const;
   Status CheckKind();
@@ -284,7 +285,8 @@ Status Parser::RuleBody(const YAML::Node& body, Rule& rule, const std::string& r
   if (!body.IsMap()) return Error(where, "must be a mapping, found " + TypeName(body));
   auto error = [this](const std::string& w, const std::string& m) { return Error(w, m); };
   OMNIGRAPH_RETURN_IF_ERROR(CheckKeys(
-      body, {"actors", "actions", "branch_scope", "target_branch_scope", "queries"}, error, where));
+      body, {"actors", "actions", "branch_scope", "target_branch_scope", "queries", "types"}, error,
+      where));
   if (!body["actors"]) return Error(key("actors"), "is required");
   if (!body["actions"]) return Error(key("actions"), "is required");
   OMNIGRAPH_RETURN_IF_ERROR(Actors(body["actors"], rule, key("actors")));
@@ -297,6 +299,7 @@ Status Parser::RuleBody(const YAML::Node& body, Rule& rule, const std::string& r
   }
   if (const YAML::Node q = body["queries"])
     OMNIGRAPH_RETURN_IF_ERROR(Queries(q, rule, key("queries")));
+  if (const YAML::Node t = body["types"]) OMNIGRAPH_RETURN_IF_ERROR(Types(t, rule, key("types")));
   return CheckScopes(rule, rule_where, block);
 }
 
@@ -311,6 +314,20 @@ Status Parser::Queries(const YAML::Node& node, Rule& rule, const std::string& wh
     }
   }
   rule.queries = std::move(*names);
+  return Status::Ok();
+}
+
+Status Parser::Types(const YAML::Node& node, Rule& rule, const std::string& where) {
+  Result<std::vector<std::string>> names = Strings(node, false);
+  if (!names.ok()) return Error(where, names.status().message());
+  if (names->empty()) return Error(where, "names no type (leave the key out for every type)");
+  for (Action a : rule.actions) {
+    if (a != Action::kRead && a != Action::kExport && a != Action::kChange) {
+      return Error(where, "only read, export and change take types, and the rule also grants " +
+                              Quote(ActionName(a)));
+    }
+  }
+  rule.types = std::move(*names);
   return Status::Ok();
 }
 
@@ -517,10 +534,21 @@ bool QueryMatches(const Rule& r, const Request& q) {
   return std::find(r.queries.begin(), r.queries.end(), *q.query) != r.queries.end();
 }
 
+// Whether the rule's `types` cover the request's (one type, or none, or unknown: Decide splits
+// a set). Unknown types: only a rule without `types` for an allow, every rule for a deny; no
+// types: every rule for an allow, only a rule without `types` for a deny.
+bool TypesMatch(const Rule& r, const Request& q) {
+  if (r.types.empty()) return true;
+  if (!q.types) return r.deny;
+  if (q.types->empty()) return !r.deny;
+  return std::find(r.types.begin(), r.types.end(), q.types->front()) != r.types.end();
+}
+
 bool RuleMatches(const Policy& p, const Rule& r, const Request& q) {
   if (std::find(r.actions.begin(), r.actions.end(), q.action) == r.actions.end()) return false;
   if (!ActorMatches(p, r, *q.actor)) return false;
   if (!QueryMatches(r, q)) return false;
+  if (!TypesMatch(r, q)) return false;
   switch (ScopeOf(q.action)) {
     case ScopeKind::kBranch: return ScopeMatches(p, r.branch_scope, q.branch, *q.actor, r.deny);
     case ScopeKind::kTargetBranch:
@@ -539,10 +567,15 @@ std::string Describe(const Request& q) {
   } else if (q.action == Action::kInvokeQuery && q.query) {
     out += " of query " + Quote(*q.query);
   }
+  if (q.types && q.types->size() == 1) out += " of type " + Quote(q.types->front());
   return out;
 }
 
 }  // namespace
+
+bool Policy::HasTypedRules() const {
+  return std::any_of(rules_.begin(), rules_.end(), [](const Rule& r) { return !r.types.empty(); });
+}
 
 Decision Policy::Decide(const Request& q) const {
   if (!q.actor || q.actor->empty()) {
@@ -559,6 +592,17 @@ Decision Policy::Decide(const Request& q) const {
       std::find(binding_.graphs.begin(), binding_.graphs.end(), *q.graph) ==
           binding_.graphs.end()) {
     return {false, "", "this bundle does not apply to graph " + Quote(*q.graph)};
+  }
+  if (q.types && q.types->size() > 1) {
+    // Each type on its own; the first refused type decides, else the last type's allow.
+    Decision last;
+    for (const std::string& type : *q.types) {
+      Request one = q;
+      one.types = std::vector<std::string>{type};
+      last = Decide(one);
+      if (!last.allowed) return last;
+    }
+    return last;
   }
   const Rule* allow = nullptr;
   for (const Rule& r : rules_) {

@@ -74,6 +74,9 @@ struct Rule {
   // invoke_query rules only: the stored queries the rule covers (empty: every one). Beyond the
   // reference, whose invoke_query is coarse.
   std::vector<std::string> queries;
+  // read, export and change rules only: the node and edge types the rule covers (empty: every
+  // type). Beyond the reference, whose query-layer enforcement is not built.
+  std::vector<std::string> types;
 };
 
 // One question to the policy. An absent actor is always denied (fail closed). An absent branch
@@ -89,6 +92,12 @@ struct Request {
   // invoke_query: the stored query's name. Unset matches only rules without `queries` (allow)
   // and every rule (deny), as an unnamed branch does.
   std::optional<std::string> query;
+  // read, export, change: the node and edge types the call touches. Unset: not known, or every
+  // type (a rule with `types` then allows nothing and denies everything it names: fail closed).
+  // Set: each type is decided on its own and every one must be allowed; an empty set touches no
+  // type (a rule with `types` allows it and denies nothing), which is also the pre-check a
+  // writer makes before it knows its types: a request refused with no types is refused with any.
+  std::optional<std::vector<std::string>> types;
 };
 
 struct Decision {
@@ -118,6 +127,8 @@ class Policy {
   const std::vector<std::string>& protected_branches() const { return protected_; }
   // Every actor id the bundle names (group members and ids), sorted, once each.
   std::vector<std::string> Actors() const;
+  // Whether any rule names `types` (else a decision never depends on a request's types).
+  bool HasTypedRules() const;
   bool IsProtected(std::string_view branch) const;
 
  private:

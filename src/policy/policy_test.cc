@@ -116,6 +116,48 @@ TEST(PolicyDecisionTest, InvokeQueryMayBeScopedToNamedStoredQueries) {
   EXPECT_FALSE(p.Decide(q).allowed);
 }
 
+TEST(PolicyTypesTest, ARuleWithTypesCoversOnlyThoseTypesAndEachTypeIsDecidedAlone) {
+  const Policy p = MustParse(
+      "version: 1\ngroups: {agents: [a], readers: [r]}\nrules:\n"
+      "  - id: agents-signals\n    allow:\n      actors: {group: agents}\n"
+      "      actions: [read, change]\n      types: [Signal, Mentions]\n"
+      "  - id: agents-people-read\n    allow:\n      actors: {group: agents}\n"
+      "      actions: [read]\n      types: [Person]\n"
+      "  - id: readers-all\n    allow:\n      actors: {group: readers}\n      actions: [read]\n"
+      "  - id: readers-not-secrets\n    deny:\n      actors: {group: readers}\n"
+      "      actions: [read]\n      types: [Secret]\n");
+  EXPECT_TRUE(p.HasTypedRules());
+  auto ask = [&](const char* actor, Action action, std::optional<std::vector<std::string>> types) {
+    Request q = Ask(actor, action, "main");
+    q.types = std::move(types);
+    return p.Decide(q);
+  };
+  using Types = std::vector<std::string>;
+  EXPECT_TRUE(ask("a", Action::kChange, Types{"Signal"}).allowed);
+  EXPECT_TRUE(ask("a", Action::kChange, Types{"Signal", "Mentions"}).allowed);
+  const Decision person = ask("a", Action::kChange, Types{"Signal", "Person"});
+  EXPECT_FALSE(person.allowed);
+  EXPECT_NE(person.reason.find("of type 'Person'"), std::string::npos) << person.reason;
+  EXPECT_TRUE(ask("a", Action::kRead, Types{"Signal", "Person"}).allowed)
+      << "two allow rules together cover the two types";
+  EXPECT_FALSE(ask("a", Action::kChange, std::nullopt).allowed)
+      << "unknown types (every type) are not covered by a rule with types";
+  EXPECT_TRUE(ask("a", Action::kChange, Types{}).allowed)
+      << "no types yet: the pre-check passes when a rule could allow";
+  EXPECT_FALSE(ask("a", Action::kExport, Types{}).allowed) << "no rule grants export at all";
+  // A deny with types: only the types it names, and every type when the types are unknown.
+  EXPECT_TRUE(ask("r", Action::kRead, Types{"Person", "Signal"}).allowed);
+  const Decision secret = ask("r", Action::kRead, Types{"Person", "Secret"});
+  EXPECT_FALSE(secret.allowed);
+  EXPECT_EQ(secret.rule_id, "readers-not-secrets");
+  EXPECT_FALSE(ask("r", Action::kRead, std::nullopt).allowed)
+      << "a read of every type includes the denied one";
+  EXPECT_TRUE(ask("r", Action::kRead, Types{}).allowed);
+  EXPECT_FALSE(MustParse("version: 1\ngroups: {g: [a]}\nrules:\n  - id: r1\n    allow:\n"
+                         "      actors: {group: g}\n      actions: [read]\n")
+                   .HasTypedRules());
+}
+
 TEST(PolicyPatternTest, StarAndActorPlaceholder) {
   EXPECT_TRUE(MatchBranchPattern("agent/*", "agent/x", "a"));
   EXPECT_TRUE(MatchBranchPattern("agent/*", "agent/x/y", "a"));
@@ -228,6 +270,12 @@ TEST(PolicyBadFileTest, EachIsRefusedWithItsError) {
       {"version: 1\nrules:\n  - id: r1\n    allow: [read]\n",
        "rule 'r1': key 'allow': must be a mapping"},
       {head + "      actions: [write]\n", "rule 'r1': key 'allow.actions': unknown action 'write'"},
+      {head + "      actions: [branch_merge]\n      types: [Person]\n",
+       "rule 'r1': key 'allow.types': only read, export and change take types, and the rule also "
+       "grants 'branch_merge'"},
+      {head + "      actions: [change]\n      types: []\n",
+       "rule 'r1': key 'allow.types': names no type"},
+      {head + "      actions: [change]\n      types: Person\n", "rule 'r1': key 'allow.types'"},
       {head + "      actions: read\n",
        "key 'allow.actions': must be a list of names, found a scalar"},
       {head + "      actions: []\n", "key 'allow.actions': names no action"},
@@ -320,10 +368,14 @@ TEST(PolicyTestFileTest, ParsesCasesAndRefusesBadOnes) {
       "version: 1\ncases:\n  - id: c1\n    actor: act-a\n    action: branch_merge\n"
       "    branch: feature\n    target_branch: main\n    expect: deny\n"
       "  - id: c2\n    actor: act-b\n    action: read\n    branch: main\n    expect: allow\n"
-      "    rule: r\n",
+      "    rule: r\n"
+      "  - id: c3\n    actor: act-b\n    action: change\n    types: [Signal, Mentions]\n"
+      "    expect: allow\n",
       "t.yaml");
   ASSERT_TRUE(cases.ok()) << cases.status().ToString();
-  ASSERT_EQ(cases->size(), 2u);
+  ASSERT_EQ(cases->size(), 3u);
+  EXPECT_FALSE((*cases)[1].request.types.has_value());
+  EXPECT_EQ((*cases)[2].request.types, (std::vector<std::string>{"Signal", "Mentions"}));
   EXPECT_EQ((*cases)[0].request.action, Action::kBranchMerge);
   EXPECT_EQ((*cases)[0].request.target_branch, "main");
   EXPECT_FALSE((*cases)[0].expect_allow);
@@ -342,6 +394,8 @@ TEST(PolicyTestFileTest, ParsesCasesAndRefusesBadOnes) {
        "deny}]\n",
        "case 'x': two cases have this id"},
       {"version: 1\ncases: [", "t.yaml:"},
+      {"version: 1\ncases: [{id: x, action: read, expect: allow, types: Person}]\n",
+       "case 'x': key 'types': must be a list of type names"},
   };
   for (const auto& [yaml, error] : bad) {
     Result<std::vector<TestCase>> r = ParseTests(yaml, "t.yaml");

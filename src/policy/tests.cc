@@ -54,17 +54,34 @@ class TestParser {
     return std::optional<std::string>(v.Scalar());
   }
 
+  // The case's `types` (the types the call touches), when present: a list of type names.
+  Result<std::optional<std::vector<std::string>>> TypeList(const YAML::Node& node,
+                                                           const std::string& where) {
+    const YAML::Node v = node["types"];
+    if (!v) return std::optional<std::vector<std::string>>();
+    if (!v.IsSequence()) return Error(where + ": key 'types'", "must be a list of type names");
+    std::vector<std::string> out;
+    for (const YAML::Node& t : v) {
+      if (!t.IsScalar() || t.Scalar().empty()) {
+        return Error(where + ": key 'types'", "must be a list of type names");
+      }
+      out.push_back(t.Scalar());
+    }
+    return std::optional<std::vector<std::string>>(std::move(out));
+  }
+
   Result<TestCase> Case(const YAML::Node& node, size_t index) {
     std::string where = "case " + std::to_string(index + 1);
     if (!node.IsMap()) return Error(where, "must be a mapping");
     for (const auto& kv : node) {
       static const std::set<std::string> kKeys = {
-          "id", "actor", "action", "branch", "target_branch", "graph", "query", "expect", "rule"};
+          "id",    "actor", "action", "branch", "target_branch",
+          "graph", "query", "types",  "expect", "rule"};
       const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "";
       if (!kKeys.contains(key)) {
         return Error(where, "unknown key " + Quote(key) +
                                 " (expected one of: id, actor, action, branch, target_branch, "
-                                "graph, query, expect, rule)");
+                                "graph, query, types, expect, rule)");
       }
     }
     TestCase c;
@@ -82,6 +99,7 @@ class TestParser {
     OMNIGRAPH_ASSIGN_OR_RETURN(c.request.target_branch, Text(node, "target_branch", where));
     OMNIGRAPH_ASSIGN_OR_RETURN(c.request.graph, Text(node, "graph", where));
     OMNIGRAPH_ASSIGN_OR_RETURN(c.request.query, Text(node, "query", where));
+    OMNIGRAPH_ASSIGN_OR_RETURN(c.request.types, TypeList(node, where));
     OMNIGRAPH_ASSIGN_OR_RETURN(c.expect_rule, Text(node, "rule", where));
     OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<std::string> expect, Text(node, "expect", where));
     if (!expect || (*expect != "allow" && *expect != "deny")) {

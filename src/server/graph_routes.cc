@@ -145,9 +145,16 @@ HttpResponse ExportRoute(const DbPtr& db, const Call& call) {
   // (as the engine's gate decides Export) and the reads run ungated, as the caller.
   DbPtr reader = db;
   if (call.graph != nullptr && call.graph->policy) {
-    const api::PolicyRequest request{
-        call.actor,   "export",       head.snapshot ? std::nullopt : std::optional(head.branch),
-        std::nullopt, call.graph->id, std::nullopt};
+    // The types exported (every type when none is named), as the engine's gate asks them.
+    std::optional<std::vector<std::string>> exported;
+    if (!types.empty()) exported = types;
+    const api::PolicyRequest request{call.actor,
+                                     "export",
+                                     head.snapshot ? std::nullopt : std::optional(head.branch),
+                                     std::nullopt,
+                                     call.graph->id,
+                                     std::nullopt,
+                                     std::move(exported)};
     const api::PolicyDecision d = call.graph->policy->Decide(request);
     if (!d.allowed) {
       LogDenied(request, d);

@@ -6,6 +6,8 @@
 //                        [--max-body-bytes N] [--max-load-bytes N] [--workers N]
 //                        [--max-connections N] [--keep-alive-timeout S]
 //                        [--header-timeout S] [--body-timeout S]
+//                        [--per-actor-inflight-max N] [--per-actor-bytes-max N]
+//                        [--per-actor-rate N] [--per-actor-burst N]
 //
 // Opens each graph once (server/registry.h) and serves them from an event loop and a pool of
 // workers that share those Databases (server/listener.h). The boot sources are exclusive
@@ -44,11 +46,17 @@ constexpr std::string_view kUsage =
     "                        [--max-body-bytes N] [--max-load-bytes N] [--workers N]\n"
     "                        [--max-connections N] [--keep-alive-timeout S]\n"
     "                        [--header-timeout S] [--body-timeout S]\n"
+    "                        [--per-actor-inflight-max N] [--per-actor-bytes-max N]\n"
+    "                        [--per-actor-rate N] [--per-actor-burst N]\n"
     "Tokens: OMNIGRAPH_SERVER_BEARER_TOKEN (actor 'default'), or a JSON map actor -> token in\n"
     "OMNIGRAPH_SERVER_BEARER_TOKENS_JSON or the file OMNIGRAPH_SERVER_BEARER_TOKENS_FILE.\n"
     "OMNIGRAPH_UNAUTHENTICATED=1 is --unauthenticated; OMNIGRAPH_REQUIRE_ALL_GRAPHS=1 is\n"
     "--require-all-graphs. --policy FILE: a policy bundle (YAML) bound to the one graph, or a\n"
-    "JSON grants file {\"grants\": {\"actor\": [\"change\", ...]}}; a cluster binds its own.\n";
+    "JSON grants file {\"grants\": {\"actor\": [\"change\", ...]}}; a cluster binds its own.\n"
+    "Per-actor admission (429 with Retry-After beyond it; 0 = unbounded): mutating requests in\n"
+    "flight (default 16) and their body bytes (default 4 GiB), graph requests per second (default\n"
+    "0: no rate limit) and the burst; also OMNIGRAPH_PER_ACTOR_INFLIGHT_MAX, _BYTES_MAX, _RATE,\n"
+    "_BURST.\n";
 // A worker runs one request's handler at a time (connections wait on the event loop, not on a
 // worker); the pool is larger than the machine's cores because handlers mostly wait on the store.
 constexpr size_t kWorkersPerCore = 4;
@@ -156,6 +164,14 @@ api::Status ParseOption(const std::string& name, const std::string& value, Flags
     OMNIGRAPH_ASSIGN_OR_RETURN(flags.service.body_bytes_max, count(1, uint64_t{1} << 40));
   } else if (name == "--max-load-bytes") {
     OMNIGRAPH_ASSIGN_OR_RETURN(flags.service.load_bytes_max, count(1, uint64_t{1} << 40));
+  } else if (name == "--per-actor-inflight-max") {
+    OMNIGRAPH_ASSIGN_OR_RETURN(flags.service.admission.inflight_max, count(0, uint64_t{1} << 20));
+  } else if (name == "--per-actor-bytes-max") {
+    OMNIGRAPH_ASSIGN_OR_RETURN(flags.service.admission.bytes_max, count(0, uint64_t{1} << 50));
+  } else if (name == "--per-actor-rate") {
+    OMNIGRAPH_ASSIGN_OR_RETURN(flags.service.admission.rate_per_s, count(0, uint64_t{1} << 20));
+  } else if (name == "--per-actor-burst") {
+    OMNIGRAPH_ASSIGN_OR_RETURN(flags.service.admission.burst, count(0, uint64_t{1} << 20));
   } else if (name == "--workers") {
     OMNIGRAPH_ASSIGN_OR_RETURN(flags.listener.workers, count(1, kWorkersMax));
   } else if (name == "--max-connections") {
@@ -209,6 +225,9 @@ api::Status CheckBootSource(const Flags& flags) {
 
 api::Result<Flags> ParseFlags(int argc, char** argv) {
   Flags flags;
+  // The environment's admission limits, which the flags override.
+  OMNIGRAPH_ASSIGN_OR_RETURN(flags.service.admission,
+                             AdmissionLimitsFromEnvironment(flags.service.admission));
   flags.listener.workers = 0;  // Chosen from the cores unless given.
   flags.unauthenticated = EnvSet("OMNIGRAPH_UNAUTHENTICATED");
   flags.require_all = EnvSet("OMNIGRAPH_REQUIRE_ALL_GRAPHS");

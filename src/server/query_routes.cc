@@ -207,8 +207,14 @@ HttpResponse CatalogRoute(const Call& call) {
   // The catalog is the server's, not the engine's: a bundle decides `read` here (no branch:
   // only an unscoped or `any` allow covers it, docs/design/policy.md "Unnamed branches").
   if (call.graph->policy) {
-    const api::PolicyRequest request{call.actor,   "read",         std::nullopt,
-                                     std::nullopt, call.graph->id, std::nullopt};
+    // The catalog shows no entity: no types (a rule's `types` do not narrow it).
+    const api::PolicyRequest request{call.actor,
+                                     "read",
+                                     std::nullopt,
+                                     std::nullopt,
+                                     call.graph->id,
+                                     std::nullopt,
+                                     std::vector<std::string>{}};
     const api::PolicyDecision d = call.graph->policy->Decide(request);
     if (!d.allowed) {
       LogDenied(request, d);

@@ -75,6 +75,9 @@ struct Route {
   // The handler runs the route's gate itself (stored-query invocation: a denial answers as an
   // unknown name does, server/query_routes.cc); the pipeline only authenticates.
   bool gate_in_handler = false;
+  // A graph route whose plain path is also served in multi-graph mode, without a graph
+  // (Call::graph null): POST /mcp, the server's own MCP tools (server/mcp.h).
+  bool graph_optional = false;
   std::function<HttpResponse(const Call& call)> handler;
 };
 

@@ -495,6 +495,68 @@ TEST(ServerPolicyTest, CommitsFilterByActorAlikeOnTheStoreAndOverHttp) {
 
 // --- The runtime states' refusals to start (child processes).
 
+TEST(ServerPolicyTest, PerTypeAuthorityHoldsOverHttpAsInTheEngine) {
+  TempDir dir;
+  const std::string root = dir.path() + "/typed";
+  {
+    api::DatabaseOptions options;
+    options.actor = "setup";
+    auto db = api::Database::Init(
+        root, "node Person { name: String @key }\nnode Signal { slug: String @key }\n", options);
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+  }
+  constexpr const char* kTyped = R"(version: 1
+rules:
+  - id: alice-signals
+    allow:
+      actors: { id: alice }
+      actions: [read, change, export]
+      types: [Signal]
+)";
+  InProcessServer server(Registry({{"t", root, {}, {{"t.policy.yaml", kTyped}}}}),
+                         TokenAuth(nullptr));
+  httplib::Client alice = server.Client("alice-token");
+  auto signal =
+      alice.Post("/graphs/t/load/ndjson?mode=append",
+                 "{\"type\":\"Signal\",\"data\":{\"slug\":\"s1\"}}\n", "application/x-ndjson");
+  ASSERT_EQ(Status(signal), 200) << (signal ? signal->body : "");
+  auto person =
+      alice.Post("/graphs/t/load/ndjson?mode=append",
+                 "{\"type\":\"Person\",\"data\":{\"name\":\"Bob\"}}\n", "application/x-ndjson");
+  ASSERT_EQ(Status(person), 403) << (person ? person->body : "");
+  EXPECT_NE(Parse(person->body)["error"].string_value().find("of type 'Person'"), std::string::npos)
+      << person->body;
+  auto add = [&](const char* type, const char* key) {
+    return alice.Post(
+        "/graphs/t/mutate",
+        std::string(R"({"query":"query a() { insert )") + type + " { " + key + R"(: \"x\" } }"})",
+        "application/json");
+  };
+  EXPECT_EQ(Status(add("Signal", "slug")), 200);
+  EXPECT_EQ(Status(add("Person", "name")), 403);
+  auto read = [&](const char* type, const char* key) {
+    return alice.Post("/graphs/t/query",
+                      std::string(R"({"query":"query q() { match { $x: )") + type +
+                          " } return { $x." + key + R"( } }"})",
+                      "application/json");
+  };
+  EXPECT_EQ(Status(read("Signal", "slug")), 200);
+  EXPECT_EQ(Status(read("Person", "name")), 403);
+  EXPECT_EQ(
+      Status(alice.Post("/graphs/t/export", R"({"type_names":["Signal"]})", "application/json")),
+      200);
+  EXPECT_EQ(Status(alice.Post("/graphs/t/export", "{}", "application/json")), 403);
+  // The catalog shows no entity: a rule with types does not narrow it.
+  EXPECT_EQ(Status(alice.Get("/graphs/t/queries")), 200);
+  // Nothing of Person was written by any door.
+  auto db = api::Database::Open(root, {});
+  ASSERT_TRUE(db.ok());
+  const api::Result<Json> people =
+      (*db)->Query("query p() { match { $p: Person } return { $p.name } }", "", Json::object());
+  ASSERT_TRUE(people.ok()) << people.status().ToString();
+  EXPECT_EQ((*people)["rows"].size(), 0u) << people->dump();
+}
+
 TEST(ServerPolicyTest, APolicyWithoutTokensRefusesToStart) {
   TempDir dir;
   const std::string root = MakeGraph(dir, "g");

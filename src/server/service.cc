@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 #include <utility>
 #include <variant>
 
@@ -104,10 +105,14 @@ std::shared_ptr<const GraphRegistry> SingleRegistry(std::string id,
 }  // namespace
 
 Service::Service(std::shared_ptr<const GraphRegistry> registry, Auth auth, ServiceOptions options)
-    : registry_(std::move(registry)), auth_(std::move(auth)), options_(std::move(options)) {
+    : registry_(std::move(registry)),
+      auth_(std::move(auth)),
+      options_(std::move(options)),
+      admission_(std::make_unique<ActorAdmission>(options_.admission)) {
   AddServerRoutes();
   AddGraphRoutes(routes_);
   AddQueryRoutes(routes_);
+  AddMcpRoutes(routes_, *this);
 }
 
 Service::Service(std::shared_ptr<api::Database> db, Auth auth, ServiceOptions options)
@@ -182,7 +187,9 @@ std::variant<Service::Admitted, HttpResponse> Service::Check(HttpRequest& reques
   }
   const Route& route = *match.route;
   const ServedGraph* graph = nullptr;
-  if (route.graph_route) {
+  const bool without_graph =
+      route.graph_optional && match.graph_id.empty() && registry_->Default() == nullptr;
+  if (route.graph_route && !without_graph) {
     std::variant<const ServedGraph*, HttpResponse> resolved = ResolveGraph(match, request);
     if (auto* refused = std::get_if<HttpResponse>(&resolved)) return std::move(*refused);
     graph = std::get<const ServedGraph*>(resolved);
@@ -266,6 +273,9 @@ Admission Service::Admit(HttpRequest& request) const {
   // A request refused here is never handled: its denial is logged here, once.
   std::variant<Admitted, HttpResponse> checked = Check(request, true);
   if (auto* refused = std::get_if<HttpResponse>(&checked)) return {std::move(*refused)};
+  if (std::optional<HttpResponse> refused = AdmitActor(std::get<Admitted>(checked), request)) {
+    return {std::move(*refused)};
+  }
   const Route& route = *std::get<Admitted>(checked).route;
   Admission admission;
   admission.body_bytes_max = route.load_body ? options_.load_bytes_max : options_.body_bytes_max;
@@ -284,7 +294,70 @@ Admission Service::Admit(HttpRequest& request) const {
   return admission;
 }
 
+namespace {
+
+// Whether a request of `route` writes: the reference's admission gates every mutating handler;
+// a stored query's invocation is one when the query is a mutation.
+bool Mutating(const Route& route, const ServedGraph* graph, const HttpRequest& request) {
+  static const std::set<std::string, std::less<>> kWrites = {
+      "change", "schema_apply", "branch_create", "branch_delete", "branch_merge"};
+  if (kWrites.contains(route.action)) return true;
+  if (route.action != "invoke_query" || graph == nullptr) return false;
+  auto name = request.path_params.find("name");
+  if (name == request.path_params.end()) return false;
+  const StoredQuery* query = graph->FindQuery(name->second);
+  return query != nullptr && query->mutation;
+}
+
+uint64_t DeclaredLength(const HttpRequest& request) {
+  uint64_t declared = 0;
+  for (char c : request.Header("content-length")) {
+    if (c < '0' || c > '9' || declared > (uint64_t{1} << 50)) return 0;
+    declared = declared * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return declared;
+}
+
+}  // namespace
+
+std::optional<HttpResponse> Service::AdmitActor(const Admitted& admitted, HttpRequest& request,
+                                                bool count_rate) const {
+  // Policy and grants were decided first (Check), so a denied request takes no slot. A request
+  // without an actor (--unauthenticated) is not metered: there is nobody to meter.
+  if (!admitted.actor || !admitted.route->graph_route) return std::nullopt;
+  std::variant<ActorAdmission::Ticket, ActorAdmission::Refusal> entered = admission_->Enter(
+      *admitted.actor, Mutating(*admitted.route, admitted.graph, request), DeclaredLength(request),
+      count_rate);
+  if (auto* ticket = std::get_if<ActorAdmission::Ticket>(&entered)) {
+    request.admission = std::move(*ticket);
+    return std::nullopt;
+  }
+  const ActorAdmission::Refusal& refusal = std::get<ActorAdmission::Refusal>(entered);
+  HttpResponse refused = ErrorResponse(
+      429, refusal.reason + "; retry after " + std::to_string(refusal.retry_after_s) + " s");
+  refused.headers.emplace_back("Retry-After", std::to_string(refusal.retry_after_s));
+  return refused;
+}
+
+HttpResponse Service::HandleInternal(HttpRequest& request) const {
+  std::variant<Admitted, HttpResponse> checked = Check(request, true);
+  if (auto* refused = std::get_if<HttpResponse>(&checked)) return std::move(*refused);
+  // A tool call is admitted as its route would be (its in-flight bounds; the MCP request that
+  // carries it already took its rate token).
+  if (std::optional<HttpResponse> refused =
+          AdmitActor(std::get<Admitted>(checked), request, /*count_rate=*/false)) {
+    return std::move(*refused);
+  }
+  return Handle(request);
+}
+
 HttpResponse Service::Handle(HttpRequest& request) const {
+  // The admission ticket goes back when the handler returns (a stream's producer is not
+  // counted: only mutating requests hold slots, and none of them streams).
+  struct Release {
+    HttpRequest& request;
+    ~Release() { request.admission.reset(); }
+  } release{request};
   std::variant<Admitted, HttpResponse> checked = Check(request, false);
   if (auto* refused = std::get_if<HttpResponse>(&checked)) return std::move(*refused);
   Admitted admitted = std::get<Admitted>(std::move(checked));

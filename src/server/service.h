@@ -15,6 +15,7 @@
 #include <variant>
 
 #include "omnigraph/omnigraph.h"
+#include "server/admission.h"
 #include "server/auth.h"
 #include "server/http.h"
 #include "server/registry.h"
@@ -37,6 +38,8 @@ struct ServiceOptions {
   std::string version;
   uint64_t body_bytes_max = kRequestBodyBytesMaxDefault;
   uint64_t load_bytes_max = kLoadBodyBytesMaxDefault;
+  // Per-actor admission control (server/admission.h).
+  AdmissionLimits admission;
 };
 
 // What Service::Admit decided about a request whose header has been read.
@@ -60,12 +63,16 @@ class Service {
   const RouteTable& routes() const { return routes_; }
   const ServiceOptions& options() const { return options_; }
   const GraphRegistry& registry() const { return *registry_; }
+  const Auth& auth() const { return auth_; }
 
   // The checks that need no body (route, auth, media type, declared length), so that a request
   // that will be refused is refused before its body is read.
   Admission Admit(HttpRequest& request) const;
   // The whole pipeline for a request whose body has been read.
   HttpResponse Handle(HttpRequest& request) const;
+  // The whole pipeline for a request made inside the server — an MCP tool call (server/mcp.h)
+  // runs its route this way: route, auth, gate (a denial logged), body checks, handler.
+  HttpResponse HandleInternal(HttpRequest& request) const;
 
  private:
   struct Admitted {
@@ -86,11 +93,16 @@ class Service {
   std::optional<HttpResponse> Authorize(const Route& route, const Admitted& admitted,
                                         bool log_denials) const;
   void AddServerRoutes();
+  // Per-actor admission of a checked request (the 429 to answer, or nothing: then
+  // request.admission holds its ticket).
+  std::optional<HttpResponse> AdmitActor(const Admitted& admitted, HttpRequest& request,
+                                         bool count_rate = true) const;
 
   std::shared_ptr<const GraphRegistry> registry_;
   Auth auth_;
   ServiceOptions options_;
   RouteTable routes_;
+  std::unique_ptr<ActorAdmission> admission_;
 };
 
 // Adds the graph routes (query, mutate, load, export, schema, branches, commits); each handler
@@ -98,5 +110,8 @@ class Service {
 void AddGraphRoutes(RouteTable& table);
 // Adds the stored-query routes: the catalog and invocation (server/query_routes.cc).
 void AddQueryRoutes(RouteTable& table);
+// Adds the MCP endpoint, POST /mcp and POST /graphs/{graph_id}/mcp (server/mcp.h); its tool
+// calls run their routes through `service`.
+void AddMcpRoutes(RouteTable& table, const Service& service);
 
 }  // namespace omnigraph::server

@@ -99,7 +99,7 @@ void DamageNow(storage::ObjectStore& store, Random& random, SimWorld& world, Sim
   // an operator's action, and a request sent before the damage that lands after it is not
   // something a writer can prevent (a conditional create sent while the name was taken fills the
   // name once it is deleted). Requests sent after the damage stay deferred: those are the
-  // writers' to avoid (decision 112).
+  // writers' to avoid (decision 119).
   world.LandInFlight(d.object);
   Result<storage::GetResult> read = store.Get(d.object);
   if (!read.ok()) return;

@@ -145,4 +145,42 @@ grep -q "no actor" "$DIR/err" || fail "no actor: $(cat "$DIR/err")"
 grep -q '"actor_id": "act-analyst"' "$DIR/c.json" || fail "the analyst's commit: $(cat "$DIR/c.json")"
 "$BIN" "${INTEL[@]}" --as act-nobody commit list "$G" >/dev/null 2>&1 \
   && fail "an unknown actor's read was accepted"
+# Per-type authority on the store: an agent may change Signal only; the mutate door's branch
+# statements need their branch action; explain --type asks about types.
+cat >"$DIR/t.pg" <<'PG'
+node Person { name: String @key }
+node Signal { slug: String @key }
+PG
+cat >"$DIR/t.policy.yaml" <<'YAML'
+version: 1
+groups: {agents: [agent-1]}
+rules:
+  - id: agents-signals
+    allow:
+      actors: { group: agents }
+      actions: [read, change]
+      types: [Signal]
+YAML
+TP=(--policy "$DIR/t.policy.yaml")
+expect allow "${TP[@]}" --actor agent-1 --action change --branch main --type Signal
+expect deny "${TP[@]}" --actor agent-1 --action change --branch main --type Signal --type Person
+expect deny "${TP[@]}" --actor agent-1 --action change --branch main
+T=$DIR/t
+"$BIN" init --schema "$DIR/t.pg" "$T" >/dev/null 2>&1 || fail "init typed"
+tstate() { (cd "$T" && find . -type f | sort | xargs -r md5sum); }
+printf '{"type":"Signal","data":{"slug":"s1"}}\n{"type":"Person","data":{"name":"Bo"}}\n' >"$DIR/mixed.jsonl"
+printf '{"type":"Signal","data":{"slug":"s1"}}\n' >"$DIR/signal.jsonl"
+before=$(tstate)
+"$BIN" --quiet "${TP[@]}" --as agent-1 load --data "$DIR/mixed.jsonl" --mode append "$T" \
+  >"$DIR/out" 2>"$DIR/err" && fail "a load of Person by a Signal-only agent was accepted"
+grep -q "permission denied: .*of type 'Person'.*(input line 2)" "$DIR/err" \
+  || fail "typed refusal: $(cat "$DIR/err")"
+"$BIN" --quiet "${TP[@]}" --as agent-1 mutate -e 'query a() { insert Person { name: "X" } }' "$T" \
+  >"$DIR/out" 2>"$DIR/err" && fail "a Person insert by a Signal-only agent was accepted"
+"$BIN" --quiet "${TP[@]}" --as agent-1 mutate -e 'branch create sneaky' "$T" \
+  >"$DIR/out" 2>"$DIR/err" && fail "a branch statement passed on change alone"
+grep -q "'branch_create'" "$DIR/err" || fail "branch statement refusal: $(cat "$DIR/err")"
+[ "$before" = "$(tstate)" ] || fail "refused typed writes changed the graph"
+"$BIN" --quiet "${TP[@]}" --as agent-1 load --data "$DIR/signal.jsonl" --mode append "$T" \
+  >"$DIR/out" 2>"$DIR/err" || fail "a Signal load: $(cat "$DIR/err")"
 echo "policy: ok"
