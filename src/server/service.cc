@@ -325,9 +325,9 @@ std::optional<HttpResponse> Service::AdmitActor(const Admitted& admitted, HttpRe
   // Policy and grants were decided first (Check), so a denied request takes no slot. A request
   // without an actor (--unauthenticated) is not metered: there is nobody to meter.
   if (!admitted.actor || !admitted.route->graph_route) return std::nullopt;
-  std::variant<ActorAdmission::Ticket, ActorAdmission::Refusal> entered = admission_->Enter(
-      *admitted.actor, Mutating(*admitted.route, admitted.graph, request), DeclaredLength(request),
-      count_rate);
+  std::variant<ActorAdmission::Ticket, ActorAdmission::Refusal> entered =
+      admission_->Enter(*admitted.actor, Mutating(*admitted.route, admitted.graph, request),
+                        DeclaredLength(request), count_rate);
   if (auto* ticket = std::get_if<ActorAdmission::Ticket>(&entered)) {
     request.admission = std::move(*ticket);
     return std::nullopt;

@@ -95,6 +95,12 @@ void DamageNow(storage::ObjectStore& store, Random& random, SimWorld& world, Sim
     }
   }
   d.object = candidates[random.Uniform(candidates.size())];
+  // A request to the object still in flight lands first: the store's latency is bounded far below
+  // an operator's action, and a request sent before the damage that lands after it is not
+  // something a writer can prevent (a conditional create sent while the name was taken fills the
+  // name once it is deleted). Requests sent after the damage stay deferred: those are the
+  // writers' to avoid (decision 121).
+  world.LandInFlight(d.object);
   Result<storage::GetResult> read = store.Get(d.object);
   if (!read.ok()) return;
   d.original = read->data;

@@ -192,7 +192,7 @@ class SimStore final : public storage::ObjectStore {
         return Status(Code::kUnknown, "simulated lost acknowledgement", n);
       }
       case SimWorld::Fault::kDeferred:
-        world_->Defer(std::string(op) + " " + n, std::move(deferred_effect));
+        world_->Defer(std::string(op) + " " + n, n, std::move(deferred_effect));
         world_->Trace("  -> unknown, deferred");
         return Status(Code::kUnknown, "simulated timeout; the request may land later", n);
       case SimWorld::Fault::kCrashAfter: {
@@ -350,8 +350,19 @@ void SimWorld::Park(ActorContext& ctx) {
   Trace(ctx.name_ + " waits");
 }
 
-void SimWorld::Defer(std::string what, std::function<void()> apply) {
-  deferred_.push_back(DeferredWrite{std::move(what), std::move(apply)});
+void SimWorld::Defer(std::string what, std::string name, std::function<void()> apply) {
+  deferred_.push_back(DeferredWrite{std::move(what), std::move(name), std::move(apply)});
+}
+
+void SimWorld::LandInFlight(const std::string& name) {
+  while (true) {
+    std::vector<size_t> to_name;
+    for (size_t i = 0; i < deferred_.size(); ++i) {
+      if (deferred_[i].name == name) to_name.push_back(i);
+    }
+    if (to_name.empty()) return;
+    LandOne(to_name[random_.Uniform(to_name.size())]);
+  }
 }
 
 void SimWorld::LandOne(size_t index) {
