@@ -115,7 +115,7 @@ class FairQueue {
   std::condition_variable cv_;
   std::unordered_map<size_t, std::deque<Task>> queues_;
   std::unordered_map<size_t, size_t> running_;  // tasks running per key
-  std::deque<size_t> turns_;  // keys with queued tasks, in serving order
+  std::deque<size_t> turns_;                    // keys with queued tasks, in serving order
   bool stopping_ = false;
 };
 
