@@ -5,7 +5,6 @@
 #include "engine/api_backend.h"
 #include "engine/api_local.h"
 #include "engine/api_remote.h"
-#include "storage/uri.h"
 
 namespace omnigraph::api {
 
@@ -203,7 +202,7 @@ Result<Json> Database::LintWithSchema(std::string_view schema_source,
 Json Database::Version() { return engine::LibraryVersion(); }
 
 int64_t Database::MonotonicMicros() {
-  return storage::Runtime::SystemRuntimeClock().MonotonicMicros();
+  return engine::SystemMonotonicMicros();
 }
 
 }  // namespace omnigraph::api
