@@ -230,7 +230,7 @@ TEST_P(LedgerRace, ExactlyOneStateWriteWinsFromOnePrior) {
         }
         Json next = prior->state;
         next["state_revision"] = round + 1;
-        next["observations"]["writer"] = i;
+        next["observations"]["writer"] = Json{{"writer", i}};
         results[i] = WriteState(*store, *prior, next);
       });
     }
@@ -248,8 +248,8 @@ TEST_P(LedgerRace, ExactlyOneStateWriteWinsFromOnePrior) {
     }
     ASSERT_EQ(winners, 1);
     Result<StateFile> after = ReadState(*store);
-    ASSERT_TRUE(after.ok());
-    EXPECT_EQ(after->state["observations"]["writer"], winner);
+    ASSERT_TRUE(after.ok()) << after.status().ToString();
+    EXPECT_EQ(after->state["observations"]["writer"]["writer"], winner);
     EXPECT_EQ(after->state["state_revision"], round + 1);
   }
 }
