@@ -201,8 +201,6 @@ Result<Json> Database::LintWithSchema(std::string_view schema_source,
 
 Json Database::Version() { return engine::LibraryVersion(); }
 
-int64_t Database::MonotonicMicros() {
-  return engine::SystemMonotonicMicros();
-}
+int64_t Database::MonotonicMicros() { return engine::SystemMonotonicMicros(); }
 
 }  // namespace omnigraph::api

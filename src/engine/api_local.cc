@@ -930,9 +930,7 @@ api::Result<std::shared_ptr<Backend>> OpenLocalBackend(std::string_view uri,
 
 api::Status CheckIdempotencyKey(std::string_view key) { return ToApi(ValidateIdempotencyKey(key)); }
 
-int64_t SystemMonotonicMicros() {
-  return storage::Runtime::SystemRuntimeClock().MonotonicMicros();
-}
+int64_t SystemMonotonicMicros() { return storage::Runtime::SystemRuntimeClock().MonotonicMicros(); }
 
 api::Json LibraryVersion() {
   return api::Json{{"version", OMNIGRAPH_VERSION_TEXT},
