@@ -208,6 +208,16 @@ class SeamTest(unittest.TestCase):
         self.assertEqual((code, out), (0, ""))
 
 
+    def test_a_listed_publisher_that_no_longer_publishes_is_a_stale_entry(self):
+        files = {"src/engine/write.cc": "auto r = Stage(request);\n",
+                 "src/engine/merge.cc": "auto r = commit::RunPublishLoop(*stream, head, loop);\n"}
+        code, out = run_lint(files)
+        self.assertEqual(code, 1)
+        self.assertIn("src/engine/write.cc:1: listed in PUBLISHERS (scripts/lint_code.py) but "
+                      "calls no publish entry point", out)
+        self.assertNotIn("merge.cc", out)
+
+
 class BannedCallTest(unittest.TestCase):
     def test_direct_clock_thread_and_sleep_calls_in_library_code(self):
         code, out = run_lint({"src/engine/a.cc": "auto t = std::chrono::steady_clock::now();\n"
