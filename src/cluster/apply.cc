@@ -47,6 +47,19 @@ void CreateGraph(Run& r, Change& c) {
   std::string root = r.s.root.GraphRoot(c.graph);
   api::Result<std::unique_ptr<api::Database>> db =
       api::Database::Init(root, schema.payload, GraphOptions(r.s));
+  if (!db.ok() && db.status().code() == api::Code::kInitializationIncomplete) {
+    // The stamp of an init that never wrote its genesis record: a create an earlier apply began
+    // and did not finish (killed). Graph roots under the storage root are apply's own and this
+    // run holds the cluster lock, so no other init is running there: complete it under its
+    // graph id, as `init --force` would (crash safety, issue [35] item 5).
+    api::DatabaseOptions force = GraphOptions(r.s);
+    force.init_force = true;
+    db = api::Database::Init(root, schema.payload, force);
+    if (db.ok()) {
+      r.next["recovery_records"][c.resource] = {{"kind", "graph_create_completed"},
+                                                {"at_micros", r.s.clock->NowMicros()}};
+    }
+  }
   if (!db.ok() && db.status().code() == api::Code::kAlreadyInitialized) {
     // A create that finished on the graph but not in the ledger (a crash), or a root made by
     // hand: adopted only when its schema is the declared one.

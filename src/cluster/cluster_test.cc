@@ -487,6 +487,31 @@ TEST(ClusterApply, RefreshRecordsDriftAndApplyConvergesIt) {
   fs::remove_all(dir);
 }
 
+// An apply killed inside a graph's init leaves the root with its storage stamp and no genesis
+// record; the next apply completes that init under the stamp's graph id and converges (issue
+// [35] item 5, crash_kill9's cluster rounds).
+TEST(ClusterApply, AnInitACrashedApplyLeftUnfinishedIsCompletedByTheNext) {
+  std::string dir = SmallCluster();
+  Ok(Import(Opts(dir)));
+  const fs::path root = fs::path(dir) / "graphs/g.omni";
+  ASSERT_TRUE(api::Database::Init(root.string(), kSchema1).ok());
+  const std::string stamp = ReadText(root / "_omnigraph.json");
+  for (const fs::directory_entry& e : fs::directory_iterator(root)) {
+    if (e.path().filename() != "_omnigraph.json") fs::remove_all(e.path());
+  }
+  ASSERT_EQ(api::Database::Open(root.string()).status().code(),
+            api::Code::kInitializationIncomplete);
+  Json applied = Ok(Apply(Opts(dir)));
+  EXPECT_EQ(applied["converged"], true) << applied.dump(2);
+  EXPECT_EQ((*ChangeOf(applied, "graph.g"))["disposition"], "applied") << applied.dump(2);
+  EXPECT_EQ(LiveSchemaOf(root.string()), kSchema1);
+  EXPECT_EQ(ReadText(root / "_omnigraph.json"), stamp) << "the init was not completed in place";
+  Result<StateFile> state = ReadState(*OpenRootUri(dir)->store);
+  ASSERT_TRUE(state.ok());
+  EXPECT_EQ(state->state["recovery_records"]["graph.g"]["kind"], "graph_create_completed");
+  fs::remove_all(dir);
+}
+
 TEST(ClusterApply, DamagedCatalogBlobIsReportedAndRepublished) {
   std::string dir = SmallCluster();
   Ok(Import(Opts(dir)));
