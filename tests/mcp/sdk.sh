@@ -56,8 +56,8 @@ start_embeddings() {  # DIM
   EPID=$!
   for _ in $(seq 1 100); do [ -s "$DIR/embed.port" ] && break; sleep 0.1; done
   [ -s "$DIR/embed.port" ] || fail "the embeddings stub did not start: $(cat "$DIR/embed.err")"
-  export OMNIGRAPH_EMBED_BASE_URL="http://127.0.0.1:$(cat "$DIR/embed.port")"
-  export OMNIGRAPH_EMBED_MODEL=stub
+  OMNIGRAPH_EMBED_BASE_URL="http://127.0.0.1:$(cat "$DIR/embed.port")"
+  export OMNIGRAPH_EMBED_BASE_URL OMNIGRAPH_EMBED_MODEL=stub
 }
 
 # An export, sorted, keys sorted, with the ids of edges the seed did not have left out (an
@@ -82,6 +82,16 @@ load_graph() {  # COOKBOOK GRAPH
 }
 
 file_of() { grep -l "^query $2(" "$COOK/$1"/queries/*.gq | head -1; }
+
+# Every catalog entry of a kind was called and compared once: the names and the count.
+all_called() {  # COOKBOOK CALLS.jsonl CATALOG_FILTER COMPARED WHAT
+  local cb=$1 calls=$2 filter=$3 compared=$4 what=$5 n
+  n=$(jq "[.queries[] | $filter] | length" "$DIR/catalog.json")
+  [ "$compared" -eq "$n" ] || fail "$cb: $compared of the catalog's $n stored $what compared"
+  diff <(jq -r ".queries[] | $filter | .name" "$DIR/catalog.json" | sort) \
+    <(jq -r .name "$calls" | sort) >"$DIR/names.diff" ||
+    fail "$cb: the stored $what called are not the catalog's: $(cat "$DIR/names.diff")"
+}
 
 # A read that fails on the cookbook (expected-errors.json): the MCP tool error is the HTTP
 # route's error and status, and the CLI's direct run fails with the same message.
@@ -127,7 +137,7 @@ compare_reads() {  # COOKBOOK GRAPH_ID GRAPH: the reads' calls against direct an
     compared=$((compared + 1))
   done <"$DIR/calls.jsonl"
   n=$(jq '[.queries[] | select(.mutation | not)] | length' "$DIR/catalog.json")
-  [ "$compared" -eq "$n" ] || fail "$cb: $compared of the catalog's $n stored reads compared"
+  all_called "$cb" "$DIR/calls.jsonl" 'select(.mutation | not)' "$compared" reads
   [ $((rows * 4)) -ge $((n * 3)) ] ||
     fail "$cb: only $rows of $n stored reads returned rows; none: ${empty[*]}"
   [ "$errors" -eq "$(jq --arg cb "$cb" '.[$cb] // {} | length' "$EXPECTED")" ] ||
@@ -162,9 +172,7 @@ compare_mutations() {  # COOKBOOK GRAPH_ID LOCAL_COPY
     mv "$DIR/direct.ndjson" "$DIR/prev.ndjson"
     compared=$((compared + 1))
   done <"$DIR/mutations.jsonl"
-  local n
-  n=$(jq '[.queries[] | select(.mutation)] | length' "$DIR/catalog.json")
-  [ "$compared" -eq "$n" ] || fail "$cb: $compared of the catalog's $n stored mutations compared"
+  all_called "$cb" "$DIR/mutations.jsonl" 'select(.mutation)' "$compared" mutations
   echo "$cb: $compared stored mutations agree (MCP tool via the SDK vs direct: envelope, state)"
 }
 
