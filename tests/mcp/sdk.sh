@@ -18,14 +18,15 @@
 #   (industry-intel's hybrid_chunks: bm25 over Chunk.text, which the schema does not @index);
 #   its MCP tool error must equal the HTTP route's error and status and the CLI's message.
 # - Mutations (industry-intel 31, second-brain 54): the served graph and a byte copy of it taken
-#   before the server starts; each mutation is called as an MCP tool on the served graph and run
-#   directly on the copy (`omnigraph --as admin mutate NAME --query FILE --params P --json`), in
-#   catalog order, so each starts from the same state. Their envelopes must agree (but for the
-#   commit ids and times, minted per write), and so must the state after each: the served
-#   graph's export at the commit the MCP call made (POST /export {snapshot}) and the copy's
-#   `omnigraph export`, sorted, without the ids of the edges the mutations inserted (ULIDs minted
-#   at the insert); each must change the state. A read-only actor's call of a stored mutation is
-#   refused as an unknown tool, and the graph's head does not move.
+#   before the server starts. Every mutation is called as an MCP tool on the served graph, in
+#   catalog order; then, with that server stopped, run directly on the copy in the same order
+#   (`omnigraph --as admin mutate NAME --query FILE --params P --json`), so each starts from the
+#   same state. Their envelopes must agree (but for the commit ids and times, minted per write),
+#   and so must the state after each: both graphs' exports (POST /export {snapshot}, the copy
+#   served by a plain server afterwards) at the commit each run made, sorted, without the ids of
+#   the edges the mutations inserted (ULIDs minted at the insert); each must change the state.
+#   A read-only actor's call of a stored mutation is refused as an unknown tool, and the
+#   graph's head does not move.
 # Starts servers: label integration.
 # Usage: sdk.sh OMNIGRAPH OMNIGRAPH_SERVER COOKBOOKS NPM_PREFIX
 set -u
@@ -113,94 +114,139 @@ compare_error() {  # COOKBOOK GRAPH_ID GRAPH NAME PARAMS ERROR_JSON
 }
 
 compare_reads() {  # COOKBOOK GRAPH_ID GRAPH: the reads' calls against direct and HTTP runs
-  local cb=$1 id=$2 g=$3 compared=0 rows=0 errors=0 name params n empty=()
-  while IFS= read -r line; do
-    name=$(jq -r .name <<<"$line")
-    params=$(jq -c .params <<<"$line")
-    if jq -e 'has("error")' <<<"$line" >/dev/null; then
-      compare_error "$cb" "$id" "$g" "$name" "$params" "$(jq -c .error <<<"$line")"
+  local cb=$1 id=$2 g=$3 calls=$DIR/calls.jsonl rows=0 errors=0 i name mcp direct http empty=()
+  local -a names params results
+  mapfile -t names < <(jq -r .name "$calls")
+  mapfile -t params < <(jq -c .params "$calls")
+  mapfile -t results < <(jq -c -S 'if has("error") then {error} else .rows end' "$calls")
+  for i in "${!names[@]}"; do
+    name=${names[$i]}
+    mcp=${results[$i]}
+    if [ "${mcp:0:9}" = '{"error":' ]; then
+      compare_error "$cb" "$id" "$g" "$name" "${params[$i]}" "$(jq -c .error <<<"$mcp")"
       errors=$((errors + 1))
-      compared=$((compared + 1))
       continue
     fi
-    jq -S .rows <<<"$line" >"$DIR/mcp.json"
-    "$BIN" query "$name" --query "$(file_of "$cb" "$name")" --params "$params" --format json "$g" |
-      jq -S .rows >"$DIR/direct.json" || fail "$cb: direct $name"
-    curl -sf -X POST "$URL/graphs/$id/queries/$name" -H 'Authorization: Bearer admin-token' \
-      -H 'content-type: application/json' -d "{\"params\":$params}" |
-      jq -S .rows >"$DIR/http.json" || fail "$cb: HTTP $name"
-    cmp -s "$DIR/mcp.json" "$DIR/direct.json" ||
-      fail "$cb: $name $params: MCP differs from direct: $(diff "$DIR/mcp.json" "$DIR/direct.json")"
-    cmp -s "$DIR/http.json" "$DIR/direct.json" || fail "$cb: $name: HTTP differs from direct"
-    n=$(jq length "$DIR/mcp.json")
-    if [ "$n" -gt 0 ]; then rows=$((rows + 1)); else empty+=("$name"); fi
-    compared=$((compared + 1))
-  done <"$DIR/calls.jsonl"
-  n=$(jq '[.queries[] | select(.mutation | not)] | length' "$DIR/catalog.json")
-  all_called "$cb" "$DIR/calls.jsonl" 'select(.mutation | not)' "$compared" reads
+    direct=$("$BIN" query "$name" --query "$(file_of "$cb" "$name")" --params "${params[$i]}" \
+      --format json "$g" | jq -c -S .rows) || fail "$cb: direct $name"
+    http=$(curl -sf -X POST "$URL/graphs/$id/queries/$name" -H 'Authorization: Bearer admin-token' \
+      -H 'content-type: application/json' -d "{\"params\":${params[$i]}}" | jq -c -S .rows) ||
+      fail "$cb: HTTP $name"
+    [ "$mcp" = "$direct" ] || fail "$cb: $name ${params[$i]}: MCP differs from direct:" \
+      "$(diff <(jq . <<<"$mcp") <(jq . <<<"$direct"))"
+    [ "$http" = "$direct" ] || fail "$cb: $name: HTTP differs from direct"
+    if [ "$mcp" != '[]' ]; then rows=$((rows + 1)); else empty+=("$name"); fi
+  done
+  local n=${#names[@]}
+  all_called "$cb" "$calls" 'select(.mutation | not)' "$n" reads
   [ $((rows * 4)) -ge $((n * 3)) ] ||
     fail "$cb: only $rows of $n stored reads returned rows; none: ${empty[*]}"
-  [ "$errors" -eq "$(jq --arg cb "$cb" '.[$cb] // {} | length' "$EXPECTED")" ] ||
+  [ "$errors" -eq "$(jq length "$DIR/expected.json")" ] ||
     fail "$cb: $errors stored reads failed as tests/mcp/expected-errors.json says"
-  echo "$cb: $compared stored reads agree (MCP tool via the SDK, HTTP, direct):" \
+  echo "$cb: $n stored reads agree (MCP tool via the SDK, HTTP, direct):" \
     "$rows return rows, $errors the same error; no rows: ${empty[*]}"
 }
 
-compare_mutations() {  # COOKBOOK GRAPH_ID LOCAL_COPY
-  local cb=$1 id=$2 local=$3 compared=0 name params commit
-  local strip='del(.commit.graph_commit_id, .commit.parent_commit_id, .commit.created_at)'
-  "$BIN" export "$local" >"$DIR/seed.ndjson" || fail "$cb: export"
-  jq -s 'map(select(.edge) | {key: .data.id, value: true}) | from_entries' "$DIR/seed.ndjson" \
-    >"$DIR/seed-edge-ids.json"
-  normalize <"$DIR/seed.ndjson" >"$DIR/prev.ndjson"
-  while IFS= read -r line; do
-    name=$(jq -r .name <<<"$line")
-    params=$(jq -c .params <<<"$line")
-    commit=$(jq -r .result.commit.graph_commit_id <<<"$line")
-    jq -S ".result | $strip" <<<"$line" >"$DIR/mcp.json"
-    "$BIN" --quiet --as admin mutate "$name" --query "$(file_of "$cb" "$name")" --params "$params" --json \
-      "$local" | jq -S "$strip" >"$DIR/direct.json" || fail "$cb: direct $name"
-    cmp -s "$DIR/mcp.json" "$DIR/direct.json" ||
-      fail "$cb: $name $params: MCP differs from direct: $(diff "$DIR/mcp.json" "$DIR/direct.json")"
-    "$BIN" export "$local" | normalize >"$DIR/direct.ndjson" || fail "$cb: export after $name"
+# The served graph's state after each MCP mutation: its export at the commit the call made.
+export_served() {  # GRAPH_ID
+  local id=$1 k commit
+  local -a commits
+  mapfile -t commits < <(jq -r .result.commit.graph_commit_id "$DIR/mutations.jsonl")
+  for k in "${!commits[@]}"; do
+    commit=${commits[$k]}
     curl -sf -X POST "$URL/graphs/$id/export" -H 'Authorization: Bearer admin-token' \
       -H 'content-type: application/json' -d "{\"snapshot\":\"$commit\"}" |
-      normalize >"$DIR/served.ndjson" || fail "$cb: HTTP export at $commit"
-    cmp -s "$DIR/served.ndjson" "$DIR/direct.ndjson" || fail "$cb: after $name $params the" \
-      "graphs differ: $(diff "$DIR/served.ndjson" "$DIR/direct.ndjson" | head -5)"
-    cmp -s "$DIR/prev.ndjson" "$DIR/direct.ndjson" && fail "$cb: $name changed nothing"
-    mv "$DIR/direct.ndjson" "$DIR/prev.ndjson"
-    compared=$((compared + 1))
-  done <"$DIR/mutations.jsonl"
-  all_called "$cb" "$DIR/mutations.jsonl" 'select(.mutation)' "$compared" mutations
-  echo "$cb: $compared stored mutations agree (MCP tool via the SDK vs direct: envelope, state)"
+      normalize >"$DIR/served.$k.ndjson" || fail "HTTP export at $commit"
+  done
+}
+
+# The same mutations run directly on the copy, in the same order: the envelopes must agree but
+# for the commit ids and times. Leaves the copy's commit per mutation in $DIR/direct.commits.
+mutate_direct() {  # COOKBOOK LOCAL_COPY
+  local cb=$1 local=$2 k name
+  local strip='del(.commit.graph_commit_id, .commit.parent_commit_id, .commit.created_at)'
+  local -a names params mcp direct
+  mapfile -t names < <(jq -r .name "$DIR/mutations.jsonl")
+  mapfile -t params < <(jq -c .params "$DIR/mutations.jsonl")
+  for k in "${!names[@]}"; do
+    "$BIN" --quiet --as admin mutate "${names[$k]}" --query "$(file_of "$cb" "${names[$k]}")" \
+      --params "${params[$k]}" --json "$local" >"$DIR/direct.$k.json" ||
+      fail "$cb: direct ${names[$k]}"
+    printf '%s\n' "$DIR/direct.$k.json" >>"$DIR/direct.files"
+  done
+  mapfile -t mcp < <(jq -c -S ".result | $strip" "$DIR/mutations.jsonl")
+  mapfile -t direct < <(xargs jq -c -S "$strip" <"$DIR/direct.files")
+  xargs jq -r .commit.graph_commit_id <"$DIR/direct.files" >"$DIR/direct.commits"
+  rm "$DIR/direct.files"
+  for k in "${!names[@]}"; do
+    name=${names[$k]}
+    [ "${mcp[$k]}" = "${direct[$k]}" ] || fail "$cb: $name ${params[$k]}: the MCP envelope" \
+      "differs from direct: $(diff <(jq . <<<"${mcp[$k]}") <(jq . <<<"${direct[$k]}"))"
+  done
+}
+
+# The copy's state after each direct mutation (served by a plain server) against the served
+# graph's after the MCP call; each must differ from the state before it.
+compare_states() {  # COOKBOOK GRAPH_ID
+  local cb=$1 id=$2 k=0 commit prev=$DIR/seed.norm.ndjson name
+  local -a names
+  mapfile -t names < <(jq -r .name "$DIR/mutations.jsonl")
+  while IFS= read -r commit; do
+    name=${names[$k]}
+    curl -sf -X POST "$URL/graphs/$id/export" -H 'Authorization: Bearer admin-token' \
+      -H 'content-type: application/json' -d "{\"snapshot\":\"$commit\"}" |
+      normalize >"$DIR/direct.ndjson" || fail "$cb: HTTP export of the copy at $commit"
+    cmp -s "$DIR/served.$k.ndjson" "$DIR/direct.ndjson" || fail "$cb: after $name the graphs" \
+      "differ: $(diff "$DIR/served.$k.ndjson" "$DIR/direct.ndjson" | head -5)"
+    cmp -s "$prev" "$DIR/direct.ndjson" && fail "$cb: $name changed nothing"
+    prev=$DIR/served.$k.ndjson
+    k=$((k + 1))
+  done <"$DIR/direct.commits"
+  all_called "$cb" "$DIR/mutations.jsonl" 'select(.mutation)' "$k" mutations
+  echo "$cb: $k stored mutations agree (MCP tool via the SDK vs direct: envelope, state after each)"
+}
+
+serve() {  # GRAPH GRAPH_ID [ARG...]: admin (every grant) and reader (read only)
+  local g=$1 id=$2
+  shift 2
+  echo '{"grants":{"admin":["read","change","invoke_query","export"]}}' >"$DIR/grants.json"
+  OMNIGRAPH_SERVER_BEARER_TOKENS_JSON='{"admin":"admin-token","reader":"reader-token"}' \
+    launch_server "$SERVER" "$g" --graph-id "$id" --policy "$DIR/grants.json" "$@"
+}
+
+stop_server() {
+  kill "$SPID"
+  wait "$SPID" 2>/dev/null
+  SPID=
+}
+
+client() {  # MODE COOKBOOK GRAPH_ID OUT
+  "$NODE" "$DIR/sdk_client.mjs" "$1" "$URL/graphs/$3/mcp" admin-token reader-token \
+    "$COOK/$2" "$DIR/catalog.json" "$DIR/data.jsonl" "$DIR/expected.json" "$4" ||
+    fail "$2: the SDK client ($1) failed: $(tail -5 "$DIR/server.err")"
 }
 
 run_cookbook() {  # COOKBOOK GRAPH_ID
   local cb=$1 id=$2 G=$DIR/$1.omni L=$DIR/$1.local.omni
   load_graph "$cb" "$G"
   cp -a "$G" "$L"
+  "$BIN" export "$L" >"$DIR/seed.ndjson" || fail "$cb: export"
+  jq -s 'map(select(.edge) | {key: .data.id, value: true}) | from_entries' "$DIR/seed.ndjson" \
+    >"$DIR/seed-edge-ids.json"
+  normalize <"$DIR/seed.ndjson" >"$DIR/seed.norm.ndjson"
   jq --arg cb "$cb" '.[$cb] // {}' "$EXPECTED" >"$DIR/expected.json"
-  echo '{"grants":{"admin":["read","change","invoke_query","export"]}}' >"$DIR/grants.json"
-  OMNIGRAPH_SERVER_BEARER_TOKENS_JSON='{"admin":"admin-token","reader":"reader-token"}' \
-    launch_server "$SERVER" "$G" --graph-id "$id" --queries "$COOK/$cb/queries" \
-    --policy "$DIR/grants.json"
+  serve "$G" "$id" --queries "$COOK/$cb/queries"
   curl -sf -H 'Authorization: Bearer admin-token' "$URL/graphs/$id/queries" >"$DIR/catalog.json" ||
     fail "$cb: catalog"
-  local mode
-  for mode in reads mutations; do
-    local out=$DIR/calls.jsonl
-    [ "$mode" = mutations ] && out=$DIR/mutations.jsonl
-    "$NODE" "$DIR/sdk_client.mjs" "$mode" "$URL/graphs/$id/mcp" admin-token reader-token \
-      "$COOK/$cb" "$DIR/catalog.json" "$DIR/data.jsonl" "$DIR/expected.json" "$out" ||
-      fail "$cb: the SDK client ($mode) failed: $(tail -5 "$DIR/server.err")"
-    # The reads are compared before any mutation, on the graph as loaded.
-    [ "$mode" = reads ] && compare_reads "$cb" "$id" "$G"
-  done
-  compare_mutations "$cb" "$id" "$L"
-  kill "$SPID"
-  wait "$SPID" 2>/dev/null
-  SPID=
+  client reads "$cb" "$id" "$DIR/calls.jsonl"
+  compare_reads "$cb" "$id" "$G"  # before any mutation, on the graph as loaded
+  client mutations "$cb" "$id" "$DIR/mutations.jsonl"
+  export_served "$id"
+  stop_server
+  mutate_direct "$cb" "$L"
+  serve "$L" "$id"
+  compare_states "$cb" "$id"
+  stop_server
 }
 
 grep -ho 'Vector([0-9]*) @embed' "$COOK"/*/schema.pg | sort -u | wc -l | grep -qx 1 ||
