@@ -13,6 +13,9 @@
 launch_server() {
   local server=$1
   shift
+  # Emptied here, not only by the background redirect: that one runs after the fork, so a
+  # previous server's "listening on" line could be read (and then vanish) before it does.
+  : >"$DIR/server.out"
   "$server" "$@" --bind 127.0.0.1:0 >"$DIR/server.out" 2>"$DIR/server.err" &
   SPID=$!
   for _ in $(seq 1 300); do
