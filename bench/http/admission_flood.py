@@ -25,6 +25,7 @@ import time
 TOKENS = {"alice": "alice-bench-token", "bob": "bob-bench-token"}
 POINT = ("query one($n: String) { match { $p: Person { name: $n } } return { $p.name } }")
 INSERT = "query add($n: String) { insert Person { name: $n } }"
+INSERT_NOTE = "query add($n: String) { insert Note { name: $n } }"
 
 
 def start_server(server, graph, extra):
@@ -51,10 +52,12 @@ def post(conn, token, path, body, headers=None):
     return r.status, data
 
 
-def bob_reads(port, count, out):
+def bob_reads(port, count, out, pace_per_s):
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     lat = []
     for i in range(count):
+        if pace_per_s:
+            time.sleep(1.0 / pace_per_s)
         name = "p%d" % ((i * 7919) % 10000)
         t0 = time.perf_counter()
         status, data = post(conn, TOKENS["bob"], "/query", {"query": POINT, "params": {"n": name}})
@@ -76,8 +79,9 @@ def alice_thread(port, stop, counts, index, kind, honour_retry_after):
                 status, _ = post(conn, TOKENS["alice"], "/query",
                                  {"query": POINT, "params": {"n": "p%d" % (n % 10000)}}, headers)
             else:
+                query = INSERT_NOTE if kind == "insert-note" else INSERT
                 status, _ = post(conn, TOKENS["alice"], "/mutate",
-                                 {"query": INSERT, "params": {"n": "a-%d-%d" % (index, n)}},
+                                 {"query": query, "params": {"n": "a-%d-%d" % (index, n)}},
                                  headers)
         except (http.client.HTTPException, OSError):
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
@@ -104,12 +108,36 @@ def alice_flood(port, flooders, stop, out, kind, honour_retry_after):
     out.put(total)
 
 
+RATE = ["--per-actor-rate", "100", "--per-actor-burst", "20"]
+# (name, server flags, flood?, flood kind, honour Retry-After?, bob's pace in reads/s; 0 = flat out).
+# The rate bounds every actor, so bob keeps under it in the rate rows: 80 reads a second.
+PLANS = [
+    ("bob alone", [], False, "insert", False, 0),
+    ("bob beside alice's flood, admission default (16 in flight)", [], True, "insert", False, 0),
+    ("bob beside alice's flood, in-flight bound 4", ["--per-actor-inflight-max", "4"], True,
+     "insert", False, 0),
+    ("bob beside alice's flood, admission off", ["--per-actor-inflight-max", "0"], True, "insert",
+     False, 0),
+    ("bob beside alice's read flood, admission default", [], True, "read", False, 0),
+    ("bob (80 reads/s) alone, rate 100/s", RATE, False, "insert", False, 80),
+    ("bob (80 reads/s) beside alice's flood at a 100/s rate, honouring Retry-After", RATE, True,
+     "insert", True, 80),
+    ("bob (80 reads/s) beside alice's flood at a 100/s rate, retrying at once", RATE, True,
+     "insert", False, 80),
+    ("bob (80 reads/s) alone", [], False, "insert", False, 80),
+    ("bob (80 reads/s) beside alice's flood, admission default", [], True, "insert", False, 80),
+    ("bob (80 reads/s) beside alice's flood of Note inserts, admission default", [], True,
+     "insert-note", False, 80),
+]
+
+
 def percentile(values, p):
     s = sorted(values)
     return s[min(len(s) - 1, int(round(p / 100.0 * (len(s) - 1))))]
 
 
-def scenario(args, graph, name, extra, flood, kind="insert", honour_retry_after=False):
+def scenario(args, graph, name, extra, flood, kind="insert", honour_retry_after=False,
+             bob_pace_per_s=0):
     proc, port = start_server(args.server, graph, extra)
     try:
         out = mp.Queue()
@@ -121,7 +149,8 @@ def scenario(args, graph, name, extra, flood, kind="insert", honour_retry_after=
             flooder.start()
             time.sleep(1.0)  # Let the flood fill the queue first.
         started = time.perf_counter()
-        reader = mp.Process(target=bob_reads, args=(port, args.reads, out))
+        reads = args.reads if not bob_pace_per_s else min(args.reads, bob_pace_per_s * 10)
+        reader = mp.Process(target=bob_reads, args=(port, reads, out, bob_pace_per_s))
         reader.start()
         reader.join()
         elapsed = time.perf_counter() - started
@@ -134,7 +163,7 @@ def scenario(args, graph, name, extra, flood, kind="insert", honour_retry_after=
         if bob[0] != "ok":
             sys.exit("bob's read failed in %s: %s" % (name, bob))
         lat = bob[1]
-        row = {"scenario": name, "server_flags": extra,
+        row = {"scenario": name, "server_flags": extra, "bob_paced_per_s": bob_pace_per_s,
                "flood": (kind + (" honouring Retry-After" if honour_retry_after else ""))
                if flood else None,
                "bob_reads": len(lat), "bob_p50_ms": round(percentile(lat, 50), 3),
@@ -157,11 +186,12 @@ def main():
     ap.add_argument("--reads", type=int, default=2000)
     ap.add_argument("--flooders", type=int, default=64)
     ap.add_argument("--out")
+    ap.add_argument("--only", help="run only the scenarios whose name contains this")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         schema = os.path.join(tmp, "s.pg")
         with open(schema, "w") as f:
-            f.write("node Person { name: String @key }\n")
+            f.write("node Person { name: String @key }\nnode Note { name: String @key }\n")
         data = os.path.join(tmp, "people.jsonl")
         with open(data, "w") as f:
             for i in range(10000):
@@ -171,23 +201,17 @@ def main():
                        stdout=subprocess.DEVNULL)
         subprocess.run([args.cli, "load", "--data", data, "--mode", "append", graph], check=True,
                        stdout=subprocess.DEVNULL)
-        rows = [
-            scenario(args, graph, "bob alone", [], False),
-            scenario(args, graph, "bob beside alice's flood, admission default (16 in flight)",
-                     [], True),
-            scenario(args, graph, "bob beside alice's flood, in-flight bound 4",
-                     ["--per-actor-inflight-max", "4"], True),
-            scenario(args, graph, "bob beside alice's flood, admission off",
-                     ["--per-actor-inflight-max", "0"], True),
-            scenario(args, graph, "bob beside alice's flood at a 100/s rate, honouring "
-                     "Retry-After", ["--per-actor-rate", "100", "--per-actor-burst", "20"], True,
-                     "insert", True),
-            scenario(args, graph, "bob beside alice's read flood, admission default", [], True,
-                     "read"),
-        ]
-    alone = rows[0]["bob_p99_ms"]
+        rows = [scenario(args, graph, *plan) for plan in PLANS
+                if not args.only or args.only in plan[0]]
+    # Each row against bob alone at the same pace (the paced rows under the rate limit).
+    def base(r):
+        return (r["bob_paced_per_s"], "--per-actor-rate" in r["server_flags"])
+    alone = {base(r): r for r in rows if r["flood"] is None}
     for r in rows:
-        r["bob_p99_vs_alone"] = round(r["bob_p99_ms"] / alone, 2)
+        if base(r) in alone:
+            a = alone[base(r)]
+            r["bob_p50_vs_alone"] = round(r["bob_p50_ms"] / a["bob_p50_ms"], 2)
+            r["bob_p99_vs_alone"] = round(r["bob_p99_ms"] / a["bob_p99_ms"], 2)
     if args.out:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                                 text=True).stdout.strip()
