@@ -102,6 +102,8 @@ FRONT_END_BARE_INCLUDES = {
     # server_policy_test shares the policy corpus (pure standard library, no OmniGraph header)
     # with policy_test and api_policy_test; src/policy is on that test's include path alone.
     ("src/server/server_policy_test.cc", "corpus_for_tests.h"),
+    # cli_policy_corpus_test runs the same corpus through the omnigraph binary on a store.
+    ("src/cli/cli_policy_corpus_test.cc", "corpus_for_tests.h"),
 }
 ANGLE_INCLUDE = re.compile(r'^\s*#\s*include\s+<([^>]+)>')
 
