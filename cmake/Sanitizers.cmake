@@ -1,4 +1,8 @@
-# asan = AddressSanitizer + UndefinedBehaviorSanitizer, both without recovery; tsan = ThreadSanitizer.
+# asan = AddressSanitizer + UndefinedBehaviorSanitizer, both without recovery; tsan = ThreadSanitizer;
+# fuzz = asan's two plus libFuzzer's coverage instrumentation (clang only; the fuzz preset and
+# docs/design/fuzzing.md). Under fuzz every library is compiled -fsanitize=fuzzer-no-link and only
+# the harnesses (fuzz/CMakeLists.txt) link libFuzzer's main with -fsanitize=fuzzer
+# (OMNIGRAPH_FUZZ_LINK).
 if(OMNIGRAPH_SANITIZE STREQUAL "asan")
   set(san -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
   add_compile_options(${san})
@@ -7,6 +11,14 @@ elseif(OMNIGRAPH_SANITIZE STREQUAL "tsan")
   set(san -fsanitize=thread -fno-omit-frame-pointer)
   add_compile_options(${san})
   add_link_options(${san})
+elseif(OMNIGRAPH_SANITIZE STREQUAL "fuzz")
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "OMNIGRAPH_SANITIZE=fuzz needs clang (libFuzzer); use the fuzz preset")
+  endif()
+  set(san -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  add_compile_options(${san} -fsanitize=fuzzer-no-link)
+  add_link_options(${san})
+  set(OMNIGRAPH_FUZZ_LINK -fsanitize=fuzzer)
 elseif(NOT OMNIGRAPH_SANITIZE STREQUAL "")
-  message(FATAL_ERROR "OMNIGRAPH_SANITIZE must be empty, asan or tsan, not '${OMNIGRAPH_SANITIZE}'")
+  message(FATAL_ERROR "OMNIGRAPH_SANITIZE must be empty, asan, tsan or fuzz, not '${OMNIGRAPH_SANITIZE}'")
 endif()

@@ -23,6 +23,8 @@ packages=(
   # single-threaded build provides them fast (the reference BLAS makes index builds ~10x slower).
   libfaiss-dev libblas-dev liblapack-dev libopenblas0-serial
   clang-format python3
+  # The fuzz preset (docs/design/fuzzing.md): clang with libFuzzer's runtime, and lld to link.
+  clang-14 libclang-rt-14-dev lld-14
   # tests/cli/hygiene.sh watches the CLI re-execute itself for a bulk load (main.cc).
   strace
   # The S3 test server (scripts/start-rgw.sh): a single-node Ceph RGW on loopback.
@@ -69,4 +71,27 @@ if (( $(node -p 'process.versions.node.split(".")[0]') < 22 )) &&
   ! "$AZURITE_HOME/node_modules/.bin/node" --version 2>/dev/null | grep -q '^v22\.'; then
   echo "install-deps: installing node@22 for azurite into $AZURITE_HOME (npm)"
   $SUDO npm install --prefix "$AZURITE_HOME" --no-audit --no-fund --loglevel=error node@22
+fi
+
+# The MCP tests (tests/mcp, docs/design/mcp.md): the official TypeScript SDK client and the
+# official conformance suite, pinned, with the Node 22 the suite needs (npm's node@22), into
+# build/npm of this checkout. Skipped when those versions are present.
+MCP_NPM_HOME=${MCP_NPM_HOME:-$(cd "$(dirname "$0")/.." && pwd)/build/npm}
+MCP_SDK_VERSION=1.32.2
+MCP_CONFORMANCE_VERSION=0.1.16
+MCP_NODE_VERSION=22.23.3
+mcp_have() {  # PACKAGE: its installed version, or nothing
+  node -p "try{require('$MCP_NPM_HOME/node_modules/$1/package.json').version}catch(e){''}" \
+    2>/dev/null || true
+}
+if [ "$(mcp_have @modelcontextprotocol/sdk)" != "$MCP_SDK_VERSION" ] ||
+  [ "$(mcp_have @modelcontextprotocol/conformance)" != "$MCP_CONFORMANCE_VERSION" ] ||
+  [ "$(mcp_have node)" != "$MCP_NODE_VERSION" ]; then
+  echo "install-deps: installing the MCP SDK, conformance suite and node@22 into $MCP_NPM_HOME (npm)"
+  mkdir -p "$MCP_NPM_HOME"
+  [ -f "$MCP_NPM_HOME/package.json" ] ||
+    echo '{"name":"omnigraph-mcp-tests","private":true}' >"$MCP_NPM_HOME/package.json"
+  npm install --prefix "$MCP_NPM_HOME" --no-audit --no-fund --loglevel=error \
+    "node@$MCP_NODE_VERSION" "@modelcontextprotocol/sdk@$MCP_SDK_VERSION" \
+    "@modelcontextprotocol/conformance@$MCP_CONFORMANCE_VERSION"
 fi

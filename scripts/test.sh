@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is needed, builds the asan preset (ASan + UBSan) with
-# warnings as errors, starts the test servers, runs every test label, then the lint.
+# warnings as errors, starts the test servers, runs every test label, then the fuzz smoke run
+# (scripts/fuzz.sh --ci: the clang fuzz preset's decoder and parser harnesses built, each a few
+# seconds over its corpus and regression inputs; OMNIGRAPH_SKIP_FUZZ=1 leaves it out), then the
+# lint.
 # Usage: scripts/test.sh [extra ctest arguments, e.g. -L unit]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,5 +32,13 @@ fi
 start=$(date +%s)
 ctest --preset asan "$@"
 echo "test: tests took $(( $(date +%s) - start )) s"
+
+# The fuzz smoke run (docs/design/fuzzing.md, decisions.md "A second, clang build in CI" and
+# "The CI smoke run fuzzes the decoders and parsers").
+if [ "${OMNIGRAPH_SKIP_FUZZ:-0}" != 1 ]; then
+  start=$(date +%s)
+  bash scripts/fuzz.sh --ci 2
+  echo "test: fuzz smoke run took $(( $(date +%s) - start )) s"
+fi
 
 bash scripts/lint.sh

@@ -29,6 +29,10 @@
 
 namespace omnigraph::api {
 
+class Policy;           // omnigraph/policy.h
+struct PolicyRequest;   // omnigraph/policy.h
+struct PolicyDecision;  // omnigraph/policy.h
+
 // What a long call (Load, LoadFile, LoadStream, Export, Cleanup, Merge) has done so far, for a
 // front end that shows it (docs/design/api.md "Progress").
 struct Progress {
@@ -67,6 +71,19 @@ struct DatabaseOptions {
   // `finished` set when the call succeeds (none for a call that fails). Keep it quick. Local
   // handles only; handles from Connect report nothing.
   std::function<void(const Progress&)> progress;
+  // A policy bundle (omnigraph/policy.h, docs/design/policy.md): with one installed, every call
+  // of this handle and of the handles WithActor makes from it is first checked for the handle's
+  // actor — writes (load, mutate, schema apply, branch create, delete and merge) and reads alike
+  // — and a handle without an actor is refused everything (fail closed). A refusal is
+  // Configuration "permission denied: <reason>" with object "policy rule <id>" (or "policy" for
+  // a default deny) and changes nothing. Local handles only (a server enforces its own).
+  std::shared_ptr<const Policy> policy;
+  // The graph id the policy is asked about: a bundle bound to some graphs refuses others.
+  std::string policy_graph;
+  // Called on the calling thread with each request the policy refuses (the actor, action,
+  // branches and graph asked about, and the decision naming the rule), before the refusal is
+  // returned: the server's audit line of a denied request. Keep it quick; it must not throw.
+  std::function<void(const PolicyRequest&, const PolicyDecision&)> on_policy_denied;
 };
 
 // Reads up to `capacity` bytes of a load's input into `buffer` and returns how many it read; 0
@@ -193,6 +210,12 @@ class Database {
   // warm branch handles and execution cache, and keeps them alive: a front end serving many
   // actors opens the graph once and makes one of these per request (cheap: no store call).
   std::unique_ptr<Database> WithActor(std::optional<std::string> actor) const;
+  // Another handle on this open graph (same runtime and caches, no store call) whose policy gate
+  // is `options`' policy, policy_graph and on_policy_denied instead of this handle's (the other
+  // members of `options` are ignored): a server checks its stored queries on an unrestricted
+  // handle and serves requests through a gated one without opening the graph twice. The actor
+  // stays this handle's. Unsupported for a handle from Connect (a server enforces its own).
+  Result<std::unique_ptr<Database>> WithPolicy(const DatabaseOptions& options) const;
   // Store calls this handle has made so far (see StoreCallCounts).
   StoreCallCounts StoreCalls() const;
   // For a handle from Init: what the root held before it, {found: [first names], found_more,
@@ -223,8 +246,13 @@ class Database {
   Result<Json> ListCommits(std::string_view branch = "main", size_t limit = 100);
   // One page of the same history: {commits, next_page_token?}. An empty `page_token` starts at
   // the head of `branch`; a token from a previous page continues there (`branch` is then
-  // ignored). InvalidArgument for a malformed token or a limit outside 1..1000.
-  Result<Json> CommitHistory(std::string_view branch, size_t limit, std::string_view page_token);
+  // ignored). InvalidArgument for a malformed token or a limit outside 1..1000. A non-empty
+  // `actor` keeps only the commits that actor made (its actor_id, or a group commit with a
+  // member of that actor): up to `limit` of them, scanning as much history as it takes, and
+  // next_page_token resumes right after the last commit scanned (the audit filter,
+  // docs/design/policy.md "Audit"; GET /commits?actor=).
+  Result<Json> CommitHistory(std::string_view branch, size_t limit, std::string_view page_token,
+                             std::string_view actor = {});
   // The commit object plus `tables`: [{table_key, inserted, updated, deleted}] for every table
   // the commit touched (from the record's change set: one record read), and
   // `schema_boundary: true` for a schema change; for a group commit `members`: [{actor_id?,
@@ -298,6 +326,17 @@ class Database {
   Result<Json> Query(std::string_view source, std::string_view name, const Json& params,
                      const ReadTarget& target = {});
 
+  // --- Stored queries (docs/design/stored-queries.md): the named queries an omnigraph-server
+  // serves for this graph. Handles from Connect only; a local handle answers Unsupported (a store
+  // holds no registry). The catalog: {queries: [{name, tool_name, description, instruction,
+  // mutation, params: [{name, kind, item_kind?, vector_dim?, nullable}]}]}.
+  Result<Json> StoredQueries();
+  // Runs stored query `name` with `params` (keys without '$') at `target`: the Query envelope for
+  // a stored read, the Mutate envelope for a stored mutation (on target.branch; a snapshot is
+  // refused). NotFound for a name the server does not serve (or will not let this caller run).
+  Result<Json> InvokeStoredQuery(std::string_view name, const Json& params,
+                                 const ReadTarget& target = {});
+
   // --- Schema (OmniGraph's schema plan and apply). The plan {uri, supported, step_count, steps};
   // apply on main
   // only, one commit: {uri, supported, applied, step_count, steps, graph_manifest_version}.
@@ -332,6 +371,10 @@ class Database {
 
   // What this library is: {version, storage_stamp (the format it reads and writes), build}.
   static Json Version();
+
+  // The library's monotonic clock in microseconds (for front ends that pace or measure requests,
+  // such as the server's per-actor rate limit; front ends read no clock of their own).
+  static int64_t MonotonicMicros();
 
  private:
   struct Impl;

@@ -10,6 +10,8 @@ namespace {
 template <typename J>
 Result<J> ParseImpl(std::string_view text, std::string_view what, bool as_corruption) {
   const Code code = as_corruption ? Code::kCorruption : Code::kInvalidArgument;
+  // A stored object's damage names the object (Status::object), as every decoder's errors do.
+  const std::string object = as_corruption ? std::string(what) : std::string();
   // A stack of the member names seen in each open object, to refuse duplicates.
   std::vector<std::set<std::string>> keys;
   std::string duplicate;
@@ -34,11 +36,17 @@ Result<J> ParseImpl(std::string_view text, std::string_view what, bool as_corrup
   try {
     value = J::parse(text.begin(), text.end(), callback, /*allow_exceptions=*/true);
   } catch (const nlohmann::json::parse_error& e) {
-    return Status(code, "invalid JSON in " + std::string(what) + " at byte " +
-                            std::to_string(e.byte) + ": " + e.what());
+    return Status(code,
+                  "invalid JSON in " + std::string(what) + " at byte " + std::to_string(e.byte) +
+                      ": " + e.what(),
+                  object);
+  } catch (const nlohmann::json::exception& e) {
+    // Not a syntax error but a value nlohmann refuses: a number beyond a double's range
+    // ("1e999", out_of_range.406) is the one a parse throws (fuzz/regressions/manifest).
+    return Status(code, "invalid JSON in " + std::string(what) + ": " + e.what(), object);
   }
   if (!duplicate.empty()) {
-    return Status(code, "duplicate member '" + duplicate + "' in " + std::string(what));
+    return Status(code, "duplicate member '" + duplicate + "' in " + std::string(what), object);
   }
   return value;
 }

@@ -42,6 +42,27 @@ TEST(ParseJsonTest, SyntaxErrorNamesTheInputAndOffset) {
   EXPECT_EQ(r.status().code(), Code::kCorruption);
   EXPECT_NE(r.status().message().find("invalid JSON in hint at byte 8"), std::string::npos)
       << r.status().message();
+  // Damage of a stored object names it as the failure's object (fuzz/regressions/stream_metadata).
+  EXPECT_EQ(r.status().object(), "hint");
+  // Input that is not a stored object names none: `what` only describes it.
+  EXPECT_EQ(ParseJson("{", "--params").status().object(), "");
+}
+
+// A number beyond a double's range is not a syntax error: nlohmann throws out_of_range for it,
+// which the parse answers as the same typed error (fuzz/regressions/manifest, derived).
+TEST(ParseJsonTest, ANumberOutOfRangeIsATypedError) {
+  for (const char* text : {R"({"version": 1e999})", "[-1e996]", "11e996"}) {
+    Result<Json> r = ParseJson(text, "_versions/1.manifest.json", /*as_corruption=*/true);
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_EQ(r.status().code(), Code::kCorruption);
+    EXPECT_EQ(r.status().object(), "_versions/1.manifest.json");
+    EXPECT_NE(r.status().message().find("invalid JSON in _versions/1.manifest.json"),
+              std::string::npos)
+        << r.status().message();
+    EXPECT_EQ(ParseOrderedJson(text, "--params").status().code(), Code::kInvalidArgument);
+  }
+  // In range, and a large integer, still parse.
+  EXPECT_TRUE(ParseJson("[1e300, 18446744073709551615]", "x").ok());
 }
 
 }  // namespace

@@ -10,6 +10,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "operator_config.h"
+
 namespace omnigraph::cli {
 
 using api::ParseJson;
@@ -24,7 +26,37 @@ int Fail(const Status& s) {
 
 void Context::Fail(const Status& s) { rc_ = cli::Fail(s); }
 
+Result<cluster::AppliedGraph> Context::ClusterGraph() const {
+  api::Result<cluster::AppliedCluster> applied = cluster::ReadApplied(g_.cluster);
+  if (!applied.ok()) return applied.status();
+  std::string ids;
+  for (const cluster::AppliedGraph& g : applied->graphs) {
+    if (g.id == g_.graph || (g_.graph.empty() && applied->graphs.size() == 1)) return g;
+    ids += (ids.empty() ? "" : ", ") + g.id;
+  }
+  if (ids.empty()) {
+    return Status(Code::kNotFound, "cluster " + applied->name + " (" + g_.cluster +
+                                       ") has no applied graph; run 'omnigraph cluster apply'");
+  }
+  if (g_.graph.empty()) {
+    return InvalidArgument("cluster " + applied->name + " has several graphs: add --graph ID (" +
+                           ids + ")");
+  }
+  return Status(Code::kNotFound, "cluster " + applied->name + " has no applied graph '" + g_.graph +
+                                     "' (applied: " + ids + ")");
+}
+
 Result<std::string> Context::Uri() const {
+  OMNIGRAPH_RETURN_IF_ERROR(scope_status_);
+  if (!g_.cluster.empty()) {
+    if (!g_.uri.empty() || !g_.store.empty() || !g_.server.empty()) {
+      return InvalidArgument(
+          "--cluster is exclusive with a URI argument, --store or --server: give the graph one "
+          "way");
+    }
+    OMNIGRAPH_ASSIGN_OR_RETURN(cluster::AppliedGraph graph, ClusterGraph());
+    return graph.root_uri;
+  }
   if (!g_.store.empty() && !g_.uri.empty() && g_.store != g_.uri) {
     return InvalidArgument("give the graph once: a URI argument or --store, not both");
   }
@@ -33,7 +65,8 @@ Result<std::string> Context::Uri() const {
         "--server is exclusive with a URI argument or --store: give the graph one way");
   }
   if (!g_.graph.empty() && g_.server.empty()) {
-    return InvalidArgument("--graph names a graph of a server: it needs --server URL");
+    return InvalidArgument(
+        "--graph names a graph of a server or a cluster: it needs --server URL or --cluster DIR");
   }
   std::string uri = !g_.server.empty() ? g_.server : g_.store.empty() ? g_.uri : g_.store;
   if (uri.empty()) {
@@ -45,7 +78,7 @@ Result<std::string> Context::Uri() const {
 
 DatabaseOptions Context::Options() const {
   DatabaseOptions o;
-  if (!g_.actor.empty()) o.actor = g_.actor;
+  if (const std::string actor = Actor(); !actor.empty()) o.actor = actor;
   if (!g_.quiet) o.progress = TerminalProgress();
   return o;
 }
@@ -62,11 +95,165 @@ bool Context::Remote() const {
   return !g_.server.empty() || IsServerUrl(g_.store.empty() ? g_.uri : g_.store);
 }
 
+Context::Context(CLI::App& app) : app_(app) {}
+Context::~Context() = default;
+
+namespace {
+
+// The deepest subcommand the parse reached.
+CLI::App* DeepestCommand(CLI::App& app) {
+  CLI::App* at = &app;
+  for (bool deeper = true; deeper;) {
+    deeper = false;
+    for (CLI::App* sub : at->get_subcommands()) {
+      at = sub;
+      deeper = true;
+      break;
+    }
+  }
+  return at;
+}
+
+// A positional that names a graph rather than a query or an argument: a URI, a path, a graph
+// folder.
+bool LooksLikeGraphAddress(const std::string& arg) {
+  std::error_code ec;
+  return arg.find("://") != std::string::npos || arg.find('/') != std::string::npos ||
+         arg.ends_with(".omni") || std::filesystem::is_directory(arg, ec);
+}
+
+}  // namespace
+
+Result<const OperatorConfig*> Context::Operator() const {
+  if (!op_status_.ok()) return op_status_;
+  if (op_ == nullptr) return Status(Code::kInternal, "the operator's config was not read");
+  return static_cast<const OperatorConfig*>(op_.get());
+}
+
+std::string Context::ActiveProfile() const {
+  if (!g_.profile.empty()) return g_.profile;
+  const char* env = std::getenv("OMNIGRAPH_PROFILE");
+  return env == nullptr ? "" : env;
+}
+
+Status Context::UnknownProfile(const std::string& name) const {
+  std::string known;
+  if (op_ != nullptr) {
+    for (const auto& [n, p] : op_->profiles) known += (known.empty() ? "" : ", ") + n;
+  }
+  return Status(Code::kNotFound, "no profile '" + name + "' in " + OperatorHome() +
+                                     "/config.yaml (profiles: " + (known.empty() ? "none" : known) +
+                                     ")");
+}
+
+Status Context::UseServer(const std::string& name, const std::string& graph) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(const OperatorConfig* op, Operator());
+  if (IsServerUrl(name)) {
+    g_.server = name;
+  } else {
+    auto it = op->servers.find(name);
+    if (it == op->servers.end()) {
+      std::string known;
+      for (const auto& [n, u] : op->servers) known += (known.empty() ? "" : ", ") + n;
+      return InvalidArgument("no server '" + name + "' under servers: in " + op->home +
+                             "/config.yaml (servers: " + (known.empty() ? "none" : known) +
+                             "); a literal address starts with http:// or https://");
+    }
+    g_.server = it->second;
+    server_name_ = name;
+  }
+  if (g_.graph.empty()) g_.graph = graph;
+  return Status::Ok();
+}
+
+std::string Context::QueryFormat(const std::string& explicit_format) const {
+  if (!explicit_format.empty()) return explicit_format;
+  if (op_ != nullptr && !op_->output.empty()) return op_->output;
+  return "table";
+}
+
+TableStyle Context::Table() const {
+  if (op_ == nullptr) return {};
+  return TableStyle{op_->table_max_column_width, op_->table_wrap};
+}
+
+std::string Context::Actor() const {
+  if (!g_.actor.empty()) return g_.actor;
+  return op_ != nullptr ? op_->actor : "";
+}
+
+Status Context::ApplyProfileOrDefaults(const OperatorConfig& op) {
+  const std::string profile = ActiveProfile();
+  OperatorScope scope = op.defaults;
+  if (!profile.empty()) {
+    auto it = op.profiles.find(profile);
+    if (it == op.profiles.end()) return UnknownProfile(profile);
+    scope = it->second;
+  }
+  if (!scope.server.empty()) {
+    OMNIGRAPH_RETURN_IF_ERROR(UseServer(scope.server, scope.default_graph));
+  } else if (!scope.cluster.empty()) {
+    if (DeepestCommand(app_)->get_option_no_throw("--cluster") == nullptr) {
+      return InvalidArgument("profile '" + profile + "' binds the cluster " + scope.cluster +
+                             ": a cluster scope reaches optimize, repair, cleanup and policy; "
+                             "address this command's graph with --store <root>/graphs/<id>.omni "
+                             "or --server");
+    }
+    auto it = op.clusters.find(scope.cluster);
+    g_.cluster = it == op.clusters.end() ? scope.cluster : it->second;
+    if (g_.graph.empty()) g_.graph = scope.default_graph;
+  } else if (!scope.store.empty()) {
+    g_.store = scope.store;
+  }
+  return Status::Ok();
+}
+
+bool Context::ResolveScope() {
+  Result<OperatorConfig> loaded = LoadOperatorConfig(OperatorHome());
+  if (!loaded.ok()) {
+    op_status_ = scope_status_ = loaded.status();
+    Fail(scope_status_);
+    return false;
+  }
+  op_ = std::make_unique<OperatorConfig>(std::move(*loaded));
+  for (const std::string& w : op_->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  if (!g_.server.empty() && !IsServerUrl(g_.server)) {
+    scope_status_ = UseServer(g_.server, "");
+    if (!scope_status_.ok()) {
+      Fail(scope_status_);
+      return false;
+    }
+  }
+  if (auto it = op_->clusters.find(g_.cluster); !g_.cluster.empty() && it != op_->clusters.end()) {
+    g_.cluster = it->second;
+  }
+  CLI::App* cmd = DeepestCommand(app_);
+  CLI::Option* args = cmd->get_option_no_throw("args");
+  const bool addresses_graph = cmd->get_option_no_throw("uri") != nullptr || args != nullptr ||
+                               cmd->get_option_no_throw("--cluster") != nullptr;
+  bool explicit_address =
+      !g_.uri.empty() || !g_.store.empty() || !g_.server.empty() || !g_.cluster.empty();
+  if (args != nullptr && !args->results().empty()) {
+    explicit_address = explicit_address || LooksLikeGraphAddress(args->results().back());
+  }
+  if (addresses_graph && !explicit_address) scope_status_ = ApplyProfileOrDefaults(*op_);
+  if (!scope_status_.ok()) Fail(scope_status_);
+  return scope_status_.ok();
+}
+
 Result<std::unique_ptr<Database>> Context::Open() const {
   OMNIGRAPH_ASSIGN_OR_RETURN(std::string uri, Uri());
   if (!Remote()) {
     if (!g_.token.empty()) return InvalidArgument("--token is for a server: it needs --server URL");
-    return Database::Open(uri, Options());
+    DatabaseOptions options = Options();
+    if (!g_.policy.empty()) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(options.policy, LoadPolicy());
+      options.policy_graph = g_.graph;
+    }
+    return Database::Open(uri, options);
+  }
+  if (!g_.policy.empty()) {
+    return InvalidArgument("--policy is enforced on a store; a server enforces its own policy");
   }
   if (!g_.actor.empty()) {
     return InvalidArgument(
@@ -77,8 +264,10 @@ Result<std::unique_ptr<Database>> Context::Open() const {
   options.graph_id = g_.graph;
   if (!g_.token.empty()) {
     options.bearer_token = g_.token;
-  } else if (const char* env = std::getenv(kBearerTokenEnv); env != nullptr && *env != '\0') {
-    options.bearer_token = std::string(env);
+  } else {
+    OMNIGRAPH_ASSIGN_OR_RETURN(const OperatorConfig* op, Operator());
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<std::string> token, TokenFor(*op, uri));
+    if (token) options.bearer_token = *token;
   }
   return Database::Connect(uri, options);
 }
@@ -162,6 +351,13 @@ void AddUriArg(CLI::App* cmd, Context& ctx) {
   cmd->add_option("uri", ctx.globals().uri,
                   "The graph: a path, file://, memory://, s3://bucket/prefix, az://");
   cmd->add_flag("--json", ctx.globals().json, "Print the JSON envelope");
+}
+
+void AddClusterTarget(CLI::App* cmd, Context& ctx) {
+  cmd->add_option("--cluster", ctx.globals().cluster,
+                  "A cluster's config directory or storage root URI; the graph is --graph ID "
+                  "(or its only graph)")
+      ->check(NonEmpty());
 }
 
 std::string CommitText(const Json& j) {

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "omnigraph/cluster.h"
 #include "omnigraph/omnigraph.h"
 
 namespace omnigraph::cli {
@@ -46,15 +47,34 @@ struct Globals {
   std::string token;
   std::string graph;
   std::string actor;
+  // A policy bundle file and its binding (cluster, or graph ids): `policy` commands check it;
+  // every other command on a store installs it (DatabaseOptions::policy) and runs as --as.
+  std::string policy;
+  std::string applies_to;
+  // A cluster's config directory or storage root (maintenance and policy verbs): the graph is
+  // the one --graph names among those the cluster has applied (or its only one).
+  std::string cluster;
+  // A profile of the operator's config (else $OMNIGRAPH_PROFILE): the scope when none is given.
+  std::string profile;
   bool quiet = false;
   bool json = false;
+};
+
+struct OperatorConfig;
+
+// How the table format lays out cells (the operator's defaults.table_*): cut at max_width with
+// '…', or wrapped onto more lines; 0 is no limit.
+struct TableStyle {
+  size_t max_width = 0;
+  bool wrap = false;
 };
 
 // What a verb's callback needs: the global options, the graph, printing, and the exit status it
 // sets. One per run of the command; the callbacks hold it by reference.
 class Context {
  public:
-  explicit Context(CLI::App& app) : app_(app) {}
+  explicit Context(CLI::App& app);
+  ~Context();
 
   Globals& globals() { return g_; }
   CLI::App& app() { return app_; }
@@ -68,12 +88,35 @@ class Context {
   void FailPrecondition(const Status& s, const std::string& expected,
                         const std::optional<std::string>& actual);
 
-  // The graph's URI from the positional argument, --store or --server; an error when none is
-  // given, or two that differ.
+  // The graph's URI from the positional argument, --store, --server or --cluster; an error when
+  // none is given, or two that differ.
   Result<std::string> Uri() const;
+  // Applies the operator's config (docs/design/operator-config.md) once the command line is
+  // parsed: --server and --cluster names, then for a command that addresses a graph and names
+  // none, --profile / $OMNIGRAPH_PROFILE, else the defaults. False, with the error reported, when
+  // the config cannot be read or the scope does not resolve: the command then does not run.
+  bool ResolveScope();
+  // The operator's config.yaml (read once; an absent file is empty).
+  Result<const OperatorConfig*> Operator() const;
+  // --profile, else $OMNIGRAPH_PROFILE ("" for none).
+  std::string ActiveProfile() const;
+  // NotFound naming the profiles the config has.
+  Status UnknownProfile(const std::string& name) const;
+  // Points the command at the operator's server `name` (and graph), as --server NAME would.
+  Status UseServer(const std::string& name, const std::string& graph);
+  // The query output format: `explicit_format` if given, else defaults.output, else table.
+  std::string QueryFormat(const std::string& explicit_format) const;
+  TableStyle Table() const;
+  // The actor of direct writes: --as, else the operator's operator.actor ("" for none).
+  std::string Actor() const;
+  // With --cluster: the applied graph --graph names (or the cluster's only one), its root and
+  // policy bundles as `cluster apply` recorded them.
+  Result<cluster::AppliedGraph> ClusterGraph() const;
   // Whether the graph is one an omnigraph-server serves (--server, or an http(s):// URI).
   bool Remote() const;
   DatabaseOptions Options() const;
+  // The bundle of --policy and --applies-to (policy_cmd.cc); InvalidArgument without --policy.
+  Result<std::shared_ptr<const api::Policy>> LoadPolicy() const;
   // The graph: opened on its store, or connected to its server (Database::Connect).
   Result<std::unique_ptr<Database>> Open() const;
   // "omnigraph <verb> → <target> (<access path>)" on stderr unless --quiet.
@@ -82,9 +125,17 @@ class Context {
   void Print(const Json& out, const std::string& human = "") const;
 
  private:
+  Status ApplyProfileOrDefaults(const OperatorConfig& op);
+
   Globals g_;
   CLI::App& app_;
   int rc_ = 0;
+  // The operator's config, read by ResolveScope; a scope error, reported by Uri().
+  std::unique_ptr<OperatorConfig> op_;
+  Status op_status_;
+  Status scope_status_;
+  // The server's name when --server (or a profile, default or alias) named one.
+  std::string server_name_;
 };
 
 // Progress (load, export, cleanup, branch merge): on a terminal, one line on stderr rewritten in
@@ -118,6 +169,8 @@ std::string CommandPath(CLI::App& app);
 
 // The positional URI and --json of a command.
 void AddUriArg(CLI::App* cmd, Context& ctx);
+// --cluster DIR|URI: the command addresses a graph of a cluster by its id (--graph).
+void AddClusterTarget(CLI::App* cmd, Context& ctx);
 
 // "commit <id>" of a write's output (whose `commit` is the commit object), or "no commit".
 std::string CommitText(const Json& j);
@@ -152,6 +205,21 @@ void AddQueryOptions(CLI::App* cmd, QueryOptions& q);
 // Splits the `[NAME] URI` arguments, reads the source and the parameters, opens the graph.
 Result<QueryRun> PrepareQuery(QueryOptions& q, Context& ctx);
 
+// Prints a query envelope as table, json, jsonl, csv or kv (query_cmd.cc).
+Status PrintQueryRows(const Json& result, const std::string& format, const TableStyle& style = {});
+
+// A positional argument as a parameter value: JSON when it parses ("29", "true", "{...}"), else
+// the text as a string (stored_cmds.cc).
+Json ArgValue(const std::string& text);
+// Runs stored query `name` on the served graph (stored_cmds.cc): `args` bind to its declared
+// parameters in order, `given` (--params) wins on a key both name.
+Status RunStoredQuery(Context& ctx, const std::string& name, const std::vector<std::string>& args,
+                      const Json& given, const api::ReadTarget& target, const std::string& format);
+// `query --alias NAME ARGS...`: an alias of the project file ./omnigraph.yaml (alias_cmd.cc);
+// `format` is --format when given, else empty.
+Status RunProjectAlias(Context& ctx, const std::string& alias, const std::vector<std::string>& args,
+                       const Json& given, const std::string& format);
+
 // The verb groups, each in its own file.
 void AddWriteCommands(CLI::App& app, Context& ctx);        // init, load, mutate
 void AddBranchCommands(CLI::App& app, Context& ctx);       // branch create|list|delete
@@ -161,5 +229,8 @@ void AddQueryCommand(CLI::App& app, Context& ctx);         // query
 void AddSchemaCommands(CLI::App& app, Context& ctx);       // schema plan|apply|show
 void AddMaintenanceCommands(CLI::App& app, Context& ctx);  // cleanup, export, repair, version
 void AddLintCommand(CLI::App& app, Context& ctx);          // lint (also check)
+void AddPolicyCommands(CLI::App& app, Context& ctx);       // policy validate|test|explain
+void AddQueriesCommands(CLI::App& app, Context& ctx);      // queries list|validate
+void AddOperatorCommands(CLI::App& app, Context& ctx);     // login, logout, profile, alias
 
 }  // namespace omnigraph::cli

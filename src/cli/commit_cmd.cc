@@ -1,4 +1,5 @@
-// commit list [--branch B] [--limit N] [--page-token T] | show ID | changes ID [--limit N]
+// commit list [--branch B] [--limit N] [--page-token T] [--actor A] | show ID | changes ID [--limit
+// N]
 // [--page-token T] [--kind K] [--type T] [--op O]; snapshot [--branch B | --snapshot ID].
 // The human forms read like `git log --oneline`: one line per commit with a short
 // id, the local date and time, the actor and what the commit did (the record's summary).
@@ -16,6 +17,7 @@ struct CommitOptions {
   std::string branch = "main";
   size_t limit = 100;
   std::string page_token;
+  std::string actor;
   std::string id;
   std::string snapshot;
   api::CommitChangesRequest changes;
@@ -63,11 +65,13 @@ void AddList(CLI::App* commit, Context& ctx, const std::shared_ptr<CommitOptions
       ->check(WholeNumberAtLeast(0));
   list->add_option("--page-token", o->page_token,
                    "Continue where a previous page ended (its next_page_token)");
+  list->add_option("--actor", o->actor,
+                   "Only the commits this actor made (a group commit: any member)");
   AddUriArg(list, ctx);
   list->callback([&ctx, o] {
     Result<std::unique_ptr<Database>> db = ctx.Open();
     Result<Json> out =
-        db.ok() ? (*db)->CommitHistory(o->branch, o->limit, o->page_token) : db.status();
+        db.ok() ? (*db)->CommitHistory(o->branch, o->limit, o->page_token, o->actor) : db.status();
     if (!out.ok()) {
       ctx.Fail(out.status());
       return;

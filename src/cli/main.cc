@@ -18,12 +18,16 @@
 #include "cli.h"
 
 namespace omnigraph::cli {
+
+// cluster ..., graphs list (cluster_cmd.cc).
+void AddClusterCommands(CLI::App& app, Context& ctx);
+
 namespace {
 
 // A global option whose value is the next word (not a command).
 bool TakesValue(const std::string& arg) {
   return arg == "--store" || arg == "--as" || arg == "--server" || arg == "--token" ||
-         arg == "--graph";
+         arg == "--graph" || arg == "--profile" || arg == "--policy" || arg == "--applies-to";
 }
 
 // A usage error (unknown command or option, missing argument, bad option value) as one line that
@@ -132,13 +136,22 @@ int Main(int argc, char** argv) {
       ->check(NonEmpty());
   app.add_option("--as", g.actor, "The actor recorded on commits")->check(NonEmpty());
   app.add_option("--server", g.server,
-                 "An omnigraph-server's URL (http://HOST:PORT): run the command against the "
-                 "graph it serves")
+                 "An omnigraph-server's URL (http://HOST:PORT), or the name of one under "
+                 "servers: in the operator's config.yaml: run the command against it")
       ->check(NonEmpty());
   app.add_option("--token", g.token,
                  std::string("The server's bearer token (default: $") + kBearerTokenEnv + ")")
       ->check(NonEmpty());
   app.add_option("--graph", g.graph, "The graph id on a server that serves several")
+      ->check(NonEmpty());
+  app.add_option("--policy", g.policy,
+                 "A policy bundle (YAML): checked by `policy`, enforced on a store for --as")
+      ->check(NonEmpty());
+  app.add_option("--applies-to", g.applies_to,
+                 "What --policy is bound to: cluster, or graph ids separated by commas")
+      ->check(NonEmpty());
+  app.add_option("--profile", g.profile,
+                 "A profile of the operator's config.yaml (default: $OMNIGRAPH_PROFILE)")
       ->check(NonEmpty());
   app.add_flag("--quiet", g.quiet, "Do not echo writes to stderr");
   AddWriteCommands(app, ctx);
@@ -149,10 +162,20 @@ int Main(int argc, char** argv) {
   AddSchemaCommands(app, ctx);
   AddMaintenanceCommands(app, ctx);
   AddLintCommand(app, ctx);
+  AddClusterCommands(app, ctx);
+  AddPolicyCommands(app, ctx);
+  AddQueriesCommands(app, ctx);
+  AddOperatorCommands(app, ctx);
+  // Scopes from the operator's config, once the command line is parsed and before any verb runs.
+  app.parse_complete_callback([&ctx] {
+    if (!ctx.ResolveScope()) throw CLI::RuntimeError(ctx.rc());
+  });
   app.set_version_flag("--version", "omnigraph " + Database::Version()["version"].string_value());
   std::vector<std::string> args = CheckToLint(argc, argv);
   try {
     app.parse(args);
+  } catch (const CLI::RuntimeError& e) {
+    return e.get_exit_code();  // the error was reported where it was found (ResolveScope)
   } catch (const CLI::ParseError& e) {
     // --help prints the usage and exits 0; everything else is a usage error.
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);

@@ -45,6 +45,7 @@ void AddCleanup(CLI::App& app, Context& ctx) {
                       "Keep commits younger than this (7d, 12h, 30m)");
   cleanup->add_flag("--confirm", o->confirm, "Remove (without it, only report what would go)");
   AddUriArg(cleanup, ctx);
+  AddClusterTarget(cleanup, ctx);
   cleanup->callback([&ctx, o] {
     CleanupRequest request;
     if (o->keep > 0) request.keep = o->keep;
@@ -131,6 +132,7 @@ void AddRepair(CLI::App& app, Context& ctx) {
   repair->add_flag("--confirm", *confirm,
                    "Rewrite hints and checkpoints (never a record); without it, only report");
   AddUriArg(repair, ctx);
+  AddClusterTarget(repair, ctx);
   repair->callback([&ctx, confirm] {
     Result<std::unique_ptr<Database>> db = ctx.Open();
     Result<Json> out = db.ok() ? (*db)->Repair(*confirm) : db.status();
@@ -172,6 +174,7 @@ void AddOptimize(CLI::App& app, Context& ctx) {
       "optimize", "Compact tables of many small fragments and build missing indexes");
   optimize->add_option("--branch", *branch, "The branch (default main)")->check(NonEmpty());
   AddUriArg(optimize, ctx);
+  AddClusterTarget(optimize, ctx);
   optimize->callback([&ctx, branch] {
     Result<std::unique_ptr<Database>> db = ctx.Open();
     Result<Json> out = db.ok() ? (*db)->Optimize(*branch) : db.status();

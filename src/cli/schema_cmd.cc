@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli.h"
+#include "omnigraph/cluster.h"
 
 namespace omnigraph::cli {
 namespace {
@@ -14,6 +15,20 @@ struct SchemaOptions {
   std::string branch = "main";
   std::string snapshot;
 };
+
+// False (after reporting it) when the graph is managed by a cluster: its schema evolves through
+// `cluster apply`, which records it in the cluster's ledger (docs/design/cluster.md).
+bool RefuseClusterManaged(Context& ctx) {
+  Result<std::string> uri = ctx.Uri();
+  if (!uri.ok() || ctx.Remote()) return true;
+  Result<bool> managed = cluster::IsClusterManaged(*uri);
+  if (!managed.ok() || !*managed) return true;
+  ctx.Fail(InvalidArgument("schema apply: " + *uri +
+                           " is managed by a cluster; edit the schema file the cluster's "
+                           "cluster.yaml names and run `omnigraph cluster plan`, then "
+                           "`omnigraph cluster apply`"));
+  return false;
+}
 
 void AddPlanOrApply(CLI::App* schema, Context& ctx, const std::shared_ptr<SchemaOptions>& o,
                     const std::string& verb) {
@@ -26,6 +41,7 @@ void AddPlanOrApply(CLI::App* schema, Context& ctx, const std::shared_ptr<Schema
   sub->add_flag("--allow-data-loss", o->allow_data_loss, "Drops become hard");
   AddUriArg(sub, ctx);
   sub->callback([&ctx, o, verb] {
+    if (verb == "apply" && !RefuseClusterManaged(ctx)) return;
     Result<std::string> text = ReadFile(o->schema_file);
     Result<std::unique_ptr<Database>> db =
         text.ok() ? ctx.Open() : Result<std::unique_ptr<Database>>(text.status());

@@ -17,6 +17,7 @@ constexpr int kCreateRedrivesMax = 6;
 Result<bool> CreateRedriven(const storage::Runtime& rt, const std::string& name,
                             const std::string& bytes) {
   Status last;
+  bool unknown = false;  // An earlier request's outcome was Unknown: it may have landed.
   for (int attempt = 0; attempt <= kCreateRedrivesMax; ++attempt) {
     Result<bool> created = rt.store->PutIfAbsent(name, bytes);
     if (created.ok()) {
@@ -26,6 +27,15 @@ Result<bool> CreateRedriven(const storage::Runtime& rt, const std::string& name,
       if (back.status().kind() == Kind::kNotFound) {
         // Taken, and now empty: what took it was deleted since. Creating ours there would put a
         // second object under a name another writer already used (D21's rule, for names).
+        // When an earlier request of ours had an Unknown outcome, what was deleted may have been
+        // ours: the outcome is unknown, not a definite failure.
+        if (unknown) {
+          return Status(Code::kUnknown,
+                        "the conditional create found this object taken (perhaps by an earlier "
+                        "request of its own), but it is now missing: restore it from a backup or a "
+                        "versioned bucket",
+                        name);
+        }
         return Status(Code::kCorruption,
                       "the conditional create found this object taken, but it is now missing: "
                       "restore it from a backup or a versioned bucket",
@@ -35,6 +45,7 @@ Result<bool> CreateRedriven(const storage::Runtime& rt, const std::string& name,
       last = back.status();
     } else if (created.status().kind() == Kind::kUnknown ||
                created.status().kind() == Kind::kTransient) {
+      unknown = unknown || created.status().kind() == Kind::kUnknown;
       last = created.status();
     } else {
       return created.status();

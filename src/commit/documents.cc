@@ -120,9 +120,8 @@ class Reader {
 
 // Parses bytes and checks `format` before anything else is interpreted.
 Result<Json> ParseDocument(std::string_view bytes, std::string_view object, std::string_view what) {
-  Result<Json> parsed =
-      ParseJson(bytes, std::string(what) + " " + std::string(object), /*as_corruption=*/true);
-  if (!parsed.ok()) return parsed.status().WithObject(object);
+  Result<Json> parsed = ParseJson(bytes, object, /*as_corruption=*/true);
+  if (!parsed.ok()) return parsed.status().WithContext(what);
   Json json = std::move(*parsed);
   if (!json.is_object()) {
     return Status(Code::kCorruption, std::string(what) + " is not a JSON object",

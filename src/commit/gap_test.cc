@@ -254,6 +254,235 @@ TEST_P(GapTest, ARecordDeletedBetweenTheCreateAndItsReadBackIsAGapNotAFreeSeq) {
   EXPECT_FALSE(Exists(taken));
 }
 
+// Runs `damage` once, just before the first conditional create of `watched` reaches the store.
+class DamageBeforeCreateStore final : public storage::ForwardingStore {
+ public:
+  using ForwardingStore::ForwardingStore;
+  Result<bool> PutIfAbsent(std::string_view name, std::string_view data) override {
+    if (name == watched && damage) std::exchange(damage, nullptr)();
+    return ForwardingStore::PutIfAbsent(name, data);
+  }
+  std::string watched;
+  std::function<void()> damage;
+};
+
+// The guard's window (damage seeds 100772, 101216, 101722, 102110): the lookahead of 22 found
+// nothing; before the create of 21, another writer published 21 and 22 and damage deleted 21, so
+// the create succeeded into the gap. The placement check after the create sees record 22 naming
+// another parent: ours is withdrawn, and the publish is Corruption naming record 21.
+TEST_P(GapTest, ACreateThatLandsInAGapAfterTheGuardLookedIsWithdrawn) {
+  PublishTo(*writer_, 20);
+  auto store = std::make_shared<DamageBeforeCreateStore>(rt().store);
+  Result<std::unique_ptr<Stream>> opened =
+      Stream::Open(storage::Runtime::ForTest(store, 11), "main");
+  ASSERT_TRUE(opened.ok());
+  std::unique_ptr<Stream> stale = std::move(*opened);
+  ASSERT_EQ((*stale->ReadHead())->seq, 20u);
+  const std::string gap = RecordName("main", 21);
+  store->watched = gap;
+  store->damage = [&] {
+    PublishTo(*writer_, 22);
+    Delete(gap);
+  };
+  Result<PublishResult> published = PublishOne(*stale);
+  ASSERT_FALSE(published.ok()) << "published seq " << published->seq;
+  EXPECT_EQ(store->damage, nullptr) << "the create of seq 21 never came";
+  ExpectCorruption(published.status(), gap, "record 22 exists and names parent");
+  EXPECT_NE(published.status().message().find("was withdrawn"), std::string::npos)
+      << published.status().ToString();
+  EXPECT_FALSE(Exists(gap)) << "the record created in the gap was left there";
+  // The handle did not take the withdrawn record as its head: its next publish is refused by
+  // the lookahead, and still writes nothing.
+  published = PublishOne(*stale);
+  ASSERT_FALSE(published.ok()) << "published seq " << published->seq;
+  ExpectCorruption(published.status(), gap, "record 22 exists");
+  EXPECT_FALSE(Exists(gap));
+}
+
+// The first create of `watched` lands but answers Unknown; when a re-drive then finds the name
+// taken, `damage` runs before the read back.
+class UnknownThenDamagedStore final : public storage::ForwardingStore {
+ public:
+  using ForwardingStore::ForwardingStore;
+  Result<bool> PutIfAbsent(std::string_view name, std::string_view data) override {
+    Result<bool> created = ForwardingStore::PutIfAbsent(name, data);
+    if (name != watched) return created;
+    if (calls++ == 0 && created.ok() && *created) {
+      return Status(Code::kUnknown, "the acknowledgement was lost", std::string(name));
+    }
+    if (created.ok() && !*created && damage) std::exchange(damage, nullptr)();
+    return created;
+  }
+  std::string watched;
+  int calls = 0;
+  std::function<void()> damage;
+};
+
+// Damage seeds 100261, 101384, 103121, 103698: the writer's own record landed by a request whose
+// outcome was Unknown, and damage truncated it before the re-drive's read back. The record may
+// have been ours, so the answer is PublicationInDoubt naming it, never a definite Corruption.
+TEST_P(GapTest, OurOwnRecordDamagedBeforeItsReadBackIsInDoubt) {
+  PublishTo(*writer_, 20);
+  auto store = std::make_shared<UnknownThenDamagedStore>(rt().store);
+  Result<std::unique_ptr<Stream>> opened =
+      Stream::Open(storage::Runtime::ForTest(store, 11), "main");
+  ASSERT_TRUE(opened.ok());
+  std::unique_ptr<Stream> stale = std::move(*opened);
+  ASSERT_EQ((*stale->ReadHead())->seq, 20u);
+  const std::string ours = RecordName("main", 21);
+  store->watched = ours;
+  store->damage = [&] { ASSERT_TRUE(rt().store->Put(ours, "{\"format\":1").ok()); };
+  Result<PublishResult> published = PublishOne(*stale);
+  ASSERT_FALSE(published.ok()) << "published seq " << published->seq;
+  EXPECT_EQ(store->damage, nullptr) << "the re-drive never found the name taken";
+  EXPECT_EQ(published.status().code(), Code::kPublicationInDoubt) << published.status().ToString();
+  EXPECT_EQ(published.status().object(), ours) << published.status().ToString();
+  // Without an Unknown outcome first, the same damaged record is Corruption naming it.
+  published = PublishOne(*stale);
+  ASSERT_FALSE(published.ok()) << "published seq " << published->seq;
+  EXPECT_EQ(published.status().code(), Code::kCorruption) << published.status().ToString();
+  EXPECT_EQ(published.status().object(), ours) << published.status().ToString();
+}
+
+// Once a conditional create of `watched` was refused (the name is taken), the next
+// `failing_reads` reads of it fail transiently; then `damage` runs, before the next read.
+class TakenThenUnreadableStore final : public storage::ForwardingStore {
+ public:
+  using ForwardingStore::ForwardingStore;
+  Result<bool> PutIfAbsent(std::string_view name, std::string_view data) override {
+    Result<bool> created = ForwardingStore::PutIfAbsent(name, data);
+    if (name == watched && created.ok() && !*created) armed = true;
+    return created;
+  }
+  Result<storage::GetResult> Get(std::string_view name,
+                                 std::optional<storage::ByteRange> range) override {
+    if (armed && name == watched) {
+      if (failing_reads > 0) {
+        --failing_reads;
+        ++failed_reads;
+        return Status(Code::kTransient, "the read back timed out", std::string(name));
+      }
+      if (damage) std::exchange(damage, nullptr)();
+    }
+    return ForwardingStore::Get(name, range);
+  }
+  std::string watched;
+  bool armed = false;
+  int failing_reads = 0;
+  int failed_reads = 0;
+  std::function<void()> damage;
+};
+
+// Damage seed 100305: another writer took seq 21 (no create of ours returned Unknown), the read
+// back of it failed transiently once, and damage truncated record 21 before the next read back.
+// A failed read back does not put the publish in doubt — none of our requests can have landed —
+// so the damaged record is Corruption naming it, as without the failed read.
+TEST_P(GapTest, AFailedReadBackDoesNotPutAPublishInDoubt) {
+  PublishTo(*writer_, 20);
+  auto store = std::make_shared<TakenThenUnreadableStore>(rt().store);
+  Result<std::unique_ptr<Stream>> opened =
+      Stream::Open(storage::Runtime::ForTest(store, 11), "main");
+  ASSERT_TRUE(opened.ok());
+  std::unique_ptr<Stream> stale = std::move(*opened);
+  ASSERT_EQ((*stale->ReadHead())->seq, 20u);
+  PublishTo(*writer_, 21);  // Seq 21 is taken behind the stale handle's back.
+  const std::string taken = RecordName("main", 21);
+  store->watched = taken;
+  store->failing_reads = 1;
+  store->damage = [&] { ASSERT_TRUE(rt().store->Put(taken, "{\"format\":1").ok()); };
+  Result<PublishResult> published = PublishOne(*stale);
+  ASSERT_FALSE(published.ok()) << "published seq " << published->seq;
+  EXPECT_EQ(store->failed_reads, 1);
+  EXPECT_EQ(store->damage, nullptr) << "the read back never came after the failed one";
+  EXPECT_EQ(published.status().code(), Code::kCorruption) << published.status().ToString();
+  EXPECT_EQ(published.status().object(), taken) << published.status().ToString();
+}
+
+// A read back that fails on every attempt after "exists", with no Unknown create: the record at
+// the seq is another writer's, so nothing of ours was published — Transient, not in doubt.
+TEST_P(GapTest, AReadBackThatKeepsFailingWithoutAnUnknownCreateIsTransient) {
+  PublishTo(*writer_, 20);
+  auto store = std::make_shared<TakenThenUnreadableStore>(rt().store);
+  Result<std::unique_ptr<Stream>> opened =
+      Stream::Open(storage::Runtime::ForTest(store, 11), "main");
+  ASSERT_TRUE(opened.ok());
+  std::unique_ptr<Stream> stale = std::move(*opened);
+  ASSERT_EQ((*stale->ReadHead())->seq, 20u);
+  PublishTo(*writer_, 21);
+  const std::string taken = RecordName("main", 21);
+  store->watched = taken;
+  store->failing_reads = 1000;
+  Result<PublishResult> published = PublishOne(*stale);
+  ASSERT_FALSE(published.ok()) << "published seq " << published->seq;
+  // Each of the 1 + kRedrivesMax creates is followed by 1 + kRedrivesMax failed read backs.
+  EXPECT_EQ(store->failed_reads, (1 + kRedrivesMax) * (1 + kRedrivesMax));
+  EXPECT_EQ(published.status().code(), Code::kTransient) << published.status().ToString();
+  EXPECT_EQ(published.status().object(), taken) << published.status().ToString();
+  EXPECT_NE(published.status().message().find("was not published"), std::string::npos)
+      << published.status().ToString();
+}
+
+// The first conditional create of `watched` fails with `first` (no effect) and `damage` runs
+// before anything else; every later create of it is counted and answered Unknown without reaching
+// the store — a request the store holds and may apply at any later moment (the simulator's
+// deferred write), so each one sent could land in whatever the name is by then.
+class FailThenDamageStore final : public storage::ForwardingStore {
+ public:
+  using ForwardingStore::ForwardingStore;
+  Result<bool> PutIfAbsent(std::string_view name, std::string_view data) override {
+    if (name != watched) return ForwardingStore::PutIfAbsent(name, data);
+    if (calls++ == 0) {
+      std::exchange(damage, nullptr)();
+      return Status(first, "the first create failed", std::string(name));
+    }
+    return Status(Code::kUnknown, "held by the store; it may land later", std::string(name));
+  }
+  std::string watched;
+  Code first = Code::kUnknown;
+  int calls = 0;
+  std::function<void()> damage;
+};
+
+// Damage seed 158062: a writer's create of seq 21 kept answering Unknown while another writer
+// published 21 and 22 and damage deleted 21; the next re-drive was sent into the gap, held by the
+// store, and landed after the run — a fork no later check of the writer could see. Every re-drive
+// now first HEADs 22: a record there proves 21 was published, so 21 is read back instead, and
+// found missing it is a gap. After an Unknown create the record deleted may have been ours
+// (PublicationInDoubt); after a transient one it was not (Corruption). Either way no request is
+// sent into the gap.
+TEST_P(GapTest, ARedriveIsNeverSentIntoAGapThatOpenedAfterTheFirstCreate) {
+  for (Code first : {Code::kUnknown, Code::kTransient}) {
+    SCOPED_TRACE(std::string(CodeName(first)));
+    store_ = std::make_unique<TestStore>(GetParam());
+    ASSERT_TRUE(CreateMainStream(rt(), TestGenesis(), "tester").ok());
+    writer_ = Fresh();
+    PublishTo(*writer_, 20);
+    auto store = std::make_shared<FailThenDamageStore>(rt().store);
+    Result<std::unique_ptr<Stream>> opened =
+        Stream::Open(storage::Runtime::ForTest(store, 11), "main");
+    ASSERT_TRUE(opened.ok());
+    std::unique_ptr<Stream> stale = std::move(*opened);
+    ASSERT_EQ((*stale->ReadHead())->seq, 20u);
+    const std::string gap = RecordName("main", 21);
+    store->watched = gap;
+    store->first = first;
+    store->damage = [&] {
+      PublishTo(*writer_, 22);
+      Delete(gap);
+    };
+    Result<PublishResult> published = PublishOne(*stale);
+    ASSERT_FALSE(published.ok()) << "published seq " << published->seq;
+    EXPECT_EQ(store->calls, 1) << "a re-drive of the create of seq 21 was sent into the gap";
+    EXPECT_EQ(published.status().code(),
+              first == Code::kUnknown ? Code::kPublicationInDoubt : Code::kCorruption)
+        << published.status().ToString();
+    EXPECT_EQ(published.status().object(), gap) << published.status().ToString();
+    EXPECT_NE(published.status().message().find("record 22 exists"), std::string::npos)
+        << published.status().ToString();
+    EXPECT_FALSE(Exists(gap));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, GapTest, ::testing::Values(false, true),
                          [](const ::testing::TestParamInfo<bool>& param) {
                            return param.param ? "Local" : "Memory";

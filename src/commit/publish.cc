@@ -1,8 +1,10 @@
 // Publishing (docs/design/commit-record.md "Publishing"; D3, D9, D11 in docs/design/overview.md)
 // and genesis of the main stream.
 #include <algorithm>
+#include <functional>
 
 #include "base/executor.h"
+#include "commit/publish_loop.h"
 #include "commit/stream.h"
 #include "commit/testing_hooks.h"
 
@@ -38,51 +40,104 @@ Record BuildRecord(const GraphState& base, const RecordContent& content, const C
   return r;
 }
 
+// A publish whose seq was found taken after a create of it returned Unknown, and whose read back
+// then found `what`: the record there may have been ours.
+Status TakenInDoubt(const Record& record, const std::string& what, std::string object) {
+  return Status(Code::kPublicationInDoubt,
+                "the outcome of publishing commit '" + record.commit_id +
+                    "' is unknown: its seq was taken (perhaps by this publish's own earlier "
+                    "request) and " +
+                    what,
+                std::move(object));
+}
+
+// Reads back record N+1 (`name`), shown taken (`gap` is the Corruption if it is now empty): true
+// when it is ours, false another's, nullopt when the read kept failing (`last` its error). Empty
+// or unreadable, it is never re-created: a gap (Corruption) or, after an Unknown create of ours,
+// PublicationInDoubt (the record there may have been ours).
+Result<std::optional<bool>> ReadBack(const Record& record, const std::string& name,
+                                     const std::function<Result<std::optional<Record>>()>& probe,
+                                     bool create_unknown, const Status& gap, Status& last) {
+  for (int read_attempt = 0; read_attempt <= kRedrivesMax; ++read_attempt) {
+    Result<std::optional<Record>> back = probe();
+    if (back.ok()) {
+      // The seq was shown taken, and now it holds nothing: the record that took it was deleted
+      // since. That seq was published, so it is a gap (D21); re-driving the create would publish
+      // into it — a fork.
+      if (!*back) {
+        if (!create_unknown) return gap;
+        // An earlier request of ours had an Unknown outcome: the record that took the seq,
+        // deleted since, may have been ours. Still never re-created; the commit id can be looked
+        // up later.
+        return TakenInDoubt(record, "is now empty. " + gap.message(), gap.object());
+      }
+      return std::optional<bool>((*back)->commit_id == record.commit_id);
+    }
+    if (back.status().kind() == Kind::kPermanent) {
+      if (!create_unknown) return back.status();
+      // The record at our seq is damaged (truncated, replaced): it may have been ours, landed by
+      // an earlier request whose outcome was Unknown. Never re-created; in doubt, naming the
+      // damaged record.
+      return TakenInDoubt(record, "the record there cannot be read: " + back.status().message(),
+                          name);
+    }
+    last = back.status();
+  }
+  return std::optional<bool>();
+}
+
 }  // namespace
 
 Result<bool> Stream::CreateRecord(const Record& record, const std::string& encoded) {
   const std::string name = RecordName(key(), record.seq);
+  auto probe = [this, seq = record.seq] { return ProbeRecord(seq); };
   Status last;
-  // Only an Unknown outcome (or a record we could not read back) can leave the commit in doubt;
-  // if every attempt failed before any effect, nothing was published and the caller may retry.
-  bool in_doubt = false;
+  // Only a create whose answer was lost (Unknown) can have landed our record unseen: it alone puts
+  // the commit in doubt. A transient failure of a create had no effect, and a read back that
+  // failed after "exists" found a record none of our requests created (none was Unknown), so
+  // neither does: every attempt failed before any effect of ours and the caller may retry.
+  bool create_unknown = false;
+  bool readback_failed = false;  // The seq was found taken and the record could not be read.
   // The first attempt plus kRedrivesMax identical re-drives while the outcome stays unknown.
   for (int attempt = 0; attempt <= kRedrivesMax; ++attempt) {
+    if (attempt > 0) {
+      // The re-drive guard: the seq may have been taken and then deleted since the last attempt
+      // (the lookahead and the placement check cover only the first). A record at N+2 proves N+1
+      // was published: read it back instead of creating into what may be a gap. A re-drive is
+      // sent only after this HEAD saw nothing there.
+      Result<bool> published = RecordExists(record.seq + 1);
+      if (!published.ok()) {
+        last = published.status();
+        runtime_.clock->SleepMicros(kBackoffBaseMicros << std::min(attempt, 6));
+        continue;
+      }
+      if (*published) {
+        OMNIGRAPH_ASSIGN_OR_RETURN(
+            std::optional<bool> back,
+            ReadBack(record, name, probe, create_unknown,
+                     GapStatus(record.seq, "record " + std::to_string(record.seq + 1) + " exists"),
+                     last));
+        if (back) return *back;
+        readback_failed = true;
+        continue;
+      }
+    }
     Result<bool> created = runtime_.store->PutIfAbsent(name, encoded);
     if (created.ok()) {
       if (*created) return true;
       if (TestingHooks().skip_readback_on_exists) return false;  // Planted bug (test only).
       // "Exists": a retried request of our own may have landed first. Read it back.
-      for (int read_attempt = 0; read_attempt <= kRedrivesMax; ++read_attempt) {
-        Result<std::optional<Record>> back = ProbeRecord(record.seq);
-        if (back.ok()) {
-          // The store said the name is taken, and now it holds nothing: the record that took it
-          // was deleted since. That seq was published, so it is a gap (D21); re-driving the
-          // create would publish into it — a fork.
-          if (!*back) {
-            Status gap = GapStatus(record.seq, "the conditional create found it taken");
-            if (!in_doubt) return gap;
-            // An earlier request of ours had an Unknown outcome: the record that took the seq,
-            // deleted since, may have been ours. Still never re-created; the commit id can be
-            // looked up later.
-            return Status(Code::kPublicationInDoubt,
-                          "the outcome of publishing commit '" + record.commit_id +
-                              "' is unknown: its seq was taken (perhaps by this publish's own "
-                              "earlier request) and is now empty. " +
-                              gap.message(),
-                          gap.object());
-          }
-          return (*back)->commit_id == record.commit_id;
-        }
-        if (back.status().kind() == Kind::kPermanent) return back.status();
-        last = back.status();
-        in_doubt = true;
-      }
+      OMNIGRAPH_ASSIGN_OR_RETURN(
+          std::optional<bool> back,
+          ReadBack(record, name, probe, create_unknown,
+                   GapStatus(record.seq, "the conditional create found it taken"), last));
+      if (back) return *back;
+      readback_failed = true;
       continue;
     }
     const Kind kind = created.status().kind();
     if (kind != Kind::kUnknown && kind != Kind::kTransient) return created.status();
-    in_doubt = in_doubt || kind == Kind::kUnknown;
+    create_unknown = create_unknown || kind == Kind::kUnknown;
     last = created.status();
     if (kind == Kind::kUnknown && TestingHooks().absent_after_unknown_means_no_effect) {
       // Planted bug (test only): an absent read-back is taken as proof of no effect.
@@ -95,15 +150,64 @@ Result<bool> Stream::CreateRecord(const Record& record, const std::string& encod
     // Never conclude "no effect" from an absent read: re-drive the identical create instead.
     runtime_.clock->SleepMicros(kBackoffBaseMicros << std::min(attempt, 6));
   }
-  if (!in_doubt) {
+  if (!create_unknown) {
     return Status(Code::kTransient,
-                  "the store kept failing before any effect; commit '" + record.commit_id +
-                      "' was not published: " + last.message(),
+                  std::string(readback_failed ? "another writer took the seq and its record could "
+                                                "not be read back"
+                                              : "the store kept failing before any effect") +
+                      "; commit '" + record.commit_id + "' was not published: " + last.message(),
                   name);
   }
   return Status(Code::kPublicationInDoubt,
                 "the outcome of publishing commit '" + record.commit_id +
                     "' is unknown after every re-drive: " + last.message(),
+                name);
+}
+
+Status Stream::CheckPlaced(const Record& record) {
+  const uint64_t above = record.seq + 1;
+  for (int attempt = 0; attempt <= kRedrivesMax; ++attempt) {
+    if (attempt > 0) runtime_.clock->SleepMicros(kBackoffBaseMicros << std::min(attempt, 6));
+    Result<bool> exists = RecordExists(above);
+    if (exists.ok() && !*exists) return Status::Ok();  // The usual case: one HEAD.
+    Result<std::optional<Record>> next =
+        exists.ok() ? ProbeRecord(above) : Result<std::optional<Record>>(exists.status());
+    if (next.ok() && !*next) continue;  // Seen, then gone: look again.
+    if (next.ok() && (*next)->parent_commit_id == record.commit_id) return Status::Ok();
+    if (next.ok()) {
+      return Withdraw(record, "record " + std::to_string(above) + " exists and names parent '" +
+                                  (*next)->parent_commit_id.value_or("") + "'");
+    }
+    const Kind kind = next.status().kind();
+    // A record above that cannot be read was published on ours (a damaged record has one
+    // damage, not two); our record stands.
+    if (kind != Kind::kTransient && kind != Kind::kUnknown) return Status::Ok();
+  }
+  // The store kept failing: the record is published and nothing above it was seen to contradict
+  // it (the residual window, docs/design/commit-record.md "Gaps").
+  return Status::Ok();
+}
+
+Status Stream::Withdraw(const Record& record, const std::string& proof) {
+  const std::string name = RecordName(key(), record.seq);
+  const Status gap = GapStatus(record.seq, proof);
+  Status last;
+  for (int attempt = 0; attempt <= kRedrivesMax; ++attempt) {
+    if (attempt > 0) runtime_.clock->SleepMicros(kBackoffBaseMicros << std::min(attempt, 6));
+    Status deleted = runtime_.store->Delete(name);
+    if (deleted.ok() || deleted.kind() == Kind::kNotFound) {
+      return Status(Code::kCorruption,
+                    gap.message() + ". This publish's commit '" + record.commit_id +
+                        "' had been created in the gap and was withdrawn; nothing was published",
+                    name);
+    }
+    last = deleted;
+    if (deleted.kind() != Kind::kTransient && deleted.kind() != Kind::kUnknown) break;
+  }
+  return Status(Code::kCorruption,
+                gap.message() + ". This publish's commit '" + record.commit_id +
+                    "' was created in the gap and could not be withdrawn (" + last.message() +
+                    "): delete that object, then restore the missing record",
                 name);
 }
 
@@ -192,6 +296,9 @@ Result<PublishAttempt> Stream::TryPublish(const std::shared_ptr<const GraphState
     OMNIGRAPH_ASSIGN_OR_RETURN(std::string bytes, EncodeRecord(record));
     OMNIGRAPH_ASSIGN_OR_RETURN(bool ours, CreateRecord(record, std::move(bytes)));
     if (ours) {
+      // The guard looked before the create; what was published meanwhile is seen only after it:
+      // a record above that names another parent makes ours a record in a gap (D21).
+      OMNIGRAPH_RETURN_IF_ERROR(CheckPlaced(record));
       auto state = std::make_shared<const GraphState>(std::move(next));
       {
         std::lock_guard lock(mu_);
@@ -215,24 +322,20 @@ Result<PublishAttempt> Stream::TryPublish(const std::shared_ptr<const GraphState
 }
 
 Result<PublishResult> Stream::Publish(const PublishRequest& request) {
-  const PublishPolicy policy{request.insert_only, request.expected_head};
   OMNIGRAPH_RETURN_IF_ERROR(ValidateActor(request.actor));  // Before anything is staged.
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const GraphState> base, Captured());
-  for (int attempt = 1;; ++attempt) {
-    // 1. Capture: the handle's fold at N (no reads when warm).
-    OMNIGRAPH_RETURN_IF_ERROR(CheckCaptured(policy, *base));
-    // 2. Stage against (stream, N), holding no lock: other calls on this handle go on.
-    OMNIGRAPH_ASSIGN_OR_RETURN(Prepared prepared, Prepare(*base, request.stage));
-    // 3-4. One conditional create of N+1.
-    OMNIGRAPH_ASSIGN_OR_RETURN(PublishAttempt tried, TryPublish(base, prepared, request));
-    if (tried.won) {
-      tried.won->attempts = attempt;
-      return *std::move(tried.won);
-    }
-    OMNIGRAPH_RETURN_IF_ERROR(AfterLostRace(policy, *base, *tried.head, attempt));
-    BackoffAfterLostRace(runtime_, attempt);
-    base = std::move(tried.head);
-  }
+  PublishLoop loop;
+  loop.policy = PublishPolicy{request.insert_only, request.expected_head};
+  loop.meta.branch = request.branch;
+  loop.meta.actor = request.actor;
+  loop.stage = [&request](const GraphState& b) -> Result<std::optional<RecordContent>> {
+    OMNIGRAPH_ASSIGN_OR_RETURN(RecordContent content, request.stage(b));
+    return std::optional<RecordContent>(std::move(content));
+  };
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<PublishResult> won,
+                             RunPublishLoop(*this, std::move(base), loop));
+  if (!won) return Status(Code::kInternal, "the publish loop stopped without an answer");
+  return *std::move(won);
 }
 
 void Stream::AfterPublish(std::shared_ptr<const GraphState> state) {

@@ -47,6 +47,7 @@ class Repairer {
                  " from a backup or from an earlier version in a versioned bucket; repair never "
                  "writes a record";
     }
+    if (!scan.meta.parent_stream && scan.records.count(0)) CheckGenesis(key);
     std::optional<GraphState> state = FoldBase(scan);
     bool retire_record = false;
     // Where the fold stopped: at a defective record, or after `latest` (the gap, if any).
@@ -155,25 +156,52 @@ class Repairer {
                    "writes a record";
         continue;
       }
-      Result<std::optional<BoundedRead>> read = ReadBounded(*rt_.store, name, kRecordBytesMax);
-      Result<Record> record = Status(Code::kCorruption, "unreadable");
-      if (read.ok() && *read) record = DecodeRecord((*read)->data, name);
-      if (!record.ok() || record->seq != seq || record->stream != key) {
-        Add(DefectKind::kRecordUnparsable, key, name, seq,
-            record.ok() ? "record is stored under the wrong name" : record.status().message(),
-            false);
+      Result<Record> record = ReadRecordAt(key, seq);
+      if (!record.ok()) {
+        Add(DefectKind::kRecordUnparsable, key, name, seq, record.status().message(), false);
         previous.reset();
         continue;
       }
       if (previous && record->parent_commit_id.value_or("") != *previous) {
         Add(DefectKind::kRecordWrongParent, key, name, seq,
-            "parent is '" + record->parent_commit_id.value_or("null") + "', expected '" +
-                *previous + "'",
-            false);
+            WrongParentDetail(*record, *previous, key, seq), false);
       }
       previous = record->commit_id;
     }
     return Status::Ok();
+  }
+
+  // The record at `seq`, decoded and checked to sit under its own name; a Corruption whose
+  // message says what is wrong otherwise.
+  Result<Record> ReadRecordAt(const std::string& key, uint64_t seq) {
+    const std::string name = RecordName(key, seq);
+    Result<std::optional<BoundedRead>> read = ReadBounded(*rt_.store, name, kRecordBytesMax);
+    if (!read.ok() || !*read) return Status(Code::kCorruption, "unreadable", name);
+    OMNIGRAPH_ASSIGN_OR_RETURN(Record record, DecodeRecord((*read)->data, name));
+    if (record.seq != seq || record.stream != key) {
+      return Status(Code::kCorruption, "record is stored under the wrong name", name);
+    }
+    return record;
+  }
+
+  // The genesis record sits below the fold base (the checkpoint at seq 0 stands for it), so the
+  // fold never reads it; it is still checked, as history's first entry.
+  void CheckGenesis(const std::string& key) {
+    Result<Record> record = ReadRecordAt(key, 0);
+    if (!record.ok()) {
+      Add(DefectKind::kRecordUnparsable, key, RecordName(key, 0), 0, record.status().message(),
+          false);
+    }
+  }
+
+  // A parent that is not its predecessor's commit id: either this record or the one before it
+  // was replaced (a fork writes the wrong predecessor; damage the wrong successor), so the detail
+  // names both objects.
+  static std::string WrongParentDetail(const Record& record, const std::string& expected,
+                                       const std::string& key, uint64_t seq) {
+    std::string before = seq == 0 ? "the stream's base" : RecordName(key, seq - 1);
+    return "parent is '" + record.parent_commit_id.value_or("null") + "', expected '" + expected +
+           "' (the commit id in " + before + "): this record or " + before + " was replaced";
   }
 
   bool Reported(DefectKind kind, const std::string& object) const {
@@ -185,23 +213,14 @@ class Repairer {
 
   bool ApplyRecord(const std::string& key, uint64_t seq, GraphState& state) {
     const std::string name = RecordName(key, seq);
-    Result<std::optional<BoundedRead>> read = ReadBounded(*rt_.store, name, kRecordBytesMax);
-    Result<Record> record = Status(Code::kCorruption, "unreadable");
-    if (read.ok() && *read) record = DecodeRecord((*read)->data, name);
+    Result<Record> record = ReadRecordAt(key, seq);
     if (!record.ok()) {
       Add(DefectKind::kRecordUnparsable, key, name, seq, record.status().message(), false);
       return false;
     }
-    if (record->seq != seq || record->stream != key) {
-      Add(DefectKind::kRecordUnparsable, key, name, seq, "record is stored under the wrong name",
-          false);
-      return false;
-    }
     if (record->parent_commit_id.value_or("") != state.head_commit_id) {
       Add(DefectKind::kRecordWrongParent, key, name, seq,
-          "parent is '" + record->parent_commit_id.value_or("null") + "', expected '" +
-              state.head_commit_id + "'",
-          false);
+          WrongParentDetail(*record, state.head_commit_id, key, seq), false);
       return false;
     }
     Status applied = state.Apply(*record, name);

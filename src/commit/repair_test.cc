@@ -243,6 +243,27 @@ TEST_F(RepairTest, EveryMissingOrDamagedRecordIsReportedNotOnlyTheFirst) {
       << report.ToJson().dump();
 }
 
+// The genesis record sits below every fold (the checkpoint at seq 0 stands for it); a damaged
+// one is still reported under its own name. A wrong parent names both records it involves: a
+// record that replaced its predecessor (a fork) shows up at the successor.
+TEST_F(RepairTest, ADamagedGenesisRecordAndAReplacedPredecessorAreNamed) {
+  ASSERT_TRUE(rt().store->Put(RecordName("main", 0), "{\"seq\":").ok());
+  Mutate(RecordName("main", 110), [](Json& j) { j["commit_id"] = "main.110.9999999999"; });
+  RepairReport report = Run(/*confirm=*/false);
+  ASSERT_EQ(Kinds(report), (std::multiset<std::string>{"record_unparsable", "record_wrong_parent"}))
+      << report.ToJson().dump();
+  for (const Defect& d : report.defects) {
+    if (d.kind == DefectKind::kRecordUnparsable) {
+      EXPECT_EQ(d.object, RecordName("main", 0));
+    } else {
+      EXPECT_EQ(d.object, RecordName("main", 111));
+      EXPECT_NE(d.detail.find("this record or " + RecordName("main", 110) + " was replaced"),
+                std::string::npos)
+          << d.detail;
+    }
+  }
+}
+
 TEST_F(RepairTest, AHintAheadOfTheRecordsIsReportedAsMissingRecords) {
   Mutate(HintName(live_->key()), [](Json& j) { j["seq"] = 500; });
   RepairReport report = Run(/*confirm=*/true);

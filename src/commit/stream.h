@@ -123,6 +123,7 @@ class Stream {
 
   const StreamMetadata& metadata() const { return metadata_; }
   const std::string& key() const { return metadata_.key; }
+  const storage::Runtime& runtime() const { return runtime_; }
 
   // The current state: cold on the first call, warm afterwards. BranchNotFound on a retired
   // stream; kCorruption when the stream is inconsistent.
@@ -151,9 +152,10 @@ class Stream {
   // reports them; nothing is retried here.
   Result<PublishAttempt> TryPublish(const std::shared_ptr<const GraphState>& base,
                                     const Prepared& prepared, const PublishRequest& request);
-  // Publishes one record built by request.stage: capture, stage, TryPublish, and on a lost race
-  // AfterLostRace's verdict and a backoff, then again from the refreshed head. Staging and
-  // backoff hold no lock, so reads and other writes on the handle are not held up.
+  // Publishes one record built by request.stage through the publish loop (commit/publish_loop.h):
+  // capture, stage, TryPublish, and on a lost race AfterLostRace's verdict and a backoff, then
+  // again from the refreshed head. Staging and backoff hold no lock, so reads and other writes on
+  // the handle are not held up.
   Result<PublishResult> Publish(const PublishRequest& request);
   // Waits until checkpoint and hint writes queued by earlier publishes have finished.
   void WaitForBackground();
@@ -191,8 +193,18 @@ class Stream {
   // Candidate checkpoint seqs at or below `seq`, newest first, ending with the base.
   std::vector<uint64_t> CheckpointCandidates(uint64_t seq) const;
 
-  // One conditional create of `record`, re-driven on Unknown; true = ours landed.
+  // One conditional create of `record`, re-driven on Unknown; true = ours landed. A seq found
+  // taken and then empty or unreadable is a gap (Corruption naming it), or PublicationInDoubt
+  // when an earlier request of this create had an Unknown outcome (the record may have been ours).
+  // PublicationInDoubt exactly when some create of it returned Unknown: a read back that failed
+  // does not put it in doubt (the record there is not ours), it ends as Transient.
   Result<bool> CreateRecord(const Record& record, const std::string& encoded);
+  // After `record` landed: one HEAD of the seq above it. A record there whose parent is not ours
+  // was published on a record that damage removed since the gap guard looked, so ours sits in a
+  // gap: it is withdrawn (Withdraw). Ok otherwise (also when the store keeps failing).
+  Status CheckPlaced(const Record& record);
+  // Deletes our record from the gap that `proof` shows and returns Corruption naming it.
+  Status Withdraw(const Record& record, const std::string& proof);
   void AfterPublish(std::shared_ptr<const GraphState> state);
 
   storage::Runtime runtime_;

@@ -59,6 +59,15 @@ std::unique_ptr<Database> Database::WithActor(std::optional<std::string> actor) 
       new Database(std::make_unique<Impl>(Impl{impl_->backend->WithActor(std::move(actor))})));
 }
 
+Result<std::unique_ptr<Database>> Database::WithPolicy(const DatabaseOptions& options) const {
+  std::shared_ptr<engine::Backend> backend = impl_->backend->WithPolicy(options);
+  if (!backend) {
+    return Status(Code::kUnsupported, "a policy is installed on a local handle, not a remote one",
+                  uri());
+  }
+  return std::unique_ptr<Database>(new Database(std::make_unique<Impl>(Impl{std::move(backend)})));
+}
+
 Result<Json> Database::CreateBranch(std::string_view name, std::string_view from) {
   return impl_->backend->CreateBranch(name, from);
 }
@@ -70,14 +79,14 @@ Result<Json> Database::DeleteBranch(std::string_view name) {
 Result<Json> Database::ListBranches() { return impl_->backend->ListBranches(); }
 
 Result<Json> Database::ListCommits(std::string_view branch, size_t limit) {
-  Result<Json> page = impl_->backend->CommitHistory(branch, limit, "");
+  Result<Json> page = impl_->backend->CommitHistory(branch, limit, "", "");
   if (!page.ok()) return page.status();
   return (*page)["commits"];
 }
 
 Result<Json> Database::CommitHistory(std::string_view branch, size_t limit,
-                                     std::string_view page_token) {
-  return impl_->backend->CommitHistory(branch, limit, page_token);
+                                     std::string_view page_token, std::string_view actor) {
+  return impl_->backend->CommitHistory(branch, limit, page_token, actor);
 }
 
 Result<Json> Database::CommitChanges(std::string_view commit_id,
@@ -143,6 +152,13 @@ Result<Json> Database::Mutate(std::string_view source, std::string_view name, co
   return impl_->backend->Mutate(source, name, params, target);
 }
 
+Result<Json> Database::StoredQueries() { return impl_->backend->StoredQueries(); }
+
+Result<Json> Database::InvokeStoredQuery(std::string_view name, const Json& params,
+                                         const ReadTarget& target) {
+  return impl_->backend->InvokeStoredQuery(name, params, target);
+}
+
 Result<Json> Database::Query(std::string_view source, std::string_view name, const Json& params,
                              const ReadTarget& target) {
   return impl_->backend->Query(source, name, params, target);
@@ -184,5 +200,7 @@ Result<Json> Database::LintWithSchema(std::string_view schema_source,
 }
 
 Json Database::Version() { return engine::LibraryVersion(); }
+
+int64_t Database::MonotonicMicros() { return engine::SystemMonotonicMicros(); }
 
 }  // namespace omnigraph::api

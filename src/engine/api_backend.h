@@ -38,6 +38,9 @@ class Backend {
   virtual api::StoreCallCounts StoreCalls() const = 0;
   // A backend over the same state whose writes publish as `actor` (api::Database::WithActor).
   virtual std::shared_ptr<Backend> WithActor(std::optional<std::string> actor) const = 0;
+  // A backend over the same state, same actor, gated by `options`' policy (api::Database::
+  // WithPolicy); null when the backend cannot enforce one (remote).
+  virtual std::shared_ptr<Backend> WithPolicy(const api::DatabaseOptions&) const { return nullptr; }
   // What Init found at the root (Database::InitReport); {} for a handle that did not init.
   virtual api::Json InitReport() const = 0;
 
@@ -48,7 +51,8 @@ class Backend {
   virtual api::Result<api::Json> Merge(std::string_view source, const api::MergeOptions& options,
                                        api::Json* conflicts) = 0;
   virtual api::Result<api::Json> CommitHistory(std::string_view branch, size_t limit,
-                                               std::string_view page_token) = 0;
+                                               std::string_view page_token,
+                                               std::string_view actor) = 0;
   virtual api::Result<api::Json> ShowCommit(std::string_view commit_id) = 0;
   virtual api::Result<api::Json> CommitChanges(std::string_view commit_id,
                                                const api::CommitChangesRequest& request) = 0;
@@ -78,6 +82,16 @@ class Backend {
   virtual api::Result<api::Json> Optimize(std::string_view branch) = 0;
   virtual api::Result<api::Json> Repair(bool confirm) = 0;
   virtual api::Result<api::Json> Lint(std::string_view query_source, std::string_view branch) = 0;
+  // Stored queries live on a server: only the remote backend serves them.
+  virtual api::Result<api::Json> StoredQueries() {
+    return api::Status(api::Code::kUnsupported,
+                       "stored queries are served by omnigraph-server: address the graph with "
+                       "--server URL (or an http:// URI)");
+  }
+  virtual api::Result<api::Json> InvokeStoredQuery(std::string_view, const api::Json&,
+                                                   const api::ReadTarget&) {
+    return StoredQueries();
+  }
 };
 
 }  // namespace omnigraph::engine

@@ -4,6 +4,7 @@
 //
 // The engine's headers come before the public one (they sort first): the public header's
 // early-return macros then stand aside for base/status.h's (include/omnigraph/status.h).
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include "commit/names.h"
 #include "commit/repair.h"
 #include "engine/api_local.h"
+#include "engine/api_policy.h"
 #include "engine/api_values.h"
 #include "engine/change_feed.h"
 #include "engine/change_sets.h"
@@ -194,6 +196,14 @@ class Handle {
     return out;
   }
 
+  // Whether `actor` made `r`: its actor, or a member of a group commit.
+  static bool MadeBy(const commit::Record& r, std::string_view actor) {
+    if (r.actor && *r.actor == actor) return true;
+    return std::any_of(r.members.begin(), r.members.end(), [actor](const commit::BatchMember& m) {
+      return m.actor && *m.actor == actor;
+    });
+  }
+
   Result<Json> ListBranches() {
     OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<commit::BranchInfo> all, graph_->ListBranches());
     Json out = Json::array();
@@ -201,7 +211,8 @@ class Handle {
     return out;
   }
 
-  Result<Json> ListCommits(std::string_view branch, size_t limit, std::string_view page_token) {
+  Result<Json> ListCommits(std::string_view branch, size_t limit, std::string_view page_token,
+                           std::string_view actor) {
     commit::HistoryPosition from;
     if (page_token.empty()) {
       OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot head, graph_->SnapshotOfBranch(branch));
@@ -211,11 +222,15 @@ class Handle {
     }
     Json commits = Json::array();
     std::optional<commit::HistoryPosition> next = from;
+    // With an actor, each read asks for no more records than matches are still wanted, so a
+    // page never overshoots `limit` and `next` resumes right after the last record scanned.
     while (commits.size() < limit && next) {
       const size_t page = std::min(limit - commits.size(), commit::kHistoryPageSizeMax);
       OMNIGRAPH_ASSIGN_OR_RETURN(commit::HistoryPage got,
                                  commit::ReadHistory(graph_->runtime(), *next, page));
-      for (const commit::Record& r : got.commits) commits.push_back(CommitJson(r));
+      for (const commit::Record& r : got.commits) {
+        if (actor.empty() || MadeBy(r, actor)) commits.push_back(CommitJson(r));
+      }
       next = got.next;
     }
     Json out = Json{{"commits", commits}};
@@ -295,15 +310,15 @@ class Handle {
   }
 
   Result<Json> Load(std::string_view ndjson, std::string_view mode, const WriteTarget& target,
-                    const Actor& actor) {
+                    const Actor& actor, const engine::Authorize& authorize) {
     engine::StringLines lines(ndjson);
     return LoadLines(
         lines, ndjson.size(), [&] { return Result<std::string>(Sha256Hex(ndjson)); }, mode, target,
-        actor);
+        actor, authorize);
   }
 
   Result<Json> LoadFile(const std::string& path, std::string_view mode, const WriteTarget& target,
-                        const Actor& actor) {
+                        const Actor& actor, const engine::Authorize& authorize) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) {
       return InvalidArgument("cannot read '" + path + "': it is a directory, not a file");
@@ -314,14 +329,15 @@ class Handle {
     }
     // The key's request names the whole input: hash the file in a pass of its own first.
     auto content_sha = [&] { return HashFile(path); };
-    return LoadLines(**lines, (*lines)->size_bytes(), content_sha, mode, target, actor);
+    return LoadLines(**lines, (*lines)->size_bytes(), content_sha, mode, target, actor, authorize);
   }
 
   Result<Json> LoadStream(const engine::ChunkReader& read, std::string_view mode,
-                          const WriteTarget& target, const Actor& actor) {
+                          const WriteTarget& target, const Actor& actor,
+                          const engine::Authorize& authorize) {
     if (!target.idempotency_key) {
       engine::ReaderLines lines(read, "the load's reader");
-      return LoadLines(lines, std::nullopt, nullptr, mode, target, actor);
+      return LoadLines(lines, std::nullopt, nullptr, mode, target, actor, authorize);
     }
     // A keyed load's request names the whole input before the load starts: spool it to a
     // temporary file (bounded memory), hashing as it goes, and load from there.
@@ -345,7 +361,8 @@ class Handle {
         },
         "the load's reader");
     return LoadLines(
-        lines, spool->size(), [&] { return Result<std::string>(sha); }, mode, target, actor);
+        lines, spool->size(), [&] { return Result<std::string>(sha); }, mode, target, actor,
+        authorize);
   }
 
   Status Export(const ReadTarget& target, const std::vector<std::string>& types,
@@ -376,13 +393,15 @@ class Handle {
   }
 
   Result<Json> Mutate(std::string_view source, std::string_view name, const Json& params,
-                      const WriteTarget& target, const Actor& actor) {
+                      const WriteTarget& target, const Actor& actor,
+                      const engine::Authorize& authorize) {
     if (target.from) return InvalidArgument("mutate does not create branches; create it first");
     if (!params.is_object()) return InvalidArgument("parameters must be a JSON object");
     engine::MutationOptions options;
     options.branch = target.branch;
     options.expected_head = target.if_commit;
     options.actor = actor;
+    options.authorize = authorize;
     if (target.idempotency_key) {
       const Json request = Json::array(
           {"mutate", target.branch, source, name, params, target.if_commit.value_or("")});
@@ -404,8 +423,9 @@ class Handle {
   }
 
   Result<OrderedJson> Query(std::string_view source, std::string_view name, const Json& params,
-                            const ReadTarget& target) {
+                            const ReadTarget& target, const engine::Authorize& authorize) {
     engine::RunOptions options;
+    options.authorize = authorize;
     options.cache = &cache_;
     options.prepared = &prepared_;
     if (target.snapshot) {
@@ -559,7 +579,8 @@ class Handle {
   // input, is asked for only when the target carries an idempotency key.
   Result<Json> LoadLines(engine::LineSource& lines, std::optional<uint64_t> input_bytes,
                          const std::function<Result<std::string>()>& content_sha,
-                         std::string_view mode, const WriteTarget& target, const Actor& actor) {
+                         std::string_view mode, const WriteTarget& target, const Actor& actor,
+                         const engine::Authorize& authorize) {
     OMNIGRAPH_ASSIGN_OR_RETURN(engine::LoadMode m, engine::ParseLoadMode(mode));
     if (target.if_commit) {
       return InvalidArgument("load does not take an expected commit; use a branch and merge");
@@ -569,6 +590,7 @@ class Handle {
     options.actor = actor;
     options.progress = progress_;
     options.input_bytes = input_bytes;
+    options.authorize = authorize;
     if (target.idempotency_key) {
       OMNIGRAPH_ASSIGN_OR_RETURN(std::string sha, content_sha());
       // The request a key names: where it goes and what it loads.
@@ -623,12 +645,48 @@ std::function<Status(std::string_view)> EngineSink(const ApiSink& sink) {
   return [&sink](std::string_view chunk) { return FromApi(sink(chunk)); };
 }
 
-// A Handle and the actor its writes publish as. Each call converts at the boundary and nothing
-// else; WithActor makes another over the same Handle.
+// The branch a read of `target` names: none for a read by commit id (docs/design/policy.md
+// "Unnamed branches").
+std::optional<std::string> ReadBranch(const ReadTarget& target) {
+  if (target.snapshot) return std::nullopt;
+  return target.branch;
+}
+
+// The policy a handle was opened with and the graph id it is asked about.
+struct PolicyGate {
+  std::shared_ptr<const api::Policy> policy;
+  std::optional<std::string> graph;
+  std::function<void(const api::PolicyRequest&, const api::PolicyDecision&)> on_denied;
+};
+
+// A Handle and the actor its writes publish as. Each call passes the policy gate (Gate), then
+// converts at the boundary and nothing else; WithActor makes another over the same Handle.
 class LocalBackend final : public Backend {
  public:
-  LocalBackend(std::shared_ptr<Handle> handle, Actor actor)
-      : handle_(std::move(handle)), actor_(std::move(actor)) {}
+  LocalBackend(std::shared_ptr<Handle> handle, Actor actor, PolicyGate gate)
+      : handle_(std::move(handle)), actor_(std::move(actor)), gate_(std::move(gate)) {}
+
+  // The one gate every call passes (docs/design/policy.md "Enforcement"): without a policy it
+  // allows everything; with one, the handle's actor must be allowed `action` on `branch` /
+  // into `target`, and a handle without an actor is refused (fail closed). A refusal is
+  // Configuration "permission denied: ..." naming the deciding rule, and nothing is done.
+  //
+  // `types` are the node and edge types the call touches (docs/design/policy.md "Per-type
+  // authority"): kNoTypes for a call that shows no entity of any type, or whose engine asks
+  // again with the types it touches (Authorizer); kAllTypes for one that may show every type.
+  api::Status Gate(std::string_view action, std::optional<std::string> branch,
+                   std::optional<std::string> target,
+                   std::optional<std::vector<std::string>> types) const {
+    if (!gate_.policy) return api::Status::Ok();
+    const api::PolicyRequest request{
+        actor_,      std::string(action), std::move(branch), std::move(target),
+        gate_.graph, std::nullopt,        std::move(types)};
+    const api::PolicyDecision d = gate_.policy->Decide(request);
+    if (d.allowed) return api::Status::Ok();
+    if (gate_.on_denied) gate_.on_denied(request, d);
+    return api::Status(api::Code::kConfiguration, "permission denied: " + d.reason,
+                       d.rule.empty() ? "policy" : "policy rule " + d.rule);
+  }
 
   const std::string& uri() const override { return handle_->uri(); }
   api::StoreCallCounts StoreCalls() const override {
@@ -637,104 +695,219 @@ class LocalBackend final : public Backend {
                                 c.put_if_absent, c.put_if_match, c.deletes, c.bytes_read};
   }
   std::shared_ptr<Backend> WithActor(Actor actor) const override {
-    return std::make_shared<LocalBackend>(handle_, std::move(actor));
+    return std::make_shared<LocalBackend>(handle_, std::move(actor), gate_);
   }
+  std::shared_ptr<Backend> WithPolicy(const api::DatabaseOptions& options) const override;
   api::Json InitReport() const override { return ToApi(handle_->init_report()); }
 
   api::Result<api::Json> CreateBranch(std::string_view name, std::string_view from) override {
+    if (api::Status denied = Gate("branch_create", std::string(from), std::string(name), kNoTypes);
+        !denied.ok())
+      return denied;
     return ToApi(handle_->CreateBranch(name, from, actor_));
   }
   api::Result<api::Json> DeleteBranch(std::string_view name) override {
+    if (api::Status denied = Gate("branch_delete", std::nullopt, std::string(name), kNoTypes);
+        !denied.ok())
+      return denied;
     return ToApi(handle_->DeleteBranch(name, actor_));
   }
-  api::Result<api::Json> ListBranches() override { return ToApi(handle_->ListBranches()); }
+  api::Result<api::Json> ListBranches() override {
+    if (api::Status denied = Gate("read", std::nullopt, std::nullopt, kNoTypes); !denied.ok())
+      return denied;
+    return ToApi(handle_->ListBranches());
+  }
   api::Result<api::Json> Merge(std::string_view source, const MergeOptions& options,
                                api::Json* conflicts) override {
+    if (api::Status denied = Gate("branch_merge", std::string(source), options.target, kNoTypes);
+        !denied.ok())
+      return denied;
+    // --delete-branch is its own branch_delete check; its refusal does not fail the merge.
+    const api::Status may_delete =
+        options.delete_branch ? Gate("branch_delete", std::nullopt, std::string(source), kNoTypes)
+                              : api::Status::Ok();
+    MergeOptions run = options;
+    run.delete_branch = options.delete_branch && may_delete.ok();
     Json engine_conflicts;
-    api::Result<api::Json> out = ToApi(handle_->Merge(source, options, actor_, engine_conflicts));
+    api::Result<api::Json> out = ToApi(handle_->Merge(source, run, actor_, engine_conflicts));
     if (conflicts != nullptr && !engine_conflicts.is_null()) *conflicts = ToApi(engine_conflicts);
+    if (out.ok() && !may_delete.ok()) {
+      (*out)["branch_deleted"] = false;
+      (*out)["branch_delete_error"] = may_delete.message();
+    }
     return out;
   }
   api::Result<api::Json> CommitHistory(std::string_view branch, size_t limit,
-                                       std::string_view page_token) override {
-    return ToApi(handle_->ListCommits(branch, limit, page_token));
+                                       std::string_view page_token,
+                                       std::string_view actor) override {
+    if (api::Status denied =
+            Gate("read", page_token.empty() ? std::optional<std::string>(branch) : std::nullopt, {},
+                 kNoTypes);
+        !denied.ok())
+      return denied;
+    return ToApi(handle_->ListCommits(branch, limit, page_token, actor));
   }
   api::Result<api::Json> ShowCommit(std::string_view commit_id) override {
+    if (api::Status denied = Gate("read", std::nullopt, std::nullopt, kNoTypes); !denied.ok())
+      return denied;
     return ToApi(handle_->ShowCommit(commit_id));
   }
   api::Result<api::Json> CommitChanges(std::string_view commit_id,
                                        const api::CommitChangesRequest& request) override {
+    std::optional<std::vector<std::string>> types;  // Every type, unless the page names one.
+    if (!request.type.empty()) types = std::vector<std::string>{request.type};
+    if (api::Status denied = Gate("read", std::nullopt, std::nullopt, types); !denied.ok())
+      return denied;
     return ToApi(handle_->CommitChanges(commit_id, request));
   }
   api::Result<api::Json> Snapshot(const ReadTarget& target) override {
+    if (api::Status denied = Gate("read", ReadBranch(target), std::nullopt, kNoTypes); !denied.ok())
+      return denied;
     return ToApi(handle_->SnapshotOf(target));
   }
   api::Result<api::Json> PollChanges(const api::ChangePoll& poll) override {
+    if (api::Status denied = Gate(
+            "read", poll.cursor.empty() ? std::optional<std::string>(poll.branch) : std::nullopt,
+            {}, kAllTypes);
+        !denied.ok())
+      return denied;
     return ToApi(handle_->PollChanges(poll));
   }
   api::Status ChangesBaseline(std::string_view branch, const ApiSink& sink) override {
+    if (api::Status denied = Gate("export", std::string(branch), std::nullopt, kAllTypes);
+        !denied.ok())
+      return denied;
     return ToApi(handle_->ChangesBaseline(branch, EngineSink(sink)));
   }
   api::Result<api::Json> Load(std::string_view ndjson, std::string_view mode,
                               const WriteTarget& target) override {
-    return ToApi(handle_->Load(ndjson, mode, target, actor_));
+    if (api::Status denied = GateWrite(target); !denied.ok()) return denied;
+    return ToApi(handle_->Load(ndjson, mode, target, actor_, Authorizer()));
   }
   api::Result<api::Json> LoadFile(const std::string& path, std::string_view mode,
                                   const WriteTarget& target) override {
-    return ToApi(handle_->LoadFile(path, mode, target, actor_));
+    if (api::Status denied = GateWrite(target); !denied.ok()) return denied;
+    return ToApi(handle_->LoadFile(path, mode, target, actor_, Authorizer()));
   }
   api::Result<api::Json> LoadStream(const api::LoadReader& read, std::string_view mode,
                                     const WriteTarget& target) override {
+    if (api::Status denied = GateWrite(target); !denied.ok()) return denied;
     // The engine's reader over the caller's (their statuses converted at the boundary).
     engine::ChunkReader engine_read = [&read](char* buffer, size_t capacity) -> Result<size_t> {
       api::Result<size_t> got = read(buffer, capacity);
       if (!got.ok()) return FromApi(got.status());
       return *got;
     };
-    return ToApi(handle_->LoadStream(engine_read, mode, target, actor_));
+    return ToApi(handle_->LoadStream(engine_read, mode, target, actor_, Authorizer()));
   }
   api::Status Export(const ReadTarget& target, const std::vector<std::string>& types,
                      const ApiSink& sink) override {
+    if (api::Status denied = Gate("export", ReadBranch(target), std::nullopt, TypesOrAll(types));
+        !denied.ok())
+      return denied;
     return ToApi(handle_->Export(target, types, EngineSink(sink)));
   }
   api::Result<std::string> ResolveCommit(const ReadTarget& target) override {
+    if (api::Status denied = Gate("read", ReadBranch(target), std::nullopt, kNoTypes); !denied.ok())
+      return denied;
     Result<std::string> commit = handle_->ResolveCommit(target);
     if (!commit.ok()) return ToApi(commit.status());
     return std::move(*commit);
   }
   api::Result<api::Json> Mutate(std::string_view source, std::string_view name,
                                 const api::Json& params, const WriteTarget& target) override {
-    return ToApi(handle_->Mutate(source, name, FromApi(params), target, actor_));
+    // The engine asks the gate itself (Authorizer): `change` before it reads, then with the
+    // types its effects write; a branch statement, the branch action it performs.
+    return ToApi(handle_->Mutate(source, name, FromApi(params), target, actor_, Authorizer()));
   }
   api::Result<api::Json> Query(std::string_view source, std::string_view name,
                                const api::Json& params, const ReadTarget& target) override {
-    return ToApi(handle_->Query(source, name, FromApi(params), target));
+    if (api::Status denied = Gate("read", ReadBranch(target), std::nullopt, kNoTypes); !denied.ok())
+      return denied;
+    return ToApi(handle_->Query(source, name, FromApi(params), target, Authorizer()));
   }
   api::Result<api::Json> PlanSchema(std::string_view schema_source, bool allow_data_loss) override {
+    if (api::Status denied = Gate("read", "main", std::nullopt, kNoTypes); !denied.ok())
+      return denied;
     return ToApi(handle_->PlanSchema(schema_source, allow_data_loss));
   }
   api::Result<api::Json> ApplySchema(std::string_view schema_source,
                                      bool allow_data_loss) override {
+    if (api::Status denied = Gate("schema_apply", std::nullopt, "main", kNoTypes); !denied.ok())
+      return denied;
     return ToApi(handle_->ApplySchema(schema_source, allow_data_loss, actor_));
   }
   api::Result<api::Json> ShowSchema(const ReadTarget& target) override {
+    if (api::Status denied = Gate("read", ReadBranch(target), std::nullopt, kNoTypes); !denied.ok())
+      return denied;
     return ToApi(handle_->ShowSchema(target));
   }
   api::Result<api::Json> Cleanup(const CleanupRequest& request) override {
+    if (api::Status denied = Gate("admin", std::nullopt, std::nullopt, kNoTypes); !denied.ok())
+      return denied;
     return ToApi(handle_->Cleanup(request));
   }
   api::Result<api::Json> Optimize(std::string_view branch) override {
+    if (api::Status denied = Gate("admin", std::nullopt, std::nullopt, kNoTypes); !denied.ok())
+      return denied;
     return ToApi(handle_->Optimize(branch, actor_));
   }
-  api::Result<api::Json> Repair(bool confirm) override { return ToApi(handle_->Repair(confirm)); }
+  api::Result<api::Json> Repair(bool confirm) override {
+    if (api::Status denied = Gate("admin", std::nullopt, std::nullopt, kNoTypes); !denied.ok())
+      return denied;
+    return ToApi(handle_->Repair(confirm));
+  }
   api::Result<api::Json> Lint(std::string_view query_source, std::string_view branch) override {
+    if (api::Status denied = Gate("read", std::string(branch), std::nullopt, kNoTypes);
+        !denied.ok())
+      return denied;
     return ToApi(handle_->Lint(query_source, branch));
   }
 
  private:
+  static constexpr std::nullopt_t kAllTypes = std::nullopt;
+  static inline const std::vector<std::string> kNoTypes{};
+
+  // Export's types: those named, or every type.
+  static std::optional<std::vector<std::string>> TypesOrAll(const std::vector<std::string>& types) {
+    if (types.empty()) return kAllTypes;
+    return types;
+  }
+
+  // The engine's gate for what a call turns out to touch (engine/authority.h); none without a
+  // policy. A question with types reaches the policy only when a rule names types: otherwise
+  // the answer is the one the entry gate (or the engine's pre-check) already had.
+  engine::Authorize Authorizer() const {
+    if (!gate_.policy) return nullptr;
+    return [this](const engine::AuthorityRequest& r) -> Status {
+      if (!r.types.empty() && !gate_.policy->HasTypedRules()) return Status::Ok();
+      return FromApi(Gate(r.action, r.branch, r.target_branch, r.types));
+    };
+  }
+
+  // A load or mutation of target.branch: `change` there, and `branch_create` too when the
+  // write may create the branch (WriteTarget::from).
+  api::Status GateWrite(const WriteTarget& target) const {
+    if (api::Status denied = Gate("change", target.branch, std::nullopt, kNoTypes); !denied.ok())
+      return denied;
+    if (target.from) return Gate("branch_create", *target.from, target.branch, kNoTypes);
+    return api::Status::Ok();
+  }
+
   std::shared_ptr<Handle> handle_;
   Actor actor_;
+  PolicyGate gate_;
 };
+
+PolicyGate GateOf(const DatabaseOptions& options) {
+  PolicyGate gate{options.policy, std::nullopt, options.on_policy_denied};
+  if (!options.policy_graph.empty()) gate.graph = options.policy_graph;
+  return gate;
+}
+
+std::shared_ptr<Backend> LocalBackend::WithPolicy(const DatabaseOptions& options) const {
+  return std::make_shared<LocalBackend>(handle_, actor_, GateOf(options));
+}
 
 }  // namespace
 
@@ -744,7 +917,7 @@ api::Result<std::shared_ptr<Backend>> InitLocalBackend(std::string_view uri,
   Result<std::unique_ptr<Handle>> handle = Handle::Init(uri, schema_source, options);
   if (!handle.ok()) return ToApi(handle.status());
   return std::shared_ptr<Backend>(
-      std::make_shared<LocalBackend>(std::move(*handle), options.actor));
+      std::make_shared<LocalBackend>(std::move(*handle), options.actor, GateOf(options)));
 }
 
 api::Result<std::shared_ptr<Backend>> OpenLocalBackend(std::string_view uri,
@@ -752,10 +925,12 @@ api::Result<std::shared_ptr<Backend>> OpenLocalBackend(std::string_view uri,
   Result<std::unique_ptr<Handle>> handle = Handle::Open(uri, options);
   if (!handle.ok()) return ToApi(handle.status());
   return std::shared_ptr<Backend>(
-      std::make_shared<LocalBackend>(std::move(*handle), options.actor));
+      std::make_shared<LocalBackend>(std::move(*handle), options.actor, GateOf(options)));
 }
 
 api::Status CheckIdempotencyKey(std::string_view key) { return ToApi(ValidateIdempotencyKey(key)); }
+
+int64_t SystemMonotonicMicros() { return storage::Runtime::SystemRuntimeClock().MonotonicMicros(); }
 
 api::Json LibraryVersion() {
   return api::Json{{"version", OMNIGRAPH_VERSION_TEXT},

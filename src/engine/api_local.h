@@ -24,5 +24,7 @@ api::Result<api::Json> LintWithSchemaSource(std::string_view schema_source,
 
 // What this library is: {version, storage_stamp, build} (Database::Version).
 api::Json LibraryVersion();
+// The system runtime's monotonic clock (api::Database::MonotonicMicros).
+int64_t SystemMonotonicMicros();
 
 }  // namespace omnigraph::engine

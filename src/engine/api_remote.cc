@@ -274,10 +274,11 @@ Result<Json> RemoteBackend::Merge(std::string_view source, const api::MergeOptio
 }
 
 Result<Json> RemoteBackend::CommitHistory(std::string_view branch, size_t limit,
-                                          std::string_view page_token) {
+                                          std::string_view page_token, std::string_view actor) {
   std::vector<std::pair<std::string, std::string>> query = {{"branch", std::string(branch)},
                                                             {"limit", std::to_string(limit)}};
   if (!page_token.empty()) query.emplace_back("page_token", std::string(page_token));
+  if (!actor.empty()) query.emplace_back("actor", std::string(actor));
   return Call(Get({{"commits", false}}, std::move(query)));
 }
 
@@ -405,7 +406,7 @@ Result<std::string> RemoteBackend::ResolveCommit(const api::ReadTarget& target) 
     OMNIGRAPH_ASSIGN_OR_RETURN(Json commit, ShowCommit(*target.snapshot));
     return commit["graph_commit_id"].string_value();
   }
-  OMNIGRAPH_ASSIGN_OR_RETURN(Json page, CommitHistory(target.branch, 1, ""));
+  OMNIGRAPH_ASSIGN_OR_RETURN(Json page, CommitHistory(target.branch, 1, "", ""));
   if (page["commits"].empty()) {
     return Status(Code::kPermanent, "omnigraph-server listed no commit on '" + target.branch + "'",
                   url_);
@@ -435,6 +436,17 @@ Result<Json> RemoteBackend::Query(std::string_view source, std::string_view name
   if (!name.empty()) body["name"] = std::string(name);
   AddReadTarget(target, body);
   return Call(PostJson({{"query", false}}, body, false));
+}
+
+Result<Json> RemoteBackend::StoredQueries() { return Call(Get({{"queries", false}}, {})); }
+
+Result<Json> RemoteBackend::InvokeStoredQuery(std::string_view name, const Json& params,
+                                              const api::ReadTarget& target) {
+  if (!params.is_object()) return InvalidArgument("parameters must be a JSON object");
+  Json body = Json{{"params", params}};
+  AddReadTarget(target, body);
+  // A stored mutation writes: an unanswered call is Unknown, not Transient.
+  return Call(PostJson({{"queries", false}, {std::string(name), false}}, body, true));
 }
 
 Result<Json> RemoteBackend::ApplySchema(std::string_view schema_source, bool allow_data_loss) {

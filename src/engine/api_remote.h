@@ -49,7 +49,8 @@ class RemoteBackend final : public Backend {
   api::Result<api::Json> Merge(std::string_view source, const api::MergeOptions& options,
                                api::Json* conflicts) override;
   api::Result<api::Json> CommitHistory(std::string_view branch, size_t limit,
-                                       std::string_view page_token) override;
+                                       std::string_view page_token,
+                                       std::string_view actor) override;
   api::Result<api::Json> ShowCommit(std::string_view commit_id) override;
   api::Result<api::Json> CommitChanges(std::string_view commit_id,
                                        const api::CommitChangesRequest& request) override;
@@ -77,6 +78,9 @@ class RemoteBackend final : public Backend {
   api::Result<api::Json> Optimize(std::string_view branch) override;
   api::Result<api::Json> Repair(bool confirm) override;
   api::Result<api::Json> Lint(std::string_view query_source, std::string_view branch) override;
+  api::Result<api::Json> StoredQueries() override;
+  api::Result<api::Json> InvokeStoredQuery(std::string_view name, const api::Json& params,
+                                           const api::ReadTarget& target) override;
 
   // One request to the server (public for the .cc's helpers, not for callers).
   struct Request {

@@ -194,12 +194,16 @@ class Graph {
   Result<Admitted> AdmitMembers(const commit::GraphState& base, std::span<BatchEntry* const> batch,
                                 std::vector<std::optional<Result<WriteResult>>>& out,
                                 std::vector<size_t>& solo);
-  // Stages a batch's admitted members as one write and publishes it: every member's answer in
-  // `out`, or none for members that go on to the next attempt at the refreshed `base`.
-  void PublishAdmitted(const std::shared_ptr<commit::Stream>& stream,
-                       std::shared_ptr<const commit::GraphState>& base,
-                       std::span<BatchEntry* const> batch, Admitted& admitted, int attempt,
-                       std::vector<std::optional<Result<WriteResult>>>& out);
+  // The combined request of a batch's admitted members (their rows are merged by AdmitMembers).
+  void FillCombined(std::span<BatchEntry* const> batch, Admitted& admitted);
+  // The batch's publish loop from `captured` (commit/publish_loop.h): each attempt admits the
+  // members not yet answered, stages them as one write and publishes one record. Every member's
+  // answer in `out`, except those deferred to `solo` (fenced past the head: they write alone).
+  void PublishMembers(const std::shared_ptr<commit::Stream>& stream,
+                      std::shared_ptr<const commit::GraphState> captured,
+                      std::span<BatchEntry* const> batch,
+                      std::vector<std::optional<Result<WriteResult>>>& out,
+                      std::vector<size_t>& solo);
   // The validation half of ValidateAndStage.
   Status ValidateChanges(const commit::GraphState& base, const WriteRequest& request);
   // KeyConflict when an in-memory append adds an id its table holds on `base` (staging would

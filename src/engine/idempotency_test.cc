@@ -156,7 +156,7 @@ TEST_F(IdempotencyTest, AMalformedKeyIsRefusedBeforeAnyWrite) {
   EXPECT_EQ(spent.puts + spent.put_if_absent + spent.put_if_match, 0u) << spent.ToString();
 }
 
-// A warm keyed insert costs what the unkeyed one does (3 GETs, a HEAD, 3 creates and the hint:
+// A warm keyed insert costs what the unkeyed one does (3 GETs, 2 HEADs, 3 creates and the hint:
 // engine/mutate_test.cc) plus the GET that finds no key object and the conditional create of
 // it. A retry reads the key object and the record it names, and nothing else.
 TEST_F(IdempotencyTest, AWarmKeyedInsertCostsOneGetAndOneCreateMore) {
@@ -166,7 +166,7 @@ TEST_F(IdempotencyTest, AWarmKeyedInsertCostsOneGetAndOneCreateMore) {
   MustRun("add_person", Person("cy", 38), Key("k1"));
   const storage::OpCounts keyed = counting_->Snapshot() - before;
   EXPECT_EQ(keyed.gets, 4u) << keyed.ToString();
-  EXPECT_EQ(keyed.heads, 1u) << keyed.ToString();
+  EXPECT_EQ(keyed.heads, 2u) << keyed.ToString();
   EXPECT_EQ(keyed.lists + keyed.deletes + keyed.put_if_match, 0u) << keyed.ToString();
   EXPECT_EQ(keyed.put_if_absent, 4u) << keyed.ToString();
   EXPECT_EQ(keyed.puts, 1u) << keyed.ToString();

@@ -35,6 +35,7 @@
 #include "base/json.h"
 #include "base/sorted_records.h"
 #include "base/status.h"
+#include "engine/authority.h"
 #include "engine/graph.h"
 #include "engine/jsonl_reader.h"
 #include "engine/progress.h"
@@ -85,6 +86,10 @@ struct LoadOptions {
   ProgressSink progress;
   // The input's size when known (a file), for the progress's estimate.
   std::optional<uint64_t> input_bytes;
+  // When set, asked `change` on the branch for each type the input holds, when its first line
+  // is read and before that line is staged (engine/authority.h); a refusal fails the load and
+  // deletes what it staged.
+  Authorize authorize;
 };
 
 struct LoadedType {

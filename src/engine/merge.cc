@@ -6,6 +6,7 @@
 #include "commit/change_set.h"
 #include "commit/merge_base.h"
 #include "commit/names.h"
+#include "commit/publish_loop.h"
 #include "commit/testing_hooks.h"
 #include "engine/change_sets.h"
 #include "engine/derived_indexes.h"
@@ -315,6 +316,31 @@ Result<Graph::MergePlan> Graph::PlanMerge(const MergeRequest& request, const Sna
   return plan;
 }
 
+namespace {
+
+// The tables whose versions `merged` pins anew on `target` (their derived deltas are written).
+std::set<std::string> PinnedAnew(const commit::GraphState& target,
+                                 const commit::RecordContent& merged) {
+  std::set<std::string> written;
+  for (const commit::Pin& pin : merged.pins) {
+    const commit::TableState* was = target.FindByKey(pin.table_key);
+    if (was == nullptr || was->pin.staged_version != pin.staged_version) {
+      written.insert(pin.table_key);
+    }
+  }
+  return written;
+}
+
+// The target moved during every attempt of the merge.
+Status RetriesExhausted(const MergeRequest& request) {
+  return Status(Code::kRetriesExhausted,
+                "the target branch '" + request.target + "' moved during each of " +
+                    std::to_string(kMergeAttemptsMax) + " merge attempts; merge again",
+                request.target);
+}
+
+}  // namespace
+
 Result<MergeResult> Graph::Merge(const MergeRequest& request) {
   OMNIGRAPH_RETURN_IF_ERROR(commit::ValidateActor(request.actor));
   if (request.source == request.target) {
@@ -326,73 +352,74 @@ Result<MergeResult> Graph::Merge(const MergeRequest& request) {
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<commit::Stream> stream,
                              StreamOf(request.target, warm));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const commit::GraphState> head, stream->Captured());
-  commit::PublishRequest meta;
-  meta.branch = request.target;
-  meta.actor = request.actor;
-  const commit::PublishPolicy policy{false, std::nullopt};
   ProgressMeter meter(request.progress, *runtime_.clock, "merge", "tables");
-  for (int attempt = 1; attempt <= kMergeAttemptsMax; ++attempt) {
-    OMNIGRAPH_RETURN_IF_ERROR(commit::CheckCaptured(policy, *head));
-    OMNIGRAPH_ASSIGN_OR_RETURN(MergePlan plan, PlanMerge(request, source, *head));
-    plan.result.attempts = attempt;
-    if (plan.result.outcome == MergeOutcome::kAlreadyUpToDate) return plan.result;
-    // Stage (a three-way merge's patches) while the gap guard looks two seqs up (D21).
-    std::vector<MergeConflict> conflicts;
-    OMNIGRAPH_ASSIGN_OR_RETURN(
-        commit::Prepared prepared,
-        stream->Prepare(*head, [&](const commit::GraphState& h) -> Result<commit::RecordContent> {
-          commit::RecordContent merged = plan.content;
-          if (plan.base != nullptr) {
-            Result<commit::RecordContent> three_way =
-                MergeTables(*plan.base, source.state(), h, conflicts, meter);
-            if (!three_way.ok()) {
-              // A table object of the base that cleanup reclaimed is VersionsReclaimed naming
-              // the base commit; one missing elsewhere is damage.
-              return plan.base_view->ExplainReadFailure(three_way.status())
-                  .WithContext("merge base " + plan.result.base_commit_id);
-            }
-            merged = std::move(*three_way);
-            merged.lineage = plan.content.lineage;
-            merged.merged_generation = plan.content.merged_generation;
-            merged.summary = plan.content.summary;
-          }
-          if (conflicts.empty()) OMNIGRAPH_RETURN_IF_ERROR(RecordMergeChanges(h, merged));
-          return merged;
-        }));
-    if (!conflicts.empty()) {
-      plan.result.outcome = MergeOutcome::kConflicts;
-      plan.result.conflicts = std::move(conflicts);
-      return plan.result;
-    }
-    meter.Phase("committing");
-    OMNIGRAPH_ASSIGN_OR_RETURN(commit::PublishAttempt tried,
-                               stream->TryPublish(head, prepared, meta));
-    if (tried.won) {
-      meter.Finish();
-      // Index and full-text deltas of the versions the merge pins anew (engine/derived_indexes.h).
-      std::set<std::string> written;
-      for (const commit::Pin& pin : tried.won->record.pins) {
-        const commit::TableState* was = head->FindByKey(pin.table_key);
-        if (was == nullptr || was->pin.staged_version != pin.staged_version) {
-          written.insert(pin.table_key);
-        }
+  std::optional<MergePlan> plan;
+  std::vector<MergeConflict> conflicts;
+  int attempts = 0;
+  // Of the last staging (the one that publishes): the tables it pins anew, and the schema.
+  std::set<std::string> written;
+  commit::SchemaRef staged_schema;
+  commit::PublishLoop loop;
+  loop.policy = commit::PublishPolicy{false, std::nullopt};
+  loop.meta.branch = request.target;
+  loop.meta.actor = request.actor;
+  // Plan against the target's head; "already up to date" ends the merge without publishing.
+  loop.check = [&](const std::shared_ptr<const commit::GraphState>& target) -> Result<bool> {
+    OMNIGRAPH_RETURN_IF_ERROR(commit::CheckCaptured(loop.policy, *target));
+    OMNIGRAPH_ASSIGN_OR_RETURN(plan, PlanMerge(request, source, *target));
+    plan->result.attempts = ++attempts;
+    return plan->result.outcome != MergeOutcome::kAlreadyUpToDate;
+  };
+  // Stage (a three-way merge's patches) while the gap guard looks two seqs up (D21); conflicts
+  // end the merge without publishing.
+  loop.stage = [&](const commit::GraphState& h) -> Result<std::optional<commit::RecordContent>> {
+    commit::RecordContent merged = plan->content;
+    if (plan->base != nullptr) {
+      Result<commit::RecordContent> three_way =
+          MergeTables(*plan->base, source.state(), h, conflicts, meter);
+      if (!three_way.ok()) {
+        // A table object of the base that cleanup reclaimed is VersionsReclaimed naming the
+        // base commit; one missing elsewhere is damage.
+        return plan->base_view->ExplainReadFailure(three_way.status())
+            .WithContext("merge base " + plan->result.base_commit_id);
       }
-      StoreWrittenIndexDeltas(tables(), tried.won->record, written);
-      Result<std::shared_ptr<const schema::Catalog>> catalog = CatalogFor(head->schema);
-      if (catalog.ok()) StoreWrittenTextDeltas(tables(), **catalog, tried.won->record, written);
-      plan.result.commit_id = tried.won->commit_id;
-      plan.result.seq = tried.won->seq;
-      plan.result.record = tried.won->record;
-      return plan.result;
+      merged = std::move(*three_way);
+      merged.lineage = plan->content.lineage;
+      merged.merged_generation = plan->content.merged_generation;
+      merged.summary = plan->content.summary;
     }
-    // The target moved: merge again against its new head.
+    if (!conflicts.empty()) return std::optional<commit::RecordContent>();
+    OMNIGRAPH_RETURN_IF_ERROR(RecordMergeChanges(h, merged));
+    written = PinnedAnew(h, merged);
+    staged_schema = h.schema;
+    meter.Phase("committing");
+    return std::optional<commit::RecordContent>(std::move(merged));
+  };
+  // The target moved: merge again against its new head (a merge is re-planned, not refused).
+  loop.lost = [&](const commit::GraphState&, const commit::GraphState&,
+                  int attempt) -> Result<bool> {
     commit::BackoffAfterLostRace(runtime_, attempt);
-    head = std::move(tried.head);
+    if (attempt < kMergeAttemptsMax) return true;
+    return RetriesExhausted(request);
+  };
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<commit::PublishResult> won,
+                             commit::RunPublishLoop(*stream, std::move(head), loop));
+  if (!won) {
+    if (!conflicts.empty()) {
+      plan->result.outcome = MergeOutcome::kConflicts;
+      plan->result.conflicts = std::move(conflicts);
+    }
+    return plan->result;
   }
-  return Status(Code::kRetriesExhausted,
-                "the target branch '" + request.target + "' moved during each of " +
-                    std::to_string(kMergeAttemptsMax) + " merge attempts; merge again",
-                request.target);
+  meter.Finish();
+  // Index and full-text deltas of the versions the merge pins anew (engine/derived_indexes.h).
+  StoreWrittenIndexDeltas(tables(), won->record, written);
+  Result<std::shared_ptr<const schema::Catalog>> catalog = CatalogFor(staged_schema);
+  if (catalog.ok()) StoreWrittenTextDeltas(tables(), **catalog, won->record, written);
+  plan->result.commit_id = won->commit_id;
+  plan->result.seq = won->seq;
+  plan->result.record = std::move(won->record);
+  return plan->result;
 }
 
 }  // namespace omnigraph::engine

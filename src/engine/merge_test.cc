@@ -709,10 +709,10 @@ TEST_F(MergeCostTest, TheSameMergeAtDepth10And1000ReadsTheSameObjects) {
   // Reads: the three records of the base search; the base's fold (its record, its stream's
   // metadata, the checkpoint it sits on); Person's three versions and what their diffs and the
   // patch read; the change set's diff of the merged version against the target's (2 GETs of
-  // the merged version, which the staging wrote); one HEAD of the gap guard. Writes: the patch's
-  // fragment and manifest, the record.
+  // the merged version, which the staging wrote); two HEADs of the gap guard (before the create,
+  // and the placement check after it). Writes: the patch's fragment and manifest, the record.
   EXPECT_EQ(at10.gets, 13u);
-  EXPECT_EQ(at10.heads, 1u);
+  EXPECT_EQ(at10.heads, 2u);
   EXPECT_EQ(at10.lists, 0u);
   EXPECT_EQ(at10.put_if_absent, 3u);
   EXPECT_EQ(at10.gets, at1000.gets);

@@ -29,6 +29,22 @@ uint64_t BatchBytes(const table::ColumnBatch& batch) {
   return n;
 }
 
+// What a branch statement run as a mutation asks the gate (the same as the branch verbs):
+// create x from y: branch_create from y into x; delete x: branch_delete of x; merge x into y:
+// branch_merge from x into y.
+AuthorityRequest BranchAuthority(const query::BranchStatement& statement,
+                                 const std::string& default_branch) {
+  const std::string& name = statement.branch.text;
+  const std::string other = statement.other ? statement.other->text : default_branch;
+  switch (statement.op) {
+    case query::BranchOp::kCreate: return {"branch_create", other, name, {}};
+    case query::BranchOp::kDelete: return {"branch_delete", std::nullopt, name, {}};
+    case query::BranchOp::kMerge: return {"branch_merge", name, other, {}};
+    case query::BranchOp::kList: break;
+  }
+  return {"read", std::nullopt, std::nullopt, {}};
+}
+
 // Runs a branch statement as a mutation: no entities are affected and no commit is reported (a
 // branch create or delete writes the branch's own records, not a data commit).
 Result<MutationResult> RunBranchStatement(Graph& graph, const query::BranchStatement& statement,
@@ -36,6 +52,8 @@ Result<MutationResult> RunBranchStatement(Graph& graph, const query::BranchState
   OMNIGRAPH_RETURN_IF_ERROR(query::CheckBranchStatement(statement, /*as_mutation=*/true));
   const std::string& name = statement.branch.text;
   const std::string other = statement.other ? statement.other->text : options.branch;
+  if (options.authorize)
+    OMNIGRAPH_RETURN_IF_ERROR(options.authorize(BranchAuthority(statement, options.branch)));
   MutationResult result;
   result.query_name = query::BranchOpName(statement.op);
   result.branch = statement.op == query::BranchOp::kMerge ? other : name;
@@ -86,7 +104,8 @@ MutationResult ReplayedMutation(std::string query_name, const MutationOptions& o
 // of the text alone, an update of the text), computed before anything is written.
 Status EmbedEffects(Graph& graph, query::MutationEffects& effects) {
   query::LazyEmbedder embedder(*graph.runtime().clock);
-  for (auto& [key, t] : effects.tables) {
+  for (auto& [key, table] : effects.tables) {
+    auto& t = table;  // Named: the lambdas below capture it (clang < 16).
     if (t.rows.empty() || !HasEmbeds(*t.type)) continue;
     std::vector<query::EntityRow*> rows;
     for (auto& [id, row] : t.rows) rows.push_back(&row);
@@ -98,15 +117,31 @@ Status EmbedEffects(Graph& graph, query::MutationEffects& effects) {
   return Status::Ok();
 }
 
+// Asks the gate `change` with the types the effects write (nodes, edges, cascaded edges).
+Status AuthorizeEffects(const query::MutationEffects& effects, const MutationOptions& options) {
+  if (!options.authorize || effects.empty()) return Status::Ok();
+  AuthorityRequest request{"change", options.branch, std::nullopt, {}};
+  for (const auto& [key, t] : effects.tables) {
+    if (!t.rows.empty() || !t.deletes.empty()) request.types.push_back(t.type->name);
+  }
+  return options.authorize(request);
+}
+
 // Fills the context's params (and refused_blobs) for the checked query.
 using ParamsFn =
     std::function<Status(const query::CheckedQuery& checked, query::MutationContext& context)>;
 
-// The mutation query `query_name` of `file`, refused before any I/O when it is explained, a read
-// query, or mixes inserts/updates with deletes (the D2 rule needs no schema).
+// The mutation query `query_name` of `file`, refused before any I/O when the gate refuses
+// `change` on the branch, or it is explained, a read query, or mixes inserts/updates with deletes
+// (the D2 rule needs no schema).
 Result<const query::QueryDecl*> SelectMutation(const query::QueryFile& file,
-                                               std::string_view query_name) {
+                                               std::string_view query_name,
+                                               const MutationOptions& options) {
   OMNIGRAPH_ASSIGN_OR_RETURN(const query::QueryDecl* decl, query::SelectQuery(file, query_name));
+  // The gate's pre-check (no types yet), before anything is read.
+  if (options.authorize) {
+    OMNIGRAPH_RETURN_IF_ERROR(options.authorize({"change", options.branch, std::nullopt, {}}));
+  }
   query_name = decl->name.text;
   if (decl->explain) {
     return InvalidArgument("query '" + std::string(query_name) +
@@ -178,7 +213,8 @@ Result<MutationResult> MutateFile(Graph& graph, const query::QueryFile& file,
     }
     return RunBranchStatement(graph, *file.statement, options);
   }
-  OMNIGRAPH_ASSIGN_OR_RETURN(const query::QueryDecl* decl, SelectMutation(file, query_name));
+  OMNIGRAPH_ASSIGN_OR_RETURN(const query::QueryDecl* decl,
+                             SelectMutation(file, query_name, options));
   query_name = decl->name.text;
   // A retry of a keyed mutation that committed answers from its record, before anything is
   // planned on a head that already holds its effects.
@@ -202,6 +238,7 @@ Result<MutationResult> MutateFile(Graph& graph, const query::QueryFile& file,
   context.open_table = [&](const schema::TypeDef& type) { return head.Table(type.table_key()); };
   context.mint_id = [&] { return ulids.NextString(); };
   OMNIGRAPH_ASSIGN_OR_RETURN(query::MutationEffects effects, query::PlanMutation(checked, context));
+  OMNIGRAPH_RETURN_IF_ERROR(AuthorizeEffects(effects, options));
   OMNIGRAPH_RETURN_IF_ERROR(EmbedEffects(graph, effects));
 
   MutationResult result;

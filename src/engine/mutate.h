@@ -18,6 +18,7 @@
 
 #include "base/json.h"
 #include "base/status.h"
+#include "engine/authority.h"
 #include "engine/graph.h"
 #include "schema/value.h"
 
@@ -37,6 +38,11 @@ struct MutationOptions {
   // Retry-safety (engine/idempotency.h): `outcome` is filled in here. A mutation whose key a
   // record already names runs nothing and answers with that record's commit and counts.
   std::optional<Idempotency> idempotency;
+  // When set (engine/authority.h): a mutation query asks `change` on the branch with no types
+  // before it reads anything, then with the types its effects write (cascaded edges included)
+  // before it stages; a branch statement asks the branch action it performs
+  // (branch_create/branch_delete/branch_merge) before it runs.
+  Authorize authorize;
 };
 
 struct MutationResult {

@@ -57,8 +57,22 @@ query::ExecOptions ExecOptionsFor(const Snapshot& snapshot, const RunOptions& op
 
 }  // namespace
 
+namespace {
+
+// Asks the gate `read` with the types the query reads (CheckedQuery::reads, conservative).
+Status AuthorizeReads(const query::CheckedQuery& checked, const RunOptions& options) {
+  if (!options.authorize) return Status::Ok();
+  AuthorityRequest request{"read", std::nullopt, std::nullopt, {}};
+  if (!options.snapshot) request.branch = options.branch.value_or("main");
+  for (const query::GraphFact& fact : checked.reads) request.types.push_back(fact.type_name);
+  return options.authorize(request);
+}
+
+}  // namespace
+
 Result<query::QueryResult> RunChecked(const Snapshot& snapshot, const query::CheckedQuery& checked,
                                       const Json& params, const RunOptions& options) {
+  OMNIGRAPH_RETURN_IF_ERROR(AuthorizeReads(checked, options));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<schema::Value> values, query::BindParams(checked, params));
   std::optional<query::ExecCache> local;
   const query::ExecOptions exec = ExecOptionsFor(snapshot, options, local);
@@ -197,6 +211,7 @@ Result<ReadOutcome> RunPrepared(const Snapshot& snapshot, std::string_view sourc
   ReadOutcome out;
   out.query_name = prepared->decl->name.text;
   if (prepared->plan) {
+    OMNIGRAPH_RETURN_IF_ERROR(AuthorizeReads(prepared->checked, options));
     OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<schema::Value> values,
                                query::BindParams(prepared->checked, params));
     std::optional<query::ExecCache> local;

@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "base/json.h"
+#include "engine/authority.h"
 #include "engine/graph.h"
 #include "engine/prepared.h"
 #include "query/executor.h"
@@ -57,6 +58,9 @@ struct RunOptions {
   // with small graphs).
   std::optional<uint64_t> point_edges_min;
   std::optional<uint64_t> point_budget_bytes;
+  // When set (engine/authority.h): asked `read` on `branch` (none for a snapshot) with the
+  // node and edge types the checked query reads, before any table is read.
+  Authorize authorize;
 };
 
 Result<OrderedJson> RunQuery(const Snapshot& snapshot, std::string_view source,

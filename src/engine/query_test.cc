@@ -256,13 +256,22 @@ TEST_F(QueryRunTest, TheCallersTraversalLimitHoldsOnEveryPath) {
   bounded.traversal_work_limit = 1;
   Result<ReadOutcome> cold = RunRead(*graph_, kQueries, "friends", ada, bounded);
   EXPECT_EQ(cold.status().code(), Code::kResourceLimit) << cold.status().ToString();
+  // The typed error the default bound gives, naming the caller's bound.
+  EXPECT_NE(cold.status().ToString().find("traversal_work_limit (1 units"), std::string::npos)
+      << cold.status().ToString();
+  RunOptions larger;
+  larger.traversal_work_limit = 1000;
+  Result<ReadOutcome> passes = RunRead(*graph_, kQueries, "friends", ada, larger);
+  ASSERT_TRUE(passes.ok()) << passes.status().ToString();
+  EXPECT_EQ(passes->result.rows.size(), 2u);
   PreparedQueries prepared;
   bounded.prepared = &prepared;
   for (int run = 0; run < 2; ++run) {  // The first run prepares; the second is warm.
     Result<ReadOutcome> r = RunRead(*graph_, kQueries, "friends", ada, bounded);
     EXPECT_EQ(r.status().code(), Code::kResourceLimit) << run << ": " << r.status().ToString();
   }
-  RunOptions ample;
+  RunOptions ample;  // The same cache, a larger bound: the warm entry runs to the end.
+  ample.traversal_work_limit = 1000;
   ample.prepared = &prepared;
   Result<ReadOutcome> ok = RunRead(*graph_, kQueries, "friends", ada, ample);
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();

@@ -192,7 +192,8 @@ class WriteValidator {
   }
 
   Status Run() {
-    for (const auto& [key, change] : changes_) {
+    for (const auto& [table_key, change] : changes_) {
+      const std::string& key = table_key;  // Named: lambdas below capture it (clang < 16).
       const schema::TypeDef* type = catalog_.FindByTableKey(key);
       if (type == nullptr) return InvalidArgument("no table '" + key + "' in the schema");
       if (HasRows(change)) {
@@ -215,7 +216,8 @@ class WriteValidator {
             Tag(ConstraintKind::kUnique, key, CheckUnique(*type, key, change)));
       }
     }
-    for (const auto& [key, change] : changes_) {
+    for (const auto& [table_key, change] : changes_) {
+      const std::string& key = table_key;  // Named: lambdas below capture it (clang < 16).
       const schema::TypeDef* type = catalog_.FindByTableKey(key);
       if (type->kind == schema::TypeKind::kEdge) {
         if (HasRows(change)) {

@@ -5,6 +5,7 @@
 
 #include "base/executor.h"
 #include "commit/change_set.h"
+#include "commit/publish_loop.h"
 #include "engine/change_sets.h"
 #include "engine/graph.h"
 #include "engine/validate.h"
@@ -82,11 +83,6 @@ Result<WriteResult> Graph::Write(const WriteRequest& request) {
 }
 
 Result<WriteResult> Graph::WriteFrom(const WriteRequest& request, Snapshot captured) {
-  const commit::PublishPolicy policy{InsertOnly(request), request.expected_head};
-  commit::PublishRequest meta;
-  meta.branch = request.branch;
-  meta.actor = request.actor;
-  std::shared_ptr<const commit::GraphState> base = captured.state_;
   // Text that would go into the record is checked before anything is staged.
   OMNIGRAPH_RETURN_IF_ERROR(commit::ValidateActor(request.actor));
   std::optional<KeyFence> fence;
@@ -94,55 +90,72 @@ Result<WriteResult> Graph::WriteFrom(const WriteRequest& request, Snapshot captu
     OMNIGRAPH_RETURN_IF_ERROR(ValidateIdempotencyKey(request.idempotency->key));
     fence.emplace(*runtime_.store, captured.stream_->key(), *request.idempotency);
   }
-  for (int attempt = 1;; ++attempt) {
-    // 2. Plan: the captured head is the expected one, and the rows still fit its schema.
-    OMNIGRAPH_RETURN_IF_ERROR(commit::CheckCaptured(policy, *base));
+  // What this attempt stages is deleted again whenever it is certain that no record will name
+  // it (DeleteStaged); a publication in doubt keeps it (it may still land).
+  table::StagedObjects objects;
+  std::optional<WriteResult> answered;  // A replay: the key's record answers.
+  commit::PublishLoop loop;
+  loop.policy = commit::PublishPolicy{InsertOnly(request), request.expected_head};
+  loop.meta.branch = request.branch;
+  loop.meta.actor = request.actor;
+  // 2. Plan: the captured head is the expected one, and the rows still fit its schema.
+  loop.check = [&](const std::shared_ptr<const commit::GraphState>& base) -> Result<bool> {
+    OMNIGRAPH_RETURN_IF_ERROR(commit::CheckCaptured(loop.policy, *base));
     if (request.planned_schema && base->schema != *request.planned_schema) {
       OMNIGRAPH_RETURN_IF_ERROR(CheckPlannedTables(*base, request));
     }
-    // 3-4. Validate and stage against (stream, seq) of the captured head, while the gap guard
-    // looks two seqs up (D21). What this attempt stages is deleted again whenever it is certain
-    // that no record will name it (DeleteStaged).
-    table::StagedObjects objects;
-    Result<commit::Prepared> staged = captured.stream_->Prepare(
-        *base, [&](const commit::GraphState& b) { return ValidateAndStage(b, request, &objects); });
-    if (!staged.ok()) {
-      DeleteStaged(objects);
-      return AnsweredByKey(fence, request, staged.status());
-    }
-    commit::Prepared prepared = *std::move(staged);
-    // 5. Publish: one conditional create of seq + 1, which a key must be fenced to first.
-    commit::PublishAttempt tried;
-    Result<FenceVerdict> claimed = fence ? fence->Claim(base->seq + 1) : FenceVerdict::kPublish;
-    if (!claimed.ok() || *claimed == FenceVerdict::kReplay) DeleteStaged(objects);
+    return true;
+  };
+  // 3-4. Validate and stage against (stream, seq) of the captured head.
+  loop.stage = [&](const commit::GraphState& b) -> Result<std::optional<commit::RecordContent>> {
+    OMNIGRAPH_ASSIGN_OR_RETURN(commit::RecordContent content,
+                               ValidateAndStage(b, request, &objects));
+    return std::optional<commit::RecordContent>(std::move(content));
+  };
+  loop.refused = [&](const Status& failed) -> Status {
+    DeleteStaged(objects);
+    OMNIGRAPH_ASSIGN_OR_RETURN(answered, AnsweredByKey(fence, request, failed));
+    return Status::Ok();
+  };
+  // 5. Publish: one conditional create of seq + 1, which a key must be fenced to first.
+  loop.gate = [&](const commit::GraphState& base,
+                  commit::RecordContent& content) -> Result<commit::Gate> {
+    Result<FenceVerdict> claimed = fence ? fence->Claim(base.seq + 1) : FenceVerdict::kPublish;
+    if (!claimed.ok() || *claimed != FenceVerdict::kPublish) DeleteStaged(objects);
     OMNIGRAPH_ASSIGN_OR_RETURN(FenceVerdict verdict, std::move(claimed));
-    if (verdict == FenceVerdict::kReplay)
-      return ReplayedWrite(fence->replayed(), *request.idempotency);
-    if (verdict == FenceVerdict::kPublish) {
-      if (fence) prepared.content.idempotency_key = IdempotencyMember(*request.idempotency);
-      // A failed publication may still land (PublicationInDoubt): its objects stay.
-      OMNIGRAPH_ASSIGN_OR_RETURN(tried, captured.stream_->TryPublish(base, prepared, meta));
-      if (tried.won) {
-        return WriteResult{tried.won->commit_id, tried.won->seq, attempt, tried.won->record};
-      }
-      // Another record holds seq + 1, so this attempt's record can never be published.
-      DeleteStaged(objects);
-    } else {
-      DeleteStaged(objects);
-      // The key was fenced past this head by a retry of the same write: catch up first.
-      OMNIGRAPH_ASSIGN_OR_RETURN(tried.head, captured.stream_->ReadLatest());
+    if (verdict == FenceVerdict::kReplay) {
+      answered = ReplayedWrite(fence->replayed(), *request.idempotency);
+      return commit::Gate::kAnswered;
     }
+    // Fenced past this head by a retry of the same write: catch up first.
+    if (verdict != FenceVerdict::kPublish) return commit::Gate::kCatchUp;
+    if (fence) content.idempotency_key = IdempotencyMember(*request.idempotency);
+    return commit::Gate::kPublish;
+  };
+  loop.lost = [&](const commit::GraphState& base, const commit::GraphState& head,
+                  int attempt) -> Result<bool> {
+    // Another record holds seq + 1, so this attempt's record can never be published.
+    DeleteStaged(objects);
     // A retry of this very write may have taken the seq (a strict write would otherwise call it
     // a conflict): its record answers.
     if (fence) {
       OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<commit::Record> done, fence->Published());
-      if (done) return ReplayedWrite(std::move(*done), *request.idempotency);
+      if (done) {
+        answered = ReplayedWrite(std::move(*done), *request.idempotency);
+        return false;
+      }
     }
-    // Another writer took seq + 1: re-prepare on the refreshed head, or a typed conflict.
-    OMNIGRAPH_RETURN_IF_ERROR(commit::AfterLostRace(policy, *base, *tried.head, attempt));
+    OMNIGRAPH_RETURN_IF_ERROR(commit::AfterLostRace(loop.policy, base, head, attempt));
     commit::BackoffAfterLostRace(runtime_, attempt);
-    base = std::move(tried.head);
+    return true;
+  };
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<commit::PublishResult> won,
+                             commit::RunPublishLoop(*captured.stream_, captured.state_, loop));
+  if (won) return WriteResult{won->commit_id, won->seq, won->attempts, won->record};
+  if (!answered) {
+    return Status(Code::kInternal, "the write's publish loop stopped without an answer");
   }
+  return *std::move(answered);
 }
 
 Status Graph::CheckPlannedTables(const commit::GraphState& base, const WriteRequest& request) {

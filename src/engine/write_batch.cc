@@ -2,6 +2,7 @@
 // a batch of concurrent writes on one branch handle admitted in order, staged once, published as
 // one record.
 #include "commit/names.h"
+#include "commit/publish_loop.h"
 #include "commit/testing_hooks.h"
 #include "engine/graph.h"
 #include "engine/write_keyed.h"
@@ -91,6 +92,32 @@ void KeepFailedMember(const WriteRequest& r, std::map<std::string, TableChange>&
   kept = true;
 }
 
+// After a batch's record lost the race to `head`: each member's answer in `out` (its key's
+// record, or AfterLostRace's conflict), or none. Whether any member goes again.
+bool AfterBatchLostRace(std::span<BatchEntry* const> batch, const std::vector<size_t>& members,
+                        std::vector<std::optional<KeyFence>>& fences,
+                        const commit::GraphState& base, const commit::GraphState& head, int attempt,
+                        std::vector<std::optional<Result<WriteResult>>>& out) {
+  bool pending = false;
+  for (size_t k = 0; k < members.size(); ++k) {
+    const WriteRequest& r = *batch[members[k]]->request;
+    std::optional<Result<WriteResult>>& answer = out[members[k]];
+    if (fences[k]) {
+      Result<std::optional<commit::Record>> done = fences[k]->Published();
+      if (!done.ok() || *done) {
+        answer = done.ok() ? Result<WriteResult>(ReplayedWrite(**done, *r.idempotency))
+                           : Result<WriteResult>(done.status());
+        continue;
+      }
+    }
+    Status st = commit::AfterLostRace(commit::PublishPolicy{InsertOnly(r), r.expected_head}, base,
+                                      head, attempt);
+    if (!st.ok()) answer = st;
+    pending = pending || !answer;
+  }
+  return pending;
+}
+
 }  // namespace
 
 Result<Graph::Admitted> Graph::AdmitMembers(const commit::GraphState& base,
@@ -161,10 +188,7 @@ Result<Graph::Admitted> Graph::AdmitMembers(const commit::GraphState& base,
   return a;
 }
 
-void Graph::PublishAdmitted(const std::shared_ptr<commit::Stream>& stream,
-                            std::shared_ptr<const commit::GraphState>& base,
-                            std::span<BatchEntry* const> batch, Admitted& a, int attempt,
-                            std::vector<std::optional<Result<WriteResult>>>& out) {
+void Graph::FillCombined(std::span<BatchEntry* const> batch, Admitted& a) {
   WriteRequest& combined = a.combined;
   combined.prevalidated = true;
   combined.summary = "group commit of " + std::to_string(a.members.size()) + " writes";
@@ -181,55 +205,78 @@ void Graph::PublishAdmitted(const std::shared_ptr<commit::Stream>& stream,
     combined.members.push_back(std::move(member));
   }
   if (one_actor) combined.actor = actor;
-  commit::PublishRequest meta;
-  meta.branch = combined.branch;
-  meta.actor = combined.actor;
+}
+
+void Graph::PublishMembers(const std::shared_ptr<commit::Stream>& stream,
+                           std::shared_ptr<const commit::GraphState> captured,
+                           std::span<BatchEntry* const> batch,
+                           std::vector<std::optional<Result<WriteResult>>>& out,
+                           std::vector<size_t>& solo) {
+  Admitted a;
   table::StagedObjects objects;
-  Result<commit::Prepared> prepared = stream->Prepare(
-      *base, [&](const commit::GraphState& b) { return ValidateAndStage(b, combined, &objects); });
-  Result<commit::PublishAttempt> tried = prepared.ok()
-                                             ? stream->TryPublish(base, *prepared, meta)
-                                             : Result<commit::PublishAttempt>(prepared.status());
-  // No record can name the combined staging once it was refused or another record took the seq
-  // (a publication in doubt keeps it: it may still land).
-  if (!prepared.ok() || (tried.ok() && !tried->won)) DeleteStaged(objects);
-  if (!prepared.ok()) {
-    // Staging refused the combined rows (an append of an id the branch holds, say) or the store
-    // failed before anything was published: each member then publishes alone, and gets its own
-    // answer.
+  bool refused = false;                             // Staging refused the combined rows.
+  std::shared_ptr<const commit::GraphState> alone;  // One member left: it writes alone from here.
+  commit::PublishLoop loop;
+  // Each attempt admits the members not yet answered against its head.
+  loop.check = [&](const std::shared_ptr<const commit::GraphState>& base) -> Result<bool> {
+    Result<Admitted> admitted = AdmitMembers(*base, batch, out, solo);
+    if (!admitted.ok() || admitted->members.empty()) return false;
+    a = *std::move(admitted);
+    // Alone after all: the ordinary write path from this head (its key, if any, is fenced here
+    // already).
+    if (a.members.size() == 1 && !a.kept_failed) {
+      alone = base;
+      return false;
+    }
+    FillCombined(batch, a);
+    loop.meta.branch = a.combined.branch;
+    loop.meta.actor = a.combined.actor;
+    return true;
+  };
+  loop.stage = [&](const commit::GraphState& b) -> Result<std::optional<commit::RecordContent>> {
+    OMNIGRAPH_ASSIGN_OR_RETURN(commit::RecordContent content,
+                               ValidateAndStage(b, a.combined, &objects));
+    return std::optional<commit::RecordContent>(std::move(content));
+  };
+  // Staging refused the combined rows (an append of an id the branch holds, say) or the store
+  // failed before anything was published: each member then publishes alone, and gets its own
+  // answer.
+  loop.refused = [&](const Status&) -> Status {
+    DeleteStaged(objects);
+    refused = true;
+    return Status::Ok();
+  };
+  // Another writer took the seq: strict members conflict, the others go again.
+  loop.lost = [&](const commit::GraphState& base, const commit::GraphState& head,
+                  int attempt) -> Result<bool> {
+    DeleteStaged(objects);  // No record can name it now.
+    const bool pending = AfterBatchLostRace(batch, a.members, a.fences, base, head, attempt, out);
+    commit::BackoffAfterLostRace(runtime_, attempt);
+    return pending;
+  };
+  Result<std::optional<commit::PublishResult>> won =
+      commit::RunPublishLoop(*stream, std::move(captured), loop);
+  if (alone) {
+    const size_t i = a.members[0];
+    Result<Snapshot> at = MakeSnapshot(std::move(alone), stream);
+    out[i] = at.ok() ? WriteFrom(*batch[i]->request, *std::move(at)) : at.status();
+    return;
+  }
+  if (refused) {
     for (size_t i : a.members) out[i] = WriteFrom(*batch[i]->request, *batch[i]->captured);
     return;
   }
-  if (!tried.ok()) {
+  for (size_t i : a.members) {
+    if (out[i]) continue;
     // The record's publication failed or is in doubt (it may still land): that is every
     // member's answer, as it would be a lone write's. Publishing them again alone could put a
     // member in two records.
-    for (size_t i : a.members) out[i] = tried.status();
-    return;
-  }
-  if (tried->won) {
-    for (size_t i : a.members) {
-      out[i] = WriteResult{tried->won->commit_id, tried->won->seq, attempt, tried->won->record};
+    if (!won.ok()) {
+      out[i] = won.status();
+    } else if (*won) {
+      out[i] = WriteResult{(*won)->commit_id, (*won)->seq, (*won)->attempts, (*won)->record};
     }
-    return;
   }
-  // Another writer took the seq: strict members conflict, the others go again.
-  for (size_t k = 0; k < a.members.size(); ++k) {
-    const WriteRequest& r = *batch[a.members[k]]->request;
-    if (a.fences[k]) {
-      Result<std::optional<commit::Record>> done = a.fences[k]->Published();
-      if (!done.ok() || *done) {
-        out[a.members[k]] = done.ok() ? Result<WriteResult>(ReplayedWrite(**done, *r.idempotency))
-                                      : Result<WriteResult>(done.status());
-        continue;
-      }
-    }
-    Status s = commit::AfterLostRace(commit::PublishPolicy{InsertOnly(r), r.expected_head}, *base,
-                                     *tried->head, attempt);
-    if (!s.ok()) out[a.members[k]] = s;
-  }
-  commit::BackoffAfterLostRace(runtime_, attempt);
-  base = tried->head;
 }
 
 std::vector<Result<WriteResult>> Graph::PublishBatch(std::span<BatchEntry* const> batch) {
@@ -238,23 +285,7 @@ std::vector<Result<WriteResult>> Graph::PublishBatch(std::span<BatchEntry* const
   std::vector<size_t> solo;
   const std::shared_ptr<commit::Stream> stream = batch[0]->captured->stream_;
   Result<std::shared_ptr<const commit::GraphState>> captured = stream->Captured();
-  std::shared_ptr<const commit::GraphState> base = captured.ok() ? *captured : nullptr;
-  for (int attempt = 1; base != nullptr; ++attempt) {
-    Result<Admitted> admitted = AdmitMembers(*base, batch, out, solo);
-    if (!admitted.ok() || admitted->members.empty()) break;
-    if (admitted->members.size() == 1 && !admitted->kept_failed) {
-      // Alone after all: the ordinary write path from this head (its key, if any, is fenced
-      // here already).
-      const size_t i = admitted->members[0];
-      Result<Snapshot> at = MakeSnapshot(base, stream);
-      out[i] = at.ok() ? WriteFrom(*batch[i]->request, *std::move(at)) : at.status();
-      break;
-    }
-    PublishAdmitted(stream, base, batch, *admitted, attempt, out);
-    bool pending = false;
-    for (size_t i : admitted->members) pending = pending || !out[i];
-    if (!pending) break;
-  }
+  if (captured.ok()) PublishMembers(stream, *captured, batch, out, solo);
   for (size_t i : solo) out[i] = WriteFrom(*batch[i]->request, *batch[i]->captured);
   std::vector<Result<WriteResult>> results;
   for (size_t i = 0; i < batch.size(); ++i) {

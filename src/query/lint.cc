@@ -108,6 +108,22 @@ std::vector<LintFinding> UpdateCoverage(const schema::Catalog& catalog, const Qu
   return out;
 }
 
+// A declared parameter as the stored-query catalog's ParamDescriptor: {name, kind, item_kind?,
+// vector_dim?, nullable}; an enum parameter is a string.
+OrderedJson ParamJson(const Param& p) {
+  OrderedJson j;
+  j["name"] = p.name.text;
+  if (p.type.list) {
+    j["kind"] = "list";
+    j["item_kind"] = ScalarKindJson(p.type.scalar);
+  } else {
+    j["kind"] = ScalarKindJson(p.type.scalar);
+    if (p.type.scalar == schema::ScalarKind::kVector) j["vector_dim"] = p.type.vector_dim;
+  }
+  j["nullable"] = p.type.nullable;
+  return j;
+}
+
 }  // namespace
 
 OrderedJson ColumnJson(const ResultColumn& c) {
@@ -153,7 +169,12 @@ OrderedJson LintReport::ToJson() const {
   for (const LintQuery& q : queries) {
     OrderedJson e;
     e["name"] = q.name;
+    e["line"] = q.line;
     e["kind"] = QueryKindName(q.kind);
+    e["params"] = OrderedJson::array();
+    for (const OrderedJson& p : q.params) e["params"].push_back(p);
+    if (q.description) e["description"] = *q.description;
+    if (q.instruction) e["instruction"] = *q.instruction;
     e["status"] = q.error ? "error" : "ok";
     if (q.error) {
       e["error"] = q.error->Render();
@@ -202,6 +223,10 @@ LintReport LintQuerySource(const schema::Catalog& catalog, std::string_view sour
   for (const QueryDecl& decl : file.queries) {
     LintQuery q;
     q.name = decl.name.text;
+    q.line = decl.span.begin.line;
+    for (const Param& p : decl.params) q.params.push_back(ParamJson(p));
+    q.description = decl.description;
+    q.instruction = decl.instruction;
     q.kind = decl.is_mutation() ? QueryKind::kMutation : QueryKind::kRead;
     if (decl.is_mutation() && decl.params.empty()) q.warnings.push_back(kHardcodedMutationWarning);
     QueryCheck check = CheckQuery(catalog, decl);

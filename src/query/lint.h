@@ -32,7 +32,13 @@ struct LintFinding {
 
 struct LintQuery {
   std::string name;
+  uint32_t line = 0;  // Where its `query` keyword is (1-based).
   QueryKind kind = QueryKind::kRead;
+  // Its declared parameters, as the stored-query catalog describes them: {name, kind,
+  // item_kind?, vector_dim?, nullable}, in declaration order (also when it fails to check).
+  std::vector<OrderedJson> params;
+  std::optional<std::string> description;  // @description("...")
+  std::optional<std::string> instruction;  // @instruction("...")
   std::optional<Diagnostic> error;
   std::vector<std::string> warnings;
   std::vector<ResultColumn> columns;  // When ok; read queries only.
@@ -47,10 +53,10 @@ struct LintReport {
   size_t error_count() const;
   size_t warning_count() const;
   bool ok() const { return error_count() == 0; }
-  // {status, queries_processed, errors, warnings, infos, queries:[{name, kind, status, error?,
-  //  diagnostic?, warnings, operation?:{result:[{name, kind, item_kind?, vector_dim?, nullable}],
-  //  reads, writes}}], findings:[{severity, code, message, position?, type_name?, property?,
-  //  query_names?}]}. See docs/design/query-language.md.
+  // {status, queries_processed, errors, warnings, infos, queries:[{name, line, kind, params,
+  //  description?, instruction?, status, error?, diagnostic?, warnings, operation?:{result:[{name,
+  //  kind, item_kind?, vector_dim?, nullable}], reads, writes}}], findings:[{severity, code,
+  //  message, position?, type_name?, property?, query_names?}]}. See docs/design/query-language.md.
   OrderedJson ToJson() const;
 };
 

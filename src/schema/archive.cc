@@ -21,7 +21,10 @@ std::string ArchiveBytes(std::string_view identity_domain, uint64_t identity_ver
 std::string ContentHash(std::string_view archive_bytes) { return Sha256Hex(archive_bytes); }
 
 Result<SchemaArchive> ParseArchive(std::string_view bytes) {
-  OMNIGRAPH_ASSIGN_OR_RETURN(Json doc, ParseJson(bytes, "schema archive", /*as_corruption=*/true));
+  // Parsed as input (no object named): the caller names the archive it read (WithObject).
+  Result<Json> parsed = ParseJson(bytes, "schema archive");
+  if (!parsed.ok()) return Corruption(parsed.status().message());
+  Json doc = std::move(*parsed);
   auto bad = [](std::string what) { return Corruption("schema archive: " + what); };
   if (!doc.is_object()) return bad("not a JSON object");
   auto format = doc.find("format");

@@ -5,6 +5,7 @@
 #include <openssl/evp.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -45,7 +46,41 @@ api::Result<std::string> ReadSmallFile(std::string_view path, std::string_view w
 
 const std::vector<std::string> kActions = {"read",         "export",        "change",
                                            "schema_apply", "branch_create", "branch_delete",
-                                           "branch_merge", "graph_list"};
+                                           "branch_merge", "invoke_query"};
+
+std::string_view RuntimeStateName(RuntimeState state) {
+  switch (state) {
+    case RuntimeState::kOpen: return "open";
+    case RuntimeState::kDefaultDeny: return "default-deny";
+    case RuntimeState::kPolicyEnabled: return "policy-enabled";
+  }
+  return "open";
+}
+
+void LogDenied(const api::PolicyRequest& request, const api::PolicyDecision& decision) {
+  api::Json line = api::Json::object();
+  line["event"] = "policy_denied";
+  line["actor"] = request.actor ? api::Json(*request.actor) : api::Json();
+  line["action"] = request.action;
+  if (request.graph) line["graph"] = *request.graph;
+  if (request.branch) line["branch"] = *request.branch;
+  if (request.target_branch) line["target_branch"] = *request.target_branch;
+  if (request.query) line["query"] = *request.query;
+  line["rule"] = decision.rule.empty() ? api::Json() : api::Json(decision.rule);
+  line["reason"] = decision.reason;
+  const std::string text = line.dump() + "\n";
+  std::fwrite(text.data(), 1, text.size(), stderr);
+}
+
+api::PolicyDecision Auth::DecideGraphList(const std::optional<std::string>& actor) const {
+  if (!cluster_policy_) {
+    return api::PolicyDecision{false, "",
+                               "no cluster-bound policy bundle grants graph_list (bind one in "
+                               "cluster.yaml with applies_to: [cluster])"};
+  }
+  return cluster_policy_->Decide(api::PolicyRequest{actor, "graph_list", std::nullopt, std::nullopt,
+                                                    std::nullopt, std::nullopt});
+}
 
 Auth Auth::Unauthenticated() {
   Auth auth;
@@ -100,7 +135,7 @@ api::Status Auth::Grant(const std::string& actor, const std::vector<std::string>
     if (std::find(kActions.begin(), kActions.end(), action) == kActions.end()) {
       return api::InvalidArgument("unknown action '" + action + "' granted to '" + actor +
                                   "' (expected one of: read, export, change, schema_apply, "
-                                  "branch_create, branch_delete, branch_merge, graph_list)");
+                                  "branch_create, branch_delete, branch_merge, invoke_query)");
     }
     grants_[actor].insert(action);
   }
@@ -146,7 +181,8 @@ std::optional<std::string> Auth::Authenticate(std::string_view authorization) co
 }
 
 bool Auth::Allowed(const std::string& actor, std::string_view action) const {
-  if (unauthenticated_ || action == "read" || action == "graph_list") return true;
+  if (action == "graph_list") return false;
+  if (unauthenticated_ || action == "read") return true;
   auto it = grants_.find(actor);
   return it != grants_.end() && it->second.contains(std::string(action));
 }

@@ -112,7 +112,23 @@ api::Json ErrorEnvelope(const api::Status& status) {
 
 }  // namespace
 
+namespace {
+
+// The engine's policy gate refuses with Configuration "permission denied: ..." (omnigraph.h
+// DatabaseOptions::policy): 403, as the server's own refusals.
+bool PolicyDenied(const api::Status& status) {
+  return status.code() == Code::kConfiguration &&
+         status.message().starts_with("permission denied:");
+}
+
+}  // namespace
+
 HttpResponse ErrorResponse(const api::Status& status) {
+  if (PolicyDenied(status)) {
+    api::Json out = ErrorEnvelope(status);
+    out["code"] = ErrorCodeOf(403);
+    return JsonResponse(out, 403);
+  }
   return JsonResponse(ErrorEnvelope(status), HttpStatusOf(status.code()));
 }
 

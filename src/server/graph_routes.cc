@@ -140,16 +140,38 @@ HttpResponse ExportRoute(const DbPtr& db, const Call& call) {
     types.push_back(t.string_value());
   }
   // The commit is resolved first, so that the header (sent before the first chunk) names the
-  // state the stream is: the export reads that commit, not whatever the head is by then.
-  api::Result<std::string> commit = db->ResolveCommit(head);
+  // state the stream is: the export reads that commit, not whatever the head is by then. That
+  // pinned read names no branch, so with a bundle `export` is decided here for the branch asked
+  // (as the engine's gate decides Export) and the reads run ungated, as the caller.
+  DbPtr reader = db;
+  if (call.graph != nullptr && call.graph->policy) {
+    // The types exported (every type when none is named), as the engine's gate asks them.
+    std::optional<std::vector<std::string>> exported;
+    if (!types.empty()) exported = types;
+    const api::PolicyRequest request{call.actor,
+                                     "export",
+                                     head.snapshot ? std::nullopt : std::optional(head.branch),
+                                     std::nullopt,
+                                     call.graph->id,
+                                     std::nullopt,
+                                     std::move(exported)};
+    const api::PolicyDecision d = call.graph->policy->Decide(request);
+    if (!d.allowed) {
+      LogDenied(request, d);
+      return ErrorResponse(api::Status(api::Code::kConfiguration, "permission denied: " + d.reason,
+                                       d.rule.empty() ? "policy" : "policy rule " + d.rule));
+    }
+    reader = call.graph->ungated->WithActor(call.actor);
+  }
+  api::Result<std::string> commit = reader->ResolveCommit(head);
   if (!commit.ok()) return ErrorResponse(commit.status());
   api::ReadTarget at;
   at.branch = head.branch;
   at.snapshot = *commit;
   HttpResponse out;
   out.content_type = "application/x-ndjson";
-  out.stream = [db, at, types](const ChunkWriter& write) {
-    api::Status done = db->Export(at, types, [&write](std::string_view chunk) {
+  out.stream = [reader, at, types](const ChunkWriter& write) {
+    api::Status done = reader->Export(at, types, [&write](std::string_view chunk) {
       if (write(chunk)) return api::Status::Ok();
       return api::Status(api::Code::kCancelled, "the client went away");
     });
@@ -171,7 +193,8 @@ HttpResponse CommitsRoute(const DbPtr& db, const Call& call) {
   }
   // One page: {commits, next_page_token?}; a page token continues where a page ended.
   api::Result<Json> page =
-      db->CommitHistory(branch.empty() ? "main" : branch, limit, call.request.Query("page_token"));
+      db->CommitHistory(branch.empty() ? "main" : branch, limit, call.request.Query("page_token"),
+                        call.request.Query("actor"));
   if (!page.ok()) return ErrorResponse(page.status());
   std::string head;
   if (!(*page)["commits"].empty()) head = (*page)["commits"][0]["graph_commit_id"].string_value();
@@ -283,7 +306,9 @@ HttpResponse MergeRoute(const DbPtr& db, const Call& call) {
   return Reply(merged, "commit");
 }
 
-void AddReadRoutes(RouteTable& table, const DbPtr& db) {
+void AddCommitRoutes(RouteTable& table);
+
+void AddReadRoutes(RouteTable& table) {
   table.Add(
       Route{.method = "GET",
             .pattern = "/snapshot",
@@ -291,7 +316,10 @@ void AddReadRoutes(RouteTable& table, const DbPtr& db) {
             .summary = "A branch head or one commit: its tables and versions (SnapshotOutput)",
             .query_params = {Param{"branch", "string", false, "default main"},
                              Param{"snapshot", "string", false, "a commit id"}},
-            .handler = [db](const Call& call) { return SnapshotRoute(db, call); }});
+            .handler = [](const Call& call) {
+              const DbPtr& db = call.db;
+              return SnapshotRoute(db, call);
+            }});
   table.Add(Route{.method = "GET",
                   .pattern = "/commits/{commit_id}/changes",
                   .action = "read",
@@ -301,7 +329,10 @@ void AddReadRoutes(RouteTable& table, const DbPtr& db) {
                                    Param{"kind", "string", false, "node or edge"},
                                    Param{"type", "string", false, "a type name"},
                                    Param{"op", "string", false, "insert, update or delete"}},
-                  .handler = [db](const Call& call) { return CommitChangesRoute(db, call); }});
+                  .handler = [](const Call& call) {
+                    const DbPtr& db = call.db;
+                    return CommitChangesRoute(db, call);
+                  }});
   table.Add(Route{
       .method = "POST",
       .pattern = "/query",
@@ -312,14 +343,20 @@ void AddReadRoutes(RouteTable& table, const DbPtr& db) {
                        Member("name", "string", false, "the query to run; default: the only one"),
                        Member("params", "object", false), Member("branch", "string", false),
                        Member("snapshot", "string", false, "a commit id")},
-      .handler = [db](const Call& call) { return QueryRoute(db, call); }});
+      .handler = [](const Call& call) {
+        const DbPtr& db = call.db;
+        return QueryRoute(db, call);
+      }});
   table.Add(Route{.method = "GET",
                   .pattern = "/schema",
                   .action = "read",
                   .summary = "The accepted schema of a branch head or of one commit",
                   .query_params = {Param{"branch", "string", false, "default main"},
                                    Param{"snapshot", "string", false, "a commit id"}},
-                  .handler = [db](const Call& call) { return SchemaRoute(db, call); }});
+                  .handler = [](const Call& call) {
+                    const DbPtr& db = call.db;
+                    return SchemaRoute(db, call);
+                  }});
   table.Add(Route{
       .method = "POST",
       .pattern = "/export",
@@ -329,27 +366,41 @@ void AddReadRoutes(RouteTable& table, const DbPtr& db) {
       .body_members = {Member("branch", "string", false), Member("type_names", "array", false),
                        Member("snapshot", "string", false, "a commit id")},
       .response_type = "application/x-ndjson",
-      .handler = [db](const Call& call) { return ExportRoute(db, call); }});
-  table.Add(Route{.method = "GET",
-                  .pattern = "/commits",
-                  .action = "read",
-                  .summary = "Commits newest first on a branch: {commits, next_page_token?}",
-                  .query_params = {Param{"branch", "string", false, "default main"},
-                                   Param{"limit", "integer", false, "default 100"},
-                                   Param{"page_token", "string", false,
-                                         "continue after a page (its next_page_token)"}},
-                  .handler = [db](const Call& call) { return CommitsRoute(db, call); }});
+      .handler = [](const Call& call) {
+        const DbPtr& db = call.db;
+        return ExportRoute(db, call);
+      }});
+  AddCommitRoutes(table);
+}
+
+// The commit history: a branch's commits, and one commit by id.
+void AddCommitRoutes(RouteTable& table) {
+  table.Add(Route{
+      .method = "GET",
+      .pattern = "/commits",
+      .action = "read",
+      .summary = "Commits newest first on a branch: {commits, next_page_token?}",
+      .query_params = {Param{"branch", "string", false, "default main"},
+                       Param{"limit", "integer", false, "default 100"},
+                       Param{"page_token", "string", false,
+                             "continue after a page (its next_page_token)"},
+                       Param{"actor", "string", false, "only the commits this actor made (audit)"}},
+      .handler = [](const Call& call) {
+        const DbPtr& db = call.db;
+        return CommitsRoute(db, call);
+      }});
   table.Add(Route{.method = "GET",
                   .pattern = "/commits/{commit_id}",
                   .action = "read",
                   .summary = "One commit by id",
-                  .handler = [db](const Call& call) {
+                  .handler = [](const Call& call) {
+                    const DbPtr& db = call.db;
                     return Reply(db->ShowCommit(call.request.path_params.at("commit_id")),
                                  "graph_commit_id");
                   }});
 }
 
-void AddChangeRoutes(RouteTable& table, const DbPtr& db) {
+void AddChangeRoutes(RouteTable& table) {
   table.Add(
       Route{.method = "GET",
             .pattern = "/changes",
@@ -362,7 +413,10 @@ void AddChangeRoutes(RouteTable& table, const DbPtr& db) {
                              Param{"cursor", "string", false, "a page's cursor or next_page_token"},
                              Param{"page_token", "string", false, "alias of cursor"},
                              Param{"limit", "integer", false, "1..1000, default 100"}},
-            .handler = [db](const Call& call) { return ChangesRoute(db, call); }});
+            .handler = [](const Call& call) {
+              const DbPtr& db = call.db;
+              return ChangesRoute(db, call);
+            }});
   table.Add(Route{.method = "POST",
                   .pattern = "/changes/baseline",
                   .action = "export",
@@ -371,10 +425,13 @@ void AddChangeRoutes(RouteTable& table, const DbPtr& db) {
                              "resume_cursor}}",
                   .body_members = {Member("branch", "string", false, "default main")},
                   .response_type = "application/x-ndjson",
-                  .handler = [db](const Call& call) { return BaselineRoute(db, call); }});
+                  .handler = [](const Call& call) {
+                    const DbPtr& db = call.db;
+                    return BaselineRoute(db, call);
+                  }});
 }
 
-void AddWriteRoutes(RouteTable& table, const DbPtr& db) {
+void AddWriteRoutes(RouteTable& table) {
   const std::vector<Param> mutate_members = {
       Member("query", "string", false, ".gq source"),
       Member("query_source", "string", false, "alias of query"),
@@ -388,7 +445,10 @@ void AddWriteRoutes(RouteTable& table, const DbPtr& db) {
                   .body = BodyKind::kJson,
                   .summary = "Runs a mutation: one commit, or none when nothing changed",
                   .body_members = mutate_members,
-                  .handler = [db](const Call& call) { return MutateRoute(db, call, false); }});
+                  .handler = [](const Call& call) {
+                    const DbPtr& db = call.db;
+                    return MutateRoute(db, call, false);
+                  }});
   table.Add(Route{
       .method = "POST",
       .pattern = "/mutate/if-graph-commit",
@@ -397,7 +457,10 @@ void AddWriteRoutes(RouteTable& table, const DbPtr& db) {
       .summary = "A mutation that publishes only if the branch head is the commit named by the "
                  "Omnigraph-If-Graph-Commit header (412 otherwise)",
       .body_members = mutate_members,
-      .handler = [db](const Call& call) { return MutateRoute(db, call, true); }});
+      .handler = [](const Call& call) {
+        const DbPtr& db = call.db;
+        return MutateRoute(db, call, true);
+      }});
   table.Add(Route{
       .method = "POST",
       .pattern = "/load/ndjson",
@@ -408,7 +471,8 @@ void AddWriteRoutes(RouteTable& table, const DbPtr& db) {
                        Param{"from", "string", false, "create branch from this one"},
                        Param{"mode", "string", false, "append, merge (default) or overwrite"}},
       .load_body = true,
-      .handler = [db](const Call& call) {
+      .handler = [](const Call& call) {
+        const DbPtr& db = call.db;
         const HttpRequest& r = call.request;
         return LoadRoute(db, call, r.body, r.Query("branch"), r.Query("from"), r.Query("mode"));
       }});
@@ -421,7 +485,8 @@ void AddWriteRoutes(RouteTable& table, const DbPtr& db) {
             .body_members = {Member("data", "string", true), Member("branch", "string", false),
                              Member("from", "string", false), Member("mode", "string", false)},
             .load_body = true,
-            .handler = [db](const Call& call) {
+            .handler = [](const Call& call) {
+              const DbPtr& db = call.db;
               const Json& b = call.body;
               return LoadRoute(db, call, b["data"].string_value(), StringOr(b, "branch", ""),
                                StringOr(b, "from", ""), StringOr(b, "mode", ""));
@@ -434,14 +499,15 @@ void AddWriteRoutes(RouteTable& table, const DbPtr& db) {
       .summary = "Plans and applies a schema on main as one commit",
       .body_members = {Member("schema_source", "string", true),
                        Member("allow_data_loss", "boolean", false)},
-      .handler = [db](const Call& call) {
+      .handler = [](const Call& call) {
+        const DbPtr& db = call.db;
         const Json& b = call.body;
         const bool loss = b["allow_data_loss"].is_boolean() && b["allow_data_loss"].get<bool>();
         return Reply(As(db, call)->ApplySchema(b["schema_source"].string_value(), loss));
       }});
 }
 
-void AddBranchRoutes(RouteTable& table, const DbPtr& db) {
+void AddBranchRoutes(RouteTable& table) {
   table.Add(Route{.method = "POST",
                   .pattern = "/branches/merge",
                   .action = "branch_merge",
@@ -450,12 +516,16 @@ void AddBranchRoutes(RouteTable& table, const DbPtr& db) {
                   .body_members = {Member("source", "string", true),
                                    Member("target", "string", false, "default main"),
                                    Member("delete_branch", "boolean", false)},
-                  .handler = [db](const Call& call) { return MergeRoute(db, call); }});
+                  .handler = [](const Call& call) {
+                    const DbPtr& db = call.db;
+                    return MergeRoute(db, call);
+                  }});
   table.Add(Route{.method = "GET",
                   .pattern = "/branches",
                   .action = "read",
                   .summary = "Every live branch: {branches}",
-                  .handler = [db](const Call&) {
+                  .handler = [](const Call& call) {
+                    const DbPtr& db = call.db;
                     api::Result<Json> all = db->ListBranches();
                     if (!all.ok()) return ErrorResponse(all.status());
                     return JsonResponse(Json{{"branches", *all}});
@@ -466,7 +536,8 @@ void AddBranchRoutes(RouteTable& table, const DbPtr& db) {
                   .body = BodyKind::kJson,
                   .summary = "Creates a branch from the head of another (default main)",
                   .body_members = {Member("name", "string", true), Member("from", "string", false)},
-                  .handler = [db](const Call& call) {
+                  .handler = [](const Call& call) {
+                    const DbPtr& db = call.db;
                     const Json& b = call.body;
                     return Reply(As(db, call)->CreateBranch(b["name"].string_value(),
                                                             StringOr(b, "from", "main")),
@@ -476,7 +547,8 @@ void AddBranchRoutes(RouteTable& table, const DbPtr& db) {
                   .pattern = "/branches/{name+}",
                   .action = "branch_delete",
                   .summary = "Deletes a branch: {name, uri, actor_id?}",
-                  .handler = [db](const Call& call) {
+                  .handler = [](const Call& call) {
+                    const DbPtr& db = call.db;
                     const std::string& name = call.request.path_params.at("name");
                     return DeleteReply(As(db, call)->DeleteBranch(name), db, call, name);
                   }});
@@ -484,11 +556,11 @@ void AddBranchRoutes(RouteTable& table, const DbPtr& db) {
 
 }  // namespace
 
-void AddGraphRoutes(RouteTable& table, std::shared_ptr<api::Database> db) {
-  AddReadRoutes(table, db);
-  AddChangeRoutes(table, db);
-  AddWriteRoutes(table, db);
-  AddBranchRoutes(table, db);
+void AddGraphRoutes(RouteTable& table) {
+  AddReadRoutes(table);
+  AddChangeRoutes(table);
+  AddWriteRoutes(table);
+  AddBranchRoutes(table);
 }
 
 }  // namespace omnigraph::server

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -21,6 +22,9 @@ struct HttpRequest {
   // Header names in lower case.
   std::map<std::string, std::string> headers;
   std::string body;
+  // Set by Service::Admit for an admitted request (server/admission.h): held until the handler
+  // returns (or the request is dropped), then released.
+  std::shared_ptr<void> admission;
   // Filled by the router: the {name} segments of the route's pattern.
   std::map<std::string, std::string> path_params;
 

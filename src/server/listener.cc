@@ -21,6 +21,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "server/beast_request.h"
 #include "server/errors.h"
 
 namespace omnigraph::server {
@@ -30,6 +31,9 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
+using beast_request::Convert;
+using beast_request::Lower;
+using beast_request::Str;
 
 // Requests a connection may carry before the server closes it; high, so clients keep their
 // connections.
@@ -49,67 +53,16 @@ constexpr size_t kRefusingMax = 64;
 // spinning on a listening socket that stays readable.
 constexpr auto kAcceptRetry = std::chrono::milliseconds(50);
 
-std::string Str(boost::string_view text) { return std::string(text.data(), text.size()); }
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// Percent-decoding; '+' is a space in query components only. A malformed escape stays as it is.
-std::string Decode(std::string_view text, bool plus_is_space) {
-  std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size() && HexDigit(text[i + 1]) >= 0 &&
-        HexDigit(text[i + 2]) >= 0) {
-      out += static_cast<char>(HexDigit(text[i + 1]) * 16 + HexDigit(text[i + 2]));
-      i += 2;
-    } else {
-      out += plus_is_space && text[i] == '+' ? ' ' : text[i];
-    }
-  }
-  return out;
-}
-
-HttpRequest Convert(const http::request<http::string_body>& req) {
-  HttpRequest out;
-  out.method = Str(req.method_string());
-  const std::string_view target(req.target().data(), req.target().size());
-  const size_t question = target.find('?');
-  out.path = Decode(target.substr(0, question), false);
-  if (question != std::string_view::npos) {
-    std::string_view rest = target.substr(question + 1);
-    while (!rest.empty()) {
-      const std::string_view pair = rest.substr(0, rest.find('&'));
-      rest.remove_prefix(std::min(rest.size(), pair.size() + 1));
-      if (pair.empty()) continue;
-      const size_t eq = pair.find('=');
-      out.query.emplace(Decode(pair.substr(0, eq), true),
-                        eq == std::string_view::npos ? "" : Decode(pair.substr(eq + 1), true));
-    }
-  }
-  for (const auto& field : req) {
-    out.headers.emplace(Lower(Str(field.name_string())), Str(field.value()));
-  }
-  return out;
-}
-
 // The worker pool's queue, fair between callers: one queue per key (a caller), served round
 // robin, so a caller with many requests queued delays another's by at most one request per
-// worker. Thread-safe.
+// worker; and no caller runs on more than `share_max` workers at once, so however many requests
+// one caller has in flight, some workers are left for the others (docs/design/server.md
+// "Connections, limits and threads"). Thread-safe.
 class FairQueue {
  public:
   using Task = std::function<void()>;
+
+  explicit FairQueue(size_t share_max) : share_max_(std::max<size_t>(1, share_max)) {}
 
   void Push(size_t key, Task task) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -118,13 +71,21 @@ class FairQueue {
     queue.push_back(std::move(task));
     cv_.notify_one();
   }
-  // The next task; empty once stopped and drained.
-  Task Pop() {
+  // The next task of the first caller in turn below its share, and its key; an empty task once
+  // stopped and drained. The caller reports Done(key) when the task has run.
+  std::pair<size_t, Task> Pop() {
     std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [this] { return stopping_ || !turns_.empty(); });
-    if (turns_.empty()) return {};
-    const size_t key = turns_.front();
-    turns_.pop_front();
+    auto pick = turns_.end();
+    cv_.wait(lock, [&] {
+      pick = std::find_if(turns_.begin(), turns_.end(), [this](size_t key) {
+        auto it = running_.find(key);
+        return it == running_.end() || it->second < share_max_;
+      });
+      return pick != turns_.end() || (stopping_ && turns_.empty());
+    });
+    if (pick == turns_.end()) return {0, Task()};
+    const size_t key = *pick;
+    turns_.erase(pick);
     auto it = queues_.find(key);
     Task task = std::move(it->second.front());
     it->second.pop_front();
@@ -133,7 +94,14 @@ class FairQueue {
     } else {
       turns_.push_back(key);
     }
-    return task;
+    ++running_[key];
+    return {key, std::move(task)};
+  }
+  void Done(size_t key) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = running_.find(key);
+    if (it != running_.end() && --it->second == 0) running_.erase(it);
+    cv_.notify_all();
   }
   void Stop() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -142,10 +110,12 @@ class FairQueue {
   }
 
  private:
+  const size_t share_max_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::unordered_map<size_t, std::deque<Task>> queues_;
-  std::deque<size_t> turns_;  // keys with queued tasks, in serving order
+  std::unordered_map<size_t, size_t> running_;  // tasks running per key
+  std::deque<size_t> turns_;                    // keys with queued tasks, in serving order
   bool stopping_ = false;
 };
 
@@ -159,7 +129,8 @@ struct Loop {
   asio::io_context io{1};
   tcp::acceptor acceptor{io};
   asio::steady_timer accept_retry{io};
-  FairQueue queue;
+  // One caller may run on at most three quarters of the workers (at least one).
+  FairQueue queue{options.workers - options.workers / 4};
   std::unordered_map<Session*, std::weak_ptr<Session>> sessions;
   size_t open = 0;      // sessions counted against connections_max
   size_t refusing = 0;  // sessions refused over the limit, lingering
@@ -643,7 +614,12 @@ bool Listener::Run() {
   asio::thread_pool workers(loop.options.workers);
   for (size_t i = 0; i < loop.options.workers; ++i) {
     asio::post(workers, [&loop] {
-      while (FairQueue::Task task = loop.queue.Pop()) task();
+      while (true) {
+        auto [key, task] = loop.queue.Pop();
+        if (!task) break;
+        task();
+        loop.queue.Done(key);
+      }
     });
   }
   loop.io.run();

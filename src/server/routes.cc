@@ -172,11 +172,7 @@ RouteMatch RouteTable::Match(HttpRequest& request) const {
   std::vector<std::string> path = Segments(request.path);
   bool nested = false;
   if (request.path.starts_with(kGraphsPrefix) && path.size() >= 2) {
-    if (path[1] != graph_id_) {
-      out.status = 404;
-      out.message = "no graph '" + path[1] + "' on this server (it serves '" + graph_id_ + "')";
-      return out;
-    }
+    out.graph_id = path[1];
     path.erase(path.begin(), path.begin() + 2);
     nested = true;
   }

@@ -4,18 +4,22 @@
 // the OpenAPI document (/openapi.json) is generated from the same table, so the two cannot drift
 // (docs/design/server.md "Routes").
 //
-// Graph routes are served at the plain paths and under /graphs/{graph_id}/ for the one graph the
-// server serves; server routes (/healthz, /openapi.json, /graphs) only at their plain paths.
+// Graph routes are served under /graphs/{graph_id}/ for every graph the server serves, and at the
+// plain paths for the one graph of single-graph mode; server routes (/healthz, /openapi.json,
+// /graphs) only at their plain paths. The table matches shapes only: which graph an id names (and
+// whether it is served) is the registry's answer (server/registry.h, server/service.h).
 // Thread-safety: immutable once built; matched from any number of threads.
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "omnigraph/json.h"
+#include "omnigraph/omnigraph.h"
 #include "server/http.h"
 
 namespace omnigraph::server {
@@ -35,13 +39,20 @@ struct Param {
   std::string description;
 };
 
+class Auth;
+struct ServedGraph;
+
 // One dispatched request: the request, the actor its token names (none when the server is
-// unauthenticated) and, for a JSON route, its body parsed and checked against the route's
-// members (known names, their types, the required ones present).
+// unauthenticated), for a JSON route its body parsed and checked against the route's members
+// (known names, their types, the required ones present), and for a graph route the graph it
+// resolved to (served, never quarantined) and the server's auth (for the gates a handler runs).
 struct Call {
   const HttpRequest& request;
   std::optional<std::string> actor;
   api::Json body;
+  const ServedGraph* graph = nullptr;
+  std::shared_ptr<api::Database> db;
+  const Auth* auth = nullptr;
 };
 
 struct Route {
@@ -59,23 +70,31 @@ struct Route {
   std::string response_type = "application/json";
   // The body limit is the load limit (32 MiB by default), not the request limit (1 MiB).
   bool load_body = false;
+  // A JSON body that may be left out (no Content-Type, empty): the handler sees {}.
+  bool body_optional = false;
+  // The handler runs the route's gate itself (stored-query invocation: a denial answers as an
+  // unknown name does, server/query_routes.cc); the pipeline only authenticates.
+  bool gate_in_handler = false;
+  // A graph route whose plain path is also served in multi-graph mode, without a graph
+  // (Call::graph null): POST /mcp, the server's own MCP tools (server/mcp.h).
+  bool graph_optional = false;
   std::function<HttpResponse(const Call& call)> handler;
 };
 
 // How a request path resolved against the table.
 struct RouteMatch {
   const Route* route = nullptr;  // null: see `status`
-  int status = 200;              // 404 (no such path or graph) or 405 (path served, not method)
-  std::string message;           // why, for 404 and 405
+  // Matched under /graphs/{graph_id}/: the id (not yet resolved); empty for a plain path.
+  std::string graph_id;
+  int status = 200;     // 404 (no such path or graph) or 405 (path served, not method)
+  std::string message;  // why, for 404 and 405
   std::vector<std::string> allowed_methods;  // for 405's Allow header
 };
 
 class RouteTable {
  public:
-  explicit RouteTable(std::string graph_id) : graph_id_(std::move(graph_id)) {}
   void Add(Route route);
   const std::vector<Route>& routes() const { return routes_; }
-  const std::string& graph_id() const { return graph_id_; }
 
   // Matches `request` (its method and path) and fills request.path_params.
   RouteMatch Match(HttpRequest& request) const;
@@ -85,7 +104,6 @@ class RouteTable {
   api::Json OpenApi(std::string_view version) const;
 
  private:
-  std::string graph_id_;
   std::vector<Route> routes_;
   // Each route's pattern split into segments once, not per request.
   std::vector<std::vector<std::string>> patterns_;

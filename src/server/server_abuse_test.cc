@@ -531,5 +531,81 @@ TEST_F(ServerAbuseTest, OneCallersFloodDoesNotStarveAnothersReads) {
   EXPECT_LE(worst, 12);  // A first-come queue lets about 32 finish.
 }
 
+// Per-actor admission (docs/design/server.md "Per-actor admission control"): alice holds her one
+// mutating slot with a load whose body has not come; her next write is 429 with Retry-After, while
+// her reads and bob's write are served; once the held request goes, her writes are admitted again.
+TEST_F(ServerAbuseTest, AnActorOverItsInFlightBoundIs429AndOthersAreUnaffected) {
+  ServerProcess server({uri_, "--bind", "127.0.0.1:0", "--allow-writes", "alice,bob",
+                        "--per-actor-inflight-max", "1", "--per-actor-bytes-max", "4096"});
+  const int port = server.port();
+  ASSERT_GT(port, 0) << server.first_line();
+  const int held = Open(port);
+  ASSERT_TRUE(
+      TrySend(held, "POST /load/ndjson?mode=append HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+                        std::string(kAliceToken) +
+                        "\r\nContent-Type: application/x-ndjson\r\nContent-Length: 100\r\n\r\n"));
+  // The held request is admitted once its header is read: poll until alice's write is refused.
+  Response refused;
+  for (int attempt = 0; attempt < 100 && refused.status != 429; ++attempt) {
+    const int fd = Open(port);
+    ASSERT_TRUE(TrySend(fd, Request("POST", "/mutate", Mutation("a0"))));
+    refused = ReadResponse(fd);
+    ::close(fd);
+    if (refused.status != 429) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_EQ(refused.status, 429) << refused.head << refused.body;
+  EXPECT_NE(refused.head.find("Retry-After: 1\r\n"), std::string::npos) << refused.head;
+  EXPECT_EQ(Parse(refused.body)["code"], "too_many_requests") << refused.body;
+  EXPECT_NE(Parse(refused.body)["error"].string_value().find("alice"), std::string::npos);
+  std::string body;
+  EXPECT_EQ(Exchange(port, Request("POST", "/query", kPointQuery), &body), 200) << body;
+  EXPECT_EQ(Exchange(port, Request("POST", "/mutate", Mutation("b1"), {}, kBobToken), &body), 200)
+      << body;
+  // Over the byte bound on its own: refused before its body is read.
+  const std::string big = Mutation(std::string(5000, 'x'));
+  EXPECT_EQ(Exchange(port, Request("POST", "/mutate", big, {}, kBobToken), &body), 429) << body;
+  ::close(held);
+  int status = 0;
+  for (int attempt = 0; attempt < 100 && status != 200; ++attempt) {
+    status = Exchange(port, Request("POST", "/mutate", Mutation("a1")), &body);
+    if (status != 200) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(status, 200) << body;
+  // Nothing of a refused write was published: a0 is absent, a1 and b1 are there.
+  const std::string names = Request(
+      "POST", "/query",
+      Json{{"query", "query n() { match { $p: Person } return { $p.name } order { $p.name } }"}}
+          .dump());
+  ASSERT_EQ(Exchange(port, names, &body), 200) << body;
+  EXPECT_EQ(body.find("\"a0\""), std::string::npos) << body;
+  EXPECT_NE(body.find("\"a1\""), std::string::npos) << body;
+  EXPECT_NE(body.find("\"b1\""), std::string::npos) << body;
+}
+
+// The rate bound: a burst of 2 at 1 per second; the third request at once is 429 with
+// Retry-After, another actor's is not.
+TEST_F(ServerAbuseTest, AnActorOverItsRateIs429WithRetryAfter) {
+  ServerProcess server(Args({"--per-actor-rate", "1", "--per-actor-burst", "2"}));
+  const int port = server.port();
+  ASSERT_GT(port, 0) << server.first_line();
+  const int fd = Open(port);
+  std::vector<int> statuses;
+  std::string head;
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(TrySend(fd, Request("POST", "/query", kPointQuery)));
+    Response r = ReadResponse(fd);
+    statuses.push_back(r.status);
+    head = r.head;
+  }
+  ::close(fd);
+  EXPECT_EQ(statuses, (std::vector<int>{200, 200, 429}));
+  EXPECT_NE(head.find("Retry-After: 1\r\n"), std::string::npos) << head;
+  std::string body;
+  EXPECT_EQ(Exchange(port, Request("POST", "/query", kPointQuery, {}, kBobToken), &body), 200)
+      << body;
+  // The health check is the server's, not a graph request: never metered.
+  EXPECT_EQ(Exchange(port, Request("GET", "/healthz", {}, {}, kAliceToken)), 200);
+}
+
 }  // namespace
 }  // namespace omnigraph::api

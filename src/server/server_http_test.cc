@@ -87,10 +87,8 @@ TEST_F(ServerHttpTest, EveryGraphRouteServesTheApiJsonAndSaysItsCommit) {
   Json health = Parse(Get(c, "/healthz", 200));
   EXPECT_EQ(health["status"], "ok");
   EXPECT_FALSE(health["version"].string_value().empty());
-  Json graphs = Parse(Get(c, "/graphs", 200))["graphs"];
-  ASSERT_EQ(graphs.size(), 1u);
-  EXPECT_EQ(graphs[0]["graph_id"], "default");
-  EXPECT_EQ(graphs[0]["uri"], uri_);
+  // No cluster-bound bundle grants graph_list: GET /graphs is denied (docs/design/policy.md).
+  EXPECT_EQ(Parse(Get(c, "/graphs", 403))["code"], "forbidden");
 
   httplib::Result loaded = c.Post("/load/ndjson?mode=append",
                                   "{\"type\":\"Person\",\"data\":{\"name\":\"Ada\",\"age\":36}}\n"

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 #include <utility>
 #include <variant>
 
@@ -93,14 +94,29 @@ std::optional<HttpResponse> CheckMembers(const Route& route, const api::Json& bo
 
 }  // namespace
 
-Service::Service(std::shared_ptr<api::Database> db, Auth auth, ServiceOptions options)
-    : db_(std::move(db)),
+namespace {
+
+std::shared_ptr<const GraphRegistry> SingleRegistry(std::string id,
+                                                    std::shared_ptr<api::Database> db) {
+  // No query files: nothing to check, so this cannot fail.
+  return *GraphRegistry::Single(std::move(id), std::move(db), {});
+}
+
+}  // namespace
+
+Service::Service(std::shared_ptr<const GraphRegistry> registry, Auth auth, ServiceOptions options)
+    : registry_(std::move(registry)),
       auth_(std::move(auth)),
       options_(std::move(options)),
-      routes_(options_.graph_id) {
+      admission_(std::make_unique<ActorAdmission>(options_.admission)) {
   AddServerRoutes();
-  AddGraphRoutes(routes_, db_);
+  AddGraphRoutes(routes_);
+  AddQueryRoutes(routes_);
+  AddMcpRoutes(routes_, *this);
 }
+
+Service::Service(std::shared_ptr<api::Database> db, Auth auth, ServiceOptions options)
+    : Service(SingleRegistry(options.graph_id, std::move(db)), std::move(auth), options) {}
 
 void Service::AddServerRoutes() {
   const std::string version = options_.version;
@@ -117,21 +133,48 @@ void Service::AddServerRoutes() {
       .graph_route = false,
       .summary = "This document, generated from the route table",
       .handler = [this](const Call&) { return JsonResponse(routes_.OpenApi(options_.version)); }});
-  const std::string uri = db_->uri();
-  const std::string id = options_.graph_id;
+  const GraphRegistry* registry = registry_.get();
   routes_.Add(Route{.method = "GET",
                     .pattern = "/graphs",
                     .action = "graph_list",
                     .graph_route = false,
-                    .summary = "The graphs this server serves: {graphs:[{graph_id, uri}]}",
-                    .handler = [uri, id](const Call&) {
+                    .summary = "The graphs this server serves, by id (GraphListResponse: "
+                               "{graphs:[{graph_id, uri}]}); a quarantined graph is not listed",
+                    .handler = [registry](const Call&) {
                       api::Json graphs = api::Json::array();
-                      graphs.push_back(api::Json{{"graph_id", id}, {"uri", uri}});
+                      for (const ServedGraph& g : registry->graphs()) {
+                        if (!g.db) continue;
+                        graphs.push_back(api::Json{{"graph_id", g.id}, {"uri", g.uri}});
+                      }
                       return JsonResponse(api::Json{{"graphs", std::move(graphs)}});
                     }});
 }
 
-std::variant<Service::Admitted, HttpResponse> Service::Check(HttpRequest& request) const {
+std::variant<const ServedGraph*, HttpResponse> Service::ResolveGraph(
+    const RouteMatch& match, const HttpRequest& request) const {
+  const ServedGraph* graph = nullptr;
+  if (match.graph_id.empty()) {
+    graph = registry_->Default();
+    if (graph == nullptr) {
+      return ErrorResponse(404, "no route " + request.method + " " + request.path +
+                                    ": this server serves several graphs; address one as "
+                                    "/graphs/{graph_id}" +
+                                    request.path + " (GET /graphs lists them)");
+    }
+  } else {
+    graph = registry_->Find(match.graph_id);
+    if (graph == nullptr) {
+      return ErrorResponse(404, "no graph '" + match.graph_id + "' on this server");
+    }
+  }
+  if (!graph->db) {
+    return ErrorResponse(503, "graph '" + graph->id + "' is quarantined: " + graph->quarantine);
+  }
+  return graph;
+}
+
+std::variant<Service::Admitted, HttpResponse> Service::Check(HttpRequest& request,
+                                                             bool log_denials) const {
   RouteMatch match = routes_.Match(request);
   if (match.route == nullptr) {
     HttpResponse refused = ErrorResponse(match.status, match.message);
@@ -143,8 +186,16 @@ std::variant<Service::Admitted, HttpResponse> Service::Check(HttpRequest& reques
     return refused;
   }
   const Route& route = *match.route;
+  const ServedGraph* graph = nullptr;
+  const bool without_graph =
+      route.graph_optional && match.graph_id.empty() && registry_->Default() == nullptr;
+  if (route.graph_route && !without_graph) {
+    std::variant<const ServedGraph*, HttpResponse> resolved = ResolveGraph(match, request);
+    if (auto* refused = std::get_if<HttpResponse>(&resolved)) return std::move(*refused);
+    graph = std::get<const ServedGraph*>(resolved);
+  }
   for (const auto& [name, value] : request.query) {
-    auto known = [&name](const Param& p) { return p.name == name; };
+    auto known = [&wanted = name](const Param& p) { return p.name == wanted; };
     if (std::none_of(route.query_params.begin(), route.query_params.end(), known)) {
       std::string expected;
       for (const Param& p : route.query_params) expected += (expected.empty() ? "" : ", ") + p.name;
@@ -153,7 +204,7 @@ std::variant<Service::Admitted, HttpResponse> Service::Check(HttpRequest& reques
                                     " (expected: " + (expected.empty() ? "none" : expected) + ")");
     }
   }
-  Admitted admitted{&route, std::nullopt};
+  Admitted admitted{&route, std::nullopt, graph};
   if (!route.action.empty() && !auth_.unauthenticated()) {
     admitted.actor = auth_.Authenticate(request.Header("authorization"));
     if (!admitted.actor) {
@@ -164,12 +215,16 @@ std::variant<Service::Admitted, HttpResponse> Service::Check(HttpRequest& reques
       refused.headers.emplace_back("WWW-Authenticate", "Bearer");
       return refused;
     }
-    if (!auth_.Allowed(*admitted.actor, route.action)) {
-      return ErrorResponse(403, "actor '" + *admitted.actor + "' may not " + route.action +
-                                    " (grant it with --allow-writes or a policy file)");
+  }
+  if (!route.action.empty()) {
+    if (std::optional<HttpResponse> refused = Authorize(route, admitted, log_denials)) {
+      return std::move(*refused);
     }
   }
-  if (route.body != BodyKind::kNone) {
+  const bool no_body =
+      request.Header("content-type").empty() && request.body.empty() &&
+      (request.Header("content-length").empty() || request.Header("content-length") == "0");
+  if (route.body != BodyKind::kNone && !(route.body_optional && no_body)) {
     const std::string media = MediaType(request.Header("content-type"));
     const std::string want =
         route.body == BodyKind::kJson ? "application/json" : "application/x-ndjson";
@@ -181,9 +236,46 @@ std::variant<Service::Admitted, HttpResponse> Service::Check(HttpRequest& reques
   return admitted;
 }
 
+std::optional<HttpResponse> Service::Authorize(const Route& route, const Admitted& admitted,
+                                               bool log_denials) const {
+  if (route.action == "graph_list") {
+    const api::PolicyDecision d = auth_.DecideGraphList(admitted.actor);
+    if (d.allowed) return std::nullopt;
+    if (log_denials) {
+      LogDenied(api::PolicyRequest{admitted.actor, "graph_list", std::nullopt, std::nullopt,
+                                   std::nullopt, std::nullopt},
+                d);
+    }
+    return ErrorResponse(403, "permission denied: " + d.reason);
+  }
+  // A graph with a bundle: the engine's gate decides each call for the request's actor (the
+  // handler's handle is WithActor(actor)); stored-query invocation gates in its handler.
+  if (route.gate_in_handler || (admitted.graph != nullptr && admitted.graph->policy)) {
+    return std::nullopt;
+  }
+  if (auth_.unauthenticated() || auth_.Allowed(*admitted.actor, route.action)) return std::nullopt;
+  const api::PolicyDecision d{false, "",
+                              "default deny: no policy bundle governs this graph and actor '" +
+                                  *admitted.actor + "' has no grant of '" + route.action + "'"};
+  if (log_denials) {
+    LogDenied(api::PolicyRequest{admitted.actor, route.action, std::nullopt, std::nullopt,
+                                 admitted.graph ? std::optional<std::string>(admitted.graph->id)
+                                                : std::nullopt,
+                                 std::nullopt},
+              d);
+  }
+  return ErrorResponse(403, "actor '" + *admitted.actor + "' may not " + route.action +
+                                " (grant it with --allow-writes or a grants file, or bind a "
+                                "policy bundle)");
+}
+
 Admission Service::Admit(HttpRequest& request) const {
-  std::variant<Admitted, HttpResponse> checked = Check(request);
+  // A request refused here is never handled: its denial is logged here, once.
+  std::variant<Admitted, HttpResponse> checked = Check(request, true);
   if (auto* refused = std::get_if<HttpResponse>(&checked)) return {std::move(*refused)};
+  if (std::optional<HttpResponse> refused = AdmitActor(std::get<Admitted>(checked), request)) {
+    return {std::move(*refused)};
+  }
   const Route& route = *std::get<Admitted>(checked).route;
   Admission admission;
   admission.body_bytes_max = route.load_body ? options_.load_bytes_max : options_.body_bytes_max;
@@ -202,12 +294,80 @@ Admission Service::Admit(HttpRequest& request) const {
   return admission;
 }
 
+namespace {
+
+// Whether a request of `route` writes: the reference's admission gates every mutating handler;
+// a stored query's invocation is one when the query is a mutation.
+bool Mutating(const Route& route, const ServedGraph* graph, const HttpRequest& request) {
+  static const std::set<std::string, std::less<>> kWrites = {
+      "change", "schema_apply", "branch_create", "branch_delete", "branch_merge"};
+  if (kWrites.contains(route.action)) return true;
+  if (route.action != "invoke_query" || graph == nullptr) return false;
+  auto name = request.path_params.find("name");
+  if (name == request.path_params.end()) return false;
+  const StoredQuery* query = graph->FindQuery(name->second);
+  return query != nullptr && query->mutation;
+}
+
+uint64_t DeclaredLength(const HttpRequest& request) {
+  uint64_t declared = 0;
+  for (char c : request.Header("content-length")) {
+    if (c < '0' || c > '9' || declared > (uint64_t{1} << 50)) return 0;
+    declared = declared * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return declared;
+}
+
+}  // namespace
+
+std::optional<HttpResponse> Service::AdmitActor(const Admitted& admitted, HttpRequest& request,
+                                                bool count_rate) const {
+  // Policy and grants were decided first (Check), so a denied request takes no slot. A request
+  // without an actor (--unauthenticated) is not metered: there is nobody to meter.
+  if (!admitted.actor || !admitted.route->graph_route) return std::nullopt;
+  std::variant<ActorAdmission::Ticket, ActorAdmission::Refusal> entered =
+      admission_->Enter(*admitted.actor, Mutating(*admitted.route, admitted.graph, request),
+                        DeclaredLength(request), count_rate);
+  if (auto* ticket = std::get_if<ActorAdmission::Ticket>(&entered)) {
+    request.admission = std::move(*ticket);
+    return std::nullopt;
+  }
+  const ActorAdmission::Refusal& refusal = std::get<ActorAdmission::Refusal>(entered);
+  HttpResponse refused = ErrorResponse(
+      429, refusal.reason + "; retry after " + std::to_string(refusal.retry_after_s) + " s");
+  refused.headers.emplace_back("Retry-After", std::to_string(refusal.retry_after_s));
+  return refused;
+}
+
+HttpResponse Service::HandleInternal(HttpRequest& request) const {
+  std::variant<Admitted, HttpResponse> checked = Check(request, true);
+  if (auto* refused = std::get_if<HttpResponse>(&checked)) return std::move(*refused);
+  // A tool call is admitted as its route would be (its in-flight bounds; the MCP request that
+  // carries it already took its rate token).
+  if (std::optional<HttpResponse> refused =
+          AdmitActor(std::get<Admitted>(checked), request, /*count_rate=*/false)) {
+    return std::move(*refused);
+  }
+  return Handle(request);
+}
+
 HttpResponse Service::Handle(HttpRequest& request) const {
-  std::variant<Admitted, HttpResponse> checked = Check(request);
+  // The admission ticket goes back when the handler returns (a stream's producer is not
+  // counted: only mutating requests hold slots, and none of them streams).
+  struct Release {
+    HttpRequest& request;
+    ~Release() { request.admission.reset(); }
+  } release{request};
+  std::variant<Admitted, HttpResponse> checked = Check(request, false);
   if (auto* refused = std::get_if<HttpResponse>(&checked)) return std::move(*refused);
   Admitted admitted = std::get<Admitted>(std::move(checked));
   const Route& route = *admitted.route;
-  Call call{request, std::move(admitted.actor), api::Json()};
+  Call call{request, std::move(admitted.actor), api::Json(), admitted.graph, nullptr, &auth_};
+  if (admitted.graph != nullptr) {
+    // Every call of every route, reads included, runs as the token's actor (never a header's).
+    call.db = call.actor ? std::shared_ptr<api::Database>(admitted.graph->db->WithActor(call.actor))
+                         : admitted.graph->db;
+  }
   if (route.body != BodyKind::kNone) {
     const uint64_t limit = route.load_body ? options_.load_bytes_max : options_.body_bytes_max;
     if (request.body.size() > limit) {
@@ -218,7 +378,10 @@ HttpResponse Service::Handle(HttpRequest& request) const {
           400, "the request body is not valid UTF-8 (byte offset " + std::to_string(*at) + ")");
     }
   }
-  if (route.body == BodyKind::kJson) {
+  if (route.body == BodyKind::kJson && route.body_optional && request.body.empty() &&
+      request.Header("content-type").empty()) {
+    call.body = api::Json::object();
+  } else if (route.body == BodyKind::kJson) {
     api::Result<api::Json> parsed = api::ParseJson(request.body, "the request body");
     if (!parsed.ok()) return ErrorResponse(400, parsed.status().message());
     if (std::optional<HttpResponse> bad = CheckMembers(route, *parsed)) return std::move(*bad);

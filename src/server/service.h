@@ -1,7 +1,9 @@
 // The server's request pipeline over the route table (docs/design/server.md): route, then
 // authenticate and authorize, then check the body (media type, size, UTF-8, JSON shape), then
-// call the handler. Every failure is an ErrorOutput with a 4xx status and changes nothing; the
-// handlers call the public API on the one Database the server opened, shared by every worker.
+// call the handler. Every failure is an ErrorOutput with a 4xx status and changes nothing; a
+// graph route resolves its graph through the registry (server/registry.h: 404 for an unknown id,
+// 503 with the reason for a quarantined one) and its handler calls the public API on that graph's
+// Database, opened once and shared by every worker.
 // Thread-safety: a Service is immutable once built and handles requests from any number of
 // threads (the Database is thread-safe, omnigraph/omnigraph.h).
 #pragma once
@@ -10,10 +12,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 
 #include "omnigraph/omnigraph.h"
+#include "server/admission.h"
 #include "server/auth.h"
 #include "server/http.h"
+#include "server/registry.h"
 #include "server/routes.h"
 
 namespace omnigraph::server {
@@ -28,10 +33,13 @@ inline constexpr const char* kCommitHeader = "Omnigraph-Graph-Commit";
 inline constexpr const char* kIfCommitHeader = "omnigraph-if-graph-commit";
 
 struct ServiceOptions {
+  // The graph id of the one-Database constructor (single-graph mode).
   std::string graph_id = "default";
   std::string version;
   uint64_t body_bytes_max = kRequestBodyBytesMaxDefault;
   uint64_t load_bytes_max = kLoadBodyBytesMaxDefault;
+  // Per-actor admission control (server/admission.h).
+  AdmissionLimits admission;
 };
 
 // What Service::Admit decided about a request whose header has been read.
@@ -47,33 +55,63 @@ struct Admission {
 
 class Service {
  public:
+  // Serves the graphs of `registry`.
+  Service(std::shared_ptr<const GraphRegistry> registry, Auth auth, ServiceOptions options);
+  // Serves one graph, as options.graph_id, with no stored queries (single-graph mode).
   Service(std::shared_ptr<api::Database> db, Auth auth, ServiceOptions options);
 
   const RouteTable& routes() const { return routes_; }
   const ServiceOptions& options() const { return options_; }
+  const GraphRegistry& registry() const { return *registry_; }
+  const Auth& auth() const { return auth_; }
 
   // The checks that need no body (route, auth, media type, declared length), so that a request
   // that will be refused is refused before its body is read.
   Admission Admit(HttpRequest& request) const;
   // The whole pipeline for a request whose body has been read.
   HttpResponse Handle(HttpRequest& request) const;
+  // The whole pipeline for a request made inside the server — an MCP tool call (server/mcp.h)
+  // runs its route this way: route, auth, gate (a denial logged), body checks, handler.
+  HttpResponse HandleInternal(HttpRequest& request) const;
 
  private:
   struct Admitted {
     const Route* route = nullptr;
     std::optional<std::string> actor;
+    const ServedGraph* graph = nullptr;  // a graph route's graph
   };
-  // Route, auth and media type; the response when refused.
-  std::variant<Admitted, HttpResponse> Check(HttpRequest& request) const;
+  // A graph route's graph: served, or the 404 (unknown id, or a plain path in multi-graph mode)
+  // or 503 (quarantined) to answer.
+  std::variant<const ServedGraph*, HttpResponse> ResolveGraph(const RouteMatch& match,
+                                                              const HttpRequest& request) const;
+  // Route, auth and media type; the response when refused (a denial logged when `log_denials`:
+  // Admit runs first and a request it refuses is never handled).
+  std::variant<Admitted, HttpResponse> Check(HttpRequest& request, bool log_denials) const;
+  // The route's action for the authenticated caller: GET /graphs by the cluster-bound bundle, a
+  // graph with a bundle left to the engine's gate, any other by the grants (DefaultDeny). The
+  // 403 to answer (the denial logged) or nothing.
+  std::optional<HttpResponse> Authorize(const Route& route, const Admitted& admitted,
+                                        bool log_denials) const;
   void AddServerRoutes();
+  // Per-actor admission of a checked request (the 429 to answer, or nothing: then
+  // request.admission holds its ticket).
+  std::optional<HttpResponse> AdmitActor(const Admitted& admitted, HttpRequest& request,
+                                         bool count_rate = true) const;
 
-  std::shared_ptr<api::Database> db_;
+  std::shared_ptr<const GraphRegistry> registry_;
   Auth auth_;
   ServiceOptions options_;
   RouteTable routes_;
+  std::unique_ptr<ActorAdmission> admission_;
 };
 
-// Adds the graph routes (query, mutate, load, export, schema, branches, commits) over `db`.
-void AddGraphRoutes(RouteTable& table, std::shared_ptr<api::Database> db);
+// Adds the graph routes (query, mutate, load, export, schema, branches, commits); each handler
+// runs on the Database of the call's graph (Call::db).
+void AddGraphRoutes(RouteTable& table);
+// Adds the stored-query routes: the catalog and invocation (server/query_routes.cc).
+void AddQueryRoutes(RouteTable& table);
+// Adds the MCP endpoint, POST /mcp and POST /graphs/{graph_id}/mcp (server/mcp.h); its tool
+// calls run their routes through `service`.
+void AddMcpRoutes(RouteTable& table, const Service& service);
 
 }  // namespace omnigraph::server

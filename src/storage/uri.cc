@@ -134,6 +134,8 @@ Result<std::shared_ptr<ObjectStore>> OpenStore(std::string_view uri, const OpenO
   return OpenStore(parsed, options);
 }
 
+Clock& Runtime::SystemRuntimeClock() { return *SystemClock::Default(); }
+
 Runtime Runtime::ForStore(std::shared_ptr<ObjectStore> store, size_t threads) {
   Runtime rt;
   rt.clock = std::shared_ptr<Clock>(SystemClock::Default(), NoopDeleter());

@@ -53,6 +53,9 @@ struct Runtime {
 
   // Production seams over `store`: system clock, entropy-seeded Random, a pool of `threads`.
   static Runtime ForStore(std::shared_ptr<ObjectStore> store, size_t threads = 8);
+  // The clock ForStore's runtimes read (the system's), for callers with no runtime of their own
+  // (api::Database::MonotonicMicros, which paces front ends).
+  static Clock& SystemRuntimeClock();
   // Deterministic seams for tests: manual clock, seeded Random, inline executor.
   static Runtime ForTest(std::shared_ptr<ObjectStore> store, uint64_t seed = 1);
 };

@@ -44,7 +44,8 @@ class SingleThreaded {
   int saved_;
 };
 
-// Reads faiss's serialized bytes in place from the payload.
+// Reads faiss's serialized bytes in place from the payload. Decode hands it only bytes that
+// CheckIvfLayout has walked, so every length faiss reads is already known to fit.
 struct ViewReader : faiss::IOReader {
   explicit ViewReader(std::string_view bytes) : data(bytes) {}
   size_t operator()(void* ptr, size_t size, size_t nitems) override {
@@ -58,6 +59,117 @@ struct ViewReader : faiss::IOReader {
   std::string_view data;
   size_t at = 0;
 };
+
+// A forward reader over faiss's bytes for CheckIvfLayout: each read fails, rather than reads
+// past the end, when the bytes are short.
+struct LayoutCursor {
+  std::string_view bytes;
+  size_t at = 0;
+  uint64_t left() const { return bytes.size() - at; }
+  template <typename T>
+  bool Read(T& out) {
+    if (left() < sizeof(T)) return false;
+    out = LoadLe<T>(bytes, at);
+    at += sizeof(T);
+    return true;
+  }
+  bool Tag(const char (&tag)[5]) {
+    if (left() < 4 || bytes.compare(at, 4, tag, 4) != 0) return false;
+    at += 4;
+    return true;
+  }
+  bool Skip(uint64_t n) {
+    if (n > left()) return false;
+    at += n;
+    return true;
+  }
+};
+
+// faiss's index header (read_index_header) as BuildAnnPayload writes it: `d`, `ntotal`, two
+// unused 8-byte values, is_trained = 1, the inner-product metric (which has no metric argument).
+bool ReadIndexHeader(LayoutCursor& c, int32_t& d, int64_t& ntotal) {
+  int64_t unused = 0;
+  uint8_t trained = 0;
+  int32_t metric = -1;
+  return c.Read(d) && c.Read(ntotal) && c.Read(unused) && c.Read(unused) && c.Read(trained) &&
+         trained == 1 && c.Read(metric) && metric == faiss::METRIC_INNER_PRODUCT;
+}
+
+// The inverted lists' sizes ("full": one per list; "sprs": (list, size) pairs, the last pair for a
+// list winning, as faiss reads them), each checked against the bytes left before the next is
+// read, so that no size faiss will allocate can exceed the payload.
+bool ReadListSizes(LayoutCursor& c, uint64_t nlist, uint64_t entry_bytes,
+                   std::vector<uint64_t>& sizes) {
+  const bool full = c.Tag("full");
+  if (!full && !c.Tag("sprs")) return false;
+  uint64_t count = 0;
+  if (!c.Read(count) || count > c.left() / 8) return false;
+  if (full ? count != nlist : count % 2 != 0) return false;
+  sizes.assign(nlist, 0);
+  for (uint64_t i = 0; i < (full ? count : count / 2); ++i) {
+    uint64_t list = i;
+    if (!full && (!c.Read(list) || list >= nlist)) return false;
+    if (!c.Read(sizes[list])) return false;
+  }
+  uint64_t bytes = 0;
+  for (uint64_t n : sizes) {
+    if (n > c.left() / entry_bytes || bytes > c.left() - n * entry_bytes) return false;
+    bytes += n * entry_bytes;
+  }
+  return bytes == c.left();
+}
+
+// Walks faiss's serialization of the one index BuildAnnPayload writes — an IndexIVFFlat
+// ("IwFl") over an IndexFlatIP quantizer ("IxFI"), no direct map, array inverted lists
+// ("ilar") — checking every length against the payload before faiss reads it: faiss resizes each
+// vector and list to the length it reads, so a damaged one would allocate without bound
+// (fuzz/regressions/ann). Anything else (another index type, trailing bytes, an id outside the
+// rows, a count that disagrees with OGAN's header) is not an index we wrote. Empty when sound.
+std::string CheckIvfLayout(std::string_view bytes, uint32_t dim, uint32_t lists, uint64_t rows,
+                           uint64_t indexed) {
+  LayoutCursor c{bytes};
+  int32_t d = 0, qd = 0;
+  int64_t ntotal = 0, qtotal = 0;
+  uint64_t nlist = 0, nprobe = 0, floats = 0, map_entries = 0, list_count = 0, code_size = 0;
+  uint8_t direct_map = 0;
+  if (!c.Tag("IwFl") || !ReadIndexHeader(c, d, ntotal) || !c.Read(nlist) || !c.Read(nprobe)) {
+    return "its IVF header is not an IndexIVFFlat's";
+  }
+  if (d <= 0 || static_cast<uint64_t>(d) != dim || nlist != lists || nlist == 0 ||
+      static_cast<uint64_t>(ntotal) != indexed || indexed > rows) {
+    return "its IVF header disagrees with the OGAN header";
+  }
+  const uint64_t vector_bytes = uint64_t{4} * dim;
+  if (!c.Tag("IxFI") || !ReadIndexHeader(c, qd, qtotal) || qd != d ||
+      static_cast<uint64_t>(qtotal) != nlist || !c.Read(floats) ||
+      nlist > c.left() / vector_bytes || floats != nlist * dim || !c.Skip(floats * 4)) {
+    return "its quantizer is not " + std::to_string(nlist) + " centroids of dimension " +
+           std::to_string(dim);
+  }
+  if (!c.Read(direct_map) || direct_map != 0 || !c.Read(map_entries) || map_entries != 0) {
+    return "it has a direct map";
+  }
+  if (!c.Tag("ilar") || !c.Read(list_count) || list_count != nlist || !c.Read(code_size) ||
+      code_size != vector_bytes) {
+    return "its inverted lists' header disagrees with the index";
+  }
+  std::vector<uint64_t> sizes;
+  if (!ReadListSizes(c, nlist, vector_bytes + 8, sizes)) {
+    return "its inverted lists' sizes disagree with the payload's length";
+  }
+  uint64_t total = 0;
+  for (uint64_t n : sizes) {
+    if (!c.Skip(n * vector_bytes)) return "its inverted lists are short";
+    for (uint64_t i = 0; i < n; ++i, ++total) {
+      int64_t id = -1;
+      if (!c.Read(id) || id < 0 || static_cast<uint64_t>(id) >= rows) {
+        return "an inverted list holds a row outside the index's " + std::to_string(rows);
+      }
+    }
+  }
+  if (total != indexed) return "its inverted lists hold " + std::to_string(total) + " vectors";
+  return {};
+}
 
 struct StringWriter : faiss::IOWriter {
   size_t operator()(const void* ptr, size_t size, size_t nitems) override {
@@ -172,27 +284,33 @@ Result<std::shared_ptr<const AnnIndex>> AnnIndex::Decode(std::string_view payloa
                                                          const std::string& name) {
   if (payload.size() < kPayloadHeaderBytes || std::memcmp(payload.data(), kMagic, 4) != 0 ||
       LoadLe<uint32_t>(payload, 4) != kFormat) {
-    return Corruption("vector index " + name + " has no OGAN format-1 header");
+    return Corruption("vector index " + name + " has no OGAN format-1 header", name);
   }
   std::shared_ptr<AnnIndex> out(new AnnIndex());
   out->dim_ = LoadLe<uint32_t>(payload, 8);
   out->rows_ = LoadLe<uint64_t>(payload, 16);
   const uint64_t indexed = LoadLe<uint64_t>(payload, 24);
   out->impl_ = std::make_unique<Impl>();
+  const std::string_view body = payload.substr(kPayloadHeaderBytes);
+  if (std::string damage =
+          CheckIvfLayout(body, out->dim_, LoadLe<uint32_t>(payload, 12), out->rows_, indexed);
+      !damage.empty()) {
+    return Corruption("vector index " + name + ": " + damage, name);
+  }
   try {
-    ViewReader reader(payload.substr(kPayloadHeaderBytes));
+    ViewReader reader(body);
     std::unique_ptr<faiss::Index> raw(faiss::read_index(&reader));
     auto* ivf = dynamic_cast<faiss::IndexIVF*>(raw.get());
-    if (ivf == nullptr) return Corruption("vector index " + name + " is not an IVF index");
+    if (ivf == nullptr) return Corruption("vector index " + name + " is not an IVF index", name);
     raw.release();
     out->impl_->index.reset(ivf);
   } catch (const std::exception& e) {
-    return Corruption("vector index " + name + " cannot be read: " + e.what());
+    return Corruption("vector index " + name + " cannot be read: " + e.what(), name);
   }
   const faiss::IndexIVF& ivf = *out->impl_->index;
   if (ivf.d != static_cast<int>(out->dim_) || static_cast<uint64_t>(ivf.ntotal) != indexed ||
       indexed > out->rows_ || ivf.nlist != LoadLe<uint32_t>(payload, 12)) {
-    return Corruption("vector index " + name + ": its header disagrees with its index");
+    return Corruption("vector index " + name + ": its header disagrees with its index", name);
   }
   return std::shared_ptr<const AnnIndex>(std::move(out));
 }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <set>
 
@@ -198,6 +199,54 @@ TEST_F(AnnIndexTest, EnsureWritesTheDerivedObjectOnceAndAColdReadFindsIt) {
   std::shared_ptr<const TableVersion> small = Make(TableId{0x32, 0x1}, 100);
   ASSERT_TRUE(EnsureAnnIndexes(*small).ok());
   EXPECT_EQ(*ReadAnnIndex(*small, kVecField), nullptr);
+}
+
+// faiss resizes each inverted list to the size it reads: a damaged size is refused before faiss
+// reads it (fuzz/regressions/ann), as Corruption naming the object, whether it asks for more
+// than the payload holds or just disagrees with the bytes that follow.
+TEST_F(AnnIndexTest, ADamagedInvertedListSizeIsCorruptionBeforeFaissAllocatesIt) {
+  Result<std::string> payload = BuildAnnPayload(*version_, kVecField);
+  ASSERT_TRUE(payload.ok());
+  const size_t lists = payload->find("ilar");
+  ASSERT_NE(lists, std::string::npos);
+  // "ilar", nlist, code size, "full" (most lists are not empty), the count, then the sizes.
+  ASSERT_EQ(payload->compare(lists + 20, 4, "full"), 0);
+  const size_t first = lists + 32;
+  uint64_t size = 0;
+  std::memcpy(&size, payload->data() + first, 8);
+  for (uint64_t damaged : {uint64_t{1} << 62, size + 1, size == 0 ? 1 : size - 1}) {
+    std::string bad = *payload;
+    std::memcpy(bad.data() + first, &damaged, 8);
+    Result<std::shared_ptr<const AnnIndex>> index = AnnIndex::Decode(bad, "obj/lists");
+    ASSERT_FALSE(index.ok()) << damaged;
+    EXPECT_EQ(index.status().code(), Code::kCorruption) << index.status().ToString();
+    EXPECT_EQ(index.status().object(), "obj/lists");
+  }
+  // A trailing byte, and an index one byte short, are not an index either.
+  EXPECT_EQ(AnnIndex::Decode(*payload + "x", "o").status().code(), Code::kCorruption);
+  EXPECT_EQ(AnnIndex::Decode(payload->substr(0, payload->size() - 1), "o").status().code(),
+            Code::kCorruption);
+}
+
+// As many lists as vectors: most lists hold one vector, whose id is larger than the bytes after
+// it (the last one's, than none). Such an index decodes, and probing every list finds each
+// vector nearest itself.
+TEST_F(AnnIndexTest, ListsOfOneVectorDecode) {
+  std::shared_ptr<const TableVersion> small = Make(TableId{0x33, 0x1}, 40);
+  AnnBuildOptions options;
+  options.rows_min = 1;
+  options.lists = 39;  // Row 3 has no vector.
+  Result<std::string> payload = BuildAnnPayload(*small, kVecField, options);
+  ASSERT_TRUE(payload.ok());
+  Result<std::shared_ptr<const AnnIndex>> index = AnnIndex::Decode(*payload, "obj/small");
+  ASSERT_TRUE(index.ok()) << index.status().ToString();
+  EXPECT_EQ((*index)->indexed(), 39u);
+  for (uint32_t row = 0; row < 40; ++row) {
+    if (row == 3) continue;
+    Result<std::vector<uint32_t>> near = (*index)->Search(vectors_[row], 1, {}, 39);
+    ASSERT_TRUE(near.ok());
+    EXPECT_EQ(*near, std::vector<uint32_t>{row});
+  }
 }
 
 TEST(AnnIndexDecodeTest, DamageIsCorruptionNamingTheObject) {

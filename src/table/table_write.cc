@@ -141,8 +141,9 @@ Status ApplyDeletions(TableContext& ctx, const TableManifest& base,
                       std::vector<FragmentEntry>& fragments, StagedObjects* staged) {
   std::vector<std::optional<FragmentEntry>> next(base.fragments.begin(), base.fragments.end());
   TaskGroup group(*ctx.runtime().executor);
-  for (const auto& [f, deleted] : rows) {
-    group.Add([&, f = f]() -> Status {
+  for (const auto& [f, deleted_rows] : rows) {
+    // Structured bindings are captured by name (clang before 16 cannot capture them).
+    group.Add([&, f = f, &deleted = deleted_rows]() -> Status {
       const FragmentEntry& fragment = base.fragments[f];
       OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const Roaring> old, ctx.Deletion(base, fragment));
       Roaring merged = *old;
@@ -233,8 +234,9 @@ Result<std::vector<FragmentEntry>> PendingFragments(TableContext& ctx, const Tab
                                                     StagedObjects* staged) {
   std::vector<std::optional<FragmentEntry>> out(rows.fragments.begin(), rows.fragments.end());
   TaskGroup group(*ctx.runtime().executor);
-  for (const auto& [f, superseded] : rows.superseded) {
-    group.Add([&, f = f]() -> Status {
+  for (const auto& [f, superseded_rows] : rows.superseded) {
+    // Structured bindings are captured by name (clang before 16 cannot capture them).
+    group.Add([&, f = f, &superseded = superseded_rows]() -> Status {
       Roaring deleted;
       deleted.addMany(superseded.size(), superseded.data());
       if (deleted.cardinality() == out[f]->rows) {

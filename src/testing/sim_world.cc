@@ -1,6 +1,8 @@
 #include "testing/sim_world.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 #include "base/hash.h"
 
@@ -13,6 +15,16 @@ thread_local SimWorld* tls_world = nullptr;
 thread_local ActorContext* tls_actor = nullptr;
 
 constexpr size_t kTraceTailEvents = 48;
+
+// The events kept for a failure report: 48, or $OMNIGRAPH_SIM_TRACE_TAIL when replaying a seed
+// whose cause lies further back.
+size_t TraceTailEvents() {
+  static const size_t events = [] {
+    const char* env = std::getenv("OMNIGRAPH_SIM_TRACE_TAIL");
+    return env ? std::max<size_t>(1, std::strtoull(env, nullptr, 10)) : kTraceTailEvents;
+  }();
+  return events;
+}
 
 Status CrashedStatus(std::string_view name) {
   return Status(Kind::kPermanent, Code::kCancelled, "simulated crash: the actor is gone",
@@ -192,7 +204,7 @@ class SimStore final : public storage::ObjectStore {
         return Status(Code::kUnknown, "simulated lost acknowledgement", n);
       }
       case SimWorld::Fault::kDeferred:
-        world_->Defer(std::string(op) + " " + n, std::move(deferred_effect));
+        world_->Defer(std::string(op) + " " + n, n, std::move(deferred_effect));
         world_->Trace("  -> unknown, deferred");
         return Status(Code::kUnknown, "simulated timeout; the request may land later", n);
       case SimWorld::Fault::kCrashAfter: {
@@ -239,7 +251,7 @@ ActorContext* SimWorld::Current() { return tls_world == this ? tls_actor : nullp
 void SimWorld::Trace(std::string_view event) {
   trace_hash_ = XxHash64(event, trace_hash_);
   tail_.emplace_back(event);
-  if (tail_.size() > kTraceTailEvents) tail_.pop_front();
+  if (tail_.size() > TraceTailEvents()) tail_.pop_front();
 }
 
 void SimWorld::AddActor(std::string name, ActorBody body) {
@@ -350,8 +362,19 @@ void SimWorld::Park(ActorContext& ctx) {
   Trace(ctx.name_ + " waits");
 }
 
-void SimWorld::Defer(std::string what, std::function<void()> apply) {
-  deferred_.push_back(DeferredWrite{std::move(what), std::move(apply)});
+void SimWorld::Defer(std::string what, std::string name, std::function<void()> apply) {
+  deferred_.push_back(DeferredWrite{std::move(what), std::move(name), std::move(apply)});
+}
+
+void SimWorld::LandInFlight(const std::string& name) {
+  while (true) {
+    std::vector<size_t> to_name;
+    for (size_t i = 0; i < deferred_.size(); ++i) {
+      if (deferred_[i].name == name) to_name.push_back(i);
+    }
+    if (to_name.empty()) return;
+    LandOne(to_name[random_.Uniform(to_name.size())]);
+  }
 }
 
 void SimWorld::LandOne(size_t index) {

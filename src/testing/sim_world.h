@@ -152,6 +152,9 @@ class SimWorld {
   // Runs every actor to completion, then lands every write still deferred. Returns the stats;
   // stats.stuck when kSimStepsMax was reached (the remaining calls then fail fast).
   RunStats Run();
+  // Lands, in a seeded order, every deferred write to `name` (the damage scenario, before it
+  // damages that object: a request in flight is not older than an operator's action).
+  void LandInFlight(const std::string& name);
 
   // Mixes an event into the trace hash (scenarios add their own observations).
   void Trace(std::string_view event);
@@ -170,6 +173,7 @@ class SimWorld {
   };
   struct DeferredWrite {
     std::string what;
+    std::string name;
     std::function<void()> apply;
   };
   enum class Fault { kNone, kTransient, kUnknownAfter, kDeferred, kCrashBefore, kCrashAfter };
@@ -180,7 +184,7 @@ class SimWorld {
   Fault Enter(ActorContext& ctx, bool mutating, std::string_view op, std::string_view name);
   // Gives up the turn of a waiting actor (base/yield.h) until the scheduler picks it.
   void Park(ActorContext& ctx);
-  void Defer(std::string what, std::function<void()> apply);
+  void Defer(std::string what, std::string name, std::function<void()> apply);
   void LandOne(size_t index);
   // The context of the calling thread when it is one of this world's actors, else null.
   ActorContext* Current();

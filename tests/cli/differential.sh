@@ -17,10 +17,14 @@ SERVER=$3
 HERE=$(cd "$(dirname "$0")" && pwd)
 NAME=$(basename "$SUITE" .sh)
 case $NAME in
+  cluster) echo "SKIP: cluster verbs are the control plane: direct storage access by design, no served form"; exit 77 ;;
   hygiene) echo "SKIP: hygiene traces the local load's self re-exec (strace), which has no remote form"; exit 77 ;;
   progress) echo "SKIP: progress is local only: handles from Connect report no progress"; exit 77 ;;
   batch) echo "SKIP: batch already runs every command through a server, in concurrent rounds whose output varies from run to run"; exit 77 ;;
+  policy) echo "SKIP: policy checks bundle files and enforces them on a store; a server enforces its own"; exit 77 ;;
   remote) echo "SKIP: remote is itself a direct/served comparison, plus failures only a server has"; exit 77 ;;
+  stored) echo "SKIP: stored already runs each stored query through a server and compares it with the same query run directly"; exit 77 ;;
+  operator) echo "SKIP: operator already runs its commands both direct and through a server it starts (scopes, tokens, aliases)"; exit 77 ;;
 esac
 WORK=$(mktemp -d)
 trap '[ -n "${OG_DIFF_KEEP:-}" ] && cp -r "$WORK" "$OG_DIFF_KEEP"; python3 "$HERE/differential.py" stop "$WORK/remote/state"; python3 "$HERE/differential.py" stop "$WORK/refused"; rm -rf "$WORK"' EXIT

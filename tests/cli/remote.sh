@@ -111,6 +111,10 @@ both commit list
 both commit list --json
 both commit list --limit 2
 both commit list --limit 2 --json
+# The audit filter: ana's commits only (genesis has no actor), paged, and nobody's (none).
+both commit list --actor ana
+both commit list --actor ana --limit 1 --json
+both commit list --actor nobody --json
 both commit show @C0@
 both commit show @C1@ --json
 both commit changes @C1@
@@ -214,7 +218,7 @@ unset OMNIGRAPH_BEARER_TOKEN
 expect 0 '(served)' --token tok-ana "${M[@]}" "$URL"  # An http:// URI argument is a server too.
 expect 1 '^omnigraph: error\[transient\]: cannot reach omnigraph-server' \
   --server http://127.0.0.1:1 --token tok-ana branch list
-expect 1 "^omnigraph: error\[invalid_argument\]: 'nowhere' is not an omnigraph-server URL" \
+expect 1 "^omnigraph: error\[invalid_argument\]: no server 'nowhere' under servers: in .*config.yaml" \
   --server nowhere branch list
 expect 1 '^omnigraph: error\[not_found\]' --server "$URL" --graph other --token tok-ana branch list
 expect 1 '^omnigraph: error\[unsupported\]: cleanup is not served over HTTP' \

@@ -16,6 +16,9 @@ Scenarios (docs/design/crash-safety.md):
           restart.
   retry   `omnigraph mutate --idempotency-key K` killed; the same command run again.
   merge   `omnigraph branch merge` of a branch with many changes killed; the merge run again.
+  cluster `omnigraph cluster apply` killed while it creates a graph, migrates a schema and
+          publishes stored queries; then the lock is found and force-unlocked, apply run again,
+          and the applied state, the graphs and their data checked.
 
 Usage: crash.py OMNIGRAPH OMNIGRAPH_SERVER [--rounds N] [--seed S] [--scenario NAME|all]
 Exit status 0 when every round held, 1 with the failures listed.
@@ -224,6 +227,132 @@ def round_merge(graph, rng, state):
     return "killed after it landed" if states == {"all"} else "killed before it landed"
 
 
+# --- cluster: `cluster apply` killed while it converges a changed config ----------------------
+
+class Cluster:
+    """A cluster directory (cluster.yaml, a schema, a query folder, a policy bundle) whose
+    config grows each round: one more graph, one more property on graph a, one more query."""
+
+    def __init__(self, graph):
+        self.g = graph
+        self.dir = os.path.join(graph.folder, "cluster")
+        os.makedirs(os.path.join(self.dir, "queries"))
+        os.makedirs(os.path.join(self.dir, "policies"))
+        with open(os.path.join(self.dir, "policies", "team.policy.yaml"), "w") as f:
+            f.write("version: 1\ngroups:\n  team: [crash]\nrules:\n  - id: team-all\n"
+                    "    allow:\n      actors: { group: team }\n"
+                    "      actions: [read, change]\n      branch_scope: any\n")
+        with open(os.path.join(self.dir, "queries", "base.gq"), "w") as f:
+            f.write(QUERIES)
+        self.props = []
+        self.graphs = ["a"]
+        self.write_config()
+
+    def write_config(self):
+        schema = "node Item { id: String @key  n: I32%s }\nnode Tag { id: String @key }\n" \
+                 "edge Tagged: Item -> Tag\n" % "".join("  %s: I32?" % p for p in self.props)
+        with open(os.path.join(self.dir, "a.pg"), "w") as f:
+            f.write(schema)
+        with open(os.path.join(self.dir, "other.pg"), "w") as f:
+            f.write(SCHEMA)
+        lines = ["version: 1", "metadata:", "  name: crash", "graphs:"]
+        for g in self.graphs:
+            lines += ["  %s:" % g, "    schema: %s" % ("a.pg" if g == "a" else "other.pg"),
+                      "    queries: queries/"]
+        lines += ["policies:", "  team:", "    file: policies/team.policy.yaml",
+                  "    applies_to: [%s]" % ", ".join(self.graphs)]
+        with open(os.path.join(self.dir, "cluster.yaml"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+
+    def grow(self, r):
+        self.props.append("p%d" % r)
+        self.graphs.append("g%d" % r)
+        with open(os.path.join(self.dir, "queries", "q%d.gq" % r), "w") as f:
+            f.write("query count%d() {\n  match { $i: Item }\n  return { count($i) }\n}\n" % r)
+        self.write_config()
+
+    def cli(self, args, check=True):
+        return self.g.run(["cluster"] + args + ["--config", self.dir], check=check)
+
+    def root(self, g):
+        return os.path.join(self.dir, "graphs", "%s.omni" % g)
+
+    def status(self):
+        return json.loads(self.cli(["status", "--json"]).stdout)
+
+
+def cluster_unlock(cluster):
+    """Removes a lock the killed apply left, after checking it names the killed holder."""
+    status = cluster.status()
+    lock = status.get("lock", {})
+    if not lock.get("locked"):
+        return False
+    if lock.get("lock_operation") != "apply" or not lock.get("lock_holder", "").startswith("crash"):
+        raise Failure("the lock left behind does not name the killed apply: %s" % lock)
+    cluster.cli(["force-unlock", lock["lock_id"]])
+    return True
+
+
+def check_cluster(cluster, acked):
+    """After a converging apply: nothing left to plan, every declared graph applied, open,
+    clean under repair and carrying every declared property, and graph a's data intact."""
+    plan = json.loads(cluster.cli(["plan", "--json"]).stdout)
+    if any(plan["summary"].values()):
+        raise Failure("plan after the converging apply is not empty: %s" % plan["changes"])
+    listed = json.loads(cluster.g.run(["graphs", "list", "--cluster", cluster.dir,
+                                       "--json"]).stdout)
+    ids = sorted(g["id"] for g in listed["graphs"])
+    if ids != sorted(cluster.graphs):
+        raise Failure("graphs list says %s, the config declares %s" % (ids, cluster.graphs))
+    for g in cluster.graphs:
+        report = json.loads(cluster.g.run(["repair", "--json", cluster.root(g)]).stdout)
+        if report.get("defects"):
+            raise Failure("repair of graph %s reports %s" % (g, report["defects"]))
+    shown = cluster.g.run(["schema", "show", cluster.root("a")]).stdout
+    missing = [p for p in cluster.props if p not in shown]
+    if missing:
+        raise Failure("graph a's schema lacks %s after apply: %s" % (missing, shown))
+    saved, cluster.g.uri = cluster.g.uri, cluster.root("a")
+    try:
+        check_writes(cluster.g.contents(), acked, sorted(acked))
+    finally:
+        cluster.g.uri = saved
+
+
+def round_cluster(graph, rng, state):
+    cluster = state.get("cluster")
+    if cluster is None:
+        cluster = state["cluster"] = Cluster(graph)
+        cluster.cli(["import"])
+        cluster.cli(["apply"])
+        state["acked"] = set()
+    # Data in graph a before the change: acknowledged, so it must survive whatever apply does.
+    saved, graph.uri = graph.uri, cluster.root("a")
+    try:
+        graph.run(graph.add_args(state["next"]))
+    finally:
+        graph.uri = saved
+    state["acked"].add(state["next"])
+    state["next"] += 1
+    cluster.grow(state["round"])
+    apply = graph.command(["cluster", "apply", "--config", cluster.dir])
+    proc = subprocess.Popen(apply, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    delay = rng.uniform(0, state["duration"]) if "duration" in state else None
+    took = kill_at(proc, delay)
+    state.setdefault("duration", 1.2 * took)
+    acked = proc.returncode == 0
+    unlocked = cluster_unlock(cluster)
+    if acked and unlocked:
+        raise Failure("an apply that finished left its lock behind")
+    again = json.loads(cluster.cli(["apply", "--json"]).stdout)
+    if not again.get("converged"):
+        raise Failure("apply after the crash did not converge: %s" % again)
+    check_cluster(cluster, state["acked"])
+    if acked:
+        return "finished"
+    return "killed, lock %s" % ("left and force-unlocked" if unlocked else "not yet taken or released")
+
+
 # --- group: a server with concurrent keyed writes killed --------------------------------------
 
 class Server:
@@ -337,7 +466,7 @@ def main():
     parser.add_argument("--seed", type=int, default=int(os.environ.get("OMNIGRAPH_CRASH_SEED", 1)))
     parser.add_argument("--scenario", default="all")
     args = parser.parse_args()
-    scenarios = ["retry", "merge", "group"] if args.scenario == "all" else [args.scenario]
+    scenarios = ["retry", "merge", "group", "cluster"] if args.scenario == "all" else [args.scenario]
     failures = []
     for scenario in scenarios:
         rng = random.Random("%s-%d" % (scenario, args.seed))
@@ -354,6 +483,8 @@ def main():
                         what = round_retry(graph, rng, state)
                     elif scenario == "merge":
                         what = round_merge(graph, rng, state)
+                    elif scenario == "cluster":
+                        what = round_cluster(graph, rng, state)
                     else:
                         what = round_group(graph, rng, state, args.server)
                     print("crash %s round %d: %s; every check held" % (scenario, r, what))

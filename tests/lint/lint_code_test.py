@@ -11,8 +11,9 @@ LINT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scr
                     "lint_code.py")
 
 
-def run_lint(files, allowlist=""):
-    """Writes `files` ({path: text}) under a temporary root, lints them there, returns stdout."""
+def run_lint(files, allowlist="", fix=False, lint_only=None):
+    """Writes `files` ({path: text}) under a temporary root, lints them there (`lint_only`: just
+    those paths), returns the exit code and stdout; with `fix`, also the allowlist afterwards."""
     with tempfile.TemporaryDirectory() as root:
         for path, text in files.items():
             full = os.path.join(root, path)
@@ -23,8 +24,12 @@ def run_lint(files, allowlist=""):
         with open(allow, "w", encoding="utf-8") as f:
             f.write(allowlist)
         env = dict(os.environ, OMNIGRAPH_LINT_ALLOWLIST=allow)
-        out = subprocess.run([sys.executable, LINT, *files], cwd=root, env=env,
+        args = (["--fix"] if fix else []) + list(lint_only if lint_only is not None else files)
+        out = subprocess.run([sys.executable, LINT, *args], cwd=root, env=env,
                              capture_output=True, text=True, check=False)
+        if fix:
+            with open(allow, encoding="utf-8") as f:
+                return out.returncode, out.stdout, f.read()
         return out.returncode, out.stdout
 
 
@@ -107,10 +112,110 @@ class FunctionLengthTest(unittest.TestCase):
                       out)
         self.assertNotIn("Same", out)
 
+    def test_fix_lowers_a_shrunk_entry_and_removes_a_stale_one_but_never_raises(self):
+        files = {"src/base/a.cc": long_function("Grew", 101) + long_function("Shrank", 95)
+                 + long_function("WasBig", 10) + long_function("Same", 90)}
+        allow = ("# header\nsrc/base/a.cc:Grew 100\nsrc/base/a.cc:Shrank 96\n"
+                 "src/base/a.cc:WasBig 90\nsrc/base/a.cc:Same 90\n")
+        code, out, after = run_lint(files, allow, fix=True)
+        self.assertEqual(after, "# header\nsrc/base/a.cc:Grew 100\nsrc/base/a.cc:Shrank 95\n"
+                                "src/base/a.cc:Same 90\n")
+        self.assertIn("src/base/a.cc:Shrank lowered 96 -> 95", out)
+        self.assertIn("src/base/a.cc:WasBig removed", out)
+        # What --fix may not do is still an error: the grown function.
+        self.assertEqual(code, 1)
+        self.assertIn("function Grew grew to 101 lines", out)
+        self.assertNotIn("Shrank is 95 lines now", out)
+
+    def test_fix_with_nothing_to_fix_leaves_the_list_and_passes(self):
+        allow = "src/base/a.cc:Big 100\n"
+        code, out, after = run_lint({"src/base/a.cc": long_function("Big", 100)}, allow, fix=True)
+        self.assertEqual((code, out, after), (0, "", allow))
+
     def test_an_entry_without_its_length_is_refused(self):
         code, out = run_lint({"src/base/a.cc": long_function("Big", 100)}, "src/base/a.cc:Big\n")
         self.assertEqual(code, 1)
         self.assertIn("allow.txt:1: an entry is 'path:function LINES'", out)
+
+
+class SeamTest(unittest.TestCase):
+    def test_commit_never_includes_table(self):
+        code, out = run_lint({"src/commit/a.cc": '#include "storage/object_store.h"\n'
+                                                 '#include "table/table_store.h"\n'})
+        self.assertEqual(code, 1)
+        self.assertIn("src/commit/a.cc:2: layer 'commit' may not include \"table/table_store.h\"",
+                      out)
+        self.assertNotIn("a.cc:1:", out)
+
+    def test_front_ends_may_not_reach_past_their_folder_by_a_relative_path(self):
+        files = {"src/cli/a.cc": '#include "../engine/graph.h"\n#include "../cli/b.h"\n'
+                                 '#include "../../include/omnigraph/status.h"\n',
+                 "src/cli/b.h": "int b;\n"}
+        code, out = run_lint(files)
+        self.assertEqual(code, 1)
+        self.assertIn("src/cli/a.cc:1: layer 'cli' includes \"../engine/graph.h\"", out)
+        self.assertNotIn("a.cc:2:", out)
+        self.assertNotIn("a.cc:3:", out)
+
+    def test_front_ends_may_not_name_a_project_folder_in_angle_brackets(self):
+        code, out = run_lint({"src/server/a.cc": "#include <engine/graph.h>\n#include <string>\n"
+                                                 "#include <CLI/CLI.hpp>\n"})
+        self.assertEqual(code, 1)
+        self.assertIn("src/server/a.cc:1: layer 'server' includes <engine/graph.h>", out)
+        self.assertNotIn("a.cc:2:", out)
+        self.assertNotIn("a.cc:3:", out)
+
+    def test_a_bare_include_of_a_front_end_is_a_file_of_its_own_folder(self):
+        files = {"src/cli/a.cc": '#include "cli.h"\n#include "graph.h"\n',
+                 "src/cli/cli.h": "int c;\n",
+                 "src/engine/graph.h": "int g;\n"}
+        code, out = run_lint(files, lint_only=["src/cli/a.cc"])
+        self.assertEqual(code, 1)
+        self.assertIn("src/cli/a.cc:2: layer 'cli' includes \"graph.h\", which is not a file of "
+                      "src/cli/", out)
+        self.assertNotIn("a.cc:1:", out)
+
+    def test_the_listed_bare_include_of_a_front_end_test_is_allowed(self):
+        code, out = run_lint({"src/server/server_policy_test.cc": '#include "corpus_for_tests.h"\n'})
+        self.assertEqual((code, out), (0, ""))
+
+    def test_an_operation_may_not_call_a_publish_entry_point(self):
+        text = ("Status Load(Stream* stream, Stream& s) {\n"
+                "  auto a = stream->Publish(request);\n"
+                "  auto b = commit::RunPublishLoop(s, base, loop);\n"
+                "  auto c = s.TryPublish(base, prepared, meta);\n"
+                "  auto d = commit::CreateMainStream(rt, genesis, actor);\n"
+                "  return Status::Ok();\n}\n")
+        code, out = run_lint({"src/engine/load.cc": text, "src/cluster/apply.cc": text})
+        self.assertEqual(code, 1)
+        for path in ("src/engine/load.cc", "src/cluster/apply.cc"):
+            for line, name in ((2, "->Publish"), (3, "RunPublishLoop"), (4, "TryPublish"),
+                               (5, "CreateMainStream")):
+                self.assertIn(f"{path}:{line}: calls a publish entry point ({name})", out)
+
+    def test_the_write_path_may_publish_and_look_alikes_are_not_calls(self):
+        files = {
+            "src/engine/write.cc": "auto r = commit::RunPublishLoop(*stream, head, loop);\n",
+            "src/engine/merge.cc": "auto r = commit::RunPublishLoop(*stream, head, loop);\n",
+            "src/engine/load_test.cc": "auto r = stream->Publish(request);\n",
+            "src/engine/load.cc": ("// never stream->Publish(request) here\n"
+                                   "const char* k = \"RunPublishLoop(\";\n"
+                                   "bool p = fence.Published();\n"
+                                   "auto b = graph.PublishBatch(members);\n"
+                                   "Result<PublishResult> Publish(const PublishRequest& r);\n"),
+        }
+        code, out = run_lint(files)
+        self.assertEqual((code, out), (0, ""))
+
+
+    def test_a_listed_publisher_that_no_longer_publishes_is_a_stale_entry(self):
+        files = {"src/engine/write.cc": "auto r = Stage(request);\n",
+                 "src/engine/merge.cc": "auto r = commit::RunPublishLoop(*stream, head, loop);\n"}
+        code, out = run_lint(files)
+        self.assertEqual(code, 1)
+        self.assertIn("src/engine/write.cc:1: listed in PUBLISHERS (scripts/lint_code.py) but "
+                      "calls no publish entry point", out)
+        self.assertNotIn("merge.cc", out)
 
 
 class BannedCallTest(unittest.TestCase):

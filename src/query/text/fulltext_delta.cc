@@ -103,7 +103,7 @@ std::string FullTextDelta::Encode() const {
 
 Result<FullTextDelta> FullTextDelta::Decode(std::string_view payload, const std::string& name) {
   auto bad = [&](const std::string& what) {
-    return Corruption("full-text index delta " + name + ": " + what);
+    return Corruption("full-text index delta " + name + ": " + what, name);
   };
   codec::Reader r(payload);
   if (r.Bytes(4) != std::string_view(kDeltaMagic, 4)) return bad("not a full-text delta (magic)");
@@ -173,7 +173,7 @@ Result<FullTextIndex> ApplyFullTextChain(const FullTextIndex& full,
                                          std::span<const FullTextDelta> deltas,
                                          const VersionIds& ids, const std::string& name) {
   auto bad = [&](const std::string& what) {
-    return Corruption("full-text index " + name + ": " + what);
+    return Corruption("full-text index " + name + ": " + what, name);
   };
   // The net change over `full`: the rows added by some delta and removed by none after it
   // (id -> delta, row), and the ids of `full`'s rows some delta removed.

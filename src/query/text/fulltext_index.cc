@@ -102,7 +102,7 @@ std::string FullTextIndex::Encode() const {
 
 Result<FullTextIndex> FullTextIndex::Decode(std::string_view payload, const std::string& name) {
   auto bad = [&](const std::string& what) {
-    return Corruption("full-text index " + name + ": " + what);
+    return Corruption("full-text index " + name + ": " + what, name);
   };
   Reader r(payload);
   if (r.Bytes(4) != std::string_view(kMagic, 4)) return bad("not a full-text index (magic)");
@@ -193,7 +193,8 @@ Result<FullTextIndex> FullTextIndex::Merge(const FullTextIndex& base,
   std::vector<uint32_t> moved;
   if (!Renumber(base, removed, added, out, moved)) {
     return Corruption("full-text index " + name + ": the delta's rows do not fit its base of " +
-                      std::to_string(base.rows()) + " rows");
+                          std::to_string(base.rows()) + " rows",
+                      name);
   }
   for (uint32_t len : out.doc_len_) {
     if (len == kNull) continue;

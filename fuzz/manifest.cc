@@ -1,0 +1,17 @@
+// Fuzz harness: a table version manifest and the deleted-ids side file (docs/design/fuzzing.md).
+#include "fuzz_util.h"
+#include "table/table_manifest.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace omnigraph;
+  const std::string_view in = fuzz::Bytes(data, size);
+  Result<table::TableManifest> m = table::DecodeManifest(in, "manifest.json");
+  fuzz::ExpectNamed(m, "manifest.json");
+  // The side file of deleted ids, checked against what a manifest would say of it.
+  if (size >= 2) {
+    fuzz::ExpectNamed(
+        table::DecodeDeletedIds(in, (uint64_t{1} << 63) | data[0], data[1], "ids.json"),
+        "ids.json");
+  }
+  return 0;
+}

@@ -1,0 +1,11 @@
+// Fuzz harness: a commit record (_graph/{key}/commits/…json), commit::DecodeRecord
+// (docs/design/fuzzing.md).
+#include "commit/documents.h"
+#include "fuzz_util.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace omnigraph;
+  const std::string_view in = fuzz::Bytes(data, size);
+  fuzz::ExpectNamed(commit::DecodeRecord(in, "record.json"), "record.json");
+  return 0;
+}
