@@ -276,10 +276,14 @@ Result<EdgeCsr> CsrOfEdges(const EdgeColumns& edges, EdgeDirection direction, co
 }
 
 Result<IdIndex> IdsOfChain(std::span<const IndexLink> chain, const std::string& name,
-                           IdIndex* first) {
+                           IdIndex* first, const IdIndex* start) {
   if (chain.empty()) return Corruption("id index chain has no link", name);
-  OMNIGRAPH_ASSIGN_OR_RETURN(IdIndex index,
-                             IdIndex::Decode(chain[0].payload, *chain[0].manifest, name));
+  IdIndex index;
+  if (start != nullptr) {
+    index = *start;  // Shares the held index's bytes; nothing is copied.
+  } else {
+    OMNIGRAPH_ASSIGN_OR_RETURN(index, IdIndex::Decode(chain[0].payload, *chain[0].manifest, name));
+  }
   if (first != nullptr) *first = index;
   for (size_t i = 1; i < chain.size(); ++i) {
     OMNIGRAPH_ASSIGN_OR_RETURN(IdsDelta delta, DecodeIdsDelta(chain[i].payload.view(), name));
@@ -290,11 +294,15 @@ Result<IdIndex> IdsOfChain(std::span<const IndexLink> chain, const std::string& 
 }
 
 Result<EdgeCsr> CsrOfChain(std::span<const IndexLink> chain, EdgeDirection direction,
-                           const IdIndex& first, const IdIndex& last, const std::string& name) {
+                           const IdIndex& first, const IdIndex& last, const std::string& name,
+                           const EdgeCsr* start) {
   if (chain.empty()) return Corruption("adjacency chain has no link", name);
-  OMNIGRAPH_ASSIGN_OR_RETURN(EdgeCsr full,
-                             EdgeCsr::Decode(chain[0].payload, *chain[0].manifest, name));
-  if (chain.size() == 1) return full;
+  EdgeCsr decoded;
+  if (start == nullptr) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(decoded, EdgeCsr::Decode(chain[0].payload, *chain[0].manifest, name));
+    if (chain.size() == 1) return decoded;
+  }
+  const EdgeCsr& full = start != nullptr ? *start : decoded;
   // Every delta is decoded first: the edges refer to their strings until the rebuild.
   std::vector<EdgesDelta> deltas;
   for (size_t i = 1; i < chain.size(); ++i) {

@@ -94,14 +94,18 @@ struct IndexLink {
 };
 
 // The id index at the end of `chain` and, when `first` is not null, the full link's in
-// `*first`. Corruption naming `name` when a link fails to decode or apply (the caller rebuilds
-// from the fragments).
+// `*first`. When `start` is given it is the index of the first link's version, which is then not
+// decoded (a held link, TableVersion::ReadDerivedChain): only the deltas after it are applied.
+// Corruption naming `name` when a link fails to decode or apply (the caller rebuilds from the
+// fragments).
 Result<IdIndex> IdsOfChain(std::span<const IndexLink> chain, const std::string& name,
-                           IdIndex* first = nullptr);
-// The adjacency in `direction` at the end of `chain`, given the id index of the full link's
-// version (`first`) and of the last link's (`last`). Corruption naming `name` as IdsOfChain.
+                           IdIndex* first = nullptr, const IdIndex* start = nullptr);
+// The adjacency in `direction` at the end of `chain`, given the id index of the first link's
+// version (`first`) and of the last link's (`last`); `start`, when given, is the first link's
+// adjacency (a held link, not decoded). Corruption naming `name` as IdsOfChain.
 Result<EdgeCsr> CsrOfChain(std::span<const IndexLink> chain, EdgeDirection direction,
-                           const IdIndex& first, const IdIndex& last, const std::string& name);
+                           const IdIndex& first, const IdIndex& last, const std::string& name,
+                           const EdgeCsr* start = nullptr);
 
 // The deltas of one version over an ancestor: the id index's and, for an edge table, the
 // adjacency's (one payload for both directions).

@@ -343,6 +343,34 @@ TEST_P(StoredChainTest, EightDeltasThenAFullObjectEachReadLikeARebuild) {
   ExpectRebuilt();
 }
 
+// A warm reader that holds the previous version's indexes starts the chain from them: one GET
+// for the id index's newest delta, one for the adjacency's, and the result equals a rebuild at
+// every depth.
+TEST_P(StoredChainTest, AReaderHoldingThePreviousVersionReadsTheNewestDeltaAlone) {
+  std::unique_ptr<TableStore> warm = std::make_unique<TableStore>(runtime_, Options(4));
+  ASSERT_TRUE((*warm->Open(pin_))->SortedIds().ok());
+  if (GetParam()) {
+    ASSERT_TRUE((*warm->Open(pin_))->Csr(EdgeDirection::kOut).ok());
+  }
+  for (int i = 1; i <= 8; ++i) {
+    SCOPED_TRACE("delta " + std::to_string(i));
+    EXPECT_EQ(Step(i), Kinds());
+    std::shared_ptr<const TableVersion> head = *warm->Open(pin_);  // Its manifest: one GET.
+    counting_->Reset();
+    Result<std::shared_ptr<const IdIndex>> ids = head->SortedIds();
+    ASSERT_TRUE(ids.ok()) << ids.status().ToString();
+    EXPECT_EQ(counting_->Snapshot().gets, 1u) << counting_->Snapshot().ToString();
+    EXPECT_EQ(counting_->Snapshot().total(), 1u) << counting_->Snapshot().ToString();
+    ExpectSame(**ids, **(*reference_->Open(pin_))->SortedIds());
+    if (!GetParam()) continue;
+    counting_->Reset();
+    Result<std::shared_ptr<const EdgeCsr>> csr = head->Csr(EdgeDirection::kOut);
+    ASSERT_TRUE(csr.ok()) << csr.status().ToString();
+    EXPECT_EQ(counting_->Snapshot().total(), 1u) << counting_->Snapshot().ToString();
+    ExpectSame(**csr, **(*reference_->Open(pin_))->Csr(EdgeDirection::kOut));
+  }
+}
+
 TEST_P(StoredChainTest, AWriteOfMoreThanAnEighthOfTheBaseStoresNoDelta) {
   TableWrite write;
   write.op = TableWrite::Op::kAppend;

@@ -184,21 +184,32 @@ void TableContext::StoreIndex(const TableManifest& manifest, const IdIndex& inde
 Result<std::shared_ptr<const IdIndex>> TableContext::IndexFromChain(const TableManifest& manifest) {
   const TableVersion version(shared_from_this(), std::make_shared<const TableManifest>(manifest),
                              ManifestName(manifest.table(), manifest.staged_version));
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<DerivedLink> chain, version.ReadDerivedChain(kIdsKind));
+  // A reader that holds an earlier version's index (a warm process following a table's writes)
+  // starts from it: the chain is walked back only to that version, and only the deltas after it
+  // are read and applied, instead of the full object and every delta since.
+  std::shared_ptr<const IdIndex> start;
+  const auto held = [&](const TableManifest& base) {
+    start = cache_.Get<IdIndex>("i:" + ManifestName(base.table(), base.staged_version));
+    return start != nullptr;
+  };
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<DerivedLink> chain,
+                             version.ReadDerivedChain(kIdsKind, held));
   std::vector<IndexLink> links;
   for (const DerivedLink& link : chain) {
     links.push_back(IndexLink{link.manifest.get(), link.payload});
   }
+  const bool from_held = chain.front().held;
   // An edge table's adjacency chain starts from the same full version and needs its index too.
   const bool edge = std::any_of(manifest.schema.begin(), manifest.schema.end(),
                                 [](const Field& f) { return f.id == kSrcFieldId; });
   IdIndex first;
-  const bool keep_first = edge && chain.size() > 1;
+  const bool keep_first = edge && chain.size() > 1 && !from_held;
   Result<IdIndex> index =
       IdsOfChain(links, DerivedName(manifest.table(), manifest.staged_version, kIdsKind),
-                 keep_first ? &first : nullptr);
+                 keep_first ? &first : nullptr, from_held ? start.get() : nullptr);
   // Only the decoded index is held, not the payloads it came from.
   for (const DerivedLink& link : chain) {
+    if (link.held) continue;
     cache_.Erase("xo:" +
                  DerivedName(link.manifest->table(), link.manifest->staged_version, kIdsKind));
   }

@@ -286,7 +286,16 @@ Result<std::shared_ptr<const EdgeCsr>> TableVersion::Csr(EdgeDirection direction
 Result<EdgeCsr> TableVersion::CsrFromChain(EdgeDirection direction) const {
   const std::string_view kind = CsrKind(direction);
   const std::string name = DerivedName(manifest_->table(), manifest_->staged_version, kind);
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<DerivedLink> chain, ReadDerivedChain(kind));
+  // As the id index's chain (TableContext::IndexFromChain): a held earlier version's adjacency
+  // (with its id index, which turns it back into edges) is where the chain starts.
+  std::shared_ptr<const EdgeCsr> start;
+  const auto held = [&](const TableManifest& base) {
+    const std::string base_name = DerivedName(base.table(), base.staged_version, kind);
+    start = ctx_->cache().Get<EdgeCsr>("csr:" + base_name);
+    return start != nullptr &&
+           ctx_->cache().Get<IdIndex>("i:" + ManifestName(base.table(), base.staged_version));
+  };
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<DerivedLink> chain, ReadDerivedChain(kind, held));
   std::vector<IndexLink> links;
   for (const DerivedLink& link : chain) {
     links.push_back(IndexLink{link.manifest.get(), link.payload});
@@ -297,11 +306,13 @@ Result<EdgeCsr> TableVersion::CsrFromChain(EdgeDirection direction) const {
     OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> last, ctx_->Index(*manifest_));
     OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> first,
                                ctx_->Index(*chain[0].manifest));
-    return CsrOfChain(links, direction, *first, *last, name);
+    return CsrOfChain(links, direction, *first, *last, name,
+                      chain.front().held ? start.get() : nullptr);
   };
   Result<EdgeCsr> csr = decode();
   // Only the decoded adjacency is held, not the payloads it came from.
   for (const DerivedLink& link : chain) {
+    if (link.held) continue;
     ctx_->cache().Erase("xo:" +
                         DerivedName(manifest_->table(), link.manifest->staged_version, kind));
   }
@@ -573,7 +584,8 @@ Result<std::shared_ptr<const CachedDerived>> ReadDerivedObject(internal::TableCo
 
 }  // namespace
 
-Result<std::vector<DerivedLink>> TableVersion::ReadDerivedChain(std::string_view kind) const {
+Result<std::vector<DerivedLink>> TableVersion::ReadDerivedChain(
+    std::string_view kind, const std::function<bool(const TableManifest&)>& held) const {
   if (!ValidDerivedKind(kind))
     return InvalidArgument("invalid derived kind '" + std::string(kind) + "'");
   std::vector<DerivedLink> chain;
@@ -597,6 +609,10 @@ Result<std::vector<DerivedLink>> TableVersion::ReadDerivedChain(std::string_view
         ctx_->Manifest(ManifestName(manifest->table(), object->delta->base_staged_version)));
     if (manifest->transaction_uuid != object->delta->base_transaction_uuid) {
       return Corruption("derived delta's base version has another transaction uuid", name);
+    }
+    if (held && held(*manifest)) {
+      chain.push_back(DerivedLink{manifest, {}, true});
+      break;
     }
   }
   std::reverse(chain.begin(), chain.end());

@@ -62,10 +62,13 @@ struct LookupResult {
 using BatchSink = std::function<Status(ColumnBatch batch)>;
 
 // One object of a derived chain (TableVersion::ReadDerivedChain): the version it belongs to and
-// its payload (a full one for the first link, a delta's for the others).
+// its payload (a full one for the first link, a delta's for the others). A first link that is
+// `held` was not read: the caller said it already holds that version's structure, so the chain
+// starts from it instead of from a full object.
 struct DerivedLink {
   std::shared_ptr<const TableManifest> manifest;
   storage::SharedBytes payload;
+  bool held = false;
 };
 
 class TableVersion {
@@ -165,7 +168,12 @@ class TableVersion {
   // absent (a base cleaned up with its version); Corruption naming the object when a link is
   // damaged, belongs to another version or its depths do not count down to a full object. The
   // caller then rebuilds (and may store the full payload, which replaces the delta).
-  Result<std::vector<DerivedLink>> ReadDerivedChain(std::string_view kind) const;
+  // When `held` is given it is asked about each base the walk reaches, and the walk stops at the
+  // first one it says yes to: that version is the chain's first link, `held` and not read (a
+  // reader that holds the previous version's index applies the newest delta alone).
+  Result<std::vector<DerivedLink>> ReadDerivedChain(
+      std::string_view kind,
+      const std::function<bool(const TableManifest&)>& held = nullptr) const;
   // The version this one was staged from: its manifest read by base_staged_version (cached),
   // for a writer of a delta over it. NotFound for a created version (no base) or a base whose
   // manifest is gone; Corruption naming the manifest when it is malformed or of another table.
