@@ -299,7 +299,8 @@ Result<EdgeCsr> CsrOfChain(std::span<const IndexLink> chain, EdgeDirection direc
   if (chain.empty()) return Corruption("adjacency chain has no link", name);
   EdgeCsr decoded;
   if (start == nullptr) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(decoded, EdgeCsr::Decode(chain[0].payload, *chain[0].manifest, name));
+    OMNIGRAPH_ASSIGN_OR_RETURN(decoded,
+                               EdgeCsr::Decode(chain[0].payload, *chain[0].manifest, name));
     if (chain.size() == 1) return decoded;
   }
   const EdgeCsr& full = start != nullptr ? *start : decoded;

@@ -172,8 +172,7 @@ class TableVersion {
   // first one it says yes to: that version is the chain's first link, `held` and not read (a
   // reader that holds the previous version's index applies the newest delta alone).
   Result<std::vector<DerivedLink>> ReadDerivedChain(
-      std::string_view kind,
-      const std::function<bool(const TableManifest&)>& held = nullptr) const;
+      std::string_view kind, const std::function<bool(const TableManifest&)>& held = nullptr) const;
   // The version this one was staged from: its manifest read by base_staged_version (cached),
   // for a writer of a delta over it. NotFound for a created version (no base) or a base whose
   // manifest is gone; Corruption naming the manifest when it is malformed or of another table.
