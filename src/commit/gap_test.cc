@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <optional>
+#include <utility>
 
 #include "commit/branches.h"
 #include "commit/test_streams.h"
@@ -480,6 +482,108 @@ TEST_P(GapTest, ARedriveIsNeverSentIntoAGapThatOpenedAfterTheFirstCreate) {
     EXPECT_NE(published.status().message().find("record 22 exists"), std::string::npos)
         << published.status().ToString();
     EXPECT_FALSE(Exists(gap));
+  }
+}
+
+// A store whose requests may outlive their answers by `window` (an S3 or Azure request that
+// timed out). The `hold_call`-th create of `watched` runs `damage`, is answered Unknown and held;
+// it lands at the first read or HEAD made after half the window has passed on `clock`. When
+// `first_lands`, the first create of it takes effect and is answered Unknown (a lost answer).
+class HeldCreateStore final : public storage::ForwardingStore {
+ public:
+  using ForwardingStore::ForwardingStore;
+  Result<bool> PutIfAbsent(std::string_view name, std::string_view data) override {
+    if (name != watched) return ForwardingStore::PutIfAbsent(name, data);
+    ++calls;
+    if (calls == hold_call) {
+      std::exchange(damage, nullptr)();
+      held = std::string(data);
+      held_at = clock->MonotonicMicros();
+      return Status(Code::kUnknown, "timed out; held by the store", std::string(name));
+    }
+    if (calls == 1 && first_lands) {
+      (void)ForwardingStore::PutIfAbsent(name, data);
+      return Status(Code::kUnknown, "the answer was lost", std::string(name));
+    }
+    return ForwardingStore::PutIfAbsent(name, data);
+  }
+  Result<storage::GetResult> Get(std::string_view name,
+                                 std::optional<storage::ByteRange> range) override {
+    LandIfDue();
+    return ForwardingStore::Get(name, range);
+  }
+  Result<storage::ObjectMeta> Head(std::string_view name) override {
+    LandIfDue();
+    return ForwardingStore::Head(name);
+  }
+  int64_t UnknownOutcomeWindowMicros() const override { return window; }
+
+  void LandIfDue() {
+    if (!held || clock->MonotonicMicros() < held_at + window / 2) return;
+    (void)ForwardingStore::PutIfAbsent(watched, *std::exchange(held, std::nullopt));
+    landed = true;
+  }
+
+  std::string watched;
+  int hold_call = 1;
+  bool first_lands = false;
+  std::function<void()> damage;
+  std::shared_ptr<Clock> clock;
+  int64_t window = 10'000'000;
+  int calls = 0;
+  std::optional<std::string> held;
+  int64_t held_at = 0;
+  bool landed = false;
+};
+
+// Damage seeds 132764, 155249, 169435, 176508, 185141, 188110: a create of seq 21 sent on the
+// strength of a HEAD of 22 that saw nothing, while another writer published 22 and damage deleted
+// 21; the store held the request, the writer found 22, read 21 back, found it missing and ended
+// in doubt — and the held request landed after the writer had gone: a fork (another writer's
+// record replaced) or a record in a gap. A store bounds how long a request can outlive its answer
+// (UnknownOutcomeWindowMicros; decision 124): in doubt, the writer waits that out and reads 21
+// once more. Held request of another writer's deleted record: it lands in the gap and is
+// withdrawn, nothing published. Our own record deleted and re-landed by the held request: the
+// chain holds (22 names it), so the publish stands.
+TEST_P(GapTest, ACreateHeldByTheStoreCannotLandInTheGapAfterTheWriterIsDone) {
+  for (bool ours_deleted : {false, true}) {
+    SCOPED_TRACE(ours_deleted ? "our own record deleted" : "another writer's record deleted");
+    store_ = std::make_unique<TestStore>(GetParam());
+    ASSERT_TRUE(CreateMainStream(rt(), TestGenesis(), "tester").ok());
+    writer_ = Fresh();
+    PublishTo(*writer_, 20);
+    auto store = std::make_shared<HeldCreateStore>(rt().store);
+    const storage::Runtime runtime = storage::Runtime::ForTest(store, 11);
+    store->clock = runtime.clock;
+    Result<std::unique_ptr<Stream>> opened = Stream::Open(runtime, "main");
+    ASSERT_TRUE(opened.ok());
+    std::unique_ptr<Stream> stale = std::move(*opened);
+    ASSERT_EQ((*stale->ReadHead())->seq, 20u);
+    const std::string gap = RecordName("main", 21);
+    store->watched = gap;
+    store->first_lands = ours_deleted;
+    store->hold_call = ours_deleted ? 2 : 1;
+    store->damage = [&] {
+      std::unique_ptr<Stream> other = Fresh();
+      PublishTo(*other, 22);
+      Delete(gap);
+    };
+    Result<PublishResult> published = PublishOne(*stale);
+    EXPECT_TRUE(store->landed) << "the held create did not land inside the window";
+    Result<Record> above = Fresh()->ReadRecord(22);
+    ASSERT_TRUE(above.ok()) << above.status().ToString();
+    if (!ours_deleted) {
+      ASSERT_FALSE(published.ok()) << "published seq " << published->seq;
+      ExpectCorruption(published.status(), gap, "withdrawn");
+      EXPECT_FALSE(Exists(gap)) << "the held create filled the gap";
+      continue;
+    }
+    ASSERT_TRUE(published.ok()) << published.status().ToString();
+    EXPECT_EQ(published->seq, 21u);
+    Result<Record> at = Fresh()->ReadRecord(21);
+    ASSERT_TRUE(at.ok()) << at.status().ToString();
+    EXPECT_EQ(above->parent_commit_id, at->commit_id);
+    EXPECT_EQ(at->commit_id, published->commit_id);
   }
 }
 

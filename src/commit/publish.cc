@@ -89,6 +89,35 @@ Result<std::optional<bool>> ReadBack(const Record& record, const std::string& na
 }  // namespace
 
 Result<bool> Stream::CreateRecord(const Record& record, const std::string& encoded) {
+  int64_t unknown_at = -1;
+  Result<bool> created = CreateRecordAttempts(record, encoded, unknown_at);
+  if (created.ok() || created.status().code() != Code::kPublicationInDoubt || unknown_at < 0) {
+    return created;
+  }
+  return SettleInDoubt(record, unknown_at, created.status());
+}
+
+Result<bool> Stream::SettleInDoubt(const Record& record, int64_t unknown_at, const Status& doubt) {
+  const int64_t window = runtime_.store->UnknownOutcomeWindowMicros();
+  if (window <= 0) return doubt;
+  const int64_t wait = unknown_at + window - runtime_.clock->MonotonicMicros();
+  if (wait > 0) runtime_.clock->SleepMicros(wait);
+  for (int attempt = 0; attempt <= kRedrivesMax; ++attempt) {
+    if (attempt > 0) runtime_.clock->SleepMicros(kBackoffBaseMicros << std::min(attempt, 6));
+    Result<std::optional<Record>> back = ProbeRecord(record.seq);
+    if (back.ok()) {
+      if (*back && (*back)->commit_id == record.commit_id) return true;
+      return doubt;
+    }
+    if (back.status().kind() != Kind::kTransient && back.status().kind() != Kind::kUnknown) {
+      return doubt;
+    }
+  }
+  return doubt;
+}
+
+Result<bool> Stream::CreateRecordAttempts(const Record& record, const std::string& encoded,
+                                          int64_t& unknown_at) {
   const std::string name = RecordName(key(), record.seq);
   auto probe = [this, seq = record.seq] { return ProbeRecord(seq); };
   Status last;
@@ -138,6 +167,7 @@ Result<bool> Stream::CreateRecord(const Record& record, const std::string& encod
     const Kind kind = created.status().kind();
     if (kind != Kind::kUnknown && kind != Kind::kTransient) return created.status();
     create_unknown = create_unknown || kind == Kind::kUnknown;
+    if (kind == Kind::kUnknown) unknown_at = runtime_.clock->MonotonicMicros();
     last = created.status();
     if (kind == Kind::kUnknown && TestingHooks().absent_after_unknown_means_no_effect) {
       // Planted bug (test only): an absent read-back is taken as proof of no effect.

@@ -211,6 +211,14 @@ Result<std::shared_ptr<const GraphState>> Stream::ColdReadLocked() {
   OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<uint64_t> hinted, ReadHintSeq());
   if (hinted && *hinted > base) start = *hinted;
   std::map<uint64_t, Record> found;
+  if (start > base) {
+    // The records the fold takes up to the hint's seq are read before the probe above it, as the
+    // probe reads each record it finds before the next: a record read only after the probe proved
+    // the end could be one a held create wrote into a gap since (another writer's record at that
+    // seq), and the answer would pair it with an end the stream never had with it (decision 124,
+    // simulation.md "A reader in the withdrawal window"). The same GETs the fold makes, earlier.
+    OMNIGRAPH_RETURN_IF_ERROR(ReadRecords(CheckpointCandidates(start).front() + 1, start, found));
+  }
   uint64_t latest = start;
   while (true) {
     while (true) {

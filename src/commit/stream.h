@@ -198,7 +198,18 @@ class Stream {
   // when an earlier request of this create had an Unknown outcome (the record may have been ours).
   // PublicationInDoubt exactly when some create of it returned Unknown: a read back that failed
   // does not put it in doubt (the record there is not ours), it ends as Transient.
+  // In doubt, it first waits until no request of it can still land (SettleInDoubt).
   Result<bool> CreateRecord(const Record& record, const std::string& encoded);
+  // CreateRecord's attempts; `unknown_at` is set to the clock reading after the last create
+  // that answered Unknown (untouched when none did).
+  Result<bool> CreateRecordAttempts(const Record& record, const std::string& encoded,
+                                    int64_t& unknown_at);
+  // A create in doubt (`doubt`) had a request answered Unknown at `unknown_at`, which the store
+  // may still land until its UnknownOutcomeWindowMicros has passed — into the gap the doubt may
+  // be about. The window is waited out and the record read once more: ours there means the
+  // request landed, true (the caller's placement check then withdraws it from a gap); anything
+  // else and the doubt stands. A store whose window is 0 is not read again.
+  Result<bool> SettleInDoubt(const Record& record, int64_t unknown_at, const Status& doubt);
   // After `record` landed: one HEAD of the seq above it. A record there whose parent is not ours
   // was published on a record that damage removed since the gap guard looked, so ours sits in a
   // gap: it is withdrawn (Withdraw). Ok otherwise (also when the store keeps failing).

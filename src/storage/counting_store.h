@@ -58,6 +58,9 @@ class CountingStore final : public ObjectStore {
   Result<ListPage> List(const ListOptions& options) override;
   Status Delete(std::string_view name) override;
   std::string Describe() const override { return inner_->Describe(); }
+  int64_t UnknownOutcomeWindowMicros() const override {
+    return inner_->UnknownOutcomeWindowMicros();
+  }
 
   ObjectStore& inner() { return *inner_; }
 

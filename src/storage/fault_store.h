@@ -99,6 +99,9 @@ class FaultStore final : public ObjectStore {
   Result<ListPage> List(const ListOptions& options) override;
   Status Delete(std::string_view name) override;
   std::string Describe() const override { return inner_->Describe(); }
+  int64_t UnknownOutcomeWindowMicros() const override {
+    return inner_->UnknownOutcomeWindowMicros();
+  }
 
  private:
   struct Decision {

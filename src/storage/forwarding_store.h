@@ -36,6 +36,9 @@ class ForwardingStore : public ObjectStore {
   Result<ListPage> List(const ListOptions& options) override { return inner_->List(options); }
   Status Delete(std::string_view name) override { return inner_->Delete(name); }
   std::string Describe() const override { return inner_->Describe(); }
+  int64_t UnknownOutcomeWindowMicros() const override {
+    return inner_->UnknownOutcomeWindowMicros();
+  }
 
  protected:
   ObjectStore& inner() const { return *inner_; }

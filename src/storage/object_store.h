@@ -103,6 +103,11 @@ class ObjectStore {
   virtual Status Delete(std::string_view name) = 0;
   // A URI-like description for messages ("file:///tmp/g", "memory://t").
   virtual std::string Describe() const = 0;
+  // How long after it was sent a mutating request answered Unknown (a timeout, a reset
+  // connection) may still take effect at the store. 0 for a store whose calls have taken effect
+  // or not by the time they return (memory, a local directory). A writer that must know whether
+  // such a request can still land waits this long (docs/design/commit-record.md "Gaps").
+  virtual int64_t UnknownOutcomeWindowMicros() const { return 0; }
 };
 
 // InvalidArgument unless `name` is a valid object name: non-empty, at most kObjectNameBytesMax

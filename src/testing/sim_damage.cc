@@ -240,6 +240,15 @@ bool StillTheSameRecord(const SimDamage& d) {
          was->parent_commit_id == is->parent_commit_id;
 }
 
+// Whether a deleted record's name holds its very bytes again: the record's own writer had a
+// create of it held by the store, which landed after the damage (decision 124). The stream is
+// whole — the same record, nothing forked — so there is nothing for repair to report either.
+bool RelandedByItsWriter(storage::ObjectStore& store, const SimDamage& d) {
+  if (d.damaged) return false;
+  Result<storage::GetResult> now = store.Get(d.object);
+  return now.ok() && now->data == d.original;
+}
+
 // Repair reports every damaged record under its own name: a deleted one (always one in the
 // middle of its stream) as missing, a truncated or replaced one as unparsable, misnamed or with
 // the wrong parent.
@@ -252,7 +261,8 @@ void CheckRepairReportsTheDamage(SimWorld& world, const SimModel& model,
   if (!report.ok()) {
     JudgeCorruption(model, violations, "repair", std::string(CodeName(report.status().code())),
                     report.status().object(), report.status().message(), true);
-  } else if (d.kind == "record" && !StillTheSameRecord(d)) {
+  } else if (d.kind == "record" && !StillTheSameRecord(d) &&
+             !RelandedByItsWriter(*world.direct_runtime().store, d)) {
     bool reported = false;
     for (const commit::Defect& defect : report->defects) {
       const bool right_kind = d.damaged ? defect.kind != commit::DefectKind::kRecordMissing
@@ -299,7 +309,8 @@ void CheckDamagedStore(SimWorld& world, SimModel& model, std::vector<std::string
   const bool untouched = d.damaged ? (now.ok() && now->data == *d.damaged) : !now.ok();
   if (untouched) {
     OMNIGRAPH_CHECK(store.Put(d.object, d.original).ok());
-  } else if (d.kind == "record") {
+  } else if (d.kind == "record" && !RelandedByItsWriter(store, d)) {
+    // (The same record back, put there by its own writer's held create, is no fork.)
     violations.push_back("a writer published into the damaged record " + d.object +
                          " (a fork): it now holds another record");
   }

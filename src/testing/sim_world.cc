@@ -163,6 +163,9 @@ class SimStore final : public storage::ObjectStore {
   }
 
   std::string Describe() const override { return "sim://" + inner_->Describe(); }
+  int64_t UnknownOutcomeWindowMicros() const override {
+    return world_->faults_.deferred_lifetime_micros;
+  }
 
  private:
   Status ReadFault(SimWorld::Fault f, std::string_view name) {
@@ -319,6 +322,7 @@ SimWorld::Fault SimWorld::Enter(ActorContext& ctx, bool mutating, std::string_vi
     return Fault::kCrashBefore;
   }
   clock_->Advance(static_cast<int64_t>(random_.Uniform(faults_.latency_micros_max + 1)));
+  LandOverdue();
   Trace(ctx.name_ + " " + std::string(op) + " " + std::string(name));
   if (mutating && faults_.crash > 0 && ++ctx.durable_writes_ == ctx.crash_at_) {
     ctx.crashed_ = true;
@@ -363,7 +367,19 @@ void SimWorld::Park(ActorContext& ctx) {
 }
 
 void SimWorld::Defer(std::string what, std::string name, std::function<void()> apply) {
-  deferred_.push_back(DeferredWrite{std::move(what), std::move(name), std::move(apply)});
+  deferred_.push_back(DeferredWrite{std::move(what), std::move(name), std::move(apply),
+                                    clock_->NowMicros() + faults_.deferred_lifetime_micros});
+}
+
+void SimWorld::LandOverdue() {
+  const int64_t now = clock_->NowMicros();
+  for (size_t i = 0; i < deferred_.size();) {
+    if (deferred_[i].deadline <= now) {
+      LandOne(i);  // Erases it: the next one is at i now.
+    } else {
+      ++i;
+    }
+  }
 }
 
 void SimWorld::LandInFlight(const std::string& name) {

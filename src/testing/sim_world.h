@@ -64,6 +64,10 @@ struct FaultProfile {
   int burst_length = 8;
   // Each scheduling step lands one pending deferred write with this probability.
   double deferred_landing = 0.2;
+  // A deferred write lands at the latest this much simulated time after it was answered: the
+  // store's bound on a request that outlived its answer, which SimStore reports as its
+  // UnknownOutcomeWindowMicros (decision 124). Overdue writes land before the next call runs.
+  int64_t deferred_lifetime_micros = 50'000;
   // Each incarnation of an actor crashes at a durable write with this probability.
   double crash = 0;
   // The k of "crash at the k-th durable write" is uniform in [1, crash_write_max].
@@ -175,6 +179,7 @@ class SimWorld {
     std::string what;
     std::string name;
     std::function<void()> apply;
+    int64_t deadline = 0;  // Simulated time by which it has landed.
   };
   enum class Fault { kNone, kTransient, kUnknownAfter, kDeferred, kCrashBefore, kCrashAfter };
 
@@ -186,6 +191,8 @@ class SimWorld {
   void Park(ActorContext& ctx);
   void Defer(std::string what, std::string name, std::function<void()> apply);
   void LandOne(size_t index);
+  // Lands, in the order they were sent, the deferred writes whose deadline has passed.
+  void LandOverdue();
   // The context of the calling thread when it is one of this world's actors, else null.
   ActorContext* Current();
 

@@ -78,6 +78,10 @@ Status AzureStore::CreateContainer(const AzureConfig& config, std::string_view c
   return store.Failure(r, RequestKind::kWrite, "");
 }
 
+int64_t AzureStore::UnknownOutcomeWindowMicros() const {
+  return 2 * config_.request_timeout_ms * 1000;
+}
+
 std::string AzureStore::Describe() const {
   return "az://" + container_ + (keys_.prefix().empty() ? "" : "/" + keys_.prefix());
 }

@@ -86,6 +86,10 @@ Status S3Store::CreateBucket(const S3Config& config, std::string_view bucket) {
   return store.Failure(r, RequestKind::kWrite, "");
 }
 
+int64_t S3Store::UnknownOutcomeWindowMicros() const {
+  return 2 * config_.request_timeout_ms * 1000;
+}
+
 std::string S3Store::Describe() const {
   return "s3://" + bucket_ + (keys_.prefix().empty() ? "" : "/" + keys_.prefix());
 }

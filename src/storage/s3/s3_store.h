@@ -59,6 +59,9 @@ class S3Store final : public ObjectStore {
   Result<ListPage> List(const ListOptions& options) override;
   Status Delete(std::string_view name) override;
   std::string Describe() const override;
+  // Twice the client's request timeout: a request our client gave up on may still be processed
+  // by the service for a while; decision 124 states the assumption.
+  int64_t UnknownOutcomeWindowMicros() const override;
 
  private:
   struct Call {
