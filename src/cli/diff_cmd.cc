@@ -31,14 +31,23 @@ Status SplitDiffArgs(DiffOptions& o, Globals& g) {
       target->snapshot = *snapshot;
     }
   }
-  if (o.args.size() < sides.size() || o.args.size() > sides.size() + 1) {
-    return InvalidArgument("diff takes " + std::to_string(sides.size()) +
-                           " branch name(s) (FROM TO, less each side given by --from-snapshot or "
-                           "--to-snapshot) and then the graph's URI; got " +
-                           std::to_string(o.args.size()) + " argument(s)");
+  // Without --store, --server, --cluster or the operator's scope, the last argument is the graph.
+  std::vector<std::string> names = o.args;
+  const bool elsewhere =
+      !g.uri.empty() || !g.store.empty() || !g.server.empty() || !g.cluster.empty();
+  if (!elsewhere && !names.empty()) {
+    g.uri = names.back();
+    names.pop_back();
   }
-  for (size_t i = 0; i < sides.size(); ++i) sides[i]->branch = o.args[i];
-  if (o.args.size() > sides.size()) g.uri = o.args.back();
+  if (names.size() != sides.size()) {
+    std::string got;
+    for (const std::string& n : names) got += (got.empty() ? "" : ", ") + n;
+    return InvalidArgument("diff takes " + std::to_string(sides.size()) +
+                           " branch name(s) (FROM TO; a side given by --from-snapshot or "
+                           "--to-snapshot takes none), then the graph's URI; got " +
+                           std::to_string(names.size()) + (got.empty() ? "" : ": " + got));
+  }
+  for (size_t i = 0; i < sides.size(); ++i) sides[i]->branch = names[i];
   return Status::Ok();
 }
 

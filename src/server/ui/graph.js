@@ -26,12 +26,15 @@ export function drawNeighbourhood(figure, changes, maxNodes = 24) {
   }
   if (nodes.size === 0) return;
   const ids = [...nodes.keys()].slice(0, maxNodes);
-  const size = 320, r = ids.length === 1 ? 0 : 120, cx = size / 2, cy = size / 2;
+  // One or two entities need a strip, not a square.
+  const size = 320, height = ids.length <= 2 ? 70 : size;
+  const r = ids.length === 1 ? 0 : ids.length === 2 ? 0 : 120, cx = size / 2, cy = height / 2;
   const at = new Map(ids.map((id, i) => {
+    if (ids.length === 2) return [id, [cx + (i === 0 ? -90 : 90), cy + 6]];
     const a = (2 * Math.PI * i) / ids.length - Math.PI / 2;
-    return [id, [cx + r * Math.cos(a), cy + r * Math.sin(a)]];
+    return [id, [cx + r * Math.cos(a), cy + 6 + r * Math.sin(a)]];
   }));
-  const root = svg('svg', { viewBox: `0 0 ${size} ${size}`, 'aria-hidden': 'true', class: 'graph' });
+  const root = svg('svg', { viewBox: `0 0 ${size} ${height}`, 'aria-hidden': 'true', class: 'graph' });
   for (const e of edges) {
     if (!at.has(e.from) || !at.has(e.to)) continue;
     const [x1, y1] = at.get(e.from), [x2, y2] = at.get(e.to);
