@@ -29,6 +29,8 @@ packages=(
   strace
   # The S3 test server (scripts/start-rgw.sh): a single-node Ceph RGW on loopback.
   radosgw ceph-mon ceph-osd uuid-runtime curl
+  # The review page's browser test (tests/ui): headless Chromium, driven by puppeteer-core below.
+  chromium
 )
 
 missing=()
@@ -94,4 +96,16 @@ if [ "$(mcp_have @modelcontextprotocol/sdk)" != "$MCP_SDK_VERSION" ] ||
   npm install --prefix "$MCP_NPM_HOME" --no-audit --no-fund --loglevel=error \
     "node@$MCP_NODE_VERSION" "@modelcontextprotocol/sdk@$MCP_SDK_VERSION" \
     "@modelcontextprotocol/conformance@$MCP_CONFORMANCE_VERSION"
+fi
+
+# The review page's browser test (tests/ui/review.sh, docs/design/review-page.md "Tests"):
+# puppeteer-core, pinned, into the same build/npm, driving Debian's chromium (puppeteer's own
+# browser download is never fetched: puppeteer-core has none). It needs node >= 22.12, which the
+# MCP block above installs there. Skipped when present.
+UI_PUPPETEER_VERSION=25.16.0
+if [ "$(mcp_have puppeteer-core)" != "$UI_PUPPETEER_VERSION" ]; then
+  echo "install-deps: installing puppeteer-core@$UI_PUPPETEER_VERSION into $MCP_NPM_HOME (npm)"
+  mkdir -p "$MCP_NPM_HOME"
+  npm install --prefix "$MCP_NPM_HOME" --no-audit --no-fund --loglevel=error \
+    "puppeteer-core@$UI_PUPPETEER_VERSION"
 fi

@@ -161,6 +161,20 @@ struct CommitChangesRequest {
   std::string op;    // "insert", "update" or "delete"
 };
 
+// One page of Database::Diff: the entity changes from one read view to another. Empty filters
+// select every change.
+struct DiffRequest {
+  ReadTarget from;
+  ReadTarget to;
+  // Changes the page holds at most, 1..10000.
+  size_t limit = 1000;
+  // A previous page's next_page_token (of the same two commits), or empty for the first page.
+  std::string page_token;
+  std::string kind;  // "node" or "edge"
+  std::string type;  // a node or edge type name
+  std::string op;    // "insert", "update" or "delete"
+};
+
 // Object-store calls a Database handle has made since it was opened or created, by kind
 // (observability: what a workload costs on a metered store; the tests assert exact counts).
 // Background checkpoint and hint writes are counted when they are made.
@@ -238,6 +252,22 @@ class Database {
   // moved during every attempt).
   Result<Json> Merge(std::string_view source, const MergeOptions& options = {},
                      Json* conflicts = nullptr);
+  // What Merge(source, {target}) would do now, publishing nothing (`branch merge --dry-run`,
+  // docs/design/merge.md "Preview"): {source, target, dry_run: true, outcome (as Merge's, or
+  // "conflicts"), source_commit_id, target_commit_id, base_commit_id, source_ahead,
+  // target_ahead (the commits each head has that the other lacks, newer than their base),
+  // conflicts: [as Merge reports them]}. Conflicts are the answer here, not an error. A read of
+  // both branches (the policy's `read`). BranchNotFound, InvalidArgument (a branch into
+  // itself), Unsupported (across a schema change).
+  Result<Json> PreviewMerge(std::string_view source, std::string_view target = "main");
+  // The entity changes from read view `request.from` to `request.to` (two branch heads, a
+  // branch and a commit, ...; docs/design/diff.md), one page: {from: {graph_commit_id,
+  // branch?}, to: {...}, types: [{kind, type: {id, name}, inserted, updated, deleted}] (the
+  // whole diff's counts per changed type), changes: [as CommitChanges gives them],
+  // next_page_token?}. Its cost is what changed, not what the graph holds. SchemaBoundary when
+  // the two views hold different schemas; BranchNotFound, CommitNotFound; InvalidArgument as
+  // for CommitChanges (limit, kind, type, op, a token of another diff).
+  Result<Json> Diff(const DiffRequest& request);
 
   // --- Commits (OmniGraph's commit objects): {graph_commit_id, graph_branch?,
   // graph_manifest_version, parent_commit_id?, merged_parent_commit_id?, actor_id?, created_at}.

@@ -1,4 +1,5 @@
-// branch create [--from S] N | list | delete N | merge SRC [--into TGT] [--delete-branch]
+// branch create [--from S] N | list | delete N | merge SRC [--into TGT] [--delete-branch |
+// --dry-run]
 #include <algorithm>
 #include <iostream>
 #include <memory>
@@ -15,6 +16,7 @@ struct BranchOptions {
   std::string from = "main";
   std::string into = "main";
   bool delete_branch = false;
+  bool dry_run = false;
 };
 
 void AddCreate(CLI::App* branch, Context& ctx, const std::shared_ptr<BranchOptions>& o) {
@@ -81,17 +83,53 @@ void AddDelete(CLI::App* branch, Context& ctx, const std::shared_ptr<BranchOptio
   });
 }
 
+// `branch merge --dry-run`: the preview (Database::PreviewMerge). Conflicts are its answer: listed,
+// with exit status 0, as a review reads them.
+std::string PreviewText(const Json& p) {
+  std::string text = "would " + std::string(p["outcome"].string_value() == "conflicts"
+                                                ? "conflict"
+                                                : "be " + p["outcome"].string_value());
+  text += "\nsource " + p["source"].string_value() + " " + p["source_commit_id"].string_value() +
+          " (" + std::to_string(p["source_ahead"].get<uint64_t>()) + " ahead)";
+  text += "\ntarget " + p["target"].string_value() + " " + p["target_commit_id"].string_value() +
+          " (" + std::to_string(p["target_ahead"].get<uint64_t>()) + " ahead)";
+  text += "\nbase   " + p["base_commit_id"].string_value();
+  for (const Json& c : p["conflicts"]) {
+    text += "\n  " + c["kind"].string_value() + ": " + c["message"].string_value();
+  }
+  return text;
+}
+
+void RunPreview(Context& ctx, const BranchOptions& o) {
+  Result<std::unique_ptr<Database>> db = ctx.Open();
+  Result<Json> out = db.ok() ? (*db)->PreviewMerge(o.name, o.into) : db.status();
+  if (!out.ok()) {
+    ctx.Fail(out.status());
+    return;
+  }
+  ctx.Print(*out, PreviewText(*out));
+}
+
 // On conflicts the error goes to stderr as for every failure; with --json the conflicts also go
 // to stdout as {error, code, merge_conflicts}, so a script can walk them.
 void AddMerge(CLI::App* branch, Context& ctx, const std::shared_ptr<BranchOptions>& o) {
   CLI::App* merge = branch->add_subcommand("merge", "Merge a branch into another (default main)");
   merge->add_option("source", o->name, "The branch to merge")->required();
   merge->add_option("--into", o->into, "The branch to merge into (default main)");
-  merge->add_flag("--delete-branch", o->delete_branch,
-                  "Delete the source after a successful merge (its failure never fails the merge)");
+  auto* deleting = merge->add_flag(
+      "--delete-branch", o->delete_branch,
+      "Delete the source after a successful merge (its failure never fails the merge)");
+  merge
+      ->add_flag("--dry-run", o->dry_run,
+                 "Say what the merge would do now (outcome, base, every conflict); publish nothing")
+      ->excludes(deleting);
   merge->add_option("uri", ctx.globals().uri);
   merge->add_flag("--json", ctx.globals().json);
   merge->callback([&ctx, o] {
+    if (o->dry_run) {
+      RunPreview(ctx, *o);
+      return;
+    }
     Result<std::unique_ptr<Database>> db = ctx.Open();
     api::MergeOptions options;
     options.target = o->into;

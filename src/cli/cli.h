@@ -224,6 +224,7 @@ Status RunProjectAlias(Context& ctx, const std::string& alias, const std::vector
 void AddWriteCommands(CLI::App& app, Context& ctx);        // init, load, mutate
 void AddBranchCommands(CLI::App& app, Context& ctx);       // branch create|list|delete
 void AddCommitCommands(CLI::App& app, Context& ctx);       // commit list|show|changes, snapshot
+void AddDiffCommand(CLI::App& app, Context& ctx);          // diff
 void AddChangesCommands(CLI::App& app, Context& ctx);      // changes poll|baseline
 void AddQueryCommand(CLI::App& app, Context& ctx);         // query
 void AddSchemaCommands(CLI::App& app, Context& ctx);       // schema plan|apply|show

@@ -157,6 +157,7 @@ int Main(int argc, char** argv) {
   AddWriteCommands(app, ctx);
   AddBranchCommands(app, ctx);
   AddCommitCommands(app, ctx);
+  AddDiffCommand(app, ctx);
   AddChangesCommands(app, ctx);
   AddQueryCommand(app, ctx);
   AddSchemaCommands(app, ctx);

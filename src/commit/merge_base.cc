@@ -58,6 +58,8 @@ Result<MergeBase> FindMergeBase(storage::ObjectStore& store, std::string_view a,
       return out;
     }
     const uint8_t sides = at.sides;
+    if (sides == kFromA) ++out.a_only;
+    if (sides == kFromB) ++out.b_only;
     const std::optional<std::string> parent = at.record.parent_commit_id;
     const std::optional<Lineage> lineage = at.record.lineage;
     if (parent) OMNIGRAPH_RETURN_IF_ERROR(visit(*parent, sides));

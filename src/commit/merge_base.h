@@ -24,6 +24,12 @@ struct MergeBase {
   Record base;
   // Commit records this search read (one GET each).
   uint64_t records_read = 0;
+  // Commits the search took before the base (newer than it in the queue's order) that only `a`
+  // reaches, and those only `b` reaches: how far each side is ahead of the other. Exact for the
+  // usual history (each side's commits since the base are newer than it); a commit of one side
+  // older than the base by generation (a criss-cross history) is not counted.
+  uint64_t a_only = 0;
+  uint64_t b_only = 0;
 };
 
 // The merge base of commits `a` and `b`. CommitNotFound when either (or an ancestor) is missing;

@@ -107,6 +107,12 @@ Result<Json> Database::Snapshot(const ReadTarget& target) {
   return impl_->backend->Snapshot(target);
 }
 
+Result<Json> Database::PreviewMerge(std::string_view source, std::string_view target) {
+  return impl_->backend->PreviewMerge(source, target);
+}
+
+Result<Json> Database::Diff(const DiffRequest& request) { return impl_->backend->Diff(request); }
+
 Result<Json> Database::Merge(std::string_view source, const MergeOptions& options,
                              Json* conflicts) {
   return impl_->backend->Merge(source, options, conflicts);

@@ -50,6 +50,8 @@ class Backend {
   virtual api::Result<api::Json> ListBranches() = 0;
   virtual api::Result<api::Json> Merge(std::string_view source, const api::MergeOptions& options,
                                        api::Json* conflicts) = 0;
+  virtual api::Result<api::Json> PreviewMerge(std::string_view source, std::string_view target) = 0;
+  virtual api::Result<api::Json> Diff(const api::DiffRequest& request) = 0;
   virtual api::Result<api::Json> CommitHistory(std::string_view branch, size_t limit,
                                                std::string_view page_token,
                                                std::string_view actor) = 0;

@@ -21,6 +21,7 @@
 #include "engine/change_feed.h"
 #include "engine/change_sets.h"
 #include "engine/commit_changes.h"
+#include "engine/diff.h"
 #include "engine/export.h"
 #include "engine/graph.h"
 #include "engine/idempotency.h"
@@ -257,6 +258,27 @@ class Handle {
       out["branch_deleted"] = deleted.ok();
       if (!deleted.ok()) out["branch_delete_error"] = deleted.message();
     }
+    return out;
+  }
+
+  // A merge's preview (engine::Graph::PreviewMerge): conflicts are its answer, not an error.
+  Result<Json> PreviewMerge(std::string_view source, std::string_view target) {
+    engine::MergeRequest request{std::string(source), std::string(target), std::nullopt, nullptr};
+    OMNIGRAPH_ASSIGN_OR_RETURN(engine::MergeResult preview, graph_->PreviewMerge(request));
+    return engine::MergePreviewJson(request, preview);
+  }
+
+  // The diff of two read views (engine/diff.h), each named as it was asked for (`branch` for a
+  // branch head).
+  Result<Json> Diff(const api::DiffRequest& r) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot from, SnapshotFor(r.from));
+    OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot to, SnapshotFor(r.to));
+    OMNIGRAPH_ASSIGN_OR_RETURN(
+        Json out,
+        engine::Diff(*graph_, from, to,
+                     engine::CommitChangesRequest{r.limit, r.page_token, r.kind, r.type, r.op}));
+    if (!r.from.snapshot) out["from"]["branch"] = r.from.branch;
+    if (!r.to.snapshot) out["to"]["branch"] = r.to.branch;
     return out;
   }
 
@@ -736,6 +758,24 @@ class LocalBackend final : public Backend {
       (*out)["branch_delete_error"] = may_delete.message();
     }
     return out;
+  }
+  // A preview reads both branches and publishes nothing: `read` of each (docs/design/policy.md).
+  api::Result<api::Json> PreviewMerge(std::string_view source, std::string_view target) override {
+    for (std::string_view branch : {source, target}) {
+      if (api::Status denied = Gate("read", std::string(branch), std::nullopt, kAllTypes);
+          !denied.ok())
+        return denied;
+    }
+    return ToApi(handle_->PreviewMerge(source, target));
+  }
+  api::Result<api::Json> Diff(const api::DiffRequest& request) override {
+    std::optional<std::vector<std::string>> types;  // Every type, unless the page names one.
+    if (!request.type.empty()) types = std::vector<std::string>{request.type};
+    for (const ReadTarget* target : {&request.from, &request.to}) {
+      if (api::Status denied = Gate("read", ReadBranch(*target), std::nullopt, types); !denied.ok())
+        return denied;
+    }
+    return ToApi(handle_->Diff(request));
   }
   api::Result<api::Json> CommitHistory(std::string_view branch, size_t limit,
                                        std::string_view page_token,

@@ -384,3 +384,63 @@ TEST(ApiPolicyTest, ABranchStatementRunAsAMutationNeedsItsBranchAction) {
 
 }  // namespace
 }  // namespace omnigraph::api
+
+namespace omnigraph::api {
+namespace {
+
+// A diff and a merge preview are reads of both views (docs/design/diff.md "Policy", decision
+// 130): a reviewer who may read main and the agents' branches previews and diffs them but may not
+// merge; a branch they may not read is refused in either role; a merger without `read` merges
+// but cannot preview.
+TEST(ApiPolicyTest, ADiffAndAMergePreviewAreReadsOfBothSides) {
+  TempDir dir;
+  const std::string uri = InitGraph(dir);
+  std::unique_ptr<Database> base = MustOpen(uri, MustParse(R"(version: 1
+groups: {reviewers: [act-rev], mergers: [act-merge]}
+protected_branches: [main]
+rules:
+  - id: read-agents
+    allow:
+      actors: { group: reviewers }
+      actions: [read]
+      branch_scope: "agent/*"
+  - id: read-main
+    allow:
+      actors: { group: reviewers }
+      actions: [read]
+      branch_scope: protected
+  - id: merge
+    allow:
+      actors: { group: mergers }
+      actions: [branch_merge]
+)"),
+                                            std::nullopt);
+  ASSERT_TRUE(
+      MustOpen(uri, nullptr, "setup")->Load(kPersonLine, "append", WriteTarget{"agent/x"}).ok());
+  std::unique_ptr<Database> rev = base->WithActor("act-rev");
+  std::unique_ptr<Database> merger = base->WithActor("act-merge");
+  Result<Json> preview = rev->PreviewMerge("agent/x");
+  ASSERT_TRUE(preview.ok()) << preview.status().ToString();
+  EXPECT_EQ((*preview)["outcome"].string_value(), "fast_forward");
+  DiffRequest agent;
+  agent.to.branch = "agent/x";
+  Result<Json> diff = rev->Diff(agent);
+  ASSERT_TRUE(diff.ok()) << diff.status().ToString();
+  EXPECT_EQ((*diff)["changes"].size(), 1u);
+  EXPECT_TRUE(Denied(rev->Merge("agent/x").status()));
+  // "feature" is neither protected nor an agent's: no read, so neither call.
+  EXPECT_TRUE(Denied(rev->PreviewMerge("feature").status()));
+  DiffRequest feature;
+  feature.to.branch = "feature";
+  EXPECT_TRUE(Denied(rev->Diff(feature).status()));
+  feature.from.branch = "feature";
+  feature.to.branch = "main";
+  EXPECT_TRUE(Denied(rev->Diff(feature).status()));
+  EXPECT_TRUE(Denied(merger->PreviewMerge("agent/x").status()));
+  Result<Json> merged = merger->Merge("agent/x");
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  EXPECT_EQ((*merged)["outcome"].string_value(), "fast_forward");
+}
+
+}  // namespace
+}  // namespace omnigraph::api

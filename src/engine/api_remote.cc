@@ -273,6 +273,31 @@ Result<Json> RemoteBackend::Merge(std::string_view source, const api::MergeOptio
   return Call(PostJson({{"branches", false}, {"merge", false}}, body, true), conflicts);
 }
 
+Result<Json> RemoteBackend::PreviewMerge(std::string_view source, std::string_view target) {
+  return Call(Get({{"branches", false}, {"merge", false}, {"preview", false}},
+                  {{"source", std::string(source)}, {"target", std::string(target)}}));
+}
+
+Result<Json> RemoteBackend::Diff(const api::DiffRequest& request) {
+  std::vector<std::pair<std::string, std::string>> query;
+  for (const auto& [side, target] :
+       {std::pair{std::string("from"), &request.from}, {std::string("to"), &request.to}}) {
+    if (target->snapshot) {
+      query.emplace_back(side + "_snapshot", *target->snapshot);
+    } else {
+      query.emplace_back(side, target->branch);
+    }
+  }
+  query.emplace_back("limit", std::to_string(request.limit));
+  for (const auto& [name, value] : {std::pair{"page_token", &request.page_token},
+                                    {"kind", &request.kind},
+                                    {"type", &request.type},
+                                    {"op", &request.op}}) {
+    if (!value->empty()) query.emplace_back(name, *value);
+  }
+  return Call(Get({{"diff", false}}, std::move(query)));
+}
+
 Result<Json> RemoteBackend::CommitHistory(std::string_view branch, size_t limit,
                                           std::string_view page_token, std::string_view actor) {
   std::vector<std::pair<std::string, std::string>> query = {{"branch", std::string(branch)},

@@ -48,6 +48,8 @@ class RemoteBackend final : public Backend {
   api::Result<api::Json> ListBranches() override;
   api::Result<api::Json> Merge(std::string_view source, const api::MergeOptions& options,
                                api::Json* conflicts) override;
+  api::Result<api::Json> PreviewMerge(std::string_view source, std::string_view target) override;
+  api::Result<api::Json> Diff(const api::DiffRequest& request) override;
   api::Result<api::Json> CommitHistory(std::string_view branch, size_t limit,
                                        std::string_view page_token,
                                        std::string_view actor) override;

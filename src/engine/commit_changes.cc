@@ -203,13 +203,11 @@ Result<commit::ChangeSet> SetOf(Graph& graph, const commit::Record& r, const Sna
   return changes;
 }
 
-// Up to `limit` changes of `r` that `select` takes, hydrating in batches of what the page still
+// Up to `limit` changes of `set` that `select` takes, hydrating in batches of what the page still
 // needs (unchanged rewrites make a batch come up short); `next` is set to the last change looked
 // at when more remain.
-Result<Json> Page(Graph& graph, const commit::Record& r, const Snapshot& before,
-                  const Snapshot& after, const Selection& select, size_t limit,
-                  std::optional<ChangePosition>& next) {
-  OMNIGRAPH_ASSIGN_OR_RETURN(commit::ChangeSet set, SetOf(graph, r, before, after));
+Result<Json> PageOf(const commit::ChangeSet& set, const Snapshot& before, const Snapshot& after,
+                    const Selection& select, size_t limit, std::optional<ChangePosition>& next) {
   OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<Candidate> list, Candidates(set, before, after, select));
   Json out = Json::array();
   size_t done = 0;
@@ -224,7 +222,7 @@ Result<Json> Page(Graph& graph, const commit::Record& r, const Snapshot& before,
 }
 
 // The selection a request asks for, checked against the commit's schema.
-Result<Selection> SelectionOf(const CommitChangesRequest& q, const commit::Record& r,
+Result<Selection> SelectionOf(const CommitChangesRequest& q, const ChangesScope& scope,
                               const Snapshot& after) {
   Selection s;
   if (q.limit < 1 || q.limit > kCommitChangesPageMax) {
@@ -249,13 +247,13 @@ Result<Selection> SelectionOf(const CommitChangesRequest& q, const commit::Recor
   if (!q.type.empty()) {
     const schema::TypeDef* type = after.catalog().FindTable(q.type);
     if (type == nullptr) {
-      return InvalidArgument("the schema of commit '" + r.commit_id + "' has no type '" + q.type +
-                             "'");
+      return InvalidArgument("the schema of " + std::string(scope.noun) + " '" +
+                             std::string(scope.id) + "' has no type '" + q.type + "'");
     }
     s.type_id = type->id;
   }
   if (!q.page_token.empty()) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(s.after, DecodeChangesPageToken(q.page_token, r.commit_id));
+    OMNIGRAPH_ASSIGN_OR_RETURN(s.after, DecodeChangesPageToken(q.page_token, scope));
   }
   return s;
 }
@@ -290,20 +288,33 @@ Result<Json> CommitChanges(Graph& graph, std::string_view commit_id,
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot before, graph.SnapshotAtCommit(*r.parent_commit_id));
   OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot after, graph.SnapshotAtCommit(r.commit_id));
-  OMNIGRAPH_ASSIGN_OR_RETURN(Selection select, SelectionOf(request, r, after));
+  const ChangesScope scope{"commit", r.commit_id, "commit changes"};
+  OMNIGRAPH_ASSIGN_OR_RETURN(Selection select, SelectionOf(request, scope, after));
+  OMNIGRAPH_ASSIGN_OR_RETURN(commit::ChangeSet set, SetOf(graph, r, before, after));
   Json out = Json::object();
   out["cause"] = CauseOf(r);
   std::optional<ChangePosition> next;
   OMNIGRAPH_ASSIGN_OR_RETURN(out["changes"],
-                             Page(graph, r, before, after, select, request.limit, next));
+                             PageOf(set, before, after, select, request.limit, next));
   if (next) out["next_page_token"] = EncodeChangesPageToken(r.commit_id, *next);
   return out;
 }
 
 Result<Json> ChangesOf(Graph& graph, const commit::Record& r, const Snapshot& before,
                        const Snapshot& after) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(commit::ChangeSet set, SetOf(graph, r, before, after));
   std::optional<ChangePosition> next;
-  return Page(graph, r, before, after, Selection{}, std::numeric_limits<size_t>::max(), next);
+  return PageOf(set, before, after, Selection{}, std::numeric_limits<size_t>::max(), next);
+}
+
+Result<Json> ChangesPage(const commit::ChangeSet& set, const Snapshot& before,
+                         const Snapshot& after, const CommitChangesRequest& request,
+                         const ChangesScope& scope, std::string* next_page_token) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(Selection select, SelectionOf(request, scope, after));
+  std::optional<ChangePosition> next;
+  OMNIGRAPH_ASSIGN_OR_RETURN(Json changes, PageOf(set, before, after, select, request.limit, next));
+  if (next) *next_page_token = EncodeChangesPageToken(scope.id, *next);
+  return changes;
 }
 
 std::string EncodeChangesPageToken(std::string_view commit_id, const ChangePosition& after) {
@@ -317,11 +328,16 @@ std::string EncodeChangesPageToken(std::string_view commit_id, const ChangePosit
 }
 
 Result<ChangePosition> DecodeChangesPageToken(std::string_view token, std::string_view commit_id) {
+  return DecodeChangesPageToken(token, ChangesScope{"commit", commit_id, "commit changes"});
+}
+
+Result<ChangePosition> DecodeChangesPageToken(std::string_view token, const ChangesScope& scope) {
+  const std::string_view commit_id = scope.id;
   const std::string quoted =
       "'" + std::string(token.substr(0, 64)) + (token.size() > 64 ? "...'" : "'");
   std::string_view text = token;
   if (text.size() > kTokenBytesMax || !text.starts_with(kTokenPrefix)) {
-    return InvalidArgument(quoted + " is not a page token of commit changes");
+    return InvalidArgument(quoted + " is not a page token of " + std::string(scope.listing));
   }
   text.remove_prefix(kTokenPrefix.size());
   const size_t dot = text.rfind('.');
@@ -339,8 +355,8 @@ Result<ChangePosition> DecodeChangesPageToken(std::string_view token, std::strin
   }
   const std::string of = (*parsed)["c"].get<std::string>();
   if (of != commit_id) {
-    return InvalidArgument("page token " + quoted + " is of commit '" + of + "', not of '" +
-                           std::string(commit_id) + "'");
+    return InvalidArgument("page token " + quoted + " is of " + std::string(scope.noun) + " '" +
+                           of + "', not of '" + std::string(commit_id) + "'");
   }
   return ChangePosition{(*parsed)["e"].get<bool>(), (*parsed)["t"].get<uint64_t>(),
                         (*parsed)["i"].get<std::string>(),

@@ -66,4 +66,21 @@ struct ChangePosition {
 std::string EncodeChangesPageToken(std::string_view commit_id, const ChangePosition& after);
 Result<ChangePosition> DecodeChangesPageToken(std::string_view token, std::string_view commit_id);
 
+// What a page of changes lists, for its page tokens and messages: a commit ("commit", its id,
+// "commit changes") or a diff ("diff", "FROM..TO", "a diff"). A token is bound to `id`.
+struct ChangesScope {
+  std::string_view noun;
+  std::string_view id;
+  std::string_view listing;
+};
+Result<ChangePosition> DecodeChangesPageToken(std::string_view token, const ChangesScope& scope);
+
+// One page of the changes `set` lists from `before` to `after` (which hold the same schema), as
+// CommitChanges pages a commit's: `request`'s filters and limit, its page token decoded against
+// `scope`; `*next_page_token` set when more may follow. The errors of CommitChanges for the
+// request; Corruption when `set` lists an id the tables do not hold.
+Result<Json> ChangesPage(const commit::ChangeSet& set, const Snapshot& before,
+                         const Snapshot& after, const CommitChangesRequest& request,
+                         const ChangesScope& scope, std::string* next_page_token);
+
 }  // namespace omnigraph::engine

@@ -130,6 +130,11 @@ class Graph {
   // schema change, naming the schemas; RetriesExhausted when the target moved during every one
   // of kMergeAttemptsMax attempts; VersionsReclaimed when the base's tables were reclaimed.
   Result<MergeResult> Merge(const MergeRequest& request);
+  // What Merge would do now, publishing and staging nothing (docs/design/merge.md "Preview"):
+  // the outcome against the two heads as they are (kConflicts with every conflict, as Merge
+  // finds them), the base, and how far each side is ahead. The errors of Merge, but for
+  // RetriesExhausted (a preview takes the heads once).
+  Result<MergeResult> PreviewMerge(const MergeRequest& request);
 
   // The migration plan from main's accepted schema to `new_source` (reads main's head and its
   // schema archive; writes nothing). InvalidArgument when the source does not parse or check.
@@ -236,12 +241,14 @@ class Graph {
   Result<MergePlan> PlanMerge(const MergeRequest& request, const Snapshot& source,
                               const commit::GraphState& target);
   // The three-way merge of every table from `base` to `source` and `target`: the record content
-  // pinning the merged versions (staged against the target), or with `conflicts` filled.
+  // pinning the merged versions (staged against the target), or with `conflicts` filled. With
+  // `stage` false (a preview) the tables changed on both sides are classified and validated but
+  // not staged, and their pins are left out of the content.
   Result<commit::RecordContent> MergeTables(const commit::GraphState& base,
                                             const commit::GraphState& source,
                                             const commit::GraphState& target,
                                             std::vector<MergeConflict>& conflicts,
-                                            ProgressMeter& meter);
+                                            ProgressMeter& meter, bool stage = true);
 
   storage::Runtime runtime_;
   commit::StorageStamp stamp_;

@@ -174,6 +174,21 @@ const char* MergeOutcomeName(MergeOutcome outcome) {
   return "unknown";
 }
 
+Json MergePreviewJson(const MergeRequest& request, const MergeResult& result) {
+  Json out = Json::object();
+  out["source"] = request.source;
+  out["target"] = request.target;
+  out["dry_run"] = true;
+  out["outcome"] = MergeOutcomeName(result.outcome);
+  out["source_commit_id"] = result.source_commit_id;
+  out["target_commit_id"] = result.target_commit_id;
+  out["base_commit_id"] = result.base_commit_id;
+  out["source_ahead"] = result.source_ahead;
+  out["target_ahead"] = result.target_ahead;
+  out["conflicts"] = MergeConflictsJson(result.conflicts);
+  return out;
+}
+
 Json MergeConflictsJson(const std::vector<MergeConflict>& conflicts) {
   Json out = Json::array();
   for (const MergeConflict& c : conflicts) {
@@ -201,7 +216,7 @@ Result<commit::RecordContent> Graph::MergeTables(const commit::GraphState& base,
                                                  const commit::GraphState& source,
                                                  const commit::GraphState& target,
                                                  std::vector<MergeConflict>& conflicts,
-                                                 ProgressMeter& meter) {
+                                                 ProgressMeter& meter, bool stage) {
   std::map<std::string, TableChange> changes;  // Validated against the target.
   std::vector<std::string> staged_keys;        // Changed on both sides: staged as patches.
   commit::RecordContent content;
@@ -250,6 +265,7 @@ Result<commit::RecordContent> Graph::MergeTables(const commit::GraphState& base,
     return content;
   }
   OMNIGRAPH_RETURN_IF_ERROR(valid);
+  if (!stage) return content;
   const table::StagedAgainst against{target.stream, target.seq};
   for (const std::string& key : staged_keys) {
     OMNIGRAPH_ASSIGN_OR_RETURN(
@@ -284,6 +300,10 @@ Result<Graph::MergePlan> Graph::PlanMerge(const MergeRequest& request, const Sna
       commit::FindMergeBase(*runtime_.store, s.head_commit_id, target.head_commit_id));
   plan.result.base_commit_id = found.base.commit_id;
   plan.result.base_records_read = found.records_read;
+  plan.result.source_commit_id = s.head_commit_id;
+  plan.result.target_commit_id = target.head_commit_id;
+  plan.result.source_ahead = found.a_only;
+  plan.result.target_ahead = found.b_only;
   if (found.base.commit_id == s.head_commit_id) return plan;  // Already up to date.
   OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot base, SnapshotAtCommit(found.base.commit_id));
   const commit::GraphState& b = base.state();
@@ -340,6 +360,30 @@ Status RetriesExhausted(const MergeRequest& request) {
 }
 
 }  // namespace
+
+Result<MergeResult> Graph::PreviewMerge(const MergeRequest& request) {
+  if (request.source == request.target) {
+    return InvalidArgument("cannot merge branch '" + request.source + "' into itself");
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot source, SnapshotOfBranch(request.source));
+  OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot target, SnapshotOfBranch(request.target));
+  OMNIGRAPH_ASSIGN_OR_RETURN(MergePlan plan, PlanMerge(request, source, target.state()));
+  plan.result.attempts = 1;
+  if (plan.base == nullptr) return plan.result;  // Up to date, or a fast-forward.
+  ProgressMeter meter(request.progress, *runtime_.clock, "merge", "tables");
+  std::vector<MergeConflict> conflicts;
+  Result<commit::RecordContent> three_way =
+      MergeTables(*plan.base, source.state(), target.state(), conflicts, meter, false);
+  if (!three_way.ok()) {
+    return plan.base_view->ExplainReadFailure(three_way.status())
+        .WithContext("merge base " + plan.result.base_commit_id);
+  }
+  if (!conflicts.empty()) {
+    plan.result.outcome = MergeOutcome::kConflicts;
+    plan.result.conflicts = std::move(conflicts);
+  }
+  return plan.result;
+}
 
 Result<MergeResult> Graph::Merge(const MergeRequest& request) {
   OMNIGRAPH_RETURN_IF_ERROR(commit::ValidateActor(request.actor));

@@ -71,10 +71,20 @@ struct MergeResult {
   std::vector<MergeConflict> conflicts;
   // The record published (fast-forward and merged only), for callers reporting the commit.
   std::optional<commit::Record> record;
+  // The heads merged (of the attempt that finished), and the commits each has that the other
+  // lacks, newer than the base (commit::MergeBase::a_only, b_only).
+  std::string source_commit_id;
+  std::string target_commit_id;
+  uint64_t source_ahead = 0;
+  uint64_t target_ahead = 0;
 };
 
 // "already_up_to_date", "fast_forward", "merged", "conflicts".
 const char* MergeOutcomeName(MergeOutcome outcome);
+
+// A merge preview's answer (Graph::PreviewMerge): {source, target, dry_run: true, outcome,
+// source_commit_id, target_commit_id, base_commit_id, source_ahead, target_ahead, conflicts}.
+Json MergePreviewJson(const MergeRequest& request, const MergeResult& result);
 
 // The conflicts as JSON objects {entity_kind, type_name, entity_id?, kind, message}.
 Json MergeConflictsJson(const std::vector<MergeConflict>& conflicts);

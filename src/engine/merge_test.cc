@@ -107,6 +107,18 @@ class MergeTest : public ::testing::Test {
     }
     return out;
   }
+  MergeResult MustPreview(std::string_view source, std::string_view target = "main") {
+    Result<MergeResult> r =
+        graph_->PreviewMerge(MergeRequest{std::string(source), std::string(target), std::nullopt});
+    OMNIGRAPH_CHECK_MSG(r.ok(), r.status().ToString());
+    return *r;
+  }
+  // Store writes of every kind since `before`.
+  uint64_t WritesSince(const storage::OpCounts& before) const {
+    const storage::OpCounts now = counting_->Snapshot();
+    return (now.puts - before.puts) + (now.put_if_absent - before.put_if_absent) +
+           (now.put_if_match - before.put_if_match) + (now.deletes - before.deletes);
+  }
   static std::vector<std::string> Kinds(const MergeResult& r) {
     std::vector<std::string> out;
     for (const MergeConflict& c : r.conflicts) out.push_back(c.kind);
@@ -719,6 +731,72 @@ TEST_F(MergeCostTest, TheSameMergeAtDepth10And1000ReadsTheSameObjects) {
   EXPECT_EQ(at10.heads, at1000.heads);
   EXPECT_EQ(at10.lists, at1000.lists);
   EXPECT_EQ(at10.put_if_absent, at1000.put_if_absent);
+}
+
+// A preview says what the merge would do, writes nothing, and agrees with the merge that follows:
+// each outcome, and every conflict (entity and validation) as the merge lists them.
+TEST_F(MergeTest, APreviewTellsEachOutcomeAndWritesNothing) {
+  Add("main", "Ada", 30);
+  Branch("x");
+  Branch("up");
+  storage::OpCounts before = counting_->Snapshot();
+  MergeResult p = MustPreview("up");
+  EXPECT_EQ(p.outcome, MergeOutcome::kAlreadyUpToDate);
+  EXPECT_EQ(p.source_ahead, 0u);
+  Add("x", "Bob", 40);
+  Add("x", "Cy", 41);
+  before = counting_->Snapshot();
+  p = MustPreview("x");
+  EXPECT_EQ(WritesSince(before), 0u);
+  EXPECT_EQ(p.outcome, MergeOutcome::kFastForward);
+  EXPECT_EQ(p.source_ahead, 2u);
+  EXPECT_EQ(p.target_ahead, 0u);
+  EXPECT_EQ(p.base_commit_id, Head("main").head_commit_id);
+  EXPECT_EQ(p.source_commit_id, Head("x").head_commit_id);
+  EXPECT_FALSE(p.commit_id.has_value());
+  Add("main", "Dee", 50);
+  const std::string main_head = Head("main").head_commit_id;
+  before = counting_->Snapshot();
+  p = MustPreview("x");
+  EXPECT_EQ(WritesSince(before), 0u);
+  EXPECT_EQ(p.outcome, MergeOutcome::kMerged);
+  EXPECT_EQ(p.source_ahead, 2u);
+  EXPECT_EQ(p.target_ahead, 1u);
+  EXPECT_EQ(p.target_commit_id, main_head);
+  EXPECT_EQ(Head("main").head_commit_id, main_head);
+  EXPECT_EQ(MustMerge("x").outcome, MergeOutcome::kMerged);
+  EXPECT_EQ(MustPreview("x").outcome, MergeOutcome::kAlreadyUpToDate);
+}
+
+TEST_F(MergeTest, APreviewListsTheConflictsTheMergeWouldMeet) {
+  Add("main", "Ada", 30);
+  Add("main", "Bob", 40);
+  Branch("x");
+  Run("x", "remove", {{"name", Value::String("Ada")}});
+  Run("x", "age", {{"name", Value::String("Bob")}, {"age", Value::Int(41)}});
+  Run("main", "age", {{"name", Value::String("Ada")}, {"age", Value::Int(31)}});
+  Run("main", "remove", {{"name", Value::String("Bob")}});
+  const storage::OpCounts before = counting_->Snapshot();
+  const MergeResult p = MustPreview("x");
+  EXPECT_EQ(WritesSince(before), 0u);
+  ASSERT_EQ(p.outcome, MergeOutcome::kConflicts);
+  EXPECT_EQ(p.conflicts, MustMerge("x").conflicts);
+  EXPECT_EQ(Kinds(p), (std::vector<std::string>{"delete_vs_update", "delete_vs_update"}));
+  // A conflict the validation of the merged result finds (no entity conflicts): orphan_edge.
+  Add("main", "Eve", 20);
+  Add("main", "Fay", 21);
+  Branch("y");
+  Run("y", "remove", {{"name", Value::String("Fay")}});
+  Run("main", "knows", {{"a", Value::String("Eve")}, {"b", Value::String("Fay")}});
+  const MergeResult q = MustPreview("y");
+  ASSERT_EQ(q.outcome, MergeOutcome::kConflicts);
+  EXPECT_EQ(Kinds(q), std::vector<std::string>{"orphan_edge"});
+  EXPECT_EQ(q.conflicts, MustMerge("y").conflicts);
+  // The errors of a merge.
+  EXPECT_EQ(graph_->PreviewMerge(MergeRequest{"x", "x", std::nullopt}).status().code(),
+            Code::kInvalidArgument);
+  EXPECT_EQ(graph_->PreviewMerge(MergeRequest{"nope", "main", std::nullopt}).status().code(),
+            Code::kBranchNotFound);
 }
 
 // The base search reads the commits since the base on both sides: k commits on the source and

@@ -1,7 +1,8 @@
 // The public API's shared cases through both backends (issue 43 item 3; docs/design/api.md
 // "Backends"): one scenario — branches, loads from a string, a file and a reader, keyed
 // mutations, history and its pages, commit changes, snapshots, queries, exports, the change
-// feed and its baseline, merges with and without conflicts, schema show and apply, and typed
+// feed and its baseline, merge previews, diffs and their pages, merges with and without
+// conflicts, schema show and apply, and typed
 // errors — runs on a handle from Database::Open and on one from Database::Connect to an
 // omnigraph-server serving a graph made the same way. Every call's answer (its JSON, or its
 // code, kind, message and object) is written to a transcript; the two transcripts must be equal
@@ -207,7 +208,25 @@ void MergesSchemaAndErrors(Database& db, Transcript& t) {
   b2.branch = "b2";
   t.Add("age on b1", db.Mutate(kQueries, "age", Json{{"name", "Ada"}, {"age", 37}}, b1));
   t.Add("age on b2", db.Mutate(kQueries, "age", Json{{"name", "Ada"}, {"age", 38}}, b2));
+  t.Add("preview b1", db.PreviewMerge("b1"));
+  DiffRequest b1_vs_b2;
+  b1_vs_b2.from.branch = "b1";
+  b1_vs_b2.to.branch = "b2";
+  t.Add("diff b1 b2", db.Diff(b1_vs_b2));
   t.Add("merge b1", db.Merge("b1"));
+  t.Add("preview b2 (conflicts)", db.PreviewMerge("b2"));
+  DiffRequest since;  // From a commit to main's head, a page at a time.
+  since.from.snapshot = main_before;
+  since.limit = 1;
+  Result<Json> first = db.Diff(since);
+  t.Add("diff since, page 1", first);
+  if (first.ok() && first->contains("next_page_token")) {
+    since.page_token = (*first)["next_page_token"].string_value();
+    t.Add("diff since, page 2", db.Diff(since));
+  }
+  DiffRequest nope;
+  nope.to.branch = "nope";
+  t.Add("diff to nope", db.Diff(nope));
   Json conflicts;
   MergeOptions deleting;
   deleting.delete_branch = true;
@@ -277,7 +296,7 @@ TEST(ApiBothWaysTest, EveryCallAnswersThroughTheServerAsItDoesLocally) {
   // The scenario did what it says locally (so equal transcripts are not two equal failures).
   size_t errors = 0;
   for (const std::string& line : direct.lines()) errors += line.find("-> error[") != line.npos;
-  EXPECT_EQ(errors, 10u) << "the scenario's deliberate failures, and no others";
+  EXPECT_EQ(errors, 11u) << "the scenario's deliberate failures, and no others";
 }
 
 // The calls the server has no route for: refused through it with Unsupported naming the call,

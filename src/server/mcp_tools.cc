@@ -127,6 +127,45 @@ std::vector<Arg> IngestArgs() {
       {"idempotency_key", "string", false, Into::kHeader, "Idempotency-Key", "makes a retry safe"}};
 }
 
+// The review tools (beyond RFC-003): a diff of two read views and a merge's preview, both reads
+// (docs/design/diff.md).
+std::vector<Tool> ReviewTools() {
+  return {
+      {"branches_diff",
+       "Diff",
+       "The entity changes from one branch head or commit to another, one page: {from, to, "
+       "types, changes, next_page_token?}. What a branch did: from its merge preview's "
+       "base_commit_id (from_snapshot) to the branch.",
+       false,
+       "read",
+       true,
+       false,
+       "GET",
+       "/diff",
+       {{"from", "string", false, Into::kQuery, "from", "a branch (default main)"},
+        {"from_snapshot", "string", false, Into::kQuery, "from_snapshot", "a commit id"},
+        {"to", "string", false, Into::kQuery, "to", "a branch"},
+        {"to_snapshot", "string", false, Into::kQuery, "to_snapshot", "a commit id"},
+        {"limit", "integer", false, Into::kQuery, "limit", "page size (default 1000)"},
+        {"page_token", "string", false, Into::kQuery, "page_token", "a next_page_token"},
+        {"kind", "string", false, Into::kQuery, "kind", "node or edge"},
+        {"type", "string", false, Into::kQuery, "type", "a type name"},
+        {"op", "string", false, Into::kQuery, "op", "insert, update or delete"}}},
+      {"branches_merge_preview",
+       "Preview merge",
+       "What merging a branch would do now, publishing nothing: the outcome, the merge base, "
+       "how far each side is ahead, and every conflict.",
+       false,
+       "read",
+       true,
+       false,
+       "GET",
+       "/branches/merge/preview",
+       {{"source", "string", true, Into::kQuery, "source", "the branch to merge"},
+        {"target", "string", false, Into::kQuery, "target", "default main"}}},
+  };
+}
+
 // The built-in tools that inspect the server and the graph (RFC-003 §5.2), in listing order.
 std::vector<Tool> InspectTools() {
   return {
@@ -274,6 +313,7 @@ std::vector<Tool> RunTools() {
 const std::vector<Tool>& BuiltinTools() {
   static const std::vector<Tool> tools = [] {
     std::vector<Tool> all = InspectTools();
+    for (Tool& t : ReviewTools()) all.push_back(std::move(t));
     for (Tool& t : RunTools()) all.push_back(std::move(t));
     return all;
   }();

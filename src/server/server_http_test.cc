@@ -282,6 +282,59 @@ TEST_F(ServerHttpTest, MergeSnapshotAndCommitChangesRoutes) {
   EXPECT_NE(Get(c, two + "?page_token=" + token, 400).find("is of commit"), std::string::npos);
 }
 
+// The review routes: GET /diff and GET /branches/merge/preview are reads, so a token that may
+// only read gets them; POST /branches/merge is not, and a read-only token's merge is 403 and
+// publishes nothing. Bad requests are 400 naming what is wrong.
+TEST_F(ServerHttpTest, DiffAndMergePreviewAreReadsAndAMergeIsNot) {
+  ServerProcess server(Args());
+  ASSERT_GT(server.port(), 0) << server.first_line();
+  httplib::Client c = server.Client();
+  httplib::Client bob = server.Client(kBobToken);
+  auto add = [&c](const std::string& name, const std::string& branch) {
+    Post(c, "/mutate",
+         Json{{"query", std::string(kAddPerson)},
+              {"params", Json{{"name", name}}},
+              {"branch", branch}},
+         200);
+  };
+  add("Ada", "main");
+  Post(c, "/branches", Json{{"name", "x"}}, 200);
+  add("Bob", "x");
+  add("Cy", "main");
+  httplib::Result diffed = bob.Get("/diff?from=main&to=x");
+  ASSERT_TRUE(diffed);
+  ASSERT_EQ(diffed->status, 200) << diffed->body;
+  Json d = Parse(diffed->body);
+  // main → x: x has Bob, lacks Cy.
+  ASSERT_EQ(d["changes"].size(), 2u) << d.dump();
+  EXPECT_EQ(d["changes"][0]["id"], "Bob");
+  EXPECT_EQ(d["changes"][0]["op"], "insert");
+  EXPECT_EQ(d["changes"][1]["id"], "Cy");
+  EXPECT_EQ(d["changes"][1]["op"], "delete");
+  EXPECT_EQ(d["to"]["branch"], "x");
+  EXPECT_EQ(diffed->get_header_value("Omnigraph-Graph-Commit"), Head(c, "x"));
+  Json preview = Parse(Get(bob, "/branches/merge/preview?source=x", 200));
+  EXPECT_EQ(preview["outcome"], "merged");
+  EXPECT_EQ(preview["dry_run"], true);
+  EXPECT_EQ(preview["source_ahead"], 1);
+  EXPECT_EQ(preview["target_ahead"], 1);
+  // The base is where x forked: a diff from it to x is what x did.
+  Json did = Parse(
+      Get(bob, "/diff?from_snapshot=" + preview["base_commit_id"].string_value() + "&to=x", 200));
+  ASSERT_EQ(did["changes"].size(), 1u) << did.dump();
+  EXPECT_EQ(did["changes"][0]["id"], "Bob");
+  const std::string head = Head(c);
+  EXPECT_EQ(Parse(Post(bob, "/branches/merge", Json{{"source", "x"}}, 403))["code"], "forbidden");
+  EXPECT_EQ(Head(c), head);
+  Get(bob, "/diff?from=main", 400);
+  Get(bob, "/diff?to=x&to_snapshot=" + head, 400);
+  Get(bob, "/branches/merge/preview", 400);
+  Get(bob, "/diff?to=x&limit=0", 400);
+  EXPECT_EQ(Parse(Get(bob, "/diff?to=nope", 404))["omnigraph_code"], "branch_not_found");
+  EXPECT_EQ(Parse(Get(bob, "/branches/merge/preview?source=x&target=x", 400))["omnigraph_code"],
+            "invalid_argument");
+}
+
 // Database::Connect: a handle on the served graph answers every call with the JSON and the
 // Status an embedded handle on the same graph gives (history pages and their tokens, snapshots,
 // exports at a commit, typed errors), and maps the server's own refusals and an unreachable

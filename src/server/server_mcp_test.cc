@@ -167,7 +167,8 @@ class McpTest : public ::testing::Test {
 };
 
 const std::set<std::string> kReadTools = {
-    "snapshot", "schema_get", "branches_list", "commits_list", "commits_get", "query", "read"};
+    "snapshot",     "schema_get",  "branches_list", "branches_diff", "branches_merge_preview",
+    "commits_list", "commits_get", "query",         "read"};
 const std::set<std::string> kWriteTools = {"mutate",         "change",          "ingest",
                                            "load",           "branches_create", "branches_delete",
                                            "branches_merge", "schema_apply"};

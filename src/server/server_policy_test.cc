@@ -557,6 +557,71 @@ rules:
   EXPECT_EQ((*people)["rows"].size(), 0u) << people->dump();
 }
 
+// The review page's GET /access says what the graph's bundle decides for the token's actor, and
+// the routes it stands for decide the same (docs/design/review-page.md "GET /access"): bob may
+// read and preview, not merge or delete; alice may do both.
+TEST(ServerPolicyTest, AccessSaysWhatTheBundleDecidesAndTheRoutesAgree) {
+  TempDir dir;
+  const std::string root = MakeGraph(dir, "g");
+  constexpr const char* kBundle = R"(version: 1
+groups: {team: [alice, bob]}
+protected_branches: [main]
+rules:
+  - id: team-reads
+    allow:
+      actors: { group: team }
+      actions: [read]
+      branch_scope: any
+  - id: alice-merges
+    allow:
+      actors: { id: alice }
+      actions: [branch_merge, branch_delete]
+)";
+  InProcessServer server(Registry({{"g", root, {}, {{"g.policy.yaml", kBundle}}}}),
+                         TokenAuth(nullptr));
+  httplib::Client alice = server.Client("alice-token");
+  httplib::Client bob = server.Client("bob-token");
+  ASSERT_EQ(Status(alice.Post("/graphs/g/mutate",
+                              R"({"query":"query a() { insert Person { name: \"Eve\" } }",)"
+                              R"("branch":"feature"})",
+                              "application/json")),
+            403);  // Nobody may change: the branch is written directly below.
+  ASSERT_TRUE(
+      (*api::Database::Open(root))
+          ->Load(R"({"type":"Person","data":{"name":"Eve"}})", "merge", api::WriteTarget{"feature"})
+          .ok());
+  auto access = [](httplib::Client& c) {
+    auto r = c.Get("/graphs/g/access?branch=feature");
+    EXPECT_EQ(Status(r), 200) << (r ? r->body : "");
+    return r ? Parse(r->body) : Json();
+  };
+  const Json a = access(alice);
+  EXPECT_EQ(a["actor"], "alice");
+  EXPECT_EQ(a["allowed"]["branch_merge"], true);
+  EXPECT_EQ(a["allowed"]["branch_delete"], true);
+  EXPECT_EQ(a["allowed"]["change"], false);
+  const Json b = access(bob);
+  EXPECT_EQ(b["allowed"]["branch_merge"], false);
+  EXPECT_EQ(b["allowed"]["branch_delete"], false);
+  auto preview = bob.Get("/graphs/g/branches/merge/preview?source=feature");
+  ASSERT_EQ(Status(preview), 200) << (preview ? preview->body : "");
+  EXPECT_EQ(Parse(preview->body)["outcome"], "fast_forward");
+  auto diff = bob.Get("/graphs/g/diff?to=feature");
+  ASSERT_EQ(Status(diff), 200) << (diff ? diff->body : "");
+  EXPECT_EQ(Parse(diff->body)["changes"].size(), 1u);
+  // No token may read without the bundle's grant: admin is named by no rule.
+  EXPECT_EQ(Status(server.Client("admin-token").Get("/graphs/g/diff?to=feature")), 403);
+  StderrCapture capture(dir.path() + "/stderr");
+  EXPECT_EQ(
+      Status(bob.Post("/graphs/g/branches/merge", R"({"source":"feature"})", "application/json")),
+      403);
+  EXPECT_EQ(Status(bob.Delete("/graphs/g/branches/feature")), 403);
+  capture.Finish();
+  EXPECT_EQ(
+      Status(alice.Post("/graphs/g/branches/merge", R"({"source":"feature"})", "application/json")),
+      200);
+}
+
 TEST(ServerPolicyTest, APolicyWithoutTokensRefusesToStart) {
   TempDir dir;
   const std::string root = MakeGraph(dir, "g");

@@ -111,6 +111,8 @@ Service::Service(std::shared_ptr<const GraphRegistry> registry, Auth auth, Servi
       admission_(std::make_unique<ActorAdmission>(options_.admission)) {
   AddServerRoutes();
   AddGraphRoutes(routes_);
+  AddReviewRoutes(routes_);
+  AddUiRoutes(routes_);
   AddQueryRoutes(routes_);
   AddMcpRoutes(routes_, *this);
 }

@@ -108,6 +108,10 @@ class Service {
 // Adds the graph routes (query, mutate, load, export, schema, branches, commits); each handler
 // runs on the Database of the call's graph (Call::db).
 void AddGraphRoutes(RouteTable& table);
+// Adds the review routes: GET /diff and GET /branches/merge/preview (server/review_routes.cc).
+void AddReviewRoutes(RouteTable& table);
+// Adds the review page (GET /ui/ and its files) and GET /access (server/ui_routes.cc).
+void AddUiRoutes(RouteTable& table);
 // Adds the stored-query routes: the catalog and invocation (server/query_routes.cc).
 void AddQueryRoutes(RouteTable& table);
 // Adds the MCP endpoint, POST /mcp and POST /graphs/{graph_id}/mcp (server/mcp.h); its tool
