@@ -593,7 +593,7 @@ TEST_F(ServerHttpTest, EveryDocumentedRouteIsServed) {
   size_t operations = 0;
   for (const Json::Member& path : doc["paths"].members()) {
     std::string concrete = path.first;
-    for (const char* param : {"{graph_id}", "{name}", "{commit_id}"}) {
+    for (const char* param : {"{graph_id}", "{name}", "{branch}", "{commit_id}"}) {
       const size_t at = concrete.find(param);
       if (at != std::string::npos) {
         concrete.replace(at, std::string_view(param).size(),
