@@ -23,6 +23,8 @@ packages=(
   # single-threaded build provides them fast (the reference BLAS makes index builds ~10x slower).
   libfaiss-dev libblas-dev liblapack-dev libopenblas0-serial
   clang-format python3
+  # tests/openapi/contract.py validates the server's answers against OmniGraph's openapi.json.
+  python3-jsonschema
   # The fuzz preset (docs/design/fuzzing.md): clang with libFuzzer's runtime, and lld to link.
   clang-14 libclang-rt-14-dev lld-14
   # tests/cli/hygiene.sh watches the CLI re-execute itself for a bulk load (main.cc).

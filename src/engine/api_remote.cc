@@ -261,8 +261,16 @@ Result<Json> RemoteBackend::DeleteBranch(std::string_view name) {
 }
 
 Result<Json> RemoteBackend::ListBranches() {
+  // OmniGraph's {branches} holds names; the branch objects the API returns are the server's
+  // `branch_details` (docs/design/openapi.md).
   OMNIGRAPH_ASSIGN_OR_RETURN(Json out, Call(Get({{"branches", false}})));
-  return out["branches"];
+  if (!out["branch_details"].is_array()) {
+    return Status(Code::kPermanent,
+                  "omnigraph-server answered GET /branches without 'branch_details': a server "
+                  "older than this client",
+                  url_);
+  }
+  return out["branch_details"];
 }
 
 Result<Json> RemoteBackend::Merge(std::string_view source, const api::MergeOptions& options,
@@ -481,8 +489,15 @@ Result<Json> RemoteBackend::ApplySchema(std::string_view schema_source, bool all
 }
 
 Result<Json> RemoteBackend::ShowSchema(const api::ReadTarget& target) {
-  if (target.snapshot) return Call(Get({{"schema", false}}, {{"snapshot", *target.snapshot}}));
-  return Call(Get({{"schema", false}}, {{"branch", target.branch}}));
+  Request r = target.snapshot ? Get({{"schema", false}}, {{"snapshot", *target.snapshot}})
+                              : Get({{"schema", false}}, {{"branch", target.branch}});
+  // The route says `schema_source` (OmniGraph's SchemaOutput); the API's JSON says `source`.
+  OMNIGRAPH_ASSIGN_OR_RETURN(Json shown, Call(r));
+  Json out = Json::object();
+  for (const auto& [name, value] : shown.members()) {
+    out[name == "schema_source" ? std::string("source") : name] = value;
+  }
+  return out;
 }
 
 Result<Json> RemoteBackend::PlanSchema(std::string_view, bool) { return NotServed("schema plan"); }

@@ -347,7 +347,7 @@ TEST_F(ChangeSetTest, CommitChangesHydratesTheListedIdsAndLeavesOutUnchangedRewr
   EXPECT_EQ(
       changes[0].dump(),
       R"({"after":{"properties":{"age":10,"name":"a"}},"before":{"properties":{"age":1,)"
-      R"("name":"a"}},"id":"a","kind":"node","op":"update","type":{"id":1,"name":"Person"}})");
+      R"("name":"a"}},"id":"a","kind":"node","op":"update","type":{"id":"1","name":"Person"}})");
   EXPECT_EQ(changes[1]["op"], "insert");
   EXPECT_EQ(changes[1]["id"], "c");
   EXPECT_FALSE(changes[1].contains("before"));

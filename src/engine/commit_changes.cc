@@ -176,7 +176,8 @@ Status AppendChanges(std::span<const Candidate> batch, const Snapshot& before,
     if (op == 1 && b->second == a->second) continue;  // A rewrite of the same row.
     Json j = Json::object();
     j["kind"] = c.at.edge ? "edge" : "node";
-    j["type"] = Json{{"id", c.type->id}, {"name", c.type->name}};
+    // OmniGraph's ChangeTypeOutput: the type's id is an opaque string.
+    j["type"] = Json{{"id", std::to_string(c.type->id)}, {"name", c.type->name}};
     j["id"] = c.at.id;
     j["op"] = kOpNames[op];
     if (op != 0) {

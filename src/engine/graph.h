@@ -142,7 +142,8 @@ class Graph {
                                            const schema::PlanOptions& options = {});
   // Plans and applies `new_source` on main as one commit (docs/design/engine.md "Schema apply").
   // Unsupported for another branch or an unsupported plan (the planner's messages), both
-  // writing nothing; a no-op plan publishes nothing. A strict write: ReadSetChanged when main
+  // writing nothing; a no-op plan publishes nothing. SchemaBoundary (kind Conflict), writing
+  // nothing, while any branch but main exists. A strict write: ReadSetChanged when main
   // moves while the apply is prepared, PreconditionFailed for a stale expected head.
   Result<SchemaApplyResult> ApplySchema(std::string_view new_source,
                                         const SchemaApplyOptions& options = {});
@@ -182,6 +183,9 @@ class Graph {
   Status CheckPlannedTables(const commit::GraphState& base, const WriteRequest& request);
   Result<Snapshot> MakeSnapshot(std::shared_ptr<const commit::GraphState> state,
                                 std::shared_ptr<commit::Stream> stream = nullptr);
+  // Where a schema apply may go: Unsupported for a branch other than main; SchemaBoundary (kind
+  // Conflict) naming every branch but main, when there is one.
+  Status CheckApplyTarget(std::string_view branch);
   // The warm handle of `branch`, resolving the name when there is none; `warm` tells which.
   Result<std::shared_ptr<commit::Stream>> StreamOf(std::string_view branch, bool& warm);
   // Forgets the warm handle of `branch` (its life of the name was deleted).

@@ -428,13 +428,16 @@ TEST_F(MergeTest, BothSidesEditingOneTableMergePerEntity) {
   EXPECT_EQ(Of("main", "Person").size(), 6u);
 }
 
-// A merge across a schema change is refused, naming both schemas; nothing is published.
+// A merge across a schema change is refused, naming both schemas; nothing is published. A schema
+// apply is refused while a branch is open, so the branch here is forked from a commit before the
+// change, after it.
 TEST_F(MergeTest, AMergeAcrossASchemaChangeIsRefused) {
-  Branch("x");
-  Add("x", "Ada", 30);
+  const std::string old_head = Head("main").head_commit_id;
   std::string wider(kSchema);
   wider.replace(wider.find("node Memo"), 0, "node Place { name: String @key }\n");
   ASSERT_TRUE(graph_->ApplySchema(wider).ok());
+  ASSERT_TRUE(graph_->CreateBranch("x", "main", old_head).ok());
+  Add("x", "Ada", 30);
   const commit::GraphState before = Head("main");
   Result<MergeResult> r = Merge("x");
   ASSERT_EQ(r.status().code(), Code::kUnsupported) << r.status().ToString();

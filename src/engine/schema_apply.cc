@@ -103,14 +103,31 @@ Result<schema::MigrationPlan> Graph::PlanSchema(std::string_view new_source,
   return schema::PlanMigration(catalog->ir(), new_source, options);
 }
 
-Result<SchemaApplyResult> Graph::ApplySchema(std::string_view new_source,
-                                             const SchemaApplyOptions& options) {
-  if (options.branch != commit::kMainKey) {
+// Schema changes are accepted only on main; and OmniGraph applies one only to a graph whose one
+// branch is main: a branch forked before the change could never merge back ("across a schema
+// change", engine/merge.cc), so it is refused up front with the reference's message (its
+// schema_apply.rs), naming the branches (decision 140).
+Status Graph::CheckApplyTarget(std::string_view branch) {
+  if (branch != commit::kMainKey) {
     return Status(Code::kUnsupported,
                   "schema changes are accepted only on main (so that stable ids are minted on one "
                   "lineage), not on branch '" +
-                      options.branch + "'; apply on main, then create the branch from it");
+                      std::string(branch) + "'; apply on main, then create the branch from it");
   }
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<commit::BranchInfo> branches, ListBranches());
+  std::string names;
+  for (const commit::BranchInfo& b : branches) {
+    if (b.branch == commit::kMainKey || b.branch == commit::kReservedBranchName) continue;
+    names += (names.empty() ? "" : ", ") + b.branch;
+  }
+  if (names.empty()) return Status::Ok();
+  return Status(Kind::kConflict, Code::kSchemaBoundary,
+                "schema apply requires a graph with only main; found non-main branches: " + names);
+}
+
+Result<SchemaApplyResult> Graph::ApplySchema(std::string_view new_source,
+                                             const SchemaApplyOptions& options) {
+  OMNIGRAPH_RETURN_IF_ERROR(CheckApplyTarget(options.branch));
   bool warm = false;
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<commit::Stream> stream, StreamOf("main", warm));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const commit::GraphState> head, stream->ReadHead());
@@ -190,6 +207,7 @@ Result<SchemaApplyResult> Graph::ApplySchema(std::string_view new_source,
   publish.branch = "main";
   publish.actor = options.actor;
   publish.stage = [&](const commit::GraphState& base) -> Result<commit::RecordContent> {
+    OMNIGRAPH_RETURN_IF_ERROR(CheckApplyTarget("main"));  // Again: a branch made meanwhile.
     if (base.head_commit_id != planned_head) {
       return Status(Code::kReadSetChanged,
                     "main moved to '" + base.head_commit_id + "' while the schema apply was " +

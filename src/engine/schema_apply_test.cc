@@ -525,5 +525,70 @@ edge WorksAt: Person -> Company { role: String? }
   EXPECT_EQ((*graph->SnapshotOfBranch("main")->Table("node:Company"))->entity_count(), 1u);
 }
 
+// A schema apply is refused while any branch but main exists, with OmniGraph's message naming
+// them (sorted), and writes nothing; once they are deleted it applies.
+TEST(SchemaApplyTest, OpenBranchesRefuseTheApplyUntilDeleted) {
+  Fixture f;
+  ASSERT_TRUE(f.graph->CreateBranch("zeta", "main").ok());
+  ASSERT_TRUE(f.graph->CreateBranch("feature/a", "main").ok());
+  const std::string next = std::string(kSchema) + "node Tag { label: String @key }\n";
+  const Snapshot before = f.Head();
+  const storage::OpCounts start = f.store->Snapshot();
+  Result<SchemaApplyResult> applied = f.graph->ApplySchema(next);
+  ASSERT_FALSE(applied.ok());
+  EXPECT_EQ(applied.status().code(), Code::kSchemaBoundary);
+  EXPECT_EQ(applied.status().kind(), Kind::kConflict);
+  EXPECT_EQ(applied.status().message(),
+            "schema apply requires a graph with only main; found non-main branches: feature/a, "
+            "zeta");
+  EXPECT_EQ((f.store->Snapshot() - start).writes(), 0u);
+  EXPECT_EQ(f.Head().state().seq, before.state().seq);
+  // A no-op apply is refused too, as OmniGraph checks the branches before planning.
+  EXPECT_EQ(f.graph->ApplySchema(kSchema).status().code(), Code::kSchemaBoundary);
+  ASSERT_TRUE(f.graph->DeleteBranch("zeta").ok());
+  EXPECT_EQ(f.graph->ApplySchema(next).status().message(),
+            "schema apply requires a graph with only main; found non-main branches: feature/a");
+  ASSERT_TRUE(f.graph->DeleteBranch("feature/a").ok());
+  Result<SchemaApplyResult> now = f.graph->ApplySchema(next);
+  ASSERT_TRUE(now.ok()) << now.status().ToString();
+  EXPECT_TRUE(now->applied);
+}
+
+// Runs `hook` (once) after the first listing of a prefix has been answered.
+class AfterListStore final : public storage::ForwardingStore {
+ public:
+  AfterListStore(std::shared_ptr<storage::ObjectStore> inner, std::string prefix)
+      : ForwardingStore(std::move(inner)), prefix_(std::move(prefix)) {}
+  std::function<void()> hook;
+
+  Result<storage::ListPage> List(const storage::ListOptions& options) override {
+    Result<storage::ListPage> page = inner().List(options);
+    if (hook && options.prefix.starts_with(prefix_)) std::exchange(hook, nullptr)();
+    return page;
+  }
+
+ private:
+  std::string prefix_;
+};
+
+// A branch created by another process after the apply checked the branches, while it planned, is
+// seen again when the apply publishes: refused, nothing published.
+TEST(SchemaApplyTest, ABranchCreatedWhileTheApplyPlansRefusesItAtPublish) {
+  auto memory = std::make_shared<storage::MemoryStore>();
+  auto hooked = std::make_shared<AfterListStore>(memory, "_graph/names/");
+  storage::Runtime rt = storage::Runtime::ForTest(hooked, 1);
+  std::unique_ptr<Graph> graph = std::move(*Graph::Init(rt, kSchema));
+  std::unique_ptr<Graph> other = std::move(*Graph::Open(storage::Runtime::ForTest(memory, 2)));
+  const uint64_t seq = graph->SnapshotOfBranch("main")->state().seq;
+  hooked->hook = [&] { OMNIGRAPH_CHECK(other->CreateBranch("late", "main").ok()); };
+  Result<SchemaApplyResult> applied =
+      graph->ApplySchema(std::string(kSchema) + "node Tag { label: String @key }\n");
+  ASSERT_FALSE(applied.ok());
+  EXPECT_EQ(applied.status().message(),
+            "schema apply requires a graph with only main; found non-main branches: late");
+  EXPECT_EQ(hooked->hook, nullptr);
+  EXPECT_EQ(graph->SnapshotOfBranch("main")->state().seq, seq);
+}
+
 }  // namespace
 }  // namespace omnigraph::engine

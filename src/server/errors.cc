@@ -1,6 +1,9 @@
 // ErrorOutput and the status mapping (server/errors.h).
 #include "server/errors.h"
 
+#include <cctype>
+#include <optional>
+#include <string_view>
 #include <utility>
 
 namespace omnigraph::server {
@@ -84,26 +87,86 @@ HttpResponse ErrorResponse(int http_status, std::string message) {
 
 namespace {
 
+// The text between `'` after the first `after` in `message`, or nullopt.
+std::optional<std::string> QuotedAfter(std::string_view message, std::string_view after) {
+  const size_t at = message.find(after);
+  if (at == std::string_view::npos) return std::nullopt;
+  const size_t open = at + after.size();
+  const size_t close = message.find('\'', open);
+  if (close == std::string_view::npos) return std::nullopt;
+  return std::string(message.substr(open, close - open));
+}
+
+// OmniGraph's KeyConflictOutput {entity_kind, type_name, entity_id?}, from the engine's message,
+// which names the table ("node:Person") and the id ("id 'Ada'"); null when it names no table
+// (decision 141).
+api::Json KeyConflictDetail(std::string_view message) {
+  for (std::string_view kind : {"node", "edge"}) {
+    const std::string prefix = std::string(kind) + ":";
+    size_t at = message.find(prefix);
+    while (at != std::string_view::npos && at > 0 &&
+           (std::isalnum(static_cast<unsigned char>(message[at - 1])) || message[at - 1] == '_')) {
+      at = message.find(prefix, at + 1);
+    }
+    if (at == std::string_view::npos) continue;
+    size_t end = at + prefix.size();
+    while (end < message.size() &&
+           (std::isalnum(static_cast<unsigned char>(message[end])) || message[end] == '_')) {
+      ++end;
+    }
+    if (end == at + prefix.size()) continue;
+    api::Json out = api::Json{
+        {"entity_kind", std::string(kind)},
+        {"type_name", std::string(message.substr(at + prefix.size(), end - at - prefix.size()))}};
+    if (std::optional<std::string> id = QuotedAfter(message, "id '")) out["entity_id"] = *id;
+    return out;
+  }
+  return api::Json();
+}
+
+// OmniGraph's PreconditionFailureOutput {expected, actual}: the publish protocol's message is
+// "expected head 'E' but the head is 'A'" (commit/publish.cc); null for another message.
+api::Json PreconditionDetail(std::string_view message) {
+  std::optional<std::string> expected = QuotedAfter(message, "expected head '");
+  if (!expected) return api::Json();
+  api::Json out = api::Json{{"expected", *expected}};
+  if (std::optional<std::string> actual = QuotedAfter(message, "but the head is '")) {
+    out["actual"] = *actual;
+  }
+  return out;
+}
+
 api::Json ErrorEnvelope(const api::Status& status) {
   const int http_status = HttpStatusOf(status.code());
   api::Json out = Envelope(http_status, status.message());
   out["omnigraph_code"] = api::CodeName(status.code());
   out["kind"] = api::KindName(status.kind());
   if (!status.object().empty()) out["object"] = status.object();
-  api::Json detail = api::Json{{"message", status.message()}};
-  if (!status.object().empty()) detail["object"] = status.object();
   switch (status.code()) {
-    case Code::kKeyConflict: out["key_conflict"] = std::move(detail); break;
+    case Code::kKeyConflict: {
+      api::Json detail = KeyConflictDetail(status.message());
+      if (!detail.is_null()) out["key_conflict"] = std::move(detail);
+      break;
+    }
     case Code::kReadSetChanged:
-      if (!status.object().empty()) detail["member"] = status.object();
-      out["read_set_conflict"] = std::move(detail);
+      // ReadSetConflictOutput: the member whose authority changed (the record the write lost).
+      out["read_set_conflict"] = api::Json{
+          {"member", status.object().empty() ? std::string("graph_head") : status.object()}};
       break;
     case Code::kPreconditionFailed:
-    case Code::kPrecondition: out["precondition_failure"] = std::move(detail); break;
-    case Code::kResourceLimit:
-    case Code::kTooLarge:
-      if (!status.object().empty()) detail["resource"] = status.object();
-      out["resource_limit"] = std::move(detail);
+    case Code::kPrecondition: {
+      api::Json detail = PreconditionDetail(status.message());
+      if (!detail.is_null()) out["precondition_failure"] = std::move(detail);
+      break;
+    }
+    case Code::kParentlessCommit:
+    case Code::kSchemaBoundary:
+      // ChangeDiffRefusalOutput, for a commit's diff refused ("commit 'ID' has no parent ...");
+      // a schema apply refused for open branches names no commit and carries none.
+      if (std::optional<std::string> commit = QuotedAfter(status.message(), "commit '")) {
+        out["change_diff_refusal"] = api::Json{
+            {"reason", std::string(api::CodeName(status.code()))}, {"graph_commit_id", *commit}};
+      }
       break;
     default: break;
   }

@@ -5,6 +5,7 @@
 //
 // The change feed is GET /changes (one page) and POST /changes/baseline (the head as NDJSON, then
 // the cursor line), docs/design/change-feed.md.
+#include <algorithm>
 #include <charconv>
 #include <memory>
 #include <utility>
@@ -82,6 +83,28 @@ HttpResponse QueryRoute(const DbPtr& db, const Call& call) {
                "graph_commit_id");
 }
 
+// POST /read: the query with OmniGraph's legacy member names, answered without the commit id in
+// the body (its LegacyReadOutput is byte-stable); the header still names the commit.
+HttpResponse LegacyReadRoute(const DbPtr& db, const Call& call) {
+  const Json& body = call.body;
+  if (body.contains("branch") && body.contains("snapshot")) {
+    return ErrorResponse(400, "a query reads a branch or a snapshot, not both");
+  }
+  api::ReadTarget target;
+  target.branch = StringOr(body, "branch", "main");
+  if (body["snapshot"].is_string()) target.snapshot = body["snapshot"].string_value();
+  const Json params = body["params"].is_object() ? body["params"] : Json::object();
+  api::Result<Json> read = db->Query(body["query_source"].string_value(),
+                                     StringOr(body, "query_name", ""), params, target);
+  if (!read.ok()) return ErrorResponse(read.status());
+  const std::string commit = (*read)["graph_commit_id"].is_string()
+                                 ? (*read)["graph_commit_id"].string_value()
+                                 : std::string();
+  Json out = *read;
+  out.erase("graph_commit_id");
+  return WithCommit(JsonResponse(out), commit);
+}
+
 // A write's Idempotency-Key header makes it safe to retry (docs/design/idempotency.md); the
 // engine checks the key's text.
 void SetIdempotencyKey(const Call& call, api::WriteTarget& target) {
@@ -127,6 +150,20 @@ HttpResponse LoadRoute(const DbPtr& db, const Call& call, std::string_view data,
   return Reply(As(db, call)->Load(data, mode.empty() ? kDefaultLoadMode : mode, target));
 }
 
+// NotFound "unknown type 'T'" (the engine's export message) for a name that is no node or edge
+// type of the commit `at`, whose snapshot lists a dataset per type.
+api::Status CheckTypesExist(Database& reader, const api::ReadTarget& at,
+                            const std::vector<std::string>& types) {
+  api::Result<Json> snapshot = reader.Snapshot(at);
+  if (!snapshot.ok()) return snapshot.status();
+  for (const std::string& name : types) {
+    bool found = false;
+    for (const Json& d : (*snapshot)["datasets"]) found |= d["type_name"].string_value() == name;
+    if (!found) return api::Status(api::Code::kNotFound, "unknown type '" + name + "'");
+  }
+  return api::Status::Ok();
+}
+
 HttpResponse ExportRoute(const DbPtr& db, const Call& call) {
   if (call.body.contains("branch") && call.body.contains("snapshot")) {
     return ErrorResponse(400, "an export reads a branch or a snapshot, not both");
@@ -168,6 +205,12 @@ HttpResponse ExportRoute(const DbPtr& db, const Call& call) {
   api::ReadTarget at;
   at.branch = head.branch;
   at.snapshot = *commit;
+  // A type the commit does not have is refused before the stream's 200 goes out: once it has,
+  // a failure can only cut the stream short (OmniGraph answers 4xx, not a cut-off 200).
+  if (!types.empty()) {
+    api::Status known = CheckTypesExist(*reader, at, types);
+    if (!known.ok()) return ErrorResponse(known);
+  }
   HttpResponse out;
   out.content_type = "application/x-ndjson";
   out.stream = [reader, at, types](const ChunkWriter& write) {
@@ -289,7 +332,14 @@ HttpResponse SchemaRoute(const DbPtr& db, const Call& call) {
   api::ReadTarget target;
   if (!branch.empty()) target.branch = branch;
   if (!snapshot.empty()) target.snapshot = snapshot;
-  return Reply(db->ShowSchema(target), "graph_commit_id");
+  api::Result<Json> shown = db->ShowSchema(target);
+  if (!shown.ok()) return ErrorResponse(shown.status());
+  // OmniGraph's SchemaOutput names the source `schema_source` (the API's JSON says `source`).
+  Json out = Json::object();
+  for (const auto& [name, value] : shown->members()) {
+    out[name == "source" ? std::string("schema_source") : name] = value;
+  }
+  return Reply(out, "graph_commit_id");
 }
 
 // POST /branches/merge: BranchMergeOutput, or 409 with every conflict in merge_conflicts.
@@ -431,14 +481,65 @@ void AddChangeRoutes(RouteTable& table) {
                   }});
 }
 
+std::vector<Param> MutateMembers() {
+  return {Member("query", "string", false, ".gq source"),
+          Member("query_source", "string", false, "alias of query"),
+          Member("name", "string", false),
+          Member("query_name", "string", false, "alias of name"),
+          Member("params", "object", false),
+          Member("branch", "string", false)};
+}
+
+// OmniGraph's deprecated aliases, kept as it keeps them: /read (legacy member names and answer),
+// /change and /ingest; each answer says its successor (Route::successor).
+void AddDeprecatedRoutes(RouteTable& table) {
+  table.Add(Route{
+      .method = "POST",
+      .pattern = "/read",
+      .action = "read",
+      .body = BodyKind::kJson,
+      .summary = "Deprecated alias of POST /query with the legacy member names; its answer has "
+                 "no graph_commit_id (OmniGraph's LegacyReadOutput)",
+      .body_members = {Member("query_source", "string", true, ".gq source"),
+                       Member("query_name", "string", false), Member("params", "object", false),
+                       Member("branch", "string", false),
+                       Member("snapshot", "string", false, "a commit id")},
+      .successor = "query",
+      .handler = [](const Call& call) {
+        const DbPtr& db = call.db;
+        return LegacyReadRoute(db, call);
+      }});
+  table.Add(Route{.method = "POST",
+                  .pattern = "/change",
+                  .action = "change",
+                  .body = BodyKind::kJson,
+                  .summary = "Deprecated alias of POST /mutate",
+                  .body_members = MutateMembers(),
+                  .successor = "mutate",
+                  .handler = [](const Call& call) {
+                    const DbPtr& db = call.db;
+                    return MutateRoute(db, call, false);
+                  }});
+  table.Add(
+      Route{.method = "POST",
+            .pattern = "/ingest",
+            .action = "change",
+            .body = BodyKind::kJson,
+            .summary = "Deprecated alias of POST /load",
+            .body_members = {Member("data", "string", true), Member("branch", "string", false),
+                             Member("from", "string", false), Member("mode", "string", false)},
+            .load_body = true,
+            .successor = "load",
+            .handler = [](const Call& call) {
+              const DbPtr& db = call.db;
+              const Json& b = call.body;
+              return LoadRoute(db, call, b["data"].string_value(), StringOr(b, "branch", ""),
+                               StringOr(b, "from", ""), StringOr(b, "mode", ""));
+            }});
+}
+
 void AddWriteRoutes(RouteTable& table) {
-  const std::vector<Param> mutate_members = {
-      Member("query", "string", false, ".gq source"),
-      Member("query_source", "string", false, "alias of query"),
-      Member("name", "string", false),
-      Member("query_name", "string", false, "alias of name"),
-      Member("params", "object", false),
-      Member("branch", "string", false)};
+  const std::vector<Param> mutate_members = MutateMembers();
   table.Add(Route{.method = "POST",
                   .pattern = "/mutate",
                   .action = "change",
@@ -507,6 +608,17 @@ void AddWriteRoutes(RouteTable& table) {
       }});
 }
 
+// OmniGraph's BranchListOutput, {branches: [name]}, sorted; the branch objects the API returns
+// (heads, fork points) ride along as `branch_details`, which a remote handle reads (decision 142).
+Json BranchList(const Json& all) {
+  std::vector<std::string> names;
+  for (const Json& b : all) names.push_back(b["name"].string_value());
+  std::sort(names.begin(), names.end());
+  Json out = Json{{"branches", Json::array()}, {"branch_details", all}};
+  for (const std::string& n : names) out["branches"].push_back(Json(n));
+  return out;
+}
+
 void AddBranchRoutes(RouteTable& table) {
   table.Add(Route{.method = "POST",
                   .pattern = "/branches/merge",
@@ -523,12 +635,12 @@ void AddBranchRoutes(RouteTable& table) {
   table.Add(Route{.method = "GET",
                   .pattern = "/branches",
                   .action = "read",
-                  .summary = "Every live branch: {branches}",
+                  .summary = "Every live branch: {branches: [name], branch_details: [branch]}",
                   .handler = [](const Call& call) {
                     const DbPtr& db = call.db;
                     api::Result<Json> all = db->ListBranches();
                     if (!all.ok()) return ErrorResponse(all.status());
-                    return JsonResponse(Json{{"branches", *all}});
+                    return JsonResponse(BranchList(*all));
                   }});
   table.Add(Route{.method = "POST",
                   .pattern = "/branches",
@@ -544,12 +656,12 @@ void AddBranchRoutes(RouteTable& table) {
                                  "head_commit_id");
                   }});
   table.Add(Route{.method = "DELETE",
-                  .pattern = "/branches/{name+}",
+                  .pattern = "/branches/{branch+}",
                   .action = "branch_delete",
                   .summary = "Deletes a branch: {name, uri, actor_id?}",
                   .handler = [](const Call& call) {
                     const DbPtr& db = call.db;
-                    const std::string& name = call.request.path_params.at("name");
+                    const std::string& name = call.request.path_params.at("branch");
                     return DeleteReply(As(db, call)->DeleteBranch(name), db, call, name);
                   }});
 }
@@ -561,6 +673,7 @@ void AddGraphRoutes(RouteTable& table) {
   AddChangeRoutes(table);
   AddWriteRoutes(table);
   AddBranchRoutes(table);
+  AddDeprecatedRoutes(table);
 }
 
 }  // namespace omnigraph::server

@@ -536,7 +536,7 @@ struct Resource {
 const std::vector<Resource>& Resources() {
   static const std::vector<Resource> resources = {
       {"omnigraph://schema", "schema", "The accepted schema of main (.pg source)", false, "read",
-       "/schema", "text/plain", "source"},
+       "/schema", "text/plain", "schema_source"},
       {"omnigraph://branches", "branches", "Every live branch ({branches})", false, "read",
        "/branches", "application/json", ""},
       {"omnigraph://graphs", "graphs", "The graphs this server serves ({graphs})", true,

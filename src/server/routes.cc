@@ -121,6 +121,7 @@ api::Json Operation(const Route& route, bool nested) {
       '_');
   op["operationId"] = id;
   op["x-omnigraph-action"] = route.action.empty() ? "none" : route.action;
+  if (!route.successor.empty()) op["deprecated"] = true;
   if (route.action.empty()) op["security"] = api::Json::array();
   op["parameters"] = Parameters(route, nested);
   if (route.body != BodyKind::kNone) op["requestBody"] = RequestBody(route);
@@ -210,7 +211,7 @@ api::Json RouteTable::OpenApi(std::string_view version) const {
     }
   }
   api::Json doc = api::Json::object();
-  doc["openapi"] = "3.0.3";
+  doc["openapi"] = "3.1.0";
   doc["info"] = api::Json{{"title", "OmniGraph C++ server"}, {"version", std::string(version)}};
   doc["security"] = api::Json{};
   doc["security"].push_back(api::Json{{"bearer", api::Json::array()}});

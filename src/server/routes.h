@@ -78,6 +78,10 @@ struct Route {
   // A graph route whose plain path is also served in multi-graph mode, without a graph
   // (Call::graph null): POST /mcp, the server's own MCP tools (server/mcp.h).
   bool graph_optional = false;
+  // A deprecated alias (OmniGraph's /read, /change, /ingest): the path of the route that replaces
+  // it ("query"). Its responses carry `Deprecation: true` and `Link: <query>;
+  // rel="successor-version"` (RFC 9745, RFC 8288); the document marks it `deprecated`.
+  std::string successor;
   std::function<HttpResponse(const Call& call)> handler;
 };
 
@@ -99,7 +103,7 @@ class RouteTable {
   // Matches `request` (its method and path) and fills request.path_params.
   RouteMatch Match(HttpRequest& request) const;
 
-  // The OpenAPI 3.0 document of every route: each graph route at its plain path and under
+  // The OpenAPI 3.1 document of every route: each graph route at its plain path and under
   // /graphs/{graph_id}/, with its parameters, body and the error envelope.
   api::Json OpenApi(std::string_view version) const;
 

@@ -9,6 +9,7 @@
 
 #include "omnigraph/omnigraph.h"
 #include "server/auth.h"
+#include "server/errors.h"
 #include "server/routes.h"
 #include "server/service.h"
 
@@ -64,14 +65,29 @@ TEST(RouteTableTest, EveryRouteIsDocumentedAndEveryDocumentedOperationIsARoute) 
   EXPECT_EQ(documented, routes);
   // The CORE routes this server has today (merge, snapshot and the change feed come with their
   // APIs).
-  for (const char* op :
-       {"GET /healthz", "GET /openapi.json", "GET /graphs", "POST /query", "POST /mutate",
-        "POST /mutate/if-graph-commit", "GET /schema", "POST /schema/apply", "POST /load/ndjson",
-        "POST /load", "POST /export", "GET /branches", "POST /branches", "DELETE /branches/{name}",
-        "GET /commits", "GET /commits/{commit_id}", "GET /changes", "POST /changes/baseline"}) {
+  for (const char* op : {"GET /healthz",      "GET /openapi.json",
+                         "GET /graphs",       "POST /query",
+                         "POST /mutate",      "POST /mutate/if-graph-commit",
+                         "GET /schema",       "POST /schema/apply",
+                         "POST /load/ndjson", "POST /load",
+                         "POST /export",      "GET /branches",
+                         "POST /branches",    "DELETE /branches/{branch}",
+                         "GET /commits",      "GET /commits/{commit_id}",
+                         "GET /changes",      "POST /changes/baseline",
+                         "POST /read",        "POST /change",
+                         "POST /ingest"}) {
     const std::string s = op;
     const size_t space = s.find(' ');
     EXPECT_TRUE(doc["paths"][s.substr(space + 1)][Lower(s.substr(0, space))].is_object()) << op;
+  }
+  EXPECT_EQ(doc["openapi"], "3.1.0");
+  // OmniGraph's deprecated aliases are marked so, and only they.
+  for (const auto& [path, item] : doc["paths"].members()) {
+    for (const auto& [method, op] : item.members()) {
+      const bool alias =
+          path.ends_with("/read") || path.ends_with("/change") || path.ends_with("/ingest");
+      EXPECT_EQ(op.contains("deprecated"), alias) << method << " " << path;
+    }
   }
 }
 
@@ -81,7 +97,7 @@ TEST(RouteTableTest, MatchesPathsParamsAndTheNestedGraphForm) {
   HttpRequest del{.method = "DELETE", .path = "/graphs/default/branches/review/x"};
   RouteMatch m = table.Match(del);
   ASSERT_NE(m.route, nullptr) << m.message;
-  EXPECT_EQ(del.path_params.at("name"), "review/x");
+  EXPECT_EQ(del.path_params.at("branch"), "review/x");
   HttpRequest show{.method = "GET", .path = "/commits/main.3.J2C6S7SD8M"};
   ASSERT_NE(table.Match(show).route, nullptr);
   EXPECT_EQ(show.path_params.at("commit_id"), "main.3.J2C6S7SD8M");
@@ -187,6 +203,57 @@ TEST(ChangeFeedRoutesTest, PollAndBaselineServeTheFeed) {
   EXPECT_NE(streamed.find("\"name\":\"ada\""), std::string::npos) << streamed;
   EXPECT_NE(streamed.find("{\"baseline\":{\"resume_cursor\":\"c1."), std::string::npos) << streamed;
   EXPECT_EQ(post_baseline("{\"branch\":\"nope\"}").status, 404);
+}
+
+// The error envelope's details are OmniGraph's shapes (decision 141), read from the engine's
+// message texts; a message that does not carry what a detail requires leaves the detail out.
+TEST(ErrorEnvelopeTest, DetailsAreOmniGraphsShapes) {
+  auto body = [](const api::Status& status) {
+    HttpResponse r = ErrorResponse(status);
+    api::Result<Json> parsed = api::ParseJson(r.body, "envelope");
+    EXPECT_TRUE(parsed.ok());
+    return std::pair{r.status, parsed.ok() ? *parsed : Json()};
+  };
+  auto [key_status, key] = body(api::Status(
+      api::Code::kKeyConflict, "append of id 'Ada', which table 'node:Person' already holds", "m"));
+  EXPECT_EQ(key_status, 409);
+  EXPECT_EQ(key["key_conflict"],
+            (Json{{"entity_kind", "node"}, {"type_name", "Person"}, {"entity_id", "Ada"}}));
+  EXPECT_EQ(key["code"], "conflict");
+  EXPECT_EQ(key["omnigraph_code"], "key_conflict");
+  auto [edge_status, edge] = body(api::Status(
+      api::Code::kKeyConflict, "line 3: id 'e1' of edge:WorksAt was already given on line 1"));
+  EXPECT_EQ(edge["key_conflict"],
+            (Json{{"entity_kind", "edge"}, {"type_name", "WorksAt"}, {"entity_id", "e1"}}));
+  EXPECT_FALSE(
+      body(api::Status(api::Code::kKeyConflict, "a conflict")).second.contains("key_conflict"));
+
+  auto [pre_status, pre] = body(api::Status(
+      api::Code::kPreconditionFailed, "expected head 'main.2.AAAA' but the head is 'main.3.BBBB'"));
+  EXPECT_EQ(pre_status, 412);
+  EXPECT_EQ(pre["precondition_failure"],
+            (Json{{"expected", "main.2.AAAA"}, {"actual", "main.3.BBBB"}}));
+  EXPECT_FALSE(pre.contains("code"));  // OmniGraph omits it on 412.
+
+  EXPECT_EQ(body(api::Status(api::Code::kReadSetChanged, "main moved", "rec/5"))
+                .second["read_set_conflict"],
+            (Json{{"member", "rec/5"}}));
+  auto [diff_status, diff] =
+      body(api::Status(api::Code::kParentlessCommit,
+                       "commit 'main.1.GENESIS' has no parent (genesis): it has "
+                       "no diff"));
+  EXPECT_EQ(diff_status, 409);
+  EXPECT_EQ(diff["change_diff_refusal"],
+            (Json{{"reason", "parentless_commit"}, {"graph_commit_id", "main.1.GENESIS"}}));
+  // A schema apply refused for open branches is a 409 conflict that names no commit.
+  auto [apply_status, apply] =
+      body(api::Status(api::Kind::kConflict, api::Code::kSchemaBoundary,
+                       "schema apply requires a graph with only main; found non-main branches: x"));
+  EXPECT_EQ(apply_status, 409);
+  EXPECT_FALSE(apply.contains("change_diff_refusal"));
+  // An engine resource limit carries no detail (its schema needs numbers the message lacks).
+  EXPECT_FALSE(
+      body(api::Status(api::Code::kResourceLimit, "too many")).second.contains("resource_limit"));
 }
 
 }  // namespace

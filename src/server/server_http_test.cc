@@ -87,6 +87,7 @@ TEST_F(ServerHttpTest, EveryGraphRouteServesTheApiJsonAndSaysItsCommit) {
   Json health = Parse(Get(c, "/healthz", 200));
   EXPECT_EQ(health["status"], "ok");
   EXPECT_FALSE(health["version"].string_value().empty());
+  EXPECT_EQ(health["internal_schema_version"], Database::Version()["storage_stamp"]);
   // No cluster-bound bundle grants graph_list: GET /graphs is denied (docs/design/policy.md).
   EXPECT_EQ(Parse(Get(c, "/graphs", 403))["code"], "forbidden");
 
@@ -148,7 +149,8 @@ TEST_F(ServerHttpTest, EveryGraphRouteServesTheApiJsonAndSaysItsCommit) {
   httplib::Result schema = c.Get("/schema");
   ASSERT_TRUE(schema);
   EXPECT_EQ(schema->status, 200);
-  EXPECT_NE(Parse(schema->body)["source"].string_value().find("node Person"), std::string::npos);
+  EXPECT_NE(Parse(schema->body)["schema_source"].string_value().find("node Person"),
+            std::string::npos);
   EXPECT_EQ(schema->get_header_value("Omnigraph-Graph-Commit"), Head(c));
   Json applied = Parse(Post(
       c, "/schema/apply",
@@ -167,8 +169,12 @@ TEST_F(ServerHttpTest, EveryGraphRouteServesTheApiJsonAndSaysItsCommit) {
   Json created = Parse(Post(c, "/branches", Json{{"name", "review/x"}}, 200));
   EXPECT_EQ(created["name"], "review/x");
   Post(c, "/branches", Json{{"name", "review/x"}}, 409);
-  Json branches = Parse(Get(c, "/graphs/default/branches", 200))["branches"];
-  EXPECT_EQ(branches.size(), 2u);
+  // OmniGraph's names, sorted; the objects are `branch_details`.
+  Json listed = Parse(Get(c, "/graphs/default/branches", 200));
+  Json names = Json::array();
+  for (const char* name : {"main", "review/x"}) names.push_back(Json(name));
+  EXPECT_EQ(listed["branches"], names);
+  EXPECT_EQ(listed["branch_details"].size(), 2u);
   Json deleted = Parse([&] {
     httplib::Result r = c.Delete("/branches/review/x");
     EXPECT_TRUE(r && r->status == 200) << (r ? r->body : "");
@@ -625,7 +631,9 @@ TEST_F(ServerHttpTest, ConflictingWritesEachGetACommitOrATypedConflict) {
   httplib::Result again = setup.Post("/load/ndjson?mode=append", row, "application/x-ndjson");
   ASSERT_TRUE(again);
   EXPECT_EQ(again->status, 409);
-  EXPECT_TRUE(Parse(again->body).contains("key_conflict")) << again->body;
+  EXPECT_EQ(Parse(again->body)["key_conflict"],
+            (Json{{"entity_kind", "node"}, {"type_name", "Person"}, {"entity_id", "Solo"}}))
+      << again->body;
   EXPECT_EQ(CommitCount(setup), 3u);
 }
 
@@ -634,11 +642,11 @@ TEST_F(ServerHttpTest, EveryDocumentedRouteIsServed) {
   ASSERT_GT(server.port(), 0) << server.first_line();
   httplib::Client c = server.Client();
   Json doc = Parse(Get(c, "/openapi.json", 200));
-  EXPECT_EQ(doc["openapi"], "3.0.3");
+  EXPECT_EQ(doc["openapi"], "3.1.0");
   size_t operations = 0;
   for (const Json::Member& path : doc["paths"].members()) {
     std::string concrete = path.first;
-    for (const char* param : {"{graph_id}", "{name}", "{commit_id}"}) {
+    for (const char* param : {"{graph_id}", "{name}", "{branch}", "{commit_id}"}) {
       const size_t at = concrete.find(param);
       if (at != std::string::npos) {
         concrete.replace(at, std::string_view(param).size(),

@@ -125,9 +125,14 @@ void Service::AddServerRoutes() {
   routes_.Add(Route{.method = "GET",
                     .pattern = "/healthz",
                     .graph_route = false,
-                    .summary = "Liveness: {status, version}",
+                    .summary = "Liveness: {status, version, internal_schema_version}",
                     .handler = [version](const Call&) {
-                      return JsonResponse(api::Json{{"status", "ok"}, {"version", version}});
+                      // OmniGraph's HealthOutput: the storage format this binary reads and
+                      // writes is our storage stamp (docs/design/openapi.md).
+                      const api::Json stamp = api::Database::Version()["storage_stamp"];
+                      return JsonResponse(api::Json{{"status", "ok"},
+                                                    {"version", version},
+                                                    {"internal_schema_version", stamp}});
                     }});
   routes_.Add(Route{
       .method = "GET",
@@ -389,7 +394,12 @@ HttpResponse Service::Handle(HttpRequest& request) const {
     if (std::optional<HttpResponse> bad = CheckMembers(route, *parsed)) return std::move(*bad);
     call.body = std::move(*parsed);
   }
-  return route.handler(call);
+  HttpResponse out = route.handler(call);
+  if (!route.successor.empty()) {
+    out.headers.emplace_back("Deprecation", "true");
+    out.headers.emplace_back("Link", "<" + route.successor + ">; rel=\"successor-version\"");
+  }
+  return out;
 }
 
 }  // namespace omnigraph::server

@@ -169,6 +169,24 @@ AFTER_R=$(remote_id 0)
   fail "the local graph's Eve"
 # Schema.
 both schema show
+# Refused while another branch exists (OmniGraph's message), through either door; then applied.
+both branch create hold
+both schema apply --schema "$DIR/s2.pg" --json
+grep -q 'schema apply requires a graph with only main; found non-main branches: hold' "$DIR/r.err" ||
+  fail "schema apply with a branch open (server): $(cat "$DIR/r.err")"
+python3 -c 'import json,sys; print(json.dumps({"schema_source": open(sys.argv[1]).read()}))' \
+  "$DIR/s2.pg" >"$DIR/apply.json"
+code=$(curl -s -o "$DIR/curl.out" -w '%{http_code}' -X POST -H 'Authorization: Bearer tok-ana' \
+  -H 'Content-Type: application/json' --data-binary @"$DIR/apply.json" "$URL/schema/apply")
+[ "$code" = 409 ] || fail "POST /schema/apply with a branch open answered $code: $(cat "$DIR/curl.out")"
+python3 - "$DIR/curl.out" <<'PY' || fail "POST /schema/apply refusal: $(cat "$DIR/curl.out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["error"] == "schema apply requires a graph with only main; found non-main branches: hold", d
+assert d["code"] == "conflict" and d["omnigraph_code"] == "schema_boundary", d
+assert "change_diff_refusal" not in d, d
+PY
+both branch delete hold
 both schema apply --schema "$DIR/s2.pg" --json
 both schema show --json
 # Failures: the same error, exit status and envelope.

@@ -104,6 +104,15 @@ grep -q 'Nobody' "$DIR/err" || fail "type error names the type: $(cat "$DIR/err"
 cp "$DIR/s.pg" "$DIR/s2.pg"; echo 'node City { name: String @key }' >>"$DIR/s2.pg"
 expect_rc 0 "$BIN" schema plan --schema "$DIR/s2.pg" "$G"
 grep -q '"add_type"' "$DIR/out" || fail "schema plan: $(cat "$DIR/out")"
+# A schema apply is refused while a branch other than main exists (OmniGraph's message), and
+# publishes nothing; with the branch deleted it applies.
+BEFORE_APPLY=$("$BIN" commit list --json "$G" | python3 -c 'import json,sys; print(json.load(sys.stdin)["commits"][0]["graph_commit_id"])')
+expect_rc 1 "$BIN" schema apply --schema "$DIR/s2.pg" "$G"
+grep -qx 'omnigraph: error\[schema_boundary\]: schema apply requires a graph with only main; found non-main branches: c1' \
+  "$DIR/err" || fail "schema apply with a branch open: $(cat "$DIR/err")"
+AFTER_APPLY=$("$BIN" commit list --json "$G" | python3 -c 'import json,sys; print(json.load(sys.stdin)["commits"][0]["graph_commit_id"])')
+[ "$BEFORE_APPLY" = "$AFTER_APPLY" ] || fail "a refused schema apply published a commit"
+expect_rc 0 "$BIN" branch delete c1 "$G"
 expect_rc 0 "$BIN" schema apply --schema "$DIR/s2.pg" "$G"
 grep -q '"applied": true' "$DIR/out" || fail "schema apply: $(cat "$DIR/out")"
 expect_rc 0 "$BIN" schema show "$G"
