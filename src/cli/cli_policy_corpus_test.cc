@@ -114,6 +114,7 @@ std::string MakeStore(const std::string& root, const std::vector<std::string>& b
   EXPECT_TRUE(db.ok()) << db.status().ToString();
   if (!db.ok()) return root;
   for (const std::string& b : branches) EXPECT_TRUE((*db)->CreateBranch(b, "main").ok()) << b;
+  if (branches.empty()) return root;
   EXPECT_TRUE(
       (*db)->Load(R"({"type":"Person","data":{"name":"Fea"}})", "append", {"feature"}).ok());
   return root;
@@ -163,6 +164,8 @@ struct Plan {
 struct Stores {
   std::string all;     // main, agent/x, act-member/wip, feature (one commit ahead).
   std::string create;  // main and feature only: every other corpus branch can be created.
+  // main alone: a schema applies only while no other branch exists (decision 140).
+  std::string main_only;
   std::string wider_schema;
 };
 
@@ -183,6 +186,7 @@ Plan PlanFor(const Case& c, const Stores& s) {
     p.effect = [=](const std::string& uri) { EXPECT_EQ(HeadActor(uri, branch), actor) << c.name; };
   } else if (c.action == "schema_apply" && target == "main") {
     p.verb = {"schema", "apply", "--schema", s.wider_schema};
+    p.store = s.main_only;
     p.writes = true;
     p.effect = [=](const std::string& uri) {
       auto db = MustOpen(uri);
@@ -334,10 +338,11 @@ TEST(CliPolicyCorpusTest, TheCorpusThroughTheCommandOnAStoreAgreesWithTheDecisio
   Stores s;
   s.all = MakeStore(dir.path() + "/all", {"agent/x", "act-member/wip", "feature"});
   s.create = MakeStore(dir.path() + "/create", {"feature"});
+  s.main_only = MakeStore(dir.path() + "/main", {});
   s.wider_schema = dir.path() + "/wider.pg";
   WriteFile(s.wider_schema, kWiderSchema);
   const std::map<std::string, std::map<std::string, std::string>> before = {
-      {s.all, Contents(s.all)}, {s.create, Contents(s.create)}};
+      {s.all, Contents(s.all)}, {s.create, Contents(s.create)}, {s.main_only, Contents(s.main_only)}};
   std::map<std::string, std::string> bundle_file;                       // bundle -> its file
   std::map<std::string, std::shared_ptr<const api::Policy>> policy_of;  // bundle -> parsed
   const std::vector<Case> corpus = policy_corpus::Corpus();

@@ -370,7 +370,7 @@ TEST_F(McpTest, EveryWriteToolDoesWhatItsRouteDoes) {
   EXPECT_EQ(Get(t, "/graphs/a/branches").find("work"), std::string::npos);
   ok("schema_apply",
      Json{{"schema", "node Person { name: String @key  age: I64?  nick: String? }\n"}});
-  EXPECT_NE(Parse(Get(t, "/graphs/a/schema"))["source"].string_value().find("nick"),
+  EXPECT_NE(Parse(Get(t, "/graphs/a/schema"))["schema_source"].string_value().find("nick"),
             std::string::npos);
   // A conditional mutation on a stale commit: the route's 412 as a tool error, nothing written.
   Json stale =
@@ -389,7 +389,7 @@ TEST_F(McpTest, ResourcesAreListedAndReadAsTheirRoutes) {
   EXPECT_EQ(listed[0]["uri"], Json("omnigraph://schema"));
   Json schema = Rpc("admin-token", "/graphs/a/mcp", "resources/read",
                     Json{{"uri", "omnigraph://schema"}})["result"]["contents"][0];
-  EXPECT_EQ(schema["text"], Parse(Get("admin-token", "/graphs/a/schema"))["source"]);
+  EXPECT_EQ(schema["text"], Parse(Get("admin-token", "/graphs/a/schema"))["schema_source"]);
   Json branches = Rpc("admin-token", "/graphs/a/mcp", "resources/read",
                       Json{{"uri", "omnigraph://branches"}})["result"]["contents"][0];
   EXPECT_EQ(Parse(branches["text"].string_value()),

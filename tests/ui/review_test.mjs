@@ -95,8 +95,8 @@ async function main() {
 
     // Sign in; every branch but main is listed with the preview's counts.
     await signIn(page, ALICE);
-    const { branches } = await get(ALICE, '/branches');
-    const names = branches.map((b) => b.name).filter((n) => n !== 'main').sort();
+    const { branches } = await get(ALICE, '/branches');  // OmniGraph's names (decision 142)
+    const names = branches.filter((n) => n !== 'main').sort();
     assert.deepEqual(names, ['agent-clean', 'agent-conflict', 'agent-more']);
     const listed = await page.$$eval('#branch-table tbody tr[data-branch]', (rows) =>
       rows.map((r) => [r.dataset.branch, r.querySelector('[data-ahead]').dataset.ahead,
@@ -154,7 +154,7 @@ async function main() {
     await shot(page, 'query');
 
     // Merge the clean branch: main's history gains the merge commit, first, naming its head.
-    const cleanHead = (await get(ALICE, '/branches')).branches.find((b) => b.name === 'agent-clean').head_commit_id;
+    const cleanHead = (await get(ALICE, '/branches')).branch_details.find((b) => b.name === 'agent-clean').head_commit_id;
     await openBranch(page, 'agent-clean');
     await page.click('#merge-button');
     await page.waitForFunction(() => /^merged agent-clean/.test(document.querySelector('#status').textContent),

@@ -44,7 +44,8 @@ async function refresh() {
 }
 
 async function loadBranches() {
-  const { branches } = await api.branches();
+  // OmniGraph's GET /branches names the branches; their heads ride along as branch_details.
+  const { branch_details: branches } = await api.branches();
   const body = $('branch-table').querySelector('tbody');
   clear(body);
   const select = $('query-branch');
