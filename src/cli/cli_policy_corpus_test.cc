@@ -342,7 +342,9 @@ TEST(CliPolicyCorpusTest, TheCorpusThroughTheCommandOnAStoreAgreesWithTheDecisio
   s.wider_schema = dir.path() + "/wider.pg";
   WriteFile(s.wider_schema, kWiderSchema);
   const std::map<std::string, std::map<std::string, std::string>> before = {
-      {s.all, Contents(s.all)}, {s.create, Contents(s.create)}, {s.main_only, Contents(s.main_only)}};
+      {s.all, Contents(s.all)},
+      {s.create, Contents(s.create)},
+      {s.main_only, Contents(s.main_only)}};
   std::map<std::string, std::string> bundle_file;                       // bundle -> its file
   std::map<std::string, std::shared_ptr<const api::Policy>> policy_of;  // bundle -> parsed
   const std::vector<Case> corpus = policy_corpus::Corpus();
