@@ -116,7 +116,7 @@ TEST(AwsIniTest, MalformedInputNamesTheFileAndLine) {
   const std::map<std::string, std::string> cases = {
       {"x = 1\n", "/f line 1: a property before any section header"},
       {"[default]\nregion\n", "/f line 2: expected 'name = value', found 'region'"},
-      {"[default]\n = v\n", "/f line 2: a property without a name"},
+      {"[default]\n= v\n", "/f line 2: a property without a name"},
       {"[default\n", "/f line 1: a section header without ']'"},
       {"[]\n", "/f line 1: a section header without a name"},
       {"[default] x\n", "/f line 1: unexpected text 'x' after the section header"},
