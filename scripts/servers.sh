@@ -2,7 +2,8 @@
 # before ctest and servers_stop on exit): Ceph RGW for the S3 backend (docs/design/s3.md) and
 # Azurite for the Azure backend (docs/design/azure.md).
 #
-#   source scripts/servers.sh && servers_start   # exports OMNIGRAPH_TEST_S3_URI and AWS_*,
+#   source scripts/servers.sh && servers_start   # exports OMNIGRAPH_TEST_S3_URI and AWS_*
+#                                                # (AWS_ALLOW_HTTP=true among them),
 #                                                # OMNIGRAPH_TEST_AZURE_URI and AZURE_*
 #   servers_stop                                 # stops what servers_start started, by saved PIDs
 #

@@ -3,6 +3,8 @@
 # auth=none) plus a radosgw S3 endpoint on 127.0.0.1, for tests.
 # Debian 12 (bookworm) packages only; no systemd, no docker; run as root.
 # OmniGraph's copy of the shared script; scripts/servers.sh runs it for the integration tests.
+# It also exports AWS_ALLOW_HTTP=true: the endpoint is plain HTTP, which the S3 configuration
+# refuses without it, as OmniGraph's does (docs/design/decisions.md 150).
 #
 #   eval "$(./start-rgw.sh)"     # exports S3_ENDPOINT, AWS_ACCESS_KEY_ID, ...
 #   ./stop-rgw.sh
@@ -44,6 +46,7 @@ print_exports() {
   cat <<EOF
 export S3_ENDPOINT=http://127.0.0.1:$RGW_PORT
 export AWS_ENDPOINT_URL=http://127.0.0.1:$RGW_PORT
+export AWS_ALLOW_HTTP=true
 export AWS_ACCESS_KEY_ID=$RGW_ACCESS_KEY
 export AWS_SECRET_ACCESS_KEY=$RGW_SECRET_KEY
 export AWS_REGION=us-east-1

@@ -1,13 +1,19 @@
 // S3Config: where an S3 bucket is and how to reach it — endpoint, addressing style, region,
-// credentials and timeouts — read from the usual AWS_* environment variables; and the URL and
-// query-string encoding that SigV4 needs (docs/design/s3.md).
+// credentials and timeouts — read as the AWS SDKs and the reference read them: the usual AWS_*
+// environment variables, then the shared credentials and config files (aws_profile.h); and the
+// URL and query-string encoding that SigV4 needs (docs/design/s3.md).
 //
-// Variables, first one set wins:
-//   credentials   AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY (both required), AWS_SESSION_TOKEN
-//   region        AWS_REGION, AWS_DEFAULT_REGION (default us-east-1)
-//   endpoint      AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL (default https://s3.<region>.amazonaws.com)
+// Sources, first one set wins:
+//   credentials   AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY (+ AWS_SESSION_TOKEN); else the
+//                 profile's aws_access_key_id + aws_secret_access_key (+ aws_session_token)
+//   region        AWS_REGION, AWS_DEFAULT_REGION, the profile's region (default us-east-1)
+//   endpoint      AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, the profile's services s3 endpoint_url,
+//                 the profile's endpoint_url (default https://s3.<region>.amazonaws.com); an
+//                 http:// endpoint only with AWS_ALLOW_HTTP=true
 //   addressing    AWS_S3_FORCE_PATH_STYLE or S3_FORCE_PATH_STYLE = true|false; default: path-style
 //                 for a custom endpoint, virtual-hosted for AWS itself
+//   profile       AWS_PROFILE (default "default") in AWS_SHARED_CREDENTIALS_FILE and
+//                 AWS_CONFIG_FILE (default ~/.aws/credentials and ~/.aws/config)
 // Values; thread-safe.
 #pragma once
 
@@ -37,6 +43,9 @@ struct S3Config {
   std::string access_key_id;
   std::string secret_access_key;
   std::string session_token;
+  // Where the credentials came from, for messages: empty for the AWS_* variables, else
+  // "profile 'dev' in /root/.aws/credentials".
+  std::string credentials_source;
   // true: http://host/bucket/key; false: http://bucket.host/key.
   bool path_style = true;
 
@@ -45,10 +54,12 @@ struct S3Config {
   // Retries of requests that are safe to repeat (storage/http/requests.h).
   http::RetryPolicy retry;
 
-  // Reads the environment. Configuration naming the variable when credentials are missing or a
-  // value is malformed.
+  // Reads the environment and the shared files it points at. Configuration naming the variable
+  // when credentials are missing or a value is malformed (AWS_ALLOW_HTTP when the endpoint is
+  // http:// and it is not true), the profile and files when AWS_PROFILE names no profile, the
+  // file and line when a file does not parse or a profile's value is malformed.
   static Result<S3Config> FromEnvironment();
-  // The same over any lookup (tests).
+  // The same over any lookup (tests): HOME, AWS_PROFILE and the file variables come from it too.
   static Result<S3Config> FromLookup(
       const std::function<std::optional<std::string>(std::string_view)>& lookup);
 };

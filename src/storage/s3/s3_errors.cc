@@ -21,17 +21,24 @@ std::string Describe(const HttpResponse& r, const S3Error& e) {
 }
 
 Status AuthFailure(const HttpResponse& r, const S3Error& e, const ErrorContext& c) {
+  // Name what the user set: the variables, or the properties of the profile in its file.
+  const bool from_env = c.credentials_source.empty();
+  const std::string of = from_env ? "" : " of " + std::string(c.credentials_source);
+  const std::string key = from_env ? "AWS_ACCESS_KEY_ID" : "aws_access_key_id" + of;
   std::string hint;
   if (e.code == "InvalidAccessKeyId") {
-    hint = "the access key in AWS_ACCESS_KEY_ID is unknown to the server";
+    hint = "the access key in " + key + " is unknown to the server";
   } else if (e.code == "SignatureDoesNotMatch") {
-    hint = "the signature does not match: check AWS_SECRET_ACCESS_KEY (and AWS_REGION)";
+    hint = "the signature does not match: check " +
+           (from_env ? "AWS_SECRET_ACCESS_KEY (and AWS_REGION)"
+                     : "aws_secret_access_key" + of + " (and the region)");
   } else if (e.code == "ExpiredToken" || e.code == "InvalidToken") {
-    hint = "the session token in AWS_SESSION_TOKEN is expired or invalid";
+    hint = "the session token in " + (from_env ? "AWS_SESSION_TOKEN" : "aws_session_token" + of) +
+           " is expired or invalid";
   } else if (e.code == "RequestTimeTooSkewed") {
     hint = "this machine's clock differs too much from the server's";
   } else {
-    hint = "access denied for the credentials in AWS_ACCESS_KEY_ID";
+    hint = "access denied for the credentials in " + key;
   }
   return Status(Code::kConfiguration,
                 "S3 refused the request to " + Where(c) + ": " + hint + " (" + Describe(r, e) + ")",

@@ -23,6 +23,8 @@ struct ErrorContext {
   std::string_view bucket;
   std::string_view endpoint;
   std::string_view endpoint_source;
+  // S3Config::credentials_source: empty for the AWS_* variables, else the profile and its file.
+  std::string_view credentials_source;
 };
 
 // True when the answer proves the request had no effect, so sending it again is safe whatever it

@@ -101,7 +101,8 @@ Status S3Store::CheckName(std::string_view name) const { return keys_.Check(name
 std::string S3Store::NewToken() { return http::NewWriteToken(random_); }
 
 ErrorContext S3Store::Context(std::string_view name) const {
-  return ErrorContext{name, bucket_, config_.endpoint, config_.endpoint_source};
+  return ErrorContext{name, bucket_, config_.endpoint, config_.endpoint_source,
+                      config_.credentials_source};
 }
 
 Status S3Store::Failure(const HttpResponse& response, RequestKind kind,

@@ -72,6 +72,7 @@ TEST(S3ConfigTest, ReadsTheUsualVariablesAndNamesTheMissingOne) {
   Result<S3Config> custom = FromMap({{"AWS_ACCESS_KEY_ID", "k"},
                                      {"AWS_SECRET_ACCESS_KEY", "s"},
                                      {"AWS_ENDPOINT_URL", "http://127.0.0.1:7480/"},
+                                     {"AWS_ALLOW_HTTP", "true"},
                                      {"AWS_REGION", "us-east-2"},
                                      {"AWS_DEFAULT_REGION", "eu-west-1"},
                                      {"S3_FORCE_PATH_STYLE", "false"}});
@@ -124,7 +125,7 @@ HttpResponse Answer(long status, std::string_view code = {}) {
 }
 
 TEST(S3MappingTest, FollowsArchitectureSection9) {
-  const ErrorContext c{"obj", "bkt", "http://h:1", "AWS_ENDPOINT_URL"};
+  const ErrorContext c{"obj", "bkt", "http://h:1", "AWS_ENDPOINT_URL", ""};
   auto kind = [&](const HttpResponse& r, RequestKind k) { return MapFailure(r, k, c).kind(); };
   using RK = RequestKind;
   EXPECT_EQ(kind(Answer(404, "NoSuchKey"), RK::kRead), Kind::kNotFound);
