@@ -428,7 +428,11 @@ CLI::Validator NonEmpty() {
 
 void AddQueryOptions(CLI::App* cmd, QueryOptions& q) {
   cmd->add_option("--query", q.file, "A .gq file")->check(NonEmpty());
-  cmd->add_option("-e,--query-string", q.source, "Query source text")->check(NonEmpty());
+  auto* e = cmd->add_option("-e", q.source, "Query source text")->check(NonEmpty());
+  // OmniGraph's long name for -e; an option of its own so that errors about -e still say -e.
+  cmd->add_option("--query-string", q.source, "Query source text (the same as -e)")
+      ->check(NonEmpty())
+      ->excludes(e);
   cmd->add_option("--params", q.params_text, "Parameters as a JSON object (keys without '$')")
       ->check(NonEmpty());
   cmd->add_option("--params-file", q.params_file, "Parameters from a JSON file")->check(NonEmpty());

@@ -98,32 +98,6 @@ expect_rc 0 "$BIN" -v
 grep -qE '^omnigraph [0-9]+\.[0-9]+\.[0-9]+$' "$DIR/out" || fail "-v: $(cat "$DIR/out")"
 grep -qx "internal schema version $STAMP" "$DIR/out" || fail "-v schema line: $(cat "$DIR/out")"
 
-# The deprecated names (read, change, ingest) run their successors after a one-line warning;
-# schema get is schema show; --query-string is -e.
-expect_rc 0 "$BIN" read -e 'query n() { match { $p: Policy } return { $p.slug } }' --json "$G"
-[ "$(cat "$DIR/err")" = 'warning: `omnigraph read` is deprecated; use `omnigraph query` instead' ] ||
-  fail "read warning: $(cat "$DIR/err")"
-check 'd["rows"] == []'
-printf '{"type":"Policy","data":{"slug":"z"}}\n' >"$DIR/z.jsonl"
-expect_rc 0 "$BIN" ingest --data "$DIR/z.jsonl" --json "$G"
-[ "$(head -1 "$DIR/err")" = 'warning: `omnigraph ingest` is deprecated; use `omnigraph load --data F --mode M` (strict: the mode is required)' ] ||
-  fail "ingest warning: $(cat "$DIR/err")"
-grep -q '^omnigraph ingest → ' "$DIR/err" || fail "ingest echo: $(cat "$DIR/err")"
-check 'd["mode"] == "merge" and d["branch"] == "main" and d["total_entities"] == 1 and d["commit"] is not None'
-expect_rc 0 "$BIN" ingest --data "$DIR/z.jsonl" --branch side --json "$G"
-check 'd["branch"] == "side" and d["branch_created"] and d["base_branch"] == "main"'
-expect_rc 0 "$BIN" change --query-string 'query rm($s: String) { delete Policy where slug = $s }' \
-  --params '{"s":"z"}' --branch side --json "$G"
-grep -q '^warning: `omnigraph change` is deprecated; use `omnigraph mutate` instead$' "$DIR/err" ||
-  fail "change warning: $(cat "$DIR/err")"
-check 'd["affected_nodes"] == 1'
-expect_rc 0 "$BIN" query --query-string 'query n() { match { $p: Policy } return { $p.slug } }' \
-  --branch side --json "$G"
-check 'd["rows"] == []'
-expect_rc 0 "$BIN" branch delete side "$G"
-expect_rc 0 "$BIN" schema get "$G"
-"$BIN" schema show "$G" | cmp -s - "$DIR/out" || fail "schema get differs from schema show"
-
 # repair: a sound graph reports nothing and writes nothing.
 printf '{"type":"Policy","data":{"slug":"a"}}\n' >"$DIR/p.jsonl"
 expect_rc 0 "$BIN" load --data "$DIR/p.jsonl" --mode merge "$G"
@@ -171,6 +145,32 @@ check 'd["commit"] is None and d["tables"][0]["skipped"] and not d["tables"][0][
 expect_rc 0 "$BIN" query -e 'query l() { match { $p: Policy } return { $p.name } }' --json "$O"
 check 'sorted(r["p.name"] for r in d["rows"]) == ["n1", "n2", "n3"]'
 expect_rc 1 "$BIN" optimize --branch nope "$O"
+
+# The deprecated names (read, change, ingest) run their successors after a one-line warning;
+# schema get is schema show; --query-string is -e.
+expect_rc 0 "$BIN" read -e 'query n() { match { $p: Policy } return { $p.slug } }' --json "$G"
+[ "$(cat "$DIR/err")" = 'warning: `omnigraph read` is deprecated; use `omnigraph query` instead' ] ||
+  fail "read warning: $(cat "$DIR/err")"
+check '[r["p.slug"] for r in d["rows"]] == ["a"]'
+printf '{"type":"Policy","data":{"slug":"z"}}\n' >"$DIR/z.jsonl"
+expect_rc 0 "$BIN" ingest --data "$DIR/z.jsonl" --json "$G"
+[ "$(head -1 "$DIR/err")" = 'warning: `omnigraph ingest` is deprecated; use `omnigraph load --data F --mode M` (strict: the mode is required)' ] ||
+  fail "ingest warning: $(cat "$DIR/err")"
+grep -q '^omnigraph ingest → ' "$DIR/err" || fail "ingest echo: $(cat "$DIR/err")"
+check 'd["mode"] == "merge" and d["branch"] == "main" and d["total_entities"] == 1 and d["commit"] is not None'
+expect_rc 0 "$BIN" ingest --data "$DIR/z.jsonl" --branch side --json "$G"
+check 'd["branch"] == "side" and d["branch_created"] and d["base_branch"] == "main"'
+expect_rc 0 "$BIN" change --query-string 'query rm($s: String) { delete Policy where slug = $s }' \
+  --params '{"s":"z"}' --branch side --json "$G"
+grep -q '^warning: `omnigraph change` is deprecated; use `omnigraph mutate` instead$' "$DIR/err" ||
+  fail "change warning: $(cat "$DIR/err")"
+check 'd["affected_nodes"] == 1'
+expect_rc 0 "$BIN" query --query-string 'query n() { match { $p: Policy } return { $p.slug } }' \
+  --branch side --json "$G"
+check '[r["p.slug"] for r in d["rows"]] == ["a"]'
+expect_rc 0 "$BIN" branch delete side "$G"
+expect_rc 0 "$BIN" schema get "$G"
+"$BIN" schema show "$G" | cmp -s - "$DIR/out" || fail "schema get differs from schema show"
 
 # Destructive writes on a target that is not local need --yes (decision 159): refused before the
 # store is reached, naming the target; a dry-run cleanup and a merge load need nothing, and with
