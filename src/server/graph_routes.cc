@@ -316,17 +316,20 @@ HttpResponse BaselineRoute(const DbPtr& db, const Call& call) {
   // Checked first so that a bad filter or a missing branch is a plain error, not a broken stream.
   for (const std::string& kind : filter.kinds) {
     if (kind != "node" && kind != "edge") {
-      return ErrorResponse(400, "unknown change kind '" + kind + "' (expected node or edge)");
+      return ErrorResponse(
+          api::InvalidArgument("unknown change kind '" + kind + "' (expected node or edge)"));
     }
   }
   for (const std::string& op : filter.ops) {
     if (op != "insert" && op != "update" && op != "delete") {
-      return ErrorResponse(400,
-                           "unknown change op '" + op + "' (expected insert, update or delete)");
+      return ErrorResponse(api::InvalidArgument("unknown change op '" + op +
+                                                "' (expected insert, update or delete)"));
     }
   }
   for (const std::string& type : filter.types) {
-    if (type.empty()) return ErrorResponse(400, "a change type filter names no type");
+    if (type.empty()) {
+      return ErrorResponse(api::InvalidArgument("a change type filter names no type"));
+    }
   }
   api::Result<std::string> commit = db->ResolveCommit(api::ReadTarget{branch, std::nullopt});
   if (!commit.ok()) return ErrorResponse(commit.status());
