@@ -139,6 +139,15 @@ struct CleanupRequest {
   bool dry_run = false;
 };
 
+// The change feed's filters (OmniGraph's `kind`, `type` and `op`, each repeatable): a change is
+// kept when every non-empty list holds its value; a type is matched by name in the commit's
+// schema. Empty lists keep everything.
+struct ChangeFilter {
+  std::vector<std::string> kinds;  // "node", "edge"
+  std::vector<std::string> types;  // node and edge type names
+  std::vector<std::string> ops;    // "insert", "update", "delete"
+};
+
 // One page of the change feed (docs/design/change-feed.md): from `cursor` when it is set, else
 // on `branch` from `start`: "now" (its head), "beginning" (genesis on main, the fork commit on
 // another branch) or "after:COMMIT_ID".
@@ -148,6 +157,9 @@ struct ChangePoll {
   std::string cursor;
   // Commits the page covers at most, 1..1000.
   size_t limit = 100;
+  // The changes the blocks keep; the page's cursors are bound to it (a cursor polled with other
+  // filters is ChangeCursorRejected).
+  ChangeFilter filter;
 };
 
 // One page of Database::CommitChanges. Empty filters select every change.
@@ -310,12 +322,18 @@ class Database {
   // nothing new that costs one object read.
   // ChangeCursorRejected for a damaged cursor or one of another graph or branch life;
   // ChangeFeedGap when cleanup reclaimed what the cursor needs (take a baseline);
-  // InvalidArgument for a bad start or limit; BranchNotFound, CommitNotFound for the start.
+  // InvalidArgument for a bad start, limit or filter; BranchNotFound, CommitNotFound for the
+  // start.
   Result<Json> PollChanges(const ChangePoll& poll);
   // Writes the NDJSON export of `branch`'s head to `sink`, then the line
   // {"baseline":{"snapshot_commit_id","resume_cursor"}}: load the export, then poll from the
   // cursor. BranchNotFound; a failing sink's status.
   Status ChangesBaseline(std::string_view branch,
+                         const std::function<Status(std::string_view chunk)>& sink);
+  // The same, the export holding the types `filter`'s kinds and types select and the cursor bound
+  // to the whole filter (its ops only constrain the polls that follow). InvalidArgument for a
+  // kind or op that is not one.
+  Status ChangesBaseline(std::string_view branch, const ChangeFilter& filter,
                          const std::function<Status(std::string_view chunk)>& sink);
 
   // --- Data.

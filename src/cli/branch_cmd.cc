@@ -72,6 +72,9 @@ void AddDelete(CLI::App* branch, Context& ctx, const std::shared_ptr<BranchOptio
   del->add_option("uri", ctx.globals().uri);
   del->add_flag("--json", ctx.globals().json, "Print the JSON envelope");
   del->callback([&ctx, o] {
+    if (Status consent = ctx.ConfirmDestructive("branch delete"); !consent.ok()) {
+      return ctx.Fail(consent);
+    }
     Result<std::unique_ptr<Database>> db = ctx.Open();
     Result<Json> out = db.ok() ? (*db)->DeleteBranch(o->name) : db.status();
     if (!out.ok()) {

@@ -1,6 +1,8 @@
 // The omnigraph command's shared helpers (cli.h).
 #include "cli.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -297,6 +299,24 @@ std::string AccessPath(const std::string& uri) {
   return local ? "direct, local" : "direct, remote";
 }
 
+Status Context::ConfirmDestructive(const std::string& verb) const {
+  Result<std::string> uri = Uri();
+  // No target: opening the graph reports that.
+  if (!uri.ok() || g_.yes || AccessPath(*uri) == "direct, local") return Status::Ok();
+  const std::string where = *uri + " (" + AccessPath(*uri) + ")";
+  if (!g_.json && isatty(STDIN_FILENO) && isatty(STDERR_FILENO)) {
+    std::cerr << "omnigraph " << verb << " is destructive and its target is not local: " << where
+              << ". Proceed? [y/N] " << std::flush;
+    std::string answer;
+    std::getline(std::cin, answer);
+    if (answer == "y" || answer == "Y" || answer == "yes") return Status::Ok();
+    return InvalidArgument(verb + " not confirmed: nothing was changed");
+  }
+  return InvalidArgument(verb + " is destructive and its target is not local: " + where +
+                         "; pass --yes to confirm (there is no terminal to ask on" +
+                         (g_.json ? ", and --json never asks)" : ")"));
+}
+
 void Context::Print(const Json& out, const std::string& human) const {
   if (g_.json || human.empty()) {
     std::cout << out.dump(2) << "\n";
@@ -366,6 +386,41 @@ std::string CommitText(const Json& j) {
              : "no commit";
 }
 
+namespace {
+
+// `text` (a dump(2)) with every line after the first indented by `spaces` more.
+std::string Indent(const std::string& text, size_t spaces) {
+  std::string out;
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out.append(spaces, ' ');
+  }
+  return out;
+}
+
+}  // namespace
+
+JsonArrayPrinter::JsonArrayPrinter(const Json& before, const std::string& name) {
+  std::string head = "{\n";
+  for (const Json::Member& m : before.members()) {
+    head += "  " + Json(m.first).dump() + ": " + Indent(m.second.dump(2), 2) + ",\n";
+  }
+  std::cout << head << "  " << Json(name).dump() << ": [";
+}
+
+void JsonArrayPrinter::Add(const Json& item) {
+  std::cout << (count_++ == 0 ? "\n    " : ",\n    ") << Indent(item.dump(2), 4);
+  std::cout.flush();
+}
+
+void JsonArrayPrinter::Finish(const Json& after) {
+  std::string tail = count_ == 0 ? "]" : "\n  ]";
+  for (const Json::Member& m : after.members()) {
+    tail += ",\n  " + Json(m.first).dump() + ": " + Indent(m.second.dump(2), 2);
+  }
+  std::cout << tail << "\n}\n";
+}
+
 CLI::Validator NonEmpty() {
   return CLI::Validator(
       [](std::string& text) { return text.empty() ? std::string("must not be empty") : ""; }, "");
@@ -373,7 +428,11 @@ CLI::Validator NonEmpty() {
 
 void AddQueryOptions(CLI::App* cmd, QueryOptions& q) {
   cmd->add_option("--query", q.file, "A .gq file")->check(NonEmpty());
-  cmd->add_option("-e", q.source, "Query source text")->check(NonEmpty());
+  auto* e = cmd->add_option("-e", q.source, "Query source text")->check(NonEmpty());
+  // OmniGraph's long name for -e; an option of its own so that errors about -e still say -e.
+  cmd->add_option("--query-string", q.source, "Query source text (the same as -e)")
+      ->check(NonEmpty())
+      ->excludes(e);
   cmd->add_option("--params", q.params_text, "Parameters as a JSON object (keys without '$')")
       ->check(NonEmpty());
   cmd->add_option("--params-file", q.params_file, "Parameters from a JSON file")->check(NonEmpty());

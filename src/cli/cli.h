@@ -58,6 +58,9 @@ struct Globals {
   std::string profile;
   bool quiet = false;
   bool json = false;
+  // Consent to a destructive write (cleanup --confirm, load --mode overwrite, branch delete) on a
+  // target that is not local (ConfirmDestructive).
+  bool yes = false;
 };
 
 struct OperatorConfig;
@@ -121,6 +124,12 @@ class Context {
   Result<std::unique_ptr<Database>> Open() const;
   // "omnigraph <verb> → <target> (<access path>)" on stderr unless --quiet.
   void Echo(const std::string& verb) const;
+  // OmniGraph's destructive confirmation (docs/user/cli/reference.md "Write diagnostics &
+  // destructive confirmation", decision 159): Ok for a local target (a path or file://), with
+  // --yes, or when the operator answers y on a terminal (stdin and stderr are terminals and
+  // --json is off); else InvalidArgument saying the write is destructive, where it would land
+  // and that --yes confirms it. Checked before the graph is opened.
+  Status ConfirmDestructive(const std::string& verb) const;
   // Prints `out` as pretty JSON, or `human` when --json is off (empty = JSON anyway).
   void Print(const Json& out, const std::string& human = "") const;
 
@@ -136,6 +145,21 @@ class Context {
   Status scope_status_;
   // The server's name when --server (or a profile, default or alias) named one.
   std::string server_name_;
+};
+
+// Prints, as Print prints with --json, the object {before's members, name: [items], after's
+// members}, the array an item at a time: a command that reads every page (commit list, commit
+// changes, changes poll) holds one page, never all of them. Members print in the order given, so
+// the caller keeps the envelope's sorted key order by putting the keys that sort before `name` in
+// `before`.
+class JsonArrayPrinter {
+ public:
+  JsonArrayPrinter(const Json& before, const std::string& name);
+  void Add(const Json& item);
+  void Finish(const Json& after);
+
+ private:
+  size_t count_ = 0;
 };
 
 // Progress (load, export, cleanup, branch merge): on a terminal, one line on stderr rewritten in

@@ -1,10 +1,12 @@
 // commit list [--branch B] [--limit N] [--page-token T] [--actor A] | show ID | changes ID [--limit
-// N]
-// [--page-token T] [--kind K] [--type T] [--op O]; snapshot [--branch B | --snapshot ID].
+// N] [--page-token T] [--kind K] [--type T] [--op O]; snapshot [--branch B | --snapshot ID].
 // The human forms read like `git log --oneline`: one line per commit with a short
 // id, the local date and time, the actor and what the commit did (the record's summary).
+// `commit list` and `commit changes` read every page and print them as they come, unless
+// `--page-token` or `--limit` asks for one page (decision 156).
 #include <time.h>
 
+#include <iostream>
 #include <memory>
 #include <string>
 
@@ -14,6 +16,9 @@ namespace omnigraph::cli {
 namespace {
 
 struct CommitOptions {
+  // The request size of a walk through every page (--page-size): by default the largest a page
+  // of commits may be, the fewest round trips.
+  size_t page_size = 1000;
   std::string branch = "main";
   size_t limit = 100;
   std::string page_token;
@@ -58,18 +63,52 @@ std::string CommitLine(const Json& c) {
   return line + What(c);
 }
 
+// Every page of the history, printed as the pages come.
+Status ListAll(Database& db, const CommitOptions& o, bool json) {
+  std::unique_ptr<JsonArrayPrinter> printer;
+  if (json) printer = std::make_unique<JsonArrayPrinter>(Json::object(), "commits");
+  std::string token;
+  size_t printed = 0;
+  do {
+    OMNIGRAPH_ASSIGN_OR_RETURN(Json page, db.CommitHistory(o.branch, o.page_size, token, o.actor));
+    for (const Json& c : page["commits"]) {
+      if (printer) {
+        printer->Add(c);
+      } else {
+        std::cout << CommitLine(c) << "\n";
+      }
+      ++printed;
+    }
+    std::cout.flush();
+    token = page.contains("next_page_token") ? page["next_page_token"].string_value() : "";
+  } while (!token.empty());
+  if (printer) printer->Finish(Json::object());
+  if (!json && printed == 0) std::cout << "(no commits)\n";
+  return Status::Ok();
+}
+
 void AddList(CLI::App* commit, Context& ctx, const std::shared_ptr<CommitOptions>& o) {
   CLI::App* list = commit->add_subcommand("list", "Commits of a branch, newest first");
   list->add_option("--branch", o->branch, "The branch (default main)");
-  list->add_option("--limit", o->limit, "At most this many (default 100)")
-      ->check(WholeNumberAtLeast(0));
+  auto* limit = list->add_option("--limit", o->limit,
+                                 "One page of at most this many (default: every commit)");
+  limit->check(WholeNumberAtLeast(0));
+  list->add_option("--page-size", o->page_size,
+                   "Commits each page of the walk holds (default 1000)")
+      ->check(WholeNumberAtLeast(1))
+      ->excludes(limit);
   list->add_option("--page-token", o->page_token,
                    "Continue where a previous page ended (its next_page_token)");
   list->add_option("--actor", o->actor,
                    "Only the commits this actor made (a group commit: any member)");
   AddUriArg(list, ctx);
-  list->callback([&ctx, o] {
+  list->callback([&ctx, o, limit] {
     Result<std::unique_ptr<Database>> db = ctx.Open();
+    if (db.ok() && o->page_token.empty() && limit->count() == 0) {
+      Status s = ListAll(**db, *o, ctx.globals().json);
+      if (!s.ok()) ctx.Fail(s);
+      return;
+    }
     Result<Json> out =
         db.ok() ? (*db)->CommitHistory(o->branch, o->limit, o->page_token, o->actor) : db.status();
     if (!out.ok()) {
@@ -133,14 +172,16 @@ void AddShow(CLI::App* commit, Context& ctx, const std::shared_ptr<CommitOptions
 }
 
 // One line per entity change: "+ node Person ada", "~ edge Knows k1", "- node Person bob".
+std::string ChangeLine(const Json& c) {
+  const std::string& op = c["op"].string_value();
+  const char* sign = op == "insert" ? "+" : op == "update" ? "~" : "-";
+  return std::string(sign) + " " + c["kind"].string_value() + " " +
+         c["type"]["name"].string_value() + " " + c["id"].string_value();
+}
+
 std::string ChangesText(const Json& out) {
   std::string text;
-  for (const Json& c : out["changes"]) {
-    const std::string& op = c["op"].string_value();
-    const char* sign = op == "insert" ? "+" : op == "update" ? "~" : "-";
-    text += (text.empty() ? "" : "\n") + std::string(sign) + " " + c["kind"].string_value() + " " +
-            c["type"]["name"].string_value() + " " + c["id"].string_value();
-  }
+  for (const Json& c : out["changes"]) text += (text.empty() ? "" : "\n") + ChangeLine(c);
   if (text.empty()) text = "(no entity changes)";
   if (out.contains("next_page_token")) {
     text += "\nmore: --page-token " + out["next_page_token"].string_value();
@@ -148,18 +189,57 @@ std::string ChangesText(const Json& out) {
   return text;
 }
 
+// Every page of the commit's changes, printed as the pages come.
+Status ChangesAll(Database& db, const CommitOptions& o, bool json) {
+  api::CommitChangesRequest request = o.changes;
+  request.limit = o.page_size;
+  std::unique_ptr<JsonArrayPrinter> printer;
+  size_t printed = 0;
+  do {
+    OMNIGRAPH_ASSIGN_OR_RETURN(Json page, db.CommitChanges(o.id, request));
+    if (json && !printer) {
+      printer = std::make_unique<JsonArrayPrinter>(Json{{"cause", page["cause"]}}, "changes");
+    }
+    for (const Json& c : page["changes"]) {
+      if (printer) {
+        printer->Add(c);
+      } else {
+        std::cout << ChangeLine(c) << "\n";
+      }
+      ++printed;
+    }
+    std::cout.flush();
+    request.page_token =
+        page.contains("next_page_token") ? page["next_page_token"].string_value() : "";
+  } while (!request.page_token.empty());
+  if (printer) printer->Finish(Json::object());
+  if (!json && printed == 0) std::cout << "(no entity changes)\n";
+  return Status::Ok();
+}
+
 void AddChanges(CLI::App* commit, Context& ctx, const std::shared_ptr<CommitOptions>& o) {
   CLI::App* changes =
       commit->add_subcommand("changes", "The entity changes of one commit against its parent");
   changes->add_option("id", o->id, "The commit id")->required();
-  changes->add_option("--limit", o->changes.limit, "Changes a page holds at most (1..10000)");
+  auto* limit = changes->add_option("--limit", o->changes.limit,
+                                    "One page of at most this many changes (1..10000)");
+  changes
+      ->add_option("--page-size", o->page_size,
+                   "Changes each page of the walk holds (default 1000)")
+      ->check(WholeNumberAtLeast(1))
+      ->excludes(limit);
   changes->add_option("--page-token", o->changes.page_token, "Continue after a previous page");
   changes->add_option("--kind", o->changes.kind, "Only node or only edge changes");
   changes->add_option("--type", o->changes.type, "Only changes of this type");
   changes->add_option("--op", o->changes.op, "Only insert, update or delete changes");
   AddUriArg(changes, ctx);
-  changes->callback([&ctx, o] {
+  changes->callback([&ctx, o, limit] {
     Result<std::unique_ptr<Database>> db = ctx.Open();
+    if (db.ok() && o->changes.page_token.empty() && limit->count() == 0) {
+      Status s = ChangesAll(**db, *o, ctx.globals().json);
+      if (!s.ok()) ctx.Fail(s);
+      return;
+    }
     Result<Json> out = db.ok() ? (*db)->CommitChanges(o->id, o->changes) : db.status();
     if (!out.ok()) {
       ctx.Fail(out.status());

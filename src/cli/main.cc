@@ -107,15 +107,29 @@ void ReexecForBulkLoad(int argc, char** argv) {
   }
 }
 
-// OmniGraph's old name for lint: `omnigraph check ...` runs `omnigraph lint ...` after a warning.
-// Returns the arguments in CLI11's order (reversed, without the program's name).
-std::vector<std::string> CheckToLint(int argc, char** argv) {
+// OmniGraph's deprecated verb names, each run as its successor after a one-line warning on
+// stderr (docs/user/cli/reference.md): `check` is `lint`, `read` is `query`, `change` is `mutate`.
+// `-v` with no command is `version` (`--version` prints the release alone, CLI11's flag). Returns
+// the arguments in CLI11's order (reversed, without the program's name).
+std::vector<std::string> RewriteDeprecated(int argc, char** argv) {
+  static constexpr std::pair<const char*, const char*> kRenamed[] = {
+      {"check", "lint"}, {"read", "query"}, {"change", "mutate"}};
   std::vector<std::string> args(argv + 1, argv + argc);
   const size_t command = CommandIndex(args);
-  if (command < args.size() && args[command] == "check") {
-    std::fprintf(stderr,
-                 "warning: `omnigraph check` is deprecated; use `omnigraph lint` instead\n");
-    args[command] = "lint";
+  for (const auto& [old_name, successor] : kRenamed) {
+    if (command < args.size() && args[command] == old_name) {
+      std::fprintf(stderr, "warning: `omnigraph %s` is deprecated; use `omnigraph %s` instead\n",
+                   old_name, successor);
+      args[command] = successor;
+    }
+  }
+  if (command == args.size()) {
+    for (std::string& arg : args) {
+      if (arg == "-v") {
+        arg = "version";
+        break;
+      }
+    }
   }
   std::reverse(args.begin(), args.end());
   return args;
@@ -154,6 +168,9 @@ int Main(int argc, char** argv) {
                  "A profile of the operator's config.yaml (default: $OMNIGRAPH_PROFILE)")
       ->check(NonEmpty());
   app.add_flag("--quiet", g.quiet, "Do not echo writes to stderr");
+  app.add_flag("--yes", g.yes,
+               "Confirm a destructive write (cleanup --confirm, load --mode overwrite, branch "
+               "delete) on a target that is not local");
   AddWriteCommands(app, ctx);
   AddBranchCommands(app, ctx);
   AddCommitCommands(app, ctx);
@@ -172,7 +189,7 @@ int Main(int argc, char** argv) {
     if (!ctx.ResolveScope()) throw CLI::RuntimeError(ctx.rc());
   });
   app.set_version_flag("--version", "omnigraph " + Database::Version()["version"].string_value());
-  std::vector<std::string> args = CheckToLint(argc, argv);
+  std::vector<std::string> args = RewriteDeprecated(argc, argv);
   try {
     app.parse(args);
   } catch (const CLI::RuntimeError& e) {

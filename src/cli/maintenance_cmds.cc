@@ -58,6 +58,11 @@ void AddCleanup(CLI::App& app, Context& ctx) {
       request.older_than_micros = *micros;
     }
     request.dry_run = !o->confirm;
+    if (o->confirm) {
+      if (Status consent = ctx.ConfirmDestructive("cleanup"); !consent.ok()) {
+        return ctx.Fail(consent);
+      }
+    }
     Result<std::unique_ptr<Database>> db = ctx.Open();
     Result<Json> out = db.ok() ? (*db)->Cleanup(request) : db.status();
     if (!out.ok()) {
@@ -187,15 +192,24 @@ void AddOptimize(CLI::App& app, Context& ctx) {
   });
 }
 
-// version [--json]: this build's version, the storage stamp it reads and writes, its build type.
+// version [--json] (also `omnigraph -v`): this build's version, the internal schema version it
+// serves (OmniGraph's name for the storage format, as GET /healthz reports it: our storage
+// stamp), the storage stamp itself and the build type.
 void AddVersion(CLI::App& app, Context& ctx) {
-  CLI::App* version = app.add_subcommand("version", "Print the version and the storage stamp");
+  CLI::App* version =
+      app.add_subcommand("version", "Print the version and the internal schema version (also: -v)");
   version->add_flag("--json", ctx.globals().json, "Print the JSON envelope");
   version->callback([&ctx] {
-    const Json v = Database::Version();
-    ctx.Print(v, "omnigraph " + v["version"].get<std::string>() + "\nstorage-stamp " +
-                     std::to_string(v["storage_stamp"].get<uint64_t>()) + "\nbuild " +
-                     v["build"].get<std::string>());
+    Json v = Database::Version();
+    const uint64_t stamp = v["storage_stamp"].get<uint64_t>();
+    Json out = Json::object();
+    out["build"] = v["build"];
+    out["internal_schema_version"] = stamp;
+    out["storage_stamp"] = stamp;
+    out["version"] = v["version"];
+    ctx.Print(out, "omnigraph " + v["version"].get<std::string>() + "\ninternal schema version " +
+                       std::to_string(stamp) + "\nstorage-stamp " + std::to_string(stamp) +
+                       "\nbuild " + v["build"].get<std::string>());
   });
 }
 

@@ -61,7 +61,8 @@ void AddPlanOrApply(CLI::App* schema, Context& ctx, const std::shared_ptr<Schema
 }
 
 void AddShow(CLI::App* schema, Context& ctx, const std::shared_ptr<SchemaOptions>& o) {
-  CLI::App* show = schema->add_subcommand("show", "Print the accepted schema");
+  CLI::App* show = schema->add_subcommand("show", "Print the accepted schema (also: get)");
+  show->alias("get");
   auto* branch =
       show->add_option("--branch", o->branch, "The branch (default main)")->check(NonEmpty());
   show->add_option("--snapshot", o->snapshot, "A commit id: the schema that commit accepted")

@@ -1,4 +1,5 @@
 // The verbs that write data: init, load, mutate.
+#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -115,6 +116,29 @@ struct LoadOptions {
   std::string idempotency_key;
 };
 
+// Loads `o.data_file` as `verb` (load, ingest) does: the file streamed (Database::LoadFile),
+// never held whole; the write echoed; the load envelope printed.
+void RunLoad(Context& ctx, const LoadOptions& o, const char* verb) {
+  Status readable = CheckReadable(o.data_file);
+  if (!readable.ok()) return ctx.Fail(readable);
+  if (o.mode == "overwrite") {
+    if (Status consent = ctx.ConfirmDestructive(std::string(verb) + " --mode overwrite");
+        !consent.ok()) {
+      return ctx.Fail(consent);
+    }
+  }
+  Result<std::unique_ptr<Database>> db = ctx.Open();
+  if (!db.ok()) return ctx.Fail(db.status());
+  WriteTarget target;
+  target.branch = o.branch;
+  if (!o.from.empty()) target.from = o.from;
+  if (!o.idempotency_key.empty()) target.idempotency_key = o.idempotency_key;
+  Result<Json> out = (*db)->LoadFile(o.data_file, o.mode, target);
+  if (!out.ok()) return ctx.Fail(out.status());
+  ctx.Echo(verb);
+  ctx.Print(*out, LoadText(*out));
+}
+
 // load --data F --mode M [--branch B [--from BASE]] URI
 void AddLoad(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<LoadOptions>();
@@ -132,29 +156,30 @@ void AddLoad(CLI::App& app, Context& ctx) {
       "Unlike OmniGraph, a load whose input holds no entity publishes no commit (its output's "
       "commit is null), as a mutation that changes nothing publishes none.");
   AddUriArg(load, ctx);
-  load->callback([&ctx, o] {
-    // The file is streamed (Database::LoadFile), never held whole.
-    Status readable = CheckReadable(o->data_file);
-    if (!readable.ok()) {
-      ctx.Fail(readable);
-      return;
-    }
-    Result<std::unique_ptr<Database>> db = ctx.Open();
-    if (!db.ok()) {
-      ctx.Fail(db.status());
-      return;
-    }
-    WriteTarget target;
-    target.branch = o->branch;
-    if (!o->from.empty()) target.from = o->from;
-    if (!o->idempotency_key.empty()) target.idempotency_key = o->idempotency_key;
-    Result<Json> out = (*db)->LoadFile(o->data_file, o->mode, target);
-    if (!out.ok()) {
-      ctx.Fail(out.status());
-      return;
-    }
-    ctx.Echo("load");
-    ctx.Print(*out, LoadText(*out));
+  load->callback([&ctx, o] { RunLoad(ctx, *o, "load"); });
+}
+
+// ingest --data F [--branch B] [--from BASE] [--mode M] URI: OmniGraph's deprecated loader, with
+// its defaults (--from main --mode merge) and a one-line warning; the load itself is `load`'s
+// (decision 158).
+void AddIngest(CLI::App& app, Context& ctx) {
+  auto o = std::make_shared<LoadOptions>();
+  o->mode = "merge";
+  o->from = "main";
+  CLI::App* ingest =
+      app.add_subcommand("ingest", "Deprecated: load with --from main --mode merge by default");
+  ingest->add_option("--data", o->data_file, "The NDJSON file")->required()->check(NonEmpty());
+  ingest->add_option("--mode", o->mode, "append | merge (default) | overwrite")->check(NonEmpty());
+  ingest->add_option("--branch", o->branch, "The branch to load into (default main)")
+      ->check(NonEmpty());
+  ingest->add_option("--from", o->from, "Create the branch from this one (default main)")
+      ->check(NonEmpty());
+  AddUriArg(ingest, ctx);
+  ingest->callback([&ctx, o] {
+    std::fprintf(stderr,
+                 "warning: `omnigraph ingest` is deprecated; use `omnigraph load --data F --mode "
+                 "M` (strict: the mode is required)\n");
+    RunLoad(ctx, *o, "ingest");
   });
 }
 
@@ -218,6 +243,7 @@ void AddMutate(CLI::App& app, Context& ctx) {
 void AddWriteCommands(CLI::App& app, Context& ctx) {
   AddInit(app, ctx);
   AddLoad(app, ctx);
+  AddIngest(app, ctx);
   AddMutate(app, ctx);
 }
 

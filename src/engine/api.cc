@@ -100,7 +100,12 @@ Result<Json> Database::PollChanges(const ChangePoll& poll) {
 
 Status Database::ChangesBaseline(std::string_view branch,
                                  const std::function<Status(std::string_view chunk)>& sink) {
-  return impl_->backend->ChangesBaseline(branch, sink);
+  return impl_->backend->ChangesBaseline(branch, ChangeFilter{}, sink);
+}
+
+Status Database::ChangesBaseline(std::string_view branch, const ChangeFilter& filter,
+                                 const std::function<Status(std::string_view chunk)>& sink) {
+  return impl_->backend->ChangesBaseline(branch, filter, sink);
 }
 
 Result<Json> Database::Snapshot(const ReadTarget& target) {

@@ -60,7 +60,8 @@ class Backend {
                                                const api::CommitChangesRequest& request) = 0;
   virtual api::Result<api::Json> Snapshot(const api::ReadTarget& target) = 0;
   virtual api::Result<api::Json> PollChanges(const api::ChangePoll& poll) = 0;
-  virtual api::Status ChangesBaseline(std::string_view branch, const ApiSink& sink) = 0;
+  virtual api::Status ChangesBaseline(std::string_view branch, const api::ChangeFilter& filter,
+                                      const ApiSink& sink) = 0;
   virtual api::Result<api::Json> Load(std::string_view ndjson, std::string_view mode,
                                       const api::WriteTarget& target) = 0;
   virtual api::Result<api::Json> LoadFile(const std::string& path, std::string_view mode,

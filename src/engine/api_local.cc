@@ -312,12 +312,19 @@ class Handle {
     request.start = poll.start;
     request.cursor = poll.cursor;
     request.limit = poll.limit;
+    request.filter = FilterOf(poll.filter);
     return feed_->Poll(request);
   }
 
-  Status ChangesBaseline(std::string_view branch,
+  Status ChangesBaseline(std::string_view branch, const api::ChangeFilter& filter,
                          const std::function<Status(std::string_view chunk)>& sink) {
-    return feed_->Baseline(branch, sink);
+    return feed_->Baseline(branch, FilterOf(filter), sink);
+  }
+
+  static engine::ChangeFilter FilterOf(const api::ChangeFilter& f) {
+    return engine::ChangeFilter{{f.kinds.begin(), f.kinds.end()},
+                                {f.types.begin(), f.types.end()},
+                                {f.ops.begin(), f.ops.end()}};
   }
 
   Result<Json> SnapshotOf(const ReadTarget& target) {
@@ -813,11 +820,12 @@ class LocalBackend final : public Backend {
       return denied;
     return ToApi(handle_->PollChanges(poll));
   }
-  api::Status ChangesBaseline(std::string_view branch, const ApiSink& sink) override {
+  api::Status ChangesBaseline(std::string_view branch, const api::ChangeFilter& filter,
+                              const ApiSink& sink) override {
     if (api::Status denied = Gate("export", std::string(branch), std::nullopt, kAllTypes);
         !denied.ok())
       return denied;
-    return ToApi(handle_->ChangesBaseline(branch, EngineSink(sink)));
+    return ToApi(handle_->ChangesBaseline(branch, filter, EngineSink(sink)));
   }
   api::Result<api::Json> Load(std::string_view ndjson, std::string_view mode,
                               const WriteTarget& target) override {

@@ -425,13 +425,26 @@ Result<Json> RemoteBackend::PollChanges(const api::ChangePoll& poll) {
   } else {
     query.emplace_back("start", poll.start);
   }
+  // OmniGraph's repeatable filters: one parameter per value.
+  for (const std::string& k : poll.filter.kinds) query.emplace_back("kind", k);
+  for (const std::string& t : poll.filter.types) query.emplace_back("type", t);
+  for (const std::string& o : poll.filter.ops) query.emplace_back("op", o);
   return Call(Get({{"changes", false}}, std::move(query)));
 }
 
-Status RemoteBackend::ChangesBaseline(std::string_view branch, const ApiSink& sink) {
-  return Stream(PostJson({{"changes", false}, {"baseline", false}},
-                         Json{{"branch", std::string(branch)}}, false),
-                sink);
+Status RemoteBackend::ChangesBaseline(std::string_view branch, const api::ChangeFilter& filter,
+                                      const ApiSink& sink) {
+  Json body = Json{{"branch", std::string(branch)}};
+  auto list = [&body](const char* name, const std::vector<std::string>& values) {
+    if (values.empty()) return;
+    Json out = Json::array();
+    for (const std::string& v : values) out.push_back(Json(v));
+    body[name] = std::move(out);
+  };
+  list("kind", filter.kinds);
+  list("type", filter.types);
+  list("op", filter.ops);
+  return Stream(PostJson({{"changes", false}, {"baseline", false}}, body, false), sink);
 }
 
 Result<std::string> RemoteBackend::ResolveCommit(const api::ReadTarget& target) {

@@ -58,7 +58,8 @@ class RemoteBackend final : public Backend {
                                        const api::CommitChangesRequest& request) override;
   api::Result<api::Json> Snapshot(const api::ReadTarget& target) override;
   api::Result<api::Json> PollChanges(const api::ChangePoll& poll) override;
-  api::Status ChangesBaseline(std::string_view branch, const ApiSink& sink) override;
+  api::Status ChangesBaseline(std::string_view branch, const api::ChangeFilter& filter,
+                              const ApiSink& sink) override;
   api::Result<api::Json> Load(std::string_view ndjson, std::string_view mode,
                               const api::WriteTarget& target) override;
   api::Result<api::Json> LoadFile(const std::string& path, std::string_view mode,

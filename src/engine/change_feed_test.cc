@@ -219,23 +219,152 @@ TEST_F(ChangeFeedTest, StartsNowAndAfterACommit) {
   EXPECT_EQ(feed_->Poll(bad).status().code(), Code::kBranchNotFound);
 }
 
-TEST_F(ChangeFeedTest, ABranchFeedFollowsItsLifeFromTheForkCommit) {
-  Add("a", 1);
+TEST_F(ChangeFeedTest, ABranchFeedFromTheBeginningReplaysTheHistoryItInherited) {
+  const std::string a = Add("a", 1);
   const std::string fork = Add("b", 2);
   ASSERT_TRUE(graph_->CreateBranch("dev", "main").ok());
   const std::string d1 = Add("d1", 1, "dev");
-  Add("m3", 3);  // On main: not in dev's feed.
-  const std::string d2 = Add("d2", 2, "dev");
+  const std::string m3 = Add("m3", 3);  // On main after the fork: not in dev's feed.
+  ASSERT_TRUE(graph_->CreateBranch("feature", "dev").ok());
+  const std::string d2 = Add("d2", 2, "dev");  // On dev after feature forked.
+  const std::string f1 = Add("f1", 1, "feature");
   const Json page = PollStart("beginning", "dev");
-  EXPECT_EQ(Ids(page), (std::vector<std::string>{d1, d2}));
+  EXPECT_EQ(Ids(page), (std::vector<std::string>{a, fork, d1, d2}));
   EXPECT_NE(page["stream"], "main");
-  EXPECT_EQ(page["blocks"][0]["cause"]["parent_commit_id"], fork);
+  EXPECT_EQ(page["blocks"][2]["cause"]["parent_commit_id"], fork);
+  EXPECT_EQ(page["blocks"][0]["changes"][0]["id"], "a");
+  // A branch of a branch: main's history up to dev's fork, dev's up to feature's, then its own.
+  EXPECT_EQ(Ids(PollStart("beginning", "feature")), (std::vector<std::string>{a, fork, d1, f1}));
+  // A page at a time, each cursor continuing across the forks.
+  FeedRequest one;
+  one.branch = "feature";
+  one.start = "beginning";
+  one.limit = 1;
+  std::vector<std::string> walked;
+  for (Json p = Poll(one); !p["blocks"].empty(); p = PollCursor(Next(p), 1)) {
+    walked.push_back(Ids(p)[0]);
+  }
+  EXPECT_EQ(walked, (std::vector<std::string>{a, fork, d1, f1}));
+  // after:ID takes a commit of the inherited history, or of the branch's own.
+  EXPECT_EQ(Ids(PollStart("after:" + a, "dev")), (std::vector<std::string>{fork, d1, d2}));
   EXPECT_EQ(Ids(PollStart("after:" + fork, "dev")), (std::vector<std::string>{d1, d2}));
-  // A commit of main before the fork is not on dev's life.
-  FeedRequest before;
-  before.branch = "dev";
-  before.start = "after:" + Ids(PollStart("beginning"))[0];
-  EXPECT_EQ(feed_->Poll(before).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(Ids(PollStart("after:" + d1, "feature")), (std::vector<std::string>{f1}));
+  // A commit of main after the fork, or of dev after feature forked, is not on the chain.
+  for (const auto& [branch, id] : {std::pair{"dev", m3}, std::pair{"feature", d2}}) {
+    FeedRequest off;
+    off.branch = branch;
+    off.start = "after:" + id;
+    EXPECT_EQ(feed_->Poll(off).status().code(), Code::kInvalidArgument) << id;
+  }
+  // On main, beginning is after genesis, as before.
+  EXPECT_EQ(Ids(PollStart("beginning")), (std::vector<std::string>{a, fork, m3}));
+}
+
+TEST_F(ChangeFeedTest, FiltersKeepTheirChangesInEveryBlockAndBindTheCursor) {
+  const std::string c1 = Add("ada", 36);
+  const std::string c2 = Add("bob", 40);
+  const std::string c3 =
+      Mutate("knows", {{"a", Value::String("ada")}, {"b", Value::String("bob")}});
+  const std::string c4 = Mutate("age", {{"name", Value::String("ada")}, {"age", Value::Int(37)}});
+  auto kept = [](const Json& page) {
+    std::vector<std::string> out;
+    for (const Json& b : page["blocks"]) {
+      for (const Json& c : b["changes"])
+        out.push_back(c["op"].get<std::string>() + " " + c["id"].get<std::string>());
+    }
+    return out;
+  };
+  FeedRequest request;
+  request.start = "beginning";
+  request.filter.kinds = {"node"};
+  request.filter.ops = {"insert"};
+  Json page = Poll(request);
+  // Every commit still has its block (an empty one advances the feed), with only what matches.
+  EXPECT_EQ(Ids(page), (std::vector<std::string>{c1, c2, c3, c4}));
+  EXPECT_EQ(kept(page), (std::vector<std::string>{"insert ada", "insert bob"}));
+  request.filter = ChangeFilter{{}, {"Knows"}, {}};
+  EXPECT_EQ(kept(Poll(request)).size(), 1u);
+  request.filter = ChangeFilter{{}, {}, {"update", "insert"}};
+  EXPECT_EQ(kept(Poll(request)).size(), 4u);
+  // A type no schema has selects nothing (decision 155).
+  request.filter = ChangeFilter{{}, {"Nobody"}, {}};
+  EXPECT_TRUE(kept(Poll(request)).empty());
+
+  // The cursor is bound to its filter: the same filter continues, another (or none) is refused.
+  request.filter = ChangeFilter{{"node"}, {}, {"update"}};
+  const std::string cursor = Next(Poll(request));
+  const std::string c5 = Mutate("age", {{"name", Value::String("bob")}, {"age", Value::Int(41)}});
+  FeedRequest same;
+  same.cursor = cursor;
+  same.filter = ChangeFilter{{"node"}, {}, {"update"}};
+  EXPECT_EQ(kept(Poll(same)), (std::vector<std::string>{"update bob"}));
+  for (const ChangeFilter& other : {ChangeFilter{}, ChangeFilter{{"node"}, {}, {}}}) {
+    FeedRequest moved;
+    moved.cursor = cursor;
+    moved.filter = other;
+    Result<Json> refused = feed_->Poll(moved);
+    EXPECT_EQ(refused.status().code(), Code::kChangeCursorRejected);
+    EXPECT_NE(refused.status().message().find("change cursor rejected: it was issued for"),
+              std::string::npos)
+        << refused.status().ToString();
+  }
+  // And an unfiltered cursor refuses a filtered poll.
+  FeedRequest unfiltered;
+  unfiltered.cursor = Next(PollStart("now"));
+  unfiltered.filter.kinds = {"edge"};
+  EXPECT_EQ(feed_->Poll(unfiltered).status().code(), Code::kChangeCursorRejected);
+
+  for (const ChangeFilter& bad : {ChangeFilter{{"vertex"}, {}, {}},
+                                  ChangeFilter{{}, {}, {"upsert"}}, ChangeFilter{{}, {""}, {}}}) {
+    FeedRequest r;
+    r.filter = bad;
+    EXPECT_EQ(feed_->Poll(r).status().code(), Code::kInvalidArgument);
+    EXPECT_EQ(feed_->Baseline("main", bad, [](std::string_view) { return Status::Ok(); }).code(),
+              Code::kInvalidArgument);
+  }
+  EXPECT_NE(c5, c4);
+}
+
+TEST_F(ChangeFeedTest, AFilteredBaselineExportsTheSelectedTypesAndBindsItsCursor) {
+  Add("ada", 36);
+  Add("bob", 40);
+  Mutate("knows", {{"a", Value::String("ada")}, {"b", Value::String("bob")}});
+  auto baseline = [this](const ChangeFilter& filter) {
+    std::string out;
+    Status s = feed_->Baseline("main", filter, [&](std::string_view chunk) {
+      out += chunk;
+      return Status::Ok();
+    });
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    std::vector<Json> lines;
+    for (size_t start = 0, nl; (nl = out.find('\n', start)) != std::string::npos; start = nl + 1) {
+      lines.push_back(*ParseJson(out.substr(start, nl - start), "line"));
+    }
+    return lines;
+  };
+  EXPECT_EQ(baseline({}).size(), 4u);                              // 2 nodes, 1 edge, the handshake
+  EXPECT_EQ(baseline(ChangeFilter{{"edge"}, {}, {}}).size(), 2u);  // the edge, the handshake
+  EXPECT_EQ(baseline(ChangeFilter{{}, {"Person"}, {}}).size(), 3u);
+  // Kind and type both select: a node kind with an edge type selects nothing.
+  const std::vector<Json> none = baseline(ChangeFilter{{"node"}, {"Knows"}, {}});
+  ASSERT_EQ(none.size(), 1u);
+  // `op` does not narrow the export, but the resume cursor is bound to it.
+  const std::vector<Json> ops = baseline(ChangeFilter{{}, {}, {"delete"}});
+  ASSERT_EQ(ops.size(), 4u);
+  const std::string resume = ops.back()["baseline"]["resume_cursor"];
+  Mutate("remove", {{"name", Value::String("bob")}});
+  FeedRequest follow;
+  follow.cursor = resume;
+  follow.filter.ops = {"delete"};
+  const Json page = Poll(follow);
+  ASSERT_EQ(page["blocks"].size(), 1u);
+  ASSERT_FALSE(page["blocks"][0]["changes"].empty());
+  for (const Json& c : page["blocks"][0]["changes"]) EXPECT_EQ(c["op"], "delete");
+  EXPECT_EQ(page["blocks"][0]["changes"][0]["id"], "bob");
+  follow.filter.ops.clear();
+  EXPECT_EQ(feed_->Poll(follow).status().code(), Code::kChangeCursorRejected);
+  EXPECT_EQ(none.back()["baseline"]["snapshot_commit_id"],
+            ops.back()["baseline"]["snapshot_commit_id"]);
 }
 
 TEST_F(ChangeFeedTest, ACursorOfAnotherGraphLifeOrDamagedIsRejected) {
@@ -286,6 +415,21 @@ TEST_F(ChangeFeedTest, CursorsRoundTripAndCarryTheirPosition) {
   Result<FeedCursor> back = DecodeFeedCursor(text, c.graph_id);
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(*back, c);
+  // A filtered cursor in inherited history carries its scope and the ancestor it is on.
+  const FeedCursor scoped{c.graph_id,
+                          "01M8R7C14Q3SSY1VMZ818AYB9D",
+                          3,
+                          "main.3.J2C6S7SD8M",
+                          FilterScope(ChangeFilter{{"node"}, {}, {}}),
+                          "main"};
+  Result<FeedCursor> scoped_back = DecodeFeedCursor(EncodeFeedCursor(scoped), c.graph_id);
+  ASSERT_TRUE(scoped_back.ok()) << scoped_back.status().ToString();
+  EXPECT_EQ(*scoped_back, scoped);
+  EXPECT_EQ(FilterScope(ChangeFilter{}), "");
+  EXPECT_EQ(FilterScope(ChangeFilter{{"node"}, {"A", "B"}, {}}),
+            FilterScope(ChangeFilter{{"node"}, {"B", "A"}, {}}));
+  EXPECT_NE(FilterScope(ChangeFilter{{"node"}, {}, {}}),
+            FilterScope(ChangeFilter{{"edge"}, {}, {}}));
   EXPECT_EQ(DecodeFeedCursor(text, "01M8R7C14Q3SSY1VMZ818AYB9D").status().code(),
             Code::kChangeCursorRejected);
   EXPECT_EQ(DecodeFeedCursor(text.substr(0, text.size() - 1), c.graph_id).status().code(),
@@ -312,7 +456,7 @@ TEST_F(ChangeFeedTest, ABaselineIsTheHeadExportAndACursorToFollowFrom) {
   Add("bob", 40);
   std::string out;
   ASSERT_TRUE(feed_
-                  ->Baseline("main",
+                  ->Baseline("main", {},
                              [&](std::string_view chunk) {
                                out += chunk;
                                return Status::Ok();

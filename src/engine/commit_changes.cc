@@ -101,11 +101,19 @@ struct Selection {
   std::optional<bool> edge;
   std::optional<uint64_t> type_id;
   std::optional<int> op;
-  std::optional<ChangePosition> after;  // the page token's position
+  std::optional<ChangePosition> after;   // the page token's position
+  const ChangeFilter* filter = nullptr;  // the feed's repeatable filters
 
-  bool Takes(const ChangePosition& p) const {
+  bool Takes(const ChangePosition& p, const schema::TypeDef& type) const {
     return (!edge || *edge == p.edge) && (!type_id || *type_id == p.type_id) &&
-           (!op || *op == p.op) && (!after || Key(*after) < Key(p));
+           (!op || *op == p.op) && (!after || Key(*after) < Key(p)) &&
+           (filter == nullptr || Kept(p, type));
+  }
+  bool Kept(const ChangePosition& p, const schema::TypeDef& type) const {
+    const ChangeFilter& f = *filter;
+    return (f.kinds.empty() || f.kinds.count(p.edge ? "edge" : "node")) &&
+           (f.ops.empty() || f.ops.count(std::string(kOpNames[p.op]))) &&
+           (f.types.empty() || f.types.count(type.name));
   }
 };
 
@@ -125,7 +133,7 @@ Result<std::vector<Candidate>> Candidates(const commit::ChangeSet& set, const Sn
     for (const auto* ids : {&t.inserted, &t.updated, &t.deleted}) {
       for (const std::string& id : *ids) {
         ChangePosition at{edge, type->id, id, op};
-        if (select.Takes(at)) out.push_back(Candidate{std::move(at), type});
+        if (select.Takes(at, *type)) out.push_back(Candidate{std::move(at), type});
       }
       ++op;
     }
@@ -301,11 +309,28 @@ Result<Json> CommitChanges(Graph& graph, std::string_view commit_id,
   return out;
 }
 
+Status CheckChangeFilter(const ChangeFilter& filter) {
+  for (const std::string& kind : filter.kinds) {
+    if (kind != "node" && kind != "edge") {
+      return InvalidArgument("unknown change kind '" + kind + "' (expected node or edge)");
+    }
+  }
+  for (const std::string& op : filter.ops) {
+    if (std::find(std::begin(kOpNames), std::end(kOpNames), op) == std::end(kOpNames)) {
+      return InvalidArgument("unknown change op '" + op + "' (expected insert, update or delete)");
+    }
+  }
+  if (filter.types.count("")) return InvalidArgument("a change type filter names no type");
+  return Status::Ok();
+}
+
 Result<Json> ChangesOf(Graph& graph, const commit::Record& r, const Snapshot& before,
-                       const Snapshot& after) {
+                       const Snapshot& after, const ChangeFilter& filter) {
   OMNIGRAPH_ASSIGN_OR_RETURN(commit::ChangeSet set, SetOf(graph, r, before, after));
   std::optional<ChangePosition> next;
-  return PageOf(set, before, after, Selection{}, std::numeric_limits<size_t>::max(), next);
+  Selection select;
+  if (!filter.empty()) select.filter = &filter;
+  return PageOf(set, before, after, select, std::numeric_limits<size_t>::max(), next);
 }
 
 Result<Json> ChangesPage(const commit::ChangeSet& set, const Snapshot& before,

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <limits>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -35,6 +36,21 @@ struct CommitChangesRequest {
   std::string op;                            // "insert", "update" or "delete"
 };
 
+// The change feed's filters (OmniGraph's `kind`, `type`, `op`, each repeatable;
+// docs/design/change-feed.md "Filters"): a change is kept when every non-empty set holds its
+// value. A type is matched by its name in the commit's schema (the parent's for a type the commit
+// dropped), so a feed that crosses a rename follows the name, not the identity (decision 155).
+struct ChangeFilter {
+  std::set<std::string> kinds;  // "node", "edge"
+  std::set<std::string> types;  // node and edge type names
+  std::set<std::string> ops;    // "insert", "update", "delete"
+  bool empty() const { return kinds.empty() && types.empty() && ops.empty(); }
+};
+
+// InvalidArgument naming a kind that is not node or edge, an op that is not insert, update or
+// delete, or an empty type name.
+Status CheckChangeFilter(const ChangeFilter& filter);
+
 // CommitNotFound for an unknown id or a retire record; ParentlessCommit for genesis;
 // SchemaBoundary for a commit that changed the schema; InvalidArgument for a limit out of range,
 // an unknown kind, op or type (naming it), or a page token that is malformed or belongs to
@@ -47,12 +63,13 @@ Result<Json> CommitChanges(Graph& graph, std::string_view commit_id,
 Json CauseOf(const commit::Record& r);
 
 // The `changes` array of commit `r` between `before` (its first parent's state) and `after`
-// (its own): from its change set (reading the delta when the ids spilled), or without one from
+// (its own) that `filter` keeps (checked by CheckChangeFilter; applied before anything is
+// hydrated): from its change set (reading the delta when the ids spilled), or without one from
 // the exact diff. The caller has ruled out genesis and a schema boundary the set names;
 // SchemaBoundary when the diff finds the schemas differ. Corruption for a damaged record or
 // delta; a missing table object as Snapshot::ExplainReadFailure says.
 Result<Json> ChangesOf(Graph& graph, const commit::Record& r, const Snapshot& before,
-                       const Snapshot& after);
+                       const Snapshot& after, const ChangeFilter& filter = {});
 
 // A page token of commit changes, after the change (edge?, type id, entity id, op) of commit
 // `commit_id`; and its decoding, InvalidArgument naming the token when it is malformed or damaged

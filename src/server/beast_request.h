@@ -66,8 +66,10 @@ HttpRequest Convert(const http::request_header<Fields>& req) {
       rest.remove_prefix(std::min(rest.size(), pair.size() + 1));
       if (pair.empty()) continue;
       const size_t eq = pair.find('=');
-      out.query.emplace(Decode(pair.substr(0, eq), true),
-                        eq == std::string_view::npos ? "" : Decode(pair.substr(eq + 1), true));
+      std::string name = Decode(pair.substr(0, eq), true);
+      std::string value = eq == std::string_view::npos ? "" : Decode(pair.substr(eq + 1), true);
+      out.query.emplace(name, value);
+      out.query_list.emplace_back(std::move(name), std::move(value));
     }
   }
   for (const auto& field : req) {

@@ -286,19 +286,57 @@ HttpResponse ChangesRoute(const DbPtr& db, const Call& call) {
                            "'limit' must be a whole number from 1 to 1000, not '" + text + "'");
     }
   }
+  poll.filter = api::ChangeFilter{r.QueryAll("kind"), r.QueryAll("type"), r.QueryAll("op")};
   return Reply(db->PollChanges(poll));
+}
+
+// The repeatable filter `name` of a JSON body ({"kind": ["node"]}); false when it is not an
+// array of strings.
+bool BodyFilter(const Json& body, const char* name, std::vector<std::string>& out) {
+  if (!body.contains(name)) return true;
+  for (const Json& v : body[name]) {
+    if (!v.is_string()) return false;
+    out.push_back(v.string_value());
+  }
+  return true;
 }
 
 // POST /changes/baseline: the branch head's NDJSON export, then {"baseline":{...}}.
 HttpResponse BaselineRoute(const DbPtr& db, const Call& call) {
   const std::string branch = StringOr(call.body, "branch", "main");
-  // Resolved first so that a missing branch is a plain error, not a broken stream.
+  api::ChangeFilter filter;
+  for (const char* name : {"kind", "type", "op"}) {
+    std::vector<std::string>& into = name[0] == 'k'   ? filter.kinds
+                                     : name[0] == 't' ? filter.types
+                                                      : filter.ops;
+    if (!BodyFilter(call.body, name, into)) {
+      return ErrorResponse(400, "'" + std::string(name) + "' must be an array of strings");
+    }
+  }
+  // Checked first so that a bad filter or a missing branch is a plain error, not a broken stream.
+  for (const std::string& kind : filter.kinds) {
+    if (kind != "node" && kind != "edge") {
+      return ErrorResponse(
+          api::InvalidArgument("unknown change kind '" + kind + "' (expected node or edge)"));
+    }
+  }
+  for (const std::string& op : filter.ops) {
+    if (op != "insert" && op != "update" && op != "delete") {
+      return ErrorResponse(api::InvalidArgument("unknown change op '" + op +
+                                                "' (expected insert, update or delete)"));
+    }
+  }
+  for (const std::string& type : filter.types) {
+    if (type.empty()) {
+      return ErrorResponse(api::InvalidArgument("a change type filter names no type"));
+    }
+  }
   api::Result<std::string> commit = db->ResolveCommit(api::ReadTarget{branch, std::nullopt});
   if (!commit.ok()) return ErrorResponse(commit.status());
   HttpResponse out;
   out.content_type = "application/x-ndjson";
-  out.stream = [db, branch](const ChunkWriter& write) {
-    api::Status done = db->ChangesBaseline(branch, [&write](std::string_view chunk) {
+  out.stream = [db, branch, filter](const ChunkWriter& write) {
+    api::Status done = db->ChangesBaseline(branch, filter, [&write](std::string_view chunk) {
       if (write(chunk)) return api::Status::Ok();
       return api::Status(api::Code::kCancelled, "the client went away");
     });
@@ -462,7 +500,10 @@ void AddChangeRoutes(RouteTable& table) {
                                    "now (default), beginning or after:COMMIT_ID"},
                              Param{"cursor", "string", false, "a page's cursor or next_page_token"},
                              Param{"page_token", "string", false, "alias of cursor"},
-                             Param{"limit", "integer", false, "1..1000, default 100"}},
+                             Param{"limit", "integer", false, "1..1000, default 100"},
+                             Param{"kind", "array", false, "repeatable: node | edge"},
+                             Param{"type", "array", false, "repeatable: a type name"},
+                             Param{"op", "array", false, "repeatable: insert | update | delete"}},
             .handler = [](const Call& call) {
               const DbPtr& db = call.db;
               return ChangesRoute(db, call);
@@ -473,7 +514,10 @@ void AddChangeRoutes(RouteTable& table) {
                   .body = BodyKind::kJson,
                   .summary = "A branch head as NDJSON, then {\"baseline\":{snapshot_commit_id, "
                              "resume_cursor}}",
-                  .body_members = {Member("branch", "string", false, "default main")},
+                  .body_members = {Member("branch", "string", false, "default main"),
+                                   Member("kind", "array", false, "node | edge"),
+                                   Member("type", "array", false, "type names"),
+                                   Member("op", "array", false, "insert | update | delete")},
                   .response_type = "application/x-ndjson",
                   .handler = [](const Call& call) {
                     const DbPtr& db = call.db;

@@ -17,8 +17,10 @@ struct HttpRequest {
   std::string method;
   // The path without the query string, percent-decoded.
   std::string path;
-  // Query parameters, decoded; a repeated name keeps its first value.
+  // Query parameters, decoded; a repeated name keeps its first value here and every value, in
+  // order, in `query_list` (OmniGraph's repeatable filters).
   std::map<std::string, std::string> query;
+  std::vector<std::pair<std::string, std::string>> query_list;
   // Header names in lower case.
   std::map<std::string, std::string> headers;
   std::string body;
@@ -41,6 +43,16 @@ struct HttpRequest {
   std::string Query(std::string_view name) const {
     auto it = query.find(std::string(name));
     return it == query.end() ? std::string() : it->second;
+  }
+  // Every value of the repeatable query parameter `name`, in order (a request built without
+  // `query_list`, as the MCP tools build theirs, has the one value `query` holds).
+  std::vector<std::string> QueryAll(std::string_view name) const {
+    std::vector<std::string> out;
+    for (const auto& [key, value] : query_list) {
+      if (key == name) out.push_back(value);
+    }
+    if (out.empty() && query.count(std::string(name))) out.push_back(Query(name));
+    return out;
   }
 };
 

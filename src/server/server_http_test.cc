@@ -511,6 +511,82 @@ TEST_F(ServerHttpTest, ARemoteDatabaseFollowsTheFeedAndRetriesKeyedWritesOnce) {
   EXPECT_EQ(baseline(r, "nope").first.code(), Code::kBranchNotFound);
 }
 
+// The feed's filters (OmniGraph's repeatable kind, type, op) through GET /changes and POST
+// /changes/baseline: a remote handle's filtered pages, rejections and baselines equal the
+// embedded handle's, and the raw routes take repeated parameters and array members.
+TEST_F(ServerHttpTest, TheFeedsFiltersAnswerTheSameThroughTheServer) {
+  ServerProcess server(Args());
+  ASSERT_GT(server.port(), 0) << server.first_line();
+  ConnectOptions alice;
+  alice.bearer_token = kAliceToken;
+  Result<std::unique_ptr<Database>> remote =
+      Database::Connect("http://127.0.0.1:" + std::to_string(server.port()), alice);
+  ASSERT_TRUE(remote.ok()) << remote.status().ToString();
+  Database& r = **remote;
+  ASSERT_TRUE(r.Load("{\"type\":\"Person\",\"data\":{\"name\":\"Ada\"}}\n"
+                     "{\"type\":\"Person\",\"data\":{\"name\":\"Bo\"}}\n"
+                     "{\"edge\":\"Knows\",\"from\":\"Ada\",\"to\":\"Bo\"}\n",
+                     "append", WriteTarget{})
+                  .ok());
+  Result<std::unique_ptr<Database>> local = Database::Open(uri_);
+  ASSERT_TRUE(local.ok()) << local.status().ToString();
+  Database& l = **local;
+  ChangePoll edges;
+  edges.start = "beginning";
+  edges.filter.kinds = {"edge"};
+  edges.filter.ops = {"insert", "delete"};
+  Result<Json> page = r.PollChanges(edges);
+  ASSERT_TRUE(page.ok()) << page.status().ToString();
+  EXPECT_EQ(page->dump(), l.PollChanges(edges)->dump());
+  ASSERT_EQ((*page)["blocks"].size(), 1u);
+  ASSERT_EQ((*page)["blocks"][0]["changes"].size(), 1u);
+  EXPECT_EQ((*page)["blocks"][0]["changes"][0]["kind"], "edge");
+  // The cursor is bound to the filter, through either door.
+  ChangePoll other;
+  other.cursor = (*page)["cursor"].string_value();
+  Status refused = r.PollChanges(other).status();
+  EXPECT_EQ(refused.code(), Code::kChangeCursorRejected) << refused.ToString();
+  EXPECT_EQ(refused, l.PollChanges(other).status());
+  ChangePoll bad;
+  bad.filter.kinds = {"vertex"};
+  EXPECT_EQ(r.PollChanges(bad).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(r.PollChanges(bad).status().message(), l.PollChanges(bad).status().message());
+  auto baseline = [](Database& db, const ChangeFilter& filter) {
+    std::string out;
+    Status s = db.ChangesBaseline("main", filter, [&out](std::string_view chunk) {
+      out.append(chunk);
+      return Status::Ok();
+    });
+    return std::make_pair(s, out);
+  };
+  const ChangeFilter people{{"node"}, {"Person"}, {"update"}};
+  auto [remote_status, remote_lines] = baseline(r, people);
+  ASSERT_TRUE(remote_status.ok()) << remote_status.ToString();
+  EXPECT_EQ(remote_lines, baseline(l, people).second);
+  EXPECT_EQ(remote_lines.find("Knows"), std::string::npos) << remote_lines;
+  EXPECT_NE(remote_lines.find("\"Bo\""), std::string::npos) << remote_lines;
+  const ChangeFilter wrong{{}, {}, {"upsert"}};
+  EXPECT_EQ(baseline(r, wrong).first.code(), Code::kInvalidArgument);
+  EXPECT_EQ(baseline(r, wrong).first.message(), baseline(l, wrong).first.message());
+
+  httplib::Client c = server.Client(kAliceToken);
+  auto one = [](Json v) {
+    Json a = Json::array();
+    a.push_back(std::move(v));
+    return a;
+  };
+  const Json both = Parse(Get(c, "/changes?start=beginning&kind=node&kind=edge&op=insert", 200));
+  ASSERT_EQ(both["blocks"].size(), 1u);
+  EXPECT_EQ(both["blocks"][0]["changes"].size(), 3u);
+  const Json nodes = Parse(Get(c, "/changes?start=beginning&type=Person", 200));
+  EXPECT_EQ(nodes["blocks"][0]["changes"].size(), 2u);
+  Get(c, "/changes?kind=vertex", 400);
+  const std::string lines = Post(c, "/changes/baseline", Json{{"kind", one("edge")}}, 200);
+  EXPECT_EQ(std::count(lines.begin(), lines.end(), '\n'), 2) << lines;
+  Post(c, "/changes/baseline", Json{{"op", one("upsert")}}, 400);
+  Post(c, "/changes/baseline", Json{{"type", one(1)}}, 400);
+}
+
 TEST_F(ServerHttpTest, AuthFailuresChangeNothing) {
   ServerProcess server(Args());
   ASSERT_GT(server.port(), 0) << server.first_line();

@@ -109,7 +109,10 @@ on_store() {  # NAME ROOT
   expect_rc 0 omnigraph cluster apply --config . --as tester --json
   [ "$(json 'd["converged"]')" = True ] || fail "apply on $name: $(cat "$DIR/out")"
   if [ -e graphs ] || [ -e __cluster ]; then fail "a $name cluster wrote into its config directory"; fi
-  expect_rc 0 omnigraph load --data seed.jsonl --mode overwrite "$root/graphs/spike.omni"
+  # An overwrite on an object store is destructive on a non-local target: --yes (decision 159).
+  expect_rc 1 omnigraph load --data seed.jsonl --mode overwrite "$root/graphs/spike.omni"
+  grep -q 'pass --yes to confirm' "$DIR/err" || fail "overwrite without --yes on $name: $(cat "$DIR/err")"
+  expect_rc 0 omnigraph load --data seed.jsonl --mode overwrite --yes "$root/graphs/spike.omni"
   expect_rc 0 omnigraph graphs list --cluster "$root" --json
   [ "$(json 'd["graphs"][0]["root_uri"]')" = "$root/graphs/spike.omni" ] ||
     fail "graphs list on $name: $(cat "$DIR/out")"

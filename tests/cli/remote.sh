@@ -102,8 +102,14 @@ both branch create x
 both branch create --from dev y --json
 both branch list
 both branch list --json
-both branch delete y --json
-both branch delete x
+# Deleting a branch of a served graph asks for consent (decision 159): refused without --yes
+# (there is no terminal to ask on), nothing deleted; done with it.
+"$BIN" branch delete y --json --server "$URL" --token tok-ana >"$DIR/out" 2>"$DIR/err" &&
+  fail "a served branch delete without --yes ran: $(cat "$DIR/out")"
+grep -q "^omnigraph: error\[invalid_argument\]: branch delete is destructive and its target is not local: $URL (served); pass --yes to confirm" "$DIR/err" ||
+  fail "served branch delete without --yes: $(cat "$DIR/err")"
+both branch delete y --json --yes
+both branch delete x --yes
 both branch merge dev --json
 both branch merge dev
 # History and snapshots.
@@ -132,6 +138,43 @@ both changes poll --json
 both changes baseline
 both changes baseline --branch dev
 both changes poll --branch nope
+# Filters, the walk through every page, one page from a token, the inherited history of a branch
+# and the durable --out baseline: the same through either door (docs/design/change-feed.md).
+both changes poll --start beginning --kind node --op insert --json
+both changes poll --start beginning --type WorksAt --type Company --page-size 1
+both changes poll --start beginning --kind vertex
+both changes poll --branch dev --start beginning --page-size 1 --json
+both changes poll --branch dev --start beginning --kind edge
+both changes baseline --kind node --type Person
+both changes baseline --op upsert
+both commit list --page-size 1
+both commit list --page-size 2 --json
+both commit changes @C1@ --page-size 1
+both commit changes @C1@ --page-size 1 --kind node --json
+for side in local remote; do
+  if [ $side = local ]; then run=("$BIN" --as ana); tail_args=("$G"); else
+    run=("$BIN"); tail_args=(--server "$URL" --token tok-ana); fi
+  "${run[@]}" changes baseline --out "$DIR/$side.base" --kind node --json "${tail_args[@]}" \
+    >"$DIR/$side.hand" || fail "changes baseline --out ($side)"
+  python3 -c 'import json,sys; h=json.load(open(sys.argv[1])); assert h["resume_cursor"].startswith("c1."), h' \
+    "$DIR/$side.hand" || fail "baseline handshake ($side): $(cat "$DIR/$side.hand")"
+  grep -q baseline "$DIR/$side.base" && fail "the handshake went into the --out file ($side)"
+  normalize "$DIR/$side.base"
+  # One page exactly from a token the server's GET /commits handed out, and the feed's.
+  token=$("${run[@]}" changes poll --start beginning --limit 1 --json "${tail_args[@]}" |
+    python3 -c "import json,sys; print(json.load(sys.stdin)['next_page_token'])")
+  "${run[@]}" changes poll --page-token "$token" --limit 1 --json "${tail_args[@]}" >"$DIR/$side.one" ||
+    fail "changes poll --page-token ($side)"
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["blocks"]) == 1 and "next_page_token" in d, d' \
+    "$DIR/$side.one" || fail "one page from a token ($side): $(cat "$DIR/$side.one")"
+done
+diff -u "$DIR/local.base" "$DIR/remote.base" || fail "the --out baselines differ"
+CTOKEN=$(curl -s -H 'Authorization: Bearer tok-ana' "$URL/commits?limit=1" |
+  python3 -c "import json,sys; print(json.load(sys.stdin)['next_page_token'])")
+"$BIN" commit list --page-token "$CTOKEN" --limit 1 --json --server "$URL" --token tok-ana >"$DIR/page" ||
+  fail "commit list --page-token"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["commits"]) == 1 and "next_page_token" in d, d' \
+  "$DIR/page" || fail "commit list one page: $(cat "$DIR/page")"
 # A page's cursor continues the feed through either door: the next page is the same.
 for side in local remote; do
   if [ $side = local ]; then run=("$BIN" --as ana); tail_args=("$G"); else
@@ -186,14 +229,14 @@ assert d["error"] == "schema apply requires a graph with only main; found non-ma
 assert d["code"] == "conflict" and d["omnigraph_code"] == "schema_boundary", d
 assert "change_diff_refusal" not in d, d
 PY
-both branch delete hold
+both branch delete hold --yes
 both schema apply --schema "$DIR/s2.pg" --json
 both schema show --json
 # Failures: the same error, exit status and envelope.
 both mutate -e "$HIRE" --params '{"p":"Ada","c":"Acme"}' --if-commit @C1@ --json
 both mutate -e "$HIRE" --params '{"p":"Ada","c":"Acme"}' --if-commit @C1@
 both commit show main.999.AAAAAAAAAA
-both branch delete nope
+both branch delete nope --yes
 both branch create main
 both query -e 'query broken( {'
 both query -e 'query p() { match { $p: Person } return { $p.nick } }'

@@ -198,13 +198,88 @@ expect_rc 0 "$BIN" changes poll --cursor "$CURSOR" "$G"
 grep -q '^(no new commits)$' "$DIR/out" || fail "caught-up poll: $(cat "$DIR/out")"
 expect_rc 0 "$BIN" changes poll --start beginning --limit 1 "$G"
 grep -q '^  + node Person Ada$' "$DIR/out" || fail "changes poll page: $(cat "$DIR/out")"
-grep -q '^more; next: --cursor c1\.' "$DIR/out" || fail "changes poll more: $(cat "$DIR/out")"
+grep -q '^more; next: --page-token c1\.' "$DIR/out" || fail "changes poll more: $(cat "$DIR/out")"
+# One page exactly from a page token; the walk from the same token reaches the head.
+PTOKEN=$(sed -n 's/^more; next: --page-token //p' "$DIR/out")
+expect_rc 0 "$BIN" changes poll --page-token "$PTOKEN" --limit 1 "$G"
+[ "$(grep -c '^commit ' "$DIR/out")" = 1 ] && grep -q '^more; next: --page-token' "$DIR/out" ||
+  fail "one page from a page token: $(cat "$DIR/out")"
+expect_rc 1 "$BIN" changes poll --page-token "$PTOKEN" --start beginning "$G"
+# Every page (decision 156): a walk in pages of one prints what one page of them all prints,
+# human and --json, for the feed, the history and a commit's changes.
+walk_same() { # walk_same WHAT ARGS...: --page-size 1 and the default walk equal --limit 1000.
+  local what=$1
+  shift
+  "$BIN" "$@" --limit 1000 "$G" >"$DIR/one" 2>&1 || fail "$what (one page): $(cat "$DIR/one")"
+  "$BIN" "$@" --page-size 1 "$G" >"$DIR/walk1" 2>&1 || fail "$what (pages of 1): $(cat "$DIR/walk1")"
+  "$BIN" "$@" "$G" >"$DIR/walk" 2>&1 || fail "$what (walk): $(cat "$DIR/walk")"
+  cmp -s "$DIR/one" "$DIR/walk1" || fail "$what: pages of 1 differ: $(diff "$DIR/one" "$DIR/walk1")"
+  cmp -s "$DIR/one" "$DIR/walk" || fail "$what: the walk differs: $(diff "$DIR/one" "$DIR/walk")"
+}
+for json in "" --json; do
+  walk_same "changes poll $json" changes poll --start beginning $json
+  walk_same "filtered changes poll $json" changes poll --start beginning --kind node --op insert $json
+  walk_same "commit list $json" commit list $json
+  walk_same "commit changes $json" commit changes "$LOADED" $json
+done
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["changes"]) == 3, d' \
+  "$DIR/walk" || fail "commit changes walk json: $(cat "$DIR/walk")"
+# Filters (repeatable): only what matches, in a block for every commit; bad values refused.
+expect_rc 0 "$BIN" changes poll --start beginning --kind edge --json "$G"
+python3 - "$DIR/out" <<'PY' || fail "changes poll --kind edge: $(cat "$DIR/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+changes = [c for b in d["blocks"] for c in b["changes"]]
+assert changes and all(c["kind"] == "edge" for c in changes), changes
+assert len(d["blocks"]) >= 5, d
+PY
+ECURSOR=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cursor"])' "$DIR/out")
+expect_rc 0 "$BIN" changes poll --cursor "$ECURSOR" --kind edge "$G"
+grep -q '^caught up' "$DIR/out" || fail "same-filter cursor: $(cat "$DIR/out")"
+expect_rc 1 "$BIN" changes poll --cursor "$ECURSOR" "$G"
+grep -q 'change cursor rejected: it was issued for the filter scope' "$DIR/err" ||
+  fail "a filtered cursor without its filter: $(cat "$DIR/err")"
+expect_rc 0 "$BIN" changes poll --start beginning --type Company --type WorksAt --op insert "$G"
+grep -q '^  + node Company Acme$' "$DIR/out" && grep -q '^  + edge WorksAt ' "$DIR/out" &&
+  ! grep -q 'node Person' "$DIR/out" || fail "--type twice: $(cat "$DIR/out")"
+expect_rc 1 "$BIN" changes poll --kind vertex "$G"
+grep -q "unknown change kind 'vertex'" "$DIR/err" || fail "bad feed kind: $(cat "$DIR/err")"
+expect_rc 1 "$BIN" changes baseline --op upsert "$G"
+grep -q "unknown change op 'upsert'" "$DIR/err" || fail "bad baseline op: $(cat "$DIR/err")"
+expect_rc 0 "$BIN" changes baseline --kind node --type Company "$G"
+[ "$(wc -l <"$DIR/out")" = 2 ] && head -1 "$DIR/out" | grep -q '"Acme"' ||
+  fail "filtered baseline: $(cat "$DIR/out")"
+# --start beginning on a branch replays the history it inherited (decision 157).
+expect_rc 0 "$BIN" branch create inh "$G"
+expect_rc 0 "$BIN" changes poll --branch inh --start beginning --json "$G"
+MAIN_FEED=$("$BIN" changes poll --start beginning --json "$G" |
+  python3 -c 'import json,sys; print([b["cause"]["graph_commit_id"] for b in json.load(sys.stdin)["blocks"]])')
+INH_FEED=$(python3 -c 'import json,sys; print([b["cause"]["graph_commit_id"] for b in json.load(open(sys.argv[1]))["blocks"]])' "$DIR/out")
+[ "$MAIN_FEED" = "$INH_FEED" ] || fail "inherited history: $INH_FEED, main has $MAIN_FEED"
+expect_rc 0 "$BIN" branch delete inh "$G"
 expect_rc 0 "$BIN" changes baseline "$G"
 tail -1 "$DIR/out" | grep -q '^{"baseline":{"resume_cursor":"c1\.' || fail "baseline: $(cat "$DIR/out")"
 RESUME=$(tail -1 "$DIR/out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["baseline"]["resume_cursor"])')
 expect_rc 0 "$BIN" mutate -e "$ADD" --params '{"n":"Rob","a":60}' "$G"
 expect_rc 0 "$BIN" changes poll --cursor "$RESUME" --json "$G"
 [ "$(grep -c '"graph_commit_id"' "$DIR/out")" = 1 ] || fail "poll after baseline: $(cat "$DIR/out")"
+# --out: the export installed at PATH (no handshake line in it), the handshake printed after.
+echo stale >"$DIR/base.jsonl"
+expect_rc 0 "$BIN" changes baseline --out "$DIR/base.jsonl" --json "$G"
+python3 - "$DIR/out" "$DIR/base.jsonl" <<'PY' || fail "baseline --out: $(cat "$DIR/out") $(cat "$DIR/base.jsonl")"
+import json, sys
+h = json.load(open(sys.argv[1]))
+assert set(h) == {"resume_cursor", "snapshot_commit_id"}, h
+lines = [json.loads(l) for l in open(sys.argv[2])]
+assert lines and all("baseline" not in l for l in lines), lines
+PY
+ls -a "$DIR" | grep -q 'partial' && fail "baseline --out left its partial file"
+"$BIN" changes baseline "$G" | head -n -1 | cmp -s - "$DIR/base.jsonl" ||
+  fail "baseline --out differs from the stdout export"
+expect_rc 0 "$BIN" changes baseline --out "$DIR/base.jsonl" "$G"
+grep -q '^next: --cursor c1\.' "$DIR/out" || fail "baseline --out human: $(cat "$DIR/out")"
+expect_rc 1 "$BIN" changes baseline --out "$DIR/nowhere/base.jsonl" "$G"
+grep -q 'cannot create' "$DIR/err" || fail "baseline --out into a missing folder: $(cat "$DIR/err")"
 expect_rc 1 "$BIN" changes poll --cursor "c1.damaged.0000000000000000" "$G"
 grep -q 'change_cursor_rejected' "$DIR/err" || fail "damaged cursor: $(cat "$DIR/err")"
 expect_rc 0 "$BIN" cleanup --keep 1 "$G"

@@ -86,12 +86,17 @@ grep -qE '^omnigraph [0-9]+\.[0-9]+\.[0-9]+$' "$DIR/out" || fail "version: $(cat
 grep -qE '^storage-stamp [0-9]+$' "$DIR/out" || fail "version stamp: $(cat "$DIR/out")"
 grep -q '^build ' "$DIR/out" || fail "version build: $(cat "$DIR/out")"
 expect_rc 0 "$BIN" version --json
-check 'sorted(d) == ["build", "storage_stamp", "version"] and isinstance(d["storage_stamp"], int)'
+check 'sorted(d) == ["build", "internal_schema_version", "storage_stamp", "version"] and isinstance(d["storage_stamp"], int)'
+check 'd["internal_schema_version"] == d["storage_stamp"]'
 STAMP=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["storage_stamp"])' <"$DIR/out")
 python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["storage_stamp"] != int(sys.argv[2]))' \
   "$G/_omnigraph.json" "$STAMP" || fail "version's stamp is not the one init writes"
 expect_rc 0 "$BIN" --version
 grep -qE '^omnigraph [0-9]+\.[0-9]+\.[0-9]+$' "$DIR/out" || fail "--version: $(cat "$DIR/out")"
+# -v is version, with the internal schema version line (OmniGraph's `version` / `-v`).
+expect_rc 0 "$BIN" -v
+grep -qE '^omnigraph [0-9]+\.[0-9]+\.[0-9]+$' "$DIR/out" || fail "-v: $(cat "$DIR/out")"
+grep -qx "internal schema version $STAMP" "$DIR/out" || fail "-v schema line: $(cat "$DIR/out")"
 
 # repair: a sound graph reports nothing and writes nothing.
 printf '{"type":"Policy","data":{"slug":"a"}}\n' >"$DIR/p.jsonl"
@@ -140,4 +145,60 @@ check 'd["commit"] is None and d["tables"][0]["skipped"] and not d["tables"][0][
 expect_rc 0 "$BIN" query -e 'query l() { match { $p: Policy } return { $p.name } }' --json "$O"
 check 'sorted(r["p.name"] for r in d["rows"]) == ["n1", "n2", "n3"]'
 expect_rc 1 "$BIN" optimize --branch nope "$O"
+
+# The deprecated names (read, change, ingest) run their successors after a one-line warning;
+# schema get is schema show; --query-string is -e.
+expect_rc 0 "$BIN" read -e 'query n() { match { $p: Policy } return { $p.slug } }' --json "$G"
+[ "$(cat "$DIR/err")" = 'warning: `omnigraph read` is deprecated; use `omnigraph query` instead' ] ||
+  fail "read warning: $(cat "$DIR/err")"
+check '[r["p.slug"] for r in d["rows"]] == ["a"]'
+printf '{"type":"Policy","data":{"slug":"z"}}\n' >"$DIR/z.jsonl"
+expect_rc 0 "$BIN" ingest --data "$DIR/z.jsonl" --json "$G"
+[ "$(head -1 "$DIR/err")" = 'warning: `omnigraph ingest` is deprecated; use `omnigraph load --data F --mode M` (strict: the mode is required)' ] ||
+  fail "ingest warning: $(cat "$DIR/err")"
+grep -q '^omnigraph ingest → ' "$DIR/err" || fail "ingest echo: $(cat "$DIR/err")"
+check 'd["mode"] == "merge" and d["branch"] == "main" and d["total_entities"] == 1 and d["commit"] is not None'
+expect_rc 0 "$BIN" ingest --data "$DIR/z.jsonl" --branch side --json "$G"
+check 'd["branch"] == "side" and d["branch_created"] and d["base_branch"] == "main"'
+expect_rc 0 "$BIN" change --query-string 'query rm($s: String) { delete Policy where slug = $s }' \
+  --params '{"s":"z"}' --branch side --json "$G"
+grep -q '^warning: `omnigraph change` is deprecated; use `omnigraph mutate` instead$' "$DIR/err" ||
+  fail "change warning: $(cat "$DIR/err")"
+check 'd["affected_nodes"] == 1'
+expect_rc 0 "$BIN" query --query-string 'query n() { match { $p: Policy } return { $p.slug } }' \
+  --branch side --json "$G"
+check '[r["p.slug"] for r in d["rows"]] == ["a"]'
+expect_rc 0 "$BIN" branch delete side "$G"
+expect_rc 0 "$BIN" schema get "$G"
+"$BIN" schema show "$G" | cmp -s - "$DIR/out" || fail "schema get differs from schema show"
+
+# Destructive writes on a target that is not local need --yes (decision 159): refused before the
+# store is reached, naming the target; a dry-run cleanup and a merge load need nothing, and with
+# --yes the command goes on to the store (which here cannot be reached: another error).
+printf '{"type":"Policy","data":{"slug":"y"}}\n' >"$DIR/y.jsonl"
+FAR=s3://omnigraph-no-such-bucket/g
+# No credentials: past the consent, opening the store fails at once, without the network.
+unset AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY
+consent() { # consent VERB ARGS... TARGET: refused without --yes; with it, past the consent
+  local what=$1 target=${*: -1}
+  shift
+  expect_rc 1 "$BIN" "$@"
+  grep -qF "$what is destructive and its target is not local: $target (direct, remote); pass --yes to confirm" \
+    "$DIR/err" || fail "$what without --yes: $(cat "$DIR/err")"
+  [ "$target" = "$FAR" ] || return 0
+  expect_rc 1 "$BIN" --yes "$@"
+  grep -q 'S3 credentials are missing' "$DIR/err" || fail "$what with --yes: $(cat "$DIR/err")"
+}
+consent "cleanup" cleanup --keep 1 --confirm "$FAR"
+consent "load --mode overwrite" load --data "$DIR/y.jsonl" --mode overwrite "$FAR"
+consent "ingest --mode overwrite" ingest --data "$DIR/y.jsonl" --mode overwrite "$FAR"
+consent "branch delete" branch delete dev "$FAR"
+consent "branch delete" branch delete dev --json az://acct/container/g
+for args in "cleanup --keep 1" "load --data $DIR/y.jsonl --mode merge"; do
+  # shellcheck disable=SC2086
+  expect_rc 1 "$BIN" $args "$FAR"
+  grep -q 'S3 credentials are missing' "$DIR/err" || fail "'$args' asked for consent: $(cat "$DIR/err")"
+done
+# A local graph needs none.
+expect_rc 0 "$BIN" load --data "$DIR/y.jsonl" --mode overwrite "$G"
 echo "cli verbs: ok"

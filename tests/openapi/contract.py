@@ -308,6 +308,14 @@ def drive(c, s):
           200)
     c.run(s, "cluster_pollChanges", "a bad cursor", "GET", g + "/changes?cursor=garbage", 400)
     c.run(s, "cluster_pollChanges", "unknown branch", "GET", g + "/changes?branch=nope", 404)
+    # The repeatable filters (kind, type, op) and a filter value that is none of them.
+    c.run(s, "cluster_pollChanges", "filtered", "GET",
+          g + "/changes?start=beginning&kind=node&kind=edge&type=Person&op=insert&op=update", 200)
+    c.run(s, "cluster_pollChanges", "a bad kind", "GET", g + "/changes?kind=vertex", 400)
+    c.run(s, "cluster_captureChangeBaseline", "filtered", "POST", g + "/changes/baseline", 200,
+          {"kind": ["node"], "type": ["Person"], "op": ["insert"]})
+    c.run(s, "cluster_captureChangeBaseline", "a bad op", "POST", g + "/changes/baseline", 400,
+          {"op": ["upsert"]})
     c.run(s, "cluster_captureChangeBaseline", "main", "POST", g + "/changes/baseline", 200, {})
     c.run(s, "cluster_captureChangeBaseline", "unknown branch", "POST", g + "/changes/baseline",
           404, {"branch": "nope"})
