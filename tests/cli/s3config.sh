@@ -55,7 +55,7 @@ printf '%s\n' '{"type":"Person","data":{"name":"Ada","age":36}}' \
 # The credentials file and AWS_PROFILE; the endpoint from AWS_ENDPOINT_URL_S3.
 profile() { env AWS_PROFILE=rgw AWS_ENDPOINT_URL_S3="$ENDPOINT" AWS_ALLOW_HTTP=true "$@"; }
 expect_rc 0 profile "$BIN" init --schema "$DIR/s.pg" "$URI"
-expect_rc 0 profile "$BIN" load --data "$DIR/seed.jsonl" --mode overwrite --json "$URI"
+expect_rc 0 profile "$BIN" load --data "$DIR/seed.jsonl" --mode overwrite --yes --json "$URI"
 has "$DIR/out" '"total_entities": 2'
 # shellcheck disable=SC2016  # a query's variables, not the shell's
 expect_rc 0 profile "$BIN" query -e 'query q() { match { $p: Person } return { $p.name, $p.age } order { $p.name } }' \
