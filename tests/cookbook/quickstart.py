@@ -9,6 +9,11 @@ exit 0. The only changes to the text, each because a document cannot be run othe
   * `<you>` becomes an actor name and `<tok>` a token (the README asks the reader to fill them);
   * a command that starts `omnigraph-server` ("keep running — separate terminal or background")
     is started in the background and waited for until it listens; it is stopped at the end;
+  * a destructive write to a non-local target without `--yes` (an overwrite `load`, `cleanup`,
+    `branch delete` on `s3://` or a server) asks for consent at a terminal, as OmniGraph's CLI
+    does, and refuses without one; the reader at a terminal is asked and answers, so such a
+    command runs at a pseudo-terminal (script(1)) with "yes" typed, and the question must be
+    asked;
   * `cp .env.omni.example .env.omni` finds an example file written here, pointing at the S3
     test server (Ceph RGW standing in for RustFS: $AWS_ENDPOINT_URL and keys from
     scripts/start-rgw.sh), and the bucket the README names is created first.
@@ -26,6 +31,7 @@ import json
 import os
 import queue
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -209,6 +215,16 @@ def prepare_s3(folder, name):
     return True
 
 
+def asks_consent(words):
+    """Whether the CLI asks before it runs this command: a destructive write (an overwrite load,
+    cleanup, branch delete) to a target that is not a local path, without --yes."""
+    if not words or words[0] != "omnigraph" or "--yes" in words:
+        return False
+    destructive = ("load" in words and "overwrite" in words) or "cleanup" in words or (
+        "branch" in words and "delete" in words)
+    return destructive and any("://" in w and not w.startswith("file://") for w in words)
+
+
 def run_block(shell, block, folder, label):
     for command in commands(block):
         command = fill(command)
@@ -219,7 +235,13 @@ def run_block(shell, block, folder, label):
             shell.servers.append(command)
             print("ok (started): %s" % command.splitlines()[0])
             continue
-        rc, out = shell.run(command)
+        if asks_consent(words):
+            # The reader is asked at the terminal and answers yes (see the module's comment).
+            rc, out = shell.run("printf 'yes\\n' | script -qec %s /dev/null" % shlex.quote(command))
+            if rc == 0 and "is destructive and its target is not local" not in out:
+                raise Failure("no consent was asked for: %s\n%s" % (command, out))
+        else:
+            rc, out = shell.run(command)
         if rc != 0:
             raise Failure("exit %d: %s\n%s" % (rc, command, out))
         print("ok: %s" % command.splitlines()[0])
