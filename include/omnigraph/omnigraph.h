@@ -168,9 +168,9 @@ struct CommitChangesRequest {
   size_t limit = 1000;
   // A previous page's next_page_token (of the same commit), or empty for the first page.
   std::string page_token;
-  std::string kind;  // "node" or "edge"
-  std::string type;  // a node or edge type name of the commit's schema
-  std::string op;    // "insert", "update" or "delete"
+  // The changes the page keeps (each list repeatable, as OmniGraph's `kind`, `type`, `op`); a
+  // type must be one of the commit's schema.
+  ChangeFilter filter;
 };
 
 // One page of Database::Diff: the entity changes from one read view to another. Empty filters
@@ -182,9 +182,8 @@ struct DiffRequest {
   size_t limit = 1000;
   // A previous page's next_page_token (of the same two commits), or empty for the first page.
   std::string page_token;
-  std::string kind;  // "node" or "edge"
-  std::string type;  // a node or edge type name
-  std::string op;    // "insert", "update" or "delete"
+  // The changes the page keeps (each list repeatable); a type must be one of the target's schema.
+  ChangeFilter filter;
 };
 
 // Object-store calls a Database handle has made since it was opened or created, by kind

@@ -155,8 +155,9 @@ void AddMerge(CLI::App* branch, Context& ctx, const std::shared_ptr<BranchOption
     std::string human = outcome;
     if (out->contains("commit")) human += " " + (*out)["commit"].get<std::string>();
     if (out->contains("branch_delete_error")) {
-      human += "\nthe merge succeeded but deleting '" + o->name +
-               "' failed: " + (*out)["branch_delete_error"].get<std::string>();
+      // OmniGraph's warning, on stderr in every output form: the merge itself succeeded.
+      std::fprintf(stderr, "warning: merged, but could not delete branch '%s': %s\n",
+                   o->name.c_str(), (*out)["branch_delete_error"].get<std::string>().c_str());
     }
     ctx.Print(*out, human);
   });

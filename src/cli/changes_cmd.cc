@@ -57,15 +57,6 @@ std::string EndText(const Json& page, size_t blocks) {
   return text + "more; next: --page-token " + page["next_page_token"].string_value();
 }
 
-void AddFilterOptions(CLI::App* cmd, api::ChangeFilter& f) {
-  cmd->add_option("--kind", f.kinds, "Only node or edge changes (repeatable)")
-      ->allow_extra_args(false);
-  cmd->add_option("--type", f.types, "Only changes of this type (repeatable)")
-      ->allow_extra_args(false);
-  cmd->add_option("--op", f.ops, "Only insert, update or delete changes (repeatable)")
-      ->allow_extra_args(false);
-}
-
 // Every page from where `o` starts up to the head, printed as the pages come.
 Status PollAll(Database& db, ChangesOptions& o, bool json) {
   api::ChangePoll poll = o.poll;
@@ -219,6 +210,15 @@ void AddBaseline(CLI::App* changes, Context& ctx, const std::shared_ptr<ChangesO
 }
 
 }  // namespace
+
+void AddFilterOptions(CLI::App* cmd, api::ChangeFilter& f) {
+  cmd->add_option("--kind", f.kinds, "Only node or edge changes (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--type", f.types, "Only changes of this type (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--op", f.ops, "Only insert, update or delete changes (repeatable)")
+      ->allow_extra_args(false);
+}
 
 void AddChangesCommands(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<ChangesOptions>();

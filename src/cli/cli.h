@@ -195,6 +195,10 @@ std::string CommandPath(CLI::App& app);
 void AddUriArg(CLI::App* cmd, Context& ctx);
 // --cluster DIR|URI: the command addresses a graph of a cluster by its id (--graph).
 void AddClusterTarget(CLI::App* cmd, Context& ctx);
+// OmniGraph's change filters `--kind K`, `--type T`, `--op O`, each repeatable (one value per
+// occurrence, so a URI after one is not taken as a second value): changes poll|baseline, commit
+// changes, diff.
+void AddFilterOptions(CLI::App* cmd, api::ChangeFilter& f);
 
 // "commit <id>" of a write's output (whose `commit` is the commit object), or "no commit".
 std::string CommitText(const Json& j);

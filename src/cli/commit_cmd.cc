@@ -1,8 +1,8 @@
 // commit list [--branch B] [--limit N] [--page-token T] [--actor A] | show ID | changes ID [--limit
-// N] [--page-token T] [--kind K] [--type T] [--op O]; snapshot [--branch B | --snapshot ID].
-// The human forms read like `git log --oneline`: one line per commit with a short
-// id, the local date and time, the actor and what the commit did (the record's summary).
-// `commit list` and `commit changes` read every page and print them as they come, unless
+// N] [--page-token T] [--kind K]... [--type T]... [--op O]...; snapshot [--branch B | --snapshot
+// ID]. The human forms read like `git log --oneline`: one line per commit with a short id, the
+// local date and time, the actor and what the commit did (the record's summary). `commit list` and
+// `commit changes` read every page and print them as they come, unless
 // `--page-token` or `--limit` asks for one page (decision 156).
 #include <time.h>
 
@@ -229,9 +229,7 @@ void AddChanges(CLI::App* commit, Context& ctx, const std::shared_ptr<CommitOpti
       ->check(WholeNumberAtLeast(1))
       ->excludes(limit);
   changes->add_option("--page-token", o->changes.page_token, "Continue after a previous page");
-  changes->add_option("--kind", o->changes.kind, "Only node or only edge changes");
-  changes->add_option("--type", o->changes.type, "Only changes of this type");
-  changes->add_option("--op", o->changes.op, "Only insert, update or delete changes");
+  AddFilterOptions(changes, o->changes.filter);
   AddUriArg(changes, ctx);
   changes->callback([&ctx, o, limit] {
     Result<std::unique_ptr<Database>> db = ctx.Open();

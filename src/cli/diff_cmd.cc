@@ -103,9 +103,7 @@ void AddDiffCommand(CLI::App& app, Context& ctx) {
   diff->add_option("--to-snapshot", o->to_snapshot, "A commit id as the TO side");
   diff->add_option("--limit", o->request.limit, "Changes a page holds at most (1..10000)");
   diff->add_option("--page-token", o->request.page_token, "Continue after a previous page");
-  diff->add_option("--kind", o->request.kind, "Only node or only edge changes");
-  diff->add_option("--type", o->request.type, "Only changes of this type");
-  diff->add_option("--op", o->request.op, "Only insert, update or delete changes");
+  AddFilterOptions(diff, o->request.filter);
   diff->add_flag("--json", ctx.globals().json, "Print the JSON envelope");
   diff->footer(
       "To see what a branch changed since it forked (or since it was last merged), diff from its "

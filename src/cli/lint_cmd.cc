@@ -33,7 +33,7 @@ Json WithSources(const Json& report, const Json& schema_source, const std::strin
 std::string LintText(const Json& r) {
   std::string text;
   auto line = [&](const std::string& s) { text += (text.empty() ? "" : "\n") + s; };
-  for (const Json& q : r["queries"]) {
+  for (const Json& q : r["results"]) {
     const std::string name = q["name"].get<std::string>();
     if (q["status"] == "ok") {
       line("OK    query `" + name + "` (" + q["kind"].get<std::string>() + ")");

@@ -108,7 +108,8 @@ void ReexecForBulkLoad(int argc, char** argv) {
 }
 
 // OmniGraph's deprecated verb names, each run as its successor after a one-line warning on
-// stderr (docs/user/cli/reference.md): `check` is `lint`, `read` is `query`, `change` is `mutate`.
+// stderr (docs/user/cli/reference.md): `check` is `lint`, `read` is `query`, `change` is `mutate`,
+// `query lint` and `query check` are `lint`.
 // `-v` with no command is `version` (`--version` prints the release alone, CLI11's flag). Returns
 // the arguments in CLI11's order (reversed, without the program's name).
 std::vector<std::string> RewriteDeprecated(int argc, char** argv) {
@@ -122,6 +123,15 @@ std::vector<std::string> RewriteDeprecated(int argc, char** argv) {
                    old_name, successor);
       args[command] = successor;
     }
+  }
+  // `query lint` and `query check`, lint's names before it was a top-level verb.
+  if (command + 1 < args.size() && args[command] == "query" &&
+      (args[command + 1] == "lint" || args[command + 1] == "check")) {
+    std::fprintf(stderr,
+                 "warning: `omnigraph query %s` is deprecated; use `omnigraph lint` instead\n",
+                 args[command + 1].c_str());
+    args.erase(args.begin() + static_cast<std::ptrdiff_t>(command));
+    args[command] = "lint";
   }
   if (command == args.size()) {
     for (std::string& arg : args) {

@@ -179,7 +179,7 @@ Status LintQueryFile(const Where& w, const YAML::Node& node, const std::string& 
                    "fix the query file");
     }
   }
-  for (const Json& q : report.value("queries", Json::array())) {
+  for (const Json& q : report.value("results", Json::array())) {
     std::string name = q.value("name", "");
     if (q.value("status", "") != "ok") {
       return Error(w, node, path,

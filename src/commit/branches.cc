@@ -108,10 +108,12 @@ Result<bool> IsRetired(const storage::Runtime& rt, const StreamMetadata& meta,
   return head.status();
 }
 
-Status ValidateUserBranch(std::string_view name) {
+// `verb` is create or delete: the refusal of main is OmniGraph's "cannot <verb> branch 'main'".
+Status ValidateUserBranch(std::string_view name, std::string_view verb) {
   OMNIGRAPH_RETURN_IF_ERROR(ValidateBranchName(name));
   if (name == kMainKey) {
-    return InvalidArgument("'main' always exists: it cannot be created or deleted");
+    return InvalidArgument("cannot " + std::string(verb) +
+                           " branch 'main': 'main' always exists, it cannot be created or deleted");
   }
   return Status::Ok();
 }
@@ -179,7 +181,7 @@ Result<ResolvedBranch> ResolveBranch(const storage::Runtime& runtime, std::strin
 Result<StreamMetadata> CreateBranch(const storage::Runtime& runtime, std::string_view name,
                                     const ForkPoint& fork, std::optional<std::string> creator,
                                     const StreamOptions& options) {
-  OMNIGRAPH_RETURN_IF_ERROR(ValidateUserBranch(name));
+  OMNIGRAPH_RETURN_IF_ERROR(ValidateUserBranch(name, "create"));
   OMNIGRAPH_RETURN_IF_ERROR(ValidateActor(creator));
   if (fork.state.retired) return BranchNotFound(fork.parent_branch);
   if (!fork.from_head) {
@@ -246,7 +248,7 @@ Result<StreamMetadata> CreateBranch(const storage::Runtime& runtime, std::string
 
 Status DeleteBranch(const storage::Runtime& runtime, std::string_view name,
                     std::optional<std::string> actor, const StreamOptions& options) {
-  OMNIGRAPH_RETURN_IF_ERROR(ValidateUserBranch(name));
+  OMNIGRAPH_RETURN_IF_ERROR(ValidateUserBranch(name, "delete"));
   OMNIGRAPH_ASSIGN_OR_RETURN(ResolvedBranch branch, ResolveBranch(runtime, name));
   std::unique_ptr<Stream> stream = Stream::FromMetadata(runtime, branch.metadata, options);
   PublishRequest request;

@@ -276,7 +276,7 @@ class Handle {
     OMNIGRAPH_ASSIGN_OR_RETURN(
         Json out,
         engine::Diff(*graph_, from, to,
-                     engine::CommitChangesRequest{r.limit, r.page_token, r.kind, r.type, r.op}));
+                     engine::CommitChangesRequest{r.limit, r.page_token, FilterOf(r.filter)}));
     if (!r.from.snapshot) out["from"]["branch"] = r.from.branch;
     if (!r.to.snapshot) out["to"]["branch"] = r.to.branch;
     return out;
@@ -302,8 +302,7 @@ class Handle {
   Result<Json> CommitChanges(std::string_view commit_id, const api::CommitChangesRequest& request) {
     return engine::CommitChanges(
         *graph_, commit_id,
-        engine::CommitChangesRequest{request.limit, request.page_token, request.kind, request.type,
-                                     request.op});
+        engine::CommitChangesRequest{request.limit, request.page_token, FilterOf(request.filter)});
   }
 
   Result<Json> PollChanges(const api::ChangePoll& poll) {
@@ -776,8 +775,8 @@ class LocalBackend final : public Backend {
     return ToApi(handle_->PreviewMerge(source, target));
   }
   api::Result<api::Json> Diff(const api::DiffRequest& request) override {
-    std::optional<std::vector<std::string>> types;  // Every type, unless the page names one.
-    if (!request.type.empty()) types = std::vector<std::string>{request.type};
+    std::optional<std::vector<std::string>> types;  // Every type, unless the page names some.
+    if (!request.filter.types.empty()) types = request.filter.types;
     for (const ReadTarget* target : {&request.from, &request.to}) {
       if (api::Status denied = Gate("read", ReadBranch(*target), std::nullopt, types); !denied.ok())
         return denied;
@@ -801,8 +800,8 @@ class LocalBackend final : public Backend {
   }
   api::Result<api::Json> CommitChanges(std::string_view commit_id,
                                        const api::CommitChangesRequest& request) override {
-    std::optional<std::vector<std::string>> types;  // Every type, unless the page names one.
-    if (!request.type.empty()) types = std::vector<std::string>{request.type};
+    std::optional<std::vector<std::string>> types;  // Every type, unless the page names some.
+    if (!request.filter.types.empty()) types = request.filter.types;
     if (api::Status denied = Gate("read", std::nullopt, std::nullopt, types); !denied.ok())
       return denied;
     return ToApi(handle_->CommitChanges(commit_id, request));

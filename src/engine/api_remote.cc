@@ -17,6 +17,14 @@
 namespace omnigraph::engine {
 namespace {
 
+// OmniGraph's repeatable change filters as query parameters: one parameter per value.
+void AppendFilter(std::vector<std::pair<std::string, std::string>>& query,
+                  const api::ChangeFilter& filter) {
+  for (const std::string& k : filter.kinds) query.emplace_back("kind", k);
+  for (const std::string& t : filter.types) query.emplace_back("type", t);
+  for (const std::string& o : filter.ops) query.emplace_back("op", o);
+}
+
 using api::Code;
 using api::InvalidArgument;
 using api::Json;
@@ -297,12 +305,8 @@ Result<Json> RemoteBackend::Diff(const api::DiffRequest& request) {
     }
   }
   query.emplace_back("limit", std::to_string(request.limit));
-  for (const auto& [name, value] : {std::pair{"page_token", &request.page_token},
-                                    {"kind", &request.kind},
-                                    {"type", &request.type},
-                                    {"op", &request.op}}) {
-    if (!value->empty()) query.emplace_back(name, *value);
-  }
+  if (!request.page_token.empty()) query.emplace_back("page_token", request.page_token);
+  AppendFilter(query, request.filter);
   return Call(Get({{"diff", false}}, std::move(query)));
 }
 
@@ -323,12 +327,8 @@ Result<Json> RemoteBackend::CommitChanges(std::string_view commit_id,
                                           const api::CommitChangesRequest& request) {
   std::vector<std::pair<std::string, std::string>> query = {
       {"limit", std::to_string(request.limit)}};
-  for (const auto& [name, value] : {std::pair{"page_token", &request.page_token},
-                                    {"kind", &request.kind},
-                                    {"type", &request.type},
-                                    {"op", &request.op}}) {
-    if (!value->empty()) query.emplace_back(name, *value);
-  }
+  if (!request.page_token.empty()) query.emplace_back("page_token", request.page_token);
+  AppendFilter(query, request.filter);
   return Call(Get({{"commits", false}, {std::string(commit_id), false}, {"changes", false}},
                   std::move(query)));
 }
@@ -425,10 +425,7 @@ Result<Json> RemoteBackend::PollChanges(const api::ChangePoll& poll) {
   } else {
     query.emplace_back("start", poll.start);
   }
-  // OmniGraph's repeatable filters: one parameter per value.
-  for (const std::string& k : poll.filter.kinds) query.emplace_back("kind", k);
-  for (const std::string& t : poll.filter.types) query.emplace_back("type", t);
-  for (const std::string& o : poll.filter.ops) query.emplace_back("op", o);
+  AppendFilter(query, poll.filter);
   return Call(Get({{"changes", false}}, std::move(query)));
 }
 

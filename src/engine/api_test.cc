@@ -908,8 +908,8 @@ TEST(ApiTest, LintsAgainstTheGraphOrASchemaSource) {
   ASSERT_TRUE(on_graph.ok()) << on_graph.status().ToString();
   EXPECT_EQ((*on_graph)["status"], "error");
   EXPECT_EQ((*on_graph)["queries_processed"], 2);
-  EXPECT_EQ((*on_graph)["queries"][0]["status"], "ok");
-  EXPECT_EQ((*on_graph)["queries"][1]["status"], "error");
+  EXPECT_EQ((*on_graph)["results"][0]["status"], "ok");
+  EXPECT_EQ((*on_graph)["results"][1]["status"], "error");
   // L201: Person.seen is nullable and no update sets it.
   EXPECT_EQ((*on_graph)["findings"][0]["code"], "L201");
   Result<Json> offline = Database::LintWithSchema(kSchema, kRename);

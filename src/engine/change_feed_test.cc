@@ -637,14 +637,16 @@ TEST_F(ChangeFeedTest, AFilteredPageOfCommitChangesReadsOnlyTheRowsOfItsEntities
   const size_t every = data_gets({}, all);
   ASSERT_EQ(all["changes"].size(), 4u) << all.dump();
   // A page that selects nothing hydrates nothing: no data read at all.
-  EXPECT_EQ(data_gets({.op = "delete"}, none), 0u);
+  EXPECT_EQ(data_gets({.filter = {.ops = {"delete"}}}, none), 0u);
   EXPECT_EQ(none["changes"].size(), 0u);
-  const size_t one = data_gets({.limit = 1, .kind = "node", .op = "update"}, first);
+  const size_t one =
+      data_gets({.limit = 1, .filter = {.kinds = {"node"}, .ops = {"update"}}}, first);
   ASSERT_EQ(first["changes"].size(), 1u);
   EXPECT_EQ(first["changes"][0]["id"], "p12");
-  const size_t next = data_gets(
-      {.limit = 1, .page_token = first["next_page_token"].get<std::string>(), .kind = "node"},
-      second);
+  const size_t next = data_gets({.limit = 1,
+                                 .page_token = first["next_page_token"].get<std::string>(),
+                                 .filter = {.kinds = {"node"}}},
+                                second);
   ASSERT_EQ(second["changes"].size(), 1u);
   EXPECT_EQ(second["changes"][0]["id"], "p3");
   // Each one-node page costs the same; the unfiltered page reads the Knows fragment too.

@@ -450,19 +450,23 @@ class CommitChangesPageTest : public ChangeSetTest {
 TEST_F(CommitChangesPageTest, EachFilterAndTheirCombinationSelectBeforeHydrating) {
   using V = std::vector<std::string>;
   EXPECT_EQ(Ids({}), (V{"a~", "c-", "d-", "e+", edge_ + "+"}));
-  EXPECT_EQ(Ids({.kind = "node"}), (V{"a~", "c-", "d-", "e+"}));
-  EXPECT_EQ(Ids({.kind = "edge"}), (V{edge_ + "+"}));
-  EXPECT_EQ(Ids({.type = "Knows"}), (V{edge_ + "+"}));
-  EXPECT_EQ(Ids({.type = "Person"}), (V{"a~", "c-", "d-", "e+"}));
-  EXPECT_EQ(Ids({.op = "insert"}), (V{"e+", edge_ + "+"}));
-  EXPECT_EQ(Ids({.op = "update"}), (V{"a~"}));  // b's rewrite changed nothing.
-  EXPECT_EQ(Ids({.op = "delete"}), (V{"c-", "d-"}));
-  EXPECT_EQ(Ids({.kind = "node", .op = "insert"}), (V{"e+"}));
-  EXPECT_EQ(Ids({.kind = "edge", .type = "Person"}), V{});
-  EXPECT_EQ(Ids({.type = "Knows", .op = "delete"}), V{});
+  EXPECT_EQ(Ids({.filter = {.kinds = {"node"}}}), (V{"a~", "c-", "d-", "e+"}));
+  EXPECT_EQ(Ids({.filter = {.kinds = {"edge"}}}), (V{edge_ + "+"}));
+  EXPECT_EQ(Ids({.filter = {.types = {"Knows"}}}), (V{edge_ + "+"}));
+  EXPECT_EQ(Ids({.filter = {.types = {"Person"}}}), (V{"a~", "c-", "d-", "e+"}));
+  EXPECT_EQ(Ids({.filter = {.ops = {"insert"}}}), (V{"e+", edge_ + "+"}));
+  EXPECT_EQ(Ids({.filter = {.ops = {"update"}}}), (V{"a~"}));  // b's rewrite changed nothing.
+  EXPECT_EQ(Ids({.filter = {.ops = {"delete"}}}), (V{"c-", "d-"}));
+  EXPECT_EQ(Ids({.filter = {.kinds = {"node"}, .ops = {"insert"}}}), (V{"e+"}));
+  EXPECT_EQ(Ids({.filter = {.kinds = {"edge"}, .types = {"Person"}}}), V{});
+  EXPECT_EQ(Ids({.filter = {.types = {"Knows"}, .ops = {"delete"}}}), V{});
+  // Each filter repeats (OmniGraph's `--op insert --op delete`): a change matching any value.
+  EXPECT_EQ(Ids({.filter = {.ops = {"insert", "delete"}}}), (V{"c-", "d-", "e+", edge_ + "+"}));
+  EXPECT_EQ(Ids({.filter = {.kinds = {"node", "edge"}, .types = {"Person", "Knows"}}}), Ids({}));
   // A filtered change is the same object the unfiltered page lists.
-  EXPECT_EQ(Page({.op = "update"})["changes"][0].dump(), Page({})["changes"][0].dump());
-  EXPECT_EQ(Page({.op = "update"})["cause"]["graph_commit_id"], commit_);
+  EXPECT_EQ(Page({.filter = {.ops = {"update"}}})["changes"][0].dump(),
+            Page({})["changes"][0].dump());
+  EXPECT_EQ(Page({.filter = {.ops = {"update"}}})["cause"]["graph_commit_id"], commit_);
 }
 
 TEST_F(CommitChangesPageTest, PagesContinueAfterTheirLastChangeAndEndWithoutAToken) {
@@ -484,10 +488,12 @@ TEST_F(CommitChangesPageTest, PagesContinueAfterTheirLastChangeAndEndWithoutATok
   EXPECT_EQ(Ids({.page_token = four["next_page_token"].get<std::string>()}), (V{edge_ + "+"}));
   // Filtered pages: the position is in the order of all changes, so a token goes on with filters.
   sizes.clear();
-  EXPECT_EQ(Walk({.limit = 1, .kind = "node", .op = "delete"}, sizes), (V{"c-", "d-"}));
+  EXPECT_EQ(Walk({.limit = 1, .filter = {.kinds = {"node"}, .ops = {"delete"}}}, sizes),
+            (V{"c-", "d-"}));
   EXPECT_EQ(sizes, (std::vector<size_t>{1, 1}));
-  Json first = Page({.limit = 1, .kind = "node"});
-  EXPECT_EQ(Ids({.page_token = first["next_page_token"].get<std::string>(), .op = "insert"}),
+  Json first = Page({.limit = 1, .filter = {.kinds = {"node"}}});
+  EXPECT_EQ(Ids({.page_token = first["next_page_token"].get<std::string>(),
+                 .filter = {.ops = {"insert"}}}),
             (V{"e+", edge_ + "+"}));
   // A record without a change set pages the exact diff the same way.
   commit::Record r = Record(commit_);
@@ -506,9 +512,10 @@ TEST_F(CommitChangesPageTest, BadValuesAreInvalidArgumentsNamingThem) {
   };
   expect({.limit = 0}, "must be 1 to 10000, not 0");
   expect({.limit = kCommitChangesPageMax + 1}, "not 10001");
-  expect({.kind = "vertex"}, "unknown change kind 'vertex' (expected node or edge)");
-  expect({.op = "upsert"}, "unknown change op 'upsert'");
-  expect({.type = "Nobody"}, "the schema of commit '" + commit_ + "' has no type 'Nobody'");
+  expect({.filter = {.kinds = {"vertex"}}}, "unknown change kind 'vertex' (expected node or edge)");
+  expect({.filter = {.ops = {"upsert"}}}, "unknown change op 'upsert'");
+  expect({.filter = {.types = {"Person", "Nobody"}}},
+         "the schema of commit '" + commit_ + "' has no type 'Nobody'");
   expect({.page_token = "nonsense"}, "'nonsense' is not a page token of commit changes");
   const std::string token = Page({.limit = 1})["next_page_token"].get<std::string>();
   std::string damaged = token;

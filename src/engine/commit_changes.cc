@@ -96,21 +96,16 @@ struct Candidate {
 
 auto Key(const ChangePosition& p) { return std::tie(p.edge, p.type_id, p.id, p.op); }
 
-// What a page selects; unset members select everything.
+// What a page selects: the changes after the page token's position that the filter keeps.
 struct Selection {
-  std::optional<bool> edge;
-  std::optional<uint64_t> type_id;
-  std::optional<int> op;
-  std::optional<ChangePosition> after;   // the page token's position
-  const ChangeFilter* filter = nullptr;  // the feed's repeatable filters
+  std::optional<ChangePosition> after;  // the page token's position
+  ChangeFilter filter;                  // the repeatable filters; empty keeps every change
 
   bool Takes(const ChangePosition& p, const schema::TypeDef& type) const {
-    return (!edge || *edge == p.edge) && (!type_id || *type_id == p.type_id) &&
-           (!op || *op == p.op) && (!after || Key(*after) < Key(p)) &&
-           (filter == nullptr || Kept(p, type));
+    return (!after || Key(*after) < Key(p)) && (filter.empty() || Kept(p, type));
   }
   bool Kept(const ChangePosition& p, const schema::TypeDef& type) const {
-    const ChangeFilter& f = *filter;
+    const ChangeFilter& f = filter;
     return (f.kinds.empty() || f.kinds.count(p.edge ? "edge" : "node")) &&
            (f.ops.empty() || f.ops.count(std::string(kOpNames[p.op]))) &&
            (f.types.empty() || f.types.count(type.name));
@@ -239,28 +234,14 @@ Result<Selection> SelectionOf(const CommitChangesRequest& q, const ChangesScope&
                            std::to_string(kCommitChangesPageMax) + ", not " +
                            std::to_string(q.limit));
   }
-  if (!q.kind.empty()) {
-    if (q.kind != "node" && q.kind != "edge") {
-      return InvalidArgument("unknown change kind '" + q.kind + "' (expected node or edge)");
-    }
-    s.edge = q.kind == "edge";
-  }
-  if (!q.op.empty()) {
-    const auto* it = std::find(std::begin(kOpNames), std::end(kOpNames), q.op);
-    if (it == std::end(kOpNames)) {
-      return InvalidArgument("unknown change op '" + q.op +
-                             "' (expected insert, update or delete)");
-    }
-    s.op = static_cast<int>(it - std::begin(kOpNames));
-  }
-  if (!q.type.empty()) {
-    const schema::TypeDef* type = after.catalog().FindTable(q.type);
-    if (type == nullptr) {
+  OMNIGRAPH_RETURN_IF_ERROR(CheckChangeFilter(q.filter));
+  for (const std::string& name : q.filter.types) {
+    if (after.catalog().FindTable(name) == nullptr) {
       return InvalidArgument("the schema of " + std::string(scope.noun) + " '" +
-                             std::string(scope.id) + "' has no type '" + q.type + "'");
+                             std::string(scope.id) + "' has no type '" + name + "'");
     }
-    s.type_id = type->id;
   }
+  s.filter = q.filter;
   if (!q.page_token.empty()) {
     OMNIGRAPH_ASSIGN_OR_RETURN(s.after, DecodeChangesPageToken(q.page_token, scope));
   }
@@ -329,7 +310,7 @@ Result<Json> ChangesOf(Graph& graph, const commit::Record& r, const Snapshot& be
   OMNIGRAPH_ASSIGN_OR_RETURN(commit::ChangeSet set, SetOf(graph, r, before, after));
   std::optional<ChangePosition> next;
   Selection select;
-  if (!filter.empty()) select.filter = &filter;
+  select.filter = filter;
   return PageOf(set, before, after, select, std::numeric_limits<size_t>::max(), next);
 }
 

@@ -27,15 +27,6 @@ namespace omnigraph::engine {
 constexpr size_t kCommitChangesPageDefault = 1000;
 constexpr size_t kCommitChangesPageMax = 10000;
 
-// One page of a commit's changes. Empty filters select everything.
-struct CommitChangesRequest {
-  size_t limit = kCommitChangesPageDefault;  // 1..kCommitChangesPageMax
-  std::string page_token;                    // a previous page's next_page_token, or empty
-  std::string kind;                          // "node" or "edge"
-  std::string type;                          // a type name of the commit's schema
-  std::string op;                            // "insert", "update" or "delete"
-};
-
 // The change feed's filters (OmniGraph's `kind`, `type`, `op`, each repeatable;
 // docs/design/change-feed.md "Filters"): a change is kept when every non-empty set holds its
 // value. A type is matched by its name in the commit's schema (the parent's for a type the commit
@@ -45,6 +36,14 @@ struct ChangeFilter {
   std::set<std::string> types;  // node and edge type names
   std::set<std::string> ops;    // "insert", "update", "delete"
   bool empty() const { return kinds.empty() && types.empty() && ops.empty(); }
+};
+
+// One page of a commit's changes. An empty filter selects everything; a type it names must be
+// one of the commit's schema.
+struct CommitChangesRequest {
+  size_t limit = kCommitChangesPageDefault;  // 1..kCommitChangesPageMax
+  std::string page_token;                    // a previous page's next_page_token, or empty
+  ChangeFilter filter;
 };
 
 // InvalidArgument naming a kind that is not node or edge, an op that is not insert, update or

@@ -184,13 +184,13 @@ TEST_F(DiffTest, PagesFollowTheirTokensAndFiltersSelect) {
   EXPECT_NE(other.status().message().find("is of diff '"), std::string::npos)
       << other.status().message();
   CommitChangesRequest deletes;
-  deletes.op = "delete";
+  deletes.filter.ops = {"delete"};
   EXPECT_EQ(Lines(MustDiff(main, x, deletes)), std::vector<std::string>{"delete node Person Bob"});
   CommitChangesRequest edges;
-  edges.kind = "edge";
+  edges.filter.kinds = {"edge"};
   EXPECT_EQ(Lines(MustDiff(main, x, edges)).size(), 1u);
   CommitChangesRequest unknown;
-  unknown.type = "Nope";
+  unknown.filter.types = {"Nope"};
   EXPECT_EQ(Diff(*graph_, main, x, unknown).status().code(), Code::kInvalidArgument);
 }
 

@@ -19,6 +19,12 @@ namespace omnigraph::engine {
 
 namespace {
 
+// A branch merged into itself, in OmniGraph's words ("distinct source and target").
+Status SelfMerge(const std::string& branch) {
+  return InvalidArgument("cannot merge branch '" + branch +
+                         "' into itself: a merge needs distinct source and target branches");
+}
+
 using Op = TableChange::Op;
 
 // One side's change of one entity against the base: the op and the row it leaves (none for a
@@ -363,7 +369,7 @@ Status RetriesExhausted(const MergeRequest& request) {
 
 Result<MergeResult> Graph::PreviewMerge(const MergeRequest& request) {
   if (request.source == request.target) {
-    return InvalidArgument("cannot merge branch '" + request.source + "' into itself");
+    return SelfMerge(request.source);
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot source, SnapshotOfBranch(request.source));
   OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot target, SnapshotOfBranch(request.target));
@@ -388,7 +394,7 @@ Result<MergeResult> Graph::PreviewMerge(const MergeRequest& request) {
 Result<MergeResult> Graph::Merge(const MergeRequest& request) {
   OMNIGRAPH_RETURN_IF_ERROR(commit::ValidateActor(request.actor));
   if (request.source == request.target) {
-    return InvalidArgument("cannot merge branch '" + request.source + "' into itself");
+    return SelfMerge(request.source);
   }
   // The source is captured once: a precondition of the merge, not part of its arbitration.
   OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot source, SnapshotOfBranch(request.source));

@@ -345,10 +345,10 @@ TEST(VectorLoadTest, BadVectorsAreRefusedNamingTheLineAndProperty) {
   // 1e39 is a finite JSON number but no finite f32; NaN and infinities have no JSON spelling.
   ExpectLoadRejected(
       ok + R"({"type":"Doc","data":{"slug":"b","grp":1,"emb":[1,2,3,4,5,6,7,1e39]}})",
-      "line 2: property 'emb' of node:Doc: value 1e+39 is not a finite F32");
+      "line 2: property 'emb' of node:Doc: value 1e+39 exceeds F32 range");
   ExpectLoadRejected(
       ok + R"({"type":"Doc","data":{"slug":"b","grp":1,"emb":[1,2,3,4,5,6,7,-1e39]}})",
-      "line 2: property 'emb' of node:Doc: value -1e+39 is not a finite F32");
+      "line 2: property 'emb' of node:Doc: value -1e+39 exceeds F32 range");
   EXPECT_NE(LoadJsonl(*NewGraph(), "main",
                       R"({"type":"Doc","data":{"slug":"b","grp":1,"emb":[1,2,3,4,5,6,7,NaN]}})",
                       LoadMode::kAppend)

@@ -97,7 +97,7 @@ Result<Value> CoerceScalar(const Value& v, ScalarKind kind, const PropType& type
       if (kind == ScalarKind::kF32) {
         const float f = static_cast<float>(d);
         if (!std::isfinite(f)) {
-          return InvalidArgument("value " + v.DebugString() + " is not a finite F32");
+          return InvalidArgument("value " + v.DebugString() + " exceeds F32 range");
         }
         return Value::Float(f);
       }

@@ -191,7 +191,7 @@ OrderedJson LintReport::ToJson() const {
     }
     qs.push_back(std::move(e));
   }
-  j["queries"] = std::move(qs);
+  j["results"] = std::move(qs);
   OrderedJson fs = OrderedJson::array();
   for (const LintFinding& f : findings) {
     OrderedJson e;

@@ -167,7 +167,7 @@ void HistoryAndReads(Database& db, Transcript& t) {
   t.Add("show dev head", db.ShowCommit(dev_head));
   t.Add("changes of dev head", db.CommitChanges(dev_head));
   CommitChangesRequest edges;
-  edges.kind = "edge";
+  edges.filter.kinds = {"edge"};
   t.Add("edge changes of dev head", db.CommitChanges(dev_head, edges));
   t.Add("snapshot main", db.Snapshot(ReadTarget{}));
   ReadTarget at_dev;

@@ -257,9 +257,7 @@ HttpResponse CommitChangesRoute(const DbPtr& db, const Call& call) {
     }
   }
   request.page_token = r.Query("page_token");
-  request.kind = r.Query("kind");
-  request.type = r.Query("type");
-  request.op = r.Query("op");
+  request.filter = api::ChangeFilter{r.QueryAll("kind"), r.QueryAll("type"), r.QueryAll("op")};
   return Reply(db->CommitChanges(r.path_params.at("commit_id"), request));
 }
 

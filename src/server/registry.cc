@@ -76,7 +76,7 @@ api::Result<std::map<std::string, StoredQuery, std::less<>>> CheckStoredQueries(
                                     ": " + finding["message"].string_value());
       }
     }
-    for (const Json& q : report["queries"]) {
+    for (const Json& q : report["results"]) {
       const std::string name = q["name"].string_value();
       const uint32_t line = static_cast<uint32_t>(q["line"].get<int64_t>());
       if (q["status"].string_value() != "ok") {

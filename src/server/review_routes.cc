@@ -47,9 +47,7 @@ HttpResponse DiffRoute(const Call& call) {
     }
   }
   request.page_token = r.Query("page_token");
-  request.kind = r.Query("kind");
-  request.type = r.Query("type");
-  request.op = r.Query("op");
+  request.filter = api::ChangeFilter{r.QueryAll("kind"), r.QueryAll("type"), r.QueryAll("op")};
   api::Result<Json> out = call.db->Diff(request);
   if (!out.ok()) return ErrorResponse(out.status());
   HttpResponse response = JsonResponse(*out);

@@ -183,4 +183,22 @@ grep -q "'branch_create'" "$DIR/err" || fail "branch statement refusal: $(cat "$
 [ "$before" = "$(tstate)" ] || fail "refused typed writes changed the graph"
 "$BIN" --quiet "${TP[@]}" --as agent-1 load --data "$DIR/signal.jsonl" --mode append "$T" \
   >"$DIR/out" 2>"$DIR/err" || fail "a Signal load: $(cat "$DIR/err")"
+# A merge the bundle allows with a branch delete it does not: the merge lands, the branch stays,
+# and OmniGraph's warning names the branch (exit 0).
+M=$DIR/m
+"$BIN" init --schema "$DIR/s.pg" "$M" >/dev/null 2>&1 || fail "init m"
+"$BIN" branch create --from main side "$M" >/dev/null 2>&1 || fail "branch create side"
+printf 'version: 1\ngroups: {m: [merger]}\nrules:\n  - id: merge-only\n    allow:\n      actors: {group: m}\n      actions: [read, change, branch_merge]\n' \
+  >"$DIR/merge-only.policy.yaml"
+"$BIN" --quiet --policy "$DIR/merge-only.policy.yaml" --as merger \
+  mutate -e 'query a() { insert Person { name: "Side" } }' --branch side "$M" >/dev/null 2>"$DIR/err" \
+  || fail "a change on side: $(cat "$DIR/err")"
+"$BIN" --quiet --policy "$DIR/merge-only.policy.yaml" --as merger \
+  branch merge side --delete-branch --json "$M" >"$DIR/out" 2>"$DIR/err" \
+  || fail "merge without delete: $(cat "$DIR/err")"
+grep -q "^warning: merged, but could not delete branch 'side': .*branch_delete" "$DIR/err" \
+  || fail "the delete's warning: $(cat "$DIR/err")"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["outcome"] == "fast_forward" and d["branch_deleted"] is False and "branch_delete_error" in d, d' "$DIR/out" \
+  || fail "merge envelope: $(cat "$DIR/out")"
+"$BIN" branch list "$M" | grep -qx 'side' || fail "side was deleted"
 echo "policy: ok"

@@ -69,6 +69,11 @@ expect_rc 1 "$BIN" diff main conflict --page-token "$TOKEN" "$G"
 grep -q 'is of diff' "$DIR/err" || fail "another diff's token: $(cat "$DIR/err")"
 expect_rc 0 "$BIN" diff main clean --kind edge --json "$G"
 check 'len(d["changes"]) == 1 and d["changes"][0]["type"]["name"] == "WorksAt"'
+# Each filter repeats: both kinds are every change; two ops keep either.
+expect_rc 0 "$BIN" diff main clean --kind edge --kind node --op update --op insert --json "$G"
+check 'len(d["changes"]) == 2'
+expect_rc 0 "$BIN" diff main clean --op update --op delete --json "$G"
+check 'd["changes"] == []'
 # A commit as a side: from the seed to main (nothing since), and to a branch.
 expect_rc 0 "$BIN" diff --from-snapshot "$SEEDED" main --json "$G"
 check 'd["changes"] == [] and d["from"] == {"graph_commit_id": "'"$SEEDED"'"}'

@@ -159,6 +159,12 @@ expect_rc 0 "$BIN" commit changes --type Company "$LOADED" "$G"
 [ "$(cat "$DIR/out")" = "+ node Company Acme" ] || fail "changes --type: $(cat "$DIR/out")"
 expect_rc 0 "$BIN" commit changes --op delete "$LOADED" "$G"
 [ "$(cat "$DIR/out")" = "(no entity changes)" ] || fail "changes --op: $(cat "$DIR/out")"
+# Each filter repeats (OmniGraph's reference): a change matching any of the values is kept.
+expect_rc 0 "$BIN" commit changes --type Company --type WorksAt "$LOADED" "$G"
+[ "$(wc -l <"$DIR/out")" = 2 ] && sed -n 1p "$DIR/out" | grep -qx '+ node Company Acme' &&
+  sed -n 2p "$DIR/out" | grep -q '^+ edge WorksAt ' || fail "changes --type x2: $(cat "$DIR/out")"
+expect_rc 0 "$BIN" commit changes --op delete --op insert --kind node --kind edge "$LOADED" "$G"
+[ "$(wc -l <"$DIR/out")" = 3 ] || fail "changes --op x2 --kind x2: $(cat "$DIR/out")"
 expect_rc 0 "$BIN" commit changes --kind node --op insert --limit 1 --json "$LOADED" "$G"
 grep -q '"id": "Ada"' "$DIR/out" || fail "changes first page: $(cat "$DIR/out")"
 [ "$(grep -c '"op":' "$DIR/out")" = 1 ] || fail "changes page size: $(cat "$DIR/out")"

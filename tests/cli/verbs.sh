@@ -41,8 +41,8 @@ has 'INFO  Lint complete: 2 queries processed (0 error(s), 1 warning(s), 0 info 
 expect_rc 0 "$BIN" lint --query "$DIR/q.gq" --schema "$DIR/p.pg" --json
 check 'd["status"] == "ok" and d["schema_source"] == {"kind": "file", "path": sys.argv[2].rsplit("/", 1)[0] + "/p.pg"}'
 check 'd["query_path"].endswith("/q.gq") and d["queries_processed"] == 2 and d["warnings"] == 1 and d["errors"] == 0'
-check '[q["name"] for q in d["queries"]] == ["update_policy", "list_policies"]'
-check 'd["queries"][1]["operation"]["result"] == [{"name": "p.name", "kind": "string", "nullable": True}, {"name": "p.effectiveTo", "kind": "datetime", "nullable": True}]'
+check '[q["name"] for q in d["results"]] == ["update_policy", "list_policies"]'
+check 'd["results"][1]["operation"]["result"] == [{"name": "p.name", "kind": "string", "nullable": True}, {"name": "p.effectiveTo", "kind": "datetime", "nullable": True}]'
 check 'd["findings"][0]["code"] == "L201" and d["findings"][0]["severity"] == "warning"'
 check 'list(d)[:3] == ["status", "schema_source", "query_path"]'
 # A query that does not check: exit 1, the report still printed (stdout), its error in it.
@@ -50,15 +50,22 @@ expect_rc 1 "$BIN" lint --query "$DIR/bad.gq" --schema "$DIR/p.pg"
 has 'ERROR query `bad`: '
 has '1 queries processed (1 error(s), 0 warning(s), 0 info item(s))'
 expect_rc 1 "$BIN" lint --query "$DIR/bad.gq" --schema "$DIR/p.pg" --json
-check 'd["status"] == "error" and d["queries"][0]["status"] == "error" and "operation" not in d["queries"][0]'
+check 'd["status"] == "error" and d["results"][0]["status"] == "error" and "operation" not in d["results"][0]'
 # A parse error: Q000.
 expect_rc 1 "$BIN" lint --query "$DIR/parse.gq" --schema "$DIR/p.pg" --json
-check 'd["findings"][0]["code"] == "Q000" and d["queries"] == []'
+check 'd["findings"][0]["code"] == "Q000" and d["results"] == []'
 # The old name: the same report after a one-line warning.
 expect_rc 0 "$BIN" check --query "$DIR/q.gq" --schema "$DIR/p.pg"
 has 'INFO  Lint complete: 2 queries processed'
 [ "$(cat "$DIR/err")" = 'warning: `omnigraph check` is deprecated; use `omnigraph lint` instead' ] ||
   fail "check warning: $(cat "$DIR/err")"
+# `query lint` and `query check` (lint's names before it was a verb of its own): lint, warned.
+for old in lint check; do
+  expect_rc 0 "$BIN" query "$old" --query "$DIR/q.gq" --schema "$DIR/p.pg"
+  has 'INFO  Lint complete: 2 queries processed'
+  [ "$(cat "$DIR/err")" = "warning: \`omnigraph query $old\` is deprecated; use \`omnigraph lint\` instead" ] ||
+    fail "query $old warning: $(cat "$DIR/err")"
+done
 # Against a graph: --schema URI, the URI argument, or --store.
 G=$DIR/g
 expect_rc 0 "$BIN" init --schema "$DIR/p.pg" "$G"
