@@ -60,7 +60,7 @@ Result<table::Column> TableImage::GatherRows(uint32_t field_id,
   refs.reserve(dense.size());
   for (uint32_t d : dense) {
     if (d >= ids_->size()) return Internal("dense index outside " + version_->manifest_name());
-    refs.push_back(ids_->refs()[d]);
+    refs.push_back(ids_->RefAt(d));
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(table::ColumnBatch batch, version_->Gather(projection, refs));
   std::vector<table::Column> cols = batch.ReleaseColumns();

@@ -5,6 +5,7 @@
 
 #include "base/hash.h"
 #include "table/derived.h"
+#include "table/layered_ids.h"
 #include "table/le_bytes.h"
 
 namespace omnigraph::table {
@@ -44,7 +45,7 @@ storage::SharedBytes Aligned8(const storage::SharedBytes& bytes) {
   return storage::SharedBytes::FromString(std::string(bytes.view()));
 }
 
-int64_t IdIndex::Position(std::string_view id) const {
+size_t IdIndex::LowerBound(std::string_view id) const {
   size_t lo = 0;
   size_t hi = refs_.size();
   while (lo < hi) {
@@ -55,11 +56,11 @@ int64_t IdIndex::Position(std::string_view id) const {
       hi = mid;
     }
   }
-  if (lo == refs_.size() || IdAt(lo) != id) return -1;
-  return static_cast<int64_t>(lo);
+  return lo;
 }
 
 std::string IdIndex::Encode(uint32_t fragment_count) const {
+  if (layered_) return LayeredIds::Flat(*this).Encode(fragment_count);
   const uint64_t n = refs_.size();
   const std::string_view refs = Bytes(refs_.data(), n * sizeof(RowRef));
   const std::string_view ends = Bytes(ends_.data(), n * sizeof(uint32_t));

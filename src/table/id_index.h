@@ -5,8 +5,14 @@
 // It is built from the id column and deletion vector of every fragment, or decoded from the
 // version's derived object of kind `ids` (docs/format/indexes.md), which a load writes and a
 // reader that had to build it writes back. The derived object is never authority: a reader that
-// finds it absent or damaged builds the index from the fragments. Immutable once built;
-// thread-safe to share.
+// finds it absent or damaged builds the index from the fragments.
+//
+// An index is flat (the arrays above) or layered: a flat base held from an earlier version plus
+// a few small sorted layers, each what one or more writes changed (table/layered_ids.h,
+// docs/design/tables.md "Layered id indexes"). A layered index answers every call exactly as the
+// flat merge of its layers would; point calls (Find, Position, IdAt, RefAt) consult the layers,
+// while refs() and Encode, and IdAt/RefAt after many calls, use a flat copy made once on first
+// need. Immutable once built (the flat copy is made under a once-flag); thread-safe to share.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +37,9 @@ inline constexpr uint64_t kDerivedIndexRowsMin = 1024;
 // The id bytes of one version's index are addressed with 32-bit offsets.
 inline constexpr uint64_t kIdIndexBytesMax = (1ull << 32) - 1;
 
+struct LayeredIds;
+struct IdsDelta;
+
 class IdIndex {
  public:
   IdIndex() = default;
@@ -38,23 +47,40 @@ class IdIndex {
   // ends in it, `refs[i]` where its row lives.
   IdIndex(std::string blob, std::vector<uint32_t> ends, std::vector<RowRef> refs);
 
-  size_t size() const { return refs_.size(); }
+  size_t size() const { return layered_ ? LayeredSize() : refs_.size(); }
   std::string_view IdAt(size_t i) const {
+    if (layered_) return LayeredIdAt(i);
     const uint32_t begin = i == 0 ? 0 : ends_[i - 1];
     return blob_.substr(begin, ends_[i] - begin);
   }
-  std::span<const RowRef> refs() const { return refs_; }
-  // The position of `id`, or -1 (a binary search: no map is built).
+  // Where the row at position `i` lives.
+  const RowRef& RefAt(size_t i) const { return layered_ ? LayeredRefAt(i) : refs_[i]; }
+  // Every row's reference in position order (a layered index makes its flat copy first).
+  std::span<const RowRef> refs() const;
+  // The position of `id`, or -1 (binary searches: no map is built).
   int64_t Position(std::string_view id) const;
   // The row holding `id`, or null.
-  const RowRef* Find(std::string_view id) const {
-    const int64_t at = Position(id);
-    return at < 0 ? nullptr : &refs_[static_cast<size_t>(at)];
-  }
-  // Approximate bytes held (or viewed, for a decoded index).
-  uint64_t bytes() const {
-    return blob_.size() + ends_.size() * sizeof(uint32_t) + refs_.size() * sizeof(RowRef) + 64;
-  }
+  const RowRef* Find(std::string_view id) const;
+  // Approximate bytes held (or viewed, for a decoded index; a layered one counts its base).
+  uint64_t bytes() const;
+
+  // Whether this index is a base with layers, and how many layers.
+  bool layered() const { return layered_ != nullptr; }
+  size_t layers() const;
+  // How many index entries were written to make this index from the one it extends (the layer
+  // of the new ids, layers merged, a new base when the layers outgrew it; or every entry of a
+  // flat merge); 0 for an index decoded or built from the fragments. Observability for tests
+  // and benchmarks.
+  uint64_t entries_merged() const { return entries_merged_; }
+  // How many entries making the flat copy of a layered index wrote (0 until it is made).
+  uint64_t entries_flattened() const;
+
+  // The index after `delta` (docs/design/tables.md "Layered id indexes"): layered over this one
+  // when `manifest` keeps every fragment of `base_manifest` at its place, else the flat merge
+  // (ApplyIdsDelta). Corruption naming `name` as ApplyIdsDelta.
+  Result<IdIndex> Extend(const TableManifest& base_manifest, const IdsDelta& delta,
+                         const TableManifest& manifest, const std::string& name) const;
+  void set_entries_merged(uint64_t n) { entries_merged_ = n; }
 
   // The payload of the `ids` derived object (docs/format/indexes.md).
   std::string Encode(uint32_t fragment_count) const;
@@ -66,6 +92,15 @@ class IdIndex {
                                 const std::string& name);
 
  private:
+  friend struct LayeredIds;
+  size_t LayeredSize() const;
+  std::string_view LayeredIdAt(size_t i) const;
+  const RowRef& LayeredRefAt(size_t i) const;
+  // The first position whose id is not below `id` (flat indexes only).
+  size_t LowerBound(std::string_view id) const;
+
+  std::shared_ptr<const LayeredIds> layered_;
+  uint64_t entries_merged_ = 0;
   // What the views below point into: the decoded object's bytes, or the vectors of a built index.
   std::shared_ptr<const void> owner_;
   std::string_view blob_;

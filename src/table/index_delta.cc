@@ -204,7 +204,9 @@ Result<IdIndex> ApplyIdsDelta(const IdIndex& base, const TableManifest& base_man
       return bad("row reference outside the version's fragments");
     }
   }
-  return IdIndex(std::move(blob), std::move(ends), std::move(refs));
+  IdIndex index(std::move(blob), std::move(ends), std::move(refs));
+  index.set_entries_merged(index.size());  // Every entry was copied.
+  return index;
 }
 
 std::string EncodeEdgesDelta(const EdgesDelta& delta) {
@@ -287,8 +289,10 @@ Result<IdIndex> IdsOfChain(std::span<const IndexLink> chain, const std::string& 
   if (first != nullptr) *first = index;
   for (size_t i = 1; i < chain.size(); ++i) {
     OMNIGRAPH_ASSIGN_OR_RETURN(IdsDelta delta, DecodeIdsDelta(chain[i].payload.view(), name));
+    // Layered over the index so far when the write kept its fragments: the delta's ids alone
+    // are written, not every id of the table (docs/design/tables.md "Layered id indexes").
     OMNIGRAPH_ASSIGN_OR_RETURN(
-        index, ApplyIdsDelta(index, *chain[i - 1].manifest, delta, *chain[i].manifest, name));
+        index, index.Extend(*chain[i - 1].manifest, delta, *chain[i].manifest, name));
   }
   return index;
 }

@@ -422,3 +422,82 @@ INSTANTIATE_TEST_SUITE_P(NodesAndEdges, StoredChainTest, ::testing::Bool());
 
 }  // namespace
 }  // namespace omnigraph::table
+
+namespace omnigraph::table {
+namespace {
+
+// The work of the first read of a new version, counted (issue [36]): a warm reader holding a
+// 10,000-row version's id index reads a one-row insert's delta (one GET, as before) and writes
+// one index entry — a layer over the held index — instead of copying all 10,001; the next
+// one-row insert writes its entry and merges the two one-entry layers (1 + 2); a 100-row insert
+// writes 100 entries and merges them with the 2-entry layer below (100 + 102); the next one-row
+// insert stays a layer of its own (1). Every index answers as a rebuild does.
+TEST(LayeredChainTest, AOneRowInsertIntoTenThousandRowsWritesOneIndexEntry) {
+  Random random(13);
+  auto counting =
+      std::make_shared<storage::CountingStore>(std::make_shared<storage::MemoryStore>("lc"));
+  const storage::Runtime runtime = storage::Runtime::ForTest(counting, 5);
+  TableStoreOptions options;
+  options.fragment_rows_max = 1u << 16;
+  TableStore tables(runtime, options);
+  TableStore warm(runtime, options);
+  TableStoreOptions rebuild = options;
+  rebuild.derived_rows_min = 1ull << 62;
+  TableStore reference(runtime, rebuild);
+  const NewTable table{TableId{0x61, 0x1}, "Person", ModelSchema(false)};
+  Result<TablePin> pin =
+      tables.Create(table, MakeRows(table.schema, Ids("m", 0, 10000), random), std::nullopt);
+  ASSERT_TRUE(pin.ok()) << pin.status().ToString();
+  ASSERT_TRUE((*tables.Open(*pin))->BuildIndexes().ok());
+  Result<std::shared_ptr<const IdIndex>> held = (*warm.Open(*pin))->SortedIds();
+  ASSERT_TRUE(held.ok()) << held.status().ToString();
+  EXPECT_FALSE((*held)->layered());
+  EXPECT_EQ((*held)->entries_merged(), 0u);  // Decoded, not merged.
+
+  const struct {
+    int rows;
+    uint64_t merged;
+    size_t layers;
+  } steps[] = {{1, 1, 1}, {1, 3, 1}, {100, 202, 1}, {1, 1, 2}};
+  int serial = 0;
+  for (const auto& step : steps) {
+    SCOPED_TRACE("insert of " + std::to_string(step.rows) + " rows");
+    TableWrite write;
+    write.op = TableWrite::Op::kAppend;
+    write.rows = MakeRows(table.schema, Ids("x", serial, step.rows), random);
+    serial += step.rows;
+    pin = tables.StageWrite(*pin, write, std::nullopt);
+    ASSERT_TRUE(pin.ok()) << pin.status().ToString();
+    Result<std::vector<std::string>> stored = (*tables.Open(*pin))->WriteIndexDeltas();
+    ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+    ASSERT_EQ(*stored, std::vector<std::string>{"ids"});
+    std::shared_ptr<const TableVersion> head = *warm.Open(*pin);
+    counting->Reset();
+    Result<std::shared_ptr<const IdIndex>> ids = head->SortedIds();
+    ASSERT_TRUE(ids.ok()) << ids.status().ToString();
+    EXPECT_EQ(counting->Snapshot().total(), 1u) << counting->Snapshot().ToString();
+    EXPECT_TRUE((*ids)->layered());
+    EXPECT_EQ((*ids)->entries_merged(), step.merged);
+    EXPECT_EQ((*ids)->layers(), step.layers);
+    // A point lookup of every id answers through the layers: no flat copy is made.
+    for (int i = 0; i < 10000; i += 97) {
+      const std::string id = Ids("m", i, 1)[0];
+      ASSERT_NE((*ids)->Find(id), nullptr) << id;
+    }
+    // Every id of a rebuild at its position with its row, through the layers too.
+    const IdIndex& want = **(*reference.Open(*pin))->SortedIds();
+    ASSERT_EQ((*ids)->size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      ASSERT_EQ((*ids)->Position(want.IdAt(i)), static_cast<int64_t>(i));
+      ASSERT_EQ(*(*ids)->Find(want.IdAt(i)), want.RefAt(i));
+    }
+    EXPECT_EQ((*ids)->entries_flattened(), 0u);
+    if (&step == &steps[std::size(steps) - 1]) {
+      ExpectSame(**ids, want);  // The walk in position order (the flat copy, made now).
+      EXPECT_EQ((*ids)->entries_flattened(), 10103u);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace omnigraph::table

@@ -3,12 +3,15 @@
 // resulting version matches its model.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <thread>
 
 #include "base/executor.h"
 #include "storage/local_store.h"
 #include "storage/memory_store.h"
 #include "storage/test_util.h"
+#include "table/index_delta.h"
 #include "table/model_table.h"
 #include "table/table_store.h"
 
@@ -144,6 +147,71 @@ TEST(TableConcurrencyTest, ConcurrentReadersShareOneCache) {
   }
   for (std::thread& thread : threads) thread.join();
   EXPECT_LE(tables.cache().charged_bytes(), options.cache_bytes);
+}
+
+}  // namespace
+}  // namespace omnigraph::table
+
+namespace omnigraph::table {
+namespace {
+
+// Readers share one layered id index (table/layered_ids.h) and race to its flat copy: some walk
+// every position (which makes the copy), some ask positions and ids point by point (answered
+// through the layers until the copy exists). Every answer equals the flat merge's, and the copy
+// is made once.
+TEST(TableConcurrencyTest, ReadersOfOneLayeredIndexRaceToItsFlatCopy) {
+  std::string blob;
+  std::vector<uint32_t> ends;
+  std::vector<RowRef> refs;
+  for (uint32_t i = 0; i < 4000; ++i) {
+    blob += "id" + std::to_string(100000 + 2 * i);
+    ends.push_back(static_cast<uint32_t>(blob.size()));
+    refs.push_back(RowRef{0, i});
+  }
+  const IdIndex base(std::move(blob), std::move(ends), std::move(refs));
+  TableManifest manifest;
+  manifest.fragments.push_back(FragmentEntry{"f0", "data/f0.ogf", 4000, 0, {}});
+  manifest.entity_count = 4000;
+  IdIndex layered = base;
+  IdIndex flat = base;
+  // Three one-row writes: an insert between two base ids, a delete, a rewrite.
+  for (int w = 1; w <= 3; ++w) {
+    TableManifest next = manifest;
+    next.fragments.push_back(FragmentEntry{"f" + std::to_string(w), "", 1, 0, {}});
+    IdsDelta delta;
+    const std::string id = "id" + std::to_string(100000 + 2 * (500 * w) + (w == 1 ? 1 : 0));
+    if (w == 2) {
+      delta.removed.blob = id;
+      delta.removed.ends = {static_cast<uint32_t>(id.size())};
+      next.entity_count = manifest.entity_count - 1;
+    } else {
+      delta.added.blob = id;
+      delta.added.ends = {static_cast<uint32_t>(id.size())};
+      delta.refs = {RowRef{static_cast<uint32_t>(w), 0}};
+      next.entity_count = manifest.entity_count + (w == 1 ? 1 : 0);
+    }
+    layered = *layered.Extend(manifest, delta, next, "t");
+    flat = *ApplyIdsDelta(flat, manifest, delta, next, "t");
+    manifest = next;
+  }
+  ASSERT_TRUE(layered.layered());
+  ASSERT_EQ(layered.size(), flat.size());
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 6; ++t) {
+    readers.emplace_back([&, t] {
+      for (size_t i = t; i < flat.size(); i += (t % 2 == 0 ? 1 : 37)) {
+        if (layered.IdAt(i) != flat.IdAt(i) || layered.RefAt(i) != flat.RefAt(i) ||
+            layered.Position(flat.IdAt(i)) != static_cast<int64_t>(i)) {
+          ++wrong;
+        }
+      }
+    });
+  }
+  for (std::thread& reader : readers) reader.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(layered.entries_flattened(), flat.size());
+  EXPECT_TRUE(std::ranges::equal(layered.refs(), flat.refs()));
 }
 
 }  // namespace
