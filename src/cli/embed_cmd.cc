@@ -17,6 +17,8 @@ namespace omnigraph::cli {
 namespace {
 
 namespace fs = std::filesystem;
+using api::EmbedFileRequest;
+using api::ParseJson;
 
 struct EmbedOptions {
   std::string seed, input, output, spec;
@@ -125,6 +127,7 @@ void AddEmbedCommand(CLI::App& app, Context& ctx) {
   embed->add_option("--select", o->selectors,
                     "Re-embed or clean the records matching Type:field=value or field=value "
                     "(repeatable)");
+  embed->add_flag("--json", ctx.globals().json, "Print the JSON summary");
   embed->callback([&ctx, o] {
     if (ctx.Remote()) {
       ctx.Fail(Status(Code::kUnsupported,

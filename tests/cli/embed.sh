@@ -18,7 +18,7 @@ import json, sys
 text = open(sys.argv[2]).read()
 d = json.loads(text) if text.lstrip().startswith('{') and '\n{' not in text.strip() else \
     [json.loads(l) for l in text.splitlines() if l.strip()]
-sys.exit(0 if eval(sys.argv[1]) else 1)
+sys.exit(0 if eval("(" + sys.argv[1] + ")") else 1)
 PY
 }
 for v in OMNIGRAPH_EMBEDDINGS_MOCK OMNIGRAPH_EMBED_PROVIDER OMNIGRAPH_EMBED_BASE_URL \
@@ -61,31 +61,31 @@ grep -q 'error\[configuration\]: OPENROUTER_API_KEY or OPENAI_API_KEY is require
 [ -e "$DIR/x.jsonl" ] && fail "a failed embed wrote its output"
 
 export OMNIGRAPH_EMBEDDINGS_MOCK=1
-expect_rc 0 "$BIN" embed --input "$DIR/raw.jsonl" --output "$DIR/out/seed.jsonl" \
+expect_rc 0 "$BIN" embed --input "$DIR/raw.jsonl" --output "$DIR/emb/seed.jsonl" \
   --spec "$DIR/spec.json" --json
 check 'd["records"] == 4 and d["selected_records"] == 3 and d["embedded_records"] == 3 and
        d["cleaned_records"] == 0 and d["mode"] == "fill_missing" and d["dimension"] == 16'
 check 'len(d) == 4 and all(len(r["data"]["embedding"]) == 16 for r in d[:3]) and
        abs(sum(x * x for x in d[0]["data"]["embedding"]) - 1) < 1e-4 and
-       d[3] == {"edge": "Cites", "from": "a", "to": "b"}' "$DIR/out/seed.jsonl"
+       d[3] == {"edge": "Cites", "from": "a", "to": "b"}' "$DIR/emb/seed.jsonl"
 
 # The output loads; a String nearest embeds the question with the same provider, so a record's
 # own document text ranks it first.
-expect_rc 0 "$BIN" --quiet load --data "$DIR/out/seed.jsonl" --mode overwrite "$G"
+expect_rc 0 "$BIN" --quiet load --data "$DIR/emb/seed.jsonl" --mode overwrite "$G"
 expect_rc 0 "$BIN" query similar --query "$DIR/q.gq" \
   --params '{"q":"type: Doc\ntext: vector search with cosine distance"}' --format json "$G"
 check '(d["rows"] if isinstance(d, dict) else d)[0]["d.slug"] == "b"'
 
 # Filling again embeds nothing; a selector re-embeds its record; a seed manifest names the files.
-expect_rc 0 "$BIN" embed --input "$DIR/out/seed.jsonl" --output "$DIR/again.jsonl" \
+expect_rc 0 "$BIN" embed --input "$DIR/emb/seed.jsonl" --output "$DIR/again.jsonl" \
   --spec "$DIR/spec.json" --json
 check 'd["embedded_records"] == 0'
-cmp -s <(python3 -c 'import json,sys; [print(json.dumps(json.loads(l), sort_keys=True)) for l in open(sys.argv[1])]' "$DIR/out/seed.jsonl") \
+cmp -s <(python3 -c 'import json,sys; [print(json.dumps(json.loads(l), sort_keys=True)) for l in open(sys.argv[1])]' "$DIR/emb/seed.jsonl") \
   <(python3 -c 'import json,sys; [print(json.dumps(json.loads(l), sort_keys=True)) for l in open(sys.argv[1])]' "$DIR/again.jsonl") ||
   fail "a fill with nothing missing changed the records"
 cat >"$DIR/seed.yaml" <<'YAML'
 sources:
-  raw_seed: out/seed.jsonl
+  raw_seed: emb/seed.jsonl
 artifacts:
   embedded_seed: build/embedded.jsonl
 embeddings:
@@ -103,11 +103,12 @@ expect_rc 0 "$BIN" embed --seed "$DIR/seed.yaml" --clean --type Doc --json
 check 'd["mode"] == "clean" and d["cleaned_records"] == 3'
 grep -q '"embedding"' "$DIR/build/embedded.jsonl" && fail "--clean left an embedding"
 expect_rc 0 "$BIN" embed --seed "$DIR/seed.yaml" --clean
-grep -q '3 records' "$DIR/out" || grep -q 'cleaned 3 of 4 records' "$DIR/out" ||
+grep -q 'cleaned 3 of 4 records (clean, dimension 16) into ' "$DIR/out" ||
   fail "no human summary: $(cat "$DIR/out")"
 
 # Usage errors: both modes at once; a bad selector.
-expect_rc 2 "$BIN" embed --seed "$DIR/seed.yaml" --clean --reembed-all
+expect_rc 1 "$BIN" embed --seed "$DIR/seed.yaml" --clean --reembed-all
+grep -q 'error\[usage\]: --clean excludes --reembed-all' "$DIR/err" || fail "both modes: $(cat "$DIR/err")"
 expect_rc 1 "$BIN" embed --seed "$DIR/seed.yaml" --select 'nofield'
 grep -q "error\[invalid_argument\]: selector 'nofield' must be field=value or Type:field=value" \
   "$DIR/err" || fail "bad selector: $(cat "$DIR/err")"
