@@ -139,6 +139,20 @@ struct CleanupRequest {
   bool dry_run = false;
 };
 
+// The offline embedding pipeline (OmniGraph's `omnigraph embed`; docs/design/query-execution.md
+// "Embeddings"): a seed JSONL file in, the same records out with `@embed` vectors filled.
+struct EmbedFileRequest {
+  std::string input;   // the seed JSONL file read
+  std::string output;  // the file written (through `<output>.tmp`, renamed over it)
+  // {"dimension": N, "types": {"Type": {"target": "vector_field", "fields": ["text_field"]}}}
+  Json spec;
+  // "fill_missing" (only records whose target is absent, null or empty), "reembed_all" or
+  // "clean" (remove the target).
+  std::string mode = "fill_missing";
+  std::vector<std::string> types;      // only records of these types (all when empty)
+  std::vector<std::string> selectors;  // "Type:field=value" or "field=value"; any matches
+};
+
 // The change feed's filters (OmniGraph's `kind`, `type` and `op`, each repeatable): a change is
 // kept when every non-empty list holds its value; a type is matched by name in the commit's
 // schema. Empty lists keep everything.
@@ -415,6 +429,14 @@ class Database {
   // Offline, against a .pg schema source; InvalidArgument when the schema does not parse or check.
   // A query that fails is in the report (status "error"), not an error of the call.
   static Result<Json> LintWithSchema(std::string_view schema_source, std::string_view query_source);
+
+  // Runs the offline embedding pipeline (EmbedFileRequest) with the embedding provider the
+  // environment configures (OMNIGRAPH_EMBED_PROVIDER and the rest). Touches no graph. Returns
+  // {input, output, records, selected_records, embedded_records, cleaned_records, mode, dimension,
+  // model} and `warning` when OMNIGRAPH_EMBEDDINGS_MOCK overrode a configured provider.
+  // InvalidArgument for a bad spec, mode, selector or input line, or a missing input; the
+  // provider's failures (Configuration, Transient, Permanent).
+  static Result<Json> EmbedFile(const EmbedFileRequest& request);
 
   // What this library is: {version, storage_stamp (the format it reads and writes), build}.
   static Json Version();

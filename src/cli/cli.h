@@ -258,6 +258,7 @@ void AddQueryCommand(CLI::App& app, Context& ctx);         // query
 void AddSchemaCommands(CLI::App& app, Context& ctx);       // schema plan|apply|show
 void AddMaintenanceCommands(CLI::App& app, Context& ctx);  // cleanup, export, repair, version
 void AddLintCommand(CLI::App& app, Context& ctx);          // lint (also check)
+void AddEmbedCommand(CLI::App& app, Context& ctx);         // embed (offline JSONL pipeline)
 void AddPolicyCommands(CLI::App& app, Context& ctx);       // policy validate|test|explain
 void AddQueriesCommands(CLI::App& app, Context& ctx);      // queries list|validate
 void AddOperatorCommands(CLI::App& app, Context& ctx);     // login, logout, profile, alias

@@ -190,6 +190,7 @@ int Main(int argc, char** argv) {
   AddSchemaCommands(app, ctx);
   AddMaintenanceCommands(app, ctx);
   AddLintCommand(app, ctx);
+  AddEmbedCommand(app, ctx);
   AddClusterCommands(app, ctx);
   AddPolicyCommands(app, ctx);
   AddQueriesCommands(app, ctx);

@@ -210,6 +210,10 @@ Result<Json> Database::LintWithSchema(std::string_view schema_source,
   return engine::LintWithSchemaSource(schema_source, query_source);
 }
 
+Result<Json> Database::EmbedFile(const EmbedFileRequest& request) {
+  return engine::EmbedFileOffline(request);
+}
+
 Json Database::Version() { return engine::LibraryVersion(); }
 
 int64_t Database::MonotonicMicros() { return engine::SystemMonotonicMicros(); }

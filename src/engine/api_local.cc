@@ -22,6 +22,7 @@
 #include "engine/change_sets.h"
 #include "engine/commit_changes.h"
 #include "engine/diff.h"
+#include "engine/embed_file.h"
 #include "engine/export.h"
 #include "engine/graph.h"
 #include "engine/idempotency.h"
@@ -988,6 +989,26 @@ api::Json LibraryVersion() {
 api::Result<api::Json> LintWithSchemaSource(std::string_view schema_source,
                                             std::string_view query_source) {
   return ToApi(LintOffline(schema_source, query_source));
+}
+
+api::Result<api::Json> EmbedFileOffline(const api::EmbedFileRequest& request) {
+  EmbedFileJob job;
+  job.input = request.input;
+  job.output = request.output;
+  job.spec = FromApi(request.spec);
+  if (request.mode == "fill_missing") {
+    job.mode = EmbedFileMode::kFillMissing;
+  } else if (request.mode == "reembed_all") {
+    job.mode = EmbedFileMode::kReembedAll;
+  } else if (request.mode == "clean") {
+    job.mode = EmbedFileMode::kClean;
+  } else {
+    return ToApi(InvalidArgument("embed mode '" + request.mode +
+                                 "' is not fill_missing, reembed_all or clean"));
+  }
+  job.types = request.types;
+  job.selectors = request.selectors;
+  return ToApi(RunEmbedFile(job, storage::Runtime::SystemRuntimeClock()));
 }
 
 }  // namespace omnigraph::engine

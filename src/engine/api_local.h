@@ -22,6 +22,9 @@ api::Result<std::shared_ptr<Backend>> OpenLocalBackend(std::string_view uri,
 api::Result<api::Json> LintWithSchemaSource(std::string_view schema_source,
                                             std::string_view query_source);
 
+// Runs the offline embedding pipeline on the system clock (Database::EmbedFile).
+api::Result<api::Json> EmbedFileOffline(const api::EmbedFileRequest& request);
+
 // What this library is: {version, storage_stamp, build} (Database::Version).
 api::Json LibraryVersion();
 // The system runtime's monotonic clock (api::Database::MonotonicMicros).

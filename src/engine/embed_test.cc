@@ -1,20 +1,23 @@
-// @embed and `nearest($v, "text")` against an OpenAI-compatible embeddings endpoint stubbed on
-// loopback (docs/design/query-execution.md "Embeddings"): the stub answers each input with a
-// vector hashed from its text (computed again here as the oracle) and records every request, so
-// the tests check the vectors written, the requests sent (batching, retries) and that a refused
-// write changes nothing.
+// Embeddings as OmniGraph's reference defines them (docs/design/query-execution.md "Embeddings"):
+// writes never embed (a missing @embed vector stays null, no endpoint needed); the one client
+// speaks each provider's wire format, checked here against stubs on loopback that assert the
+// request (path, key header, body) and answer it; retries and the deadline; `nearest($v, "text")`
+// through the client; and the offline `omnigraph embed` file pipeline (engine/embed_file.h).
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <random>
-#include <set>
 #include <sstream>
+#include <thread>
 
-#include "base/hash.h"
+#include "engine/embed_file.h"
 #include "engine/load.h"
 #include "engine/mutate.h"
 #include "engine/query.h"
@@ -29,113 +32,385 @@ using storage::s3::ScriptedHttpServer;
 
 constexpr uint32_t kDim = 8;
 constexpr std::string_view kSchema = R"(
-node Doc { slug: String @key  text: String?  emb: Vector(8)? @embed("text", model="stub-model") }
-)";
-// The same without a model in the annotation: OMNIGRAPH_EMBED_MODEL names it.
-constexpr std::string_view kSchemaNoModel = R"(
 node Doc { slug: String @key  text: String?  emb: Vector(8)? @embed("text") }
 )";
 
-// The stub's vector of `text`: kDim numbers in [-1, 1] from a hash of the text.
-std::vector<float> StubVector(const std::string& text, uint32_t dim = kDim) {
+// A vector the stub answers for `text` (not normalized; the client normalizes).
+std::vector<float> Raw(const std::string& text, uint32_t dim = kDim) {
   std::vector<float> v(dim);
-  for (uint32_t i = 0; i < dim; ++i) {
-    v[i] = static_cast<float>(static_cast<int>(XxHash64(text, i) % 2001) - 1000) / 1000.0f;
-  }
+  for (uint32_t i = 0; i < dim; ++i) v[i] = static_cast<float>((text.size() + i) % 7) + 1.0f;
   return v;
 }
 
-// An embeddings endpoint: answers with StubVector of each input, or with the scripted failure
-// of `fail(n)` for the n-th request (0-based) when it returns a status.
-class StubEndpoint {
- public:
-  explicit StubEndpoint(std::function<std::optional<long>(int n)> fail = nullptr,
-                        uint32_t dim = kDim)
-      : fail_(std::move(fail)),
-        dim_(dim),
-        server_([this](const ScriptedHttpServer::Request& r) { return Answer(r); }) {}
+std::vector<float> Unit(std::vector<float> v) {
+  double sum = 0;
+  for (float f : v) sum += static_cast<double>(f) * f;
+  const float norm = static_cast<float>(std::sqrt(sum));
+  for (float& f : v) f /= norm;
+  return v;
+}
 
-  std::string base_url() const { return server_.endpoint() + "/v1"; }
+// A provider endpoint on loopback: `answer(request, n)` for the n-th request (0-based).
+class Stub {
+ public:
+  using Answer = std::function<ScriptedHttpServer::Reply(const ScriptedHttpServer::Request&, int)>;
+  explicit Stub(Answer answer)
+      : answer_(std::move(answer)), server_([this](const ScriptedHttpServer::Request& r) {
+          int n;
+          {
+            std::lock_guard lock(mu_);
+            n = served_++;
+          }
+          return answer_(r, n);
+        }) {}
+  std::string endpoint() const { return server_.endpoint(); }
   std::vector<ScriptedHttpServer::Request> requests() const { return server_.requests(); }
-  // The inputs of each request.
-  std::vector<std::vector<std::string>> inputs() const {
-    std::vector<std::vector<std::string>> out;
-    for (const auto& r : requests()) {
-      out.push_back(Json::parse(r.body)["input"].get<std::vector<std::string>>());
-    }
-    return out;
-  }
 
  private:
-  ScriptedHttpServer::Reply Answer(const ScriptedHttpServer::Request& r) {
-    int n;
-    {
-      std::lock_guard lock(mu_);
-      n = served_++;
-    }
-    ScriptedHttpServer::Reply reply;
-    reply.headers.emplace_back("Content-Type", "application/json");
-    if (fail_) {
-      if (std::optional<long> status = fail_(n)) {
-        reply.status = *status;
-        reply.body = R"({"error":{"message":"scripted failure"}})";
-        return reply;
-      }
-    }
-    if (r.method != "POST" || r.target != "/v1/embeddings") {
-      reply.status = 404;
-      return reply;
-    }
-    Json body = Json::parse(r.body);
-    Json data = Json::array();
-    const auto inputs = body["input"].get<std::vector<std::string>>();
-    // Answered in reverse order: the client must place vectors by `index`.
-    for (size_t i = inputs.size(); i-- > 0;) {
-      data.push_back(
-          {{"object", "embedding"}, {"index", i}, {"embedding", StubVector(inputs[i], dim_)}});
-    }
-    reply.body = Json{{"object", "list"}, {"data", data}, {"model", body["model"]}}.dump();
-    return reply;
-  }
-
-  std::function<std::optional<long>(int)> fail_;
-  uint32_t dim_;
+  Answer answer_;
   std::mutex mu_;
   int served_ = 0;
   ScriptedHttpServer server_;
 };
 
-constexpr const char* kVariables[] = {"OMNIGRAPH_EMBED_BASE_URL",
+ScriptedHttpServer::Reply JsonReply(long status, const Json& body) {
+  ScriptedHttpServer::Reply reply;
+  reply.status = status;
+  reply.headers.emplace_back("Content-Type", "application/json");
+  reply.body = body.dump();
+  return reply;
+}
+
+// The OpenAI-compatible answer to a request: its inputs' vectors, in reverse order (the client
+// must place them by `index`).
+ScriptedHttpServer::Reply OpenAiAnswer(const ScriptedHttpServer::Request& r) {
+  const Json body = Json::parse(r.body);
+  const auto inputs = body["input"].get<std::vector<std::string>>();
+  Json data = Json::array();
+  for (size_t i = inputs.size(); i-- > 0;) {
+    data.push_back({{"object", "embedding"},
+                    {"index", i},
+                    {"embedding", Raw(inputs[i], body["dimensions"].get<uint32_t>())}});
+  }
+  return JsonReply(200, {{"object", "list"}, {"data", data}});
+}
+
+ScriptedHttpServer::Reply GeminiAnswer(const ScriptedHttpServer::Request& r) {
+  const Json body = Json::parse(r.body);
+  const std::string text = body["content"]["parts"][0]["text"].get<std::string>();
+  return JsonReply(
+      200, {{"embedding", {{"values", Raw(text, body["outputDimensionality"].get<uint32_t>())}}}});
+}
+
+using Env = std::map<std::string, std::string>;
+
+Result<query::EmbedConfig> ConfigOf(const Env& env) {
+  return query::EmbedConfig::FromLookup([env](std::string_view n) -> std::optional<std::string> {
+    auto it = env.find(std::string(n));
+    if (it == env.end()) return std::nullopt;
+    return it->second;
+  });
+}
+
+constexpr const char* kVariables[] = {"OMNIGRAPH_EMBEDDINGS_MOCK",
+                                      "OMNIGRAPH_EMBED_PROVIDER",
+                                      "OMNIGRAPH_EMBED_BASE_URL",
                                       "OMNIGRAPH_EMBED_MODEL",
                                       "OPENROUTER_API_KEY",
                                       "OPENAI_API_KEY",
-                                      "OMNIGRAPH_EMBED_RETRY_ATTEMPTS",
+                                      "GEMINI_API_KEY",
+                                      "OMNIGRAPH_EMBED_DEADLINE_MS",
                                       "OMNIGRAPH_EMBED_TIMEOUT_MS",
+                                      "OMNIGRAPH_EMBED_RETRY_ATTEMPTS",
                                       "OMNIGRAPH_EMBED_RETRY_BACKOFF_MS"};
 
-class EmbedTest : public testing::Test {
+TEST(EmbedConfigTest, TheReferencesDefaultsAndPrecedence) {
+  Result<query::EmbedConfig> router =
+      ConfigOf({{"OPENROUTER_API_KEY", "r"}, {"OPENAI_API_KEY", "o"}});
+  ASSERT_TRUE(router.ok()) << router.status().ToString();
+  EXPECT_EQ(router->provider, query::EmbedProvider::kOpenAiCompatible);
+  EXPECT_EQ(router->base_url, "https://openrouter.ai/api/v1");
+  EXPECT_EQ(router->model, "openai/text-embedding-3-large");
+  EXPECT_EQ(router->api_key, "r");
+  EXPECT_EQ(router->deadline_ms, 60'000);
+  // `openai` is OpenAI's own host, and an OpenRouter key is never sent there.
+  Result<query::EmbedConfig> openai =
+      ConfigOf({{"OMNIGRAPH_EMBED_PROVIDER", "openai"}, {"OPENROUTER_API_KEY", "r"}});
+  ASSERT_FALSE(openai.ok());
+  EXPECT_EQ(openai.status().code(), Code::kConfiguration);
+  EXPECT_EQ(openai.status().message(),
+            "OPENAI_API_KEY is required for the openai embedding provider");
+  openai = ConfigOf({{"OMNIGRAPH_EMBED_PROVIDER", "openai"}, {"OPENAI_API_KEY", "o"}});
+  ASSERT_TRUE(openai.ok());
+  EXPECT_EQ(openai->base_url, "https://api.openai.com/v1");
+  EXPECT_EQ(openai->model, "text-embedding-3-large");
+  Result<query::EmbedConfig> gemini = ConfigOf({{"OMNIGRAPH_EMBED_PROVIDER", "gemini"},
+                                                {"GEMINI_API_KEY", "g"},
+                                                {"OMNIGRAPH_EMBED_BASE_URL", "http://h:1/v1beta/"},
+                                                {"OMNIGRAPH_EMBED_DEADLINE_MS", "0"}});
+  ASSERT_TRUE(gemini.ok());
+  EXPECT_EQ(gemini->provider, query::EmbedProvider::kGemini);
+  EXPECT_EQ(gemini->base_url, "http://h:1/v1beta");
+  EXPECT_EQ(gemini->model, "gemini-embedding-2");
+  EXPECT_EQ(gemini->deadline_ms, 0);
+  Result<query::EmbedConfig> none = ConfigOf({});
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().message(),
+            "OPENROUTER_API_KEY or OPENAI_API_KEY is required for the openai-compatible embedding "
+            "provider");
+  Result<query::EmbedConfig> unknown = ConfigOf({{"OMNIGRAPH_EMBED_PROVIDER", "cohere"}});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("unknown embedding provider 'cohere'"),
+            std::string::npos);
+  Result<query::EmbedConfig> bad =
+      ConfigOf({{"OPENAI_API_KEY", "o"}, {"OMNIGRAPH_EMBED_RETRY_ATTEMPTS", "0"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "OMNIGRAPH_EMBED_RETRY_ATTEMPTS is '0'; expected a whole number from 1 to 10");
+}
+
+TEST(EmbedConfigTest, TheMockFlagWinsOverAConfiguredProviderAndSaysSo) {
+  Result<query::EmbedConfig> c =
+      ConfigOf({{"OMNIGRAPH_EMBEDDINGS_MOCK", " TRUE "}, {"OMNIGRAPH_EMBED_PROVIDER", "gemini"}});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->provider, query::EmbedProvider::kMock);
+  EXPECT_NE(c->warning.find("overrides OMNIGRAPH_EMBED_PROVIDER=gemini"), std::string::npos);
+  Result<query::EmbedConfig> named =
+      ConfigOf({{"OMNIGRAPH_EMBED_PROVIDER", "mock"}, {"OMNIGRAPH_EMBED_MODEL", "m"}});
+  ASSERT_TRUE(named.ok());
+  EXPECT_EQ(named->provider, query::EmbedProvider::kMock);
+  EXPECT_EQ(named->model, "m");
+  EXPECT_TRUE(named->warning.empty());
+  Result<query::EmbedConfig> off =
+      ConfigOf({{"OMNIGRAPH_EMBEDDINGS_MOCK", "0"}, {"OPENAI_API_KEY", "o"}});
+  ASSERT_TRUE(off.ok());
+  EXPECT_EQ(off->provider, query::EmbedProvider::kOpenAiCompatible);
+}
+
+TEST(MockEmbeddingTest, IsADeterministicUnitVectorOfTheText) {
+  const std::vector<float> a = query::MockEmbedding("alpha", 8);
+  EXPECT_EQ(a, query::MockEmbedding("alpha", 8));
+  EXPECT_NE(a, query::MockEmbedding("beta", 8));
+  ASSERT_EQ(a.size(), 8u);
+  double sum = 0;
+  for (float f : a) sum += static_cast<double>(f) * f;
+  EXPECT_NEAR(sum, 1.0, 1e-5);
+  // The whole vector by hand: FNV-1a 64 of the text seeds xorshift64, each step one component
+  // in [-1, 1], then the L2 normalization.
+  uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : std::string("alpha")) h = (h ^ c) * 1099511628211ull;
+  std::vector<double> expected;
+  double norm = 0;
+  for (int i = 0; i < 8; ++i) {
+    h ^= h << 13;
+    h ^= h >> 7;
+    h ^= h << 17;
+    expected.push_back(static_cast<double>(h) / 18446744073709551615.0 * 2 - 1);
+    norm += expected.back() * expected.back();
+  }
+  for (int i = 0; i < 8; ++i) EXPECT_NEAR(a[i], expected[i] / std::sqrt(norm), 1e-6) << i;
+}
+
+class ClientTest : public testing::Test {
+ protected:
+  query::EmbedConfig Config(const Env& env) {
+    Result<query::EmbedConfig> c = ConfigOf(env);
+    OMNIGRAPH_CHECK_MSG(c.ok(), c.status().ToString());
+    return *c;
+  }
+  ManualClock clock_;
+};
+
+TEST_F(ClientTest, OpenAiCompatibleSendsBearerModelInputsAndDimensionsAndPlacesByIndex) {
+  Stub stub([](const ScriptedHttpServer::Request& r, int) { return OpenAiAnswer(r); });
+  query::Embedder e(Config({{"OPENROUTER_API_KEY", "sk-router"},
+                            {"OMNIGRAPH_EMBED_BASE_URL", stub.endpoint() + "/api/v1"}}),
+                    clock_);
+  const std::vector<std::string> texts = {"a", "bb", "ccc"};
+  Result<std::vector<std::vector<float>>> v =
+      e.Embed(texts, kDim, query::EmbedRole::kDocument, "Doc.emb");
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  ASSERT_EQ(v->size(), 3u);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ((*v)[i], Unit(Raw(texts[i])));
+  auto requests = stub.requests();
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_EQ(requests[0].method, "POST");
+  EXPECT_EQ(requests[0].target, "/api/v1/embeddings");
+  EXPECT_EQ(requests[0].headers["authorization"], "Bearer sk-router");
+  EXPECT_EQ(Json::parse(requests[0].body), (Json{{"model", "openai/text-embedding-3-large"},
+                                                 {"input", Json::array({"a", "bb", "ccc"})},
+                                                 {"dimensions", kDim}}));
+}
+
+TEST_F(ClientTest, OpenAiSendsBatchesOfSixtyFour) {
+  Stub stub([](const ScriptedHttpServer::Request& r, int) { return OpenAiAnswer(r); });
+  query::Embedder e(Config({{"OMNIGRAPH_EMBED_PROVIDER", "openai"},
+                            {"OPENAI_API_KEY", "sk-openai"},
+                            {"OMNIGRAPH_EMBED_BASE_URL", stub.endpoint() + "/v1"}}),
+                    clock_);
+  std::vector<std::string> texts;
+  for (int i = 0; i < 130; ++i) texts.push_back("t" + std::to_string(i));
+  Result<std::vector<std::vector<float>>> v =
+      e.Embed(texts, kDim, query::EmbedRole::kDocument, "Doc.emb");
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_EQ((*v)[129], Unit(Raw("t129")));
+  std::vector<size_t> sizes;
+  for (const auto& r : stub.requests()) {
+    sizes.push_back(Json::parse(r.body)["input"].size());
+    EXPECT_EQ(Json::parse(r.body)["model"], "text-embedding-3-large");
+    EXPECT_EQ(r.headers.at("authorization"), "Bearer sk-openai");
+  }
+  EXPECT_EQ(sizes, (std::vector<size_t>{64, 64, 2}));
+}
+
+TEST_F(ClientTest, GeminiSendsItsOwnShapeWithTheGoogleKeyAndTaskType) {
+  Stub stub([](const ScriptedHttpServer::Request& r, int) { return GeminiAnswer(r); });
+  query::Embedder e(Config({{"OMNIGRAPH_EMBED_PROVIDER", "gemini"},
+                            {"GEMINI_API_KEY", "g-key"},
+                            {"OMNIGRAPH_EMBED_BASE_URL", stub.endpoint() + "/v1beta"}}),
+                    clock_);
+  const std::vector<std::string> docs = {"one", "three"};
+  Result<std::vector<std::vector<float>>> v =
+      e.Embed(docs, kDim, query::EmbedRole::kDocument, "Doc.emb");
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_EQ((*v)[1], Unit(Raw("three")));
+  const std::vector<std::string> q = {"why"};
+  ASSERT_TRUE(e.Embed(q, kDim, query::EmbedRole::kQuery, "Doc.emb").ok());
+  auto requests = stub.requests();
+  ASSERT_EQ(requests.size(), 3u);  // One text per request.
+  EXPECT_EQ(requests[0].target, "/v1beta/models/gemini-embedding-2:embedContent");
+  EXPECT_EQ(requests[0].headers["x-goog-api-key"], "g-key");
+  EXPECT_EQ(requests[0].headers.count("authorization"), 0u);
+  EXPECT_EQ(Json::parse(requests[1].body),
+            (Json{{"model", "models/gemini-embedding-2"},
+                  {"content", {{"parts", Json::array({Json{{"text", "three"}}})}}},
+                  {"taskType", "RETRIEVAL_DOCUMENT"},
+                  {"outputDimensionality", kDim}}));
+  EXPECT_EQ(Json::parse(requests[2].body)["taskType"], "RETRIEVAL_QUERY");
+}
+
+TEST_F(ClientTest, A429IsRetriedAfterTheBackoffThenSucceeds) {
+  Stub stub([](const ScriptedHttpServer::Request& r, int n) {
+    if (n == 0) return JsonReply(429, {{"error", {{"message", "slow down"}}}});
+    return GeminiAnswer(r);
+  });
+  query::Embedder e(Config({{"OMNIGRAPH_EMBED_PROVIDER", "gemini"},
+                            {"GEMINI_API_KEY", "g"},
+                            {"OMNIGRAPH_EMBED_BASE_URL", stub.endpoint()}}),
+                    clock_);
+  const int64_t before = clock_.NowMicros();
+  const std::vector<std::string> t = {"x"};
+  Result<std::vector<std::vector<float>>> v = e.Embed(t, kDim, query::EmbedRole::kQuery, "Doc.emb");
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_EQ(stub.requests().size(), 2u);
+  EXPECT_EQ(clock_.NowMicros() - before, 200'000);  // One backoff of 200 ms.
+}
+
+TEST_F(ClientTest, RefusalsAreTypedAndOnlyTransientOnesRetried) {
+  Stub stub([](const ScriptedHttpServer::Request&, int n) {
+    if (n == 0) return JsonReply(401, {{"error", {{"message", "bad key"}}}});
+    if (n == 1) return JsonReply(400, {{"error", {{"message", "bad input"}}}});
+    return JsonReply(503, {{"error", {{"message", "down"}}}});
+  });
+  query::Embedder e(Config({{"OPENAI_API_KEY", "o"},
+                            {"OMNIGRAPH_EMBED_RETRY_ATTEMPTS", "3"},
+                            {"OMNIGRAPH_EMBED_BASE_URL", stub.endpoint()}}),
+                    clock_);
+  const std::vector<std::string> t = {"x"};
+  auto r = e.Embed(t, kDim, query::EmbedRole::kDocument, "Doc.emb");
+  EXPECT_EQ(r.status().code(), Code::kConfiguration);
+  EXPECT_NE(r.status().message().find("HTTP 401: bad key"), std::string::npos);
+  r = e.Embed(t, kDim, query::EmbedRole::kDocument, "Doc.emb");
+  EXPECT_EQ(r.status().code(), Code::kPermanent);
+  r = e.Embed(t, kDim, query::EmbedRole::kDocument, "Doc.emb");
+  EXPECT_EQ(r.status().code(), Code::kTransient);
+  EXPECT_NE(r.status().message().find("failed 3 times"), std::string::npos);
+  EXPECT_EQ(stub.requests().size(), 5u);  // 1 + 1 + 3 attempts.
+}
+
+TEST_F(ClientTest, ABadAnswerIsRefusedNamingTheProperty) {
+  Stub stub([](const ScriptedHttpServer::Request&, int n) {
+    if (n == 0)
+      return JsonReply(200, {{"data", Json::array({{{"index", 0}, {"embedding", {1, 2}}}})}});
+    return JsonReply(
+        200, {{"data", Json::array({{{"index", 0}, {"embedding", std::vector<float>(kDim, 0)}}})}});
+  });
+  query::Embedder e(
+      Config({{"OPENAI_API_KEY", "o"}, {"OMNIGRAPH_EMBED_BASE_URL", stub.endpoint()}}), clock_);
+  const std::vector<std::string> t = {"x"};
+  auto r = e.Embed(t, kDim, query::EmbedRole::kDocument, "Doc.emb");
+  EXPECT_EQ(r.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("2 numbers for Doc.emb, which is Vector(8)"),
+            std::string::npos)
+      << r.status().ToString();
+  r = e.Embed(t, kDim, query::EmbedRole::kDocument, "Doc.emb");
+  EXPECT_NE(r.status().message().find("all-zero"), std::string::npos) << r.status().ToString();
+}
+
+TEST_F(ClientTest, TheDeadlineBoundsTheRetriesAndNamesTheProvider) {
+  Stub stub([](const ScriptedHttpServer::Request&, int) {
+    return JsonReply(500, {{"error", {{"message", "boom"}}}});
+  });
+  // 500, backoff 200 ms; 500 again at 200 ms, and the next backoff (400 ms) would pass 300 ms.
+  query::Embedder e(Config({{"OMNIGRAPH_EMBED_PROVIDER", "gemini"},
+                            {"GEMINI_API_KEY", "g"},
+                            {"OMNIGRAPH_EMBED_DEADLINE_MS", "300"},
+                            {"OMNIGRAPH_EMBED_BASE_URL", stub.endpoint()}}),
+                    clock_);
+  const std::vector<std::string> t = {"x"};
+  auto r = e.Embed(t, kDim, query::EmbedRole::kQuery, "Doc.emb");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kTransient);
+  EXPECT_NE(r.status().message().find("embedding deadline exceeded after 300 ms (provider gemini, "
+                                      "model gemini-embedding-2"),
+            std::string::npos)
+      << r.status().ToString();
+  EXPECT_EQ(stub.requests().size(), 2u);
+}
+
+TEST(ClientDeadlineTest, ASlowProviderIsCutOffAtTheDeadline) {
+  // The stub answers after the client has hung up; its write must not end the test process.
+  ::signal(SIGPIPE, SIG_IGN);
+  Stub stub([](const ScriptedHttpServer::Request& r, int) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    return OpenAiAnswer(r);
+  });
+  Result<query::EmbedConfig> c = ConfigOf({{"OPENAI_API_KEY", "o"},
+                                           {"OMNIGRAPH_EMBED_DEADLINE_MS", "200"},
+                                           {"OMNIGRAPH_EMBED_BASE_URL", stub.endpoint()}});
+  ASSERT_TRUE(c.ok());
+  query::Embedder e(*c, *SystemClock::Default());
+  const std::vector<std::string> t = {"x"};
+  auto r = e.Embed(t, kDim, query::EmbedRole::kQuery, "Doc.emb");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kTransient);
+  EXPECT_NE(r.status().message().find("deadline exceeded after 200 ms (provider openai-compatible"),
+            std::string::npos)
+      << r.status().ToString();
+  EXPECT_EQ(stub.requests().size(), 1u);
+}
+
+class EmbedGraphTest : public testing::Test {
  protected:
   void SetUp() override {
     for (const char* v : kVariables) ::unsetenv(v);
-    clock_ = std::make_shared<ManualClock>();
+    dir_ = std::filesystem::temp_directory_path() /
+           ("embed_test_" + std::to_string(::getpid()) + "_" +
+            testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
   }
   void TearDown() override {
     for (const char* v : kVariables) ::unsetenv(v);
-  }
-
-  void Configure(const StubEndpoint& stub) {
-    ::setenv("OMNIGRAPH_EMBED_BASE_URL", stub.base_url().c_str(), 1);
+    std::filesystem::remove_all(dir_);
   }
 
   std::unique_ptr<Graph> NewGraph(std::string_view schema = kSchema) {
     storage::Runtime rt = storage::Runtime::ForTest(std::make_shared<storage::MemoryStore>(), 1);
-    rt.clock = clock_;
+    rt.clock = std::make_shared<ManualClock>();
     Result<std::unique_ptr<Graph>> g = Graph::Init(rt, schema);
     OMNIGRAPH_CHECK_MSG(g.ok(), g.status().ToString());
     return std::move(*g);
   }
-
-  static std::string Head(Graph& g) { return g.SnapshotOfBranch("main")->commit_id(); }
 
   // slug → stored vector (empty when null).
   static std::map<std::string, std::vector<float>> Vectors(Graph& g) {
@@ -152,439 +427,288 @@ class EmbedTest : public testing::Test {
     return m;
   }
 
-  static std::string DocLine(const std::string& slug, const std::string& text) {
-    return R"({"type":"Doc","data":{"slug":")" + slug + R"(","text":")" + text + "\"}}\n";
+  std::string Write(const std::string& name, const std::string& text) {
+    const std::string path = (dir_ / name).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+  static std::string Read(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
   }
 
-  std::shared_ptr<ManualClock> clock_;
+  std::filesystem::path dir_;
 };
 
-TEST_F(EmbedTest, LoadComputesMissingVectorsFromTheTextAndKeepsGivenOnes) {
-  StubEndpoint stub;
-  Configure(stub);
-  ::setenv("OPENROUTER_API_KEY", "sk-test", 1);
+TEST_F(EmbedGraphTest, WritesNeverEmbedAndLeaveAMissingVectorNull) {
+  // An endpoint that would answer is configured, and must see nothing.
+  Stub stub([](const ScriptedHttpServer::Request& r, int) { return OpenAiAnswer(r); });
+  ::setenv("OMNIGRAPH_EMBED_BASE_URL", stub.endpoint().c_str(), 1);
+  ::setenv("OPENAI_API_KEY", "o", 1);
   std::unique_ptr<Graph> g = NewGraph();
   const std::string input =
-      DocLine("a", "graph databases") +
+      R"({"type":"Doc","data":{"slug":"a","text":"graph databases"}})"
+      "\n"
       R"({"type":"Doc","data":{"slug":"b","text":"given","emb":[1,0,0,0,0,0,0,0]}})"
-      "\n" +
-      R"({"type":"Doc","data":{"slug":"c"}})"
-      "\n" +
-      DocLine("d", "vector search");
+      "\n";
   Result<LoadResult> r = LoadJsonl(*g, "main", input, LoadMode::kAppend);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const std::string mutations = R"(
+query add($slug: String, $text: String) { insert Doc { slug: $slug, text: $text } }
+query retext($slug: String, $text: String) { update Doc set { text: $text } where slug = $slug }
+)";
+  ASSERT_TRUE(Mutate(*g, mutations, "add", Json{{"slug", "c"}, {"text", "new"}}, {}).ok());
+  ASSERT_TRUE(Mutate(*g, mutations, "retext", Json{{"slug", "b"}, {"text", "changed"}}, {}).ok());
   auto v = Vectors(*g);
-  EXPECT_EQ(v["a"], StubVector("graph databases"));
+  EXPECT_TRUE(v["a"].empty());
+  // An update of the text keeps the stored vector (stale until `omnigraph embed` refreshes it).
   EXPECT_EQ(v["b"], (std::vector<float>{1, 0, 0, 0, 0, 0, 0, 0}));
   EXPECT_TRUE(v["c"].empty());
-  EXPECT_EQ(v["d"], StubVector("vector search"));
-  // One request with the two texts, the annotation's model and the key as a bearer token.
-  auto requests = stub.requests();
-  ASSERT_EQ(requests.size(), 1u);
-  EXPECT_EQ(requests[0].headers["authorization"], "Bearer sk-test");
-  Json body = Json::parse(requests[0].body);
-  EXPECT_EQ(body["model"], "stub-model");
-  EXPECT_EQ(body["input"], Json::array({"graph databases", "vector search"}));
+  EXPECT_TRUE(stub.requests().empty());
 }
 
-TEST_F(EmbedTest, TheModelComesFromTheEnvironmentWhenTheAnnotationNamesNone) {
-  StubEndpoint stub;
-  Configure(stub);
-  std::unique_ptr<Graph> g = NewGraph(kSchemaNoModel);
-  const std::string before = Head(*g);
-  Result<LoadResult> r = LoadJsonl(*g, "main", DocLine("a", "x"), LoadMode::kAppend);
+TEST_F(EmbedGraphTest, ARequiredEmbedVectorIsRequiredLikeAnyProperty) {
+  std::unique_ptr<Graph> g =
+      NewGraph("node Doc { slug: String @key  text: String  emb: Vector(8) @embed(\"text\") }");
+  Result<LoadResult> r =
+      LoadJsonl(*g, "main", R"({"type":"Doc","data":{"slug":"a","text":"t"}})", LoadMode::kAppend);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), Code::kConfiguration);
-  EXPECT_NE(r.status().message().find("OMNIGRAPH_EMBED_MODEL"), std::string::npos)
-      << r.status().ToString();
-  EXPECT_EQ(Head(*g), before);
-  EXPECT_EQ(stub.requests().size(), 0u);
-  ::setenv("OMNIGRAPH_EMBED_MODEL", "env-model", 1);
-  ASSERT_TRUE(LoadJsonl(*g, "main", DocLine("a", "x"), LoadMode::kAppend).ok());
-  ASSERT_EQ(stub.requests().size(), 1u);
-  EXPECT_EQ(Json::parse(stub.requests()[0].body)["model"], "env-model");
-  EXPECT_EQ(Vectors(*g)["a"], StubVector("x"));
+  EXPECT_NE(r.status().message().find("emb"), std::string::npos) << r.status().ToString();
 }
 
-TEST_F(EmbedTest, LoadSendsBoundedBatches) {
-  StubEndpoint stub;
-  Configure(stub);
-  std::unique_ptr<Graph> g = NewGraph();
-  std::string input;
-  for (int i = 0; i < 300; ++i)
-    input += DocLine("s" + std::to_string(i), "text " + std::to_string(i));
-  Result<LoadResult> r = LoadJsonl(*g, "main", input, LoadMode::kAppend);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
-  // 256 rows wait for one round (4 full requests), the last 44 for the end of the load.
-  std::vector<size_t> sizes;
-  std::vector<std::string> all;
-  for (const auto& in : stub.inputs()) {
-    sizes.push_back(in.size());
-    all.insert(all.end(), in.begin(), in.end());
-  }
-  EXPECT_EQ(sizes, (std::vector<size_t>{64, 64, 64, 64, 44}));
-  ASSERT_EQ(all.size(), 300u);
-  for (int i = 0; i < 300; ++i) EXPECT_EQ(all[i], "text " + std::to_string(i));
-  auto v = Vectors(*g);
-  ASSERT_EQ(v.size(), 300u);
-  for (int i = 0; i < 300; ++i) {
-    EXPECT_EQ(v["s" + std::to_string(i)], StubVector("text " + std::to_string(i))) << i;
+TEST_F(EmbedGraphTest, CookbookSeedsLoadWithNoEmbeddingVariables) {
+  for (const std::string cookbook : {"industry-intel", "second-brain"}) {
+    const char* root = std::getenv("OMNIGRAPH_SOURCE_DIR");
+    const std::string base = std::string(root ? root : OMNIGRAPH_SOURCE_DIR_FALLBACK) +
+                             "/../shared/fixtures/cookbooks/" + cookbook;
+    std::unique_ptr<Graph> g = NewGraph(Read(base + "/schema.pg"));
+    // No embedding variable is set: a write never asks for an embedding.
+    const std::string seed = Read(base + "/seed.jsonl");
+    Result<LoadResult> r = LoadJsonl(*g, "main", seed, LoadMode::kOverwrite);
+    ASSERT_TRUE(r.ok()) << cookbook << ": " << r.status().ToString();
+    EXPECT_GT(r->total_entities, 0u) << cookbook;
   }
 }
 
-TEST_F(EmbedTest, InsertEmbedsAndUpdateOfTheTextReembeds) {
-  StubEndpoint stub;
-  Configure(stub);
-  std::unique_ptr<Graph> g = NewGraph();
-  ASSERT_TRUE(
-      LoadJsonl(*g, "main", DocLine("a", "first") + DocLine("b", "other"), LoadMode::kAppend).ok());
-  constexpr std::string_view kMutations = R"(
-query add($s: String, $t: String) { insert Doc { slug: $s, text: $t } }
-query retext($s: String, $t: String) { update Doc set { text: $t } where slug = $s }
-query reslug($s: String) { update Doc set { emb: [0,0,0,0,0,0,0,1] } where slug = $s }
-)";
-  Result<MutationResult> added = Mutate(*g, kMutations, "add", Json{{"s", "c"}, {"t", "third"}});
-  ASSERT_TRUE(added.ok()) << added.status().ToString();
-  Result<MutationResult> updated =
-      Mutate(*g, kMutations, "retext", Json{{"s", "a"}, {"t", "second"}});
-  ASSERT_TRUE(updated.ok()) << updated.status().ToString();
-  auto v = Vectors(*g);
-  EXPECT_EQ(v["a"], StubVector("second"));
-  EXPECT_EQ(v["b"], StubVector("other"));
-  EXPECT_EQ(v["c"], StubVector("third"));
-  EXPECT_EQ(stub.inputs(),
-            (std::vector<std::vector<std::string>>{{"first", "other"}, {"third"}, {"second"}}));
-  // Assigning the vector itself sends nothing and keeps what was assigned.
-  ASSERT_TRUE(Mutate(*g, kMutations, "reslug", Json{{"s", "b"}}).ok());
-  EXPECT_EQ(Vectors(*g)["b"], (std::vector<float>{0, 0, 0, 0, 0, 0, 0, 1}));
-  EXPECT_EQ(stub.requests().size(), 3u);
-}
-
-TEST_F(EmbedTest, NearestEmbedsAStringQuery) {
-  StubEndpoint stub;
-  Configure(stub);
+TEST_F(EmbedGraphTest, NearestWithAStringEmbedsThroughTheMockAndSkipsNullVectors) {
+  ::setenv("OMNIGRAPH_EMBEDDINGS_MOCK", "1", 1);
   std::unique_ptr<Graph> g = NewGraph();
   std::string input;
-  for (int i = 0; i < 30; ++i)
-    input += DocLine("s" + std::to_string(i), "doc " + std::to_string(i));
+  for (const std::string s : {"alpha", "beta", "gamma"}) {
+    input += R"({"type":"Doc","data":{"slug":")" + s + R"(","emb":)" +
+             Json(query::MockEmbedding("doc " + s, kDim)).dump() + "}}\n";
+  }
+  input += R"({"type":"Doc","data":{"slug":"unembedded","text":"alpha"}})";
   ASSERT_TRUE(LoadJsonl(*g, "main", input, LoadMode::kAppend).ok());
-  const size_t load_requests = stub.requests().size();
-  // The oracle: cosine distance to the stub's vector of the query text, ties by slug.
-  const std::vector<float> q = StubVector("what is nearest");
-  std::vector<std::pair<double, std::string>> expected;
-  for (int i = 0; i < 30; ++i) {
-    const std::vector<float> d = StubVector("doc " + std::to_string(i));
-    double dot = 0, nq = 0, nd = 0;
-    for (uint32_t k = 0; k < kDim; ++k) {
-      dot += static_cast<double>(q[k]) * d[k];
-      nq += static_cast<double>(q[k]) * q[k];
-      nd += static_cast<double>(d[k]) * d[k];
-    }
-    expected.emplace_back(1 - dot / std::sqrt(nq * nd), "s" + std::to_string(i));
-  }
-  std::sort(expected.begin(), expected.end());
-  Result<OrderedJson> out = RunQuery(
-      *g->SnapshotOfBranch("main"),
-      "query near($q: String) { match { $d: Doc } return { $d.slug, nearest($d.emb, $q) as dist } "
-      "order { nearest($d.emb, $q) } limit 5 }",
-      "near", Json{{"q", "what is nearest"}}, RunOptions{});
-  ASSERT_TRUE(out.ok()) << out.status().ToString();
-  ASSERT_EQ((*out)["rows"].size(), 5u);
-  for (size_t i = 0; i < 5; ++i) {
-    EXPECT_EQ((*out)["rows"][i]["d.slug"], expected[i].second) << i;
-    EXPECT_NEAR((*out)["rows"][i]["dist"].get<double>(), expected[i].first, 1e-5) << i;
-  }
-  // The query text went out once, with the property's model.
-  auto requests = stub.requests();
-  ASSERT_EQ(requests.size(), load_requests + 1);
-  Json body = Json::parse(requests.back().body);
-  EXPECT_EQ(body["input"], Json::array({"what is nearest"}));
-  EXPECT_EQ(body["model"], "stub-model");
+  const std::string queries = R"(
+query by_text($q: String) { match { $d: Doc } return { $d.slug } order { nearest($d.emb, $q) } limit 10 }
+query by_vector($q: Vector(8)) { match { $d: Doc } return { $d.slug } order { nearest($d.emb, $q) } limit 10 }
+)";
+  Result<OrderedJson> text = RunQuery(*g->SnapshotOfBranch("main"), queries, "by_text",
+                                      Json{{"q", "doc beta"}}, RunOptions{});
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  Result<OrderedJson> vec =
+      RunQuery(*g->SnapshotOfBranch("main"), queries, "by_vector",
+               Json{{"q", query::MockEmbedding("doc beta", kDim)}}, RunOptions{});
+  ASSERT_TRUE(vec.ok()) << vec.status().ToString();
+  EXPECT_EQ((*text)["rows"], (*vec)["rows"]);
+  ASSERT_EQ((*text)["rows"].size(), 3u);  // The null vector is not ranked.
+  EXPECT_EQ((*text)["rows"][0]["d.slug"], "beta");
 }
 
-TEST_F(EmbedTest, NotConfiguredNamesTheVariableAndChangesNothing) {
-  std::unique_ptr<Graph> g = NewGraph();
-  const std::string before = Head(*g);
-  Result<LoadResult> r = LoadJsonl(*g, "main", DocLine("a", "text"), LoadMode::kAppend);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), Code::kConfiguration);
-  EXPECT_NE(r.status().message().find("OMNIGRAPH_EMBED_BASE_URL is not set"), std::string::npos)
-      << r.status().ToString();
-  EXPECT_EQ(Head(*g), before);
-  // Rows that need no embedding load without an endpoint.
-  ASSERT_TRUE(LoadJsonl(*g, "main",
-                        R"({"type":"Doc","data":{"slug":"b","text":"t","emb":[1,1,1,1,1,1,1,1]}})",
-                        LoadMode::kAppend)
-                  .ok());
+TEST_F(EmbedGraphTest, NearestRefusesAQueryModelOtherThanTheRecordedOne) {
+  ::setenv("OMNIGRAPH_EMBEDDINGS_MOCK", "1", 1);
+  ::setenv("OMNIGRAPH_EMBED_MODEL", "model-b", 1);
+  std::unique_ptr<Graph> g = NewGraph(
+      "node Doc { slug: String @key  text: String?  emb: Vector(8)? @embed(\"text\", "
+      "model=\"model-a\") }");
+  const std::string q =
+      "query f($q: String) { match { $d: Doc } return { $d.slug } order { nearest($d.emb, $q) } "
+      "limit 3 }";
   Result<OrderedJson> out =
-      RunQuery(*g->SnapshotOfBranch("main"),
-               "query near($q: String) { match { $d: Doc } return { $d.slug } "
-               "order { nearest($d.emb, $q) } limit 5 }",
-               "near", Json{{"q", "x"}}, RunOptions{});
+      RunQuery(*g->SnapshotOfBranch("main"), q, "f", Json{{"q", "x"}}, RunOptions{});
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), Code::kConfiguration);
-  EXPECT_NE(out.status().message().find("OMNIGRAPH_EMBED_BASE_URL"), std::string::npos)
+  EXPECT_NE(out.status().message().find("embedded with model 'model-a'"), std::string::npos)
       << out.status().ToString();
+  ::setenv("OMNIGRAPH_EMBED_MODEL", "model-a", 1);
+  EXPECT_TRUE(RunQuery(*g->SnapshotOfBranch("main"), q, "f", Json{{"q", "x"}}, RunOptions{}).ok());
 }
 
-TEST_F(EmbedTest, ATransientFailureIsRetriedAfterABackoff) {
-  StubEndpoint stub([](int n) -> std::optional<long> {
-    if (n == 0) return 500;
-    if (n == 1) return 429;
-    return std::nullopt;
+TEST_F(EmbedGraphTest, NearestWithAStringAsksTheConfiguredProvider) {
+  Stub stub([](const ScriptedHttpServer::Request& r, int) { return OpenAiAnswer(r); });
+  ::setenv("OMNIGRAPH_EMBED_BASE_URL", stub.endpoint().c_str(), 1);
+  ::setenv("OPENROUTER_API_KEY", "sk", 1);
+  std::unique_ptr<Graph> g = NewGraph();
+  const std::string q =
+      "query f($q: String) { match { $d: Doc } return { $d.slug } order { nearest($d.emb, $q) } "
+      "limit 3 }";
+  ASSERT_TRUE(
+      RunQuery(*g->SnapshotOfBranch("main"), q, "f", Json{{"q", "hello"}}, RunOptions{}).ok());
+  auto requests = stub.requests();
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_EQ(Json::parse(requests[0].body)["input"], Json::array({"hello"}));
+  EXPECT_EQ(requests[0].headers["authorization"], "Bearer sk");
+}
+
+TEST_F(EmbedGraphTest, TheFilePipelineFillsCleansAndSelects) {
+  ::setenv("OMNIGRAPH_EMBEDDINGS_MOCK", "1", 1);
+  const std::string input = Write(
+      "raw.jsonl", R"({"type":"Doc","data":{"slug":"a","text":"graph","tags":["x","y"]}})"
+                   "\n\n"
+                   R"({"type":"Doc","data":{"slug":"b","text":"kept","emb":[1,0,0,0,0,0,0,0]}})"
+                   "\n"
+                   R"({"type":"Other","data":{"slug":"o"}})"
+                   "\n"
+                   R"({"edge":"Link","from":"a","to":"b"})"
+                   "\n");
+  EmbedFileJob job;
+  job.input = input;
+  job.output = (dir_ / "out" / "embedded.jsonl").string();
+  job.spec =
+      Json::parse(R"({"dimension":8,"types":{"Doc":{"target":"emb","fields":["text","tags"]}}})");
+  Result<Json> s = RunEmbedFile(job, *SystemClock::Default());
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ((*s)["records"], 4);
+  EXPECT_EQ((*s)["selected_records"], 3);
+  EXPECT_EQ((*s)["embedded_records"], 1);
+  EXPECT_EQ((*s)["mode"], "fill_missing");
+  std::vector<Json> lines;
+  std::istringstream out(Read(job.output));
+  for (std::string l; std::getline(out, l);) lines.push_back(Json::parse(l));
+  ASSERT_EQ(lines.size(), 4u);
+  const auto a = lines[0]["data"]["emb"].get<std::vector<float>>();
+  EXPECT_EQ(a, query::MockEmbedding("type: Doc\ntext: graph\ntags: x, y", kDim));
+  EXPECT_EQ(lines[1]["data"]["emb"], Json::array({1, 0, 0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(lines[3], Json::parse(R"({"edge":"Link","from":"a","to":"b"})"));
+  EXPECT_FALSE(std::filesystem::exists(job.output + ".tmp"));
+
+  // The output loads, and the vectors rank as the mock ranks them.
+  std::unique_ptr<Graph> g = NewGraph(
+      "node Doc { slug: String @key  text: String?  tags: [String]?  "
+      "emb: Vector(8)? @embed(\"text\") }");
+  std::string docs;
+  for (size_t i = 0; i < 2; ++i) docs += lines[i].dump() + "\n";
+  ASSERT_TRUE(LoadJsonl(*g, "main", docs, LoadMode::kAppend).ok());
+
+  // A selector re-embeds the selected record even though it has a vector.
+  job.input = job.output;
+  job.output = (dir_ / "re.jsonl").string();
+  job.selectors = {"Doc:slug=b"};
+  s = RunEmbedFile(job, *SystemClock::Default());
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ((*s)["mode"], "reembed_selected");
+  EXPECT_EQ((*s)["selected_records"], 1);
+  EXPECT_EQ((*s)["embedded_records"], 1);
+  std::istringstream re(Read(job.output));
+  std::string l0, l1;
+  std::getline(re, l0);
+  std::getline(re, l1);
+  EXPECT_EQ(Json::parse(l1)["data"]["emb"].get<std::vector<float>>(),
+            query::MockEmbedding("type: Doc\ntext: kept", kDim));
+  EXPECT_EQ(Json::parse(l0)["data"]["emb"].get<std::vector<float>>(), a);
+
+  // Clean removes the target of every selected record.
+  job.selectors.clear();
+  job.mode = EmbedFileMode::kClean;
+  job.output = (dir_ / "clean.jsonl").string();
+  s = RunEmbedFile(job, *SystemClock::Default());
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ((*s)["cleaned_records"], 2);
+  EXPECT_EQ((*s)["model"], "");
+  EXPECT_EQ(Read(job.output).find("\"emb\""), std::string::npos);
+}
+
+TEST_F(EmbedGraphTest, TheFilePipelineBatchesRequestsAndReplacesNothingOnFailure) {
+  Stub stub([](const ScriptedHttpServer::Request& r, int n) {
+    if (n == 1) return JsonReply(429, {{"error", {{"message", "slow down"}}}});
+    return OpenAiAnswer(r);
   });
-  Configure(stub);
-  std::unique_ptr<Graph> g = NewGraph();
-  const int64_t start = clock_->MonotonicMicros();
-  Result<LoadResult> r = LoadJsonl(*g, "main", DocLine("a", "retry me"), LoadMode::kAppend);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(stub.requests().size(), 3u);
-  EXPECT_EQ(Vectors(*g)["a"], StubVector("retry me"));
-  // Two backoffs on the Runtime's clock: 200 ms, then 400 ms.
-  EXPECT_GE(clock_->MonotonicMicros() - start, 600'000);
+  ::setenv("OMNIGRAPH_EMBED_BASE_URL", stub.endpoint().c_str(), 1);
+  ::setenv("OPENROUTER_API_KEY", "sk", 1);
+  ::setenv("OMNIGRAPH_EMBED_RETRY_BACKOFF_MS", "1", 1);
+  std::string raw;
+  for (int i = 0; i < 130; ++i) {
+    raw += R"({"type":"Doc","data":{"slug":"d)" + std::to_string(i) +
+           R"(","text":"t"}})"
+           "\n";
+  }
+  EmbedFileJob job;
+  job.input = Write("raw.jsonl", raw);
+  job.output = (dir_ / "out.jsonl").string();
+  job.spec = Json::parse(R"({"dimension":8,"types":{"Doc":{"target":"emb","fields":["text"]}}})");
+  Result<Json> s = RunEmbedFile(job, *SystemClock::Default());
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ((*s)["embedded_records"], 130);
+  EXPECT_EQ((*s)["model"], "openai/text-embedding-3-large");
+  std::vector<size_t> sizes;
+  for (const auto& r : stub.requests()) sizes.push_back(Json::parse(r.body)["input"].size());
+  EXPECT_EQ(sizes, (std::vector<size_t>{64, 64, 64, 2}));  // The second was a 429, retried.
+
+  // A refused provider leaves the previous output in place.
+  ::setenv("OMNIGRAPH_EMBED_PROVIDER", "gemini", 1);
+  const std::string before = Read(job.output);
+  s = RunEmbedFile(job, *SystemClock::Default());
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), Code::kConfiguration);
+  EXPECT_EQ(Read(job.output), before);
+  EXPECT_FALSE(std::filesystem::exists(job.output + ".tmp"));
 }
 
-TEST_F(EmbedTest, RetriesAreBoundedAndNothingIsCommitted) {
-  StubEndpoint stub([](int) -> std::optional<long> { return 503; });
-  Configure(stub);
-  ::setenv("OMNIGRAPH_EMBED_RETRY_ATTEMPTS", "3", 1);
-  std::unique_ptr<Graph> g = NewGraph();
-  const std::string before = Head(*g);
-  Result<LoadResult> r = LoadJsonl(*g, "main", DocLine("a", "x"), LoadMode::kAppend);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), Code::kTransient) << r.status().ToString();
-  EXPECT_NE(r.status().message().find("failed 3 times"), std::string::npos)
-      << r.status().ToString();
-  EXPECT_EQ(stub.requests().size(), 3u);
-  EXPECT_EQ(Head(*g), before);
-}
-
-TEST_F(EmbedTest, APermanentRefusalIsNotRetriedAndNothingIsCommitted) {
-  StubEndpoint stub([](int) -> std::optional<long> { return 400; });
-  Configure(stub);
-  std::unique_ptr<Graph> g = NewGraph();
-  const std::string before = Head(*g);
-  Result<LoadResult> r =
-      LoadJsonl(*g, "main", DocLine("a", "x") + DocLine("b", "y"), LoadMode::kAppend);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), Code::kPermanent) << r.status().ToString();
-  EXPECT_EQ(r.status().message(),
-            "line 1 to line 2: @embed of property 'emb' of node:Doc: the embedding endpoint " +
-                stub.base_url() +
-                "/embeddings (Doc.emb, model stub-model) refused the request: HTTP 400: "
-                "{\"error\":{\"message\":\"scripted failure\"}}");
-  EXPECT_EQ(stub.requests().size(), 1u);
-  EXPECT_EQ(Head(*g), before);
-  // A mutation refused the same way commits nothing either.
-  Result<MutationResult> m =
-      Mutate(*g, "query add($s: String, $t: String) { insert Doc { slug: $s, text: $t } }", "add",
-             Json{{"s", "c"}, {"t", "z"}});
-  ASSERT_FALSE(m.ok());
-  EXPECT_EQ(m.status().code(), Code::kPermanent);
-  EXPECT_NE(m.status().message().find("Doc 'c'"), std::string::npos) << m.status().ToString();
-  EXPECT_EQ(Head(*g), before);
-}
-
-TEST_F(EmbedTest, AWrongDimensionNamesTheProperty) {
-  StubEndpoint stub(nullptr, 5);
-  Configure(stub);
-  std::unique_ptr<Graph> g = NewGraph();
-  const std::string before = Head(*g);
-  Result<LoadResult> r = LoadJsonl(*g, "main", DocLine("a", "x"), LoadMode::kAppend);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), Code::kInvalidArgument);
-  EXPECT_EQ(r.status().message(),
-            "line 1: @embed of property 'emb' of node:Doc: the embedding endpoint returned 5 "
-            "numbers for Doc.emb, which is Vector(8)");
-  EXPECT_EQ(Head(*g), before);
-}
-
-std::string ReadCookbook(const std::string& relative) {
+// The cookbooks' hybrid retrieval (industry-intel queries/hybrid.gq) end to end with the mock
+// provider: chunks without vectors go through the file pipeline, the output loads, and
+// `related_chunks` embeds its question the same way — checked against a cosine ranking computed
+// here over the mock's vectors.
+TEST_F(EmbedGraphTest, CookbookRelatedChunksRanksPipelineVectorsByCosine) {
+  ::setenv("OMNIGRAPH_EMBEDDINGS_MOCK", "1", 1);
+  constexpr uint32_t kCookbookDim = 3072;
+  constexpr int kChunks = 30;
   const char* root = std::getenv("OMNIGRAPH_SOURCE_DIR");
-  const std::string path = std::string(root ? root : OMNIGRAPH_SOURCE_DIR_FALLBACK) +
-                           "/../shared/fixtures/cookbooks/" + relative;
-  std::ifstream in(path);
-  OMNIGRAPH_CHECK_MSG(in.good(), "cookbook fixture not found at " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// The cookbooks' hybrid retrieval (industry-intel queries/hybrid.gq) with the stub embedder: the
-// chunks' Vector(3072) embeddings are computed at load from their text, the query text at query
-// time, and both queries are checked against a ranking computed here — cosine distance over the
-// stub's vectors, BM25 (docs/design/fulltext.md: k1 = 1.2, b = 0.75, whole-table statistics) over
-// words chosen so that no two share a stem, and reciprocal rank fusion with k = 60.
-class HybridCookbookTest : public EmbedTest {
- protected:
-  static constexpr uint32_t kCookbookDim = 3072;
-  static constexpr int kChunks = 40;
-
-  void Load(Graph& g) {
-    const std::vector<std::string> vocabulary = {"graph", "vector", "search", "agent", "memory",
-                                                 "index", "query",  "token",  "model", "cloud"};
-    std::mt19937 rng(5);
-    std::uniform_int_distribution<size_t> word(0, vocabulary.size() - 1);
-    std::uniform_int_distribution<int> length(3, 8);
-    std::string input;
-    for (int i = 0; i < kChunks; ++i) {
-      std::vector<std::string> words;
-      for (int n = length(rng); n > 0; --n) words.push_back(vocabulary[word(rng)]);
-      std::string text;
-      for (const std::string& w : words) text += (text.empty() ? "" : " ") + w;
-      texts_.push_back(text);
-      words_.push_back(words);
-      char id[8];
-      std::snprintf(id, sizeof id, "c%02d", i);
-      input += R"({"type":"Chunk","data":{"id":")" + std::string(id) + R"(","text":")" + text +
-               R"(","chunk_index":)" + std::to_string(i) +
-               R"(,"createdAt":"2026-01-01T00:00:00Z"}})" + "\n";
-    }
-    Result<LoadResult> r = LoadJsonl(g, "main", input, LoadMode::kAppend);
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const std::string base = std::string(root ? root : OMNIGRAPH_SOURCE_DIR_FALLBACK) +
+                           "/../shared/fixtures/cookbooks/industry-intel";
+  const std::vector<std::string> words = {"graph", "vector", "agent", "memory", "cloud"};
+  std::mt19937 rng(5);
+  std::string raw;
+  std::vector<std::string> texts;
+  for (int i = 0; i < kChunks; ++i) {
+    std::string text;
+    for (int n = 0; n < 4; ++n) text += words[rng() % words.size()] + " ";
+    text += std::to_string(i);  // No two texts alike, so no two distances tie.
+    texts.push_back(text);
+    raw += R"({"type":"Chunk","data":{"id":"c)" + std::to_string(i) + R"(","text":")" + text +
+           R"(","chunk_index":)" + std::to_string(i) + R"(,"createdAt":"2026-01-01T00:00:00Z"}})" +
+           "\n";
   }
-
-  // Chunk indexes by cosine distance to the stub's vector of `q`, then id.
-  std::vector<int> NearestRanking(const std::string& q) const {
-    const std::vector<float> qv = StubVector(q, kCookbookDim);
-    std::vector<std::pair<double, int>> d;
-    for (int i = 0; i < kChunks; ++i) {
-      const std::vector<float> v = StubVector(texts_[i], kCookbookDim);
-      double dot = 0, nq = 0, nv = 0;
-      for (uint32_t k = 0; k < kCookbookDim; ++k) {
-        dot += static_cast<double>(qv[k]) * v[k];
-        nq += static_cast<double>(qv[k]) * qv[k];
-        nv += static_cast<double>(v[k]) * v[k];
-      }
-      d.emplace_back(1 - dot / std::sqrt(nq * nv), i);
-    }
-    std::sort(d.begin(), d.end());
-    std::vector<int> out;
-    for (const auto& [dist, i] : d) out.push_back(i);
-    return out;
-  }
-
-  // Chunk indexes with a query term by BM25 score (highest first), then id.
-  std::vector<int> Bm25Ranking(const std::vector<std::string>& query) const {
-    const std::set<std::string> terms(query.begin(), query.end());
-    double total = 0;
-    for (const auto& w : words_) total += static_cast<double>(w.size());
-    const double n = kChunks, avgdl = total / n;
-    std::vector<std::pair<double, int>> scored;
-    for (int i = 0; i < kChunks; ++i) {
-      double score = 0;
-      for (const std::string& t : terms) {
-        double df = 0;
-        for (const auto& w : words_) df += std::count(w.begin(), w.end(), t) > 0 ? 1 : 0;
-        const double tf = static_cast<double>(std::count(words_[i].begin(), words_[i].end(), t));
-        if (tf == 0) continue;
-        const double idf = std::log(1 + (n - df + 0.5) / (df + 0.5));
-        const double len = static_cast<double>(words_[i].size());
-        score += idf * tf * 2.2 / (tf + 1.2 * (1 - 0.75 + 0.75 * len / avgdl));
-      }
-      if (score > 0) scored.emplace_back(-score, i);
-    }
-    std::sort(scored.begin(), scored.end());
-    std::vector<int> out;
-    for (const auto& [s, i] : scored) out.push_back(i);
-    return out;
-  }
-
-  static std::vector<int> ChunkIndexes(const OrderedJson& out) {
-    std::vector<int> got;
-    for (const auto& row : out["rows"]) got.push_back(row["c.chunk_index"].get<int>());
-    return got;
-  }
-
-  std::vector<std::string> texts_;
-  std::vector<std::vector<std::string>> words_;
-};
-
-TEST_F(HybridCookbookTest, RelatedChunksEmbedsTheQuestionAndIsTheCosineTopTen) {
-  StubEndpoint stub(nullptr, kCookbookDim);
-  Configure(stub);
-  ::setenv("OMNIGRAPH_EMBED_MODEL", "stub-model", 1);
-  std::unique_ptr<Graph> g = NewGraph(ReadCookbook("industry-intel/schema.pg"));
-  ASSERT_NO_FATAL_FAILURE(Load(*g));
-  const std::string queries = ReadCookbook("industry-intel/queries/hybrid.gq");
+  EmbedFileJob job;
+  job.input = Write("chunks.jsonl", raw);
+  job.output = (dir_ / "chunks.embedded.jsonl").string();
+  job.spec = Json{{"dimension", kCookbookDim},
+                  {"types", {{"Chunk", {{"target", "embedding"}, {"fields", {"text"}}}}}}};
+  ASSERT_TRUE(RunEmbedFile(job, *SystemClock::Default()).ok());
+  std::unique_ptr<Graph> g = NewGraph(Read(base + "/schema.pg"));
+  Result<LoadResult> r = LoadJsonl(*g, "main", Read(job.output), LoadMode::kAppend);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
   const std::string q = "agent memory graph";
-  Result<OrderedJson> out = RunQuery(*g->SnapshotOfBranch("main"), queries, "related_chunks",
-                                     Json{{"q", q}}, RunOptions{});
+  Result<OrderedJson> out =
+      RunQuery(*g->SnapshotOfBranch("main"), Read(base + "/queries/hybrid.gq"), "related_chunks",
+               Json{{"q", q}}, RunOptions{});
   ASSERT_TRUE(out.ok()) << out.status().ToString();
-  std::vector<int> expected = NearestRanking(q);
-  expected.resize(10);
-  EXPECT_EQ(ChunkIndexes(*out), expected);
-  // The cookbook's Chunk.text declares no @index: its hybrid query names the declaration to add.
-  Result<OrderedJson> hybrid = RunQuery(*g->SnapshotOfBranch("main"), queries, "hybrid_chunks",
-                                        Json{{"q", q}}, RunOptions{});
-  ASSERT_FALSE(hybrid.ok());
-  EXPECT_NE(hybrid.status().message().find("declare `text: String @index` on Chunk"),
-            std::string::npos)
-      << hybrid.status().ToString();
-}
-
-TEST_F(HybridCookbookTest, HybridChunksIsTheReciprocalRankFusionOfCosineAndBm25) {
-  StubEndpoint stub(nullptr, kCookbookDim);
-  Configure(stub);
-  ::setenv("OMNIGRAPH_EMBED_MODEL", "stub-model", 1);
-  std::string schema = ReadCookbook("industry-intel/schema.pg");
-  const std::string chunk_text = "node Chunk {\n    text: String\n";
-  const size_t at = schema.find(chunk_text);
-  ASSERT_NE(at, std::string::npos);
-  schema.replace(at, chunk_text.size(), "node Chunk {\n    text: String @index\n");
-  std::unique_ptr<Graph> g = NewGraph(schema);
-  ASSERT_NO_FATAL_FAILURE(Load(*g));
-  const std::string queries = ReadCookbook("industry-intel/queries/hybrid.gq");
-  for (const std::string q : {"agent memory graph", "vector index", "cloud"}) {
-    Result<OrderedJson> out = RunQuery(*g->SnapshotOfBranch("main"), queries, "hybrid_chunks",
-                                       Json{{"q", q}}, RunOptions{});
-    ASSERT_TRUE(out.ok()) << out.status().ToString();
-    std::vector<std::string> terms;
-    std::istringstream words(q);
-    for (std::string w; words >> w;) terms.push_back(w);
-    std::vector<double> fused(kChunks, 0);
-    const std::vector<int> nearest = NearestRanking(q), bm25 = Bm25Ranking(terms);
-    for (size_t r = 0; r < nearest.size(); ++r) fused[nearest[r]] += 1.0 / (60.0 + r + 1);
-    for (size_t r = 0; r < bm25.size(); ++r) fused[bm25[r]] += 1.0 / (60.0 + r + 1);
-    std::vector<std::pair<double, int>> order;
-    for (int i = 0; i < kChunks; ++i) order.emplace_back(-fused[i], i);
-    std::sort(order.begin(), order.end());
-    std::vector<int> expected;
-    for (int i = 0; i < 10; ++i) expected.push_back(order[i].second);
-    EXPECT_EQ(ChunkIndexes(*out), expected) << q;
+  const std::vector<float> qv = query::MockEmbedding(q, kCookbookDim);
+  std::vector<std::pair<double, int>> d;
+  for (int i = 0; i < kChunks; ++i) {
+    const std::vector<float> v =
+        query::MockEmbedding("type: Chunk\ntext: " + texts[i], kCookbookDim);
+    double dot = 0;
+    for (uint32_t k = 0; k < kCookbookDim; ++k) dot += static_cast<double>(qv[k]) * v[k];
+    d.emplace_back(1 - dot, i);
   }
-}
-
-TEST(EmbedConfigTest, ReadsTheVariablesAndRefusesBadValues) {
-  auto from = [](std::map<std::string, std::string> env) {
-    return query::EmbedConfig::FromLookup([env](std::string_view n) -> std::optional<std::string> {
-      auto it = env.find(std::string(n));
-      if (it == env.end()) return std::nullopt;
-      return it->second;
-    });
-  };
-  Result<query::EmbedConfig> none = from({});
-  ASSERT_FALSE(none.ok());
-  EXPECT_EQ(none.status().code(), Code::kConfiguration);
-  Result<query::EmbedConfig> c = from({{"OMNIGRAPH_EMBED_BASE_URL", "http://h:1/v1/"},
-                                       {"OMNIGRAPH_EMBED_MODEL", "m"},
-                                       {"OPENAI_API_KEY", "k2"},
-                                       {"OMNIGRAPH_EMBED_RETRY_ATTEMPTS", "2"}});
-  ASSERT_TRUE(c.ok()) << c.status().ToString();
-  EXPECT_EQ(c->base_url, "http://h:1/v1");
-  EXPECT_EQ(c->model, "m");
-  EXPECT_EQ(c->api_key, "k2");
-  EXPECT_EQ(c->attempts_max, 2);
-  EXPECT_EQ(c->backoff_base_ms, query::kEmbedBackoffDefaultMs);
-  Result<query::EmbedConfig> bad =
-      from({{"OMNIGRAPH_EMBED_BASE_URL", "h:1"}, {"OMNIGRAPH_EMBED_RETRY_ATTEMPTS", "2"}});
-  ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("must start with http://"), std::string::npos);
-  Result<query::EmbedConfig> attempts =
-      from({{"OMNIGRAPH_EMBED_BASE_URL", "http://h"}, {"OMNIGRAPH_EMBED_RETRY_ATTEMPTS", "0"}});
-  ASSERT_FALSE(attempts.ok());
-  EXPECT_EQ(attempts.status().message(),
-            "OMNIGRAPH_EMBED_RETRY_ATTEMPTS is '0'; expected a whole number from 1 to 10");
+  std::sort(d.begin(), d.end());
+  std::vector<int> expected, got;
+  for (int i = 0; i < 10; ++i) expected.push_back(d[i].second);
+  for (const auto& row : (*out)["rows"]) got.push_back(row["c.chunk_index"].get<int>());
+  EXPECT_EQ(got, expected);
 }
 
 }  // namespace

@@ -8,7 +8,6 @@
 #include "base/executor.h"
 #include "base/ids.h"
 #include "engine/derived_indexes.h"
-#include "engine/embed_rows.h"
 #include "engine/jsonl_reader.h"
 #include "engine/jsonl_values.h"
 #include "engine/progress.h"
@@ -167,17 +166,6 @@ struct TypeRows {
   std::vector<uint64_t> fragment_line_start;
   uint64_t batch_bytes = 0;  // Input bytes of the lines in the batch being built.
   uint64_t records = 0;
-  // A type with @embed properties: its rows wait in `waiting`, in line order, until the vectors
-  // of up to kLoadEmbedRowsMax of them are computed together (Loader::DrainEmbeds).
-  bool embeds = false;
-  struct Waiting {
-    LoadId id;
-    std::string from, to;
-    std::vector<std::optional<Value>> values;
-    uint64_t line = 0;
-    uint64_t bytes = 0;
-  };
-  std::vector<Waiting> waiting;
 
   // Appends a generated id to `generated`. Skipping the sort is correct only if they ascend, so
   // that is checked (strictly: a repeat would put one id in the table twice).
@@ -191,10 +179,6 @@ struct TypeRows {
     return generated.Add(id);
   }
 };
-
-// Rows of an @embed type held for one round of embedding requests (a few requests of
-// query::kEmbedBatchInputsMax texts).
-constexpr size_t kLoadEmbedRowsMax = 4 * query::kEmbedBatchInputsMax;
 
 // The input line of each row the write validates, for its "line N" labels. The lines of every
 // written row sit in a temporary file (8 bytes each, fragment after fragment), so they take no
@@ -274,8 +258,6 @@ class Loader {
   }
   // Adds one record of `bytes` input bytes; may write a batch.
   Status Add(const JsonlRecord& r, uint64_t bytes);
-  // Computes the @embed vectors of the waiting rows of every type and adds them.
-  Status DrainAllEmbeds();
   // `failure`, met on a line after every line added so far — unless, for an append, one of
   // those lines repeats an id of an earlier batch: that KeyConflict comes first.
   Status RepeatBefore(Status failure);
@@ -303,8 +285,6 @@ class Loader {
   // Adds a row with its values complete; may write a batch.
   Status AddRow(TypeRows& rows, LoadId id, std::string_view from, std::string_view to,
                 const std::vector<std::optional<Value>>& values, uint64_t line, uint64_t bytes);
-  // Computes the @embed vectors of the waiting rows of `rows` and adds them.
-  Status DrainEmbeds(TypeRows& rows);
   // The batch being built without the rows a later line of the same id replaced; leaves the
   // batch's lines (and generated marks) as those of the rows returned.
   Result<table::ColumnBatch> TakeBatch(TypeRows& rows);
@@ -336,7 +316,6 @@ class Loader {
   std::shared_ptr<RowLines> lines_;
   // Every fragment written ahead, by store name (DeleteWritten).
   table::StagedObjects written_;
-  query::LazyEmbedder embedder_{*graph_.runtime().clock};
   uint64_t lines_written_ = 0;
   uint64_t buffered_bytes_ = 0;  // Over every type's batch, and the batches being written.
   uint64_t buffered_bytes_peak_ = 0;
@@ -384,7 +363,6 @@ Result<TypeRows*> Loader::RowsOf(const TypeDef& type) {
                                          static_cast<uint16_t>(by_ordinal_.size()),
                                          limits_.sort_bytes / 64);
   OMNIGRAPH_ASSIGN_OR_RETURN(rows->pending->schema, query::TableSchemaFor(type));
-  rows->embeds = HasEmbeds(type);
   TypeRows* raw = rows.get();
   by_ordinal_.push_back(raw);
   rows_.emplace(key, std::move(rows));
@@ -499,35 +477,7 @@ Status Loader::Add(const JsonlRecord& r, uint64_t bytes) {
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(LoadId id, IdOf(r, *type, values));
   OMNIGRAPH_ASSIGN_OR_RETURN(TypeRows * rows, RowsOf(*type));
-  if (!rows->embeds) return AddRow(*rows, std::move(id), r.from, r.to, values, r.line, bytes);
-  rows->waiting.push_back(
-      TypeRows::Waiting{std::move(id), r.from, r.to, std::move(values), r.line, bytes});
-  if (rows->waiting.size() >= kLoadEmbedRowsMax) return DrainEmbeds(*rows);
-  return Status::Ok();
-}
-
-Status Loader::DrainEmbeds(TypeRows& rows) {
-  if (rows.waiting.empty()) return Status::Ok();
-  std::vector<TypeRows::Waiting> waiting = std::move(rows.waiting);
-  rows.waiting.clear();
-  OMNIGRAPH_RETURN_IF_ERROR(FillEmbeddings(
-      embedder_, rows.builder.type(), waiting.size(),
-      [&](size_t row, size_t property) -> Value& {
-        std::optional<Value>& v = waiting[row].values[property];
-        if (!v) v = Value::Null();
-        return *v;
-      },
-      [&](size_t row) { return "line " + std::to_string(waiting[row].line); }));
-  for (TypeRows::Waiting& w : waiting) {
-    OMNIGRAPH_RETURN_IF_ERROR(
-        AddRow(rows, std::move(w.id), w.from, w.to, w.values, w.line, w.bytes));
-  }
-  return Status::Ok();
-}
-
-Status Loader::DrainAllEmbeds() {
-  for (TypeRows* rows : by_ordinal_) OMNIGRAPH_RETURN_IF_ERROR(DrainEmbeds(*rows));
-  return Status::Ok();
+  return AddRow(*rows, std::move(id), r.from, r.to, values, r.line, bytes);
 }
 
 Status Loader::AddRow(TypeRows& row_set, LoadId id, std::string_view from, std::string_view to,
@@ -857,7 +807,6 @@ Status Loader::ResolveIds() {
 }
 
 Result<std::map<std::string, TableChange>> Loader::Finish(LoadResult* result) {
-  OMNIGRAPH_RETURN_IF_ERROR(DrainAllEmbeds());
   // A type none of whose batches was written is staged from memory, after the write path has
   // validated it (nothing is written for a load refused there); the others are written ahead.
   for (auto& [key, rows] : rows_) {

@@ -4,7 +4,6 @@
 
 #include "base/ids.h"
 #include "engine/derived_indexes.h"
-#include "engine/embed_rows.h"
 #include "engine/jsonl_values.h"
 #include "engine/merge.h"
 #include "query/executor.h"
@@ -98,23 +97,6 @@ MutationResult ReplayedMutation(std::string query_name, const MutationOptions& o
   result.commit = done.commit_id;
   result.commit_record = std::move(done.record);
   return result;
-}
-
-// The @embed vectors the mutation's rows leave null while their source text is set (an insert
-// of the text alone, an update of the text), computed before anything is written.
-Status EmbedEffects(Graph& graph, query::MutationEffects& effects) {
-  query::LazyEmbedder embedder(*graph.runtime().clock);
-  for (auto& [key, table] : effects.tables) {
-    auto& t = table;  // Named: the lambdas below capture it (clang < 16).
-    if (t.rows.empty() || !HasEmbeds(*t.type)) continue;
-    std::vector<query::EntityRow*> rows;
-    for (auto& [id, row] : t.rows) rows.push_back(&row);
-    OMNIGRAPH_RETURN_IF_ERROR(FillEmbeddings(
-        embedder, *t.type, rows.size(),
-        [&](size_t row, size_t property) -> schema::Value& { return rows[row]->values[property]; },
-        [&](size_t row) { return t.type->name + " '" + rows[row]->id + "'"; }));
-  }
-  return Status::Ok();
 }
 
 // Asks the gate `change` with the types the effects write (nodes, edges, cascaded edges).
@@ -239,7 +221,6 @@ Result<MutationResult> MutateFile(Graph& graph, const query::QueryFile& file,
   context.mint_id = [&] { return ulids.NextString(); };
   OMNIGRAPH_ASSIGN_OR_RETURN(query::MutationEffects effects, query::PlanMutation(checked, context));
   OMNIGRAPH_RETURN_IF_ERROR(AuthorizeEffects(effects, options));
-  OMNIGRAPH_RETURN_IF_ERROR(EmbedEffects(graph, effects));
 
   MutationResult result;
   result.query_name = std::string(query_name);

@@ -277,18 +277,6 @@ class MutationPlanner {
         sets.emplace_back(i, std::move(v));
       }
     }
-    // An @embed vector whose source text is assigned and which is not assigned itself is
-    // cleared, so that the write computes it again from the new text (engine/embed_rows.h).
-    for (size_t i = 0; i < type.properties.size(); ++i) {
-      const schema::PropertyDef& p = type.properties[i];
-      if (!p.embed) continue;
-      bool source = false, target = false;
-      for (const auto& [j, v] : sets) {
-        source = source || type.properties[j].name == p.embed->source_property;
-        target = target || j == i;
-      }
-      if (source && !target) sets.emplace_back(i, Value::Null());
-    }
     OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<std::string> ids, Matching(type, m));
     if (!ids.empty()) OMNIGRAPH_RETURN_IF_ERROR(AdmitBlobs(m, type));
     TableEffects& effects = Effects(type);

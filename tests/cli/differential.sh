@@ -25,6 +25,7 @@ case $NAME in
   remote) echo "SKIP: remote is itself a direct/served comparison, plus failures only a server has"; exit 77 ;;
   stored) echo "SKIP: stored already runs each stored query through a server and compares it with the same query run directly"; exit 77 ;;
   s3config) echo "SKIP: s3config tests the S3 settings the command's own process reads; a served graph is opened with the server's"; exit 77 ;;
+  embed) echo "SKIP: embed is a local verb over files (its --server refusal is the suite's own check), and a String nearest embeds with the provider of the process that runs it: a served graph's is the server's environment, set before the suite changes its own"; exit 77 ;;
   operator) echo "SKIP: operator already runs its commands both direct and through a server it starts (scopes, tokens, aliases)"; exit 77 ;;
 esac
 WORK=$(mktemp -d)

@@ -462,7 +462,7 @@ bool HasNearest(const query::Expr& e) {
 }
 
 // Whether the query ranks by `nearest` (alone or inside rrf()); with a String query that needs the
-// property's embedding endpoint, which tests do not call.
+// property's embedding provider, which this test does not configure.
 bool UsesNearest(const query::QueryDecl& decl) {
   for (const query::Ordering& o : decl.orderings) {
     if (HasNearest(o.expr)) return true;
@@ -475,9 +475,12 @@ bool UsesNearest(const query::QueryDecl& decl) {
 
 // Every read query of every cookbook runs on its loaded seed: everything succeeds — the
 // full-text forms included — except a nearest over a String query (alone or fused by rrf),
-// which would embed the text through an embedding endpoint.
+// which would embed the text through an embedding provider, and none is configured (no key).
 TEST(CookbookExecTest, EveryReadQueryRunsOnItsSeed) {
-  ::unsetenv("OMNIGRAPH_EMBED_BASE_URL");
+  for (const char* v : {"OMNIGRAPH_EMBEDDINGS_MOCK", "OMNIGRAPH_EMBED_PROVIDER",
+                        "OPENROUTER_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY"}) {
+    ::unsetenv(v);
+  }
   fs::path root = CookbooksDir();
   ASSERT_TRUE(fs::exists(root)) << "cookbook fixtures not found at " << root;
   int cookbooks = 0, ran = 0, unsupported = 0;
@@ -506,9 +509,9 @@ TEST(CookbookExecTest, EveryReadQueryRunsOnItsSeed) {
         opt.now_ms = 1767225600000;
         Result<query::QueryResult> r = RunChecked(snap, *checked, SampleParams(*checked), opt);
         if (UsesNearest(decl) && !r.ok()) {
-          // No embedding endpoint here (engine_embed_test runs these against a stub one).
+          // No embedding provider here (engine_embed_test runs related_chunks with the mock).
           EXPECT_EQ(r.status().code(), Code::kConfiguration) << r.status().ToString();
-          EXPECT_NE(r.status().message().find("OMNIGRAPH_EMBED_BASE_URL is not set"),
+          EXPECT_NE(r.status().message().find("OPENROUTER_API_KEY or OPENAI_API_KEY is required"),
                     std::string::npos)
               << r.status().ToString();
           ++unsupported;
@@ -522,7 +525,7 @@ TEST(CookbookExecTest, EveryReadQueryRunsOnItsSeed) {
   EXPECT_EQ(cookbooks, 2);
   EXPECT_GT(ran, 100);
   std::cout << "cookbook read queries run: " << ran
-            << ", nearest over text (no endpoint configured): " << unsupported << "\n";
+            << ", nearest over text (no embedding provider configured): " << unsupported << "\n";
 }
 
 // Full-text search over a version of several fragments (docs/design/fulltext.md): the index

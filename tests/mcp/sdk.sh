@@ -12,8 +12,9 @@
 #   (POST /graphs/ID/queries/NAME). Most must return rows, at least 3 in 4 of each catalog's
 #   reads (34 of 42 and 73 of 74 do; the others read edge types the seed has no rows of, or
 #   find no orphan signal). A cookbook whose queries read Chunk gets 12 Chunk rows made from the
-#   seed's `brief` texts, embedded at load and at query time, by the server and the CLI alike,
-#   through tests/mcp/embed_stub.mjs, a deterministic local embeddings endpoint. A read that
+#   seed's `brief` texts, their vectors filled by `omnigraph embed` before the load, and query
+#   texts embedded at query time by the server and the CLI alike, all with the deterministic
+#   mock provider (OMNIGRAPH_EMBEDDINGS_MOCK). A read that
 #   cannot run on its cookbook with any arguments is listed in tests/mcp/expected-errors.json
 #   (industry-intel's hybrid_chunks: bm25 over Chunk.text, which the schema does not @index);
 #   its MCP tool error must equal the HTTP route's error and status and the CLI's message.
@@ -36,9 +37,7 @@ COOK=$3
 NPM=$4
 DIR=$(mktemp -d)
 SPID=
-EPID=
-trap '[ -n "$SPID" ] && kill "$SPID" 2>/dev/null; [ -n "$EPID" ] && kill "$EPID" 2>/dev/null
-      wait 2>/dev/null; rm -rf "$DIR"' EXIT
+trap '[ -n "$SPID" ] && kill "$SPID" 2>/dev/null; wait 2>/dev/null; rm -rf "$DIR"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 NODE=$NPM/node_modules/.bin/node
 [ -x "$NODE" ] && [ -d "$NPM/node_modules/@modelcontextprotocol/sdk" ] ||
@@ -46,19 +45,17 @@ NODE=$NPM/node_modules/.bin/node
 unset OMNIGRAPH_BEARER_TOKEN
 # ESM resolves packages from the script's folder: run a copy beside a link to the SDK.
 ln -s "$(realpath "$NPM/node_modules")" "$DIR/node_modules"
-cp "$(dirname "$0")"/{sdk_client,params,embed_stub}.mjs "$DIR/"
+cp "$(dirname "$0")"/{sdk_client,params}.mjs "$DIR/"
 EXPECTED=$(realpath "$(dirname "$0")/expected-errors.json")
 # shellcheck source=tests/cli/lib.sh
 . "$(dirname "$0")/../cli/lib.sh"
 
-# The embeddings endpoint for the server and every CLI run below.
+# The embedding provider of the server and every CLI run below: the mock, whose vectors are a
+# function of the text, at the cookbooks' @embed dimension.
 start_embeddings() {  # DIM
-  "$NODE" "$DIR/embed_stub.mjs" "$1" "$DIR/embed.port" 2>"$DIR/embed.err" &
-  EPID=$!
-  for _ in $(seq 1 100); do [ -s "$DIR/embed.port" ] && break; sleep 0.1; done
-  [ -s "$DIR/embed.port" ] || fail "the embeddings stub did not start: $(cat "$DIR/embed.err")"
-  OMNIGRAPH_EMBED_BASE_URL="http://127.0.0.1:$(cat "$DIR/embed.port")"
-  export OMNIGRAPH_EMBED_BASE_URL OMNIGRAPH_EMBED_MODEL=stub
+  EMBED_DIM=$1
+  unset OMNIGRAPH_EMBED_PROVIDER OMNIGRAPH_EMBED_BASE_URL OMNIGRAPH_EMBED_MODEL
+  export OMNIGRAPH_EMBEDDINGS_MOCK=1
 }
 
 # An export, sorted, keys sorted, with the ids of edges the seed did not have left out (an
@@ -76,7 +73,13 @@ load_graph() {  # COOKBOOK GRAPH
     jq -c -s '[.[] | select(.type != null and (.data.brief | type) == "string")] | .[:12]
       | to_entries[] | {type: "Chunk", data: {text: .value.data.brief, chunk_index: .key,
                                                 createdAt: "2026-01-01T00:00:00Z"}}' \
-      "$COOK/$cb/seed.jsonl" >>"$DIR/data.jsonl"
+      "$COOK/$cb/seed.jsonl" >"$DIR/chunks.raw.jsonl"
+    echo "{\"dimension\":$EMBED_DIM,\"types\":{\"Chunk\":{\"target\":\"embedding\",\"fields\":[\"text\"]}}}" \
+      >"$DIR/embed-spec.json"
+    "$BIN" embed --input "$DIR/chunks.raw.jsonl" --output "$DIR/chunks.jsonl" \
+      --spec "$DIR/embed-spec.json" --json >"$DIR/embed.json" || fail "$cb: embed"
+    [ "$(jq .embedded_records "$DIR/embed.json")" = 12 ] || fail "$cb: embed: $(cat "$DIR/embed.json")"
+    cat "$DIR/chunks.jsonl" >>"$DIR/data.jsonl"
   fi
   "$BIN" --quiet init --schema "$COOK/$cb/schema.pg" "$g" >/dev/null || fail "$cb: init"
   "$BIN" --quiet load --data "$DIR/data.jsonl" --mode overwrite "$g" >/dev/null || fail "$cb: load"

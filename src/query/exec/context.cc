@@ -276,7 +276,7 @@ Result<CExpr> ExecContext::CompileNearest(const Expr& e, const Frame& frame) {
   if (q.tag() == Value::Tag::kString) {
     if (!options().embed_query) {
       return Status(Code::kConfiguration,
-                    "nearest with a String query needs an embedding endpoint, and this run has "
+                    "nearest with a String query needs an embedding provider, and this run has "
                     "none; pass the query as a Vector(N) parameter or a list literal");
     }
     const std::string owner = frame.slots[out.slot].type->name;

@@ -94,7 +94,7 @@ class ExecContext {
   // The value of a constant expression: ConstantOf, and Boolean forms over constants.
   Result<schema::Value> ConstantValue(const Expr& e);
   // Compiles `e` against the slots of `frame`. Unsupported for `nearest` with a String query
-  // (which needs an embedding endpoint); the full-text forms as CompileText says (exec/text.h).
+  // (which needs an embedding provider); the full-text forms as CompileText says (exec/text.h).
   Result<CExpr> Compile(const Expr& e, const Frame& frame);
   schema::Value Eval(const CExpr& e, const Frame& frame, size_t row) const;
   // Compiles a plan condition against `frame`.

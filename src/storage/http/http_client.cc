@@ -163,7 +163,9 @@ HttpResponse HttpClient::Send(const HttpRequest& request) {
   // write makes its outcome unknown, so do not reuse connections that old.
   curl_easy_setopt(curl, CURLOPT_MAXAGE_CONN, static_cast<long>(kConnectionAgeMaxSeconds));
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout_ms));
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.request_timeout_ms));
+  const int64_t timeout_ms =
+      request.timeout_ms > 0 ? request.timeout_ms : options_.request_timeout_ms;
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_ms));
   BodyTarget body_target{curl, &response, &request.body_sink};
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &WriteBody);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body_target);

@@ -45,6 +45,9 @@ struct HttpRequest {
   // HttpResponse::body (the body of any other answer is still kept, for its error); returning
   // false stops the transfer, which then ends as kNoAnswer. For streamed answers (an export).
   std::function<bool(std::string_view chunk)> body_sink;
+  // When above zero, this request's whole-request timeout instead of the client's (a caller
+  // with an overall deadline gives each attempt only the time left).
+  int64_t timeout_ms = 0;
 };
 
 // How far a request got, which decides whether repeating it is safe.
