@@ -179,6 +179,7 @@ int Main(int argc, char** argv) {
   AddQueryCommand(app, ctx);
   AddSchemaCommands(app, ctx);
   AddMaintenanceCommands(app, ctx);
+  AddBlobCommands(app, ctx);
   AddLintCommand(app, ctx);
   AddClusterCommands(app, ctx);
   AddPolicyCommands(app, ctx);
