@@ -121,6 +121,21 @@ struct ReadTarget {
   std::optional<std::string> snapshot;
 };
 
+// One Blob cell (docs/design/blob.md): `entity` "node" or "edge", a type and a Blob property of
+// the schema, and the entity's id.
+struct BlobSelector {
+  std::string entity = "node";
+  std::string type;
+  std::string id;
+  std::string property;
+};
+
+// The bytes [start, end) of a Blob.
+struct BlobRange {
+  uint64_t start = 0;
+  uint64_t end = 0;
+};
+
 // Where and how Database::Merge merges a branch.
 struct MergeOptions {
   std::string target = "main";
