@@ -15,6 +15,8 @@
 namespace omnigraph::cli {
 namespace {
 
+using api::ReadTarget;
+
 struct BlobOptions {
   std::vector<std::string> cell;  // ENTITY TYPE ID PROPERTY
   std::string branch;
