@@ -50,7 +50,10 @@ G=$DIR/g
 "$BIN" --quiet load --data "$DIR/seed.jsonl" --mode merge "$G" >/dev/null || fail "seed"
 "$BIN" --quiet load --data "$DIR/big.jsonl" --mode merge "$G" >/dev/null || fail "big"
 rm -f "$DIR/big.jsonl"
-OMNIGRAPH_UNAUTHENTICATED=1 launch_server "$SERVER" "$G"
+# Under AddressSanitizer freed memory waits in a quarantine (256 MiB by default) instead of being
+# reused, which would make every streamed piece look resident: keep it small for the server.
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=4" \
+  OMNIGRAPH_UNAUTHENTICATED=1 launch_server "$SERVER" "$G"
 
 # Streaming: the server's peak RSS grows by far less than the Blob it serves.
 curl -s -o /dev/null "$URL/blob?entity=node&type=Doc&id=small&property=body" || fail "warm-up"
@@ -122,7 +125,7 @@ EDGE=$("$BIN" export --type Cites "$G" | python3 -c 'import json,sys; print(json
 # HTTP, with curl.
 B="$URL/blob?entity=node&type=Doc&id=small&property=body"
 hdr() { grep -i "^$1:" "$DIR/h" | head -1 | cut -d' ' -f2- | tr -d '\r'; }
-code() { curl -s -o "$DIR/body" -D "$DIR/h" -w '%{http_code}' "$@"; }
+code() { rm -f "$DIR/body"; : >"$DIR/body"; curl -s -o "$DIR/body" -D "$DIR/h" -w '%{http_code}' "$@"; }
 [ "$(code "$B")" = 200 ] || fail "GET: $(cat "$DIR/h")"
 cmp -s "$DIR/body" "$DIR/small.bin" || fail "GET body"
 ETAG=$(hdr etag)
@@ -163,8 +166,8 @@ E="$URL/blob?entity=node&type=Doc&id=empty&property=body"
 [ "$(code "$URL/blob?entity=thing&type=Doc&id=small&property=body")" = 400 ] || fail "entity 400"
 [ "$(code "$URL/blob?entity=node&type=Doc&property=body")" = 400 ] || fail "missing id 400"
 [ "$(code "$B&branch=main&snapshot=x")" = 400 ] || fail "branch and snapshot 400"
-SNAP=$(hdr omnigraph-snapshot-id)
+
 [ "$(code "$URL/graphs/x/blob?entity=node&type=Doc&id=small&property=body")" = 404 ] ||
   fail "an unknown graph"
 
-echo "PASS (snapshot $SNAP)"
+echo PASS
