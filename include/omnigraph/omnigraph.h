@@ -121,6 +121,21 @@ struct ReadTarget {
   std::optional<std::string> snapshot;
 };
 
+// One Blob cell (docs/design/blob.md): `entity` "node" or "edge", a type and a Blob property of
+// the schema, and the entity's id.
+struct BlobSelector {
+  std::string entity = "node";
+  std::string type;
+  std::string id;
+  std::string property;
+};
+
+// The bytes [start, end) of a Blob.
+struct BlobRange {
+  uint64_t start = 0;
+  uint64_t end = 0;
+};
+
 // Where and how Database::Merge merges a branch.
 struct MergeOptions {
   std::string target = "main";
@@ -369,6 +384,18 @@ class Database {
   // type was renamed, `types` may name it by its name of that time or by today's.
   Status Export(const ReadTarget& target, const std::vector<std::string>& types,
                 const std::function<Status(std::string_view chunk)>& sink);
+  // What a Blob cell is, without reading its bytes: {kind: "managed", size, etag (a strong HTTP
+  // entity tag of its bytes), resolved_snapshot (the commit read)}. InvalidArgument for a bad
+  // selector or a property that is not Blob; NotFound for a missing entity or a null cell.
+  Result<Json> StatBlob(const BlobSelector& cell, const ReadTarget& target);
+  // Streams the Blob's bytes (all, or `range` with its end clamped to the size, as HTTP ranges
+  // are) to `sink` in pieces of at most 4 MiB, never holding the whole value; returns StatBlob's
+  // answer plus {start, end} delivered. A range that starts at or past the end (any range of an
+  // empty Blob) is InvalidArgument before any byte is read. A failure after bytes went to the
+  // sink is returned as it is: the caller must discard what it got.
+  Result<Json> ReadBlob(const BlobSelector& cell, const ReadTarget& target,
+                        std::optional<BlobRange> range,
+                        const std::function<Status(std::string_view chunk)>& sink);
   // The commit a read of `target` sees now: the branch head through its warm handle (one store
   // call when the head has not moved), or the snapshot's id once checked to name a commit.
   // BranchNotFound, CommitNotFound.

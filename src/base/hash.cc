@@ -60,6 +60,24 @@ uint64_t XxHash64(std::span<const uint8_t> data, uint64_t seed) {
   return XXH64(data.data(), data.size(), seed);
 }
 
+// xxhash's streaming state is opaque unless linked statically: it is allocated by the library.
+struct XxHash64Hasher::State {
+  State() : state(XXH64_createState()) { OMNIGRAPH_CHECK(state != nullptr); }
+  ~State() { XXH64_freeState(state); }
+  XXH64_state_t* state;
+};
+
+XxHash64Hasher::XxHash64Hasher() : state_(std::make_unique<State>()) {
+  XXH64_reset(state_->state, 0);
+}
+XxHash64Hasher::~XxHash64Hasher() = default;
+
+void XxHash64Hasher::Update(std::string_view data) {
+  XXH64_update(state_->state, data.data(), data.size());
+}
+
+uint64_t XxHash64Hasher::Finish() const { return XXH64_digest(state_->state); }
+
 std::string HexEncode(std::span<const uint8_t> bytes) {
   static constexpr char kDigits[] = "0123456789abcdef";
   std::string out;

@@ -37,6 +37,21 @@ class Sha256Hasher {
 uint64_t XxHash64(std::string_view data, uint64_t seed = 0);
 uint64_t XxHash64(std::span<const uint8_t> data, uint64_t seed = 0);
 
+// XxHash64 of data given in pieces: Finish() equals XxHash64 of their concatenation (seed 0).
+class XxHash64Hasher {
+ public:
+  XxHash64Hasher();
+  ~XxHash64Hasher();
+  XxHash64Hasher(const XxHash64Hasher&) = delete;
+  XxHash64Hasher& operator=(const XxHash64Hasher&) = delete;
+  void Update(std::string_view data);
+  uint64_t Finish() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
 // Lower-case hex of the bytes.
 std::string HexEncode(std::span<const uint8_t> bytes);
 inline std::string HexEncode(std::string_view bytes) {

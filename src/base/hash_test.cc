@@ -38,6 +38,16 @@ TEST(XxHash64Test, KnownValues) {
   EXPECT_NE(XxHash64(std::string_view("a"), 1), XxHash64(std::string_view("a"), 0));
 }
 
+TEST(XxHash64Test, PiecesHashAsTheirConcatenation) {
+  const std::string whole = std::string(1000, 'x') + "tail of the input";
+  XxHash64Hasher hasher;
+  hasher.Update(std::string_view(whole).substr(0, 7));
+  hasher.Update(std::string_view(whole).substr(7, 500));
+  hasher.Update(std::string_view(whole).substr(507));
+  EXPECT_EQ(hasher.Finish(), XxHash64(whole));
+  EXPECT_EQ(XxHash64Hasher().Finish(), XxHash64(std::string_view("")));
+}
+
 TEST(HexTest, EncodesLowerCase) {
   EXPECT_EQ(HexEncode(std::string_view("\x01\xab\xff")), "01abff");
 }

@@ -257,6 +257,7 @@ void AddChangesCommands(CLI::App& app, Context& ctx);      // changes poll|basel
 void AddQueryCommand(CLI::App& app, Context& ctx);         // query
 void AddSchemaCommands(CLI::App& app, Context& ctx);       // schema plan|apply|show
 void AddMaintenanceCommands(CLI::App& app, Context& ctx);  // cleanup, export, repair, version
+void AddBlobCommands(CLI::App& app, Context& ctx);         // blob get|stat
 void AddLintCommand(CLI::App& app, Context& ctx);          // lint (also check)
 void AddEmbedCommand(CLI::App& app, Context& ctx);         // embed (offline JSONL pipeline)
 void AddPolicyCommands(CLI::App& app, Context& ctx);       // policy validate|test|explain

@@ -189,6 +189,7 @@ int Main(int argc, char** argv) {
   AddQueryCommand(app, ctx);
   AddSchemaCommands(app, ctx);
   AddMaintenanceCommands(app, ctx);
+  AddBlobCommands(app, ctx);
   AddLintCommand(app, ctx);
   AddEmbedCommand(app, ctx);
   AddClusterCommands(app, ctx);

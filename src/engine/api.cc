@@ -154,6 +154,16 @@ Status Database::Export(const ReadTarget& target, const std::vector<std::string>
   return impl_->backend->Export(target, types, sink);
 }
 
+Result<Json> Database::StatBlob(const BlobSelector& cell, const ReadTarget& target) {
+  return impl_->backend->StatBlob(cell, target);
+}
+
+Result<Json> Database::ReadBlob(const BlobSelector& cell, const ReadTarget& target,
+                                std::optional<BlobRange> range,
+                                const std::function<Status(std::string_view chunk)>& sink) {
+  return impl_->backend->ReadBlob(cell, target, range, sink);
+}
+
 Result<std::string> Database::ResolveCommit(const ReadTarget& target) {
   return impl_->backend->ResolveCommit(target);
 }

@@ -71,6 +71,12 @@ class Backend {
   virtual api::Status Export(const api::ReadTarget& target, const std::vector<std::string>& types,
                              const ApiSink& sink) = 0;
   virtual api::Result<std::string> ResolveCommit(const api::ReadTarget& target) = 0;
+  virtual api::Result<api::Json> StatBlob(const api::BlobSelector& cell,
+                                          const api::ReadTarget& target) = 0;
+  virtual api::Result<api::Json> ReadBlob(const api::BlobSelector& cell,
+                                          const api::ReadTarget& target,
+                                          std::optional<api::BlobRange> range,
+                                          const ApiSink& sink) = 0;
   virtual api::Result<api::Json> Mutate(std::string_view source, std::string_view name,
                                         const api::Json& params,
                                         const api::WriteTarget& target) = 0;

@@ -18,6 +18,7 @@
 #include "engine/api_local.h"
 #include "engine/api_policy.h"
 #include "engine/api_values.h"
+#include "engine/blob.h"
 #include "engine/change_feed.h"
 #include "engine/change_sets.h"
 #include "engine/commit_changes.h"
@@ -412,6 +413,36 @@ class Handle {
     return engine::Export(at, options, sink);
   }
 
+  Result<Json> StatBlob(const api::BlobSelector& cell, const ReadTarget& target) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(engine::LocatedBlob blob, LocateBlob(cell, target));
+    return engine::BlobStatJson(blob);
+  }
+
+  Result<Json> ReadBlob(const api::BlobSelector& cell, const ReadTarget& target,
+                        std::optional<api::BlobRange> range,
+                        const std::function<Status(std::string_view chunk)>& sink) {
+    if (range && range->end <= range->start) {
+      return InvalidArgument("a Blob byte range must hold at least one byte");
+    }
+    OMNIGRAPH_ASSIGN_OR_RETURN(engine::LocatedBlob blob, LocateBlob(cell, target));
+    const uint64_t size = blob.cell.size();
+    uint64_t start = 0, end = size;
+    if (range) {
+      if (range->start >= size) {
+        return InvalidArgument("the byte range starting at " + std::to_string(range->start) +
+                               " is not satisfiable: the Blob is " + std::to_string(size) +
+                               " bytes");
+      }
+      start = range->start;
+      end = std::min(range->end, size);
+    }
+    OMNIGRAPH_RETURN_IF_ERROR(engine::ReadBlob(blob, start, end, sink));
+    Json out = engine::BlobStatJson(blob);
+    out["start"] = start;
+    out["end"] = end;
+    return out;
+  }
+
   Result<std::string> ResolveCommit(const ReadTarget& target) {
     if (!target.snapshot) {
       OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot head, graph_->SnapshotOfBranch(target.branch));
@@ -598,6 +629,18 @@ class Handle {
   }
 
  private:
+  // The Blob `cell` names at `target`. At a past commit a type may be named as it is today, as
+  // Export's are.
+  Result<engine::LocatedBlob> LocateBlob(const api::BlobSelector& cell, const ReadTarget& target) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot at, SnapshotFor(target));
+    if (target.snapshot && at.catalog().FindNode(cell.type) == nullptr &&
+        at.catalog().FindEdge(cell.type) == nullptr) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(at, graph_->WithTodaysNames(at));
+    }
+    return engine::LocateBlob(at,
+                              engine::BlobSelector{cell.entity, cell.type, cell.id, cell.property});
+  }
+
   // A branch head through its warm handle, or the state at one commit.
   Result<engine::Snapshot> SnapshotFor(const ReadTarget& target) {
     if (target.snapshot) return graph_->SnapshotAtCommit(*target.snapshot);
@@ -715,6 +758,11 @@ class LocalBackend final : public Backend {
     if (gate_.on_denied) gate_.on_denied(request, d);
     return api::Status(api::Code::kConfiguration, "permission denied: " + d.reason,
                        d.rule.empty() ? "policy" : "policy rule " + d.rule);
+  }
+
+  // A Blob read is a read of its type (docs/design/blob.md "Authorization").
+  api::Status GateBlob(const api::BlobSelector& cell, const ReadTarget& target) const {
+    return Gate("read", ReadBranch(target), std::nullopt, std::vector<std::string>{cell.type});
   }
 
   const std::string& uri() const override { return handle_->uri(); }
@@ -854,6 +902,17 @@ class LocalBackend final : public Backend {
         !denied.ok())
       return denied;
     return ToApi(handle_->Export(target, types, EngineSink(sink)));
+  }
+  api::Result<api::Json> StatBlob(const api::BlobSelector& cell,
+                                  const ReadTarget& target) override {
+    if (api::Status denied = GateBlob(cell, target); !denied.ok()) return denied;
+    return ToApi(handle_->StatBlob(cell, target));
+  }
+  api::Result<api::Json> ReadBlob(const api::BlobSelector& cell, const ReadTarget& target,
+                                  std::optional<api::BlobRange> range,
+                                  const ApiSink& sink) override {
+    if (api::Status denied = GateBlob(cell, target); !denied.ok()) return denied;
+    return ToApi(handle_->ReadBlob(cell, target, range, EngineSink(sink)));
   }
   api::Result<std::string> ResolveCommit(const ReadTarget& target) override {
     if (api::Status denied = Gate("read", ReadBranch(target), std::nullopt, kNoTypes); !denied.ok())

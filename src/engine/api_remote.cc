@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -442,6 +443,121 @@ Status RemoteBackend::ChangesBaseline(std::string_view branch, const api::Change
   list("type", filter.types);
   list("op", filter.ops);
   return Stream(PostJson({{"changes", false}, {"baseline", false}}, body, false), sink);
+}
+
+namespace {
+
+// GET or HEAD /blob for `cell` at `target`.
+RemoteBackend::Request BlobRequest(std::string method, const api::BlobSelector& cell,
+                                   const api::ReadTarget& target) {
+  RemoteBackend::Request r = Get(
+      {{"blob", false}},
+      {{"entity", cell.entity}, {"type", cell.type}, {"id", cell.id}, {"property", cell.property}});
+  r.method = std::move(method);
+  if (target.snapshot) {
+    r.query.emplace_back("snapshot", *target.snapshot);
+  } else {
+    r.query.emplace_back("branch", target.branch);
+  }
+  return r;
+}
+
+// A decimal header value, or nullopt.
+std::optional<uint64_t> DecimalHeader(const HttpResponse& response, std::string_view name) {
+  const std::string text = response.Header(name);
+  uint64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+// The stat a blob answer's headers carry: {kind, size, etag, resolved_snapshot} for a managed
+// Blob, {kind, uri, resolved_snapshot} for an external one. `size` is the full length: from
+// Content-Range's "/N" for a 206, else Content-Length.
+Result<Json> BlobStatOf(const HttpResponse& response, const std::string& url) {
+  Json out = Json::object();
+  if (response.status == 302) {
+    out["kind"] = "external";
+    out["uri"] = response.Header("location");
+  } else {
+    std::optional<uint64_t> size = DecimalHeader(response, "content-length");
+    const std::string range = response.Header("content-range");
+    if (response.status == 206) {
+      const size_t slash = range.rfind('/');
+      uint64_t n = 0;
+      const char* first = range.data() + slash + 1;
+      const char* last = range.data() + range.size();
+      auto [end, ec] = std::from_chars(first, last, n);
+      size = slash != std::string::npos && ec == std::errc() && end == last
+                 ? std::optional<uint64_t>(n)
+                 : std::nullopt;
+    }
+    if (!size || response.Header("etag").empty()) {
+      return Status(Code::kPermanent,
+                    "omnigraph-server's blob answer lacks its Content-Length, Content-Range or "
+                    "ETag",
+                    url);
+    }
+    out["kind"] = "managed";
+    out["size"] = *size;
+    out["etag"] = response.Header("etag");
+  }
+  out["resolved_snapshot"] = response.Header("omnigraph-snapshot-id");
+  return out;
+}
+
+}  // namespace
+
+Result<Json> RemoteBackend::StatBlob(const api::BlobSelector& cell, const api::ReadTarget& target) {
+  const Request request = BlobRequest("HEAD", cell, target);
+  HttpResponse response = Send(request, nullptr);
+  if (response.transport != Transport::kAnswered ||
+      (response.status != 200 && response.status != 302)) {
+    return Failure(request, response, nullptr);
+  }
+  return BlobStatOf(response, url_);
+}
+
+Result<Json> RemoteBackend::ReadBlob(const api::BlobSelector& cell, const api::ReadTarget& target,
+                                     std::optional<api::BlobRange> range, const ApiSink& sink) {
+  if (range && range->end <= range->start) {
+    return Status(Code::kInvalidArgument, "a Blob byte range must hold at least one byte");
+  }
+  Request request = BlobRequest("GET", cell, target);
+  if (range) {
+    // An end of UINT64_MAX is "to the end" (bytes=N-).
+    request.headers.push_back(
+        "Range: bytes=" + std::to_string(range->start) + "-" +
+        (range->end == UINT64_MAX ? std::string() : std::to_string(range->end - 1)));
+  }
+  Status refused;
+  uint64_t delivered = 0;
+  HttpResponse response = Send(request, [&](std::string_view chunk) {
+    delivered += chunk.size();
+    refused = sink(chunk);
+    return refused.ok();
+  });
+  if (!refused.ok()) return refused;
+  if (response.transport == Transport::kAnswered && response.status == 302) {
+    return Status(Code::kUnsupported,
+                  "the Blob is the external URI '" + response.Header("location") +
+                      "': it is not downloaded (see blob stat)",
+                  url_);
+  }
+  if (response.transport != Transport::kAnswered ||
+      (response.status != 200 && response.status != 206)) {
+    return Failure(request, response, nullptr);
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(Json out, BlobStatOf(response, url_));
+  uint64_t start = 0;
+  if (response.status == 206) {
+    const std::string text = response.Header("content-range");  // "bytes S-E/N"
+    const size_t space = text.find(' ');
+    std::from_chars(text.data() + space + 1, text.data() + text.size(), start);
+  }
+  out["start"] = start;
+  out["end"] = start + delivered;
+  return out;
 }
 
 Result<std::string> RemoteBackend::ResolveCommit(const api::ReadTarget& target) {

@@ -69,6 +69,12 @@ class RemoteBackend final : public Backend {
   api::Status Export(const api::ReadTarget& target, const std::vector<std::string>& types,
                      const ApiSink& sink) override;
   api::Result<std::string> ResolveCommit(const api::ReadTarget& target) override;
+  // HEAD and GET /blob (docs/design/blob.md): the answer's headers are the stat.
+  api::Result<api::Json> StatBlob(const api::BlobSelector& cell,
+                                  const api::ReadTarget& target) override;
+  api::Result<api::Json> ReadBlob(const api::BlobSelector& cell, const api::ReadTarget& target,
+                                  std::optional<api::BlobRange> range,
+                                  const ApiSink& sink) override;
   api::Result<api::Json> Mutate(std::string_view source, std::string_view name,
                                 const api::Json& params, const api::WriteTarget& target) override;
   api::Result<api::Json> Query(std::string_view source, std::string_view name,

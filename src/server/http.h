@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -24,6 +25,9 @@ struct HttpRequest {
   // Header names in lower case.
   std::map<std::string, std::string> headers;
   std::string body;
+  // The request was a HEAD: `method` says GET (so that every GET route answers it, with its body
+  // dropped), and a route of method HEAD, when the path has one, is preferred (routes.h).
+  bool head = false;
   // Set by Service::Admit for an admitted request (server/admission.h): held until the handler
   // returns (or the request is dropped), then released.
   std::shared_ptr<void> admission;
@@ -64,6 +68,10 @@ struct HttpResponse {
   std::string content_type = "application/json";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;
+  // When set, the Content-Length sent instead of the body's: a HEAD's or a 304's (the length of
+  // the representation, without its bytes), or a stream's known length — that stream is then
+  // sent as it is, not chunked, and one that stops early closes the connection short of it.
+  std::optional<uint64_t> content_length;
   // When set, the body is streamed (chunked) by calling this once the status and headers are
   // sent. It returns false when it stopped early (a failure after the status was sent, or the
   // client went away): the stream then ends without its last chunk, so the client sees a

@@ -275,6 +275,7 @@ class Session : public std::enable_shared_from_this<Session> {
     request_ = Convert(header);
     head_ = request_.method == "HEAD";
     if (head_) request_.method = "GET";
+    request_.head = head_;
     Admission admission = loop_.service.Admit(request_);
     // A refusal before the body is read closes the connection: the unread body cannot be
     // skipped. Without a body, the connection stays.
@@ -398,6 +399,7 @@ class Session : public std::enable_shared_from_this<Session> {
     res->body() = std::move(response.body);
     res->prepare_payload();
     if (head_) res->body().clear();  // Content-Length stays the GET's.
+    if (response.content_length) res->content_length(*response.content_length);
     phase_ = Phase::kWriting;
     Arm(loop_.options.write_timeout_s);
     auto sr = std::make_shared<http::response_serializer<http::string_body>>(*res);
@@ -416,7 +418,12 @@ class Session : public std::enable_shared_from_this<Session> {
         static_cast<http::status>(head.status), version_);
     auto full = Head(head, keep);
     for (const auto& field : full) stream_head_->insert(field.name_string(), field.value());
-    stream_head_->chunked(true);
+    stream_raw_ = head.content_length.has_value();
+    if (stream_raw_) {
+      stream_head_->content_length(*head.content_length);
+    } else {
+      stream_head_->chunked(true);
+    }
     stream_keep_ = keep;
     stream_sr_ = std::make_unique<http::response_serializer<http::empty_body>>(*stream_head_);
     phase_ = Phase::kWriting;
@@ -445,19 +452,21 @@ class Session : public std::enable_shared_from_this<Session> {
     if (!out_.empty()) {
       writing_ = true;
       Arm(loop_.options.write_timeout_s);
-      return asio::async_write(socket_, http::make_chunk(asio::buffer(out_)),
-                               [self = Self()](beast::error_code ec, size_t) {
-                                 self->writing_ = false;
-                                 self->out_.clear();
-                                 if (ec) return self->Close();
-                                 self->Disarm();
-                                 self->Drain();
-                               });
+      auto wrote = [self = Self()](beast::error_code ec, size_t) {
+        self->writing_ = false;
+        self->out_.clear();
+        if (ec) return self->Close();
+        self->Disarm();
+        self->Drain();
+      };
+      if (stream_raw_) return asio::async_write(socket_, asio::buffer(out_), std::move(wrote));
+      return asio::async_write(socket_, http::make_chunk(asio::buffer(out_)), std::move(wrote));
     }
     if (!finished) return;
-    // A stream that stopped early ends without its last chunk: the client sees a truncated
-    // response rather than a short one that looks complete.
+    // A stream that stopped early ends without its last chunk (or short of its Content-Length):
+    // the client sees a truncated response rather than a short one that looks complete.
     if (!whole) return Close();
+    if (stream_raw_) return stream_keep_ ? WaitForRequest() : Linger();
     writing_ = true;
     Arm(loop_.options.write_timeout_s);
     asio::async_write(socket_, http::make_chunk_last(),
@@ -521,6 +530,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::unique_ptr<http::response<http::empty_body>> stream_head_;
   std::unique_ptr<http::response_serializer<http::empty_body>> stream_sr_;
   bool stream_keep_ = false;
+  bool stream_raw_ = false;  // The stream has a Content-Length: its bytes go out unchunked.
   bool head_sent_ = false;
   bool writing_ = false;
   std::string out_;

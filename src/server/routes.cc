@@ -182,7 +182,9 @@ RouteMatch RouteTable::Match(HttpRequest& request) const {
     const Route& route = routes_[i];
     if (nested && !route.graph_route) continue;
     if (!Fits(patterns_[i], path, params)) continue;
-    if (route.method == request.method) {
+    // A HEAD request (method GET, `head` set) takes the path's HEAD route when it has one,
+    // listed before its GET route; a GET never takes a HEAD route.
+    if (route.method == request.method || (route.method == "HEAD" && request.head)) {
       out.route = &route;
       request.path_params = params;
       return out;

@@ -111,6 +111,7 @@ Service::Service(std::shared_ptr<const GraphRegistry> registry, Auth auth, Servi
       admission_(std::make_unique<ActorAdmission>(options_.admission)) {
   AddServerRoutes();
   AddGraphRoutes(routes_);
+  AddBlobRoutes(routes_);
   AddReviewRoutes(routes_);
   AddUiRoutes(routes_);
   AddQueryRoutes(routes_);

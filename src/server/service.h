@@ -108,6 +108,8 @@ class Service {
 // Adds the graph routes (query, mutate, load, export, schema, branches, commits); each handler
 // runs on the Database of the call's graph (Call::db).
 void AddGraphRoutes(RouteTable& table);
+// Adds GET and HEAD /blob, Blob delivery (server/blob_routes.cc, docs/design/blob.md).
+void AddBlobRoutes(RouteTable& table);
 // Adds the review routes: GET /diff and GET /branches/merge/preview (server/review_routes.cc).
 void AddReviewRoutes(RouteTable& table);
 // Adds the review page (GET /ui/ and its files) and GET /access (server/ui_routes.cc).

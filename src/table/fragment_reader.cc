@@ -194,6 +194,30 @@ std::vector<storage::ByteRange> FragmentReader::PlanReads(
   return ranges;
 }
 
+Result<std::string> FragmentReader::ReadBuffer(uint32_t field_id, BufferKind kind) const {
+  const int index = footer_.FindColumn(field_id);
+  if (index < 0) {
+    return InvalidArgument("fragment " + name_ + " has no field " + std::to_string(field_id));
+  }
+  for (const BufferMeta& b : footer_.columns[static_cast<size_t>(index)].buffers) {
+    if (b.kind != kind) continue;
+    std::string stored;
+    if (b.stored_bytes > 0) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(stored, Fetch(b.offset, b.stored_bytes));
+    }
+    if (XxHash64(stored) != b.xxhash64) {
+      return Damaged("buffer checksum mismatch at offset " + std::to_string(b.offset));
+    }
+    if (b.codec == Codec::kNone) return stored;
+    std::string out(b.uncompressed_bytes, '\0');
+    const Status decoded =
+        ZstdDecompressExact(stored, std::span(reinterpret_cast<uint8_t*>(out.data()), out.size()));
+    if (!decoded.ok()) return Damaged(decoded.message());
+    return out;
+  }
+  return NotFound("fragment " + name_ + " has no such buffer of field " + std::to_string(field_id));
+}
+
 Result<ColumnBatch> FragmentReader::Read(std::span<const uint32_t> field_ids) const {
   std::vector<size_t> indices;
   for (uint32_t id : field_ids) {

@@ -42,6 +42,12 @@ class FragmentReader {
   // Every column, in schema order.
   Result<ColumnBatch> ReadAll() const;
 
+  // The decoded buffer `kind` of column `field_id` (one ranged GET, checksum verified): what a
+  // reader of one cell needs without the whole column. NotFound when the column has no such
+  // buffer (a validity bitmap of a column without nulls); InvalidArgument for an unknown field;
+  // Corruption naming the object for damaged bytes.
+  Result<std::string> ReadBuffer(uint32_t field_id, BufferKind kind) const;
+
   // The ranged GETs Read(field_ids) makes, in file order (for tests and cost estimates).
   // Precondition: the ids are valid for this fragment.
   std::vector<storage::ByteRange> PlanReads(std::span<const uint32_t> field_ids) const;

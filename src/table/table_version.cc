@@ -231,6 +231,21 @@ Result<LookupResult> TableVersion::Lookup(std::span<const std::string> ids,
   return result;
 }
 
+Result<BinaryCell> TableVersion::LocateBinaryCell(std::string_view id, uint32_t field_id) const {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> index, ctx_->Index(*manifest_));
+  const RowRef* ref = index->Find(id);
+  if (ref == nullptr) return NotFound("no row '" + std::string(id) + "'");
+  const FragmentEntry& fragment = manifest_->fragments[ref->source];
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const FragmentReader> reader,
+                             ctx_->Reader(*manifest_, fragment));
+  return table::LocateBinaryCell(*reader, field_id, ref->row);
+}
+
+Status TableVersion::ReadBinaryCell(const BinaryCell& cell, uint64_t start, uint64_t end,
+                                    const std::function<Status(std::string_view)>& sink) const {
+  return table::ReadBinaryCell(ctx_->store(), cell, start, end, sink);
+}
+
 Status TableVersion::ScanInIdOrder(std::span<const uint32_t> field_ids, uint64_t batch_rows,
                                    const BatchSink& sink) const {
   if (batch_rows == 0) return InvalidArgument("batch_rows must be at least 1");

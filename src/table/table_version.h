@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "table/binary_cell.h"
 #include "table/column.h"
 #include "table/derived.h"
 #include "table/edge_csr.h"
@@ -94,6 +95,15 @@ class TableVersion {
   // in LookupResult::found, not as an error. InvalidArgument for an unknown projected field.
   Result<LookupResult> Lookup(std::span<const std::string> ids,
                               std::span<const uint32_t> field_ids = {}) const;
+
+  // The Binary cell of field `field_id` in the live row `id` (table/binary_cell.h): the id index,
+  // the fragment's footer, then its validity and offsets buffers. NotFound "no row" for an id the
+  // version does not hold, NotFound "the cell is null" for a null cell; InvalidArgument for a
+  // field that is not a Binary column.
+  Result<BinaryCell> LocateBinaryCell(std::string_view id, uint32_t field_id) const;
+  // Streams [start, end) of `cell` (located in this version) to `sink` (table::ReadBinaryCell).
+  Status ReadBinaryCell(const BinaryCell& cell, uint64_t start, uint64_t end,
+                        const std::function<Status(std::string_view)>& sink) const;
 
   // Every live row in ascending id order (bytewise), in batches of at most `batch_rows` rows.
   Status ScanInIdOrder(std::span<const uint32_t> field_ids, uint64_t batch_rows,

@@ -282,12 +282,29 @@ def drive(c, s):
           g + "/queries/add_person/if-graph-commit", 412, {"params": {"name": "Jo"}},
           headers={"Omnigraph-If-Graph-Commit": head})
 
-    c.run(s, "cluster_getBlob", "a managed Blob", "GET",
-          g + "/blob?entity=node&type=Person&id=Ada&property=photo", 200)
-    # Its error cases come with the route (issue [34] item 6): a 404 now would pass for the
-    # wrong reason (no route).
-    c.run(s, "cluster_headBlob", "a managed Blob", "HEAD",
-          g + "/blob?entity=node&type=Person&id=Ada&property=photo", 200)
+    blob = g + "/blob?entity=node&type=Person&id=Ada&property=photo"
+    _, got, _ = c.run(s, "cluster_getBlob", "a managed Blob", "GET", blob, 200,
+                      want_headers={"Accept-Ranges": "bytes", "Content-Length": "5"})
+    etag = got.get("etag", "")
+    c.run(s, "cluster_getBlob", "a range", "GET", blob, 206, headers={"Range": "bytes=1-2"},
+          want_headers={"Content-Range": "bytes 1-2/5", "Content-Length": "2", "ETag": etag})
+    c.run(s, "cluster_getBlob", "an unsatisfiable range", "GET", blob, 416,
+          headers={"Range": "bytes=5-"}, want_headers={"Content-Range": "bytes */5"})
+    c.run(s, "cluster_getBlob", "If-None-Match", "GET", blob, 304,
+          headers={"If-None-Match": etag}, want_headers={"ETag": etag, "Content-Length": "5"})
+    c.run(s, "cluster_getBlob", "If-Match stale", "GET", blob, 412,
+          headers={"If-Match": '"stale"'}, want_headers={"ETag": etag})
+    c.run(s, "cluster_getBlob", "unknown entity", "GET",
+          g + "/blob?entity=node&type=Person&id=Nobody&property=photo", 404)
+    c.run(s, "cluster_getBlob", "not a Blob", "GET",
+          g + "/blob?entity=node&type=Person&id=Ada&property=age", 400)
+    c.run(s, "cluster_getBlob", "no token", "GET", blob, 401, token=None)
+    c.run(s, "cluster_headBlob", "a managed Blob", "HEAD", blob, 200,
+          want_headers={"Content-Length": "5", "ETag": etag})
+    c.run(s, "cluster_headBlob", "If-None-Match", "HEAD", blob, 304,
+          headers={"If-None-Match": etag})
+    c.run(s, "cluster_headBlob", "unknown entity", "HEAD",
+          g + "/blob?entity=node&type=Person&id=Nobody&property=photo", 404)
 
     # Commits and the change feed.
     _, _, raw = s.send("GET", g + "/commits")

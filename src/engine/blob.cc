@@ -1,0 +1,59 @@
+#include "engine/blob.h"
+
+namespace omnigraph::engine {
+
+namespace {
+
+std::string Describe(const BlobSelector& s) { return s.entity + " " + s.type + " '" + s.id + "'"; }
+
+}  // namespace
+
+Result<LocatedBlob> LocateBlob(const Snapshot& at, const BlobSelector& selector) {
+  const bool node = selector.entity == "node";
+  if (!node && selector.entity != "edge") {
+    return InvalidArgument("entity must be 'node' or 'edge', not '" + selector.entity + "'");
+  }
+  const schema::TypeDef* type =
+      node ? at.catalog().FindNode(selector.type) : at.catalog().FindEdge(selector.type);
+  if (type == nullptr) {
+    return InvalidArgument("unknown " + selector.entity + " type '" + selector.type + "'");
+  }
+  const schema::PropertyDef* property = type->FindProperty(selector.property);
+  if (property == nullptr) {
+    return InvalidArgument(selector.entity + " type " + type->name + " has no property '" +
+                           selector.property + "'");
+  }
+  if (property->type.scalar != schema::ScalarKind::kBlob || property->type.list) {
+    return InvalidArgument("property '" + property->name + "' of " + selector.entity + " type " +
+                           type->name + " is " + property->type.DisplayName() + ", not Blob");
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> version,
+                             at.Table(type->table_key()));
+  Result<table::BinaryCell> cell =
+      version->LocateBinaryCell(selector.id, static_cast<uint32_t>(property->id));
+  if (!cell.ok()) {
+    if (cell.status().code() != Code::kNotFound) return at.ExplainReadFailure(cell.status());
+    if (cell.status().message() == "the cell is null") {
+      return NotFound("Blob property '" + property->name + "' of " + Describe(selector) +
+                      " is null");
+    }
+    return NotFound(Describe(selector) + " does not exist");
+  }
+  return LocatedBlob{std::move(version), std::move(*cell), at.commit_id()};
+}
+
+Json BlobStatJson(const LocatedBlob& blob) {
+  Json out = Json::object();
+  out["kind"] = "managed";
+  out["size"] = blob.cell.size();
+  out["etag"] = blob.cell.Etag();
+  out["resolved_snapshot"] = blob.commit_id;
+  return out;
+}
+
+Status ReadBlob(const LocatedBlob& blob, uint64_t start, uint64_t end,
+                const std::function<Status(std::string_view)>& sink) {
+  return blob.version->ReadBinaryCell(blob.cell, start, end, sink);
+}
+
+}  // namespace omnigraph::engine
