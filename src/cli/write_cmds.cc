@@ -153,8 +153,8 @@ void AddLoad(CLI::App& app, Context& ctx) {
                    "Safe to retry: a load with a key already committed answers as it did")
       ->check(NonEmpty());
   load->footer(
-      "Unlike OmniGraph, a load whose input holds no entity publishes no commit (its output's "
-      "commit is null), as a mutation that changes nothing publishes none.");
+      "A load whose input holds no entity still publishes one commit that changes no table, as "
+      "OmniGraph's does; a mutation that changes nothing publishes none.");
   AddUriArg(load, ctx);
   load->callback([&ctx, o] { RunLoad(ctx, *o, "load"); });
 }

@@ -397,16 +397,9 @@ class Handle {
 
   Status Export(const ReadTarget& target, const std::vector<std::string>& types,
                 const std::function<Status(std::string_view chunk)>& sink) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot at, SnapshotFor(target));
     // At a past commit a type may be named as it is named today (engine.md "Reads at a past
-    // commit"); main's head is read only when a name is not one of that commit's.
-    for (const std::string& name : types) {
-      if (target.snapshot && at.catalog().FindNode(name) == nullptr &&
-          at.catalog().FindEdge(name) == nullptr) {
-        OMNIGRAPH_ASSIGN_OR_RETURN(at, graph_->WithTodaysNames(at));
-        break;
-      }
-    }
+    // commit").
+    OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot at, NamedSnapshotFor(target));
     engine::ExportOptions options;
     options.types = types;
     options.progress = progress_;
@@ -629,14 +622,9 @@ class Handle {
   }
 
  private:
-  // The Blob `cell` names at `target`. At a past commit a type may be named as it is today, as
-  // Export's are.
+  // The Blob `cell` names at `target` (at a past commit, by today's names as well, as Export's).
   Result<engine::LocatedBlob> LocateBlob(const api::BlobSelector& cell, const ReadTarget& target) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot at, SnapshotFor(target));
-    if (target.snapshot && at.catalog().FindNode(cell.type) == nullptr &&
-        at.catalog().FindEdge(cell.type) == nullptr) {
-      OMNIGRAPH_ASSIGN_OR_RETURN(at, graph_->WithTodaysNames(at));
-    }
+    OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot at, NamedSnapshotFor(target));
     return engine::LocateBlob(at,
                               engine::BlobSelector{cell.entity, cell.type, cell.id, cell.property});
   }
@@ -645,6 +633,14 @@ class Handle {
   Result<engine::Snapshot> SnapshotFor(const ReadTarget& target) {
     if (target.snapshot) return graph_->SnapshotAtCommit(*target.snapshot);
     return graph_->SnapshotOfBranch(target.branch);
+  }
+
+  // SnapshotFor for a read that names types: at a past commit its schema answers to today's
+  // names as well, and a name today gives to another type is refused (Graph::WithTodaysNames).
+  Result<engine::Snapshot> NamedSnapshotFor(const ReadTarget& target) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(engine::Snapshot at, SnapshotFor(target));
+    if (!target.snapshot) return at;
+    return graph_->WithTodaysNames(at);
   }
 
   // A load of `lines` (`input_bytes` long when known). `content_sha`, the hash of the whole

@@ -1052,6 +1052,68 @@ edge Met: Human -> Human @rename_from("Knows") { year: I32? @rename_from("since"
   EXPECT_EQ(db.ShowSchema(nowhere).status().code(), Code::kCommitNotFound);
 }
 
+// OmniGraph's point_in_time test "historical query resolves rename by identity but rejects
+// reincarnation": once a name is given to a new type, a read at a commit from before names that
+// new type, which did not exist then — refused, never answered with the old incarnation's rows
+// (queries, exports and Blob reads alike); the renamed type still answers to today's name.
+TEST(ApiHistoryTest, APastReadRefusesANameTodayGivesToAnotherType) {
+  Result<std::unique_ptr<Database>> created =
+      Database::Init("memory://reincarnated-reads",
+                     "node Person { name: String @key  photo: Blob? }\n"
+                     "node Anchor { name: String @key }\n");
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  Database& db = **created;
+  ASSERT_TRUE(
+      db.Load("{\"type\":\"Person\",\"data\":{\"name\":\"Alice\",\"photo\":\"base64:aGk=\"}}\n",
+              "merge", WriteTarget{})
+          .ok());
+  ReadTarget before;
+  before.snapshot = *db.ResolveCommit(ReadTarget{});
+  auto names = [&](std::string_view type) -> Result<std::string> {
+    const std::string source =
+        "query q() { match { $p: " + std::string(type) + " } return { $p.name } }";
+    OMNIGRAPH_ASSIGN_OR_RETURN(Json out, db.Query(source, "", Json::object(), before));
+    return out["rows"].dump();
+  };
+  ASSERT_TRUE(
+      db.ApplySchema("node Human @rename_from(\"Person\") { name: String @key  photo: Blob? }\n"
+                     "node Anchor { name: String @key }\n")
+          .ok());
+  EXPECT_EQ(names("Human").value_or(""), R"([{"p.name":"Alice"}])");
+  EXPECT_EQ(names("Person").value_or(""), R"([{"p.name":"Alice"}])")
+      << "a name of that time no type holds today still answers";
+  Result<Json> again = db.ApplySchema(
+      "node Human { name: String @key  photo: Blob? }\n"
+      "node Person { name: String @key  photo: Blob? }\n"
+      "node Anchor { name: String @key }\n");
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(names("Human").value_or(""), R"([{"p.name":"Alice"}])")
+      << "reusing the old name does not take the renamed type's history";
+  const std::string gone = "node type 'Person' does not exist at this snapshot";
+  Result<std::string> person = names("Person");
+  ASSERT_FALSE(person.ok()) << *person;
+  EXPECT_NE(person.status().message().find(gone), std::string::npos) << person.status().ToString();
+  // A second run takes the prepared path and is refused the same.
+  EXPECT_EQ(names("Person").status().message(), person.status().message());
+  Status exported = db.Export(before, {"Person"}, [](std::string_view) { return Status::Ok(); });
+  EXPECT_NE(exported.message().find(gone), std::string::npos) << exported.ToString();
+  std::string human;
+  ASSERT_TRUE(db.Export(before, {"Human"}, [&human](std::string_view chunk) {
+                  human += chunk;
+                  return Status::Ok();
+                }).ok());
+  EXPECT_NE(human.find("Alice"), std::string::npos) << human;
+  Result<Json> stat = db.StatBlob(BlobSelector{"node", "Person", "Alice", "photo"}, before);
+  ASSERT_FALSE(stat.ok());
+  EXPECT_NE(stat.status().message().find(gone), std::string::npos) << stat.status().ToString();
+  EXPECT_TRUE(db.StatBlob(BlobSelector{"node", "Human", "Alice", "photo"}, before).ok());
+  // At the head the new Person is an ordinary, empty type.
+  Result<Json> head = db.Query("query q() { match { $p: Person } return { $p.name } }", "",
+                               Json::object(), ReadTarget{});
+  ASSERT_TRUE(head.ok()) << head.status().ToString();
+  EXPECT_EQ((*head)["rows"].dump(), "[]");
+}
+
 }  // namespace
 }  // namespace omnigraph::api
 

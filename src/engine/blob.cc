@@ -16,6 +16,8 @@ Result<LocatedBlob> LocateBlob(const Snapshot& at, const BlobSelector& selector)
   const schema::TypeDef* type =
       node ? at.catalog().FindNode(selector.type) : at.catalog().FindEdge(selector.type);
   if (type == nullptr) {
+    const std::string gone = at.catalog().NotAtSnapshot(selector.type);
+    if (!gone.empty()) return InvalidArgument(gone);
     return InvalidArgument("unknown " + selector.entity + " type '" + selector.type + "'");
   }
   const schema::PropertyDef* property = type->FindProperty(selector.property);

@@ -27,7 +27,8 @@ Result<std::vector<const TypeDef*>> Selected(const schema::Catalog& catalog,
     } else if (const TypeDef* e = catalog.FindEdge(name)) {
       edges.push_back(e);
     } else {
-      return NotFound("unknown type '" + name + "'");
+      const std::string gone = catalog.NotAtSnapshot(name);
+      return NotFound(gone.empty() ? "unknown type '" + name + "'" : gone);
     }
   }
   auto by_name = [](const TypeDef* a, const TypeDef* b) { return a->name < b->name; };

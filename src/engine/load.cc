@@ -1003,7 +1003,8 @@ Result<LoadResult> PublishLoad(Graph& graph, std::string_view branch, const Snap
   if (create && !request.changes.empty())
     OMNIGRAPH_RETURN_IF_ERROR(graph.CheckWrite(head, request));
   if (create) OMNIGRAPH_RETURN_IF_ERROR(CreateLoadBranch(graph, branch, options, result));
-  if (request.changes.empty()) return result;
+  // A load of no entity still publishes one commit with no table change, as OmniGraph's does.
+  request.publish_empty = true;
   std::string created_at;
   if (result.branch_created) {
     OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot fork, graph.SnapshotOfBranch(branch));

@@ -139,14 +139,25 @@ TEST(LoadTest, NodesAndEdgesLandInOneCommitWithTheSurfaceOutput) {
   EXPECT_EQ(Prop(*g, "node:Person", "Ada", "age"), schema::Value::Int(36));
 }
 
-TEST(LoadTest, EmptyInputPublishesNothing) {
+// OmniGraph's load publishes one lineage commit even for an input of no entity (its
+// tests/changes.rs: the empty load's receipt names the head's new commit, whose parent is the old
+// head); the record lists no table change and every table keeps its version.
+TEST(LoadTest, EmptyInputPublishesOneCommitThatChangesNoTable) {
   std::unique_ptr<Graph> g = NewGraph();
+  ASSERT_TRUE(LoadJsonl(*g, "main", "{\"type\":\"Person\",\"data\":{\"name\":\"Ada\"}}\n",
+                        LoadMode::kAppend)
+                  .ok());
   const std::string before = Head(*g);
   Result<LoadResult> r = LoadJsonl(*g, "main", "\n  \n", LoadMode::kMerge);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_FALSE(r->commit.has_value());
+  ASSERT_TRUE(r->commit.has_value());
   EXPECT_EQ(r->total_entities, 0u);
-  EXPECT_EQ(Head(*g), before);
+  EXPECT_EQ(Head(*g), *r->commit);
+  ASSERT_TRUE(r->commit_record.has_value());
+  EXPECT_EQ(r->commit_record->parent_commit_id, std::optional<std::string>(before));
+  ASSERT_TRUE(r->commit_record->change_set.has_value());
+  EXPECT_TRUE(r->commit_record->change_set->tables.empty());
+  EXPECT_EQ(Count(*g, "main", "node:Person"), 1u);
 }
 
 TEST(LoadTest, ValuesConvertPerTheFormat) {

@@ -187,17 +187,13 @@ Result<OrderedJson> RunQuery(const Snapshot& snapshot, std::string_view source,
 
 namespace {
 
-// Whether `s` is the typechecker's refusal of a read at a past commit. Such a query is checked
-// once more against that commit's schema answering to today's names as well
-// (Graph::WithTodaysNames): the names of that time cost nothing more, today's one read of main's
-// head.
-bool CheckAgainWithTodaysNames(const Status& s, const RunOptions& options) {
-  return options.snapshot && s.code() == Code::kInvalidArgument && s.object().starts_with("query:");
-}
-
+// The state a read sees. At a past commit its schema answers to today's names as well, and a name
+// today gives to another type means that type, which the commit does not hold
+// (Graph::WithTodaysNames: one read of main's head).
 Result<Snapshot> ReadSnapshot(Graph& graph, const RunOptions& options) {
-  return options.snapshot ? graph.SnapshotAtCommit(*options.snapshot)
-                          : graph.SnapshotOfBranch(options.branch.value_or("main"));
+  if (!options.snapshot) return graph.SnapshotOfBranch(options.branch.value_or("main"));
+  OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot at, graph.SnapshotAtCommit(*options.snapshot));
+  return graph.WithTodaysNames(at);
 }
 
 // A run through the prepared-query cache: parse, check and plan only on a miss (`parsed`: the
@@ -228,25 +224,13 @@ Result<ReadOutcome> RunPrepared(const Snapshot& snapshot, std::string_view sourc
   return out;
 }
 
-// RunPrepared at `snapshot`, and for a read at a past commit that does not check there, once more
-// with today's names as well.
-Result<ReadOutcome> RunPreparedAt(Graph& graph, const Snapshot& snapshot, std::string_view source,
-                                  std::string_view query_name, const Json& params,
-                                  const RunOptions& options, query::QueryFile* parsed = nullptr) {
-  Result<ReadOutcome> out = RunPrepared(snapshot, source, query_name, params, options, parsed);
-  if (out.ok() || !CheckAgainWithTodaysNames(out.status(), options)) return out;
-  OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot both, graph.WithTodaysNames(snapshot));
-  Result<ReadOutcome> again = RunPrepared(both, source, query_name, params, options, nullptr);
-  return again.ok() || !CheckAgainWithTodaysNames(again.status(), options) ? again : out;
-}
-
 }  // namespace
 
 Result<ReadOutcome> RunRead(Graph& graph, std::string_view source, std::string_view query_name,
                             const Json& params, const RunOptions& options) {
   if (options.prepared != nullptr && options.prepared->Known(source, query_name)) {
     OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot snapshot, ReadSnapshot(graph, options));
-    return RunPreparedAt(graph, snapshot, source, query_name, params, options);
+    return RunPrepared(snapshot, source, query_name, params, options, nullptr);
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(query::QueryFile file, query::ParseQueryFile(source));
   OMNIGRAPH_ASSIGN_OR_RETURN(query::QuerySettings settings, query::ResolveSettings(file.settings));
@@ -275,19 +259,11 @@ Result<ReadOutcome> RunRead(Graph& graph, std::string_view source, std::string_v
   // full path, so the cache never answers for them.
   if (options.prepared != nullptr && file.settings.empty() && !decl->explain) {
     // The parse is handed over: a cold run parses its source once.
-    return RunPreparedAt(graph, *snapshot, source, query_name, params, options, &file);
+    return RunPrepared(*snapshot, source, query_name, params, options, &file);
   }
-  Result<query::CheckedQuery> checked = query::TypecheckQuery(snapshot->catalog(), *decl);
-  if (!checked.ok() && CheckAgainWithTodaysNames(checked.status(), options)) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot both, graph.WithTodaysNames(*snapshot));
-    Result<query::CheckedQuery> again = query::TypecheckQuery(both.catalog(), *decl);
-    if (again.ok()) {
-      *snapshot = std::move(both);  // The checked query points into this catalog.
-      checked = std::move(again);
-    }
-  }
-  OMNIGRAPH_RETURN_IF_ERROR(checked.status());
-  OMNIGRAPH_RETURN_IF_ERROR(RunDecl(*snapshot, *checked, params, options, settings, out));
+  OMNIGRAPH_ASSIGN_OR_RETURN(query::CheckedQuery checked,
+                             query::TypecheckQuery(snapshot->catalog(), *decl));
+  OMNIGRAPH_RETURN_IF_ERROR(RunDecl(*snapshot, checked, params, options, settings, out));
   return out;
 }
 

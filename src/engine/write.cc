@@ -56,7 +56,9 @@ Result<std::optional<WriteResult>> Graph::Replay(std::string_view branch,
 }
 
 Result<WriteResult> Graph::Write(const WriteRequest& request) {
-  if (request.changes.empty()) return InvalidArgument("a write needs at least one table change");
+  if (request.changes.empty() && !request.publish_empty) {
+    return InvalidArgument("a write needs at least one table change");
+  }
   if (request.planned_on) {
     if (request.planned_on->stream_ == nullptr) {
       return InvalidArgument("a write can be planned only on a branch head, not on a past commit");

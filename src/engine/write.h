@@ -79,6 +79,9 @@ struct WriteRequest {
   // record's change set lists no table, since no entity changed. Only with `strict` and
   // `planned_on`, so that the rows are exactly the base's.
   bool rewrite = false;
+  // With no change, publish a record anyway: a load of no entity is a lineage commit in
+  // OmniGraph (its change set lists no table). Any other empty write is refused.
+  bool publish_empty = false;
   // Set by group commit on the batch's combined write: its members were validated already, and
   // the record lists them.
   bool prevalidated = false;

@@ -137,6 +137,9 @@ bool Checker::CheckClauses(const std::vector<Clause>& clauses, Scope* scope, boo
 bool Checker::CheckBinding(const Binding& b, Scope* scope, bool negated) {
   const TypeDef* type = catalog_.FindNode(b.type.text);
   if (type == nullptr) {
+    if (std::string gone = catalog_.NotAtSnapshot(b.type.text); !gone.empty()) {
+      return Fail("T1", b.type.span, gone);
+    }
     std::string fix;
     if (const TypeDef* edge = catalog_.FindTable(b.type.text)) {
       fix = "`" + edge->name + "` is an edge type; traverse it with `$a " +
@@ -206,6 +209,9 @@ bool Checker::CheckTraversal(const Traversal& t, Scope* scope, bool negated) {
 bool Checker::FindEdgeType(const Name& name, const TypeDef** out) {
   *out = catalog_.FindEdge(name.text);
   if (*out != nullptr) return true;
+  if (std::string gone = catalog_.NotAtSnapshot(name.text); !gone.empty()) {
+    return Fail("T4", name.span, gone);
+  }
   std::vector<std::string> names;
   for (const TypeDef& e : catalog_.edges()) names.push_back(TraversalSpelling(e.name));
   return Fail("T4", name.span, "unknown edge type `" + name.text + "`",

@@ -33,6 +33,21 @@ Result<Catalog> Catalog::WithNamesOf(const Catalog& past, const Catalog& today) 
     }
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(Catalog catalog, Build(std::move(ir)));
+  // A name today gives to another type (or to a reincarnation) is withheld first, so that an
+  // alias may then take it when today's type of that name is one the past holds under another.
+  for (const auto* list : {&catalog.ir_.nodes, &catalog.ir_.edges}) {
+    for (const TypeDef& t : *list) {
+      const TypeDef* now = today.FindTable(t.name);
+      if (now == nullptr || now->name != t.name) continue;
+      if (now->id == t.id && now->kind == t.kind && now->incarnation == t.incarnation) continue;
+      catalog.by_name_.erase(t.name);
+      auto folded = catalog.edges_folded_.find(FoldCase(t.name));
+      if (folded != catalog.edges_folded_.end() && folded->second == &t) {
+        catalog.edges_folded_.erase(folded);
+      }
+      catalog.not_at_snapshot_.emplace(t.name, now->kind == TypeKind::kEdge ? "edge" : "node");
+    }
+  }
   // emplace keeps a name the past schema has: its own declaration wins over an alias.
   for (const auto& [name, id] : type_aliases) {
     const TypeDef* t = catalog.FindById(id);
@@ -40,6 +55,12 @@ Result<Catalog> Catalog::WithNamesOf(const Catalog& past, const Catalog& today) 
     if (t->kind == TypeKind::kEdge) catalog.edges_folded_.emplace(FoldCase(name), t);
   }
   return catalog;
+}
+
+std::string Catalog::NotAtSnapshot(std::string_view name) const {
+  auto it = not_at_snapshot_.find(name);
+  if (it == not_at_snapshot_.end()) return "";
+  return it->second + " type '" + std::string(name) + "' does not exist at this snapshot";
 }
 
 // Pointers into ir_'s vectors stay valid when the Catalog is moved: moving a vector keeps its

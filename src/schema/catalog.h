@@ -27,8 +27,11 @@ class Catalog {
   static Result<Catalog> Build(SchemaIr ir);
   // A catalog over `past`'s IR (a schema a past commit accepted) that also answers to `today`'s
   // names: a node, edge or property that today has another name under the same stable id (and,
-  // for a table, the same incarnation) is found by either name. A name of `past` always wins
-  // over an alias of another declaration. Pointers point into the new catalog's own IR.
+  // for a table, the same incarnation) is found by either name. A name of `past` wins over an
+  // alias of another declaration, except a node or edge name that `today` gives to another type
+  // (another id, or the same id reincarnated): that name means today's type, which `past` does
+  // not hold, so it is not found (OmniGraph resolves a past read by today's catalog) and
+  // NotAtSnapshot says why. Pointers point into the new catalog's own IR.
   static Result<Catalog> WithNamesOf(const Catalog& past, const Catalog& today);
 
   Catalog(Catalog&&) noexcept = default;
@@ -53,6 +56,10 @@ class Catalog {
   // The node or edge whose table_key() is `key` ("node:Person"), or null.
   const TypeDef* FindByTableKey(std::string_view key) const;
 
+  // For a name WithNamesOf withheld, OmniGraph's words: "node type 'Person' does not exist at this
+  // snapshot"; otherwise empty.
+  std::string NotAtSnapshot(std::string_view name) const;
+
   // NotFound naming the type when absent; for callers that report errors to users.
   Result<const TypeDef*> Node(std::string_view name) const;
   Result<const TypeDef*> Edge(std::string_view name) const;
@@ -73,6 +80,8 @@ class Catalog {
   std::map<std::string, const TypeDef*, std::less<>> by_name_;
   std::map<std::string, const TypeDef*, std::less<>> edges_folded_;
   std::map<uint64_t, const TypeDef*> by_id_;
+  // Names WithNamesOf withheld, with the kind today's type has ("node" or "edge").
+  std::map<std::string, std::string, std::less<>> not_at_snapshot_;
 };
 
 }  // namespace omnigraph::schema

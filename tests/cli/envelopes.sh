@@ -45,12 +45,17 @@ LOADED=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["commit"]["grap
 expect_rc 0 "$BIN" commit show "$LOADED" --json "$G"
 python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); b.pop("tables", None); sys.exit(a["commit"] != b)' \
   "$DIR/load.json" "$DIR/out" || fail "load's commit differs from commit show: $(cat "$DIR/out")"
-# A load of no entity publishes nothing: commit null, and a human line that says so.
+# A load of no entity publishes one commit that changes no table, as OmniGraph's does (decision
+# 197): its parent is the head before it, and its change block is empty.
 printf '\n\n' >"$DIR/empty.jsonl"
 expect_rc 0 "$BIN" load --data "$DIR/empty.jsonl" --mode merge --json "$G"
-check 'd["commit"] is None and d["total_entities"] == 0'
+check 'd["total_entities"] == 0 and d["commit"]["parent_commit_id"] == "'"$LOADED"'"'
+EMPTY=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["commit"]["graph_commit_id"])' <"$DIR/out")
+expect_rc 0 "$BIN" commit changes "$EMPTY" --json "$G"
+check 'd["changes"] == []'
 expect_rc 0 "$BIN" load --data "$DIR/empty.jsonl" --mode merge "$G"
-grep -q '^no commit' "$DIR/out" || fail "empty load human: $(cat "$DIR/out")"
+grep -q "^loaded $G on branch main with merge: 0 entities" "$DIR/out" || fail "empty load human: $(cat "$DIR/out")"
+grep -q '^no commit' "$DIR/out" && fail "an empty load's human form says no commit: $(cat "$DIR/out")"
 expect_rc 0 "$BIN" load --data "$DIR/seed.jsonl" --mode merge "$G"
 grep -q "^loaded $G on branch main with merge: 2 entities across 2 node types and 0 edge types" \
   "$DIR/out" || fail "load human: $(cat "$DIR/out")"
@@ -60,7 +65,7 @@ HIRE='query hire($p: String, $c: String) { insert WorksAt { from: $p, to: $c } }
 expect_rc 0 "$BIN" mutate -e "$HIRE" --params '{"p":"Ada","c":"Acme"}' --json "$G"
 [ "$(cat "$DIR/err")" = "omnigraph mutate → $G (direct, local)" ] || fail "mutate echo: $(cat "$DIR/err")"
 check 'sorted(d) == ["affected_edges", "affected_nodes", "branch", "commit", "query_name"]'
-check 'd["affected_edges"] == 1 and d["commit"]["graph_manifest_version"] == 3'
+check 'd["affected_edges"] == 1 and d["commit"]["graph_manifest_version"] == 5'
 HEAD=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["commit"]["graph_commit_id"])' <"$DIR/out")
 # Nothing affected: no commit.
 expect_rc 0 "$BIN" mutate -e 'query rm($n: String) { delete Person where name = $n }' \

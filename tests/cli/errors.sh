@@ -110,7 +110,7 @@ refused "reserved|__schema_apply_lock__" "$BIN" load --data "$DIR/ada.jsonl" --m
 "$BIN" branch create --help >"$DIR/out" 2>&1; grep -q "need not be" "$DIR/out" || fail "create help: $(cat "$DIR/out")"
 grep -q "__schema_apply_lock__" "$DIR/out" || fail "create help lacks the reserved name"
 "$BIN" branch delete --help >"$DIR/out" 2>&1; grep -q "forked from it live on" "$DIR/out" || fail "delete help: $(cat "$DIR/out")"
-"$BIN" load --help >"$DIR/out" 2>&1; grep -q "publishes no commit" "$DIR/out" || fail "load help: $(cat "$DIR/out")"
+"$BIN" load --help >"$DIR/out" 2>&1; grep -q "still publishes one commit" "$DIR/out" || fail "load help: $(cat "$DIR/out")"
 # ...and does it: a parent deleted under a live fork leaves the fork readable.
 "$BIN" branch create parent "$G" >/dev/null 2>&1 && "$BIN" branch create --from parent child "$G" >/dev/null 2>&1 &&
   "$BIN" branch create parent/x "$G" >/dev/null 2>&1 || fail "prefix-sharing names"
