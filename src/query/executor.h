@@ -95,9 +95,15 @@ Result<QueryResult> Execute(const GraphView& view, const CheckedQuery& checked,
 Result<QueryResult> ExecutePlan(const GraphView& view, const Plan& plan,
                                 std::span<const schema::Value> params, const ExecOptions& options);
 
+// Whether a bare entity (`return { $p }`) carries property `p`: every property but Vector and
+// Blob ones, which the reference leaves out of a bare entity (decision 178). The entity value
+// keeps one item per property (null for those left out), so positions match `properties`.
+bool InBareEntity(const schema::PropertyDef& p);
+
 // The JSON of one result cell (OmniGraph's value output forms): 64-bit integers beyond ±(2^53−1)
 // as decimal strings, Date as "YYYY-MM-DD", DateTime as "YYYY-MM-DDTHH:MM:SS.sssZ", lists as
-// arrays, a bare entity as an object {"id": ..., property: value, ...}.
+// arrays, a bare entity as an object {"id": ..., property: value, ...} of the properties
+// InBareEntity keeps.
 OrderedJson CellJson(const ResultColumn& column, const schema::Value& value);
 // {"p.name": ..., ...} per row, in column order.
 OrderedJson RowsJson(const QueryResult& result);

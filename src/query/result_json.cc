@@ -47,6 +47,10 @@ OrderedJson ValueJson(const Value& v) {
 
 }  // namespace
 
+bool InBareEntity(const schema::PropertyDef& p) {
+  return p.type.scalar != schema::ScalarKind::kVector && p.type.scalar != schema::ScalarKind::kBlob;
+}
+
 OrderedJson CellJson(const ResultColumn& column, const Value& value) {
   if (column.type.kind == ExprType::Kind::kEntity && value.tag() == Value::Tag::kList &&
       column.type.entity != nullptr) {
@@ -57,7 +61,7 @@ OrderedJson CellJson(const ResultColumn& column, const Value& value) {
     const bool id_is_property = column.type.entity->FindProperty("id") != nullptr;
     obj[id_is_property ? "@id" : "id"] = ValueJson(items.at(0));
     for (size_t i = 0; i < props.size() && i + 1 < items.size(); ++i) {
-      obj[props[i].name] = ValueJson(items[i + 1]);
+      if (InBareEntity(props[i])) obj[props[i].name] = ValueJson(items[i + 1]);
     }
     return obj;
   }

@@ -284,7 +284,15 @@ bool Checker::CheckBooleanProjection(const Projection& p) {
 }
 
 bool Checker::CheckOrderKeyProjected(const Ordering& o) {
-  if (!o.expr.is_boolean_form() && o.expr.kind != ExprKind::kAggregate) return true;
+  if (o.expr.kind == ExprKind::kAggregate) {
+    // The reference orders by a property or an alias only; an aggregate key is its executor's
+    // "unsupported ordering expression" (decision 179).
+    return Fail("T42", o.expr.span,
+                "unsupported ordering expression `" + ExprText(o.expr) +
+                    "`; an aggregate is ordered by the alias of its return item",
+                "write `" + ExprText(o.expr) + " as <name>` in return and order by `<name>`");
+  }
+  if (!o.expr.is_boolean_form()) return true;
   for (const Projection& p : query_.projections) {
     if (SameExpr(p.expr, o.expr)) return true;
   }

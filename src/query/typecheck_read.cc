@@ -36,13 +36,15 @@ bool ContainsRanking(const Expr& e, bool rrf, const std::map<std::string, const 
   }
 }
 
-std::string ColumnName(const Projection& p) {
-  if (p.alias) return p.alias->text;
-  const Expr& e = p.expr;
+// The name of an unaliased projection of `e`. An aggregate is named after its argument, as
+// the reference's executor names it (`count($w.since)` is `w.since`, `count($d)` is `d`;
+// decision 177).
+std::string ExprColumnName(const Expr& e) {
   switch (e.kind) {
     case ExprKind::kProp: return e.var.text + "." + e.prop.text;
     case ExprKind::kVariable: return e.var.text;
-    case ExprKind::kAggregate: return AggFuncName(e.agg);
+    case ExprKind::kAggregate:
+      return e.args.empty() ? AggFuncName(e.agg) : ExprColumnName(e.args[0]);
     case ExprKind::kAlias: return e.alias.text;
     case ExprKind::kLiteral: return "literal";
     case ExprKind::kNow: return "now";
@@ -57,6 +59,10 @@ std::string ColumnName(const Projection& p) {
     default: break;  // A Boolean form needs an alias (T43).
   }
   return "?";
+}
+
+std::string ColumnName(const Projection& p) {
+  return p.alias ? p.alias->text : ExprColumnName(p.expr);
 }
 
 }  // namespace

@@ -91,9 +91,9 @@ bool EntityMatches(const schema::TypeDef& type, const Value& v, const Json& e) {
   ++matched;
   for (size_t i = 0; i < type.properties.size() && i + 1 < items.size(); ++i) {
     const schema::PropertyDef& p = type.properties[i];
+    if (!query::InBareEntity(p)) continue;  // Left out of a bare entity (decision 178).
     const Json expected = e.contains(p.name) ? e[p.name] : Json(nullptr);
     if (e.contains(p.name)) ++matched;
-    if (p.type.scalar == ScalarKind::kBlob && !e.contains(p.name)) continue;
     if (!ValueMatches(p.type, items[i + 1], expected)) return false;
   }
   return matched == e.size();  // No key the entity does not have.

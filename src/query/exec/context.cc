@@ -354,7 +354,7 @@ Value ExecContext::EntityValue(const Slot& slot, uint32_t dense) const {
   std::vector<Value> items;
   items.push_back(Value::String(std::string(slot.image->id(dense))));
   for (const schema::PropertyDef& p : slot.type->properties) {
-    if (p.type.scalar == ScalarKind::kBlob) {
+    if (!InBareEntity(p)) {
       items.push_back(Value::Null());
       continue;
     }
