@@ -278,8 +278,8 @@ rules:
 
 // Every file under `dir` with its size: what a refused call must leave as it was.
 // The graph's objects and their sizes. The local store's staging folder is left out: a file there
-// is a put in flight, not an object, and the hint the last acknowledged write left to the background
-// may still be passing through it when the listing is taken (a CI run met that window).
+// is a put in flight, not an object, and the hint the last acknowledged write left to the
+// background may still be passing through it when the listing is taken (a CI run met that window).
 std::map<std::string, uintmax_t> Listing(const std::string& dir) {
   std::map<std::string, uintmax_t> out;
   for (auto it = std::filesystem::recursive_directory_iterator(dir);
