@@ -174,10 +174,6 @@ Result<std::optional<std::string>> BlobBytesFromText(std::string_view text) {
   return std::optional<std::string>(std::move(*bytes));
 }
 
-std::string ExternalBlobRefusal(std::string_view uri) {
-  return ExternalBlobRefusalText(uri, "new external Blob URI ingress is denied for this graph");
-}
-
 Result<Value> FromJson(const Value& json, const PropType& type, const ExternalBlobRules* rules) {
   if (json.is_null()) return json;
   if ((type.list || type.scalar == ScalarKind::kVector) && json.tag() == Value::Tag::kList) {

@@ -49,9 +49,6 @@ void WriteJson(JsonWriter& out, const schema::Value& value, const schema::PropTy
 // decoded bytes; any other string is an external URI (nullopt), which the graph's allow rules
 // decide (engine/external_blob.h). InvalidArgument for bad base64.
 Result<std::optional<std::string>> BlobBytesFromText(std::string_view text);
-// The refusal of the external Blob URI `uri`, in OmniGraph's words: "external blob URI '<uri>'
-// is not allowed: new external Blob URI ingress is denied for this graph".
-std::string ExternalBlobRefusal(std::string_view uri);
 
 // Standard base64 (RFC 4648 §4, with padding).
 std::string Base64Encode(std::string_view bytes);
