@@ -32,6 +32,7 @@ graphs:
         - base: s3://assets/docs/
           scope: server_safe
 YAML
+"$BIN" cluster import --config . >out 2>err || fail "cluster import: $(cat err)"
 "$BIN" cluster apply --config . --as tester >out 2>err || fail "cluster apply: $(cat err)"
 G=$DIR/graphs/ext.omni
 [ -d "$G" ] || fail "apply did not create $G"

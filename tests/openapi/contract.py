@@ -112,9 +112,9 @@ class ClusterServer(Server):
             f.write("version: 1\nmetadata:\n  name: ext\ngraphs:\n  ext:\n    schema: s.pg\n"
                     "    external_blobs:\n      allow:\n        - base: s3://assets/docs/\n"
                     "          scope: server_safe\n")
-        subprocess.run([os.path.join(bin_dir, "omnigraph"), "--quiet", "cluster", "apply",
-                        "--config", ".", "--as", "tester"], cwd=workdir, check=True,
-                       stdout=subprocess.DEVNULL)
+        for args in (["import", "--config", "."], ["apply", "--config", ".", "--as", "tester"]):
+            subprocess.run([os.path.join(bin_dir, "omnigraph"), "--quiet", "cluster"] + args,
+                           cwd=workdir, check=True, stdout=subprocess.DEVNULL)
         env = dict(os.environ, OMNIGRAPH_UNAUTHENTICATED="1")
         self.out = open(os.path.join(workdir, "server.out"), "w+")
         self.proc = subprocess.Popen(
