@@ -31,11 +31,21 @@ struct StoredQueryFile {
   std::string source;  // the file's text as applied (from the catalog)
 };
 
+// One base of a graph's external-Blob allow rules as applied (cluster.yaml
+// graphs.<id>.external_blobs.allow[]): an s3:// or file:/// base and its scope
+// ("server_safe" or "embedded_only").
+struct AppliedExternalBlobBase {
+  std::string uri;
+  std::string scope;
+};
+
 struct AppliedGraph {
   std::string id;        // the key under graphs: in cluster.yaml
   std::string root_uri;  // the graph's root, as the engine opens it (path or s3:// / az:// URI)
   std::vector<StoredQueryFile> queries;   // the query files as last applied (from the catalog)
   std::vector<std::string> policy_files;  // policy bundle sources bound to this graph, as applied
+  // graphs.<id>.external_blobs as applied: the allow rules' bases (none: deny).
+  std::vector<AppliedExternalBlobBase> external_blobs;
 };
 
 struct AppliedCluster {

@@ -48,6 +48,14 @@ struct Progress {
   bool finished = false;       // The last report of a call that succeeded.
 };
 
+// One base of a graph's external-Blob allow rules (docs/design/blob.md "External Blob
+// references"): `uri` an absolute s3:// or file:/// directory; `scope` "server_safe" (a server
+// keeps it; s3 only) or "embedded_only" (dropped by a server).
+struct ExternalBlobBase {
+  std::string uri;
+  std::string scope = "embedded_only";
+};
+
 struct DatabaseOptions {
   // Recorded as the actor of every commit this handle publishes.
   std::optional<std::string> actor;
@@ -84,6 +92,11 @@ struct DatabaseOptions {
   // branches and graph asked about, and the decision naming the rule), before the refusal is
   // returned: the server's audit line of a denied request. Keep it quick; it must not throw.
   std::function<void(const PolicyRequest&, const PolicyDecision&)> on_policy_denied;
+  // The graph's external-Blob allow rules: a load or mutation may store a Blob given as a
+  // non-`base64:` string (an external URI) only when it lies under one of these bases; none
+  // (the default) refuses every new external URI. Open/Init refuse rules that do not validate
+  // (InvalidArgument). Stored references stay readable whatever the rules say later.
+  std::vector<ExternalBlobBase> external_blobs;
 };
 
 // Reads up to `capacity` bytes of a load's input into `buffer` and returns how many it read; 0

@@ -221,6 +221,12 @@ Result<AppliedCluster> ReadAppliedImpl(const std::string& dir_or_uri) {
     g.id = it.key().substr(6);
     g.root_uri = root.uri + "/" + it.value().value("root", "graphs/" + g.id + ".omni");
     OMNIGRAPH_RETURN_IF_ERROR(ReadGraphQueries(*root.store, res, g));
+    const Json policy = it.value().value("external_blob_policy", Json::object());
+    if (policy.value("mode", "deny") == "allow") {
+      for (const Json& b : policy.value("bases", Json::array())) {
+        g.external_blobs.push_back({b.value("uri", ""), b.value("scope", "")});
+      }
+    }
     out.graphs.push_back(std::move(g));
   }
   for (auto it = res.begin(); it != res.end(); ++it) {

@@ -25,6 +25,7 @@
 #include "engine/diff.h"
 #include "engine/embed_file.h"
 #include "engine/export.h"
+#include "engine/external_blob.h"
 #include "engine/graph.h"
 #include "engine/idempotency.h"
 #include "engine/load.h"
@@ -153,6 +154,7 @@ class Handle {
     auto handle = std::make_unique<Handle>(uri);
     handle->counting_ = std::move(rt.counting);
     handle->progress_ = ProgressSinkOf(options.progress);
+    OMNIGRAPH_RETURN_IF_ERROR(handle->SetExternalBlobs(options));
     engine::InitReport report;
     OMNIGRAPH_ASSIGN_OR_RETURN(handle->graph_,
                                Graph::Init(rt.runtime, schema_source, init, &report));
@@ -168,6 +170,7 @@ class Handle {
     auto handle = std::make_unique<Handle>(uri);
     handle->counting_ = std::move(rt.counting);
     handle->progress_ = ProgressSinkOf(options.progress);
+    OMNIGRAPH_RETURN_IF_ERROR(handle->SetExternalBlobs(options));
     OMNIGRAPH_ASSIGN_OR_RETURN(handle->graph_, Graph::Open(rt.runtime));
     handle->graph_->SetGroupCommit(engine::GroupCommitOptions{options.group_commit});
     handle->feed_ = std::make_unique<engine::ChangeFeed>(*handle->graph_);
@@ -175,6 +178,17 @@ class Handle {
   }
 
   explicit Handle(std::string_view uri) : uri_(uri) {}
+
+  // The graph's external-Blob allow rules (DatabaseOptions::external_blobs), which every load
+  // and mutation of this handle applies. InvalidArgument for rules that do not validate.
+  Status SetExternalBlobs(const DatabaseOptions& options) {
+    std::vector<engine::ExternalBlobBase> bases;
+    for (const api::ExternalBlobBase& b : options.external_blobs) bases.push_back({b.uri, b.scope});
+    OMNIGRAPH_ASSIGN_OR_RETURN(engine::ExternalBlobRules rules,
+                               engine::ExternalBlobRules::Make(bases));
+    external_blobs_ = std::make_shared<const engine::ExternalBlobRules>(std::move(rules));
+    return Status::Ok();
+  }
   const Json& init_report() const { return init_report_; }
 
   const std::string& uri() const { return uri_; }
@@ -418,6 +432,12 @@ class Handle {
       return InvalidArgument("a Blob byte range must hold at least one byte");
     }
     OMNIGRAPH_ASSIGN_OR_RETURN(engine::LocatedBlob blob, LocateBlob(cell, target));
+    if (blob.external_uri) {
+      // OmniGraph's words: the graph never opens a caller-owned object.
+      return Status(Code::kUnsupported,
+                    "external Blob is not downloaded; URI: " + *blob.external_uri +
+                        "; use `blob stat --json` to inspect the descriptor");
+    }
     const uint64_t size = blob.cell.size();
     uint64_t start = 0, end = size;
     if (range) {
@@ -455,6 +475,7 @@ class Handle {
     options.expected_head = target.if_commit;
     options.actor = actor;
     options.authorize = authorize;
+    options.external_blobs = external_blobs_;
     if (target.idempotency_key) {
       const Json request = Json::array(
           {"mutate", target.branch, source, name, params, target.if_commit.value_or("")});
@@ -659,6 +680,7 @@ class Handle {
     options.progress = progress_;
     options.input_bytes = input_bytes;
     options.authorize = authorize;
+    options.external_blobs = external_blobs_;
     if (target.idempotency_key) {
       OMNIGRAPH_ASSIGN_OR_RETURN(std::string sha, content_sha());
       // The request a key names: where it goes and what it loads.
@@ -692,6 +714,7 @@ class Handle {
   std::string uri_;
   std::shared_ptr<storage::CountingStore> counting_;
   engine::ProgressSink progress_;
+  std::shared_ptr<const engine::ExternalBlobRules> external_blobs_;
   Json init_report_ = Json::object();  // Init's report (engine::InitReport); {} after Open.
   std::unique_ptr<Graph> graph_;
   // Table images and adjacencies shared by this handle's queries (keyed by table pins).

@@ -540,9 +540,8 @@ Result<Json> RemoteBackend::ReadBlob(const api::BlobSelector& cell, const api::R
   if (!refused.ok()) return refused;
   if (response.transport == Transport::kAnswered && response.status == 302) {
     return Status(Code::kUnsupported,
-                  "the Blob is the external URI '" + response.Header("location") +
-                      "': it is not downloaded (see blob stat)",
-                  url_);
+                  "external Blob is not downloaded; URI: " + response.Header("location") +
+                      "; use `blob stat --json` to inspect the descriptor");
   }
   if (response.transport != Transport::kAnswered ||
       (response.status != 200 && response.status != 206)) {

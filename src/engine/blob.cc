@@ -1,10 +1,37 @@
 #include "engine/blob.h"
 
+#include "engine/external_blob.h"
+
 namespace omnigraph::engine {
 
 namespace {
 
 std::string Describe(const BlobSelector& s) { return s.entity + " " + s.type + " '" + s.id + "'"; }
+
+// Reads the first bytes of a cell that may be tagged (engine/external_blob.h): an escaped
+// managed value is narrowed to its bytes, an external reference's URI is read.
+Status Untag(LocatedBlob& blob) {
+  if (!blob.cell.may_start_with_nul || blob.cell.size() < kBlobTagBytes) return Status::Ok();
+  std::string head;
+  auto collect = [&](std::string_view chunk) {
+    head.append(chunk);
+    return Status::Ok();
+  };
+  OMNIGRAPH_RETURN_IF_ERROR(blob.version->ReadBinaryCell(blob.cell, 0, kBlobTagBytes, collect));
+  if (!std::string_view(head).starts_with(kBlobTag)) return Status::Ok();
+  if (head.back() == kBlobTagManaged) {
+    blob.cell.begin += kBlobTagBytes;
+    return Status::Ok();
+  }
+  const uint64_t uri_bytes = blob.cell.size() - kBlobTagBytes;
+  if (head.back() != kBlobTagExternal || uri_bytes == 0 || uri_bytes > kExternalBlobUriBytesMax) {
+    return Corruption("Blob value: malformed external descriptor", blob.cell.object);
+  }
+  OMNIGRAPH_RETURN_IF_ERROR(
+      blob.version->ReadBinaryCell(blob.cell, kBlobTagBytes, blob.cell.size(), collect));
+  blob.external_uri = head.substr(kBlobTagBytes);
+  return Status::Ok();
+}
 
 }  // namespace
 
@@ -41,11 +68,19 @@ Result<LocatedBlob> LocateBlob(const Snapshot& at, const BlobSelector& selector)
     }
     return NotFound(Describe(selector) + " does not exist");
   }
-  return LocatedBlob{std::move(version), std::move(*cell), at.commit_id()};
+  LocatedBlob out{std::move(version), std::move(*cell), at.commit_id(), std::nullopt};
+  OMNIGRAPH_RETURN_IF_ERROR(Untag(out));
+  return out;
 }
 
 Json BlobStatJson(const LocatedBlob& blob) {
   Json out = Json::object();
+  if (blob.external_uri) {
+    out["kind"] = "external";
+    out["uri"] = *blob.external_uri;
+    out["resolved_snapshot"] = blob.commit_id;
+    return out;
+  }
   out["kind"] = "managed";
   out["size"] = blob.cell.size();
   out["etag"] = blob.cell.Etag();

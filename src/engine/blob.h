@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -25,23 +26,29 @@ struct BlobSelector {
   std::string property;
 };
 
-// A located managed Blob: the table version that holds it, and its cell there.
+// A located Blob: the table version that holds it, and its cell there — for a managed value
+// the bytes of the value itself (past an escape tag, engine/external_blob.h); for an external
+// reference, its URI.
 struct LocatedBlob {
   std::shared_ptr<const table::TableVersion> version;
   table::BinaryCell cell;
-  std::string commit_id;  // The commit the snapshot is.
+  std::string commit_id;                    // The commit the snapshot is.
+  std::optional<std::string> external_uri;  // Set for an external reference.
 };
 
-// Locates `selector` in `at`. InvalidArgument for an entity that is not node or edge, an unknown
-// type, an unknown property or one that is not Blob; NotFound for an entity the snapshot does
-// not hold and for a null cell (both name the selector); storage failures and Corruption as the
-// table reports them.
+// Locates `selector` in `at`, reading the value's first kBlobTagBytes (and an external URI)
+// when the cell may be tagged (BinaryCell::may_start_with_nul). InvalidArgument for an entity that
+// is not node or edge, an unknown type, an unknown property or one that is not Blob; NotFound for
+// an entity the snapshot does not hold and for a null cell (both name the selector); storage
+// failures and Corruption as the table reports them, Corruption for a malformed tag.
 Result<LocatedBlob> LocateBlob(const Snapshot& at, const BlobSelector& selector);
 
-// {"kind": "managed", "size", "etag", "resolved_snapshot"} of a located Blob (no payload read).
+// {"kind": "managed", "size", "etag", "resolved_snapshot"} of a located managed Blob, or
+// {"kind": "external", "uri", "resolved_snapshot"} of an external one (no payload read).
 Json BlobStatJson(const LocatedBlob& blob);
 
-// Streams [start, end) of the Blob to `sink` (0 <= start <= end <= size; the caller checks).
+// Streams [start, end) of a managed Blob to `sink` (0 <= start <= end <= size; the caller
+// checks).
 Status ReadBlob(const LocatedBlob& blob, uint64_t start, uint64_t end,
                 const std::function<Status(std::string_view)>& sink);
 

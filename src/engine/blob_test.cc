@@ -220,4 +220,138 @@ TEST_F(BlobTest, TheEtagFollowsTheBytesAndASnapshotKeepsItsValue) {
 }
 
 }  // namespace
+// --- External Blob references (docs/design/blob.md "External Blob references").
+
+constexpr const char* kExternalUri = "s3://assets/docs/report.pdf";
+
+Result<std::unique_ptr<Database>> InitWithRules(const std::string& uri,
+                                                std::vector<ExternalBlobBase> bases) {
+  DatabaseOptions options;
+  options.external_blobs = std::move(bases);
+  return Database::Init(uri, kSchema, options);
+}
+
+std::string UriLine(const std::string& name, const std::string& uri) {
+  return R"({"type":"Doc","data":{"name":")" + name + R"(","body":")" + uri + "\"}}\n";
+}
+
+uint64_t Writes(const StoreCallCounts& c) { return c.puts + c.put_if_absent + c.put_if_match; }
+
+TEST_F(BlobTest, AnExternalUriIsRefusedWithoutRulesAndWritesNothing) {
+  const StoreCallCounts before = db_->StoreCalls();
+  Result<Json> loaded = db_->Load(UriLine("x", kExternalUri), "merge", WriteTarget{});
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.status().message().find(
+                "external blob URI 's3://assets/docs/report.pdf' is not allowed: new external "
+                "Blob URI ingress is denied for this graph"),
+            std::string::npos)
+      << loaded.status().ToString();
+  EXPECT_EQ(Writes(db_->StoreCalls()), Writes(before));
+  Result<Json> mutated =
+      db_->Mutate("query add($b: Blob?) { insert Doc { name: \"m\", body: $b } }", "",
+                  Json{{"b", kExternalUri}}, WriteTarget{});
+  ASSERT_FALSE(mutated.ok());
+  EXPECT_NE(mutated.status().message().find("ingress is denied for this graph"), std::string::npos);
+  EXPECT_EQ(Writes(db_->StoreCalls()), Writes(before));
+}
+
+TEST_F(BlobTest, RulesAdmitAUriUnderABaseAndRefuseOthers) {
+  Result<std::unique_ptr<Database>> db =
+      InitWithRules("memory://blob-ext-rules", {{"s3://assets/docs/", "server_safe"}});
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  // Outside the base: another bucket, a sibling prefix, the base itself, a dot segment, a query.
+  for (const std::string uri :
+       {"s3://other/docs/a.pdf", "s3://assets/docsx/a.pdf", "s3://assets/docs/",
+        "s3://assets/docs/../secret.pdf", "s3://assets/docs/a.pdf?x=1", "https://assets/docs/a"}) {
+    const StoreCallCounts before = (*db)->StoreCalls();
+    Result<Json> loaded = (*db)->Load(UriLine("x", uri), "merge", WriteTarget{});
+    ASSERT_FALSE(loaded.ok()) << uri;
+    EXPECT_NE(loaded.status().message().find("external blob URI '" + uri + "' is not allowed"),
+              std::string::npos)
+        << loaded.status().ToString();
+    EXPECT_EQ(Writes((*db)->StoreCalls()), Writes(before)) << uri;
+  }
+  // Admitted by load and by a mutation parameter; read back as the reference it is.
+  Result<Json> loaded = (*db)->Load(UriLine("a", kExternalUri), "merge", WriteTarget{});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  Result<Json> mutated =
+      (*db)->Mutate("query add($b: Blob?) { insert Doc { name: \"m\", body: $b } }", "",
+                    Json{{"b", "s3://assets/docs/sub/m.bin"}}, WriteTarget{});
+  ASSERT_TRUE(mutated.ok()) << mutated.status().ToString();
+  Result<Json> stat = (*db)->StatBlob(Doc("a"), ReadTarget{});
+  ASSERT_TRUE(stat.ok()) << stat.status().ToString();
+  EXPECT_EQ((*stat)["kind"], "external");
+  EXPECT_EQ((*stat)["uri"], kExternalUri);
+  EXPECT_FALSE(stat->contains("etag"));
+  EXPECT_FALSE(stat->contains("size"));
+  Result<Json> stat_m = (*db)->StatBlob(Doc("m"), ReadTarget{});
+  ASSERT_TRUE(stat_m.ok());
+  EXPECT_EQ((*stat_m)["uri"], "s3://assets/docs/sub/m.bin");
+  // The graph never opens the target: a read says so and hands over nothing.
+  size_t delivered = 0;
+  Result<Json> read =
+      (*db)->ReadBlob(Doc("a"), ReadTarget{}, std::nullopt, [&](std::string_view piece) {
+        delivered += piece.size();
+        return Status::Ok();
+      });
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.status().code(), Code::kUnsupported);
+  EXPECT_NE(read.status().message().find("external Blob is not downloaded; URI: " +
+                                         std::string(kExternalUri)),
+            std::string::npos);
+  EXPECT_EQ(delivered, 0u);
+  // Export shows the URI, as OmniGraph's does, and a managed value beside it as base64.
+  ASSERT_TRUE((*db)->Load(DocLine("b", "plain"), "merge", WriteTarget{}).ok());
+  std::string exported;
+  ASSERT_TRUE((*db)
+                  ->Export("main", {"Doc"},
+                           [&](std::string_view chunk) {
+                             exported.append(chunk);
+                             return Status::Ok();
+                           })
+                  .ok());
+  EXPECT_NE(exported.find(R"("body":"s3://assets/docs/report.pdf")"), std::string::npos)
+      << exported;
+  EXPECT_NE(exported.find(R"("body":"base64:)" + Base64("plain") + "\""), std::string::npos);
+}
+
+// Managed bytes that happen to begin with the tag an external reference starts with are kept
+// apart from one (escaped on write), and read and export back exactly.
+TEST_F(BlobTest, ManagedBytesThatLookLikeADescriptorStayManaged) {
+  const std::string tag("\0\xffOGBLOBv1\xa7<\x91^\xd2\x08", 16);
+  const std::string forged = tag + "Es3://assets/docs/forged.pdf";
+  Load(DocLine("f", forged));
+  Result<Json> stat = db_->StatBlob(Doc("f"), ReadTarget{});
+  ASSERT_TRUE(stat.ok()) << stat.status().ToString();
+  EXPECT_EQ((*stat)["kind"], "managed");
+  EXPECT_EQ((*stat)["size"], forged.size());
+  Result<std::string> whole = Read(Doc("f"));
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  EXPECT_TRUE(*whole == forged);
+  Result<std::string> part = Read(Doc("f"), BlobRange{2, 10});
+  ASSERT_TRUE(part.ok());
+  EXPECT_TRUE(*part == forged.substr(2, 8));
+  std::string exported;
+  ASSERT_TRUE(db_->Export("main", {"Doc"},
+                          [&](std::string_view chunk) {
+                            exported.append(chunk);
+                            return Status::Ok();
+                          })
+                  .ok());
+  EXPECT_NE(exported.find("base64:" + Base64(forged)), std::string::npos) << exported;
+}
+
+TEST(ExternalBlobRulesTest, InvalidRulesAreRefusedAtOpen) {
+  for (const std::vector<ExternalBlobBase>& bases : std::vector<std::vector<ExternalBlobBase>>{
+           {{"file:///tmp/blobs/", "server_safe"}},
+           {{"s3://a/x/", "everywhere"}},
+           {{"s3://a/x/", "server_safe"}, {"s3://a/x/y/", "server_safe"}},
+           {{"s3://user@a/x/", "server_safe"}},
+           {{"http://a/x/", "server_safe"}}}) {
+    Result<std::unique_ptr<Database>> db = InitWithRules("memory://blob-ext-bad", bases);
+    ASSERT_FALSE(db.ok()) << bases[0].uri;
+    EXPECT_EQ(db.status().code(), Code::kInvalidArgument) << db.status().ToString();
+  }
+}
+
 }  // namespace omnigraph::api

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <limits>
 
+#include "engine/external_blob.h"
 #include "schema/temporal.h"
 
 namespace omnigraph::engine {
@@ -37,7 +38,7 @@ std::optional<Value> ParseDecimal(std::string_view s) {
              : Value::UInt(v);
 }
 
-Result<Value> ScalarFromJson(const Value& json, ScalarKind kind) {
+Result<Value> ScalarFromJson(const Value& json, ScalarKind kind, const ExternalBlobRules* rules) {
   const bool is_string = json.tag() == Value::Tag::kString;
   switch (kind) {
     case ScalarKind::kI32:
@@ -84,10 +85,9 @@ Result<Value> ScalarFromJson(const Value& json, ScalarKind kind) {
       return json;
     case ScalarKind::kBlob:
       if (is_string) {
-        OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<std::string> bytes,
-                                   BlobBytesFromText(json.string_value()));
-        if (!bytes) return InvalidArgument(ExternalBlobRefusal(json.string_value()));
-        return Value::String(std::move(*bytes));
+        OMNIGRAPH_ASSIGN_OR_RETURN(BlobText blob, StoredBlobFromText(json.string_value(), rules));
+        if (blob.refusal) return InvalidArgument(*blob.refusal);
+        return Value::String(std::move(blob.stored));
       }
       return json;
     default: return json;
@@ -139,7 +139,15 @@ void WriteScalar(JsonWriter& out, const Value& v, ScalarKind kind) {
     }
     case Value::Tag::kString:
       if (kind == ScalarKind::kBlob) {
-        out.String(std::string(kBase64Prefix) + Base64Encode(v.string_value()));
+        // An external reference is its URI, as OmniGraph's export shows it; a damaged tag (which
+        // a Blob read reports as Corruption) is shown as the bytes stored.
+        Result<StoredBlob> stored = ClassifyStoredBlob(v.string_value());
+        if (stored.ok() && stored->external) {
+          out.String(std::string(stored->payload));
+        } else {
+          out.String(std::string(kBase64Prefix) +
+                     Base64Encode(stored.ok() ? stored->payload : v.string_value()));
+        }
       } else {
         out.String(v.string_value());
       }
@@ -166,25 +174,20 @@ Result<std::optional<std::string>> BlobBytesFromText(std::string_view text) {
   return std::optional<std::string>(std::move(*bytes));
 }
 
-std::string ExternalBlobRefusal(std::string_view uri) {
-  return "external blob URI '" + std::string(uri) +
-         "' is not allowed: new external Blob URI ingress is denied for this graph";
-}
-
-Result<Value> FromJson(const Value& json, const PropType& type) {
+Result<Value> FromJson(const Value& json, const PropType& type, const ExternalBlobRules* rules) {
   if (json.is_null()) return json;
   if ((type.list || type.scalar == ScalarKind::kVector) && json.tag() == Value::Tag::kList) {
     if (type.scalar == ScalarKind::kVector) return json;
     std::vector<Value> items;
     items.reserve(json.list_items().size());
     for (const Value& item : json.list_items()) {
-      OMNIGRAPH_ASSIGN_OR_RETURN(Value v, ScalarFromJson(item, type.scalar));
+      OMNIGRAPH_ASSIGN_OR_RETURN(Value v, ScalarFromJson(item, type.scalar, rules));
       items.push_back(std::move(v));
     }
     return Value::List(std::move(items));
   }
   if (type.list) return json;
-  return ScalarFromJson(json, type.scalar);
+  return ScalarFromJson(json, type.scalar, rules);
 }
 
 void WriteJson(JsonWriter& out, const Value& value, const PropType& type) {

@@ -256,6 +256,10 @@ class Loader {
     authorize_branch_ = std::string(branch);
     authorize_ = std::move(authorize);
   }
+  // External Blob URIs are admitted by `rules` (none: every one is refused).
+  void AdmitExternalBlobs(std::shared_ptr<const ExternalBlobRules> rules) {
+    external_blobs_ = std::move(rules);
+  }
   // Adds one record of `bytes` input bytes; may write a batch.
   Status Add(const JsonlRecord& r, uint64_t bytes);
   // `failure`, met on a line after every line added so far — unless, for an append, one of
@@ -298,6 +302,7 @@ class Loader {
   Status ResolveIds();
 
   Graph& graph_;
+  std::shared_ptr<const ExternalBlobRules> external_blobs_;
   const Snapshot& head_;
   std::string authorize_branch_;
   Authorize authorize_;
@@ -468,7 +473,7 @@ Status Loader::Add(const JsonlRecord& r, uint64_t bytes) {
       return InvalidArgument(LinePrefix(r.line) + "unknown input field '" + name + "' for '" +
                              type->table_key() + "'");
     }
-    Result<Value> v = FromJson(json, p->type);
+    Result<Value> v = FromJson(json, p->type, external_blobs_.get());
     if (!v.ok()) {
       return InvalidArgument(LinePrefix(r.line) + "property '" + p->name + "' of " +
                              type->table_key() + ": " + v.status().message());
@@ -1054,6 +1059,7 @@ Result<LoadResult> LoadLines(Graph& graph, std::string_view branch, LineSource& 
   OMNIGRAPH_ASSIGN_OR_RETURN(std::unique_ptr<TempFile> lines_file, TempFile::Create());
   Loader loader(graph, *head, mode, options.limits, std::move(lines_file));
   loader.AuthorizeTypes(branch, options.authorize);
+  loader.AdmitExternalBlobs(options.external_blobs);
   ProgressMeter meter(options.progress, *graph.runtime().clock, "load", "entities");
   meter.SetBytesTotal(options.input_bytes);
   bool write_started = false;

@@ -27,6 +27,7 @@
 // docs/design/load.md). Thread-safe as Graph is.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,6 +37,7 @@
 #include "base/sorted_records.h"
 #include "base/status.h"
 #include "engine/authority.h"
+#include "engine/external_blob.h"
 #include "engine/graph.h"
 #include "engine/jsonl_reader.h"
 #include "engine/progress.h"
@@ -90,6 +92,8 @@ struct LoadOptions {
   // is read and before that line is staged (engine/authority.h); a refusal fails the load and
   // deletes what it staged.
   Authorize authorize;
+  // The graph's external-Blob allow rules (engine/external_blob.h); none: deny.
+  std::shared_ptr<const ExternalBlobRules> external_blobs;
 };
 
 struct LoadedType {

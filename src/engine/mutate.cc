@@ -272,20 +272,21 @@ Result<MutationResult> MutateWith(Graph& graph, std::string_view source,
   return result;
 }
 
-// A Blob parameter in JSON is text, as in a load line: "base64:<data>" becomes its bytes; an
-// external URI is kept and noted as refused, for the mutation to refuse if it assigns it to a
-// row (query::MutationContext::refused_blobs).
+// A Blob parameter in JSON is text, as in a load line: "base64:<data>" becomes its stored
+// bytes, and an external URI the graph's allow rules admit its stored reference
+// (engine/external_blob.h); a refused URI is kept and noted as refused, for the mutation to
+// refuse if it assigns it to a row (query::MutationContext::refused_blobs).
 Status BlobFromText(const query::Param& param, schema::Value& value,
-                    query::MutationContext& context) {
+                    query::MutationContext& context, const ExternalBlobRules* rules) {
   if (param.type.scalar != schema::ScalarKind::kBlob || param.type.list) return Status::Ok();
   if (value.tag() != schema::Value::Tag::kString) return Status::Ok();
-  Result<std::optional<std::string>> bytes = BlobBytesFromText(value.string_value());
-  if (!bytes.ok())
-    return InvalidArgument("param '" + param.name.text + "': " + bytes.status().message());
-  if (*bytes) {
-    value = schema::Value::String(std::move(**bytes));
+  Result<BlobText> blob = StoredBlobFromText(value.string_value(), rules);
+  if (!blob.ok())
+    return InvalidArgument("param '" + param.name.text + "': " + blob.status().message());
+  if (blob->refusal) {
+    context.refused_blobs.emplace(param.name.text, std::move(*blob->refusal));
   } else {
-    context.refused_blobs.emplace(param.name.text, ExternalBlobRefusal(value.string_value()));
+    value = schema::Value::String(std::move(blob->stored));
   }
   return Status::Ok();
 }
@@ -313,7 +314,8 @@ Result<MutationResult> Mutate(Graph& graph, std::string_view source, std::string
                                    query::BindParams(checked, params));
         for (size_t i = 0; i < values.size(); ++i) {
           const query::Param& param = checked.decl->params[i];
-          OMNIGRAPH_RETURN_IF_ERROR(BlobFromText(param, values[i], context));
+          OMNIGRAPH_RETURN_IF_ERROR(
+              BlobFromText(param, values[i], context, options.external_blobs.get()));
           context.params.emplace(param.name.text, std::move(values[i]));
         }
         return Status::Ok();

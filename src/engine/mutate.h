@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,6 +20,7 @@
 #include "base/json.h"
 #include "base/status.h"
 #include "engine/authority.h"
+#include "engine/external_blob.h"
 #include "engine/graph.h"
 #include "schema/value.h"
 
@@ -43,6 +45,8 @@ struct MutationOptions {
   // before it stages; a branch statement asks the branch action it performs
   // (branch_create/branch_delete/branch_merge) before it runs.
   Authorize authorize;
+  // The graph's external-Blob allow rules (engine/external_blob.h); none: deny.
+  std::shared_ptr<const ExternalBlobRules> external_blobs;
 };
 
 struct MutationResult {

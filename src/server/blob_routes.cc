@@ -121,6 +121,20 @@ void AddManagedHeaders(HttpResponse& out, const Json& stat) {
   out.headers.emplace_back(kSnapshotHeader, stat["resolved_snapshot"].string_value());
 }
 
+// An external reference (GET and HEAD alike): 302 to the exact stored URI, never opened,
+// proxied or probed; no ETag or length, since the graph does not own the target's bytes
+// (docs/design/blob.md "External Blob references").
+HttpResponse Redirect(const Json& stat) {
+  HttpResponse out;
+  out.status = 302;
+  out.content_type.clear();
+  out.headers.emplace_back("Location", stat["uri"].string_value());
+  out.headers.emplace_back("Cache-Control", "no-store");
+  out.headers.emplace_back(kSnapshotHeader, stat["resolved_snapshot"].string_value());
+  out.content_length = 0;
+  return out;
+}
+
 // 416 with Content-Range "bytes */N" and ErrorOutput.blob_range.
 HttpResponse Unsatisfiable(const Json& stat, const Selected& range) {
   const uint64_t size = stat["size"].get<uint64_t>();
@@ -174,6 +188,7 @@ HttpResponse BlobRoute(const Call& call) {
   if (std::optional<HttpResponse> bad = ParseCell(request, cell, target)) return std::move(*bad);
   api::Result<Json> stat = call.db->StatBlob(cell, target);
   if (!stat.ok()) return ErrorResponse(stat.status());
+  if ((*stat)["kind"].string_value() == "external") return Redirect(*stat);
   const std::string etag = (*stat)["etag"].string_value();
   const uint64_t size = (*stat)["size"].get<uint64_t>();
   HttpResponse out;

@@ -84,6 +84,9 @@ api::Result<ClusterBoot> ClusterGraphSpecs(const std::string& dir_or_uri) {
     GraphSpec spec;
     spec.id = g.id;
     spec.root_uri = g.root_uri;
+    for (const cluster::AppliedExternalBlobBase& b : g.external_blobs) {
+      spec.external_blobs.push_back({b.uri, b.scope});
+    }
     for (const cluster::StoredQueryFile& q : g.queries) spec.queries.push_back({q.path, q.source});
     // The applied state keeps a bundle's text, not its file name: errors name the binding.
     for (const std::string& source : g.policy_files) {

@@ -375,7 +375,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   http::response<http::string_body> Head(HttpResponse& from, bool keep) {
     http::response<http::string_body> res(static_cast<http::status>(from.status), version_);
-    res.set(http::field::content_type, from.content_type);
+    if (!from.content_type.empty()) res.set(http::field::content_type, from.content_type);
     for (const auto& [name, value] : from.headers) {
       if (Lower(name) != "connection") res.insert(name, value);
     }

@@ -171,8 +171,13 @@ api::Result<std::shared_ptr<const GraphRegistry>> GraphRegistry::Open(
     ServedGraph graph;
     graph.id = spec.id;
     graph.uri = spec.root_uri;
-    api::Result<std::unique_ptr<api::Database>> db =
-        api::Database::Open(spec.root_uri, options.database);
+    // A server never dereferences a local file for a writer: it keeps the server_safe bases of
+    // the graph's external-Blob rules and drops the embedded_only ones (OmniGraph's rule).
+    api::DatabaseOptions database = options.database;
+    for (const api::ExternalBlobBase& b : spec.external_blobs) {
+      if (b.scope == "server_safe") database.external_blobs.push_back(b);
+    }
+    api::Result<std::unique_ptr<api::Database>> db = api::Database::Open(spec.root_uri, database);
     if (!db.ok()) {
       const std::string why = "graph '" + spec.id + "' at " + spec.root_uri +
                               " could not be opened: " + db.status().message();

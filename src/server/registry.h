@@ -42,6 +42,8 @@ struct GraphSpec {
   std::vector<StoredQueryFile> queries;
   // The bundles bound to this graph (cluster.yaml's applies_to, or --policy): at most one.
   std::vector<PolicyFile> policies;
+  // graphs.<id>.external_blobs: the allow rules' bases; the server keeps the server_safe ones.
+  std::vector<api::ExternalBlobBase> external_blobs;
 };
 
 // One `query <name>` of a graph's query files, checked against its schema.

@@ -227,4 +227,85 @@ TEST(ServerGraphsTest, StoredQueriesArePerGraphAndRefuseTheBootWhenTheyDoNotChec
 }
 
 }  // namespace
+// An external Blob reference on a served graph (docs/design/blob.md "External Blob references"):
+// the graph's rules come with its GraphSpec (cluster.yaml's external_blobs), the server keeps
+// the server_safe bases only, a write through HTTP stores an admitted URI and refuses others,
+// and GET and HEAD /blob answer 302 to the stored URI; a remote handle reads what a local one
+// does.
+TEST(ServerGraphsTest, AnExternalBlobIsAdmittedByTheGraphRulesAndRedirected) {
+  const std::string root = TempRoot("ext");
+  {
+    auto db = api::Database::Init(root, "node Doc { name: String @key  body: Blob? }\n");
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+  }
+  GraphSpec spec{"ext", root, {}, {}, {}};
+  spec.external_blobs = {{"s3://assets/docs/", "server_safe"}, {"file:///tmp/", "embedded_only"}};
+  InProcessServer server(Registry({spec}), ListingAuth());
+  httplib::Client c = server.Client("admin-token");
+  const std::string insert =
+      R"({"query":"query a($n: String, $b: Blob?) { insert Doc { name: $n, body: $b } }",)";
+  auto admitted =
+      c.Post("/graphs/ext/mutate", insert + R"("params":{"n":"a","b":"s3://assets/docs/a.pdf"}})",
+             "application/json");
+  ASSERT_TRUE(admitted);
+  EXPECT_EQ(admitted->status, 200) << admitted->body;
+  // The embedded_only file:// base is not the server's; a URI outside every base is refused.
+  for (const std::string uri : {"file:///tmp/x.bin", "s3://other/a.pdf"}) {
+    auto refused =
+        c.Post("/graphs/ext/mutate", insert + R"("params":{"n":"r","b":")" + uri + R"("}})",
+               "application/json");
+    ASSERT_TRUE(refused);
+    EXPECT_EQ(refused->status, 400) << refused->body;
+    EXPECT_NE(refused->body.find("external blob URI '" + uri + "' is not allowed"),
+              std::string::npos)
+        << refused->body;
+  }
+  auto loaded = c.Post(
+      "/graphs/ext/load",
+      R"({"data":"{\"type\":\"Doc\",\"data\":{\"name\":\"l\",\"body\":\"s3://assets/docs/l.bin\"}}\n","mode":"merge"})",
+      "application/json");
+  ASSERT_TRUE(loaded);
+  EXPECT_EQ(loaded->status, 200) << loaded->body;
+  for (const bool head : {false, true}) {
+    httplib::Headers conditional = {{"If-None-Match", "*"}, {"Range", "bytes=0-3"}};
+    const std::string path = "/graphs/ext/blob?entity=node&type=Doc&id=a&property=body";
+    auto r = head ? c.Head(path, conditional) : c.Get(path, conditional);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 302) << head;
+    EXPECT_EQ(r->get_header_value("Location"), "s3://assets/docs/a.pdf");
+    EXPECT_EQ(r->get_header_value("Cache-Control"), "no-store");
+    EXPECT_FALSE(r->get_header_value("Omnigraph-Snapshot-Id").empty());
+    EXPECT_FALSE(r->has_header("ETag"));
+    EXPECT_TRUE(r->body.empty());
+  }
+  auto l = c.Get("/graphs/ext/blob?entity=node&type=Doc&id=l&property=body");
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->status, 302);
+  EXPECT_EQ(l->get_header_value("Location"), "s3://assets/docs/l.bin");
+  // The remote handle and a local one on the same root: the same stat, the same refusal to read.
+  api::ConnectOptions connect;
+  connect.bearer_token = "admin-token";
+  connect.graph_id = "ext";
+  auto remote = api::Database::Connect(server.url(), connect);
+  ASSERT_TRUE(remote.ok()) << remote.status().ToString();
+  auto local = api::Database::Open(root);
+  ASSERT_TRUE(local.ok()) << local.status().ToString();
+  const api::BlobSelector cell{"node", "Doc", "a", "body"};
+  for (api::Database* db : {remote->get(), local->get()}) {
+    api::Result<Json> stat = db->StatBlob(cell, api::ReadTarget{});
+    ASSERT_TRUE(stat.ok()) << stat.status().ToString();
+    EXPECT_EQ((*stat)["kind"], "external");
+    EXPECT_EQ((*stat)["uri"], "s3://assets/docs/a.pdf");
+    api::Result<Json> read = db->ReadBlob(cell, api::ReadTarget{}, std::nullopt,
+                                          [](std::string_view) { return api::Status::Ok(); });
+    ASSERT_FALSE(read.ok());
+    EXPECT_EQ(read.status().code(), api::Code::kUnsupported);
+    EXPECT_EQ(read.status().message(),
+              "external Blob is not downloaded; URI: s3://assets/docs/a.pdf; use `blob stat "
+              "--json` to inspect the descriptor");
+  }
+  // Read time does not re-check the rules (decision 188): a handle without them still reads
+  // the stored reference (the local one above has none).
+}
+
 }  // namespace omnigraph::server

@@ -141,6 +141,10 @@ Result<BinaryCell> LocateBinaryCell(const FragmentReader& reader, uint32_t field
   }
   cell.begin = static_cast<uint64_t>(begin);
   cell.end = static_cast<uint64_t>(end);
+  if (column.stats.min) {
+    const std::string* min = std::get_if<std::string>(&*column.stats.min);
+    cell.may_start_with_nul = min == nullptr || min->empty() || (*min)[0] == '\0';
+  }
   return cell;
 }
 

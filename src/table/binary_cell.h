@@ -31,6 +31,10 @@ struct BinaryCell {
   BufferMeta values;          // The column's values buffer.
   uint64_t begin = 0;         // The cell is [begin, end) of the decoded values buffer.
   uint64_t end = 0;
+  // False when the column's statistics prove that no value of the fragment begins with a NUL
+  // byte (its minimum is non-empty and begins with another byte): a caller that gives values
+  // opening with NUL a meaning (engine/external_blob.h) need not read this one's first bytes.
+  bool may_start_with_nul = true;
 
   uint64_t size() const { return end - begin; }
   // A strong validator of the cell's bytes, quoted lower-case hex (an HTTP entity tag): the XXH64

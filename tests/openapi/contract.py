@@ -97,6 +97,49 @@ class Server:
         return r.status, {k.lower(): v for k, v in r.getheaders()}, raw
 
 
+class ClusterServer(Server):
+    """A served cluster graph whose cluster.yaml allows one s3 base for external Blobs, with an
+    external reference loaded through the server (docs/design/blob.md "External Blob
+    references"): the 302 of the blob operations."""
+
+    URI = "s3://assets/docs/a.pdf"
+
+    def __init__(self, bin_dir, workdir):
+        self.dir = workdir
+        with open(os.path.join(workdir, "s.pg"), "w") as f:
+            f.write("node Doc { name: String @key  body: Blob? }\n")
+        with open(os.path.join(workdir, "cluster.yaml"), "w") as f:
+            f.write("version: 1\nmetadata:\n  name: ext\ngraphs:\n  ext:\n    schema: s.pg\n"
+                    "    external_blobs:\n      allow:\n        - base: s3://assets/docs/\n"
+                    "          scope: server_safe\n")
+        for args in (["import", "--config", "."], ["apply", "--config", ".", "--as", "tester"]):
+            subprocess.run([os.path.join(bin_dir, "omnigraph"), "--quiet", "cluster"] + args,
+                           cwd=workdir, check=True, stdout=subprocess.DEVNULL)
+        env = dict(os.environ, OMNIGRAPH_UNAUTHENTICATED="1")
+        self.out = open(os.path.join(workdir, "server.out"), "w+")
+        self.proc = subprocess.Popen(
+            [os.path.join(bin_dir, "omnigraph-server"), "--cluster", workdir, "--bind",
+             "127.0.0.1:0"], stdout=self.out, stderr=subprocess.STDOUT, env=env)
+        for _ in range(300):
+            self.out.seek(0)
+            m = re.search(r"listening on http://127\.0\.0\.1:(\d+)", self.out.read())
+            if m:
+                self.port = int(m.group(1))
+                break
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        else:
+            m = None
+        if not m:
+            self.out.seek(0)
+            raise SystemExit("FAIL: the cluster server did not start: " + self.out.read())
+        line = json.dumps({"type": "Doc", "data": {"name": "a", "body": self.URI}})
+        status, _, raw = self.send("POST", "/graphs/ext/load", {"data": line + "\n"}, token=None)
+        if status != 200:
+            raise SystemExit(f"FAIL: loading an external reference: {status} {raw[:300]!r}")
+
+
 class Contract:
     def __init__(self, doc):
         self.doc = doc
@@ -306,6 +349,20 @@ def drive(c, s):
     c.run(s, "cluster_headBlob", "unknown entity", "HEAD",
           g + "/blob?entity=node&type=Person&id=Nobody&property=photo", 404)
 
+    # An external reference: 302 to the stored URI, on a cluster graph that allows its base.
+    ext_dir = tempfile.mkdtemp(prefix="openapi-contract-ext-")
+    ext = ClusterServer(c.bin_dir, ext_dir)
+    try:
+        path = "/graphs/ext/blob?entity=node&type=Doc&id=a&property=body"
+        location = {"Location": ClusterServer.URI, "Cache-Control": "no-store"}
+        c.run(ext, "cluster_getBlob", "an external reference", "GET", path, 302, token=None,
+              want_headers=location)
+        c.run(ext, "cluster_headBlob", "an external reference", "HEAD", path, 302, token=None,
+              want_headers=location)
+    finally:
+        ext.stop()
+        shutil.rmtree(ext_dir, ignore_errors=True)
+
     # Commits and the change feed.
     _, _, raw = s.send("GET", g + "/commits")
     commits = json_of(raw)["commits"]
@@ -382,6 +439,7 @@ def main():
     bin_dir, reference, known_file = sys.argv[1:4]
     with open(reference) as f:
         c = Contract(json.load(f))
+    c.bin_dir = bin_dir
     known = load_known(known_file)
     workdir = tempfile.mkdtemp(prefix="openapi-contract-")
     server = Server(bin_dir, workdir)
