@@ -27,6 +27,7 @@ case $NAME in
   s3config) echo "SKIP: s3config tests the S3 settings the command's own process reads; a served graph is opened with the server's"; exit 77 ;;
   embed) echo "SKIP: embed is a local verb over files (its --server refusal is the suite's own check), and a String nearest embeds with the provider of the process that runs it: a served graph's is the server's environment, set before the suite changes its own"; exit 77 ;;
   blob) echo "SKIP: blob already compares each read direct and through a server it starts, byte for byte (raw bytes on stdout, which the transcript does not carry), plus HTTP-level checks"; exit 77 ;;
+  blob_external) echo "SKIP: blob_external starts its own cluster server and compares the store with it (stat, get, export), plus curl-level 302 checks; its cluster import output carries observation times"; exit 77 ;;
   operator) echo "SKIP: operator already runs its commands both direct and through a server it starts (scopes, tokens, aliases)"; exit 77 ;;
 esac
 WORK=$(mktemp -d)
