@@ -3,8 +3,8 @@
 // ids are the rows' positions in id order among the version's live rows — the same numbering as
 // the query layer's table images, so a search answers dense indices directly.
 //
-// The index is a derived object of kind `annl2.{field_id}` (table/derived.h): never authority, built
-// from the version's fragments, stored with the version and removed with it. A version with
+// The index is a derived object of kind `annl2.{field_id}` (table/derived.h): never authority,
+// built from the version's fragments, stored with the version and removed with it. A version with
 // fewer than kAnnRowsMin non-null vectors gets no index (exact search is as fast). faiss is used
 // only inside ann_index.cc; this header does not expose it.
 //
