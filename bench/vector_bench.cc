@@ -5,7 +5,7 @@
 // each, like embeddings) into one table version in memory, builds the IVF index (time, payload
 // bytes), opens it, and runs `--queries` queries (points of the set plus noise): exact top-10
 // by a plain dot-product loop over the normalized floats (the reference and the baseline), the
-// executor's exact kernel (query/exec CosineDistance over the stored vectors) as a ratio to that
+// executor's exact kernel (query/exec SquaredL2Distance over the stored vectors) as a ratio to that
 // loop, and the index at several probe counts, each with p50/p99 latency and recall@10 against
 // exact — unfiltered, and with a 10% filter (an id selector, probes scaled by 1/0.1 as the
 // executor does). `--hnsw` also builds faiss's HNSW (M 32) on the same vectors for the
@@ -40,8 +40,9 @@ constexpr size_t kK = 10;
 struct Data {
   uint32_t dim = 0;
   size_t rows = 0;
-  std::vector<float> raw;   // As stored.
-  std::vector<float> unit;  // Normalized: the reference's and HNSW's input.
+  std::vector<float> raw;   // Before normalization.
+  std::vector<float> unit;  // Normalized, as the embedding client stores them: the table's, the
+                            // reference's and HNSW's input (squared L2 orders them as cosine).
 };
 
 Data Generate(size_t rows, uint32_t dim, uint32_t seed) {
@@ -72,7 +73,7 @@ Result<std::shared_ptr<const table::TableVersion>> Write(table::TableStore& tabl
     char id[32];
     std::snprintf(id, sizeof id, "v%09zu", i);
     ids.AppendString(id);
-    vecs.AppendVector(std::span<const float>(&d.raw[i * d.dim], d.dim));
+    vecs.AppendVector(std::span<const float>(&d.unit[i * d.dim], d.dim));
   }
   std::vector<table::Column> columns;
   OMNIGRAPH_ASSIGN_OR_RETURN(table::Column c0, ids.Finish());
@@ -209,12 +210,12 @@ Result<Json> Run(size_t rows, uint32_t dim, size_t nq, bool hnsw) {
     truth_f[i] = Exact(d, queries[i].data(), filter);
     plain_f.ms.push_back(double(NowNanos() - q0) / 1e6);
     plain_f.recall += 1;
-    // The executor's exact kernel: cosine in double over every stored vector, then top-k.
+    // The executor's exact kernel: squared L2 over every stored vector, then top-k.
     q0 = NowNanos();
     std::vector<std::pair<double, uint32_t>> all(rows);
     for (size_t r = 0; r < rows; ++r) {
       all[r] = {
-          query::exec::CosineDistance(std::span<const float>(&d.raw[r * dim], dim), queries[i]),
+          query::exec::SquaredL2Distance(std::span<const float>(&d.unit[r * dim], dim), queries[i]),
           static_cast<uint32_t>(r)};
     }
     std::partial_sort(all.begin(), all.begin() + kK, all.end());

@@ -1,4 +1,4 @@
-// Fuzz harness: a vector index payload (derived kind ann.N), opened through faiss and, when it
+// Fuzz harness: a vector index payload (derived kind annl2.N), opened through faiss and, when it
 // decodes, searched (docs/design/fuzzing.md). OMNIGRAPH_FUZZ_PRINT=1 prints each outcome (to check
 // that the seeds decode).
 #include <cstdlib>

@@ -142,7 +142,7 @@ for g in ("docs", "cook"):
             harness = {"ids": "id_index", "csr.out": "adjacency", "csr.in": "adjacency"}.get(kind)
             if kind.startswith("fts."):
                 harness = "fulltext"
-            if kind.startswith("ann."):
+            if kind.startswith("annl2."):
                 harness = "ann"
             if fmt == 2:
                 harness = {"fulltext": "fulltext_delta", "id_index": "index_delta",

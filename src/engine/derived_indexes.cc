@@ -31,8 +31,8 @@ enum class Built { kStored, kNotNeeded, kFailed };
 // stores nothing (exact search is as fast).
 Built BuildOne(const table::TableVersion& version, const std::string& kind,
                const table::AnnBuildOptions& ann) {
-  // Both kinds are "{fts|ann}.{field_id}".
-  const uint32_t field = static_cast<uint32_t>(std::stoul(kind.substr(4)));
+  // Both kinds are "{fts|annl2}.{field_id}".
+  const uint32_t field = static_cast<uint32_t>(std::stoul(kind.substr(kind.find('.') + 1)));
   // A small write over a base that stores the index gets a delta (query/text/fulltext_version.h).
   if (kind.starts_with("fts.") && query::text::StoreFullTextDelta(version, field)) {
     return Built::kStored;

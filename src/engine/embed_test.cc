@@ -660,7 +660,8 @@ TEST_F(EmbedGraphTest, TheFilePipelineBatchesRequestsAndReplacesNothingOnFailure
 // The cookbooks' hybrid retrieval (industry-intel queries/hybrid.gq) end to end with the mock
 // provider: chunks without vectors go through the file pipeline, the output loads, and
 // `related_chunks` embeds its question the same way — checked against a cosine ranking computed
-// here over the mock's vectors.
+// here over the mock's vectors: the embeddings are unit vectors, so the squared L2 order that
+// `nearest` follows (decision 199) is the cosine order.
 TEST_F(EmbedGraphTest, CookbookRelatedChunksRanksPipelineVectorsByCosine) {
   ::setenv("OMNIGRAPH_EMBEDDINGS_MOCK", "1", 1);
   constexpr uint32_t kCookbookDim = 3072;

@@ -1,4 +1,4 @@
-// The ANN index end to end: a load builds `ann.{field}` for the tables it wrote; an indexed
+// The ANN index end to end: a load builds `annl2.{field}` for the tables it wrote; an indexed
 // `nearest` (many candidates) searches it with the candidates as an id selector and returns the
 // exact distances of what it found, with high recall against brute force, with and without a
 // selective filter, and never fewer than k rows when k match; a version without an index, and a
@@ -31,14 +31,14 @@ struct Doc {
   std::optional<std::vector<float>> emb;
 };
 
-double Cosine(const std::vector<float>& a, const std::vector<float>& b) {
-  double dot = 0, na = 0, nb = 0;
+// The reference's `_distance`: the squared Euclidean distance, as Float32.
+double SquaredL2(const std::vector<float>& a, const std::vector<float>& b) {
+  double sum = 0;
   for (size_t i = 0; i < a.size(); ++i) {
-    dot += static_cast<double>(a[i]) * b[i];
-    na += static_cast<double>(a[i]) * a[i];
-    nb += static_cast<double>(b[i]) * b[i];
+    const double d = static_cast<double>(a[i]) - b[i];
+    sum += d * d;
   }
-  return std::clamp(1 - dot / (std::sqrt(na) * std::sqrt(nb)), 0.0, 2.0);
+  return static_cast<float>(sum);
 }
 
 std::string VectorJson(const std::vector<float>& v) {
@@ -112,7 +112,7 @@ class VectorIndexTest : public testing::Test {
   std::vector<std::string> BruteForce(const std::vector<float>& q, size_t k, int grp) {
     std::vector<std::pair<double, std::string>> all;
     for (const Doc& d : docs_) {
-      if (d.emb && (grp < 0 || d.grp == grp)) all.emplace_back(Cosine(*d.emb, q), d.slug);
+      if (d.emb && (grp < 0 || d.grp == grp)) all.emplace_back(SquaredL2(*d.emb, q), d.slug);
     }
     std::sort(all.begin(), all.end());
     std::vector<std::string> out;
@@ -136,7 +136,7 @@ class VectorIndexTest : public testing::Test {
     for (const auto& row : out->result.rows) {
       slugs.push_back(row[0].string_value());
       const Doc& d = docs_[std::stoi(slugs.back().substr(1)) - 100000];
-      EXPECT_NEAR(row[1].float_value(), Cosine(*d.emb, q), 1e-9) << slugs.back();
+      EXPECT_NEAR(row[1].float_value(), SquaredL2(*d.emb, q), 1e-9) << slugs.back();
       if (grp >= 0) {
         EXPECT_EQ(d.grp, grp) << slugs.back();
       }
@@ -162,7 +162,7 @@ TEST_F(VectorIndexTest, LoadBuildsTheIndexAndIndexedNearestHasHighRecall) {
   const std::vector<storage::ObjectMeta> objects = *storage::ListAll(*memory_, "");
   for (const storage::ObjectMeta& o : objects) {
     if (o.name.find("/derived/") != std::string::npos &&
-        o.name.find(".ann.") != std::string::npos) {
+        o.name.find(".annl2.") != std::string::npos) {
       ++ann_objects;
     }
   }
@@ -204,7 +204,7 @@ TEST_F(VectorIndexTest, FewCandidatesAndNoIndexAreExact) {
   Load(none);
   const std::vector<storage::ObjectMeta> objects = *storage::ListAll(*memory_, "");
   for (const storage::ObjectMeta& o : objects) {
-    EXPECT_EQ(o.name.find(".ann."), std::string::npos) << o.name;
+    EXPECT_EQ(o.name.find(".annl2."), std::string::npos) << o.name;
   }
   for (uint32_t seed = 1; seed <= 3; ++seed) {
     const std::vector<float> q = Query(seed);

@@ -42,16 +42,14 @@ struct Doc {
   std::vector<std::string> cites;
 };
 
-// The reference: cosine distance in double, straight from the definition.
-double Cosine(const std::vector<float>& a, const std::vector<float>& b) {
-  double dot = 0, na = 0, nb = 0;
+// The reference's `_distance`: the squared Euclidean distance, as Float32.
+double SquaredL2(const std::vector<float>& a, const std::vector<float>& b) {
+  double sum = 0;
   for (size_t i = 0; i < a.size(); ++i) {
-    dot += static_cast<double>(a[i]) * b[i];
-    na += static_cast<double>(a[i]) * a[i];
-    nb += static_cast<double>(b[i]) * b[i];
+    const double d = static_cast<double>(a[i]) - b[i];
+    sum += d * d;
   }
-  if (na == 0 || nb == 0) return 1;
-  return std::clamp(1 - dot / (std::sqrt(na) * std::sqrt(nb)), 0.0, 2.0);
+  return static_cast<float>(sum);
 }
 
 // The k nearest of `docs` accepted by `keep`, by distance then slug: [slug, distance].
@@ -60,7 +58,7 @@ std::vector<std::pair<std::string, double>> BruteForce(
     const std::function<bool(const Doc&)>& keep) {
   std::vector<std::pair<std::string, double>> all;
   for (const Doc& d : docs) {
-    if (d.emb && keep(d)) all.emplace_back(d.slug, Cosine(*d.emb, q));
+    if (d.emb && keep(d)) all.emplace_back(d.slug, SquaredL2(*d.emb, q));
   }
   std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
     return a.second != b.second ? a.second < b.second : a.first < b.first;
@@ -94,11 +92,8 @@ class VectorQueryTest : public testing::Test {
         for (float& f : v) f = normal(rng);
         d.emb = v;
       }
-      // Exact ties: a few docs repeat an earlier vector (or a multiple of it, same direction).
-      if (i % 23 == 11 && docs_[i - 11].emb) {
-        d.emb = *docs_[i - 11].emb;
-        for (float& f : *d.emb) f *= 2;
-      }
+      // Exact ties: a few docs repeat an earlier vector, at the same distance from any query.
+      if (i % 23 == 11 && docs_[i - 11].emb) d.emb = *docs_[i - 11].emb;
       docs_.push_back(d);
       input += R"({"type":"Doc","data":{"slug":")" + d.slug + R"(","grp":)" +
                std::to_string(d.grp) + (d.emb ? R"(,"emb":)" + VectorJson(*d.emb) : std::string()) +
@@ -231,7 +226,7 @@ query q($q: Vector(8), $s: String) {
 }
 
 TEST_F(VectorQueryTest, EqualDistancesAreBrokenById) {
-  // d011 has d000's vector doubled: the same direction, the same distance to any query.
+  // d011 has d000's vector: the same distance to any query.
   ASSERT_TRUE(docs_[0].emb && docs_[11].emb);
   const std::vector<float> q = *docs_[0].emb;
   auto expected = BruteForce(docs_, q, 3, [](const Doc&) { return true; });

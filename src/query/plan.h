@@ -169,7 +169,7 @@ struct SortStep {
 // otherwise exact (docs/design/query-execution.md "Vector search").
 enum class NearestMethod : uint8_t { kExact, kIndexed };
 
-// Ranks the frame rows by `nearest($var.prop, query)` (`expr`), the cosine distance between the
+// Ranks the frame rows by `nearest($var.prop, query)` (`expr`), the squared L2 distance between the
 // row's vector and the query vector (docs/design/query-execution.md "Vector search"). It runs
 // after the whole match, so property filters, traversals and negation have already restricted
 // the candidates: the result is the k nearest among the matching rows. Rows whose vector is null

@@ -196,8 +196,8 @@ class Renderer {
     std::string text = "nearest " + Var(s.var) + "." + s.prop->name + " to " +
                        ExprText(s.expr->args.at(0)) +
                        (s.method == NearestMethod::kIndexed
-                            ? " index ann." + std::to_string(s.prop->id) + " or exact cosine"
-                            : " exact cosine");
+                            ? " index annl2." + std::to_string(s.prop->id) + " or exact l2"
+                            : " exact l2");
     if (s.leading && s.k) text += " top " + std::to_string(*s.k);
     Line(0, text);
   }

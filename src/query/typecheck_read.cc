@@ -210,6 +210,9 @@ ResultColumn Checker::ColumnOf(const Projection& p, const ExprType& resolved) {
     case ExprType::Kind::kValue:
       c.type = resolved;
       c.nullable = resolved.value.nullable;
+      // The reference types nearest F64 in its typechecker (rrf requires it) but its executor
+      // emits Lance's Float32 `_distance`, which is what its results declare (decision 199).
+      if (e.kind == ExprKind::kNearest) c.type.value.scalar = ScalarKind::kF32;
       break;
     case ExprType::Kind::kEntity:
       c.type = resolved;

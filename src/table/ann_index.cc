@@ -25,7 +25,7 @@ namespace {
 using Idx = faiss::Index::idx_t;
 
 constexpr char kMagic[4] = {'O', 'G', 'A', 'N'};
-constexpr uint32_t kFormat = 1;
+constexpr uint32_t kFormat = 2;  // 1 was the inner-product index over unit vectors.
 constexpr uint64_t kPayloadHeaderBytes = 32;
 constexpr uint64_t kBuildBatchRows = 65536;
 constexpr int kMaxPointsPerList = 64;
@@ -86,13 +86,13 @@ struct LayoutCursor {
 };
 
 // faiss's index header (read_index_header) as BuildAnnPayload writes it: `d`, `ntotal`, two
-// unused 8-byte values, is_trained = 1, the inner-product metric (which has no metric argument).
+// unused 8-byte values, is_trained = 1, the L2 metric (which has no metric argument).
 bool ReadIndexHeader(LayoutCursor& c, int32_t& d, int64_t& ntotal) {
   int64_t unused = 0;
   uint8_t trained = 0;
   int32_t metric = -1;
   return c.Read(d) && c.Read(ntotal) && c.Read(unused) && c.Read(unused) && c.Read(trained) &&
-         trained == 1 && c.Read(metric) && metric == faiss::METRIC_INNER_PRODUCT;
+         trained == 1 && c.Read(metric) && metric == faiss::METRIC_L2;
 }
 
 // The inverted lists' sizes ("full": one per list; "sprs": (list, size) pairs, the last pair for a
@@ -120,7 +120,7 @@ bool ReadListSizes(LayoutCursor& c, uint64_t nlist, uint64_t entry_bytes,
 }
 
 // Walks faiss's serialization of the one index BuildAnnPayload writes — an IndexIVFFlat
-// ("IwFl") over an IndexFlatIP quantizer ("IxFI"), no direct map, array inverted lists
+// ("IwFl") over an IndexFlatL2 quantizer ("IxF2"), no direct map, array inverted lists
 // ("ilar") — checking every length against the payload before faiss reads it: faiss resizes each
 // vector and list to the length it reads, so a damaged one would allocate without bound
 // (fuzz/regressions/ann). Anything else (another index type, trailing bytes, an id outside the
@@ -140,7 +140,7 @@ std::string CheckIvfLayout(std::string_view bytes, uint32_t dim, uint32_t lists,
     return "its IVF header disagrees with the OGAN header";
   }
   const uint64_t vector_bytes = uint64_t{4} * dim;
-  if (!c.Tag("IxFI") || !ReadIndexHeader(c, qd, qtotal) || qd != d ||
+  if (!c.Tag("IxF2") || !ReadIndexHeader(c, qd, qtotal) || qd != d ||
       static_cast<uint64_t>(qtotal) != nlist || !c.Read(floats) ||
       nlist > c.left() / vector_bytes || floats != nlist * dim || !c.Skip(floats * 4)) {
     return "its quantizer is not " + std::to_string(nlist) + " centroids of dimension " +
@@ -188,13 +188,6 @@ struct AllowedSelector : faiss::IDSelector {
   const std::vector<bool>& allowed;
 };
 
-void Normalize(std::span<const float> v, float* out) {
-  double norm = 0;
-  for (float x : v) norm += static_cast<double>(x) * x;
-  const double scale = norm > 0 ? 1.0 / std::sqrt(norm) : 0.0;
-  for (size_t i = 0; i < v.size(); ++i) out[i] = static_cast<float>(v[i] * scale);
-}
-
 struct Vectors {
   uint32_t dim = 0;
   uint64_t rows = 0;  // Every live row, with or without a vector.
@@ -219,8 +212,8 @@ Result<Vectors> ReadVectors(const TableVersion& version, uint32_t field_id) {
         const Column& c = batch.column(0);
         for (uint64_t i = 0; i < batch.num_rows(); ++i, ++v.rows) {
           if (c.IsNull(i)) continue;
-          v.data.resize(v.data.size() + v.dim);
-          Normalize(c.VectorAt(i), v.data.data() + v.data.size() - v.dim);
+          const std::span<const float> x = c.VectorAt(i);
+          v.data.insert(v.data.end(), x.begin(), x.end());
           v.ids.push_back(static_cast<Idx>(v.rows));
         }
         return Status::Ok();
@@ -243,7 +236,7 @@ struct AnnIndex::Impl {
 
 AnnIndex::~AnnIndex() = default;
 
-std::string AnnKind(uint32_t field_id) { return "ann." + std::to_string(field_id); }
+std::string AnnKind(uint32_t field_id) { return "annl2." + std::to_string(field_id); }
 
 Result<std::string> BuildAnnPayload(const TableVersion& version, uint32_t field_id,
                                     const AnnBuildOptions& options) {
@@ -254,11 +247,10 @@ Result<std::string> BuildAnnPayload(const TableVersion& version, uint32_t field_
   std::string payload;
   try {
     SingleThreaded single;
-    faiss::IndexFlatIP quantizer(v.dim);
-    faiss::IndexIVFFlat index(&quantizer, v.dim, lists, faiss::METRIC_INNER_PRODUCT);
+    faiss::IndexFlatL2 quantizer(v.dim);
+    faiss::IndexIVFFlat index(&quantizer, v.dim, lists, faiss::METRIC_L2);
     index.cp.niter = kAnnTrainIterations;
     index.cp.seed = kAnnTrainSeed;
-    index.cp.spherical = true;
     index.cp.max_points_per_centroid = kMaxPointsPerList;
     index.verbose = false;
     index.train(static_cast<Idx>(n), v.data.data());
@@ -284,7 +276,7 @@ Result<std::shared_ptr<const AnnIndex>> AnnIndex::Decode(std::string_view payloa
                                                          const std::string& name) {
   if (payload.size() < kPayloadHeaderBytes || std::memcmp(payload.data(), kMagic, 4) != 0 ||
       LoadLe<uint32_t>(payload, 4) != kFormat) {
-    return Corruption("vector index " + name + " has no OGAN format-1 header", name);
+    return Corruption("vector index " + name + " has no OGAN format-2 header", name);
   }
   std::shared_ptr<AnnIndex> out(new AnnIndex());
   out->dim_ = LoadLe<uint32_t>(payload, 8);
@@ -331,8 +323,7 @@ Result<std::vector<uint32_t>> AnnIndex::Search(std::span<const float> query, uin
   std::vector<uint32_t> out;
   k = std::min<uint64_t>(k, indexed());
   if (k == 0) return out;
-  std::vector<float> q(dim_);
-  Normalize(query, q.data());
+  const std::vector<float> q(query.begin(), query.end());
   std::vector<float> scores(k);
   std::vector<Idx> labels(k, -1);
   AllowedSelector selector(allowed);

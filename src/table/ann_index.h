@@ -1,10 +1,10 @@
 // The ANN index of one Vector property of one table version (docs/format/vector-index.md): an
-// inverted-file index (faiss IndexIVFFlat, inner product over unit vectors, so cosine) whose
+// inverted-file index (faiss IndexIVFFlat, squared L2 over the stored vectors as they are) whose
 // ids are the rows' positions in id order among the version's live rows — the same numbering as
 // the query layer's table images, so a search answers dense indices directly.
 //
-// The index is a derived object of kind `ann.{field_id}` (table/derived.h): never authority, built
-// from the version's fragments, stored with the version and removed with it. A version with
+// The index is a derived object of kind `annl2.{field_id}` (table/derived.h): never authority,
+// built from the version's fragments, stored with the version and removed with it. A version with
 // fewer than kAnnRowsMin non-null vectors gets no index (exact search is as fast). faiss is used
 // only inside ann_index.cc; this header does not expose it.
 //
@@ -32,7 +32,7 @@ inline constexpr uint32_t kAnnListsMax = 65536;
 inline constexpr int kAnnTrainIterations = 10;
 inline constexpr int kAnnTrainSeed = 1234;
 
-// The derived-object kind of the index of property `field_id`: "ann.{field_id}".
+// The derived-object kind of the index of property `field_id`: "annl2.{field_id}".
 std::string AnnKind(uint32_t field_id);
 
 struct AnnBuildOptions {
@@ -66,7 +66,7 @@ class AnnIndex {
   uint64_t indexed() const;
   uint32_t lists() const;
 
-  // The up to `k` dense indices nearest (largest inner product with the normalized `query`)
+  // The up to `k` dense indices nearest (smallest squared L2 distance to `query`)
   // among the rows `allowed` admits (empty = every row; otherwise allowed.size() == rows()),
   // probing `probes` lists (clamped to [1, lists()]; lists() makes the search exact over the
   // indexed rows). Nearest first. InvalidArgument for a query of another dimension.

@@ -42,14 +42,14 @@ std::vector<std::vector<float>> MakeVectors(uint64_t n, Random& random) {
   return out;
 }
 
-double Cosine(const std::vector<float>& a, std::span<const float> b) {
-  double ab = 0, aa = 0, bb = 0;
-  for (uint32_t d = 0; d < kDim; ++d) {
-    ab += static_cast<double>(a[d]) * b[d];
-    aa += static_cast<double>(a[d]) * a[d];
-    bb += static_cast<double>(b[d]) * b[d];
+// The reference's `_distance`: the squared Euclidean distance, as Float32.
+double SquaredL2(const std::vector<float>& a, std::span<const float> b) {
+  double sum = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const double d = static_cast<double>(a[i]) - b[i];
+    sum += d * d;
   }
-  return 1 - ab / std::sqrt(aa * bb);
+  return static_cast<float>(sum);
 }
 
 class AnnIndexTest : public ::testing::Test {
@@ -95,7 +95,7 @@ class AnnIndexTest : public ::testing::Test {
     std::vector<std::pair<double, uint32_t>> all;
     for (uint32_t i = 0; i < kRows; ++i) {
       if (i % kNullEvery == 3 || (!allowed.empty() && !allowed[i])) continue;
-      all.emplace_back(Cosine(vectors_[i], q), i);
+      all.emplace_back(SquaredL2(vectors_[i], q), i);
     }
     std::sort(all.begin(), all.end());
     std::vector<uint32_t> out;
@@ -184,7 +184,7 @@ TEST_F(AnnIndexTest, EnsureWritesTheDerivedObjectOnceAndAColdReadFindsIt) {
   ASSERT_TRUE(EnsureAnnIndexes(*version_).ok());
   const std::string name =
       DerivedName(version_->table(), version_->manifest().staged_version, AnnKind(kVecField));
-  EXPECT_EQ(AnnKind(kVecField), "ann.7");
+  EXPECT_EQ(AnnKind(kVecField), "annl2.7");
   EXPECT_TRUE(memory_->Head(name).ok());
   counting_->Reset();
   ASSERT_TRUE(EnsureAnnIndexes(*version_).ok());  // Present: nothing is built or written.
@@ -259,6 +259,20 @@ TEST(AnnIndexDecodeTest, DamageIsCorruptionNamingTheObject) {
   bad = AnnIndex::Decode(header, "obj/y");
   EXPECT_EQ(bad.status().kind(), Kind::kPermanent);
   EXPECT_NE(bad.status().message().find("obj/y"), std::string::npos);
+}
+
+// Format 1 was the inner-product index over unit vectors (cosine ranking, decision 38); its
+// order is not the squared-L2 order (decision 199), so a reader refuses it rather than rank by it.
+TEST_F(AnnIndexTest, AFormatOnePayloadIsRefused) {
+  Result<std::string> payload = BuildAnnPayload(*version_, kVecField);
+  ASSERT_TRUE(payload.ok());
+  ASSERT_EQ(payload->compare(0, 8, std::string("OGAN\2\0\0\0", 8)), 0);
+  std::string old = *payload;
+  old[4] = 1;
+  Result<std::shared_ptr<const AnnIndex>> index = AnnIndex::Decode(old, "obj/v1");
+  ASSERT_FALSE(index.ok());
+  EXPECT_EQ(index.status().code(), Code::kCorruption);
+  EXPECT_EQ(index.status().object(), "obj/v1");
 }
 
 }  // namespace

@@ -31,17 +31,13 @@ void Frame::Gather(const std::vector<uint32_t>& keep) {
   rows = keep.size();
 }
 
-double CosineDistance(std::span<const float> a, std::span<const float> b) {
-  double dot = 0, aa = 0, bb = 0;
+double SquaredL2Distance(std::span<const float> a, std::span<const float> b) {
+  double sum = 0;
   for (size_t i = 0; i < a.size(); ++i) {
-    const double x = a[i], y = b[i];
-    dot += x * y;
-    aa += x * x;
-    bb += y * y;
+    const double d = static_cast<double>(a[i]) - b[i];
+    sum += d * d;
   }
-  if (aa == 0 || bb == 0) return 1;
-  const double d = 1 - dot / (std::sqrt(aa) * std::sqrt(bb));
-  return std::clamp(d, 0.0, 2.0);
+  return static_cast<float>(sum);
 }
 
 namespace {
@@ -125,7 +121,7 @@ Result<std::shared_ptr<const table::AnnIndex>> ExecContext::Ann(const TypeDef& t
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> version, view_.Table(type));
   // Decoded once and kept in the execution cache's side cache; a version without an index is not
   // remembered (a later load or optimize may store one).
-  const std::string key = "ann." + std::to_string(field_id) + ":" + VersionKey(*version);
+  const std::string key = "annl2." + std::to_string(field_id) + ":" + VersionKey(*version);
   const std::string scope = view_.cache_scope();
   if (auto hit = options_.cache->FindShared(scope, key)) {
     return std::static_pointer_cast<const table::AnnIndex>(hit);
@@ -383,7 +379,7 @@ Value ExecContext::Eval(const CExpr& e, const Frame& frame, size_t row) const {
       const table::Column& c = e.column->chunk(dense);
       const uint32_t i = TableImage::ChunkedColumn::row(dense);
       if (e.query.empty() || c.IsNull(i)) return Value::Null();
-      return Value::Float(CosineDistance(c.VectorAt(i), e.query));
+      return Value::Float(SquaredL2Distance(c.VectorAt(i), e.query));
     }
     case CExpr::Kind::kText: return e.text->Eval(frame.cols[e.slot][row]);
     case CExpr::Kind::kFrameValue: return (*e.frame_values)[row];

@@ -45,7 +45,7 @@ struct Frame {
 };
 
 // A compiled expression over a frame: a constant, a property or id of a bound slot, a bound
-// entity itself, the cosine distance of a slot's Vector property to `query` (`nearest`; a
+// entity itself, the squared L2 distance of a slot's Vector property to `query` (`nearest`; a
 // null query or a null vector gives null), a Boolean form over `args` (`form` is its ExprKind,
 // three-valued: query/bool_eval.h), a full-text form over a slot's documents (`text`), or one
 // value per frame row computed over the whole frame (`frame_values`: rrf).
@@ -64,10 +64,11 @@ struct CExpr {
   std::shared_ptr<const std::vector<schema::Value>> frame_values;  // kFrameValue, by frame row.
 };
 
-// The cosine distance 1 - a·b / (|a| |b|) of two vectors of the same dimension, in [0, 2]
-// (rounding clamped). A zero vector has no direction: its distance to anything is 1, as if
-// orthogonal. Computed in double, so equal vectors give equal distances.
-double CosineDistance(std::span<const float> a, std::span<const float> b);
+// The squared Euclidean distance sum((a_i - b_i)^2) of two vectors of the same dimension, as the
+// reference reports it (Lance's default L2 metric, whose `_distance` is squared and Float32):
+// summed in double, then rounded to float, so the value ranked is the value reported and equal
+// vectors give equal distances. A zero vector is an ordinary point (decision 199).
+double SquaredL2Distance(std::span<const float> a, std::span<const float> b);
 
 // A condition on one frame row: `left op right` as the typechecker resolved it.
 struct Cond {

@@ -1,4 +1,4 @@
-// The nearest operator: cosine ranking of the frame rows (operators.h; plan.h NearestMethod;
+// The nearest operator: squared-L2 ranking of the frame rows (operators.h; plan.h NearestMethod;
 // docs/design/query-execution.md "Vector search"). Exact measures every candidate; indexed first
 // lets the ANN index pick the k nearest candidates, then measures those exactly, so the
 // distances returned are always the exact ones.
