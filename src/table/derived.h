@@ -37,7 +37,7 @@ struct DerivedDelta {
 };
 
 // A kind is 1–64 bytes of [a-z0-9._-], starting with a letter or digit ("ids", "csr.src",
-// "fts.7", "ann.9").
+// "fts.7", "annl2.9").
 bool ValidDerivedKind(std::string_view kind);
 
 // The object name of derived data `kind` of a version.
