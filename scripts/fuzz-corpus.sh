@@ -25,7 +25,7 @@ og() { "$cli" --quiet "$@" >/dev/null; }
 # 1. The cookbook: overwrite load, an append of a few rows, a branch with a merge load on it.
 og init "$work/cook" --schema "$cook/schema.pg"
 og load "$work/cook" --data "$cook/seed.jsonl" --mode overwrite
-grep '"type":"Signal"' "$cook/seed.jsonl" | head -3 | sed 's/"slug":"/"slug":"x-/; s/"id":"/"id":"x-/' \
+grep -m 3 '"type":"Signal"' "$cook/seed.jsonl" | sed 's/"slug":"/"slug":"x-/; s/"id":"/"id":"x-/' \
   >"$work/more.jsonl"
 og load "$work/cook" --data "$work/more.jsonl" --mode append
 og load "$work/cook" --data "$work/more.jsonl" --mode merge --branch side --from main
