@@ -158,6 +158,28 @@ class MutationPlanner {
     return Status::Ok();
   }
 
+  // Calls `add` with each row of `batch` (a batch of `type`'s table) as an EntityRow.
+  static void ForEachRowOf(const table::ColumnBatch& batch, const schema::TypeDef& type,
+                           const std::function<void(EntityRow)>& add) {
+    const table::Column* ids = batch.FindColumn(table::kIdFieldId);
+    const table::Column* src = batch.FindColumn(table::kSrcFieldId);
+    const table::Column* dst = batch.FindColumn(table::kDstFieldId);
+    std::vector<const table::Column*> cols;
+    for (const schema::PropertyDef& p : type.properties) {
+      cols.push_back(batch.FindColumn(static_cast<uint32_t>(p.id)));
+    }
+    for (uint64_t r = 0; r < batch.num_rows(); ++r) {
+      EntityRow row;
+      row.id = std::string(ids->StringAt(r));
+      if (src != nullptr) row.src = std::string(src->StringAt(r));
+      if (dst != nullptr) row.dst = std::string(dst->StringAt(r));
+      for (const table::Column* c : cols) {
+        row.values.push_back(c == nullptr ? Value::Null() : ValueAt(*c, r));
+      }
+      add(std::move(row));
+    }
+  }
+
   // The base rows of `type`, loaded once.
   Result<const std::map<std::string, EntityRow>*> BaseRows(const schema::TypeDef& type) {
     auto it = base_.find(type.table_key());
@@ -166,28 +188,51 @@ class MutationPlanner {
                                context_.open_table(type));
     std::map<std::string, EntityRow> rows;
     OMNIGRAPH_RETURN_IF_ERROR(version->Scan({}, [&](table::ColumnBatch batch) -> Status {
-      const table::Column* ids = batch.FindColumn(table::kIdFieldId);
-      const table::Column* src = batch.FindColumn(table::kSrcFieldId);
-      const table::Column* dst = batch.FindColumn(table::kDstFieldId);
-      std::vector<const table::Column*> cols;
-      for (const schema::PropertyDef& p : type.properties) {
-        cols.push_back(batch.FindColumn(static_cast<uint32_t>(p.id)));
-      }
-      for (uint64_t r = 0; r < batch.num_rows(); ++r) {
-        EntityRow row;
-        row.id = std::string(ids->StringAt(r));
-        if (src != nullptr) row.src = std::string(src->StringAt(r));
-        if (dst != nullptr) row.dst = std::string(dst->StringAt(r));
-        for (const table::Column* c : cols) {
-          row.values.push_back(c == nullptr ? Value::Null() : ValueAt(*c, r));
-        }
+      ForEachRowOf(batch, type, [&](EntityRow row) {
         std::string id = row.id;
         rows.emplace(std::move(id), std::move(row));
-      }
+      });
       return Status::Ok();
     }));
     auto [pos, inserted] = base_.emplace(type.table_key(), std::move(rows));
     return &pos->second;
+  }
+
+  // The base row `id` of `type`, or nullopt when the base has none: from the whole table when it
+  // was loaded, else one lookup by id (the id index and the row's fragment, not the table).
+  Result<std::optional<EntityRow>> BaseRow(const schema::TypeDef& type, const std::string& id) {
+    auto loaded = base_.find(type.table_key());
+    if (loaded != base_.end()) {
+      auto row = loaded->second.find(id);
+      if (row == loaded->second.end()) return std::optional<EntityRow>();
+      return std::optional<EntityRow>(row->second);
+    }
+    std::map<std::string, std::optional<EntityRow>>& known = looked_up_[type.table_key()];
+    auto seen = known.find(id);
+    if (seen != known.end()) return seen->second;
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> version,
+                               context_.open_table(type));
+    const std::string ids[] = {id};
+    OMNIGRAPH_ASSIGN_OR_RETURN(table::LookupResult found, version->Lookup(ids));
+    std::optional<EntityRow> row;
+    if (found.found[0]) ForEachRowOf(found.rows, type, [&](EntityRow r) { row = std::move(r); });
+    known.emplace(id, row);
+    return row;
+  }
+
+  // The id a `where` fixes when it is `key = value` on a node type keyed by that one property
+  // (the id derives from the key: schema/keys.h), so the rows it matches are found by id.
+  // nullopt when the predicate is of another form, or the value cannot be a key (null, NaN).
+  static std::optional<std::string> KeyedId(const schema::TypeDef& type, const Predicate& where,
+                                            const Value& operand) {
+    if (type.kind != schema::TypeKind::kNode || where.op != CompOp::kEq || operand.is_null()) {
+      return std::nullopt;
+    }
+    const std::vector<const schema::PropertyDef*> keys = type.KeyProperties();
+    if (keys.size() != 1 || keys[0]->name != where.prop.text) return std::nullopt;
+    Result<std::string> id = schema::DeriveNodeId(type, std::span<const Value>(&operand, 1));
+    if (!id.ok()) return std::nullopt;
+    return std::move(*id);
   }
 
   // Calls `visit` for every current row of `type` (overlay first, then base rows it does not
@@ -230,13 +275,19 @@ class MutationPlanner {
     OMNIGRAPH_ASSIGN_OR_RETURN(Value operand,
                                Operand(where.value, operand_type, where.prop.text, type.name));
     std::vector<std::string> ids;
-    OMNIGRAPH_RETURN_IF_ERROR(ForEachCurrent(type, [&](const EntityRow& row) -> Status {
+    auto visit = [&](const EntityRow& row) -> Status {
       const Value current = index == -1   ? Value::String(row.src)
                             : index == -2 ? Value::String(row.dst)
                                           : row.values[index];
       if (Compare(where.op, current, operand)) ids.push_back(row.id);
       return Status::Ok();
-    }));
+    };
+    if (std::optional<std::string> id = KeyedId(type, where, operand)) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<EntityRow> row, CurrentRow(type, *id));
+      if (row) OMNIGRAPH_RETURN_IF_ERROR(visit(*row));
+      return ids;
+    }
+    OMNIGRAPH_RETURN_IF_ERROR(ForEachCurrent(type, visit));
     return ids;
   }
 
@@ -253,14 +304,21 @@ class MutationPlanner {
     return ids;
   }
 
-  // The current row `id` of `type` (overlay or base).
-  Result<EntityRow> Current(const schema::TypeDef& type, const std::string& id) {
+  // The current row `id` of `type`: the overlay's, else the base's unless deleted, else none
+  // (what ForEachCurrent visits, for one id).
+  Result<std::optional<EntityRow>> CurrentRow(const schema::TypeDef& type, const std::string& id) {
     TableEffects& effects = Effects(type);
     auto it = effects.rows.find(id);
-    if (it != effects.rows.end()) return it->second;
-    using RowMap = std::map<std::string, EntityRow>;
-    OMNIGRAPH_ASSIGN_OR_RETURN(const RowMap* base, BaseRows(type));
-    return base->at(id);
+    if (it != effects.rows.end()) return std::optional<EntityRow>(it->second);
+    if (effects.deletes.contains(id)) return std::optional<EntityRow>();
+    return BaseRow(type, id);
+  }
+
+  // The current row `id` of `type`, which Matching found.
+  Result<EntityRow> Current(const schema::TypeDef& type, const std::string& id) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<EntityRow> row, CurrentRow(type, id));
+    if (!row) return Status(Code::kInternal, "row '" + id + "' of " + type.name + " vanished");
+    return std::move(*row);
   }
 
   Status Update(const Mutation& m, const schema::TypeDef& type) {
@@ -326,7 +384,10 @@ class MutationPlanner {
   const CheckedQuery& query_;
   const MutationContext& context_;
   MutationEffects out_;
+  // Whole base tables by table key, loaded by a scan when a statement needs every row.
   std::map<std::string, std::map<std::string, EntityRow>> base_;
+  // Base rows looked up by id (nullopt: not in the base), by table key, for tables not loaded.
+  std::map<std::string, std::map<std::string, std::optional<EntityRow>>> looked_up_;
 };
 
 }  // namespace
