@@ -17,9 +17,12 @@
 //       In one process: lookups, 1-hop counts, 2-hop distinct counts (each over a fixed list of
 //       starts) and top-3 by in-degree; prints {"system", "<shape>_ms" (medians), "answers"}.
 //   omnigraph-cold-bench fresh DIR SHAPE omnigraph|sqlite
-//       One fresh process: open + first query of SHAPE (`hop1` from p1, `top3`); prints
+//       One fresh process: open + first query of SHAPE (`lookup` or `hop1` of p1, `top3`) of
+//       the graph in DIR, or at OMNIGRAPH_BENCH_GRAPH_URI when set (e.g. an s3:// graph behind
+//       bench/api/delay_proxy.py, to see what a remote store's rounds cost); prints
 //       {"system", "shape", "ms", "peak_rss_bytes", "answer", "store_calls"} (store_calls:
-//       OmniGraph's object-store gets, heads, lists and bytes read for the open and the query).
+//       OmniGraph's object-store gets, heads, lists, bytes read and dependent request rounds for
+//       the open and the query).
 // The start lists and answer shapes are the ones bench/peers/peer.mjs uses, so answers compare
 // as JSON text. Timing is reported, never asserted.
 #include <sqlite3.h>
@@ -265,6 +268,7 @@ class OmniGraph final : public System {
     out["heads"] = c.heads;
     out["lists"] = c.lists;
     out["bytes_read"] = c.bytes_read;
+    out["rounds"] = c.rounds;
     return out;
   }
 
@@ -328,7 +332,8 @@ class Sqlite final : public System {
 
 std::unique_ptr<System> OpenSystem(const std::string& dir, const std::string& system) {
   if (system == "omnigraph") {
-    auto db = Database::Open("file://" + dir + "/graph");
+    const char* uri = std::getenv("OMNIGRAPH_BENCH_GRAPH_URI");
+    auto db = Database::Open(uri != nullptr ? std::string(uri) : "file://" + dir + "/graph");
     if (!db.ok()) return Fail(db.status().ToString()), nullptr;
     return std::make_unique<OmniGraph>(std::move(*db));
   }
@@ -401,7 +406,9 @@ int Fresh(const std::string& dir, const std::string& shape, const std::string& n
   auto system = OpenSystem(dir, name);
   if (system == nullptr) return 1;
   Json answer;
-  const bool ok = shape == "hop1" ? system->Hop(1, Person(1), answer) : system->Top3(answer);
+  const bool ok = shape == "hop1"     ? system->Hop(1, Person(1), answer)
+                  : shape == "lookup" ? system->Lookup(Person(1), answer)
+                                      : system->Top3(answer);
   if (!ok) return Fail(name + " " + shape + " failed");
   const double ms = NowMs() - t0;
   Json out = Json::object();
@@ -432,6 +439,6 @@ int main(int argc, char** argv) {
   std::fprintf(stderr,
                "usage: omnigraph-cold-bench gen DIR PERSONS KNOWS [SEED] | load DIR | setup DIR "
                "PERSONS KNOWS [SEED] | warm DIR PERSONS SYSTEM | fresh DIR SHAPE SYSTEM\n"
-               "  SYSTEM: omnigraph | sqlite;  SHAPE: hop1 | top3\n");
+               "  SYSTEM: omnigraph | sqlite;  SHAPE: lookup | hop1 | top3\n");
   return 2;
 }

@@ -241,6 +241,12 @@ struct StoreCallCounts {
   uint64_t deletes = 0;
   // Bytes the reads returned (a mapped read of a local file counts the bytes mapped).
   uint64_t bytes_read = 0;
+  // Dependent request rounds: a call belongs to one more than the highest round among the calls
+  // finished when it started, and this is the highest round finished so far. On a store with a
+  // fixed delay per request it is what the calls waited for, in delays (docs/design/storage.md
+  // "Wrappers"): exact for calls made one after another, an upper bound for calls issued
+  // together. The rounds of a later call are the difference of two readings.
+  uint64_t rounds = 0;
 
   // Calls of every kind.
   uint64_t total() const {

@@ -787,8 +787,8 @@ class LocalBackend final : public Backend {
   const std::string& uri() const override { return handle_->uri(); }
   api::StoreCallCounts StoreCalls() const override {
     const storage::OpCounts c = handle_->StoreCalls();
-    return api::StoreCallCounts{c.gets,          c.heads,        c.lists,   c.puts,
-                                c.put_if_absent, c.put_if_match, c.deletes, c.bytes_read};
+    return api::StoreCallCounts{c.gets,         c.heads,   c.lists,      c.puts,  c.put_if_absent,
+                                c.put_if_match, c.deletes, c.bytes_read, c.rounds};
   }
   std::shared_ptr<Backend> WithActor(Actor actor) const override {
     return std::make_shared<LocalBackend>(handle_, std::move(actor), gate_);

@@ -14,6 +14,7 @@ OpCounts OpCounts::operator-(const OpCounts& e) const {
   d.bytes_read = bytes_read - e.bytes_read;
   d.bytes_written = bytes_written - e.bytes_written;
   d.shared_gets = shared_gets - e.shared_gets;
+  d.rounds = rounds - e.rounds;
   return d;
 }
 
@@ -23,7 +24,7 @@ std::string OpCounts::ToString() const {
          " put_if_match=" + std::to_string(put_if_match) + " lists=" + std::to_string(lists) +
          " deletes=" + std::to_string(deletes) + " bytes_read=" + std::to_string(bytes_read) +
          " bytes_written=" + std::to_string(bytes_written) +
-         " shared_gets=" + std::to_string(shared_gets);
+         " shared_gets=" + std::to_string(shared_gets) + " rounds=" + std::to_string(rounds);
 }
 
 OpCounts CountingStore::Snapshot() const {
@@ -38,19 +39,26 @@ OpCounts CountingStore::Snapshot() const {
   c.bytes_read = bytes_read_.load();
   c.bytes_written = bytes_written_.load();
   c.shared_gets = shared_gets_.load();
+  c.rounds = rounds_.load();
   return c;
 }
 
 void CountingStore::Reset() {
   for (auto* c : {&gets_, &heads_, &puts_, &put_if_absent_, &put_if_match_, &lists_, &deletes_,
-                  &bytes_read_, &bytes_written_, &shared_gets_}) {
+                  &bytes_read_, &bytes_written_, &shared_gets_, &rounds_}) {
     c->store(0);
+  }
+}
+
+void CountingStore::Finish(uint64_t round) {
+  uint64_t seen = rounds_.load(std::memory_order_acquire);
+  while (seen < round && !rounds_.compare_exchange_weak(seen, round, std::memory_order_acq_rel)) {
   }
 }
 
 Result<GetResult> CountingStore::Get(std::string_view name, std::optional<ByteRange> range) {
   ++gets_;
-  Result<GetResult> r = inner_->Get(name, range);
+  Result<GetResult> r = InRound([&] { return inner_->Get(name, range); });
   if (r.ok()) bytes_read_ += r->data.size();
   return r;
 }
@@ -59,43 +67,43 @@ Result<SharedGetResult> CountingStore::GetShared(std::string_view name,
                                                  std::optional<ByteRange> range) {
   ++gets_;
   ++shared_gets_;
-  Result<SharedGetResult> r = inner_->GetShared(name, range);
+  Result<SharedGetResult> r = InRound([&] { return inner_->GetShared(name, range); });
   if (r.ok()) bytes_read_ += r->data.size();
   return r;
 }
 
 Result<ObjectMeta> CountingStore::Head(std::string_view name) {
   ++heads_;
-  return inner_->Head(name);
+  return InRound([&] { return inner_->Head(name); });
 }
 
 Status CountingStore::Put(std::string_view name, std::string_view data) {
   ++puts_;
   bytes_written_ += data.size();
-  return inner_->Put(name, data);
+  return InRound([&] { return inner_->Put(name, data); });
 }
 
 Result<bool> CountingStore::PutIfAbsent(std::string_view name, std::string_view data) {
   ++put_if_absent_;
   bytes_written_ += data.size();
-  return inner_->PutIfAbsent(name, data);
+  return InRound([&] { return inner_->PutIfAbsent(name, data); });
 }
 
 Result<std::string> CountingStore::PutIfMatch(std::string_view name, std::string_view data,
                                               std::string_view etag) {
   ++put_if_match_;
   bytes_written_ += data.size();
-  return inner_->PutIfMatch(name, data, etag);
+  return InRound([&] { return inner_->PutIfMatch(name, data, etag); });
 }
 
 Result<ListPage> CountingStore::List(const ListOptions& options) {
   ++lists_;
-  return inner_->List(options);
+  return InRound([&] { return inner_->List(options); });
 }
 
 Status CountingStore::Delete(std::string_view name) {
   ++deletes_;
-  return inner_->Delete(name);
+  return InRound([&] { return inner_->Delete(name); });
 }
 
 }  // namespace omnigraph::storage

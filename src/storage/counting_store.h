@@ -1,7 +1,15 @@
-// CountingStore: an ObjectStore wrapper that counts every call per operation and the bytes moved.
+// CountingStore: an ObjectStore wrapper that counts every call per operation, the bytes moved and
+// the dependent request rounds.
 //
 // Tests take a Snapshot() before and after one call and assert the exact Diff (STYLE.md: object
 // operation counts are exact and asserted). Every call is counted, failed ones included.
+//
+// Rounds (docs/design/storage.md "Wrappers"): a call belongs to round 1 + the highest round among
+// the calls that had finished when it started, so calls issued together share a round and a call
+// that could have waited for another's answer comes after it. `rounds` is the highest round
+// finished: what a caller on a store with a fixed delay per request waits for, in delays. For
+// calls made one after another it is exact; for calls issued together it is an upper bound (a
+// thread that starts late may see a sibling finished).
 // Thread-safe (atomic counters).
 #pragma once
 
@@ -26,6 +34,9 @@ struct OpCounts {
   // Of `gets`, those made through GetShared (a mapped or shared read; counted in `gets` too, since
   // to the store it is a GET of the object or range, and in bytes_read by the bytes returned).
   uint64_t shared_gets = 0;
+  // The highest round of a finished call (see above). In a Diff of two snapshots, the rounds of
+  // the calls made between them when those began after the earlier ones finished.
+  uint64_t rounds = 0;
 
   // Reads of any kind (get, head, list).
   uint64_t reads() const { return gets + heads + lists; }
@@ -65,7 +76,19 @@ class CountingStore final : public ObjectStore {
   ObjectStore& inner() { return *inner_; }
 
  private:
+  // Makes `call` (one call of the inner store) in the round it belongs to.
+  template <typename Call>
+  auto InRound(Call&& call) {
+    const uint64_t round = rounds_.load(std::memory_order_acquire) + 1;
+    auto result = call();
+    Finish(round);
+    return result;
+  }
+  // Records that a call of `round` has finished.
+  void Finish(uint64_t round);
+
   std::shared_ptr<ObjectStore> inner_;
+  std::atomic<uint64_t> rounds_{0};
   std::atomic<uint64_t> gets_{0}, heads_{0}, puts_{0}, put_if_absent_{0}, put_if_match_{0},
       lists_{0}, deletes_{0}, bytes_read_{0}, bytes_written_{0}, shared_gets_{0};
 };

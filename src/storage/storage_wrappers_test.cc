@@ -3,10 +3,15 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <condition_variable>
 #include <filesystem>
+#include <mutex>
+#include <thread>
+#include <vector>
 
 #include "storage/counting_store.h"
 #include "storage/fault_store.h"
+#include "storage/forwarding_store.h"
 #include "storage/local_store.h"
 #include "storage/memory_store.h"
 #include "storage/test_util.h"
@@ -38,6 +43,7 @@ TEST(CountingStoreTest, CountsEveryOperationAndBytes) {
   expected.deletes = 1;
   expected.bytes_written = 5 + 3 + 3 + 2;
   expected.bytes_read = 2 + 1;
+  expected.rounds = 10;  // One after another: a round per call.
   EXPECT_EQ(d, expected) << d.ToString();
   EXPECT_EQ(d.reads(), 5u);
   EXPECT_EQ(d.writes(), 5u);
@@ -56,8 +62,57 @@ TEST(CountingStoreTest, CountsASharedReadAsAGetAndItsBytes) {
   expected.gets = 3;
   expected.shared_gets = 3;
   expected.bytes_read = 5 + 2;
+  expected.rounds = 3;
   const OpCounts d = counting->Snapshot() - before;
   EXPECT_EQ(d, expected) << d.ToString();
+}
+
+// Holds every Get until `width` Gets are inside it, so that many calls are surely in flight
+// together.
+class GatheringStore final : public ForwardingStore {
+ public:
+  GatheringStore(std::shared_ptr<ObjectStore> inner, int width)
+      : ForwardingStore(std::move(inner)), width_(width) {}
+  Result<GetResult> Get(std::string_view name, std::optional<ByteRange> range) override {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      if (++inside_ % width_ == 0) all_in_.notify_all();
+      const int batch = (inside_ - 1) / width_;
+      all_in_.wait(lock, [&] { return inside_ >= (batch + 1) * width_; });
+    }
+    return ForwardingStore::Get(name, range);
+  }
+
+ private:
+  const int width_;
+  std::mutex mu_;
+  std::condition_variable all_in_;
+  int inside_ = 0;
+};
+
+// Calls in flight together share a round; a call made after they returned is the next round,
+// and a later call's rounds are a difference of snapshots (docs/design/storage.md "Wrappers").
+TEST(CountingStoreTest, CallsInFlightTogetherShareARound) {
+  auto inner = std::make_shared<MemoryStore>();
+  ASSERT_TRUE(inner->Put("a", "1").ok());
+  auto counting = std::make_shared<CountingStore>(std::make_shared<GatheringStore>(inner, 3));
+  auto fan_out = [&] {
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 3; ++i) {
+      threads.emplace_back([&] { EXPECT_TRUE(counting->Get("a").ok()); });
+    }
+    for (std::thread& t : threads) t.join();
+  };
+  fan_out();
+  OpCounts after_one = counting->Snapshot();
+  EXPECT_EQ(after_one.gets, 3u);
+  EXPECT_EQ(after_one.rounds, 1u);
+  ASSERT_TRUE(counting->Head("a").ok());
+  fan_out();
+  const OpCounts d = counting->Snapshot() - after_one;
+  EXPECT_EQ(d.gets, 3u);
+  EXPECT_EQ(d.heads, 1u);
+  EXPECT_EQ(d.rounds, 2u);  // The HEAD, then the three GETs together.
 }
 
 TEST(FaultStoreTest, ASharedReadFaultsAsAGet) {

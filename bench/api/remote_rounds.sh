@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Cold queries over a remote store (issue [36] item 6; docs/benchmarks.md "Cold queries over a
+# remote store"): what a fresh process waits for when every request to the store costs a fixed
+# delay, as on S3 or Azure across a network. The graph lives on Ceph RGW on loopback; the
+# measured processes reach it through bench/api/delay_proxy.py, which delays every request by
+# DELAY ms. For each shape it reports, over RUNS fresh processes (median):
+#   - ms at delay 0 and at DELAY, and the rounds they imply: (ms_DELAY - ms_0) / DELAY;
+#   - for the reads (open + first `lookup` or `hop1`, through the public API in
+#     omnigraph-cold-bench), the handle's own count: calls and dependent request rounds
+#     (StoreCallCounts::rounds, docs/design/storage.md "Wrappers");
+#   - for a mutation (a one-row insert through the CLI, a fresh process), the implied rounds.
+# Writes bench/results/remote-rounds-<date>-<commit>.json with cold_lookup_rounds,
+# cold_hop1_rounds and cold_mutation_rounds (implied) beside the counted ones.
+#
+#   bench/api/remote_rounds.sh [--persons N] [--knows M] [--delay MS] [--runs R] [--bin DIR]
+#   defaults: 10,000 persons, 240,000 Knows edges, 20 ms, 3 runs, build/release/bin
+# A benchmark: not part of ctest. Starts RGW (scripts/start-rgw.sh) unless OMNIGRAPH_TEST_S3_URI
+# says one is running, and stops what it started.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+persons=10000 knows=240000 delay=20 runs=3 bin="$root/build/release/bin"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --persons) persons=$2; shift 2 ;;
+    --knows) knows=$2; shift 2 ;;
+    --delay) delay=$2; shift 2 ;;
+    --runs) runs=$2; shift 2 ;;
+    --bin) bin=$(cd "$2" && pwd); shift 2 ;;
+    *) echo "remote_rounds: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+work=$(mktemp -d /tmp/omnigraph-rounds.XXXXXX)
+started_rgw=""
+proxy_pid=""
+cleanup() {
+  [ -n "$proxy_pid" ] && kill "$proxy_pid" 2>/dev/null || true
+  [ -n "$started_rgw" ] && bash "$root/scripts/stop-rgw.sh" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+if [ -z "${OMNIGRAPH_TEST_S3_URI:-}" ]; then
+  export RGW_DIR=$work/rgw RGW_BUCKET=omnigraph-rounds
+  eval "$(bash "$root/scripts/start-rgw.sh")"
+  started_rgw=1
+  bucket_uri="s3://$RGW_BUCKET"
+else
+  bucket_uri=$OMNIGRAPH_TEST_S3_URI
+fi
+rgw_endpoint=$AWS_ENDPOINT_URL
+rgw_hostport=${rgw_endpoint#http://}
+uri="$bucket_uri/rounds-$$"
+
+"$bin/omnigraph-cold-bench" gen "$work/data" "$persons" "$knows" 42 >/dev/null
+"$bin/omnigraph" --quiet init "$uri" --schema "$work/data/schema.pg"
+"$bin/omnigraph" --quiet load "$uri" --data "$work/data/graph.ndjson" --mode overwrite
+
+# start_proxy DELAY: a proxy to RGW on a free port; sets AWS_ENDPOINT_URL to it.
+start_proxy() {
+  [ -n "$proxy_pid" ] && kill "$proxy_pid" 2>/dev/null && wait "$proxy_pid" 2>/dev/null || true
+  local port
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  python3 "$here/delay_proxy.py" "$port" "$rgw_hostport" "$1" >"$work/proxy.log" 2>&1 &
+  proxy_pid=$!
+  for _ in $(seq 100); do grep -q ready "$work/proxy.log" && break; sleep 0.1; done
+  grep -q ready "$work/proxy.log" || { echo "remote_rounds: proxy did not start" >&2; exit 1; }
+  export AWS_ENDPOINT_URL=http://127.0.0.1:$port
+}
+
+: >"$work/runs.jsonl"
+n=0
+for d in 0 "$delay"; do
+  start_proxy "$d"
+  for r in $(seq "$runs"); do
+    for shape in lookup hop1; do
+      OMNIGRAPH_BENCH_GRAPH_URI=$uri "$bin/omnigraph-cold-bench" fresh "$work/data" "$shape" omnigraph |
+        python3 -c 'import json,sys; j=json.load(sys.stdin); j["delay_ms"]='"$d"'; print(json.dumps(j))' \
+          >>"$work/runs.jsonl"
+    done
+    n=$((n + 1))
+    printf '{"type":"Person","data":{"name":"r%s-%s","age":1}}\n' "$d" "$r" >"$work/one.jsonl"
+    t0=$(date +%s%N)
+    "$bin/omnigraph" --quiet load "$uri" --data "$work/one.jsonl" --mode append
+    t1=$(date +%s%N)
+    printf '{"system":"omnigraph","shape":"mutation","delay_ms":%s,"ms":%s}\n' "$d" \
+      "$(python3 -c "print(($t1 - $t0) / 1e6)")" >>"$work/runs.jsonl"
+  done
+done
+
+date_=$(date -u +%Y-%m-%d)
+commit=$(git -C "$root" rev-parse --short HEAD)
+out="$root/bench/results/remote-rounds-$date_-$commit.json"
+python3 - "$work/runs.jsonl" "$delay" "$persons" "$knows" "$runs" "$date_" "$commit" >"$out" <<'PY'
+import json, statistics, sys
+path, delay, persons, knows, runs, date, commit = sys.argv[1:]
+delay = float(delay)
+rows = [json.loads(l) for l in open(path)]
+out = {"bench": "remote-rounds", "date": date, "commit": commit, "delay_ms": delay,
+       "graph": {"persons": int(persons), "knows": int(knows)}, "runs": int(runs),
+       "store": "Ceph RGW on loopback behind bench/api/delay_proxy.py", "shapes": {}}
+for shape in ("lookup", "hop1", "mutation"):
+    at = {d: [r for r in rows if r["shape"] == shape and r["delay_ms"] == d] for d in (0, delay)}
+    ms0 = statistics.median(r["ms"] for r in at[0])
+    msd = statistics.median(r["ms"] for r in at[delay])
+    s = {"ms_at_0": round(ms0, 2), "ms_at_delay": round(msd, 2),
+         "implied_rounds": round((msd - ms0) / delay, 1)}
+    calls = [r.get("store_calls") for r in at[delay] if r.get("store_calls")]
+    if calls:
+        s["rounds_counted"] = statistics.median(c["rounds"] for c in calls)
+        s["calls"] = statistics.median(c["gets"] + c["heads"] + c["lists"] for c in calls)
+        answers = {json.dumps(r["answer"]) for r in at[0] + at[delay]}
+        s["answers_agree"] = len(answers) == 1
+    out["shapes"][shape] = s
+    key = "cold_%s_rounds" % shape
+    out[key] = s.get("rounds_counted", s["implied_rounds"])
+print(json.dumps(out, indent=2))
+PY
+cat "$out"
