@@ -41,7 +41,9 @@ cleanup() {
 trap cleanup EXIT
 
 if [ -z "${OMNIGRAPH_TEST_S3_URI:-}" ]; then
-  export RGW_DIR=$work/rgw RGW_BUCKET=omnigraph-rounds
+  # Ports of its own, so it never meets the test suite's RGW (7480, 13300).
+  export RGW_DIR=$work/rgw RGW_BUCKET=omnigraph-rounds RGW_PORT=${RGW_PORT:-7581}
+  export RGW_MON_PORT=${RGW_MON_PORT:-13401}
   eval "$(bash "$root/scripts/start-rgw.sh")"
   started_rgw=1
   bucket_uri="s3://$RGW_BUCKET"
@@ -54,7 +56,7 @@ uri="$bucket_uri/rounds-$$"
 
 "$bin/omnigraph-cold-bench" gen "$work/data" "$persons" "$knows" 42 >/dev/null
 "$bin/omnigraph" --quiet init "$uri" --schema "$work/data/schema.pg"
-"$bin/omnigraph" --quiet load "$uri" --data "$work/data/graph.ndjson" --mode overwrite
+"$bin/omnigraph" --quiet load "$uri" --data "$work/data/graph.ndjson" --mode overwrite --yes
 
 # start_proxy DELAY: a proxy to RGW on a free port; sets AWS_ENDPOINT_URL to it.
 start_proxy() {
