@@ -62,6 +62,8 @@ class Checker {
   // null. T44 outside a match filter (return, order, a mutation, a constant value).
   bool ResolveBlock(const Expr& e, const Scope& scope, ExprType* out);
   bool CheckProjections();
+  // T32, T33, T35, T36: search forms and aliases in `return`.
+  bool CheckSearchProjection(const Projection& p);
   // T50: two projections with one result column name.
   bool CheckDistinctColumns();
   bool CheckOrderAndLimit();

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "query/plan.h"
 #include "query/typecheck_internal.h"
 
 namespace omnigraph::query::internal {
@@ -146,11 +147,79 @@ bool Checker::CheckFilter(const Filter& f, const Scope& scope, bool negated) {
   return true;
 }
 
+namespace {
+
+// The first node of `e` (itself included, depth first) whose kind `wanted` accepts, or null.
+const Expr* FindIn(const Expr& e, bool (*wanted)(ExprKind)) {
+  if (wanted(e.kind)) return &e;
+  for (const Expr& arg : e.args) {
+    if (const Expr* found = FindIn(arg, wanted)) return found;
+  }
+  return nullptr;
+}
+
+bool IsRetrieval(ExprKind k) {
+  return k == ExprKind::kNearest || k == ExprKind::kBm25 || k == ExprKind::kRrf;
+}
+bool IsTextPredicate(ExprKind k) {
+  return k == ExprKind::kSearch || k == ExprKind::kFuzzy || k == ExprKind::kMatchText;
+}
+
+const char* FunctionName(ExprKind k) {
+  switch (k) {
+    case ExprKind::kNearest: return "nearest";
+    case ExprKind::kBm25: return "bm25";
+    case ExprKind::kRrf: return "rrf";
+    case ExprKind::kSearch: return "search";
+    case ExprKind::kFuzzy: return "fuzzy";
+    case ExprKind::kMatchText: return "match_text";
+    default: return "?";
+  }
+}
+
+}  // namespace
+
+bool Checker::CheckSearchProjection(const Projection& p) {
+  // The reference's rules for search forms in `return` (scenario corpus issue_640): a
+  // projected score reads the column its retrieval appended, so it must be that retrieval.
+  if (p.expr.kind == ExprKind::kAlias) {
+    return Fail("T36", p.expr.span, "`" + p.expr.alias.text + "` cannot be projected in `return`",
+                "project the expression `" + p.expr.alias.text + "` names, under another alias");
+  }
+  if (const Expr* text = FindIn(p.expr, IsTextPredicate)) {
+    return Fail("T35", text->span,
+                std::string("`") + FunctionName(text->kind) + "` cannot be projected in `return`",
+                "use it in `match` to filter rows, or project `bm25(...)` ordered by itself");
+  }
+  const Expr* ranking = FindIn(p.expr, IsRetrieval);
+  if (ranking == nullptr) return true;
+  const std::string name = FunctionName(ranking->kind);
+  if (const Expr* agg = FindIn(p.expr, [](ExprKind k) { return k == ExprKind::kAggregate; })) {
+    return Fail("T32", ranking->span,
+                "`" + name + "` under `" + AggFuncName(agg->agg) + "` in `return`",
+                "project the score itself, ordered by the same retrieval");
+  }
+  // The leading key states the retrieval itself, or names this projection by its alias.
+  const Expr* lead = query_.orderings.empty() ? nullptr : &query_.orderings.front().expr;
+  const bool repeated =
+      lead != nullptr && (SameExpr(*lead, p.expr) || (lead->kind == ExprKind::kAlias && p.alias &&
+                                                      lead->alias.text == p.alias->text));
+  if (!repeated) {
+    return Fail("T33", ranking->span,
+                "`" + name +
+                    "` in `return` must repeat the retrieval stated as the leading "
+                    "`order` key",
+                "order by `" + ExprText(p.expr) + "` first, or leave the score out of return");
+  }
+  return true;
+}
+
 bool Checker::CheckProjections() {
   for (const Projection& p : query_.projections) {
     ExprType t;
     if (!CheckBooleanProjection(p)) return false;
     if (!Resolve(p.expr, out_->vars, &t) || !RejectBlobRead(t, p.expr)) return false;
+    if (!CheckSearchProjection(p)) return false;
     if (p.alias) aliases_[p.alias->text] = t;
     out_->columns.push_back(ColumnOf(p, t));
   }
