@@ -260,6 +260,9 @@ std::string RenderPlan(const Plan& plan);
 
 // An expression as written in the query language (`$p.name`, `"x"`, `count($f)`, ...).
 std::string ExprText(const Expr& e);
+// The function name of a search form (`nearest`, `search`, `fuzzy`, `match_text`, `bm25`,
+// `rrf`); "?" for any other kind.
+const char* SearchName(ExprKind kind);
 
 // A block as written, its clauses elided: `exists { ... }`, `count { ... } > 2`.
 std::string BlockText(const Negation& block);

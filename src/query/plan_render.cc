@@ -233,18 +233,6 @@ class Renderer {
   std::string out_;
 };
 
-const char* SearchName(ExprKind kind) {
-  switch (kind) {
-    case ExprKind::kNearest: return "nearest";
-    case ExprKind::kSearch: return "search";
-    case ExprKind::kFuzzy: return "fuzzy";
-    case ExprKind::kMatchText: return "match_text";
-    case ExprKind::kBm25: return "bm25";
-    case ExprKind::kRrf: return "rrf";
-    default: return "?";
-  }
-}
-
 // How tightly a form binds, for parentheses: or < and < not < comparison < operand.
 int Rank(const Expr& e) {
   switch (e.kind) {
@@ -278,6 +266,18 @@ std::string BooleanText(const Expr& e) {
 }
 
 }  // namespace
+
+const char* SearchName(ExprKind kind) {
+  switch (kind) {
+    case ExprKind::kNearest: return "nearest";
+    case ExprKind::kSearch: return "search";
+    case ExprKind::kFuzzy: return "fuzzy";
+    case ExprKind::kMatchText: return "match_text";
+    case ExprKind::kBm25: return "bm25";
+    case ExprKind::kRrf: return "rrf";
+    default: return "?";
+  }
+}
 
 std::string BlockText(const Negation& b) {
   std::string out = b.kind == BlockKind::kSum ? "sum(" + ExprText(b.sum_arg) + ")"

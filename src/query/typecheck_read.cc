@@ -165,18 +165,6 @@ bool IsTextPredicate(ExprKind k) {
   return k == ExprKind::kSearch || k == ExprKind::kFuzzy || k == ExprKind::kMatchText;
 }
 
-const char* FunctionName(ExprKind k) {
-  switch (k) {
-    case ExprKind::kNearest: return "nearest";
-    case ExprKind::kBm25: return "bm25";
-    case ExprKind::kRrf: return "rrf";
-    case ExprKind::kSearch: return "search";
-    case ExprKind::kFuzzy: return "fuzzy";
-    case ExprKind::kMatchText: return "match_text";
-    default: return "?";
-  }
-}
-
 }  // namespace
 
 bool Checker::CheckSearchProjection(const Projection& p) {
@@ -188,12 +176,12 @@ bool Checker::CheckSearchProjection(const Projection& p) {
   }
   if (const Expr* text = FindIn(p.expr, IsTextPredicate)) {
     return Fail("T35", text->span,
-                std::string("`") + FunctionName(text->kind) + "` cannot be projected in `return`",
+                std::string("`") + SearchName(text->kind) + "` cannot be projected in `return`",
                 "use it in `match` to filter rows, or project `bm25(...)` ordered by itself");
   }
   const Expr* ranking = FindIn(p.expr, IsRetrieval);
   if (ranking == nullptr) return true;
-  const std::string name = FunctionName(ranking->kind);
+  const std::string name = SearchName(ranking->kind);
   if (const Expr* agg = FindIn(p.expr, [](ExprKind k) { return k == ExprKind::kAggregate; })) {
     return Fail("T32", ranking->span,
                 "`" + name + "` under `" + AggFuncName(agg->agg) + "` in `return`",
