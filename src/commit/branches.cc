@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "base/executor.h"
 #include "base/ids.h"
 
 namespace omnigraph::commit {
@@ -159,22 +160,33 @@ Result<Horizon> DecodeHorizon(std::string_view bytes, std::string_view object) {
   return h;
 }
 
-Result<ResolvedBranch> ResolveBranch(const storage::Runtime& runtime, std::string_view name) {
+Result<ResolvedBranch> ResolveBranch(const storage::Runtime& runtime, std::string_view name,
+                                     bool with_hint) {
   OMNIGRAPH_RETURN_IF_ERROR(ValidateBranchName(name));
   ResolvedBranch out;
-  if (name == kMainKey) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(auto meta, ReadMetadata(runtime, kMainKey));
-    out.metadata = std::move(meta.first);
-    out.metadata_etag = std::move(meta.second);
-    return out;
+  std::string key(kMainKey);
+  if (name != kMainKey) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(NameHead head, ReadNameHead(runtime, name));
+    if (!head.doc) return BranchNotFound(name);
+    key = head.doc->key;
+    out.generation = head.gen;
   }
-  OMNIGRAPH_ASSIGN_OR_RETURN(NameHead head, ReadNameHead(runtime, name));
-  if (!head.doc) return BranchNotFound(name);
-  OMNIGRAPH_ASSIGN_OR_RETURN(auto meta, ReadMetadata(runtime, head.doc->key));
-  if (meta.first.retired) return BranchNotFound(name);
-  out.metadata = std::move(meta.first);
-  out.metadata_etag = std::move(meta.second);
-  out.generation = head.gen;
+  // The hint's name follows from the key alone, so it is read beside the metadata.
+  Result<std::optional<uint64_t>> hint = std::optional<uint64_t>();
+  TaskGroup hint_read(*runtime.executor);
+  if (with_hint) {
+    hint_read.Add([&runtime, &hint, &key]() -> Status {
+      hint = ReadHintSeq(*runtime.store, key);
+      return Status::Ok();
+    });
+  }
+  Result<std::pair<StreamMetadata, std::string>> meta = ReadMetadata(runtime, key);
+  OMNIGRAPH_RETURN_IF_ERROR(hint_read.Wait());
+  OMNIGRAPH_RETURN_IF_ERROR(meta.status());
+  if (name != kMainKey && meta->first.retired) return BranchNotFound(name);
+  out.metadata = std::move(meta->first);
+  out.metadata_etag = std::move(meta->second);
+  if (with_hint && hint.ok()) out.hint = *hint;
   return out;
 }
 

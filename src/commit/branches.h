@@ -39,11 +39,16 @@ struct ResolvedBranch {
   std::string metadata_etag;
   // The generation that named it (0 for main).
   uint64_t generation = 0;
+  // With `with_hint`: what ReadHintSeq answered for the stream, read beside the metadata (unset
+  // when that read failed; Stream::FromMetadata takes it for the first cold read).
+  std::optional<std::optional<uint64_t>> hint;
 };
 
 // Resolves a branch name to its live stream through `names/` only. BranchNotFound when the name
-// has no live stream; InvalidArgument for a malformed name.
-Result<ResolvedBranch> ResolveBranch(const storage::Runtime& runtime, std::string_view name);
+// has no live stream; InvalidArgument for a malformed name. `with_hint` also reads the stream's
+// hint, in the same request round as its metadata.
+Result<ResolvedBranch> ResolveBranch(const storage::Runtime& runtime, std::string_view name,
+                                     bool with_hint = false);
 
 struct ForkPoint {
   // The parent's fold at the fork seq (ReadHead or ReadAt of the parent's handle).

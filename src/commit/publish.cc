@@ -285,7 +285,7 @@ void BackoffAfterLostRace(const storage::Runtime& runtime, int attempt) {
 Result<std::shared_ptr<const GraphState>> Stream::Captured() {
   std::lock_guard lock(mu_);
   if (!head_) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const GraphState> cold, ColdReadLocked());
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const GraphState> cold, ColdReadLocked({}));
     SetHeadLocked(std::move(cold));
   }
   return head_;

@@ -1,6 +1,7 @@
 #include "commit/stream.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "base/executor.h"
 #include "commit/testing_hooks.h"
@@ -40,8 +41,11 @@ Result<std::unique_ptr<Stream>> Stream::Open(const storage::Runtime& runtime, st
 }
 
 std::unique_ptr<Stream> Stream::FromMetadata(const storage::Runtime& runtime,
-                                             StreamMetadata metadata, StreamOptions options) {
-  return std::unique_ptr<Stream>(new Stream(runtime, std::move(metadata), options));
+                                             StreamMetadata metadata, StreamOptions options,
+                                             std::optional<std::optional<uint64_t>> hint) {
+  std::unique_ptr<Stream> stream(new Stream(runtime, std::move(metadata), options));
+  stream->prefetched_hint_ = hint;
+  return stream;
 }
 
 Status Stream::GapStatus(uint64_t missing, const std::string& proof) const {
@@ -147,10 +151,17 @@ Status Stream::ReadRecords(uint64_t from, uint64_t to, std::map<uint64_t, Record
 }
 
 Result<GraphState> Stream::FoldTo(uint64_t latest, std::map<uint64_t, Record>& found, bool backfill,
-                                  uint64_t& missing) {
+                                  uint64_t& missing, PrefetchedCheckpoint* prefetched) {
   std::vector<uint64_t> fallen_past;
   for (uint64_t candidate : CheckpointCandidates(latest)) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<Checkpoint> checkpoint, ReadCheckpoint(candidate));
+    Result<std::optional<Checkpoint>> read = std::optional<Checkpoint>();
+    if (prefetched != nullptr && prefetched->read && prefetched->seq == candidate) {
+      read = *std::move(prefetched->read);
+      prefetched->read.reset();
+    } else {
+      read = ReadCheckpoint(candidate);
+    }
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<Checkpoint> checkpoint, std::move(read));
     if (!checkpoint) {
       fallen_past.push_back(candidate);
       continue;
@@ -191,10 +202,9 @@ Result<GraphState> Stream::FoldTo(uint64_t latest, std::map<uint64_t, Record>& f
       CheckpointName(key(), metadata_.base_seq()));
 }
 
-Result<std::optional<uint64_t>> Stream::ReadHintSeq() {
-  const std::string hint_name = HintName(key());
-  Result<std::optional<BoundedRead>> read =
-      ReadBounded(*runtime_.store, hint_name, kDocumentBytesMax);
+Result<std::optional<uint64_t>> ReadHintSeq(storage::ObjectStore& store, std::string_view key) {
+  const std::string hint_name = HintName(key);
+  Result<std::optional<BoundedRead>> read = ReadBounded(store, hint_name, kDocumentBytesMax);
   if (!read.ok() && read.status().code() != Code::kCorruption) return read.status();
   if (!read.ok() || !*read) return std::optional<uint64_t>();
   Result<Hint> hint = DecodeHint((*read)->data, hint_name);
@@ -202,56 +212,118 @@ Result<std::optional<uint64_t>> Stream::ReadHintSeq() {
   return std::optional<uint64_t>(hint->seq);
 }
 
-Result<std::shared_ptr<const GraphState>> Stream::ColdReadLocked() {
+Result<std::optional<uint64_t>> Stream::ReadHintSeq() {
+  return commit::ReadHintSeq(*runtime_.store, key());
+}
+
+Result<std::optional<uint64_t>> Stream::TakeHintLocked() {
+  if (!prefetched_hint_) return ReadHintSeq();
+  std::optional<uint64_t> hinted = *prefetched_hint_;
+  prefetched_hint_.reset();
+  return hinted;
+}
+
+Result<std::optional<bool>> Stream::ProbeAbove(uint64_t& latest, std::map<uint64_t, Record>& found,
+                                               std::optional<SchemaRef> schema,
+                                               const SchemaAhead& ahead) {
+  // The probe of latest + 1 goes out with the lookahead HEAD of latest + 2 beside it (and the
+  // caller's read of `schema`): with a fresh hint the probe finds nothing and the lookahead is
+  // already answered (D21, decision 203).
+  bool above = false;
+  TaskGroup beside(*runtime_.executor);
+  if (schema) {
+    beside.Add([&ahead, ref = *std::move(schema)]() -> Status {
+      ahead(ref);
+      return Status::Ok();
+    });
+  }
+  beside.Add([this, &above, seq = latest + 2]() -> Status {
+    OMNIGRAPH_ASSIGN_OR_RETURN(above, RecordExists(seq));
+    return Status::Ok();
+  });
+  Result<std::optional<Record>> probed = ProbeRecord(latest + 1);
+  OMNIGRAPH_RETURN_IF_ERROR(beside.Wait());
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<Record> record, std::move(probed));
+  if (!record) return std::optional<bool>(above);
+  // A stale hint: walk on, one GET at a time, as each found record is read before the next.
+  found.emplace(latest + 1, std::move(*record));
+  ++latest;
+  while (true) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(record, ProbeRecord(latest + 1));
+    if (!record) return std::optional<bool>();
+    found.emplace(latest + 1, std::move(*record));
+    ++latest;
+  }
+}
+
+Result<GraphState> Stream::PlantedGapIsEnd(std::map<uint64_t, Record>& found, uint64_t& latest,
+                                           uint64_t& missing, Result<GraphState> state) {
+  // Planted bug (test only): the re-probe from the base that served the prefix before a gap.
+  if (state.ok() || state.status().code() != Code::kNotFound) return state;
+  found.clear();
+  latest = metadata_.base_seq();
+  while (true) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<Record> record, ProbeRecord(latest + 1));
+    if (!record) break;
+    found.emplace(latest + 1, std::move(*record));
+    ++latest;
+  }
+  return FoldTo(latest, found, /*backfill=*/true, missing);
+}
+
+Result<std::shared_ptr<const GraphState>> Stream::ColdReadLocked(const SchemaAhead& ahead) {
   const uint64_t base = metadata_.base_seq();
-  uint64_t start = base;
   // A readable hint names a seq that was published (hints are written only after a record is
   // acknowledged), so the stream reaches at least that far: records missing below it are a gap,
-  // never a shorter history (D21).
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<uint64_t> hinted, ReadHintSeq());
-  if (hinted && *hinted > base) start = *hinted;
+  // never a shorter history (D21). A hint read beside the metadata serves the first cold read.
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<uint64_t> hinted, TakeHintLocked());
+  const uint64_t start = hinted && *hinted > base ? *hinted : base;
   std::map<uint64_t, Record> found;
+  // The checkpoint the fold will start from when the hint is fresh is read beside the records
+  // (docs/design/commit-record.md "Reading current state": independent reads share a round).
+  PrefetchedCheckpoint checkpoint;
+  checkpoint.seq = CheckpointCandidates(start).front();
+  TaskGroup checkpoint_read(*runtime_.executor);
+  checkpoint_read.Add([this, &checkpoint]() -> Status {
+    checkpoint.read = ReadCheckpoint(checkpoint.seq);
+    return Status::Ok();
+  });
   if (start > base) {
     // The records the fold takes up to the hint's seq are read before the probe above it, as the
     // probe reads each record it finds before the next: a record read only after the probe proved
     // the end could be one a held create wrote into a gap since (another writer's record at that
     // seq), and the answer would pair it with an end the stream never had with it (decision 124,
     // simulation.md "A reader in the withdrawal window"). The same GETs the fold makes, earlier.
-    OMNIGRAPH_RETURN_IF_ERROR(ReadRecords(CheckpointCandidates(start).front() + 1, start, found));
+    Status records = ReadRecords(checkpoint.seq + 1, start, found);
+    OMNIGRAPH_RETURN_IF_ERROR(checkpoint_read.Wait());
+    OMNIGRAPH_RETURN_IF_ERROR(records);
   }
+  // The hint's record names the schema the head most likely has: the caller reads it beside the
+  // first probe.
+  std::optional<SchemaRef> schema;
+  if (ahead && start > base && found.count(start) > 0) schema = found.at(start).schema;
   uint64_t latest = start;
   while (true) {
-    while (true) {
-      OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<Record> record, ProbeRecord(latest + 1));
-      if (!record) break;
-      found.emplace(latest + 1, std::move(*record));
-      ++latest;
-    }
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<bool> first_above,
+                               ProbeAbove(latest, found, std::exchange(schema, {}), ahead));
+    OMNIGRAPH_RETURN_IF_ERROR(checkpoint_read.Wait());
     // The probe stopped at an absent latest + 1. A record at latest + 2 would make that a gap
-    // rather than the end: one HEAD, concurrent with the fold (D21).
-    bool above = false;
+    // rather than the end: one HEAD, concurrent with the fold when the first probe did not
+    // answer it (D21).
+    bool above = first_above.value_or(false);
     TaskGroup lookahead(*runtime_.executor);
-    lookahead.Add([this, &above, seq = latest + 2]() -> Status {
-      OMNIGRAPH_ASSIGN_OR_RETURN(above, RecordExists(seq));
-      return Status::Ok();
-    });
+    if (!first_above) {
+      lookahead.Add([this, &above, seq = latest + 2]() -> Status {
+        OMNIGRAPH_ASSIGN_OR_RETURN(above, RecordExists(seq));
+        return Status::Ok();
+      });
+    }
     uint64_t missing = 0;
-    Result<GraphState> state = FoldTo(latest, found, /*backfill=*/true, missing);
+    Result<GraphState> state = FoldTo(latest, found, /*backfill=*/true, missing, &checkpoint);
     Status looked = lookahead.Wait();
     if (TestingHooks().gap_is_end) {
-      // Planted bug (test only): the re-probe from the base that served the prefix before a gap.
       above = false;
-      if (!state.ok() && state.status().code() == Code::kNotFound) {
-        found.clear();
-        latest = base;
-        while (true) {
-          OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<Record> record, ProbeRecord(latest + 1));
-          if (!record) break;
-          found.emplace(latest + 1, std::move(*record));
-          ++latest;
-        }
-        state = FoldTo(latest, found, /*backfill=*/true, missing);
-      }
+      state = PlantedGapIsEnd(found, latest, missing, std::move(state));
     }
     if (!state.ok()) {
       if (state.status().code() != Code::kNotFound) return state.status();
@@ -296,16 +368,17 @@ void Stream::SetHeadLocked(std::shared_ptr<const GraphState> state) {
   }
 }
 
-Result<std::shared_ptr<const GraphState>> Stream::ReadLatest() {
+Result<std::shared_ptr<const GraphState>> Stream::ReadLatest(const SchemaAhead& ahead) {
   std::lock_guard lock(mu_);
-  Result<std::shared_ptr<const GraphState>> state = head_ ? WarmReadLocked() : ColdReadLocked();
+  Result<std::shared_ptr<const GraphState>> state =
+      head_ ? WarmReadLocked() : ColdReadLocked(ahead);
   if (!state.ok()) return state.status();
   SetHeadLocked(*state);
   return head_;
 }
 
-Result<std::shared_ptr<const GraphState>> Stream::ReadHead() {
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const GraphState> state, ReadLatest());
+Result<std::shared_ptr<const GraphState>> Stream::ReadHead(const SchemaAhead& ahead) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const GraphState> state, ReadLatest(ahead));
   if (state->retired) return RetiredStatus(key());
   return state;
 }

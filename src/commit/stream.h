@@ -109,14 +109,31 @@ struct PublishAttempt {
   std::shared_ptr<const GraphState> head;
 };
 
+// The seq the hint of stream `key` names (one bounded GET); nullopt when it is absent, oversized
+// or unparsable (a hint is only ever "start probing here"). Storage errors as the store reports
+// them.
+Result<std::optional<uint64_t>> ReadHintSeq(storage::ObjectStore& store, std::string_view key);
+
+// Called with a schema a cold read expects the head to have (Stream::ReadHead).
+using SchemaAhead = std::function<void(const SchemaRef&)>;
+
+// One candidate checkpoint's read, made ahead of the fold that needs it.
+struct PrefetchedCheckpoint {
+  uint64_t seq = 0;
+  std::optional<Result<std::optional<Checkpoint>>> read;
+};
+
 class Stream {
  public:
   // Reads the stream metadata (one GET). NotFound (kBranchNotFound) when absent.
   static Result<std::unique_ptr<Stream>> Open(const storage::Runtime& runtime, std::string_view key,
                                               StreamOptions options = {});
-  // A handle over metadata the caller already holds (no reads).
-  static std::unique_ptr<Stream> FromMetadata(const storage::Runtime& runtime,
-                                              StreamMetadata metadata, StreamOptions options = {});
+  // A handle over metadata the caller already holds (no reads). `hint`, when given, is what
+  // ReadHintSeq answered for this stream (read beside the metadata): the first cold read starts
+  // from it instead of reading the hint again.
+  static std::unique_ptr<Stream> FromMetadata(
+      const storage::Runtime& runtime, StreamMetadata metadata, StreamOptions options = {},
+      std::optional<std::optional<uint64_t>> hint = std::nullopt);
   ~Stream();
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
@@ -126,10 +143,13 @@ class Stream {
   const storage::Runtime& runtime() const { return runtime_; }
 
   // The current state: cold on the first call, warm afterwards. BranchNotFound on a retired
-  // stream; kCorruption when the stream is inconsistent.
-  Result<std::shared_ptr<const GraphState>> ReadHead();
+  // stream; kCorruption when the stream is inconsistent. `ahead`, when set, is called during a
+  // cold read with the schema of the hint's record, beside the probe for newer records, so the
+  // caller can read the schema the head most likely has in the same request round (its errors
+  // are the caller's to ignore; a head with another schema is read as usual).
+  Result<std::shared_ptr<const GraphState>> ReadHead(const SchemaAhead& ahead = {});
   // Like ReadHead, but a retired stream reads as its final state (retention, repair).
-  Result<std::shared_ptr<const GraphState>> ReadLatest();
+  Result<std::shared_ptr<const GraphState>> ReadLatest(const SchemaAhead& ahead = {});
   // The state at a past seq (time travel). CommitNotFound when the seq is beyond the stream's end
   // or below its fork point; kCorruption naming the missing record when a record the fold needs
   // is missing below a seq that is proven to exist (a gap, D21).
@@ -163,13 +183,27 @@ class Stream {
  private:
   Stream(const storage::Runtime& runtime, StreamMetadata metadata, StreamOptions options);
 
-  Result<std::shared_ptr<const GraphState>> ColdReadLocked();
+  Result<std::shared_ptr<const GraphState>> ColdReadLocked(const SchemaAhead& ahead);
+  // The hint read beside the metadata when there is one (used once), else one read of it.
+  Result<std::optional<uint64_t>> TakeHintLocked();
+  // The cold read's probe above `latest` (advanced past every record found, which go to
+  // `found`): a GET of latest + 1 with the lookahead HEAD of latest + 2 and ahead(schema) beside
+  // it. The lookahead's answer when latest + 1 was absent; nullopt when records were found and
+  // the walk went on to an absent one, whose lookahead is the caller's to make.
+  Result<std::optional<bool>> ProbeAbove(uint64_t& latest, std::map<uint64_t, Record>& found,
+                                         std::optional<SchemaRef> schema, const SchemaAhead& ahead);
+  // TestingHooks::gap_is_end: after a fold that met an absent record, re-probes from the base
+  // and folds the prefix before the gap (the planted bug the simulator must catch).
+  Result<GraphState> PlantedGapIsEnd(std::map<uint64_t, Record>& found, uint64_t& latest,
+                                     uint64_t& missing, Result<GraphState> state);
   Result<std::shared_ptr<const GraphState>> WarmReadLocked();
   // Folds from the best valid checkpoint at or below `latest` through `latest`, using (and
   // adding to) `found`. Writes back checkpoints it fell back past when writable. NotFound, with
   // `missing` set to the first absent seq, when a record after the checkpoint is absent.
+  // `prefetched`, when set, is the read of one candidate checkpoint made earlier (the cold read
+  // issues it beside the records); it is used for that candidate and cleared.
   Result<GraphState> FoldTo(uint64_t latest, std::map<uint64_t, Record>& found, bool backfill,
-                            uint64_t& missing);
+                            uint64_t& missing, PrefetchedCheckpoint* prefetched = nullptr);
   // Sets head_ and raises seen_.
   void SetHeadLocked(std::shared_ptr<const GraphState> state);
   // kCorruption naming record `missing`: a gap, proven by `proof` (D21).
@@ -180,8 +214,7 @@ class Stream {
   // published (a record found above it, this handle's head, the hint, the next record, the next
   // checkpoint), or empty when nothing does and `missing` is the end of the stream.
   Result<std::string> ProofOfSeq(uint64_t missing, const std::map<uint64_t, Record>& found);
-  // The seq the hint names (one bounded GET); nullopt when it is absent, oversized or unparsable
-  // (a hint is only ever "start probing here"). Storage errors as the store reports them.
+  // ReadHintSeq (below) of this stream.
   Result<std::optional<uint64_t>> ReadHintSeq();
   // One HEAD: whether an object is stored under the record name of `seq`.
   Result<bool> RecordExists(uint64_t seq);
@@ -222,6 +255,8 @@ class Stream {
   StreamMetadata metadata_;
   StreamOptions options_;
   std::mutex mu_;
+  // The hint read beside the metadata, for the first cold read (guarded by mu_).
+  std::optional<std::optional<uint64_t>> prefetched_hint_;
   std::shared_ptr<const GraphState> head_;
   // 1 + the highest seq head_ has held (0: none yet); read without mu_ by ReadAt.
   std::atomic<uint64_t> seen_{0};

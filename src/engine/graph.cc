@@ -1,5 +1,6 @@
 #include "engine/graph.h"
 
+#include "base/executor.h"
 #include "base/ids.h"
 #include "commit/branches.h"
 #include "commit/names.h"
@@ -212,12 +213,23 @@ Result<std::unique_ptr<Graph>> Graph::Init(const storage::Runtime& runtime,
 }
 
 Result<std::unique_ptr<Graph>> Graph::Open(const storage::Runtime& runtime) {
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<commit::StorageStamp> stamp, ReadStamp(*runtime.store));
+  // The stamp and the genesis record are independent reads: issued together, an open waits for
+  // one request round, not two (docs/design/engine.md "Opening a graph").
+  Result<std::optional<commit::StorageStamp>> read_stamp = std::optional<commit::StorageStamp>();
+  Result<bool> read_genesis = false;
+  TaskGroup group(*runtime.executor);
+  group.Add([&]() -> Status {
+    read_genesis = GenesisExists(*runtime.store);
+    return Status::Ok();
+  });
+  read_stamp = ReadStamp(*runtime.store);
+  OMNIGRAPH_RETURN_IF_ERROR(group.Wait());
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<commit::StorageStamp> stamp, std::move(read_stamp));
   if (!stamp) {
     return Status(Code::kNotFound, "no graph at " + runtime.store->Describe() + " (no " +
                                        std::string(commit::kStampName) + "); run init first");
   }
-  OMNIGRAPH_ASSIGN_OR_RETURN(bool genesis, GenesisExists(*runtime.store));
+  OMNIGRAPH_ASSIGN_OR_RETURN(bool genesis, std::move(read_genesis));
   if (!genesis) {
     return Status(Code::kInitializationIncomplete,
                   "initialization of the graph at " + runtime.store->Describe() +
@@ -299,10 +311,12 @@ Result<std::shared_ptr<commit::Stream>> Graph::StreamOf(std::string_view branch,
     if (warm) return it->second;
   }
   // Resolve without the lock; when two threads race, the first handle registered is kept.
+  // The stream's hint is read with its metadata: the handle's first read starts from it.
   OMNIGRAPH_ASSIGN_OR_RETURN(commit::ResolvedBranch resolved,
-                             commit::ResolveBranch(runtime_, branch));
+                             commit::ResolveBranch(runtime_, branch, /*with_hint=*/true));
   std::shared_ptr<commit::Stream> stream = commit::Stream::FromMetadata(
-      runtime_, resolved.metadata, commit::StreamOptions{stamp_.checkpoint_interval, true});
+      runtime_, resolved.metadata, commit::StreamOptions{stamp_.checkpoint_interval, true},
+      resolved.hint);
   std::lock_guard lock(mu_);
   return streams_.try_emplace(std::string(branch), std::move(stream)).first->second;
 }
@@ -315,7 +329,12 @@ void Graph::DropStream(std::string_view branch) {
 Result<Snapshot> Graph::SnapshotOfBranch(std::string_view branch) {
   bool warm = false;
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<commit::Stream> stream, StreamOf(branch, warm));
-  Result<std::shared_ptr<const commit::GraphState>> head = stream->ReadHead();
+  // A cold read hands over the schema the head most likely has while it probes for newer
+  // records: its catalog is read then, not one request round after the head.
+  const commit::SchemaAhead ahead = [this](const commit::SchemaRef& ref) {
+    CatalogFor(ref).status().IgnoreError();
+  };
+  Result<std::shared_ptr<const commit::GraphState>> head = stream->ReadHead(ahead);
   if (!head.ok() && head.status().code() == Code::kBranchNotFound) {
     // This handle's life of the branch was deleted; the name may name a new life now.
     DropStream(branch);
@@ -360,6 +379,14 @@ Result<std::shared_ptr<const table::TableVersion>> Snapshot::Table(
   Result<std::shared_ptr<const table::TableVersion>> opened = tables_->Open(ToTablePin(t->pin));
   if (!opened.ok()) return ExplainReadFailure(opened.status());
   return opened;
+}
+
+void Snapshot::PrefetchTables(std::span<const std::string> table_keys) const {
+  std::vector<table::TablePin> pins;
+  for (const std::string& key : table_keys) {
+    if (const commit::TableState* t = state_->FindByKey(key)) pins.push_back(ToTablePin(t->pin));
+  }
+  tables_->Prefetch(pins);
 }
 
 Status Snapshot::ExplainReadFailure(const Status& failure) const {

@@ -68,12 +68,28 @@ Status AuthorizeReads(const query::CheckedQuery& checked, const RunOptions& opti
   return options.authorize(request);
 }
 
+// Opens the tables the query reads together before it runs: the executor meets them one after
+// another, which on a remote store is one request round each (docs/design/query-execution.md
+// "Cold reads").
+void PrefetchReads(const Snapshot& snapshot, const query::CheckedQuery& checked) {
+  if (checked.reads.size() < 2) return;
+  std::vector<std::string> keys;
+  for (const query::GraphFact& fact : checked.reads) {
+    const schema::TypeDef* type = fact.kind == schema::TypeKind::kEdge
+                                      ? snapshot.catalog().FindEdge(fact.type_name)
+                                      : snapshot.catalog().FindNode(fact.type_name);
+    if (type != nullptr) keys.push_back(type->table_key());
+  }
+  snapshot.PrefetchTables(keys);
+}
+
 }  // namespace
 
 Result<query::QueryResult> RunChecked(const Snapshot& snapshot, const query::CheckedQuery& checked,
                                       const Json& params, const RunOptions& options) {
   OMNIGRAPH_RETURN_IF_ERROR(AuthorizeReads(checked, options));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<schema::Value> values, query::BindParams(checked, params));
+  PrefetchReads(snapshot, checked);
   std::optional<query::ExecCache> local;
   const query::ExecOptions exec = ExecOptionsFor(snapshot, options, local);
   SnapshotView view(snapshot);
@@ -210,6 +226,7 @@ Result<ReadOutcome> RunPrepared(const Snapshot& snapshot, std::string_view sourc
     OMNIGRAPH_RETURN_IF_ERROR(AuthorizeReads(prepared->checked, options));
     OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<schema::Value> values,
                                query::BindParams(prepared->checked, params));
+    PrefetchReads(snapshot, prepared->checked);
     std::optional<query::ExecCache> local;
     const query::ExecOptions exec = ExecOptionsFor(snapshot, options, local);
     SnapshotView view(snapshot);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -30,6 +31,9 @@ class Snapshot {
   // The version of one table (`node:Person`). NotFound for an unknown table key; a version that
   // is gone as ExplainReadFailure says.
   Result<std::shared_ptr<const table::TableVersion>> Table(std::string_view table_key) const;
+  // Reads the manifests of the tables `table_keys` names (unknown keys skipped) together, so the
+  // Table calls of a run that reads several find them cached (TableStore::Prefetch).
+  void PrefetchTables(std::span<const std::string> table_keys) const;
   // What a failed read of this snapshot's tables means. A table object that is missing (NotFound
   // for an object under `tables/`) was either reclaimed by cleanup — this commit's seq is below
   // its stream's horizon, which cleanup raises before it deletes anything — and then the read

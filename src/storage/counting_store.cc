@@ -1,6 +1,31 @@
 #include "storage/counting_store.h"
 
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
 namespace omnigraph::storage {
+
+namespace {
+bool TraceRequested() {
+  const char* v = std::getenv("OMNIGRAPH_STORE_TRACE");
+  return v != nullptr && std::strcmp(v, "1") == 0;
+}
+}  // namespace
+
+CountingStore::CountingStore(std::shared_ptr<ObjectStore> inner)
+    : inner_(std::move(inner)), trace_(TraceRequested()) {}
+
+void CountingStore::Trace(uint64_t round, std::string_view op, std::string_view name,
+                          std::optional<ByteRange> range) const {
+  std::string line =
+      "store: round=" + std::to_string(round) + " " + std::string(op) + " " + std::string(name);
+  if (range) {
+    line += " [" + std::to_string(range->offset) + "+" + std::to_string(range->length) + "]";
+  }
+  line += "\n";
+  std::fwrite(line.data(), 1, line.size(), stderr);
+}
 
 OpCounts OpCounts::operator-(const OpCounts& e) const {
   OpCounts d;
@@ -58,7 +83,8 @@ void CountingStore::Finish(uint64_t round) {
 
 Result<GetResult> CountingStore::Get(std::string_view name, std::optional<ByteRange> range) {
   ++gets_;
-  Result<GetResult> r = InRound([&] { return inner_->Get(name, range); });
+  Result<GetResult> r = InRound(
+      "get", name, [&] { return inner_->Get(name, range); }, range);
   if (r.ok()) bytes_read_ += r->data.size();
   return r;
 }
@@ -67,43 +93,44 @@ Result<SharedGetResult> CountingStore::GetShared(std::string_view name,
                                                  std::optional<ByteRange> range) {
   ++gets_;
   ++shared_gets_;
-  Result<SharedGetResult> r = InRound([&] { return inner_->GetShared(name, range); });
+  Result<SharedGetResult> r = InRound(
+      "get", name, [&] { return inner_->GetShared(name, range); }, range);
   if (r.ok()) bytes_read_ += r->data.size();
   return r;
 }
 
 Result<ObjectMeta> CountingStore::Head(std::string_view name) {
   ++heads_;
-  return InRound([&] { return inner_->Head(name); });
+  return InRound("head", name, [&] { return inner_->Head(name); });
 }
 
 Status CountingStore::Put(std::string_view name, std::string_view data) {
   ++puts_;
   bytes_written_ += data.size();
-  return InRound([&] { return inner_->Put(name, data); });
+  return InRound("put", name, [&] { return inner_->Put(name, data); });
 }
 
 Result<bool> CountingStore::PutIfAbsent(std::string_view name, std::string_view data) {
   ++put_if_absent_;
   bytes_written_ += data.size();
-  return InRound([&] { return inner_->PutIfAbsent(name, data); });
+  return InRound("put_if_absent", name, [&] { return inner_->PutIfAbsent(name, data); });
 }
 
 Result<std::string> CountingStore::PutIfMatch(std::string_view name, std::string_view data,
                                               std::string_view etag) {
   ++put_if_match_;
   bytes_written_ += data.size();
-  return InRound([&] { return inner_->PutIfMatch(name, data, etag); });
+  return InRound("put_if_match", name, [&] { return inner_->PutIfMatch(name, data, etag); });
 }
 
 Result<ListPage> CountingStore::List(const ListOptions& options) {
   ++lists_;
-  return InRound([&] { return inner_->List(options); });
+  return InRound("list", options.prefix, [&] { return inner_->List(options); });
 }
 
 Status CountingStore::Delete(std::string_view name) {
   ++deletes_;
-  return InRound([&] { return inner_->Delete(name); });
+  return InRound("delete", name, [&] { return inner_->Delete(name); });
 }
 
 }  // namespace omnigraph::storage

@@ -10,7 +10,10 @@
 // finished: what a caller on a store with a fixed delay per request waits for, in delays. For
 // calls made one after another it is exact; for calls issued together it is an upper bound (a
 // thread that starts late may see a sibling finished).
-// Thread-safe (atomic counters).
+// Tracing: with OMNIGRAPH_STORE_TRACE set to 1 in the environment when the store is made, every
+// call is also written to stderr as it finishes, one line "store: round=R op name [range]", so an
+// operator can see which reads waited for which (docs/design/storage.md "Wrappers").
+// Thread-safe (atomic counters; trace lines are written whole).
 #pragma once
 
 #include <atomic>
@@ -52,7 +55,7 @@ struct OpCounts {
 
 class CountingStore final : public ObjectStore {
  public:
-  explicit CountingStore(std::shared_ptr<ObjectStore> inner) : inner_(std::move(inner)) {}
+  explicit CountingStore(std::shared_ptr<ObjectStore> inner);
 
   OpCounts Snapshot() const;
   void Reset();
@@ -77,17 +80,24 @@ class CountingStore final : public ObjectStore {
 
  private:
   // Makes `call` (one call of the inner store) in the round it belongs to.
+  // `op` and `name` (and `range`) say what the call is, for the trace.
   template <typename Call>
-  auto InRound(Call&& call) {
+  auto InRound(std::string_view op, std::string_view name, Call&& call,
+               std::optional<ByteRange> range = std::nullopt) {
     const uint64_t round = rounds_.load(std::memory_order_acquire) + 1;
     auto result = call();
     Finish(round);
+    if (trace_) Trace(round, op, name, range);
     return result;
   }
   // Records that a call of `round` has finished.
   void Finish(uint64_t round);
+  // Writes one trace line to stderr.
+  void Trace(uint64_t round, std::string_view op, std::string_view name,
+             std::optional<ByteRange> range) const;
 
   std::shared_ptr<ObjectStore> inner_;
+  const bool trace_;
   std::atomic<uint64_t> rounds_{0};
   std::atomic<uint64_t> gets_{0}, heads_{0}, puts_{0}, put_if_absent_{0}, put_if_match_{0},
       lists_{0}, deletes_{0}, bytes_read_{0}, bytes_written_{0}, shared_gets_{0};

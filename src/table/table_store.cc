@@ -1,5 +1,6 @@
 #include "table/table_store.h"
 
+#include "base/executor.h"
 #include "table/table_context.h"
 
 namespace omnigraph::table {
@@ -41,6 +42,24 @@ Result<std::shared_ptr<const TableVersion>> TableStore::Open(const TablePin& pin
                       name);
   }
   return std::make_shared<const TableVersion>(ctx_, std::move(manifest), name);
+}
+
+void TableStore::Prefetch(std::span<const TablePin> pins) const {
+  std::vector<std::string> missing;
+  for (const TablePin& pin : pins) {
+    std::string name = ManifestName(pin.table(), pin.staged_version);
+    if (ctx_->cache().Get<TableManifest>("m:" + name) == nullptr)
+      missing.push_back(std::move(name));
+  }
+  if (missing.size() < 2) return;  // One read is a round whenever it is made.
+  TaskGroup group(*ctx_->runtime().executor);
+  for (const std::string& name : missing) {
+    group.Add([this, &name]() -> Status {
+      ctx_->Manifest(name).status().IgnoreError();
+      return Status::Ok();
+    });
+  }
+  group.Wait().IgnoreError();
 }
 
 Result<std::vector<storage::ObjectMeta>> TableStore::ListObjects(const TableId& table) const {

@@ -188,6 +188,10 @@ class TableStore {
   // naming the manifest when it is malformed, or when its table identity, staged_version,
   // transaction_uuid or entity_count differ from the pin's.
   Result<std::shared_ptr<const TableVersion>> Open(const TablePin& pin) const;
+  // Reads the manifests of `pins` that are not cached yet, together (one request round on a
+  // remote store), so that the Opens that follow find them cached. Failures are left for those
+  // Opens to meet and report; nothing is read when every manifest is cached.
+  void Prefetch(std::span<const TablePin> pins) const;
 
   // The names of every object under the table's folder, with their metadata (the engine's
   // retention lists candidates with this).
