@@ -2,77 +2,41 @@
 //
 // A Status carries a coarse Kind that tells the caller what to do (fix the input, refresh and
 // decide, retry, fix the setup, give up), a specific Code that says what happened, a message for
-// people, and the name of the object involved when there is one. Codes and kinds mirror the
-// engine's one for one and keep their stable lower-case names (CodeName), which the CLI prints
-// and the HTTP API will return; a new code is added here when the engine gains one.
+// people, the name of the object involved when there is one, and, for a query's error, where in
+// the query it points (DiagnosticDetail). Codes and kinds are listed once, in
+// omnigraph/status_codes.h, with their stable lower-case names (CodeName), which the CLI prints
+// and the HTTP API returns; the engine's are generated from the same list.
 // Result<T> holds either a T or a non-OK Status. Both are [[nodiscard]] values.
 //
-// Self-contained: the standard library only (no src/ header, no JSON library), so an embedder
-// compiles against include/ alone. Thread-safety: values; no shared state.
+// Self-contained: the standard library and status_codes.h only (no src/ header, no JSON library),
+// so an embedder compiles against include/ alone. Thread-safety: values; no shared state.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <variant>
 
+#include "omnigraph/status_codes.h"
+
 namespace omnigraph::api {
 
-// What the caller should do about a failure.
+// What the caller should do about a failure, and what happened, more precisely than the kind:
+// generated from omnigraph/status_codes.h, which says what each means. Each code has a default
+// kind (KindOf).
 enum class Kind : uint8_t {
-  kOk = 0,
-  kInvalidArgument,  // The input is wrong; fix it. Nothing was changed.
-  kNotFound,         // The thing named does not exist.
-  kAlreadyExists,    // The thing to create exists already.
-  kPrecondition,     // An expected-state check (e.g. WriteTarget::if_commit) did not hold.
-  kConflict,         // Another writer got there first; refresh and decide.
-  kTransient,        // Nothing happened; retrying the same call is safe.
-  kUnknown,          // A write may or may not have taken effect; look before retrying.
-  kConfiguration,    // Credentials, permissions, URI, missing bucket: fix the setup.
-  kPermanent,        // Corruption or protocol violation; retrying will not help.
-  kResourceLimit,    // A named limit was exceeded.
-  kUnsupported,      // Not implemented or not allowed by this version.
-  kInternal,         // A bug in OmniGraph.
+#define OMNIGRAPH_KIND_ENUMERATOR_(kind, name) kind,
+  OMNIGRAPH_STATUS_KINDS(OMNIGRAPH_KIND_ENUMERATOR_)
+#undef OMNIGRAPH_KIND_ENUMERATOR_
 };
 
-// What happened, more precisely than Kind. Each code has a default kind (KindOf).
 enum class Code : uint16_t {
-  kOk = 0,
-  kInvalidArgument,
-  kNotFound,
-  kAlreadyExists,
-  kPrecondition,
-  kTransient,
-  kUnknown,
-  kConfiguration,
-  kPermanent,
-  kCorruption,
-  kFormatTooNew,
-  kTooLarge,
-  kUnsupported,
-  kInternal,
-  kCancelled,
-  kReadSetChanged,      // A concurrent commit changed what a strict write read.
-  kRetriesExhausted,    // Publishing lost the race too many times.
-  kPublicationInDoubt,  // The commit may exist; look at the branch before retrying.
-  kBranchNotFound,
-  kBranchExists,
-  kCommitNotFound,
-  kAlreadyInitialized,        // Database::Init found a graph.
-  kInitializationIncomplete,  // A graph root whose init did not finish.
-  kKeyConflict,               // A write would repeat a key.
-  kPreconditionFailed,        // WriteTarget::if_commit is not the branch head.
-  kMergeConflicts,
-  kResourceLimit,
-  kUnknownStamp,          // The store's stamp is not an OmniGraph graph this version knows.
-  kVersionsReclaimed,     // The commit's data was removed by cleanup.
-  kParentlessCommit,      // A per-commit diff of a commit without a parent (genesis).
-  kSchemaBoundary,        // A per-commit diff of a commit that changed the schema.
-  kIdempotencyConflict,   // An idempotency key was already used for a different request.
-  kChangeCursorRejected,  // A feed cursor of another graph or branch life, or damaged.
-  kChangeFeedGap,         // Cleanup reclaimed what a feed cursor needs; take a baseline.
+#define OMNIGRAPH_CODE_ENUMERATOR_(code, name, kind) code,
+  OMNIGRAPH_STATUS_CODES(OMNIGRAPH_CODE_ENUMERATOR_)
+#undef OMNIGRAPH_CODE_ENUMERATOR_
 };
 
 // The stable lower-case name of a code or kind ("branch_not_found", "not_found").
@@ -80,6 +44,19 @@ std::string_view CodeName(Code code);
 std::string_view KindName(Kind kind);
 // The kind a code carries unless the creator of the status says otherwise.
 Kind KindOf(Code code);
+
+// Where in a query's source a failure points, as fields (the message says it in text too,
+// "1:62: T33: ..."): the diagnostic's code ("Q000" for a parse error, "T33", "D2"), the 1-based
+// line and column (columns count bytes) and how to repair it when there is a clear repair. The
+// same fields come back from an embedded handle and from one connected to omnigraph-server.
+struct DiagnosticDetail {
+  std::string code;
+  uint32_t line = 0;
+  uint32_t column = 0;
+  std::string fix;  // May be empty.
+
+  friend bool operator==(const DiagnosticDetail&, const DiagnosticDetail&) = default;
+};
 
 class [[nodiscard]] Status {
  public:
@@ -98,6 +75,10 @@ class [[nodiscard]] Status {
   const std::string& message() const;
   // The object name the failure concerns, or empty.
   const std::string& object() const;
+  // The query diagnostic the failure comes from (a parse or type error of a query), or nullptr.
+  const DiagnosticDetail* diagnostic() const;
+  // A copy carrying `detail` (replacing any it had); OK stays OK.
+  Status WithDiagnostic(DiagnosticDetail detail) const;
   // "kind/code: message [object]", or "OK".
   std::string ToString() const;
 
@@ -113,6 +94,7 @@ class [[nodiscard]] Status {
     Code code;
     std::string message;
     std::string object;
+    std::optional<DiagnosticDetail> diagnostic;
   };
   std::unique_ptr<Rep> rep_;
 };

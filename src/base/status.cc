@@ -14,101 +14,34 @@ const std::string& EmptyString() {
 }
 }  // namespace
 
+// The switches are generated from omnigraph/status_codes.h and have no default, so a code or kind
+// added there is named here with nothing else to edit.
 std::string_view CodeName(Code code) {
   switch (code) {
-    case Code::kOk: return "ok";
-    case Code::kInvalidArgument: return "invalid_argument";
-    case Code::kNotFound: return "not_found";
-    case Code::kAlreadyExists: return "already_exists";
-    case Code::kPrecondition: return "precondition";
-    case Code::kTransient: return "transient";
-    case Code::kUnknown: return "unknown";
-    case Code::kConfiguration: return "configuration";
-    case Code::kPermanent: return "permanent";
-    case Code::kCorruption: return "corruption";
-    case Code::kFormatTooNew: return "format_too_new";
-    case Code::kTooLarge: return "too_large";
-    case Code::kUnsupported: return "unsupported";
-    case Code::kInternal: return "internal";
-    case Code::kCancelled: return "cancelled";
-    case Code::kReadSetChanged: return "read_set_changed";
-    case Code::kRetriesExhausted: return "retries_exhausted";
-    case Code::kPublicationInDoubt: return "publication_in_doubt";
-    case Code::kBranchNotFound: return "branch_not_found";
-    case Code::kBranchExists: return "branch_exists";
-    case Code::kCommitNotFound: return "commit_not_found";
-    case Code::kAlreadyInitialized: return "already_initialized";
-    case Code::kInitializationIncomplete: return "initialization_incomplete";
-    case Code::kKeyConflict: return "key_conflict";
-    case Code::kPreconditionFailed: return "precondition_failed";
-    case Code::kMergeConflicts: return "merge_conflicts";
-    case Code::kResourceLimit: return "resource_limit";
-    case Code::kUnknownStamp: return "unknown_stamp";
-    case Code::kVersionsReclaimed: return "versions_reclaimed";
-    case Code::kParentlessCommit: return "parentless_commit";
-    case Code::kSchemaBoundary: return "schema_boundary";
-    case Code::kIdempotencyConflict: return "idempotency_conflict";
-    case Code::kChangeCursorRejected: return "change_cursor_rejected";
-    case Code::kChangeFeedGap: return "change_feed_gap";
+#define OMNIGRAPH_CASE_(c, name, kind) \
+  case Code::c: return name;
+    OMNIGRAPH_STATUS_CODES(OMNIGRAPH_CASE_)
+#undef OMNIGRAPH_CASE_
   }
-  return "invalid_code";
+  return "invalid_code";  // Not an enumerator (a number cast to Code).
 }
 
 std::string_view KindName(Kind kind) {
   switch (kind) {
-    case Kind::kOk: return "ok";
-    case Kind::kInvalidArgument: return "invalid_argument";
-    case Kind::kNotFound: return "not_found";
-    case Kind::kAlreadyExists: return "already_exists";
-    case Kind::kPrecondition: return "precondition";
-    case Kind::kConflict: return "conflict";
-    case Kind::kTransient: return "transient";
-    case Kind::kUnknown: return "unknown";
-    case Kind::kConfiguration: return "configuration";
-    case Kind::kPermanent: return "permanent";
-    case Kind::kResourceLimit: return "resource_limit";
-    case Kind::kUnsupported: return "unsupported";
-    case Kind::kInternal: return "internal";
+#define OMNIGRAPH_CASE_(k, name) \
+  case Kind::k: return name;
+    OMNIGRAPH_STATUS_KINDS(OMNIGRAPH_CASE_)
+#undef OMNIGRAPH_CASE_
   }
   return "invalid_kind";
 }
 
 Kind KindOf(Code code) {
   switch (code) {
-    case Code::kOk: return Kind::kOk;
-    case Code::kInvalidArgument: return Kind::kInvalidArgument;
-    case Code::kNotFound:
-    case Code::kBranchNotFound:
-    case Code::kCommitNotFound: return Kind::kNotFound;
-    case Code::kAlreadyExists:
-    case Code::kBranchExists:
-    case Code::kAlreadyInitialized: return Kind::kAlreadyExists;
-    case Code::kPrecondition:
-    case Code::kPreconditionFailed:
-    case Code::kChangeCursorRejected: return Kind::kPrecondition;
-    case Code::kReadSetChanged:
-    case Code::kRetriesExhausted:
-    case Code::kKeyConflict:
-    case Code::kIdempotencyConflict:
-    case Code::kMergeConflicts: return Kind::kConflict;
-    case Code::kTransient: return Kind::kTransient;
-    case Code::kUnknown:
-    case Code::kPublicationInDoubt: return Kind::kUnknown;
-    case Code::kConfiguration:
-    case Code::kUnknownStamp: return Kind::kConfiguration;
-    case Code::kPermanent:
-    case Code::kCorruption:
-    case Code::kFormatTooNew:
-    case Code::kInitializationIncomplete:
-    case Code::kVersionsReclaimed:
-    case Code::kChangeFeedGap: return Kind::kPermanent;
-    case Code::kTooLarge:
-    case Code::kResourceLimit: return Kind::kResourceLimit;
-    case Code::kUnsupported:
-    case Code::kParentlessCommit:
-    case Code::kSchemaBoundary: return Kind::kUnsupported;
-    case Code::kInternal:
-    case Code::kCancelled: return Kind::kInternal;
+#define OMNIGRAPH_CASE_(c, name, kind) \
+  case Code::c: return Kind::kind;
+    OMNIGRAPH_STATUS_CODES(OMNIGRAPH_CASE_)
+#undef OMNIGRAPH_CASE_
   }
   return Kind::kInternal;
 }
@@ -122,7 +55,7 @@ Status::Status(Kind kind, Code code, std::string message, std::string object) {
   // JSON (an error envelope) never meets bytes its writer refuses.
   if (!IsValidUtf8(message)) message = EscapeInvalidUtf8(message);
   if (!IsValidUtf8(object)) object = EscapeInvalidUtf8(object);
-  rep_ = std::make_unique<Rep>(Rep{kind, code, std::move(message), std::move(object)});
+  rep_ = std::make_unique<Rep>(Rep{kind, code, std::move(message), std::move(object), {}});
 }
 
 Status::Status(const Status& other)
@@ -135,6 +68,10 @@ Status& Status::operator=(const Status& other) {
 
 const std::string& Status::message() const { return rep_ ? rep_->message : EmptyString(); }
 const std::string& Status::object() const { return rep_ ? rep_->object : EmptyString(); }
+
+const DiagnosticDetail* Status::diagnostic() const {
+  return rep_ && rep_->diagnostic ? &*rep_->diagnostic : nullptr;
+}
 
 std::string Status::ToString() const {
   if (ok()) return "OK";
@@ -159,9 +96,21 @@ Status Status::WithObject(std::string_view object) const {
   return copy;
 }
 
+Status Status::WithDiagnostic(DiagnosticDetail detail) const {
+  if (ok()) return *this;
+  Status copy = *this;
+  if (!IsValidUtf8(detail.code)) detail.code = EscapeInvalidUtf8(detail.code);
+  if (!IsValidUtf8(detail.fix)) detail.fix = EscapeInvalidUtf8(detail.fix);
+  copy.rep_->diagnostic = std::move(detail);
+  return copy;
+}
+
 bool operator==(const Status& a, const Status& b) {
+  const DiagnosticDetail* da = a.diagnostic();
+  const DiagnosticDetail* db = b.diagnostic();
   return a.kind() == b.kind() && a.code() == b.code() && a.message() == b.message() &&
-         a.object() == b.object();
+         a.object() == b.object() && (da == nullptr) == (db == nullptr) &&
+         (da == nullptr || *da == *db);
 }
 
 Status InvalidArgument(std::string message, std::string object) {

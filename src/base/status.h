@@ -15,62 +15,25 @@
 #include <utility>
 #include <variant>
 
+#include "omnigraph/status_codes.h"
+
 namespace omnigraph {
 
-// What the caller should do about a failure.
+// What the caller should do about a failure, and what happened, more precisely than the kind.
+// Both are generated from the one list in omnigraph/status_codes.h, which says what each means;
+// the public API's enums (omnigraph/status.h) come from the same list, so they agree number for
+// number and name for name.
 enum class Kind : uint8_t {
-  kOk = 0,
-  kInvalidArgument,  // The input is wrong; fix it. Nothing was changed.
-  kNotFound,         // The thing named does not exist.
-  kAlreadyExists,    // The thing to create exists already.
-  kPrecondition,     // A compare-and-swap or expected-state check lost.
-  kConflict,         // Another writer got there first; refresh and decide.
-  kTransient,        // Nothing happened; retrying the same call is safe.
-  kUnknown,          // A mutating request may or may not have taken effect.
-  kConfiguration,    // Credentials, permissions, URI, missing bucket: fix the setup.
-  kPermanent,        // Corruption or protocol violation; retrying will not help.
-  kResourceLimit,    // A named limit was exceeded.
-  kUnsupported,      // Not implemented or not allowed by this version.
-  kInternal,         // A bug in OmniGraph.
+#define OMNIGRAPH_KIND_ENUMERATOR_(kind, name) kind,
+  OMNIGRAPH_STATUS_KINDS(OMNIGRAPH_KIND_ENUMERATOR_)
+#undef OMNIGRAPH_KIND_ENUMERATOR_
 };
 
-// What happened, more precisely than Kind. Each code has a default kind (KindOf).
+// Each code has a default kind (KindOf).
 enum class Code : uint16_t {
-  kOk = 0,
-  kInvalidArgument,
-  kNotFound,
-  kAlreadyExists,
-  kPrecondition,
-  kTransient,
-  kUnknown,
-  kConfiguration,
-  kPermanent,
-  kCorruption,
-  kFormatTooNew,
-  kTooLarge,
-  kUnsupported,
-  kInternal,
-  kCancelled,
-  // Engine and protocol codes (docs/design/overview.md "Failures").
-  kReadSetChanged,
-  kRetriesExhausted,
-  kPublicationInDoubt,
-  kBranchNotFound,
-  kBranchExists,
-  kCommitNotFound,
-  kAlreadyInitialized,
-  kInitializationIncomplete,
-  kKeyConflict,
-  kPreconditionFailed,
-  kMergeConflicts,
-  kResourceLimit,
-  kUnknownStamp,
-  kVersionsReclaimed,
-  kParentlessCommit,
-  kSchemaBoundary,
-  kIdempotencyConflict,  // An idempotency key reused for another request.
-  kChangeCursorRejected,
-  kChangeFeedGap,
+#define OMNIGRAPH_CODE_ENUMERATOR_(code, name, kind) code,
+  OMNIGRAPH_STATUS_CODES(OMNIGRAPH_CODE_ENUMERATOR_)
+#undef OMNIGRAPH_CODE_ENUMERATOR_
 };
 
 // The stable lower-case name of a code or kind ("read_set_changed", "not_found").
@@ -78,6 +41,18 @@ std::string_view CodeName(Code code);
 std::string_view KindName(Kind kind);
 // The kind a code carries unless the creator of the status says otherwise.
 Kind KindOf(Code code);
+
+// Where in a query's source a failure points, as fields (the message says it in text too,
+// "1:62: T33: ..."): the diagnostic's code ("Q000", "T33", "D2"), the 1-based line and column
+// (columns count bytes) and how to repair it when there is a clear repair (query/diagnostic.h).
+struct DiagnosticDetail {
+  std::string code;
+  uint32_t line = 0;
+  uint32_t column = 0;
+  std::string fix;  // May be empty.
+
+  friend bool operator==(const DiagnosticDetail&, const DiagnosticDetail&) = default;
+};
 
 class [[nodiscard]] Status {
  public:
@@ -96,14 +71,18 @@ class [[nodiscard]] Status {
   const std::string& message() const;
   // The object name the failure concerns, or empty.
   const std::string& object() const;
+  // The query diagnostic the failure comes from, or nullptr (OK, or not a query's diagnostic).
+  const DiagnosticDetail* diagnostic() const;
 
-  // "kind/code: message [object]", or "OK".
+  // "kind/code: message [object]", or "OK" (the diagnostic is in the message already).
   std::string ToString() const;
 
   // A copy with "context: " prefixed to the message; OK stays OK.
   Status WithContext(std::string_view context) const;
   // A copy naming `object` when it names none yet.
   Status WithObject(std::string_view object) const;
+  // A copy carrying `detail` (replacing any it had); OK stays OK.
+  Status WithDiagnostic(DiagnosticDetail detail) const;
 
   // Explicitly ignores a status where failure is acceptable (best-effort writes).
   void IgnoreError() const {}
@@ -120,6 +99,7 @@ class [[nodiscard]] Status {
     Code code;
     std::string message;
     std::string object;
+    std::optional<DiagnosticDetail> diagnostic;
   };
   std::unique_ptr<Rep> rep_;
 };

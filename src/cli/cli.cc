@@ -18,12 +18,59 @@ namespace omnigraph::cli {
 
 using api::ParseJson;
 
+namespace {
+
+// The exit status of a failure (docs/design/api.md "Command line"): 4 when `--if-commit` did not
+// match, 1 for any other error. Every code is named (no default), so a code added to
+// omnigraph/status_codes.h does not build until it is given its exit status here.
+int ExitStatusOf(Code code) {
+  switch (code) {
+    case Code::kPreconditionFailed: return kExitPrecondition;
+    case Code::kOk:  // Not a failure; Fail is called with failures only.
+    case Code::kInvalidArgument:
+    case Code::kNotFound:
+    case Code::kAlreadyExists:
+    case Code::kPrecondition:
+    case Code::kTransient:
+    case Code::kUnknown:
+    case Code::kConfiguration:
+    case Code::kPermanent:
+    case Code::kCorruption:
+    case Code::kFormatTooNew:
+    case Code::kTooLarge:
+    case Code::kUnsupported:
+    case Code::kInternal:
+    case Code::kCancelled:
+    case Code::kReadSetChanged:
+    case Code::kRetriesExhausted:
+    case Code::kPublicationInDoubt:
+    case Code::kBranchNotFound:
+    case Code::kBranchExists:
+    case Code::kCommitNotFound:
+    case Code::kAlreadyInitialized:
+    case Code::kInitializationIncomplete:
+    case Code::kKeyConflict:
+    case Code::kMergeConflicts:
+    case Code::kResourceLimit:
+    case Code::kUnknownStamp:
+    case Code::kVersionsReclaimed:
+    case Code::kParentlessCommit:
+    case Code::kSchemaBoundary:
+    case Code::kIdempotencyConflict:
+    case Code::kChangeCursorRejected:
+    case Code::kChangeFeedGap: return kExitError;
+  }
+  return kExitError;  // Not an enumerator (a number cast to Code).
+}
+
+}  // namespace
+
 int Fail(const Status& s) {
   ClearProgress();
   std::string where = s.object().empty() ? "" : " (" + s.object() + ")";
   std::fprintf(stderr, "omnigraph: error[%s]: %s%s\n", std::string(CodeName(s.code())).c_str(),
                s.message().c_str(), where.c_str());
-  return s.code() == Code::kPreconditionFailed ? kExitPrecondition : kExitError;
+  return ExitStatusOf(s.code());
 }
 
 void Context::Fail(const Status& s) { rc_ = cli::Fail(s); }

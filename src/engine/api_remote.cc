@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <sstream>
 
@@ -47,25 +48,47 @@ constexpr const char* kIdempotencyKeyHeader = "Idempotency-Key";
 // How much of a load's input a remote handle reads per call of the caller's reader.
 constexpr size_t kLoadReadChunkBytes = size_t{1} << 20;
 
-// The public code and kind with these stable names (CodeName, KindName), if any.
+// The public code and kind with these stable names (omnigraph/status_codes.h), if any. "ok" is
+// not a failure's code and is not looked up.
 std::optional<Code> CodeNamed(std::string_view name) {
-  for (uint16_t i = 1;; ++i) {
-    const std::string_view n = api::CodeName(static_cast<Code>(i));
-    if (n == "invalid_code") return std::nullopt;
-    if (n == name) return static_cast<Code>(i);
-  }
+  if (name == api::CodeName(Code::kOk)) return std::nullopt;
+#define OMNIGRAPH_NAMED_(c, text, kind) \
+  if (name == text) return Code::c;
+  OMNIGRAPH_STATUS_CODES(OMNIGRAPH_NAMED_)
+#undef OMNIGRAPH_NAMED_
+  return std::nullopt;
 }
 
 std::optional<Kind> KindNamed(std::string_view name) {
-  for (uint8_t i = 1;; ++i) {
-    const std::string_view n = api::KindName(static_cast<Kind>(i));
-    if (n == "invalid_kind") return std::nullopt;
-    if (n == name) return static_cast<Kind>(i);
-  }
+  if (name == api::KindName(Kind::kOk)) return std::nullopt;
+#define OMNIGRAPH_NAMED_(k, text) \
+  if (name == text) return Kind::k;
+  OMNIGRAPH_STATUS_KINDS(OMNIGRAPH_NAMED_)
+#undef OMNIGRAPH_NAMED_
+  return std::nullopt;
 }
 
 std::string StringMember(const Json& j, std::string_view name) {
   return j.is_object() && j[name].is_string() ? j[name].string_value() : std::string();
+}
+
+// A line or column of an envelope's diagnostic: an integer from 0 to 2^32-1, or nullopt.
+std::optional<uint32_t> PositionOf(const Json& n) {
+  if (!n.is_number_integer()) return std::nullopt;
+  if (n.type() == Json::Type::kInt && n.get<int64_t>() < 0) return std::nullopt;
+  const uint64_t v = n.get<uint64_t>();
+  if (v > std::numeric_limits<uint32_t>::max()) return std::nullopt;
+  return static_cast<uint32_t>(v);
+}
+
+// The envelope's `diagnostic {code, line, column, fix?}` (server/errors.cc), or nullopt when it
+// has none or it is not that shape.
+std::optional<api::DiagnosticDetail> DiagnosticOf(const Json& j) {
+  if (!j.is_object() || !j["code"].is_string()) return std::nullopt;
+  std::optional<uint32_t> line = PositionOf(j["line"]);
+  std::optional<uint32_t> column = PositionOf(j["column"]);
+  if (!line || !column) return std::nullopt;
+  return api::DiagnosticDetail{j["code"].string_value(), *line, *column, StringMember(j, "fix")};
 }
 
 // The code of a refusal the server made itself (no omnigraph_code: auth, routing, limits).
@@ -217,7 +240,11 @@ Status RemoteBackend::Failure(const Request& request, const HttpResponse& respon
       *merge_conflicts = envelope["merge_conflicts"];
     }
     const Kind kind = KindNamed(StringMember(envelope, "kind")).value_or(api::KindOf(*code));
-    return Status(kind, *code, StringMember(envelope, "error"), StringMember(envelope, "object"));
+    Status status(kind, *code, StringMember(envelope, "error"), StringMember(envelope, "object"));
+    if (std::optional<api::DiagnosticDetail> d = DiagnosticOf(envelope["diagnostic"])) {
+      return status.WithDiagnostic(std::move(*d));
+    }
+    return status;
   }
   std::string message = StringMember(envelope, "error");
   if (message.empty()) {

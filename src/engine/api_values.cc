@@ -1,7 +1,7 @@
 // The public Status and Json (include/omnigraph/status.h, json.h) and their conversions to and
-// from the engine's. Names, default kinds and the text forms come from the engine's own
-// functions, so the two sides cannot drift apart; the switches below are exhaustive (a new
-// engine code or kind without a public twin is a -Wswitch warning, and api_values_test fails).
+// from the engine's. Codes, kinds, their names and default kinds come from the one list in
+// omnigraph/status_codes.h, as the engine's do, so the two sides cannot drift apart; the text
+// forms come from the engine's own functions.
 #include "engine/api_values.h"
 
 #include <array>
@@ -11,109 +11,58 @@
 
 namespace omnigraph {
 
-// Every code and kind, in declaration order (the public enums have the same enumerators).
-// clang-format off
-#define OMNIGRAPH_API_CODES(X) \
-  X(kOk)                       \
-  X(kInvalidArgument)          \
-  X(kNotFound)                 \
-  X(kAlreadyExists)            \
-  X(kPrecondition)             \
-  X(kTransient)                \
-  X(kUnknown)                  \
-  X(kConfiguration)            \
-  X(kPermanent)                \
-  X(kCorruption)               \
-  X(kFormatTooNew)             \
-  X(kTooLarge)                 \
-  X(kUnsupported)              \
-  X(kInternal)                 \
-  X(kCancelled)                \
-  X(kReadSetChanged)           \
-  X(kRetriesExhausted)         \
-  X(kPublicationInDoubt)       \
-  X(kBranchNotFound)           \
-  X(kBranchExists)             \
-  X(kCommitNotFound)           \
-  X(kAlreadyInitialized)       \
-  X(kInitializationIncomplete) \
-  X(kKeyConflict)              \
-  X(kPreconditionFailed)       \
-  X(kMergeConflicts)           \
-  X(kResourceLimit)            \
-  X(kUnknownStamp)             \
-  X(kVersionsReclaimed) \
-  X(kParentlessCommit)  \
-  X(kSchemaBoundary)           \
-  X(kIdempotencyConflict)      \
-  X(kChangeCursorRejected)     \
-  X(kChangeFeedGap)
-#define OMNIGRAPH_API_KINDS(X) \
-  X(kOk)                       \
-  X(kInvalidArgument)          \
-  X(kNotFound)                 \
-  X(kAlreadyExists)            \
-  X(kPrecondition)             \
-  X(kConflict)                 \
-  X(kTransient)                \
-  X(kUnknown)                  \
-  X(kConfiguration)            \
-  X(kPermanent)                \
-  X(kResourceLimit)            \
-  X(kUnsupported)              \
-  X(kInternal)
-// clang-format on
-
 namespace engine {
 
+// Both sides' enums are generated from omnigraph/status_codes.h; the asserts make sure no hand
+// edit of either enum lets their numbers drift apart, so the mapping is a cast.
 api::Code ToApi(Code code) {
-  switch (code) {
-#define OMNIGRAPH_CASE_(c) \
-  case Code::c: return api::Code::c;
-    OMNIGRAPH_API_CODES(OMNIGRAPH_CASE_)
-#undef OMNIGRAPH_CASE_
-  }
-  return static_cast<api::Code>(code);  // Not an enumerator: passed on as its number.
+#define OMNIGRAPH_SAME_CODE_(c, name, kind)                                            \
+  static_assert(static_cast<uint16_t>(Code::c) == static_cast<uint16_t>(api::Code::c), \
+                "engine and public code " name " differ");
+  OMNIGRAPH_STATUS_CODES(OMNIGRAPH_SAME_CODE_)
+#undef OMNIGRAPH_SAME_CODE_
+  return static_cast<api::Code>(code);
 }
 
-Code FromApi(api::Code code) {
-  switch (code) {
-#define OMNIGRAPH_CASE_(c) \
-  case api::Code::c: return Code::c;
-    OMNIGRAPH_API_CODES(OMNIGRAPH_CASE_)
-#undef OMNIGRAPH_CASE_
-  }
-  return static_cast<Code>(code);
-}
+Code FromApi(api::Code code) { return static_cast<Code>(code); }
 
 api::Kind ToApi(Kind kind) {
-  switch (kind) {
-#define OMNIGRAPH_CASE_(k) \
-  case Kind::k: return api::Kind::k;
-    OMNIGRAPH_API_KINDS(OMNIGRAPH_CASE_)
-#undef OMNIGRAPH_CASE_
-  }
+#define OMNIGRAPH_SAME_KIND_(k, name)                                                \
+  static_assert(static_cast<uint8_t>(Kind::k) == static_cast<uint8_t>(api::Kind::k), \
+                "engine and public kind " name " differ");
+  OMNIGRAPH_STATUS_KINDS(OMNIGRAPH_SAME_KIND_)
+#undef OMNIGRAPH_SAME_KIND_
   return static_cast<api::Kind>(kind);
 }
 
-Kind FromApi(api::Kind kind) {
-  switch (kind) {
-#define OMNIGRAPH_CASE_(k) \
-  case api::Kind::k: return Kind::k;
-    OMNIGRAPH_API_KINDS(OMNIGRAPH_CASE_)
-#undef OMNIGRAPH_CASE_
-  }
-  return static_cast<Kind>(kind);
+Kind FromApi(api::Kind kind) { return static_cast<Kind>(kind); }
+
+namespace {
+
+api::DiagnosticDetail ToApi(const DiagnosticDetail& d) {
+  return api::DiagnosticDetail{d.code, d.line, d.column, d.fix};
 }
+
+DiagnosticDetail FromApi(const api::DiagnosticDetail& d) {
+  return DiagnosticDetail{d.code, d.line, d.column, d.fix};
+}
+
+}  // namespace
 
 api::Status ToApi(const Status& status) {
   if (status.ok()) return api::Status::Ok();
-  return api::Status(ToApi(status.kind()), ToApi(status.code()), status.message(), status.object());
+  api::Status out(ToApi(status.kind()), ToApi(status.code()), status.message(), status.object());
+  if (const DiagnosticDetail* d = status.diagnostic()) return out.WithDiagnostic(ToApi(*d));
+  return out;
 }
 
 Status FromApi(const api::Status& status) {
   if (status.ok()) return Status::Ok();
-  return Status(FromApi(status.kind()), FromApi(status.code()), status.message(), status.object());
+  Status out(FromApi(status.kind()), FromApi(status.code()), status.message(), status.object());
+  if (const api::DiagnosticDetail* d = status.diagnostic()) {
+    return out.WithDiagnostic(FromApi(*d));
+  }
+  return out;
 }
 
 namespace {
@@ -184,6 +133,7 @@ namespace api {
 using engine::FromApi;
 using engine::ToApi;
 
+// The engine's, through the cast above: both sides' names come from omnigraph/status_codes.h.
 std::string_view CodeName(Code code) { return ::omnigraph::CodeName(FromApi(code)); }
 std::string_view KindName(Kind kind) { return ::omnigraph::KindName(FromApi(kind)); }
 Kind KindOf(Code code) { return ToApi(::omnigraph::KindOf(FromApi(code))); }
@@ -193,7 +143,7 @@ Status::Status(Code code, std::string message, std::string object)
 
 Status::Status(Kind kind, Code code, std::string message, std::string object) {
   OMNIGRAPH_CHECK_MSG(code != Code::kOk && kind != Kind::kOk, "a failure status needs a code");
-  rep_ = std::make_unique<Rep>(Rep{kind, code, std::move(message), std::move(object)});
+  rep_ = std::make_unique<Rep>(Rep{kind, code, std::move(message), std::move(object), {}});
 }
 
 Status::Status(const Status& other)
@@ -212,6 +162,17 @@ const std::string& Status::message() const {
 const std::string& Status::object() const {
   static const std::string kEmpty;
   return rep_ ? rep_->object : kEmpty;
+}
+
+const DiagnosticDetail* Status::diagnostic() const {
+  return rep_ && rep_->diagnostic ? &*rep_->diagnostic : nullptr;
+}
+
+Status Status::WithDiagnostic(DiagnosticDetail detail) const {
+  if (ok()) return *this;
+  Status copy = *this;
+  copy.rep_->diagnostic = std::move(detail);
+  return copy;
 }
 
 std::string Status::ToString() const { return FromApi(*this).ToString(); }

@@ -34,6 +34,53 @@ TEST(ApiValuesTest, EveryCodeAndKindHasAPublicTwinWithItsName) {
   EXPECT_EQ(kinds, static_cast<size_t>(Kind::kInternal) + 1);
 }
 
+TEST(ApiValuesTest, EveryListedCodeAndKindIsTheSameOnBothSides) {
+  // Walks omnigraph/status_codes.h itself, so an entry the iteration above would stop short of
+  // (a gap in the numbers) is still compared.
+  size_t codes = 0;
+#define OMNIGRAPH_CHECK_CODE_(c, name, kind)                                      \
+  EXPECT_EQ(static_cast<uint16_t>(Code::c), static_cast<uint16_t>(api::Code::c)); \
+  EXPECT_EQ(ToApi(Code::c), api::Code::c);                                        \
+  EXPECT_EQ(FromApi(api::Code::c), Code::c);                                      \
+  EXPECT_EQ(CodeName(Code::c), name);                                             \
+  EXPECT_EQ(api::CodeName(api::Code::c), name);                                   \
+  EXPECT_EQ(KindOf(Code::c), Kind::kind);                                         \
+  EXPECT_EQ(api::KindOf(api::Code::c), api::Kind::kind);                          \
+  ++codes;
+  OMNIGRAPH_STATUS_CODES(OMNIGRAPH_CHECK_CODE_)
+#undef OMNIGRAPH_CHECK_CODE_
+  EXPECT_EQ(codes, static_cast<size_t>(Code::kChangeFeedGap) + 1);
+  size_t kinds = 0;
+#define OMNIGRAPH_CHECK_KIND_(k, name)                                          \
+  EXPECT_EQ(static_cast<uint8_t>(Kind::k), static_cast<uint8_t>(api::Kind::k)); \
+  EXPECT_EQ(ToApi(Kind::k), api::Kind::k);                                      \
+  EXPECT_EQ(KindName(Kind::k), name);                                           \
+  EXPECT_EQ(api::KindName(api::Kind::k), name);                                 \
+  ++kinds;
+  OMNIGRAPH_STATUS_KINDS(OMNIGRAPH_CHECK_KIND_)
+#undef OMNIGRAPH_CHECK_KIND_
+  EXPECT_EQ(kinds, static_cast<size_t>(Kind::kInternal) + 1);
+}
+
+TEST(ApiValuesTest, DiagnosticsCrossTheBoundaryAsFields) {
+  const Status s = InvalidArgument("2:5: T7: unknown type `Persn`", "query:q")
+                       .WithDiagnostic(DiagnosticDetail{"T7", 2, 5, "did you mean `Person`?"});
+  const api::Status p = ToApi(s);
+  ASSERT_NE(p.diagnostic(), nullptr);
+  EXPECT_EQ(p.diagnostic()->code, "T7");
+  EXPECT_EQ(p.diagnostic()->line, 2u);
+  EXPECT_EQ(p.diagnostic()->column, 5u);
+  EXPECT_EQ(p.diagnostic()->fix, "did you mean `Person`?");
+  EXPECT_EQ(p.message(), s.message());
+  EXPECT_EQ(FromApi(p), s);
+  EXPECT_EQ(ToApi(InvalidArgument("plain")).diagnostic(), nullptr);
+  // The public side's own copy and equality.
+  const api::Status q =
+      api::InvalidArgument("x").WithDiagnostic(api::DiagnosticDetail{"Q000", 1, 1, ""});
+  EXPECT_EQ(api::Status(q), q);
+  EXPECT_FALSE(q == api::InvalidArgument("x"));
+}
+
 TEST(ApiValuesTest, StatusesKeepKindCodeMessageAndObject) {
   // A kind other than the code's default survives too.
   const Status s(Kind::kTransient, Code::kNotFound, "gone for now", "a/b.json");

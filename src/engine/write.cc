@@ -196,8 +196,37 @@ bool NothingPublished(const Status& status) {
     case Code::kResourceLimit:
     case Code::kBranchNotFound:
     case Code::kIdempotencyConflict: return true;
-    default: return false;
+    // Any other failure may have come after something was published (or says nothing about
+    // it), so staged objects are kept. Every code is named (no default): a new one is decided.
+    case Code::kOk:
+    case Code::kNotFound:
+    case Code::kAlreadyExists:
+    case Code::kPrecondition:
+    case Code::kTransient:
+    case Code::kUnknown:
+    case Code::kConfiguration:
+    case Code::kPermanent:
+    case Code::kCorruption:
+    case Code::kFormatTooNew:
+    case Code::kTooLarge:
+    case Code::kUnsupported:
+    case Code::kInternal:
+    case Code::kCancelled:
+    case Code::kRetriesExhausted:
+    case Code::kPublicationInDoubt:
+    case Code::kBranchExists:
+    case Code::kCommitNotFound:
+    case Code::kAlreadyInitialized:
+    case Code::kInitializationIncomplete:
+    case Code::kMergeConflicts:
+    case Code::kUnknownStamp:
+    case Code::kVersionsReclaimed:
+    case Code::kParentlessCommit:
+    case Code::kSchemaBoundary:
+    case Code::kChangeCursorRejected:
+    case Code::kChangeFeedGap: return false;
   }
+  return false;  // Not an enumerator (a number cast to Code).
 }
 
 Status Graph::CheckWrite(const Snapshot& at, const WriteRequest& request) {

@@ -1,6 +1,7 @@
 #include "query/diagnostic.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace omnigraph::query {
 
@@ -17,6 +18,12 @@ std::string Diagnostic::CodedMessage() const {
 std::string Diagnostic::Render() const {
   return std::to_string(span.begin.line) + ":" + std::to_string(span.begin.column) + ": " +
          CodedMessage();
+}
+
+Status DiagnosticError(const Diagnostic& diagnostic, std::string object) {
+  return InvalidArgument(diagnostic.Render(), std::move(object))
+      .WithDiagnostic(DiagnosticDetail{diagnostic.code, diagnostic.span.begin.line,
+                                       diagnostic.span.begin.column, diagnostic.fix});
 }
 
 }  // namespace omnigraph::query

@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <string>
 
+#include "base/status.h"
+
 namespace omnigraph::query {
 
 // A place in the source: 1-based line and column (columns count bytes) and the byte offset.
@@ -49,6 +51,11 @@ struct Diagnostic {
   // "CODE: message", the reference's wording.
   std::string CodedMessage() const;
 };
+
+// An error diagnostic as a failure: InvalidArgument whose message is Render()'s text and which
+// carries the code, the line and column and the fix as fields (Status::diagnostic), naming
+// `object` (e.g. "query:name") when given.
+Status DiagnosticError(const Diagnostic& diagnostic, std::string object = {});
 
 // The parse-error code of lint output (OmniGraph's diagnostics and lint).
 inline constexpr const char* kParseErrorCode = "Q000";

@@ -525,7 +525,7 @@ ParseOutcome ParseQueries(std::string_view source) {
 
 Result<QueryFile> ParseQueryFile(std::string_view source) {
   ParseOutcome out = ParseQueries(source);
-  if (out.error) return InvalidArgument(out.error->Render());
+  if (out.error) return DiagnosticError(*out.error);
   return std::move(*out.file);
 }
 

@@ -24,8 +24,8 @@ std::string ValueText(const schema::Value& v) {
 }
 
 Status Bad(const Span& span, const char* code, std::string message, std::string fix = {}) {
-  return InvalidArgument(
-      Diagnostic{Severity::kError, code, std::move(message), span, std::move(fix)}.Render());
+  return DiagnosticError(
+      Diagnostic{Severity::kError, code, std::move(message), span, std::move(fix)});
 }
 
 // A positive integer value of `setting` no larger than `max`.

@@ -412,7 +412,7 @@ QueryCheck CheckQuery(const schema::Catalog& catalog, const QueryDecl& query) {
 Result<CheckedQuery> TypecheckQuery(const schema::Catalog& catalog, const QueryDecl& query) {
   QueryCheck result = CheckQuery(catalog, query);
   if (result.error) {
-    return InvalidArgument(result.error->Render(), "query:" + query.name.text);
+    return DiagnosticError(*result.error, "query:" + query.name.text);
   }
   return std::move(*result.checked);
 }

@@ -5,10 +5,11 @@
 // conflicts, schema show and apply, and typed
 // errors — runs on a handle from Database::Open and on one from Database::Connect to an
 // omnigraph-server serving a graph made the same way. Every call's answer (its JSON, or its
-// code, kind, message and object) is written to a transcript; the two transcripts must be equal
-// once commit ids, ULIDs, cursors, times and the graph's path are numbered or blanked. A call
-// that works locally and not through the server fails here, unless it is one of the calls the
-// remote backend refuses by name (kRefusedRemotely), which are checked to be refused exactly so.
+// code, kind, message, object and query diagnostic) is written to a transcript; the two transcripts
+// must be equal once commit ids, ULIDs, cursors, times and the graph's path are numbered or
+// blanked. A call that works locally and not through the server fails here, unless it is one of the
+// calls the remote backend refuses by name (kRefusedRemotely), which are checked to be refused
+// exactly so.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -103,8 +104,15 @@ class Transcript {
 
  private:
   static std::string Describe(const Status& s) {
-    return std::string("error[") + std::string(CodeName(s.code())) + "/" +
-           std::string(KindName(s.kind())) + "] " + s.message() + " (" + s.object() + ")";
+    std::string out = std::string("error[") + std::string(CodeName(s.code())) + "/" +
+                      std::string(KindName(s.kind())) + "] " + s.message() + " (" + s.object() +
+                      ")";
+    // A query's diagnostic as fields (decision 200): the same on both backends.
+    if (const DiagnosticDetail* d = s.diagnostic()) {
+      out += " diagnostic{" + d->code + " " + std::to_string(d->line) + ":" +
+             std::to_string(d->column) + " fix=" + d->fix + "}";
+    }
+    return out;
   }
   std::vector<std::string> lines_;
 };
@@ -244,6 +252,8 @@ void MergesSchemaAndErrors(Database& db, Transcript& t) {
   t.Add("stale if_commit", db.Mutate(kQueries, "add", Json{{"name", "Gus"}, {"age", 2}}, stale));
   t.Add("unknown commit", db.ShowCommit("main.999.AAAAAAAAAA"));
   t.Add("broken query", db.Query("query broken( {", "", Json::object()));
+  t.Add("unknown type",
+        db.Query("query q() { match { $p: Persn } return { $p.name } }", "q", Json::object()));
   t.Add("bad line", db.Load("{\"type\":\"Nope\",\"data\":{}}\n", "merge", WriteTarget{}));
   t.Add("append existing key", db.Load(kSeed, "append", WriteTarget{}));
   t.Add("create main", db.CreateBranch("main"));
@@ -296,7 +306,20 @@ TEST(ApiBothWaysTest, EveryCallAnswersThroughTheServerAsItDoesLocally) {
   // The scenario did what it says locally (so equal transcripts are not two equal failures).
   size_t errors = 0;
   for (const std::string& line : direct.lines()) errors += line.find("-> error[") != line.npos;
-  EXPECT_EQ(errors, 11u) << "the scenario's deliberate failures, and no others";
+  EXPECT_EQ(errors, 12u) << "the scenario's deliberate failures, and no others";
+  // The query errors carry their diagnostic as fields (so the equal transcripts compare them):
+  // the parse error's Q000 and the type error's T1 with its position and fix.
+  auto line_of = [&direct](const std::string& label) {
+    for (const std::string& line : direct.lines()) {
+      if (line.starts_with(label + " -> ")) return line;
+    }
+    return std::string();
+  };
+  EXPECT_NE(line_of("broken query").find(" diagnostic{Q000 1:"), std::string::npos)
+      << line_of("broken query");
+  EXPECT_NE(line_of("unknown type").find(" diagnostic{T1 1:25 fix=the node types are"),
+            std::string::npos)
+      << line_of("unknown type");
 }
 
 // The calls the server has no route for: refused through it with Unsupported naming the call,

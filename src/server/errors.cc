@@ -10,6 +10,8 @@ namespace omnigraph::server {
 
 using api::Code;
 
+// Every code is named (no default), so a code added to omnigraph/status_codes.h does not build
+// until it is given its HTTP status here (-Wswitch, an error with OMNIGRAPH_WERROR).
 int HttpStatusOf(Code code) {
   switch (code) {
     case Code::kOk: return 200;
@@ -36,8 +38,19 @@ int HttpStatusOf(Code code) {
     case Code::kTooLarge:
     case Code::kResourceLimit: return 413;
     case Code::kInitializationIncomplete: return 503;
-    default: return 500;
+    // Storage, corruption, an outcome in doubt, a bug: the server could not do it.
+    case Code::kTransient:
+    case Code::kUnknown:
+    case Code::kConfiguration:
+    case Code::kPermanent:
+    case Code::kCorruption:
+    case Code::kFormatTooNew:
+    case Code::kInternal:
+    case Code::kCancelled:
+    case Code::kPublicationInDoubt:
+    case Code::kUnknownStamp: return 500;
   }
+  return 500;  // Not an enumerator (a number cast to Code).
 }
 
 std::string_view ErrorCodeOf(int http_status) {
@@ -168,7 +181,14 @@ api::Json ErrorEnvelope(const api::Status& status) {
             {"reason", std::string(api::CodeName(status.code()))}, {"graph_commit_id", *commit}};
       }
       break;
-    default: break;
+    default: break;  // Deliberately: the other codes carry no detail object beyond the above.
+  }
+  // A query's diagnostic as fields (decision 200), so a remote handle returns what an embedded
+  // one does. ErrorOutput allows members beyond its own (it is not additionalProperties: false).
+  if (const api::DiagnosticDetail* d = status.diagnostic()) {
+    api::Json detail = api::Json{{"code", d->code}, {"line", d->line}, {"column", d->column}};
+    if (!d->fix.empty()) detail["fix"] = d->fix;
+    out["diagnostic"] = std::move(detail);
   }
   return out;
 }

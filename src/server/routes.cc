@@ -145,7 +145,7 @@ api::Json ErrorOutputSchema() {
     properties[name] = api::Json{{"type", "string"}};
   }
   for (const char* name : {"key_conflict", "read_set_conflict", "precondition_failure",
-                           "resource_limit", "merge_conflicts"}) {
+                           "resource_limit", "merge_conflicts", "diagnostic"}) {
     properties[name] = api::Json::object();
   }
   return api::Json{

@@ -256,5 +256,73 @@ TEST(ErrorEnvelopeTest, DetailsAreOmniGraphsShapes) {
       body(api::Status(api::Code::kResourceLimit, "too many")).second.contains("resource_limit"));
 }
 
+// Every API code's HTTP status, written out (docs/design/server.md "Errors"): the mapping is a
+// switch without a default, and this pins what each code answers.
+TEST(ErrorEnvelopeTest, EveryCodeHasItsHttpStatus) {
+  using C = api::Code;
+  const std::pair<C, int> kStatuses[] = {
+      {C::kOk, 200},
+      {C::kInvalidArgument, 400},
+      {C::kNotFound, 404},
+      {C::kAlreadyExists, 409},
+      {C::kPrecondition, 412},
+      {C::kTransient, 500},
+      {C::kUnknown, 500},
+      {C::kConfiguration, 500},
+      {C::kPermanent, 500},
+      {C::kCorruption, 500},
+      {C::kFormatTooNew, 500},
+      {C::kTooLarge, 413},
+      {C::kUnsupported, 400},
+      {C::kInternal, 500},
+      {C::kCancelled, 500},
+      {C::kReadSetChanged, 409},
+      {C::kRetriesExhausted, 409},
+      {C::kPublicationInDoubt, 500},
+      {C::kBranchNotFound, 404},
+      {C::kBranchExists, 409},
+      {C::kCommitNotFound, 404},
+      {C::kAlreadyInitialized, 409},
+      {C::kInitializationIncomplete, 503},
+      {C::kKeyConflict, 409},
+      {C::kPreconditionFailed, 412},
+      {C::kMergeConflicts, 409},
+      {C::kResourceLimit, 413},
+      {C::kUnknownStamp, 500},
+      {C::kVersionsReclaimed, 410},
+      {C::kParentlessCommit, 409},
+      {C::kSchemaBoundary, 409},
+      {C::kIdempotencyConflict, 409},
+      {C::kChangeCursorRejected, 400},
+      {C::kChangeFeedGap, 410},
+  };
+  for (const auto& [code, http] : kStatuses) {
+    EXPECT_EQ(HttpStatusOf(code), http) << api::CodeName(code);
+  }
+  EXPECT_EQ(std::size(kStatuses), static_cast<size_t>(C::kChangeFeedGap) + 1);
+}
+
+// A query's diagnostic rides the envelope as `diagnostic {code, line, column, fix?}` (decision
+// 200); the remote backend reads it back (api_both_ways_test).
+TEST(ErrorEnvelopeTest, QueryDiagnosticIsAField) {
+  const api::Status s = api::InvalidArgument("1:62: T33: no property `agee`", "query:q")
+                            .WithDiagnostic(api::DiagnosticDetail{"T33", 1, 62, "use `age`"});
+  HttpResponse r = ErrorResponse(s);
+  EXPECT_EQ(r.status, 400);
+  api::Result<Json> parsed = api::ParseJson(r.body, "envelope");
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ((*parsed)["diagnostic"],
+            (Json{{"code", "T33"}, {"line", 1u}, {"column", 62u}, {"fix", "use `age`"}}));
+  EXPECT_EQ((*parsed)["error"], "1:62: T33: no property `agee`");
+  const api::Status no_fix =
+      api::InvalidArgument("1:1: Q000: x").WithDiagnostic(api::DiagnosticDetail{"Q000", 1, 1, ""});
+  api::Result<Json> plain = api::ParseJson(ErrorResponse(no_fix).body, "envelope");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE((*plain)["diagnostic"].contains("fix"));
+  api::Result<Json> none = api::ParseJson(ErrorResponse(api::InvalidArgument("x")).body, "e");
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->contains("diagnostic"));
+}
+
 }  // namespace
 }  // namespace omnigraph::server

@@ -60,6 +60,28 @@ class LayeringTest(unittest.TestCase):
         self.assertIn("include/omnigraph/omnigraph.h:1: layer 'omnigraph'", out)
         self.assertNotIn("main.cc:1:", out)
 
+    def test_base_may_include_only_the_status_code_list_from_the_public_api(self):
+        code, out = run_lint({
+            "src/base/status.h": '#include "omnigraph/status_codes.h"\n#include "omnigraph/status.h"\n',
+            "src/storage/a.h": '#include "omnigraph/status_codes.h"\n',
+            "include/omnigraph/status_codes.h": "#define OMNIGRAPH_STATUS_CODES(X) X(kOk)\n",
+        })
+        self.assertEqual(code, 1)
+        self.assertIn("src/base/status.h:2: layer 'base' may not include \"omnigraph/status.h\"",
+                      out)
+        self.assertIn("src/storage/a.h:1: layer 'storage' may not include", out)
+        self.assertNotIn("src/base/status.h:1:", out)
+        self.assertNotIn("status_codes.h:1:", out)
+
+    def test_the_status_code_list_may_include_nothing(self):
+        code, out = run_lint({
+            "include/omnigraph/status_codes.h": "#pragma once\n#include <cstdint>\n",
+            "include/omnigraph/status.h": "#include <cstdint>\n",
+        })
+        self.assertEqual(code, 1)
+        self.assertIn("include/omnigraph/status_codes.h:2: includes something", out)
+        self.assertNotIn("include/omnigraph/status.h", out)
+
     def test_an_include_in_a_comment_or_string_is_not_an_include(self):
         code, out = run_lint({"src/base/a.cc": '// #include "engine/graph.h"\nint x;\n'})
         self.assertEqual((code, out), (0, ""))
