@@ -8,8 +8,8 @@
 #include <thread>
 
 #include "bench/bench.h"
-#include "engine/graph.h"
-#include "engine/mutate.h"
+#include "engine/graph/graph.h"
+#include "engine/write/mutate.h"
 #include "storage/local_store.h"
 #include "storage/memory_store.h"
 #include "storage/uri.h"

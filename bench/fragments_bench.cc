@@ -7,8 +7,8 @@
 // fresh Graph handle, so the fragments are read from the store) and warm (one handle whose
 // execution cache keeps the table images), and reports the median times, the store GETs of a
 // cold scan and the ratio many/one; then the many-load graph again after `optimize`
-// (engine/optimize.h), which compacts it to one fragment. On a local directory (`--store file`) or
-// in memory. Timing is reported, never asserted.
+// (engine/ops/optimize.h), which compacts it to one fragment. On a local directory (`--store file`)
+// or in memory. Timing is reported, never asserted.
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -16,11 +16,11 @@
 #include <vector>
 
 #include "bench/bench.h"
-#include "engine/graph.h"
-#include "engine/load.h"
-#include "engine/optimize.h"
-#include "engine/query.h"
-#include "query/exec_cache.h"
+#include "engine/graph/graph.h"
+#include "engine/ops/load.h"
+#include "engine/ops/optimize.h"
+#include "engine/read/query.h"
+#include "query/exec/exec_cache.h"
 #include "storage/counting_store.h"
 #include "storage/local_store.h"
 #include "storage/memory_store.h"

@@ -20,9 +20,9 @@
 #include <string>
 
 #include "bench/bench.h"
-#include "engine/graph.h"
-#include "engine/jsonl_values.h"
-#include "engine/load.h"
+#include "engine/graph/graph.h"
+#include "engine/ops/jsonl_values.h"
+#include "engine/ops/load.h"
 #include "schema/temporal.h"
 #include "storage/local_store.h"
 #include "storage/memory_store.h"

@@ -17,9 +17,9 @@
 
 #include "base/json.h"
 #include "bench/bench.h"
-#include "engine/graph.h"
-#include "engine/load.h"
-#include "engine/merge.h"
+#include "engine/graph/graph.h"
+#include "engine/ops/load.h"
+#include "engine/ops/merge.h"
 #include "storage/counting_store.h"
 #include "storage/local_store.h"
 

@@ -19,10 +19,10 @@
 #include <vector>
 
 #include "bench/bench.h"
-#include "engine/graph.h"
-#include "engine/query.h"
-#include "query/column_codec.h"
-#include "query/parser.h"
+#include "engine/graph/graph.h"
+#include "engine/read/query.h"
+#include "query/exec/column_codec.h"
+#include "query/parse/parser.h"
 #include "storage/memory_store.h"
 
 namespace omnigraph::bench {

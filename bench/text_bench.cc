@@ -25,10 +25,10 @@
 #include <vector>
 
 #include "bench/bench.h"
-#include "engine/derived_indexes.h"
-#include "engine/graph.h"
-#include "engine/load.h"
-#include "engine/query.h"
+#include "engine/graph/graph.h"
+#include "engine/ops/load.h"
+#include "engine/read/query.h"
+#include "engine/write/derived_indexes.h"
 #include "query/text/analyzer.h"
 #include "query/text/fulltext_index.h"
 #include "query/text/fulltext_version.h"

@@ -1,6 +1,6 @@
 // Fuzz harness: the NDJSON load reader, engine::JsonlReader (docs/design/fuzzing.md): every line
 // of the input parsed into a record until the end or the first refusal.
-#include "engine/jsonl_reader.h"
+#include "engine/ops/jsonl_reader.h"
 #include "fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

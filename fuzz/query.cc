@@ -3,8 +3,8 @@
 // type-checked against the schema when the schema is accepted. The corpus pairs the shared
 // cookbooks' schemas with their query files.
 #include "fuzz_util.h"
-#include "query/parser.h"
-#include "query/typecheck.h"
+#include "query/check/typecheck.h"
+#include "query/parse/parser.h"
 #include "schema/catalog.h"
 #include "schema/identity.h"
 

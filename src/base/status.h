@@ -44,7 +44,8 @@ Kind KindOf(Code code);
 
 // Where in a query's source a failure points, as fields (the message says it in text too,
 // "1:62: T33: ..."): the diagnostic's code ("Q000", "T33", "D2"), the 1-based line and column
-// (columns count bytes) and how to repair it when there is a clear repair (query/diagnostic.h).
+// (columns count bytes) and how to repair it when there is a clear repair
+// (query/parse/diagnostic.h).
 struct DiagnosticDetail {
   std::string code;
   uint32_t line = 0;

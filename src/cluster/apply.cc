@@ -5,7 +5,7 @@
 
 #include "cluster/plan.h"
 #include "cluster/verbs.h"
-#include "engine/api_values.h"
+#include "engine/api/api_values.h"
 #include "omnigraph/omnigraph.h"
 #include "storage/uri.h"
 

@@ -6,7 +6,7 @@
 
 #include "cluster/plan.h"
 #include "cluster/verbs.h"
-#include "engine/api_values.h"
+#include "engine/api/api_values.h"
 #include "storage/uri.h"
 
 namespace omnigraph::cluster {

@@ -12,7 +12,7 @@
 
 #include "cluster/config.h"
 #include "cluster/ledger.h"
-#include "engine/api_values.h"
+#include "engine/api/api_values.h"
 #include "omnigraph/cluster.h"
 #include "omnigraph/omnigraph.h"
 #include "storage/uri.h"

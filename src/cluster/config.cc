@@ -9,7 +9,7 @@
 #include <sstream>
 #include <utility>
 
-#include "engine/api_values.h"
+#include "engine/api/api_values.h"
 #include "omnigraph/omnigraph.h"
 
 namespace omnigraph::cluster {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "engine/api_values.h"
+#include "engine/api/api_values.h"
 #include "omnigraph/omnigraph.h"
 #include "storage/uri.h"
 

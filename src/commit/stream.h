@@ -59,7 +59,7 @@ struct RecordContent {
   // What the commit changed (commit/change_set.h) and what it did, in a line; both optional.
   std::optional<ChangeSet> change_set;
   std::optional<std::string> summary;
-  // The write's idempotency key member (engine/idempotency.h), and a group commit's members.
+  // The write's idempotency key member (engine/write/idempotency.h), and a group commit's members.
   Json idempotency_key = nullptr;
   std::vector<BatchMember> members;
   Json extra = Json::object();

@@ -5,10 +5,10 @@
 
 #include <string>
 
-#include "query/lexer.h"
-#include "query/lint.h"
-#include "query/parser.h"
-#include "query/typecheck.h"
+#include "query/check/lint.h"
+#include "query/check/typecheck.h"
+#include "query/parse/lexer.h"
+#include "query/parse/parser.h"
 #include "schema/catalog.h"
 #include "schema/identity.h"
 

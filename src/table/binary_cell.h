@@ -33,7 +33,7 @@ struct BinaryCell {
   uint64_t end = 0;
   // False when the column's statistics prove that no value of the fragment begins with a NUL
   // byte (its minimum is non-empty and begins with another byte): a caller that gives values
-  // opening with NUL a meaning (engine/external_blob.h) need not read this one's first bytes.
+  // opening with NUL a meaning (engine/read/external_blob.h) need not read this one's first bytes.
   bool may_start_with_nul = true;
 
   uint64_t size() const { return end - begin; }

@@ -5,7 +5,7 @@
 //
 // The table layer knows an edge table's id, src and dst columns but not the node tables, so the
 // adjacency it keeps names endpoints by id; the query layer maps the two id lists onto its
-// dense node numbering with one merge each (query/exec_cache.h). Kept as the derived objects
+// dense node numbering with one merge each (query/exec/exec_cache.h). Kept as the derived objects
 // `csr.out` and `csr.in` of the version (docs/format/indexes.md), never authority. A decoded
 // adjacency views the object's bytes (a mapping of the file on a local store) instead of copying
 // them; a built one owns its arrays. Immutable; thread-safe to share.

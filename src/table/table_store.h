@@ -89,7 +89,7 @@ struct PendingRows {
 // The objects one write created, by store name: each a put-if-absent under a name the writer drew
 // fresh (a UUIDv7 path, a random staged_version) that returned "ours". No version references
 // them until a record pins one, so a write refused before it publishes can delete exactly these
-// (engine/write.h; docs/design/engine.md "A refused write leaves nothing"). Thread-safe: the
+// (engine/write/write.h; docs/design/engine.md "A refused write leaves nothing"). Thread-safe: the
 // tables of one write are staged in parallel.
 class StagedObjects {
  public:

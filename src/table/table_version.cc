@@ -391,7 +391,7 @@ Status TableVersion::BuildIndexes() const {
     });
   }
   // The forward direction only: the query layer derives the reverse from it in memory
-  // (query/exec_cache.h); `csr.in` is built and kept when a reader asks for it.
+  // (query/exec/exec_cache.h); `csr.in` is built and kept when a reader asks for it.
   const Status csr = Csr(EdgeDirection::kOut).status();
   store.Wait().IgnoreError();
   return csr;

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "commit/change_set.h"
-#include "engine/graph.h"
+#include "engine/graph/graph.h"
 #include "table/table_diff.h"
 #include "testing/sim_model.h"
 

@@ -13,8 +13,8 @@
 
 #include "commit/documents.h"
 #include "commit/names.h"
-#include "engine/graph.h"
-#include "query/column_codec.h"
+#include "engine/graph/graph.h"
+#include "query/exec/column_codec.h"
 #include "schema/catalog.h"
 #include "schema/identity.h"
 #include "schema/keys.h"

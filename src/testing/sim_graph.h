@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/graph.h"
+#include "engine/graph/graph.h"
 #include "schema/catalog.h"
 #include "testing/sim_model.h"
 

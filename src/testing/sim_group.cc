@@ -13,7 +13,7 @@
 
 #include "base/hash.h"
 #include "commit/names.h"
-#include "engine/idempotency.h"
+#include "engine/write/idempotency.h"
 #include "testing/sim_graph.h"
 #include "testing/sim_model.h"
 

@@ -17,9 +17,9 @@
 #include "base/hash.h"
 #include "base/json.h"
 #include "base/random.h"
-#include "engine/export.h"
-#include "engine/graph.h"
-#include "engine/mutate.h"
+#include "engine/graph/graph.h"
+#include "engine/ops/export.h"
+#include "engine/write/mutate.h"
 #include "storage/memory_store.h"
 
 namespace omnigraph::testing {

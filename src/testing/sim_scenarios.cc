@@ -6,7 +6,7 @@
 #include "commit/branches.h"
 #include "commit/repair.h"
 #include "commit/testing_hooks.h"
-#include "engine/graph.h"
+#include "engine/graph/graph.h"
 #include "testing/sim_merge.h"
 #include "testing/sim_model.h"
 #include "testing/sim_scenarios.h"

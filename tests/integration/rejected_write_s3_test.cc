@@ -1,6 +1,6 @@
-// The refused-write listing tests (src/engine/rejected_write_test.h) on S3: Ceph RGW, started by
-// scripts/servers.sh; each test's graph lives under a prefix of its own.
-#include "engine/rejected_write_test.h"
+// The refused-write listing tests (src/engine/write/rejected_write_test.h) on S3: Ceph RGW, started
+// by scripts/servers.sh; each test's graph lives under a prefix of its own.
+#include "engine/write/rejected_write_test.h"
 #include "storage/s3/s3_test_util.h"
 
 namespace omnigraph::engine {

@@ -15,14 +15,14 @@
 #include <vector>
 
 #include "base/json.h"
-#include "engine/graph.h"
-#include "engine/load.h"
-#include "engine/mutate.h"
-#include "engine/query.h"
-#include "query/column_codec.h"
-#include "query/parser.h"
-#include "query/plan.h"
-#include "query/typecheck.h"
+#include "engine/graph/graph.h"
+#include "engine/ops/load.h"
+#include "engine/read/query.h"
+#include "engine/write/mutate.h"
+#include "query/check/typecheck.h"
+#include "query/exec/column_codec.h"
+#include "query/parse/parser.h"
+#include "query/plan/plan.h"
 #include "schema/keys.h"
 #include "schema/temporal.h"
 #include "storage/counting_store.h"
@@ -185,7 +185,7 @@ struct Case {
   std::string params = "{}";
   std::optional<std::string> rows;
   std::optional<std::string> error;
-  std::optional<std::string> plan;      // The rendered plan (query/plan.h RenderPlan).
+  std::optional<std::string> plan;      // The rendered plan (query/plan/plan.h RenderPlan).
   std::optional<std::string> warnings;  // The envelope's warnings, one a line.
   // A mutation run first, with the case's params, on a private copy of the seeded graph; the
   // query then runs with no params. `affected` is "nodes=N edges=M".
@@ -560,7 +560,8 @@ TEST(FullTextExecTest, PhrasesMatchAcrossFragmentsAndTheIndexIsStoredOnce) {
   const storage::OpCounts before = counting->Snapshot();
   // a (first fragment) and b (second) hold the phrase; c holds both words in the other order.
   EXPECT_EQ(run(**g, "p", "Quick brown"), R"([{"d.slug":"a"},{"d.slug":"b"}])");
-  // The last load stored fts.2 (engine/derived_indexes.h); the query reads it and stores nothing.
+  // The last load stored fts.2 (engine/write/derived_indexes.h); the query reads it and stores
+  // nothing.
   EXPECT_EQ(counting->Snapshot().put_if_absent - before.put_if_absent, 0u);
   // "dog": df 1 of N = 3, idf = ln(1 + 2.5/1.5) = 0.980829; b has 3 terms, avgdl 10/3:
   // 0.980829 * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 3 / (10/3))) = 1.022666.

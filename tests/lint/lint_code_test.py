@@ -40,9 +40,9 @@ def long_function(name, lines):
 
 class LayeringTest(unittest.TestCase):
     def test_upward_include_is_reported_with_its_line(self):
-        code, out = run_lint({"src/storage/a.cc": '#include "base/status.h"\n#include "engine/graph.h"\n'})
+        code, out = run_lint({"src/storage/a.cc": '#include "base/status.h"\n#include "engine/graph/graph.h"\n'})
         self.assertEqual(code, 1)
-        self.assertIn("src/storage/a.cc:2: layer 'storage' may not include \"engine/graph.h\"", out)
+        self.assertIn("src/storage/a.cc:2: layer 'storage' may not include \"engine/graph/graph.h\"", out)
         self.assertNotIn("base/status.h", out)
 
     def test_sibling_layers_do_not_see_each_other(self):
@@ -83,7 +83,7 @@ class LayeringTest(unittest.TestCase):
         self.assertNotIn("include/omnigraph/status.h", out)
 
     def test_an_include_in_a_comment_or_string_is_not_an_include(self):
-        code, out = run_lint({"src/base/a.cc": '// #include "engine/graph.h"\nint x;\n'})
+        code, out = run_lint({"src/base/a.cc": '// #include "engine/graph/graph.h"\nint x;\n'})
         self.assertEqual((code, out), (0, ""))
 
 
@@ -180,17 +180,17 @@ class SeamTest(unittest.TestCase):
         self.assertNotIn("a.cc:3:", out)
 
     def test_front_ends_may_not_name_a_project_folder_in_angle_brackets(self):
-        code, out = run_lint({"src/server/a.cc": "#include <engine/graph.h>\n#include <string>\n"
+        code, out = run_lint({"src/server/a.cc": "#include <engine/graph/graph.h>\n#include <string>\n"
                                                  "#include <CLI/CLI.hpp>\n"})
         self.assertEqual(code, 1)
-        self.assertIn("src/server/a.cc:1: layer 'server' includes <engine/graph.h>", out)
+        self.assertIn("src/server/a.cc:1: layer 'server' includes <engine/graph/graph.h>", out)
         self.assertNotIn("a.cc:2:", out)
         self.assertNotIn("a.cc:3:", out)
 
     def test_a_bare_include_of_a_front_end_is_a_file_of_its_own_folder(self):
         files = {"src/cli/a.cc": '#include "cli.h"\n#include "graph.h"\n',
                  "src/cli/cli.h": "int c;\n",
-                 "src/engine/graph.h": "int g;\n"}
+                 "src/engine/graph/graph.h": "int g;\n"}
         code, out = run_lint(files, lint_only=["src/cli/a.cc"])
         self.assertEqual(code, 1)
         self.assertIn("src/cli/a.cc:2: layer 'cli' includes \"graph.h\", which is not a file of "
@@ -208,19 +208,19 @@ class SeamTest(unittest.TestCase):
                 "  auto c = s.TryPublish(base, prepared, meta);\n"
                 "  auto d = commit::CreateMainStream(rt, genesis, actor);\n"
                 "  return Status::Ok();\n}\n")
-        code, out = run_lint({"src/engine/load.cc": text, "src/cluster/apply.cc": text})
+        code, out = run_lint({"src/engine/ops/load.cc": text, "src/cluster/apply.cc": text})
         self.assertEqual(code, 1)
-        for path in ("src/engine/load.cc", "src/cluster/apply.cc"):
+        for path in ("src/engine/ops/load.cc", "src/cluster/apply.cc"):
             for line, name in ((2, "->Publish"), (3, "RunPublishLoop"), (4, "TryPublish"),
                                (5, "CreateMainStream")):
                 self.assertIn(f"{path}:{line}: calls a publish entry point ({name})", out)
 
     def test_the_write_path_may_publish_and_look_alikes_are_not_calls(self):
         files = {
-            "src/engine/write.cc": "auto r = commit::RunPublishLoop(*stream, head, loop);\n",
-            "src/engine/merge.cc": "auto r = commit::RunPublishLoop(*stream, head, loop);\n",
-            "src/engine/load_test.cc": "auto r = stream->Publish(request);\n",
-            "src/engine/load.cc": ("// never stream->Publish(request) here\n"
+            "src/engine/write/write.cc": "auto r = commit::RunPublishLoop(*stream, head, loop);\n",
+            "src/engine/ops/merge.cc": "auto r = commit::RunPublishLoop(*stream, head, loop);\n",
+            "src/engine/ops/load_test.cc": "auto r = stream->Publish(request);\n",
+            "src/engine/ops/load.cc": ("// never stream->Publish(request) here\n"
                                    "const char* k = \"RunPublishLoop(\";\n"
                                    "bool p = fence.Published();\n"
                                    "auto b = graph.PublishBatch(members);\n"
@@ -231,11 +231,11 @@ class SeamTest(unittest.TestCase):
 
 
     def test_a_listed_publisher_that_no_longer_publishes_is_a_stale_entry(self):
-        files = {"src/engine/write.cc": "auto r = Stage(request);\n",
-                 "src/engine/merge.cc": "auto r = commit::RunPublishLoop(*stream, head, loop);\n"}
+        files = {"src/engine/write/write.cc": "auto r = Stage(request);\n",
+                 "src/engine/ops/merge.cc": "auto r = commit::RunPublishLoop(*stream, head, loop);\n"}
         code, out = run_lint(files)
         self.assertEqual(code, 1)
-        self.assertIn("src/engine/write.cc:1: listed in PUBLISHERS (scripts/lint_code.py) but "
+        self.assertIn("src/engine/write/write.cc:1: listed in PUBLISHERS (scripts/lint_code.py) but "
                       "calls no publish entry point", out)
         self.assertNotIn("merge.cc", out)
 

@@ -1,6 +1,6 @@
 // Boolean forms and meta-fields of compiled expressions (context.h; docs/design/
 // query-language.md "Boolean expressions" and "Meta-fields").
-#include "query/bool_eval.h"
+#include "query/exec/bool_eval.h"
 #include "query/exec/context.h"
 #include "table/table_manifest.h"
 

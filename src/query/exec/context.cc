@@ -6,7 +6,7 @@
 #include <limits>
 #include <unordered_set>
 
-#include "query/column_codec.h"
+#include "query/exec/column_codec.h"
 #include "query/exec/text.h"
 
 namespace omnigraph::query::exec {

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "base/status.h"
+#include "query/exec/executor.h"
 #include "query/exec/frame.h"
-#include "query/executor.h"
-#include "query/graph_view.h"
-#include "query/plan.h"
+#include "query/exec/graph_view.h"
+#include "query/plan/plan.h"
 #include "table/ann_index.h"
 
 namespace omnigraph::query::text {

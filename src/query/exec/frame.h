@@ -11,9 +11,9 @@
 #include <string_view>
 #include <vector>
 
-#include "query/ast.h"
-#include "query/exec_cache.h"
-#include "query/typecheck.h"
+#include "query/check/typecheck.h"
+#include "query/exec/exec_cache.h"
+#include "query/parse/ast.h"
 #include "schema/ir.h"
 #include "schema/value.h"
 
@@ -47,7 +47,7 @@ struct Frame {
 // A compiled expression over a frame: a constant, a property or id of a bound slot, a bound
 // entity itself, the squared L2 distance of a slot's Vector property to `query` (`nearest`; a
 // null query or a null vector gives null), a Boolean form over `args` (`form` is its ExprKind,
-// three-valued: query/bool_eval.h), a full-text form over a slot's documents (`text`), or one
+// three-valued: query/exec/bool_eval.h), a full-text form over a slot's documents (`text`), or one
 // value per frame row computed over the whole frame (`frame_values`: rrf).
 struct CExpr {
   enum class Kind : uint8_t { kConst, kProp, kId, kEntity, kNearest, kBool, kText, kFrameValue };

@@ -12,7 +12,7 @@
 #include "base/status.h"
 #include "query/exec/context.h"
 #include "query/exec/frame.h"
-#include "query/plan.h"
+#include "query/plan/plan.h"
 
 namespace omnigraph::query::exec {
 

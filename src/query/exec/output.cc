@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "query/column_codec.h"
+#include "query/exec/column_codec.h"
 #include "query/exec/operators.h"
 
 namespace omnigraph::query::exec {

@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "query/exec/operators.h"
-#include "query/table_schema.h"
+#include "query/exec/table_schema.h"
 #include "schema/keys.h"
 #include "table/table_manifest.h"
 

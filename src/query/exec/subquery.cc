@@ -2,7 +2,7 @@
 // docs/design/query-execution.md "Subquery predicates"), as clauses and as operands of Boolean
 // filters (with `not { }`). Each runs its block correlated with the outer rows exactly as an
 // anti join does (RunBlock), then judges every outer row by the inner rows that extend it.
-#include "query/bool_eval.h"
+#include "query/exec/bool_eval.h"
 #include "query/exec/operators.h"
 
 namespace omnigraph::query::exec {

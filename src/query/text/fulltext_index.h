@@ -1,9 +1,9 @@
 // The inverted index of one free-text String property over one table version (docs/design/
 // fulltext.md; payload format docs/format/fulltext.md). Documents are the version's live rows
-// numbered by dense index (id order, query/exec_cache.h); each has a length in terms (null text:
-// no document). Every term of the vocabulary has a postings list of (document, term frequency),
-// documents ascending. Corpus statistics — the document count, the average length, each term's
-// document frequency — are those of the whole version, whatever a query filters.
+// numbered by dense index (id order, query/exec/exec_cache.h); each has a length in terms (null
+// text: no document). Every term of the vocabulary has a postings list of (document, term
+// frequency), documents ascending. Corpus statistics — the document count, the average length, each
+// term's document frequency — are those of the whole version, whatever a query filters.
 //
 // BM25 (Robertson/Sparck Jones with Lucene's idf): for query terms t (deduplicated),
 //   score(d) = Σ idf(t) · tf·(k1+1) / (tf + k1·(1 − b + b·|d|/avgdl)),

@@ -1,0 +1,38 @@
+// Schema apply: plans a new .pg schema against main's accepted one and applies it as one commit
+// (docs/design/engine.md "Schema apply"). Graph::PlanSchema and Graph::ApplySchema
+// (engine/graph/graph.h) take and return these; the implementation is engine/ops/schema_apply.cc.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "schema/planner.h"
+
+namespace omnigraph::engine {
+
+// A schema apply (OmniGraph's schema plan and apply; docs/design/engine.md "Schema apply").
+struct SchemaApplyOptions {
+  // Drops become hard with allow_data_loss (see the planner).
+  schema::PlanOptions plan;
+  // Schema changes are accepted only on main (docs/design/overview.md "Protocols"); any other
+  // branch is refused.
+  std::string branch = "main";
+  // When set, main's head must be this commit (PreconditionFailed otherwise).
+  std::optional<std::string> expected_head;
+  std::optional<std::string> actor;
+};
+
+struct SchemaApplyResult {
+  schema::MigrationPlan plan;
+  // False for a no-op plan: nothing was written and no commit was published.
+  bool applied = false;
+  // The commit the apply published, or main's unchanged head for a no-op.
+  std::string commit_id;
+  uint64_t seq = 0;
+  // Table keys (new names) whose columns changed and were staged as a rewritten version.
+  std::vector<std::string> rewritten_tables;
+};
+
+}  // namespace omnigraph::engine

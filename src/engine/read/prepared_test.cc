@@ -1,0 +1,115 @@
+// Prepared queries (engine/read/prepared.h): a read source is parsed, checked and planned once per
+// catalog and reused with any parameters; a schema change checks it again; errors, branch
+// statements and an unknown name are never cached; the cache is bounded.
+#include "engine/read/prepared.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/ops/load.h"
+#include "engine/read/query.h"
+#include "storage/memory_store.h"
+
+namespace omnigraph::engine {
+namespace {
+
+constexpr std::string_view kSchema = R"(
+node Person { name: String @key  age: I32? }
+edge Knows: Person -> Person
+)";
+
+constexpr std::string_view kQueries = R"(
+query age($n: String) { match { $p: Person { name: $n } } return { $p.age } }
+query friends($n: String) { match { $a: Person { name: $n }  $a knows $b } return { $b.name } }
+)";
+
+class PreparedTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    storage::Runtime rt = storage::Runtime::ForTest(std::make_shared<storage::MemoryStore>(), 1);
+    Result<std::unique_ptr<Graph>> g = Graph::Init(rt, kSchema);
+    ASSERT_TRUE(g.ok()) << g.status().ToString();
+    graph_ = std::move(*g);
+    ASSERT_TRUE(LoadJsonl(*graph_, "main",
+                          "{\"type\":\"Person\",\"data\":{\"name\":\"Ada\",\"age\":36}}\n"
+                          "{\"type\":\"Person\",\"data\":{\"name\":\"Bob\",\"age\":25}}\n"
+                          "{\"edge\":\"Knows\",\"from\":\"Ada\",\"to\":\"Bob\"}\n",
+                          LoadMode::kAppend)
+                    .ok());
+    options_.cache = &cache_;
+    options_.prepared = &prepared_;
+  }
+
+  Result<ReadOutcome> Run(std::string_view source, std::string_view name, const Json& params) {
+    return RunRead(*graph_, source, name, params, options_);
+  }
+
+  std::unique_ptr<Graph> graph_;
+  query::ExecCache cache_;
+  PreparedQueries prepared_{4};
+  RunOptions options_;
+};
+
+TEST_F(PreparedTest, ASourceIsPreparedOnceAndRunsWithEveryParameterValue) {
+  for (const auto& [name, age] : {std::pair{"Ada", 36}, std::pair{"Bob", 25}, {"Ada", 36}}) {
+    Result<ReadOutcome> out = Run(kQueries, "age", Json{{"n", name}});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    ASSERT_EQ(out->result.rows.size(), 1u);
+    EXPECT_EQ(out->result.rows[0][0], schema::Value::Int(age));
+    EXPECT_EQ(out->query_name, "age");
+  }
+  EXPECT_EQ(prepared_.stats().prepares, 1u);
+  EXPECT_EQ(prepared_.stats().hits, 2u);
+  // The cold run handed its parse to the cache: the source was parsed once, not twice.
+  EXPECT_EQ(prepared_.stats().parses, 0u);
+  // Another query of the same source is its own entry.
+  ASSERT_TRUE(Run(kQueries, "friends", Json{{"n", "Ada"}}).ok());
+  EXPECT_EQ(prepared_.stats().prepares, 2u);
+  EXPECT_EQ(prepared_.stats().entries, 2u);
+  // Bad parameters fail on a cached entry as they do on a fresh one, and change nothing.
+  Result<ReadOutcome> bad = Run(kQueries, "age", Json{{"n", 5}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("n"), std::string::npos);
+  EXPECT_EQ(prepared_.stats().entries, 2u);
+}
+
+TEST_F(PreparedTest, ASchemaChangeChecksTheQueryAgainstTheNewCatalog) {
+  ASSERT_TRUE(Run(kQueries, "age", Json{{"n", "Ada"}}).ok());
+  SchemaApplyOptions drop;
+  drop.plan.allow_data_loss = true;
+  Result<SchemaApplyResult> applied = graph_->ApplySchema(R"(
+node Person { name: String @key }
+edge Knows: Person -> Person
+)",
+                                                          drop);
+  ASSERT_TRUE(applied.ok()) << applied.status().ToString();
+  Result<ReadOutcome> out = Run(kQueries, "age", Json{{"n", "Ada"}});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(out.status().message().find("age"), std::string::npos) << out.status().ToString();
+  EXPECT_EQ(prepared_.stats().prepares, 1u) << "a failed check is not cached";
+  Result<ReadOutcome> still = Run(kQueries, "friends", Json{{"n", "Ada"}});
+  ASSERT_TRUE(still.ok()) << still.status().ToString();
+  EXPECT_EQ(still->result.rows.size(), 1u);
+}
+
+TEST_F(PreparedTest, ErrorsAndBranchStatementsAreNotCachedAndTheCacheIsBounded) {
+  EXPECT_EQ(Run(kQueries, "nope", Json::object()).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(Run("query broken( {", "", Json::object()).status().code(), Code::kInvalidArgument);
+  Result<ReadOutcome> branches = Run("branch list", "", Json::object());
+  ASSERT_TRUE(branches.ok()) << branches.status().ToString();
+  EXPECT_EQ(branches->query_name, "branch list");
+  EXPECT_EQ(prepared_.stats().entries, 0u);
+  for (int i = 0; i < 6; ++i) {
+    const std::string source = "query q" + std::to_string(i) +
+                               "() { match { $p: Person } return { $p.name } order { $p.name } }";
+    Result<ReadOutcome> out = Run(source, "", Json::object());
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    EXPECT_EQ(out->result.rows.size(), 2u);
+  }
+  EXPECT_EQ(prepared_.stats().entries, 4u);
+  EXPECT_EQ(prepared_.stats().prepares, 6u);
+}
+
+}  // namespace
+}  // namespace omnigraph::engine

@@ -1,0 +1,293 @@
+#include "engine/read/query.h"
+
+#include <map>
+#include <mutex>
+#include <utility>
+
+#include "query/check/settings.h"
+#include "query/check/typecheck.h"
+#include "query/exec/embedder.h"
+#include "query/parse/parser.h"
+#include "query/plan/plan.h"
+
+namespace omnigraph::engine {
+
+namespace {
+
+// The String queries of one run, embedded once each: a `nearest` is compiled by every stage that
+// reads it (the nearest operator, a projection, the order).
+struct RunEmbeddings {
+  explicit RunEmbeddings(Clock& clock) : lazy(clock) {}
+  std::mutex mu;  // A run's stages may compile on several threads.
+  query::LazyEmbedder lazy;
+  std::map<std::pair<uint64_t, std::string>, std::vector<float>> by_property_and_text;
+};
+
+void SetQueryEmbedder(query::ExecOptions& exec, Clock& clock) {
+  // Configured from the environment only when a String query needs it.
+  auto run = std::make_shared<RunEmbeddings>(clock);
+  exec.embed_query = [run](const schema::PropertyDef& def, std::string_view owner,
+                           const std::string& text) -> Result<std::vector<float>> {
+    std::lock_guard lock(run->mu);
+    auto key = std::make_pair(def.id, text);
+    auto it = run->by_property_and_text.find(key);
+    if (it != run->by_property_and_text.end()) return it->second;
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<float> v,
+                               query::EmbedQueryText(run->lazy, def, owner, text));
+    run->by_property_and_text.emplace(std::move(key), v);
+    return v;
+  };
+}
+
+// The executor's options for one run: every RunOptions field, whichever path runs the query (the
+// prepared plan or a checked query). `local` holds the run's own cache when none is shared.
+query::ExecOptions ExecOptionsFor(const Snapshot& snapshot, const RunOptions& options,
+                                  std::optional<query::ExecCache>& local) {
+  query::ExecOptions exec;
+  exec.now_ms = options.now_ms ? *options.now_ms : snapshot.clock().NowMillis();
+  exec.cache = options.cache;
+  exec.traversal_work_limit = options.traversal_work_limit;
+  if (exec.cache == nullptr) exec.cache = &local.emplace(64);
+  if (options.nearest_exact_max) exec.nearest_exact_max = *options.nearest_exact_max;
+  if (options.point_edges_min) exec.point_edges_min = *options.point_edges_min;
+  exec.point_budget_bytes = options.point_budget_bytes;
+  SetQueryEmbedder(exec, snapshot.clock());
+  return exec;
+}
+
+}  // namespace
+
+namespace {
+
+// Asks the gate `read` with the types the query reads (CheckedQuery::reads, conservative).
+Status AuthorizeReads(const query::CheckedQuery& checked, const RunOptions& options) {
+  if (!options.authorize) return Status::Ok();
+  AuthorityRequest request{"read", std::nullopt, std::nullopt, {}};
+  if (!options.snapshot) request.branch = options.branch.value_or("main");
+  for (const query::GraphFact& fact : checked.reads) request.types.push_back(fact.type_name);
+  return options.authorize(request);
+}
+
+// Opens the tables the query reads together before it runs: the executor meets them one after
+// another, which on a remote store is one request round each (docs/design/query-execution.md
+// "Cold reads").
+void PrefetchReads(const Snapshot& snapshot, const query::CheckedQuery& checked) {
+  if (checked.reads.size() < 2) return;
+  std::vector<std::string> keys;
+  for (const query::GraphFact& fact : checked.reads) {
+    const schema::TypeDef* type = fact.kind == schema::TypeKind::kEdge
+                                      ? snapshot.catalog().FindEdge(fact.type_name)
+                                      : snapshot.catalog().FindNode(fact.type_name);
+    if (type != nullptr) keys.push_back(type->table_key());
+  }
+  snapshot.PrefetchTables(keys);
+}
+
+}  // namespace
+
+Result<query::QueryResult> RunChecked(const Snapshot& snapshot, const query::CheckedQuery& checked,
+                                      const Json& params, const RunOptions& options) {
+  OMNIGRAPH_RETURN_IF_ERROR(AuthorizeReads(checked, options));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<schema::Value> values, query::BindParams(checked, params));
+  PrefetchReads(snapshot, checked);
+  std::optional<query::ExecCache> local;
+  const query::ExecOptions exec = ExecOptionsFor(snapshot, options, local);
+  SnapshotView view(snapshot);
+  Result<query::QueryResult> result = query::Execute(view, checked, values, exec);
+  if (!result.ok()) return snapshot.ExplainReadFailure(result.status());
+  return result;
+}
+
+namespace {
+
+OrderedJson Envelope(std::string_view query_name, const query::QueryResult& result,
+                     std::string_view commit_id, const RunOptions& options,
+                     const std::vector<std::string>& warnings = {},
+                     const std::optional<std::string>& plan = std::nullopt) {
+  OrderedJson out = OrderedJson::object();
+  out["query_name"] = query_name;
+  OrderedJson target = OrderedJson::object();
+  if (options.branch) target["branch"] = *options.branch;
+  if (options.snapshot) target["snapshot"] = *options.snapshot;
+  out["target"] = std::move(target);
+  out["row_count"] = result.rows.size();
+  OrderedJson columns = OrderedJson::array();
+  for (const query::ResultColumn& c : result.columns) columns.push_back(c.name);
+  out["columns"] = std::move(columns);
+  out["rows"] = query::RowsJson(result);
+  if (!commit_id.empty()) out["graph_commit_id"] = commit_id;
+  if (plan) out["plan"] = *plan;
+  if (!warnings.empty()) out["warnings"] = warnings;
+  return out;
+}
+
+// The plan of an `explain`ed query as a result: one String row per line.
+query::QueryResult ExplainResult(const std::string& text) {
+  query::QueryResult result;
+  query::ResultColumn column;
+  column.name = "plan";
+  column.type = query::ExprType::Scalar(schema::ScalarKind::kString);
+  column.nullable = false;
+  result.columns.push_back(std::move(column));
+  size_t begin = 0;
+  while (begin < text.size()) {
+    size_t end = text.find('\n', begin);
+    if (end == std::string::npos) end = text.size();
+    result.rows.push_back({schema::Value::String(text.substr(begin, end - begin))});
+    begin = end + 1;
+  }
+  return result;
+}
+
+// The run of one checked read query under the file's settings: its plan when explained, else
+// its rows.
+Status RunDecl(const Snapshot& snapshot, const query::CheckedQuery& checked, const Json& params,
+               RunOptions options, const query::QuerySettings& settings, ReadOutcome& out) {
+  out.query_name = checked.decl->name.text;
+  for (const query::Diagnostic& w : settings.warnings) out.warnings.push_back(w.Render());
+  out.commit_id = snapshot.commit_id();
+  if (checked.decl->explain) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(query::Plan plan, query::PlanQuery(checked));
+    out.plan = query::RenderPlan(plan);
+    out.result = ExplainResult(*out.plan);
+    return Status::Ok();
+  }
+  // A header's limit governs its own source; without one the caller's bound stands.
+  if (settings.traversal_work_limit) options.traversal_work_limit = *settings.traversal_work_limit;
+  OMNIGRAPH_ASSIGN_OR_RETURN(out.result, RunChecked(snapshot, checked, params, options));
+  return Status::Ok();
+}
+
+// `show all;` as an outcome.
+ReadOutcome ShowAll(const query::QuerySettings& settings) {
+  ReadOutcome out;
+  out.query_name = "show all";
+  out.result = query::ShowSettings(settings);
+  for (const query::Diagnostic& w : settings.warnings) out.warnings.push_back(w.Render());
+  return out;
+}
+
+Result<query::QueryResult> ListBranches(Graph& graph) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<commit::BranchInfo> all, graph.ListBranches());
+  query::QueryResult result;
+  query::ResultColumn name;
+  name.name = "name";
+  name.type = query::ExprType::Scalar(schema::ScalarKind::kString);
+  name.nullable = false;
+  result.columns.push_back(std::move(name));
+  for (const commit::BranchInfo& b : all) result.rows.push_back({schema::Value::String(b.branch)});
+  return result;
+}
+
+}  // namespace
+
+Result<OrderedJson> RunQuery(const Snapshot& snapshot, std::string_view source,
+                             std::string_view query_name, const Json& params,
+                             const RunOptions& options) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(query::QueryFile file, query::ParseQueryFile(source));
+  if (file.statement) {
+    return InvalidArgument("a branch statement runs on the graph, not on one snapshot");
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(query::QuerySettings settings, query::ResolveSettings(file.settings));
+  if (file.show_all) {
+    ReadOutcome out = ShowAll(settings);
+    return Envelope(out.query_name, out.result, "", options, out.warnings);
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(const query::QueryDecl* decl, query::SelectQuery(file, query_name));
+  OMNIGRAPH_ASSIGN_OR_RETURN(query::CheckedQuery checked,
+                             query::TypecheckQuery(snapshot.catalog(), *decl));
+  ReadOutcome out;
+  OMNIGRAPH_RETURN_IF_ERROR(RunDecl(snapshot, checked, params, options, settings, out));
+  return Envelope(out.query_name, out.result, out.commit_id, options, out.warnings, out.plan);
+}
+
+namespace {
+
+// The state a read sees. At a past commit its schema answers to today's names as well, and a name
+// today gives to another type means that type, which the commit does not hold
+// (Graph::WithTodaysNames: one read of main's head).
+Result<Snapshot> ReadSnapshot(Graph& graph, const RunOptions& options) {
+  if (!options.snapshot) return graph.SnapshotOfBranch(options.branch.value_or("main"));
+  OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot at, graph.SnapshotAtCommit(*options.snapshot));
+  return graph.WithTodaysNames(at);
+}
+
+// A run through the prepared-query cache: parse, check and plan only on a miss (`parsed`: the
+// source's parse when the caller has it; taken on a miss).
+Result<ReadOutcome> RunPrepared(const Snapshot& snapshot, std::string_view source,
+                                std::string_view query_name, const Json& params,
+                                const RunOptions& options, query::QueryFile* parsed) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(
+      std::shared_ptr<const PreparedQuery> prepared,
+      options.prepared->Get(source, query_name, snapshot.shared_catalog(), parsed));
+  ReadOutcome out;
+  out.query_name = prepared->decl->name.text;
+  if (prepared->plan) {
+    OMNIGRAPH_RETURN_IF_ERROR(AuthorizeReads(prepared->checked, options));
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<schema::Value> values,
+                               query::BindParams(prepared->checked, params));
+    PrefetchReads(snapshot, prepared->checked);
+    std::optional<query::ExecCache> local;
+    const query::ExecOptions exec = ExecOptionsFor(snapshot, options, local);
+    SnapshotView view(snapshot);
+    Result<query::QueryResult> result = query::ExecutePlan(view, *prepared->plan, values, exec);
+    if (!result.ok()) return snapshot.ExplainReadFailure(result.status());
+    out.result = std::move(*result);
+  } else {
+    OMNIGRAPH_ASSIGN_OR_RETURN(out.result,
+                               RunChecked(snapshot, prepared->checked, params, options));
+  }
+  out.commit_id = snapshot.commit_id();
+  return out;
+}
+
+}  // namespace
+
+Result<ReadOutcome> RunRead(Graph& graph, std::string_view source, std::string_view query_name,
+                            const Json& params, const RunOptions& options) {
+  if (options.prepared != nullptr && options.prepared->Known(source, query_name)) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot snapshot, ReadSnapshot(graph, options));
+    return RunPrepared(snapshot, source, query_name, params, options, nullptr);
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(query::QueryFile file, query::ParseQueryFile(source));
+  OMNIGRAPH_ASSIGN_OR_RETURN(query::QuerySettings settings, query::ResolveSettings(file.settings));
+  if (file.show_all) {
+    if (!query_name.empty()) {
+      return InvalidArgument("the source is a `show all;` statement; it has no query named '" +
+                             std::string(query_name) + "'");
+    }
+    return ShowAll(settings);
+  }
+  ReadOutcome out;
+  if (file.statement) {
+    OMNIGRAPH_RETURN_IF_ERROR(query::CheckBranchStatement(*file.statement, false));
+    if (!query_name.empty()) {
+      return InvalidArgument("the source is a `branch list` statement; it has no query named '" +
+                             std::string(query_name) + "'");
+    }
+    out.query_name = query::BranchOpName(file.statement->op);
+    OMNIGRAPH_ASSIGN_OR_RETURN(out.result, ListBranches(graph));
+    return out;
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(const query::QueryDecl* decl, query::SelectQuery(file, query_name));
+  Result<Snapshot> snapshot = ReadSnapshot(graph, options);
+  OMNIGRAPH_RETURN_IF_ERROR(snapshot.status());
+  // Only a plain query is prepared: headers (settings, their warnings) and `explain` take the
+  // full path, so the cache never answers for them.
+  if (options.prepared != nullptr && file.settings.empty() && !decl->explain) {
+    // The parse is handed over: a cold run parses its source once.
+    return RunPrepared(*snapshot, source, query_name, params, options, &file);
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(query::CheckedQuery checked,
+                             query::TypecheckQuery(snapshot->catalog(), *decl));
+  OMNIGRAPH_RETURN_IF_ERROR(RunDecl(*snapshot, checked, params, options, settings, out));
+  return out;
+}
+
+Result<OrderedJson> RunReadJson(Graph& graph, std::string_view source, std::string_view query_name,
+                                const Json& params, const RunOptions& options) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(ReadOutcome out, RunRead(graph, source, query_name, params, options));
+  return Envelope(out.query_name, out.result, out.commit_id, options, out.warnings, out.plan);
+}
+
+}  // namespace omnigraph::engine

@@ -1,0 +1,111 @@
+// Read-query execution over one GraphView (OmniGraph's match, return and order semantics;
+// docs/design/query-execution.md).
+//
+// BindParams turns the JSON parameter object of a run into typed values, following the
+// reference's rules: keys without '$'; an omitted nullable parameter is null; null or a missing
+// value for a non-nullable one is an error; I64/U64 as a JSON number within ±(2^53−1) or a
+// decimal string; Date/DateTime as strings (or integers: epoch days / ms); lists as arrays. Unlike
+// the reference, a key the query does not declare is an error naming every such key.
+//
+// Execute plans a checked read query (plan.h: the match clauses as inner joins over node scans,
+// property filters pushed into the table scan with fragment skipping, a keyed equality as an id
+// lookup, CSR traversals, `not { }` blocks as anti-joins, then projection, implicit grouping for
+// aggregates, the total order and the limit) and runs the plan; ExecutePlan runs a plan made
+// earlier. Rows come back as schema::Values, one per result column (a bare entity column holds a
+// list: the id, then every property in type order). Search forms run too: `nearest` (exact, or
+// through a table's vector index), and bm25, rrf, search, fuzzy and match_text over the full-text
+// index (docs/design/fulltext.md, query-execution.md). The executor reads through `cache`, which
+// keeps table images and adjacencies across runs; its operators live in query/exec/.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "base/json.h"
+#include "base/status.h"
+#include "query/check/typecheck.h"
+#include "query/exec/exec_cache.h"
+#include "query/exec/graph_view.h"
+#include "query/plan/plan.h"
+#include "schema/value.h"
+
+namespace omnigraph::query {
+
+// Values aligned with checked.decl->params. InvalidArgument naming the parameter otherwise, or
+// naming every key of `params` the query does not declare.
+Result<std::vector<schema::Value>> BindParams(const CheckedQuery& checked, const Json& params);
+
+// The default bound on a run's traversal work (edges examined plus rows the traversals emit;
+// docs/design/query-execution.md "Traversal work limit"), measured (decision 65): a three-hop
+// edge-binding expansion over a dense graph that hits it peaks near 230 MB and fails in about a
+// second of CPU in a debug build; far above what any test or cookbook query needs.
+inline constexpr uint64_t kDefaultTraversalWorkLimit = 10'000'000;
+// The default ExecOptions::nearest_exact_max.
+inline constexpr uint64_t kNearestExactMax = 16384;
+// An edge version with fewer live edges than this has its adjacency read whole even for a walk
+// from one node: below it the whole stored adjacency is a few hundred KiB, which one read
+// fetches faster than the seven or so ranged reads of a point read (ExecContext::PointOut).
+inline constexpr uint64_t kPointEdgesMin = 1 << 16;
+
+struct ExecOptions {
+  // The value of now() for this run (ms since the epoch, UTC): fixed per invocation.
+  int64_t now_ms = 0;
+  ExecCache* cache = nullptr;  // Required.
+  // The `traversal_work_limit` setting: ResourceLimit once a run's traversals exceed it.
+  uint64_t traversal_work_limit = kDefaultTraversalWorkLimit;
+  // An indexed `nearest` measures every candidate exactly when there are at most this many
+  // (plan.h NearestMethod): below it a brute-force pass is as fast as the index.
+  uint64_t nearest_exact_max = kNearestExactMax;
+  // A walk from few nodes reads their edges point by point only on edge versions of at least
+  // this many live edges (and that keep a stored adjacency).
+  uint64_t point_edges_min = kPointEdgesMin;
+  // The bytes a cache's runs may read of one adjacency point by point before a walk reads it
+  // whole; unset, the stored object's size (ExecCache::PointReadsAllowed).
+  std::optional<uint64_t> point_budget_bytes;
+  // Embeds the String query of `nearest($v, "text")` for property `def` of type `owner`
+  // (query/exec/embedder.h EmbedQueryText); unset, such a query is refused as not configured.
+  std::function<Result<std::vector<float>>(const schema::PropertyDef& def, std::string_view owner,
+                                           const std::string& text)>
+      embed_query;
+};
+
+struct ExecStats {
+  uint64_t fragments_total = 0;
+  uint64_t fragments_skipped = 0;
+  uint64_t key_lookups = 0;
+  uint64_t rows_matched = 0;      // Rows after the match, before grouping and limit.
+  uint64_t vectors_compared = 0;  // Rows `nearest` measured (exact search: every candidate).
+  uint64_t index_searches = 0;    // ANN index searches of an indexed `nearest`.
+};
+
+struct QueryResult {
+  std::vector<ResultColumn> columns;
+  std::vector<std::vector<schema::Value>> rows;
+  ExecStats stats;
+};
+
+Result<QueryResult> Execute(const GraphView& view, const CheckedQuery& checked,
+                            std::span<const schema::Value> params, const ExecOptions& options);
+// Runs `plan` (PlanQuery of a query checked against view.catalog()). Internal when `options`
+// has no cache or `params` does not match the query's parameters.
+Result<QueryResult> ExecutePlan(const GraphView& view, const Plan& plan,
+                                std::span<const schema::Value> params, const ExecOptions& options);
+
+// Whether a bare entity (`return { $p }`) carries property `p`: every property but Vector and
+// Blob ones, which the reference leaves out of a bare entity (decision 178). The entity value
+// keeps one item per property (null for those left out), so positions match `properties`.
+bool InBareEntity(const schema::PropertyDef& p);
+
+// The JSON of one result cell (OmniGraph's value output forms): 64-bit integers beyond ±(2^53−1)
+// as decimal strings, Date as "YYYY-MM-DD", DateTime as "YYYY-MM-DDTHH:MM:SS.sssZ", lists as
+// arrays, a bare entity as an object {"id": ..., property: value, ...} of the properties
+// InBareEntity keeps.
+OrderedJson CellJson(const ResultColumn& column, const schema::Value& value);
+// {"p.name": ..., ...} per row, in column order.
+OrderedJson RowsJson(const QueryResult& result);
+
+}  // namespace omnigraph::query
