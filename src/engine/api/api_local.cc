@@ -476,6 +476,7 @@ class Handle {
     options.actor = actor;
     options.authorize = authorize;
     options.external_blobs = external_blobs_;
+    options.prepared = &prepared_;
     if (target.idempotency_key) {
       const Json request = Json::array(
           {"mutate", target.branch, source, name, params, target.if_commit.value_or("")});

@@ -14,23 +14,18 @@ std::string KeyOf(std::string_view source, std::string_view name) {
   return key;
 }
 
+// Parses `source` unless the caller has (`parsed`, taken), then the one prepare step.
 Result<std::shared_ptr<const PreparedQuery>> Prepare(
     std::string_view source, std::string_view name,
     const std::shared_ptr<const schema::Catalog>& catalog, query::QueryFile* parsed) {
-  auto prepared = std::make_shared<PreparedQuery>();
-  prepared->catalog = catalog;
+  query::QueryFile file;
   if (parsed != nullptr) {
-    prepared->file = std::move(*parsed);
+    file = std::move(*parsed);
   } else {
-    OMNIGRAPH_ASSIGN_OR_RETURN(prepared->file, query::ParseQueryFile(source));
+    OMNIGRAPH_ASSIGN_OR_RETURN(file, query::ParseQueryFile(source));
   }
-  if (prepared->file.statement) {
-    return InvalidArgument("a branch statement runs on the graph, not on one snapshot");
-  }
-  OMNIGRAPH_ASSIGN_OR_RETURN(prepared->decl, query::SelectQuery(prepared->file, name));
-  OMNIGRAPH_ASSIGN_OR_RETURN(prepared->checked, query::TypecheckQuery(*catalog, *prepared->decl));
-  Result<query::Plan> plan = query::PlanQuery(prepared->checked);
-  if (plan.ok()) prepared->plan.emplace(std::move(*plan));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::unique_ptr<PreparedQuery> prepared,
+                             query::PrepareQuery(std::move(file), name, catalog));
   return std::shared_ptr<const PreparedQuery>(std::move(prepared));
 }
 
@@ -59,9 +54,11 @@ Result<std::shared_ptr<const PreparedQuery>> PreparedQueries::Get(
   return prepared;
 }
 
-bool PreparedQueries::Known(std::string_view source, std::string_view name) const {
+std::shared_ptr<const PreparedQuery> PreparedQueries::Find(std::string_view source,
+                                                           std::string_view name) {
   std::lock_guard<std::mutex> lock(mu_);
-  return cache_.Contains(KeyOf(source, name));
+  std::shared_ptr<const PreparedQuery>* held = cache_.Find(KeyOf(source, name));
+  return held != nullptr ? *held : nullptr;
 }
 
 PreparedQueries::Stats PreparedQueries::stats() const {

@@ -1,6 +1,8 @@
-// PreparedQueries: a bounded cache of read queries parsed, typechecked and planned, keyed by the
-// source text and the query name, for one catalog (docs/design/query-execution.md "Prepared
-// queries"). A handle keeps one so that a warm read pays only parameter binding and execution.
+// PreparedQueries: a bounded cache of queries (reads and mutations) parsed and prepared
+// (query/prepare.h: checked, and planned when a read), keyed by the source text and the query
+// name, for one catalog (docs/design/query-execution.md "Prepared
+// queries"). A handle keeps one so that a warm read pays only parameter binding and execution,
+// and a warm mutation only binding, its effects and the write.
 //
 // An entry is bound to the catalog it was checked against (it holds that catalog alive, so the
 // pointer it is keyed by cannot be reused): a read whose snapshot has another catalog (a schema
@@ -17,9 +19,8 @@
 
 #include "base/lru_cache.h"
 #include "base/status.h"
-#include "query/check/typecheck.h"
 #include "query/parse/ast.h"
-#include "query/plan/plan.h"
+#include "query/prepare.h"
 #include "schema/catalog.h"
 
 namespace omnigraph::engine {
@@ -27,17 +28,9 @@ namespace omnigraph::engine {
 // Entries kept by default (least recently used evicted first).
 inline constexpr size_t kPreparedQueriesMax = 256;
 
-// One parsed, checked and planned query. `plan` points into `checked`, which points into `file`:
-// the entry is never moved once made. `plan` is unset when planning failed (a mutation query, or
-// a form the planner refuses): the run then plans again after binding the parameters, so that
-// its errors come in the order an unprepared run gives them.
-struct PreparedQuery {
-  std::shared_ptr<const schema::Catalog> catalog;
-  query::QueryFile file;
-  const query::QueryDecl* decl = nullptr;
-  query::CheckedQuery checked;
-  std::optional<query::Plan> plan;
-};
+// The cache's entries are query::PreparedQuery (query/prepare.h), the one prepare step of reads
+// and mutations.
+using query::PreparedQuery;
 
 class PreparedQueries {
  public:
@@ -52,9 +45,10 @@ class PreparedQueries {
       std::string_view source, std::string_view name,
       const std::shared_ptr<const schema::Catalog>& catalog, query::QueryFile* parsed = nullptr);
 
-  // Whether (`source`, `name`) has an entry (for any catalog): the source is then known to be a
-  // read or mutation query, not a branch statement, without parsing it.
-  bool Known(std::string_view source, std::string_view name) const;
+  // The entry of (`source`, `name`) for any catalog, or null: when there is one, the source is
+  // known to be a read or mutation query, not a branch statement, and its parse is at hand
+  // (`file`) without parsing it again. Not counted as a hit.
+  std::shared_ptr<const PreparedQuery> Find(std::string_view source, std::string_view name);
 
   struct Stats {
     uint64_t hits = 0;

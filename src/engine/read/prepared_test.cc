@@ -7,6 +7,7 @@
 
 #include "engine/ops/load.h"
 #include "engine/read/query.h"
+#include "engine/write/mutate.h"
 #include "storage/memory_store.h"
 
 namespace omnigraph::engine {
@@ -109,6 +110,45 @@ TEST_F(PreparedTest, ErrorsAndBranchStatementsAreNotCachedAndTheCacheIsBounded) 
   }
   EXPECT_EQ(prepared_.stats().entries, 4u);
   EXPECT_EQ(prepared_.stats().prepares, 6u);
+}
+
+// Mutations go through the same prepare step and the same cache as reads: a source is parsed and
+// checked once per catalog, a warm run parses nothing, and a read of the same source with the
+// same name is refused from the cached parse, as from a fresh one.
+TEST_F(PreparedTest, AMutationIsPreparedOnceThroughTheSameStepAsAReadQuery) {
+  constexpr std::string_view kMutations = R"(
+query set_age($n: String, $a: I32) { update Person set { age: $a } where name = $n }
+query age($n: String) { match { $p: Person { name: $n } } return { $p.age } }
+)";
+  MutationOptions options;
+  options.prepared = &prepared_;
+  for (int age : {40, 41, 42}) {
+    Result<MutationResult> done =
+        Mutate(*graph_, kMutations, "set_age", Json{{"n", "Ada"}, {"a", age}}, options);
+    ASSERT_TRUE(done.ok()) << done.status().ToString();
+    EXPECT_EQ(done->query_name, "set_age");
+    EXPECT_EQ(done->affected_nodes, 1u);
+  }
+  EXPECT_EQ(prepared_.stats().prepares, 1u);
+  EXPECT_EQ(prepared_.stats().hits, 2u);
+  EXPECT_EQ(prepared_.stats().parses, 0u) << "the first run hands its parse to the prepare step";
+  // The read beside it in the same source: its own entry, and the value the mutations wrote.
+  Result<ReadOutcome> read = Run(kMutations, "age", Json{{"n", "Ada"}});
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(read->result.rows.at(0).at(0), schema::Value::Int(42));
+  // mutate of a read query: refused from the cached parse with the unprepared run's error.
+  Result<MutationResult> wrong = Mutate(*graph_, kMutations, "age", Json{{"n", "Ada"}}, options);
+  EXPECT_EQ(wrong.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(wrong.status().message().find("is a read query"), std::string::npos)
+      << wrong.status().ToString();
+  // A type error is not cached, and is the same with and without the cache.
+  constexpr std::string_view kBad =
+      "query bad() { update Person set { age: \"x\" } where name = \"Ada\" }";
+  Result<MutationResult> cached = Mutate(*graph_, kBad, "", Json::object(), options);
+  Result<MutationResult> uncached = Mutate(*graph_, kBad, "", Json::object(), MutationOptions{});
+  ASSERT_FALSE(cached.ok());
+  EXPECT_EQ(cached.status().ToString(), uncached.status().ToString());
+  EXPECT_EQ(prepared_.stats().entries, 2u);
 }
 
 }  // namespace

@@ -139,22 +139,45 @@ query::QueryResult ExplainResult(const std::string& text) {
   return result;
 }
 
-// The run of one checked read query under the file's settings: its plan when explained, else
+// The rows of one prepared read query: through its plan, or planned after binding the
+// parameters when the planner refused it unbound.
+Result<query::QueryResult> RunPlanned(const Snapshot& snapshot,
+                                      const query::PreparedQuery& prepared, const Json& params,
+                                      const RunOptions& options) {
+  if (!prepared.plan) return RunChecked(snapshot, prepared.checked, params, options);
+  OMNIGRAPH_RETURN_IF_ERROR(AuthorizeReads(prepared.checked, options));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<schema::Value> values,
+                             query::BindParams(prepared.checked, params));
+  PrefetchReads(snapshot, prepared.checked);
+  std::optional<query::ExecCache> local;
+  const query::ExecOptions exec = ExecOptionsFor(snapshot, options, local);
+  SnapshotView view(snapshot);
+  Result<query::QueryResult> result = query::ExecutePlan(view, *prepared.plan, values, exec);
+  if (!result.ok()) return snapshot.ExplainReadFailure(result.status());
+  return result;
+}
+
+// The run of one prepared read query under the file's settings: its plan when explained, else
 // its rows.
-Status RunDecl(const Snapshot& snapshot, const query::CheckedQuery& checked, const Json& params,
+Status RunDecl(const Snapshot& snapshot, const query::PreparedQuery& prepared, const Json& params,
                RunOptions options, const query::QuerySettings& settings, ReadOutcome& out) {
-  out.query_name = checked.decl->name.text;
+  out.query_name = prepared.decl->name.text;
   for (const query::Diagnostic& w : settings.warnings) out.warnings.push_back(w.Render());
   out.commit_id = snapshot.commit_id();
-  if (checked.decl->explain) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(query::Plan plan, query::PlanQuery(checked));
-    out.plan = query::RenderPlan(plan);
+  if (prepared.decl->explain) {
+    if (prepared.plan) {
+      out.plan = query::RenderPlan(*prepared.plan);
+    } else {
+      // The planner's refusal, as an unprepared explain reports it.
+      OMNIGRAPH_ASSIGN_OR_RETURN(query::Plan plan, query::PlanQuery(prepared.checked));
+      out.plan = query::RenderPlan(plan);
+    }
     out.result = ExplainResult(*out.plan);
     return Status::Ok();
   }
   // A header's limit governs its own source; without one the caller's bound stands.
   if (settings.traversal_work_limit) options.traversal_work_limit = *settings.traversal_work_limit;
-  OMNIGRAPH_ASSIGN_OR_RETURN(out.result, RunChecked(snapshot, checked, params, options));
+  OMNIGRAPH_ASSIGN_OR_RETURN(out.result, RunPlanned(snapshot, prepared, params, options));
   return Status::Ok();
 }
 
@@ -193,11 +216,11 @@ Result<OrderedJson> RunQuery(const Snapshot& snapshot, std::string_view source,
     ReadOutcome out = ShowAll(settings);
     return Envelope(out.query_name, out.result, "", options, out.warnings);
   }
-  OMNIGRAPH_ASSIGN_OR_RETURN(const query::QueryDecl* decl, query::SelectQuery(file, query_name));
-  OMNIGRAPH_ASSIGN_OR_RETURN(query::CheckedQuery checked,
-                             query::TypecheckQuery(snapshot.catalog(), *decl));
+  OMNIGRAPH_ASSIGN_OR_RETURN(
+      std::unique_ptr<query::PreparedQuery> prepared,
+      query::PrepareQuery(std::move(file), query_name, snapshot.shared_catalog()));
   ReadOutcome out;
-  OMNIGRAPH_RETURN_IF_ERROR(RunDecl(snapshot, checked, params, options, settings, out));
+  OMNIGRAPH_RETURN_IF_ERROR(RunDecl(snapshot, *prepared, params, options, settings, out));
   return Envelope(out.query_name, out.result, out.commit_id, options, out.warnings, out.plan);
 }
 
@@ -221,23 +244,7 @@ Result<ReadOutcome> RunPrepared(const Snapshot& snapshot, std::string_view sourc
       std::shared_ptr<const PreparedQuery> prepared,
       options.prepared->Get(source, query_name, snapshot.shared_catalog(), parsed));
   ReadOutcome out;
-  out.query_name = prepared->decl->name.text;
-  if (prepared->plan) {
-    OMNIGRAPH_RETURN_IF_ERROR(AuthorizeReads(prepared->checked, options));
-    OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<schema::Value> values,
-                               query::BindParams(prepared->checked, params));
-    PrefetchReads(snapshot, prepared->checked);
-    std::optional<query::ExecCache> local;
-    const query::ExecOptions exec = ExecOptionsFor(snapshot, options, local);
-    SnapshotView view(snapshot);
-    Result<query::QueryResult> result = query::ExecutePlan(view, *prepared->plan, values, exec);
-    if (!result.ok()) return snapshot.ExplainReadFailure(result.status());
-    out.result = std::move(*result);
-  } else {
-    OMNIGRAPH_ASSIGN_OR_RETURN(out.result,
-                               RunChecked(snapshot, prepared->checked, params, options));
-  }
-  out.commit_id = snapshot.commit_id();
+  OMNIGRAPH_RETURN_IF_ERROR(RunDecl(snapshot, *prepared, params, options, {}, out));
   return out;
 }
 
@@ -245,7 +252,7 @@ Result<ReadOutcome> RunPrepared(const Snapshot& snapshot, std::string_view sourc
 
 Result<ReadOutcome> RunRead(Graph& graph, std::string_view source, std::string_view query_name,
                             const Json& params, const RunOptions& options) {
-  if (options.prepared != nullptr && options.prepared->Known(source, query_name)) {
+  if (options.prepared != nullptr && options.prepared->Find(source, query_name) != nullptr) {
     OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot snapshot, ReadSnapshot(graph, options));
     return RunPrepared(snapshot, source, query_name, params, options, nullptr);
   }
@@ -278,9 +285,10 @@ Result<ReadOutcome> RunRead(Graph& graph, std::string_view source, std::string_v
     // The parse is handed over: a cold run parses its source once.
     return RunPrepared(*snapshot, source, query_name, params, options, &file);
   }
-  OMNIGRAPH_ASSIGN_OR_RETURN(query::CheckedQuery checked,
-                             query::TypecheckQuery(snapshot->catalog(), *decl));
-  OMNIGRAPH_RETURN_IF_ERROR(RunDecl(*snapshot, checked, params, options, settings, out));
+  OMNIGRAPH_ASSIGN_OR_RETURN(
+      std::unique_ptr<query::PreparedQuery> prepared,
+      query::PrepareQuery(std::move(file), query_name, snapshot->shared_catalog()));
+  OMNIGRAPH_RETURN_IF_ERROR(RunDecl(*snapshot, *prepared, params, options, settings, out));
   return out;
 }
 

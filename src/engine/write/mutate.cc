@@ -5,12 +5,14 @@
 #include "base/ids.h"
 #include "engine/ops/jsonl_values.h"
 #include "engine/ops/merge.h"
+#include "engine/read/prepared.h"
 #include "engine/write/derived_indexes.h"
 #include "query/check/settings.h"
 #include "query/check/typecheck.h"
 #include "query/exec/executor.h"
 #include "query/parse/parser.h"
 #include "query/plan/mutation.h"
+#include "query/prepare.h"
 
 namespace omnigraph::engine {
 
@@ -177,18 +179,34 @@ Status AddTableChanges(query::MutationEffects& effects, const std::string& query
   return Status::Ok();
 }
 
-// Runs the parsed source `file` (its headers already resolved).
-Result<MutationResult> MutateFile(Graph& graph, const query::QueryFile& file,
-                                  std::string_view query_name, const ParamsFn& bind,
+// The one prepare step (query/prepare.h) of the mutation `name` against `head`'s catalog: through
+// the handle's cache when it keeps one, else from the caller's parse `parsed` (taken).
+Result<std::shared_ptr<const query::PreparedQuery>> PrepareMutation(
+    std::string_view source, std::string_view name, const Snapshot& head, query::QueryFile* parsed,
+    const MutationOptions& options) {
+  if (options.prepared != nullptr) {
+    return options.prepared->Get(source, name, head.shared_catalog(), parsed);
+  }
+  OMNIGRAPH_CHECK_MSG(parsed != nullptr, "an uncached mutation prepares from its own parse");
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::unique_ptr<query::PreparedQuery> prepared,
+                             query::PrepareQuery(std::move(*parsed), name, head.shared_catalog()));
+  return std::shared_ptr<const query::PreparedQuery>(std::move(prepared));
+}
+
+// Runs the source's parse `file` (its headers already resolved): a cached entry's, or `parsed`,
+// the caller's own, which the prepare step takes (`file` is then not used after it).
+Result<MutationResult> MutateFile(Graph& graph, std::string_view source,
+                                  const query::QueryFile& file, query::QueryFile* parsed,
+                                  std::string_view requested, const ParamsFn& bind,
                                   const MutationOptions& options) {
   if (file.show_all) {
     return InvalidArgument("`show all;` is a read statement; run it with query, not mutate");
   }
   if (file.statement) {
-    if (!query_name.empty()) {
-      return InvalidArgument(
-          "the source is a `" + std::string(query::BranchOpName(file.statement->op)) +
-          "` statement; it has no query named '" + std::string(query_name) + "'");
+    if (!requested.empty()) {
+      return InvalidArgument("the source is a `" +
+                             std::string(query::BranchOpName(file.statement->op)) +
+                             "` statement; it has no query named '" + std::string(requested) + "'");
     }
     if (options.idempotency) {
       return InvalidArgument("a branch statement takes no idempotency key");
@@ -196,21 +214,22 @@ Result<MutationResult> MutateFile(Graph& graph, const query::QueryFile& file,
     return RunBranchStatement(graph, *file.statement, options);
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(const query::QueryDecl* decl,
-                             SelectMutation(file, query_name, options));
-  query_name = decl->name.text;
+                             SelectMutation(file, requested, options));
+  const std::string query_name = decl->name.text;
   // A retry of a keyed mutation that committed answers from its record, before anything is
   // planned on a head that already holds its effects.
   if (options.idempotency) {
     OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<WriteResult> done,
                                graph.Replay(options.branch, *options.idempotency));
-    if (done) return ReplayedMutation(std::string(query_name), options, std::move(*done));
+    if (done) return ReplayedMutation(query_name, options, std::move(*done));
   }
   // Capture: the head the mutation plans on and the write publishes from.
   OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot head, graph.SnapshotOfBranch(options.branch));
   OMNIGRAPH_RETURN_IF_ERROR(
       commit::CheckCaptured(commit::PublishPolicy{true, options.expected_head}, head.state()));
-  OMNIGRAPH_ASSIGN_OR_RETURN(query::CheckedQuery checked,
-                             query::TypecheckQuery(head.catalog(), *decl));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const query::PreparedQuery> prepared,
+                             PrepareMutation(source, requested, head, parsed, options));
+  const query::CheckedQuery& checked = prepared->checked;
 
   UlidGenerator ulids(*graph.runtime().clock, *graph.runtime().random);
   query::MutationContext context;
@@ -223,7 +242,7 @@ Result<MutationResult> MutateFile(Graph& graph, const query::QueryFile& file,
   OMNIGRAPH_RETURN_IF_ERROR(AuthorizeEffects(effects, options));
 
   MutationResult result;
-  result.query_name = std::string(query_name);
+  result.query_name = query_name;
   result.branch = options.branch;
   result.affected_nodes = effects.affected_nodes;
   result.affected_edges = effects.affected_edges;
@@ -264,10 +283,18 @@ Result<MutationResult> MutateWith(Graph& graph, std::string_view source,
   // checked like a read's: this engine stages one table at a time, which every
   // stage_write_concurrency allows; the reference's internal knobs are ignored, with a warning
   // in the result (a replayed keyed mutation's too: they are about the source).
-  OMNIGRAPH_ASSIGN_OR_RETURN(query::QueryFile file, query::ParseQueryFile(source));
+  // A source the handle has prepared before is not parsed again: its entry holds the parse.
+  std::shared_ptr<const query::PreparedQuery> known;
+  if (options.prepared != nullptr) known = options.prepared->Find(source, query_name);
+  query::QueryFile parsed;
+  if (known == nullptr) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(parsed, query::ParseQueryFile(source));
+  }
+  const query::QueryFile& file = known != nullptr ? known->file : parsed;
   OMNIGRAPH_ASSIGN_OR_RETURN(query::QuerySettings settings, query::ResolveSettings(file.settings));
   OMNIGRAPH_ASSIGN_OR_RETURN(MutationResult result,
-                             MutateFile(graph, file, query_name, bind, options));
+                             MutateFile(graph, source, file, known != nullptr ? nullptr : &parsed,
+                                        query_name, bind, options));
   for (const query::Diagnostic& w : settings.warnings) result.warnings.push_back(w.Render());
   return result;
 }

@@ -30,6 +30,8 @@ namespace omnigraph::engine {
 inline constexpr uint64_t kMutationEntitiesMax = 8192;
 inline constexpr uint64_t kMutationBytesMax = 32ull << 20;
 
+class PreparedQueries;  // engine/read/prepared.h
+
 struct MutationOptions {
   std::string branch = "main";
   // The head must be this commit (PreconditionFailed otherwise; no retry).
@@ -47,6 +49,10 @@ struct MutationOptions {
   Authorize authorize;
   // The graph's external-Blob allow rules (engine/read/external_blob.h); none: deny.
   std::shared_ptr<const ExternalBlobRules> external_blobs;
+  // Shared with the handle's reads (engine/read/prepared.h): a mutation is parsed and checked
+  // once per source, name and catalog, through the same prepare step as a read; unset = every
+  // run parses and checks its source.
+  PreparedQueries* prepared = nullptr;
 };
 
 struct MutationResult {
