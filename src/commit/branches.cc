@@ -172,11 +172,11 @@ Result<ResolvedBranch> ResolveBranch(const storage::Runtime& runtime, std::strin
     out.generation = head.gen;
   }
   // The hint's name follows from the key alone, so it is read beside the metadata.
-  Result<std::optional<uint64_t>> hint = std::optional<uint64_t>();
+  Result<std::optional<Hint>> hint = std::optional<Hint>();
   TaskGroup hint_read(*runtime.executor);
   if (with_hint) {
     hint_read.Add([&runtime, &hint, &key]() -> Status {
-      hint = ReadHintSeq(*runtime.store, key);
+      hint = ReadHint(*runtime.store, key);
       return Status::Ok();
     });
   }

@@ -39,9 +39,9 @@ struct ResolvedBranch {
   std::string metadata_etag;
   // The generation that named it (0 for main).
   uint64_t generation = 0;
-  // With `with_hint`: what ReadHintSeq answered for the stream, read beside the metadata (unset
+  // With `with_hint`: what ReadHint answered for the stream, read beside the metadata (unset
   // when that read failed; Stream::FromMetadata takes it for the first cold read).
-  std::optional<std::optional<uint64_t>> hint;
+  std::optional<std::optional<Hint>> hint;
 };
 
 // Resolves a branch name to its live stream through `names/` only. BranchNotFound when the name

@@ -634,7 +634,14 @@ Result<Checkpoint> DecodeCheckpoint(std::string_view bytes, std::string_view obj
 }
 
 std::string EncodeHint(const Hint& h) {
-  return CanonicalJson(WithExtra(h.extra, {{"format", kDocumentFormat}, {"seq", h.seq}}));
+  Json known = {{"format", kDocumentFormat}, {"seq", h.seq}};
+  if (h.schema) {
+    known["schema"] = WithExtra(h.schema->extra, {{"content_hash", h.schema->content_hash},
+                                                  {"identity_domain", h.schema->identity_domain},
+                                                  {"identity_version", h.schema->identity_version},
+                                                  {"ir_hash", h.schema->ir_hash}});
+  }
+  return CanonicalJson(WithExtra(h.extra, std::move(known)));
 }
 
 Result<Hint> DecodeHint(std::string_view bytes, std::string_view object) {
@@ -642,8 +649,14 @@ Result<Hint> DecodeHint(std::string_view bytes, std::string_view object) {
   Reader r(j, object, "hint");
   Hint h;
   h.seq = r.U64("seq");
-  h.extra = r.Extra({"format", "seq"});
+  h.extra = r.Extra({"format", "seq", "schema"});
   OMNIGRAPH_RETURN_IF_ERROR(r.status());
+  // The schema is a guess a reader may act on early: a malformed one is dropped, not an error.
+  if (j.contains("schema") && j["schema"].is_object()) {
+    Reader scratch(j, object, "hint");
+    SchemaRef schema = SchemaFrom(j["schema"], scratch);
+    if (scratch.status().ok()) h.schema = std::move(schema);
+  }
   return h;
 }
 

@@ -190,6 +190,11 @@ struct Checkpoint {
 
 struct Hint {
   uint64_t seq = 0;
+  // The schema record `seq` accepted (docs/format/commit-documents.md "Hint"): a reader asks for
+  // it beside the records up to `seq` instead of one round after them. Advisory like the seq:
+  // the record read afterwards is what counts. Unset in hints written before it existed, and
+  // ignored when malformed.
+  std::optional<SchemaRef> schema;
   Json extra = Json::object();
 };
 

@@ -230,7 +230,7 @@ TEST(DocumentsTest, OtherDocumentsRoundTrip) {
   c.tables.push_back({testing::TestRegistration(1, "node:Person"),
                       testing::TestPin(1, "node:Person", 3), 49, Json::object()});
   EXPECT_EQ(*DecodeCheckpoint(*EncodeCheckpoint(c), "c"), c);
-  EXPECT_EQ(DecodeHint(EncodeHint(Hint{42, Json::object()}), "h")->seq, 42u);
+  EXPECT_EQ(DecodeHint(EncodeHint(Hint{42, std::nullopt, Json::object()}), "h")->seq, 42u);
   StreamMetadata m;
   m.key = "01ARZ3NDEKTSV4RRFFQ69G5FAV";
   m.branch = "feature";
@@ -269,6 +269,32 @@ TEST(DocumentsTest, BoundedReadRefusesOversizedObjectsFromTheReportedSize) {
   Result<std::optional<BoundedRead>> absent = ReadBounded(*counting, "none", 1000);
   ASSERT_TRUE(absent.ok());
   EXPECT_FALSE(absent->has_value());
+}
+
+// The hint's schema (decision 205) round-trips, is absent from a hint written without it, and a
+// malformed one is dropped without losing the seq: the hint is a guess, never an error.
+TEST(DocumentsTest, AHintCarriesTheSchemaOfItsSeqAsAGuess) {
+  SchemaRef schema{"graph-1", "ir-abc", 3, "sha256-def", Json::object()};
+  const std::string with = EncodeHint(Hint{7, schema, Json::object()});
+  Result<Hint> decoded = DecodeHint(with, "h");
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  EXPECT_EQ(decoded->seq, 7u);
+  ASSERT_TRUE(decoded->schema.has_value());
+  EXPECT_EQ(*decoded->schema, schema);
+  EXPECT_EQ(decoded->extra, Json::object());
+  EXPECT_EQ(EncodeHint(*decoded), with);
+
+  const std::string without = EncodeHint(Hint{7, std::nullopt, Json::object()});
+  EXPECT_EQ(without, R"({"format":1,"seq":7})");
+  EXPECT_FALSE(DecodeHint(without, "h")->schema.has_value());
+
+  for (const char* bad :
+       {R"({"format":1,"seq":7,"schema":{"ir_hash":5}})", R"({"format":1,"seq":7,"schema":"x"})"}) {
+    Result<Hint> dropped = DecodeHint(bad, "h");
+    ASSERT_TRUE(dropped.ok()) << bad << ": " << dropped.status().ToString();
+    EXPECT_EQ(dropped->seq, 7u) << bad;
+    EXPECT_FALSE(dropped->schema.has_value()) << bad;
+  }
 }
 
 }  // namespace

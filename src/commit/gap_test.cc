@@ -46,7 +46,9 @@ class GapTest : public ::testing::TestWithParam<bool> {
   }
 
   void SetHint(uint64_t seq) {
-    ASSERT_TRUE(rt().store->Put(HintName("main"), EncodeHint(Hint{seq, Json::object()})).ok());
+    ASSERT_TRUE(
+        rt().store->Put(HintName("main"), EncodeHint(Hint{seq, std::nullopt, Json::object()}))
+            .ok());
   }
   void Delete(const std::string& name) { ASSERT_TRUE(rt().store->Delete(name).ok()); }
   bool Exists(const std::string& name) { return rt().store->Head(name).ok(); }

@@ -405,8 +405,9 @@ void Stream::AfterPublish(std::shared_ptr<const GraphState> state) {
         }
       }
       if (!retired) {
-        runtime_.store->Put(HintName(key()), EncodeHint(Hint{batch.back()->seq, Json::object()}))
-            .IgnoreError();
+        // The hint names the schema of its seq too, for a cold reader to read beside the records.
+        const Hint hint{batch.back()->seq, batch.back()->schema, Json::object()};
+        runtime_.store->Put(HintName(key()), EncodeHint(hint)).IgnoreError();
       }
     }
   };
@@ -462,7 +463,9 @@ Result<Record> CreateMainStream(const storage::Runtime& runtime, RecordContent g
       runtime.store->PutIfAbsent(CheckpointName(kMainKey, 0), std::move(checkpoint_bytes))
           .status());
   OMNIGRAPH_RETURN_IF_ERROR(
-      runtime.store->PutIfAbsent(HintName(kMainKey), EncodeHint(Hint{0, Json::object()})).status());
+      runtime.store
+          ->PutIfAbsent(HintName(kMainKey), EncodeHint(Hint{0, std::nullopt, Json::object()}))
+          .status());
   return record;
 }
 

@@ -48,7 +48,9 @@ class ReadPathTest : public ::testing::TestWithParam<bool> {
   }
 
   void SetHint(uint64_t seq) {
-    ASSERT_TRUE(rt().store->Put(HintName("main"), EncodeHint(Hint{seq, Json::object()})).ok());
+    ASSERT_TRUE(
+        rt().store->Put(HintName("main"), EncodeHint(Hint{seq, std::nullopt, Json::object()}))
+            .ok());
   }
 
   std::unique_ptr<TestStore> store_;

@@ -347,6 +347,7 @@ class Repairer {
     Defect& d = Add(kind, key, HintName(key), latest, detail, true);
     if (options_.confirm) {
       hint.seq = latest;
+      hint.schema.reset();  // Its guess may be stale too: a reader then reads the record's.
       OMNIGRAPH_RETURN_IF_ERROR(rt_.store->Put(HintName(key), EncodeHint(hint)));
       d.fixed = true;
     }

@@ -42,7 +42,7 @@ Result<std::unique_ptr<Stream>> Stream::Open(const storage::Runtime& runtime, st
 
 std::unique_ptr<Stream> Stream::FromMetadata(const storage::Runtime& runtime,
                                              StreamMetadata metadata, StreamOptions options,
-                                             std::optional<std::optional<uint64_t>> hint) {
+                                             std::optional<std::optional<Hint>> hint) {
   std::unique_ptr<Stream> stream(new Stream(runtime, std::move(metadata), options));
   stream->prefetched_hint_ = hint;
   return stream;
@@ -202,47 +202,50 @@ Result<GraphState> Stream::FoldTo(uint64_t latest, std::map<uint64_t, Record>& f
       CheckpointName(key(), metadata_.base_seq()));
 }
 
-Result<std::optional<uint64_t>> ReadHintSeq(storage::ObjectStore& store, std::string_view key) {
+Result<std::optional<Hint>> ReadHint(storage::ObjectStore& store, std::string_view key) {
   const std::string hint_name = HintName(key);
   Result<std::optional<BoundedRead>> read = ReadBounded(store, hint_name, kDocumentBytesMax);
   if (!read.ok() && read.status().code() != Code::kCorruption) return read.status();
-  if (!read.ok() || !*read) return std::optional<uint64_t>();
+  if (!read.ok() || !*read) return std::optional<Hint>();
   Result<Hint> hint = DecodeHint((*read)->data, hint_name);
-  if (!hint.ok()) return std::optional<uint64_t>();  // An unparsable hint is treated as absent.
+  if (!hint.ok()) return std::optional<Hint>();  // An unparsable hint is treated as absent.
+  return std::optional<Hint>(*std::move(hint));
+}
+
+Result<std::optional<uint64_t>> ReadHintSeq(storage::ObjectStore& store, std::string_view key) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<Hint> hint, ReadHint(store, key));
+  if (!hint) return std::optional<uint64_t>();
   return std::optional<uint64_t>(hint->seq);
 }
 
-Result<std::optional<uint64_t>> Stream::ReadHintSeq() {
-  return commit::ReadHintSeq(*runtime_.store, key());
-}
+Result<std::optional<Hint>> Stream::ReadHint() { return commit::ReadHint(*runtime_.store, key()); }
 
-Result<std::optional<uint64_t>> Stream::TakeHintLocked() {
-  if (!prefetched_hint_) return ReadHintSeq();
-  std::optional<uint64_t> hinted = *prefetched_hint_;
+Result<std::optional<Hint>> Stream::TakeHintLocked() {
+  if (!prefetched_hint_) return ReadHint();
+  std::optional<Hint> hinted = *std::move(prefetched_hint_);
   prefetched_hint_.reset();
   return hinted;
 }
 
 Result<std::optional<bool>> Stream::ProbeAbove(uint64_t& latest, std::map<uint64_t, Record>& found,
-                                               std::optional<SchemaRef> schema,
-                                               const SchemaAhead& ahead) {
+                                               std::function<void()> beside) {
   // The probe of latest + 1 goes out with the lookahead HEAD of latest + 2 beside it (and the
-  // caller's read of `schema`): with a fresh hint the probe finds nothing and the lookahead is
-  // already answered (D21, decision 203).
+  // caller's reads ahead): with a fresh hint the probe finds nothing and the lookahead is
+  // already answered (D21, decisions 203 and 205).
   bool above = false;
-  TaskGroup beside(*runtime_.executor);
-  if (schema) {
-    beside.Add([&ahead, ref = *std::move(schema)]() -> Status {
-      ahead(ref);
+  TaskGroup group(*runtime_.executor);
+  if (beside) {
+    group.Add([fn = std::move(beside)]() -> Status {
+      fn();
       return Status::Ok();
     });
   }
-  beside.Add([this, &above, seq = latest + 2]() -> Status {
+  group.Add([this, &above, seq = latest + 2]() -> Status {
     OMNIGRAPH_ASSIGN_OR_RETURN(above, RecordExists(seq));
     return Status::Ok();
   });
   Result<std::optional<Record>> probed = ProbeRecord(latest + 1);
-  OMNIGRAPH_RETURN_IF_ERROR(beside.Wait());
+  OMNIGRAPH_RETURN_IF_ERROR(group.Wait());
   OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<Record> record, std::move(probed));
   if (!record) return std::optional<bool>(above);
   // A stale hint: walk on, one GET at a time, as each found record is read before the next.
@@ -271,16 +274,17 @@ Result<GraphState> Stream::PlantedGapIsEnd(std::map<uint64_t, Record>& found, ui
   return FoldTo(latest, found, /*backfill=*/true, missing);
 }
 
-Result<std::shared_ptr<const GraphState>> Stream::ColdReadLocked(const SchemaAhead& ahead) {
+Result<std::shared_ptr<const GraphState>> Stream::ColdReadLocked(const ReadAhead& ahead) {
   const uint64_t base = metadata_.base_seq();
   // A readable hint names a seq that was published (hints are written only after a record is
   // acknowledged), so the stream reaches at least that far: records missing below it are a gap,
   // never a shorter history (D21). A hint read beside the metadata serves the first cold read.
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<uint64_t> hinted, TakeHintLocked());
-  const uint64_t start = hinted && *hinted > base ? *hinted : base;
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<Hint> hint, TakeHintLocked());
+  const uint64_t start = hint && hint->seq > base ? hint->seq : base;
   std::map<uint64_t, Record> found;
-  // The checkpoint the fold will start from when the hint is fresh is read beside the records
-  // (docs/design/commit-record.md "Reading current state": independent reads share a round).
+  // The checkpoint the fold will start from when the hint is fresh is read beside the records,
+  // and so is the schema the hint names, for the caller (docs/design/commit-record.md "Reading
+  // current state": independent reads share a round).
   PrefetchedCheckpoint checkpoint;
   checkpoint.seq = CheckpointCandidates(start).front();
   TaskGroup checkpoint_read(*runtime_.executor);
@@ -288,6 +292,15 @@ Result<std::shared_ptr<const GraphState>> Stream::ColdReadLocked(const SchemaAhe
     checkpoint.read = ReadCheckpoint(checkpoint.seq);
     return Status::Ok();
   });
+  if (ahead.schema && start > base && hint->schema) {
+    checkpoint_read.Add([&ahead, &hint]() -> Status {
+      ahead.schema(*hint->schema);
+      return Status::Ok();
+    });
+  }
+  // The state at the hint's seq, folded before the probe when the caller reads ahead from it,
+  // and the head itself when the probe finds nothing above the hint.
+  std::optional<GraphState> likely;
   if (start > base) {
     // The records the fold takes up to the hint's seq are read before the probe above it, as the
     // probe reads each record it finds before the next: a record read only after the probe proved
@@ -297,15 +310,22 @@ Result<std::shared_ptr<const GraphState>> Stream::ColdReadLocked(const SchemaAhe
     Status records = ReadRecords(checkpoint.seq + 1, start, found);
     OMNIGRAPH_RETURN_IF_ERROR(checkpoint_read.Wait());
     OMNIGRAPH_RETURN_IF_ERROR(records);
+    if (ahead.state) {
+      // The fold of what was just read (the records and the checkpoint below them; more reads
+      // only when one is missing or invalid, the records still all at or below the hint). A
+      // failed fold is left to the fold after the probe, which reports it.
+      PrefetchedCheckpoint copy = checkpoint;
+      uint64_t missing = 0;
+      Result<GraphState> folded = FoldTo(start, found, /*backfill=*/true, missing, &copy);
+      if (folded.ok()) likely = *std::move(folded);
+    }
   }
-  // The hint's record names the schema the head most likely has: the caller reads it beside the
-  // first probe.
-  std::optional<SchemaRef> schema;
-  if (ahead && start > base && found.count(start) > 0) schema = found.at(start).schema;
+  std::function<void()> beside;
+  if (likely) beside = [&ahead, &likely] { ahead.state(*likely); };
   uint64_t latest = start;
   while (true) {
     OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<bool> first_above,
-                               ProbeAbove(latest, found, std::exchange(schema, {}), ahead));
+                               ProbeAbove(latest, found, std::exchange(beside, {})));
     OMNIGRAPH_RETURN_IF_ERROR(checkpoint_read.Wait());
     // The probe stopped at an absent latest + 1. A record at latest + 2 would make that a gap
     // rather than the end: one HEAD, concurrent with the fold when the first probe did not
@@ -319,7 +339,13 @@ Result<std::shared_ptr<const GraphState>> Stream::ColdReadLocked(const SchemaAhe
       });
     }
     uint64_t missing = 0;
-    Result<GraphState> state = FoldTo(latest, found, /*backfill=*/true, missing, &checkpoint);
+    // Nothing above the hint: the state folded before the probe is the head.
+    Result<GraphState> state = GraphState();
+    if (likely && latest == start) {
+      state = *std::exchange(likely, std::nullopt);
+    } else {
+      state = FoldTo(latest, found, /*backfill=*/true, missing, &checkpoint);
+    }
     Status looked = lookahead.Wait();
     if (TestingHooks().gap_is_end) {
       above = false;
@@ -368,7 +394,7 @@ void Stream::SetHeadLocked(std::shared_ptr<const GraphState> state) {
   }
 }
 
-Result<std::shared_ptr<const GraphState>> Stream::ReadLatest(const SchemaAhead& ahead) {
+Result<std::shared_ptr<const GraphState>> Stream::ReadLatest(const ReadAhead& ahead) {
   std::lock_guard lock(mu_);
   Result<std::shared_ptr<const GraphState>> state =
       head_ ? WarmReadLocked() : ColdReadLocked(ahead);
@@ -377,7 +403,7 @@ Result<std::shared_ptr<const GraphState>> Stream::ReadLatest(const SchemaAhead& 
   return head_;
 }
 
-Result<std::shared_ptr<const GraphState>> Stream::ReadHead(const SchemaAhead& ahead) {
+Result<std::shared_ptr<const GraphState>> Stream::ReadHead(const ReadAhead& ahead) {
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const GraphState> state, ReadLatest(ahead));
   if (state->retired) return RetiredStatus(key());
   return state;
@@ -417,7 +443,8 @@ Result<std::string> Stream::ProofOfSeq(uint64_t missing, const std::map<uint64_t
   if (const uint64_t seen = seen_.load(); seen > missing) {
     return "this handle has read seq " + std::to_string(seen - 1);
   }
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<uint64_t> hinted, ReadHintSeq());
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<uint64_t> hinted,
+                             commit::ReadHintSeq(*runtime_.store, key()));
   if (hinted && *hinted >= missing) {
     return "the hint " + HintName(key()) + " names seq " + std::to_string(*hinted);
   }

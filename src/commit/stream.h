@@ -109,13 +109,24 @@ struct PublishAttempt {
   std::shared_ptr<const GraphState> head;
 };
 
-// The seq the hint of stream `key` names (one bounded GET); nullopt when it is absent, oversized
-// or unparsable (a hint is only ever "start probing here"). Storage errors as the store reports
-// them.
+// The hint of stream `key` (one bounded GET); nullopt when it is absent, oversized or unparsable
+// (a hint is only ever "start probing here"). Storage errors as the store reports them.
+Result<std::optional<Hint>> ReadHint(storage::ObjectStore& store, std::string_view key);
+// Its seq alone.
 Result<std::optional<uint64_t>> ReadHintSeq(storage::ObjectStore& store, std::string_view key);
 
-// Called with a schema a cold read expects the head to have (Stream::ReadHead).
-using SchemaAhead = std::function<void(const SchemaRef&)>;
+// What a cold read hands its caller early (Stream::ReadHead), so that the reads that depend on
+// the head go out beside the stream's own reads instead of a request round after them
+// (docs/design/commit-record.md "Reading current state"). Guesses only: each is called from
+// another thread while the read goes on, its errors are the caller's to ignore, and the head
+// the read returns is the one it read, whatever the callbacks were given.
+struct ReadAhead {
+  // The schema the hint names, beside the reads of the records up to the hint.
+  std::function<void(const SchemaRef&)> schema;
+  // The state at the hint's seq, beside the probe for newer records: the head, unless the hint
+  // is stale.
+  std::function<void(const GraphState&)> state;
+};
 
 // One candidate checkpoint's read, made ahead of the fold that needs it.
 struct PrefetchedCheckpoint {
@@ -129,11 +140,11 @@ class Stream {
   static Result<std::unique_ptr<Stream>> Open(const storage::Runtime& runtime, std::string_view key,
                                               StreamOptions options = {});
   // A handle over metadata the caller already holds (no reads). `hint`, when given, is what
-  // ReadHintSeq answered for this stream (read beside the metadata): the first cold read starts
+  // ReadHint answered for this stream (read beside the metadata): the first cold read starts
   // from it instead of reading the hint again.
   static std::unique_ptr<Stream> FromMetadata(
       const storage::Runtime& runtime, StreamMetadata metadata, StreamOptions options = {},
-      std::optional<std::optional<uint64_t>> hint = std::nullopt);
+      std::optional<std::optional<Hint>> hint = std::nullopt);
   ~Stream();
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
@@ -143,13 +154,12 @@ class Stream {
   const storage::Runtime& runtime() const { return runtime_; }
 
   // The current state: cold on the first call, warm afterwards. BranchNotFound on a retired
-  // stream; kCorruption when the stream is inconsistent. `ahead`, when set, is called during a
-  // cold read with the schema of the hint's record, beside the probe for newer records, so the
-  // caller can read the schema the head most likely has in the same request round (its errors
-  // are the caller's to ignore; a head with another schema is read as usual).
-  Result<std::shared_ptr<const GraphState>> ReadHead(const SchemaAhead& ahead = {});
+  // stream; kCorruption when the stream is inconsistent. A cold read calls `ahead`'s callbacks
+  // (above) with what the head most likely is, so that the caller reads what it needs from it
+  // in the same request rounds as the stream's own reads; a warm read calls neither.
+  Result<std::shared_ptr<const GraphState>> ReadHead(const ReadAhead& ahead = {});
   // Like ReadHead, but a retired stream reads as its final state (retention, repair).
-  Result<std::shared_ptr<const GraphState>> ReadLatest(const SchemaAhead& ahead = {});
+  Result<std::shared_ptr<const GraphState>> ReadLatest(const ReadAhead& ahead = {});
   // The state at a past seq (time travel). CommitNotFound when the seq is beyond the stream's end
   // or below its fork point; kCorruption naming the missing record when a record the fold needs
   // is missing below a seq that is proven to exist (a gap, D21).
@@ -183,15 +193,15 @@ class Stream {
  private:
   Stream(const storage::Runtime& runtime, StreamMetadata metadata, StreamOptions options);
 
-  Result<std::shared_ptr<const GraphState>> ColdReadLocked(const SchemaAhead& ahead);
+  Result<std::shared_ptr<const GraphState>> ColdReadLocked(const ReadAhead& ahead);
   // The hint read beside the metadata when there is one (used once), else one read of it.
-  Result<std::optional<uint64_t>> TakeHintLocked();
+  Result<std::optional<Hint>> TakeHintLocked();
   // The cold read's probe above `latest` (advanced past every record found, which go to
-  // `found`): a GET of latest + 1 with the lookahead HEAD of latest + 2 and ahead(schema) beside
-  // it. The lookahead's answer when latest + 1 was absent; nullopt when records were found and
-  // the walk went on to an absent one, whose lookahead is the caller's to make.
+  // `found`): a GET of latest + 1 with the lookahead HEAD of latest + 2 and `beside` (when set)
+  // alongside it. The lookahead's answer when latest + 1 was absent; nullopt when records were
+  // found and the walk went on to an absent one, whose lookahead is the caller's to make.
   Result<std::optional<bool>> ProbeAbove(uint64_t& latest, std::map<uint64_t, Record>& found,
-                                         std::optional<SchemaRef> schema, const SchemaAhead& ahead);
+                                         std::function<void()> beside);
   // TestingHooks::gap_is_end: after a fold that met an absent record, re-probes from the base
   // and folds the prefix before the gap (the planted bug the simulator must catch).
   Result<GraphState> PlantedGapIsEnd(std::map<uint64_t, Record>& found, uint64_t& latest,
@@ -214,8 +224,8 @@ class Stream {
   // published (a record found above it, this handle's head, the hint, the next record, the next
   // checkpoint), or empty when nothing does and `missing` is the end of the stream.
   Result<std::string> ProofOfSeq(uint64_t missing, const std::map<uint64_t, Record>& found);
-  // ReadHintSeq (below) of this stream.
-  Result<std::optional<uint64_t>> ReadHintSeq();
+  // ReadHint (above) of this stream.
+  Result<std::optional<Hint>> ReadHint();
   // One HEAD: whether an object is stored under the record name of `seq`.
   Result<bool> RecordExists(uint64_t seq);
   // Reads records [from, to] not already in `found`, concurrently. Missing ones are left out.
@@ -256,7 +266,7 @@ class Stream {
   StreamOptions options_;
   std::mutex mu_;
   // The hint read beside the metadata, for the first cold read (guarded by mu_).
-  std::optional<std::optional<uint64_t>> prefetched_hint_;
+  std::optional<std::optional<Hint>> prefetched_hint_;
   std::shared_ptr<const GraphState> head_;
   // 1 + the highest seq head_ has held (0: none yet); read without mu_ by ReadAt.
   std::atomic<uint64_t> seen_{0};

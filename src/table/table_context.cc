@@ -174,6 +174,22 @@ Result<std::shared_ptr<const IdIndex>> TableContext::Index(
   return built;
 }
 
+void TableContext::PrefetchDerived(const std::string& name) {
+  Result<storage::SharedGetResult> got = store().GetShared(name);
+  if (!got.ok()) return;
+  auto value = std::make_shared<const storage::SharedGetResult>(*std::move(got));
+  const uint64_t bytes = value->data.size();
+  cache_.Put<storage::SharedGetResult>("xp:" + name, std::move(value), bytes);
+}
+
+std::shared_ptr<const storage::SharedGetResult> TableContext::TakePrefetched(
+    const std::string& name) {
+  const std::string key = "xp:" + name;
+  std::shared_ptr<const storage::SharedGetResult> held = cache_.Get<storage::SharedGetResult>(key);
+  if (held != nullptr) cache_.Erase(key);
+  return held;
+}
+
 void TableContext::StoreIndex(const TableManifest& manifest, const IdIndex& index) {
   // Written back so that the next process reads one object instead of every fragment; the index
   // is never authority, so a failure to store it changes nothing.

@@ -1,6 +1,8 @@
 #include "table/table_store.h"
 
 #include "base/executor.h"
+#include "table/derived.h"
+#include "table/id_index.h"
 #include "table/table_context.h"
 
 namespace omnigraph::table {
@@ -44,18 +46,29 @@ Result<std::shared_ptr<const TableVersion>> TableStore::Open(const TablePin& pin
   return std::make_shared<const TableVersion>(ctx_, std::move(manifest), name);
 }
 
-void TableStore::Prefetch(std::span<const TablePin> pins) const {
-  std::vector<std::string> missing;
+void TableStore::Prefetch(std::span<const TablePin> pins, const PrefetchOptions& options) const {
+  std::vector<std::string> manifests;
+  std::vector<std::string> indexes;
   for (const TablePin& pin : pins) {
     std::string name = ManifestName(pin.table(), pin.staged_version);
+    if (options.ids && pin.entity_count >= ctx_->derived_rows_min() &&
+        ctx_->cache().Get<IdIndex>("i:" + name) == nullptr) {
+      indexes.push_back(DerivedName(pin.table(), pin.staged_version, kIdsKind));
+    }
     if (ctx_->cache().Get<TableManifest>("m:" + name) == nullptr)
-      missing.push_back(std::move(name));
+      manifests.push_back(std::move(name));
   }
-  if (missing.size() < 2) return;  // One read is a round whenever it is made.
+  if (manifests.size() + indexes.size() < options.reads_min) return;
   TaskGroup group(*ctx_->runtime().executor);
-  for (const std::string& name : missing) {
+  for (const std::string& name : manifests) {
     group.Add([this, &name]() -> Status {
       ctx_->Manifest(name).status().IgnoreError();
+      return Status::Ok();
+    });
+  }
+  for (const std::string& name : indexes) {
+    group.Add([this, &name]() -> Status {
+      ctx_->PrefetchDerived(name);
       return Status::Ok();
     });
   }

@@ -188,10 +188,21 @@ class TableStore {
   // naming the manifest when it is malformed, or when its table identity, staged_version,
   // transaction_uuid or entity_count differ from the pin's.
   Result<std::shared_ptr<const TableVersion>> Open(const TablePin& pin) const;
-  // Reads the manifests of `pins` that are not cached yet, together (one request round on a
-  // remote store), so that the Opens that follow find them cached. Failures are left for those
-  // Opens to meet and report; nothing is read when every manifest is cached.
-  void Prefetch(std::span<const TablePin> pins) const;
+  // What Prefetch reads besides the manifests, and when it reads at all.
+  struct PrefetchOptions {
+    // Also each version's stored id index, when it has one (a version of at least
+    // derived_rows_min() entities, which its pin says) and the index is not held yet: the first
+    // object a lookup by id reads after the manifest, and named by the pin alone.
+    bool ids = false;
+    // Nothing is read when fewer objects than this are missing: a read alone is a request round
+    // whenever it is made, unless something else goes out beside it.
+    size_t reads_min = 2;
+  };
+  // Reads the manifests of `pins` that are not cached yet (and what `options` adds), together
+  // (one request round on a remote store), so that the Opens and reads that follow find them
+  // cached. Failures are left for those reads to meet and report.
+  void Prefetch(std::span<const TablePin> pins, const PrefetchOptions& options) const;
+  void Prefetch(std::span<const TablePin> pins) const { Prefetch(pins, PrefetchOptions{}); }
 
   // The names of every object under the table's folder, with their metadata (the engine's
   // retention lists candidates with this).

@@ -587,7 +587,12 @@ Result<std::shared_ptr<const CachedDerived>> ReadDerivedObject(internal::TableCo
   const std::string name = DerivedName(manifest.table(), manifest.staged_version, kind);
   const std::string key = "xo:" + name;
   if (auto hit = ctx.cache().Get<CachedDerived>(key)) return hit;
-  OMNIGRAPH_ASSIGN_OR_RETURN(storage::SharedGetResult got, ctx.store().GetShared(name));
+  storage::SharedGetResult got;
+  if (std::shared_ptr<const storage::SharedGetResult> ahead = ctx.TakePrefetched(name)) {
+    got = *ahead;  // Read beside the manifest (TableStore::Prefetch).
+  } else {
+    OMNIGRAPH_ASSIGN_OR_RETURN(got, ctx.store().GetShared(name));
+  }
   OMNIGRAPH_ASSIGN_OR_RETURN(DecodedDerived decoded,
                              DecodeDerivedObject(manifest, kind, got.data.view(), name));
   const uint64_t at = static_cast<uint64_t>(decoded.payload.data() - got.data.data());

@@ -213,13 +213,21 @@ Result<std::unique_ptr<Graph>> Graph::Init(const storage::Runtime& runtime,
 }
 
 Result<std::unique_ptr<Graph>> Graph::Open(const storage::Runtime& runtime) {
-  // The stamp and the genesis record are independent reads: issued together, an open waits for
-  // one request round, not two (docs/design/engine.md "Opening a graph").
+  // The stamp, the genesis record and main's metadata with its hint are independent reads:
+  // issued together, an open waits for one request round, not two, and the first read of main
+  // (most reads are of main) starts from the hint with no round of its own (docs/design/
+  // engine.md "Opening a graph"; decision 205). Main's reads are a guess: when they fail, the
+  // first use of main resolves it as any branch, and reports what it finds.
   Result<std::optional<commit::StorageStamp>> read_stamp = std::optional<commit::StorageStamp>();
   Result<bool> read_genesis = false;
+  Result<commit::ResolvedBranch> main = Status(Code::kUnknown, "not read");
   TaskGroup group(*runtime.executor);
   group.Add([&]() -> Status {
     read_genesis = GenesisExists(*runtime.store);
+    return Status::Ok();
+  });
+  group.Add([&]() -> Status {
+    main = commit::ResolveBranch(runtime, commit::kMainKey, /*with_hint=*/true);
     return Status::Ok();
   });
   read_stamp = ReadStamp(*runtime.store);
@@ -236,7 +244,9 @@ Result<std::unique_ptr<Graph>> Graph::Open(const storage::Runtime& runtime) {
                       " did not finish; run init --force with the same schema to complete it",
                   commit::RecordName(commit::kMainKey, 0));
   }
-  return std::unique_ptr<Graph>(new Graph(runtime, std::move(*stamp)));
+  std::unique_ptr<Graph> graph(new Graph(runtime, std::move(*stamp)));
+  if (main.ok()) graph->AdoptStream(commit::kMainKey, *std::move(main));
+  return graph;
 }
 
 Result<std::shared_ptr<const schema::Catalog>> Graph::CatalogFor(const commit::SchemaRef& ref) {
@@ -314,9 +324,14 @@ Result<std::shared_ptr<commit::Stream>> Graph::StreamOf(std::string_view branch,
   // The stream's hint is read with its metadata: the handle's first read starts from it.
   OMNIGRAPH_ASSIGN_OR_RETURN(commit::ResolvedBranch resolved,
                              commit::ResolveBranch(runtime_, branch, /*with_hint=*/true));
+  return AdoptStream(branch, std::move(resolved));
+}
+
+std::shared_ptr<commit::Stream> Graph::AdoptStream(std::string_view branch,
+                                                   commit::ResolvedBranch resolved) {
   std::shared_ptr<commit::Stream> stream = commit::Stream::FromMetadata(
-      runtime_, resolved.metadata, commit::StreamOptions{stamp_.checkpoint_interval, true},
-      resolved.hint);
+      runtime_, std::move(resolved.metadata),
+      commit::StreamOptions{stamp_.checkpoint_interval, true}, std::move(resolved.hint));
   std::lock_guard lock(mu_);
   return streams_.try_emplace(std::string(branch), std::move(stream)).first->second;
 }
@@ -326,15 +341,25 @@ void Graph::DropStream(std::string_view branch) {
   streams_.erase(std::string(branch));
 }
 
-Result<Snapshot> Graph::SnapshotOfBranch(std::string_view branch) {
+Result<Snapshot> Graph::SnapshotOfBranch(std::string_view branch, const SnapshotAhead& ahead) {
   bool warm = false;
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<commit::Stream> stream, StreamOf(branch, warm));
-  // A cold read hands over the schema the head most likely has while it probes for newer
-  // records: its catalog is read then, not one request round after the head.
-  const commit::SchemaAhead ahead = [this](const commit::SchemaRef& ref) {
+  // A cold read hands over what the head most likely is while it reads on (commit::ReadAhead):
+  // the schema the hint names, read beside the records, and the state at the hint, beside the
+  // probe for newer records, for the caller's own reads (decisions 203 and 205).
+  commit::ReadAhead read_ahead;
+  read_ahead.schema = [this](const commit::SchemaRef& ref) {
     CatalogFor(ref).status().IgnoreError();
   };
-  Result<std::shared_ptr<const commit::GraphState>> head = stream->ReadHead(ahead);
+  read_ahead.state = [this, &ahead](const commit::GraphState& likely) {
+    if (!ahead) {
+      CatalogFor(likely.schema).status().IgnoreError();
+      return;
+    }
+    Result<Snapshot> view = MakeSnapshot(std::make_shared<const commit::GraphState>(likely));
+    if (view.ok()) ahead(*view);
+  };
+  Result<std::shared_ptr<const commit::GraphState>> head = stream->ReadHead(read_ahead);
   if (!head.ok() && head.status().code() == Code::kBranchNotFound) {
     // This handle's life of the branch was deleted; the name may name a new life now.
     DropStream(branch);
@@ -381,12 +406,13 @@ Result<std::shared_ptr<const table::TableVersion>> Snapshot::Table(
   return opened;
 }
 
-void Snapshot::PrefetchTables(std::span<const std::string> table_keys) const {
+void Snapshot::PrefetchTables(std::span<const std::string> table_keys,
+                              const table::TableStore::PrefetchOptions& options) const {
   std::vector<table::TablePin> pins;
   for (const std::string& key : table_keys) {
     if (const commit::TableState* t = state_->FindByKey(key)) pins.push_back(ToTablePin(t->pin));
   }
-  tables_->Prefetch(pins);
+  tables_->Prefetch(pins, options);
 }
 
 Status Snapshot::ExplainReadFailure(const Status& failure) const {

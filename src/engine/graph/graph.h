@@ -159,7 +159,13 @@ class Graph {
   // record (a cold read and the name lookup only on first use). BranchNotFound when the branch
   // does not exist; a handle whose life of the name was deleted is dropped and the name
   // resolved again.
-  Result<Snapshot> SnapshotOfBranch(std::string_view branch);
+  //
+  // `ahead`, when set, is called during a cold read, from another thread, with a read view of
+  // the state the head most likely is (the state at the stream's hint), beside the probe for
+  // newer records: a caller reads what it will need from the head (a query's tables) in the
+  // same request round. A guess: the snapshot returned is the head read, which may differ.
+  using SnapshotAhead = std::function<void(const Snapshot& likely)>;
+  Result<Snapshot> SnapshotOfBranch(std::string_view branch, const SnapshotAhead& ahead = {});
   // The state at one commit, by id.
   Result<Snapshot> SnapshotAtCommit(std::string_view commit_id);
   // `past` (a snapshot at a commit) answering to today's names as well: its catalog is
@@ -191,6 +197,10 @@ class Graph {
   Result<std::shared_ptr<commit::Stream>> StreamOf(std::string_view branch, bool& warm);
   // Forgets the warm handle of `branch` (its life of the name was deleted).
   void DropStream(std::string_view branch);
+  // The warm handle of `branch` over `resolved` (its metadata and hint), registered unless a
+  // handle was registered first (that one is returned).
+  std::shared_ptr<commit::Stream> AdoptStream(std::string_view branch,
+                                              commit::ResolvedBranch resolved);
   // Write's straight line from one captured head; Write adds the retry on a deleted branch life.
   Result<WriteResult> WriteFrom(const WriteRequest& request, Snapshot captured);
   // WriteFrom through the branch handle's commit queue when group commit is on.

@@ -33,7 +33,8 @@ class Snapshot {
   Result<std::shared_ptr<const table::TableVersion>> Table(std::string_view table_key) const;
   // Reads the manifests of the tables `table_keys` names (unknown keys skipped) together, so the
   // Table calls of a run that reads several find them cached (TableStore::Prefetch).
-  void PrefetchTables(std::span<const std::string> table_keys) const;
+  void PrefetchTables(std::span<const std::string> table_keys,
+                      const table::TableStore::PrefetchOptions& options = {}) const;
   // What a failed read of this snapshot's tables means. A table object that is missing (NotFound
   // for an object under `tables/`) was either reclaimed by cleanup — this commit's seq is below
   // its stream's horizon, which cleanup raises before it deletes anything — and then the read
