@@ -274,6 +274,28 @@ Result<GraphState> Stream::PlantedGapIsEnd(std::map<uint64_t, Record>& found, ui
   return FoldTo(latest, found, /*backfill=*/true, missing);
 }
 
+Result<std::optional<GraphState>> Stream::ReadToHint(uint64_t start, TaskGroup& checkpoint_read,
+                                                     const PrefetchedCheckpoint& checkpoint,
+                                                     std::map<uint64_t, Record>& found, bool fold) {
+  // The records the fold takes up to the hint's seq are read before the probe above it, as the
+  // probe reads each record it finds before the next: a record read only after the probe proved
+  // the end could be one a held create wrote into a gap since (another writer's record at that
+  // seq), and the answer would pair it with an end the stream never had with it (decision 124,
+  // simulation.md "A reader in the withdrawal window"). The same GETs the fold makes, earlier.
+  Status records = ReadRecords(checkpoint.seq + 1, start, found);
+  OMNIGRAPH_RETURN_IF_ERROR(checkpoint_read.Wait());
+  OMNIGRAPH_RETURN_IF_ERROR(records);
+  if (!fold) return std::optional<GraphState>();
+  // The fold of what was just read (the records and the checkpoint below them; more reads only
+  // when one is missing or invalid, the records still all at or below the hint). A failed fold
+  // is left to the fold after the probe, which reports it.
+  PrefetchedCheckpoint copy = checkpoint;
+  uint64_t missing = 0;
+  Result<GraphState> folded = FoldTo(start, found, /*backfill=*/true, missing, &copy);
+  if (!folded.ok()) return std::optional<GraphState>();
+  return std::optional<GraphState>(*std::move(folded));
+}
+
 Result<std::shared_ptr<const GraphState>> Stream::ColdReadLocked(const ReadAhead& ahead) {
   const uint64_t base = metadata_.base_seq();
   // A readable hint names a seq that was published (hints are written only after a record is
@@ -282,9 +304,8 @@ Result<std::shared_ptr<const GraphState>> Stream::ColdReadLocked(const ReadAhead
   OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<Hint> hint, TakeHintLocked());
   const uint64_t start = hint && hint->seq > base ? hint->seq : base;
   std::map<uint64_t, Record> found;
-  // The checkpoint the fold will start from when the hint is fresh is read beside the records,
-  // and so is the schema the hint names, for the caller (docs/design/commit-record.md "Reading
-  // current state": independent reads share a round).
+  // Beside the records: the checkpoint the fold starts from when the hint is fresh, and the
+  // schema the hint names, for the caller (commit-record.md "Reading current state").
   PrefetchedCheckpoint checkpoint;
   checkpoint.seq = CheckpointCandidates(start).front();
   TaskGroup checkpoint_read(*runtime_.executor);
@@ -293,32 +314,14 @@ Result<std::shared_ptr<const GraphState>> Stream::ColdReadLocked(const ReadAhead
     return Status::Ok();
   });
   if (ahead.schema && start > base && hint->schema) {
-    checkpoint_read.Add([&ahead, &hint]() -> Status {
-      ahead.schema(*hint->schema);
-      return Status::Ok();
-    });
+    checkpoint_read.Add([&] { return ahead.schema(*hint->schema), Status::Ok(); });
   }
-  // The state at the hint's seq, folded before the probe when the caller reads ahead from it,
-  // and the head itself when the probe finds nothing above the hint.
+  // The state at the hint's seq (folded before the probe for a caller that reads ahead): the
+  // head when the probe finds nothing above the hint.
   std::optional<GraphState> likely;
   if (start > base) {
-    // The records the fold takes up to the hint's seq are read before the probe above it, as the
-    // probe reads each record it finds before the next: a record read only after the probe proved
-    // the end could be one a held create wrote into a gap since (another writer's record at that
-    // seq), and the answer would pair it with an end the stream never had with it (decision 124,
-    // simulation.md "A reader in the withdrawal window"). The same GETs the fold makes, earlier.
-    Status records = ReadRecords(checkpoint.seq + 1, start, found);
-    OMNIGRAPH_RETURN_IF_ERROR(checkpoint_read.Wait());
-    OMNIGRAPH_RETURN_IF_ERROR(records);
-    if (ahead.state) {
-      // The fold of what was just read (the records and the checkpoint below them; more reads
-      // only when one is missing or invalid, the records still all at or below the hint). A
-      // failed fold is left to the fold after the probe, which reports it.
-      PrefetchedCheckpoint copy = checkpoint;
-      uint64_t missing = 0;
-      Result<GraphState> folded = FoldTo(start, found, /*backfill=*/true, missing, &copy);
-      if (folded.ok()) likely = *std::move(folded);
-    }
+    OMNIGRAPH_ASSIGN_OR_RETURN(likely, ReadToHint(start, checkpoint_read, checkpoint, found,
+                                                  /*fold=*/static_cast<bool>(ahead.state)));
   }
   std::function<void()> beside;
   if (likely) beside = [&ahead, &likely] { ahead.state(*likely); };
@@ -339,7 +342,6 @@ Result<std::shared_ptr<const GraphState>> Stream::ColdReadLocked(const ReadAhead
       });
     }
     uint64_t missing = 0;
-    // Nothing above the hint: the state folded before the probe is the head.
     Result<GraphState> state = GraphState();
     if (likely && latest == start) {
       state = *std::exchange(likely, std::nullopt);

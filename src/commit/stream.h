@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "base/executor.h"
 #include "commit/documents.h"
 #include "commit/fold.h"
 #include "commit/names.h"
@@ -202,6 +203,13 @@ class Stream {
   // found and the walk went on to an absent one, whose lookahead is the caller's to make.
   Result<std::optional<bool>> ProbeAbove(uint64_t& latest, std::map<uint64_t, Record>& found,
                                          std::function<void()> beside);
+  // The cold read's records from the checkpoint boundary below the hint's seq `start` up to it
+  // (into `found`), then the wait for `checkpoint_read` (the checkpoint, and the caller's schema
+  // read ahead). With `fold`: the fold of them, nullopt when it fails (the fold after the probe
+  // reports why).
+  Result<std::optional<GraphState>> ReadToHint(uint64_t start, TaskGroup& checkpoint_read,
+                                               const PrefetchedCheckpoint& checkpoint,
+                                               std::map<uint64_t, Record>& found, bool fold);
   // TestingHooks::gap_is_end: after a fold that met an absent record, re-probes from the base
   // and folds the prefix before the gap (the planted bug the simulator must catch).
   Result<GraphState> PlantedGapIsEnd(std::map<uint64_t, Record>& found, uint64_t& latest,

@@ -1,5 +1,7 @@
 #include "table/table_store.h"
 
+#include <algorithm>
+
 #include "base/executor.h"
 #include "table/derived.h"
 #include "table/id_index.h"
@@ -51,7 +53,9 @@ void TableStore::Prefetch(std::span<const TablePin> pins, const PrefetchOptions&
   std::vector<std::string> indexes;
   for (const TablePin& pin : pins) {
     std::string name = ManifestName(pin.table(), pin.staged_version);
-    if (options.ids && pin.entity_count >= ctx_->derived_rows_min() &&
+    const bool ids = std::find(options.ids_of.begin(), options.ids_of.end(), pin.table_key) !=
+                     options.ids_of.end();
+    if (ids && pin.entity_count >= ctx_->derived_rows_min() &&
         ctx_->cache().Get<IdIndex>("i:" + name) == nullptr) {
       indexes.push_back(DerivedName(pin.table(), pin.staged_version, kIdsKind));
     }

@@ -190,10 +190,10 @@ class TableStore {
   Result<std::shared_ptr<const TableVersion>> Open(const TablePin& pin) const;
   // What Prefetch reads besides the manifests, and when it reads at all.
   struct PrefetchOptions {
-    // Also each version's stored id index, when it has one (a version of at least
-    // derived_rows_min() entities, which its pin says) and the index is not held yet: the first
-    // object a lookup by id reads after the manifest, and named by the pin alone.
-    bool ids = false;
+    // Also the stored id index of each version whose table key is listed, when it has one (a
+    // version of at least derived_rows_min() entities, which its pin says) and the index is not
+    // held yet: the first object a lookup by id reads after the manifest, named by the pin alone.
+    std::vector<std::string> ids_of;
     // Nothing is read when fewer objects than this are missing: a read alone is a request round
     // whenever it is made, unless something else goes out beside it.
     size_t reads_min = 2;

@@ -152,15 +152,15 @@ StoreCallCounts QueryOnly(const std::string& uri, std::string_view name, Json* o
 // found, so the count does not grow with the fragments. Projecting the three neighbours' name
 // and age reads only the fragment that holds them (p8, p9 and p10 were loaded together, in one
 // small object read whole). The first query also resolves the branch head, which reads the
-// stream, the hint, the checkpoint and every commit record after it (docs/design/
-// commit-record.md: bounded by the checkpoint interval; here the schema's commit and one per
-// load), and the schema.
+// checkpoint and every commit record after it (docs/design/commit-record.md: bounded by the
+// checkpoint interval; here the schema's commit and one per load), and the schema; main's
+// stream and hint were read by the open, beside the stamp (decision 205).
 TEST(ColdReadTest, AColdKeyLookupReadsOneIndexPerTableNotOnePerFragment) {
   TempDir dir;
   for (uint64_t loads : {1u, 4u}) {
     SCOPED_TRACE("loads " + std::to_string(loads));
     const std::string uri = MakeGraph(dir, static_cast<int>(loads));
-    const uint64_t head_gets = 3 + (1 + 2 * loads);
+    const uint64_t head_gets = 1 + (1 + 2 * loads);
     const uint64_t schema_gets = 1;
     const uint64_t index_gets = 2 + 2;
     Json count, rows;
@@ -216,7 +216,7 @@ TEST(ColdReadTest, AOneRowLoadWritesSmallDeltasThatAFreshReaderReadsAsChains) {
   Json count;
   const StoreCallCounts c = QueryOnly(uri, "hop1", &count);
   EXPECT_EQ(count["rows"][0]["n"].get<int64_t>(), 4);
-  const uint64_t head_gets = 3 + (1 + 2 * 1) + 1;
+  const uint64_t head_gets = 1 + (1 + 2 * 1) + 1;
   const uint64_t schema_gets = 1;
   const uint64_t index_gets = 4 + 6;
   EXPECT_EQ(c.gets, head_gets + schema_gets + index_gets);
@@ -258,7 +258,7 @@ TEST(ColdReadTest, AColdOneHopOnALargeEdgeTableReadsAFewRangesOfTheAdjacency) {
   Json count;
   const StoreCallCounts c = QueryOnly(uri, "hop1", &count);
   EXPECT_EQ(count["rows"][0]["n"].get<int64_t>(), 4);
-  const uint64_t head_gets = 3 + (1 + 1);  // The schema's commit and the load's.
+  const uint64_t head_gets = 1 + (1 + 1);  // The schema's commit and the load's.
   const uint64_t schema_gets = 1;
   const uint64_t person_gets = 2;  // Its manifest and id index.
   const uint64_t knows_gets = 1 + 2 + 6;
@@ -271,7 +271,7 @@ TEST(ColdReadTest, AColdOneHopOnALargeEdgeTableReadsAFewRangesOfTheAdjacency) {
 // An update of one node by its key finds the row by the id the key derives (the id index and
 // the row's fragment), not by reading the whole table into memory: its reads do not grow with
 // the table's fragments. A fresh handle's mutation also resolves the branch head (as above: the
-// stream, the hint, the checkpoint and one record per commit) and reads the schema.
+// checkpoint and one record per commit) and reads the schema.
 TEST(ColdReadTest, AnUpdateByKeyReadsItsRowByIdNotTheWholeTable) {
   TempDir dir;
   constexpr std::string_view kUpdates = R"(
@@ -288,7 +288,7 @@ query set_age($n: String, $age: I32) { update Person set { age: $age } where nam
     ASSERT_TRUE(updated.ok()) << updated.status().ToString();
     EXPECT_EQ((*updated)["affected_nodes"].get<int64_t>(), 1);
     const StoreCallCounts after = (*db)->StoreCalls();
-    const uint64_t head_gets = 3 + (1 + 2 * loads);
+    const uint64_t head_gets = 1 + (1 + 2 * loads);
     // Past the head, the same whatever the fragments: the schema; Person's manifest, id index
     // and the fragment holding p7; and the write's own three (as a warm mutation's, engine.md
     // "Cost on a warm Graph"). A scan read every fragment: 3 more at 4 loads.

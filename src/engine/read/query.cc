@@ -70,17 +70,24 @@ Status AuthorizeReads(const query::CheckedQuery& checked, const RunOptions& opti
 
 // Opens the tables the query reads together before it runs: the executor meets them one after
 // another, which on a remote store is one request round each (docs/design/query-execution.md
-// "Cold reads").
-void PrefetchReads(const Snapshot& snapshot, const query::CheckedQuery& checked) {
-  if (checked.reads.size() < 2) return;
+// "Cold reads"). `ahead` (a cold read's read ahead, beside the probe for newer records, so even
+// one read saves a round): also the stored id index of each node table, which a lookup by key
+// reads next (a traversal reads an edge table's adjacency, not its id index).
+void PrefetchReads(const Snapshot& snapshot, const query::CheckedQuery& checked,
+                   bool ahead = false) {
+  if (checked.reads.size() < 2 && !ahead) return;
   std::vector<std::string> keys;
+  table::TableStore::PrefetchOptions options;
   for (const query::GraphFact& fact : checked.reads) {
-    const schema::TypeDef* type = fact.kind == schema::TypeKind::kEdge
-                                      ? snapshot.catalog().FindEdge(fact.type_name)
-                                      : snapshot.catalog().FindNode(fact.type_name);
-    if (type != nullptr) keys.push_back(type->table_key());
+    const bool edge = fact.kind == schema::TypeKind::kEdge;
+    const schema::TypeDef* type = edge ? snapshot.catalog().FindEdge(fact.type_name)
+                                       : snapshot.catalog().FindNode(fact.type_name);
+    if (type == nullptr) continue;
+    keys.push_back(type->table_key());
+    if (ahead && !edge) options.ids_of.push_back(type->table_key());
   }
-  snapshot.PrefetchTables(keys);
+  if (ahead) options.reads_min = 1;
+  snapshot.PrefetchTables(keys, options);
 }
 
 }  // namespace
@@ -226,25 +233,86 @@ Result<OrderedJson> RunQuery(const Snapshot& snapshot, std::string_view source,
 
 namespace {
 
-// The state a read sees. At a past commit its schema answers to today's names as well, and a name
-// today gives to another type means that type, which the commit does not hold
-// (Graph::WithTodaysNames: one read of main's head).
-Result<Snapshot> ReadSnapshot(Graph& graph, const RunOptions& options) {
-  if (!options.snapshot) return graph.SnapshotOfBranch(options.branch.value_or("main"));
+// The one prepared query of a read (query/prepare.h), made once: during a cold read against the
+// state the head most likely is, beside the probe for newer records, so that the tables it reads
+// are fetched in that request round (Graph::SnapshotAhead, decision 205); else against the head.
+// Through the handle's cache when it keeps one and the source is plain (no headers, no explain).
+class ReadPreparer {
+ public:
+  ReadPreparer(std::string_view source, std::string_view name, PreparedQueries* cache,
+               std::optional<query::QueryFile> parsed)
+      : source_(source), name_(name), cache_(cache), parsed_(std::move(parsed)) {}
+
+  // The query prepared against `catalog`; the parse given is used once, then the source is
+  // parsed again if needed (the guess was wrong).
+  Result<std::shared_ptr<const PreparedQuery>> For(
+      const std::shared_ptr<const schema::Catalog>& catalog) {
+    if (early_ != nullptr && early_->catalog == catalog) return early_;
+    std::optional<query::QueryFile> parsed = std::exchange(parsed_, std::nullopt);
+    if (cache_ != nullptr) return cache_->Get(source_, name_, catalog, parsed ? &*parsed : nullptr);
+    if (!parsed) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(parsed, query::ParseQueryFile(source_));
+    }
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::unique_ptr<PreparedQuery> prepared,
+                               query::PrepareQuery(*std::move(parsed), name_, catalog));
+    return std::shared_ptr<const PreparedQuery>(std::move(prepared));
+  }
+
+  // A cold read's read ahead: the query prepared against `likely` and, when the gate allows the
+  // read, the manifests and stored id indexes of the tables it reads. The gate's answer is kept
+  // for the run (Options), so that it is asked once.
+  Graph::SnapshotAhead Ahead(const RunOptions& options) {
+    return [this, &options](const Snapshot& likely) {
+      Result<std::shared_ptr<const PreparedQuery>> prepared = For(likely.shared_catalog());
+      if (!prepared.ok()) return;
+      early_ = *prepared;
+      if (early_->decl->explain) return;  // An explained query reads no table.
+      gate_ = AuthorizeReads(early_->checked, options);
+      if (gate_->ok()) PrefetchReads(likely, early_->checked, /*ahead=*/true);
+    };
+  }
+
+  // `options` for running `prepared`: the gate's answer given during the read ahead stands for
+  // the same query.
+  RunOptions Options(const RunOptions& options,
+                     const std::shared_ptr<const PreparedQuery>& prepared) const {
+    RunOptions out = options;
+    if (gate_ && prepared == early_ && options.authorize) {
+      out.authorize = [answer = *gate_](const AuthorityRequest&) { return answer; };
+    }
+    return out;
+  }
+
+ private:
+  std::string_view source_;
+  std::string_view name_;
+  PreparedQueries* cache_;
+  std::optional<query::QueryFile> parsed_;
+  std::shared_ptr<const PreparedQuery> early_;
+  std::optional<Status> gate_;
+};
+
+// The state a read sees, with `ahead` called during a cold read of a branch head. At a past
+// commit its schema answers to today's names as well, and a name today gives to another type
+// means that type, which the commit does not hold (Graph::WithTodaysNames: one read of main's
+// head).
+Result<Snapshot> ReadSnapshot(Graph& graph, const RunOptions& options,
+                              const Graph::SnapshotAhead& ahead = {}) {
+  if (!options.snapshot) return graph.SnapshotOfBranch(options.branch.value_or("main"), ahead);
   OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot at, graph.SnapshotAtCommit(*options.snapshot));
   return graph.WithTodaysNames(at);
 }
 
-// A run through the prepared-query cache: parse, check and plan only on a miss (`parsed`: the
-// source's parse when the caller has it; taken on a miss).
-Result<ReadOutcome> RunPrepared(const Snapshot& snapshot, std::string_view source,
-                                std::string_view query_name, const Json& params,
-                                const RunOptions& options, query::QueryFile* parsed) {
-  OMNIGRAPH_ASSIGN_OR_RETURN(
-      std::shared_ptr<const PreparedQuery> prepared,
-      options.prepared->Get(source, query_name, snapshot.shared_catalog(), parsed));
+// Reads the snapshot and runs the query `preparer` prepares on it under `settings`.
+Result<ReadOutcome> RunPrepared(Graph& graph, ReadPreparer& preparer, const Json& params,
+                                const RunOptions& options, const query::QuerySettings& settings) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot snapshot,
+                             ReadSnapshot(graph, options, preparer.Ahead(options)));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const PreparedQuery> prepared,
+                             preparer.For(snapshot.shared_catalog()));
   ReadOutcome out;
-  OMNIGRAPH_RETURN_IF_ERROR(RunDecl(snapshot, *prepared, params, options, {}, out));
+  OMNIGRAPH_RETURN_IF_ERROR(
+      RunDecl(snapshot, *prepared, params, preparer.Options(options, prepared), settings, out));
   return out;
 }
 
@@ -253,8 +321,9 @@ Result<ReadOutcome> RunPrepared(const Snapshot& snapshot, std::string_view sourc
 Result<ReadOutcome> RunRead(Graph& graph, std::string_view source, std::string_view query_name,
                             const Json& params, const RunOptions& options) {
   if (options.prepared != nullptr && options.prepared->Find(source, query_name) != nullptr) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot snapshot, ReadSnapshot(graph, options));
-    return RunPrepared(snapshot, source, query_name, params, options, nullptr);
+    // A source the cache knows is a plain query: its entry holds the parse.
+    ReadPreparer preparer(source, query_name, options.prepared, std::nullopt);
+    return RunPrepared(graph, preparer, params, options, {});
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(query::QueryFile file, query::ParseQueryFile(source));
   OMNIGRAPH_ASSIGN_OR_RETURN(query::QuerySettings settings, query::ResolveSettings(file.settings));
@@ -265,31 +334,24 @@ Result<ReadOutcome> RunRead(Graph& graph, std::string_view source, std::string_v
     }
     return ShowAll(settings);
   }
-  ReadOutcome out;
   if (file.statement) {
     OMNIGRAPH_RETURN_IF_ERROR(query::CheckBranchStatement(*file.statement, false));
     if (!query_name.empty()) {
       return InvalidArgument("the source is a `branch list` statement; it has no query named '" +
                              std::string(query_name) + "'");
     }
+    ReadOutcome out;
     out.query_name = query::BranchOpName(file.statement->op);
     OMNIGRAPH_ASSIGN_OR_RETURN(out.result, ListBranches(graph));
     return out;
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(const query::QueryDecl* decl, query::SelectQuery(file, query_name));
-  Result<Snapshot> snapshot = ReadSnapshot(graph, options);
-  OMNIGRAPH_RETURN_IF_ERROR(snapshot.status());
-  // Only a plain query is prepared: headers (settings, their warnings) and `explain` take the
-  // full path, so the cache never answers for them.
-  if (options.prepared != nullptr && file.settings.empty() && !decl->explain) {
-    // The parse is handed over: a cold run parses its source once.
-    return RunPrepared(*snapshot, source, query_name, params, options, &file);
-  }
-  OMNIGRAPH_ASSIGN_OR_RETURN(
-      std::unique_ptr<query::PreparedQuery> prepared,
-      query::PrepareQuery(std::move(file), query_name, snapshot->shared_catalog()));
-  OMNIGRAPH_RETURN_IF_ERROR(RunDecl(*snapshot, *prepared, params, options, settings, out));
-  return out;
+  // Only a plain query goes through the cache: headers (settings, their warnings) and `explain`
+  // are prepared for their run alone, so the cache never answers for them. The parse is handed
+  // over either way: a cold run parses its source once.
+  const bool cached = options.prepared != nullptr && file.settings.empty() && !decl->explain;
+  ReadPreparer preparer(source, query_name, cached ? options.prepared : nullptr, std::move(file));
+  return RunPrepared(graph, preparer, params, options, settings);
 }
 
 Result<OrderedJson> RunReadJson(Graph& graph, std::string_view source, std::string_view query_name,
