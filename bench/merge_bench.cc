@@ -64,8 +64,9 @@ Status Rep(engine::Graph& g, storage::CountingStore& counting, int64_t rows, int
           .status());
   counting.Reset();
   t0 = NowNanos();
-  OMNIGRAPH_ASSIGN_OR_RETURN(engine::MergeResult merged,
-                             g.Merge(engine::MergeRequest{"b-" + tag, "main", std::nullopt}));
+  OMNIGRAPH_ASSIGN_OR_RETURN(
+      engine::MergeResult merged,
+      engine::Merge(g, engine::MergeRequest{"b-" + tag, "main", std::nullopt}));
   out.merge_ms.push_back(static_cast<double>(NowNanos() - t0) / 1e6);
   out.merge_ops = counting.Snapshot();
   out.outcome = engine::MergeOutcomeName(merged.outcome);

@@ -118,7 +118,7 @@ int QueryMain(const std::vector<std::string>& args) {
         engine::TableChange{engine::TableChange::Op::kAppend, *pb.Finish(), {}};
     w.changes["edge:Knows"] =
         engine::TableChange{engine::TableChange::Op::kAppend, *eb.Finish(), {}};
-    Result<engine::WriteResult> written = (*graph)->Write(w);
+    Result<engine::WriteResult> written = engine::Write(**graph, w);
     if (!written.ok()) {
       std::fprintf(stderr, "write: %s\n", written.status().ToString().c_str());
       return 1;

@@ -94,13 +94,13 @@ PUBLISHERS = {
     "src/commit/publish.cc": "Stream::Publish over the loop; TryPublish's CreateRecord; genesis",
     "src/commit/branches.cc": "a branch delete's retire record, through Stream::Publish",
     # The engine's write path: a single write and a group-commit batch.
-    "src/engine/write/write.cc": "the write path: Graph::WriteFrom (a single write)",
-    "src/engine/write/write_batch.cc": "the write path: Graph::PublishMembers (a group-commit batch)",
+    "src/engine/write/write.cc": "the write path: WriteFrom (a single write)",
+    "src/engine/write/write_batch.cc": "the write path: PublishMembers (a group-commit batch)",
     # Operations that configure the loop themselves, because what they stage is not rows of a
     # WriteRequest: a merge stages the three-way MergeTables and re-plans after a lost race; a
     # schema apply stages the archive and the rewritten tables (Stream::Publish, the defaults).
-    "src/engine/ops/merge.cc": "Graph::Merge: the loop's merge configuration",
-    "src/engine/ops/schema_apply.cc": "Graph::ApplySchema: Stream::Publish of a schema record",
+    "src/engine/ops/merge.cc": "engine::Merge: the loop's merge configuration",
+    "src/engine/ops/schema_apply.cc": "engine::ApplySchema: Stream::Publish of a schema record",
     # Graph::Init creates the main stream (the genesis record: no loop, nothing races it).
     "src/engine/graph/graph.cc": "Graph::Init: CreateMainStream",
     # The simulator is a writer of its own over the commit layer (its scenarios publish and
@@ -383,7 +383,7 @@ def main(paths, fix=False):
             elif m:
                 problems.append(f"{path}:{lineno}: calls a publish entry point "
                                 f"({m.group(0).strip('(').strip()}) outside the write path; "
-                                "publish through Graph::Write (scripts/lint_code.py "
+                                "publish through engine::Write (scripts/lint_code.py "
                                 "PUBLISHERS lists the files that may, and why)")
         for name, first, last in functions(text):
             count = last - first + 1

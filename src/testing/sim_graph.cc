@@ -3,7 +3,7 @@
 //
 // A writer draws each write from its own Random, builds the rows itself, and records in the model
 // what the write means (items, notes and links added, removed or retagged) before calling
-// Graph::Write. After the run the oracles fold the model's effects in record order — each record
+// engine::Write. After the run the oracles fold the model's effects in record order — each record
 // names its write by the op id it carries as its actor — and compare that fold with the tables
 // the engine reads back at every seq.
 #include <algorithm>
@@ -346,7 +346,7 @@ ActorBody GraphWriter(SimModel& model, std::vector<std::string> branches, int op
       const size_t index = model.graph_ops.size();
       model.graph_ops.push_back(std::move(op));
       ctx.ClearCreates();
-      Result<WriteResult> written = graph->Write(*request);
+      Result<WriteResult> written = engine::Write(*graph, *request);
       GraphOpEntry& entry = model.graph_ops[index];
       if (ctx.crashed()) {
         entry.outcome = OpOutcome::kCrashed;
@@ -415,7 +415,7 @@ void CheckGraphLiveness(SimWorld& world, SimModel& model, std::vector<std::strin
                     request.status().ToString());
         continue;
       }
-      Result<WriteResult> written = graph->Write(*request);
+      Result<WriteResult> written = engine::Write(*graph, *request);
       if (!written.ok()) {
         v.push_back("graph: on the quiet store, " + name + "'s Graph could not write to live " +
                     "branch " + b.branch + ": " + written.status().ToString());

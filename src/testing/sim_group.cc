@@ -130,7 +130,7 @@ ActorBody GroupWriter(SimModel& model, int ops) {
         request->idempotency = engine::Idempotency{op.op_id, Sha256Hex(op.op_id), request->counts};
       const size_t index = model.graph_ops.size();
       model.graph_ops.push_back(std::move(op));
-      Result<WriteResult> written = server->Write(*request);
+      Result<WriteResult> written = engine::Write(*server, *request);
       GraphOpEntry& entry = model.graph_ops[index];
       RecordAnswer(entry, written);
       if (ctx.crashed()) {
@@ -250,10 +250,11 @@ ActorBody KeyedWriter(SimModel& model, int ops) {
       ++k.attempts;
       // As a keyed mutation or load does: a retry answers from the key's record, if any, before
       // it writes.
-      Result<std::optional<WriteResult>> done = graph->Replay("main", *request->idempotency);
+      Result<std::optional<WriteResult>> done =
+          engine::Replay(*graph, "main", *request->idempotency);
       Result<WriteResult> written = !done.ok() ? Result<WriteResult>(done.status())
                                     : *done    ? Result<WriteResult>(**done)
-                                               : graph->Write(*request);
+                                               : engine::Write(*graph, *request);
       GraphOpEntry& entry = model.graph_ops[k.graph_op];
       RecordAnswer(entry, written);
       if (ctx.crashed()) {

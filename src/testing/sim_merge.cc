@@ -19,6 +19,7 @@
 #include "base/random.h"
 #include "engine/graph/graph.h"
 #include "engine/ops/export.h"
+#include "engine/ops/merge.h"
 #include "engine/write/mutate.h"
 #include "storage/memory_store.h"
 
@@ -322,7 +323,7 @@ void MergeRun::Merge(const std::string& source, const std::string& target) {
   Trace("merge " + source + " into " + target);
   const Predicted want = PredictMerge(model_, source, target);
   Result<engine::MergeResult> got =
-      graph_->Merge(engine::MergeRequest{source, target, std::nullopt});
+      engine::Merge(*graph_, engine::MergeRequest{source, target, std::nullopt});
   if (!got.ok()) return Violation("merge failed: " + got.status().ToString());
   std::vector<std::string> kinds;
   for (const engine::MergeConflict& c : got->conflicts) kinds.push_back(c.kind);

@@ -170,7 +170,7 @@ Status LoadSeed(Graph& graph, const std::string& seed) {
     w.changes[key] = TableChange{TableChange::Op::kAppend, std::move(batch), {}};
   }
   if (w.changes.empty()) return Status::Ok();
-  return graph.Write(w).status();
+  return Write(graph, w).status();
 }
 
 // ---- The .qtest format.

@@ -20,12 +20,15 @@
 #include "engine/api/api_values.h"
 #include "engine/graph/graph.h"
 #include "engine/ops/change_feed.h"
+#include "engine/ops/cleanup.h"
 #include "engine/ops/commit_changes.h"
 #include "engine/ops/diff.h"
 #include "engine/ops/embed_file.h"
 #include "engine/ops/export.h"
 #include "engine/ops/load.h"
+#include "engine/ops/merge.h"
 #include "engine/ops/optimize.h"
+#include "engine/ops/schema_apply.h"
 #include "engine/read/blob.h"
 #include "engine/read/external_blob.h"
 #include "engine/read/query.h"
@@ -259,7 +262,7 @@ class Handle {
   Result<Json> Merge(std::string_view source, const MergeOptions& options, const Actor& actor,
                      Json& conflicts) {
     engine::MergeRequest request{std::string(source), options.target, actor, progress_};
-    OMNIGRAPH_ASSIGN_OR_RETURN(engine::MergeResult merged, graph_->Merge(request));
+    OMNIGRAPH_ASSIGN_OR_RETURN(engine::MergeResult merged, engine::Merge(*graph_, request));
     if (merged.outcome == engine::MergeOutcome::kConflicts) {
       conflicts = engine::MergeConflictsJson(merged.conflicts);
       return engine::MergeConflictsStatus(request, merged.conflicts);
@@ -277,10 +280,10 @@ class Handle {
     return out;
   }
 
-  // A merge's preview (engine::Graph::PreviewMerge): conflicts are its answer, not an error.
+  // A merge's preview (engine::PreviewMerge): conflicts are its answer, not an error.
   Result<Json> PreviewMerge(std::string_view source, std::string_view target) {
     engine::MergeRequest request{std::string(source), std::string(target), std::nullopt, nullptr};
-    OMNIGRAPH_ASSIGN_OR_RETURN(engine::MergeResult preview, graph_->PreviewMerge(request));
+    OMNIGRAPH_ASSIGN_OR_RETURN(engine::MergeResult preview, engine::PreviewMerge(*graph_, request));
     return engine::MergePreviewJson(request, preview);
   }
 
@@ -515,7 +518,7 @@ class Handle {
     schema::PlanOptions options;
     options.allow_data_loss = allow_data_loss;
     OMNIGRAPH_ASSIGN_OR_RETURN(schema::MigrationPlan plan,
-                               graph_->PlanSchema(schema_source, options));
+                               engine::PlanSchema(*graph_, schema_source, options));
     Json out = plan.ToJson();
     out["uri"] = uri_;
     out["step_count"] = plan.steps.size();
@@ -528,7 +531,7 @@ class Handle {
     options.plan.allow_data_loss = allow_data_loss;
     options.actor = actor;
     OMNIGRAPH_ASSIGN_OR_RETURN(engine::SchemaApplyResult r,
-                               graph_->ApplySchema(schema_source, options));
+                               engine::ApplySchema(*graph_, schema_source, options));
     Json plan = r.plan.ToJson();
     Json out = Json::object();
     out["uri"] = uri_;
@@ -582,7 +585,7 @@ class Handle {
     options.dry_run = request.dry_run;
     options.progress = progress_;
     if (request.grace_micros) options.grace_micros = *request.grace_micros;
-    OMNIGRAPH_ASSIGN_OR_RETURN(engine::GraphCleanupReport r, graph_->Cleanup(options));
+    OMNIGRAPH_ASSIGN_OR_RETURN(engine::GraphCleanupReport r, engine::Cleanup(*graph_, options));
     Json tables = Json::array();
     for (const engine::TableCleanupRow& t : r.tables) {
       Json row = Json::object();

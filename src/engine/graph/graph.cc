@@ -267,8 +267,8 @@ Result<schema::SchemaArchive> Graph::ReadSchemaArchive(const commit::SchemaRef& 
   return LoadSchemaArchive(*runtime_.store, ref);
 }
 
-Result<Snapshot> Graph::MakeSnapshot(std::shared_ptr<const commit::GraphState> state,
-                                     std::shared_ptr<commit::Stream> stream) {
+Result<Snapshot> Graph::SnapshotOfState(std::shared_ptr<const commit::GraphState> state,
+                                        std::shared_ptr<commit::Stream> stream) {
   Snapshot snapshot;
   OMNIGRAPH_ASSIGN_OR_RETURN(snapshot.catalog_, CatalogFor(state->schema));
   snapshot.state_ = std::move(state);
@@ -341,6 +341,30 @@ void Graph::DropStream(std::string_view branch) {
   streams_.erase(std::string(branch));
 }
 
+void Graph::SetGroupCommit(GroupCommitOptions options) {
+  std::lock_guard lock(mu_);
+  group_commit_ = options;
+}
+
+size_t Graph::GroupCommitWaiting(std::string_view stream_key) {
+  std::shared_ptr<CommitQueue> queue;
+  {
+    std::lock_guard lock(mu_);
+    auto it = queues_.find(std::string(stream_key));
+    if (it == queues_.end()) return 0;
+    queue = it->second;
+  }
+  return queue->Waiting();
+}
+
+std::shared_ptr<CommitQueue> Graph::CommitQueueOf(std::string_view stream_key) {
+  std::lock_guard lock(mu_);
+  if (!group_commit_.enabled) return nullptr;
+  std::shared_ptr<CommitQueue>& q = queues_[std::string(stream_key)];
+  if (!q) q = std::make_shared<CommitQueue>();
+  return q;
+}
+
 Result<Snapshot> Graph::SnapshotOfBranch(std::string_view branch, const SnapshotAhead& ahead) {
   bool warm = false;
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<commit::Stream> stream, StreamOf(branch, warm));
@@ -356,7 +380,7 @@ Result<Snapshot> Graph::SnapshotOfBranch(std::string_view branch, const Snapshot
       CatalogFor(likely.schema).status().IgnoreError();
       return;
     }
-    Result<Snapshot> view = MakeSnapshot(std::make_shared<const commit::GraphState>(likely));
+    Result<Snapshot> view = SnapshotOfState(std::make_shared<const commit::GraphState>(likely));
     if (view.ok()) ahead(*view);
   };
   Result<std::shared_ptr<const commit::GraphState>> head = stream->ReadHead(read_ahead);
@@ -368,7 +392,7 @@ Result<Snapshot> Graph::SnapshotOfBranch(std::string_view branch, const Snapshot
     head = stream->ReadHead();
   }
   OMNIGRAPH_RETURN_IF_ERROR(head.status());
-  return MakeSnapshot(std::move(*head), std::move(stream));
+  return SnapshotOfState(std::move(*head), std::move(stream));
 }
 
 Result<Snapshot> Graph::SnapshotAtCommit(std::string_view commit_id) {
@@ -381,7 +405,7 @@ Result<Snapshot> Graph::SnapshotAtCommit(std::string_view commit_id) {
   OMNIGRAPH_ASSIGN_OR_RETURN(std::unique_ptr<commit::Stream> stream,
                              commit::Stream::Open(runtime_, record.stream, options));
   OMNIGRAPH_ASSIGN_OR_RETURN(commit::GraphState state, stream->ReadAt(record.seq));
-  return MakeSnapshot(std::make_shared<const commit::GraphState>(std::move(state)));
+  return SnapshotOfState(std::make_shared<const commit::GraphState>(std::move(state)));
 }
 
 Result<Snapshot> Graph::WithTodaysNames(const Snapshot& past) {

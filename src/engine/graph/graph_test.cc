@@ -277,7 +277,7 @@ TEST(GraphWriteTest, AWriteTouchingThreeTypesIsOneRecordWhosePinsResolve) {
       TableChange{TableChange::Op::kAppend,
                   Rows(s0.catalog(), "edge:WorksAt", {{"e1", "Ada", "Acme", "engineer"}}),
                   {}};
-  Result<WriteResult> r = graph->Write(w);
+  Result<WriteResult> r = Write(*graph, w);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->seq, 1u);
   Result<commit::Record> record = commit::LookupCommit(*rt.store, r->commit_id);
@@ -304,17 +304,17 @@ TEST(GraphWriteTest, AFailedStagingPublishesNothing) {
   storage::Runtime rt = storage::Runtime::ForTest(std::make_shared<storage::MemoryStore>(), 1);
   std::unique_ptr<Graph> graph = std::move(*Graph::Init(rt, kSchema));
   Snapshot s0 = *graph->SnapshotOfBranch("main");
-  ASSERT_TRUE(graph->Write(Insert(s0, "node:Person", {{"Ada", "Ada", "36"}})).ok());
+  ASSERT_TRUE(Write(*graph, Insert(s0, "node:Person", {{"Ada", "Ada", "36"}})).ok());
   // Appending an existing id is a key conflict; the other table's staged version is never named.
   WriteRequest w = Insert(s0, "node:Person", {{"Ada", "Ada", "37"}});
   w.changes["node:Company"] = TableChange{
       TableChange::Op::kAppend, Rows(s0.catalog(), "node:Company", {{"Acme", "Acme"}}), {}};
-  Result<WriteResult> r = graph->Write(w);
+  Result<WriteResult> r = Write(*graph, w);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), Code::kKeyConflict) << r.status().ToString();
   WriteRequest unknown = Insert(s0, "node:Person", {{"Bob", "Bob", "1"}});
   unknown.changes["node:Nope"] = TableChange{};
-  EXPECT_EQ(graph->Write(unknown).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(Write(*graph, unknown).status().code(), Code::kInvalidArgument);
   Snapshot s = *graph->SnapshotOfBranch("main");
   EXPECT_EQ(s.state().seq, 1u);
   EXPECT_EQ((*s.Table("node:Company"))->manifest().entity_count, 0u);
@@ -336,7 +336,7 @@ TEST(GraphWriteTest, TwoWritersAppendingToOneBranchBothLandAndStrictWritesConfli
     threads.emplace_back([&, t] {
       for (int i = 0; i < 20; ++i) {
         std::string id = "p" + std::to_string(t) + "-" + std::to_string(i);
-        Result<WriteResult> r = graphs[t]->Write(Insert(s0, "node:Person", {{id, id, "1"}}));
+        Result<WriteResult> r = Write(*graphs[t], Insert(s0, "node:Person", {{id, id, "1"}}));
         if (!r.ok()) ++failures;
       }
     });
@@ -347,15 +347,15 @@ TEST(GraphWriteTest, TwoWritersAppendingToOneBranchBothLandAndStrictWritesConfli
   EXPECT_EQ(s.state().seq, 40u);
   EXPECT_EQ((*s.Table("node:Person"))->manifest().entity_count, 40u);
   // graphs[1]'s handle is warm; graphs[0] moves the head; a strict write through graphs[1] loses.
-  ASSERT_TRUE(graphs[1]->Write(Insert(s0, "node:Person", {{"x", "x", "1"}})).ok());
-  ASSERT_TRUE(graphs[0]->Write(Insert(s0, "node:Person", {{"y", "y", "1"}})).ok());
+  ASSERT_TRUE(Write(*graphs[1], Insert(s0, "node:Person", {{"x", "x", "1"}})).ok());
+  ASSERT_TRUE(Write(*graphs[0], Insert(s0, "node:Person", {{"y", "y", "1"}})).ok());
   WriteRequest del;
   del.changes["node:Person"] = TableChange{TableChange::Op::kDelete, {}, {"x"}};
-  Result<WriteResult> strict = graphs[1]->Write(del);
+  Result<WriteResult> strict = Write(*graphs[1], del);
   ASSERT_FALSE(strict.ok());
   EXPECT_EQ(strict.status().code(), Code::kReadSetChanged);
   // Retried against the new head, it lands.
-  Result<WriteResult> again = graphs[1]->Write(del);
+  Result<WriteResult> again = Write(*graphs[1], del);
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_EQ((*graphs[0]->SnapshotOfBranch("main")->Table("node:Person"))->manifest().entity_count,
             41u);
@@ -374,18 +374,18 @@ TEST(GraphWriteTest, AWarmHandleOfADeletedBranchLifeIsDroppedAndTheWriteLandsOnT
   Snapshot s0 = *writer->SnapshotOfBranch("dev");
   WriteRequest first = Insert(s0, "node:Person", {{"Ada", "Ada", "1"}});
   first.branch = "dev";
-  ASSERT_TRUE(writer->Write(first).ok());  // The writer now holds a warm handle of life 1.
+  ASSERT_TRUE(Write(*writer, first).ok());  // The writer now holds a warm handle of life 1.
   ASSERT_TRUE(admin->DeleteBranch("dev").ok());
   // While the branch does not exist, the write fails and changes nothing.
   WriteRequest second = Insert(s0, "node:Person", {{"Bob", "Bob", "2"}});
   second.branch = "dev";
-  Result<WriteResult> missing = writer->Write(second);
+  Result<WriteResult> missing = Write(*writer, second);
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), Code::kBranchNotFound) << missing.status().ToString();
   Result<commit::StreamMetadata> life2 = admin->CreateBranch("dev", "main");
   ASSERT_TRUE(life2.ok()) << life2.status().ToString();
   // Once it exists again, the writer's next write lands on the new life.
-  Result<WriteResult> again = writer->Write(second);
+  Result<WriteResult> again = Write(*writer, second);
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_EQ(again->seq, 1u);
   Result<commit::Record> record = commit::LookupCommit(*store, again->commit_id);
@@ -399,7 +399,7 @@ TEST(GraphWriteTest, AWarmHandleOfADeletedBranchLifeIsDroppedAndTheWriteLandsOnT
   ASSERT_TRUE(admin->CreateBranch("dev", "main").ok());
   WriteRequest third = Insert(s0, "node:Person", {{"Cy", "Cy", "3"}});
   third.branch = "dev";
-  Result<WriteResult> third_written = writer->Write(third);
+  Result<WriteResult> third_written = Write(*writer, third);
   ASSERT_TRUE(third_written.ok()) << third_written.status().ToString();
   EXPECT_EQ(third_written->seq, 1u);
 }
@@ -450,7 +450,7 @@ TEST(GraphWriteTest, AWriteTouchingFiveTypesIsOneRecordWhoseFivePinsResolve) {
       Rows(s0.catalog(), "edge:LivesIn", {{"l1", "Ada", "Oslo"}, {"l2", "Bob", "Rome"}}),
       {}};
   const storage::OpCounts before = counting->Snapshot();
-  Result<WriteResult> r = graph->Write(w);
+  Result<WriteResult> r = Write(*graph, w);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const storage::OpCounts after = counting->Snapshot();
   // One record: the only commit-layer create is seq 1's (the rest are the five tables'
@@ -499,7 +499,7 @@ TEST(GraphWriteTest, TwoProcessesWritingOneBranch) {
         Snapshot s = *(*g)->SnapshotOfBranch("main");
         for (int i = 0; i < kWrites; ++i) {
           std::string id = "p" + std::to_string(index) + "-" + std::to_string(i);
-          Result<WriteResult> r = (*g)->Write(Insert(s, "node:Person", {{id, id, "1"}}));
+          Result<WriteResult> r = Write(**g, Insert(s, "node:Person", {{id, id, "1"}}));
           if (!r.ok()) {
             storage::WriteToFd(out, r.status().ToString());
             return 4;
@@ -536,11 +536,11 @@ TEST(GraphWriteTest, TwoProcessesWritingOneBranch) {
     Snapshot base = *graph->SnapshotOfBranch("main");
     if (index == 0) {
       // Warm the write handle with one publish of its own, then wait for the other process.
-      if (!graph->Write(Insert(base, "node:Company", {{"c0", "c0"}})).ok()) return 5;
+      if (!Write(*graph, Insert(base, "node:Company", {{"c0", "c0"}})).ok()) return 5;
       while (::access(flag.c_str(), F_OK) != 0) ::usleep(1000);
       WriteRequest del;
       del.changes["node:Person"] = TableChange{TableChange::Op::kDelete, {}, {"p0-0"}};
-      Result<WriteResult> r = graph->Write(del);
+      Result<WriteResult> r = Write(*graph, del);
       storage::WriteToFd(out, r.ok() ? "ok" : std::string(CodeName(r.status().code())));
       return 0;
     }
@@ -550,7 +550,7 @@ TEST(GraphWriteTest, TwoProcessesWritingOneBranch) {
       if (head.ok() && head->state().seq == 2u * kWrites + 1) break;
       ::usleep(1000);
     }
-    if (!graph->Write(Insert(base, "node:Company", {{"c1", "c1"}})).ok()) return 6;
+    if (!Write(*graph, Insert(base, "node:Company", {{"c1", "c1"}})).ok()) return 6;
     std::FILE* f = std::fopen(flag.c_str(), "w");
     if (f != nullptr) std::fclose(f);
     return 0;

@@ -44,6 +44,11 @@ class Snapshot {
   Status ExplainReadFailure(const Status& failure) const;
   // The graph's Runtime clock: what a query's now() reads when the caller fixes no time.
   Clock& clock() const { return *clock_; }
+  // The state, shared: what the write path's publish loop starts from.
+  const std::shared_ptr<const commit::GraphState>& shared_state() const { return state_; }
+  // The warm handle the head was read from; null for a snapshot at a past commit. A write
+  // planned on this snapshot publishes through it (engine/write/write.h).
+  const std::shared_ptr<commit::Stream>& stream() const { return stream_; }
 
  private:
   friend class Graph;

@@ -8,8 +8,10 @@
 
 #include "base/clock.h"
 #include "commit/stream.h"
+#include "engine/ops/cleanup.h"
 #include "engine/ops/commit_changes.h"
 #include "engine/ops/load.h"
+#include "engine/ops/schema_apply.h"
 #include "engine/write/mutate.h"
 #include "query/exec/column_codec.h"
 #include "schema/keys.h"
@@ -160,7 +162,7 @@ TEST_F(ChangeFeedTest, AGroupCommitsBlockNamesItsMembers) {
       commit::BatchMember{std::string("ana"), nullptr, counts},
       commit::BatchMember{std::string("bo"), IdempotencyMember(Idempotency{"bo-1", "sha", counts}),
                           counts}};
-  Result<WriteResult> written = graph_->Write(write);
+  Result<WriteResult> written = Write(*graph_, write);
   ASSERT_TRUE(written.ok()) << written.status().ToString();
 
   const Json page = PollStart("beginning");
@@ -440,7 +442,7 @@ TEST_F(ChangeFeedTest, ASchemaChangeIsABoundaryBlock) {
   Add("a", 1);
   const std::string cursor = Next(PollStart("now"));
   Result<SchemaApplyResult> applied =
-      graph_->ApplySchema(std::string(kSchema) + "node Place { name: String @key }\n");
+      ApplySchema(*graph_, std::string(kSchema) + "node Place { name: String @key }\n");
   ASSERT_TRUE(applied.ok()) << applied.status().ToString();
   const std::string after = Add("b", 2);
   const Json page = PollCursor(cursor);
@@ -481,7 +483,7 @@ TEST_F(ChangeFeedTest, HistoryReclaimedByCleanupIsAGapNamingTheHorizon) {
   clock_->Advance(kHourMicros * 2);  // Everything is older than the grace period.
   CleanupOptions options;
   options.keep = 1;
-  ASSERT_TRUE(graph_->Cleanup(options).ok());
+  ASSERT_TRUE(Cleanup(*graph_, options).ok());
   // A handle that has not cached the reclaimed versions (this one staged them).
   Result<std::unique_ptr<Graph>> fresh = Graph::Open(graph_->runtime());
   ASSERT_TRUE(fresh.ok());
@@ -511,7 +513,7 @@ TEST_F(ChangeFeedTest, ADeltaObjectGoesWithItsRecordsRetention) {
   CleanupOptions options;
   options.keep = 2;                  // Retains the load.
   clock_->Advance(kHourMicros * 2);  // Everything is older than the grace period.
-  Result<GraphCleanupReport> kept = graph_->Cleanup(options);
+  Result<GraphCleanupReport> kept = Cleanup(*graph_, options);
   ASSERT_TRUE(kept.ok()) << kept.status().ToString();
   EXPECT_TRUE(kept->deltas_removed.empty());
   EXPECT_EQ(deltas(), 1u);
@@ -519,13 +521,13 @@ TEST_F(ChangeFeedTest, ADeltaObjectGoesWithItsRecordsRetention) {
   clock_->Advance(kHourMicros * 2);
   options.keep = 1;
   options.dry_run = true;
-  Result<GraphCleanupReport> preview = graph_->Cleanup(options);
+  Result<GraphCleanupReport> preview = Cleanup(*graph_, options);
   ASSERT_TRUE(preview.ok());
 
   EXPECT_EQ(preview->deltas_removed, std::vector<std::string>{delta});
   EXPECT_EQ(deltas(), 1u);  // A dry run removes nothing.
   options.dry_run = false;
-  Result<GraphCleanupReport> removed = graph_->Cleanup(options);
+  Result<GraphCleanupReport> removed = Cleanup(*graph_, options);
   ASSERT_TRUE(removed.ok());
   EXPECT_EQ(removed->deltas_removed, std::vector<std::string>{delta});
   EXPECT_EQ(deltas(), 0u);

@@ -18,6 +18,7 @@
 #include "commit/names.h"
 #include "commit/retention.h"
 #include "engine/graph/graph.h"
+#include "engine/ops/cleanup.h"
 #include "table/derived.h"
 #include "table/table_cleanup.h"
 #include "table/table_manifest.h"
@@ -224,25 +225,25 @@ Status CleanupKeys(const storage::Runtime& runtime, const commit::RetentionPlan&
 
 }  // namespace
 
-Result<GraphCleanupReport> Graph::Cleanup(const CleanupOptions& options) {
+Result<GraphCleanupReport> Cleanup(Graph& graph, const CleanupOptions& options) {
+  const storage::Runtime& runtime = graph.runtime();
   if (options.grace_micros < 0) return InvalidArgument("the grace period cannot be negative");
   commit::RetentionOptions retention;
   retention.keep = options.keep;
   retention.older_than_micros = options.older_than_micros;
   retention.grace_micros = options.grace_micros;
   // Read-only handles: cleanup never backfills checkpoints.
-  retention.stream = commit::StreamOptions{stamp_.checkpoint_interval, false};
-  OMNIGRAPH_ASSIGN_OR_RETURN(commit::RetentionPlan plan,
-                             commit::PlanRetention(runtime_, retention));
-  storage::ObjectStore& store = *runtime_.store;
+  retention.stream = commit::StreamOptions{graph.stamp().checkpoint_interval, false};
+  OMNIGRAPH_ASSIGN_OR_RETURN(commit::RetentionPlan plan, commit::PlanRetention(runtime, retention));
+  storage::ObjectStore& store = *runtime.store;
   GraphCleanupReport report;
   report.dry_run = options.dry_run;
-  ProgressMeter meter(options.progress, *runtime_.clock, "cleanup", "tables");
+  ProgressMeter meter(options.progress, *runtime.clock, "cleanup", "tables");
   meter.Phase("planning");
 
   // 1. Horizons (before anything is reclaimed, so forks below them are refused), checkpoints.
   if (options.dry_run) {
-    const int64_t now = runtime_.clock->NowMicros();
+    const int64_t now = runtime.clock->NowMicros();
     for (const std::string& name : plan.deletable_checkpoints) {
       Result<storage::ObjectMeta> meta = store.Head(name);
       if (!meta.ok() || now - meta->last_modified_micros < options.grace_micros) continue;
@@ -251,7 +252,7 @@ Result<GraphCleanupReport> Graph::Cleanup(const CleanupOptions& options) {
     }
   } else {
     OMNIGRAPH_ASSIGN_OR_RETURN(commit::CheckpointCleanup checkpoints,
-                               commit::ApplyCheckpointRetention(runtime_, retention, plan));
+                               commit::ApplyCheckpointRetention(runtime, retention, plan));
     report.checkpoints_removed = std::move(checkpoints.deleted);
     report.checkpoint_bytes_removed = checkpoints.bytes_removed;
   }
@@ -280,7 +281,7 @@ Result<GraphCleanupReport> Graph::Cleanup(const CleanupOptions& options) {
   std::vector<Result<table::TableManifest>> decoded(manifests.size(),
                                                     Status(Code::kInternal, "manifest not read"));
   {
-    TaskGroup group(*runtime_.executor);
+    TaskGroup group(*runtime.executor);
     for (size_t i = 0; i < manifests.size(); ++i) {
       group.Add([&, i]() -> Status {
         const std::string& name = manifests[i].second->name;
@@ -341,13 +342,13 @@ Result<GraphCleanupReport> Graph::Cleanup(const CleanupOptions& options) {
     if (memo != open_seqs.end()) return memo->second;
     OMNIGRAPH_ASSIGN_OR_RETURN(
         commit::StagedFate fate,
-        commit::FateOfStagedVersion(runtime_, against->stream, against->seq, v.ref));
+        commit::FateOfStagedVersion(runtime, against->stream, against->seq, v.ref));
     // kPublished: this very version is pinned at N+1 yet not a root, so it is an old version.
     const bool open = fate == commit::StagedFate::kMayStillPublish;
     open_seqs[key] = open;
     return open;
   };
-  const int64_t now = runtime_.clock->NowMicros();
+  const int64_t now = runtime.clock->NowMicros();
   for (auto& [id, t] : tables) {
     if (t.skip) continue;
     Status s = Classify(t, plan, now, options.grace_micros, may_publish);
@@ -358,7 +359,7 @@ Result<GraphCleanupReport> Graph::Cleanup(const CleanupOptions& options) {
   }
   // Recompute the roots after listing: a commit published meanwhile may pin a candidate.
   OMNIGRAPH_ASSIGN_OR_RETURN(commit::RetentionPlan again,
-                             commit::PlanRetention(runtime_, retention));
+                             commit::PlanRetention(runtime, retention));
   for (auto& [id, t] : tables) {
     if (t.skip) continue;
     for (Version& v : t.versions) v.kept = v.kept || again.keep.count(v.ref) > 0;
@@ -380,7 +381,7 @@ Result<GraphCleanupReport> Graph::Cleanup(const CleanupOptions& options) {
           report.removed.push_back(m.name);
         }
       } else if (!names.empty()) {
-        Result<table::CleanupReport> done = table::CleanupObjects(runtime_, names, table_options);
+        Result<table::CleanupReport> done = table::CleanupObjects(runtime, names, table_options);
         if (done.ok()) {
           for (const std::string& n : done->removed) Count(t.row, n);
           t.row.bytes_removed = done->bytes_removed;
@@ -394,8 +395,8 @@ Result<GraphCleanupReport> Graph::Cleanup(const CleanupOptions& options) {
     report.tables.push_back(std::move(t.row));
     meter.Update(report.tables.size());
   }
-  OMNIGRAPH_RETURN_IF_ERROR(CleanupDeltas(runtime_, again, options, report));
-  OMNIGRAPH_RETURN_IF_ERROR(CleanupKeys(runtime_, again, options, report));
+  OMNIGRAPH_RETURN_IF_ERROR(CleanupDeltas(runtime, again, options, report));
+  OMNIGRAPH_RETURN_IF_ERROR(CleanupKeys(runtime, again, options, report));
   meter.Finish();
   return report;
 }

@@ -1,7 +1,7 @@
 // Cleanup: removes what no retained commit needs — checkpoints, and table versions with their
 // fragments, deletion vectors and deleted-id files (docs/design/engine.md "Cleanup").
-// Graph::Cleanup (engine/graph/graph.h) takes and returns these; the implementation is
-// engine/ops/cleanup.cc.
+// Cleanup (below), over the graph handle (engine/graph/graph.h), takes and returns these; the
+// implementation is engine/ops/cleanup.cc.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "engine/ops/progress.h"
 #include "table/table_cleanup.h"
 
@@ -60,5 +61,12 @@ struct GraphCleanupReport {
   std::vector<std::string> removed;
   uint64_t bytes_removed = 0;
 };
+
+class Graph;
+
+// Removes what no retained commit needs from `graph` (docs/design/engine.md "Cleanup"):
+// checkpoints, and table versions with their fragments, deletion vectors and deleted-id files.
+// InvalidArgument without keep or older_than; storage failures of planning as reported.
+Result<GraphCleanupReport> Cleanup(Graph& graph, const CleanupOptions& options);
 
 }  // namespace omnigraph::engine

@@ -9,7 +9,9 @@
 #include "commit/branches.h"
 #include "commit/names.h"
 #include "engine/graph/graph.h"
+#include "engine/ops/cleanup.h"
 #include "engine/ops/export.h"
+#include "engine/ops/schema_apply.h"
 #include "engine/read/query.h"
 #include "query/exec/table_schema.h"
 #include "storage/memory_store.h"
@@ -108,7 +110,7 @@ struct World {
           TableChange{TableChange::Op::kAppend, Rows(s, "node:Company", {company}), {}};
       state["node:Company"].insert(company);
     }
-    Result<WriteResult> r = graph->Write(w);
+    Result<WriteResult> r = Write(*graph, w);
     OMNIGRAPH_CHECK_MSG(r.ok(), r.status().ToString());
     expected[r->commit_id] = state;
     clock->Advance(1000);
@@ -154,13 +156,13 @@ TEST(GraphCleanupTest, KeepTenAfterAHundredCommitsRemovesOldVersionsAndRetainedS
   CleanupOptions options;
   options.keep = 10;
   options.dry_run = true;
-  Result<GraphCleanupReport> preview = w.graph->Cleanup(options);
+  Result<GraphCleanupReport> preview = Cleanup(*w.graph, options);
   ASSERT_TRUE(preview.ok()) << preview.status().ToString();
   EXPECT_EQ(storage::ListAll(*w.store, "tables/")->size(), objects_before);
   EXPECT_TRUE(w.store->Head(early_manifest).ok());
 
   options.dry_run = false;
-  Result<GraphCleanupReport> report = w.graph->Cleanup(options);
+  Result<GraphCleanupReport> report = Cleanup(*w.graph, options);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(std::set<std::string>(report->removed.begin(), report->removed.end()),
             std::set<std::string>(preview->removed.begin(), preview->removed.end()));
@@ -212,7 +214,7 @@ TEST(GraphCleanupTest, KeepTenAfterAHundredCommitsRemovesOldVersionsAndRetainedS
   // Writing goes on, and a second cleanup finds nothing more to remove.
   w.Commit("main", 101, w.current);
   w.clock->Advance(2 * kHourMicros);
-  Result<GraphCleanupReport> again = w.graph->Cleanup(options);
+  Result<GraphCleanupReport> again = Cleanup(*w.graph, options);
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_EQ(Read(*reader->SnapshotOfBranch("main")), w.current);
   for (size_t i = 91; i < 100; ++i) {
@@ -226,7 +228,7 @@ void KeepTenWithoutBranches(World& w) {
   w.clock->Advance(2 * kHourMicros);
   CleanupOptions options;
   options.keep = 10;
-  Result<GraphCleanupReport> report = w.graph->Cleanup(options);
+  Result<GraphCleanupReport> report = Cleanup(*w.graph, options);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   // Checkpoints 10..80 are below the fold base (90) of the oldest retained commit (91).
   EXPECT_EQ(report->checkpoints_removed.size(), 8u);
@@ -331,7 +333,7 @@ TEST(GraphCleanupTest, BranchesForkedAtDifferentDepthsEachKeepOnlyTheirOwnHorizo
   w.clock->Advance(2 * kHourMicros);  // Everything is older than the grace period.
   CleanupOptions options;
   options.keep = 3;
-  Result<GraphCleanupReport> report = w.graph->Cleanup(options);
+  Result<GraphCleanupReport> report = Cleanup(*w.graph, options);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(std::set<std::string>(report->removed.begin(), report->removed.end()),
             expected_removed);
@@ -364,7 +366,7 @@ TEST(GraphCleanupTest, BranchesForkedAtDifferentDepthsEachKeepOnlyTheirOwnHorizo
   for (const Fork& f : forks) EXPECT_EQ(Read(*reader->SnapshotOfBranch(f.name)), f.state);
   // A second cleanup with the same keep finds nothing more.
   w.clock->Advance(2 * kHourMicros);
-  Result<GraphCleanupReport> again = w.graph->Cleanup(options);
+  Result<GraphCleanupReport> again = Cleanup(*w.graph, options);
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_TRUE(again->removed.empty());
 }
@@ -389,13 +391,13 @@ TEST(GraphCleanupTest, UnpublishedStagingIsKeptWhileItMayStillPublishAndYoungObj
   CleanupOptions options;
   options.keep = 1;
   // Within the grace period nothing goes, not even the dead version.
-  Result<GraphCleanupReport> young = w.graph->Cleanup(options);
+  Result<GraphCleanupReport> young = Cleanup(*w.graph, options);
   ASSERT_TRUE(young.ok()) << young.status().ToString();
   EXPECT_TRUE(young->removed.empty());
   EXPECT_TRUE(w.store->Head(dead_name).ok());
 
   w.clock->Advance(2 * kHourMicros);
-  Result<GraphCleanupReport> report = w.graph->Cleanup(options);
+  Result<GraphCleanupReport> report = Cleanup(*w.graph, options);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_TRUE(w.store->Head(pending_name).ok());
   EXPECT_EQ(w.store->Head(dead_name).status().kind(), Kind::kNotFound);
@@ -426,7 +428,7 @@ TEST(GraphCleanupTest, SoftDroppedDataStaysUntilCleanupReclaimsIt) {
   const std::string company_root =
       (*w.graph->SnapshotOfBranch("main")->Table("node:Company"))->table().Root() + "/";
   // Drop the Company type and Person.age (soft).
-  Result<SchemaApplyResult> applied = w.graph->ApplySchema("node Person { name: String @key }");
+  Result<SchemaApplyResult> applied = ApplySchema(*w.graph, "node Person { name: String @key }");
   ASSERT_TRUE(applied.ok()) << applied.status().ToString();
   w.current.erase("node:Company");
   for (int i : {10, 11, 13}) w.Commit("main", i, w.current);
@@ -438,7 +440,7 @@ TEST(GraphCleanupTest, SoftDroppedDataStaysUntilCleanupReclaimsIt) {
   w.clock->Advance(2 * kHourMicros);
   CleanupOptions options;
   options.keep = 1;
-  Result<GraphCleanupReport> report = w.graph->Cleanup(options);
+  Result<GraphCleanupReport> report = Cleanup(*w.graph, options);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   // Of the dropped table only the empty version genesis pins is left (checkpoint 0 is a root).
   std::vector<std::string> left;
@@ -474,7 +476,7 @@ TEST(GraphCleanupTest, AReclaimedCommitReadsAsVersionsReclaimedAndALostObjectAsC
   w.clock->Advance(2 * kHourMicros);
   CleanupOptions options;
   options.keep = 5;  // Retains seq 16..20.
-  ASSERT_TRUE(w.graph->Cleanup(options).ok());
+  ASSERT_TRUE(Cleanup(*w.graph, options).ok());
 
   std::unique_ptr<Graph> reader = std::move(*Graph::Open(w.MakeRuntime(11)));
   auto reclaimed = [&](const std::string& id, int seq) {
@@ -538,7 +540,7 @@ TEST(GraphCleanupTest, DerivedObjectsAreRemovedWithTheirVersionAndKeptWithIt) {
   w.clock->Advance(2 * kHourMicros);
   CleanupOptions options;
   options.keep = 1;
-  Result<GraphCleanupReport> report = w.graph->Cleanup(options);
+  Result<GraphCleanupReport> report = Cleanup(*w.graph, options);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   uint64_t derived_removed = 0;
   for (const TableCleanupRow& row : report->tables) derived_removed += row.derived_removed;
@@ -637,7 +639,7 @@ TEST(GraphCleanupTest, AKeyGoesWithItsReclaimedRecordAndStaysWithARetainedOne) {
   std::unique_ptr<Graph> cleaner = std::move(*Graph::Open(rt));
   CleanupOptions options;
   options.keep = 10;  // Seqs 26..35 are retained; the record at 3 is not.
-  Result<GraphCleanupReport> report = cleaner->Cleanup(options);
+  Result<GraphCleanupReport> report = Cleanup(*cleaner, options);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   const std::string old_key = IdempotencyKeyName(commit::kMainKey, "old");
   std::vector<std::string> keys_removed;
@@ -654,27 +656,27 @@ TEST(GraphCleanupTest, AKeyGoesWithItsReclaimedRecordAndStaysWithARetainedOne) {
   EXPECT_EQ(calls->others, 0);
 
   // The retained key still answers its retry; the reclaimed one no longer does (a new write).
-  Result<std::optional<WriteResult>> replayed = w.graph->Replay("main", key("new"));
+  Result<std::optional<WriteResult>> replayed = Replay(*w.graph, "main", key("new"));
   ASSERT_TRUE(replayed.ok()) << replayed.status().ToString();
   ASSERT_TRUE(replayed->has_value());
   EXPECT_EQ((*replayed)->seq, 34u);
-  Result<std::optional<WriteResult>> gone = w.graph->Replay("main", key("old"));
+  Result<std::optional<WriteResult>> gone = Replay(*w.graph, "main", key("old"));
   ASSERT_TRUE(gone.ok()) << gone.status().ToString();
   EXPECT_FALSE(gone->has_value());
 
   // A dry run reports without deleting; with nothing left to expire it reports nothing.
   options.dry_run = true;
-  Result<GraphCleanupReport> again = cleaner->Cleanup(options);
+  Result<GraphCleanupReport> again = Cleanup(*cleaner, options);
   ASSERT_TRUE(again.ok());
   for (const std::string& n : again->removed) EXPECT_EQ(n.find("/keys/"), std::string::npos) << n;
 }
 
 TEST(GraphCleanupTest, CleanupNeedsKeepOrOlderThan) {
   World w;
-  EXPECT_EQ(w.graph->Cleanup(CleanupOptions{}).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(Cleanup(*w.graph, CleanupOptions{}).status().code(), Code::kInvalidArgument);
   CleanupOptions zero;
   zero.keep = 0;
-  EXPECT_EQ(w.graph->Cleanup(zero).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(Cleanup(*w.graph, zero).status().code(), Code::kInvalidArgument);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "commit/stream.h"
 #include "engine/graph/graph.h"
 #include "engine/ops/load.h"
+#include "engine/ops/schema_apply.h"
 #include "engine/write/mutate.h"
 #include "storage/counting_store.h"
 #include "storage/memory_store.h"
@@ -199,7 +200,7 @@ TEST_F(DiffTest, ViewsOfDifferentSchemasAreASchemaBoundary) {
   const Snapshot before = Head("main");
   SchemaApplyOptions options;
   ASSERT_TRUE(
-      graph_->ApplySchema(std::string(kSchema) + "node Team { name: String @key }\n", options)
+      ApplySchema(*graph_, std::string(kSchema) + "node Team { name: String @key }\n", options)
           .ok());
   Result<Json> d = Diff(*graph_, before, Head("main"));
   EXPECT_EQ(d.status().code(), Code::kSchemaBoundary) << d.status().ToString();

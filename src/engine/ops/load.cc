@@ -920,7 +920,7 @@ LoadResult ReplayedLoad(LoadResult result, WriteResult done) {
 Result<std::optional<WriteResult>> LoadReplay(Graph& graph, std::string_view branch,
                                               const LoadOptions& options) {
   if (!options.idempotency) return std::optional<WriteResult>();
-  Result<std::optional<WriteResult>> done = graph.Replay(branch, *options.idempotency);
+  Result<std::optional<WriteResult>> done = Replay(graph, branch, *options.idempotency);
   if (!done.ok() && done.status().code() == Code::kBranchNotFound && options.from) {
     return std::optional<WriteResult>();
   }
@@ -985,7 +985,7 @@ void DropCreatedBranch(Graph& graph, std::string_view branch, const std::string&
 
 // The write of a load whose input was read (`changes`), on `branch` or, when `create`, a new
 // branch from `head` (the base's head) that is created only once the write passed every check
-// against that head. `write_started` is set once Graph::Write was called.
+// against that head. `write_started` is set once engine::Write was called.
 Result<LoadResult> PublishLoad(Graph& graph, std::string_view branch, const Snapshot& head,
                                bool create, std::map<std::string, TableChange> changes,
                                const Loader& loader, LoadMode mode, const LoadOptions& options,
@@ -1006,7 +1006,7 @@ Result<LoadResult> PublishLoad(Graph& graph, std::string_view branch, const Snap
   // A new branch is created only for a load that its base's head accepts: a refused load never
   // creates it (checked twice, since the write validates again on the branch it captures).
   if (create && !request.changes.empty())
-    OMNIGRAPH_RETURN_IF_ERROR(graph.CheckWrite(head, request));
+    OMNIGRAPH_RETURN_IF_ERROR(CheckWrite(graph, head, request));
   if (create) OMNIGRAPH_RETURN_IF_ERROR(CreateLoadBranch(graph, branch, options, result));
   // A load of no entity still publishes one commit with no table change, as OmniGraph's does.
   request.publish_empty = true;
@@ -1018,7 +1018,7 @@ Result<LoadResult> PublishLoad(Graph& graph, std::string_view branch, const Snap
   std::set<std::string> loaded;
   for (const auto& [table_key, change] : request.changes) loaded.insert(table_key);
   write_started = true;
-  Result<WriteResult> written = graph.Write(request);
+  Result<WriteResult> written = Write(graph, request);
   if (!written.ok()) {
     // Refused after the branch was created (another writer used the branch meanwhile, or the
     // store failed): the branch goes again only while nobody published on it.

@@ -11,7 +11,7 @@
 // The loader checks the format (JSON syntax, duplicate members, the envelope, unknown types and
 // properties, reserved fields, ids, value conversions and types) and reports the first problem
 // as InvalidArgument "line N: ..."; constraint checks (enums, @range, @check, @unique, edge
-// endpoints, @card) are the write path's (Graph::Write), whose messages the loader's row label
+// endpoints, @card) are the write path's (engine::Write), whose messages the loader's row label
 // also prefixes with "line N". A rejected load publishes nothing.
 //
 // Modes: append inserts (an id the branch or the file already holds is KeyConflict); merge
@@ -21,7 +21,7 @@
 // Streaming (docs/design/load.md): the input is read line by line; each type's rows are built
 // in column form and written as a fragment every `batch_rows` rows (or earlier, when the rows
 // buffered over all types pass `buffer_bytes` of input), and only the ids (with where their row
-// is) are kept until the end, when one Graph::Write stages every table version from those
+// is) are kept until the end, when one engine::Write stages every table version from those
 // fragments against the head it captures. Memory while reading: the buffered batches plus the
 // ids; the write path then reads the rows back, in column form, to validate them (see
 // docs/design/load.md). Thread-safe as Graph is.

@@ -480,7 +480,7 @@ TEST(ExportTest, StoredTextThatIsNotUtf8IsCorruptionNamingTheFragment) {
   ASSERT_TRUE(rows.Append("n1", "", "", text).ok());
   WriteRequest w;
   w.changes["node:Note"] = TableChange{TableChange::Op::kAppend, *rows.Finish(), {}};
-  ASSERT_TRUE(g->Write(w).ok());
+  ASSERT_TRUE(Write(*g, w).ok());
   Result<std::string> out = ExportToString(*g->SnapshotOfBranch("main"));
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), Code::kCorruption);

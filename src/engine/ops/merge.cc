@@ -218,11 +218,27 @@ Status MergeConflictsStatus(const MergeRequest& request,
                 request.target);
 }
 
-Result<commit::RecordContent> Graph::MergeTables(const commit::GraphState& base,
-                                                 const commit::GraphState& source,
-                                                 const commit::GraphState& target,
-                                                 std::vector<MergeConflict>& conflicts,
-                                                 ProgressMeter& meter, bool stage) {
+namespace {
+
+// A merge against one target head: the outcome so far, and what to publish — a fast-forward's
+// pins, or for a three-way merge the base state the tables are merged from (set only then).
+struct MergePlan {
+  MergeResult result;
+  commit::RecordContent content;
+  std::shared_ptr<const commit::GraphState> base;
+  // The merge base as a read view, to explain a failed read of its tables.
+  std::optional<Snapshot> base_view;
+};
+
+// The three-way merge of every table from `base` to `source` and `target`: the record content
+// pinning the merged versions (staged against the target), or with `conflicts` filled. With
+// `stage` false (a preview) the tables changed on both sides are classified and validated but
+// not staged, and their pins are left out of the content.
+Result<commit::RecordContent> MergeTables(Graph& graph, const commit::GraphState& base,
+                                          const commit::GraphState& source,
+                                          const commit::GraphState& target,
+                                          std::vector<MergeConflict>& conflicts,
+                                          ProgressMeter& meter, bool stage = true) {
   std::map<std::string, TableChange> changes;  // Validated against the target.
   std::vector<std::string> staged_keys;        // Changed on both sides: staged as patches.
   commit::RecordContent content;
@@ -235,13 +251,13 @@ Result<commit::RecordContent> Graph::MergeTables(const commit::GraphState& base,
     const commit::TableState& s = source.tables.at(identity);
     if (s.pin == b.pin) continue;
     const std::string& key = t.registration.table_key;
-    OMNIGRAPH_ASSIGN_OR_RETURN(auto bv, tables_->Open(ToTablePin(b.pin)));
-    OMNIGRAPH_ASSIGN_OR_RETURN(auto sv, tables_->Open(ToTablePin(s.pin)));
+    OMNIGRAPH_ASSIGN_OR_RETURN(auto bv, graph.tables().Open(ToTablePin(b.pin)));
+    OMNIGRAPH_ASSIGN_OR_RETURN(auto sv, graph.tables().Open(ToTablePin(s.pin)));
     OMNIGRAPH_ASSIGN_OR_RETURN(table::TableDiff ds, table::Diff(*bv, *sv));
     const bool both = t.pin != b.pin && !commit::TestingHooks().merge_adopts_source_table;
     std::optional<table::TableDiff> dt;
     if (both) {
-      OMNIGRAPH_ASSIGN_OR_RETURN(auto tv, tables_->Open(ToTablePin(t.pin)));
+      OMNIGRAPH_ASSIGN_OR_RETURN(auto tv, graph.tables().Open(ToTablePin(t.pin)));
       OMNIGRAPH_ASSIGN_OR_RETURN(dt, table::Diff(*bv, *tv));
     }
     OMNIGRAPH_ASSIGN_OR_RETURN(TableChange patch, SourcePatch(LabelOf(key), sv->schema(), ds,
@@ -255,14 +271,14 @@ Result<commit::RecordContent> Graph::MergeTables(const commit::GraphState& base,
   if (!conflicts.empty() || changes.empty()) return content;
   meter.Phase("validating");
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const schema::Catalog> catalog,
-                             CatalogFor(target.schema));
+                             graph.CatalogFor(target.schema));
   ValidationFailure failure;
   const Status valid = ValidateWrite(
       *catalog, changes,
       [&](std::string_view key) -> Result<std::shared_ptr<const table::TableVersion>> {
         const commit::TableState* t = target.FindByKey(key);
         if (t == nullptr) return InvalidArgument("no table '" + std::string(key) + "'");
-        return tables_->Open(ToTablePin(t->pin));
+        return graph.tables().Open(ToTablePin(t->pin));
       },
       [&](std::string_view key, uint64_t) { return std::string(key); }, {}, kSorterMemoryBytes,
       &failure);
@@ -274,15 +290,18 @@ Result<commit::RecordContent> Graph::MergeTables(const commit::GraphState& base,
   if (!stage) return content;
   const table::StagedAgainst against{target.stream, target.seq};
   for (const std::string& key : staged_keys) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(
-        table::TablePin pin,
-        tables_->StageWrite(ToTablePin(target.FindByKey(key)->pin), changes.at(key), against));
+    OMNIGRAPH_ASSIGN_OR_RETURN(table::TablePin pin,
+                               graph.tables().StageWrite(ToTablePin(target.FindByKey(key)->pin),
+                                                         changes.at(key), against));
     content.pins.push_back(ToCommitPin(pin));
   }
   return content;
 }
 
-Status Graph::RecordMergeChanges(const commit::GraphState& head, commit::RecordContent& content) {
+// Sets the change set (and the summary's counts) of a merge's record `content` published on
+// `head`: what its pins change against the target's head.
+Status RecordMergeChanges(Graph& graph, const commit::GraphState& head,
+                          commit::RecordContent& content) {
   // Against the first parent (the target's head): the exact diff of the tables the merge pins,
   // which the merge has just read (a fast-forward's tables are diffed here).
   commit::GraphState after = head;
@@ -290,20 +309,20 @@ Status Graph::RecordMergeChanges(const commit::GraphState& head, commit::RecordC
     auto it = after.tables.find(p.identity());
     if (it != after.tables.end()) it->second.pin = p;
   }
-  OMNIGRAPH_ASSIGN_OR_RETURN(commit::ChangeSet changes, DiffChangeSet(*tables_, head, after));
+  OMNIGRAPH_ASSIGN_OR_RETURN(commit::ChangeSet changes, DiffChangeSet(graph.tables(), head, after));
   OMNIGRAPH_ASSIGN_OR_RETURN(content.change_set,
-                             commit::SpillChangeSet(*runtime_.store, head.stream, changes));
+                             commit::SpillChangeSet(*graph.runtime().store, head.stream, changes));
   if (content.summary) content.summary = SummaryOf(*content.summary, changes);
   return Status::Ok();
 }
 
-Result<Graph::MergePlan> Graph::PlanMerge(const MergeRequest& request, const Snapshot& source,
-                                          const commit::GraphState& target) {
+Result<MergePlan> PlanMerge(Graph& graph, const MergeRequest& request, const Snapshot& source,
+                            const commit::GraphState& target) {
   MergePlan plan;
   const commit::GraphState& s = source.state();
   OMNIGRAPH_ASSIGN_OR_RETURN(
       commit::MergeBase found,
-      commit::FindMergeBase(*runtime_.store, s.head_commit_id, target.head_commit_id));
+      commit::FindMergeBase(*graph.runtime().store, s.head_commit_id, target.head_commit_id));
   plan.result.base_commit_id = found.base.commit_id;
   plan.result.base_records_read = found.records_read;
   plan.result.source_commit_id = s.head_commit_id;
@@ -311,7 +330,7 @@ Result<Graph::MergePlan> Graph::PlanMerge(const MergeRequest& request, const Sna
   plan.result.source_ahead = found.a_only;
   plan.result.target_ahead = found.b_only;
   if (found.base.commit_id == s.head_commit_id) return plan;  // Already up to date.
-  OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot base, SnapshotAtCommit(found.base.commit_id));
+  OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot base, graph.SnapshotAtCommit(found.base.commit_id));
   const commit::GraphState& b = base.state();
   auto same_tables = [](const commit::GraphState& x, const commit::GraphState& y) {
     if (x.tables.size() != y.tables.size()) return false;
@@ -337,12 +356,10 @@ Result<Graph::MergePlan> Graph::PlanMerge(const MergeRequest& request, const Sna
     return plan;
   }
   plan.result.outcome = MergeOutcome::kMerged;
-  plan.base = base.state_;
+  plan.base = base.shared_state();
   plan.base_view = base;
   return plan;
 }
-
-namespace {
 
 // The tables whose versions `merged` pins anew on `target` (their derived deltas are written).
 std::set<std::string> PinnedAnew(const commit::GraphState& target,
@@ -367,19 +384,19 @@ Status RetriesExhausted(const MergeRequest& request) {
 
 }  // namespace
 
-Result<MergeResult> Graph::PreviewMerge(const MergeRequest& request) {
+Result<MergeResult> PreviewMerge(Graph& graph, const MergeRequest& request) {
   if (request.source == request.target) {
     return SelfMerge(request.source);
   }
-  OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot source, SnapshotOfBranch(request.source));
-  OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot target, SnapshotOfBranch(request.target));
-  OMNIGRAPH_ASSIGN_OR_RETURN(MergePlan plan, PlanMerge(request, source, target.state()));
+  OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot source, graph.SnapshotOfBranch(request.source));
+  OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot target, graph.SnapshotOfBranch(request.target));
+  OMNIGRAPH_ASSIGN_OR_RETURN(MergePlan plan, PlanMerge(graph, request, source, target.state()));
   plan.result.attempts = 1;
   if (plan.base == nullptr) return plan.result;  // Up to date, or a fast-forward.
-  ProgressMeter meter(request.progress, *runtime_.clock, "merge", "tables");
+  ProgressMeter meter(request.progress, *graph.runtime().clock, "merge", "tables");
   std::vector<MergeConflict> conflicts;
   Result<commit::RecordContent> three_way =
-      MergeTables(*plan.base, source.state(), target.state(), conflicts, meter, false);
+      MergeTables(graph, *plan.base, source.state(), target.state(), conflicts, meter, false);
   if (!three_way.ok()) {
     return plan.base_view->ExplainReadFailure(three_way.status())
         .WithContext("merge base " + plan.result.base_commit_id);
@@ -391,18 +408,18 @@ Result<MergeResult> Graph::PreviewMerge(const MergeRequest& request) {
   return plan.result;
 }
 
-Result<MergeResult> Graph::Merge(const MergeRequest& request) {
+Result<MergeResult> Merge(Graph& graph, const MergeRequest& request) {
   OMNIGRAPH_RETURN_IF_ERROR(commit::ValidateActor(request.actor));
   if (request.source == request.target) {
     return SelfMerge(request.source);
   }
   // The source is captured once: a precondition of the merge, not part of its arbitration.
-  OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot source, SnapshotOfBranch(request.source));
+  OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot source, graph.SnapshotOfBranch(request.source));
   bool warm = false;
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<commit::Stream> stream,
-                             StreamOf(request.target, warm));
+                             graph.StreamOf(request.target, warm));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const commit::GraphState> head, stream->Captured());
-  ProgressMeter meter(request.progress, *runtime_.clock, "merge", "tables");
+  ProgressMeter meter(request.progress, *graph.runtime().clock, "merge", "tables");
   std::optional<MergePlan> plan;
   std::vector<MergeConflict> conflicts;
   int attempts = 0;
@@ -416,7 +433,7 @@ Result<MergeResult> Graph::Merge(const MergeRequest& request) {
   // Plan against the target's head; "already up to date" ends the merge without publishing.
   loop.check = [&](const std::shared_ptr<const commit::GraphState>& target) -> Result<bool> {
     OMNIGRAPH_RETURN_IF_ERROR(commit::CheckCaptured(loop.policy, *target));
-    OMNIGRAPH_ASSIGN_OR_RETURN(plan, PlanMerge(request, source, *target));
+    OMNIGRAPH_ASSIGN_OR_RETURN(plan, PlanMerge(graph, request, source, *target));
     plan->result.attempts = ++attempts;
     return plan->result.outcome != MergeOutcome::kAlreadyUpToDate;
   };
@@ -426,7 +443,7 @@ Result<MergeResult> Graph::Merge(const MergeRequest& request) {
     commit::RecordContent merged = plan->content;
     if (plan->base != nullptr) {
       Result<commit::RecordContent> three_way =
-          MergeTables(*plan->base, source.state(), h, conflicts, meter);
+          MergeTables(graph, *plan->base, source.state(), h, conflicts, meter);
       if (!three_way.ok()) {
         // A table object of the base that cleanup reclaimed is VersionsReclaimed naming the
         // base commit; one missing elsewhere is damage.
@@ -439,7 +456,7 @@ Result<MergeResult> Graph::Merge(const MergeRequest& request) {
       merged.summary = plan->content.summary;
     }
     if (!conflicts.empty()) return std::optional<commit::RecordContent>();
-    OMNIGRAPH_RETURN_IF_ERROR(RecordMergeChanges(h, merged));
+    OMNIGRAPH_RETURN_IF_ERROR(RecordMergeChanges(graph, h, merged));
     written = PinnedAnew(h, merged);
     staged_schema = h.schema;
     meter.Phase("committing");
@@ -448,7 +465,7 @@ Result<MergeResult> Graph::Merge(const MergeRequest& request) {
   // The target moved: merge again against its new head (a merge is re-planned, not refused).
   loop.lost = [&](const commit::GraphState&, const commit::GraphState&,
                   int attempt) -> Result<bool> {
-    commit::BackoffAfterLostRace(runtime_, attempt);
+    commit::BackoffAfterLostRace(graph.runtime(), attempt);
     if (attempt < kMergeAttemptsMax) return true;
     return RetriesExhausted(request);
   };
@@ -463,9 +480,9 @@ Result<MergeResult> Graph::Merge(const MergeRequest& request) {
   }
   meter.Finish();
   // Index and text deltas of the versions the merge pins anew (engine/write/derived_indexes.h).
-  StoreWrittenIndexDeltas(tables(), won->record, written);
-  Result<std::shared_ptr<const schema::Catalog>> catalog = CatalogFor(staged_schema);
-  if (catalog.ok()) StoreWrittenTextDeltas(tables(), **catalog, won->record, written);
+  StoreWrittenIndexDeltas(graph.tables(), won->record, written);
+  Result<std::shared_ptr<const schema::Catalog>> catalog = graph.CatalogFor(staged_schema);
+  if (catalog.ok()) StoreWrittenTextDeltas(graph.tables(), **catalog, won->record, written);
   plan->result.commit_id = won->commit_id;
   plan->result.seq = won->seq;
   plan->result.record = std::move(won->record);

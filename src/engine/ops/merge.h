@@ -1,8 +1,8 @@
 // Three-way graph merge of one branch into another (docs/design/merge.md).
 //
-// Graph::Merge (engine/graph/graph.h) captures the source head once — a precondition, not part of
-// the arbitration — and the target head from its warm handle, finds their merge base
-// (commit/merge_base.h), and then:
+// Merge (below), over the graph handle (engine/graph/graph.h), captures the source head once — a
+// precondition, not part of the arbitration — and the target head from its warm handle, finds their
+// merge base (commit/merge_base.h), and then:
 //   already up to date   the source head is an ancestor of the target head: nothing is written;
 //   fast-forward         the target head is the base: one record on the target adopting the
 //                        source's pins verbatim, with lineage naming the source head;
@@ -33,6 +33,8 @@
 #include "engine/ops/progress.h"
 
 namespace omnigraph::engine {
+
+class Graph;
 
 // Attempts of a merge whose target keeps moving before RetriesExhausted.
 inline constexpr int kMergeAttemptsMax = 32;
@@ -79,10 +81,24 @@ struct MergeResult {
   uint64_t target_ahead = 0;
 };
 
+// Merges branch `request.source` into `request.target` of `graph`: already up to date, a
+// fast-forward or a three-way merge publishing one record on the target through its warm handle;
+// with conflicts (outcome kConflicts, every conflict listed) nothing is published.
+// BranchNotFound for either branch; InvalidArgument for a branch merged into itself or a bad
+// actor; Unsupported across a schema change, naming the schemas; RetriesExhausted when the
+// target moved during every one of kMergeAttemptsMax attempts; VersionsReclaimed when the base's
+// tables were reclaimed.
+Result<MergeResult> Merge(Graph& graph, const MergeRequest& request);
+// What Merge would do now, publishing and staging nothing (docs/design/merge.md "Preview"): the
+// outcome against the two heads as they are (kConflicts with every conflict, as Merge finds
+// them), the base, and how far each side is ahead. The errors of Merge, but for
+// RetriesExhausted (a preview takes the heads once).
+Result<MergeResult> PreviewMerge(Graph& graph, const MergeRequest& request);
+
 // "already_up_to_date", "fast_forward", "merged", "conflicts".
 const char* MergeOutcomeName(MergeOutcome outcome);
 
-// A merge preview's answer (Graph::PreviewMerge): {source, target, dry_run: true, outcome,
+// A merge preview's answer (PreviewMerge): {source, target, dry_run: true, outcome,
 // source_commit_id, target_commit_id, base_commit_id, source_ahead, target_ahead, conflicts}.
 Json MergePreviewJson(const MergeRequest& request, const MergeResult& result);
 

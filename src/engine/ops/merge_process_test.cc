@@ -6,6 +6,7 @@
 
 #include "engine/graph/graph.h"
 #include "engine/ops/load.h"
+#include "engine/ops/merge.h"
 #include "storage/local_store.h"
 #include "storage/test_util.h"
 
@@ -69,7 +70,7 @@ TEST(MergeProcessTest, AMergeRacingWritesFromAnotherProcessLoseNothing) {
           Result<std::unique_ptr<Graph>> g = Graph::Open(Runtime(dir.path(), 10 + index));
           if (!g.ok()) return 3;
           if (index == 0) {
-            Result<MergeResult> r = (*g)->Merge(MergeRequest{branch, "main", std::nullopt});
+            Result<MergeResult> r = Merge(**g, MergeRequest{branch, "main", std::nullopt});
             if (!r.ok() || r->outcome != MergeOutcome::kMerged) {
               std::fprintf(stderr, "merge: %s\n",
                            r.ok() ? MergeOutcomeName(r->outcome) : r.status().ToString().c_str());
@@ -93,7 +94,7 @@ TEST(MergeProcessTest, AMergeRacingWritesFromAnotherProcessLoseNothing) {
     EXPECT_EQ(Count(*g, "node:Person"), people);
     EXPECT_EQ(Count(*g, "edge:Knows"), knows);
     // The branch's head is an ancestor of main now, and main takes writes.
-    Result<MergeResult> again = g->Merge(MergeRequest{branch, "main", std::nullopt});
+    Result<MergeResult> again = Merge(*g, MergeRequest{branch, "main", std::nullopt});
     ASSERT_TRUE(again.ok());
     EXPECT_EQ(again->outcome, MergeOutcome::kAlreadyUpToDate);
   }

@@ -13,7 +13,9 @@
 #include "commit/stream.h"
 #include "commit/testing_hooks.h"
 #include "engine/graph/graph.h"
+#include "engine/ops/cleanup.h"
 #include "engine/ops/export.h"
+#include "engine/ops/schema_apply.h"
 #include "engine/write/mutate.h"
 #include "storage/counting_store.h"
 #include "storage/memory_store.h"
@@ -76,7 +78,8 @@ class MergeTest : public ::testing::Test {
     ASSERT_TRUE(graph_->CreateBranch(name, from).ok());
   }
   Result<MergeResult> Merge(std::string_view source, std::string_view target = "main") {
-    return graph_->Merge(MergeRequest{std::string(source), std::string(target), std::nullopt});
+    return engine::Merge(*graph_,
+                         MergeRequest{std::string(source), std::string(target), std::nullopt});
   }
   MergeResult MustMerge(std::string_view source, std::string_view target = "main") {
     Result<MergeResult> r = Merge(source, target);
@@ -108,8 +111,8 @@ class MergeTest : public ::testing::Test {
     return out;
   }
   MergeResult MustPreview(std::string_view source, std::string_view target = "main") {
-    Result<MergeResult> r =
-        graph_->PreviewMerge(MergeRequest{std::string(source), std::string(target), std::nullopt});
+    Result<MergeResult> r = engine::PreviewMerge(
+        *graph_, MergeRequest{std::string(source), std::string(target), std::nullopt});
     OMNIGRAPH_CHECK_MSG(r.ok(), r.status().ToString());
     return *r;
   }
@@ -284,7 +287,7 @@ query knows($a: String, $b: String, $s: I32) { insert Knows { from: $a, to: $b, 
   ASSERT_TRUE(g->CreateBranch("s", "main").ok());
   knows("s", "a", "b", 1);
   knows("main", "a", "b", 1);
-  Result<MergeResult> merged = g->Merge(MergeRequest{"s", "main", std::nullopt});
+  Result<MergeResult> merged = engine::Merge(*g, MergeRequest{"s", "main", std::nullopt});
   ASSERT_TRUE(merged.ok()) << merged.status().ToString();
   EXPECT_EQ(merged->outcome, MergeOutcome::kMerged);
   auto ids = [&] { return *(*g->SnapshotOfBranch("main")->Table("edge:Knows"))->Ids(); };
@@ -294,7 +297,7 @@ query knows($a: String, $b: String, $s: I32) { insert Knows { from: $a, to: $b, 
   knows("t", "b", "c", 1);
   knows("main", "b", "c", 2);
   const std::string head = g->SnapshotOfBranch("main")->commit_id();
-  Result<MergeResult> diverged = g->Merge(MergeRequest{"t", "main", std::nullopt});
+  Result<MergeResult> diverged = engine::Merge(*g, MergeRequest{"t", "main", std::nullopt});
   ASSERT_TRUE(diverged.ok()) << diverged.status().ToString();
   ASSERT_EQ(diverged->outcome, MergeOutcome::kConflicts);
   ASSERT_EQ(diverged->conflicts.size(), 1u);
@@ -435,7 +438,7 @@ TEST_F(MergeTest, AMergeAcrossASchemaChangeIsRefused) {
   const std::string old_head = Head("main").head_commit_id;
   std::string wider(kSchema);
   wider.replace(wider.find("node Memo"), 0, "node Place { name: String @key }\n");
-  ASSERT_TRUE(graph_->ApplySchema(wider).ok());
+  ASSERT_TRUE(engine::ApplySchema(*graph_, wider).ok());
   ASSERT_TRUE(graph_->CreateBranch("x", "main", old_head).ok());
   Add("x", "Ada", 30);
   const commit::GraphState before = Head("main");
@@ -555,7 +558,7 @@ class MergeCleanupTest : public MergeTest {
     clock_->Advance(2 * 3600LL * 1000 * 1000);  // Past the grace period.
     CleanupOptions options;
     options.keep = 2;
-    Result<GraphCleanupReport> cleaned = graph_->Cleanup(options);
+    Result<GraphCleanupReport> cleaned = engine::Cleanup(*graph_, options);
     ASSERT_TRUE(cleaned.ok()) << cleaned.status().ToString();
     removed_ += cleaned->removed.size();
   }
@@ -796,10 +799,11 @@ TEST_F(MergeTest, APreviewListsTheConflictsTheMergeWouldMeet) {
   EXPECT_EQ(Kinds(q), std::vector<std::string>{"orphan_edge"});
   EXPECT_EQ(q.conflicts, MustMerge("y").conflicts);
   // The errors of a merge.
-  EXPECT_EQ(graph_->PreviewMerge(MergeRequest{"x", "x", std::nullopt}).status().code(),
+  EXPECT_EQ(engine::PreviewMerge(*graph_, MergeRequest{"x", "x", std::nullopt}).status().code(),
             Code::kInvalidArgument);
-  EXPECT_EQ(graph_->PreviewMerge(MergeRequest{"nope", "main", std::nullopt}).status().code(),
-            Code::kBranchNotFound);
+  EXPECT_EQ(
+      engine::PreviewMerge(*graph_, MergeRequest{"nope", "main", std::nullopt}).status().code(),
+      Code::kBranchNotFound);
 }
 
 // The base search reads the commits since the base on both sides: k commits on the source and

@@ -63,7 +63,7 @@ Result<std::optional<WriteResult>> TryCompact(Graph& graph, const OptimizeOption
   request.planned_on = std::move(head);
   request.summary = "optimize";
   if (options.before_commit) options.before_commit();
-  Result<WriteResult> written = graph.Write(request);
+  Result<WriteResult> written = Write(graph, request);
   if (written.ok()) return std::optional<WriteResult>(std::move(*written));
   if (written.status().code() == Code::kReadSetChanged) return std::optional<WriteResult>();
   return written.status();

@@ -13,6 +13,7 @@
 #include "commit/names.h"
 #include "engine/graph/graph.h"
 #include "engine/graph/schema_archive.h"
+#include "engine/ops/schema_apply.h"
 #include "query/exec/table_schema.h"
 #include "schema/archive.h"
 #include "schema/identity.h"
@@ -93,28 +94,31 @@ struct TableWork {
 
 }  // namespace
 
-Result<schema::MigrationPlan> Graph::PlanSchema(std::string_view new_source,
-                                                const schema::PlanOptions& options) {
+Result<schema::MigrationPlan> PlanSchema(Graph& graph, std::string_view new_source,
+                                         const schema::PlanOptions& options) {
   bool warm = false;
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<commit::Stream> stream, StreamOf("main", warm));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<commit::Stream> stream, graph.StreamOf("main", warm));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const commit::GraphState> head, stream->ReadHead());
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const schema::Catalog> catalog,
-                             CatalogFor(head->schema));
+                             graph.CatalogFor(head->schema));
   return schema::PlanMigration(catalog->ir(), new_source, options);
 }
+
+namespace {
 
 // Schema changes are accepted only on main; and OmniGraph applies one only to a graph whose one
 // branch is main: a branch forked before the change could never merge back ("across a schema
 // change", engine/ops/merge.cc), so it is refused up front with the reference's message (its
-// schema_apply.rs), naming the branches (decision 140).
-Status Graph::CheckApplyTarget(std::string_view branch) {
+// schema_apply.rs), naming the branches (decision 140). Unsupported for a branch other than
+// main; SchemaBoundary (kind Conflict) naming every branch but main, when there is one.
+Status CheckApplyTarget(Graph& graph, std::string_view branch) {
   if (branch != commit::kMainKey) {
     return Status(Code::kUnsupported,
                   "schema changes are accepted only on main (so that stable ids are minted on one "
                   "lineage), not on branch '" +
                       std::string(branch) + "'; apply on main, then create the branch from it");
   }
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<commit::BranchInfo> branches, ListBranches());
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<commit::BranchInfo> branches, graph.ListBranches());
   std::string names;
   for (const commit::BranchInfo& b : branches) {
     if (b.branch == commit::kMainKey || b.branch == commit::kReservedBranchName) continue;
@@ -125,11 +129,13 @@ Status Graph::CheckApplyTarget(std::string_view branch) {
                 "schema apply requires a graph with only main; found non-main branches: " + names);
 }
 
-Result<SchemaApplyResult> Graph::ApplySchema(std::string_view new_source,
-                                             const SchemaApplyOptions& options) {
-  OMNIGRAPH_RETURN_IF_ERROR(CheckApplyTarget(options.branch));
+}  // namespace
+
+Result<SchemaApplyResult> ApplySchema(Graph& graph, std::string_view new_source,
+                                      const SchemaApplyOptions& options) {
+  OMNIGRAPH_RETURN_IF_ERROR(CheckApplyTarget(graph, options.branch));
   bool warm = false;
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<commit::Stream> stream, StreamOf("main", warm));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<commit::Stream> stream, graph.StreamOf("main", warm));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const commit::GraphState> head, stream->ReadHead());
   if (options.expected_head && *options.expected_head != head->head_commit_id) {
     return Status(Code::kPreconditionFailed, "expected head '" + *options.expected_head +
@@ -137,7 +143,7 @@ Result<SchemaApplyResult> Graph::ApplySchema(std::string_view new_source,
                                                  "'");
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const schema::Catalog> accepted,
-                             CatalogFor(head->schema));
+                             graph.CatalogFor(head->schema));
   SchemaApplyResult result;
   OMNIGRAPH_ASSIGN_OR_RETURN(result.plan,
                              schema::PlanMigration(accepted->ir(), new_source, options.plan));
@@ -207,7 +213,7 @@ Result<SchemaApplyResult> Graph::ApplySchema(std::string_view new_source,
   publish.branch = "main";
   publish.actor = options.actor;
   publish.stage = [&](const commit::GraphState& base) -> Result<commit::RecordContent> {
-    OMNIGRAPH_RETURN_IF_ERROR(CheckApplyTarget("main"));  // Again: a branch made meanwhile.
+    OMNIGRAPH_RETURN_IF_ERROR(CheckApplyTarget(graph, "main"));  // Again: a branch made meanwhile.
     if (base.head_commit_id != planned_head) {
       return Status(Code::kReadSetChanged,
                     "main moved to '" + base.head_commit_id + "' while the schema apply was " +
@@ -215,23 +221,23 @@ Result<SchemaApplyResult> Graph::ApplySchema(std::string_view new_source,
                     commit::RecordName(commit::kMainKey, base.seq + 1));
     }
     // 1. The archive, before the record that names it.
-    OMNIGRAPH_RETURN_IF_ERROR(StoreSchemaArchive(*runtime_.store, archive).status());
+    OMNIGRAPH_RETURN_IF_ERROR(StoreSchemaArchive(*graph.runtime().store, archive).status());
     // 2. Every new or rewritten table, in parallel, staged against the captured head (D9).
     const table::StagedAgainst against{base.stream, base.seq};
     std::vector<table::TablePin> staged(work.size());
-    TaskGroup group(*runtime_.executor);
+    TaskGroup group(*graph.runtime().executor);
     for (size_t i = 0; i < work.size(); ++i) {
       group.Add([&, i]() -> Status {
         const TableWork& w = work[i];
         if (w.kind == TableWork::Kind::kRewrite) {
           OMNIGRAPH_ASSIGN_OR_RETURN(staged[i],
-                                     RewriteColumns(*tables_, w.base, w.columns, against));
+                                     RewriteColumns(graph.tables(), w.base, w.columns, against));
           return Status::Ok();
         }
         OMNIGRAPH_ASSIGN_OR_RETURN(table::ColumnBatch empty, NoRows(w.columns));
         table::NewTable table{table::TableId{w.type->id, w.type->incarnation}, w.type->table_key(),
                               w.columns};
-        OMNIGRAPH_ASSIGN_OR_RETURN(staged[i], tables_->Create(table, empty, against));
+        OMNIGRAPH_ASSIGN_OR_RETURN(staged[i], graph.tables().Create(table, empty, against));
         return Status::Ok();
       });
     }

@@ -1,13 +1,15 @@
 // Schema apply: plans a new .pg schema against main's accepted one and applies it as one commit
-// (docs/design/engine.md "Schema apply"). Graph::PlanSchema and Graph::ApplySchema
-// (engine/graph/graph.h) take and return these; the implementation is engine/ops/schema_apply.cc.
+// (docs/design/engine.md "Schema apply"): PlanSchema and ApplySchema over the graph handle
+// (engine/graph/graph.h); the implementation is engine/ops/schema_apply.cc.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "schema/planner.h"
 
 namespace omnigraph::engine {
@@ -34,5 +36,19 @@ struct SchemaApplyResult {
   // Table keys (new names) whose columns changed and were staged as a rewritten version.
   std::vector<std::string> rewritten_tables;
 };
+
+class Graph;
+
+// The migration plan from main's accepted schema to `new_source` (reads main's head and its
+// schema archive; writes nothing). InvalidArgument when the source does not parse or check.
+Result<schema::MigrationPlan> PlanSchema(Graph& graph, std::string_view new_source,
+                                         const schema::PlanOptions& options = {});
+// Plans and applies `new_source` on main of `graph` as one commit (docs/design/engine.md "Schema
+// apply"). Unsupported for another branch or an unsupported plan (the planner's messages), both
+// writing nothing; a no-op plan publishes nothing. SchemaBoundary (kind Conflict), writing
+// nothing, while any branch but main exists. A strict write: ReadSetChanged when main moves
+// while the apply is prepared, PreconditionFailed for a stale expected head.
+Result<SchemaApplyResult> ApplySchema(Graph& graph, std::string_view new_source,
+                                      const SchemaApplyOptions& options = {});
 
 }  // namespace omnigraph::engine

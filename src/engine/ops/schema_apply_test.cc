@@ -6,6 +6,7 @@
 #include "commit/names.h"
 #include "commit/stream.h"
 #include "engine/graph/graph.h"
+#include "engine/ops/schema_apply.h"
 #include "query/exec/table_schema.h"
 #include "schema/archive.h"
 #include "storage/counting_store.h"
@@ -54,7 +55,7 @@ Result<WriteResult> Insert(Graph& graph, std::string_view key, const std::vector
   WriteRequest w;
   w.changes[std::string(key)] =
       TableChange{TableChange::Op::kAppend, Rows(s->catalog(), key, rows), {}};
-  return graph.Write(w);
+  return Write(graph, w);
 }
 
 // The value of one property of one row, as text ("" for null), read through the catalog.
@@ -100,14 +101,14 @@ node Company { name: String @key }
 node Tag { label: String @key }
 edge WorksAt: Person -> Company { role: String? }
 )";
-  Result<schema::MigrationPlan> plan = f.graph->PlanSchema(next);
+  Result<schema::MigrationPlan> plan = PlanSchema(*f.graph, next);
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
   EXPECT_EQ(CanonicalJson(plan->ToJson()),
             R"({"steps":[{"kind":"add_property","property_name":"email","property_type":)"
             R"({"enum_values":null,"list":false,"nullable":true,"scalar":"String"},)"
             R"("type_kind":"node","type_name":"Person"},)"
             R"({"kind":"add_type","name":"Tag","type_kind":"node"}],"supported":true})");
-  Result<SchemaApplyResult> applied = f.graph->ApplySchema(next);
+  Result<SchemaApplyResult> applied = ApplySchema(*f.graph, next);
   ASSERT_TRUE(applied.ok()) << applied.status().ToString();
   EXPECT_TRUE(applied->applied);
   EXPECT_EQ(applied->seq, before.state().seq + 1);
@@ -178,7 +179,7 @@ TEST(SchemaApplyTest, AWriteBuiltForColumnsAnApplyChangedIsReadSetChanged) {
                   {}};
   companies.planned_schema = planned.state().schema;
   // A schema apply lands in between: Person gains a column, Company is left alone.
-  Result<SchemaApplyResult> applied = f.graph->ApplySchema(R"(
+  Result<SchemaApplyResult> applied = ApplySchema(*f.graph, R"(
 node Person { name: String @key  age: I32?  email: String? }
 node Company { name: String @key }
 edge WorksAt: Person -> Company { role: String? }
@@ -187,7 +188,7 @@ edge WorksAt: Person -> Company { role: String? }
   const std::string after_apply = f.Head().commit_id();
 
   // The Person rows have the old columns: the writer must read again, and nothing is published.
-  Result<WriteResult> refused = f.graph->Write(people);
+  Result<WriteResult> refused = Write(*f.graph, people);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), Code::kReadSetChanged) << refused.status().ToString();
   EXPECT_EQ(refused.status().kind(), Kind::kConflict);
@@ -197,13 +198,13 @@ edge WorksAt: Person -> Company { role: String? }
   EXPECT_EQ(f.Head().commit_id(), after_apply);
 
   // The Company rows still fit: the write lands, validated under the new schema.
-  Result<WriteResult> landed = f.graph->Write(companies);
+  Result<WriteResult> landed = Write(*f.graph, companies);
   ASSERT_TRUE(landed.ok()) << landed.status().ToString();
   EXPECT_EQ(ValueOf(f.Head(), "node:Company", "Initech", "name"), "Initech");
 
   // Without planned_schema the mismatch is the caller's: InvalidArgument, as before.
   people.planned_schema.reset();
-  EXPECT_EQ(f.graph->Write(people).status().kind(), Kind::kInvalidArgument);
+  EXPECT_EQ(Write(*f.graph, people).status().kind(), Kind::kInvalidArgument);
 }
 
 TEST(SchemaApplyTest, ARenameKeepsTheStableIdAndTheTable) {
@@ -211,7 +212,7 @@ TEST(SchemaApplyTest, ARenameKeepsTheStableIdAndTheTable) {
   Snapshot before = f.Head();
   const schema::TypeDef* person = before.catalog().FindNode("Person");
   const std::shared_ptr<const table::TableVersion> old_table = *before.Table("node:Person");
-  Result<SchemaApplyResult> applied = f.graph->ApplySchema(R"(
+  Result<SchemaApplyResult> applied = ApplySchema(*f.graph, R"(
 node Human @rename_from("Person") { name: String @key  age: I32? }
 node Company { name: String @key }
 edge WorksAt: Human -> Company { role: String? }
@@ -256,7 +257,7 @@ TEST(SchemaApplyTest, ARenamedPropertyKeepsItsValuesUnderTheNewName) {
   Fixture f;
   Snapshot before = f.Head();
   const uint64_t age_id = before.catalog().FindNode("Person")->FindProperty("age")->id;
-  Result<SchemaApplyResult> applied = f.graph->ApplySchema(R"(
+  Result<SchemaApplyResult> applied = ApplySchema(*f.graph, R"(
 node Person { name: String @key  years: I32? @rename_from("age") }
 node Company { name: String @key }
 edge WorksAt: Person -> Company { role: String? }
@@ -277,7 +278,7 @@ TEST(SchemaApplyTest, SoftDropsHideDataFromTheCatalogAndTimeTravelStillReadsIt) 
   Fixture f;
   Snapshot before = f.Head();
   const uint64_t age_id = before.catalog().FindNode("Person")->FindProperty("age")->id;
-  Result<SchemaApplyResult> applied = f.graph->ApplySchema(R"(
+  Result<SchemaApplyResult> applied = ApplySchema(*f.graph, R"(
 node Person { name: String @key }
 node Company { name: String @key }
 )");
@@ -307,7 +308,7 @@ node Company { name: String @key }
   EXPECT_EQ(ValueOf(old, "node:Person", "Ada", "age"), "36");
   EXPECT_EQ((*old.Table("edge:WorksAt"))->entity_count(), 1u);
   // The retired ids are never reused: re-adding `age` mints a new property id.
-  Result<SchemaApplyResult> again = f.graph->ApplySchema(R"(
+  Result<SchemaApplyResult> again = ApplySchema(*f.graph, R"(
 node Person { name: String @key  age: I32? }
 node Company { name: String @key }
 )");
@@ -321,11 +322,11 @@ TEST(SchemaApplyTest, HardDropsWithAllowDataLoss) {
   Fixture f;
   SchemaApplyOptions options;
   options.plan.allow_data_loss = true;
-  Result<SchemaApplyResult> applied = f.graph->ApplySchema(R"(
+  Result<SchemaApplyResult> applied = ApplySchema(*f.graph, R"(
 node Person { name: String @key  age: I32? }
 node Company { name: String @key }
 )",
-                                                           options);
+                                                  options);
   ASSERT_TRUE(applied.ok()) << applied.status().ToString();
   ASSERT_EQ(applied->plan.steps.size(), 1u);
   EXPECT_EQ(applied->plan.steps[0].mode, schema::DropMode::kHard);
@@ -336,7 +337,7 @@ TEST(SchemaApplyTest, AnUnsupportedChangeIsRefusedAndWritesNothing) {
   Fixture f;
   Snapshot before = f.Head();
   const storage::OpCounts start = f.store->Snapshot();
-  Result<SchemaApplyResult> applied = f.graph->ApplySchema(R"(
+  Result<SchemaApplyResult> applied = ApplySchema(*f.graph, R"(
 node Person { name: String @key  age: I64?  email: String }
 node Company { name: String @key }
 edge WorksAt: Person -> Company { role: String? }
@@ -350,7 +351,7 @@ edge WorksAt: Person -> Company { role: String? }
   EXPECT_EQ(used.writes(), 0u) << used.ToString();
   EXPECT_EQ(f.Head().state().seq, before.state().seq);
   // A source that does not parse is InvalidArgument, also with nothing written.
-  EXPECT_EQ(f.graph->ApplySchema("node {").status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(ApplySchema(*f.graph, "node {").status().code(), Code::kInvalidArgument);
   EXPECT_EQ((f.store->Snapshot() - start).writes(), 0u);
 }
 
@@ -361,7 +362,7 @@ TEST(SchemaApplyTest, EdgeKeysAreAddedOnlyWithTheirTypeAndItsRowsCarryDerivedIds
   Fixture f;
   const uint64_t seq = f.Head().state().seq;
   const storage::OpCounts start = f.store->Snapshot();
-  Result<SchemaApplyResult> keyed = f.graph->ApplySchema(R"(
+  Result<SchemaApplyResult> keyed = ApplySchema(*f.graph, R"(
 node Person { name: String @key  age: I32? }
 node Company { name: String @key }
 edge WorksAt: Person -> Company { role: String?  @key(@src, @dst) }
@@ -375,8 +376,8 @@ edge WorksAt: Person -> Company { role: String?  @key(@src, @dst) }
   EXPECT_EQ((f.store->Snapshot() - start).writes(), 0u);
   EXPECT_EQ(f.Head().state().seq, seq);
 
-  Result<SchemaApplyResult> added = f.graph->ApplySchema(
-      std::string(kSchema) + "edge Likes: Person -> Person { @key(@src, @dst) }\n");
+  Result<SchemaApplyResult> added = ApplySchema(
+      *f.graph, std::string(kSchema) + "edge Likes: Person -> Person { @key(@src, @dst) }\n");
   ASSERT_TRUE(added.ok()) << added.status().ToString();
   Result<WriteResult> minted = Insert(*f.graph, "edge:Likes", {{"l1", "Ada", "Grace"}});
   ASSERT_FALSE(minted.ok());
@@ -394,13 +395,13 @@ TEST(SchemaApplyTest, ApplyOnABranchOtherThanMainIsRefused) {
   const storage::OpCounts start = f.store->Snapshot();
   SchemaApplyOptions options;
   options.branch = "feature";
-  Result<SchemaApplyResult> applied = f.graph->ApplySchema(R"(
+  Result<SchemaApplyResult> applied = ApplySchema(*f.graph, R"(
 node Person { name: String @key  age: I32? }
 node Company { name: String @key }
 node Tag { label: String @key }
 edge WorksAt: Person -> Company { role: String? }
 )",
-                                                           options);
+                                                  options);
   ASSERT_FALSE(applied.ok());
   EXPECT_EQ(applied.status().code(), Code::kUnsupported);
   EXPECT_NE(applied.status().message().find("only on main"), std::string::npos);
@@ -412,7 +413,7 @@ TEST(SchemaApplyTest, ANoOpApplyPublishesNothing) {
   Snapshot before = f.Head();
   const storage::OpCounts start = f.store->Snapshot();
   // The same schema, reordered and reformatted.
-  Result<SchemaApplyResult> applied = f.graph->ApplySchema(R"(
+  Result<SchemaApplyResult> applied = ApplySchema(*f.graph, R"(
 edge WorksAt: Person -> Company {
   role: String?
 }
@@ -434,13 +435,13 @@ TEST(SchemaApplyTest, AStaleExpectedHeadIsPreconditionFailed) {
   ASSERT_TRUE(Insert(*f.graph, "node:Company", {{"Initech", "Initech"}}).ok());
   SchemaApplyOptions options;
   options.expected_head = before.commit_id();
-  Result<SchemaApplyResult> applied = f.graph->ApplySchema(R"(
+  Result<SchemaApplyResult> applied = ApplySchema(*f.graph, R"(
 node Person { name: String @key  age: I32? }
 node Company { name: String @key }
 node Tag { label: String @key }
 edge WorksAt: Person -> Company { role: String? }
 )",
-                                                           options);
+                                                  options);
   ASSERT_FALSE(applied.ok());
   EXPECT_EQ(applied.status().code(), Code::kPreconditionFailed);
 }
@@ -451,7 +452,7 @@ TEST(SchemaApplyTest, StagesNewAndRewrittenTablesInParallelOnAThreadPool) {
   std::unique_ptr<Graph> graph = std::move(*Graph::Init(rt, kSchema));
   ASSERT_TRUE(Insert(*graph, "node:Person", {{"Ada", "Ada", "36"}}).ok());
   ASSERT_TRUE(Insert(*graph, "node:Company", {{"Acme", "Acme"}}).ok());
-  Result<SchemaApplyResult> applied = graph->ApplySchema(R"(
+  Result<SchemaApplyResult> applied = ApplySchema(*graph, R"(
 node Person { name: String @key  age: I32?  email: String? }
 node Company { name: String @key  city: String? }
 node Tag { label: String @key }
@@ -505,7 +506,7 @@ TEST(SchemaApplyTest, AWriterPublishingDuringTheApplyMakesItReadSetChanged) {
     OMNIGRAPH_CHECK(w.ok());
     rival = w->commit_id;
   };
-  Result<SchemaApplyResult> applied = graph->ApplySchema(R"(
+  Result<SchemaApplyResult> applied = ApplySchema(*graph, R"(
 node Person { name: String @key  age: I32?  email: String? }
 node Company { name: String @key }
 edge WorksAt: Person -> Company { role: String? }
@@ -516,7 +517,7 @@ edge WorksAt: Person -> Company { role: String? }
   EXPECT_EQ(head.commit_id(), rival);
   EXPECT_EQ(head.catalog().FindNode("Person")->FindProperty("email"), nullptr);
   // Applied again against the new head, it lands and keeps the rival's row.
-  Result<SchemaApplyResult> again = graph->ApplySchema(R"(
+  Result<SchemaApplyResult> again = ApplySchema(*graph, R"(
 node Person { name: String @key  age: I32?  email: String? }
 node Company { name: String @key }
 edge WorksAt: Person -> Company { role: String? }
@@ -534,7 +535,7 @@ TEST(SchemaApplyTest, OpenBranchesRefuseTheApplyUntilDeleted) {
   const std::string next = std::string(kSchema) + "node Tag { label: String @key }\n";
   const Snapshot before = f.Head();
   const storage::OpCounts start = f.store->Snapshot();
-  Result<SchemaApplyResult> applied = f.graph->ApplySchema(next);
+  Result<SchemaApplyResult> applied = ApplySchema(*f.graph, next);
   ASSERT_FALSE(applied.ok());
   EXPECT_EQ(applied.status().code(), Code::kSchemaBoundary);
   EXPECT_EQ(applied.status().kind(), Kind::kConflict);
@@ -544,12 +545,12 @@ TEST(SchemaApplyTest, OpenBranchesRefuseTheApplyUntilDeleted) {
   EXPECT_EQ((f.store->Snapshot() - start).writes(), 0u);
   EXPECT_EQ(f.Head().state().seq, before.state().seq);
   // A no-op apply is refused too, as OmniGraph checks the branches before planning.
-  EXPECT_EQ(f.graph->ApplySchema(kSchema).status().code(), Code::kSchemaBoundary);
+  EXPECT_EQ(ApplySchema(*f.graph, kSchema).status().code(), Code::kSchemaBoundary);
   ASSERT_TRUE(f.graph->DeleteBranch("zeta").ok());
-  EXPECT_EQ(f.graph->ApplySchema(next).status().message(),
+  EXPECT_EQ(ApplySchema(*f.graph, next).status().message(),
             "schema apply requires a graph with only main; found non-main branches: feature/a");
   ASSERT_TRUE(f.graph->DeleteBranch("feature/a").ok());
-  Result<SchemaApplyResult> now = f.graph->ApplySchema(next);
+  Result<SchemaApplyResult> now = ApplySchema(*f.graph, next);
   ASSERT_TRUE(now.ok()) << now.status().ToString();
   EXPECT_TRUE(now->applied);
 }
@@ -582,7 +583,7 @@ TEST(SchemaApplyTest, ABranchCreatedWhileTheApplyPlansRefusesItAtPublish) {
   const uint64_t seq = graph->SnapshotOfBranch("main")->state().seq;
   hooked->hook = [&] { OMNIGRAPH_CHECK(other->CreateBranch("late", "main").ok()); };
   Result<SchemaApplyResult> applied =
-      graph->ApplySchema(std::string(kSchema) + "node Tag { label: String @key }\n");
+      ApplySchema(*graph, std::string(kSchema) + "node Tag { label: String @key }\n");
   ASSERT_FALSE(applied.ok());
   EXPECT_EQ(applied.status().message(),
             "schema apply requires a graph with only main; found non-main branches: late");

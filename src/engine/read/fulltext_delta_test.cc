@@ -345,7 +345,7 @@ TEST_F(FullTextDeltaTest, ABranchMergeStoresADeltaOverTheTargetsIndex) {
   ASSERT_TRUE(on_branch.ok()) << on_branch.status().ToString();
   LoadLines(Docs(kDocs + 10, kDocs + 15, " crossing"));  // Both sides changed the table.
   ASSERT_EQ(HeadDepth(), 1);
-  Result<MergeResult> merged = graph_->Merge(MergeRequest{"b", "main", std::nullopt});
+  Result<MergeResult> merged = Merge(*graph_, MergeRequest{"b", "main", std::nullopt});
   ASSERT_TRUE(merged.ok()) << merged.status().ToString();
   ASSERT_EQ(merged->outcome, MergeOutcome::kMerged);
   EXPECT_EQ(HeadDepth(), 2);  // The merge's version: a delta over the target's.
@@ -373,7 +373,7 @@ TEST_F(FullTextDeltaTest, ATwoStepMergePatchStoresADeltaOverTheTargetsIndex) {
   LoadLines(Docs(kDocs + 10, kDocs + 15, " crossing"));  // Both sides changed the table.
   ASSERT_EQ(HeadDepth(), 1);
   const uint64_t target = HeadStagedVersion();
-  Result<MergeResult> merged = graph_->Merge(MergeRequest{"b", "main", std::nullopt});
+  Result<MergeResult> merged = Merge(*graph_, MergeRequest{"b", "main", std::nullopt});
   ASSERT_TRUE(merged.ok()) << merged.status().ToString();
   ASSERT_EQ(merged->outcome, MergeOutcome::kMerged);
   std::shared_ptr<const table::TableVersion> v = Head(*Cold());

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/ops/load.h"
+#include "engine/ops/schema_apply.h"
 #include "engine/read/query.h"
 #include "engine/write/mutate.h"
 #include "storage/memory_store.h"
@@ -78,11 +79,11 @@ TEST_F(PreparedTest, ASchemaChangeChecksTheQueryAgainstTheNewCatalog) {
   ASSERT_TRUE(Run(kQueries, "age", Json{{"n", "Ada"}}).ok());
   SchemaApplyOptions drop;
   drop.plan.allow_data_loss = true;
-  Result<SchemaApplyResult> applied = graph_->ApplySchema(R"(
+  Result<SchemaApplyResult> applied = ApplySchema(*graph_, R"(
 node Person { name: String @key }
 edge Knows: Person -> Person
 )",
-                                                          drop);
+                                                  drop);
   ASSERT_TRUE(applied.ok()) << applied.status().ToString();
   Result<ReadOutcome> out = Run(kQueries, "age", Json{{"n", "Ada"}});
   ASSERT_FALSE(out.ok());

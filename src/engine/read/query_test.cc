@@ -42,7 +42,7 @@ class QueryRunTest : public testing::Test {
     }
     WriteRequest w;
     w.changes["node:Person"] = TableChange{TableChange::Op::kAppend, *b.Finish(), {}};
-    ASSERT_TRUE(graph_->Write(w).ok());
+    ASSERT_TRUE(Write(*graph_, w).ok());
   }
 
   void AddKnows(const std::vector<std::pair<std::string, std::string>>& pairs) {
@@ -54,7 +54,7 @@ class QueryRunTest : public testing::Test {
     }
     WriteRequest w;
     w.changes["edge:Knows"] = TableChange{TableChange::Op::kAppend, *b.Finish(), {}};
-    ASSERT_TRUE(graph_->Write(w).ok());
+    ASSERT_TRUE(Write(*graph_, w).ok());
   }
 
   std::unique_ptr<Graph> graph_;
@@ -189,7 +189,7 @@ TEST(QueryClockTest, NowReadsTheRuntimeClock) {
   }
   WriteRequest w;
   w.changes["node:Event"] = TableChange{TableChange::Op::kAppend, *b.Finish(), {}};
-  ASSERT_TRUE((*g)->Write(w).ok());
+  ASSERT_TRUE(Write(**g, w).ok());
   s = *(*g)->SnapshotOfBranch("main");
   Result<OrderedJson> out =
       RunQuery(s, "query q() { match { $e: Event  $e.at < now() } return { $e.name } }", "q",

@@ -10,6 +10,7 @@
 #include "commit/stream.h"
 #include "engine/graph/graph.h"
 #include "engine/ops/load.h"
+#include "engine/ops/schema_apply.h"
 #include "engine/write/mutate.h"
 #include "query/exec/column_codec.h"
 #include "storage/counting_store.h"
@@ -219,7 +220,7 @@ TEST_F(ChangeSetTest, ListsNoChangeSetCouldHoldAreCountedNotBuilt) {
 
 TEST_F(ChangeSetTest, ASchemaApplyRecordsASchemaBoundary) {
   Result<SchemaApplyResult> applied =
-      graph_->ApplySchema(std::string(kSchema) + "node Place { name: String @key }\n");
+      ApplySchema(*graph_, std::string(kSchema) + "node Place { name: String @key }\n");
   ASSERT_TRUE(applied.ok()) << applied.status().ToString();
   const commit::Record r = Record(applied->commit_id);
   ASSERT_TRUE(r.change_set);
@@ -378,7 +379,7 @@ TEST_F(ChangeSetTest, CommitChangesRefusesGenesisAndSchemaChangesWithTypedErrors
   EXPECT_EQ(genesis.status().code(), Code::kParentlessCommit);
   EXPECT_EQ(CodeName(genesis.status().code()), "parentless_commit");
   Result<SchemaApplyResult> applied =
-      graph_->ApplySchema(std::string(kSchema) + "node Place { name: String @key }\n");
+      ApplySchema(*graph_, std::string(kSchema) + "node Place { name: String @key }\n");
   ASSERT_TRUE(applied.ok()) << applied.status().ToString();
   Result<Json> boundary = CommitChanges(*graph_, applied->commit_id);
   ASSERT_FALSE(boundary.ok());

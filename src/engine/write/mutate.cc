@@ -69,7 +69,7 @@ Result<MutationResult> RunBranchStatement(Graph& graph, const query::BranchState
       return result;
     case query::BranchOp::kMerge: {
       const MergeRequest request{name, other, options.actor};
-      OMNIGRAPH_ASSIGN_OR_RETURN(MergeResult merged, graph.Merge(request));
+      OMNIGRAPH_ASSIGN_OR_RETURN(MergeResult merged, Merge(graph, request));
       if (merged.outcome == MergeOutcome::kConflicts) {
         return MergeConflictsStatus(request, merged.conflicts);
       }
@@ -220,7 +220,7 @@ Result<MutationResult> MutateFile(Graph& graph, std::string_view source,
   // planned on a head that already holds its effects.
   if (options.idempotency) {
     OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<WriteResult> done,
-                               graph.Replay(options.branch, *options.idempotency));
+                               Replay(graph, options.branch, *options.idempotency));
     if (done) return ReplayedMutation(query_name, options, std::move(*done));
   }
   // Capture: the head the mutation plans on and the write publishes from.
@@ -263,7 +263,7 @@ Result<MutationResult> MutateFile(Graph& graph, std::string_view source,
     write.idempotency = options.idempotency;
     write.idempotency->outcome = MutationOutcome(result);
   }
-  OMNIGRAPH_ASSIGN_OR_RETURN(WriteResult written, graph.Write(write));
+  OMNIGRAPH_ASSIGN_OR_RETURN(WriteResult written, Write(graph, write));
   if (written.replayed) return ReplayedMutation(result.query_name, options, std::move(written));
   result.commit = written.commit_id;
   // Index and full-text deltas of the versions it wrote (engine/write/derived_indexes.h); never

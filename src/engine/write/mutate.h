@@ -3,7 +3,7 @@
 //
 // Mutate parses and checks one named mutation query against the branch head's schema, plans its
 // effects over that head (query/plan/mutation.h: read-your-writes between statements, cascading
-// node deletes), checks the per-type limits, and hands the effects to Graph::Write as one write:
+// node deletes), checks the per-type limits, and hands the effects to engine::Write as one write:
 // validated, staged in parallel, one record. Insert-only queries re-prepare when another writer
 // publishes first; a query with an update or a delete is strict: if the head moved after it read,
 // it returns ReadSetChanged and changes nothing. Zero affected entities publish nothing.
@@ -81,7 +81,7 @@ struct MutationResult {
 // (docs/design/query-language.md "Branch statements") runs it instead: `branch create x [from
 // y]` forks x from y's head, `branch delete x` deletes x, both defaulting y to
 // `options.branch`, and affect no entities; `branch merge x [into y]` merges x into y
-// (Graph::Merge; the outcome in `merge_outcome`, conflicts as MergeConflicts); `branch list` is
+// (engine::Merge; the outcome in `merge_outcome`, conflicts as MergeConflicts); `branch list` is
 // InvalidArgument (a read). BranchExists, BranchNotFound and InvalidArgument as
 // Graph::CreateBranch and DeleteBranch say. A Blob parameter in JSON is "base64:<data>" or an
 // external URI, refused when a statement writes it to a row (docs/design/engine.md).

@@ -93,7 +93,7 @@ TEST_P(CookbookMutations, EveryMutationQueryRunsAndHasItsEffect) {
     OMNIGRAPH_CHECK(b.Append(id, "", "", values).ok());
     WriteRequest w;
     w.changes[type.table_key()] = TableChange{TableChange::Op::kUpsert, *b.Finish(), {}};
-    Result<WriteResult> r = graph.Write(w);
+    Result<WriteResult> r = Write(graph, w);
     OMNIGRAPH_CHECK_MSG(r.ok(), r.status().ToString());
     return id;
   };

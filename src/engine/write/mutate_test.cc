@@ -349,7 +349,7 @@ TEST_F(MutateTest, ExpectedHeadPreconditionAndPerTypeEntityLimit) {
   }
   WriteRequest w;
   w.changes["node:Person"] = TableChange{TableChange::Op::kAppend, *b.Finish(), {}};
-  ASSERT_TRUE(graph_->Write(w).ok());
+  ASSERT_TRUE(Write(*graph_, w).ok());
   const uint64_t seq = Seq();
   r = Run("older", {{"min", Value::Int(99)}, {"title", Value::String("bulk")}});
   ASSERT_FALSE(r.ok());
@@ -679,7 +679,7 @@ TEST(MutateProcessTest, TwoProcessesMutatingOneBranch) {
       return 0;
     }
     // Child 0 is an update that read before child 1 published: the strict write planned on the
-    // earlier head that Mutate hands to Graph::Write for an update, held between its read and
+    // earlier head that Mutate hands to engine::Write for an update, held between its read and
     // its publish until child 1 has published.
     Snapshot before = *graph->SnapshotOfBranch("main");
     std::FILE* f = std::fopen(read_flag.c_str(), "w");
@@ -698,7 +698,7 @@ TEST(MutateProcessTest, TwoProcessesMutatingOneBranch) {
     w.changes["node:Person"] = TableChange{TableChange::Op::kUpsert, *b.Finish(), {}};
     w.strict = true;
     w.planned_on = before;
-    Result<WriteResult> r = graph->Write(w);
+    Result<WriteResult> r = Write(*graph, w);
     storage::WriteToFd(out, r.ok() ? "ok" : std::string(CodeName(r.status().code())));
     return 0;
   });

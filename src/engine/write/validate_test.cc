@@ -103,7 +103,7 @@ class ValidateTest : public ::testing::TestWithParam<uint64_t> {
     for (const auto& [key, ch] : changes) request.changes.emplace(key, std::move(*ch.c));
     request.row_label = std::move(label);
     request.sort_bytes = GetParam();
-    return graph_->Write(request);
+    return engine::Write(*graph_, request);
   }
 
   void MustWrite(const ChangeList& changes) {

@@ -10,9 +10,18 @@
 #include "engine/graph/graph.h"
 #include "engine/write/change_sets.h"
 #include "engine/write/validate.h"
+#include "engine/write/write_internal.h"
 #include "engine/write/write_keyed.h"
 
 namespace omnigraph::engine {
+
+namespace {
+
+// KeyConflict when an in-memory append adds an id its table holds on `base` (staging would
+// refuse it too, but only after other tables of the write were staged).
+Status CheckAppends(Graph& graph, const commit::GraphState& base, const WriteRequest& request);
+
+}  // namespace
 
 // Appends and upserts commute with other writers' commits, so a lost race re-prepares them.
 bool InsertOnly(const WriteRequest& request) {
@@ -45,53 +54,53 @@ Result<WriteResult> AnsweredByKey(std::optional<KeyFence>& fence, const WriteReq
   return ReplayedWrite(std::move(**done), *request.idempotency);
 }
 
-Result<std::optional<WriteResult>> Graph::Replay(std::string_view branch,
-                                                 const Idempotency& idempotency) {
+Result<std::optional<WriteResult>> Replay(Graph& graph, std::string_view branch,
+                                          const Idempotency& idempotency) {
   OMNIGRAPH_RETURN_IF_ERROR(ValidateIdempotencyKey(idempotency.key));
   bool warm = false;
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<commit::Stream> stream, StreamOf(branch, warm));
-  KeyFence fence(*runtime_.store, stream->key(), idempotency);
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<commit::Stream> stream, graph.StreamOf(branch, warm));
+  KeyFence fence(*graph.runtime().store, stream->key(), idempotency);
   OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<commit::Record> record, fence.Published());
   if (!record) return std::optional<WriteResult>();
   return std::optional<WriteResult>(ReplayedWrite(std::move(*record), idempotency));
 }
 
-Result<WriteResult> Graph::Write(const WriteRequest& request) {
+Result<WriteResult> Write(Graph& graph, const WriteRequest& request) {
   if (request.changes.empty() && !request.publish_empty) {
     return InvalidArgument("a write needs at least one table change");
   }
   if (request.planned_on) {
-    if (request.planned_on->stream_ == nullptr) {
+    if (request.planned_on->stream() == nullptr) {
       return InvalidArgument("a write can be planned only on a branch head, not on a past commit");
     }
-    return Commit(request, *request.planned_on);
+    return Commit(graph, request, *request.planned_on);
   }
   // 1. Capture: the branch head as the warm handle knows it (no reads when warm).
   bool warm = false;
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<commit::Stream> stream,
-                             StreamOf(request.branch, warm));
+                             graph.StreamOf(request.branch, warm));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const commit::GraphState> head, stream->Captured());
-  OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot captured, MakeSnapshot(std::move(head), stream));
-  Result<WriteResult> written = Commit(request, std::move(captured));
+  OMNIGRAPH_ASSIGN_OR_RETURN(Snapshot captured, graph.SnapshotOfState(std::move(head), stream));
+  Result<WriteResult> written = Commit(graph, request, std::move(captured));
   if (written.ok() || written.status().code() != Code::kBranchNotFound) return written;
   // The handle's life of the branch was deleted; nothing was published (a retired stream takes
   // no record). Drop the handle, and when it was a warm one, try once more against the life the
   // name resolves to now (the branch may have been created again).
-  DropStream(request.branch);
+  graph.DropStream(request.branch);
   if (!warm) return written;
-  OMNIGRAPH_ASSIGN_OR_RETURN(stream, StreamOf(request.branch, warm));
+  OMNIGRAPH_ASSIGN_OR_RETURN(stream, graph.StreamOf(request.branch, warm));
   OMNIGRAPH_ASSIGN_OR_RETURN(head, stream->Captured());
-  OMNIGRAPH_ASSIGN_OR_RETURN(captured, MakeSnapshot(std::move(head), stream));
-  return Commit(request, std::move(captured));
+  OMNIGRAPH_ASSIGN_OR_RETURN(captured, graph.SnapshotOfState(std::move(head), stream));
+  return Commit(graph, request, std::move(captured));
 }
 
-Result<WriteResult> Graph::WriteFrom(const WriteRequest& request, Snapshot captured) {
+Result<WriteResult> WriteFrom(Graph& graph, const WriteRequest& request, Snapshot captured) {
   // Text that would go into the record is checked before anything is staged.
   OMNIGRAPH_RETURN_IF_ERROR(commit::ValidateActor(request.actor));
   std::optional<KeyFence> fence;
   if (request.idempotency) {
     OMNIGRAPH_RETURN_IF_ERROR(ValidateIdempotencyKey(request.idempotency->key));
-    fence.emplace(*runtime_.store, captured.stream_->key(), *request.idempotency);
+    fence.emplace(*graph.runtime().store, captured.stream()->key(), *request.idempotency);
   }
   // What this attempt stages is deleted again whenever it is certain that no record will name
   // it (DeleteStaged); a publication in doubt keeps it (it may still land).
@@ -105,18 +114,18 @@ Result<WriteResult> Graph::WriteFrom(const WriteRequest& request, Snapshot captu
   loop.check = [&](const std::shared_ptr<const commit::GraphState>& base) -> Result<bool> {
     OMNIGRAPH_RETURN_IF_ERROR(commit::CheckCaptured(loop.policy, *base));
     if (request.planned_schema && base->schema != *request.planned_schema) {
-      OMNIGRAPH_RETURN_IF_ERROR(CheckPlannedTables(*base, request));
+      OMNIGRAPH_RETURN_IF_ERROR(CheckPlannedTables(graph, *base, request));
     }
     return true;
   };
   // 3-4. Validate and stage against (stream, seq) of the captured head.
   loop.stage = [&](const commit::GraphState& b) -> Result<std::optional<commit::RecordContent>> {
     OMNIGRAPH_ASSIGN_OR_RETURN(commit::RecordContent content,
-                               ValidateAndStage(b, request, &objects));
+                               ValidateAndStage(graph, b, request, &objects));
     return std::optional<commit::RecordContent>(std::move(content));
   };
   loop.refused = [&](const Status& failed) -> Status {
-    DeleteStaged(objects);
+    DeleteStaged(graph, objects);
     OMNIGRAPH_ASSIGN_OR_RETURN(answered, AnsweredByKey(fence, request, failed));
     return Status::Ok();
   };
@@ -124,7 +133,7 @@ Result<WriteResult> Graph::WriteFrom(const WriteRequest& request, Snapshot captu
   loop.gate = [&](const commit::GraphState& base,
                   commit::RecordContent& content) -> Result<commit::Gate> {
     Result<FenceVerdict> claimed = fence ? fence->Claim(base.seq + 1) : FenceVerdict::kPublish;
-    if (!claimed.ok() || *claimed != FenceVerdict::kPublish) DeleteStaged(objects);
+    if (!claimed.ok() || *claimed != FenceVerdict::kPublish) DeleteStaged(graph, objects);
     OMNIGRAPH_ASSIGN_OR_RETURN(FenceVerdict verdict, std::move(claimed));
     if (verdict == FenceVerdict::kReplay) {
       answered = ReplayedWrite(fence->replayed(), *request.idempotency);
@@ -138,7 +147,7 @@ Result<WriteResult> Graph::WriteFrom(const WriteRequest& request, Snapshot captu
   loop.lost = [&](const commit::GraphState& base, const commit::GraphState& head,
                   int attempt) -> Result<bool> {
     // Another record holds seq + 1, so this attempt's record can never be published.
-    DeleteStaged(objects);
+    DeleteStaged(graph, objects);
     // A retry of this very write may have taken the seq (a strict write would otherwise call it
     // a conflict): its record answers.
     if (fence) {
@@ -149,11 +158,12 @@ Result<WriteResult> Graph::WriteFrom(const WriteRequest& request, Snapshot captu
       }
     }
     OMNIGRAPH_RETURN_IF_ERROR(commit::AfterLostRace(loop.policy, base, head, attempt));
-    commit::BackoffAfterLostRace(runtime_, attempt);
+    commit::BackoffAfterLostRace(graph.runtime(), attempt);
     return true;
   };
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<commit::PublishResult> won,
-                             commit::RunPublishLoop(*captured.stream_, captured.state_, loop));
+  OMNIGRAPH_ASSIGN_OR_RETURN(
+      std::optional<commit::PublishResult> won,
+      commit::RunPublishLoop(*captured.stream(), captured.shared_state(), loop));
   if (won) return WriteResult{won->commit_id, won->seq, won->attempts, won->record};
   if (!answered) {
     return Status(Code::kInternal, "the write's publish loop stopped without an answer");
@@ -161,7 +171,8 @@ Result<WriteResult> Graph::WriteFrom(const WriteRequest& request, Snapshot captu
   return *std::move(answered);
 }
 
-Status Graph::CheckPlannedTables(const commit::GraphState& base, const WriteRequest& request) {
+Status CheckPlannedTables(Graph& graph, const commit::GraphState& base,
+                          const WriteRequest& request) {
   auto changed = [&](const std::string& key, const std::string& what) {
     return Status(Code::kReadSetChanged,
                   "the schema changed after this write was planned: " + what +
@@ -173,7 +184,7 @@ Status Graph::CheckPlannedTables(const commit::GraphState& base, const WriteRequ
     if (t == nullptr) return changed(key, "the table is gone");
     if (change.op == TableChange::Op::kDelete) continue;
     OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> version,
-                               tables_->Open(ToTablePin(t->pin)));
+                               graph.tables().Open(ToTablePin(t->pin)));
     if (change.pending && change.pending->table != version->table()) {
       return changed(key, "the table was dropped and created again");
     }
@@ -184,8 +195,8 @@ Status Graph::CheckPlannedTables(const commit::GraphState& base, const WriteRequ
   return Status::Ok();
 }
 
-void Graph::DeleteStaged(table::StagedObjects& staged) {
-  for (const std::string& name : staged.Take()) runtime_.store->Delete(name).IgnoreError();
+void DeleteStaged(Graph& graph, table::StagedObjects& staged) {
+  for (const std::string& name : staged.Take()) graph.runtime().store->Delete(name).IgnoreError();
 }
 
 bool NothingPublished(const Status& status) {
@@ -230,24 +241,28 @@ bool NothingPublished(const Status& status) {
   return false;  // Not an enumerator (a number cast to Code).
 }
 
-Status Graph::CheckWrite(const Snapshot& at, const WriteRequest& request) {
-  if (at.stream_ == nullptr) return InvalidArgument("a write is checked only on a branch head");
+Status CheckWrite(Graph& graph, const Snapshot& at, const WriteRequest& request) {
+  if (at.stream() == nullptr) return InvalidArgument("a write is checked only on a branch head");
   OMNIGRAPH_RETURN_IF_ERROR(commit::ValidateActor(request.actor));
-  OMNIGRAPH_RETURN_IF_ERROR(ValidateChanges(at.state(), request));
-  return CheckAppends(at.state(), request);
+  OMNIGRAPH_RETURN_IF_ERROR(ValidateChanges(graph, at.state(), request));
+  return CheckAppends(graph, at.state(), request);
 }
 
-Status Graph::CheckAppends(const commit::GraphState& base, const WriteRequest& request) {
+namespace {
+
+Status CheckAppends(Graph& graph, const commit::GraphState& base, const WriteRequest& request) {
   for (const auto& [key, change] : request.changes) {
     if (change.op != TableChange::Op::kAppend || change.pending) continue;
     const commit::TableState* t = base.FindByKey(key);
     if (t == nullptr) continue;  // Staging names the missing table.
-    OMNIGRAPH_RETURN_IF_ERROR(tables_->CheckAppend(ToTablePin(t->pin), change.rows));
+    OMNIGRAPH_RETURN_IF_ERROR(graph.tables().CheckAppend(ToTablePin(t->pin), change.rows));
   }
   return Status::Ok();
 }
 
-Status Graph::ValidateChanges(const commit::GraphState& base, const WriteRequest& request) {
+}  // namespace
+
+Status ValidateChanges(Graph& graph, const commit::GraphState& base, const WriteRequest& request) {
   auto table_of = [&](std::string_view key) -> Result<const commit::TableState*> {
     const commit::TableState* t = base.FindByKey(key);
     if (t == nullptr) {
@@ -256,31 +271,31 @@ Status Graph::ValidateChanges(const commit::GraphState& base, const WriteRequest
     return t;
   };
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const schema::Catalog> catalog,
-                             CatalogFor(base.schema));
+                             graph.CatalogFor(base.schema));
   return ValidateWrite(
       *catalog, request.changes,
       [&](std::string_view key) -> Result<std::shared_ptr<const table::TableVersion>> {
         OMNIGRAPH_ASSIGN_OR_RETURN(const commit::TableState* t, table_of(key));
-        return tables_->Open(ToTablePin(t->pin));
+        return graph.tables().Open(ToTablePin(t->pin));
       },
       request.row_label,
       // A streaming load's rows are read back one pre-written fragment at a time.
       [&](const TableChange& change,
           const std::function<Status(const table::ColumnBatch&)>& sink) -> Status {
         if (!change.pending) return sink(change.rows);
-        return tables_->ScanPending(*change.pending,
-                                    [&](table::ColumnBatch batch) { return sink(batch); });
+        return graph.tables().ScanPending(*change.pending,
+                                          [&](table::ColumnBatch batch) { return sink(batch); });
       },
       request.sort_bytes);
 }
 
-Result<commit::RecordContent> Graph::ValidateAndStage(const commit::GraphState& base,
-                                                      const WriteRequest& request,
-                                                      table::StagedObjects* staged_objects) {
-  if (!request.prevalidated) OMNIGRAPH_RETURN_IF_ERROR(ValidateChanges(base, request));
+Result<commit::RecordContent> ValidateAndStage(Graph& graph, const commit::GraphState& base,
+                                               const WriteRequest& request,
+                                               table::StagedObjects* staged_objects) {
+  if (!request.prevalidated) OMNIGRAPH_RETURN_IF_ERROR(ValidateChanges(graph, base, request));
   // An append of an id the base holds is refused before any table is staged, so that one
   // table's conflict leaves no other table's objects behind.
-  OMNIGRAPH_RETURN_IF_ERROR(CheckAppends(base, request));
+  OMNIGRAPH_RETURN_IF_ERROR(CheckAppends(graph, base, request));
   auto table_of = [&](std::string_view key) -> Result<const commit::TableState*> {
     const commit::TableState* t = base.FindByKey(key);
     if (t == nullptr) {
@@ -298,15 +313,16 @@ Result<commit::RecordContent> Graph::ValidateAndStage(const commit::GraphState& 
   changes.tables.resize(work.size());
   // Tables whose lists no change set could hold (then the record carries none).
   std::vector<char> omitted(work.size(), 0);
-  TaskGroup group(*runtime_.executor);
+  TaskGroup group(*graph.runtime().executor);
   for (size_t i = 0; i < work.size(); ++i) {
     group.Add([&, i]() -> Status {
       OMNIGRAPH_ASSIGN_OR_RETURN(const commit::TableState* t, table_of(*work[i].first));
-      OMNIGRAPH_ASSIGN_OR_RETURN(staged[i], tables_->StageWrite(ToTablePin(t->pin), *work[i].second,
-                                                                against, staged_objects));
+      OMNIGRAPH_ASSIGN_OR_RETURN(
+          staged[i],
+          graph.tables().StageWrite(ToTablePin(t->pin), *work[i].second, against, staged_objects));
       if (request.rewrite) return Status::Ok();
       OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> base_version,
-                                 tables_->Open(ToTablePin(t->pin)));
+                                 graph.tables().Open(ToTablePin(t->pin)));
       bool lists_omitted = false;
       OMNIGRAPH_ASSIGN_OR_RETURN(changes.tables[i],
                                  TableChangeOf(*base_version, *work[i].second,
@@ -327,7 +343,7 @@ Result<commit::RecordContent> Graph::ValidateAndStage(const commit::GraphState& 
   if (std::find(omitted.begin(), omitted.end(), 1) == omitted.end()) {
     OMNIGRAPH_ASSIGN_OR_RETURN(
         content.change_set,
-        commit::SpillChangeSet(*runtime_.store, base.stream, std::move(changes)));
+        commit::SpillChangeSet(*graph.runtime().store, base.stream, std::move(changes)));
   }
   content.members = request.members;
   return content;

@@ -1,7 +1,7 @@
 // The write path: one validated graph commit from a set of per-table changes.
 //
-// Graph::Write (engine/graph/graph.h) runs it as one straight line (docs/design/engine.md "The
-// write path"):
+// Write (below), a free function over the graph handle (engine/graph/graph.h), runs it as one
+// straight line (docs/design/engine.md "The write path"):
 //   capture   the branch head from its warm handle (no reads), or the snapshot the writer read
 //   plan      expected head, a schema apply since the writer read (ReadSetChanged)
 //   validate  the changes against the captured head (engine/write/validate.h)
@@ -105,6 +105,28 @@ struct WriteResult {
   bool replayed = false;
   Json outcome;
 };
+
+// Captures the branch head, validates the changes against it (engine/write/validate.h: enums,
+// @range, @check, keyed ids, @unique, edge endpoints, dangling edges, @card), stages every
+// touched table in parallel against it (D9) and publishes exactly one record pinning the new
+// versions, through `graph`'s warm handle of the branch and its group-commit queue. Insert-only
+// writes (append, upsert) re-prepare when another writer publishes first; a strict write
+// (WriteRequest::strict, a delete or an overwrite) gets ReadSetChanged. A violation, like an
+// error from staging (KeyConflict, rows that do not fit the table), publishes nothing. A warm
+// handle whose life of the branch was deleted (the branch was deleted and perhaps created again
+// since) is dropped and the write tried once more against the life the name resolves to now;
+// BranchNotFound when there is none.
+Result<WriteResult> Write(Graph& graph, const WriteRequest& request);
+// Everything Write checks before it stages, against the branch head `at`, writing nothing: the
+// actor, every constraint of engine/write/validate.h and the appends' ids. A load into a branch
+// it creates checks against the base's head first, so that a refused load never creates it.
+Status CheckWrite(Graph& graph, const Snapshot& at, const WriteRequest& request);
+// The answer a keyed write already has on `branch` (engine/write/idempotency.h): one GET of the
+// key object (nothing more when it is absent, the usual case) and one read of the record it
+// names. nullopt when no record names the key; IdempotencyConflict when the key was used for
+// another request; InvalidArgument for a malformed key; BranchNotFound.
+Result<std::optional<WriteResult>> Replay(Graph& graph, std::string_view branch,
+                                          const Idempotency& idempotency);
 
 // Whether a lost race re-prepares `request` (appends and upserts, not strict).
 bool InsertOnly(const WriteRequest& request);

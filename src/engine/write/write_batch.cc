@@ -5,11 +5,14 @@
 #include "commit/publish_loop.h"
 #include "commit/testing_hooks.h"
 #include "engine/graph/graph.h"
+#include "engine/write/write_internal.h"
 #include "engine/write/write_keyed.h"
 
 namespace omnigraph::engine {
 
-struct Graph::Admitted {
+namespace {
+
+struct Admitted {
   // Indexes into the batch, in order.
   std::vector<size_t> members;
   std::vector<std::optional<KeyFence>> fences;
@@ -18,39 +21,22 @@ struct Graph::Admitted {
   bool kept_failed = false;
 };
 
-void Graph::SetGroupCommit(GroupCommitOptions options) {
-  std::lock_guard lock(mu_);
-  group_commit_ = options;
-}
+// One batch of the queue (engine/write/group_commit.h): a batch of one is WriteFrom; a larger one
+// admits its members in order against the state including the earlier ones, stages every
+// touched table once and publishes one record. Every member's answer, in order.
+std::vector<Result<WriteResult>> PublishBatch(Graph& graph, std::span<BatchEntry* const> batch);
 
-size_t Graph::GroupCommitWaiting(std::string_view stream_key) {
-  std::shared_ptr<CommitQueue> queue;
-  {
-    std::lock_guard lock(mu_);
-    auto it = queues_.find(std::string(stream_key));
-    if (it == queues_.end()) return 0;
-    queue = it->second;
-  }
-  return queue->Waiting();
-}
+}  // namespace
 
-Result<WriteResult> Graph::Commit(const WriteRequest& request, Snapshot captured) {
-  std::shared_ptr<CommitQueue> queue;
-  {
-    std::lock_guard lock(mu_);
-    if (group_commit_.enabled) {
-      std::shared_ptr<CommitQueue>& q = queues_[captured.stream_->key()];
-      if (!q) q = std::make_shared<CommitQueue>();
-      queue = q;
-    }
-  }
-  if (!queue) return WriteFrom(request, std::move(captured));
+Result<WriteResult> Commit(Graph& graph, const WriteRequest& request, Snapshot captured) {
+  std::shared_ptr<CommitQueue> queue = graph.CommitQueueOf(captured.stream()->key());
+  if (!queue) return WriteFrom(graph, request, std::move(captured));
   BatchEntry entry;
   entry.request = &request;
   entry.bytes = RequestBytes(request);
   entry.captured = std::move(captured);
-  return queue->Submit(entry,
-                       [this](std::span<BatchEntry* const> batch) { return PublishBatch(batch); });
+  return queue->Submit(
+      entry, [&graph](std::span<BatchEntry* const> batch) { return PublishBatch(graph, batch); });
 }
 
 namespace {
@@ -118,12 +104,11 @@ bool AfterBatchLostRace(std::span<BatchEntry* const> batch, const std::vector<si
   return pending;
 }
 
-}  // namespace
-
-Result<Graph::Admitted> Graph::AdmitMembers(const commit::GraphState& base,
-                                            std::span<BatchEntry* const> batch,
-                                            std::vector<std::optional<Result<WriteResult>>>& out,
-                                            std::vector<size_t>& solo) {
+// Members of `batch` that join the record at `base` (their answers in `out` otherwise).
+Result<Admitted> AdmitMembers(Graph& graph, const commit::GraphState& base,
+                              std::span<BatchEntry* const> batch,
+                              std::vector<std::optional<Result<WriteResult>>>& out,
+                              std::vector<size_t>& solo) {
   Admitted a;
   a.combined.branch = batch[0]->request->branch;
   for (size_t i = 0; i < batch.size(); ++i) {
@@ -131,13 +116,13 @@ Result<Graph::Admitted> Graph::AdmitMembers(const commit::GraphState& base,
     const WriteRequest& r = *batch[i]->request;
     Status s = AdmitOne(base, r, batch[i]->captured->state(), a.members.size());
     if (s.ok() && r.planned_schema && base.schema != *r.planned_schema) {
-      s = CheckPlannedTables(base, r);
+      s = CheckPlannedTables(graph, base, r);
     }
     // The first member is validated as it is (its errors name its own rows); a later one
     // together with the members before it, against whose rows it may validate (an edge to a
     // node an earlier member inserts).
     const bool admissible = s.ok();
-    if (s.ok() && a.members.empty()) s = ValidateChanges(base, r);
+    if (s.ok() && a.members.empty()) s = ValidateChanges(graph, base, r);
     using Changes = std::map<std::string, TableChange>;
     Result<Changes> merged =
         s.ok() ? MergeChanges(a.combined.changes, r.changes) : Result<Changes>(s);
@@ -145,9 +130,9 @@ Result<Graph::Admitted> Graph::AdmitMembers(const commit::GraphState& base,
       WriteRequest together;
       together.branch = r.branch;
       together.changes = std::move(*merged);
-      if (Status both = ValidateChanges(base, together); !both.ok()) {
+      if (Status both = ValidateChanges(graph, base, together); !both.ok()) {
         // Its own error when it fails on its own too; otherwise the conflict with the others.
-        Status alone = ValidateChanges(base, r);
+        Status alone = ValidateChanges(graph, base, r);
         merged = alone.ok()
                      ? Status(both.code(),
                               "with the earlier writes of its group commit: " + both.message(),
@@ -158,7 +143,7 @@ Result<Graph::Admitted> Graph::AdmitMembers(const commit::GraphState& base,
       }
     }
     std::optional<KeyFence> fence;
-    if (r.idempotency) fence.emplace(*runtime_.store, base.stream, *r.idempotency);
+    if (r.idempotency) fence.emplace(*graph.runtime().store, base.stream, *r.idempotency);
     if (!merged.ok()) {
       if (admissible) KeepFailedMember(r, a.combined.changes, a.kept_failed);
       out[i] = AnsweredByKey(fence, r, merged.status());
@@ -188,7 +173,8 @@ Result<Graph::Admitted> Graph::AdmitMembers(const commit::GraphState& base,
   return a;
 }
 
-void Graph::FillCombined(std::span<BatchEntry* const> batch, Admitted& a) {
+// The combined request of a batch's admitted members (their rows are merged by AdmitMembers).
+void FillCombined(std::span<BatchEntry* const> batch, Admitted& a) {
   WriteRequest& combined = a.combined;
   combined.prevalidated = true;
   combined.summary = "group commit of " + std::to_string(a.members.size()) + " writes";
@@ -207,11 +193,14 @@ void Graph::FillCombined(std::span<BatchEntry* const> batch, Admitted& a) {
   if (one_actor) combined.actor = actor;
 }
 
-void Graph::PublishMembers(const std::shared_ptr<commit::Stream>& stream,
-                           std::shared_ptr<const commit::GraphState> captured,
-                           std::span<BatchEntry* const> batch,
-                           std::vector<std::optional<Result<WriteResult>>>& out,
-                           std::vector<size_t>& solo) {
+// The batch's publish loop from `captured` (commit/publish_loop.h): each attempt admits the
+// members not yet answered, stages them as one write and publishes one record. Every member's
+// answer in `out`, except those deferred to `solo` (fenced past the head: they write alone).
+void PublishMembers(Graph& graph, const std::shared_ptr<commit::Stream>& stream,
+                    std::shared_ptr<const commit::GraphState> captured,
+                    std::span<BatchEntry* const> batch,
+                    std::vector<std::optional<Result<WriteResult>>>& out,
+                    std::vector<size_t>& solo) {
   Admitted a;
   table::StagedObjects objects;
   bool refused = false;                             // Staging refused the combined rows.
@@ -219,7 +208,7 @@ void Graph::PublishMembers(const std::shared_ptr<commit::Stream>& stream,
   commit::PublishLoop loop;
   // Each attempt admits the members not yet answered against its head.
   loop.check = [&](const std::shared_ptr<const commit::GraphState>& base) -> Result<bool> {
-    Result<Admitted> admitted = AdmitMembers(*base, batch, out, solo);
+    Result<Admitted> admitted = AdmitMembers(graph, *base, batch, out, solo);
     if (!admitted.ok() || admitted->members.empty()) return false;
     a = *std::move(admitted);
     // Alone after all: the ordinary write path from this head (its key, if any, is fenced here
@@ -235,35 +224,35 @@ void Graph::PublishMembers(const std::shared_ptr<commit::Stream>& stream,
   };
   loop.stage = [&](const commit::GraphState& b) -> Result<std::optional<commit::RecordContent>> {
     OMNIGRAPH_ASSIGN_OR_RETURN(commit::RecordContent content,
-                               ValidateAndStage(b, a.combined, &objects));
+                               ValidateAndStage(graph, b, a.combined, &objects));
     return std::optional<commit::RecordContent>(std::move(content));
   };
   // Staging refused the combined rows (an append of an id the branch holds, say) or the store
   // failed before anything was published: each member then publishes alone, and gets its own
   // answer.
   loop.refused = [&](const Status&) -> Status {
-    DeleteStaged(objects);
+    DeleteStaged(graph, objects);
     refused = true;
     return Status::Ok();
   };
   // Another writer took the seq: strict members conflict, the others go again.
   loop.lost = [&](const commit::GraphState& base, const commit::GraphState& head,
                   int attempt) -> Result<bool> {
-    DeleteStaged(objects);  // No record can name it now.
+    DeleteStaged(graph, objects);  // No record can name it now.
     const bool pending = AfterBatchLostRace(batch, a.members, a.fences, base, head, attempt, out);
-    commit::BackoffAfterLostRace(runtime_, attempt);
+    commit::BackoffAfterLostRace(graph.runtime(), attempt);
     return pending;
   };
   Result<std::optional<commit::PublishResult>> won =
       commit::RunPublishLoop(*stream, std::move(captured), loop);
   if (alone) {
     const size_t i = a.members[0];
-    Result<Snapshot> at = MakeSnapshot(std::move(alone), stream);
-    out[i] = at.ok() ? WriteFrom(*batch[i]->request, *std::move(at)) : at.status();
+    Result<Snapshot> at = graph.SnapshotOfState(std::move(alone), stream);
+    out[i] = at.ok() ? WriteFrom(graph, *batch[i]->request, *std::move(at)) : at.status();
     return;
   }
   if (refused) {
-    for (size_t i : a.members) out[i] = WriteFrom(*batch[i]->request, *batch[i]->captured);
+    for (size_t i : a.members) out[i] = WriteFrom(graph, *batch[i]->request, *batch[i]->captured);
     return;
   }
   for (size_t i : a.members) {
@@ -279,14 +268,14 @@ void Graph::PublishMembers(const std::shared_ptr<commit::Stream>& stream,
   }
 }
 
-std::vector<Result<WriteResult>> Graph::PublishBatch(std::span<BatchEntry* const> batch) {
-  if (batch.size() == 1) return {WriteFrom(*batch[0]->request, *batch[0]->captured)};
+std::vector<Result<WriteResult>> PublishBatch(Graph& graph, std::span<BatchEntry* const> batch) {
+  if (batch.size() == 1) return {WriteFrom(graph, *batch[0]->request, *batch[0]->captured)};
   std::vector<std::optional<Result<WriteResult>>> out(batch.size());
   std::vector<size_t> solo;
-  const std::shared_ptr<commit::Stream> stream = batch[0]->captured->stream_;
+  const std::shared_ptr<commit::Stream> stream = batch[0]->captured->stream();
   Result<std::shared_ptr<const commit::GraphState>> captured = stream->Captured();
-  if (captured.ok()) PublishMembers(stream, *captured, batch, out, solo);
-  for (size_t i : solo) out[i] = WriteFrom(*batch[i]->request, *batch[i]->captured);
+  if (captured.ok()) PublishMembers(graph, stream, *captured, batch, out, solo);
+  for (size_t i : solo) out[i] = WriteFrom(graph, *batch[i]->request, *batch[i]->captured);
   std::vector<Result<WriteResult>> results;
   for (size_t i = 0; i < batch.size(); ++i) {
     if (out[i]) {
@@ -298,5 +287,7 @@ std::vector<Result<WriteResult>> Graph::PublishBatch(std::span<BatchEntry* const
   }
   return results;
 }
+
+}  // namespace
 
 }  // namespace omnigraph::engine
