@@ -235,13 +235,13 @@ Result<commit::RecordContent> Graph::MergeTables(const commit::GraphState& base,
     const commit::TableState& s = source.tables.at(identity);
     if (s.pin == b.pin) continue;
     const std::string& key = t.registration.table_key;
-    OMNIGRAPH_ASSIGN_OR_RETURN(auto bv, tables_->Open(ToTablePin(b.pin)));
-    OMNIGRAPH_ASSIGN_OR_RETURN(auto sv, tables_->Open(ToTablePin(s.pin)));
+    OMNIGRAPH_ASSIGN_OR_RETURN(auto bv, tables_->Open(b.pin));
+    OMNIGRAPH_ASSIGN_OR_RETURN(auto sv, tables_->Open(s.pin));
     OMNIGRAPH_ASSIGN_OR_RETURN(table::TableDiff ds, table::Diff(*bv, *sv));
     const bool both = t.pin != b.pin && !commit::TestingHooks().merge_adopts_source_table;
     std::optional<table::TableDiff> dt;
     if (both) {
-      OMNIGRAPH_ASSIGN_OR_RETURN(auto tv, tables_->Open(ToTablePin(t.pin)));
+      OMNIGRAPH_ASSIGN_OR_RETURN(auto tv, tables_->Open(t.pin));
       OMNIGRAPH_ASSIGN_OR_RETURN(dt, table::Diff(*bv, *tv));
     }
     OMNIGRAPH_ASSIGN_OR_RETURN(TableChange patch, SourcePatch(LabelOf(key), sv->schema(), ds,
@@ -262,7 +262,7 @@ Result<commit::RecordContent> Graph::MergeTables(const commit::GraphState& base,
       [&](std::string_view key) -> Result<std::shared_ptr<const table::TableVersion>> {
         const commit::TableState* t = target.FindByKey(key);
         if (t == nullptr) return InvalidArgument("no table '" + std::string(key) + "'");
-        return tables_->Open(ToTablePin(t->pin));
+        return tables_->Open(t->pin);
       },
       [&](std::string_view key, uint64_t) { return std::string(key); }, {}, kSorterMemoryBytes,
       &failure);
@@ -275,9 +275,8 @@ Result<commit::RecordContent> Graph::MergeTables(const commit::GraphState& base,
   const table::StagedAgainst against{target.stream, target.seq};
   for (const std::string& key : staged_keys) {
     OMNIGRAPH_ASSIGN_OR_RETURN(
-        table::TablePin pin,
-        tables_->StageWrite(ToTablePin(target.FindByKey(key)->pin), changes.at(key), against));
-    content.pins.push_back(ToCommitPin(pin));
+        TablePin pin, tables_->StageWrite(target.FindByKey(key)->pin, changes.at(key), against));
+    content.pins.push_back(pin);
   }
   return content;
 }
@@ -286,8 +285,8 @@ Status Graph::RecordMergeChanges(const commit::GraphState& head, commit::RecordC
   // Against the first parent (the target's head): the exact diff of the tables the merge pins,
   // which the merge has just read (a fast-forward's tables are diffed here).
   commit::GraphState after = head;
-  for (const commit::Pin& p : content.pins) {
-    auto it = after.tables.find(p.identity());
+  for (const TablePin& p : content.pins) {
+    auto it = after.tables.find(p.table());
     if (it != after.tables.end()) it->second.pin = p;
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(commit::ChangeSet changes, DiffChangeSet(*tables_, head, after));
@@ -348,7 +347,7 @@ namespace {
 std::set<std::string> PinnedAnew(const commit::GraphState& target,
                                  const commit::RecordContent& merged) {
   std::set<std::string> written;
-  for (const commit::Pin& pin : merged.pins) {
+  for (const TablePin& pin : merged.pins) {
     const commit::TableState* was = target.FindByKey(pin.table_key);
     if (was == nullptr || was->pin.staged_version != pin.staged_version) {
       written.insert(pin.table_key);

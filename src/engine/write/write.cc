@@ -173,7 +173,7 @@ Status Graph::CheckPlannedTables(const commit::GraphState& base, const WriteRequ
     if (t == nullptr) return changed(key, "the table is gone");
     if (change.op == TableChange::Op::kDelete) continue;
     OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> version,
-                               tables_->Open(ToTablePin(t->pin)));
+                               tables_->Open(t->pin));
     if (change.pending && change.pending->table != version->table()) {
       return changed(key, "the table was dropped and created again");
     }
@@ -242,7 +242,7 @@ Status Graph::CheckAppends(const commit::GraphState& base, const WriteRequest& r
     if (change.op != TableChange::Op::kAppend || change.pending) continue;
     const commit::TableState* t = base.FindByKey(key);
     if (t == nullptr) continue;  // Staging names the missing table.
-    OMNIGRAPH_RETURN_IF_ERROR(tables_->CheckAppend(ToTablePin(t->pin), change.rows));
+    OMNIGRAPH_RETURN_IF_ERROR(tables_->CheckAppend(t->pin, change.rows));
   }
   return Status::Ok();
 }
@@ -261,7 +261,7 @@ Status Graph::ValidateChanges(const commit::GraphState& base, const WriteRequest
       *catalog, request.changes,
       [&](std::string_view key) -> Result<std::shared_ptr<const table::TableVersion>> {
         OMNIGRAPH_ASSIGN_OR_RETURN(const commit::TableState* t, table_of(key));
-        return tables_->Open(ToTablePin(t->pin));
+        return tables_->Open(t->pin);
       },
       request.row_label,
       // A streaming load's rows are read back one pre-written fragment at a time.
@@ -292,7 +292,7 @@ Result<commit::RecordContent> Graph::ValidateAndStage(const commit::GraphState& 
   const table::StagedAgainst against{base.stream, base.seq};
   std::vector<std::pair<const std::string*, const TableChange*>> work;
   for (const auto& [key, change] : request.changes) work.emplace_back(&key, &change);
-  std::vector<table::TablePin> staged(work.size());
+  std::vector<TablePin> staged(work.size());
   // What each table's change did, from its base's id index (which staging builds anyway).
   commit::ChangeSet changes;
   changes.tables.resize(work.size());
@@ -302,11 +302,11 @@ Result<commit::RecordContent> Graph::ValidateAndStage(const commit::GraphState& 
   for (size_t i = 0; i < work.size(); ++i) {
     group.Add([&, i]() -> Status {
       OMNIGRAPH_ASSIGN_OR_RETURN(const commit::TableState* t, table_of(*work[i].first));
-      OMNIGRAPH_ASSIGN_OR_RETURN(staged[i], tables_->StageWrite(ToTablePin(t->pin), *work[i].second,
-                                                                against, staged_objects));
+      OMNIGRAPH_ASSIGN_OR_RETURN(
+          staged[i], tables_->StageWrite(t->pin, *work[i].second, against, staged_objects));
       if (request.rewrite) return Status::Ok();
       OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> base_version,
-                                 tables_->Open(ToTablePin(t->pin)));
+                                 tables_->Open(t->pin));
       bool lists_omitted = false;
       OMNIGRAPH_ASSIGN_OR_RETURN(changes.tables[i],
                                  TableChangeOf(*base_version, *work[i].second,
@@ -318,7 +318,7 @@ Result<commit::RecordContent> Graph::ValidateAndStage(const commit::GraphState& 
   OMNIGRAPH_RETURN_IF_ERROR(group.Wait());
   if (request.rewrite) changes.tables.clear();  // No entity changed (WriteRequest::rewrite).
   commit::RecordContent content;
-  for (const table::TablePin& p : staged) content.pins.push_back(ToCommitPin(p));
+  for (const TablePin& p : staged) content.pins.push_back(p);
   std::sort(changes.tables.begin(), changes.tables.end(),
             [](const auto& a, const auto& b) { return a.identity() < b.identity(); });
   if (request.summary) content.summary = SummaryOf(*request.summary, changes);
