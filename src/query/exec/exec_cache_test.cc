@@ -21,8 +21,6 @@
 namespace omnigraph::query {
 namespace {
 
-using TablePin;
-
 // "n<i>" for i in [from, to) except `skip` (the endpoints the edges name that are not rows).
 std::vector<std::string> NodeIds(int from, int to, int skip) {
   std::vector<std::string> ids;
