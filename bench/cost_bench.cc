@@ -38,8 +38,8 @@ PublishRequest BumpOne() {
   request.stage = [](const GraphState& base) -> Result<RecordContent> {
     RecordContent c;
     uint64_t id = base.seq % kTables + 1;
-    const commit::TableState& t = base.tables.at(commit::TableIdentity{id, 1});
-    commit::Pin pin = t.pin;
+    const commit::TableState& t = base.tables.at(TableId{id, 1});
+    TablePin pin = t.pin;
     pin.target_version += 1;
     pin.staged_version = (1ULL << 63) | (base.seq + 1) << 8 | id;
     pin.transaction_uuid = "tx-" + std::to_string(base.seq + 1);

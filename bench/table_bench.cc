@@ -267,9 +267,9 @@ TableNumbers TableVersions(std::shared_ptr<storage::ObjectStore> store, const Ro
   storage::Runtime runtime = storage::Runtime::ForStore(store, 2);
   table::TableStore tables(runtime, options);
   ColumnBatch all = BuildTableBatch(source, 0, rows);
-  const table::NewTable spec{table::TableId{0xBE, 1}, "Bench", all.schema()};
+  const table::NewTable spec{TableId{0xBE, 1}, "Bench", all.schema()};
   int64_t t0 = NowNanos();
-  Result<table::TablePin> pin = tables.Create(spec, all, table::StagedAgainst{"main", 0});
+  Result<TablePin> pin = tables.Create(spec, all, table::StagedAgainst{"main", 0});
   TABLE_BENCH_CHECK(pin.status());
   out.create_rows_per_s = static_cast<double>(rows) / (static_cast<double>(NowNanos() - t0) / 1e9);
   auto version = tables.Open(*pin);
@@ -316,7 +316,7 @@ TableNumbers TableVersions(std::shared_ptr<storage::ObjectStore> store, const Ro
   ColumnBatch upsert = BuildTableBatch(changed, 0, count);
   table::TableStore cold(runtime, options);
   t0 = NowNanos();
-  Result<table::TablePin> next = cold.Upsert(*pin, upsert, table::StagedAgainst{"main", 1});
+  Result<TablePin> next = cold.Upsert(*pin, upsert, table::StagedAgainst{"main", 1});
   TABLE_BENCH_CHECK(next.status());
   out.upsert_1pct_rows_per_s =
       static_cast<double>(count) / (static_cast<double>(NowNanos() - t0) / 1e9);

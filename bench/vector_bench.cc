@@ -81,8 +81,8 @@ Result<std::shared_ptr<const table::TableVersion>> Write(table::TableStore& tabl
   columns.push_back(std::move(c0));
   columns.push_back(std::move(c1));
   OMNIGRAPH_ASSIGN_OR_RETURN(
-      table::TablePin pin,
-      tables.Create(table::NewTable{table::TableId{0x51, 1}, "Vec", schema},
+      TablePin pin,
+      tables.Create(table::NewTable{TableId{0x51, 1}, "Vec", schema},
                     table::ColumnBatch(schema, std::move(columns), d.rows), std::nullopt));
   return tables.Open(pin);
 }

@@ -70,6 +70,11 @@ int Fail(const Status& s) {
   std::string where = s.object().empty() ? "" : " (" + s.object() + ")";
   std::fprintf(stderr, "omnigraph: error[%s]: %s%s\n", std::string(CodeName(s.code())).c_str(),
                s.message().c_str(), where.c_str());
+  // A query diagnostic's repair goes on a line of its own, so the error line stays one line
+  // whatever the repair says (the message already names the position and the code).
+  if (const api::DiagnosticDetail* d = s.diagnostic(); d != nullptr && !d->fix.empty()) {
+    std::fprintf(stderr, "  fix: %s\n", d->fix.c_str());
+  }
   return ExitStatusOf(s.code());
 }
 

@@ -173,8 +173,9 @@ std::string ProgressText(const api::Progress& p);
 // Erases an unfinished progress line (before an error is printed).
 void ClearProgress();
 
-// Prints `s` as one line on stderr; returns the exit status it calls for (4 for a failed
-// precondition, else 1).
+// Prints `s` as one line on stderr, followed by "  fix: <text>" when it carries a query
+// diagnostic with a repair; returns the exit status it calls for (4 for a failed precondition,
+// else 1).
 int Fail(const Status& s);
 
 // Ok, or the error ReadFile would give for a missing file or a directory.

@@ -166,9 +166,9 @@ SchemaRef SchemaFrom(const Json& j, Reader& parent) {
   return s;
 }
 
-Pin PinFrom(const Json& j, Reader& parent) {
+TablePin PinFrom(const Json& j, Reader& parent) {
   Reader r(j, parent.object(), "pin");
-  Pin p;
+  TablePin p;
   p.stable_table_id = r.U64("stable_table_id");
   p.incarnation = r.U64("incarnation");
   p.table_key = r.Str("table_key");
@@ -280,7 +280,7 @@ void WriteLineage(JsonWriter& w, const Lineage& l) {
   m.End();
 }
 
-void WritePin(JsonWriter& w, const Pin& p) {
+void WritePin(JsonWriter& w, const TablePin& p) {
   MemberWriter m(w, p.extra);
   m.Key("entity_count").Uint(p.entity_count);
   m.Key("incarnation").Uint(p.incarnation);
@@ -292,9 +292,9 @@ void WritePin(JsonWriter& w, const Pin& p) {
   m.End();
 }
 
-void WritePins(JsonWriter& w, const std::vector<Pin>& pins) {
+void WritePins(JsonWriter& w, const std::vector<TablePin>& pins) {
   w.BeginArray();
-  for (const Pin& p : pins) WritePin(w, p);
+  for (const TablePin& p : pins) WritePin(w, p);
   w.EndArray();
 }
 
@@ -535,7 +535,7 @@ Result<Record> DecodeRecord(std::string_view bytes, std::string_view object) {
   rec.actor = r.OptStr("actor");
   rec.created_at = r.I64("created_at");
   if (const Json* s = r.Obj("schema", false)) rec.schema = SchemaFrom(*s, r);
-  rec.pins = ListFrom<Pin>(r.Arr("pins"), r, PinFrom);
+  rec.pins = ListFrom<TablePin>(r.Arr("pins"), r, PinFrom);
   rec.registrations = ListFrom<Registration>(r.Arr("registrations"), r, RegistrationFrom);
   rec.tombstones = ListFrom<Tombstone>(r.Arr("tombstones"), r, TombstoneFrom);
   rec.renames = ListFrom<Rename>(r.Arr("renames"), r, RenameFrom);

@@ -16,6 +16,7 @@
 
 #include "base/json.h"
 #include "base/status.h"
+#include "base/table_pin.h"
 #include "storage/object_store.h"
 
 namespace omnigraph::commit {
@@ -36,32 +37,13 @@ struct SchemaRef {
   bool operator==(const SchemaRef&) const = default;
 };
 
-struct TableIdentity {
-  uint64_t stable_table_id = 0;
-  uint64_t incarnation = 0;
-  auto operator<=>(const TableIdentity&) const = default;
-};
-
-struct Pin {
-  uint64_t stable_table_id = 0;
-  uint64_t incarnation = 0;
-  std::string table_key;
-  uint64_t target_version = 0;
-  uint64_t staged_version = 0;
-  std::string transaction_uuid;
-  uint64_t entity_count = 0;
-  Json extra = Json::object();
-  TableIdentity identity() const { return {stable_table_id, incarnation}; }
-  bool operator==(const Pin&) const = default;
-};
-
 struct Registration {
   uint64_t stable_table_id = 0;
   uint64_t incarnation = 0;
   std::string table_key;
   std::string kind;  // "node" or "edge"
   Json extra = Json::object();
-  TableIdentity identity() const { return {stable_table_id, incarnation}; }
+  TableId identity() const { return {stable_table_id, incarnation}; }
   bool operator==(const Registration&) const = default;
 };
 
@@ -70,7 +52,7 @@ struct Tombstone {
   uint64_t incarnation = 0;
   std::string table_key;
   Json extra = Json::object();
-  TableIdentity identity() const { return {stable_table_id, incarnation}; }
+  TableId identity() const { return {stable_table_id, incarnation}; }
   bool operator==(const Tombstone&) const = default;
 };
 
@@ -80,7 +62,7 @@ struct Rename {
   std::string from;
   std::string to;
   Json extra = Json::object();
-  TableIdentity identity() const { return {stable_table_id, incarnation}; }
+  TableId identity() const { return {stable_table_id, incarnation}; }
   bool operator==(const Rename&) const = default;
 };
 
@@ -107,7 +89,7 @@ struct TableChangeSet {
   std::vector<std::string> updated;
   std::vector<std::string> deleted;
   Json extra = Json::object();
-  TableIdentity identity() const { return {stable_table_id, incarnation}; }
+  TableId identity() const { return {stable_table_id, incarnation}; }
   bool operator==(const TableChangeSet&) const = default;
 };
 
@@ -152,7 +134,7 @@ struct Record {
   std::optional<std::string> actor;
   int64_t created_at = 0;  // Unix µs.
   SchemaRef schema;
-  std::vector<Pin> pins;
+  std::vector<TablePin> pins;
   std::vector<Registration> registrations;
   std::vector<Tombstone> tombstones;
   std::vector<Rename> renames;
@@ -171,7 +153,7 @@ struct Record {
 
 struct CheckpointTable {
   Registration registration;
-  Pin pin;
+  TablePin pin;
   uint64_t pin_seq = 0;
   Json extra = Json::object();
   bool operator==(const CheckpointTable&) const = default;

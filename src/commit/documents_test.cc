@@ -60,7 +60,7 @@ TEST(DocumentsTest, RandomRecordsEncodeCanonicallyAndRoundTrip) {
     if (random.Bernoulli(0.2)) r.kind = RecordKind::kRetire;
     r.pins.clear();
     for (uint64_t p = 0, n = random.Uniform(5); p < n; ++p) {
-      Pin pin = testing::TestPin(random.Next64(), text(6), random.Next64());
+      TablePin pin = testing::TestPin(random.Next64(), text(6), random.Next64());
       pin.transaction_uuid = text(10);
       r.pins.push_back(pin);
     }

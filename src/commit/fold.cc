@@ -7,7 +7,7 @@
 namespace omnigraph::commit {
 
 namespace {
-std::string IdentityText(const TableIdentity& id) {
+std::string IdentityText(const TableId& id) {
   return "(" + std::to_string(id.stable_table_id) + ", " + std::to_string(id.incarnation) + ")";
 }
 }  // namespace
@@ -31,16 +31,15 @@ Result<GraphState> GraphState::Genesis(const Record& genesis, std::string_view o
                       "genesis registers table " + IdentityText(g.identity()) + " twice",
                       std::string(object));
       }
-      empty.tables[g.identity()] = TableState{g, Pin{}, 0};
+      empty.tables[g.identity()] = TableState{g, TablePin{}, 0};
     }
     return Status::Ok();
   }();
   OMNIGRAPH_RETURN_IF_ERROR(s);
-  for (const Pin& p : body.pins) {
-    auto it = empty.tables.find(p.identity());
+  for (const TablePin& p : body.pins) {
+    auto it = empty.tables.find(p.table());
     if (it == empty.tables.end()) {
-      return Status(Code::kCorruption,
-                    "genesis pins unregistered table " + IdentityText(p.identity()),
+      return Status(Code::kCorruption, "genesis pins unregistered table " + IdentityText(p.table()),
                     std::string(object));
     }
     it->second.pin = p;
@@ -96,12 +95,12 @@ Status GraphState::Apply(const Record& r, std::string_view object) {
                    "', but the commit before it (" + RecordName(stream, seq) + ") is '" +
                    head_commit_id + "'");
   }
-  std::map<TableIdentity, TableState> next = tables;
+  std::map<TableId, TableState> next = tables;
   for (const Registration& g : r.registrations) {
     if (next.count(g.identity())) {
       return corrupt("registers table " + IdentityText(g.identity()) + " that is already live");
     }
-    next[g.identity()] = TableState{g, Pin{}, r.seq};
+    next[g.identity()] = TableState{g, TablePin{}, r.seq};
   }
   for (const Rename& n : r.renames) {
     auto it = next.find(n.identity());
@@ -119,9 +118,9 @@ Status GraphState::Apply(const Record& r, std::string_view object) {
       return corrupt("retires unregistered table " + IdentityText(t.identity()));
     }
   }
-  for (const Pin& p : r.pins) {
-    auto it = next.find(p.identity());
-    if (it == next.end()) return corrupt("pins unregistered table " + IdentityText(p.identity()));
+  for (const TablePin& p : r.pins) {
+    auto it = next.find(p.table());
+    if (it == next.end()) return corrupt("pins unregistered table " + IdentityText(p.table()));
     it->second.pin = p;
     it->second.pin_seq = r.seq;
   }

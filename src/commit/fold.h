@@ -15,7 +15,7 @@ namespace omnigraph::commit {
 
 struct TableState {
   Registration registration;
-  Pin pin;
+  TablePin pin;
   // The seq of the record that set the pin (in whichever stream it was published).
   uint64_t pin_seq = 0;
   bool operator==(const TableState&) const = default;
@@ -29,7 +29,7 @@ struct GraphState {
   SchemaRef schema;
   // True after a retire record: the stream is closed.
   bool retired = false;
-  std::map<TableIdentity, TableState> tables;
+  std::map<TableId, TableState> tables;
 
   // The fold of the genesis record (seq 0) alone.
   static Result<GraphState> Genesis(const Record& genesis, std::string_view object);

@@ -156,8 +156,8 @@ TEST_P(ReadPathTest, TimeTravelAndLookupByCommitId) {
   EXPECT_EQ(Since(before).gets, 38u) << Since(before).ToString();
   EXPECT_EQ(Since(before).total(), 38u);
   // Table 436 % 3 + 1 was pinned by record 437 itself at version 437.
-  EXPECT_EQ(at->tables.at(TableIdentity{436 % 3 + 1, 1}).pin.target_version, 437u);
-  EXPECT_EQ(at->tables.at(TableIdentity{436 % 3 + 1, 1}).pin_seq, 437u);
+  EXPECT_EQ(at->tables.at(TableId{436 % 3 + 1, 1}).pin.target_version, 437u);
+  EXPECT_EQ(at->tables.at(TableId{436 % 3 + 1, 1}).pin_seq, 437u);
 
   before = store_->counting->Snapshot();
   Result<Record> record = LookupCommit(*rt().store, at->head_commit_id);

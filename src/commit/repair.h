@@ -62,7 +62,7 @@ struct RepairOptions {
   bool confirm = false;
   StreamOptions stream;
   // Whether the manifest a pin names exists (the engine asks the table layer). Optional.
-  std::function<Result<bool>(const Pin&)> pin_exists;
+  std::function<Result<bool>(const TablePin&)> pin_exists;
   // Unpublished staged versions to judge (D9). Optional.
   std::vector<StagedVersion> staged;
 };

@@ -312,13 +312,15 @@ TEST_F(RepairTest, ACommitPublishedWhileRepairListsIsNotAGap) {
 TEST_F(RepairTest, MissingManifestsAndStaleStagingThroughCallbacks) {
   RepairOptions options;
   const uint64_t missing = (*live_->ReadHead())->tables.begin()->second.pin.staged_version;
-  options.pin_exists = [&](const Pin& p) -> Result<bool> { return p.staged_version != missing; };
+  options.pin_exists = [&](const TablePin& p) -> Result<bool> {
+    return p.staged_version != missing;
+  };
   // Staged against main@5 but never published (record 6 pins something else): dead.
-  options.staged.push_back(StagedVersion{PinRef{TableIdentity{1, 1}, (1ULL << 63) | 99}, "main", 5,
+  options.staged.push_back(StagedVersion{PinRef{TableId{1, 1}, (1ULL << 63) | 99}, "main", 5,
                                          "tables/x/versions/d99.json"});
   // Staged against main's head: may still be published, not reported.
-  options.staged.push_back(StagedVersion{PinRef{TableIdentity{1, 1}, (1ULL << 63) | 98}, "main",
-                                         120, "tables/x/versions/d98.json"});
+  options.staged.push_back(StagedVersion{PinRef{TableId{1, 1}, (1ULL << 63) | 98}, "main", 120,
+                                         "tables/x/versions/d98.json"});
   Result<RepairReport> report = Repair(rt(), options);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(Kinds(*report), (std::multiset<std::string>{"pin_manifest_missing", "stale_staging"}));

@@ -110,14 +110,14 @@ class RetentionPlanner {
       if (TestingHooks().retention_uses_record_pins) {
         // Planted bug (test only): the oldest retained record's own pins, not its fold.
         OMNIGRAPH_ASSIGN_OR_RETURN(Record first, stream.ReadRecord(span.from));
-        for (const Pin& p : first.pins) plan.keep.insert(PinRef{p.identity(), p.staged_version});
+        for (const TablePin& p : first.pins) plan.keep.insert(PinRef{p.table(), p.staged_version});
       } else {
         OMNIGRAPH_ASSIGN_OR_RETURN(GraphState state, stream.ReadAt(span.from));
         AddPins(state, plan.keep);
       }
       for (uint64_t seq = span.from + 1; seq <= span.to; ++seq) {
         OMNIGRAPH_ASSIGN_OR_RETURN(Record record, stream.ReadRecord(seq));
-        for (const Pin& p : record.pins) plan.keep.insert(PinRef{p.identity(), p.staged_version});
+        for (const TablePin& p : record.pins) plan.keep.insert(PinRef{p.table(), p.staged_version});
       }
       plan.horizons[key] = span.from;
       plan.retained_through[key] = span.to;
@@ -298,8 +298,8 @@ Result<StagedFate> FateOfStagedVersion(const storage::Runtime& runtime, std::str
   OMNIGRAPH_ASSIGN_OR_RETURN(std::unique_ptr<Stream> stream, Stream::Open(runtime, stream_key));
   Result<Record> next = stream->ReadRecord(staged_against_seq + 1);
   if (next.ok()) {
-    for (const Pin& p : next->pins) {
-      if (p.identity() == version.table && p.staged_version == version.staged_version) {
+    for (const TablePin& p : next->pins) {
+      if (p.table() == version.table && p.staged_version == version.staged_version) {
         return StagedFate::kPublished;
       }
     }

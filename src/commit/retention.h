@@ -39,7 +39,7 @@ struct RetentionOptions {
 
 // One table version, as the table layer names it.
 struct PinRef {
-  TableIdentity table;
+  TableId table;
   uint64_t staged_version = 0;
   auto operator<=>(const PinRef&) const = default;
 };

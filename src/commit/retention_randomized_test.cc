@@ -34,7 +34,7 @@ std::string ManifestName(const PinRef& p) {
 }
 
 struct Pending {
-  Pin pin;
+  TablePin pin;
   uint64_t staged_against = 0;
 };
 
@@ -48,8 +48,8 @@ class RandomizedRetention {
 
   void Run() {
     RecordContent genesis = TestGenesis();
-    for (const Pin& p : genesis.pins)
-      WriteManifest(PinRef{p.identity(), p.staged_version}, "main", 0);
+    for (const TablePin& p : genesis.pins)
+      WriteManifest(PinRef{p.table(), p.staged_version}, "main", 0);
     ASSERT_TRUE(CreateMainStream(rt_, genesis, std::nullopt).ok());
     branches_["main"] = std::move(*Stream::Open(rt_, "main"));
     for (int step = 0; step < 70; ++step) {
@@ -84,12 +84,12 @@ class RandomizedRetention {
     ASSERT_TRUE(*store_->PutIfAbsent(ManifestName(p), doc.dump()));
   }
 
-  Pin StageOne(const GraphState& base) {
+  TablePin StageOne(const GraphState& base) {
     uint64_t id = random_.Uniform(3) + 1;
-    Pin pin = base.tables.at(TableIdentity{id, 1}).pin;
+    TablePin pin = base.tables.at(TableId{id, 1}).pin;
     pin.staged_version = (1ULL << 63) | (random_.Next64() >> 1);
     pin.target_version += 1;
-    WriteManifest(PinRef{pin.identity(), pin.staged_version}, base.stream, base.seq);
+    WriteManifest(PinRef{pin.table(), pin.staged_version}, base.stream, base.seq);
     return pin;
   }
 
@@ -110,10 +110,10 @@ class RandomizedRetention {
       auto it = pending_.find(name);
       if (it != pending_.end() && it->second.staged_against == base.seq) {
         // Staged earlier against this very head: retention must not have removed it (D9).
-        EXPECT_TRUE(store_
-                        ->Head(ManifestName(
-                            PinRef{it->second.pin.identity(), it->second.pin.staged_version}))
-                        .ok())
+        EXPECT_TRUE(
+            store_
+                ->Head(ManifestName(PinRef{it->second.pin.table(), it->second.pin.staged_version}))
+                .ok())
             << "an in-flight staged version was deleted";
         c.pins.push_back(it->second.pin);
       } else {
@@ -176,7 +176,7 @@ class RandomizedRetention {
       ASSERT_EQ(std::sscanf(m.name.c_str(), "tables/%16llx-%16llx/versions/d%llu.json", &id, &inc,
                             &staged),
                 3);
-      candidates.emplace_back(m.name, PinRef{TableIdentity{id, inc}, staged});
+      candidates.emplace_back(m.name, PinRef{TableId{id, inc}, staged});
     }
     Result<RetentionPlan> again = PlanRetention(rt_, options);
     ASSERT_TRUE(again.ok());

@@ -193,13 +193,13 @@ TEST_F(RetentionTest, YoungCheckpointsAndYoungStreamsAreSpared) {
 
 TEST_F(RetentionTest, FateOfStagedVersions) {
   Publish(*main_, 5);
-  PinRef staged{TableIdentity{1, 1}, (1ULL << 63) | 777};
+  PinRef staged{TableId{1, 1}, (1ULL << 63) | 777};
   // Nothing at 6 yet: it may still be published.
   EXPECT_EQ(*FateOfStagedVersion(rt_, "main", 5, staged), StagedFate::kMayStillPublish);
   PublishRequest request;
   request.stage = [&](const GraphState& base) -> Result<RecordContent> {
     RecordContent c;
-    Pin pin = base.tables.at(TableIdentity{1, 1}).pin;
+    TablePin pin = base.tables.at(TableId{1, 1}).pin;
     pin.staged_version = staged.staged_version;
     c.pins.push_back(pin);
     return c;

@@ -50,7 +50,7 @@ struct RecordContent {
   RecordKind kind = RecordKind::kCommit;
   // Unset: the schema of the state it was staged against.
   std::optional<SchemaRef> schema;
-  std::vector<Pin> pins;
+  std::vector<TablePin> pins;
   std::vector<Registration> registrations;
   std::vector<Tombstone> tombstones;
   std::vector<Rename> renames;

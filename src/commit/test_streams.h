@@ -17,15 +17,15 @@ inline Registration TestRegistration(uint64_t id, std::string key) {
   return Registration{id, 1, std::move(key), id == 3 ? "edge" : "node", Json::object()};
 }
 
-inline Pin TestPin(uint64_t id, const std::string& key, uint64_t version) {
-  return Pin{id,
-             1,
-             key,
-             version,
-             (1ULL << 63) | (id << 32) | version,
-             "tx-" + std::to_string(id) + "-" + std::to_string(version),
-             version * 10,
-             Json::object()};
+inline TablePin TestPin(uint64_t id, const std::string& key, uint64_t version) {
+  return TablePin{id,
+                  1,
+                  key,
+                  version,
+                  (1ULL << 63) | (id << 32) | version,
+                  "tx-" + std::to_string(id) + "-" + std::to_string(version),
+                  version * 10,
+                  Json::object()};
 }
 
 // Genesis content: node:Person (1), node:Company (2), edge:WorksAt (3), each pinned at version 0.
@@ -45,7 +45,7 @@ inline StageFn BumpOneTable() {
   return [](const GraphState& base) -> Result<RecordContent> {
     RecordContent c;
     uint64_t id = base.seq % 3 + 1;
-    const TableState& t = base.tables.at(TableIdentity{id, 1});
+    const TableState& t = base.tables.at(TableId{id, 1});
     c.pins.push_back(TestPin(id, t.registration.table_key, base.seq + 1));
     return c;
   };

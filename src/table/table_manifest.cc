@@ -216,13 +216,6 @@ const std::set<std::string, std::less<>>& KnownMembers() {
 
 std::string_view OperationName(Operation op) { return kOperationNames[static_cast<int>(op)]; }
 
-std::string TableId::Root() const {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "tables/%016" PRIx64 "-%016" PRIx64, stable_table_id,
-                incarnation);
-  return buf;
-}
-
 TablePin TableManifest::pin() const {
   return TablePin{stable_table_id, incarnation,      table_key,   target_version,
                   staged_version,  transaction_uuid, entity_count};

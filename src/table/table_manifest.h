@@ -3,9 +3,9 @@
 // byte and field precise in docs/format/table-version.md), the pin that names a version from a
 // graph commit record, and the object names of a table's folder.
 //
-// The table layer defines its own TablePin with the fields of the commit record's pin
-// (docs/format/commit-documents.md) so that it depends only on storage; the engine converts between
-// them. Values and pure functions; thread-safe.
+// The pin and the table identity are the base types TablePin and TableId (base/table_pin.h,
+// decision 201), shared with the commit layer; this layer builds a pin from its manifest and
+// ignores the pin's `extra`. Values and pure functions; thread-safe.
 #pragma once
 
 #include <compare>
@@ -17,6 +17,7 @@
 
 #include "base/json.h"
 #include "base/status.h"
+#include "base/table_pin.h"
 #include "table/types.h"
 
 namespace omnigraph::table {
@@ -41,31 +42,6 @@ inline constexpr uint64_t kDeletedIdsFileBytesMax = 256ull << 20;
 inline constexpr size_t kIdBytesMax = 4096;
 // Staged versions have bit 63 set, so they never collide with a logical target_version.
 inline constexpr uint64_t kStagedVersionBit = 1ull << 63;
-
-// The identity of a table: a node or edge type's stable id and its incarnation.
-struct TableId {
-  uint64_t stable_table_id = 0;
-  uint64_t incarnation = 0;
-
-  // "tables/{stable_table_id:016x}-{incarnation:016x}" (no trailing '/').
-  std::string Root() const;
-  auto operator<=>(const TableId&) const = default;
-};
-
-// What a graph commit record carries for one table (the fields of the record's pin,
-// docs/format/commit-documents.md §2.5).
-struct TablePin {
-  uint64_t stable_table_id = 0;
-  uint64_t incarnation = 0;
-  std::string table_key;
-  uint64_t target_version = 0;
-  uint64_t staged_version = 0;
-  std::string transaction_uuid;
-  uint64_t entity_count = 0;
-
-  TableId table() const { return {stable_table_id, incarnation}; }
-  bool operator==(const TablePin&) const = default;
-};
 
 // The commit a version was staged for (D9): a record at seq + 1 on `stream` may name it.
 struct StagedAgainst {

@@ -27,15 +27,13 @@ Result<commit::TableChangeSet> ExactTableChange(const table::TableStore& tables,
   commit::TableChangeSet t;
   if (before == nullptr || after == nullptr) {
     const commit::TableState& some = after != nullptr ? *after : *before;
-    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> v,
-                               tables.Open(engine::ToTablePin(some.pin)));
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> v, tables.Open(some.pin));
     OMNIGRAPH_ASSIGN_OR_RETURN((before == nullptr ? t.inserted : t.deleted), v->Ids());
     return t;
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> b,
-                             tables.Open(engine::ToTablePin(before->pin)));
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> a,
-                             tables.Open(engine::ToTablePin(after->pin)));
+                             tables.Open(before->pin));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> a, tables.Open(after->pin));
   OMNIGRAPH_ASSIGN_OR_RETURN(table::TableDiff diff, table::ExactDiff(*b, *a));
   t.inserted = std::move(diff.inserted_ids);
   t.updated = std::move(diff.updated_ids);
@@ -48,7 +46,7 @@ bool LiveOnBothSides(const table::TableStore& tables, const commit::TableState& 
                      const commit::TableState& after, const std::vector<std::string>& ids) {
   std::vector<std::string_view> views(ids.begin(), ids.end());
   for (const commit::TableState* s : {&before, &after}) {
-    Result<std::shared_ptr<const table::TableVersion>> v = tables.Open(engine::ToTablePin(s->pin));
+    Result<std::shared_ptr<const table::TableVersion>> v = tables.Open(s->pin);
     if (!v.ok()) return false;
     Result<std::vector<bool>> found = (*v)->Contains(views);
     if (!found.ok() || std::count(found->begin(), found->end(), false) > 0) return false;
@@ -72,13 +70,13 @@ void CheckChangeSet(const storage::Runtime& rt, const table::TableStore& tables,
   if (r.change_set->schema_boundary) return;
   Result<commit::ChangeSet> full = commit::LoadChangeSetIds(*rt.store, *r.change_set);
   if (!full.ok()) return v.push_back(where + " does not load: " + full.status().ToString());
-  std::map<commit::TableIdentity, const commit::TableChangeSet*> recorded;
+  std::map<TableId, const commit::TableChangeSet*> recorded;
   for (const commit::TableChangeSet& t : full->tables) recorded[t.identity()] = &t;
-  std::set<commit::TableIdentity> identities;
+  std::set<TableId> identities;
   for (const auto& [id, t] : before.tables) identities.insert(id);
   for (const auto& [id, t] : after.tables) identities.insert(id);
   for (const auto& [id, t] : recorded) identities.insert(id);
-  for (const commit::TableIdentity& id : identities) {
+  for (const TableId& id : identities) {
     auto b = before.tables.find(id);
     auto a = after.tables.find(id);
     const commit::TableState* bs = b == before.tables.end() ? nullptr : &b->second;

@@ -604,10 +604,9 @@ class GraphOracle {
         if (op != ops_.end()) fold.Apply(op->second->effect);
       }
       s.folds[seq] = fold;
-      for (const commit::Pin& p : r.pins) {
+      for (const TablePin& p : r.pins) {
         ++counts_.pins_opened;
-        Result<std::shared_ptr<const table::TableVersion>> opened =
-            tables_.Open(engine::ToTablePin(p));
+        Result<std::shared_ptr<const table::TableVersion>> opened = tables_.Open(p);
         if (!opened.ok()) {
           Fail("record " + where + " pins " + p.table_key + " version " +
                std::to_string(p.staged_version) +

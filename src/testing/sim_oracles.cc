@@ -146,7 +146,7 @@ class Oracles {
       s.folds[base] = state;
     }
     for (const auto& [seq, r] : s.records) {
-      for (const commit::Pin& p : r.pins) state.pins[p.stable_table_id] = p.staged_version;
+      for (const TablePin& p : r.pins) state.pins[p.stable_table_id] = p.staged_version;
       state.head_commit_id = r.commit_id;
       if (r.kind == commit::RecordKind::kRetire) state.retired = true;
       s.folds[seq] = state;
@@ -279,7 +279,7 @@ class Oracles {
             break;
           }
           for (const auto& [table, version] : fold->second.pins) {
-            if (!plan.keep.count(commit::PinRef{commit::TableIdentity{table, 1}, version})) {
+            if (!plan.keep.count(commit::PinRef{TableId{table, 1}, version})) {
               Fail("retention plan " + std::to_string(i) + " retains " + key + "@" +
                    std::to_string(seq) + " but not its table " + std::to_string(table) +
                    " version " + std::to_string(version));

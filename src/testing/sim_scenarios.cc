@@ -24,9 +24,9 @@ using commit::Stream;
 constexpr uint64_t kTables = 3;
 constexpr const char* kTableKeys[kTables] = {"node:Person", "node:Company", "edge:WorksAt"};
 
-commit::Pin GenesisPin(uint64_t id) {
-  return commit::Pin{id,        1, kTableKeys[id - 1], 0, (1ULL << 63) | (id << 32),
-                     "genesis", 0, Json::object()};
+TablePin GenesisPin(uint64_t id) {
+  return TablePin{id,        1, kTableKeys[id - 1], 0, (1ULL << 63) | (id << 32),
+                  "genesis", 0, Json::object()};
 }
 
 RecordContent Genesis() {
@@ -118,9 +118,9 @@ ActorBody Publisher(SimModel& model, std::vector<std::string> branches, int ops)
       const std::string op_id = op.op_id;
       const uint64_t version = op.staged_version;
       request.stage = [op_id, table, version](const GraphState& base) -> Result<RecordContent> {
-        auto it = base.tables.find(commit::TableIdentity{table, 1});
+        auto it = base.tables.find(TableId{table, 1});
         if (it == base.tables.end()) return InvalidArgument("no table " + std::to_string(table));
-        commit::Pin pin = it->second.pin;
+        TablePin pin = it->second.pin;
         pin.staged_version = version;
         pin.target_version += 1;
         pin.transaction_uuid = op_id;

@@ -101,6 +101,18 @@ refused "at most 4096 bytes" "$BIN" mutate -e 'query a($n: String) { insert Pers
   --params "{\"n\":\"$LONG\"}" "$G"
 refused "must not be empty|--store" "$BIN" --store "" branch list
 
+# A query's type error with a repair: the error line names the position and the code, and the
+# repair follows on a line of its own (decision 200's diagnostic, printed by the CLI).
+"$BIN" query -e 'query q() { match { $p: Persn } return { $p.name } }' "$G" >"$DIR/out" 2>"$DIR/err"
+RC=$?
+[ "$RC" = 1 ] || fail "type error exited $RC, want 1: $(cat "$DIR/err")"
+[ -s "$DIR/out" ] && fail "type error printed to stdout: $(cat "$DIR/out")"
+[ "$(wc -l <"$DIR/err")" = 2 ] || fail "type error: want the error and its fix, got: $(cat "$DIR/err")"
+head -1 "$DIR/err" | grep -qF "1:25: T1" || fail "type error line: $(cat "$DIR/err")"
+sed -n 2p "$DIR/err" | grep -q '^  fix: the node types are .*Person' || fail "fix line: $(cat "$DIR/err")"
+# A parse error has no repair: one line.
+refused "Q000" "$BIN" query -e 'query broken( {' "$G"
+
 # The branch name OmniGraph reserves, however it is reached.
 refused "reserved|__schema_apply_lock__" "$BIN" branch create __schema_apply_lock__ "$G"
 refused "reserved|__schema_apply_lock__" "$BIN" branch create /__schema_apply_lock__ "$G"

@@ -103,12 +103,11 @@ Json SnapshotJson(const engine::Snapshot& s, const std::string& branch) {
   for (const auto& [id, t] : state.tables) {
     const std::string& key = t.registration.table_key;
     const size_t colon = key.find(':');
-    datasets.push_back(
-        Json{{"entity_kind", t.registration.kind},
-             {"type_name", colon == std::string::npos ? key : key.substr(colon + 1)},
-             {"dataset_path", table::TableId{id.stable_table_id, id.incarnation}.Root()},
-             {"published_dataset_version", t.pin.target_version},
-             {"entity_count", t.pin.entity_count}});
+    datasets.push_back(Json{{"entity_kind", t.registration.kind},
+                            {"type_name", colon == std::string::npos ? key : key.substr(colon + 1)},
+                            {"dataset_path", TableId{id.stable_table_id, id.incarnation}.Root()},
+                            {"published_dataset_version", t.pin.target_version},
+                            {"entity_count", t.pin.entity_count}});
   }
   return Json{{"graph_commit_id", state.head_commit_id},
               {"graph_branch", branch},
@@ -550,7 +549,7 @@ class Handle {
     if (r.change_set) return *r.change_set;
     commit::ChangeSet c;
     if (!r.parent_commit_id) {
-      for (const commit::Pin& p : r.pins) {
+      for (const TablePin& p : r.pins) {
         commit::TableChangeSet t;
         t.stable_table_id = p.stable_table_id;
         t.incarnation = p.incarnation;

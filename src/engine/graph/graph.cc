@@ -60,16 +60,6 @@ Result<bool> GenesisExists(storage::ObjectStore& store) {
 
 }  // namespace
 
-table::TablePin ToTablePin(const commit::Pin& p) {
-  return table::TablePin{p.stable_table_id, p.incarnation,      p.table_key,   p.target_version,
-                         p.staged_version,  p.transaction_uuid, p.entity_count};
-}
-
-commit::Pin ToCommitPin(const table::TablePin& p) {
-  return commit::Pin{p.stable_table_id, p.incarnation,      p.table_key,    p.target_version,
-                     p.staged_version,  p.transaction_uuid, p.entity_count, Json::object()};
-}
-
 Graph::Graph(storage::Runtime runtime, commit::StorageStamp stamp)
     : runtime_(std::move(runtime)),
       stamp_(std::move(stamp)),
@@ -152,7 +142,7 @@ Result<std::unique_ptr<Graph>> Graph::Init(const storage::Runtime& runtime,
     OMNIGRAPH_ASSIGN_OR_RETURN(table::Schema columns, query::TableSchemaFor(*type));
     OMNIGRAPH_ASSIGN_OR_RETURN(table::ColumnBatch empty, EmptyRows(columns));
     new_tables.push_back(
-        table::NewTable{table::TableId{type->id, type->incarnation}, type->table_key(), columns});
+        table::NewTable{TableId{type->id, type->incarnation}, type->table_key(), columns});
     empties.push_back(std::move(empty));
   }
   storage::ObjectStore& store = *runtime.store;
@@ -188,7 +178,7 @@ Result<std::unique_ptr<Graph>> Graph::Init(const storage::Runtime& runtime,
   genesis.schema =
       commit::SchemaRef{stamp.graph_id, schema::IrHash(ir), 1, content_hash, Json::object()};
   table::TableStore tables(runtime);
-  std::vector<table::TablePin> pins(types.size());
+  std::vector<TablePin> pins(types.size());
   TaskGroup group(*runtime.executor);
   for (size_t i = 0; i < types.size(); ++i) {
     group.Add([&, i]() -> Status {
@@ -202,7 +192,7 @@ Result<std::unique_ptr<Graph>> Graph::Init(const storage::Runtime& runtime,
     genesis.registrations.push_back(commit::Registration{
         type.id, type.incarnation, type.table_key(),
         type.kind == schema::TypeKind::kEdge ? "edge" : "node", Json::object()});
-    genesis.pins.push_back(ToCommitPin(pins[i]));
+    genesis.pins.push_back(pins[i]);
   }
 
   // 4. The main stream: metadata, genesis, checkpoint 0, hint.
@@ -425,16 +415,16 @@ Result<std::shared_ptr<const table::TableVersion>> Snapshot::Table(
     return Status(Code::kNotFound,
                   "no table '" + std::string(table_key) + "' at commit " + state_->head_commit_id);
   }
-  Result<std::shared_ptr<const table::TableVersion>> opened = tables_->Open(ToTablePin(t->pin));
+  Result<std::shared_ptr<const table::TableVersion>> opened = tables_->Open(t->pin);
   if (!opened.ok()) return ExplainReadFailure(opened.status());
   return opened;
 }
 
 void Snapshot::PrefetchTables(std::span<const std::string> table_keys,
                               const table::TableStore::PrefetchOptions& options) const {
-  std::vector<table::TablePin> pins;
+  std::vector<TablePin> pins;
   for (const std::string& key : table_keys) {
-    if (const commit::TableState* t = state_->FindByKey(key)) pins.push_back(ToTablePin(t->pin));
+    if (const commit::TableState* t = state_->FindByKey(key)) pins.push_back(t->pin);
   }
   tables_->Prefetch(pins, options);
 }

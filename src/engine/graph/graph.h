@@ -174,8 +174,4 @@ class Graph {
 // survived (PublicationInDoubt, a store failure).
 bool NothingPublished(const Status& status);
 
-// The commit-layer pin and the table-layer pin carry the same fields.
-table::TablePin ToTablePin(const commit::Pin& pin);
-commit::Pin ToCommitPin(const table::TablePin& pin);
-
 }  // namespace omnigraph::engine

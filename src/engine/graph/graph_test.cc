@@ -467,7 +467,7 @@ TEST(GraphWriteTest, AWriteTouchingFiveTypesIsOneRecordWhoseFivePinsResolve) {
                                               {"node:City", 2},
                                               {"edge:WorksAt", 2},
                                               {"edge:LivesIn", 2}};
-  for (const commit::Pin& pin : record->pins) {
+  for (const TablePin& pin : record->pins) {
     ASSERT_TRUE(expected.contains(pin.table_key)) << pin.table_key;
     Result<std::shared_ptr<const table::TableVersion>> t = s1.Table(pin.table_key);
     ASSERT_TRUE(t.ok()) << pin.table_key << ": " << t.status().ToString();

@@ -30,11 +30,11 @@ namespace {
 constexpr std::string_view kTablesPrefix = "tables/";
 
 // "tables/{id:016x}-{incarnation:016x}/..." → the table; nullopt for any other shape.
-std::optional<table::TableId> TableOfObject(std::string_view name) {
+std::optional<TableId> TableOfObject(std::string_view name) {
   if (name.substr(0, kTablesPrefix.size()) != kTablesPrefix) return std::nullopt;
   std::string_view rest = name.substr(kTablesPrefix.size());
   if (rest.size() < 34 || rest[16] != '-' || rest[33] != '/') return std::nullopt;
-  table::TableId id;
+  TableId id;
   auto parse = [](std::string_view hex, uint64_t& out) {
     auto [end, ec] = std::from_chars(hex.data(), hex.data() + hex.size(), out, 16);
     return ec == std::errc() && end == hex.data() + hex.size();
@@ -89,7 +89,7 @@ struct Version {
 
 // One table's objects and what becomes of them.
 struct TableWork {
-  table::TableId id;
+  TableId id;
   std::vector<storage::ObjectMeta> objects;
   std::vector<Version> versions;
   TableCleanupRow row;
@@ -262,9 +262,9 @@ Result<GraphCleanupReport> Cleanup(Graph& graph, const CleanupOptions& options) 
   // 2. List every table object and read every manifest (in parallel).
   OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<storage::ObjectMeta> listed,
                              storage::ListAll(store, kTablesPrefix));
-  std::map<table::TableId, TableWork> tables;
+  std::map<TableId, TableWork> tables;
   for (storage::ObjectMeta& m : listed) {
-    std::optional<table::TableId> id = TableOfObject(m.name);
+    std::optional<TableId> id = TableOfObject(m.name);
     if (!id) continue;
     TableWork& t = tables[*id];
     t.id = *id;

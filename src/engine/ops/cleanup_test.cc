@@ -376,13 +376,13 @@ TEST(GraphCleanupTest, UnpublishedStagingIsKeptWhileItMayStillPublishAndYoungObj
   for (int i = 1; i <= 5; ++i) w.Commit("main", i, w.current);
   Snapshot head = *w.graph->SnapshotOfBranch("main");
   table::TableStore tables(w.rt);
-  const table::TablePin base = ToTablePin(head.state().FindByKey("node:Company")->pin);
+  const TablePin base = head.state().FindByKey("node:Company")->pin;
   // Staged against the head: record 6 does not exist, so a writer may still publish it.
-  Result<table::TablePin> pending = tables.Append(base, Rows(head, "node:Company", {"pending"}),
-                                                  table::StagedAgainst{"main", head.state().seq});
+  Result<TablePin> pending = tables.Append(base, Rows(head, "node:Company", {"pending"}),
+                                           table::StagedAgainst{"main", head.state().seq});
   ASSERT_TRUE(pending.ok());
   // Staged against seq 4: record 5 exists and pins something else, so it is dead (D9).
-  Result<table::TablePin> dead =
+  Result<TablePin> dead =
       tables.Append(base, Rows(head, "node:Company", {"dead"}), table::StagedAgainst{"main", 4});
   ASSERT_TRUE(dead.ok());
   const std::string pending_name = table::ManifestName(pending->table(), pending->staged_version);
@@ -411,7 +411,7 @@ TEST(GraphCleanupTest, UnpublishedStagingIsKeptWhileItMayStillPublishAndYoungObj
   commit::PublishRequest publish;
   publish.stage = [&](const commit::GraphState&) -> Result<commit::RecordContent> {
     commit::RecordContent content;
-    content.pins.push_back(ToCommitPin(*pending));
+    content.pins.push_back(*pending);
     return content;
   };
   ASSERT_TRUE(main->Publish(publish).ok());

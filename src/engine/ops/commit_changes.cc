@@ -79,7 +79,7 @@ Result<std::map<std::string, std::string>> Images(const schema::TypeDef& type,
   return out;
 }
 
-const schema::TypeDef* TypeOf(const schema::Catalog& catalog, const commit::TableIdentity& id) {
+const schema::TypeDef* TypeOf(const schema::Catalog& catalog, const TableId& id) {
   for (const auto* list : {&catalog.nodes(), &catalog.edges()}) {
     for (const schema::TypeDef& t : *list) {
       if (t.id == id.stable_table_id && t.incarnation == id.incarnation) return &t;

@@ -10,7 +10,7 @@ namespace omnigraph::engine {
 
 namespace {
 
-const schema::TypeDef* TypeOf(const schema::Catalog& catalog, const commit::TableIdentity& id) {
+const schema::TypeDef* TypeOf(const schema::Catalog& catalog, const TableId& id) {
   for (const auto* list : {&catalog.nodes(), &catalog.edges()}) {
     for (const schema::TypeDef& t : *list) {
       if (t.id == id.stable_table_id && t.incarnation == id.incarnation) return &t;

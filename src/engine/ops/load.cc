@@ -133,7 +133,7 @@ std::string EqualsGenerated(const TypeDef& type, std::string_view id) {
 
 // The rows of one type that the input names: the batch being built and the fragments written.
 struct TypeRows {
-  TypeRows(query::RowsBuilder b, table::TableId table, uint16_t type_ordinal,
+  TypeRows(query::RowsBuilder b, TableId table, uint16_t type_ordinal,
            uint64_t generated_memory_bytes)
       : builder(std::move(b)), ordinal(type_ordinal), generated(generated_memory_bytes) {
     pending = std::make_shared<table::PendingRows>();

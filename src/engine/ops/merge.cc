@@ -251,13 +251,13 @@ Result<commit::RecordContent> MergeTables(Graph& graph, const commit::GraphState
     const commit::TableState& s = source.tables.at(identity);
     if (s.pin == b.pin) continue;
     const std::string& key = t.registration.table_key;
-    OMNIGRAPH_ASSIGN_OR_RETURN(auto bv, graph.tables().Open(ToTablePin(b.pin)));
-    OMNIGRAPH_ASSIGN_OR_RETURN(auto sv, graph.tables().Open(ToTablePin(s.pin)));
+    OMNIGRAPH_ASSIGN_OR_RETURN(auto bv, graph.tables().Open(b.pin));
+    OMNIGRAPH_ASSIGN_OR_RETURN(auto sv, graph.tables().Open(s.pin));
     OMNIGRAPH_ASSIGN_OR_RETURN(table::TableDiff ds, table::Diff(*bv, *sv));
     const bool both = t.pin != b.pin && !commit::TestingHooks().merge_adopts_source_table;
     std::optional<table::TableDiff> dt;
     if (both) {
-      OMNIGRAPH_ASSIGN_OR_RETURN(auto tv, graph.tables().Open(ToTablePin(t.pin)));
+      OMNIGRAPH_ASSIGN_OR_RETURN(auto tv, graph.tables().Open(t.pin));
       OMNIGRAPH_ASSIGN_OR_RETURN(dt, table::Diff(*bv, *tv));
     }
     OMNIGRAPH_ASSIGN_OR_RETURN(TableChange patch, SourcePatch(LabelOf(key), sv->schema(), ds,
@@ -278,7 +278,7 @@ Result<commit::RecordContent> MergeTables(Graph& graph, const commit::GraphState
       [&](std::string_view key) -> Result<std::shared_ptr<const table::TableVersion>> {
         const commit::TableState* t = target.FindByKey(key);
         if (t == nullptr) return InvalidArgument("no table '" + std::string(key) + "'");
-        return graph.tables().Open(ToTablePin(t->pin));
+        return graph.tables().Open(t->pin);
       },
       [&](std::string_view key, uint64_t) { return std::string(key); }, {}, kSorterMemoryBytes,
       &failure);
@@ -290,10 +290,9 @@ Result<commit::RecordContent> MergeTables(Graph& graph, const commit::GraphState
   if (!stage) return content;
   const table::StagedAgainst against{target.stream, target.seq};
   for (const std::string& key : staged_keys) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(table::TablePin pin,
-                               graph.tables().StageWrite(ToTablePin(target.FindByKey(key)->pin),
-                                                         changes.at(key), against));
-    content.pins.push_back(ToCommitPin(pin));
+    OMNIGRAPH_ASSIGN_OR_RETURN(TablePin pin, graph.tables().StageWrite(target.FindByKey(key)->pin,
+                                                                       changes.at(key), against));
+    content.pins.push_back(pin);
   }
   return content;
 }
@@ -305,8 +304,8 @@ Status RecordMergeChanges(Graph& graph, const commit::GraphState& head,
   // Against the first parent (the target's head): the exact diff of the tables the merge pins,
   // which the merge has just read (a fast-forward's tables are diffed here).
   commit::GraphState after = head;
-  for (const commit::Pin& p : content.pins) {
-    auto it = after.tables.find(p.identity());
+  for (const TablePin& p : content.pins) {
+    auto it = after.tables.find(p.table());
     if (it != after.tables.end()) it->second.pin = p;
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(commit::ChangeSet changes, DiffChangeSet(graph.tables(), head, after));
@@ -365,7 +364,7 @@ Result<MergePlan> PlanMerge(Graph& graph, const MergeRequest& request, const Sna
 std::set<std::string> PinnedAnew(const commit::GraphState& target,
                                  const commit::RecordContent& merged) {
   std::set<std::string> written;
-  for (const commit::Pin& pin : merged.pins) {
+  for (const TablePin& pin : merged.pins) {
     const commit::TableState* was = target.FindByKey(pin.table_key);
     if (was == nullptr || was->pin.staged_version != pin.staged_version) {
       written.insert(pin.table_key);

@@ -25,8 +25,8 @@ namespace omnigraph::engine {
 namespace {
 
 // Every node and edge type of an IR, by table identity.
-std::map<commit::TableIdentity, const schema::TypeDef*> TablesOf(const schema::SchemaIr& ir) {
-  std::map<commit::TableIdentity, const schema::TypeDef*> out;
+std::map<TableId, const schema::TypeDef*> TablesOf(const schema::SchemaIr& ir) {
+  std::map<TableId, const schema::TypeDef*> out;
   for (const schema::TypeDef& t : ir.nodes) out[{t.id, t.incarnation}] = &t;
   for (const schema::TypeDef& t : ir.edges) out[{t.id, t.incarnation}] = &t;
   return out;
@@ -43,9 +43,8 @@ Result<table::Column> NullColumn(const table::Field& field, uint64_t rows) {
 // columns are matched by field id (a renamed property keeps its column under the new name),
 // fields the base lacks are filled with nulls, base columns `target` lacks are left out. The
 // planner only lets nullable properties be added and never changes a column's type.
-Result<table::TablePin> RewriteColumns(table::TableStore& tables, const table::TablePin& base,
-                                       const table::Schema& target,
-                                       const table::StagedAgainst& against) {
+Result<TablePin> RewriteColumns(table::TableStore& tables, const TablePin& base,
+                                const table::Schema& target, const table::StagedAgainst& against) {
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> version, tables.Open(base));
   OMNIGRAPH_ASSIGN_OR_RETURN(table::ColumnBatch rows, version->ScanAll({}));
   const uint64_t count = rows.num_rows();
@@ -88,7 +87,7 @@ Result<table::ColumnBatch> NoRows(const table::Schema& schema) {
 struct TableWork {
   enum class Kind { kCreate, kRewrite } kind = Kind::kCreate;
   const schema::TypeDef* type = nullptr;
-  table::TablePin base;  // kRewrite: the pinned version, with the new alias.
+  TablePin base;  // kRewrite: the pinned version, with the new alias.
   table::Schema columns;
 };
 
@@ -155,8 +154,8 @@ Result<SchemaApplyResult> ApplySchema(Graph& graph, std::string_view new_source,
 
   // What happens to each table, decided from the planned head: the stage step checks that it
   // runs against exactly that head.
-  const std::map<commit::TableIdentity, const schema::TypeDef*> before = TablesOf(accepted->ir());
-  const std::map<commit::TableIdentity, const schema::TypeDef*> after = TablesOf(desired);
+  const std::map<TableId, const schema::TypeDef*> before = TablesOf(accepted->ir());
+  const std::map<TableId, const schema::TypeDef*> after = TablesOf(desired);
   commit::RecordContent content;
   std::vector<TableWork> work;
   for (const auto& [identity, type] : after) {
@@ -182,7 +181,7 @@ Result<SchemaApplyResult> ApplySchema(Graph& graph, std::string_view new_source,
     }
     OMNIGRAPH_ASSIGN_OR_RETURN(table::Schema old_columns, query::TableSchemaFor(*old_type->second));
     if (old_columns != columns) {
-      table::TablePin base = ToTablePin(live->second.pin);
+      TablePin base = live->second.pin;
       base.table_key = type->table_key();
       work.push_back(TableWork{TableWork::Kind::kRewrite, type, base, std::move(columns)});
       result.rewritten_tables.push_back(type->table_key());
@@ -224,7 +223,7 @@ Result<SchemaApplyResult> ApplySchema(Graph& graph, std::string_view new_source,
     OMNIGRAPH_RETURN_IF_ERROR(StoreSchemaArchive(*graph.runtime().store, archive).status());
     // 2. Every new or rewritten table, in parallel, staged against the captured head (D9).
     const table::StagedAgainst against{base.stream, base.seq};
-    std::vector<table::TablePin> staged(work.size());
+    std::vector<TablePin> staged(work.size());
     TaskGroup group(*graph.runtime().executor);
     for (size_t i = 0; i < work.size(); ++i) {
       group.Add([&, i]() -> Status {
@@ -235,7 +234,7 @@ Result<SchemaApplyResult> ApplySchema(Graph& graph, std::string_view new_source,
           return Status::Ok();
         }
         OMNIGRAPH_ASSIGN_OR_RETURN(table::ColumnBatch empty, NoRows(w.columns));
-        table::NewTable table{table::TableId{w.type->id, w.type->incarnation}, w.type->table_key(),
+        table::NewTable table{TableId{w.type->id, w.type->incarnation}, w.type->table_key(),
                               w.columns};
         OMNIGRAPH_ASSIGN_OR_RETURN(staged[i], graph.tables().Create(table, empty, against));
         return Status::Ok();
@@ -243,7 +242,7 @@ Result<SchemaApplyResult> ApplySchema(Graph& graph, std::string_view new_source,
     }
     OMNIGRAPH_RETURN_IF_ERROR(group.Wait());
     commit::RecordContent out = content;
-    for (const table::TablePin& p : staged) out.pins.push_back(ToCommitPin(p));
+    for (const TablePin& p : staged) out.pins.push_back(p);
     return out;
   };
   OMNIGRAPH_ASSIGN_OR_RETURN(commit::PublishResult published, stream->Publish(publish));

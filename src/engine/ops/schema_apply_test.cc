@@ -134,7 +134,7 @@ edge WorksAt: Person -> Company { role: String? }
   ASSERT_NE(tag, nullptr);
   std::shared_ptr<const table::TableVersion> tags = *after.Table("node:Tag");
   EXPECT_EQ(tags->entity_count(), 0u);
-  EXPECT_EQ(tags->table(), (table::TableId{tag->id, tag->incarnation}));
+  EXPECT_EQ(tags->table(), (TableId{tag->id, tag->incarnation}));
   // Staged against the captured head (D9), like every other write.
   ASSERT_TRUE(tags->manifest().staged_against.has_value());
   EXPECT_EQ(*tags->manifest().staged_against, (table::StagedAgainst{"main", before.state().seq}));

@@ -220,14 +220,13 @@ Result<commit::TableChangeSet> DiffTable(const table::TableStore& tables,
   t.incarnation = some.registration.incarnation;
   t.table_key = some.registration.table_key;
   if (before == nullptr || after == nullptr) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> v,
-                               tables.Open(ToTablePin(some.pin)));
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> v, tables.Open(some.pin));
     OMNIGRAPH_ASSIGN_OR_RETURN((before == nullptr ? t.inserted : t.deleted), v->Ids());
   } else {
     OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> b,
-                               tables.Open(ToTablePin(before->pin)));
+                               tables.Open(before->pin));
     OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> a,
-                               tables.Open(ToTablePin(after->pin)));
+                               tables.Open(after->pin));
     OMNIGRAPH_ASSIGN_OR_RETURN(table::TableDiff diff, table::Diff(*b, *a));
     t.inserted = std::move(diff.inserted_ids);
     t.updated = std::move(diff.updated_ids);
@@ -249,10 +248,10 @@ Result<commit::ChangeSet> DiffChangeSet(const table::TableStore& tables,
     c.schema_boundary = true;
     return c;
   }
-  std::set<commit::TableIdentity> identities;
+  std::set<TableId> identities;
   for (const auto& [id, t] : before.tables) identities.insert(id);
   for (const auto& [id, t] : after.tables) identities.insert(id);
-  for (const commit::TableIdentity& id : identities) {
+  for (const TableId& id : identities) {
     auto b = before.tables.find(id);
     auto a = after.tables.find(id);
     const commit::TableState* bs = b == before.tables.end() ? nullptr : &b->second;

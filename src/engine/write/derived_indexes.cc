@@ -120,9 +120,9 @@ void BuildWrittenDerived(const table::TableStore& tables, const schema::Catalog&
   DerivedBuildOptions options;
   options.ann = ann;
   options.fresh = true;
-  for (const commit::Pin& pin : record.pins) {
+  for (const TablePin& pin : record.pins) {
     if (!written.count(pin.table_key)) continue;
-    Result<std::shared_ptr<const table::TableVersion>> version = tables.Open(ToTablePin(pin));
+    Result<std::shared_ptr<const table::TableVersion>> version = tables.Open(pin);
     if (!version.ok()) continue;
     (void)BuildMissingDerived(catalog.FindByTableKey(pin.table_key), **version, options);
   }
@@ -130,22 +130,22 @@ void BuildWrittenDerived(const table::TableStore& tables, const schema::Catalog&
 
 void StoreWrittenIndexDeltas(const table::TableStore& tables, const commit::Record& record,
                              const std::set<std::string>& written) {
-  for (const commit::Pin& pin : record.pins) {
+  for (const TablePin& pin : record.pins) {
     // A small version keeps no index: it is not even opened.
     if (!written.count(pin.table_key) || pin.entity_count < tables.derived_rows_min()) continue;
-    Result<std::shared_ptr<const table::TableVersion>> version = tables.Open(ToTablePin(pin));
+    Result<std::shared_ptr<const table::TableVersion>> version = tables.Open(pin);
     if (version.ok()) (void)IndexDeltasOf(**version);
   }
 }
 
 void StoreWrittenTextDeltas(const table::TableStore& tables, const schema::Catalog& catalog,
                             const commit::Record& record, const std::set<std::string>& written) {
-  for (const commit::Pin& pin : record.pins) {
+  for (const TablePin& pin : record.pins) {
     const schema::TypeDef* type = catalog.FindByTableKey(pin.table_key);
     if (!written.count(pin.table_key) || type == nullptr) continue;
     const std::vector<uint32_t> fields = query::text::FullTextFields(*type);
     if (fields.empty()) continue;  // Nothing to store: not even the manifest is read.
-    Result<std::shared_ptr<const table::TableVersion>> version = tables.Open(ToTablePin(pin));
+    Result<std::shared_ptr<const table::TableVersion>> version = tables.Open(pin);
     if (!version.ok() || (*version)->entity_count() == 0) continue;
     for (uint32_t field : fields) {
       (void)query::text::StoreFullTextDelta(**version, field);

@@ -184,7 +184,7 @@ Status CheckPlannedTables(Graph& graph, const commit::GraphState& base,
     if (t == nullptr) return changed(key, "the table is gone");
     if (change.op == TableChange::Op::kDelete) continue;
     OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> version,
-                               graph.tables().Open(ToTablePin(t->pin)));
+                               graph.tables().Open(t->pin));
     if (change.pending && change.pending->table != version->table()) {
       return changed(key, "the table was dropped and created again");
     }
@@ -255,7 +255,7 @@ Status CheckAppends(Graph& graph, const commit::GraphState& base, const WriteReq
     if (change.op != TableChange::Op::kAppend || change.pending) continue;
     const commit::TableState* t = base.FindByKey(key);
     if (t == nullptr) continue;  // Staging names the missing table.
-    OMNIGRAPH_RETURN_IF_ERROR(graph.tables().CheckAppend(ToTablePin(t->pin), change.rows));
+    OMNIGRAPH_RETURN_IF_ERROR(graph.tables().CheckAppend(t->pin, change.rows));
   }
   return Status::Ok();
 }
@@ -276,7 +276,7 @@ Status ValidateChanges(Graph& graph, const commit::GraphState& base, const Write
       *catalog, request.changes,
       [&](std::string_view key) -> Result<std::shared_ptr<const table::TableVersion>> {
         OMNIGRAPH_ASSIGN_OR_RETURN(const commit::TableState* t, table_of(key));
-        return graph.tables().Open(ToTablePin(t->pin));
+        return graph.tables().Open(t->pin);
       },
       request.row_label,
       // A streaming load's rows are read back one pre-written fragment at a time.
@@ -307,7 +307,7 @@ Result<commit::RecordContent> ValidateAndStage(Graph& graph, const commit::Graph
   const table::StagedAgainst against{base.stream, base.seq};
   std::vector<std::pair<const std::string*, const TableChange*>> work;
   for (const auto& [key, change] : request.changes) work.emplace_back(&key, &change);
-  std::vector<table::TablePin> staged(work.size());
+  std::vector<TablePin> staged(work.size());
   // What each table's change did, from its base's id index (which staging builds anyway).
   commit::ChangeSet changes;
   changes.tables.resize(work.size());
@@ -318,11 +318,10 @@ Result<commit::RecordContent> ValidateAndStage(Graph& graph, const commit::Graph
     group.Add([&, i]() -> Status {
       OMNIGRAPH_ASSIGN_OR_RETURN(const commit::TableState* t, table_of(*work[i].first));
       OMNIGRAPH_ASSIGN_OR_RETURN(
-          staged[i],
-          graph.tables().StageWrite(ToTablePin(t->pin), *work[i].second, against, staged_objects));
+          staged[i], graph.tables().StageWrite(t->pin, *work[i].second, against, staged_objects));
       if (request.rewrite) return Status::Ok();
       OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> base_version,
-                                 graph.tables().Open(ToTablePin(t->pin)));
+                                 graph.tables().Open(t->pin));
       bool lists_omitted = false;
       OMNIGRAPH_ASSIGN_OR_RETURN(changes.tables[i],
                                  TableChangeOf(*base_version, *work[i].second,
@@ -334,7 +333,7 @@ Result<commit::RecordContent> ValidateAndStage(Graph& graph, const commit::Graph
   OMNIGRAPH_RETURN_IF_ERROR(group.Wait());
   if (request.rewrite) changes.tables.clear();  // No entity changed (WriteRequest::rewrite).
   commit::RecordContent content;
-  for (const table::TablePin& p : staged) content.pins.push_back(ToCommitPin(p));
+  for (const TablePin& p : staged) content.pins.push_back(p);
   std::sort(changes.tables.begin(), changes.tables.end(),
             [](const auto& a, const auto& b) { return a.identity() < b.identity(); });
   if (request.summary) content.summary = SummaryOf(*request.summary, changes);

@@ -266,7 +266,7 @@ std::span<const uint32_t> PointAdjacency::Edges(uint32_t v) const {
 }
 
 std::string VersionKey(const table::TableVersion& version) {
-  table::TablePin pin = version.pin();
+  TablePin pin = version.pin();
   return std::to_string(pin.stable_table_id) + "/" + std::to_string(pin.incarnation) + "/" +
          std::to_string(pin.target_version) + "/" + std::to_string(pin.staged_version) + "/" +
          pin.transaction_uuid + "/" + version.manifest_name();

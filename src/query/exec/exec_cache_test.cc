@@ -21,8 +21,6 @@
 namespace omnigraph::query {
 namespace {
 
-using table::TablePin;
-
 // "n<i>" for i in [from, to) except `skip` (the endpoints the edges name that are not rows).
 std::vector<std::string> NodeIds(int from, int to, int skip) {
   std::vector<std::string> ids;
@@ -57,7 +55,7 @@ class AdjacencyTest : public ::testing::Test {
 
   std::shared_ptr<const table::TableVersion> Create(uint64_t id, const std::string& name, bool edge,
                                                     const std::vector<std::string>& ids) {
-    const table::NewTable table{table::TableId{id, 0x1}, name, table::ModelSchema(edge)};
+    const table::NewTable table{TableId{id, 0x1}, name, table::ModelSchema(edge)};
     Result<TablePin> pin =
         tables_->Create(table, table::MakeRows(table.schema, ids, random_), std::nullopt);
     EXPECT_TRUE(pin.ok()) << pin.status().ToString();
@@ -167,7 +165,7 @@ TEST_F(AdjacencyTest, PointListsEqualTheGatheredAdjacency) {
     src.push_back(node(s));
     dst.push_back(random_.Uniform(25) == 0 ? node(s) : node(random_.Uniform(760)));
   }
-  const table::NewTable table{table::TableId{0x61, 0x1}, "Knows", table::ModelSchema(true)};
+  const table::NewTable table{TableId{0x61, 0x1}, "Knows", table::ModelSchema(true)};
   table::ColumnBatch rows = table::MakeRows(table.schema, ids, random_);
   std::vector<table::Column> columns = rows.ReleaseColumns();
   for (size_t c = 1; c <= 2; ++c) {
