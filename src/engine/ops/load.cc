@@ -1031,7 +1031,10 @@ Result<LoadResult> PublishLoad(Graph& graph, std::string_view branch, const Snap
   result.commit = written->commit_id;
   // The derived objects of every version the load published (engine/write/derived_indexes.h); never
   // authority, so a failure there leaves the load committed and the next reader builds them.
-  BuildWrittenDerived(graph.tables(), head.catalog(), written->record, loaded, options.ann);
+  AfterPublishOptions derived;
+  derived.build_all = true;
+  derived.ann = options.ann;
+  StoreDerivedAfterPublish(graph.tables(), &head.catalog(), written->record, loaded, derived);
   result.commit_record = std::move(written->record);
   meter.Finish();
   return result;

@@ -463,9 +463,9 @@ Result<MergeResult> Graph::Merge(const MergeRequest& request) {
   }
   meter.Finish();
   // Index and text deltas of the versions the merge pins anew (engine/write/derived_indexes.h).
-  StoreWrittenIndexDeltas(tables(), won->record, written);
   Result<std::shared_ptr<const schema::Catalog>> catalog = CatalogFor(staged_schema);
-  if (catalog.ok()) StoreWrittenTextDeltas(tables(), **catalog, won->record, written);
+  StoreDerivedAfterPublish(tables(), catalog.ok() ? catalog->get() : nullptr, won->record, written,
+                           {});
   plan->result.commit_id = won->commit_id;
   plan->result.seq = won->seq;
   plan->result.record = std::move(won->record);
