@@ -142,7 +142,7 @@ Result<TableChange> SourcePatch(const TableLabel& label, const table::Schema& sc
 }
 
 // A validation failure of the merged result as one conflict, by what the check reports (the
-// validator's wording: engine/write/validate.cc; merge_test pins each kind).
+// validator's wording: engine/write/validate*.cc; merge_test pins each kind).
 MergeConflict ValidationConflict(const ValidationFailure& failure, const std::string& message) {
   const TableLabel label = LabelOf(failure.table_key);
   std::string kind;
