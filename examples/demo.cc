@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
     request.actor = "demo";
     request.stage = [](const commit::GraphState& base) -> Result<commit::RecordContent> {
       commit::RecordContent c;
-      commit::Pin pin = base.tables.at(commit::TableIdentity{1, 1}).pin;
+      TablePin pin = base.tables.at(TableId{1, 1}).pin;
       pin.target_version += 1;
       pin.entity_count += 100;
       c.pins.push_back(pin);

@@ -3,7 +3,7 @@
 // it opens and stages, docs/format/table-version.md) and the engine share (decision 201).
 //
 // They live in base so that neither commit nor table depends on the other. The JSON codecs stay
-// with the documents that carry them: commit/documents.cc reads and writes a record's pin
+// with the documents that carry them: commit/documents_internal.h reads and writes a record's pin
 // (including `extra`), the table layer builds a pin from its manifest and ignores `extra`.
 // Plain values; thread-safe.
 #pragma once

@@ -259,7 +259,7 @@ void Chaos(storage::ObjectStore& store, Random& random, SimWorld& world) {
     auto decoded = commit::DecodeHint(read->data, hint);
     if (!decoded.ok()) return;
     commit::Hint stale{decoded->seq - std::min(decoded->seq, 1 + random.Uniform(5)),
-                       Json::object()};
+                       std::nullopt, Json::object()};
     world.Trace("chaos stale " + hint);
     store.Put(hint, commit::EncodeHint(stale)).IgnoreError();
     return;

@@ -56,7 +56,7 @@ inline constexpr uint64_t kLoadBatchRows = 1 << 16;
 // Input bytes buffered over all types before the largest batch is written early.
 inline constexpr uint64_t kLoadBufferBytes = 64ull << 20;
 // Batch writes a load leaves running on the runtime's executor while it reads on
-// (engine/ops/load.cc Flush; the flush that submits one more waits for the oldest).
+// (engine/ops/load_fragments.cc Flush; the flush that submits one more waits for the oldest).
 inline constexpr size_t kLoadWritesInFlight = 2;
 // A load that read its input for longer than this publishes nothing (ResourceLimit): its
 // fragments were written ahead and cleanup may take unreferenced objects older than its grace

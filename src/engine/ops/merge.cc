@@ -142,7 +142,7 @@ Result<TableChange> SourcePatch(const TableLabel& label, const table::Schema& sc
 }
 
 // A validation failure of the merged result as one conflict, by what the check reports (the
-// validator's wording: engine/write/validate.cc; merge_test pins each kind).
+// validator's wording: engine/write/validate*.cc; merge_test pins each kind).
 MergeConflict ValidationConflict(const ValidationFailure& failure, const std::string& message) {
   const TableLabel label = LabelOf(failure.table_key);
   std::string kind;
@@ -479,9 +479,9 @@ Result<MergeResult> Merge(Graph& graph, const MergeRequest& request) {
   }
   meter.Finish();
   // Index and text deltas of the versions the merge pins anew (engine/write/derived_indexes.h).
-  StoreWrittenIndexDeltas(graph.tables(), won->record, written);
   Result<std::shared_ptr<const schema::Catalog>> catalog = graph.CatalogFor(staged_schema);
-  if (catalog.ok()) StoreWrittenTextDeltas(graph.tables(), **catalog, won->record, written);
+  StoreDerivedAfterPublish(graph.tables(), catalog.ok() ? catalog->get() : nullptr, won->record,
+                           written, {});
   plan->result.commit_id = won->commit_id;
   plan->result.seq = won->seq;
   plan->result.record = std::move(won->record);

@@ -114,7 +114,11 @@ DerivedBuildOutcome BuildMissingDerived(const schema::TypeDef* type,
   return out;
 }
 
-void BuildWrittenDerived(const table::TableStore& tables, const schema::Catalog& catalog,
+namespace {
+
+// A load's step: BuildMissingDerived (fresh) over the versions `record` pins for the tables in
+// `written`, typed by `catalog` (null: every table untyped).
+void BuildWrittenDerived(const table::TableStore& tables, const schema::Catalog* catalog,
                          const commit::Record& record, const std::set<std::string>& written,
                          const table::AnnBuildOptions& ann) {
   DerivedBuildOptions options;
@@ -124,10 +128,16 @@ void BuildWrittenDerived(const table::TableStore& tables, const schema::Catalog&
     if (!written.count(pin.table_key)) continue;
     Result<std::shared_ptr<const table::TableVersion>> version = tables.Open(pin);
     if (!version.ok()) continue;
-    (void)BuildMissingDerived(catalog.FindByTableKey(pin.table_key), **version, options);
+    const schema::TypeDef* type =
+        catalog != nullptr ? catalog->FindByTableKey(pin.table_key) : nullptr;
+    (void)BuildMissingDerived(type, **version, options);
   }
 }
 
+// A mutation's or a merge's index step: the id index and adjacency of each version `record` pins
+// for the tables in `written`, as deltas over its base's (TableVersion::WriteIndexDeltas) when the
+// write was small and the base has them; otherwise nothing is stored and the version's first
+// reader builds and stores them in full (a small write never rewrites a whole index).
 void StoreWrittenIndexDeltas(const table::TableStore& tables, const commit::Record& record,
                              const std::set<std::string>& written) {
   for (const TablePin& pin : record.pins) {
@@ -138,6 +148,10 @@ void StoreWrittenIndexDeltas(const table::TableStore& tables, const commit::Reco
   }
 }
 
+// A mutation's or a merge's text step: for the tables in `written`, the full-text indexes whose
+// write was small enough for a delta over a base that stores them
+// (query/text/fulltext_version.h StoreFullTextDelta). Nothing else: a full rebuild stays the first
+// reader's or `optimize`'s, as these writes are often small and frequent.
 void StoreWrittenTextDeltas(const table::TableStore& tables, const schema::Catalog& catalog,
                             const commit::Record& record, const std::set<std::string>& written) {
   for (const TablePin& pin : record.pins) {
@@ -151,6 +165,19 @@ void StoreWrittenTextDeltas(const table::TableStore& tables, const schema::Catal
       (void)query::text::StoreFullTextDelta(**version, field);
     }
   }
+}
+
+}  // namespace
+
+void StoreDerivedAfterPublish(const table::TableStore& tables, const schema::Catalog* catalog,
+                              const commit::Record& record, const std::set<std::string>& written,
+                              const AfterPublishOptions& options) {
+  if (options.build_all) {
+    BuildWrittenDerived(tables, catalog, record, written, options.ann);
+    return;
+  }
+  StoreWrittenIndexDeltas(tables, record, written);
+  if (catalog != nullptr) StoreWrittenTextDeltas(tables, *catalog, record, written);
 }
 
 }  // namespace omnigraph::engine

@@ -1,10 +1,11 @@
 // The derived-object step: builds and stores the derived objects a table version lacks — the id
 // index and an edge table's forward adjacency (large versions), the full-text index `fts.{field}`
 // of every free-text String that declares `@index`, and the vector index `ann.{field}` of every
-// Vector property with enough vectors (docs/design/tables.md "Derived indexes"). A load runs it
-// on the versions it published, after the commit; `optimize` runs it on every table version of
-// a branch head. Derived objects are never authority: a failed build leaves the version without
-// the object (its readers compute the data), so it is reported, never the caller's failure.
+// Vector property with enough vectors (docs/design/tables.md "Derived indexes"). Every writer runs
+// it once on the versions it published, after the commit (StoreDerivedAfterPublish); `optimize`
+// runs it on every table version of a branch head. Derived objects are never authority: a failed
+// build leaves the version without the object (its readers compute the data), so it is
+// reported, never the caller's failure.
 // Stateless functions; thread-safe as the table layer is.
 #pragma once
 
@@ -46,24 +47,26 @@ DerivedBuildOutcome BuildMissingDerived(const schema::TypeDef* type,
                                         const table::TableVersion& version,
                                         const DerivedBuildOptions& options);
 
-// The post-load step: BuildMissingDerived (fresh) over the versions `record` pins for the tables
-// in `written`, typed by `catalog`.
-void BuildWrittenDerived(const table::TableStore& tables, const schema::Catalog& catalog,
-                         const commit::Record& record, const std::set<std::string>& written,
-                         const table::AnnBuildOptions& ann);
+// What the derived step after a publish builds (StoreDerivedAfterPublish).
+struct AfterPublishOptions {
+  // A load's versions were just staged and are often large: every kind they should have is built
+  // (BuildMissingDerived, fresh). A mutation's or a merge's write is often small and frequent:
+  // only deltas over the base's objects are stored (the id index and adjacency, and the full-text
+  // indexes of a small write), and a full build stays the first reader's or `optimize`'s.
+  bool build_all = false;
+  // The vector index build's options (build_all only).
+  table::AnnBuildOptions ann;
+};
 
-// After a mutation or a merge: the id index and adjacency of each version `record` pins for the
-// tables in `written`, as deltas over its base's (TableVersion::WriteIndexDeltas) when the write
-// was small and the base has them; otherwise nothing is stored and the version's first reader
-// builds and stores them in full (a small write never rewrites a whole index).
-void StoreWrittenIndexDeltas(const table::TableStore& tables, const commit::Record& record,
-                             const std::set<std::string>& written);
-
-// The step after a mutation or a merge: for the tables in `written`, the full-text indexes whose
-// write was small enough for a delta over a base that stores them (query/text/fulltext_version.h
-// StoreFullTextDelta). Nothing else: a full rebuild stays the first reader's or `optimize`'s, as
-// these writes are often small and frequent. Failures are not reported (never authority).
-void StoreWrittenTextDeltas(const table::TableStore& tables, const schema::Catalog& catalog,
-                            const commit::Record& record, const std::set<std::string>& written);
+// The derived-index step after a publish, the one call every writer makes once its commit won
+// (a load, a mutation, a merge): the derived objects of the versions `record` pins for the tables
+// in `written`, typed by `catalog`. `catalog` may be null (a merge whose staged schema does not
+// compile): then no full-text or vector index is built, only the id index and adjacency. It
+// stays after the writer's publish rather than inside the write path because a merge publishes
+// through its own loop and a replayed write publishes nothing. Never authority: a failure leaves
+// the version without the object (its readers compute the data), so nothing is returned.
+void StoreDerivedAfterPublish(const table::TableStore& tables, const schema::Catalog* catalog,
+                              const commit::Record& record, const std::set<std::string>& written,
+                              const AfterPublishOptions& options);
 
 }  // namespace omnigraph::engine

@@ -270,8 +270,7 @@ Result<MutationResult> MutateFile(Graph& graph, std::string_view source,
   // authority.
   std::set<std::string> tables;
   for (const auto& [table_key, change] : write.changes) tables.insert(table_key);
-  StoreWrittenIndexDeltas(graph.tables(), written.record, tables);
-  StoreWrittenTextDeltas(graph.tables(), head.catalog(), written.record, tables);
+  StoreDerivedAfterPublish(graph.tables(), &head.catalog(), written.record, tables, {});
   result.commit_record = std::move(written.record);
   return result;
 }

@@ -19,6 +19,8 @@
 // The first violation is returned as InvalidArgument "<row label>: <message>", with OmniGraph's
 // messages (`invalid enum value 'x' for Person.kind (expected: a, b)`, `@range violation on
 // Person.age: value 200 > max 150`, ...). Reads only the base versions it needs; writes nothing.
+// The checks live by constraint family: validate_values.cc (row-local), validate_keys.cc (keyed
+// ids, @unique), validate_edges.cc (endpoints, dangling, @card); validate_internal.h is shared.
 #pragma once
 
 #include <functional>
