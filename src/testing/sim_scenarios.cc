@@ -258,8 +258,8 @@ void Chaos(storage::ObjectStore& store, Random& random, SimWorld& world) {
     if (!read.ok()) return;
     auto decoded = commit::DecodeHint(read->data, hint);
     if (!decoded.ok()) return;
-    commit::Hint stale{decoded->seq - std::min(decoded->seq, 1 + random.Uniform(5)),
-                       std::nullopt, Json::object()};
+    commit::Hint stale{decoded->seq - std::min(decoded->seq, 1 + random.Uniform(5)), std::nullopt,
+                       Json::object()};
     world.Trace("chaos stale " + hint);
     store.Put(hint, commit::EncodeHint(stale)).IgnoreError();
     return;
