@@ -1,28 +1,40 @@
-// omnigraph-bench vector: the ANN index (src/table/ann_index.h) against exact search in the same
-// process (docs/benchmarks.md "Vector search").
+// omnigraph-bench vector: the ANN index (src/table/ann_index.h) beside exact search and two
+// peers in the same process (docs/benchmarks.md "Vector search").
 //
-// Writes `--rows` clustered vectors of dimension `--dim` (1000 Gaussian centres, noise around
-// each, like embeddings) into one table version in memory, builds the IVF index (time, payload
-// bytes), opens it, and runs `--queries` queries (points of the set plus noise): exact top-10
-// by a plain dot-product loop over the normalized floats (the reference and the baseline), the
-// executor's exact kernel (query/exec SquaredL2Distance over the stored vectors) as a ratio to that
-// loop, and the index at several probe counts, each with p50/p99 latency and recall@10 against
-// exact — unfiltered, and with a 10% filter (an id selector, probes scaled by 1/0.1 as the
-// executor does). `--hnsw` also builds faiss's HNSW (M 32) on the same vectors for the
-// comparison behind the choice of IVF (docs/design/decisions.md). Timing is reported, never
-// asserted. The table goes to stderr; `--json` prints one JSON object for bench/results on stdout.
-#include <faiss/IndexHNSW.h>
+// Writes `--rows` vectors of dimension `--dim` into one table version in memory: `--data
+// clustered` (1000 Gaussian centres, noise around each, like embeddings; queries are points of
+// the set plus noise — an easy set for an inverted file) or `--data uniform` (uniform random unit
+// vectors, queries too — the hard case: no structure to find). Then it builds our IVF index (time,
+// payload bytes; one thread, decision 50), opens it, and runs `--queries` queries: exact
+// top-10 by a plain dot-product loop over the normalized floats (the reference every recall is
+// measured against), the executor's exact kernel (query/exec SquaredL2Distance over the stored
+// vectors) as a ratio to that loop, and the index at several probe counts, unfiltered and with a
+// 10% filter (an id selector, probes scaled by 1/0.1 as the executor does). The peers, on the same
+// vectors and queries: hnswlib (M 16, efConstruction 200, built on `--threads` threads, several
+// ef) and faiss's own IndexIVFFlat (the same number of lists, trained faiss's default way,
+// multi-threaded, several probe counts); `--no-peers` skips them. Each method reports p50/p99
+// latency (one query at a time, one thread) and recall@10; the JSON adds build seconds, bytes and
+// the ratios build_s_ratio_vs_hnswlib and p50_ratio_vs_hnswlib_at_recall_0_95 (the fastest
+// series reaching recall 0.95 of ours over hnswlib's; null when either never reaches it). Timing
+// is reported, never asserted. The table goes to stderr; `--json` prints one JSON object for
+// bench/results on stdout.
+#include <faiss/IndexFlat.h>
+#include <faiss/IndexIVFFlat.h>
+#include <hnswlib/hnswlib.h>
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <memory>
 #include <random>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "base/hash.h"
 #include "base/json.h"
 #include "bench/bench.h"
 #include "query/exec/frame.h"
@@ -45,23 +57,43 @@ struct Data {
                             // reference's and HNSW's input (squared L2 orders them as cosine).
 };
 
-Data Generate(size_t rows, uint32_t dim, uint32_t seed) {
+// Clustered: 1000 Gaussian centres, noise sigma 0.5 around each. Uniform: each vector a normal
+// draw per dimension, normalized (uniform on the sphere).
+Data Generate(size_t rows, uint32_t dim, uint32_t seed, bool uniform) {
   Data d{dim, rows, std::vector<float>(rows * dim), std::vector<float>(rows * dim)};
   std::mt19937 rng(seed);
   std::normal_distribution<float> normal;
-  std::vector<float> centres(1000 * size_t{dim});
+  std::vector<float> centres(uniform ? 0 : 1000 * size_t{dim});
   for (float& f : centres) f = normal(rng);
   for (size_t i = 0; i < rows; ++i) {
-    const float* c = &centres[(rng() % 1000) * dim];
+    const float* c = uniform ? nullptr : &centres[(rng() % 1000) * dim];
     double norm = 0;
     for (uint32_t j = 0; j < dim; ++j) {
-      d.raw[i * dim + j] = c[j] + 0.5f * normal(rng);
+      d.raw[i * dim + j] = uniform ? normal(rng) : c[j] + 0.5f * normal(rng);
       norm += double(d.raw[i * dim + j]) * d.raw[i * dim + j];
     }
     for (uint32_t j = 0; j < dim; ++j)
       d.unit[i * dim + j] = float(d.raw[i * dim + j] / std::sqrt(norm));
   }
   return d;
+}
+
+// Queries: clustered — points of the set displaced by sigma 0.05; uniform — fresh uniform unit
+// vectors. Normalized.
+std::vector<std::vector<float>> Queries(const Data& d, size_t nq, bool uniform) {
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal;
+  std::vector<std::vector<float>> queries(nq, std::vector<float>(d.dim));
+  for (auto& q : queries) {
+    const size_t base = rng() % d.rows;
+    double norm = 0;
+    for (uint32_t j = 0; j < d.dim; ++j) {
+      q[j] = uniform ? normal(rng) : d.unit[base * d.dim + j] + 0.05f * normal(rng);
+      norm += double(q[j]) * q[j];
+    }
+    for (float& f : q) f = float(f / std::sqrt(norm));
+  }
+  return queries;
 }
 
 Result<std::shared_ptr<const table::TableVersion>> Write(table::TableStore& tables, const Data& d) {
@@ -130,48 +162,147 @@ struct Series {
 
 double Seconds(int64_t t0) { return double(NowNanos() - t0) / 1e9; }
 
-// faiss's HNSW on the same vectors, for the comparison with IVF.
-Json MeasureHnsw(const Data& d, const std::vector<std::vector<float>>& queries,
-                 const std::vector<std::vector<uint32_t>>& truth) {
-  omp_set_num_threads(1);
-  faiss::IndexHNSWFlat hnsw(static_cast<int>(d.dim), 32, faiss::METRIC_INNER_PRODUCT);
-  hnsw.hnsw.efConstruction = 40;
+// Runs `one(i)` for i in [0, n) on `threads` threads taking indices in turn (hnswlib's own
+// parallel add does the same).
+template <typename F>
+void ParallelFor(size_t n, int threads, F one) {
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&] {
+      for (size_t i = next++; i < n; i = next++) one(i);
+    });
+  }
+  for (std::thread& t : pool) t.join();
+}
+
+// The queries and their exact answers (unfiltered and with the 10% filter).
+struct Workload {
+  std::vector<std::vector<float>> queries;
+  std::vector<std::vector<uint32_t>> truth, truth_f;
+  std::vector<bool> filter;
+};
+
+// One series of `search(query) -> ids` over every query: latency and recall against `truth`.
+template <typename Search>
+Result<Json> Measure(const std::string& name, int64_t param, const Workload& w,
+                     const std::vector<std::vector<uint32_t>>& truth, Search search) {
+  Series s;
+  for (size_t i = 0; i < w.queries.size(); ++i) {
+    const int64_t q0 = NowNanos();
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<uint32_t> got, search(w.queries[i]));
+    s.ms.push_back(double(NowNanos() - q0) / 1e6);
+    s.recall += Recall(got, truth[i]);
+  }
+  return s.ToJson(name, param);
+}
+
+// hnswlib over the unit vectors (inner product), M 16, efConstruction 200, built on `threads`.
+Result<Json> MeasureHnswlib(const Data& d, const Workload& w, int threads) {
+  hnswlib::InnerProductSpace space(d.dim);
+  hnswlib::HierarchicalNSW<float> h(&space, d.rows, 16, 200, 100);
   const int64_t t0 = NowNanos();
-  hnsw.add(static_cast<faiss::Index::idx_t>(d.rows), d.unit.data());
+  h.addPoint(&d.unit[0], 0);
+  ParallelFor(d.rows - 1, threads, [&](size_t i) { h.addPoint(&d.unit[(i + 1) * d.dim], i + 1); });
   Json out = {{"build_s", Seconds(t0)}, {"series", Json::array()}};
-  std::fprintf(stderr, "hnsw build %.1f s\n", out["build_s"].get<double>());
-  for (int ef : {16, 32, 64, 128}) {
-    hnsw.hnsw.efSearch = ef;
-    Series s;
-    for (size_t i = 0; i < queries.size(); ++i) {
-      std::vector<float> dist(kK);
-      std::vector<faiss::Index::idx_t> labels(kK);
-      const int64_t q0 = NowNanos();
-      hnsw.search(1, queries[i].data(), kK, dist.data(), labels.data());
-      s.ms.push_back(double(NowNanos() - q0) / 1e6);
-      std::vector<uint32_t> got;
-      for (auto l : labels) {
-        if (l >= 0) got.push_back(static_cast<uint32_t>(l));
-      }
-      s.recall += Recall(got, truth[i]);
-    }
-    out["series"].push_back(s.ToJson("hnsw ef", ef));
+  uint64_t bytes = d.rows * h.size_data_per_element_;
+  for (size_t i = 0; i < d.rows; ++i) bytes += h.element_levels_[i] * h.size_links_per_element_;
+  out["index_bytes"] = bytes;
+  std::fprintf(stderr, "hnswlib build %.1f s, %.1f MB\n", out["build_s"].get<double>(),
+               double(bytes) / 1e6);
+  for (int ef : {10, 16, 32, 64, 128, 256, 512}) {
+    h.setEf(ef);
+    OMNIGRAPH_ASSIGN_OR_RETURN(
+        Json j, Measure("hnswlib ef", ef, w, w.truth, [&](const std::vector<float>& q) {
+          auto pq = h.searchKnn(q.data(), kK);
+          std::vector<uint32_t> got;
+          for (; !pq.empty(); pq.pop()) got.push_back(static_cast<uint32_t>(pq.top().second));
+          return Result<std::vector<uint32_t>>(std::move(got));
+        }));
+    out["series"].push_back(std::move(j));
   }
   return out;
 }
 
-Result<Json> Run(size_t rows, uint32_t dim, size_t nq, bool hnsw) {
-  Json out = {{"rows", rows}, {"dim", dim}, {"queries", nq}};
+// faiss's own IndexIVFFlat with our list count, trained its default way on `threads` threads.
+Result<Json> MeasureFaissIvf(const Data& d, const Workload& w, uint32_t lists, int threads) {
+  omp_set_num_threads(threads);
+  faiss::IndexFlatL2 quantizer(static_cast<int>(d.dim));
+  faiss::IndexIVFFlat index(&quantizer, d.dim, lists, faiss::METRIC_L2);
+  const int64_t t0 = NowNanos();
+  index.train(static_cast<faiss::Index::idx_t>(d.rows), d.unit.data());
+  index.add(static_cast<faiss::Index::idx_t>(d.rows), d.unit.data());
+  Json out = {{"build_s", Seconds(t0)}, {"series", Json::array()}};
+  out["index_bytes"] = d.rows * (d.dim * sizeof(float) + sizeof(faiss::Index::idx_t)) +
+                       uint64_t{lists} * d.dim * sizeof(float);
+  std::fprintf(stderr, "faiss IVFFlat build %.1f s (%d threads)\n", out["build_s"].get<double>(),
+               threads);
+  omp_set_num_threads(1);  // Queries one at a time on one thread, as ours.
+  for (uint32_t probes : {8u, 16u, 32u, 64u, 128u, 256u}) {
+    index.nprobe = probes;
+    OMNIGRAPH_ASSIGN_OR_RETURN(
+        Json j, Measure("faiss ivf probes", probes, w, w.truth, [&](const std::vector<float>& q) {
+          std::vector<float> dist(kK);
+          std::vector<faiss::Index::idx_t> labels(kK);
+          index.search(1, q.data(), kK, dist.data(), labels.data());
+          std::vector<uint32_t> got;
+          for (auto l : labels) {
+            if (l >= 0) got.push_back(static_cast<uint32_t>(l));
+          }
+          return Result<std::vector<uint32_t>>(std::move(got));
+        }));
+    out["series"].push_back(std::move(j));
+  }
+  return out;
+}
+
+// The exact answers, and the exact methods' own series (the dot loop and the executor kernel).
+Workload ExactWorkload(const Data& d, size_t nq, bool uniform, Json& series, Json& out) {
+  Workload w{Queries(d, nq, uniform), std::vector<std::vector<uint32_t>>(nq),
+             std::vector<std::vector<uint32_t>>(nq), std::vector<bool>(d.rows)};
+  for (size_t i = 3; i < d.rows; i += 10) w.filter[i] = true;
+  Series plain, kernel, plain_f;
+  for (size_t i = 0; i < nq; ++i) {
+    int64_t q0 = NowNanos();
+    w.truth[i] = Exact(d, w.queries[i].data(), {});
+    plain.ms.push_back(double(NowNanos() - q0) / 1e6);
+    plain.recall += 1;
+    q0 = NowNanos();
+    w.truth_f[i] = Exact(d, w.queries[i].data(), w.filter);
+    plain_f.ms.push_back(double(NowNanos() - q0) / 1e6);
+    plain_f.recall += 1;
+    // The executor's exact kernel: squared L2 over every stored vector, then top-k.
+    q0 = NowNanos();
+    std::vector<std::pair<double, uint32_t>> all(d.rows);
+    for (size_t r = 0; r < d.rows; ++r) {
+      all[r] = {query::exec::SquaredL2Distance(std::span<const float>(&d.unit[r * d.dim], d.dim),
+                                               w.queries[i]),
+                static_cast<uint32_t>(r)};
+    }
+    std::partial_sort(all.begin(), all.begin() + kK, all.end());
+    kernel.ms.push_back(double(NowNanos() - q0) / 1e6);
+    std::vector<uint32_t> got;
+    for (size_t j = 0; j < kK; ++j) got.push_back(all[j].second);
+    kernel.recall += Recall(got, w.truth[i]);
+  }
+  series.push_back(plain.ToJson("exact dot loop", 0));
+  series.push_back(kernel.ToJson("exact executor kernel", 0));
+  series.push_back(plain_f.ToJson("exact dot loop, 10% filter", 0));
+  out["exact_kernel_over_dot_loop"] = Percentile(kernel.ms, 50) / Percentile(plain.ms, 50);
+  return w;
+}
+
+// Our index: built from the table version (on one thread: decision 50), decoded, searched at
+// several probe counts unfiltered and with the filter (probes x10).
+Result<std::shared_ptr<const table::AnnIndex>> MeasureOurs(const table::TableVersion& version,
+                                                           const Workload& w, Json& out,
+                                                           Json& series) {
   int64_t t0 = NowNanos();
-  Data d = Generate(rows, dim, 42);
-  storage::Runtime rt = storage::Runtime::ForTest(std::make_shared<storage::MemoryStore>(), 1);
-  table::TableStore tables(rt, table::TableStoreOptions{});
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> version, Write(tables, d));
-  std::fprintf(stderr, "generated and written in %.1f s\n", Seconds(t0));
-  t0 = NowNanos();
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::string payload, table::BuildAnnPayload(*version, kField));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::string payload, table::BuildAnnPayload(version, kField));
   out["build_s"] = Seconds(t0);
+  out["build_threads"] = 1;
   out["index_bytes"] = payload.size();
+  out["index_xxhash64"] = XxHash64(payload);
   t0 = NowNanos();
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::AnnIndex> index,
                              table::AnnIndex::Decode(payload, "bench"));
@@ -180,85 +311,98 @@ Result<Json> Run(size_t rows, uint32_t dim, size_t nq, bool hnsw) {
   std::fprintf(stderr, "ivf build %.1f s, %.1f MB, %u lists, open %.2f s\n",
                out["build_s"].get<double>(), double(payload.size()) / 1e6, index->lists(),
                out["open_s"].get<double>());
-  payload.clear();
-  payload.shrink_to_fit();
-  // Queries: points of the set, displaced.
-  std::mt19937 rng(7);
-  std::normal_distribution<float> normal;
-  std::vector<std::vector<float>> queries(nq, std::vector<float>(dim));
-  for (auto& q : queries) {
-    const size_t base = rng() % rows;
-    double norm = 0;
-    for (uint32_t j = 0; j < dim; ++j) {
-      q[j] = d.unit[base * dim + j] + 0.05f * normal(rng);
-      norm += double(q[j]) * q[j];
-    }
-    for (float& f : q) f = float(f / std::sqrt(norm));
+  for (uint32_t probes : {8u, 16u, 24u, 32u, 48u, 64u, 128u, 256u}) {
+    auto unfiltered = [&](const std::vector<float>& q) { return index->Search(q, kK, {}, probes); };
+    auto filtered = [&](const std::vector<float>& q) {
+      return index->Search(q, kK, w.filter, probes * 10);
+    };
+    OMNIGRAPH_ASSIGN_OR_RETURN(Json s, Measure("ivf probes", probes, w, w.truth, unfiltered));
+    OMNIGRAPH_ASSIGN_OR_RETURN(
+        Json f, Measure("ivf 10% filter, probes x10", probes, w, w.truth_f, filtered));
+    series.push_back(std::move(s));
+    series.push_back(std::move(f));
   }
-  std::vector<bool> filter(rows);
-  for (size_t i = 3; i < rows; i += 10) filter[i] = true;
-  std::vector<std::vector<uint32_t>> truth(nq), truth_f(nq);
-  Series plain, kernel, plain_f;
+  return index;
+}
+
+// The lowest p50 among `series` entries named `name` whose recall reaches 0.95; null if none.
+Json FastestAtRecall(const Json& series, const std::string& name) {
+  Json best;
+  for (const Json& s : series) {
+    if (s["name"] != name || s["recall_at_10"].get<double>() < 0.95) continue;
+    if (best.is_null() || s["p50_ms"].get<double>() < best.get<double>()) best = s["p50_ms"];
+  }
+  return best;
+}
+
+Json Ratio(const Json& ours, const Json& peer) {
+  if (ours.is_null() || peer.is_null() || peer.get<double>() <= 0) return Json();
+  return ours.get<double>() / peer.get<double>();
+}
+
+struct Options {
+  size_t rows = 1000000;
+  uint32_t dim = 128;
+  size_t queries = 200;
+  bool uniform = false;
+  bool peers = true;
+  int threads = 2;
+};
+
+Result<Json> Run(const Options& o) {
+  Json out = {{"rows", o.rows},
+              {"dim", o.dim},
+              {"queries", o.queries},
+              {"data", o.uniform ? "uniform" : "clustered"},
+              {"threads", o.threads}};
+  int64_t t0 = NowNanos();
+  Data d = Generate(o.rows, o.dim, 42, o.uniform);
+  storage::Runtime rt = storage::Runtime::ForTest(std::make_shared<storage::MemoryStore>(), 1);
+  table::TableStore tables(rt, table::TableStoreOptions{});
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> version, Write(tables, d));
+  std::fprintf(stderr, "generated and written in %.1f s\n", Seconds(t0));
   std::fprintf(stderr, "%-28s %6s %10s %10s %8s\n", "method", "param", "p50_ms", "p99_ms",
                "recall");
-  for (size_t i = 0; i < nq; ++i) {
-    int64_t q0 = NowNanos();
-    truth[i] = Exact(d, queries[i].data(), {});
-    plain.ms.push_back(double(NowNanos() - q0) / 1e6);
-    plain.recall += 1;
-    q0 = NowNanos();
-    truth_f[i] = Exact(d, queries[i].data(), filter);
-    plain_f.ms.push_back(double(NowNanos() - q0) / 1e6);
-    plain_f.recall += 1;
-    // The executor's exact kernel: squared L2 over every stored vector, then top-k.
-    q0 = NowNanos();
-    std::vector<std::pair<double, uint32_t>> all(rows);
-    for (size_t r = 0; r < rows; ++r) {
-      all[r] = {
-          query::exec::SquaredL2Distance(std::span<const float>(&d.unit[r * dim], dim), queries[i]),
-          static_cast<uint32_t>(r)};
-    }
-    std::partial_sort(all.begin(), all.begin() + kK, all.end());
-    kernel.ms.push_back(double(NowNanos() - q0) / 1e6);
-    std::vector<uint32_t> got;
-    for (size_t j = 0; j < kK; ++j) got.push_back(all[j].second);
-    kernel.recall += Recall(got, truth[i]);
-  }
   Json series = Json::array();
-  series.push_back(plain.ToJson("exact dot loop", 0));
-  series.push_back(kernel.ToJson("exact executor kernel", 0));
-  series.push_back(plain_f.ToJson("exact dot loop, 10% filter", 0));
-  out["exact_kernel_over_dot_loop"] = Percentile(kernel.ms, 50) / Percentile(plain.ms, 50);
-  for (uint32_t probes : {8u, 16u, 24u, 32u, 48u, 64u}) {
-    Series s, f;
-    for (size_t i = 0; i < nq; ++i) {
-      int64_t q0 = NowNanos();
-      OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<uint32_t> got,
-                                 index->Search(queries[i], kK, {}, probes));
-      s.ms.push_back(double(NowNanos() - q0) / 1e6);
-      s.recall += Recall(got, truth[i]);
-      q0 = NowNanos();
-      OMNIGRAPH_ASSIGN_OR_RETURN(got, index->Search(queries[i], kK, filter, probes * 10));
-      f.ms.push_back(double(NowNanos() - q0) / 1e6);
-      f.recall += Recall(got, truth_f[i]);
-    }
-    series.push_back(s.ToJson("ivf probes", probes));
-    series.push_back(f.ToJson("ivf 10% filter, probes x10", probes));
-  }
+  const Workload w = ExactWorkload(d, o.queries, o.uniform, series, out);
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::AnnIndex> index,
+                             MeasureOurs(*version, w, out, series));
   out["series"] = std::move(series);
-  if (hnsw) out["hnsw"] = MeasureHnsw(d, queries, truth);
+  if (!o.peers) return out;
+  OMNIGRAPH_ASSIGN_OR_RETURN(out["hnswlib"], MeasureHnswlib(d, w, o.threads));
+  OMNIGRAPH_ASSIGN_OR_RETURN(out["faiss_ivf_flat"],
+                             MeasureFaissIvf(d, w, index->lists(), o.threads));
+  out["build_s_ratio_vs_hnswlib"] = Ratio(out["build_s"], out["hnswlib"]["build_s"]);
+  out["build_s_ratio_vs_faiss_ivf_flat"] = Ratio(out["build_s"], out["faiss_ivf_flat"]["build_s"]);
+  out["p50_ratio_vs_hnswlib_at_recall_0_95"] =
+      Ratio(FastestAtRecall(out["series"], "ivf probes"),
+            FastestAtRecall(out["hnswlib"]["series"], "hnswlib ef"));
+  out["p50_ratio_vs_faiss_ivf_flat_at_recall_0_95"] =
+      Ratio(FastestAtRecall(out["series"], "ivf probes"),
+            FastestAtRecall(out["faiss_ivf_flat"]["series"], "faiss ivf probes"));
   return out;
 }
 
 int Main(const std::vector<std::string>& args) {
-  Flags flags(args, {"rows", "dim", "queries", "hnsw", "json"});
+  Flags flags(args, {"rows", "dim", "queries", "data", "threads", "no-peers", "json"});
+  const std::string data = flags.Get("data", "clustered");
+  if (flags.error().empty() && data != "clustered" && data != "uniform") {
+    std::fprintf(stderr, "omnigraph-bench vector: --data is clustered or uniform, not %s\n",
+                 data.c_str());
+    return 2;
+  }
   if (!flags.error().empty()) {
     std::fprintf(stderr, "omnigraph-bench vector: %s\n", flags.error().c_str());
     return 2;
   }
-  Result<Json> out = Run(static_cast<size_t>(flags.GetInt("rows", 1000000)),
-                         static_cast<uint32_t>(flags.GetInt("dim", 128)),
-                         static_cast<size_t>(flags.GetInt("queries", 200)), flags.Has("hnsw"));
+  Options o;
+  o.rows = static_cast<size_t>(flags.GetInt("rows", 1000000));
+  o.dim = static_cast<uint32_t>(flags.GetInt("dim", 128));
+  o.queries = static_cast<size_t>(flags.GetInt("queries", 200));
+  o.uniform = data == "uniform";
+  o.peers = !flags.Has("no-peers");
+  o.threads = static_cast<int>(flags.GetInt("threads", 2));
+  Result<Json> out = Run(o);
   if (!out.ok()) {
     std::fprintf(stderr, "omnigraph-bench vector: %s\n", out.status().ToString().c_str());
     return 1;

@@ -22,6 +22,8 @@ packages=(
   # The vector index (src/table/ann_index.cc): faiss links BLAS and LAPACK; OpenBLAS's
   # single-threaded build provides them fast (the reference BLAS makes index builds ~10x slower).
   libfaiss-dev libblas-dev liblapack-dev libopenblas0-serial
+  # omnigraph-bench vector's peer (bench/vector_bench.cc): hnswlib, header-only.
+  libhnswlib-dev
   clang-format python3
   # tests/openapi/contract.py validates the server's answers against OmniGraph's openapi.json.
   python3-jsonschema

@@ -7,6 +7,10 @@
 //       Writes the graph once, seeded, for every system: DIR/persons.csv (name,age),
 //       DIR/knows.csv (from,to: KNOWS distinct pairs, no self-loops, in random order) and
 //       DIR/graph.ndjson (the same rows in OmniGraph's load format) and DIR/schema.pg.
+//   omnigraph-cold-bench gen-docs DIR DOCS [SEED]
+//       Writes DIR/docs.ndjson: DOCS `Doc` nodes, each a 32-dimensional uniform random unit
+//       vector, and DIR/schema-docs.pg: the graph's schema plus `Doc` (for the `nearest` shape;
+//       the peers benchmark does not load them).
 //   omnigraph-cold-bench load DIR
 //       Loads DIR's files into file://DIR/graph through Database::LoadFile and into DIR/sqlite.db
 //       (`id TEXT PRIMARY KEY`, indexes on knows(src) and knows(dst)); prints
@@ -17,7 +21,8 @@
 //       In one process: lookups, 1-hop counts, 2-hop distinct counts (each over a fixed list of
 //       starts) and top-3 by in-degree; prints {"system", "<shape>_ms" (medians), "answers"}.
 //   omnigraph-cold-bench fresh DIR SHAPE omnigraph|sqlite
-//       One fresh process: open + first query of SHAPE (`lookup` or `hop1` of p1, `top3`) of
+//       One fresh process: open + first query of SHAPE (`lookup` or `hop1` of p1, `top3`, or
+//       `nearest`: the 10 `Doc`s nearest a fixed vector, on a graph that has them) of
 //       the graph in DIR, or at OMNIGRAPH_BENCH_GRAPH_URI when set (e.g. an s3:// graph behind
 //       bench/api/delay_proxy.py, to see what a remote store's rounds cost); prints
 //       {"system", "shape", "ms", "peak_rss_bytes", "answer", "store_calls"} (store_calls:
@@ -30,6 +35,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -65,6 +71,18 @@ query top3() {
   return { $b.name, count($a) as n }
   order { n desc, $b.name }
   limit 3
+}
+)";
+
+// The `nearest` shape's type and query (a graph made from schema-docs.pg and docs.ndjson).
+constexpr int kDocDim = 32;
+constexpr const char* kDocSchema = "node Doc { slug: String @key  emb: Vector(32) }\n";
+constexpr const char* kDocQueries = R"(
+query nearest($q: Vector(32)) {
+  match { $d: Doc }
+  return { $d.slug }
+  order { nearest($d.emb, $q) }
+  limit 10
 }
 )";
 
@@ -154,6 +172,38 @@ int Gen(const std::string& dir, uint64_t persons, uint64_t knows, uint64_t seed)
   return ok ? 0 : Fail("writing " + dir + " failed");
 }
 
+// A uniform random unit vector of kDocDim floats.
+std::vector<float> UnitVector(std::mt19937_64& rng) {
+  std::normal_distribution<float> normal;
+  std::vector<float> v(kDocDim);
+  float norm = 0;
+  for (float& x : v) {
+    x = normal(rng);
+    norm += x * x;
+  }
+  for (float& x : v) x /= std::sqrt(norm);
+  return v;
+}
+
+int GenDocs(const std::string& dir, uint64_t docs, uint64_t seed) {
+  std::filesystem::create_directories(dir);
+  std::mt19937_64 rng(seed);
+  std::FILE* nd = std::fopen((dir + "/docs.ndjson").c_str(), "wb");
+  std::FILE* pg = std::fopen((dir + "/schema-docs.pg").c_str(), "wb");
+  if (nd == nullptr || pg == nullptr) return Fail("cannot write " + dir);
+  std::fputs(kSchema, pg);
+  std::fputs(kDocSchema, pg);
+  for (uint64_t i = 0; i < docs; ++i) {
+    std::fprintf(nd, "{\"type\":\"Doc\",\"data\":{\"slug\":\"d%llu\",\"emb\":[",
+                 static_cast<unsigned long long>(i));
+    const std::vector<float> v = UnitVector(rng);
+    for (int j = 0; j < kDocDim; ++j) std::fprintf(nd, "%s%.7g", j == 0 ? "" : ",", v[j]);
+    std::fputs("]}}\n", nd);
+  }
+  const bool ok = std::fclose(nd) == 0 && std::fclose(pg) == 0;
+  return ok ? 0 : Fail("writing " + dir + " failed");
+}
+
 bool Sql(sqlite3* db, const char* sql) {
   char* error = nullptr;
   if (sqlite3_exec(db, sql, nullptr, nullptr, &error) == SQLITE_OK) return true;
@@ -235,6 +285,11 @@ class System {
   virtual bool Lookup(const std::string& name, Json& out) = 0;
   virtual bool Hop(int hops, const std::string& name, Json& out) = 0;
   virtual bool Top3(Json& out) = 0;
+  // The slugs of the 10 `Doc`s nearest a fixed vector (a system without vectors says no).
+  virtual bool Nearest(Json& out) {
+    (void)out;
+    return false;
+  }
   // The object-store calls made so far, where the system counts them (else null).
   virtual Json StoreCalls() const { return Json(); }
 };
@@ -260,6 +315,21 @@ class OmniGraph final : public System {
     out = Json::array();
     for (const Json& row : *rows) out.push_back(Pair(row["b.name"], row["n"]));
     return true;
+  }
+  bool Nearest(Json& out) override {
+    std::mt19937_64 rng(7);
+    Json q = Json::array();
+    for (float x : UnitVector(rng)) q.push_back(static_cast<double>(x));
+    Json params = Json::object();
+    params["q"] = std::move(q);
+    auto result = db_->Query(kDocQueries, "nearest", params);
+    if (!result.ok()) {
+      std::fprintf(stderr, "nearest: %s\n", result.status().ToString().c_str());
+      return false;
+    }
+    out = Json::array();
+    for (const Json& row : (*result)["rows"]) out.push_back(row["d.slug"]);
+    return out.size() == 10;
   }
   Json StoreCalls() const override {
     const omnigraph::api::StoreCallCounts c = db_->StoreCalls();
@@ -406,9 +476,10 @@ int Fresh(const std::string& dir, const std::string& shape, const std::string& n
   auto system = OpenSystem(dir, name);
   if (system == nullptr) return 1;
   Json answer;
-  const bool ok = shape == "hop1"     ? system->Hop(1, Person(1), answer)
-                  : shape == "lookup" ? system->Lookup(Person(1), answer)
-                                      : system->Top3(answer);
+  const bool ok = shape == "hop1"      ? system->Hop(1, Person(1), answer)
+                  : shape == "lookup"  ? system->Lookup(Person(1), answer)
+                  : shape == "nearest" ? system->Nearest(answer)
+                                       : system->Top3(answer);
   if (!ok) return Fail(name + " " + shape + " failed");
   const double ms = NowMs() - t0;
   Json out = Json::object();
@@ -429,6 +500,9 @@ int main(int argc, char** argv) {
   const auto seed = [&] { return a.size() > 4 ? std::stoull(a[4]) : 42; };
   if (a.size() >= 4 && a[0] == "gen")
     return Gen(a[1], std::stoull(a[2]), std::stoull(a[3]), seed());
+  if (a.size() >= 3 && a[0] == "gen-docs") {
+    return GenDocs(a[1], std::stoull(a[2]), a.size() > 3 ? std::stoull(a[3]) : 42);
+  }
   if (a.size() == 2 && a[0] == "load") return Load(a[1]);
   if (a.size() >= 4 && a[0] == "setup") {
     const int rc = Gen(a[1], std::stoull(a[2]), std::stoull(a[3]), seed());
@@ -436,9 +510,11 @@ int main(int argc, char** argv) {
   }
   if (a.size() == 4 && a[0] == "warm") return Warm(a[1], std::stoull(a[2]), a[3]);
   if (a.size() == 4 && a[0] == "fresh") return Fresh(a[1], a[2], a[3]);
-  std::fprintf(stderr,
-               "usage: omnigraph-cold-bench gen DIR PERSONS KNOWS [SEED] | load DIR | setup DIR "
-               "PERSONS KNOWS [SEED] | warm DIR PERSONS SYSTEM | fresh DIR SHAPE SYSTEM\n"
-               "  SYSTEM: omnigraph | sqlite;  SHAPE: lookup | hop1 | top3\n");
+  std::fprintf(
+      stderr,
+      "usage: omnigraph-cold-bench gen DIR PERSONS KNOWS [SEED] | gen-docs DIR DOCS [SEED] "
+      "| load DIR | setup DIR PERSONS KNOWS [SEED] | warm DIR PERSONS SYSTEM | fresh DIR "
+      "SHAPE SYSTEM\n"
+      "  SYSTEM: omnigraph | sqlite;  SHAPE: lookup | hop1 | top3 | nearest\n");
   return 2;
 }

@@ -5,25 +5,29 @@
 # measured processes reach it through bench/api/delay_proxy.py, which delays every request by
 # DELAY ms. For each shape it reports, over RUNS fresh processes (median):
 #   - ms at delay 0 and at DELAY, and the rounds they imply: (ms_DELAY - ms_0) / DELAY;
-#   - for the reads (open + first `lookup` or `hop1`, through the public API in
+#   - for the reads (open + first `lookup`, `hop1` or `nearest` — the 10 nearest of DOCS
+#     32-dimensional vectors, through the vector index a load builds — through the public API in
 #     omnigraph-cold-bench), the handle's own count: calls and dependent request rounds
 #     (StoreCallCounts::rounds, docs/design/storage.md "Wrappers");
-#   - for a mutation (a one-row insert through the CLI, a fresh process), the implied rounds.
+#   - for a mutation (a one-row insert through the CLI, a fresh process), the implied rounds, and
+#     the calls and rounds counted from a second insert's OMNIGRAPH_STORE_TRACE lines.
 # Writes bench/results/remote-rounds-<date>-<commit>.json with cold_lookup_rounds,
-# cold_hop1_rounds and cold_mutation_rounds (implied) beside the counted ones.
+# cold_hop1_rounds, cold_nearest_rounds and cold_mutation_rounds (counted) beside the implied ones.
 #
-#   bench/api/remote_rounds.sh [--persons N] [--knows M] [--delay MS] [--runs R] [--bin DIR]
-#   defaults: 10,000 persons, 240,000 Knows edges, 20 ms, 3 runs, build/release/bin
+#   bench/api/remote_rounds.sh [--persons N] [--knows M] [--docs D] [--delay MS] [--runs R]
+#                              [--bin DIR]
+#   defaults: 10,000 persons, 240,000 Knows edges, 20,000 docs, 20 ms, 3 runs, build/release/bin
 # A benchmark: not part of ctest. Starts RGW (scripts/start-rgw.sh) unless OMNIGRAPH_TEST_S3_URI
 # says one is running, and stops what it started.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-persons=10000 knows=240000 delay=20 runs=3 bin="$root/build/release/bin"
+persons=10000 knows=240000 docs=20000 delay=20 runs=3 bin="$root/build/release/bin"
 while [ $# -gt 0 ]; do
   case "$1" in
     --persons) persons=$2; shift 2 ;;
     --knows) knows=$2; shift 2 ;;
+    --docs) docs=$2; shift 2 ;;
     --delay) delay=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --bin) bin=$(cd "$2" && pwd); shift 2 ;;
@@ -55,8 +59,10 @@ rgw_hostport=${rgw_endpoint#http://}
 uri="$bucket_uri/rounds-$$"
 
 "$bin/omnigraph-cold-bench" gen "$work/data" "$persons" "$knows" 42 >/dev/null
-"$bin/omnigraph" --quiet init "$uri" --schema "$work/data/schema.pg"
+"$bin/omnigraph-cold-bench" gen-docs "$work/data" "$docs" 42 >/dev/null
+"$bin/omnigraph" --quiet init "$uri" --schema "$work/data/schema-docs.pg"
 "$bin/omnigraph" --quiet load "$uri" --data "$work/data/graph.ndjson" --mode overwrite --yes
+"$bin/omnigraph" --quiet load "$uri" --data "$work/data/docs.ndjson" --mode append
 
 # start_proxy DELAY: a proxy to RGW on a free port; sets AWS_ENDPOINT_URL to it.
 start_proxy() {
@@ -65,8 +71,12 @@ start_proxy() {
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   python3 "$here/delay_proxy.py" "$port" "$rgw_hostport" "$1" >"$work/proxy.log" 2>&1 &
   proxy_pid=$!
-  for _ in $(seq 100); do grep -q ready "$work/proxy.log" && break; sleep 0.1; done
-  grep -q ready "$work/proxy.log" || { echo "remote_rounds: proxy did not start" >&2; exit 1; }
+  for _ in $(seq 300); do grep -q ready "$work/proxy.log" && break; sleep 0.1; done
+  grep -q ready "$work/proxy.log" || {
+    echo "remote_rounds: proxy did not start:" >&2
+    cat "$work/proxy.log" >&2
+    exit 1
+  }
   export AWS_ENDPOINT_URL=http://127.0.0.1:$port
 }
 
@@ -75,33 +85,49 @@ n=0
 for d in 0 "$delay"; do
   start_proxy "$d"
   for r in $(seq "$runs"); do
-    for shape in lookup hop1; do
+    for shape in lookup hop1 nearest; do
       OMNIGRAPH_BENCH_GRAPH_URI=$uri "$bin/omnigraph-cold-bench" fresh "$work/data" "$shape" omnigraph |
         python3 -c 'import json,sys; j=json.load(sys.stdin); j["delay_ms"]='"$d"'; print(json.dumps(j))' \
           >>"$work/runs.jsonl"
     done
     n=$((n + 1))
     printf '{"type":"Person","data":{"name":"r%s-%s","age":1}}\n' "$d" "$r" >"$work/one.jsonl"
+    # Timed without the trace; then a second insert with it, for the calls and rounds counted.
     t0=$(date +%s%N)
     "$bin/omnigraph" --quiet load "$uri" --data "$work/one.jsonl" --mode append
     t1=$(date +%s%N)
-    printf '{"system":"omnigraph","shape":"mutation","delay_ms":%s,"ms":%s}\n' "$d" \
-      "$(python3 -c "print(($t1 - $t0) / 1e6)")" >>"$work/runs.jsonl"
+    sed -i 's/"name":"r/"name":"t/' "$work/one.jsonl"
+    OMNIGRAPH_STORE_TRACE=1 "$bin/omnigraph" --quiet load "$uri" --data "$work/one.jsonl" \
+      --mode append 2>"$work/trace.txt"
+    python3 - "$d" "$t0" "$t1" "$work/trace.txt" >>"$work/runs.jsonl" <<'PY'
+import json, re, sys
+d, t0, t1, trace = sys.argv[1:]
+rounds = [int(m.group(1)) for m in map(re.compile(r"^store: round=(\d+) ").match, open(trace)) if m]
+ops = [l.split()[2] for l in open(trace) if l.startswith("store: round=")]
+print(json.dumps({"system": "omnigraph", "shape": "mutation", "delay_ms": float(d),
+                  "ms": (int(t1) - int(t0)) / 1e6,
+                  "store_calls": {"rounds": max(rounds, default=0),
+                                  "gets": ops.count("get"), "heads": ops.count("head"),
+                                  "lists": ops.count("list"), "writes": len(ops) - ops.count("get")
+                                  - ops.count("head") - ops.count("list")}}))
+PY
   done
 done
 
 date_=$(date -u +%Y-%m-%d)
 commit=$(git -C "$root" rev-parse --short HEAD)
 out="$root/bench/results/remote-rounds-$date_-$commit.json"
-python3 - "$work/runs.jsonl" "$delay" "$persons" "$knows" "$runs" "$date_" "$commit" >"$out" <<'PY'
+python3 - "$work/runs.jsonl" "$delay" "$persons" "$knows" "$docs" "$runs" "$date_" "$commit" \
+  >"$out" <<'PY'
 import json, statistics, sys
-path, delay, persons, knows, runs, date, commit = sys.argv[1:]
+path, delay, persons, knows, docs, runs, date, commit = sys.argv[1:]
 delay = float(delay)
 rows = [json.loads(l) for l in open(path)]
 out = {"bench": "remote-rounds", "date": date, "commit": commit, "delay_ms": delay,
-       "graph": {"persons": int(persons), "knows": int(knows)}, "runs": int(runs),
+       "graph": {"persons": int(persons), "knows": int(knows), "docs": int(docs),
+                 "doc_dimensions": 32}, "runs": int(runs),
        "store": "Ceph RGW on loopback behind bench/api/delay_proxy.py", "shapes": {}}
-for shape in ("lookup", "hop1", "mutation"):
+for shape in ("lookup", "hop1", "nearest", "mutation"):
     at = {d: [r for r in rows if r["shape"] == shape and r["delay_ms"] == d] for d in (0, delay)}
     ms0 = statistics.median(r["ms"] for r in at[0])
     msd = statistics.median(r["ms"] for r in at[delay])
@@ -110,9 +136,11 @@ for shape in ("lookup", "hop1", "mutation"):
     calls = [r.get("store_calls") for r in at[delay] if r.get("store_calls")]
     if calls:
         s["rounds_counted"] = statistics.median(c["rounds"] for c in calls)
-        s["calls"] = statistics.median(c["gets"] + c["heads"] + c["lists"] for c in calls)
-        answers = {json.dumps(r["answer"]) for r in at[0] + at[delay]}
-        s["answers_agree"] = len(answers) == 1
+        s["calls"] = statistics.median(c["gets"] + c["heads"] + c["lists"] + c.get("writes", 0)
+                                       for c in calls)
+        if shape != "mutation":
+            answers = {json.dumps(r["answer"]) for r in at[0] + at[delay]}
+            s["answers_agree"] = len(answers) == 1
     out["shapes"][shape] = s
     key = "cold_%s_rounds" % shape
     out[key] = s.get("rounds_counted", s["implied_rounds"])
