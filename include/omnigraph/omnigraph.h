@@ -56,6 +56,9 @@ struct ExternalBlobBase {
   std::string scope = "embedded_only";
 };
 
+// The least number of worker threads a handle on a remote store runs (DatabaseOptions::threads).
+inline constexpr size_t kRemoteStoreThreadsMin = 16;
+
 struct DatabaseOptions {
   // Recorded as the actor of every commit this handle publishes.
   std::optional<std::string> actor;
@@ -67,7 +70,9 @@ struct DatabaseOptions {
   // completes an unfinished init; it never replaces a graph (AlreadyInitialized). What it found
   // is in InitReport().
   bool init_force = false;
-  // Worker threads for staging tables and reading records in parallel.
+  // Worker threads for staging tables and reading records in parallel. On a remote store (s3://,
+  // az://) the pool has at least kRemoteStoreThreadsMin threads, since they mostly wait on
+  // requests in flight.
   size_t threads = 4;
   // Local stores: fsync every object and folder before acknowledging (survives power loss).
   bool fsync = false;

@@ -14,9 +14,16 @@ namespace {
 constexpr char kMagic[4] = {'O', 'G', 'D', 'X'};
 constexpr uint32_t kFormatFull = 1;
 constexpr uint32_t kFormatDelta = 2;
+constexpr uint32_t kFormatDeltaChain = 3;  // A delta with the staged versions below its base.
 // A delta's fixed fields after the version's uuid: base staged version, depth, base uuid length
 // and two zero bytes.
 constexpr uint64_t kDeltaFieldsBytes = 16;
+
+// The bytes of a delta's fields after the version's uuid, with its below list when `chain`.
+uint64_t DeltaBytes(const DerivedDelta& delta, bool chain) {
+  return kDeltaFieldsBytes + delta.base_transaction_uuid.size() +
+         (chain ? 4 + 8 * delta.below.size() : 0);
+}
 
 }  // namespace
 
@@ -48,15 +55,28 @@ std::optional<DerivedNameParts> ParseDerivedName(std::string_view name) {
   return parts;
 }
 
+std::vector<uint64_t> ChainBelow(const DerivedHeader& base_header) {
+  if (!base_header.delta) return {};
+  const DerivedDelta& d = *base_header.delta;
+  if (d.below.size() + 1 != d.depth) return {};
+  std::vector<uint64_t> out = {d.base_staged_version};
+  out.insert(out.end(), d.below.begin(), d.below.end());
+  return out;
+}
+
 std::string EncodeDerived(const TableManifest& manifest, std::string_view kind, std::string payload,
                           const DerivedDelta* delta) {
   const std::string& uuid = manifest.transaction_uuid;
-  const uint64_t delta_bytes = delta ? kDeltaFieldsBytes + delta->base_transaction_uuid.size() : 0;
-  const uint64_t header = Padded8(kDerivedPrefixBytes + kind.size() + uuid.size() + delta_bytes);
+  const uint64_t fixed = kDerivedPrefixBytes + kind.size() + uuid.size();
+  // The below list only when it is complete and the header still fits the bound readers read.
+  const bool chain = delta != nullptr && !delta->below.empty() &&
+                     delta->below.size() + 1 == delta->depth &&
+                     Padded8(fixed + DeltaBytes(*delta, true)) <= kDerivedHeaderBytesMax;
+  const uint64_t header = Padded8(fixed + (delta ? DeltaBytes(*delta, chain) : 0));
   std::string out;
   out.reserve(header);
   out.append(kMagic, sizeof(kMagic));
-  AppendLe<uint32_t>(out, delta ? kFormatDelta : kFormatFull);
+  AppendLe<uint32_t>(out, !delta ? kFormatFull : chain ? kFormatDeltaChain : kFormatDelta);
   AppendLe<uint64_t>(out, manifest.staged_version);
   AppendLe<uint64_t>(out, payload.size());
   AppendLe<uint64_t>(out, XxHash64(payload));
@@ -70,6 +90,10 @@ std::string EncodeDerived(const TableManifest& manifest, std::string_view kind, 
     AppendLe<uint16_t>(out, static_cast<uint16_t>(delta->base_transaction_uuid.size()));
     AppendLe<uint16_t>(out, 0);
     out.append(delta->base_transaction_uuid);
+    if (chain) {
+      AppendLe<uint32_t>(out, static_cast<uint32_t>(delta->below.size()));
+      for (uint64_t v : delta->below) AppendLe<uint64_t>(out, v);
+    }
   }
   out.resize(header, '\0');
   payload.insert(0, out);
@@ -80,7 +104,7 @@ namespace {
 
 // A delta's fields after the version's uuid: its base, depth and the base's uuid
 // (docs/format/derived.md). `at` is where they start; the header is `head`'s first bytes.
-Result<DerivedDelta> DecodeDeltaFields(std::string_view head, uint64_t at,
+Result<DerivedDelta> DecodeDeltaFields(std::string_view head, uint64_t at, bool chain,
                                        const std::function<Status(std::string)>& damaged) {
   if (at + kDeltaFieldsBytes > head.size()) return damaged("header is truncated");
   DerivedDelta delta;
@@ -93,6 +117,18 @@ Result<DerivedDelta> DecodeDeltaFields(std::string_view head, uint64_t at,
     return damaged("is a delta of depth " + std::to_string(delta.depth) + ", expected 1 to " +
                    std::to_string(kDerivedDeltaDepthMax));
   }
+  if (!chain) return delta;
+  const uint64_t list_at = at + kDeltaFieldsBytes + base_uuid_bytes;
+  if (list_at + 4 > head.size()) return damaged("header is truncated");
+  const uint32_t n = LoadLe<uint32_t>(head, list_at);
+  if (n + 1 != delta.depth) {
+    return damaged("is a delta of depth " + std::to_string(delta.depth) + " that lists " +
+                   std::to_string(n) + " versions below its base, expected " +
+                   std::to_string(delta.depth - 1));
+  }
+  if (list_at + 4 + 8 * uint64_t{n} > head.size()) return damaged("header is truncated");
+  for (uint32_t i = 0; i < n; ++i)
+    delta.below.push_back(LoadLe<uint64_t>(head, list_at + 4 + 8 * i));
   return delta;
 }
 
@@ -107,8 +143,8 @@ Result<DerivedHeader> DecodeDerivedHeader(const TableManifest& manifest, std::st
     return damaged("has no envelope");
   }
   const uint32_t format = LoadLe<uint32_t>(head, 4);
-  if (format != kFormatFull && format != kFormatDelta) {
-    return damaged("has format " + std::to_string(format) + ", expected 1 or 2");
+  if (format != kFormatFull && format != kFormatDelta && format != kFormatDeltaChain) {
+    return damaged("has format " + std::to_string(format) + ", expected 1, 2 or 3");
   }
   const uint64_t staged = LoadLe<uint64_t>(head, 8);
   DerivedHeader out;
@@ -119,9 +155,10 @@ Result<DerivedHeader> DecodeDerivedHeader(const TableManifest& manifest, std::st
   const uint64_t fields_end = kDerivedPrefixBytes + kind_bytes + uuid_bytes;
   if (fields_end > head.size()) return damaged("header is truncated");
   uint64_t header_end = fields_end;
-  if (format == kFormatDelta) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(out.delta, DecodeDeltaFields(head, fields_end, damaged));
-    header_end += kDeltaFieldsBytes + out.delta->base_transaction_uuid.size();
+  if (format != kFormatFull) {
+    const bool chain = format == kFormatDeltaChain;
+    OMNIGRAPH_ASSIGN_OR_RETURN(out.delta, DecodeDeltaFields(head, fields_end, chain, damaged));
+    header_end += DeltaBytes(*out.delta, chain);
   }
   out.payload_offset = Padded8(header_end);
   if (out.payload_offset > head.size() && out.payload_offset > kDerivedHeaderBytesMax) {

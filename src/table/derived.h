@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
 #include "table/table_manifest.h"
@@ -30,11 +31,20 @@ inline constexpr uint32_t kDerivedDeltaDepthMax = 8;
 // What makes a derived object a delta: its payload holds only what one write changed over the
 // same kind of an earlier version of the table (its base), and a reader applies it to the base's
 // data. `depth` counts the deltas down to a full object (1: the base is full).
+// `below` lists the staged versions under the base, the base's base first, down to the full
+// object: exactly depth - 1 of them, or none when the writer did not know them (envelope format 2;
+// format 3 carries them, so that a reader can fetch the whole chain at once).
 struct DerivedDelta {
   uint64_t base_staged_version = 0;
   std::string base_transaction_uuid;
   uint32_t depth = 0;
+  std::vector<uint64_t> below;
 };
+
+struct DerivedHeader;
+// The `below` list of a new delta over a base whose object has `base_header`: the base's own base
+// and below list when that list is complete, else empty (unknown).
+std::vector<uint64_t> ChainBelow(const DerivedHeader& base_header);
 
 // A kind is 1–64 bytes of [a-z0-9._-], starting with a letter or digit ("ids", "csr.src",
 // "fts.7", "annl2.9").

@@ -213,6 +213,73 @@ TEST_F(DerivedChainTest, AChainReadsTheFullObjectFirstThenEachDeltaInOrder) {
   EXPECT_NE(whole.ToString().find("is a delta"), std::string::npos) << whole.ToString();
 }
 
+// A delta that lists the versions below its base (envelope format 3): the reader fetches every
+// lower link's manifest and object together after the top object, then walks and checks them as
+// before; the answers and the objects read are the same.
+TEST_F(DerivedChainTest, AListedChainIsReadAheadAndWalkedTheSameWay) {
+  ASSERT_TRUE(one_->WriteDerived("fts.1", "full").ok());
+  ASSERT_TRUE(two_->WriteDerivedDelta("fts.1", "delta two", one_->manifest(), 1).ok());
+  Result<DerivedHeader> two_header = Cold(*two_)->ReadDerivedHeader("fts.1");
+  ASSERT_TRUE(two_header.ok());
+  EXPECT_TRUE(two_header->delta->below.empty());  // Over a full object: nothing below.
+  const std::vector<uint64_t> below = ChainBelow(*two_header);
+  ASSERT_EQ(below, std::vector<uint64_t>{one_->manifest().staged_version});
+  ASSERT_TRUE(three_->WriteDerivedDelta("fts.1", "delta three", two_->manifest(), 2, below).ok());
+  auto cold = Cold(*three_);
+  counting_->Reset();
+  Result<DerivedHeader> header = cold->ReadDerivedHeader("fts.1");
+  ASSERT_TRUE(header.ok()) << header.status().ToString();
+  EXPECT_EQ(header->delta->below, below);
+  EXPECT_EQ(header->delta->depth, 2u);
+  // A delta over this one knows the whole chain under it.
+  EXPECT_EQ(ChainBelow(*header), (std::vector<uint64_t>{two_->manifest().staged_version,
+                                                        one_->manifest().staged_version}));
+  cold = Cold(*three_);
+  counting_->Reset();
+  Result<std::vector<DerivedLink>> chain = cold->ReadDerivedChain("fts.1");
+  ASSERT_TRUE(chain.ok()) << chain.status().ToString();
+  ASSERT_EQ(chain->size(), 3u);
+  EXPECT_EQ((*chain)[0].payload.view(), "full");
+  EXPECT_EQ((*chain)[1].payload.view(), "delta two");
+  EXPECT_EQ((*chain)[2].payload.view(), "delta three");
+  EXPECT_EQ(counting_->Snapshot().gets, 5u);
+  EXPECT_EQ(counting_->Snapshot().total(), 5u);
+  // A wrong list is only a wasted read ahead: the walk follows each object's own base.
+  const std::string three_name = NameOf(*three_, "fts.1");
+  DerivedDelta wrong{two_->manifest().staged_version,
+                     two_->manifest().transaction_uuid,
+                     2,
+                     {three_->manifest().staged_version}};
+  ASSERT_TRUE(
+      memory_->Put(three_name, EncodeDerived(three_->manifest(), "fts.1", "delta three", &wrong))
+          .ok());
+  chain = Cold(*three_)->ReadDerivedChain("fts.1");
+  ASSERT_TRUE(chain.ok()) << chain.status().ToString();
+  EXPECT_EQ((*chain)[0].payload.view(), "full");
+  // A list whose length is not depth - 1 is a damaged header.
+  std::string bytes = EncodeDerived(three_->manifest(), "fts.1", "delta three", &wrong);
+  const size_t count_at = 36 + 5 + three_->manifest().transaction_uuid.size() + 16 +
+                          two_->manifest().transaction_uuid.size();
+  bytes[count_at] = 2;
+  ASSERT_TRUE(memory_->Put(three_name, bytes).ok());
+  Status damaged = Cold(*three_)->ReadDerivedChain("fts.1").status();
+  EXPECT_EQ(damaged.code(), Code::kCorruption);
+  EXPECT_NE(damaged.ToString().find("versions below its base"), std::string::npos)
+      << damaged.ToString();
+  EXPECT_NE(damaged.ToString().find(three_name), std::string::npos) << damaged.ToString();
+  // A list that would not fit the header bound is left out (format 2), never truncated.
+  // (A base uuid long enough that the fixed fields fit with 24 bytes to spare, the list not.)
+  const size_t spare =
+      kDerivedHeaderBytesMax - 24 - (36 + 5 + three_->manifest().transaction_uuid.size() + 16);
+  DerivedDelta deep{
+      two_->manifest().staged_version, std::string(spare, 'u'), 8, {1, 2, 3, 4, 5, 6, 7}};
+  Result<DerivedHeader> dropped = DecodeDerivedHeader(
+      three_->manifest(), "fts.1", EncodeDerived(three_->manifest(), "fts.1", "p", &deep), "x");
+  ASSERT_TRUE(dropped.ok()) << dropped.status().ToString();
+  EXPECT_TRUE(dropped->delta->below.empty());
+  EXPECT_LE(dropped->payload_offset, kDerivedHeaderBytesMax);
+}
+
 TEST_F(DerivedChainTest, ABrokenChainIsNotFoundOrCorruptionNamingTheObject) {
   WriteChain();
   // The full base gone (its version cleaned up, say): NotFound.

@@ -450,12 +450,14 @@ Result<std::vector<std::string>> TableVersion::WriteIndexDeltas() const {
     // The depth each kind's delta would have (0: the ancestor cannot carry one). Only an
     // ancestor without any of the kinds is stepped over; one whose chain is full is not.
     std::vector<uint32_t> depths;
+    std::vector<std::vector<uint64_t>> below;  // Each kind's chain under the ancestor.
     bool any = false;
     for (const std::string& kind : kinds) {
       Result<DerivedHeader> header = ancestor.ReadDerivedHeader(kind);
       any = any || header.ok();
       const uint32_t depth = header.ok() ? (header->delta ? header->delta->depth : 0) + 1 : 0;
       depths.push_back(depth <= kDerivedDeltaDepthMax ? depth : 0);
+      below.push_back(header.ok() ? ChainBelow(*header) : std::vector<uint64_t>{});
     }
     if (!any) {
       OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<std::string> more, ancestor.DeletedIds());
@@ -468,7 +470,8 @@ Result<std::vector<std::string>> TableVersion::WriteIndexDeltas() const {
       if (depths[k] == 0) continue;
       const std::string payload =
           kinds[k] == kIdsKind ? EncodeIdsDelta(deltas.ids) : EncodeEdgesDelta(*deltas.edges);
-      OMNIGRAPH_RETURN_IF_ERROR(WriteDerivedDelta(kinds[k], payload, *base, depths[k]));
+      OMNIGRAPH_RETURN_IF_ERROR(
+          WriteDerivedDelta(kinds[k], payload, *base, depths[k], std::move(below[k])));
       stored.push_back(kinds[k]);
     }
     break;
@@ -558,7 +561,8 @@ Status TableVersion::WriteDerived(std::string_view kind, std::string_view payloa
 }
 
 Status TableVersion::WriteDerivedDelta(std::string_view kind, std::string_view payload,
-                                       const TableManifest& base, uint32_t depth) const {
+                                       const TableManifest& base, uint32_t depth,
+                                       std::vector<uint64_t> below) const {
   if (!ValidDerivedKind(kind))
     return InvalidArgument("invalid derived kind '" + std::string(kind) + "'");
   if (!(base.table() == manifest_->table()) || base.staged_version == manifest_->staged_version) {
@@ -568,7 +572,7 @@ Status TableVersion::WriteDerivedDelta(std::string_view kind, std::string_view p
     return InvalidArgument("delta depth " + std::to_string(depth) + " is outside 1 to " +
                            std::to_string(kDerivedDeltaDepthMax));
   }
-  const DerivedDelta delta{base.staged_version, base.transaction_uuid, depth};
+  const DerivedDelta delta{base.staged_version, base.transaction_uuid, depth, std::move(below)};
   return ctx_->WriteDerived(*manifest_, kind, std::string(payload), &delta);
 }
 
@@ -604,6 +608,32 @@ Result<std::shared_ptr<const CachedDerived>> ReadDerivedObject(internal::TableCo
 
 }  // namespace
 
+void TableVersion::PrefetchChain(std::string_view kind, const DerivedDelta& top,
+                                 const std::function<bool(const TableManifest&)>& held) const {
+  if (top.below.size() + 1 != top.depth) return;  // Format 2: the versions below are unknown.
+  const TableId table = manifest_->table();
+  std::vector<uint64_t> lower = {top.base_staged_version};
+  lower.insert(lower.end(), top.below.begin(), top.below.end());
+  // A warm reader whose base's index is in memory stops at the base: nothing to read ahead.
+  if (held) {
+    const auto cached =
+        ctx_->cache().Get<TableManifest>("m:" + ManifestName(table, top.base_staged_version));
+    if (cached != nullptr && held(*cached)) return;
+  }
+  TaskGroup group(*ctx_->runtime().executor);
+  for (uint64_t v : lower) {
+    group.Add([this, table, v] {
+      (void)ctx_->Manifest(ManifestName(table, v));  // Cached; a failure shows in the walk.
+      return Status::Ok();
+    });
+    group.Add([this, table, v, name = DerivedName(table, v, kind)] {
+      ctx_->PrefetchDerived(name);
+      return Status::Ok();
+    });
+  }
+  group.Wait().IgnoreError();
+}
+
 Result<std::vector<DerivedLink>> TableVersion::ReadDerivedChain(
     std::string_view kind, const std::function<bool(const TableManifest&)>& held) const {
   if (!ValidDerivedKind(kind))
@@ -623,6 +653,7 @@ Result<std::vector<DerivedLink>> TableVersion::ReadDerivedChain(
     }
     chain.push_back(DerivedLink{manifest, object->payload});
     if (!object->delta) break;
+    if (!expected_depth) PrefetchChain(kind, *object->delta, held);
     expected_depth = depth - 1;
     OMNIGRAPH_ASSIGN_OR_RETURN(
         manifest,

@@ -167,8 +167,11 @@ class TableVersion {
   // `kind` is at depth `depth` - 1; 0 = full), with a conditional create; an object already
   // there that decodes is kept. InvalidArgument for a base of another table or a depth outside
   // 1..kDerivedDeltaDepthMax.
+  // `below` is the chain under the base (DerivedDelta::below; ChainBelow of the base's header),
+  // empty when unknown.
   Status WriteDerivedDelta(std::string_view kind, std::string_view payload,
-                           const TableManifest& base, uint32_t depth) const;
+                           const TableManifest& base, uint32_t depth,
+                           std::vector<uint64_t> below = {}) const;
   // The header of `kind` (one ranged read, cached): whether the object is a delta, over what and
   // at what depth, and its payload's size. NotFound when absent; Corruption naming the object.
   Result<DerivedHeader> ReadDerivedHeader(std::string_view kind) const;
@@ -181,6 +184,9 @@ class TableVersion {
   // When `held` is given it is asked about each base the walk reaches, and the walk stops at the
   // first one it says yes to: that version is the chain's first link, `held` and not read (a
   // reader that holds the previous version's index applies the newest delta alone).
+  // When the top object lists the versions below its base (envelope format 3), every lower
+  // link's manifest and object are read together first, so a cold chain costs two rounds
+  // whatever its depth; the walk then checks each link as it always does (decision 209).
   Result<std::vector<DerivedLink>> ReadDerivedChain(
       std::string_view kind, const std::function<bool(const TableManifest&)>& held = nullptr) const;
   // The version this one was staged from: its manifest read by base_staged_version (cached),
@@ -202,6 +208,9 @@ class TableVersion {
   Result<ColumnBatch> Gather(const Schema& projection, std::span<const RowRef> refs) const;
 
  private:
+  // ReadDerivedChain's read ahead of the links below `top` (this version's delta of `kind`).
+  void PrefetchChain(std::string_view kind, const DerivedDelta& top,
+                     const std::function<bool(const TableManifest&)>& held) const;
   Result<EdgeCsr> BuildCsr(EdgeDirection direction) const;
   // The adjacency from its stored chain; NotFound or Corruption when it cannot be read.
   Result<EdgeCsr> CsrFromChain(EdgeDirection direction) const;

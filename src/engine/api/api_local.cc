@@ -24,8 +24,16 @@ Result<CountedRuntime> RuntimeFor(std::string_view uri, const DatabaseOptions& o
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<storage::ObjectStore> store,
                              storage::OpenStore(uri, open));
   auto counting = std::make_shared<storage::CountingStore>(std::move(store));
-  storage::Runtime runtime =
-      storage::Runtime::ForStore(counting, std::max<size_t>(1, options.threads));
+  // A remote store's requests mostly wait on the network, and a cold read issues its
+  // independent ones together (the records up to the hint, manifests, index objects): the pool
+  // bounds how many are in flight, so it is never smaller than kRemoteStoreThreadsMin there
+  // (decision 209).
+  OMNIGRAPH_ASSIGN_OR_RETURN(storage::StoreUri parsed, storage::ParseStoreUri(uri));
+  const bool remote =
+      parsed.scheme == storage::Scheme::kS3 || parsed.scheme == storage::Scheme::kAzure;
+  const size_t threads =
+      std::max<size_t>(remote ? api::kRemoteStoreThreadsMin : 1, options.threads);
+  storage::Runtime runtime = storage::Runtime::ForStore(counting, threads);
   return CountedRuntime{std::move(counting), std::move(runtime)};
 }
 

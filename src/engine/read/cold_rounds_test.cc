@@ -56,7 +56,7 @@ std::shared_ptr<storage::MemoryStore> MakeGraph() {
 // The store calls of a fresh handle's open and first run of `name` over `store`, every call
 // delayed by 30 ms, with a pool of threads as a process has.
 storage::OpCounts ColdRun(const std::shared_ptr<storage::MemoryStore>& store, std::string_view name,
-                          OrderedJson* rows) {
+                          OrderedJson* rows, size_t threads = 4) {
   auto delayed = std::make_shared<storage::FaultStore>(store);
   storage::FaultRule latency;
   latency.kind = storage::FaultKind::kLatency;
@@ -64,7 +64,7 @@ storage::OpCounts ColdRun(const std::shared_ptr<storage::MemoryStore>& store, st
   latency.latency_micros = 30'000;
   delayed->AddRule(latency);
   auto counting = std::make_shared<storage::CountingStore>(delayed);
-  const storage::Runtime runtime = storage::Runtime::ForStore(counting, 4);
+  const storage::Runtime runtime = storage::Runtime::ForStore(counting, threads);
   Result<std::unique_ptr<Graph>> graph = Graph::Open(runtime);
   EXPECT_TRUE(graph.ok()) << graph.status().ToString();
   if (!graph.ok()) return {};
@@ -109,6 +109,41 @@ TEST(ColdRoundsTest, AColdOneHopCountWaitsForFourRounds) {
   EXPECT_EQ(c.gets, 11u) << c.ToString();
   EXPECT_EQ(c.heads, 2u) << c.ToString();
   EXPECT_EQ(c.rounds, 4u) << c.ToString();
+}
+
+// The graph above after `appends` one-person appends: each small write stores Person's id index
+// as a delta over the version before (docs/format/indexes.md "Deltas"), so its chain is that deep.
+std::shared_ptr<storage::MemoryStore> MakeDeepGraph(int appends) {
+  auto store = MakeGraph();
+  Result<std::unique_ptr<Graph>> g = Graph::Open(storage::Runtime::ForTest(store, 5));
+  EXPECT_TRUE(g.ok()) << g.status().ToString();
+  for (int i = 0; i < appends; ++i) {
+    const std::string line =
+        "{\"type\":\"Person\",\"data\":{\"name\":\"q" + std::to_string(i) + "\",\"age\":1}}\n";
+    Result<LoadResult> loaded = LoadJsonl(**g, "main", line, LoadMode::kAppend);
+    EXPECT_TRUE(loaded.ok()) << loaded.status().ToString();
+  }
+  return store;
+}
+
+// At depth: five more commits, and Person's id index a chain of four deltas. With a pool as large
+// as a handle on a remote store keeps (api::kRemoteStoreThreadsMin, 16), the records up to the
+// hint still go out together, and the chain costs one round whatever its depth: its top delta
+// (read ahead beside the probe) lists the versions below, whose manifests and objects are read
+// together (decision 209). Then the fragment: five rounds, where a chain read link by link took
+// two per delta (eleven).
+TEST(ColdRoundsTest, AColdKeyLookupOverADeepIndexChainWaitsForFiveRounds) {
+  const auto store = MakeDeepGraph(4);
+  OrderedJson rows;
+  const storage::OpCounts c = ColdRun(store, "lookup", &rows, 16);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0]["p.age"].get<int64_t>(), 7);
+  // Round 2 holds the checkpoint, five records and the schema; round 4 the four lower links'
+  // manifests and objects.
+  EXPECT_EQ(c.gets, 22u) << c.ToString();
+  EXPECT_EQ(c.lists, 0u) << c.ToString();
+  EXPECT_EQ(c.heads, 2u) << c.ToString();
+  EXPECT_EQ(c.rounds, 5u) << c.ToString();
 }
 
 }  // namespace

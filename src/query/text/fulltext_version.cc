@@ -244,8 +244,10 @@ bool StoreFullTextDelta(const table::TableVersion& version, uint32_t field_id) {
     const uint32_t depth = header->delta ? header->delta->depth + 1 : 1;
     if (depth > table::kDerivedDeltaDepthMax) return false;
     Result<std::string> payload = BuildFullTextDeltaPayload(version, *steps.back(), field_id);
-    return payload.ok() &&
-           version.WriteDerivedDelta(kind, *payload, steps.back()->manifest(), depth).ok();
+    return payload.ok() && version
+                               .WriteDerivedDelta(kind, *payload, steps.back()->manifest(), depth,
+                                                  table::ChainBelow(*header))
+                               .ok();
   }
   return false;
 }
