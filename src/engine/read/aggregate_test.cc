@@ -89,10 +89,10 @@ const std::vector<std::string>& Shapes() {
       "desc }",
       "match { $a: Person  $a knows $b } return { $b.@id, $b.age, count($a) as n } order { n "
       "desc, $b.age desc }",
-      "match { $a: Person  $a $k:knows $b } return { $b.name, count($k) as n, sum($a.age) as s, "
-      "min($a.age) as lo, max($a.age) as hi, avg($a.age) as m } order { s desc, n }",
+      "match { $a: Person  $a $k:knows $b } return { $b.name, count($k.@id) as n, sum($a.age) "
+      "as s, min($a.age) as lo, max($a.age) as hi, avg($a.age) as m } order { s desc, n }",
       "match { $a: Person  $a $k:knows $b } return { $b, min($a.age) as lo } order { lo desc }",
-      "match { $a: Person  $a $k:knows $b } return { $a.name, $b.name, count($k) as n, "
+      "match { $a: Person  $a $k:knows $b } return { $a.name, $b.name, count($k.@id) as n, "
       "max($b.age) as hi } order { n desc, hi desc }",
       "match { $a: Person  $a knows $b } return { $b.age, count($a) as n } order { n desc }",
       "match { $p: Person } return { $p.name, count($p.age) as n } order { n desc }",
