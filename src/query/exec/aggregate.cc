@@ -7,7 +7,10 @@
 // no value is built per row except an aggregate's argument that is a property. The entity
 // groups are then taken in ascending order of their tuples (ascending ids), their group keys
 // evaluated once each, and merged by key value into the result groups, which therefore come in
-// the order of the smallest entity tuple among their rows: the tie-break after grouping.
+// the order of the smallest entity tuple among their rows: the tie-break after grouping. When
+// the keys are separate (no two entity groups share them) nothing is merged, and an `order …
+// limit k` led by aggregates first keeps only the groups that can be among the first k
+// (AggregateStep::top), so only those have their keys evaluated — and, cold, read.
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -96,18 +99,48 @@ struct Partial {
   }
 };
 
-// The entity groups of a frame: per distinct tuple of the `by` slots' dense indices, a row that
-// has it and the partial aggregates of its rows.
+// The entity groups of a frame, flat: per distinct tuple of the `by` slots' dense indices (`width`
+// of them), a row that has it and the partial aggregates of its rows (`n_agg` per group) — or,
+// for a count from the adjacency (`counted`), one count that every aggregate column shares.
 struct EntityGroups {
-  std::vector<std::vector<uint32_t>> tuples;
+  size_t width = 0;
+  size_t n_agg = 0;
+  std::vector<uint32_t> tuples;  // [group * width + i]
   std::vector<uint32_t> first_row;
-  std::vector<std::vector<Partial>> partials;  // [group][aggregate column]
+  std::vector<Partial> partials;  // [group * n_agg + aggregate column]
+  bool counted = false;
+  std::vector<int64_t> counts;  // [group] when `counted`.
 
-  uint32_t Add(std::vector<uint32_t> tuple, uint32_t row, size_t aggregates) {
-    tuples.push_back(std::move(tuple));
+  size_t size() const { return first_row.size(); }
+  uint32_t Add(const uint32_t* tuple, uint32_t row) {
+    tuples.insert(tuples.end(), tuple, tuple + width);
     first_row.push_back(row);
-    partials.emplace_back(aggregates);
-    return static_cast<uint32_t>(tuples.size() - 1);
+    partials.resize(partials.size() + n_agg);
+    return static_cast<uint32_t>(first_row.size() - 1);
+  }
+  Partial* Of(uint32_t g) { return partials.data() + static_cast<size_t>(g) * n_agg; }
+  // The partial aggregates of group `g`, one per aggregate column.
+  std::vector<Partial> PartialsOf(uint32_t g) const {
+    if (!counted) {
+      return std::vector<Partial>(partials.begin() + g * n_agg, partials.begin() + (g + 1) * n_agg);
+    }
+    std::vector<Partial> out(n_agg);
+    for (Partial& p : out) p.count = counts[g];
+    return out;
+  }
+  Partial PartialAt(uint32_t g, size_t a) const {
+    if (!counted) return partials[g * n_agg + a];
+    Partial p;
+    p.count = counts[g];
+    return p;
+  }
+  int64_t Count(uint32_t g, size_t a) const {
+    return counted ? counts[g] : partials[g * n_agg + a].count;
+  }
+  bool TupleLess(uint32_t a, uint32_t b) const {
+    const uint32_t* x = tuples.data() + a * width;
+    const uint32_t* y = tuples.data() + b * width;
+    return std::lexicographical_compare(x, x + width, y, y + width);
   }
 };
 
@@ -120,7 +153,7 @@ struct AggregateArgs {
 };
 
 void Accumulate(const ExecContext& ctx, const Frame& frame, const AggregateArgs& args, uint32_t row,
-                std::vector<Partial>& partials) {
+                Partial* partials) {
   for (size_t a = 0; a < args.funcs.size(); ++a) {
     if (args.counts_rows[a]) {
       ++partials[a].count;
@@ -133,10 +166,11 @@ void Accumulate(const ExecContext& ctx, const Frame& frame, const AggregateArgs&
 Result<EntityGroups> GroupByEntities(const ExecContext& ctx, const Frame& frame,
                                      const std::vector<int>& by, const AggregateArgs& args) {
   EntityGroups groups;
-  const size_t n_agg = args.funcs.size();
+  groups.width = by.size();
+  groups.n_agg = args.funcs.size();
   if (by.empty()) {
-    if (frame.rows > 0) groups.Add({}, 0, n_agg);
-    for (uint32_t r = 0; r < frame.rows; ++r) Accumulate(ctx, frame, args, r, groups.partials[0]);
+    if (frame.rows > 0) groups.Add(nullptr, 0);
+    for (uint32_t r = 0; r < frame.rows; ++r) Accumulate(ctx, frame, args, r, groups.Of(0));
   } else if (by.size() == 1) {
     const Slot& slot = frame.slots[by[0]];
     const std::vector<uint32_t>& col = frame.cols[by[0]];
@@ -146,51 +180,176 @@ Result<EntityGroups> GroupByEntities(const ExecContext& ctx, const Frame& frame,
       const uint32_t d = col[r];
       if (d >= group_of.size()) return Internal("aggregate: a dense index outside its image");
       uint32_t& g = group_of[d];
-      if (g == UINT32_MAX) g = groups.Add({d}, r, n_agg);
-      Accumulate(ctx, frame, args, r, groups.partials[g]);
+      if (g == UINT32_MAX) g = groups.Add(&d, r);
+      Accumulate(ctx, frame, args, r, groups.Of(g));
     }
   } else {
     std::unordered_map<std::string, uint32_t> group_of;
+    std::vector<uint32_t> tuple(by.size());
     std::string key(by.size() * sizeof(uint32_t), '\0');
     for (uint32_t r = 0; r < frame.rows; ++r) {
-      std::vector<uint32_t> tuple(by.size());
       for (size_t i = 0; i < by.size(); ++i) tuple[i] = frame.cols[by[i]][r];
       std::memcpy(key.data(), tuple.data(), key.size());
       auto [it, added] = group_of.try_emplace(key, 0);
-      if (added) it->second = groups.Add(std::move(tuple), r, n_agg);
-      Accumulate(ctx, frame, args, r, groups.partials[it->second]);
+      if (added) it->second = groups.Add(tuple.data(), r);
+      Accumulate(ctx, frame, args, r, groups.Of(it->second));
     }
   }
   return groups;
 }
 
-// The result groups: the entity groups in ascending tuple order, merged by group-key value.
+// The entity groups in ascending tuple order: the group order.
+std::vector<uint32_t> GroupOrder(const EntityGroups& groups) {
+  std::vector<uint32_t> order(groups.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  auto less = [&](uint32_t a, uint32_t b) { return groups.TupleLess(a, b); };
+  if (!std::is_sorted(order.begin(), order.end(), less)) {
+    std::sort(order.begin(), order.end(), less);
+  }
+  return order;
+}
+
+// The order of entity groups by the leading aggregate columns of AggregateStep::top alone, as
+// SortColumnsStep compares their values (a count as its integer; any other aggregate by its
+// result value, computed once per group).
+class TopOrder {
+ public:
+  TopOrder(const AggregateStep& step, const std::vector<AggFunc>& funcs, const EntityGroups& groups)
+      : groups_(groups) {
+    for (size_t i = 0; i < step.top->columns.size(); ++i) {
+      size_t a = 0;
+      for (size_t c = 0; c < step.top->columns[i]; ++c) a += step.columns[c].aggregate ? 1 : 0;
+      Key key{a, funcs[a] == AggFunc::kCount, step.top->descending[i], {}};
+      if (!key.count) {
+        key.values.reserve(groups.size());
+        for (uint32_t g = 0; g < groups.size(); ++g) {
+          key.values.push_back(groups.partials[g * groups.n_agg + a].Result(funcs[a]));
+        }
+      }
+      keys_.push_back(std::move(key));
+    }
+  }
+  // Negative when group `x` comes before group `y`, zero when the columns tie.
+  int Compare(uint32_t x, uint32_t y) const {
+    for (const Key& k : keys_) {
+      int c = 0;
+      if (k.count) {
+        const int64_t a = groups_.Count(x, k.aggregate), b = groups_.Count(y, k.aggregate);
+        c = a < b ? -1 : (a > b ? 1 : 0);
+      } else {
+        c = Value::Compare(k.values[x], k.values[y]);
+      }
+      if (c != 0) return k.descending ? -c : c;
+    }
+    return 0;
+  }
+
+ private:
+  struct Key {
+    size_t aggregate = 0;
+    bool count = false;
+    bool descending = false;
+    std::vector<Value> values;  // By group, when not a count.
+  };
+  const EntityGroups& groups_;
+  std::vector<Key> keys_;
+};
+
+// The candidates of AggregateStep::top among `order` (the group order), kept in that order: the
+// groups whose leading aggregates are at least as good as the k-th best group's. A bounded heap
+// of the k best finds that group; every group tied with it stays, so the later order columns and
+// the group order still choose among them exactly as a sort of every group would.
+std::vector<uint32_t> TopCandidates(const AggregateStep& step, const std::vector<AggFunc>& funcs,
+                                    const EntityGroups& groups, std::vector<uint32_t> order) {
+  const uint64_t k = step.top->k;
+  if (k >= order.size()) return order;
+  if (k == 0) return {};
+  const TopOrder top(step, funcs, groups);
+  // A max-heap under "comes before": its front is the worst group kept.
+  auto before = [&](uint32_t x, uint32_t y) { return top.Compare(x, y) < 0; };
+  std::vector<uint32_t> heap;
+  heap.reserve(k);
+  for (uint32_t g : order) {
+    if (heap.size() < k) {
+      heap.push_back(g);
+      std::push_heap(heap.begin(), heap.end(), before);
+    } else if (before(g, heap.front())) {
+      std::pop_heap(heap.begin(), heap.end(), before);
+      heap.back() = g;
+      std::push_heap(heap.begin(), heap.end(), before);
+    }
+  }
+  const uint32_t kth = heap.front();
+  std::vector<uint32_t> out;
+  for (uint32_t g : order) {
+    if (top.Compare(g, kth) <= 0) out.push_back(g);
+  }
+  return out;
+}
+
+// The group keys of the groups `chosen`, one column of values per group key, in `chosen` order.
+// A plain property whose column is not loaded is read at those groups' rows alone when they are
+// few (SparseProperty), so an `order … limit k` reads only its candidates' keys.
+Result<std::vector<std::vector<Value>>> EvalKeys(ExecContext& ctx, const Frame& frame,
+                                                 const AggregateStep& step,
+                                                 const EntityGroups& groups,
+                                                 const std::vector<uint32_t>& chosen) {
+  std::vector<uint32_t> rows;
+  rows.reserve(chosen.size());
+  for (uint32_t g : chosen) rows.push_back(groups.first_row[g]);
+  std::vector<std::vector<Value>> keys;
+  for (const AggregateColumn& c : step.columns) {
+    if (c.aggregate) continue;
+    std::vector<Value>& values = keys.emplace_back();
+    OMNIGRAPH_ASSIGN_OR_RETURN(bool sparse, SparseProperty(*c.expr, frame, rows, values));
+    if (sparse) continue;
+    OMNIGRAPH_ASSIGN_OR_RETURN(CExpr e, ctx.Compile(*c.expr, frame));
+    values.reserve(rows.size());
+    for (uint32_t r : rows) values.push_back(ctx.Eval(e, frame, r));
+  }
+  ctx.stats().group_keys_evaluated += chosen.size();
+  return keys;
+}
+
+// The result groups.
 struct ResultGroup {
   std::vector<Value> keys;
   std::vector<Partial> partials;
 };
 
-std::vector<ResultGroup> MergeByKeys(const ExecContext& ctx, const Frame& frame,
-                                     const std::vector<CExpr>& key_exprs,
-                                     const std::vector<AggFunc>& funcs, EntityGroups& groups) {
-  std::vector<uint32_t> order(groups.tuples.size());
-  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [&](uint32_t a, uint32_t b) { return groups.tuples[a] < groups.tuples[b]; });
+std::vector<Value> KeysAt(std::vector<std::vector<Value>>& keys, size_t i) {
+  std::vector<Value> out;
+  out.reserve(keys.size());
+  for (std::vector<Value>& column : keys) out.push_back(std::move(column[i]));
+  return out;
+}
+
+// Separate keys: each chosen entity group is a result group.
+std::vector<ResultGroup> EachGroup(const EntityGroups& groups, const std::vector<uint32_t>& chosen,
+                                   std::vector<std::vector<Value>> keys) {
+  std::vector<ResultGroup> out;
+  out.reserve(chosen.size());
+  for (size_t i = 0; i < chosen.size(); ++i) {
+    out.push_back(ResultGroup{KeysAt(keys, i), groups.PartialsOf(chosen[i])});
+  }
+  return out;
+}
+
+// The entity groups `chosen` (in group order) merged by group-key value.
+std::vector<ResultGroup> MergeByKeys(const std::vector<AggFunc>& funcs, const EntityGroups& groups,
+                                     const std::vector<uint32_t>& chosen,
+                                     std::vector<std::vector<Value>> key_columns) {
   std::vector<ResultGroup> out;
   std::unordered_map<size_t, std::vector<size_t>> by_hash;
-  for (uint32_t g : order) {
-    std::vector<Value> keys;
+  for (size_t i = 0; i < chosen.size(); ++i) {
     size_t h = 0;
-    for (const CExpr& e : key_exprs) {
-      keys.push_back(ctx.Eval(e, frame, groups.first_row[g]));
-      h = h * 1000003u ^ keys.back().Hash();
-    }
+    for (const std::vector<Value>& column : key_columns) h = h * 1000003u ^ column[i].Hash();
+    std::vector<size_t>& same_hash = by_hash[h];
     size_t at = out.size();
-    for (size_t cand : by_hash[h]) {
+    for (size_t cand : same_hash) {
       bool same = true;
-      for (size_t k = 0; k < keys.size() && same; ++k) {
-        same = Value::Compare(out[cand].keys[k], keys[k]) == 0;
+      for (size_t k = 0; k < key_columns.size() && same; ++k) {
+        same = Value::Compare(out[cand].keys[k], key_columns[k][i]) == 0;
       }
       if (same) {
         at = cand;
@@ -198,12 +357,12 @@ std::vector<ResultGroup> MergeByKeys(const ExecContext& ctx, const Frame& frame,
       }
     }
     if (at == out.size()) {
-      by_hash[h].push_back(at);
-      out.push_back(ResultGroup{std::move(keys), std::move(groups.partials[g])});
+      same_hash.push_back(at);
+      out.push_back(ResultGroup{KeysAt(key_columns, i), groups.PartialsOf(chosen[i])});
       continue;
     }
     for (size_t a = 0; a < funcs.size(); ++a) {
-      out[at].partials[a].Merge(funcs[a], groups.partials[g][a]);
+      out[at].partials[a].Merge(funcs[a], groups.PartialAt(chosen[i], a));
     }
   }
   return out;
@@ -213,8 +372,8 @@ std::vector<ResultGroup> MergeByKeys(const ExecContext& ctx, const Frame& frame,
 // `$b` with a neighbour, the number of distinct `$a` neighbours (what the single-hop search from
 // every `$a` would have emitted: parallel edges reach a node once, a self-loop reaches its own
 // start). `frame` gets the one `$b` slot, a row per such `$b` in ascending order, and `groups`
-// one entity group per row, every aggregate column at that count. The traversal work charged is
-// what the search would have charged: a unit per start, per edge examined and per row emitted.
+// one counted entity group per row. The traversal work charged is what the search would have
+// charged: a unit per start, per edge examined and per row emitted.
 Status CountFromAdjacency(ExecContext& ctx, const AggregateStep& step, Frame& frame,
                           EntityGroups& groups) {
   const TraversalEnds& ends = *step.adjacency;
@@ -228,28 +387,36 @@ Status CountFromAdjacency(ExecContext& ctx, const AggregateStep& step, Frame& fr
   const uint32_t starts = forward ? adj->from_nodes() : adj->to_nodes();
   const uint32_t others = forward ? adj->to_nodes() : adj->from_nodes();
   if (others != other->size()) return Internal("adjacency and image sizes differ");
-  size_t n_agg = 0;
-  for (const AggregateColumn& c : step.columns) n_agg += c.aggregate ? 1 : 0;
-  std::vector<uint32_t> last_start(others, UINT32_MAX);
-  std::vector<int64_t> counts(others, 0);
+  // Per $b, the last $a that reached it and how many distinct $a did, side by side so that an
+  // edge touches one cache line; the update has no branch (a list holds a start's parallel
+  // edges apart, so a $b seen again from the same $a is what `last` detects, without hashing).
+  struct Seen {
+    uint32_t last = UINT32_MAX;
+    uint32_t count = 0;
+  };
+  std::vector<Seen> seen(others);
+  const uint64_t* offsets = forth.offsets.data();
+  const uint32_t* targets = forth.targets.data();
   for (uint32_t a = 0; a < starts; ++a) {
-    for (uint32_t b : forth.Targets(a)) {
-      if (last_start[b] != a) {
-        last_start[b] = a;
-        ++counts[b];
-      }
+    for (uint64_t at = offsets[a], end = offsets[a + 1]; at < end; ++at) {
+      Seen& s = seen[targets[at]];
+      s.count += s.last != a ? 1 : 0;
+      s.last = a;
     }
   }
+  groups.width = 1;
+  for (const AggregateColumn& c : step.columns) groups.n_agg += c.aggregate ? 1 : 0;
+  groups.counted = true;
   std::vector<uint32_t> rows;
   uint64_t emitted = 0;
   for (uint32_t b = 0; b < others; ++b) {
-    const int64_t count = counts[b];
-    if (count == 0) continue;
-    emitted += static_cast<uint64_t>(count);
-    const uint32_t g = groups.Add({b}, static_cast<uint32_t>(rows.size()), n_agg);
-    for (Partial& p : groups.partials[g]) p.count = count;
+    if (seen[b].count == 0) continue;
+    emitted += seen[b].count;
+    groups.first_row.push_back(static_cast<uint32_t>(rows.size()));
+    groups.counts.push_back(seen[b].count);
     rows.push_back(b);
   }
+  groups.tuples = rows;
   OMNIGRAPH_RETURN_IF_ERROR(ctx.ChargeTraversal(starts + forth.targets.size() + emitted));
   frame.slots.push_back(Slot{ends.other, SlotKind::kNode, ends.other_type, other});
   frame.rows = rows.size();
@@ -257,9 +424,27 @@ Status CountFromAdjacency(ExecContext& ctx, const AggregateStep& step, Frame& fr
   return Status::Ok();
 }
 
-Status RunAdjacencyCount(ExecContext& ctx, OutputState& out, const AggregateStep& step);
 void EmitGroups(const AggregateStep& step, const std::vector<AggFunc>& funcs,
                 std::vector<ResultGroup> result, OutputState& out);
+
+// From entity groups to result rows: the group order, the candidates of a top-k, their keys,
+// and the result groups (merged by key value unless the keys are separate).
+Status FinishGroups(ExecContext& ctx, const AggregateStep& step, const Frame& frame,
+                    const std::vector<AggFunc>& funcs, const EntityGroups& groups,
+                    OutputState& out) {
+  if (step.top && !step.keys_separate) return Internal("a top-k aggregate needs separate keys");
+  std::vector<uint32_t> chosen = GroupOrder(groups);
+  if (step.top) chosen = TopCandidates(step, funcs, groups, std::move(chosen));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<std::vector<Value>> keys,
+                             EvalKeys(ctx, frame, step, groups, chosen));
+  EmitGroups(step, funcs,
+             step.keys_separate ? EachGroup(groups, chosen, std::move(keys))
+                                : MergeByKeys(funcs, groups, chosen, std::move(keys)),
+             out);
+  return Status::Ok();
+}
+
+Status RunAdjacencyCount(ExecContext& ctx, OutputState& out, const AggregateStep& step);
 
 }  // namespace
 
@@ -273,14 +458,12 @@ Status RunOutput(ExecContext& ctx, OutputState& out, const AggregateStep& step) 
     if (slot < 0) return Internal("aggregate variable `$" + v + "` is not bound");
     by.push_back(slot);
   }
+  // The aggregates' arguments; the group keys are compiled once the groups that need them are
+  // known (FinishGroups).
   AggregateArgs args;
-  std::vector<CExpr> key_exprs;
   for (const AggregateColumn& c : step.columns) {
+    if (!c.aggregate) continue;
     OMNIGRAPH_ASSIGN_OR_RETURN(CExpr e, ctx.Compile(*c.expr, frame));
-    if (!c.aggregate) {
-      key_exprs.push_back(std::move(e));
-      continue;
-    }
     // A count of an entity or its id counts rows: neither is ever null.
     args.counts_rows.push_back(c.func == AggFunc::kCount &&
                                (e.kind == CExpr::Kind::kEntity || e.kind == CExpr::Kind::kId));
@@ -296,8 +479,7 @@ Status RunOutput(ExecContext& ctx, OutputState& out, const AggregateStep& step) 
     rows = &window_frame;
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(EntityGroups groups, GroupByEntities(ctx, *rows, by, args));
-  EmitGroups(step, args.funcs, MergeByKeys(ctx, *rows, key_exprs, args.funcs, groups), out);
-  return Status::Ok();
+  return FinishGroups(ctx, step, *rows, args.funcs, groups, out);
 }
 
 namespace {
@@ -308,21 +490,12 @@ Status RunAdjacencyCount(ExecContext& ctx, OutputState& out, const AggregateStep
   EntityGroups groups;
   OMNIGRAPH_RETURN_IF_ERROR(CountFromAdjacency(ctx, step, frame, groups));
   ctx.stats().rows_matched = 0;
-  for (const std::vector<Partial>& p : groups.partials) {
-    ctx.stats().rows_matched += static_cast<uint64_t>(p.empty() ? 0 : p[0].count);
-  }
-  std::vector<CExpr> key_exprs;
+  for (int64_t count : groups.counts) ctx.stats().rows_matched += static_cast<uint64_t>(count);
   std::vector<AggFunc> funcs;
   for (const AggregateColumn& c : step.columns) {
-    if (c.aggregate) {
-      funcs.push_back(c.func);
-      continue;
-    }
-    OMNIGRAPH_ASSIGN_OR_RETURN(CExpr e, ctx.Compile(*c.expr, frame));
-    key_exprs.push_back(std::move(e));
+    if (c.aggregate) funcs.push_back(c.func);
   }
-  EmitGroups(step, funcs, MergeByKeys(ctx, frame, key_exprs, funcs, groups), out);
-  return Status::Ok();
+  return FinishGroups(ctx, step, frame, funcs, groups, out);
 }
 
 void EmitGroups(const AggregateStep& step, const std::vector<AggFunc>& funcs,

@@ -80,6 +80,9 @@ struct ExecStats {
   uint64_t rows_matched = 0;      // Rows after the match, before grouping and limit.
   uint64_t vectors_compared = 0;  // Rows `nearest` measured (exact search: every candidate).
   uint64_t index_searches = 0;    // ANN index searches of an indexed `nearest`.
+  // Entity groups whose group keys an aggregate evaluated: every group, or only the candidates
+  // of an `order … limit k` over aggregates (plan.h AggregateStep::top).
+  uint64_t group_keys_evaluated = 0;
 };
 
 struct QueryResult {

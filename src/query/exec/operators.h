@@ -7,6 +7,7 @@
 // RunOutput) visits the plan's variants and needs no change for it.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "base/status.h"
@@ -52,6 +53,17 @@ struct OutputState {
   bool materialized = false;
   std::vector<std::vector<schema::Value>> rows;
 };
+
+// Result rows up to this many read a property column only at their own rows (the fragments
+// that hold them) when the column is not loaded yet; more read the whole column once.
+constexpr size_t kSparseProjectRowsMax = 4096;
+
+// When `e` is a plain property of a slot of `frame` whose column is not loaded yet and `rows`
+// (frame rows) are at most kSparseProjectRowsMax: reads the property at those rows alone into
+// `values` (one per row of `rows`) and returns true; otherwise returns false and reads nothing.
+// Storage failures as reported (output.cc).
+Result<bool> SparseProperty(const Expr& e, const Frame& frame, std::span<const uint32_t> rows,
+                            std::vector<schema::Value>& values);
 
 // Output operators.
 Status RunOutput(ExecContext& ctx, OutputState& out, const NearestStep& step);  // nearest.cc

@@ -46,40 +46,35 @@ int CompareKeys(const std::vector<Value>& a, const std::vector<Value>& b,
   return 0;
 }
 
-// Result rows up to this many read a property column only at their own rows (the fragments
-// that hold them) when the column is not loaded yet; more read the whole column once.
-constexpr size_t kSparseProjectRowsMax = 4096;
-
-// When `e` is a plain property whose column is not loaded and the result rows are few: reads
-// the property at those rows alone into `values` (one per `out.order` row) and returns true.
-Result<bool> SparseProperty(const Expr& e, const OutputState& out, std::vector<Value>& values) {
-  if (e.kind != ExprKind::kProp || e.prop.text.starts_with("@") || out.order.empty() ||
-      out.order.size() > kSparseProjectRowsMax) {
-    return false;
-  }
-  const int slot = out.frame.Find(e.var.text);
-  if (slot < 0) return false;
-  const Slot& s = out.frame.slots[slot];
-  if (s.type == nullptr || s.image == nullptr) return false;
-  const schema::PropertyDef* prop = s.type->FindProperty(e.prop.text);
-  if (prop == nullptr) return false;
-  const uint32_t field = static_cast<uint32_t>(prop->id);
-  if (s.image->HasColumn(field)) return false;
-  std::vector<uint32_t> dense;
-  dense.reserve(out.order.size());
-  for (uint32_t r : out.order) dense.push_back(out.frame.cols[slot][r]);
-  OMNIGRAPH_ASSIGN_OR_RETURN(table::Column column, s.image->GatherRows(field, dense));
-  values.reserve(dense.size());
-  for (size_t k = 0; k < dense.size(); ++k) values.push_back(ValueAt(column, k));
-  return true;
-}
-
 Status NeedFrameRows(const OutputState& out, const char* op) {
   if (out.materialized) return Internal(std::string(op) + " runs on frame rows, not result rows");
   return Status::Ok();
 }
 
 }  // namespace
+
+Result<bool> SparseProperty(const Expr& e, const Frame& frame, std::span<const uint32_t> rows,
+                            std::vector<Value>& values) {
+  if (e.kind != ExprKind::kProp || e.prop.text.starts_with("@") || rows.empty() ||
+      rows.size() > kSparseProjectRowsMax) {
+    return false;
+  }
+  const int slot = frame.Find(e.var.text);
+  if (slot < 0) return false;
+  const Slot& s = frame.slots[slot];
+  if (s.type == nullptr || s.image == nullptr) return false;
+  const schema::PropertyDef* prop = s.type->FindProperty(e.prop.text);
+  if (prop == nullptr) return false;
+  const uint32_t field = static_cast<uint32_t>(prop->id);
+  if (s.image->HasColumn(field)) return false;
+  std::vector<uint32_t> dense;
+  dense.reserve(rows.size());
+  for (uint32_t r : rows) dense.push_back(frame.cols[slot][r]);
+  OMNIGRAPH_ASSIGN_OR_RETURN(table::Column column, s.image->GatherRows(field, dense));
+  values.reserve(dense.size());
+  for (size_t k = 0; k < dense.size(); ++k) values.push_back(ValueAt(column, k));
+  return true;
+}
 
 Status RunOutput(ExecContext& ctx, OutputState& out, const SortStep& step) {
   OMNIGRAPH_RETURN_IF_ERROR(NeedFrameRows(out, "order"));
@@ -126,7 +121,8 @@ Status RunOutput(ExecContext& ctx, OutputState& out, const ProjectStep& step) {
   // Per column: the values of a sparsely read property, one per `out.order` row (else empty).
   std::vector<std::vector<Value>> sparse(step.columns.size());
   for (size_t i = 0; i < step.columns.size(); ++i) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(bool read, SparseProperty(step.columns[i]->expr, out, sparse[i]));
+    OMNIGRAPH_ASSIGN_OR_RETURN(
+        bool read, SparseProperty(step.columns[i]->expr, out.frame, out.order, sparse[i]));
     if (read) {
       proj.emplace_back();
       continue;

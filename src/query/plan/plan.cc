@@ -173,6 +173,8 @@ class ReadPlanner {
   void AddFilterStep(ScopeBuild& s);
   Status PlanOutput(const std::set<std::string>& bound);
   Status PlanAggregateOutput(const std::vector<std::string>& ties);
+  bool KeysSeparate(const AggregateStep& agg) const;
+  void PlanTopGroups(AggregateStep& agg, const SortColumnsStep& sort) const;
   void FuseAdjacencyCount();
   // A NearestStep for every `nearest` order key, before the order that uses it.
   Status PlanNearest();
@@ -471,6 +473,8 @@ Status ReadPlanner::PlanAggregateOutput(const std::vector<std::string>& ties) {
     c.expr = c.aggregate ? &p.expr.args.at(0) : &p.expr;
     agg.columns.push_back(c);
   }
+  agg.keys_separate = KeysSeparate(agg);
+  const size_t agg_at = plan_.output.size();
   plan_.output.push_back(std::move(agg));
   // Ordering over result columns: an alias, or a projected property.
   SortColumnsStep sort;
@@ -495,8 +499,56 @@ Status ReadPlanner::PlanAggregateOutput(const std::vector<std::string>& ties) {
   const bool windowed =
       !decl.orderings.empty() && decl.orderings[0].expr.kind == ExprKind::kNearest;
   if (!windowed) sort.limit = decl.limit;
+  PlanTopGroups(std::get<AggregateStep>(plan_.output[agg_at]), sort);
   if (!sort.columns.empty()) plan_.output.push_back(std::move(sort));
   return Status::Ok();
+}
+
+// AggregateStep::keys_separate: every `by` variable is a group key whole (`$v`), by its id
+// (`$v.@id`, or `$v.id` when the type has no property `id`), or by every @key property of its
+// node type. A keyed node's id is derived from its key tuple and no key value is null, so two
+// entities never share those values; float keys are left out (Value order equates -0.0 and 0.0).
+bool ReadPlanner::KeysSeparate(const AggregateStep& agg) const {
+  for (const std::string& v : agg.by) {
+    const auto var = q_.vars.find(v);
+    if (var == q_.vars.end() || var->second.type == nullptr) return false;
+    const TypeDef& type = *var->second.type;
+    bool whole = false;
+    std::set<std::string> props;
+    for (const AggregateColumn& c : agg.columns) {
+      const Expr& e = *c.expr;
+      if (c.aggregate || e.var.text != v) continue;
+      if (e.kind == ExprKind::kVariable) whole = true;
+      if (e.kind != ExprKind::kProp) continue;
+      const bool id = e.prop.text == "@id" || (e.prop.text == "id" && !type.FindProperty("id"));
+      whole = whole || id;
+      props.insert(e.prop.text);
+    }
+    if (whole) continue;
+    const std::vector<const schema::PropertyDef*> keys = type.KeyProperties();
+    if (var->second.kind != VarKind::kNode || keys.empty()) return false;
+    for (const schema::PropertyDef* k : keys) {
+      if (props.count(k->name) == 0 || k->type.list || k->type.scalar == schema::ScalarKind::kF32 ||
+          k->type.scalar == schema::ScalarKind::kF64) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+// AggregateStep::top: separate keys, at least one group key, a limit, and an order whose
+// leading columns are aggregates (those columns, as far as they are aggregates, pick the
+// candidates).
+void ReadPlanner::PlanTopGroups(AggregateStep& agg, const SortColumnsStep& sort) const {
+  if (!agg.keys_separate || agg.by.empty() || !sort.limit) return;
+  AggregateTopK top;
+  top.k = *sort.limit;
+  for (size_t i = 0; i < sort.columns.size() && agg.columns[sort.columns[i]].aggregate; ++i) {
+    top.columns.push_back(sort.columns[i]);
+    top.descending.push_back(sort.descending[i]);
+  }
+  if (!top.columns.empty()) agg.top = std::move(top);
 }
 
 // A count of traversal rows from the adjacency alone (AggregateStep::adjacency): the match is

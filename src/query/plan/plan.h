@@ -221,10 +221,25 @@ struct AggregateColumn {
 // every row of `$b`, `by` is [$b] and every aggregate counts `$a`: the counts are the number of
 // distinct `$a` neighbours of each `$b` in the adjacency, and no frame row is made (the planner
 // removes the match's steps; docs/design/query-execution.md).
+//
+// `keys_separate`: no two entity groups can share their key values — each `by` variable is a
+// key column whole, by its id, or by every @key property of its node type (keys are never null
+// and a keyed node's id is derived from them) — so the entity groups are the result groups and
+// nothing is merged. `top`: with separate keys, an order whose leading columns are aggregates
+// and a limit k, only the groups whose leading aggregates are at least as good as the k-th best
+// (ties with it kept, so the order's later columns and the group order still decide) have their
+// keys evaluated and become result rows (docs/design/query-execution.md).
+struct AggregateTopK {
+  std::vector<size_t> columns;  // Indices into AggregateStep::columns, all aggregates.
+  std::vector<bool> descending;
+  uint64_t k = 0;
+};
 struct AggregateStep {
   std::vector<AggregateColumn> columns;
   std::vector<std::string> by;
   std::optional<TraversalEnds> adjacency;
+  bool keys_separate = false;
+  std::optional<AggregateTopK> top;
 };
 
 // Orders the result rows of an aggregate by result columns, ties in group order. With `limit`,

@@ -218,7 +218,19 @@ class Renderer {
     Line(0, "aggregate by " + Vars(s.by) + " group " + List(keys, text) + " compute " +
                 List(aggregates, text) +
                 (s.adjacency ? " counting " + EndsText(*s.adjacency, "") + " from the adjacency"
-                             : ""));
+                             : "") +
+                TopText(s));
+  }
+  // ", keys of the top k by [n desc]": only the candidates of the first k groups get keys.
+  std::string TopText(const AggregateStep& s) const {
+    if (!s.top) return "";
+    std::vector<std::string> cols;
+    for (size_t i = 0; i < s.top->columns.size(); ++i) {
+      cols.push_back(plan_.query->columns[s.top->columns[i]].name +
+                     (s.top->descending[i] ? " desc" : ""));
+    }
+    return ", keys of the top " + std::to_string(s.top->k) + " by " +
+           List(cols, [](const std::string& k) { return k; });
   }
   void Output(const SortColumnsStep& s) {
     std::vector<std::string> keys;
