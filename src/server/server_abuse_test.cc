@@ -42,6 +42,26 @@ int Open(int port) {
   return fd;
 }
 
+// A connection whose receive buffer is a few KiB (set before connecting, so the window the
+// server sees is small): what the client does not read soon stays in the server's socket.
+int SmallWindowConnection(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  const int bytes = 4096;
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
+  timeval tv{kReadTimeoutS, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 // Sends what it can; false once the server has closed (or reset) the connection.
 bool TrySend(int fd, std::string_view data) {
   while (!data.empty()) {
@@ -529,6 +549,56 @@ TEST_F(ServerAbuseTest, OneCallersFloodDoesNotStarveAnothersReads) {
             << "waited: " << worst << "\n";
   EXPECT_EQ(flood_failures.load(), 0);
   EXPECT_LE(worst, 12);  // A first-come queue lets about 32 finish.
+}
+
+// A worker writes a response itself only when the socket takes all of it at once; the loop writes
+// the rest (docs/design/server.md "Connections, limits and threads"). A client with a small
+// receive window pipelines a read whose answer is about a megabyte behind a point read and reads
+// nothing for a moment: both answers arrive whole and in order, the connection stays open and
+// serves a third request.
+TEST_F(ServerAbuseTest, AnAnswerTheSocketCannotTakeAtOnceArrivesWholeAndTheConnectionGoesOn) {
+  ServerProcess server(Args());
+  const int port = server.port();
+  ASSERT_GT(port, 0) << server.first_line();
+  constexpr int kPeople = 4000;
+  const std::string pad(240, 'x');
+  std::string rows;
+  for (int i = 0; i < kPeople; ++i) {
+    rows += "{\"type\":\"Person\",\"data\":{\"name\":\"p" + std::to_string(i) + pad + "\"}}\n";
+  }
+  std::string body;
+  const std::string load =
+      "POST /load/ndjson?mode=append HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+      std::string(kAliceToken) +
+      "\r\nContent-Type: application/x-ndjson\r\nContent-Length: " + std::to_string(rows.size()) +
+      "\r\n\r\n" + rows;
+  ASSERT_EQ(Exchange(port, load, &body), 200) << body;
+
+  const int fd = SmallWindowConnection(port);
+  ASSERT_GE(fd, 0);
+  const std::string big = Request("POST", "/query", Json{{"query", std::string(kNames)}}.dump());
+  const std::string point =
+      Request("POST", "/query",
+              Json{{"query",
+                    "query one($n: String) { match { $p: Person { name: $n } } "
+                    "return { $p.name } }"},
+                   {"params", Json{{"n", "p7" + pad}}}}
+                  .dump());
+  ASSERT_TRUE(TrySend(fd, big + point));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // The window fills meanwhile.
+  Response first = ReadResponse(fd);
+  ASSERT_EQ(first.status, 200) << first.head;
+  EXPECT_GT(first.body.size(), size_t{kPeople} * pad.size());
+  const Json names = Parse(first.body);
+  EXPECT_EQ(names["row_count"], kPeople);
+  Response second = ReadResponse(fd);
+  ASSERT_EQ(second.status, 200) << second.head;
+  EXPECT_EQ(Parse(second.body)["row_count"], 1) << second.body;
+  ASSERT_TRUE(TrySend(fd, point));
+  Response third = ReadResponse(fd);
+  EXPECT_EQ(third.status, 200) << third.head;
+  EXPECT_EQ(third.body, second.body);
+  ::close(fd);
 }
 
 // Per-actor admission (docs/design/server.md "Per-actor admission control"): alice holds her one
