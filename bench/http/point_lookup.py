@@ -13,10 +13,13 @@ Three measurements, each ROUNDS times, interleaved so a change in the machine's 
             (bearer token), warm.
 The client of the last two is bench/http/keepalive_client.cc: ONE keep-alive connection,
 sequential requests, every answer checked. The goal: server p50 <= 2 x embedded p50 + rtt p50.
-With --wrk, also the wrk runs of scripts/loadtest.sh's point lookup (1 and 8 connections).
+With --before DIR, a fourth: the same request to DIR/omnigraph-server (an older build) on the
+same graph, in the same rounds, so a change is measured before and after under the same load.
+With --wrk, also wrk runs of scripts/loadtest.sh's point lookup (1 and 8 connections) against
+each server.
 
 Usage: point_lookup.py [--bin build/release/bin] [--people 10000] [--requests 5000]
-                       [--rounds 3] [--wrk] [--out FILE]
+                       [--rounds 3] [--before DIR] [--wrk] [--out FILE]
 """
 import argparse
 import datetime
@@ -53,8 +56,10 @@ def build_graph(cli, tmp, people):
             for j in rng.sample(range(people), 3):
                 f.write(json.dumps({"edge": "Knows", "from": f"p{i}", "to": f"p{j}"}) + "\n")
     graph = os.path.join(tmp, "g")
-    subprocess.run([cli, "--quiet", "init", "--schema", schema, graph], check=True)
-    subprocess.run([cli, "--quiet", "load", "--mode", "append", "--data", data, graph], check=True)
+    subprocess.run([cli, "init", "--schema", schema, graph], check=True,
+                   stdout=subprocess.DEVNULL)
+    subprocess.run([cli, "load", "--mode", "append", "--data", data, graph], check=True,
+                   stdout=subprocess.DEVNULL)
     return graph
 
 
@@ -129,6 +134,7 @@ def main():
     ap.add_argument("--people", type=int, default=10000)
     ap.add_argument("--requests", type=int, default=5000)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--before")
     ap.add_argument("--wrk", action="store_true")
     ap.add_argument("--out")
     args = ap.parse_args()
@@ -149,16 +155,22 @@ def main():
         procs.append(subprocess.Popen([hello, str(hello_port)]))
         server, server_port = start_server(os.path.join(args.bin, "omnigraph-server"), graph)
         procs.append(server)
+        servers = {"server": server_port}
+        if args.before:
+            old, old_port = start_server(os.path.join(args.before, "omnigraph-server"), graph)
+            procs.append(old)
+            servers["server_before"] = old_port
         time.sleep(0.5)
         auth = "Authorization: Bearer " + TOKEN
-        runs = {"embedded": [], "rtt": [], "server": []}
+        runs = {"embedded": [], "rtt": [], **{name: [] for name in servers}}
         for r in range(args.rounds):
             runs["embedded"].append(embedded_run(os.path.join(args.bin, "omnigraph-api-bench"),
                                                  graph, queries, 3))
             runs["rtt"].append(client_run(client, hello_port, "/hello", body_file, args.requests,
                                           "hello", [auth]))
-            runs["server"].append(client_run(client, server_port, "/query", body_file,
-                                             args.requests, '"p42"', [auth]))
+            for name, port in servers.items():
+                runs[name].append(client_run(client, port, "/query", body_file, args.requests,
+                                             '"p42"', [auth]))
             print(json.dumps({k: v[-1] for k, v in runs.items()}), file=sys.stderr)
         med = {k: {p: statistics.median(x[p] for x in v) for p in ("p50_us", "p90_us", "p99_us")}
                for k, v in runs.items()}
@@ -176,8 +188,11 @@ def main():
             "server_over_embedded_p50": round(med["server"]["p50_us"] /
                                               med["embedded"]["p50_us"], 2),
         }
+        if args.before:
+            doc["before_over_budget_p50"] = round(med["server_before"]["p50_us"] / budget, 2)
         if args.wrk and shutil.which("wrk"):
-            doc["wrk"] = [wrk_run(server_port, body, c, 5, tmp) for c in (1, 8)]
+            doc["wrk"] = {name: [wrk_run(port, body, c, 5, tmp) for c in (1, 8)]
+                          for name, port in servers.items()}
         doc["uptime_before"] = uptime_before
         doc["uptime_after"] = subprocess.run(["uptime"], capture_output=True,
                                              text=True).stdout.strip()

@@ -553,15 +553,15 @@ TEST_F(ServerAbuseTest, OneCallersFloodDoesNotStarveAnothersReads) {
 
 // A worker writes a response itself only when the socket takes all of it at once; the loop writes
 // the rest (docs/design/server.md "Connections, limits and threads"). A client with a small
-// receive window pipelines a read whose answer is about a megabyte behind a point read and reads
-// nothing for a moment: both answers arrive whole and in order, the connection stays open and
-// serves a third request.
+// receive window asks for an answer of a few megabytes and reads nothing for a moment: the
+// answer arrives whole, and the connection stays open and serves the next request.
 TEST_F(ServerAbuseTest, AnAnswerTheSocketCannotTakeAtOnceArrivesWholeAndTheConnectionGoesOn) {
   ServerProcess server(Args());
   const int port = server.port();
   ASSERT_GT(port, 0) << server.first_line();
-  constexpr int kPeople = 4000;
-  const std::string pad(240, 'x');
+  // About 6 MB: more than a loopback socket's send buffer grows to (tcp_wmem's 4 MiB at most).
+  constexpr int kPeople = 10000;
+  const std::string pad(600, 'x');
   std::string rows;
   for (int i = 0; i < kPeople; ++i) {
     rows += "{\"type\":\"Person\",\"data\":{\"name\":\"p" + std::to_string(i) + pad + "\"}}\n";
@@ -584,20 +584,18 @@ TEST_F(ServerAbuseTest, AnAnswerTheSocketCannotTakeAtOnceArrivesWholeAndTheConne
                     "return { $p.name } }"},
                    {"params", Json{{"n", "p7" + pad}}}}
                   .dump());
-  ASSERT_TRUE(TrySend(fd, big + point));
+  ASSERT_TRUE(TrySend(fd, big));
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // The window fills meanwhile.
   Response first = ReadResponse(fd);
   ASSERT_EQ(first.status, 200) << first.head;
-  EXPECT_GT(first.body.size(), size_t{kPeople} * pad.size());
+  ASSERT_GT(first.body.size(), size_t{kPeople} * pad.size());
   const Json names = Parse(first.body);
   EXPECT_EQ(names["row_count"], kPeople);
+  EXPECT_EQ(names["rows"].size(), size_t{kPeople});
+  ASSERT_TRUE(TrySend(fd, point));
   Response second = ReadResponse(fd);
   ASSERT_EQ(second.status, 200) << second.head;
   EXPECT_EQ(Parse(second.body)["row_count"], 1) << second.body;
-  ASSERT_TRUE(TrySend(fd, point));
-  Response third = ReadResponse(fd);
-  EXPECT_EQ(third.status, 200) << third.head;
-  EXPECT_EQ(third.body, second.body);
   ::close(fd);
 }
 
