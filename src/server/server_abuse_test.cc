@@ -33,32 +33,13 @@ constexpr int kReadTimeoutS = 20;
 constexpr size_t kHeaderLimit = 16384;
 constexpr size_t kTargetLimit = 8192;
 
-int Open(int port) {
-  const int fd = Connect(port);
+// A connection with read and write timeouts; `receive_buffer_bytes` as Connect's.
+int Open(int port, int receive_buffer_bytes = 0) {
+  const int fd = Connect(port, receive_buffer_bytes);
   if (fd < 0) return fd;
   timeval tv{kReadTimeoutS, 0};
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-  return fd;
-}
-
-// A connection whose receive buffer is a few KiB (set before connecting, so the window the
-// server sees is small): what the client does not read soon stays in the server's socket.
-int SmallWindowConnection(int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  const int bytes = 4096;
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
-  timeval tv{kReadTimeoutS, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    ::close(fd);
-    return -1;
-  }
   return fd;
 }
 
@@ -574,7 +555,7 @@ TEST_F(ServerAbuseTest, AnAnswerTheSocketCannotTakeAtOnceArrivesWholeAndTheConne
       "\r\n\r\n" + rows;
   ASSERT_EQ(Exchange(port, load, &body), 200) << body;
 
-  const int fd = SmallWindowConnection(port);
+  const int fd = Open(port, 4096);  // A window of a few KiB: what is not read stays queued.
   ASSERT_GE(fd, 0);
   const std::string big = Request("POST", "/query", Json{{"query", std::string(kNames)}}.dump());
   const std::string point =
