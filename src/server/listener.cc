@@ -2,6 +2,8 @@
 // Boost.Beast's parser and serializer for HTTP/1.1.
 #include "server/listener.h"
 
+#include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <utility>  // Before Asio: Boost 1.74's asio/awaitable.hpp uses std::exchange without it.
@@ -12,7 +14,9 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -64,11 +68,15 @@ class FairQueue {
 
   explicit FairQueue(size_t share_max) : share_max_(std::max<size_t>(1, share_max)) {}
 
+  // Wakes one waiting worker, after unlocking: a worker woken under the lock would at once
+  // block again on it, one more context switch on the request's path.
   void Push(size_t key, Task task) {
-    std::lock_guard<std::mutex> lock(mu_);
-    std::deque<Task>& queue = queues_[key];
-    if (queue.empty()) turns_.push_back(key);
-    queue.push_back(std::move(task));
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      std::deque<Task>& queue = queues_[key];
+      if (queue.empty()) turns_.push_back(key);
+      queue.push_back(std::move(task));
+    }
     cv_.notify_one();
   }
   // The next task of the first caller in turn below its share, and its key; an empty task once
@@ -97,11 +105,18 @@ class FairQueue {
     ++running_[key];
     return {key, std::move(task)};
   }
+  // A task's end makes at most one queued task runnable (the next of its caller, held back by
+  // the share), so it wakes at most one worker, and none when nothing waits: waking every idle
+  // worker on every request cost each request as many context switches as there are workers.
   void Done(size_t key) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = running_.find(key);
-    if (it != running_.end() && --it->second == 0) running_.erase(it);
-    cv_.notify_all();
+    bool queued = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = running_.find(key);
+      if (it != running_.end() && --it->second == 0) running_.erase(it);
+      queued = !turns_.empty();
+    }
+    if (queued) cv_.notify_one();
   }
   void Stop() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -134,7 +149,8 @@ struct Loop {
   std::unordered_map<Session*, std::weak_ptr<Session>> sessions;
   size_t open = 0;      // sessions counted against connections_max
   size_t refusing = 0;  // sessions refused over the limit, lingering
-  bool stopping = false;
+  // Read by workers too (Session::KeepAlive, deciding a response's Connection header).
+  std::atomic<bool> stopping = false;
   bool accept_failed = false;
   // Bytes dropped while lingering (never read).
   std::array<char, 16384> discard{};
@@ -282,6 +298,7 @@ class Session : public std::enable_shared_from_this<Session> {
     if (admission.refused) return Respond(std::move(*admission.refused), parser_->is_done());
     body_limit_ = admission.body_bytes_max;
     on_loop_ = admission.on_loop;
+    checked_ = std::move(admission.checked);
     parser_->body_limit(body_limit_);
     if (parser_->is_done()) return Dispatch();
     if (Lower(request_.Header("expect")) == "100-continue") {
@@ -299,6 +316,19 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void ReadBody() {
     phase_ = Phase::kBody;
+    // A body that came with its header (a small request's usual case) is parsed from the buffer
+    // at once: no body deadline to arm and cancel, no read that would complete immediately.
+    while (!parser_->is_done() && buffer_.size() > 0) {
+      beast::error_code ec;
+      const size_t used = parser_->put(buffer_.data(), ec);
+      buffer_.consume(used);
+      if (ec == http::error::need_more || (!ec && used == 0)) break;
+      if (ec) return ReadFailed(ec);
+    }
+    if (parser_->is_done()) {
+      request_.body = std::move(parser_->get().body());
+      return Dispatch();
+    }
     Arm(loop_.options.body_timeout_s);
     http::async_read(socket_, buffer_, *parser_, [self = Self()](beast::error_code ec, size_t) {
       if (ec) return self->ReadFailed(ec);
@@ -318,23 +348,18 @@ class Session : public std::enable_shared_from_this<Session> {
       pipe_.queued.clear();
       pipe_.drain_posted = pipe_.finished = pipe_.whole = pipe_.failed = false;
     }
-    if (on_loop_) return Respond(loop_.service.Handle(request_), true);
+    if (on_loop_) return Respond(loop_.service.Handle(request_, std::move(checked_)), true);
     const std::string& auth = request_.Header("authorization");
     const size_t key = std::hash<std::string>{}(auth.empty() ? peer_ : "bearer " + auth);
     loop_.queue.Push(key, [self = Self(), guard = asio::make_work_guard(loop_.io)]() mutable {
       Session& s = *self;
       HttpResponse response;
       try {
-        response = s.loop_.service.Handle(s.request_);
+        response = s.loop_.service.Handle(s.request_, std::move(s.checked_));
       } catch (...) {
         response = ErrorResponse(500, "internal error while handling the request");
       }
-      if (!response.stream) {
-        asio::post(s.loop_.io, [self = std::move(self), r = std::move(response)]() mutable {
-          self->Respond(std::move(r), true);
-        });
-        return;
-      }
+      if (!response.stream) return s.Reply(std::move(self), std::move(response));
       s.Produce(std::move(self), std::move(response));
     });
   }
@@ -392,24 +417,76 @@ class Session : public std::enable_shared_from_this<Session> {
            requests_ < kKeepAliveRequestsMax;
   }
 
+  // A whole response's bytes: the status line and fields (Beast's serializer), and the body.
+  struct Wire {
+    std::string head;
+    std::string body;
+    size_t size() const { return head.size() + body.size(); }
+  };
+  Wire ToWire(HttpResponse& response, bool keep) {
+    http::response<http::string_body> res = Head(response, keep);
+    res.body() = std::move(response.body);
+    res.prepare_payload();
+    if (response.content_length) res.content_length(*response.content_length);
+    Wire wire;
+    http::response_serializer<http::string_body> sr(res);
+    sr.split(true);
+    beast::error_code ec;
+    while (!ec && !sr.is_header_done()) {
+      sr.next(ec, [&](beast::error_code&, const auto& buffers) {
+        const size_t before = wire.head.size();
+        for (const auto b : beast::buffers_range_ref(buffers)) {
+          wire.head.append(static_cast<const char*>(b.data()), b.size());
+        }
+        sr.consume(wire.head.size() - before);
+      });
+    }
+    if (!head_) wire.body = std::move(res.body());  // A HEAD's Content-Length stays the GET's.
+    return wire;
+  }
+
   // Sends a whole response; then the next request, or a lingering close.
   void Respond(HttpResponse response, bool may_keep) {
     const bool keep = KeepAlive(may_keep);
-    auto res = std::make_shared<http::response<http::string_body>>(Head(response, keep));
-    res->body() = std::move(response.body);
-    res->prepare_payload();
-    if (head_) res->body().clear();  // Content-Length stays the GET's.
-    if (response.content_length) res->content_length(*response.content_length);
+    Send(std::make_shared<Wire>(ToWire(response, keep)), 0, keep);
+  }
+
+  // On a worker: a handler's whole response. Written to the socket from here when the socket
+  // takes it all at once (a response within the kernel's send buffer, the usual case), so the
+  // client need not wait for the loop to wake and write it: one thread handoff fewer on every
+  // request's path (docs/design/server.md "Connections, limits and threads"). The loop takes the
+  // connection back either way, and writes what the socket did not take under the write deadline.
+  // The loop leaves the socket alone while a worker has the request (phase kHandling), so the
+  // one non-blocking send here meets no other operation on it.
+  void Reply(std::shared_ptr<Session> self, HttpResponse response) {
+    const bool keep = KeepAlive(true);
+    auto wire = std::make_shared<Wire>(ToWire(response, keep));
+    iovec parts[2] = {{wire->head.data(), wire->head.size()},
+                      {wire->body.data(), wire->body.size()}};
+    msghdr message{};
+    message.msg_iov = parts;
+    message.msg_iovlen = wire->body.empty() ? 1 : 2;
+    const ssize_t n = ::sendmsg(socket_.native_handle(), &message, MSG_DONTWAIT | MSG_NOSIGNAL);
+    const bool failed = n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR;
+    const size_t sent = n > 0 ? static_cast<size_t>(n) : 0;
+    asio::post(loop_.io, [self = std::move(self), wire = std::move(wire), sent, keep, failed] {
+      if (failed) return self->Close();
+      self->Send(wire, sent, keep);
+    });
+  }
+
+  // On the loop: writes `wire` from byte `sent` on; then the next request, or a lingering close.
+  void Send(std::shared_ptr<Wire> wire, size_t sent, bool keep) {
+    if (sent == wire->size()) return keep ? WaitForRequest() : Linger();
     phase_ = Phase::kWriting;
     Arm(loop_.options.write_timeout_s);
-    auto sr = std::make_shared<http::response_serializer<http::string_body>>(*res);
-    if (head_) sr->split(true);
-    auto done = [self = Self(), res, sr, keep](beast::error_code ec, size_t) {
+    const size_t in_head = std::min(sent, wire->head.size());
+    const std::array<asio::const_buffer, 2> rest = {asio::buffer(wire->head) + in_head,
+                                                    asio::buffer(wire->body) + (sent - in_head)};
+    asio::async_write(socket_, rest, [self = Self(), wire, keep](beast::error_code ec, size_t) {
       if (ec) return self->Close();
       keep ? self->WaitForRequest() : self->Linger();
-    };
-    if (head_) return http::async_write_header(socket_, *sr, std::move(done));
-    http::async_write(socket_, *sr, std::move(done));
+    });
   }
 
   void StartStream(HttpResponse head) {
@@ -519,6 +596,7 @@ class Session : public std::enable_shared_from_this<Session> {
   beast::flat_buffer buffer_{kReadBufferBytesMax};
   std::optional<http::request_parser<http::string_body>> parser_;
   HttpRequest request_;
+  std::optional<CheckedRequest> checked_;  // Admit's finding, for Handle
   unsigned version_ = 11;
   bool keep_alive_ = true;
   bool head_ = false;

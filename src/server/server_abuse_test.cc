@@ -33,8 +33,9 @@ constexpr int kReadTimeoutS = 20;
 constexpr size_t kHeaderLimit = 16384;
 constexpr size_t kTargetLimit = 8192;
 
-int Open(int port) {
-  const int fd = Connect(port);
+// A connection with read and write timeouts; `receive_buffer_bytes` as Connect's.
+int Open(int port, int receive_buffer_bytes = 0) {
+  const int fd = Connect(port, receive_buffer_bytes);
   if (fd < 0) return fd;
   timeval tv{kReadTimeoutS, 0};
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
@@ -529,6 +530,54 @@ TEST_F(ServerAbuseTest, OneCallersFloodDoesNotStarveAnothersReads) {
             << "waited: " << worst << "\n";
   EXPECT_EQ(flood_failures.load(), 0);
   EXPECT_LE(worst, 12);  // A first-come queue lets about 32 finish.
+}
+
+// A worker writes a response itself only when the socket takes all of it at once; the loop writes
+// the rest (docs/design/server.md "Connections, limits and threads"). A client with a small
+// receive window asks for an answer of a few megabytes and reads nothing for a moment: the
+// answer arrives whole, and the connection stays open and serves the next request.
+TEST_F(ServerAbuseTest, AnAnswerTheSocketCannotTakeAtOnceArrivesWholeAndTheConnectionGoesOn) {
+  ServerProcess server(Args());
+  const int port = server.port();
+  ASSERT_GT(port, 0) << server.first_line();
+  // About 6 MB: more than a loopback socket's send buffer grows to (tcp_wmem's 4 MiB at most).
+  constexpr int kPeople = 10000;
+  const std::string pad(600, 'x');
+  std::string rows;
+  for (int i = 0; i < kPeople; ++i) {
+    rows += "{\"type\":\"Person\",\"data\":{\"name\":\"p" + std::to_string(i) + pad + "\"}}\n";
+  }
+  std::string body;
+  const std::string load =
+      "POST /load/ndjson?mode=append HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+      std::string(kAliceToken) +
+      "\r\nContent-Type: application/x-ndjson\r\nContent-Length: " + std::to_string(rows.size()) +
+      "\r\n\r\n" + rows;
+  ASSERT_EQ(Exchange(port, load, &body), 200) << body;
+
+  const int fd = Open(port, 4096);  // A window of a few KiB: what is not read stays queued.
+  ASSERT_GE(fd, 0);
+  const std::string big = Request("POST", "/query", Json{{"query", std::string(kNames)}}.dump());
+  const std::string point =
+      Request("POST", "/query",
+              Json{{"query",
+                    "query one($n: String) { match { $p: Person { name: $n } } "
+                    "return { $p.name } }"},
+                   {"params", Json{{"n", "p7" + pad}}}}
+                  .dump());
+  ASSERT_TRUE(TrySend(fd, big));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // The window fills meanwhile.
+  Response first = ReadResponse(fd);
+  ASSERT_EQ(first.status, 200) << first.head;
+  ASSERT_GT(first.body.size(), size_t{kPeople} * pad.size());
+  const Json names = Parse(first.body);
+  EXPECT_EQ(names["row_count"], kPeople);
+  EXPECT_EQ(names["rows"].size(), size_t{kPeople});
+  ASSERT_TRUE(TrySend(fd, point));
+  Response second = ReadResponse(fd);
+  ASSERT_EQ(second.status, 200) << second.head;
+  EXPECT_EQ(Parse(second.body)["row_count"], 1) << second.body;
+  ::close(fd);
 }
 
 // Per-actor admission (docs/design/server.md "Per-actor admission control"): alice holds her one

@@ -156,9 +156,13 @@ inline Json Parse(const std::string& body) {
   return parsed.ok() ? *parsed : Json();
 }
 
-// A raw HTTP/1.1 exchange, so the test controls when each byte is sent.
-inline int Connect(int port) {
+// A raw HTTP/1.1 exchange, so the test controls when each byte is sent. A receive buffer size,
+// when given, is set before connecting, so that the window the server sees is that small.
+inline int Connect(int port, int receive_buffer_bytes = 0) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (receive_buffer_bytes > 0) {
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &receive_buffer_bytes, sizeof receive_buffer_bytes);
+  }
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(port));

@@ -286,6 +286,7 @@ Admission Service::Admit(HttpRequest& request) const {
   }
   const Route& route = *std::get<Admitted>(checked).route;
   Admission admission;
+  admission.checked = std::get<Admitted>(std::move(checked));
   admission.body_bytes_max = route.load_body ? options_.load_bytes_max : options_.body_bytes_max;
   admission.on_loop = !route.graph_route;
   const std::string length = request.Header("content-length");
@@ -356,19 +357,22 @@ HttpResponse Service::HandleInternal(HttpRequest& request) const {
           AdmitActor(std::get<Admitted>(checked), request, /*count_rate=*/false)) {
     return std::move(*refused);
   }
-  return Handle(request);
+  return Handle(request, std::get<Admitted>(std::move(checked)));
 }
 
-HttpResponse Service::Handle(HttpRequest& request) const {
+HttpResponse Service::Handle(HttpRequest& request, std::optional<CheckedRequest> checked) const {
   // The admission ticket goes back when the handler returns (a stream's producer is not
   // counted: only mutating requests hold slots, and none of them streams).
   struct Release {
     HttpRequest& request;
     ~Release() { request.admission.reset(); }
   } release{request};
-  std::variant<Admitted, HttpResponse> checked = Check(request, false);
-  if (auto* refused = std::get_if<HttpResponse>(&checked)) return std::move(*refused);
-  Admitted admitted = std::get<Admitted>(std::move(checked));
+  if (!checked) {
+    std::variant<Admitted, HttpResponse> found = Check(request, false);
+    if (auto* refused = std::get_if<HttpResponse>(&found)) return std::move(*refused);
+    checked = std::get<Admitted>(std::move(found));
+  }
+  Admitted admitted = std::move(*checked);
   const Route& route = *admitted.route;
   Call call{request, std::move(admitted.actor), api::Json(), admitted.graph, nullptr, &auth_};
   if (admitted.graph != nullptr) {

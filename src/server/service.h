@@ -42,6 +42,15 @@ struct ServiceOptions {
   AdmissionLimits admission;
 };
 
+// A request that passed Service's checks (route, auth, grants, media type): its route, its
+// caller, its graph. None of them changes between Admit and Handle (the route table, the tokens
+// and the registry are fixed at boot), so Handle takes Admit's rather than checking again.
+struct CheckedRequest {
+  const Route* route = nullptr;
+  std::optional<std::string> actor;
+  const ServedGraph* graph = nullptr;  // a graph route's graph
+};
+
 // What Service::Admit decided about a request whose header has been read.
 struct Admission {
   // Set: refuse the request with this response, without reading its body.
@@ -51,6 +60,8 @@ struct Admission {
   // A server route that makes no engine call (/healthz, /openapi.json, /graphs): cheap enough to
   // answer on the listener's event loop.
   bool on_loop = false;
+  // Set when not refused: what the checks found, for Handle.
+  std::optional<CheckedRequest> checked;
 };
 
 class Service {
@@ -68,18 +79,16 @@ class Service {
   // The checks that need no body (route, auth, media type, declared length), so that a request
   // that will be refused is refused before its body is read.
   Admission Admit(HttpRequest& request) const;
-  // The whole pipeline for a request whose body has been read.
-  HttpResponse Handle(HttpRequest& request) const;
+  // The whole pipeline for a request whose body has been read; `checked`, Admit's finding for
+  // this request, spares checking it again (without it, Handle checks).
+  HttpResponse Handle(HttpRequest& request,
+                      std::optional<CheckedRequest> checked = std::nullopt) const;
   // The whole pipeline for a request made inside the server — an MCP tool call (server/mcp.h)
   // runs its route this way: route, auth, gate (a denial logged), body checks, handler.
   HttpResponse HandleInternal(HttpRequest& request) const;
 
  private:
-  struct Admitted {
-    const Route* route = nullptr;
-    std::optional<std::string> actor;
-    const ServedGraph* graph = nullptr;  // a graph route's graph
-  };
+  using Admitted = CheckedRequest;
   // A graph route's graph: served, or the 404 (unknown id, or a plain path in multi-graph mode)
   // or 503 (quarantined) to answer.
   std::variant<const ServedGraph*, HttpResponse> ResolveGraph(const RouteMatch& match,
