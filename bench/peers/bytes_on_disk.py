@@ -46,8 +46,8 @@ for dirpath, _, files in os.walk(root):
                     nb = b[at]; at += 1
                     for _ in range(nb):
                         kind, codec, off, stored, unc, h = struct.unpack_from('<BBQQQQ', b, at); at += 34
-                        cols[(t, name, KIND[kind], 'zstd' if codec else 'plain')] += stored
-                        raw[(t, name, KIND[kind], 'zstd' if codec else 'plain')] += unc
+                        cols[(t, name, KIND[kind], {0: 'plain', 1: 'zstd', 2: 'delta zstd'}.get(codec, str(codec)))] += stored
+                        raw[(t, name, KIND[kind], {0: 'plain', 1: 'zstd', 2: 'delta zstd'}.get(codec, str(codec)))] += unc
                 cols[(t, '(headers, footers)', '', '')] += over
             elif rel[2] == 'derived':
                 groups[(t, 'derived ' + f.split('.', 1)[1])] += size
