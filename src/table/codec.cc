@@ -2,6 +2,8 @@
 
 #include <zstd.h>
 
+#include <cstring>
+
 namespace omnigraph::table {
 
 namespace {
@@ -58,6 +60,29 @@ Status ZstdDecompressExact(std::string_view source, std::span<uint8_t> destinati
                       std::to_string(destination.size()));
   }
   return Status::Ok();
+}
+
+std::vector<uint8_t> DeltaEncode32(std::span<const uint8_t> raw) {
+  std::vector<uint8_t> out(raw.size());
+  uint32_t prev = 0;
+  for (size_t at = 0; at + sizeof(uint32_t) <= raw.size(); at += sizeof(uint32_t)) {
+    uint32_t value;
+    std::memcpy(&value, raw.data() + at, sizeof(value));
+    const uint32_t delta = value - prev;
+    std::memcpy(out.data() + at, &delta, sizeof(delta));
+    prev = value;
+  }
+  return out;
+}
+
+void DeltaDecode32(std::span<uint8_t> bytes) {
+  uint32_t sum = 0;
+  for (size_t at = 0; at + sizeof(uint32_t) <= bytes.size(); at += sizeof(uint32_t)) {
+    uint32_t delta;
+    std::memcpy(&delta, bytes.data() + at, sizeof(delta));
+    sum += delta;
+    std::memcpy(bytes.data() + at, &sum, sizeof(sum));
+  }
 }
 
 }  // namespace omnigraph::table

@@ -33,7 +33,8 @@ void ExpectCorruption(const Status& status, const std::string& what) {
   EXPECT_EQ(status.object(), kName) << what;
 }
 
-// A small fragment with every type, nulls and both codecs (tiny buffers are stored plainly).
+// A small fragment with every type, nulls and every codec (tiny buffers are stored plainly,
+// offsets as deltas).
 std::string SampleFragment() {
   Random random(2024);
   ColumnBatch batch = RandomBatch(EveryTypeSchema(), 24, random);
@@ -42,20 +43,21 @@ std::string SampleFragment() {
   return std::move(EncodeFragment(batch, options)).value();
 }
 
-TEST(FragmentCorruptionTest, SampleIsReadableAndUsesBothCodecs) {
+TEST(FragmentCorruptionTest, SampleIsReadableAndUsesEveryCodec) {
   const std::string sample = SampleFragment();
   EXPECT_TRUE(OpenAndReadAll(sample, sample.size()).ok());
   storage::MemoryStore store;
   ASSERT_TRUE(store.Put(kName, sample).ok());
   auto reader = std::move(OpenFragment(store, kName)).value();
-  bool plain = false, zstd = false;
+  bool plain = false, zstd = false, delta = false;
   for (const ColumnMeta& column : reader->footer().columns) {
     for (const BufferMeta& buffer : column.buffers) {
       plain |= buffer.codec == Codec::kNone;
       zstd |= buffer.codec == Codec::kZstd;
+      delta |= buffer.codec == Codec::kDeltaZstd;
     }
   }
-  EXPECT_TRUE(plain && zstd);
+  EXPECT_TRUE(plain && zstd && delta);
 }
 
 TEST(FragmentCorruptionTest, EverySingleByteChangeIsDetected) {

@@ -146,8 +146,14 @@ Result<ColumnMeta> DecodeColumn(Cursor& cursor, uint64_t rows, uint64_t& next_of
     buffer.uncompressed_bytes = cursor.Get<uint64_t>();
     buffer.xxhash64 = cursor.Get<uint64_t>();
     if (buffer.kind != kind) return Bad(where + "buffers out of order");
-    if (buffer.codec != Codec::kNone && buffer.codec != Codec::kZstd) {
+    if (buffer.codec != Codec::kNone && buffer.codec != Codec::kZstd &&
+        buffer.codec != Codec::kDeltaZstd) {
       return Bad(where + "unknown codec");
+    }
+    if (buffer.codec == Codec::kDeltaZstd &&
+        ((kind != BufferKind::kOffsets && kind != BufferKind::kChildOffsets) ||
+         buffer.uncompressed_bytes % sizeof(uint32_t) != 0)) {
+      return Bad(where + "delta codec on a buffer that is not 4-byte offsets");
     }
     if (buffer.codec == Codec::kNone && buffer.stored_bytes != buffer.uncompressed_bytes) {
       return Bad(where + "uncompressed buffer with two sizes");

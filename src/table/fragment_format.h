@@ -41,8 +41,10 @@ enum class BufferKind : uint8_t {
   kChildOffsets = 3,
   kChildValues = 4,
 };
-// How a buffer's bytes are stored; the numeric values are written in footers.
-enum class Codec : uint8_t { kNone = 0, kZstd = 1 };
+// How a buffer's bytes are stored; the numeric values are written in footers. kDeltaZstd is for
+// offsets buffers only (docs/format/fragment.md §2.3): zstd frames of the first 4-byte offset and
+// then each offset's difference from the one before it.
+enum class Codec : uint8_t { kNone = 0, kZstd = 1, kDeltaZstd = 2 };
 
 struct BufferMeta {
   BufferKind kind = BufferKind::kValues;

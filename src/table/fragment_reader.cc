@@ -86,9 +86,10 @@ class ColumnDecoder {
                      " bytes; the column needs " + std::to_string(expected_bytes));
     }
     Buffer buffer(expected_bytes);
-    if (meta.codec == Codec::kZstd) {
+    if (meta.codec == Codec::kZstd || meta.codec == Codec::kDeltaZstd) {
       Status status = ZstdDecompressExact(stored, {buffer.data(), buffer.size()});
       if (!status.ok()) return Damaged(which + ": " + status.message());
+      if (meta.codec == Codec::kDeltaZstd) DeltaDecode32({buffer.data(), buffer.size()});
     } else if (!stored.empty()) {
       std::memcpy(buffer.data(), stored.data(), stored.size());
     }
@@ -213,6 +214,9 @@ Result<std::string> FragmentReader::ReadBuffer(uint32_t field_id, BufferKind kin
     const Status decoded =
         ZstdDecompressExact(stored, std::span(reinterpret_cast<uint8_t*>(out.data()), out.size()));
     if (!decoded.ok()) return Damaged(decoded.message());
+    if (b.codec == Codec::kDeltaZstd) {
+      DeltaDecode32(std::span(reinterpret_cast<uint8_t*>(out.data()), out.size()));
+    }
     return out;
   }
   return NotFound("fragment " + name_ + " has no such buffer of field " + std::to_string(field_id));

@@ -57,7 +57,8 @@ TEST(FragmentRoundTripTest, EveryCodecAndLevelRoundTrips) {
   int n = 0;
   for (FragmentWriteOptions options :
        {FragmentWriteOptions{Codec::kNone, 3, 64}, FragmentWriteOptions{Codec::kZstd, 1, 0},
-        FragmentWriteOptions{Codec::kZstd, 19, 64}, FragmentWriteOptions{Codec::kZstd, -5, 64}}) {
+        FragmentWriteOptions{Codec::kZstd, 19, 64}, FragmentWriteOptions{Codec::kZstd, -5, 64},
+        FragmentWriteOptions{Codec::kZstd, 3, 64, /*delta_offsets=*/false}}) {
     ExpectRoundTrip(store, batch, options, "c/" + std::to_string(n++) + ".ogf");
   }
 }
@@ -132,6 +133,43 @@ TEST(FragmentRoundTripTest, TinyAndIncompressibleBuffersAreStoredPlainly) {
   EXPECT_EQ(columns_meta[1].buffers[0].codec, Codec::kZstd);  // 8000 repetitive bytes.
   EXPECT_EQ(columns_meta[2].buffers[1].codec, Codec::kNone);  // Random bytes: incompressible.
   EXPECT_EQ(columns_meta[2].buffers[1].stored_bytes, 8000u);
+}
+
+// Offsets buffers are stored as zstd of their differences (Codec::kDeltaZstd): 26-byte ids'
+// offsets rise by 26 each, which that form holds in a few bytes. Fragments written without it
+// (Codec::kZstd offsets, as before the codec existed) still read.
+TEST(FragmentRoundTripTest, OffsetsAreStoredAsDeltasAndTheOlderFormStillReads) {
+  ColumnBuilder ids(DataType::Scalar(TypeId::kString), false);
+  ColumnBuilder names(DataType::Scalar(TypeId::kString), false);
+  for (int i = 0; i < 5000; ++i) {
+    ids.AppendString("01ARZ3NDEKTSV4RRFFQ69G5" + std::to_string(100 + i % 900));
+    names.AppendString("p" + std::to_string(i * 7919 % 100000));
+  }
+  std::vector<Column> columns;
+  for (ColumnBuilder* b : {&ids, &names}) columns.push_back(std::move(b->Finish()).value());
+  const Schema schema = {{1, "id", DataType::Scalar(TypeId::kString), false},
+                         {2, "name", DataType::Scalar(TypeId::kString), false}};
+  const ColumnBatch batch(schema, std::move(columns), 5000);
+  storage::MemoryStore store;
+  FragmentWriteOptions older;
+  older.delta_offsets = false;
+  ExpectRoundTrip(store, batch, {}, "delta.ogf");
+  ExpectRoundTrip(store, batch, older, "older.ogf");
+  auto delta = std::move(OpenFragment(store, "delta.ogf")).value();
+  auto plain = std::move(OpenFragment(store, "older.ogf")).value();
+  for (size_t c = 0; c < 2; ++c) {
+    const BufferMeta& d = delta->footer().columns[c].buffers[0];
+    const BufferMeta& p = plain->footer().columns[c].buffers[0];
+    ASSERT_EQ(d.kind, BufferKind::kOffsets);
+    EXPECT_EQ(d.codec, Codec::kDeltaZstd);
+    EXPECT_EQ(p.codec, Codec::kZstd);
+    EXPECT_LT(d.stored_bytes * 4, p.stored_bytes) << "column " << c;
+    // The point read of one buffer decodes the deltas too.
+    Result<std::string> offsets =
+        delta->ReadBuffer(static_cast<uint32_t>(c + 1), BufferKind::kOffsets);
+    ASSERT_TRUE(offsets.ok()) << offsets.status().ToString();
+    EXPECT_EQ(*offsets, *plain->ReadBuffer(static_cast<uint32_t>(c + 1), BufferKind::kOffsets));
+  }
 }
 
 TEST(FragmentRoundTripTest, LocalStoreRoundTrips) {

@@ -24,6 +24,9 @@ struct FragmentWriteOptions {
   Codec codec = Codec::kZstd;
   int zstd_level = 3;
   uint64_t compress_min_bytes = kCompressMinBytes;
+  // With kZstd, offsets buffers are stored as zstd of their differences (Codec::kDeltaZstd);
+  // false stores them as every other buffer (what readers before that codec read).
+  bool delta_offsets = true;
 };
 
 // The bytes of a fragment holding `batch`. InvalidArgument when the batch is malformed

@@ -5,6 +5,7 @@
 
 #include "base/hash.h"
 #include "table/derived.h"
+#include "table/id_index_compact.h"
 #include "table/layered_ids.h"
 #include "table/le_bytes.h"
 
@@ -62,6 +63,18 @@ size_t IdIndex::LowerBound(std::string_view id) const {
 std::string IdIndex::Encode(uint32_t fragment_count) const {
   if (layered_) return LayeredIds::Flat(*this).Encode(fragment_count);
   const uint64_t n = refs_.size();
+  const uint64_t flat_bytes =
+      kPreambleBytes + n * sizeof(RowRef) + Padded8(n * sizeof(uint32_t)) + blob_.size();
+  std::string compact = EncodeCompactIds(blob_, ends_, refs_, fragment_count);
+  if (compact.size() < flat_bytes) return compact;
+  return EncodeRevision(fragment_count, kIdsRevisionFlat);
+}
+
+std::string IdIndex::EncodeRevision(uint32_t fragment_count, uint32_t revision) const {
+  if (layered_) return LayeredIds::Flat(*this).EncodeRevision(fragment_count, revision);
+  if (revision == kIdsRevisionCompact) return EncodeCompactIds(blob_, ends_, refs_, fragment_count);
+  OMNIGRAPH_CHECK(revision == kIdsRevisionFlat);
+  const uint64_t n = refs_.size();
   const std::string_view refs = Bytes(refs_.data(), n * sizeof(RowRef));
   const std::string_view ends = Bytes(ends_.data(), n * sizeof(uint32_t));
   std::string out;
@@ -71,7 +84,7 @@ std::string IdIndex::Encode(uint32_t fragment_count) const {
   AppendLe<uint64_t>(out, n);
   AppendLe<uint64_t>(out, blob_.size());
   AppendLe<uint32_t>(out, fragment_count);
-  AppendLe<uint32_t>(out, 0);
+  AppendLe<uint32_t>(out, kIdsRevisionFlat);
   AppendLe<uint64_t>(out, XxHash64(refs));
   AppendLe<uint64_t>(out, XxHash64(ends));
   AppendLe<uint64_t>(out, XxHash64(blob_));
@@ -85,6 +98,25 @@ std::string IdIndex::Encode(uint32_t fragment_count) const {
 
 Result<IdIndex> IdIndex::Decode(const storage::SharedBytes& bytes, const TableManifest& manifest,
                                 const std::string& name) {
+  // The revision sits at the same offset in both preambles; each preamble's checksum covers it.
+  constexpr uint64_t kRevisionAt = 20;
+  const uint32_t revision = bytes.size() < kRevisionAt + sizeof(uint32_t)
+                                ? kIdsRevisionFlat
+                                : LoadLe<uint32_t>(bytes.view(), kRevisionAt);
+  if (revision == kIdsRevisionFlat) return DecodeFlat(bytes, manifest, name);
+  if (revision != kIdsRevisionCompact) {
+    return Corruption("id index: unknown revision " + std::to_string(revision), name);
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(DecodedIds decoded, DecodeCompactIds(bytes.view(), manifest, name));
+  IdIndex index(std::move(decoded.blob), std::move(decoded.ends), std::move(decoded.refs));
+  for (size_t i = 1; i < index.size(); ++i) {
+    if (!(index.IdAt(i - 1) < index.IdAt(i))) return Corruption("id index: ids out of order", name);
+  }
+  return index;
+}
+
+Result<IdIndex> IdIndex::DecodeFlat(const storage::SharedBytes& bytes,
+                                    const TableManifest& manifest, const std::string& name) {
   auto bad = [&](const std::string& what) { return Corruption("id index: " + what, name); };
   const storage::SharedBytes aligned = Aligned8(bytes);
   const std::string_view payload = aligned.view();

@@ -82,12 +82,17 @@ class IdIndex {
                          const TableManifest& manifest, const std::string& name) const;
   void set_entries_merged(uint64_t n) { entries_merged_ = n; }
 
-  // The payload of the `ids` derived object (docs/format/indexes.md).
+  // The payload of the `ids` derived object (docs/format/indexes.md): the compact revision when
+  // it is the smaller, else the flat one.
   std::string Encode(uint32_t fragment_count) const;
-  // Decodes and checks a payload against `manifest`: every section's checksum, the count against
-  // the manifest's live rows, every row reference inside its fragment, ids strictly ascending.
-  // The index views `payload`'s bytes (no section is copied) and keeps them alive. Corruption
-  // naming `name` otherwise.
+  // The payload in the given revision (kIdsRevisionFlat or kIdsRevisionCompact,
+  // table/id_index_compact.h); Encode picks one, tests force each.
+  std::string EncodeRevision(uint32_t fragment_count, uint32_t revision) const;
+  // Decodes and checks a payload of either revision against `manifest`: every section's
+  // checksum, the count against the manifest's live rows, every row reference inside its
+  // fragment, ids strictly ascending. A flat payload's index views `payload`'s bytes (no section
+  // is copied) and keeps them alive; a compact one is decoded into arrays the index owns.
+  // Corruption naming `name` otherwise.
   static Result<IdIndex> Decode(const storage::SharedBytes& payload, const TableManifest& manifest,
                                 const std::string& name);
 
@@ -96,6 +101,9 @@ class IdIndex {
   size_t LayeredSize() const;
   std::string_view LayeredIdAt(size_t i) const;
   const RowRef& LayeredRefAt(size_t i) const;
+  // Decode for a payload of the flat revision.
+  static Result<IdIndex> DecodeFlat(const storage::SharedBytes& payload,
+                                    const TableManifest& manifest, const std::string& name);
   // The first position whose id is not below `id` (flat indexes only).
   size_t LowerBound(std::string_view id) const;
 

@@ -16,6 +16,8 @@
 #include "table/derived.h"
 #include "table/edge_csr.h"
 #include "table/id_index.h"
+#include "table/id_index_compact.h"
+#include "table/le_bytes.h"
 #include "table/model_table.h"
 #include "table/table_store.h"
 
@@ -202,6 +204,90 @@ TEST_F(IndexesTest, IdIndexDecodeRejectsDamageNamingTheObject) {
   }
   EXPECT_FALSE(IdIndex::Decode(Shared(payload.substr(0, 40)), version->manifest(), "obj").ok());
   EXPECT_FALSE(IdIndex::Decode(Shared((*index)->Encode(2)), version->manifest(), "obj").ok());
+}
+
+// Both revisions of the stored payload decode to the index they were made from; the writer
+// stores the smaller, which is the compact one unless the index is empty.
+TEST_F(IndexesTest, BothIdIndexRevisionsRoundTripAndTheWriterPicksTheSmaller) {
+  const TablePin pin = ThreeFragments(false);
+  auto version = Cold(pin);
+  Result<std::shared_ptr<const IdIndex>> index = version->SortedIds();
+  ASSERT_TRUE(index.ok());
+  const std::string flat = (*index)->EncodeRevision(3, kIdsRevisionFlat);
+  const std::string compact = (*index)->EncodeRevision(3, kIdsRevisionCompact);
+  for (const std::string& payload : {flat, compact}) {
+    Result<IdIndex> back = IdIndex::Decode(Shared(payload), version->manifest(), "obj");
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    EXPECT_EQ(AllIds(*back), AllIds(**index));
+    EXPECT_TRUE(std::ranges::equal(back->refs(), (*index)->refs()));
+    EXPECT_EQ(back->Position("c102"), (*index)->Position("c102"));
+    EXPECT_EQ(back->Find("b101"), nullptr);
+  }
+  EXPECT_LT(compact.size(), flat.size());
+  EXPECT_EQ((*index)->Encode(3), compact);
+  // An empty index: the compact preamble is the longer, so the flat revision is stored.
+  const IdIndex empty({}, {}, {});
+  EXPECT_EQ(empty.Encode(0), empty.EncodeRevision(0, kIdsRevisionFlat));
+  TableManifest none;
+  EXPECT_TRUE(
+      IdIndex::Decode(Shared(empty.EncodeRevision(0, kIdsRevisionCompact)), none, "o").ok());
+}
+
+// A compact payload damaged in its preamble or either section, cut short or lengthened, built
+// for another version, or well framed but inconsistent (a row past its fragment, ids out of
+// order) is Corruption naming the object.
+TEST_F(IndexesTest, ACompactIdIndexRejectsDamageInEachSectionNamingTheObject) {
+  const TablePin pin = ThreeFragments(false);
+  auto version = Cold(pin);
+  const TableManifest& manifest = version->manifest();
+  Result<std::shared_ptr<const IdIndex>> index = version->SortedIds();
+  ASSERT_TRUE(index.ok());
+  const std::string payload = (*index)->EncodeRevision(3, kIdsRevisionCompact);
+  const size_t runs_bytes = LoadLe<uint64_t>(payload, 24);
+  auto rejected = [&](const std::string& bytes, const TableManifest& m, std::string_view why) {
+    Result<IdIndex> decoded = IdIndex::Decode(Shared(bytes), m, "obj");
+    ASSERT_FALSE(decoded.ok()) << why;
+    EXPECT_EQ(decoded.status().code(), Code::kCorruption) << why;
+    EXPECT_NE(decoded.status().ToString().find("obj"), std::string::npos) << why;
+    EXPECT_NE(decoded.status().ToString().find(why), std::string::npos)
+        << decoded.status().ToString();
+  };
+  // Revision 1 flipped to 0 reads as a flat payload, whose preamble checksum fails.
+  for (size_t at : {size_t{0}, size_t{20}, size_t{30}, size_t{60}}) {
+    std::string bad = payload;
+    bad[at] ^= 0x01;
+    rejected(bad, manifest, "preamble checksum");
+  }
+  std::string other = payload;
+  other[20] = 7;
+  rejected(other, manifest, "unknown revision 7");
+  for (size_t at : {size_t{64}, 64 + runs_bytes, payload.size() - 1}) {
+    std::string bad = payload;
+    bad[at] ^= 0x01;
+    rejected(bad, manifest, "section checksum");
+  }
+  rejected(payload.substr(0, payload.size() - 1), manifest, "size differs");
+  rejected(payload + "x", manifest, "size differs");
+  rejected(payload.substr(0, 40), manifest, "shorter than its preamble");
+  rejected((*index)->EncodeRevision(2, kIdsRevisionCompact), manifest, "fragment count");
+  TableManifest more = manifest;
+  ++more.entity_count;
+  rejected(payload, more, "live rows");
+  // Well framed, checksums right, contents wrong.
+  std::vector<std::string> ids = AllIds(**index);
+  std::vector<RowRef> refs((*index)->refs().begin(), (*index)->refs().end());
+  auto framed = [&](const std::vector<std::string>& in, const std::vector<RowRef>& at) {
+    std::string blob;
+    std::vector<uint32_t> ends;
+    for (const std::string& id : in) ends.push_back(static_cast<uint32_t>((blob += id).size()));
+    return IdIndex(blob, ends, at).EncodeRevision(3, kIdsRevisionCompact);
+  };
+  std::vector<RowRef> past = refs;
+  past[0].row = static_cast<uint32_t>(manifest.fragments[past[0].source].rows);
+  rejected(framed(ids, past), manifest, "outside the version's fragments");
+  std::vector<std::string> swapped = ids;
+  std::swap(swapped[0], swapped[1]);
+  rejected(framed(swapped, refs), manifest, "out of order");
 }
 
 // The oracle: from a scan, key id -> [(edge position, other id)] in edge-position order.

@@ -1,0 +1,44 @@
+// The compact revision of the `ids` payload (docs/format/indexes.md "Compact revision"): the row
+// references as runs (a fragment, a first row, a count of consecutive rows) and the ids
+// front-coded (each id as the length it shares with the one before and the bytes after that).
+// A load's generated ids ascend in row order, so their references are one run per fragment and
+// their ids share most of their bytes with their neighbour. Decoding checks everything the flat
+// revision's decoder checks and yields the flat in-memory arrays, so every caller of IdIndex is
+// as fast as over a flat payload. Pure functions; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "table/row_gather.h"
+#include "table/table_manifest.h"
+
+namespace omnigraph::table {
+
+// The revision numbers of an `ids` payload, the 4 bytes at offset 20.
+inline constexpr uint32_t kIdsRevisionFlat = 0;
+inline constexpr uint32_t kIdsRevisionCompact = 1;
+
+// The ids and row references of a decoded compact payload, in position order.
+struct DecodedIds {
+  std::string blob;
+  std::vector<uint32_t> ends;
+  std::vector<RowRef> refs;
+};
+
+// The compact payload of a flat index's arrays (`blob` every id back to back, `ends[i]` where id
+// i ends in it, `refs[i]` where its row lives) in a version of `fragment_count` fragments.
+std::string EncodeCompactIds(std::string_view blob, std::span<const uint32_t> ends,
+                             std::span<const RowRef> refs, uint32_t fragment_count);
+
+// Decodes and checks a compact payload (revision already read) against `manifest`: the preamble
+// and section checksums, sizes, the count and fragment count, every run inside its fragment, ids
+// strictly ascending (checked by the caller over the result). Corruption naming `name`.
+Result<DecodedIds> DecodeCompactIds(std::string_view payload, const TableManifest& manifest,
+                                    const std::string& name);
+
+}  // namespace omnigraph::table
