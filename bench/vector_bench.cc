@@ -210,7 +210,7 @@ Result<Json> MeasureHnswlib(const Data& d, const Workload& w, int threads) {
   out["index_bytes"] = bytes;
   std::fprintf(stderr, "hnswlib build %.1f s, %.1f MB\n", out["build_s"].get<double>(),
                double(bytes) / 1e6);
-  for (int ef : {10, 16, 32, 64, 128, 256, 512}) {
+  for (int ef : {10, 16, 32, 64, 128, 256, 512, 1024, 2048}) {
     h.setEf(ef);
     OMNIGRAPH_ASSIGN_OR_RETURN(
         Json j, Measure("hnswlib ef", ef, w, w.truth, [&](const std::vector<float>& q) {
@@ -238,7 +238,7 @@ Result<Json> MeasureFaissIvf(const Data& d, const Workload& w, uint32_t lists, i
   std::fprintf(stderr, "faiss IVFFlat build %.1f s (%d threads)\n", out["build_s"].get<double>(),
                threads);
   omp_set_num_threads(1);  // Queries one at a time on one thread, as ours.
-  for (uint32_t probes : {8u, 16u, 32u, 64u, 128u, 256u}) {
+  for (uint32_t probes : {8u, 16u, 32u, 64u, 128u, 256u, 512u, 1024u}) {
     index.nprobe = probes;
     OMNIGRAPH_ASSIGN_OR_RETURN(
         Json j, Measure("faiss ivf probes", probes, w, w.truth, [&](const std::vector<float>& q) {
@@ -311,7 +311,7 @@ Result<std::shared_ptr<const table::AnnIndex>> MeasureOurs(const table::TableVer
   std::fprintf(stderr, "ivf build %.1f s, %.1f MB, %u lists, open %.2f s\n",
                out["build_s"].get<double>(), double(payload.size()) / 1e6, index->lists(),
                out["open_s"].get<double>());
-  for (uint32_t probes : {8u, 16u, 24u, 32u, 48u, 64u, 128u, 256u}) {
+  for (uint32_t probes : {8u, 16u, 24u, 32u, 48u, 64u, 128u, 256u, 512u, 1024u}) {
     auto unfiltered = [&](const std::vector<float>& q) { return index->Search(q, kK, {}, probes); };
     auto filtered = [&](const std::vector<float>& q) {
       return index->Search(q, kK, w.filter, probes * 10);
