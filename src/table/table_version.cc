@@ -620,16 +620,23 @@ void TableVersion::PrefetchChain(std::string_view kind, const DerivedDelta& top,
         ctx_->cache().Get<TableManifest>("m:" + ManifestName(table, top.base_staged_version));
     if (cached != nullptr && held(*cached)) return;
   }
+  // Only what the cache lacks: a reader that walked this chain before holds its links.
   TaskGroup group(*ctx_->runtime().executor);
   for (uint64_t v : lower) {
-    group.Add([this, table, v] {
-      (void)ctx_->Manifest(ManifestName(table, v));  // Cached; a failure shows in the walk.
-      return Status::Ok();
-    });
-    group.Add([this, table, v, name = DerivedName(table, v, kind)] {
-      ctx_->PrefetchDerived(name);
-      return Status::Ok();
-    });
+    std::string manifest = ManifestName(table, v);
+    if (ctx_->cache().Get<TableManifest>("m:" + manifest) == nullptr) {
+      group.Add([this, manifest = std::move(manifest)] {
+        (void)ctx_->Manifest(manifest);  // Cached; a failure shows in the walk.
+        return Status::Ok();
+      });
+    }
+    std::string object = DerivedName(table, v, kind);
+    if (ctx_->cache().Get<CachedDerived>("xo:" + object) == nullptr) {
+      group.Add([this, object = std::move(object)] {
+        ctx_->PrefetchDerived(object);
+        return Status::Ok();
+      });
+    }
   }
   group.Wait().IgnoreError();
 }
