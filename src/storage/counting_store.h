@@ -75,6 +75,7 @@ class CountingStore final : public ObjectStore {
   int64_t UnknownOutcomeWindowMicros() const override {
     return inner_->UnknownOutcomeWindowMicros();
   }
+  bool Remote() const override { return inner_->Remote(); }
 
   ObjectStore& inner() { return *inner_; }
 

@@ -102,6 +102,7 @@ class FaultStore final : public ObjectStore {
   int64_t UnknownOutcomeWindowMicros() const override {
     return inner_->UnknownOutcomeWindowMicros();
   }
+  bool Remote() const override { return inner_->Remote(); }
 
  private:
   struct Decision {

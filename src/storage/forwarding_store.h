@@ -39,6 +39,7 @@ class ForwardingStore : public ObjectStore {
   int64_t UnknownOutcomeWindowMicros() const override {
     return inner_->UnknownOutcomeWindowMicros();
   }
+  bool Remote() const override { return inner_->Remote(); }
 
  protected:
   ObjectStore& inner() const { return *inner_; }

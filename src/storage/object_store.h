@@ -108,6 +108,11 @@ class ObjectStore {
   // or not by the time they return (memory, a local directory). A writer that must know whether
   // such a request can still land waits this long (docs/design/commit-record.md "Gaps").
   virtual int64_t UnknownOutcomeWindowMicros() const { return 0; }
+  // True for a store whose every request crosses a network (S3, Azure Blob): a request costs a
+  // round trip of milliseconds that dwarfs the bytes of a moderate object, so readers keep more
+  // requests in flight and read an object whole where a local store would read a few ranges
+  // (decision 213). A wrapper answers as the store it wraps.
+  virtual bool Remote() const { return false; }
 };
 
 // InvalidArgument unless `name` is a valid object name: non-empty, at most kObjectNameBytesMax

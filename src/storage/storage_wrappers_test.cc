@@ -15,9 +15,35 @@
 #include "storage/local_store.h"
 #include "storage/memory_store.h"
 #include "storage/test_util.h"
+#include "storage/uri.h"
 
 namespace omnigraph::storage {
 namespace {
+
+// Whether a store is remote (decision 213) is the wrapped store's answer through every wrapper:
+// a counting, faulting or forwarding store over S3 is still a remote store to its readers.
+TEST(WrapperTest, AWrapperIsRemoteExactlyWhenItsStoreIs) {
+  class RemoteLike : public ForwardingStore {
+   public:
+    using ForwardingStore::ForwardingStore;
+    bool Remote() const override { return true; }
+  };
+  TempDir dir;
+  Result<std::shared_ptr<ObjectStore>> local = OpenStore("file://" + dir.path() + "/g");
+  ASSERT_TRUE(local.ok()) << local.status().ToString();
+  EXPECT_FALSE((*local)->Remote());
+  for (const bool remote : {false, true}) {
+    std::shared_ptr<ObjectStore> base = std::make_shared<MemoryStore>();
+    EXPECT_FALSE(base->Remote());
+    if (remote) base = std::make_shared<RemoteLike>(base);
+    const auto counting = std::make_shared<CountingStore>(base);
+    const auto faulty = std::make_shared<FaultStore>(counting);
+    const auto forwarding = std::make_shared<ForwardingStore>(faulty);
+    EXPECT_EQ(counting->Remote(), remote);
+    EXPECT_EQ(faulty->Remote(), remote);
+    EXPECT_EQ(forwarding->Remote(), remote);
+  }
+}
 
 TEST(CountingStoreTest, CountsEveryOperationAndBytes) {
   auto counting = std::make_shared<CountingStore>(std::make_shared<MemoryStore>());

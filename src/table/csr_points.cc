@@ -167,12 +167,13 @@ Result<CsrPoints::Fetched> CsrPoints::Fetch(std::vector<std::pair<uint64_t, uint
   return Fetched(std::move(runs));
 }
 
-Result<std::vector<int64_t>> CsrPoints::KeyIndexes(std::span<const std::string_view> keys,
-                                                   CsrPointLists& out) const {
+Result<std::vector<std::pair<uint32_t, uint32_t>>> CsrPoints::KeySlots(
+    std::span<const std::string_view> keys, CsrPointLists& out) const {
   const CsrLayout& l = layout_;
   const uint64_t* at = l.section_offset;
   const uint64_t stride = l.fence_stride;
-  // Each key's fence window: its keys' end offsets and ids, in one round.
+  // Each key's fence window: its keys' end offsets and ids, and their offsets (the window's keys
+  // are consecutive, so their offsets are one range), in one round.
   std::vector<int64_t> window(keys.size());
   std::vector<std::pair<uint64_t, uint64_t>> ranges;
   const auto window_ids = [&](uint64_t j) {
@@ -187,9 +188,10 @@ Result<std::vector<int64_t>> CsrPoints::KeyIndexes(std::span<const std::string_v
     const uint64_t last = std::min(l.keys, (j + 1) * stride);
     ranges.emplace_back(at[kCsrKeyEnds] + 4 * (j * stride), 4 * (last - j * stride));
     ranges.push_back(window_ids(j));
+    ranges.emplace_back(at[kCsrOffsets] + 4 * (j * stride), 4 * (last - j * stride + 1));
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(Fetched windows, Fetch(std::move(ranges), out));
-  std::vector<int64_t> index(keys.size(), -1);
+  std::vector<std::pair<uint32_t, uint32_t>> slots(keys.size(), {0, 0});
   for (size_t i = 0; i < keys.size(); ++i) {
     if (window[i] < 0) continue;
     const uint64_t j = static_cast<uint64_t>(window[i]);
@@ -205,12 +207,18 @@ Result<std::vector<int64_t>> CsrPoints::KeyIndexes(std::span<const std::string_v
       if ((k == first && id != fence_.Id(j)) || (k > first && !(prev < id))) {
         return Bad("key ids out of order");
       }
-      if (id == keys[i]) index[i] = static_cast<int64_t>(k);
+      if (id == keys[i]) {
+        const uint64_t o = at[kCsrOffsets] + 4 * k;
+        slots[i] = {windows.U32(o), windows.U32(o + 4)};
+        if (slots[i].first > slots[i].second || slots[i].second > l.edges) {
+          return Bad("offsets out of order");
+        }
+      }
       prev = id;
       begin = end;
     }
   }
-  return index;
+  return slots;
 }
 
 Status CsrPoints::OtherIds(const std::vector<uint32_t>& targets, CsrPointLists& out) const {
@@ -243,21 +251,10 @@ Status CsrPoints::OtherIds(const std::vector<uint32_t>& targets, CsrPointLists& 
 Result<CsrPointLists> CsrPoints::Lists(std::span<const std::string_view> keys) const {
   const uint64_t* at = layout_.section_offset;
   CsrPointLists out;
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<int64_t> index, KeyIndexes(keys, out));
-  // The found keys' offsets, then their slots.
+  // The found keys' slots (a key not found has none), then their edges and targets.
+  OMNIGRAPH_ASSIGN_OR_RETURN(auto slots, KeySlots(keys, out));
   std::vector<std::pair<uint64_t, uint64_t>> ranges;
   for (size_t i = 0; i < keys.size(); ++i) {
-    if (index[i] >= 0) ranges.emplace_back(at[kCsrOffsets] + 4 * index[i], 8);
-  }
-  OMNIGRAPH_ASSIGN_OR_RETURN(Fetched offsets, Fetch(std::exchange(ranges, {}), out));
-  std::vector<std::pair<uint32_t, uint32_t>> slots(keys.size(), {0, 0});
-  for (size_t i = 0; i < keys.size(); ++i) {
-    if (index[i] < 0) continue;
-    const uint64_t o = at[kCsrOffsets] + 4 * static_cast<uint64_t>(index[i]);
-    slots[i] = {offsets.U32(o), offsets.U32(o + 4)};
-    if (slots[i].first > slots[i].second || slots[i].second > layout_.edges) {
-      return Bad("offsets out of order");
-    }
     const uint64_t count = slots[i].second - slots[i].first;
     ranges.emplace_back(at[kCsrEdges] + 4 * uint64_t{slots[i].first}, 4 * count);
     ranges.emplace_back(at[kCsrTargets] + 4 * uint64_t{slots[i].first}, 4 * count);

@@ -5,8 +5,8 @@
 //
 // Opening reads the envelope header with the payload's table (one ranged read) and the fence
 // with the block checksums (one ranged read, at the payload's end). Each Lists call then reads,
-// for all its keys together, in five rounds: the fence windows of key ends and key ids, the
-// offsets, the slots' edges and targets, the other endpoints' end offsets and their ids. Within a
+// for all its keys together, in four rounds: the fence windows of key ends, key ids and offsets,
+// the slots' edges and targets, the other endpoints' end offsets and their ids. Within a
 // round, ranges whose blocks lie within kCsrCoalesceGapBytes of each other are read together, so
 // a round costs one read per cluster, not one per key or edge, and at most kCsrRoundReadsMax.
 // Immutable once opened; thread-safe.
@@ -87,10 +87,10 @@ class CsrPoints {
   // Reads the blocks covering `ranges` (payload offset, length), coalesced, and checks them.
   Result<Fetched> Fetch(std::vector<std::pair<uint64_t, uint64_t>> ranges,
                         CsrPointLists& out) const;
-  // Round 1 of Lists: each key's index among the key ids, or -1.
-  Result<std::vector<int64_t>> KeyIndexes(std::span<const std::string_view> keys,
-                                          CsrPointLists& out) const;
-  // Rounds 4 and 5: the id of each target ordinal, appended to out.others.
+  // Round 1 of Lists: each key's slots [first, second) (empty for a key the adjacency lacks).
+  Result<std::vector<std::pair<uint32_t, uint32_t>>> KeySlots(
+      std::span<const std::string_view> keys, CsrPointLists& out) const;
+  // Rounds 3 and 4: the id of each target ordinal, appended to out.others.
   Status OtherIds(const std::vector<uint32_t>& targets, CsrPointLists& out) const;
   Status Bad(const std::string& what) const;
 

@@ -181,8 +181,9 @@ TEST_P(CsrPointsTest, ListsEqualTheWholeAdjacencyForAnyKeys) {
 
 // One key of an adjacency of 50,000 keys with one edge each: every section is larger than the
 // coalescing gap, so each range is its own read. Open: the header with the table, then the fence
-// with the block checksums (2). Lists: the key's window of key ends and of key ids (2), its two
-// offsets (1), its slot's edge and target (2), the target's end offsets (1) and id (1).
+// with the block checksums (2). Lists, in four rounds: the key's window of key ends, of key ids
+// and of offsets (3; the offsets were a round of their own before decision 213), its slot's edge
+// and target (2), the target's end offsets (1) and id (1).
 TEST_P(CsrPointsTest, AColdReadOfOneKeyCostsNineRangedReadsAndASmallPartOfTheObject) {
   constexpr uint64_t kKeys = 50'000;
   const NewTable table{TableId{0x72, 0x1}, "Knows", ModelSchema(true)};

@@ -172,6 +172,20 @@ class DerivedChainTest : public DerivedTest {
     ASSERT_TRUE(three_->WriteDerivedDelta("fts.1", "delta three", two_->manifest(), 2).ok());
   }
 
+  // `chain` is the full object, then deltas two and three, each at its version (what WriteChain
+  // and a listed chain over the same payloads read back as).
+  void ExpectTheChain(const Result<std::vector<DerivedLink>>& chain) const {
+    ASSERT_TRUE(chain.ok()) << chain.status().ToString();
+    ASSERT_EQ(chain->size(), 3u);
+    const std::vector<std::pair<std::string_view, const TableVersion*>> want = {
+        {"full", one_.get()}, {"delta two", two_.get()}, {"delta three", three_.get()}};
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ((*chain)[i].payload.view(), want[i].first) << i;
+      EXPECT_EQ((*chain)[i].manifest->staged_version, want[i].second->manifest().staged_version)
+          << i;
+    }
+  }
+
   std::shared_ptr<const TableVersion> three_;
 };
 
@@ -179,15 +193,7 @@ TEST_F(DerivedChainTest, AChainReadsTheFullObjectFirstThenEachDeltaInOrder) {
   WriteChain();
   auto cold = Cold(*three_);
   counting_->Reset();
-  Result<std::vector<DerivedLink>> chain = cold->ReadDerivedChain("fts.1");
-  ASSERT_TRUE(chain.ok()) << chain.status().ToString();
-  ASSERT_EQ(chain->size(), 3u);
-  EXPECT_EQ((*chain)[0].payload.view(), "full");
-  EXPECT_EQ((*chain)[1].payload.view(), "delta two");
-  EXPECT_EQ((*chain)[2].payload.view(), "delta three");
-  EXPECT_EQ((*chain)[0].manifest->staged_version, one_->manifest().staged_version);
-  EXPECT_EQ((*chain)[1].manifest->staged_version, two_->manifest().staged_version);
-  EXPECT_EQ((*chain)[2].manifest->staged_version, three_->manifest().staged_version);
+  ExpectTheChain(cold->ReadDerivedChain("fts.1"));
   // Three objects and the two base manifests; a second read is all cache hits.
   EXPECT_EQ(counting_->Snapshot().gets, 5u);
   EXPECT_EQ(counting_->Snapshot().total(), 5u);
@@ -236,12 +242,7 @@ TEST_F(DerivedChainTest, AListedChainIsReadAheadAndWalkedTheSameWay) {
                                                         one_->manifest().staged_version}));
   cold = Cold(*three_);
   counting_->Reset();
-  Result<std::vector<DerivedLink>> chain = cold->ReadDerivedChain("fts.1");
-  ASSERT_TRUE(chain.ok()) << chain.status().ToString();
-  ASSERT_EQ(chain->size(), 3u);
-  EXPECT_EQ((*chain)[0].payload.view(), "full");
-  EXPECT_EQ((*chain)[1].payload.view(), "delta two");
-  EXPECT_EQ((*chain)[2].payload.view(), "delta three");
+  ExpectTheChain(cold->ReadDerivedChain("fts.1"));
   EXPECT_EQ(counting_->Snapshot().gets, 5u);
   EXPECT_EQ(counting_->Snapshot().total(), 5u);
   // A wrong list is only a wasted read ahead: the walk follows each object's own base.
@@ -253,9 +254,7 @@ TEST_F(DerivedChainTest, AListedChainIsReadAheadAndWalkedTheSameWay) {
   ASSERT_TRUE(
       memory_->Put(three_name, EncodeDerived(three_->manifest(), "fts.1", "delta three", &wrong))
           .ok());
-  chain = Cold(*three_)->ReadDerivedChain("fts.1");
-  ASSERT_TRUE(chain.ok()) << chain.status().ToString();
-  EXPECT_EQ((*chain)[0].payload.view(), "full");
+  ExpectTheChain(Cold(*three_)->ReadDerivedChain("fts.1"));
   // A list whose length is not depth - 1 is a damaged header.
   std::string bytes = EncodeDerived(three_->manifest(), "fts.1", "delta three", &wrong);
   const size_t count_at = 36 + 5 + three_->manifest().transaction_uuid.size() + 16 +

@@ -4,6 +4,7 @@
 
 #include "base/executor.h"
 #include "table/derived.h"
+#include "table/edge_csr.h"
 #include "table/id_index.h"
 #include "table/table_context.h"
 
@@ -58,6 +59,13 @@ void TableStore::Prefetch(std::span<const TablePin> pins, const PrefetchOptions&
     if (ids && pin.entity_count >= ctx_->derived_rows_min() &&
         ctx_->cache().Get<IdIndex>("i:" + name) == nullptr) {
       indexes.push_back(DerivedName(pin.table(), pin.staged_version, kIdsKind));
+    }
+    const bool adjacency = std::find(options.adjacency_of.begin(), options.adjacency_of.end(),
+                                     pin.table_key) != options.adjacency_of.end();
+    if (adjacency && pin.entity_count >= ctx_->derived_rows_min() &&
+        pin.entity_count < options.adjacency_edges_max) {
+      std::string csr = DerivedName(pin.table(), pin.staged_version, CsrKind(EdgeDirection::kOut));
+      if (ctx_->cache().Get<EdgeCsr>("csr:" + csr) == nullptr) indexes.push_back(std::move(csr));
     }
     if (ctx_->cache().Get<TableManifest>("m:" + name) == nullptr)
       manifests.push_back(std::move(name));

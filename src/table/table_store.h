@@ -194,6 +194,11 @@ class TableStore {
     // version of at least derived_rows_min() entities, which its pin says) and the index is not
     // held yet: the first object a lookup by id reads after the manifest, named by the pin alone.
     std::vector<std::string> ids_of;
+    // Also the stored forward adjacency of each edge version whose table key is listed, when it
+    // has one and has fewer than adjacency_edges_max edges (the pin says) and it is not held yet:
+    // what a walk over a version a remote store's reader reads whole reads first (decision 213).
+    std::vector<std::string> adjacency_of;
+    uint64_t adjacency_edges_max = 0;
     // Nothing is read when fewer objects than this are missing: a read alone is a request round
     // whenever it is made, unless something else goes out beside it.
     size_t reads_min = 2;

@@ -27,12 +27,9 @@ Result<CountedRuntime> RuntimeFor(std::string_view uri, const DatabaseOptions& o
   // A remote store's requests mostly wait on the network, and a cold read issues its
   // independent ones together (the records up to the hint, manifests, index objects): the pool
   // bounds how many are in flight, so it is never smaller than kRemoteStoreThreadsMin there
-  // (decision 209).
-  OMNIGRAPH_ASSIGN_OR_RETURN(storage::StoreUri parsed, storage::ParseStoreUri(uri));
-  const bool remote =
-      parsed.scheme == storage::Scheme::kS3 || parsed.scheme == storage::Scheme::kAzure;
+  // (decisions 209 and 213: the store says whether it is remote).
   const size_t threads =
-      std::max<size_t>(remote ? api::kRemoteStoreThreadsMin : 1, options.threads);
+      std::max<size_t>(counting->Remote() ? api::kRemoteStoreThreadsMin : 1, options.threads);
   storage::Runtime runtime = storage::Runtime::ForStore(counting, threads);
   return CountedRuntime{std::move(counting), std::move(runtime)};
 }

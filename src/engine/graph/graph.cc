@@ -429,6 +429,8 @@ void Snapshot::PrefetchTables(std::span<const std::string> table_keys,
   tables_->Prefetch(pins, options);
 }
 
+bool Snapshot::remote_store() const { return tables_->runtime().store->Remote(); }
+
 Status Snapshot::ExplainReadFailure(const Status& failure) const {
   constexpr std::string_view kTablesPrefix = "tables/";
   if (failure.code() != Code::kNotFound || !failure.object().starts_with(kTablesPrefix)) {

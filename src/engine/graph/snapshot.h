@@ -44,6 +44,9 @@ class Snapshot {
   Status ExplainReadFailure(const Status& failure) const;
   // The graph's Runtime clock: what a query's now() reads when the caller fixes no time.
   Clock& clock() const { return *clock_; }
+  // Whether the graph's store is remote (storage::ObjectStore::Remote): readers then prefer
+  // fewer, larger reads (decision 213).
+  bool remote_store() const;
   // The state, shared: what the write path's publish loop starts from.
   const std::shared_ptr<const commit::GraphState>& shared_state() const { return state_; }
   // The warm handle the head was read from; null for a snapshot at a past commit. A write

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "engine/graph/graph.h"
@@ -16,6 +17,7 @@
 #include "engine/read/query.h"
 #include "storage/counting_store.h"
 #include "storage/fault_store.h"
+#include "storage/forwarding_store.h"
 #include "storage/memory_store.h"
 
 namespace omnigraph::engine {
@@ -53,18 +55,33 @@ std::shared_ptr<storage::MemoryStore> MakeGraph() {
   return store;
 }
 
+// The memory store answering as a remote one (storage::ObjectStore::Remote, decision 213).
+class RemoteLike : public storage::ForwardingStore {
+ public:
+  using ForwardingStore::ForwardingStore;
+  bool Remote() const override { return true; }
+};
+
+struct ColdRunOptions {
+  size_t threads = 4;                       // The pool a process has.
+  bool remote = false;                      // The store says it is remote.
+  std::optional<uint64_t> point_edges_min;  // RunOptions::point_edges_min.
+};
+
 // The store calls of a fresh handle's open and first run of `name` over `store`, every call
-// delayed by 30 ms, with a pool of threads as a process has.
+// delayed by 30 ms.
 storage::OpCounts ColdRun(const std::shared_ptr<storage::MemoryStore>& store, std::string_view name,
-                          OrderedJson* rows, size_t threads = 4) {
-  auto delayed = std::make_shared<storage::FaultStore>(store);
+                          OrderedJson* rows, const ColdRunOptions& run = {}) {
+  std::shared_ptr<storage::ObjectStore> base = store;
+  if (run.remote) base = std::make_shared<RemoteLike>(base);
+  auto delayed = std::make_shared<storage::FaultStore>(base);
   storage::FaultRule latency;
   latency.kind = storage::FaultKind::kLatency;
   latency.times = -1;
   latency.latency_micros = 30'000;
   delayed->AddRule(latency);
   auto counting = std::make_shared<storage::CountingStore>(delayed);
-  const storage::Runtime runtime = storage::Runtime::ForStore(counting, threads);
+  const storage::Runtime runtime = storage::Runtime::ForStore(counting, run.threads);
   Result<std::unique_ptr<Graph>> graph = Graph::Open(runtime);
   EXPECT_TRUE(graph.ok()) << graph.status().ToString();
   if (!graph.ok()) return {};
@@ -74,6 +91,7 @@ storage::OpCounts ColdRun(const std::shared_ptr<storage::MemoryStore>& store, st
   RunOptions options;
   options.cache = &cache;
   options.prepared = &prepared;
+  options.point_edges_min = run.point_edges_min;
   Result<OrderedJson> out = RunReadJson(**graph, kQueries, name, Json{{"n", "p7"}}, options);
   EXPECT_TRUE(out.ok()) << out.status().ToString();
   if (out.ok()) *rows = (*out)["rows"];
@@ -111,6 +129,37 @@ TEST(ColdRoundsTest, AColdOneHopCountWaitsForFourRounds) {
   EXPECT_EQ(c.rounds, 4u) << c.ToString();
 }
 
+// On a remote store a walk reads an adjacency below kRemotePointEdgesMin edges whole, and the
+// read ahead beside the probe reads it with Person's id index (decision 213), on the pool a
+// handle on a remote store keeps (api::kRemoteStoreThreadsMin): three rounds.
+TEST(ColdRoundsTest, AColdOneHopOnARemoteStoreReadsTheAdjacencyAheadInThreeRounds) {
+  const auto store = MakeGraph();
+  OrderedJson rows;
+  const storage::OpCounts c = ColdRun(store, "hop1", &rows, {.threads = 16, .remote = true});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0]["n"].get<int64_t>(), 3);
+  EXPECT_EQ(c.lists, 0u) << c.ToString();
+  EXPECT_EQ(c.gets, 11u) << c.ToString();
+  EXPECT_EQ(c.heads, 2u) << c.ToString();
+  EXPECT_EQ(c.rounds, 3u) << c.ToString();
+}
+
+// Above the bound the walk reads point by point, and the adjacency is not read ahead: after the
+// three rounds above, two to open it (the header with the table, then the fence with the block
+// checksums) and four for p7's edges (its fence window with its offsets, its slots, the targets'
+// end offsets, their ids): nine rounds.
+TEST(ColdRoundsTest, AColdOneHopReadPointByPointWaitsForNineRounds) {
+  const auto store = MakeGraph();
+  OrderedJson rows;
+  const storage::OpCounts c =
+      ColdRun(store, "hop1", &rows, {.threads = 16, .remote = true, .point_edges_min = 0});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0]["n"].get<int64_t>(), 3);
+  EXPECT_EQ(c.lists, 0u) << c.ToString();
+  EXPECT_EQ(c.heads, 2u) << c.ToString();
+  EXPECT_EQ(c.rounds, 9u) << c.ToString();
+}
+
 // The graph above after `appends` one-person appends: each small write stores Person's id index
 // as a delta over the version before (docs/format/indexes.md "Deltas"), so its chain is that deep.
 std::shared_ptr<storage::MemoryStore> MakeDeepGraph(int appends) {
@@ -135,7 +184,7 @@ std::shared_ptr<storage::MemoryStore> MakeDeepGraph(int appends) {
 TEST(ColdRoundsTest, AColdKeyLookupOverADeepIndexChainWaitsForFiveRounds) {
   const auto store = MakeDeepGraph(4);
   OrderedJson rows;
-  const storage::OpCounts c = ColdRun(store, "lookup", &rows, 16);
+  const storage::OpCounts c = ColdRun(store, "lookup", &rows, {.threads = 16});
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0]["p.age"].get<int64_t>(), 7);
   // Round 2 holds the checkpoint, five records and the schema; round 4 the four lower links'

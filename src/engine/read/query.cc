@@ -39,6 +39,14 @@ void SetQueryEmbedder(query::ExecOptions& exec, Clock& clock) {
   };
 }
 
+// The fewest live edges an edge version has for a walk from a few nodes to read its adjacency
+// point by point: the option when set, else on a remote store kRemotePointEdgesMin — there a
+// point read's rounds cost more than reading a moderate adjacency whole (decision 213).
+uint64_t PointEdgesMin(const Snapshot& snapshot, const RunOptions& options) {
+  if (options.point_edges_min) return *options.point_edges_min;
+  return snapshot.remote_store() ? query::kRemotePointEdgesMin : query::kPointEdgesMin;
+}
+
 // The executor's options for one run: every RunOptions field, whichever path runs the query (the
 // prepared plan or a checked query). `local` holds the run's own cache when none is shared.
 query::ExecOptions ExecOptionsFor(const Snapshot& snapshot, const RunOptions& options,
@@ -49,7 +57,7 @@ query::ExecOptions ExecOptionsFor(const Snapshot& snapshot, const RunOptions& op
   exec.traversal_work_limit = options.traversal_work_limit;
   if (exec.cache == nullptr) exec.cache = &local.emplace(64);
   if (options.nearest_exact_max) exec.nearest_exact_max = *options.nearest_exact_max;
-  if (options.point_edges_min) exec.point_edges_min = *options.point_edges_min;
+  exec.point_edges_min = PointEdgesMin(snapshot, options);
   exec.point_budget_bytes = options.point_budget_bytes;
   SetQueryEmbedder(exec, snapshot.clock());
   return exec;
@@ -72,9 +80,11 @@ Status AuthorizeReads(const query::CheckedQuery& checked, const RunOptions& opti
 // another, which on a remote store is one request round each (docs/design/query-execution.md
 // "Cold reads"). `ahead` (a cold read's read ahead, beside the probe for newer records, so even
 // one read saves a round): also the stored id index of each node table, which a lookup by key
-// reads next (a traversal reads an edge table's adjacency, not its id index).
+// reads next (a traversal reads an edge table's adjacency, not its id index), and on a remote
+// store the stored forward adjacency of each edge table a walk would read whole (below the point
+// bound, decision 213).
 void PrefetchReads(const Snapshot& snapshot, const query::CheckedQuery& checked,
-                   bool ahead = false) {
+                   const RunOptions& run, bool ahead = false) {
   if (checked.reads.size() < 2 && !ahead) return;
   std::vector<std::string> keys;
   table::TableStore::PrefetchOptions options;
@@ -85,7 +95,9 @@ void PrefetchReads(const Snapshot& snapshot, const query::CheckedQuery& checked,
     if (type == nullptr) continue;
     keys.push_back(type->table_key());
     if (ahead && !edge) options.ids_of.push_back(type->table_key());
+    if (ahead && edge && snapshot.remote_store()) options.adjacency_of.push_back(type->table_key());
   }
+  options.adjacency_edges_max = PointEdgesMin(snapshot, run);
   if (ahead) options.reads_min = 1;
   snapshot.PrefetchTables(keys, options);
 }
@@ -96,7 +108,7 @@ Result<query::QueryResult> RunChecked(const Snapshot& snapshot, const query::Che
                                       const Json& params, const RunOptions& options) {
   OMNIGRAPH_RETURN_IF_ERROR(AuthorizeReads(checked, options));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<schema::Value> values, query::BindParams(checked, params));
-  PrefetchReads(snapshot, checked);
+  PrefetchReads(snapshot, checked, options);
   std::optional<query::ExecCache> local;
   const query::ExecOptions exec = ExecOptionsFor(snapshot, options, local);
   SnapshotView view(snapshot);
@@ -155,7 +167,7 @@ Result<query::QueryResult> RunPlanned(const Snapshot& snapshot,
   OMNIGRAPH_RETURN_IF_ERROR(AuthorizeReads(prepared.checked, options));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<schema::Value> values,
                              query::BindParams(prepared.checked, params));
-  PrefetchReads(snapshot, prepared.checked);
+  PrefetchReads(snapshot, prepared.checked, options);
   std::optional<query::ExecCache> local;
   const query::ExecOptions exec = ExecOptionsFor(snapshot, options, local);
   SnapshotView view(snapshot);
@@ -268,7 +280,7 @@ class ReadPreparer {
       early_ = *prepared;
       if (early_->decl->explain) return;  // An explained query reads no table.
       gate_ = AuthorizeReads(early_->checked, options);
-      if (gate_->ok()) PrefetchReads(likely, early_->checked, /*ahead=*/true);
+      if (gate_->ok()) PrefetchReads(likely, early_->checked, options, /*ahead=*/true);
     };
   }
 

@@ -48,8 +48,12 @@ inline constexpr uint64_t kDefaultTraversalWorkLimit = 10'000'000;
 inline constexpr uint64_t kNearestExactMax = 16384;
 // An edge version with fewer live edges than this has its adjacency read whole even for a walk
 // from one node: below it the whole stored adjacency is a few hundred KiB, which one read
-// fetches faster than the seven or so ranged reads of a point read (ExecContext::PointOut).
+// fetches faster than the six or so ranged reads of a point read (ExecContext::PointOut).
 inline constexpr uint64_t kPointEdgesMin = 1 << 16;
+// The same bound on a remote store (storage::ObjectStore::Remote; decision 213): a point read
+// waits for about six dependent requests of tens of milliseconds each, in which a store streams
+// several MiB; 2^20 edges are about 9 MiB of stored adjacency (8–9 bytes per edge).
+inline constexpr uint64_t kRemotePointEdgesMin = 1 << 20;
 
 struct ExecOptions {
   // The value of now() for this run (ms since the epoch, UTC): fixed per invocation.

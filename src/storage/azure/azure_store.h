@@ -63,6 +63,7 @@ class AzureStore final : public ObjectStore {
   // Twice the client's request timeout: a request our client gave up on may still be processed
   // by the service for a while; decision 124 states the assumption.
   int64_t UnknownOutcomeWindowMicros() const override;
+  bool Remote() const override { return true; }
 
  private:
   struct Call {

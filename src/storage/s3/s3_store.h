@@ -62,6 +62,7 @@ class S3Store final : public ObjectStore {
   // Twice the client's request timeout: a request our client gave up on may still be processed
   // by the service for a while; decision 124 states the assumption.
   int64_t UnknownOutcomeWindowMicros() const override;
+  bool Remote() const override { return true; }
 
  private:
   struct Call {

@@ -76,6 +76,7 @@ TEST_F(S3RgwTest, OpenStoreUsesTheEnvironment) {
   Result<std::shared_ptr<ObjectStore>> store = OpenStore(uri);
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   EXPECT_EQ((*store)->Describe(), uri);
+  EXPECT_TRUE((*store)->Remote());  // Its readers prefer fewer, larger reads (decision 213).
   ASSERT_TRUE((*store)->Put("n", "v").ok());
   EXPECT_EQ(store_->Get("n").status().kind(), Kind::kNotFound);
 }
