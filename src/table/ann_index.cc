@@ -9,6 +9,7 @@
 #include <faiss/impl/IDSelector.h>
 #include <faiss/impl/io.h>
 #include <faiss/index_io.h>
+#include <faiss/utils/distances.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -25,8 +26,11 @@ namespace {
 using Idx = faiss::Index::idx_t;
 
 constexpr char kMagic[4] = {'O', 'G', 'A', 'N'};
-constexpr uint32_t kFormat = 2;  // 1 was the inner-product index over unit vectors.
-constexpr uint64_t kPayloadHeaderBytes = 32;
+// 1 was the inner-product index over unit vectors; 2 had no calibrated probes (still read).
+constexpr uint32_t kFormat = 3;
+constexpr uint32_t kFormatUncalibrated = 2;
+constexpr uint64_t kPayloadHeaderBytes = 40;
+constexpr uint64_t kUncalibratedHeaderBytes = 32;
 constexpr uint64_t kBuildBatchRows = 65536;
 constexpr int kMaxPointsPerList = 64;
 
@@ -221,6 +225,52 @@ Result<Vectors> ReadVectors(const TableVersion& version, uint32_t field_id) {
   return v;
 }
 
+// The lists a search must probe to find kAnnCalibrationRecallPermille thousandths of the
+// kAnnCalibrationNeighbours nearest neighbours of kAnnCalibrationQueries rows spread evenly over
+// the indexed vectors (each one's own vector the query; the row itself is not counted): the
+// smallest p such that that share of the neighbours lie in the p lists whose centroids are
+// nearest their query. `assign` holds each vector's list. On clustered data this is a few lists;
+// on uniform data most of them (docs/benchmarks.md "Vector search").
+uint32_t CalibrateProbes(const Vectors& v, const faiss::IndexFlatL2& quantizer,
+                         std::span<const Idx> assign) {
+  const uint64_t n = v.ids.size();
+  const uint64_t samples = std::min<uint64_t>(kAnnCalibrationQueries, n);
+  const uint64_t k = std::min<uint64_t>(kAnnCalibrationNeighbours + 1, n);
+  const uint64_t lists = static_cast<uint64_t>(quantizer.ntotal);
+  if (k < 2 || lists <= 1) return 1;
+  std::vector<float> queries(samples * v.dim);
+  std::vector<Idx> at(samples);
+  for (uint64_t s = 0; s < samples; ++s) {
+    at[s] = static_cast<Idx>(s * n / samples);
+    std::memcpy(&queries[s * v.dim], &v.data[at[s] * v.dim], sizeof(float) * v.dim);
+  }
+  std::vector<float> distances(samples * std::max(k, lists));
+  std::vector<Idx> nearest(samples * k), order(samples * lists);
+  faiss::knn_L2sqr(queries.data(), v.data.data(), v.dim, samples, n, k, distances.data(),
+                   nearest.data());
+  quantizer.search(static_cast<Idx>(samples), queries.data(), static_cast<Idx>(lists),
+                   distances.data(), order.data());
+  std::vector<uint32_t> ranks;  // Of each neighbour's list among its query's nearest lists.
+  std::vector<uint32_t> rank_of(lists);
+  for (uint64_t s = 0; s < samples; ++s) {
+    for (uint64_t r = 0; r < lists; ++r) {
+      const Idx list = order[s * lists + r];
+      if (list >= 0) rank_of[list] = static_cast<uint32_t>(r);
+    }
+    uint64_t taken = 0;
+    for (uint64_t j = 0; j < k && taken + 1 < k; ++j) {
+      const Idx id = nearest[s * k + j];
+      if (id < 0 || id == at[s]) continue;
+      ranks.push_back(rank_of[assign[id]]);
+      ++taken;
+    }
+  }
+  if (ranks.empty()) return 1;
+  std::sort(ranks.begin(), ranks.end());
+  const uint64_t need = (ranks.size() * kAnnCalibrationRecallPermille + 999) / 1000;
+  return ranks[std::max<uint64_t>(need, 1) - 1] + 1;
+}
+
 uint32_t ChooseLists(uint64_t n, uint32_t requested) {
   if (requested != 0) return std::min<uint64_t>(requested, std::max<uint64_t>(1, n));
   const uint64_t by_sqrt = static_cast<uint64_t>(4 * std::sqrt(static_cast<double>(n)));
@@ -254,7 +304,11 @@ Result<std::string> BuildAnnPayload(const TableVersion& version, uint32_t field_
     index.cp.max_points_per_centroid = kMaxPointsPerList;
     index.verbose = false;
     index.train(static_cast<Idx>(n), v.data.data());
-    index.add_with_ids(static_cast<Idx>(n), v.data.data(), v.ids.data());
+    // The lists of the vectors are assigned once, for the index and for the calibration.
+    std::vector<Idx> assign(n);
+    quantizer.assign(static_cast<Idx>(n), v.data.data(), assign.data());
+    index.add_core(static_cast<Idx>(n), v.data.data(), v.ids.data(), assign.data());
+    const uint32_t probes = CalibrateProbes(v, quantizer, assign);
     StringWriter writer;
     faiss::write_index(&index, &writer);
     payload.reserve(kPayloadHeaderBytes + writer.out.size());
@@ -264,6 +318,8 @@ Result<std::string> BuildAnnPayload(const TableVersion& version, uint32_t field_
     AppendLe<uint32_t>(payload, lists);
     AppendLe<uint64_t>(payload, v.rows);
     AppendLe<uint64_t>(payload, n);
+    AppendLe<uint32_t>(payload, probes);
+    AppendLe<uint32_t>(payload, 0);
     payload += writer.out;
   } catch (const std::exception& e) {
     return Internal("building the vector index of field " + std::to_string(field_id) + " of " +
@@ -274,16 +330,24 @@ Result<std::string> BuildAnnPayload(const TableVersion& version, uint32_t field_
 
 Result<std::shared_ptr<const AnnIndex>> AnnIndex::Decode(std::string_view payload,
                                                          const std::string& name) {
-  if (payload.size() < kPayloadHeaderBytes || std::memcmp(payload.data(), kMagic, 4) != 0 ||
-      LoadLe<uint32_t>(payload, 4) != kFormat) {
-    return Corruption("vector index " + name + " has no OGAN format-2 header", name);
+  const uint32_t format = payload.size() < 8 ? 0 : LoadLe<uint32_t>(payload, 4);
+  const uint64_t header_bytes =
+      format == kFormatUncalibrated ? kUncalibratedHeaderBytes : kPayloadHeaderBytes;
+  if (payload.size() < header_bytes || std::memcmp(payload.data(), kMagic, 4) != 0 ||
+      (format != kFormat && format != kFormatUncalibrated) ||
+      (format == kFormat && LoadLe<uint32_t>(payload, 36) != 0)) {
+    return Corruption("vector index " + name + " has no OGAN format-2 or 3 header", name);
   }
   std::shared_ptr<AnnIndex> out(new AnnIndex());
   out->dim_ = LoadLe<uint32_t>(payload, 8);
   out->rows_ = LoadLe<uint64_t>(payload, 16);
   const uint64_t indexed = LoadLe<uint64_t>(payload, 24);
+  if (format == kFormat) out->probes_for_recall_ = LoadLe<uint32_t>(payload, 32);
+  if (out->probes_for_recall_ > LoadLe<uint32_t>(payload, 12)) {
+    return Corruption("vector index " + name + ": its calibrated probes exceed its lists", name);
+  }
   out->impl_ = std::make_unique<Impl>();
-  const std::string_view body = payload.substr(kPayloadHeaderBytes);
+  const std::string_view body = payload.substr(header_bytes);
   if (std::string damage =
           CheckIvfLayout(body, out->dim_, LoadLe<uint32_t>(payload, 12), out->rows_, indexed);
       !damage.empty()) {

@@ -31,6 +31,14 @@ inline constexpr uint32_t kAnnListsMax = 65536;
 // k-means iterations of the training, and its fixed seed (a build is a function of the version).
 inline constexpr int kAnnTrainIterations = 10;
 inline constexpr int kAnnTrainSeed = 1234;
+// The build measures how many lists a search must probe to find kAnnCalibrationRecallPermille
+// thousandths of the kAnnCalibrationNeighbours nearest neighbours of kAnnCalibrationQueries rows
+// spread over the version (each row's vector the query, the row itself not counted), and stores
+// it with the index: the executor scales its probes by it and answers exactly when the index
+// would have to scan most of the rows (docs/format/vector-index.md "Build").
+inline constexpr uint64_t kAnnCalibrationQueries = 32;
+inline constexpr uint64_t kAnnCalibrationNeighbours = 10;
+inline constexpr uint64_t kAnnCalibrationRecallPermille = 950;
 
 // The derived-object kind of the index of property `field_id`: "annl2.{field_id}".
 std::string AnnKind(uint32_t field_id);
@@ -43,9 +51,9 @@ struct AnnBuildOptions {
 };
 
 // The payload of the index of Vector property `field_id` of `version`: the vectors in id order,
-// normalized, clustered into lists. Empty when the version has fewer than `rows_min` non-null
-// vectors. InvalidArgument when `field_id` is not a Vector property of the version; storage and
-// corruption errors from reading the fragments.
+// as stored, clustered into lists, with the calibrated probes. Empty when the version has fewer
+// than `rows_min` non-null vectors. InvalidArgument when `field_id` is not a Vector property of the
+// version; storage and corruption errors from reading the fragments.
 Result<std::string> BuildAnnPayload(const TableVersion& version, uint32_t field_id,
                                     const AnnBuildOptions& options = {});
 
@@ -65,6 +73,9 @@ class AnnIndex {
   uint64_t rows() const { return rows_; }
   uint64_t indexed() const;
   uint32_t lists() const;
+  // The lists a search probes to reach the calibrated recall (kAnnCalibrationRecallPermille),
+  // measured by the build; 0 when the payload does not say (format 2, built before calibration).
+  uint32_t probes_for_recall() const { return probes_for_recall_; }
 
   // The up to `k` dense indices nearest (smallest squared L2 distance to `query`)
   // among the rows `allowed` admits (empty = every row; otherwise allowed.size() == rows()),
@@ -79,6 +90,7 @@ class AnnIndex {
   AnnIndex() = default;
   uint32_t dim_ = 0;
   uint64_t rows_ = 0;
+  uint32_t probes_for_recall_ = 0;
   std::unique_ptr<Impl> impl_;
 };
 
