@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "table/ann_delta.h"
 #include "table/derived.h"
 #include "table/le_bytes.h"
 
@@ -271,6 +272,37 @@ uint32_t CalibrateProbes(const Vectors& v, const faiss::IndexFlatL2& quantizer,
   return ranks[std::max<uint64_t>(need, 1) - 1] + 1;
 }
 
+// The payload (format 3) of `index` over a version of `rows` live rows.
+std::string PayloadOf(const faiss::IndexIVF& index, uint64_t rows, uint32_t probes) {
+  StringWriter writer;
+  faiss::write_index(&index, &writer);
+  std::string payload;
+  payload.reserve(kPayloadHeaderBytes + writer.out.size());
+  payload.append(kMagic, 4);
+  AppendLe<uint32_t>(payload, kFormat);
+  AppendLe<uint32_t>(payload, static_cast<uint32_t>(index.d));
+  AppendLe<uint32_t>(payload, static_cast<uint32_t>(index.nlist));
+  AppendLe<uint64_t>(payload, rows);
+  AppendLe<uint64_t>(payload, static_cast<uint64_t>(index.ntotal));
+  AppendLe<uint32_t>(payload, probes);
+  AppendLe<uint32_t>(payload, 0);
+  payload += writer.out;
+  return payload;
+}
+
+// An empty IVF-Flat index over a copy of `from`'s centroids (its own quantizer).
+std::unique_ptr<faiss::IndexIVFFlat> EmptyLike(const faiss::IndexIVF& from) {
+  std::vector<float> centroids(from.nlist * from.d);
+  from.quantizer->reconstruct_n(0, static_cast<Idx>(from.nlist), centroids.data());
+  auto quantizer = std::make_unique<faiss::IndexFlatL2>(from.d);
+  quantizer->add(static_cast<Idx>(from.nlist), centroids.data());
+  auto index = std::make_unique<faiss::IndexIVFFlat>(quantizer.release(), from.d, from.nlist,
+                                                     faiss::METRIC_L2);
+  index->own_fields = true;
+  index->is_trained = true;
+  return index;
+}
+
 uint32_t ChooseLists(uint64_t n, uint32_t requested) {
   if (requested != 0) return std::min<uint64_t>(requested, std::max<uint64_t>(1, n));
   const uint64_t by_sqrt = static_cast<uint64_t>(4 * std::sqrt(static_cast<double>(n)));
@@ -309,18 +341,7 @@ Result<std::string> BuildAnnPayload(const TableVersion& version, uint32_t field_
     quantizer.assign(static_cast<Idx>(n), v.data.data(), assign.data());
     index.add_core(static_cast<Idx>(n), v.data.data(), v.ids.data(), assign.data());
     const uint32_t probes = CalibrateProbes(v, quantizer, assign);
-    StringWriter writer;
-    faiss::write_index(&index, &writer);
-    payload.reserve(kPayloadHeaderBytes + writer.out.size());
-    payload.append(kMagic, 4);
-    AppendLe<uint32_t>(payload, kFormat);
-    AppendLe<uint32_t>(payload, v.dim);
-    AppendLe<uint32_t>(payload, lists);
-    AppendLe<uint64_t>(payload, v.rows);
-    AppendLe<uint64_t>(payload, n);
-    AppendLe<uint32_t>(payload, probes);
-    AppendLe<uint32_t>(payload, 0);
-    payload += writer.out;
+    payload = PayloadOf(index, v.rows, probes);
   } catch (const std::exception& e) {
     return Internal("building the vector index of field " + std::to_string(field_id) + " of " +
                     version.manifest_name() + ": " + e.what());
@@ -406,16 +427,160 @@ Result<std::vector<uint32_t>> AnnIndex::Search(std::span<const float> query, uin
   return out;
 }
 
+Result<std::string> AnnIndex::Encode() const {
+  try {
+    return PayloadOf(*impl_->index, rows_, probes_for_recall_);
+  } catch (const std::exception& e) {
+    return Internal(std::string("encoding a vector index: ") + e.what());
+  }
+}
+
+Result<std::vector<uint32_t>> AnnIndex::AssignLists(std::span<const float> vectors) const {
+  if (vectors.size() % dim_ != 0) {
+    return InvalidArgument("vector index: " + std::to_string(vectors.size()) +
+                           " floats are not vectors of " + std::to_string(dim_));
+  }
+  const uint64_t n = vectors.size() / dim_;
+  std::vector<uint32_t> out(n);
+  // Every call has the same shape: a short last block is padded with zero vectors.
+  std::vector<float> block(kAnnAssignBlockRows * dim_);
+  std::vector<Idx> labels(kAnnAssignBlockRows);
+  try {
+    SingleThreaded single;
+    for (uint64_t at = 0; at < n; at += kAnnAssignBlockRows) {
+      const uint64_t rows = std::min<uint64_t>(kAnnAssignBlockRows, n - at);
+      std::fill(block.begin(), block.end(), 0.0f);
+      std::memcpy(block.data(), vectors.data() + at * dim_, sizeof(float) * rows * dim_);
+      impl_->index->quantizer->assign(static_cast<Idx>(kAnnAssignBlockRows), block.data(),
+                                      labels.data());
+      for (uint64_t r = 0; r < rows; ++r) out[at + r] = static_cast<uint32_t>(labels[r]);
+    }
+  } catch (const std::exception& e) {
+    return Internal(std::string("vector index list assignment: ") + e.what());
+  }
+  return out;
+}
+
+namespace {
+
+// Each base row's number after `delta`: -1 for a removed row; the kept rows, in order, take the
+// numbers the delta's added rows leave free. False when the delta's numbers do not fit.
+bool Renumber(const AnnDelta& delta, std::vector<int64_t>& remap) {
+  remap.assign(delta.base_rows, -1);
+  size_t r = 0, a = 0;
+  uint64_t next = 0;
+  for (uint64_t old = 0; old < delta.base_rows; ++old) {
+    if (r < delta.removed.size() && delta.removed[r] == old) {
+      ++r;
+      continue;
+    }
+    for (; a < delta.added.size() && delta.added[a] == next; ++a) ++next;
+    remap[old] = static_cast<int64_t>(next++);
+  }
+  for (; a < delta.added.size() && delta.added[a] == next; ++a) ++next;
+  return r == delta.removed.size() && a == delta.added.size() && next == delta.rows;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const AnnIndex>> AnnIndex::Apply(const AnnDelta& delta,
+                                                        const std::string& name) const {
+  std::vector<int64_t> remap;
+  if (delta.dim != dim_ || delta.lists != lists() || delta.base_rows != rows_ ||
+      !Renumber(delta, remap)) {
+    return Corruption("vector index delta " + name + " does not apply to its base's index", name);
+  }
+  const faiss::IndexIVF& base = *impl_->index;
+  const size_t code_size = base.code_size;
+  // Each list's entries: (new row number, code).
+  std::vector<std::vector<std::pair<int64_t, const uint8_t*>>> entries(base.nlist);
+  const uint8_t* added_codes = reinterpret_cast<const uint8_t*>(delta.vectors.data());
+  for (size_t i = 0, v = 0; i < delta.added.size(); ++i) {
+    if (delta.added_lists[i] == kAnnNoList) continue;
+    entries[delta.added_lists[i]].emplace_back(delta.added[i], added_codes + v++ * code_size);
+  }
+  std::shared_ptr<AnnIndex> out(new AnnIndex());
+  out->dim_ = dim_;
+  out->rows_ = delta.rows;
+  out->probes_for_recall_ = probes_for_recall_;
+  out->impl_ = std::make_unique<Impl>();
+  try {
+    std::unique_ptr<faiss::IndexIVFFlat> index = EmptyLike(base);
+    for (size_t list = 0; list < base.nlist; ++list) {
+      const size_t size = base.invlists->list_size(list);
+      faiss::InvertedLists::ScopedIds ids(base.invlists, list);
+      faiss::InvertedLists::ScopedCodes codes(base.invlists, list);
+      auto& mine = entries[list];
+      for (size_t j = 0; j < size; ++j) {
+        const int64_t row = remap[ids[j]];
+        if (row >= 0) mine.emplace_back(row, codes.get() + j * code_size);
+      }
+      std::sort(mine.begin(), mine.end());
+      for (const auto& [row, code] : mine) index->invlists->add_entry(list, row, code);
+      index->ntotal += static_cast<Idx>(mine.size());
+    }
+    out->impl_->index = std::move(index);
+  } catch (const std::exception& e) {
+    return Internal("applying vector index delta " + name + ": " + e.what());
+  }
+  return std::shared_ptr<const AnnIndex>(std::move(out));
+}
+
+Result<std::shared_ptr<const AnnIndex>> BuildAnnOver(const TableVersion& version, uint32_t field_id,
+                                                     const AnnIndex& centroids) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(Vectors v, ReadVectors(version, field_id));
+  if (v.dim != centroids.dim()) {
+    return InvalidArgument("field " + std::to_string(field_id) + " of " + version.manifest_name() +
+                           " is not of the index's dimension");
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<uint32_t> lists, centroids.AssignLists(v.data));
+  AnnDelta all;  // Every row added over an empty base: the same path as a delta's rows.
+  all.dim = v.dim;
+  all.lists = centroids.lists();
+  all.rows = v.rows;
+  all.vectors = std::move(v.data);
+  std::vector<uint32_t> list_of_row(v.rows, kAnnNoList);
+  for (size_t i = 0; i < v.ids.size(); ++i) list_of_row[v.ids[i]] = lists[i];
+  for (uint64_t row = 0; row < v.rows; ++row) all.added.push_back(row);
+  all.added_lists = std::move(list_of_row);
+  AnnIndex empty;  // The centroids' lists, holding nothing.
+  empty.dim_ = centroids.dim_;
+  empty.probes_for_recall_ = centroids.probes_for_recall_;
+  empty.impl_ = std::make_unique<AnnIndex::Impl>();
+  try {
+    empty.impl_->index = EmptyLike(*centroids.impl_->index);
+  } catch (const std::exception& e) {
+    return Internal(std::string("vector index rebuild: ") + e.what());
+  }
+  return empty.Apply(all, version.manifest_name());
+}
+
 Result<std::shared_ptr<const AnnIndex>> ReadAnnIndex(const TableVersion& version,
                                                      uint32_t field_id) {
   const std::string kind = AnnKind(field_id);
-  Result<std::shared_ptr<const std::string>> payload = version.ReadDerived(kind);
-  if (!payload.ok()) {
-    if (payload.status().code() == Code::kNotFound) return std::shared_ptr<const AnnIndex>();
-    return payload.status();
+  Result<std::vector<DerivedLink>> chain = version.ReadDerivedChain(kind);
+  if (!chain.ok()) {
+    if (chain.status().code() == Code::kNotFound) return std::shared_ptr<const AnnIndex>();
+    return chain.status();
   }
-  return AnnIndex::Decode(**payload,
-                          DerivedName(version.table(), version.manifest().staged_version, kind));
+  auto name = [&](size_t link) {
+    return DerivedName((*chain)[link].manifest->table(), (*chain)[link].manifest->staged_version,
+                       kind);
+  };
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const AnnIndex> index,
+                             AnnIndex::Decode((*chain)[0].payload.view(), name(0)));
+  for (size_t link = 1; link < chain->size(); ++link) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(AnnDelta delta,
+                               DecodeAnnDelta((*chain)[link].payload.view(), name(link)));
+    OMNIGRAPH_ASSIGN_OR_RETURN(index, index->Apply(delta, name(link)));
+  }
+  if (index->rows() != version.entity_count()) {
+    return Corruption("vector index " + name(chain->size() - 1) + " numbers " +
+                          std::to_string(index->rows()) + " rows; the version has " +
+                          std::to_string(version.entity_count()),
+                      name(chain->size() - 1));
+  }
+  return index;
 }
 
 Status EnsureAnnIndexes(const TableVersion& version, const AnnBuildOptions& options) {
@@ -423,8 +588,9 @@ Status EnsureAnnIndexes(const TableVersion& version, const AnnBuildOptions& opti
   for (const Field& f : version.schema()) {
     if (f.type.id != TypeId::kVector) continue;
     const std::string kind = AnnKind(f.id);
-    Result<std::shared_ptr<const std::string>> existing = version.ReadDerived(kind);
-    if (existing.ok()) continue;
+    // A full index or a chain of deltas that reads is kept; a damaged one is replaced.
+    Result<std::shared_ptr<const AnnIndex>> existing = ReadAnnIndex(version, f.id);
+    if (existing.ok() && *existing != nullptr) continue;
     OMNIGRAPH_ASSIGN_OR_RETURN(std::string payload, BuildAnnPayload(version, f.id, options));
     if (payload.empty()) continue;
     OMNIGRAPH_RETURN_IF_ERROR(version.WriteDerived(kind, payload));

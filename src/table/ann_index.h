@@ -23,6 +23,8 @@
 
 namespace omnigraph::table {
 
+struct AnnDelta;  // table/ann_delta.h
+
 // Below this many non-null vectors no index is built: a brute-force pass is as fast.
 inline constexpr uint64_t kAnnRowsMin = 4096;
 // Training samples per inverted list (faiss warns below 39) and the bound on lists.
@@ -84,9 +86,29 @@ class AnnIndex {
   Result<std::vector<uint32_t>> Search(std::span<const float> query, uint64_t k,
                                        const std::vector<bool>& allowed, uint32_t probes) const;
 
+  // The payload of this index (BuildAnnPayload's format): what Decode reads back.
+  Result<std::string> Encode() const;
+
+  // The list of each of `vectors` (dim() floats each): the one whose centroid is nearest. Each
+  // vector's list is computed the same way whatever the other vectors (fixed blocks of
+  // kAnnAssignBlockRows), so a delta's rows get the lists a rebuild gives them.
+  // InvalidArgument when the size is not a multiple of dim().
+  Result<std::vector<uint32_t>> AssignLists(std::span<const float> vectors) const;
+
+  // This index with `delta` (table/ann_delta.h) applied: the base's rows the delta removes
+  // dropped, the others renumbered, the delta's rows added to their lists; each list in
+  // ascending row number, the centroids and calibrated probes kept. Equal to BuildAnnOver of the
+  // version the delta belongs to. Corruption naming `name` when the delta's dimension, lists or
+  // base rows are not this index's.
+  Result<std::shared_ptr<const AnnIndex>> Apply(const AnnDelta& delta,
+                                                const std::string& name) const;
+
   struct Impl;
 
  private:
+  friend Result<std::shared_ptr<const AnnIndex>> BuildAnnOver(const TableVersion& version,
+                                                              uint32_t field_id,
+                                                              const AnnIndex& centroids);
   AnnIndex() = default;
   uint32_t dim_ = 0;
   uint64_t rows_ = 0;
@@ -94,8 +116,22 @@ class AnnIndex {
   std::unique_ptr<Impl> impl_;
 };
 
-// The index of `field_id` of `version`, read from its derived object; nullptr when the version
-// has none (never built, or too few vectors). Corruption when the object is damaged.
+// Rows assigned to lists per call by AnnIndex::AssignLists (a multiple of BLAS's 16-row tiles,
+// above faiss's threshold of 20 for its BLAS path), so every vector's distances come from the same
+// call.
+inline constexpr uint64_t kAnnAssignBlockRows = 32;
+
+// The index of `version`'s vectors over the centroids of `centroids` (its lists and calibrated
+// probes kept; nothing retrained), each vector assigned by AssignLists and added in row order:
+// what a chain of deltas over that index equals (docs/format/vector-index.md "Deltas").
+// InvalidArgument when `field_id` is not a Vector property of `centroids`' dimension.
+Result<std::shared_ptr<const AnnIndex>> BuildAnnOver(const TableVersion& version, uint32_t field_id,
+                                                     const AnnIndex& centroids);
+
+// The index of `field_id` of `version`, read from its derived object — a full one, or a chain of
+// deltas over one (ann_delta.h), applied in order; nullptr when the version has none (never
+// built, or too few vectors). Corruption naming the object when a link is damaged or does not
+// apply; NotFound-free: a chain whose lower link is gone reads as no index.
 Result<std::shared_ptr<const AnnIndex>> ReadAnnIndex(const TableVersion& version,
                                                      uint32_t field_id);
 

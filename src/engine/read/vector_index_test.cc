@@ -13,6 +13,7 @@
 
 #include "engine/ops/load.h"
 #include "engine/read/query.h"
+#include "engine/write/mutate.h"
 #include "storage/memory_store.h"
 #include "table/ann_index.h"
 
@@ -67,6 +68,9 @@ query half($q: Vector(8), $g: I32) {
   order { nearest($d.emb, $q) }
   limit 10
 }
+query add($s: String, $g: I32, $v: Vector(8)) { insert Doc { slug: $s, grp: $g, emb: $v } }
+query move($s: String, $v: Vector(8)) { update Doc set { emb: $v } where slug = $s }
+query remove($s: String) { delete Doc where slug = $s }
 query many($q: Vector(8), $g: I32) {
   match { $d: Doc { grp: $g } }
   return { $d.slug, nearest($d.emb, $q) as dist }
@@ -221,6 +225,40 @@ TEST_F(VectorIndexTest, NeverFewerThanKWhenKMatch) {
   std::vector<std::string> got = Run("many", q, 4, 100, &stats);
   EXPECT_EQ(got, BruteForce(q, 400, 4));
   EXPECT_EQ(stats.index_searches, 0u);
+}
+
+// A mutation on an indexed table stores a vector index delta (decision 212): the next query
+// searches the index of the new version — the inserted doc, the moved one and the removed one
+// are where the write put them — instead of answering the version exactly for want of an index.
+TEST_F(VectorIndexTest, AMutationStoresADeltaThatTheIndexedNearestSearches) {
+  Load({});
+  const std::vector<float> q = Query(4);
+  std::vector<float> moved = q;
+  moved[0] += 1e-3f;
+  const std::string gone = BruteForce(q, 1, -1)[0];
+  auto mutate = [&](std::string_view name, const Json& params) {
+    Result<MutationResult> r = engine::Mutate(*graph_, kQueries, name, params, {});
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+  };
+  mutate("add", Json{{"s", "new"}, {"g", 3}, {"v", Json::parse(VectorJson(q))}});
+  mutate("move", Json{{"s", "d100010"}, {"v", Json::parse(VectorJson(moved))}});
+  mutate("remove", Json{{"s", gone}});
+  size_t deltas = 0;
+  const std::vector<storage::ObjectMeta> objects = *storage::ListAll(*memory_, "");
+  for (const storage::ObjectMeta& o : objects) {
+    deltas += o.name.find(".annl2.") != std::string::npos;
+  }
+  EXPECT_EQ(deltas, 4u);  // The load's full index and one delta per write.
+  Json params = {{"q", Json::parse(VectorJson(q))}, {"k", 10}};
+  RunOptions options;
+  options.nearest_exact_max = 100;
+  Result<ReadOutcome> out = RunRead(*graph_, kQueries, "all", params, options);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_GE(out->result.stats.index_searches, 1u);
+  ASSERT_GE(out->result.rows.size(), 2u);
+  EXPECT_EQ(out->result.rows[0][0].string_value(), "new");
+  EXPECT_EQ(out->result.rows[1][0].string_value(), "d100010");
+  for (const auto& row : out->result.rows) EXPECT_NE(row[0].string_value(), gone);
 }
 
 TEST_F(VectorIndexTest, FewCandidatesAndNoIndexAreExact) {
