@@ -60,7 +60,7 @@ Result<Numbers> NumbersOf(const TableVersion& version, const TableVersion& base,
   return n;
 }
 
-// The delta of `field_id` of `version` over `base`, whose index is `index`.
+// The delta of `field_id` of `version` over `base`, whose index has the centroids of `index`.
 Result<AnnDelta> DeltaOver(const TableVersion& version, const TableVersion& base,
                            const AnnIndex& index, uint32_t field_id) {
   OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<std::string> deleted, version.DeletedIds());
@@ -69,7 +69,7 @@ Result<AnnDelta> DeltaOver(const TableVersion& version, const TableVersion& base
   AnnDelta delta;
   delta.dim = index.dim();
   delta.lists = index.lists();
-  delta.base_rows = index.rows();
+  delta.base_rows = base.entity_count();
   delta.rows = version.entity_count();
   delta.removed = std::move(numbers.removed);
   delta.added = std::move(numbers.added);
@@ -185,7 +185,12 @@ bool StoreAnnDelta(const TableVersion& version, uint32_t field_id) {
   const uint64_t added = m.inserted_ids_count + m.updated_ids_count;
   const uint64_t removed = m.deleted_ids_count + m.updated_ids_count;
   if (!DeltaFits((*base)->entity_count(), added, removed)) return false;
-  Result<std::shared_ptr<const AnnIndex>> index = ReadAnnIndex(**base, field_id);
+  // The centroids alone (two ranged reads), or the whole chain when it does not list its full
+  // object.
+  Result<std::shared_ptr<const AnnIndex>> index = ReadAnnCentroids(**base, field_id);
+  if (!index.ok() && index.status().code() == Code::kUnsupported) {
+    index = ReadAnnIndex(**base, field_id);
+  }
   if (!index.ok() || *index == nullptr) return false;
   Result<AnnDelta> delta = DeltaOver(version, **base, **index, field_id);
   if (!delta.ok()) return false;

@@ -153,6 +153,14 @@ TEST_F(AnnDeltaTest, SmallWritesStoreDeltasThatEqualTheRebuildOverTheBasesCentro
     ASSERT_TRUE(header->delta.has_value());
     EXPECT_EQ(header->delta->depth, static_cast<uint32_t>(write + 1));
     ExpectEqualsRebuild(at, *full);
+    // A writer reads only the centroids, from the chain's full object: the same lists.
+    Result<std::shared_ptr<const AnnIndex>> centroids = ReadAnnCentroids(*Cold(at), kVecField);
+    ASSERT_TRUE(centroids.ok()) << centroids.status().ToString();
+    EXPECT_EQ((*centroids)->lists(), full->lists());
+    EXPECT_EQ((*centroids)->probes_for_recall(), full->probes_for_recall());
+    std::vector<float> probes;
+    for (const auto& c : centres_) probes.insert(probes.end(), c.begin(), c.end());
+    EXPECT_EQ(*(*centroids)->AssignLists(probes), *full->AssignLists(probes));
   }
 }
 

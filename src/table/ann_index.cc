@@ -19,6 +19,7 @@
 #include "table/ann_delta.h"
 #include "table/derived.h"
 #include "table/le_bytes.h"
+#include "table/table_context.h"
 
 namespace omnigraph::table {
 
@@ -291,17 +292,29 @@ std::string PayloadOf(const faiss::IndexIVF& index, uint64_t rows, uint32_t prob
 }
 
 // An empty IVF-Flat index over a copy of `from`'s centroids (its own quantizer).
-std::unique_ptr<faiss::IndexIVFFlat> EmptyLike(const faiss::IndexIVF& from) {
-  std::vector<float> centroids(from.nlist * from.d);
-  from.quantizer->reconstruct_n(0, static_cast<Idx>(from.nlist), centroids.data());
-  auto quantizer = std::make_unique<faiss::IndexFlatL2>(from.d);
-  quantizer->add(static_cast<Idx>(from.nlist), centroids.data());
-  auto index = std::make_unique<faiss::IndexIVFFlat>(quantizer.release(), from.d, from.nlist,
-                                                     faiss::METRIC_L2);
+std::unique_ptr<faiss::IndexIVFFlat> EmptyOver(uint32_t dim, uint32_t lists,
+                                               const float* centroids) {
+  auto quantizer = std::make_unique<faiss::IndexFlatL2>(dim);
+  quantizer->add(static_cast<Idx>(lists), centroids);
+  auto index =
+      std::make_unique<faiss::IndexIVFFlat>(quantizer.release(), dim, lists, faiss::METRIC_L2);
   index->own_fields = true;
   index->is_trained = true;
   return index;
 }
+
+std::unique_ptr<faiss::IndexIVFFlat> EmptyLike(const faiss::IndexIVF& from) {
+  std::vector<float> centroids(from.nlist * from.d);
+  from.quantizer->reconstruct_n(0, static_cast<Idx>(from.nlist), centroids.data());
+  return EmptyOver(static_cast<uint32_t>(from.d), static_cast<uint32_t>(from.nlist),
+                   centroids.data());
+}
+
+// Where the quantizer's centroids lie in a payload after its OGAN header: "IwFl", the index
+// header (d 4, ntotal 8, two unused 8, is_trained 1, metric 4), nlist 8, nprobe 8, then "IxF2",
+// the quantizer's header (33 bytes as above) and its float count (8).
+constexpr uint64_t kQuantizerTagOffset = 4 + 33 + 8 + 8;
+constexpr uint64_t kCentroidsOffset = kQuantizerTagOffset + 4 + 33 + 8;
 
 uint32_t ChooseLists(uint64_t n, uint32_t requested) {
   if (requested != 0) return std::min<uint64_t>(requested, std::max<uint64_t>(1, n));
@@ -553,6 +566,60 @@ Result<std::shared_ptr<const AnnIndex>> BuildAnnOver(const TableVersion& version
     return Internal(std::string("vector index rebuild: ") + e.what());
   }
   return empty.Apply(all, version.manifest_name());
+}
+
+Result<std::shared_ptr<const AnnIndex>> ReadAnnCentroids(const TableVersion& version,
+                                                         uint32_t field_id) {
+  const std::string kind = AnnKind(field_id);
+  OMNIGRAPH_ASSIGN_OR_RETURN(DerivedHeader header, version.ReadDerivedHeader(kind));
+  // The chain's full object: this version's, its base's (depth 1), or the lowest one listed.
+  std::shared_ptr<const TableVersion> full;
+  if (header.delta) {
+    const DerivedDelta& d = *header.delta;
+    if (d.depth > 1 && d.below.size() + 1 != d.depth) {
+      return Unsupported("the chain of " + kind + " of " + version.manifest_name() +
+                         " does not list its full object");
+    }
+    const uint64_t staged = d.depth == 1 ? d.base_staged_version : d.below.back();
+    const std::string name = ManifestName(version.table(), staged);
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableManifest> m,
+                               version.context().Manifest(name));
+    full = std::make_shared<TableVersion>(version.context().shared_from_this(), m, name);
+  }
+  const TableVersion& at = full ? *full : version;
+  const std::string name = DerivedName(at.table(), at.manifest().staged_version, kind);
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::string head, at.ReadDerivedRange(kind, 0, kPayloadHeaderBytes));
+  const uint32_t format = LoadLe<uint32_t>(head, 4);
+  if (std::memcmp(head.data(), kMagic, 4) != 0 ||
+      (format != kFormat && format != kFormatUncalibrated)) {
+    return Corruption("vector index " + name + " has no OGAN format-2 or 3 header", name);
+  }
+  const uint64_t at_quantizer =
+      (format == kFormat ? kPayloadHeaderBytes : kUncalibratedHeaderBytes) + kQuantizerTagOffset;
+  const uint32_t dim = LoadLe<uint32_t>(head, 8), lists = LoadLe<uint32_t>(head, 12);
+  const uint64_t floats = uint64_t{lists} * dim;
+  OMNIGRAPH_ASSIGN_OR_RETURN(
+      std::string quantizer,
+      at.ReadDerivedRange(kind, at_quantizer, kCentroidsOffset - kQuantizerTagOffset + 4 * floats));
+  if (dim == 0 || lists == 0 || quantizer.compare(0, 4, "IxF2") != 0 ||
+      LoadLe<uint64_t>(quantizer, kCentroidsOffset - kQuantizerTagOffset - 8) != floats) {
+    return Corruption("vector index " + name + ": its quantizer is not " + std::to_string(lists) +
+                          " centroids of dimension " + std::to_string(dim),
+                      name);
+  }
+  std::vector<float> centroids(floats);
+  std::memcpy(centroids.data(), quantizer.data() + (kCentroidsOffset - kQuantizerTagOffset),
+              4 * floats);
+  std::shared_ptr<AnnIndex> out(new AnnIndex());
+  out->dim_ = dim;
+  out->probes_for_recall_ = format == kFormat ? LoadLe<uint32_t>(head, 32) : 0;
+  out->impl_ = std::make_unique<AnnIndex::Impl>();
+  try {
+    out->impl_->index = EmptyOver(dim, lists, centroids.data());
+  } catch (const std::exception& e) {
+    return Internal(std::string("vector index centroids: ") + e.what());
+  }
+  return std::shared_ptr<const AnnIndex>(std::move(out));
 }
 
 Result<std::shared_ptr<const AnnIndex>> ReadAnnIndex(const TableVersion& version,

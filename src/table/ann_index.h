@@ -106,6 +106,8 @@ class AnnIndex {
   struct Impl;
 
  private:
+  friend Result<std::shared_ptr<const AnnIndex>> ReadAnnCentroids(const TableVersion& version,
+                                                                  uint32_t field_id);
   friend Result<std::shared_ptr<const AnnIndex>> BuildAnnOver(const TableVersion& version,
                                                               uint32_t field_id,
                                                               const AnnIndex& centroids);
@@ -134,6 +136,15 @@ Result<std::shared_ptr<const AnnIndex>> BuildAnnOver(const TableVersion& version
 // apply; NotFound-free: a chain whose lower link is gone reads as no index.
 Result<std::shared_ptr<const AnnIndex>> ReadAnnIndex(const TableVersion& version,
                                                      uint32_t field_id);
+
+// The centroids of the index of `field_id` that `version` stores (full, or a chain of deltas
+// over a full one), as an index of no rows: enough to AssignLists and Apply a delta to, with two
+// ranged reads of the chain's full object (its header, its quantizer) instead of the whole index.
+// NotFound when the version stores none; Unsupported when its chain does not list its full object
+// (envelope format 2 at depth 2 or more: read the whole chain instead); Corruption naming the
+// object when the header or quantizer is not an index's.
+Result<std::shared_ptr<const AnnIndex>> ReadAnnCentroids(const TableVersion& version,
+                                                         uint32_t field_id);
 
 // Builds and stores the index of every Vector property of `version` that lacks one (a load, an
 // optimize). Properties with fewer than options.rows_min vectors are skipped.
