@@ -146,7 +146,7 @@ for g in ("docs", "cook"):
                 harness = "ann"
             if fmt == 2:
                 harness = {"fulltext": "fulltext_delta", "id_index": "index_delta",
-                           "adjacency": "index_delta"}.get(harness)
+                           "adjacency": "index_delta", "ann": "ann_delta"}.get(harness)
                 if harness:
                     keep(harness, payload, tag)
             elif harness in ("id_index", "adjacency"):

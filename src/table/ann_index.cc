@@ -9,14 +9,17 @@
 #include <faiss/impl/IDSelector.h>
 #include <faiss/impl/io.h>
 #include <faiss/index_io.h>
+#include <faiss/utils/distances.h>
 #include <omp.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
+#include "table/ann_delta.h"
 #include "table/derived.h"
 #include "table/le_bytes.h"
+#include "table/table_context.h"
 
 namespace omnigraph::table {
 
@@ -25,8 +28,11 @@ namespace {
 using Idx = faiss::Index::idx_t;
 
 constexpr char kMagic[4] = {'O', 'G', 'A', 'N'};
-constexpr uint32_t kFormat = 2;  // 1 was the inner-product index over unit vectors.
-constexpr uint64_t kPayloadHeaderBytes = 32;
+// 1 was the inner-product index over unit vectors; 2 had no calibrated probes (still read).
+constexpr uint32_t kFormat = 3;
+constexpr uint32_t kFormatUncalibrated = 2;
+constexpr uint64_t kPayloadHeaderBytes = 40;
+constexpr uint64_t kUncalibratedHeaderBytes = 32;
 constexpr uint64_t kBuildBatchRows = 65536;
 constexpr int kMaxPointsPerList = 64;
 
@@ -221,6 +227,95 @@ Result<Vectors> ReadVectors(const TableVersion& version, uint32_t field_id) {
   return v;
 }
 
+// The lists a search must probe to find kAnnCalibrationRecallPermille thousandths of the
+// kAnnCalibrationNeighbours nearest neighbours of kAnnCalibrationQueries rows spread evenly over
+// the indexed vectors (each one's own vector the query; the row itself is not counted): the
+// smallest p such that that share of the neighbours lie in the p lists whose centroids are
+// nearest their query. `assign` holds each vector's list. On clustered data this is a few lists;
+// on uniform data most of them (docs/benchmarks.md "Vector search").
+uint32_t CalibrateProbes(const Vectors& v, const faiss::IndexFlatL2& quantizer,
+                         std::span<const Idx> assign) {
+  const uint64_t n = v.ids.size();
+  const uint64_t samples = std::min<uint64_t>(kAnnCalibrationQueries, n);
+  const uint64_t k = std::min<uint64_t>(kAnnCalibrationNeighbours + 1, n);
+  const uint64_t lists = static_cast<uint64_t>(quantizer.ntotal);
+  if (k < 2 || lists <= 1) return 1;
+  std::vector<float> queries(samples * v.dim);
+  std::vector<Idx> at(samples);
+  for (uint64_t s = 0; s < samples; ++s) {
+    at[s] = static_cast<Idx>(s * n / samples);
+    std::memcpy(&queries[s * v.dim], &v.data[at[s] * v.dim], sizeof(float) * v.dim);
+  }
+  std::vector<float> distances(samples * std::max(k, lists));
+  std::vector<Idx> nearest(samples * k), order(samples * lists);
+  faiss::knn_L2sqr(queries.data(), v.data.data(), v.dim, samples, n, k, distances.data(),
+                   nearest.data());
+  quantizer.search(static_cast<Idx>(samples), queries.data(), static_cast<Idx>(lists),
+                   distances.data(), order.data());
+  std::vector<uint32_t> ranks;  // Of each neighbour's list among its query's nearest lists.
+  std::vector<uint32_t> rank_of(lists);
+  for (uint64_t s = 0; s < samples; ++s) {
+    for (uint64_t r = 0; r < lists; ++r) {
+      const Idx list = order[s * lists + r];
+      if (list >= 0) rank_of[list] = static_cast<uint32_t>(r);
+    }
+    uint64_t taken = 0;
+    for (uint64_t j = 0; j < k && taken + 1 < k; ++j) {
+      const Idx id = nearest[s * k + j];
+      if (id < 0 || id == at[s]) continue;
+      ranks.push_back(rank_of[assign[id]]);
+      ++taken;
+    }
+  }
+  if (ranks.empty()) return 1;
+  std::sort(ranks.begin(), ranks.end());
+  const uint64_t need = (ranks.size() * kAnnCalibrationRecallPermille + 999) / 1000;
+  return ranks[std::max<uint64_t>(need, 1) - 1] + 1;
+}
+
+// The payload (format 3) of `index` over a version of `rows` live rows.
+std::string PayloadOf(const faiss::IndexIVF& index, uint64_t rows, uint32_t probes) {
+  StringWriter writer;
+  faiss::write_index(&index, &writer);
+  std::string payload;
+  payload.reserve(kPayloadHeaderBytes + writer.out.size());
+  payload.append(kMagic, 4);
+  AppendLe<uint32_t>(payload, kFormat);
+  AppendLe<uint32_t>(payload, static_cast<uint32_t>(index.d));
+  AppendLe<uint32_t>(payload, static_cast<uint32_t>(index.nlist));
+  AppendLe<uint64_t>(payload, rows);
+  AppendLe<uint64_t>(payload, static_cast<uint64_t>(index.ntotal));
+  AppendLe<uint32_t>(payload, probes);
+  AppendLe<uint32_t>(payload, 0);
+  payload += writer.out;
+  return payload;
+}
+
+// An empty IVF-Flat index over a copy of `from`'s centroids (its own quantizer).
+std::unique_ptr<faiss::IndexIVFFlat> EmptyOver(uint32_t dim, uint32_t lists,
+                                               const float* centroids) {
+  auto quantizer = std::make_unique<faiss::IndexFlatL2>(dim);
+  quantizer->add(static_cast<Idx>(lists), centroids);
+  auto index =
+      std::make_unique<faiss::IndexIVFFlat>(quantizer.release(), dim, lists, faiss::METRIC_L2);
+  index->own_fields = true;
+  index->is_trained = true;
+  return index;
+}
+
+std::unique_ptr<faiss::IndexIVFFlat> EmptyLike(const faiss::IndexIVF& from) {
+  std::vector<float> centroids(from.nlist * from.d);
+  from.quantizer->reconstruct_n(0, static_cast<Idx>(from.nlist), centroids.data());
+  return EmptyOver(static_cast<uint32_t>(from.d), static_cast<uint32_t>(from.nlist),
+                   centroids.data());
+}
+
+// Where the quantizer's centroids lie in a payload after its OGAN header: "IwFl", the index
+// header (d 4, ntotal 8, two unused 8, is_trained 1, metric 4), nlist 8, nprobe 8, then "IxF2",
+// the quantizer's header (33 bytes as above) and its float count (8).
+constexpr uint64_t kQuantizerTagOffset = 4 + 33 + 8 + 8;
+constexpr uint64_t kCentroidsOffset = kQuantizerTagOffset + 4 + 33 + 8;
+
 uint32_t ChooseLists(uint64_t n, uint32_t requested) {
   if (requested != 0) return std::min<uint64_t>(requested, std::max<uint64_t>(1, n));
   const uint64_t by_sqrt = static_cast<uint64_t>(4 * std::sqrt(static_cast<double>(n)));
@@ -254,17 +349,12 @@ Result<std::string> BuildAnnPayload(const TableVersion& version, uint32_t field_
     index.cp.max_points_per_centroid = kMaxPointsPerList;
     index.verbose = false;
     index.train(static_cast<Idx>(n), v.data.data());
-    index.add_with_ids(static_cast<Idx>(n), v.data.data(), v.ids.data());
-    StringWriter writer;
-    faiss::write_index(&index, &writer);
-    payload.reserve(kPayloadHeaderBytes + writer.out.size());
-    payload.append(kMagic, 4);
-    AppendLe<uint32_t>(payload, kFormat);
-    AppendLe<uint32_t>(payload, v.dim);
-    AppendLe<uint32_t>(payload, lists);
-    AppendLe<uint64_t>(payload, v.rows);
-    AppendLe<uint64_t>(payload, n);
-    payload += writer.out;
+    // The lists of the vectors are assigned once, for the index and for the calibration.
+    std::vector<Idx> assign(n);
+    quantizer.assign(static_cast<Idx>(n), v.data.data(), assign.data());
+    index.add_core(static_cast<Idx>(n), v.data.data(), v.ids.data(), assign.data());
+    const uint32_t probes = CalibrateProbes(v, quantizer, assign);
+    payload = PayloadOf(index, v.rows, probes);
   } catch (const std::exception& e) {
     return Internal("building the vector index of field " + std::to_string(field_id) + " of " +
                     version.manifest_name() + ": " + e.what());
@@ -274,16 +364,24 @@ Result<std::string> BuildAnnPayload(const TableVersion& version, uint32_t field_
 
 Result<std::shared_ptr<const AnnIndex>> AnnIndex::Decode(std::string_view payload,
                                                          const std::string& name) {
-  if (payload.size() < kPayloadHeaderBytes || std::memcmp(payload.data(), kMagic, 4) != 0 ||
-      LoadLe<uint32_t>(payload, 4) != kFormat) {
-    return Corruption("vector index " + name + " has no OGAN format-2 header", name);
+  const uint32_t format = payload.size() < 8 ? 0 : LoadLe<uint32_t>(payload, 4);
+  const uint64_t header_bytes =
+      format == kFormatUncalibrated ? kUncalibratedHeaderBytes : kPayloadHeaderBytes;
+  if (payload.size() < header_bytes || std::memcmp(payload.data(), kMagic, 4) != 0 ||
+      (format != kFormat && format != kFormatUncalibrated) ||
+      (format == kFormat && LoadLe<uint32_t>(payload, 36) != 0)) {
+    return Corruption("vector index " + name + " has no OGAN format-2 or 3 header", name);
   }
   std::shared_ptr<AnnIndex> out(new AnnIndex());
   out->dim_ = LoadLe<uint32_t>(payload, 8);
   out->rows_ = LoadLe<uint64_t>(payload, 16);
   const uint64_t indexed = LoadLe<uint64_t>(payload, 24);
+  if (format == kFormat) out->probes_for_recall_ = LoadLe<uint32_t>(payload, 32);
+  if (out->probes_for_recall_ > LoadLe<uint32_t>(payload, 12)) {
+    return Corruption("vector index " + name + ": its calibrated probes exceed its lists", name);
+  }
   out->impl_ = std::make_unique<Impl>();
-  const std::string_view body = payload.substr(kPayloadHeaderBytes);
+  const std::string_view body = payload.substr(header_bytes);
   if (std::string damage =
           CheckIvfLayout(body, out->dim_, LoadLe<uint32_t>(payload, 12), out->rows_, indexed);
       !damage.empty()) {
@@ -342,16 +440,214 @@ Result<std::vector<uint32_t>> AnnIndex::Search(std::span<const float> query, uin
   return out;
 }
 
+Result<std::string> AnnIndex::Encode() const {
+  try {
+    return PayloadOf(*impl_->index, rows_, probes_for_recall_);
+  } catch (const std::exception& e) {
+    return Internal(std::string("encoding a vector index: ") + e.what());
+  }
+}
+
+Result<std::vector<uint32_t>> AnnIndex::AssignLists(std::span<const float> vectors) const {
+  if (vectors.size() % dim_ != 0) {
+    return InvalidArgument("vector index: " + std::to_string(vectors.size()) +
+                           " floats are not vectors of " + std::to_string(dim_));
+  }
+  const uint64_t n = vectors.size() / dim_;
+  std::vector<uint32_t> out(n);
+  // Every call has the same shape: a short last block is padded with zero vectors.
+  std::vector<float> block(kAnnAssignBlockRows * dim_);
+  std::vector<Idx> labels(kAnnAssignBlockRows);
+  try {
+    SingleThreaded single;
+    for (uint64_t at = 0; at < n; at += kAnnAssignBlockRows) {
+      const uint64_t rows = std::min<uint64_t>(kAnnAssignBlockRows, n - at);
+      std::fill(block.begin(), block.end(), 0.0f);
+      std::memcpy(block.data(), vectors.data() + at * dim_, sizeof(float) * rows * dim_);
+      impl_->index->quantizer->assign(static_cast<Idx>(kAnnAssignBlockRows), block.data(),
+                                      labels.data());
+      for (uint64_t r = 0; r < rows; ++r) out[at + r] = static_cast<uint32_t>(labels[r]);
+    }
+  } catch (const std::exception& e) {
+    return Internal(std::string("vector index list assignment: ") + e.what());
+  }
+  return out;
+}
+
+namespace {
+
+// Each base row's number after `delta`: -1 for a removed row; the kept rows, in order, take the
+// numbers the delta's added rows leave free. False when the delta's numbers do not fit.
+bool Renumber(const AnnDelta& delta, std::vector<int64_t>& remap) {
+  remap.assign(delta.base_rows, -1);
+  size_t r = 0, a = 0;
+  uint64_t next = 0;
+  for (uint64_t old = 0; old < delta.base_rows; ++old) {
+    if (r < delta.removed.size() && delta.removed[r] == old) {
+      ++r;
+      continue;
+    }
+    for (; a < delta.added.size() && delta.added[a] == next; ++a) ++next;
+    remap[old] = static_cast<int64_t>(next++);
+  }
+  for (; a < delta.added.size() && delta.added[a] == next; ++a) ++next;
+  return r == delta.removed.size() && a == delta.added.size() && next == delta.rows;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const AnnIndex>> AnnIndex::Apply(const AnnDelta& delta,
+                                                        const std::string& name) const {
+  std::vector<int64_t> remap;
+  if (delta.dim != dim_ || delta.lists != lists() || delta.base_rows != rows_ ||
+      !Renumber(delta, remap)) {
+    return Corruption("vector index delta " + name + " does not apply to its base's index", name);
+  }
+  const faiss::IndexIVF& base = *impl_->index;
+  const size_t code_size = base.code_size;
+  // Each list's entries: (new row number, code).
+  std::vector<std::vector<std::pair<int64_t, const uint8_t*>>> entries(base.nlist);
+  const uint8_t* added_codes = reinterpret_cast<const uint8_t*>(delta.vectors.data());
+  for (size_t i = 0, v = 0; i < delta.added.size(); ++i) {
+    if (delta.added_lists[i] == kAnnNoList) continue;
+    entries[delta.added_lists[i]].emplace_back(delta.added[i], added_codes + v++ * code_size);
+  }
+  std::shared_ptr<AnnIndex> out(new AnnIndex());
+  out->dim_ = dim_;
+  out->rows_ = delta.rows;
+  out->probes_for_recall_ = probes_for_recall_;
+  out->impl_ = std::make_unique<Impl>();
+  try {
+    std::unique_ptr<faiss::IndexIVFFlat> index = EmptyLike(base);
+    for (size_t list = 0; list < base.nlist; ++list) {
+      const size_t size = base.invlists->list_size(list);
+      faiss::InvertedLists::ScopedIds ids(base.invlists, list);
+      faiss::InvertedLists::ScopedCodes codes(base.invlists, list);
+      auto& mine = entries[list];
+      for (size_t j = 0; j < size; ++j) {
+        const int64_t row = remap[ids[j]];
+        if (row >= 0) mine.emplace_back(row, codes.get() + j * code_size);
+      }
+      std::sort(mine.begin(), mine.end());
+      for (const auto& [row, code] : mine) index->invlists->add_entry(list, row, code);
+      index->ntotal += static_cast<Idx>(mine.size());
+    }
+    out->impl_->index = std::move(index);
+  } catch (const std::exception& e) {
+    return Internal("applying vector index delta " + name + ": " + e.what());
+  }
+  return std::shared_ptr<const AnnIndex>(std::move(out));
+}
+
+Result<std::shared_ptr<const AnnIndex>> BuildAnnOver(const TableVersion& version, uint32_t field_id,
+                                                     const AnnIndex& centroids) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(Vectors v, ReadVectors(version, field_id));
+  if (v.dim != centroids.dim()) {
+    return InvalidArgument("field " + std::to_string(field_id) + " of " + version.manifest_name() +
+                           " is not of the index's dimension");
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<uint32_t> lists, centroids.AssignLists(v.data));
+  AnnDelta all;  // Every row added over an empty base: the same path as a delta's rows.
+  all.dim = v.dim;
+  all.lists = centroids.lists();
+  all.rows = v.rows;
+  all.vectors = std::move(v.data);
+  std::vector<uint32_t> list_of_row(v.rows, kAnnNoList);
+  for (size_t i = 0; i < v.ids.size(); ++i) list_of_row[v.ids[i]] = lists[i];
+  for (uint64_t row = 0; row < v.rows; ++row) all.added.push_back(row);
+  all.added_lists = std::move(list_of_row);
+  AnnIndex empty;  // The centroids' lists, holding nothing.
+  empty.dim_ = centroids.dim_;
+  empty.probes_for_recall_ = centroids.probes_for_recall_;
+  empty.impl_ = std::make_unique<AnnIndex::Impl>();
+  try {
+    empty.impl_->index = EmptyLike(*centroids.impl_->index);
+  } catch (const std::exception& e) {
+    return Internal(std::string("vector index rebuild: ") + e.what());
+  }
+  return empty.Apply(all, version.manifest_name());
+}
+
+Result<std::shared_ptr<const AnnIndex>> ReadAnnCentroids(const TableVersion& version,
+                                                         uint32_t field_id) {
+  const std::string kind = AnnKind(field_id);
+  OMNIGRAPH_ASSIGN_OR_RETURN(DerivedHeader header, version.ReadDerivedHeader(kind));
+  // The chain's full object: this version's, its base's (depth 1), or the lowest one listed.
+  std::shared_ptr<const TableVersion> full;
+  if (header.delta) {
+    const DerivedDelta& d = *header.delta;
+    if (d.depth > 1 && d.below.size() + 1 != d.depth) {
+      return Unsupported("the chain of " + kind + " of " + version.manifest_name() +
+                         " does not list its full object");
+    }
+    const uint64_t staged = d.depth == 1 ? d.base_staged_version : d.below.back();
+    const std::string name = ManifestName(version.table(), staged);
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableManifest> m,
+                               version.context().Manifest(name));
+    full = std::make_shared<TableVersion>(version.context().shared_from_this(), m, name);
+  }
+  const TableVersion& at = full ? *full : version;
+  const std::string name = DerivedName(at.table(), at.manifest().staged_version, kind);
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::string head, at.ReadDerivedRange(kind, 0, kPayloadHeaderBytes));
+  const uint32_t format = LoadLe<uint32_t>(head, 4);
+  if (std::memcmp(head.data(), kMagic, 4) != 0 ||
+      (format != kFormat && format != kFormatUncalibrated)) {
+    return Corruption("vector index " + name + " has no OGAN format-2 or 3 header", name);
+  }
+  const uint64_t at_quantizer =
+      (format == kFormat ? kPayloadHeaderBytes : kUncalibratedHeaderBytes) + kQuantizerTagOffset;
+  const uint32_t dim = LoadLe<uint32_t>(head, 8), lists = LoadLe<uint32_t>(head, 12);
+  const uint64_t floats = uint64_t{lists} * dim;
+  OMNIGRAPH_ASSIGN_OR_RETURN(
+      std::string quantizer,
+      at.ReadDerivedRange(kind, at_quantizer, kCentroidsOffset - kQuantizerTagOffset + 4 * floats));
+  if (dim == 0 || lists == 0 || quantizer.compare(0, 4, "IxF2") != 0 ||
+      LoadLe<uint64_t>(quantizer, kCentroidsOffset - kQuantizerTagOffset - 8) != floats) {
+    return Corruption("vector index " + name + ": its quantizer is not " + std::to_string(lists) +
+                          " centroids of dimension " + std::to_string(dim),
+                      name);
+  }
+  std::vector<float> centroids(floats);
+  std::memcpy(centroids.data(), quantizer.data() + (kCentroidsOffset - kQuantizerTagOffset),
+              4 * floats);
+  std::shared_ptr<AnnIndex> out(new AnnIndex());
+  out->dim_ = dim;
+  out->probes_for_recall_ = format == kFormat ? LoadLe<uint32_t>(head, 32) : 0;
+  out->impl_ = std::make_unique<AnnIndex::Impl>();
+  try {
+    out->impl_->index = EmptyOver(dim, lists, centroids.data());
+  } catch (const std::exception& e) {
+    return Internal(std::string("vector index centroids: ") + e.what());
+  }
+  return std::shared_ptr<const AnnIndex>(std::move(out));
+}
+
 Result<std::shared_ptr<const AnnIndex>> ReadAnnIndex(const TableVersion& version,
                                                      uint32_t field_id) {
   const std::string kind = AnnKind(field_id);
-  Result<std::shared_ptr<const std::string>> payload = version.ReadDerived(kind);
-  if (!payload.ok()) {
-    if (payload.status().code() == Code::kNotFound) return std::shared_ptr<const AnnIndex>();
-    return payload.status();
+  Result<std::vector<DerivedLink>> chain = version.ReadDerivedChain(kind);
+  if (!chain.ok()) {
+    if (chain.status().code() == Code::kNotFound) return std::shared_ptr<const AnnIndex>();
+    return chain.status();
   }
-  return AnnIndex::Decode(**payload,
-                          DerivedName(version.table(), version.manifest().staged_version, kind));
+  auto name = [&](size_t link) {
+    return DerivedName((*chain)[link].manifest->table(), (*chain)[link].manifest->staged_version,
+                       kind);
+  };
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const AnnIndex> index,
+                             AnnIndex::Decode((*chain)[0].payload.view(), name(0)));
+  for (size_t link = 1; link < chain->size(); ++link) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(AnnDelta delta,
+                               DecodeAnnDelta((*chain)[link].payload.view(), name(link)));
+    OMNIGRAPH_ASSIGN_OR_RETURN(index, index->Apply(delta, name(link)));
+  }
+  if (index->rows() != version.entity_count()) {
+    return Corruption("vector index " + name(chain->size() - 1) + " numbers " +
+                          std::to_string(index->rows()) + " rows; the version has " +
+                          std::to_string(version.entity_count()),
+                      name(chain->size() - 1));
+  }
+  return index;
 }
 
 Status EnsureAnnIndexes(const TableVersion& version, const AnnBuildOptions& options) {
@@ -359,8 +655,9 @@ Status EnsureAnnIndexes(const TableVersion& version, const AnnBuildOptions& opti
   for (const Field& f : version.schema()) {
     if (f.type.id != TypeId::kVector) continue;
     const std::string kind = AnnKind(f.id);
-    Result<std::shared_ptr<const std::string>> existing = version.ReadDerived(kind);
-    if (existing.ok()) continue;
+    // A full index or a chain of deltas that reads is kept; a damaged one is replaced.
+    Result<std::shared_ptr<const AnnIndex>> existing = ReadAnnIndex(version, f.id);
+    if (existing.ok() && *existing != nullptr) continue;
     OMNIGRAPH_ASSIGN_OR_RETURN(std::string payload, BuildAnnPayload(version, f.id, options));
     if (payload.empty()) continue;
     OMNIGRAPH_RETURN_IF_ERROR(version.WriteDerived(kind, payload));

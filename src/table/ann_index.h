@@ -23,6 +23,8 @@
 
 namespace omnigraph::table {
 
+struct AnnDelta;  // table/ann_delta.h
+
 // Below this many non-null vectors no index is built: a brute-force pass is as fast.
 inline constexpr uint64_t kAnnRowsMin = 4096;
 // Training samples per inverted list (faiss warns below 39) and the bound on lists.
@@ -31,6 +33,14 @@ inline constexpr uint32_t kAnnListsMax = 65536;
 // k-means iterations of the training, and its fixed seed (a build is a function of the version).
 inline constexpr int kAnnTrainIterations = 10;
 inline constexpr int kAnnTrainSeed = 1234;
+// The build measures how many lists a search must probe to find kAnnCalibrationRecallPermille
+// thousandths of the kAnnCalibrationNeighbours nearest neighbours of kAnnCalibrationQueries rows
+// spread over the version (each row's vector the query, the row itself not counted), and stores
+// it with the index: the executor scales its probes by it and answers exactly when the index
+// would have to scan most of the rows (docs/format/vector-index.md "Build").
+inline constexpr uint64_t kAnnCalibrationQueries = 32;
+inline constexpr uint64_t kAnnCalibrationNeighbours = 10;
+inline constexpr uint64_t kAnnCalibrationRecallPermille = 950;
 
 // The derived-object kind of the index of property `field_id`: "annl2.{field_id}".
 std::string AnnKind(uint32_t field_id);
@@ -43,9 +53,9 @@ struct AnnBuildOptions {
 };
 
 // The payload of the index of Vector property `field_id` of `version`: the vectors in id order,
-// normalized, clustered into lists. Empty when the version has fewer than `rows_min` non-null
-// vectors. InvalidArgument when `field_id` is not a Vector property of the version; storage and
-// corruption errors from reading the fragments.
+// as stored, clustered into lists, with the calibrated probes. Empty when the version has fewer
+// than `rows_min` non-null vectors. InvalidArgument when `field_id` is not a Vector property of the
+// version; storage and corruption errors from reading the fragments.
 Result<std::string> BuildAnnPayload(const TableVersion& version, uint32_t field_id,
                                     const AnnBuildOptions& options = {});
 
@@ -65,6 +75,9 @@ class AnnIndex {
   uint64_t rows() const { return rows_; }
   uint64_t indexed() const;
   uint32_t lists() const;
+  // The lists a search probes to reach the calibrated recall (kAnnCalibrationRecallPermille),
+  // measured by the build; 0 when the payload does not say (format 2, built before calibration).
+  uint32_t probes_for_recall() const { return probes_for_recall_; }
 
   // The up to `k` dense indices nearest (smallest squared L2 distance to `query`)
   // among the rows `allowed` admits (empty = every row; otherwise allowed.size() == rows()),
@@ -73,19 +86,65 @@ class AnnIndex {
   Result<std::vector<uint32_t>> Search(std::span<const float> query, uint64_t k,
                                        const std::vector<bool>& allowed, uint32_t probes) const;
 
+  // The payload of this index (BuildAnnPayload's format): what Decode reads back.
+  Result<std::string> Encode() const;
+
+  // The list of each of `vectors` (dim() floats each): the one whose centroid is nearest. Each
+  // vector's list is computed the same way whatever the other vectors (fixed blocks of
+  // kAnnAssignBlockRows), so a delta's rows get the lists a rebuild gives them.
+  // InvalidArgument when the size is not a multiple of dim().
+  Result<std::vector<uint32_t>> AssignLists(std::span<const float> vectors) const;
+
+  // This index with `delta` (table/ann_delta.h) applied: the base's rows the delta removes
+  // dropped, the others renumbered, the delta's rows added to their lists; each list in
+  // ascending row number, the centroids and calibrated probes kept. Equal to BuildAnnOver of the
+  // version the delta belongs to. Corruption naming `name` when the delta's dimension, lists or
+  // base rows are not this index's.
+  Result<std::shared_ptr<const AnnIndex>> Apply(const AnnDelta& delta,
+                                                const std::string& name) const;
+
   struct Impl;
 
  private:
+  friend Result<std::shared_ptr<const AnnIndex>> ReadAnnCentroids(const TableVersion& version,
+                                                                  uint32_t field_id);
+  friend Result<std::shared_ptr<const AnnIndex>> BuildAnnOver(const TableVersion& version,
+                                                              uint32_t field_id,
+                                                              const AnnIndex& centroids);
   AnnIndex() = default;
   uint32_t dim_ = 0;
   uint64_t rows_ = 0;
+  uint32_t probes_for_recall_ = 0;
   std::unique_ptr<Impl> impl_;
 };
 
-// The index of `field_id` of `version`, read from its derived object; nullptr when the version
-// has none (never built, or too few vectors). Corruption when the object is damaged.
+// Rows assigned to lists per call by AnnIndex::AssignLists (a multiple of BLAS's 16-row tiles,
+// above faiss's threshold of 20 for its BLAS path), so every vector's distances come from the same
+// call.
+inline constexpr uint64_t kAnnAssignBlockRows = 32;
+
+// The index of `version`'s vectors over the centroids of `centroids` (its lists and calibrated
+// probes kept; nothing retrained), each vector assigned by AssignLists and added in row order:
+// what a chain of deltas over that index equals (docs/format/vector-index.md "Deltas").
+// InvalidArgument when `field_id` is not a Vector property of `centroids`' dimension.
+Result<std::shared_ptr<const AnnIndex>> BuildAnnOver(const TableVersion& version, uint32_t field_id,
+                                                     const AnnIndex& centroids);
+
+// The index of `field_id` of `version`, read from its derived object — a full one, or a chain of
+// deltas over one (ann_delta.h), applied in order; nullptr when the version has none (never
+// built, or too few vectors). Corruption naming the object when a link is damaged or does not
+// apply; NotFound-free: a chain whose lower link is gone reads as no index.
 Result<std::shared_ptr<const AnnIndex>> ReadAnnIndex(const TableVersion& version,
                                                      uint32_t field_id);
+
+// The centroids of the index of `field_id` that `version` stores (full, or a chain of deltas
+// over a full one), as an index of no rows: enough to AssignLists and Apply a delta to, with two
+// ranged reads of the chain's full object (its header, its quantizer) instead of the whole index.
+// NotFound when the version stores none; Unsupported when its chain does not list its full object
+// (envelope format 2 at depth 2 or more: read the whole chain instead); Corruption naming the
+// object when the header or quantizer is not an index's.
+Result<std::shared_ptr<const AnnIndex>> ReadAnnCentroids(const TableVersion& version,
+                                                         uint32_t field_id);
 
 // Builds and stores the index of every Vector property of `version` that lacks one (a load, an
 // optimize). Properties with fewer than options.rows_min vectors are skipped.

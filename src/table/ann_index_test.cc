@@ -266,13 +266,96 @@ TEST(AnnIndexDecodeTest, DamageIsCorruptionNamingTheObject) {
 TEST_F(AnnIndexTest, AFormatOnePayloadIsRefused) {
   Result<std::string> payload = BuildAnnPayload(*version_, kVecField);
   ASSERT_TRUE(payload.ok());
-  ASSERT_EQ(payload->compare(0, 8, std::string("OGAN\2\0\0\0", 8)), 0);
+  ASSERT_EQ(payload->compare(0, 8, std::string("OGAN\3\0\0\0", 8)), 0);
   std::string old = *payload;
   old[4] = 1;
   Result<std::shared_ptr<const AnnIndex>> index = AnnIndex::Decode(old, "obj/v1");
   ASSERT_FALSE(index.ok());
   EXPECT_EQ(index.status().code(), Code::kCorruption);
   EXPECT_EQ(index.status().object(), "obj/v1");
+}
+
+// The calibration claims that probing probes_for_recall() lists finds 95% of the 10 nearest
+// neighbours of its sample rows (the indexed vectors at i·n/32, themselves not counted): a
+// search at that many probes does, and one at a list fewer does not.
+TEST_F(AnnIndexTest, TheCalibratedProbesReachTheirRecallAndNoFewerDo) {
+  std::shared_ptr<const AnnIndex> index = Built();
+  const uint32_t probes = index->probes_for_recall();
+  ASSERT_GE(probes, 1u);
+  ASSERT_LE(probes, index->lists());
+  std::vector<uint32_t> rows;  // Dense indices of the indexed vectors.
+  for (uint32_t i = 0; i < kRows; ++i) {
+    if (i % kNullEvery != 3) rows.push_back(i);
+  }
+  auto found_at = [&](uint32_t p) {
+    uint64_t found = 0, asked = 0;
+    for (uint64_t s = 0; s < kAnnCalibrationQueries; ++s) {
+      const uint32_t row = rows[s * rows.size() / kAnnCalibrationQueries];
+      std::vector<uint32_t> truth = Exact(vectors_[row], kAnnCalibrationNeighbours + 1, {});
+      truth.erase(std::remove(truth.begin(), truth.end(), row), truth.end());
+      truth.resize(kAnnCalibrationNeighbours);
+      Result<std::vector<uint32_t>> got =
+          index->Search(vectors_[row], kAnnCalibrationNeighbours + 1, {}, p);
+      OMNIGRAPH_CHECK(got.ok());
+      const std::set<uint32_t> set(got->begin(), got->end());
+      for (uint32_t t : truth) found += set.count(t);
+      asked += truth.size();
+    }
+    return static_cast<double>(found) / static_cast<double>(asked);
+  };
+  EXPECT_GE(found_at(probes), 0.95);
+  if (probes > 1) {
+    EXPECT_LT(found_at(probes - 1), 0.95);
+  }
+}
+
+// Uniform vectors in 64 dimensions have no clusters: the ten nearest neighbours of a row lie in
+// lists all over the index, and the calibration says a search must probe most of them (the
+// executor then answers exactly, decision 212). Clustered vectors need a few.
+TEST_F(AnnIndexTest, UniformDataNeedsMostListsAndClusteredDataFew) {
+  constexpr uint32_t kWide = 64;
+  const Schema schema = {{kIdFieldId, "id", DataType::Scalar(TypeId::kString), false},
+                         {kVecField, "v", DataType::Vector(kWide), true}};
+  ColumnBuilder ids(schema[0].type, false), vecs(schema[1].type, true);
+  Random random(23);
+  for (uint64_t i = 0; i < kRows; ++i) {
+    ids.AppendString("u" + std::to_string(100000 + i));
+    std::vector<float> v(kWide);
+    for (float& x : v) x = static_cast<float>(random.NextDouble() * 2 - 1);
+    vecs.AppendVector(v);
+  }
+  std::vector<Column> columns;
+  columns.push_back(*ids.Finish());
+  columns.push_back(*vecs.Finish());
+  Result<TablePin> pin =
+      tables_->Create(NewTable{TableId{0x34, 0x1}, "Uniform", schema},
+                      ColumnBatch(schema, std::move(columns), kRows), std::nullopt);
+  ASSERT_TRUE(pin.ok()) << pin.status().ToString();
+  std::shared_ptr<const TableVersion> uniform = *tables_->Open(*pin);
+  Result<std::string> payload = BuildAnnPayload(*uniform, kVecField);
+  ASSERT_TRUE(payload.ok()) << payload.status().ToString();
+  std::shared_ptr<const AnnIndex> wide = *AnnIndex::Decode(*payload, "uniform");
+  EXPECT_GE(2 * wide->probes_for_recall(), wide->lists()) << wide->probes_for_recall();
+  std::shared_ptr<const AnnIndex> clustered = Built();
+  EXPECT_LT(4 * clustered->probes_for_recall(), clustered->lists())
+      << clustered->probes_for_recall();
+}
+
+// A format-2 payload (before calibration: a 32-byte header) is still read, with no calibrated
+// probes; a format-3 header whose probes exceed its lists is damage.
+TEST_F(AnnIndexTest, AFormatTwoPayloadIsReadUncalibrated) {
+  Result<std::string> payload = BuildAnnPayload(*version_, kVecField);
+  ASSERT_TRUE(payload.ok());
+  std::string old = payload->substr(0, 32) + payload->substr(40);
+  old[4] = 2;
+  Result<std::shared_ptr<const AnnIndex>> index = AnnIndex::Decode(old, "obj/v2");
+  ASSERT_TRUE(index.ok()) << index.status().ToString();
+  EXPECT_EQ((*index)->probes_for_recall(), 0u);
+  EXPECT_EQ((*index)->indexed(), kRows - kRows / kNullEvery);
+  std::string bad = *payload;
+  const uint32_t too_many = (*index)->lists() + 1;
+  std::memcpy(bad.data() + 32, &too_many, 4);
+  EXPECT_EQ(AnnIndex::Decode(bad, "obj/p").status().code(), Code::kCorruption);
 }
 
 }  // namespace

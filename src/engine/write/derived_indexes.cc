@@ -6,6 +6,7 @@
 #include "engine/graph/graph.h"
 #include "query/text/fulltext_index.h"
 #include "query/text/fulltext_version.h"
+#include "table/ann_delta.h"
 
 namespace omnigraph::engine {
 
@@ -37,6 +38,7 @@ Built BuildOne(const table::TableVersion& version, const std::string& kind,
   if (kind.starts_with("fts.") && query::text::StoreFullTextDelta(version, field)) {
     return Built::kStored;
   }
+  if (kind.starts_with("annl2.") && table::StoreAnnDelta(version, field)) return Built::kStored;
   Result<std::string> payload = kind.starts_with("fts.")
                                     ? query::text::BuildFullTextPayload(version, field)
                                     : table::BuildAnnPayload(version, field, ann);
@@ -167,6 +169,26 @@ void StoreWrittenTextDeltas(const table::TableStore& tables, const schema::Catal
   }
 }
 
+// A mutation's or a merge's vector step: for the tables in `written` that are large enough to
+// keep a vector index, each Vector property's index as a delta over the base's when the write was
+// small and the base stores it (table/ann_delta.h StoreAnnDelta); otherwise the version is
+// answered exactly until a load or `optimize` builds it (a query never builds one, decision 51).
+void StoreWrittenAnnDeltas(const table::TableStore& tables, const schema::Catalog& catalog,
+                           const commit::Record& record, const std::set<std::string>& written) {
+  for (const TablePin& pin : record.pins) {
+    if (!written.count(pin.table_key) || pin.entity_count < table::kAnnRowsMin) continue;
+    const schema::TypeDef* type = catalog.FindByTableKey(pin.table_key);
+    const bool vectors =
+        type != nullptr &&
+        std::any_of(type->properties.begin(), type->properties.end(),
+                    [](const auto& p) { return p.type.scalar == schema::ScalarKind::kVector; });
+    if (!vectors) continue;  // Nothing to store: not even the manifest is read.
+    Result<std::shared_ptr<const table::TableVersion>> version = tables.Open(pin);
+    if (!version.ok()) continue;
+    for (uint32_t field : VectorFields(**version)) (void)table::StoreAnnDelta(**version, field);
+  }
+}
+
 }  // namespace
 
 void StoreDerivedAfterPublish(const table::TableStore& tables, const schema::Catalog* catalog,
@@ -177,7 +199,10 @@ void StoreDerivedAfterPublish(const table::TableStore& tables, const schema::Cat
     return;
   }
   StoreWrittenIndexDeltas(tables, record, written);
-  if (catalog != nullptr) StoreWrittenTextDeltas(tables, *catalog, record, written);
+  if (catalog != nullptr) {
+    StoreWrittenTextDeltas(tables, *catalog, record, written);
+    StoreWrittenAnnDeltas(tables, *catalog, record, written);
+  }
 }
 
 }  // namespace omnigraph::engine

@@ -126,9 +126,13 @@ Result<std::shared_ptr<const table::AnnIndex>> ExecContext::Ann(const TypeDef& t
   if (auto hit = options_.cache->FindShared(scope, key)) {
     return std::static_pointer_cast<const table::AnnIndex>(hit);
   }
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::AnnIndex> index,
-                             table::ReadAnnIndex(*version, field_id));
-  if (index != nullptr) options_.cache->PutShared(scope, key, index);
+  Result<std::shared_ptr<const table::AnnIndex>> index = table::ReadAnnIndex(*version, field_id);
+  // A damaged object or a broken chain of deltas is no index: the query answers exactly, and a
+  // load or `optimize` rebuilds it (queries never build one, decision 51).
+  if (!index.ok() && index.status().code() == Code::kCorruption) {
+    return std::shared_ptr<const table::AnnIndex>();
+  }
+  if (index.ok() && *index != nullptr) options_.cache->PutShared(scope, key, *index);
   return index;
 }
 

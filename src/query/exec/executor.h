@@ -46,6 +46,17 @@ Result<std::vector<schema::Value>> BindParams(const CheckedQuery& checked, const
 inline constexpr uint64_t kDefaultTraversalWorkLimit = 10'000'000;
 // The default ExecOptions::nearest_exact_max.
 inline constexpr uint64_t kNearestExactMax = 16384;
+
+// The lists an indexed `nearest` first probes in an index of `lists` lists whose build measured
+// `probes_for_recall` (table::AnnIndex; 0 = not measured) when its candidates are `fraction`
+// (0 < fraction <= 1) of the version's rows: the larger of 24 and the calibrated probes, over
+// `fraction`. nullopt when that is at least half the lists: the index would scan about as many
+// rows as the exact scan, which the executor runs instead (decision 212; nearest.cc).
+std::optional<uint32_t> IndexedNearestProbes(uint32_t lists, uint32_t probes_for_recall,
+                                             double fraction);
+// Whether an indexed `nearest` that found too few rows at `probes` answers exactly instead of
+// searching again with more (the same half-the-lists rule).
+bool IndexedNearestGoesExact(uint64_t probes, uint32_t lists);
 // An edge version with fewer live edges than this has its adjacency read whole even for a walk
 // from one node: below it the whole stored adjacency is a few hundred KiB, which one read
 // fetches faster than the six or so ranged reads of a point read (ExecContext::PointOut).

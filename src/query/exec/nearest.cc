@@ -3,19 +3,28 @@
 // lets the ANN index pick the k nearest candidates, then measures those exactly, so the
 // distances returned are always the exact ones.
 #include <algorithm>
+#include <optional>
 
+#include "query/exec/executor.h"
 #include "query/exec/operators.h"
 
-namespace omnigraph::query::exec {
+namespace omnigraph::query {
+namespace exec {
 
 namespace {
 
-// Lists an unfiltered search probes; a filter admitting a fraction f of the rows probes 1/f
-// times as many (docs/design/decisions.md: the probes were measured by omnigraph-bench vector).
+// Lists an unfiltered search probes at least; the index's calibrated probes
+// (AnnIndex::probes_for_recall) raise it. A filter admitting a fraction f of the rows probes 1/f
+// times as many (docs/design/decisions.md 50 and 212: measured by omnigraph-bench vector).
 constexpr uint32_t kProbesBase = 24;
 // When a search returns fewer than it must (the probed lists held too few candidates), it is
-// repeated with this many times the probes, up to every list (which is exact).
+// repeated with this many times the probes.
 constexpr uint32_t kProbesGrowth = 4;
+// A search that would probe at least 1/kExactListShareInverse of the lists scans about that share
+// of the rows; measured on 100k x 128 uniform vectors (decision 212), the index then costs about
+// what the exact scan does, and the exact scan's answer is exact. So the executor runs the exact
+// scan instead.
+constexpr uint32_t kExactListShareInverse = 2;
 
 // The candidates of an indexed search: which dense rows the frame holds, how many distinct, and
 // how many of those have a vector.
@@ -40,7 +49,8 @@ Allowed AllowedRows(const OutputState& out, int slot, const TableImage::ChunkedC
 }
 
 // Narrows out.order to the rows whose node the index ranks among the k nearest candidates; does
-// nothing (exact search follows) when the candidates are few or the version has no index.
+// nothing (exact search follows) when the candidates are few, the version has no index, or the
+// index would have to scan most of the rows (IndexedNearestProbes).
 Status NarrowByIndex(ExecContext& ctx, OutputState& out, const NearestStep& step,
                      const CExpr& distance) {
   const uint64_t k = *step.k;
@@ -58,15 +68,19 @@ Status NarrowByIndex(ExecContext& ctx, OutputState& out, const NearestStep& step
   const uint64_t need = std::min(k, allowed.with_vector);
   const bool all = allowed.distinct == s.image->size();
   const double fraction = static_cast<double>(allowed.distinct) / s.image->size();
-  uint32_t probes = static_cast<uint32_t>(
-      std::min<double>(index->lists(), std::max<double>(1, kProbesBase / fraction)));
+  const std::optional<uint32_t> first =
+      IndexedNearestProbes(index->lists(), index->probes_for_recall(), fraction);
+  // The index would scan most rows (hard data, or a selective filter): exact is no slower.
+  if (!first) return Status::Ok();
+  uint32_t probes = *first;
   std::vector<uint32_t> found;
   const std::vector<bool> none;
   while (true) {
+    if (IndexedNearestGoesExact(probes, index->lists())) return Status::Ok();
     ++ctx.stats().index_searches;
     OMNIGRAPH_ASSIGN_OR_RETURN(found,
                                index->Search(distance.query, k, all ? none : allowed.rows, probes));
-    if (found.size() >= need || probes >= index->lists()) break;
+    if (found.size() >= need) break;
     probes = static_cast<uint32_t>(
         std::min<uint64_t>(index->lists(), static_cast<uint64_t>(probes) * kProbesGrowth));
   }
@@ -116,4 +130,19 @@ Status RunOutput(ExecContext& ctx, OutputState& out, const NearestStep& step) {
   return Status::Ok();
 }
 
-}  // namespace omnigraph::query::exec
+}  // namespace exec
+
+std::optional<uint32_t> IndexedNearestProbes(uint32_t lists, uint32_t probes_for_recall,
+                                             double fraction) {
+  const uint32_t base = std::max(exec::kProbesBase, probes_for_recall);
+  const uint32_t probes = static_cast<uint32_t>(
+      std::min<double>(lists, std::max<double>(1, base / std::max(fraction, 1e-9))));
+  if (IndexedNearestGoesExact(probes, lists)) return std::nullopt;
+  return probes;
+}
+
+bool IndexedNearestGoesExact(uint64_t probes, uint32_t lists) {
+  return probes * exec::kExactListShareInverse >= lists;
+}
+
+}  // namespace omnigraph::query
