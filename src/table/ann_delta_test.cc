@@ -11,6 +11,7 @@
 #include <set>
 
 #include "base/random.h"
+#include "storage/counting_store.h"
 #include "storage/memory_store.h"
 #include "table/ann_index.h"
 #include "table/column_builder.h"
@@ -162,6 +163,28 @@ TEST_F(AnnDeltaTest, SmallWritesStoreDeltasThatEqualTheRebuildOverTheBasesCentro
     for (const auto& c : centres_) probes.insert(probes.end(), c.begin(), c.end());
     EXPECT_EQ(*(*centroids)->AssignLists(probes), *full->AssignLists(probes));
   }
+}
+
+// What a small write's vector step costs a writer that has nothing cached: this version's manifest
+// and its base's; the base index's header, table and centroids (three ranged reads, not the
+// index's lists); the added rows' fragment; the base's stored id index, this version's (absent,
+// so built from its two fragments' id columns: two ranged reads) — the rows the write added and
+// removed; then this version's id index and the delta, each a conditional create. In a mutation
+// the id index delta was stored just before, so the last four reads and the first create are
+// cache hits there.
+TEST_F(AnnDeltaTest, ASmallWriteStoresItsDeltaInExactStoreCalls) {
+  Result<TablePin> next = tables_->Append(pin_, Rows(Pick(5, false)), {});
+  ASSERT_TRUE(next.ok()) << next.status().ToString();
+  auto counting = std::make_shared<storage::CountingStore>(memory_);
+  TableStore fresh(storage::Runtime::ForTest(counting, 3), TableStoreOptions{});
+  Result<std::shared_ptr<const TableVersion>> version = fresh.Open(*next);
+  ASSERT_TRUE(version.ok()) << version.status().ToString();
+  counting->Reset();
+  ASSERT_TRUE(StoreAnnDelta(**version, kVecField));
+  const storage::OpCounts c = counting->Snapshot();
+  EXPECT_EQ(c.gets, 9u) << c.ToString();
+  EXPECT_EQ(c.put_if_absent, 2u) << c.ToString();
+  EXPECT_EQ(c.total(), 11u) << c.ToString();
 }
 
 TEST_F(AnnDeltaTest, ALargeWriteOrAFullChainStoresNoDelta) {
