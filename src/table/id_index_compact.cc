@@ -18,47 +18,6 @@ constexpr uint64_t kCompactPreambleBytes = 64;
 // a section can hold before anything is allocated for it.
 constexpr uint64_t kIdBytesMin = 2;
 
-void PutVarint(std::string& out, uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-}
-
-// Reads LEB128 varints and byte runs front to back; a read past the end (or an over-long varint)
-// clears ok() and returns 0 or an empty view.
-class Cursor {
- public:
-  explicit Cursor(std::string_view s) : s_(s) {}
-  bool ok() const { return ok_; }
-  bool done() const { return pos_ == s_.size(); }
-  uint64_t Varint() {
-    uint64_t v = 0;
-    for (int shift = 0; shift < 64 && pos_ < s_.size(); shift += 7) {
-      const auto c = static_cast<unsigned char>(s_[pos_++]);
-      v |= uint64_t{c & 0x7fu} << shift;
-      if ((c & 0x80) == 0) return v;
-    }
-    ok_ = false;
-    return 0;
-  }
-  std::string_view Bytes(uint64_t n) {
-    if (!ok_ || s_.size() - pos_ < n) {
-      ok_ = false;
-      return {};
-    }
-    const std::string_view v = s_.substr(pos_, n);
-    pos_ += n;
-    return v;
-  }
-
- private:
-  std::string_view s_;
-  size_t pos_ = 0;
-  bool ok_ = true;
-};
-
 // Runs of consecutive rows of one fragment: count, fragment, first row.
 std::string EncodeRuns(std::span<const RowRef> refs) {
   std::string out;
@@ -100,7 +59,7 @@ std::string FrontCode(std::string_view blob, std::span<const uint32_t> ends) {
 // (empty when well formed).
 std::string DecodeRuns(std::string_view section, uint64_t n, const TableManifest& manifest,
                        std::vector<RowRef>& refs) {
-  Cursor in(section);
+  VarintCursor in(section);
   refs.reserve(n);
   while (refs.size() < n) {
     const uint64_t count = in.Varint();
@@ -123,7 +82,7 @@ std::string DecodeRuns(std::string_view section, uint64_t n, const TableManifest
 // formed). Order is checked by the caller.
 std::string DecodeFrontCoded(std::string_view section, uint64_t n, uint64_t blob_bytes,
                              DecodedIds& out) {
-  Cursor in(section);
+  VarintCursor in(section);
   out.ends.reserve(n);
   out.blob.reserve(std::min<uint64_t>(blob_bytes, section.size() * 64));
   size_t prev_begin = 0;
@@ -148,6 +107,35 @@ std::string DecodeFrontCoded(std::string_view section, uint64_t n, uint64_t blob
 }
 
 }  // namespace
+
+void PutVarint(std::string& out, uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+}
+
+uint64_t VarintCursor::Varint() {
+  uint64_t v = 0;
+  for (int shift = 0; shift < 64 && pos_ < s_.size(); shift += 7) {
+    const auto c = static_cast<unsigned char>(s_[pos_++]);
+    v |= uint64_t{c & 0x7fu} << shift;
+    if ((c & 0x80) == 0) return v;
+  }
+  ok_ = false;
+  return 0;
+}
+
+std::string_view VarintCursor::Bytes(uint64_t n) {
+  if (!ok_ || s_.size() - pos_ < n) {
+    ok_ = false;
+    return {};
+  }
+  const std::string_view v = s_.substr(pos_, n);
+  pos_ += n;
+  return v;
+}
 
 std::string EncodeCompactIds(std::string_view blob, std::span<const uint32_t> ends,
                              std::span<const RowRef> refs, uint32_t fragment_count) {

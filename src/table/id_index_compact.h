@@ -30,6 +30,26 @@ struct DecodedIds {
   std::vector<RowRef> refs;
 };
 
+// Appends `v` as a LEB128 varint (the integers inside the compact and blocked sections).
+void PutVarint(std::string& out, uint64_t v);
+
+// Reads LEB128 varints and byte runs front to back; a read past the end (or an over-long varint)
+// clears ok() and returns 0 or an empty view.
+class VarintCursor {
+ public:
+  explicit VarintCursor(std::string_view s, size_t pos = 0) : s_(s), pos_(pos) {}
+  bool ok() const { return ok_; }
+  bool done() const { return pos_ == s_.size(); }
+  size_t pos() const { return pos_; }
+  uint64_t Varint();
+  std::string_view Bytes(uint64_t n);
+
+ private:
+  std::string_view s_;
+  size_t pos_ = 0;
+  bool ok_ = true;
+};
+
 // The compact payload of a flat index's arrays (`blob` every id back to back, `ends[i]` where id
 // i ends in it, `refs[i]` where its row lives) in a version of `fragment_count` fragments.
 std::string EncodeCompactIds(std::string_view blob, std::span<const uint32_t> ends,
