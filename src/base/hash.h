@@ -1,5 +1,4 @@
-// Hashing: SHA-256 and HMAC-SHA256 (OpenSSL; SHA-256 without initializing its providers), xxhash64,
-// and hex encoding.
+// Hashing: SHA-256 and HMAC-SHA256 (OpenSSL), xxhash64, and hex encoding.
 // Pure functions; thread-safe (a Sha256Hasher is one caller's).
 #pragma once
 
