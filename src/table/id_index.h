@@ -48,9 +48,7 @@ class IdIndex {
   // ends in it, `refs[i]` where its row lives.
   IdIndex(std::string blob, std::vector<uint32_t> ends, std::vector<RowRef> refs);
 
-  size_t size() const {
-    return layered_ ? LayeredSize() : blocked_ ? BlockedSize() : refs_.size();
-  }
+  size_t size() const { return layered_ ? LayeredSize() : blocked_ ? BlockedSize() : refs_.size(); }
   std::string_view IdAt(size_t i) const {
     if (layered_) return LayeredIdAt(i);
     if (blocked_) return BlockedIdAt(i);

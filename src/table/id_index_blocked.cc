@@ -141,8 +141,7 @@ Result<std::shared_ptr<const BlockedIds>> BlockedIds::Open(const storage::Shared
   index->blob_bytes_ = blob_bytes;
   index->runs_ = payload.substr(kBlockedPreambleBytes, runs_bytes);
   index->ids_ = payload.substr(kBlockedPreambleBytes + runs_bytes, ids_bytes);
-  const std::string_view directory =
-      payload.substr(kBlockedPreambleBytes + runs_bytes + ids_bytes);
+  const std::string_view directory = payload.substr(kBlockedPreambleBytes + runs_bytes + ids_bytes);
   if (XxHash64(index->runs_) != LoadLe<uint64_t>(payload, 40) ||
       XxHash64(index->ids_) != LoadLe<uint64_t>(payload, 48) ||
       XxHash64(directory) != LoadLe<uint64_t>(payload, 56)) {
@@ -232,7 +231,8 @@ std::string BlockedIds::DecodeBlockRefs(size_t k, Block& out) const {
     }
     used = std::min<uint64_t>(run_count - skip, count - out.refs.size());
     for (uint64_t r = 0; r < used; ++r) {
-      out.refs.push_back(RowRef{static_cast<uint32_t>(source), static_cast<uint32_t>(row + skip + r)});
+      out.refs.push_back(
+          RowRef{static_cast<uint32_t>(source), static_cast<uint32_t>(row + skip + r)});
     }
     used += skip;
     skip = 0;
@@ -260,8 +260,8 @@ const BlockedIds::Block& BlockedIds::BlockAt(size_t k) const {
   if (block != nullptr) return *block;
   auto fresh = std::make_unique<Block>();
   const std::string error = DecodeBlock(k, *fresh);
-  OMNIGRAPH_CHECK_MSG(error.empty(), "id index " + name_ + ", block " + std::to_string(k) +
-                                         ": " + error + " (its checksums match)");
+  OMNIGRAPH_CHECK_MSG(error.empty(), "id index " + name_ + ", block " + std::to_string(k) + ": " +
+                                         error + " (its checksums match)");
   Block* expected = nullptr;
   if (cache_[k].compare_exchange_strong(expected, fresh.get(), std::memory_order_acq_rel)) {
     decoded_.fetch_add(1, std::memory_order_relaxed);
@@ -303,7 +303,9 @@ const RowRef& BlockedIds::RefAt(size_t i) const {
 
 Result<DecodedIds> BlockedIds::DecodeAll() const {
   DecodedIds out;
-  out.blob.reserve(blob_bytes_);
+  // The preamble's byte count bounded by what the section could expand to, as the compact
+  // decoder does, before any block has been checked.
+  out.blob.reserve(std::min<uint64_t>(blob_bytes_, ids_.size() * 64));
   out.ends.reserve(n_);
   out.refs.reserve(n_);
   for (size_t k = 0; k < heads_.size(); ++k) {

@@ -261,8 +261,9 @@ ManyIds MakeManyIds(size_t n) {
     ends.push_back(static_cast<uint32_t>((blob += out.ids.back()).size()));
     // Rows 0, 1, 2, ... of fragment 0 for the first 300 ids (runs across blocks), then every
     // id alone in fragment 1 or 2, rows descending.
-    refs.push_back(i < 300 ? RowRef{0, static_cast<uint32_t>(i)}
-                           : RowRef{static_cast<uint32_t>(1 + i % 2), static_cast<uint32_t>(n - i)});
+    refs.push_back(i < 300
+                       ? RowRef{0, static_cast<uint32_t>(i)}
+                       : RowRef{static_cast<uint32_t>(1 + i % 2), static_cast<uint32_t>(n - i)});
   }
   out.index = IdIndex(blob, ends, refs);
   out.manifest.entity_count = n;
