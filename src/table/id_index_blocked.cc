@@ -22,61 +22,13 @@ constexpr uint64_t kIdBytesMin = 2;
 
 uint64_t Blocks(uint64_t n) { return (n + kIdBlockIds - 1) / kIdBlockIds; }
 
-// The runs of `refs` (count, fragment, first row), and for every kIdBlockIds-th reference the
-// offset of the run holding it and how many of that run's references precede it.
-std::string EncodeBlockedRuns(std::span<const RowRef> refs, std::vector<uint64_t>& run_at,
-                              std::vector<uint64_t>& run_skip) {
-  std::string out;
-  size_t i = 0;
-  while (i < refs.size()) {
-    size_t j = i + 1;
-    while (j < refs.size() && refs[j].source == refs[i].source &&
-           refs[j].row == refs[j - 1].row + 1) {
-      ++j;
-    }
-    for (size_t b = (i + kIdBlockIds - 1) / kIdBlockIds * kIdBlockIds; b < j; b += kIdBlockIds) {
-      run_at.push_back(out.size());
-      run_skip.push_back(b - i);
-    }
-    PutVarint(out, j - i);
-    PutVarint(out, refs[i].source);
-    PutVarint(out, refs[i].row);
-    i = j;
-  }
-  return out;
-}
-
-// The ids front-coded, each block's first id whole; `id_at` gets each block's offset.
-std::string EncodeBlockedFrontCode(std::string_view blob, std::span<const uint32_t> ends,
-                                   std::vector<uint64_t>& id_at) {
-  std::string out;
-  std::string_view prev;
-  uint32_t begin = 0;
-  for (size_t i = 0; i < ends.size(); ++i) {
-    const std::string_view id = blob.substr(begin, ends[i] - begin);
-    size_t shared = 0;
-    if (i % kIdBlockIds == 0) {
-      id_at.push_back(out.size());
-    } else {
-      const size_t limit = std::min(prev.size(), id.size());
-      while (shared < limit && prev[shared] == id[shared]) ++shared;
-    }
-    PutVarint(out, shared);
-    PutVarint(out, id.size() - shared);
-    out.append(id.substr(shared));
-    prev = id;
-    begin = ends[i];
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string EncodeBlockedIds(std::string_view blob, std::span<const uint32_t> ends,
                              std::span<const RowRef> refs, uint32_t fragment_count) {
   std::vector<uint64_t> run_at, run_skip, id_at;
-  const std::string runs = EncodeBlockedRuns(refs, run_at, run_skip);
-  const std::string ids = EncodeBlockedFrontCode(blob, ends, id_at);
+  const std::string runs = EncodeRuns(refs, kIdBlockIds, &run_at, &run_skip);
+  const std::string ids = FrontCode(blob, ends, kIdBlockIds, &id_at);
   constexpr uint64_t kOffsetMax = std::numeric_limits<uint32_t>::max();
   if (runs.size() > kOffsetMax || ids.size() > kOffsetMax) return "";
   std::string directory;
@@ -111,26 +63,13 @@ Result<std::shared_ptr<const BlockedIds>> BlockedIds::Open(const storage::Shared
                                                            const std::string& name) {
   auto bad = [&](const std::string& what) { return Corruption("id index: " + what, name); };
   const std::string_view payload = bytes.view();
-  if (payload.size() < kBlockedPreambleBytes) return bad("shorter than its preamble");
-  if (LoadLe<uint64_t>(payload, 64) != XxHash64(payload.substr(0, 64))) {
-    return bad("preamble checksum mismatch");
-  }
-  const uint64_t n = LoadLe<uint64_t>(payload, 0);
-  const uint64_t blob_bytes = LoadLe<uint64_t>(payload, 8);
-  const uint64_t runs_bytes = LoadLe<uint64_t>(payload, 24);
-  const uint64_t ids_bytes = LoadLe<uint64_t>(payload, 32);
-  if (n != manifest.entity_count) {
-    return bad("holds " + std::to_string(n) + " ids; the version has " +
-               std::to_string(manifest.entity_count) + " live rows");
-  }
-  if (LoadLe<uint32_t>(payload, 16) != manifest.fragments.size()) {
-    return bad("was built for another fragment count");
-  }
-  const uint64_t sections = payload.size() - kBlockedPreambleBytes;
-  if (n > sections / kIdBytesMin) return bad("truncated");
-  const uint64_t directory_bytes = Blocks(n) * kDirectoryEntryBytes;
-  if (blob_bytes > kIdIndexBytesMax || runs_bytes > sections || ids_bytes > sections ||
-      sections != runs_bytes + ids_bytes + directory_bytes ||
+  OMNIGRAPH_ASSIGN_OR_RETURN(const IdsPreamble p,
+                             CheckIdsPreamble(payload, kBlockedPreambleBytes, manifest, name));
+  const uint64_t n = p.n;
+  const uint64_t runs_bytes = p.runs_bytes;
+  const uint64_t ids_bytes = p.ids_bytes;
+  if (n > p.sections / kIdBytesMin) return bad("truncated");
+  if (p.sections - runs_bytes - ids_bytes != Blocks(n) * kDirectoryEntryBytes ||
       ids_bytes > std::numeric_limits<uint32_t>::max()) {
     return bad("size differs from its preamble");
   }
@@ -138,7 +77,7 @@ Result<std::shared_ptr<const BlockedIds>> BlockedIds::Open(const storage::Shared
   index->payload_ = bytes;
   index->name_ = name;
   index->n_ = n;
-  index->blob_bytes_ = blob_bytes;
+  index->blob_bytes_ = p.blob_bytes;
   index->runs_ = payload.substr(kBlockedPreambleBytes, runs_bytes);
   index->ids_ = payload.substr(kBlockedPreambleBytes + runs_bytes, ids_bytes);
   const std::string_view directory = payload.substr(kBlockedPreambleBytes + runs_bytes + ids_bytes);

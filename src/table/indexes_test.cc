@@ -189,6 +189,16 @@ TEST_F(IndexesTest, SmallVersionsKeepNoDerivedIndex) {
   EXPECT_EQ(memory_->Head(NameOf(*v1, kIdsKind)).status().kind(), Kind::kNotFound);
 }
 
+// `bytes` decoded against `m` is Corruption naming the object "obj" and saying `why`.
+void ExpectRejected(const std::string& bytes, const TableManifest& m, std::string_view why) {
+  Result<IdIndex> decoded = IdIndex::Decode(Shared(bytes), m, "obj");
+  ASSERT_FALSE(decoded.ok()) << why;
+  EXPECT_EQ(decoded.status().code(), Code::kCorruption) << why;
+  EXPECT_NE(decoded.status().ToString().find("obj"), std::string::npos) << why;
+  EXPECT_NE(decoded.status().ToString().find(why), std::string::npos)
+      << decoded.status().ToString();
+}
+
 TEST_F(IndexesTest, IdIndexDecodeRejectsDamageNamingTheObject) {
   const TablePin pin = ThreeFragments(false);
   auto version = Cold(pin);
@@ -314,14 +324,7 @@ TEST_F(IndexesTest, ABlockedIdIndexRejectsDamageWhenOpenedNamingTheObject) {
   const std::string payload = many.index.EncodeRevision(3, kIdsRevisionBlocked);
   const size_t runs_bytes = LoadLe<uint64_t>(payload, 24);
   const size_t ids_bytes = LoadLe<uint64_t>(payload, 32);
-  auto rejected = [&](const std::string& bytes, const TableManifest& m, std::string_view why) {
-    Result<IdIndex> decoded = IdIndex::Decode(Shared(bytes), m, "obj");
-    ASSERT_FALSE(decoded.ok()) << why;
-    EXPECT_EQ(decoded.status().code(), Code::kCorruption) << why;
-    EXPECT_NE(decoded.status().ToString().find("obj"), std::string::npos) << why;
-    EXPECT_NE(decoded.status().ToString().find(why), std::string::npos)
-        << decoded.status().ToString();
-  };
+  const auto rejected = ExpectRejected;
   for (size_t at : {size_t{0}, size_t{30}, size_t{60}, size_t{70}}) {
     std::string bad = payload;
     bad[at] ^= 0x01;
@@ -378,14 +381,7 @@ TEST_F(IndexesTest, ACompactIdIndexRejectsDamageInEachSectionNamingTheObject) {
   ASSERT_TRUE(index.ok());
   const std::string payload = (*index)->EncodeRevision(3, kIdsRevisionCompact);
   const size_t runs_bytes = LoadLe<uint64_t>(payload, 24);
-  auto rejected = [&](const std::string& bytes, const TableManifest& m, std::string_view why) {
-    Result<IdIndex> decoded = IdIndex::Decode(Shared(bytes), m, "obj");
-    ASSERT_FALSE(decoded.ok()) << why;
-    EXPECT_EQ(decoded.status().code(), Code::kCorruption) << why;
-    EXPECT_NE(decoded.status().ToString().find("obj"), std::string::npos) << why;
-    EXPECT_NE(decoded.status().ToString().find(why), std::string::npos)
-        << decoded.status().ToString();
-  };
+  const auto rejected = ExpectRejected;
   // Revision 1 flipped to 0 reads as a flat payload, whose preamble checksum fails.
   for (size_t at : {size_t{0}, size_t{20}, size_t{30}, size_t{60}}) {
     std::string bad = payload;
