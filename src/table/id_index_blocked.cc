@@ -115,6 +115,7 @@ Result<std::shared_ptr<const BlockedIds>> BlockedIds::Open(const storage::Shared
 }
 
 BlockedIds::~BlockedIds() {
+  if (cache_ == nullptr) return;  // Open failed before the cache was made.
   for (size_t k = 0; k < heads_.size(); ++k) delete cache_[k].load();
 }
 
