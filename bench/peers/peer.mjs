@@ -166,7 +166,7 @@ async function warm(system, dir, persons) {
 async function fresh(system, dir, shape) {
   const t0 = now();
   const db = await open(system, dir, true);
-  const result = await answer(db, shape, shape === "hop1" ? person(1) : undefined);
+  const result = await answer(db, shape, shape === "hop1" || shape === "lookup" ? person(1) : undefined);
   const ms = now() - t0;
   await db.close();
   return {

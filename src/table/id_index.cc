@@ -5,6 +5,7 @@
 
 #include "base/hash.h"
 #include "table/derived.h"
+#include "table/id_index_blocked.h"
 #include "table/id_index_compact.h"
 #include "table/layered_ids.h"
 #include "table/le_bytes.h"
@@ -62,17 +63,22 @@ size_t IdIndex::LowerBound(std::string_view id) const {
 
 std::string IdIndex::Encode(uint32_t fragment_count) const {
   if (layered_) return LayeredIds::Flat(*this).Encode(fragment_count);
+  if (blocked_) return Unblocked().Encode(fragment_count);
   const uint64_t n = refs_.size();
   const uint64_t flat_bytes =
       kPreambleBytes + n * sizeof(RowRef) + Padded8(n * sizeof(uint32_t)) + blob_.size();
-  std::string compact = EncodeCompactIds(blob_, ends_, refs_, fragment_count);
-  if (compact.size() < flat_bytes) return compact;
+  // The blocked revision, which a reader can answer a lookup from without decoding every id
+  // (decision 211), when it is the smaller.
+  std::string blocked = EncodeBlockedIds(blob_, ends_, refs_, fragment_count);
+  if (!blocked.empty() && blocked.size() < flat_bytes) return blocked;
   return EncodeRevision(fragment_count, kIdsRevisionFlat);
 }
 
 std::string IdIndex::EncodeRevision(uint32_t fragment_count, uint32_t revision) const {
   if (layered_) return LayeredIds::Flat(*this).EncodeRevision(fragment_count, revision);
+  if (blocked_) return Unblocked().EncodeRevision(fragment_count, revision);
   if (revision == kIdsRevisionCompact) return EncodeCompactIds(blob_, ends_, refs_, fragment_count);
+  if (revision == kIdsRevisionBlocked) return EncodeBlockedIds(blob_, ends_, refs_, fragment_count);
   OMNIGRAPH_CHECK(revision == kIdsRevisionFlat);
   const uint64_t n = refs_.size();
   const std::string_view refs = Bytes(refs_.data(), n * sizeof(RowRef));
@@ -104,6 +110,11 @@ Result<IdIndex> IdIndex::Decode(const storage::SharedBytes& bytes, const TableMa
                                 ? kIdsRevisionFlat
                                 : LoadLe<uint32_t>(bytes.view(), kRevisionAt);
   if (revision == kIdsRevisionFlat) return DecodeFlat(bytes, manifest, name);
+  if (revision == kIdsRevisionBlocked) {
+    IdIndex index;
+    OMNIGRAPH_ASSIGN_OR_RETURN(index.blocked_, BlockedIds::Open(bytes, manifest, name));
+    return index;
+  }
   if (revision != kIdsRevisionCompact) {
     return Corruption("id index: unknown revision " + std::to_string(revision), name);
   }
@@ -165,6 +176,33 @@ Result<IdIndex> IdIndex::DecodeFlat(const storage::SharedBytes& bytes,
   }
   if (prev != blob_bytes) return bad("offsets do not cover the id bytes");
   return index;
+}
+
+size_t IdIndex::BlockedSize() const { return blocked_->size(); }
+
+std::string_view IdIndex::BlockedIdAt(size_t i) const {
+  const BlockedIds& b = *blocked_;
+  return b.flat_ready.load(std::memory_order_acquire) ? b.flat.IdAt(i) : b.IdAt(i);
+}
+
+const RowRef& IdIndex::BlockedRefAt(size_t i) const {
+  const BlockedIds& b = *blocked_;
+  return b.flat_ready.load(std::memory_order_acquire) ? b.flat.RefAt(i) : b.RefAt(i);
+}
+
+uint64_t IdIndex::blocks_decoded() const { return blocked_ ? blocked_->blocks_decoded() : 0; }
+
+const IdIndex& IdIndex::Unblocked() const {
+  if (!blocked_) return *this;
+  const BlockedIds& b = *blocked_;
+  std::call_once(b.flat_once, [&b] {
+    Result<DecodedIds> all = b.DecodeAll();
+    // Open checked every section's checksum: a block that fails here was written malformed.
+    OMNIGRAPH_CHECK_MSG(all.ok(), all.status().ToString() + " (its checksums match)");
+    b.flat = IdIndex(std::move(all->blob), std::move(all->ends), std::move(all->refs));
+    b.flat_ready.store(true, std::memory_order_release);
+  });
+  return b.flat;
 }
 
 }  // namespace omnigraph::table

@@ -39,6 +39,7 @@ inline constexpr uint64_t kIdIndexBytesMax = (1ull << 32) - 1;
 
 struct LayeredIds;
 struct IdsDelta;
+class BlockedIds;
 
 class IdIndex {
  public:
@@ -47,14 +48,17 @@ class IdIndex {
   // ends in it, `refs[i]` where its row lives.
   IdIndex(std::string blob, std::vector<uint32_t> ends, std::vector<RowRef> refs);
 
-  size_t size() const { return layered_ ? LayeredSize() : refs_.size(); }
+  size_t size() const { return layered_ ? LayeredSize() : blocked_ ? BlockedSize() : refs_.size(); }
   std::string_view IdAt(size_t i) const {
     if (layered_) return LayeredIdAt(i);
+    if (blocked_) return BlockedIdAt(i);
     const uint32_t begin = i == 0 ? 0 : ends_[i - 1];
     return blob_.substr(begin, ends_[i] - begin);
   }
   // Where the row at position `i` lives.
-  const RowRef& RefAt(size_t i) const { return layered_ ? LayeredRefAt(i) : refs_[i]; }
+  const RowRef& RefAt(size_t i) const {
+    return layered_ ? LayeredRefAt(i) : blocked_ ? BlockedRefAt(i) : refs_[i];
+  }
   // Every row's reference in position order (a layered index makes its flat copy first).
   std::span<const RowRef> refs() const;
   // The position of `id`, or -1 (binary searches: no map is built).
@@ -64,6 +68,10 @@ class IdIndex {
   // Approximate bytes held (or viewed, for a decoded index; a layered one counts its base).
   uint64_t bytes() const;
 
+  // Whether this index answers from a blocked payload's blocks (decoded on first use), and how
+  // many of its blocks have been decoded (observability for tests and benchmarks).
+  bool blocked() const { return blocked_ != nullptr; }
+  uint64_t blocks_decoded() const;
   // Whether this index is a base with layers, and how many layers.
   bool layered() const { return layered_ != nullptr; }
   size_t layers() const;
@@ -88,10 +96,12 @@ class IdIndex {
   // The payload in the given revision (kIdsRevisionFlat or kIdsRevisionCompact,
   // table/id_index_compact.h); Encode picks one, tests force each.
   std::string EncodeRevision(uint32_t fragment_count, uint32_t revision) const;
-  // Decodes and checks a payload of either revision against `manifest`: every section's
-  // checksum, the count against the manifest's live rows, every row reference inside its
-  // fragment, ids strictly ascending. A flat payload's index views `payload`'s bytes (no section
-  // is copied) and keeps them alive; a compact one is decoded into arrays the index owns.
+  // Decodes and checks a payload of any revision against `manifest`: every section's checksum,
+  // the count against the manifest's live rows, every row reference inside its fragment, ids
+  // strictly ascending. A flat payload's index views `payload`'s bytes (no section is copied)
+  // and keeps them alive; a compact one is decoded into arrays the index owns; a blocked one
+  // keeps the payload and decodes a block of it on first use (its entries are checked then;
+  // table/id_index_blocked.h), and makes a flat copy for refs(), encoding and extending.
   // Corruption naming `name` otherwise.
   static Result<IdIndex> Decode(const storage::SharedBytes& payload, const TableManifest& manifest,
                                 const std::string& name);
@@ -101,6 +111,11 @@ class IdIndex {
   size_t LayeredSize() const;
   std::string_view LayeredIdAt(size_t i) const;
   const RowRef& LayeredRefAt(size_t i) const;
+  size_t BlockedSize() const;
+  std::string_view BlockedIdAt(size_t i) const;
+  const RowRef& BlockedRefAt(size_t i) const;
+  // A blocked index's flat copy, made once (every block decoded); this index when not blocked.
+  const IdIndex& Unblocked() const;
   // Decode for a payload of the flat revision.
   static Result<IdIndex> DecodeFlat(const storage::SharedBytes& payload,
                                     const TableManifest& manifest, const std::string& name);
@@ -108,6 +123,7 @@ class IdIndex {
   size_t LowerBound(std::string_view id) const;
 
   std::shared_ptr<const LayeredIds> layered_;
+  std::shared_ptr<const BlockedIds> blocked_;
   uint64_t entries_merged_ = 0;
   // What the views below point into: the decoded object's bytes, or the vectors of a built index.
   std::shared_ptr<const void> owner_;

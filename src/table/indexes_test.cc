@@ -10,12 +10,14 @@
 #include <memory>
 #include <set>
 
+#include "base/hash.h"
 #include "base/random.h"
 #include "storage/counting_store.h"
 #include "storage/memory_store.h"
 #include "table/derived.h"
 #include "table/edge_csr.h"
 #include "table/id_index.h"
+#include "table/id_index_blocked.h"
 #include "table/id_index_compact.h"
 #include "table/le_bytes.h"
 #include "table/model_table.h"
@@ -187,6 +189,16 @@ TEST_F(IndexesTest, SmallVersionsKeepNoDerivedIndex) {
   EXPECT_EQ(memory_->Head(NameOf(*v1, kIdsKind)).status().kind(), Kind::kNotFound);
 }
 
+// `bytes` decoded against `m` is Corruption naming the object "obj" and saying `why`.
+void ExpectRejected(const std::string& bytes, const TableManifest& m, std::string_view why) {
+  Result<IdIndex> decoded = IdIndex::Decode(Shared(bytes), m, "obj");
+  ASSERT_FALSE(decoded.ok()) << why;
+  EXPECT_EQ(decoded.status().code(), Code::kCorruption) << why;
+  EXPECT_NE(decoded.status().ToString().find("obj"), std::string::npos) << why;
+  EXPECT_NE(decoded.status().ToString().find(why), std::string::npos)
+      << decoded.status().ToString();
+}
+
 TEST_F(IndexesTest, IdIndexDecodeRejectsDamageNamingTheObject) {
   const TablePin pin = ThreeFragments(false);
   auto version = Cold(pin);
@@ -206,16 +218,17 @@ TEST_F(IndexesTest, IdIndexDecodeRejectsDamageNamingTheObject) {
   EXPECT_FALSE(IdIndex::Decode(Shared((*index)->Encode(2)), version->manifest(), "obj").ok());
 }
 
-// Both revisions of the stored payload decode to the index they were made from; the writer
-// stores the smaller, which is the compact one unless the index is empty.
-TEST_F(IndexesTest, BothIdIndexRevisionsRoundTripAndTheWriterPicksTheSmaller) {
+// Every revision of the stored payload decodes to the index it was made from; the writer
+// stores the blocked one unless the flat one is smaller (the empty index).
+TEST_F(IndexesTest, EveryIdIndexRevisionRoundTripsAndTheWriterPicksBlocked) {
   const TablePin pin = ThreeFragments(false);
   auto version = Cold(pin);
   Result<std::shared_ptr<const IdIndex>> index = version->SortedIds();
   ASSERT_TRUE(index.ok());
   const std::string flat = (*index)->EncodeRevision(3, kIdsRevisionFlat);
   const std::string compact = (*index)->EncodeRevision(3, kIdsRevisionCompact);
-  for (const std::string& payload : {flat, compact}) {
+  const std::string blocked = (*index)->EncodeRevision(3, kIdsRevisionBlocked);
+  for (const std::string& payload : {flat, compact, blocked}) {
     Result<IdIndex> back = IdIndex::Decode(Shared(payload), version->manifest(), "obj");
     ASSERT_TRUE(back.ok()) << back.status().ToString();
     EXPECT_EQ(AllIds(*back), AllIds(**index));
@@ -224,13 +237,137 @@ TEST_F(IndexesTest, BothIdIndexRevisionsRoundTripAndTheWriterPicksTheSmaller) {
     EXPECT_EQ(back->Find("b101"), nullptr);
   }
   EXPECT_LT(compact.size(), flat.size());
-  EXPECT_EQ((*index)->Encode(3), compact);
-  // An empty index: the compact preamble is the longer, so the flat revision is stored.
+  EXPECT_LT(blocked.size(), flat.size());
+  EXPECT_EQ((*index)->Encode(3), blocked);
+  // An empty index: the other preambles are the longer, so the flat revision is stored.
   const IdIndex empty({}, {}, {});
   EXPECT_EQ(empty.Encode(0), empty.EncodeRevision(0, kIdsRevisionFlat));
   TableManifest none;
-  EXPECT_TRUE(
-      IdIndex::Decode(Shared(empty.EncodeRevision(0, kIdsRevisionCompact)), none, "o").ok());
+  for (uint32_t revision : {kIdsRevisionCompact, kIdsRevisionBlocked}) {
+    Result<IdIndex> back = IdIndex::Decode(Shared(empty.EncodeRevision(0, revision)), none, "o");
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    EXPECT_EQ(back->size(), 0u);
+    EXPECT_EQ(back->Position("a"), -1);
+    EXPECT_EQ(back->Find("a"), nullptr);
+  }
+}
+
+// An index of `n` ids ("k" + a zero-padded number, every third one skipped so that lookups fall
+// between ids) over three fragments of `n` rows, with runs of consecutive rows that cross block
+// boundaries and runs of one; and its manifest.
+struct ManyIds {
+  IdIndex index;
+  TableManifest manifest;
+  std::vector<std::string> ids;
+};
+ManyIds MakeManyIds(size_t n) {
+  ManyIds out;
+  std::string blob;
+  std::vector<uint32_t> ends;
+  std::vector<RowRef> refs;
+  for (size_t i = 0; i < n; ++i) {
+    std::string id = std::to_string(1000000 + 3 * i + 1);
+    out.ids.push_back("k" + id);
+    ends.push_back(static_cast<uint32_t>((blob += out.ids.back()).size()));
+    // Rows 0, 1, 2, ... of fragment 0 for the first 300 ids (runs across blocks), then every
+    // id alone in fragment 1 or 2, rows descending.
+    refs.push_back(i < 300
+                       ? RowRef{0, static_cast<uint32_t>(i)}
+                       : RowRef{static_cast<uint32_t>(1 + i % 2), static_cast<uint32_t>(n - i)});
+  }
+  out.index = IdIndex(blob, ends, refs);
+  out.manifest.entity_count = n;
+  for (int f = 0; f < 3; ++f) out.manifest.fragments.push_back(FragmentEntry{.rows = n + 1});
+  return out;
+}
+
+// The blocked revision answers a point lookup from one block, decoding no other, and gives what
+// the eager decoders give for every id, every position and ids that are not there; its flat
+// copy (refs()) is the same index.
+TEST_F(IndexesTest, ABlockedIdIndexAnswersAPointLookupFromOneBlockAsTheEagerOnesDo) {
+  const ManyIds many = MakeManyIds(1000);  // 8 blocks, the last one of 104 ids.
+  const std::string payload = many.index.EncodeRevision(3, kIdsRevisionBlocked);
+  EXPECT_EQ(many.index.Encode(3), payload);
+  Result<IdIndex> blocked = IdIndex::Decode(Shared(payload), many.manifest, "obj");
+  ASSERT_TRUE(blocked.ok()) << blocked.status().ToString();
+  Result<IdIndex> compact = IdIndex::Decode(
+      Shared(many.index.EncodeRevision(3, kIdsRevisionCompact)), many.manifest, "obj");
+  ASSERT_TRUE(compact.ok()) << compact.status().ToString();
+  ASSERT_TRUE(blocked->blocked());
+  EXPECT_EQ(blocked->size(), 1000u);
+  EXPECT_EQ(blocked->blocks_decoded(), 0u);
+  EXPECT_EQ(blocked->Position(many.ids[700]), 700);
+  EXPECT_EQ(blocked->blocks_decoded(), 1u);
+  EXPECT_EQ(*blocked->Find(many.ids[700]), compact->RefAt(700));
+  EXPECT_EQ(blocked->blocks_decoded(), 1u);
+  for (size_t i = 0; i < many.ids.size(); ++i) {
+    ASSERT_EQ(blocked->Position(many.ids[i]), static_cast<int64_t>(i));
+    ASSERT_EQ(blocked->IdAt(i), compact->IdAt(i));
+    ASSERT_EQ(blocked->RefAt(i), compact->RefAt(i));
+    // Between this id and the next, and past the last.
+    const std::string between = std::to_string(1000000 + 3 * i + 2);
+    ASSERT_EQ(blocked->Position("k" + between), -1);
+    ASSERT_EQ(blocked->Find("k" + between), nullptr);
+  }
+  EXPECT_EQ(blocked->Position("a"), -1);
+  EXPECT_EQ(blocked->Position("l"), -1);
+  EXPECT_EQ(blocked->blocks_decoded(), 8u);
+  EXPECT_TRUE(std::ranges::equal(blocked->refs(), compact->refs()));
+  EXPECT_EQ(blocked->Encode(3), payload);
+}
+
+// A blocked payload damaged in its preamble, any of its three sections, cut short or
+// lengthened, or built for another version, is Corruption naming the object when it is opened,
+// before any block is decoded; so is a directory that is well framed but out of order.
+TEST_F(IndexesTest, ABlockedIdIndexRejectsDamageWhenOpenedNamingTheObject) {
+  const ManyIds many = MakeManyIds(1000);
+  const std::string payload = many.index.EncodeRevision(3, kIdsRevisionBlocked);
+  const size_t runs_bytes = LoadLe<uint64_t>(payload, 24);
+  const size_t ids_bytes = LoadLe<uint64_t>(payload, 32);
+  const auto rejected = ExpectRejected;
+  for (size_t at : {size_t{0}, size_t{30}, size_t{60}, size_t{70}}) {
+    std::string bad = payload;
+    bad[at] ^= 0x01;
+    rejected(bad, many.manifest, "preamble checksum");
+  }
+  for (size_t at : {size_t{72}, 72 + runs_bytes, 72 + runs_bytes + ids_bytes, payload.size() - 1}) {
+    std::string bad = payload;
+    bad[at] ^= 0x01;
+    rejected(bad, many.manifest, "section checksum");
+  }
+  rejected(payload.substr(0, payload.size() - 1), many.manifest, "size differs");
+  rejected(payload + "x", many.manifest, "size differs");
+  rejected(payload.substr(0, 60), many.manifest, "shorter than its preamble");
+  rejected(many.index.EncodeRevision(2, kIdsRevisionBlocked), many.manifest, "fragment count");
+  TableManifest more = many.manifest;
+  ++more.entity_count;
+  rejected(payload, more, "live rows");
+  // Two blocks' directory entries swapped, the checksums made right again.
+  std::string swapped = payload;
+  const size_t dir = 72 + runs_bytes + ids_bytes;
+  std::swap_ranges(swapped.begin() + dir + 12, swapped.begin() + dir + 24,
+                   swapped.begin() + dir + 24);
+  std::string rehashed = swapped.substr(0, 56);
+  AppendLe<uint64_t>(rehashed, XxHash64(std::string_view(swapped).substr(dir)));
+  AppendLe<uint64_t>(rehashed, XxHash64(rehashed));
+  rejected(rehashed + swapped.substr(72), many.manifest, "block directory out of order");
+}
+
+// Ids out of order inside a block, in a payload whose checksums are right (a writer's defect,
+// not damage: every damaged byte fails a checksum when the index is opened), are found when the
+// block is first decoded, naming the object.
+TEST_F(IndexesTest, ABlockedIdIndexChecksABlocksEntriesWhenItDecodesIt) {
+  ManyIds many = MakeManyIds(300);
+  std::string blob;
+  std::vector<uint32_t> ends;
+  std::swap(many.ids[130], many.ids[131]);  // Inside the second block.
+  for (const std::string& id : many.ids) ends.push_back(static_cast<uint32_t>((blob += id).size()));
+  std::vector<RowRef> refs(many.index.refs().begin(), many.index.refs().end());
+  const std::string payload = IdIndex(blob, ends, refs).EncodeRevision(3, kIdsRevisionBlocked);
+  Result<IdIndex> blocked = IdIndex::Decode(Shared(payload), many.manifest, "obj");
+  ASSERT_TRUE(blocked.ok()) << blocked.status().ToString();
+  EXPECT_EQ(blocked->Position(many.ids[5]), 5);
+  EXPECT_DEATH(blocked->Position(many.ids[200]), "obj.*block 1: ids out of order");
 }
 
 // A compact payload damaged in its preamble or either section, cut short or lengthened, built
@@ -244,14 +381,7 @@ TEST_F(IndexesTest, ACompactIdIndexRejectsDamageInEachSectionNamingTheObject) {
   ASSERT_TRUE(index.ok());
   const std::string payload = (*index)->EncodeRevision(3, kIdsRevisionCompact);
   const size_t runs_bytes = LoadLe<uint64_t>(payload, 24);
-  auto rejected = [&](const std::string& bytes, const TableManifest& m, std::string_view why) {
-    Result<IdIndex> decoded = IdIndex::Decode(Shared(bytes), m, "obj");
-    ASSERT_FALSE(decoded.ok()) << why;
-    EXPECT_EQ(decoded.status().code(), Code::kCorruption) << why;
-    EXPECT_NE(decoded.status().ToString().find("obj"), std::string::npos) << why;
-    EXPECT_NE(decoded.status().ToString().find(why), std::string::npos)
-        << decoded.status().ToString();
-  };
+  const auto rejected = ExpectRejected;
   // Revision 1 flipped to 0 reads as a flat payload, whose preamble checksum fails.
   for (size_t at : {size_t{0}, size_t{20}, size_t{30}, size_t{60}}) {
     std::string bad = payload;

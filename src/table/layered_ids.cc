@@ -1,5 +1,7 @@
 #include "table/layered_ids.h"
 
+#include "table/id_index_blocked.h"
+
 #include <algorithm>
 
 #include "base/status.h"
@@ -214,6 +216,7 @@ uint64_t IdIndex::entries_flattened() const {
 
 std::span<const RowRef> IdIndex::refs() const {
   if (layered_) return LayeredIds::Flat(*this).refs_;
+  if (blocked_) return Unblocked().refs_;
   return refs_;
 }
 
@@ -242,6 +245,7 @@ int64_t IdIndex::Position(std::string_view id) const {
     if (layered_->Find(id) == nullptr) return -1;
     return static_cast<int64_t>(layered_->Rank(id));
   }
+  if (blocked_) return blocked_->Position(id);
   const size_t at = LowerBound(id);
   if (at == refs_.size() || IdAt(at) != id) return -1;
   return static_cast<int64_t>(at);
@@ -249,6 +253,10 @@ int64_t IdIndex::Position(std::string_view id) const {
 
 const RowRef* IdIndex::Find(std::string_view id) const {
   if (layered_) return layered_->Find(id);
+  if (blocked_) {
+    const int64_t at = blocked_->Position(id);
+    return at < 0 ? nullptr : &blocked_->RefAt(static_cast<size_t>(at));
+  }
   const int64_t at = Position(id);
   return at < 0 ? nullptr : &refs_[static_cast<size_t>(at)];
 }
@@ -259,11 +267,14 @@ uint64_t IdIndex::bytes() const {
     for (const auto& layer : layered_->layers) n += layer->bytes();
     return n;
   }
+  if (blocked_) return blocked_->bytes();
   return blob_.size() + ends_.size() * sizeof(uint32_t) + refs_.size() * sizeof(RowRef) + 64;
 }
 
 Result<IdIndex> IdIndex::Extend(const TableManifest& base_manifest, const IdsDelta& delta,
                                 const TableManifest& manifest, const std::string& name) const {
+  // Layers go over a flat base: a blocked index extends its flat copy.
+  if (blocked_) return Unblocked().Extend(base_manifest, delta, manifest, name);
   const IdIndex& flat_this =
       layered_ && layered_->flat_ready.load(std::memory_order_acquire) ? layered_->flat : *this;
   if (!KeepsFragments(base_manifest, manifest)) {

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "table/id_index_blocked.h"
 #include "table/id_index_compact.h"
 #include "table/index_delta.h"
 
@@ -175,9 +176,11 @@ TEST(LayeredIdsTest, EveryAnswerEqualsTheFlatMergeOverRandomWrites) {
     }
     IdIndex flat = model.Flat();
     TableManifest manifest = model.Manifest();
-    // Odd seeds layer over a base decoded from the compact revision of the stored index, even
-    // ones over the flat revision (docs/format/indexes.md): both must extend like the flat merge.
-    const uint32_t revision = seed % 2 ? kIdsRevisionCompact : kIdsRevisionFlat;
+    // Each seed layers over a base decoded from the flat, the compact or the blocked revision of
+    // the stored index (docs/format/indexes.md): all must extend like the flat merge.
+    const uint32_t revision = seed % 3 == 0   ? kIdsRevisionFlat
+                              : seed % 3 == 1 ? kIdsRevisionCompact
+                                              : kIdsRevisionBlocked;
     Result<IdIndex> decoded = IdIndex::Decode(
         storage::SharedBytes::FromString(flat.EncodeRevision(1, revision)), manifest, "t");
     ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();

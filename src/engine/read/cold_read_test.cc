@@ -48,6 +48,10 @@ query hop1_rows($n: String) {
   match { $a: Person { name: $n }  $a knows $b }
   return { $b.name, $b.age }
 }
+query hop1_names($n: String) {
+  match { $a: Person { name: $n }  $a knows $b }
+  return { $b.name }
+}
 )";
 
 // Persons p[from, to) of n, as load lines.
@@ -151,10 +155,11 @@ StoreCallCounts QueryOnly(const std::string& uri, std::string_view name, Json* o
 // Person, `csr.out` of Knows): the key column is not re-read to check the row the key's id
 // found, so the count does not grow with the fragments. Projecting the three neighbours' name
 // and age reads only the fragment that holds them (p8, p9 and p10 were loaded together, in one
-// small object read whole). The first query also resolves the branch head, which reads the
-// checkpoint and every commit record after it (docs/design/commit-record.md: bounded by the
-// checkpoint interval; here the schema's commit and one per load), and the schema; main's
-// stream and hint were read by the open, beside the stamp (decision 205).
+// small object read whole); projecting their names alone reads none, the key being the id. The
+// first query also resolves the branch head, which reads the checkpoint and every commit record
+// after it (docs/design/commit-record.md: bounded by the checkpoint interval; here the schema's
+// commit and one per load), and the schema; main's stream and hint were read by the open, beside
+// the stamp (decision 205).
 TEST(ColdReadTest, AColdKeyLookupReadsOneIndexPerTableNotOnePerFragment) {
   TempDir dir;
   for (uint64_t loads : {1u, 4u}) {
@@ -177,6 +182,14 @@ TEST(ColdReadTest, AColdKeyLookupReadsOneIndexPerTableNotOnePerFragment) {
     EXPECT_EQ(r.gets, head_gets + schema_gets + index_gets + 1);
     EXPECT_EQ(r.heads, 1u);
     EXPECT_EQ(r.lists, 0u);
+    // Person's key is its nodes' ids: projecting it alone reads no fragment (decision 211).
+    Json names;
+    const StoreCallCounts k = QueryOnly(uri, "hop1_names", &names);
+    ASSERT_EQ(names["rows"].size(), 3u);
+    EXPECT_EQ(names["rows"][0]["b.name"].get<std::string>(), "p10");
+    EXPECT_EQ(names["rows"][1]["b.name"].get<std::string>(), "p8");
+    EXPECT_EQ(names["rows"][2]["b.name"].get<std::string>(), "p9");
+    EXPECT_EQ(k.gets, head_gets + schema_gets + index_gets);
   }
 }
 

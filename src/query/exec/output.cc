@@ -51,6 +51,17 @@ Status NeedFrameRows(const OutputState& out, const char* op) {
   return Status::Ok();
 }
 
+// Whether `prop` is the one key property of node type `type` and a plain String, so that every
+// node's value of it is its id: DeriveNodeId renders a single String key as the text itself.
+bool IsIdKey(const schema::TypeDef& type, const schema::PropertyDef& prop) {
+  if (type.kind != schema::TypeKind::kNode || prop.type.scalar != schema::ScalarKind::kString ||
+      prop.type.list || prop.type.is_enum()) {
+    return false;
+  }
+  const schema::Constraint* key = type.key();
+  return key != nullptr && key->fields.size() == 1 && key->fields[0].property_id == prop.id;
+}
+
 }  // namespace
 
 Result<bool> SparseProperty(const Expr& e, const Frame& frame, std::span<const uint32_t> rows,
@@ -70,6 +81,12 @@ Result<bool> SparseProperty(const Expr& e, const Frame& frame, std::span<const u
   std::vector<uint32_t> dense;
   dense.reserve(rows.size());
   for (uint32_t r : rows) dense.push_back(frame.cols[slot][r]);
+  if (IsIdKey(*s.type, *prop)) {
+    // The node's id is its key's text (docs/design/schema.md): no fragment is read.
+    values.reserve(dense.size());
+    for (uint32_t d : dense) values.push_back(Value::String(std::string(s.image->id(d))));
+    return true;
+  }
   OMNIGRAPH_ASSIGN_OR_RETURN(table::Column column, s.image->GatherRows(field, dense));
   values.reserve(dense.size());
   for (size_t k = 0; k < dense.size(); ++k) values.push_back(ValueAt(column, k));

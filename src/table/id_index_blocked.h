@@ -1,0 +1,115 @@
+// The blocked revision of the `ids` payload (docs/format/indexes.md "Blocked revision (2)"): the
+// compact revision's runs and front-coded ids, with the front coding restarted every
+// kIdBlockIds ids and a directory saying where each block starts in both sections. A reader can
+// then answer a point lookup from one block: a binary search over the blocks' first ids (each
+// stored whole) and the decode of at most kIdBlockIds ids and their row references, instead of
+// decoding every id of the version first (decision 211).
+//
+// BlockedIds is that reader. Open checks what can be checked without decoding every entry: the
+// preamble, the sizes, the count and fragment count against the manifest, the checksum of every
+// section (so any damaged byte is found at open, as before) and the directory (offsets in order
+// and inside their sections, every block's first id well formed and the first ids strictly
+// ascending). The entries of a block are checked when it is first decoded, against the same
+// rules the compact decoder applies to all of them. Decoded blocks are kept (never evicted) and
+// shared; thread-safe.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "storage/shared_bytes.h"
+#include "table/id_index.h"
+#include "table/id_index_compact.h"
+#include "table/row_gather.h"
+#include "table/table_manifest.h"
+
+namespace omnigraph::table {
+
+inline constexpr uint32_t kIdsRevisionBlocked = 2;
+// Ids per block: the front coding restarts at every block's first id.
+inline constexpr uint64_t kIdBlockIds = 128;
+
+// The blocked payload of a flat index's arrays (as EncodeCompactIds). Its sections are addressed
+// with 32-bit offsets: empty when a section would not fit them (the caller stores another
+// revision).
+std::string EncodeBlockedIds(std::string_view blob, std::span<const uint32_t> ends,
+                             std::span<const RowRef> refs, uint32_t fragment_count);
+
+class BlockedIds {
+ public:
+  // Checks `payload` (revision already read) as the header says; keeps its bytes alive.
+  // Corruption naming `name`.
+  static Result<std::shared_ptr<const BlockedIds>> Open(const storage::SharedBytes& payload,
+                                                        const TableManifest& manifest,
+                                                        const std::string& name);
+  ~BlockedIds();
+  BlockedIds(const BlockedIds&) = delete;
+  BlockedIds& operator=(const BlockedIds&) = delete;
+
+  size_t size() const { return n_; }
+  // The position of `id`, or -1.
+  int64_t Position(std::string_view id) const;
+  std::string_view IdAt(size_t i) const;
+  const RowRef& RefAt(size_t i) const;
+  // Every block decoded into the flat arrays, with the checks the compact decoder makes of the
+  // whole (the id bytes adding up to the preamble's). Corruption naming the object.
+  Result<DecodedIds> DecodeAll() const;
+  // The payload's bytes plus the blocks decoded so far.
+  uint64_t bytes() const;
+  // How many blocks have been decoded (observability for tests).
+  uint64_t blocks_decoded() const { return decoded_.load(std::memory_order_relaxed); }
+  uint64_t blocks() const { return heads_.size(); }
+
+  // The flat copy made once on first need (refs(), encoding, extending by a delta), and whether
+  // it exists.
+  mutable std::once_flag flat_once;
+  mutable std::atomic<bool> flat_ready{false};
+  mutable IdIndex flat;
+
+ private:
+  struct Block {
+    std::string blob;
+    std::vector<uint32_t> ends;
+    std::vector<RowRef> refs;
+    std::string_view Id(size_t i) const {
+      const uint32_t begin = i == 0 ? 0 : ends[i - 1];
+      return std::string_view(blob).substr(begin, ends[i] - begin);
+    }
+  };
+  struct Entry {
+    uint32_t id_at;
+    uint32_t run_at;
+    uint32_t run_skip;
+  };
+  BlockedIds() = default;
+  // Block k, decoded and checked on first use. A block that fails its checks (possible only for
+  // a payload whose checksums were computed over malformed sections) is an internal error.
+  const Block& BlockAt(size_t k) const;
+  // Decodes block k; an error message (empty when well formed).
+  std::string DecodeBlock(size_t k, Block& out) const;
+  std::string DecodeBlockIds(size_t k, Block& out) const;
+  std::string DecodeBlockRefs(size_t k, Block& out) const;
+  size_t BlockSize(size_t k) const;
+
+  storage::SharedBytes payload_;
+  std::string name_;
+  uint64_t n_ = 0;
+  uint64_t blob_bytes_ = 0;
+  std::string_view runs_;
+  std::string_view ids_;
+  std::vector<Entry> directory_;
+  std::vector<std::string_view> heads_;  // Each block's first id, viewed in the id section.
+  std::vector<uint64_t> fragment_rows_;
+  mutable std::unique_ptr<std::atomic<Block*>[]> cache_;
+  mutable std::atomic<uint64_t> decoded_{0};
+  mutable std::atomic<uint64_t> decoded_bytes_{0};
+};
+
+}  // namespace omnigraph::table
