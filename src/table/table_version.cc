@@ -343,26 +343,38 @@ Result<EdgeCsr> TableVersion::BuildCsr(EdgeDirection direction) const {
     return InvalidArgument("table '" + manifest_->table_key + "' has no edge endpoints");
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> index, ctx_->Index(*manifest_));
+  // Each stored row's position in the id index (kNone for a deleted row), fragment after
+  // fragment; then the endpoint columns are read one fragment at a time and each live row is
+  // given to the builder at its position. No column is held past its fragment, and no string
+  // view per edge (decision 210).
+  constexpr uint32_t kNone = UINT32_MAX;
+  const std::vector<FragmentEntry>& fragments = manifest_->fragments;
+  std::vector<uint64_t> first(fragments.size() + 1, 0);
+  for (size_t f = 0; f < fragments.size(); ++f) first[f + 1] = first[f] + fragments[f].rows;
+  std::vector<uint32_t> position(first.back(), kNone);
+  const std::span<const RowRef> refs = index->refs();
+  for (size_t p = 0; p < refs.size(); ++p) {
+    const RowRef& ref = refs[p];
+    if (ref.source >= fragments.size() || ref.row >= fragments[ref.source].rows) {
+      return Corruption("id index names a row outside its fragments", manifest_name_);
+    }
+    position[first[ref.source] + ref.row] = static_cast<uint32_t>(p);
+  }
+  EdgeCsrBuilder builder(direction, refs.size());
   const uint32_t endpoints[] = {kSrcFieldId, kDstFieldId};
-  // The fragments' endpoint columns, read and decoded in parallel on the runtime's executor.
-  std::vector<std::vector<std::shared_ptr<const Column>>> columns(manifest_->fragments.size());
-  TaskGroup group(*ctx_->runtime().executor);
-  for (size_t f = 0; f < columns.size(); ++f) {
-    group.Add([&, f]() -> Status {
-      OMNIGRAPH_ASSIGN_OR_RETURN(columns[f],
-                                 ctx_->Columns(*manifest_, manifest_->fragments[f], endpoints));
-      return Status::Ok();
-    });
-  }
-  OMNIGRAPH_RETURN_IF_ERROR(group.Wait());
-  std::vector<std::string_view> src(index->size());
-  std::vector<std::string_view> dst(index->size());
-  for (size_t p = 0; p < index->size(); ++p) {
-    const RowRef& ref = index->refs()[p];
-    src[p] = columns[ref.source][0]->StringAt(ref.row);
-    dst[p] = columns[ref.source][1]->StringAt(ref.row);
-  }
-  return EdgeCsr::Build(direction, src, dst);
+  OMNIGRAPH_RETURN_IF_ERROR(ctx_->ScanColumns(
+      *manifest_, endpoints,
+      [&](uint32_t f, const internal::TableContext::FragmentColumns& columns) -> Result<bool> {
+        const Column& src = *columns[0];
+        const Column& dst = *columns[1];
+        for (uint64_t row = 0; row < fragments[f].rows; ++row) {
+          const uint32_t p = position[first[f] + row];
+          if (p != kNone) builder.Set(p, src.StringAt(row), dst.StringAt(row));
+        }
+        return true;
+      }));
+  std::vector<uint32_t>().swap(position);
+  return std::move(builder).Finish(manifest_name_);
 }
 
 std::vector<std::string> TableVersion::IndexKinds() const {
