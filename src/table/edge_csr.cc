@@ -139,15 +139,18 @@ StringListView ViewOf(const StringList& list) { return StringListView{list.blob,
 
 // The adjacency of edges whose key endpoint has rank key_rank[p] among csr.keys and whose other
 // endpoint has ordinal[p] among csr.others, `order` being the positions by key rank (stable).
-EdgeCsr Assemble(std::shared_ptr<OwnedCsr> owned, std::span<const uint32_t> key_rank,
-                 std::vector<uint32_t> order, std::span<const uint32_t> ordinal) {
+// Each input is freed as soon as it is used: three arrays of 4 bytes per edge at most are held.
+EdgeCsr Assemble(std::shared_ptr<OwnedCsr> owned, std::vector<uint32_t> key_rank,
+                 std::vector<uint32_t> order, std::vector<uint32_t> ordinal) {
   OwnedCsr& csr = *owned;
   // offsets[r + 1] - offsets[r]: the edges of the rank-r key.
   csr.offsets.assign(csr.keys.size() + 1, 0);
   for (uint32_t r : key_rank) ++csr.offsets[r + 1];
   for (size_t r = 1; r < csr.offsets.size(); ++r) csr.offsets[r] += csr.offsets[r - 1];
+  std::vector<uint32_t>().swap(key_rank);
   csr.targets.resize(order.size());
   for (size_t i = 0; i < order.size(); ++i) csr.targets[i] = ordinal[order[i]];
+  std::vector<uint32_t>().swap(ordinal);
   csr.edges = std::move(order);
   EdgeCsr out;
   out.keys = ViewOf(csr.keys);
@@ -284,7 +287,7 @@ Result<EdgeCsr> EdgeCsr::Build(EdgeDirection direction, const std::vector<std::s
   std::vector<uint32_t> key_rank;
   std::vector<uint32_t> order;
   OMNIGRAPH_RETURN_IF_ERROR(RankIds(key, csr.keys, key_rank, &order));
-  return Assemble(std::move(owned), key_rank, std::move(order), ordinal);
+  return Assemble(std::move(owned), std::move(key_rank), std::move(order), std::move(ordinal));
 }
 
 // One endpoint's side of a build: the distinct ids seen (copies, in chunks that never move, so the
@@ -363,7 +366,8 @@ Result<EdgeCsr> EdgeCsrBuilder::Finish(const std::string& name) && {
   OMNIGRAPH_RETURN_IF_ERROR(other_->Rank(owned->others));
   OMNIGRAPH_RETURN_IF_ERROR(key_->Rank(owned->keys));
   std::vector<uint32_t> order = OrderByRank(key_->slot, owned->keys.size());
-  return Assemble(std::move(owned), key_->slot, std::move(order), other_->slot);
+  return Assemble(std::move(owned), std::move(key_->slot), std::move(order),
+                  std::move(other_->slot));
 }
 
 std::string EdgeCsr::Encode() const {

@@ -95,7 +95,7 @@ struct EdgeCsr {
 // Builds what EdgeCsr::Build builds from edges given one at a time in any order, each by its
 // position in the id index, so that no endpoint column need be held: each endpoint is numbered as
 // it comes through a StringIndex over copies of the distinct ids only. Memory is 8 bytes per edge
-// plus the distinct ids while setting, 16 bytes per edge while finishing (decision 210) — against
+// plus the distinct ids while setting, 12 bytes per edge while finishing (decision 210) — against
 // Build's two string views per edge and the columns they point into.
 class EdgeCsrBuilder {
  public:
