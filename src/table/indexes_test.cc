@@ -350,7 +350,7 @@ class IndexOrderTest : public IndexesTest {
  protected:
   // A version of three fragments whose ids ascend from one to the next (a1xx, b1xx, c1xx) with
   // three rows deleted, and ThreeFragments(edge), whose fragments interleave.
-  std::vector<TablePin> Versions(bool edge) {
+  std::vector<std::pair<TablePin, std::vector<std::string>>> Versions(bool edge) {
     Random random(6);
     const NewTable table{TableId{0x32, 0x2}, edge ? "Knows" : "Person", ModelSchema(edge)};
     Result<TablePin> v1 =
@@ -359,13 +359,14 @@ class IndexOrderTest : public IndexesTest {
         tables_->Append(*v1, MakeRows(table.schema, Ids("b", 0, 4), random), std::nullopt);
     Result<TablePin> v3 =
         tables_->Append(*v2, MakeRows(table.schema, Ids("c", 0, 3), random), std::nullopt);
-    Result<TablePin> ascending = tables_->Delete(*v3, gone_, std::nullopt);
+    const std::vector<std::string> gone = {"a100", "b102", "c102"};
+    Result<TablePin> ascending = tables_->Delete(*v3, gone, std::nullopt);
     EXPECT_TRUE(ascending.ok()) << ascending.status().ToString();
-    return {*ascending, ThreeFragments(edge)};
+    return {{*ascending, gone}, {ThreeFragments(edge), {"b101", "a103"}}};
   }
 
   void ExpectIndexed(bool edge) {
-    for (const TablePin& pin : Versions(edge)) {
+    for (const auto& [pin, gone] : Versions(edge)) {
       auto cold = Cold(pin);
       ASSERT_EQ(cold->manifest().fragments.size(), 3u);
       Result<std::shared_ptr<const IdIndex>> index = cold->SortedIds();
@@ -373,7 +374,7 @@ class IndexOrderTest : public IndexesTest {
       const std::vector<std::string> ids = AllIds(**index);
       EXPECT_TRUE(std::is_sorted(ids.begin(), ids.end()));
       EXPECT_EQ(ids.size(), cold->entity_count());
-      for (const std::string& id : gone_) {
+      for (const std::string& id : gone) {
         EXPECT_EQ(std::count(ids.begin(), ids.end(), id), 0) << id;
       }
       // Each id's row holds that id.
@@ -391,7 +392,6 @@ class IndexOrderTest : public IndexesTest {
     }
   }
 
-  const std::vector<std::string> gone_ = {"a100", "b102", "c102"};
 };
 
 // The id index of a version whose ids ascend from fragment to fragment is built as the fragments

@@ -161,8 +161,8 @@ Result<TableContext::FragmentColumns> TableContext::ReadColumns(
   return out;
 }
 
-Status TableContext::ScanColumns(const TableManifest& manifest,
-                                 std::span<const uint32_t> field_ids, const FragmentSink& sink) {
+Status TableContext::ScanColumns(const TableManifest& manifest, std::span<const uint32_t> field_ids,
+                                 const FragmentSink& sink) {
   // As TableStore::ScanPending: a read still running when the scan stops is waited for (the
   // group's destructor) before what it refers to goes.
   struct Ahead {
@@ -342,10 +342,10 @@ Result<std::optional<IdIndex>> TableContext::IndexInOrder(const TableManifest& m
             return false;
           }
           if (blob.size() + id.size() > kIdIndexBytesMax) {
-            return Status(Code::kResourceLimit,
-                          "the ids of the version exceed " + std::to_string(kIdIndexBytesMax) +
-                              " bytes",
-                          ManifestName(manifest.table(), manifest.staged_version));
+            return Status(
+                Code::kResourceLimit,
+                "the ids of the version exceed " + std::to_string(kIdIndexBytesMax) + " bytes",
+                ManifestName(manifest.table(), manifest.staged_version));
           }
           blob.append(id);
           ends.push_back(static_cast<uint32_t>(blob.size()));
