@@ -391,7 +391,6 @@ class IndexOrderTest : public IndexesTest {
       EXPECT_EQ(Lists(**csr), Oracle(*cold, EdgeDirection::kOut));
     }
   }
-
 };
 
 // The id index of a version whose ids ascend from fragment to fragment is built as the fragments
