@@ -59,6 +59,18 @@ Status AppendDistinct(std::string_view id, StringList& list) {
   return Status::Ok();
 }
 
+// The positions 0..rank.size() in order of their rank (of `distinct` ranks), equal ranks in
+// position order: a counting sort.
+std::vector<uint32_t> OrderByRank(std::span<const uint32_t> rank, size_t distinct) {
+  // start[r]: where the positions of rank r begin.
+  std::vector<uint32_t> start(distinct + 1, 0);
+  for (uint32_t r : rank) ++start[r + 1];
+  for (size_t r = 1; r < start.size(); ++r) start[r] += start[r - 1];
+  std::vector<uint32_t> order(rank.size());
+  for (size_t q = 0; q < rank.size(); ++q) order[start[rank[q]]++] = static_cast<uint32_t>(q);
+  return order;
+}
+
 // Appends the distinct ids of `ids` to `list`, ascending; sets rank[p] to the position of ids[p]
 // in that list and, when `order` is given, fills it with the positions of `ids` in id order,
 // equal ids in position order (a stable sort by id).
@@ -99,13 +111,7 @@ Status RankIds(const std::vector<std::string_view>& ids, StringList& list,
     OMNIGRAPH_RETURN_IF_ERROR(AppendDistinct(index.At(by_id[r]), list));
   }
   for (size_t q = 0; q < ids.size(); ++q) rank[q] = rank_of[slot[q]];
-  if (order == nullptr) return Status::Ok();
-  // start[r]: where the positions of the rank-r id begin in `order`.
-  std::vector<uint32_t> start(by_id.size() + 1, 0);
-  for (uint32_t r : rank) ++start[r + 1];
-  for (size_t r = 1; r < start.size(); ++r) start[r] += start[r - 1];
-  order->resize(ids.size());
-  for (size_t q = 0; q < ids.size(); ++q) (*order)[start[rank[q]]++] = static_cast<uint32_t>(q);
+  if (order != nullptr) *order = OrderByRank(rank, by_id.size());
   return Status::Ok();
 }
 
@@ -130,6 +136,31 @@ struct OwnedCsr {
 };
 
 StringListView ViewOf(const StringList& list) { return StringListView{list.blob, list.ends}; }
+
+// The adjacency of edges whose key endpoint has rank key_rank[p] among csr.keys and whose other
+// endpoint has ordinal[p] among csr.others, `order` being the positions by key rank (stable).
+// Each input is freed as soon as it is used: three arrays of 4 bytes per edge at most are held.
+EdgeCsr Assemble(std::shared_ptr<OwnedCsr> owned, std::vector<uint32_t> key_rank,
+                 std::vector<uint32_t> order, std::vector<uint32_t> ordinal) {
+  OwnedCsr& csr = *owned;
+  // offsets[r + 1] - offsets[r]: the edges of the rank-r key.
+  csr.offsets.assign(csr.keys.size() + 1, 0);
+  for (uint32_t r : key_rank) ++csr.offsets[r + 1];
+  for (size_t r = 1; r < csr.offsets.size(); ++r) csr.offsets[r] += csr.offsets[r - 1];
+  std::vector<uint32_t>().swap(key_rank);
+  csr.targets.resize(order.size());
+  for (size_t i = 0; i < order.size(); ++i) csr.targets[i] = ordinal[order[i]];
+  std::vector<uint32_t>().swap(ordinal);
+  csr.edges = std::move(order);
+  EdgeCsr out;
+  out.keys = ViewOf(csr.keys);
+  out.others = ViewOf(csr.others);
+  out.offsets = csr.offsets;
+  out.edges = csr.edges;
+  out.targets = csr.targets;
+  out.owner = std::move(owned);
+  return out;
+}
 
 // The structure both revisions must have: id lists ascending, offsets rising from 0 to `e`,
 // every slot naming a position and an ordinal in range.
@@ -256,21 +287,87 @@ Result<EdgeCsr> EdgeCsr::Build(EdgeDirection direction, const std::vector<std::s
   std::vector<uint32_t> key_rank;
   std::vector<uint32_t> order;
   OMNIGRAPH_RETURN_IF_ERROR(RankIds(key, csr.keys, key_rank, &order));
-  // offsets[r + 1] - offsets[r]: the edges of the rank-r key.
-  csr.offsets.assign(csr.keys.size() + 1, 0);
-  for (uint32_t r : key_rank) ++csr.offsets[r + 1];
-  for (size_t r = 1; r < csr.offsets.size(); ++r) csr.offsets[r] += csr.offsets[r - 1];
-  csr.targets.resize(order.size());
-  for (size_t i = 0; i < order.size(); ++i) csr.targets[i] = ordinal[order[i]];
-  csr.edges = std::move(order);
-  EdgeCsr out;
-  out.keys = ViewOf(csr.keys);
-  out.others = ViewOf(csr.others);
-  out.offsets = csr.offsets;
-  out.edges = csr.edges;
-  out.targets = csr.targets;
-  out.owner = std::move(owned);
-  return out;
+  return Assemble(std::move(owned), std::move(key_rank), std::move(order), std::move(ordinal));
+}
+
+// One endpoint's side of a build: the distinct ids seen (copies, in chunks that never move, so the
+// index's views stay valid) and, per edge position, the ordinal of its id.
+struct EdgeCsrBuilder::Side {
+  static constexpr size_t kChunkBytes = 1 << 20;
+
+  StringIndex index;
+  std::vector<std::unique_ptr<char[]>> chunks;
+  size_t chunk_left = 0;
+  char* chunk_at = nullptr;
+  std::vector<uint32_t> slot;
+
+  explicit Side(size_t edges) : slot(edges, StringIndex::kAbsent) {}
+
+  uint32_t Number(std::string_view id) {
+    const uint32_t found = index.Find(id);
+    if (found != StringIndex::kAbsent) return found;
+    if (id.size() > chunk_left) {
+      chunk_left = std::max(kChunkBytes, id.size());
+      chunks.push_back(std::make_unique<char[]>(chunk_left));
+      chunk_at = chunks.back().get();
+    }
+    if (!id.empty()) std::memcpy(chunk_at, id.data(), id.size());
+    const std::string_view copy(chunk_at, id.size());
+    chunk_at += id.size();
+    chunk_left -= id.size();
+    return index.Insert(copy);
+  }
+
+  // Appends the distinct ids to `list`, ascending, and turns each slot into its id's rank there;
+  // the copies are freed.
+  Status Rank(StringList& list) {
+    std::vector<uint32_t> by_id(index.size());
+    std::iota(by_id.begin(), by_id.end(), 0u);
+    std::sort(by_id.begin(), by_id.end(),
+              [&](uint32_t a, uint32_t b) { return index.At(a) < index.At(b); });
+    std::vector<uint32_t> rank_of(index.size());
+    for (uint32_t r = 0; r < by_id.size(); ++r) {
+      rank_of[by_id[r]] = r;
+      OMNIGRAPH_RETURN_IF_ERROR(AppendDistinct(index.At(by_id[r]), list));
+    }
+    index = StringIndex();
+    chunks.clear();
+    for (uint32_t& s : slot) s = rank_of[s];
+    return Status::Ok();
+  }
+};
+
+EdgeCsrBuilder::EdgeCsrBuilder(EdgeDirection direction, size_t edges)
+    : direction_(direction),
+      edges_(edges),
+      key_(std::make_unique<Side>(edges)),
+      other_(std::make_unique<Side>(edges)) {}
+
+EdgeCsrBuilder::~EdgeCsrBuilder() = default;
+
+void EdgeCsrBuilder::Set(uint32_t p, std::string_view src, std::string_view dst) {
+  if (p >= edges_ || key_->slot[p] != StringIndex::kAbsent) {
+    twice_ = true;
+    return;
+  }
+  const bool out = direction_ == EdgeDirection::kOut;
+  key_->slot[p] = key_->Number(out ? src : dst);
+  other_->slot[p] = other_->Number(out ? dst : src);
+  ++set_;
+}
+
+Result<EdgeCsr> EdgeCsrBuilder::Finish(const std::string& name) && {
+  if (twice_ || set_ != edges_) {
+    return Corruption("the adjacency build was given " + std::to_string(set_) + " of " +
+                          std::to_string(edges_) + " edges" + (twice_ ? ", one twice" : ""),
+                      name);
+  }
+  auto owned = std::make_shared<OwnedCsr>();
+  OMNIGRAPH_RETURN_IF_ERROR(other_->Rank(owned->others));
+  OMNIGRAPH_RETURN_IF_ERROR(key_->Rank(owned->keys));
+  std::vector<uint32_t> order = OrderByRank(key_->slot, owned->keys.size());
+  return Assemble(std::move(owned), std::move(key_->slot), std::move(order),
+                  std::move(other_->slot));
 }
 
 std::string EdgeCsr::Encode() const {

@@ -1,6 +1,7 @@
 #include "table/table_context.h"
 
 #include <algorithm>
+#include <optional>
 #include <queue>
 
 #include "base/executor.h"
@@ -133,6 +134,63 @@ Result<std::vector<std::shared_ptr<const Column>>> TableContext::Columns(
   return out;
 }
 
+Result<TableContext::FragmentColumns> TableContext::ReadColumns(
+    const TableManifest& manifest, uint32_t f, std::span<const uint32_t> field_ids) {
+  const FragmentEntry& fragment = manifest.fragments[f];
+  const std::string name = ObjectName(manifest.table(), fragment.path);
+  FragmentColumns out(field_ids.size());
+  bool cached = true;
+  for (size_t i = 0; i < field_ids.size() && cached; ++i) {
+    out[i] = cache_.Get<Column>("c:" + name + "#" + std::to_string(field_ids[i]));
+    cached = out[i] != nullptr;
+  }
+  if (cached) return out;
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const FragmentReader> reader,
+                             Reader(manifest, fragment));
+  OMNIGRAPH_ASSIGN_OR_RETURN(ColumnBatch batch, reader->Read(field_ids));
+  std::vector<Column> columns = batch.ReleaseColumns();
+  for (size_t i = 0; i < field_ids.size(); ++i) {
+    if (columns[i].length() != fragment.rows) {
+      return Corruption("column " + std::to_string(field_ids[i]) + " holds " +
+                            std::to_string(columns[i].length()) + " rows, not " +
+                            std::to_string(fragment.rows),
+                        name);
+    }
+    out[i] = std::make_shared<const Column>(std::move(columns[i]));
+  }
+  return out;
+}
+
+Status TableContext::ScanColumns(const TableManifest& manifest, std::span<const uint32_t> field_ids,
+                                 const FragmentSink& sink) {
+  // As TableStore::ScanPending: a read still running when the scan stops is waited for (the
+  // group's destructor) before what it refers to goes.
+  struct Ahead {
+    std::unique_ptr<TaskGroup> group;
+    std::shared_ptr<Result<FragmentColumns>> columns;
+  };
+  const auto start = [&](uint32_t f) {
+    Ahead ahead{std::make_unique<TaskGroup>(*runtime_.executor),
+                std::make_shared<Result<FragmentColumns>>(FragmentColumns{})};
+    ahead.group->Add([this, &manifest, field_ids, f, columns = ahead.columns]() -> Status {
+      *columns = ReadColumns(manifest, f, field_ids);
+      return Status::Ok();
+    });
+    return ahead;
+  };
+  const uint32_t count = static_cast<uint32_t>(manifest.fragments.size());
+  Ahead next = count > 0 ? start(0) : Ahead{};
+  for (uint32_t f = 0; f < count; ++f) {
+    Ahead current = std::move(next);
+    OMNIGRAPH_RETURN_IF_ERROR(current.group->Wait());
+    OMNIGRAPH_ASSIGN_OR_RETURN(FragmentColumns columns, std::move(*current.columns));
+    if (f + 1 < count) next = start(f + 1);
+    OMNIGRAPH_ASSIGN_OR_RETURN(bool more, sink(f, columns));
+    if (!more) break;
+  }
+  return Status::Ok();
+}
+
 Result<std::shared_ptr<const Roaring>> TableContext::Deletion(const TableManifest& manifest,
                                                               const FragmentEntry& fragment) {
   if (!fragment.deletion) {
@@ -255,7 +313,53 @@ Status TableContext::WriteDerived(const TableManifest& manifest, std::string_vie
   return Status::Ok();
 }
 
+Result<std::optional<IdIndex>> TableContext::IndexInOrder(const TableManifest& manifest) {
+  std::string blob;
+  std::vector<uint32_t> ends;
+  std::vector<RowRef> refs;
+  ends.reserve(manifest.entity_count);
+  refs.reserve(manifest.entity_count);
+  bool in_order = true;
+  const uint32_t id_field[] = {kIdFieldId};
+  OMNIGRAPH_RETURN_IF_ERROR(ScanColumns(
+      manifest, id_field, [&](uint32_t f, const FragmentColumns& columns) -> Result<bool> {
+        const FragmentEntry& fragment = manifest.fragments[f];
+        OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const Roaring> deleted,
+                                   Deletion(manifest, fragment));
+        const Column& ids = *columns[0];
+        if (blob.capacity() == 0 && fragment.rows > 0) {
+          // Room for every id at this fragment's mean length (ids of one length: exactly).
+          const uint64_t bytes = static_cast<uint64_t>(ids.offsets()[fragment.rows]);
+          blob.reserve(std::min<uint64_t>(kIdIndexBytesMax,
+                                          bytes / fragment.rows * manifest.entity_count + bytes));
+        }
+        for (uint32_t row = 0; row < fragment.rows; ++row) {
+          if (deleted->contains(row)) continue;
+          const std::string_view id = ids.StringAt(row);
+          const uint32_t begin = ends.size() < 2 ? 0 : ends[ends.size() - 2];
+          if (!ends.empty() && !(std::string_view(blob).substr(begin) < id)) {
+            in_order = false;
+            return false;
+          }
+          if (blob.size() + id.size() > kIdIndexBytesMax) {
+            return Status(
+                Code::kResourceLimit,
+                "the ids of the version exceed " + std::to_string(kIdIndexBytesMax) + " bytes",
+                ManifestName(manifest.table(), manifest.staged_version));
+          }
+          blob.append(id);
+          ends.push_back(static_cast<uint32_t>(blob.size()));
+          refs.push_back(RowRef{f, row});
+        }
+        return true;
+      }));
+  if (!in_order) return std::optional<IdIndex>();
+  return std::optional<IdIndex>(IdIndex(std::move(blob), std::move(ends), std::move(refs)));
+}
+
 Result<std::shared_ptr<const IdIndex>> TableContext::BuildIndex(const TableManifest& manifest) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<IdIndex> in_order, IndexInOrder(manifest));
+  if (in_order) return std::make_shared<const IdIndex>(*std::move(in_order));
   const size_t count = manifest.fragments.size();
   std::vector<std::shared_ptr<const Column>> id_columns(count);
   const uint32_t id_field[] = {kIdFieldId};

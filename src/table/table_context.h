@@ -5,7 +5,9 @@
 
 #include <roaring/roaring.hh>
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -49,6 +51,18 @@ class TableContext : public std::enable_shared_from_this<TableContext> {
   Result<std::vector<std::shared_ptr<const Column>>> Columns(const TableManifest& manifest,
                                                              const FragmentEntry& fragment,
                                                              std::span<const uint32_t> field_ids);
+  // The columns of one fragment, by the position of their field in a ScanColumns call.
+  using FragmentColumns = std::vector<std::shared_ptr<const Column>>;
+  // Whether to go on to the next fragment.
+  using FragmentSink = std::function<Result<bool>(uint32_t, const FragmentColumns&)>;
+  // Calls `sink(f, columns)` for each fragment f of `manifest` in order, with its columns
+  // `field_ids` (every stored row, deleted ones too), until the sink says stop. The next fragment
+  // is read on the runtime's executor while the sink takes this one, so two fragments' columns at
+  // most are held. Columns the cache holds are used; the others are read for this call only and
+  // not cached: an index build reads each column once, and caching them would evict what readers
+  // hold and put the cache's size on top of the build's own memory (decision 210).
+  Status ScanColumns(const TableManifest& manifest, std::span<const uint32_t> field_ids,
+                     const FragmentSink& sink);
   // The fragment's deletion vector, or an empty bitmap when it has none.
   Result<std::shared_ptr<const Roaring>> Deletion(const TableManifest& manifest,
                                                   const FragmentEntry& fragment);
@@ -93,6 +107,15 @@ class TableContext : public std::enable_shared_from_this<TableContext> {
   // The id index from its stored chain (a full object, or deltas over one). NotFound or
   // Corruption when it cannot be read (the caller rebuilds).
   Result<std::shared_ptr<const IdIndex>> IndexFromChain(const TableManifest& manifest);
+  // BuildIndex's path for a version whose live ids ascend through its fragments in order (a
+  // load's generated ids, minted ascending and written batch after batch): the index is the ids
+  // as they come, built while the fragments are read one at a time, with no sort and no id
+  // column held past its fragment. nullopt at the first id not above the one before it.
+  Result<std::optional<IdIndex>> IndexInOrder(const TableManifest& manifest);
+  // The columns `field_ids` of fragment f, the cache's when it holds them all, else read and not
+  // cached (ScanColumns).
+  Result<FragmentColumns> ReadColumns(const TableManifest& manifest, uint32_t f,
+                                      std::span<const uint32_t> field_ids);
 
   storage::Runtime runtime_;
   ObjectCache cache_;

@@ -273,6 +273,11 @@ Result<std::shared_ptr<const IdIndex>> TableVersion::SortedIds() const {
 }
 
 Result<std::shared_ptr<const EdgeCsr>> TableVersion::Csr(EdgeDirection direction) const {
+  return Csr(direction, nullptr);
+}
+
+Result<std::shared_ptr<const EdgeCsr>> TableVersion::Csr(
+    EdgeDirection direction, std::shared_ptr<const IdIndex> index) const {
   const std::string_view kind = CsrKind(direction);
   const std::string name = DerivedName(manifest_->table(), manifest_->staged_version, kind);
   const std::string key = "csr:" + name;
@@ -291,7 +296,7 @@ Result<std::shared_ptr<const EdgeCsr>> TableVersion::Csr(EdgeDirection direction
       return read.status();
     }
   }
-  OMNIGRAPH_ASSIGN_OR_RETURN(EdgeCsr built, BuildCsr(direction));
+  OMNIGRAPH_ASSIGN_OR_RETURN(EdgeCsr built, BuildCsr(direction, std::move(index)));
   if (derived) (void)ctx_->WriteDerived(*manifest_, kind, built.Encode());
   auto value = std::make_shared<const EdgeCsr>(std::move(built));
   ctx_->cache().Put<EdgeCsr>(key, value, value->bytes());
@@ -334,7 +339,8 @@ Result<EdgeCsr> TableVersion::CsrFromChain(EdgeDirection direction) const {
   return csr;
 }
 
-Result<EdgeCsr> TableVersion::BuildCsr(EdgeDirection direction) const {
+Result<EdgeCsr> TableVersion::BuildCsr(EdgeDirection direction,
+                                       std::shared_ptr<const IdIndex> index) const {
   const auto has = [&](uint32_t id) {
     return std::any_of(manifest_->schema.begin(), manifest_->schema.end(),
                        [&](const Field& f) { return f.id == id; });
@@ -342,27 +348,41 @@ Result<EdgeCsr> TableVersion::BuildCsr(EdgeDirection direction) const {
   if (!has(kSrcFieldId) || !has(kDstFieldId)) {
     return InvalidArgument("table '" + manifest_->table_key + "' has no edge endpoints");
   }
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> index, ctx_->Index(*manifest_));
+  if (index == nullptr) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(index, ctx_->Index(*manifest_));
+  }
+  // Each stored row's position in the id index (kNone for a deleted row), fragment after
+  // fragment; then the endpoint columns are read one fragment at a time and each live row is
+  // given to the builder at its position. No column is held past its fragment, and no string
+  // view per edge (decision 210).
+  constexpr uint32_t kNone = UINT32_MAX;
+  const std::vector<FragmentEntry>& fragments = manifest_->fragments;
+  std::vector<uint64_t> first(fragments.size() + 1, 0);
+  for (size_t f = 0; f < fragments.size(); ++f) first[f + 1] = first[f] + fragments[f].rows;
+  std::vector<uint32_t> position(first.back(), kNone);
+  const std::span<const RowRef> refs = index->refs();
+  for (size_t p = 0; p < refs.size(); ++p) {
+    const RowRef& ref = refs[p];
+    if (ref.source >= fragments.size() || ref.row >= fragments[ref.source].rows) {
+      return Corruption("id index names a row outside its fragments", manifest_name_);
+    }
+    position[first[ref.source] + ref.row] = static_cast<uint32_t>(p);
+  }
+  EdgeCsrBuilder builder(direction, refs.size());
   const uint32_t endpoints[] = {kSrcFieldId, kDstFieldId};
-  // The fragments' endpoint columns, read and decoded in parallel on the runtime's executor.
-  std::vector<std::vector<std::shared_ptr<const Column>>> columns(manifest_->fragments.size());
-  TaskGroup group(*ctx_->runtime().executor);
-  for (size_t f = 0; f < columns.size(); ++f) {
-    group.Add([&, f]() -> Status {
-      OMNIGRAPH_ASSIGN_OR_RETURN(columns[f],
-                                 ctx_->Columns(*manifest_, manifest_->fragments[f], endpoints));
-      return Status::Ok();
-    });
-  }
-  OMNIGRAPH_RETURN_IF_ERROR(group.Wait());
-  std::vector<std::string_view> src(index->size());
-  std::vector<std::string_view> dst(index->size());
-  for (size_t p = 0; p < index->size(); ++p) {
-    const RowRef& ref = index->refs()[p];
-    src[p] = columns[ref.source][0]->StringAt(ref.row);
-    dst[p] = columns[ref.source][1]->StringAt(ref.row);
-  }
-  return EdgeCsr::Build(direction, src, dst);
+  OMNIGRAPH_RETURN_IF_ERROR(ctx_->ScanColumns(
+      *manifest_, endpoints,
+      [&](uint32_t f, const internal::TableContext::FragmentColumns& columns) -> Result<bool> {
+        const Column& src = *columns[0];
+        const Column& dst = *columns[1];
+        for (uint64_t row = 0; row < fragments[f].rows; ++row) {
+          const uint32_t p = position[first[f] + row];
+          if (p != kNone) builder.Set(p, src.StringAt(row), dst.StringAt(row));
+        }
+        return true;
+      }));
+  std::vector<uint32_t>().swap(position);
+  return std::move(builder).Finish(manifest_name_);
 }
 
 std::vector<std::string> TableVersion::IndexKinds() const {
@@ -382,7 +402,8 @@ Status TableVersion::BuildIndexes() const {
   // thread builds the adjacency from it (for a large table, the write takes as long as the
   // build). Waited for before returning, so the objects are stored when BuildIndexes returns.
   std::shared_ptr<const IdIndex> unstored;
-  OMNIGRAPH_RETURN_IF_ERROR(ctx_->Index(*manifest_, &unstored).status());
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> index,
+                             ctx_->Index(*manifest_, &unstored));
   TaskGroup store(*ctx_->runtime().executor);
   if (unstored != nullptr) {
     store.Add([this, unstored]() -> Status {
@@ -392,7 +413,7 @@ Status TableVersion::BuildIndexes() const {
   }
   // The forward direction only: the query layer derives the reverse from it in memory
   // (query/exec/exec_cache.h); `csr.in` is built and kept when a reader asks for it.
-  const Status csr = Csr(EdgeDirection::kOut).status();
+  const Status csr = Csr(EdgeDirection::kOut, std::move(index)).status();
   store.Wait().IgnoreError();
   return csr;
 }

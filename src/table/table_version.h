@@ -211,7 +211,11 @@ class TableVersion {
   // ReadDerivedChain's read ahead of the links below `top` (this version's delta of `kind`).
   void PrefetchChain(std::string_view kind, const DerivedDelta& top,
                      const std::function<bool(const TableManifest&)>& held) const;
-  Result<EdgeCsr> BuildCsr(EdgeDirection direction) const;
+  // Csr, with the version's id index when the caller holds it (else null): an index larger than
+  // the object cache is not kept there, and would be built again (decision 210).
+  Result<std::shared_ptr<const EdgeCsr>> Csr(EdgeDirection direction,
+                                             std::shared_ptr<const IdIndex> index) const;
+  Result<EdgeCsr> BuildCsr(EdgeDirection direction, std::shared_ptr<const IdIndex> index) const;
   // The adjacency from its stored chain; NotFound or Corruption when it cannot be read.
   Result<EdgeCsr> CsrFromChain(EdgeDirection direction) const;
 

@@ -62,22 +62,35 @@ Result<std::optional<WriteValidator::NodeIdSet>> WriteValidator::FewNodeIds(
   set.base_counts = node_change->op != Op::kOverwrite;
   const SortedRecords* added = HasRows(*node_change) ? &ChangeIds(*node_change) : nullptr;
   const SortedRecords* removed = RemovedIds(*node_change);
-  const uint64_t few = sort_bytes_ / 128;
+  const uint64_t few = sort_bytes_ / 64;
   if ((added && added->size() > few) || (removed && removed->size() > few)) {
     return std::optional<NodeIdSet>();
   }
-  // Every id is copied into `held` first (reserved, so the strings never move), then viewed.
-  set.held.reserve((added ? added->size() : 0) + (removed ? removed->size() : 0));
-  for (const SortedRecords* records : {added, removed}) {
+  // Every id is copied into `held` (sized for all of them, so it never moves, a move of the set
+  // included), and viewed there.
+  const SortedRecords* const lists[2] = {added, removed};
+  uint64_t bytes = 0;
+  for (const SortedRecords* records : lists) {
     if (records == nullptr) continue;
     OMNIGRAPH_RETURN_IF_ERROR(records->ForEachKey([&](std::string_view id) -> Status {
-      set.held.emplace_back(id);
+      bytes += id.size();
       return Status::Ok();
     }));
   }
-  const size_t added_count = added ? added->size() : 0;
-  for (size_t i = 0; i < set.held.size(); ++i) {
-    (i < added_count ? set.added : set.removed).Insert(set.held[i]);
+  set.held.resize(bytes);
+  if (added != nullptr) set.added = StringIndex(added->size());
+  if (removed != nullptr) set.removed = StringIndex(removed->size());
+  uint64_t at = 0;
+  for (int list = 0; list < 2; ++list) {
+    if (lists[list] == nullptr) continue;
+    StringIndex& index = list == 0 ? set.added : set.removed;
+    OMNIGRAPH_RETURN_IF_ERROR(lists[list]->ForEachKey([&](std::string_view id) -> Status {
+      if (at + id.size() > bytes) return Internal("node ids changed while read");
+      if (!id.empty()) std::memcpy(set.held.data() + at, id.data(), id.size());
+      index.Insert(std::string_view(set.held.data() + at, id.size()));
+      at += id.size();
+      return Status::Ok();
+    }));
   }
   return std::optional<NodeIdSet>(std::move(set));
 }

@@ -193,13 +193,14 @@ class WriteValidator {
   Status CheckEndpoints(const schema::TypeDef& edge, const std::string& key,
                         const TableChange& change);
 
-  // The node ids a write adds to and removes from one node table, in hash sets, when there are
-  // few enough of them to hold (the join rule above: at most budget / 128 of each); none when
-  // there are more.
+  // The node ids a write adds to and removes from one node table, in hash sets, when they fit
+  // the budget: at most budget / 64 of each, a set costing its ids' bytes and at most 48 bytes
+  // per id beside them (a view, and at most two 8-byte slots of the open-addressing table);
+  // none when there are more (decision 210).
   struct NodeIdSet {
     std::string node_key;
-    bool base_counts = true;        // An overwrite of the node table replaces its base ids.
-    std::vector<std::string> held;  // The ids the views below point into.
+    bool base_counts = true;  // An overwrite of the node table replaces its base ids.
+    std::vector<char> held;   // The ids the views below point into, back to back.
     StringIndex added, removed;
   };
   Result<std::optional<NodeIdSet>> FewNodeIds(const schema::TypeDef& node);
