@@ -10,9 +10,11 @@
 //   node peer.mjs warm  kuzu|duckdb DIR PERSONS  -> {"system", "<shape>_ms", "answers"}
 //   node peer.mjs fresh kuzu|duckdb DIR SHAPE    -> {"system", "shape", "ms", "peak_rss_bytes",
 //                                                   "answer"}
-// PEERS_NODE_MODULES names the folder run.sh installed the packages into.
+// PEERS_NODE_MODULES names the folder run.sh installed the packages into. The persons are keyed
+// by a string `name` ("p17") or, when persons.csv's header starts with `pid` (`run.sh
+// --int-keys`), by an integer `pid` (17): each peer then gets an INT64 / BIGINT primary key.
 import { createRequire } from "node:module";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 
 const require = createRequire(path.join(process.env.PEERS_NODE_MODULES ?? ".", "x.js"));
@@ -20,11 +22,13 @@ const kThreads = 2;
 // The same counts as omnigraph-cold-bench's warm run.
 const kLookupStarts = 2000, kHop1Starts = 500, kHop2Starts = 100, kTop3Runs = 5;
 
-const person = (i) => `p${i}`;
-const start = (i, persons) => person((i * 7919 + 13) % persons);
 const now = () => performance.now();
+let intKeys = false;  // Set from the data folder before anything runs.
+const keyed = (text) => (intKeys ? text.replaceAll("name", "pid") : text);
+const person = (i) => (intKeys ? i : `p${i}`);
+const start = (i, persons) => person((i * 7919 + 13) % persons);
 
-// Kùzu: Person(name PRIMARY KEY, age), Knows(Person -> Person).
+// Kùzu: Person(name PRIMARY KEY, age), Knows(Person -> Person); with integer keys `name` is `pid`.
 const kuzuQueries = {
   lookup: "MATCH (p:Person {name: $n}) RETURN p.age",
   hop1: "MATCH (a:Person {name: $n})-[:Knows]->(b:Person) RETURN count(DISTINCT b)",
@@ -55,7 +59,8 @@ async function openKuzu(dir, readOnly) {
   const conn = new kuzu.Connection(db, kThreads);
   const prepared = {};
   const run = async (shape, n) => {
-    prepared[shape] ??= await conn.prepare(kuzuQueries[shape]);
+    prepared[shape] ??= await conn.prepare(keyed(kuzuQueries[shape]));
+    // An integer key goes as a JS number (Kùzu 0.11.3 matches no row for the BigInt 0n).
     const result = await conn.execute(prepared[shape], n === undefined ? {} : { n });
     const rows = (await result.getAll()).map((row) => Object.values(row));
     result.close();  // Before the database closes: a result freed after it crashes the process.
@@ -73,9 +78,9 @@ async function openDuckdb(dir, readOnly) {
   await conn.run(`SET threads=${kThreads}`);
   const prepared = {};
   const run = async (shape, n) => {
-    prepared[shape] ??= await conn.prepare(sqlQueries[shape]);
+    prepared[shape] ??= await conn.prepare(keyed(sqlQueries[shape]));
     const st = prepared[shape];
-    if (n !== undefined) st.bindVarchar(1, n);
+    if (n !== undefined) intKeys ? st.bindBigInt(1, BigInt(n)) : st.bindVarchar(1, n);
     return (await st.runAndReadAll()).getRowsJS();
   };
   return { run, close: async () => { conn.closeSync(); instance.closeSync(); } };
@@ -102,7 +107,8 @@ async function load(system, dir) {
     const db = new kuzu.Database(path.join(dir, "kuzu.db"));
     const conn = new kuzu.Connection(db, kThreads);
     for (const q of [
-      "CREATE NODE TABLE Person(name STRING PRIMARY KEY, age INT32)",
+      intKeys ? "CREATE NODE TABLE Person(pid INT64 PRIMARY KEY, age INT32)"
+              : "CREATE NODE TABLE Person(name STRING PRIMARY KEY, age INT32)",
       "CREATE REL TABLE Knows(FROM Person TO Person)",
       `COPY Person FROM '${persons}' (header=true)`,
       `COPY Knows FROM '${knows}' (header=true)`,
@@ -117,8 +123,10 @@ async function load(system, dir) {
     const conn = await instance.connect();
     for (const q of [
       `SET threads=${kThreads}`,
-      "CREATE TABLE person(name VARCHAR PRIMARY KEY, age INTEGER NOT NULL)",
-      "CREATE TABLE knows(src VARCHAR NOT NULL, dst VARCHAR NOT NULL)",
+      intKeys ? "CREATE TABLE person(pid BIGINT PRIMARY KEY, age INTEGER NOT NULL)"
+              : "CREATE TABLE person(name VARCHAR PRIMARY KEY, age INTEGER NOT NULL)",
+      `CREATE TABLE knows(src ${intKeys ? "BIGINT" : "VARCHAR"} NOT NULL, ` +
+        `dst ${intKeys ? "BIGINT" : "VARCHAR"} NOT NULL)`,
       `COPY person FROM '${persons}' (HEADER)`,
       `COPY knows FROM '${knows}' (HEADER)`,
       "CREATE INDEX knows_src ON knows(src)",
@@ -181,6 +189,7 @@ if (!["kuzu", "duckdb"].includes(system) || !dir) {
   console.error("usage: node peer.mjs load|warm|fresh kuzu|duckdb DIR [PERSONS|SHAPE]");
   process.exit(2);
 }
+intKeys = readFileSync(path.join(dir, "persons.csv"), "utf8").slice(0, 4) === "pid,";
 const version = (s) =>
   s === "kuzu" ? require("kuzu").VERSION : require("@duckdb/node-api").version();
 const out = command === "version" ? { system, version: version(system) }
