@@ -58,10 +58,24 @@ TEST(StringIndexTest, AgreesWithAMapAcrossGrowth) {
 // longer strings, and lengths of 255 bytes and more (where the tag stops counting).
 TEST(StringIndexTest, TellsApartStringsThatShareTheirFirstEightBytes) {
   using namespace std::string_literals;
-  const std::vector<std::string> strings = {
-      "", "\0"s, "\0\0"s, "a", "a\0"s, "a\0\0"s, "abcdefgh", "abcdefgh\0"s, "abcdefghi",
-      "abcdefghj", "abcdefghij", std::string(255, 'x'), std::string(256, 'x'),
-      std::string(255, 'x') + "y", std::string(300, 'x'), "12345", "1234", "123456"};
+  const std::vector<std::string> strings = {"",
+                                            "\0"s,
+                                            "\0\0"s,
+                                            "a",
+                                            "a\0"s,
+                                            "a\0\0"s,
+                                            "abcdefgh",
+                                            "abcdefgh\0"s,
+                                            "abcdefghi",
+                                            "abcdefghj",
+                                            "abcdefghij",
+                                            std::string(255, 'x'),
+                                            std::string(256, 'x'),
+                                            std::string(255, 'x') + "y",
+                                            std::string(300, 'x'),
+                                            "12345",
+                                            "1234",
+                                            "123456"};
   StringIndex index;
   for (size_t i = 0; i < strings.size(); ++i) {
     ASSERT_EQ(index.Insert(strings[i]), i) << i;
