@@ -19,9 +19,9 @@
 //       gen, then load.
 //   omnigraph-cold-bench warm DIR PERSONS omnigraph|sqlite
 //       In one process: lookups, 1-hop counts, 2-hop distinct counts (each over a fixed list of
-//       starts), top-3 by in-degree and the three most common ages (age_groups); prints {"system", "<shape>_ms" (medians), "answers"},
-//       and "hop1_first20_ms": the median of the first 20 1-hop calls, each from a start no
-//       query has touched (a moderately warm process).
+//       starts), top-3 by in-degree and the three most common ages (age_groups); prints {"system",
+//       "<shape>_ms" (medians), "answers"}, and "hop1_first20_ms": the median of the first 20 1-hop
+//       calls, each from a start no query has touched (a moderately warm process).
 //   omnigraph-cold-bench fresh DIR SHAPE omnigraph|sqlite
 //       One fresh process: open + first query of SHAPE (`lookup` or `hop1` of p1, `top3`,
 //       `age_groups`, or
@@ -421,8 +421,7 @@ class Sqlite final : public System {
  private:
   // Statement 0 lookup, 1 hop1, 2 hop2, 3 top3, 4 age_groups; prepared on first use.
   sqlite3_stmt* Stmt(int which) {
-    static constexpr const char* kSql[] = {kSqlLookup, kSqlHop1, kSqlHop2, kSqlTop3,
-                                           kSqlAgeGroups};
+    static constexpr const char* kSql[] = {kSqlLookup, kSqlHop1, kSqlHop2, kSqlTop3, kSqlAgeGroups};
     if (stmts_[which] == nullptr &&
         sqlite3_prepare_v2(db_, kSql[which], -1, &stmts_[which], nullptr) != SQLITE_OK) {
       std::fprintf(stderr, "sqlite: %s\n", sqlite3_errmsg(db_));
@@ -532,8 +531,8 @@ int Fresh(const std::string& dir, const std::string& shape, const std::string& n
   auto system = OpenSystem(dir, name);
   if (system == nullptr) return 1;
   Json answer;
-  const bool ok = shape == "hop1"      ? system->Hop(1, Person(1), answer)
-                  : shape == "lookup"  ? system->Lookup(Person(1), answer)
+  const bool ok = shape == "hop1"         ? system->Hop(1, Person(1), answer)
+                  : shape == "lookup"     ? system->Lookup(Person(1), answer)
                   : shape == "nearest"    ? system->Nearest(answer)
                   : shape == "age_groups" ? system->AgeGroups(answer)
                                           : system->Top3(answer);
