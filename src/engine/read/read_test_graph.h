@@ -21,6 +21,14 @@
 namespace omnigraph::engine {
 
 class ReadGraphTest : public testing::Test {
+ public:
+  // A node to append: its id and its property values in the type's property order (nullopt:
+  // null).
+  struct NodeRow {
+    std::string id;
+    std::vector<std::optional<schema::Value>> values;
+  };
+
  protected:
   // A new graph of `schema`, replacing any earlier one (a randomized test starts each round
   // afresh).
@@ -33,12 +41,7 @@ class ReadGraphTest : public testing::Test {
     next_edge_ = 0;
   }
 
-  // Appends nodes of `type` in one write on `branch`: each an id and its property values in
-  // the type's property order (nullopt: null).
-  struct NodeRow {
-    std::string id;
-    std::vector<std::optional<schema::Value>> values;
-  };
+  // Appends nodes of `type` in one write on `branch`.
   void AddNodes(const std::string& type, const std::vector<NodeRow>& rows,
                 const std::string& branch = "main") {
     Snapshot s = *graph_->SnapshotOfBranch(branch);

@@ -450,7 +450,7 @@ Status RunOutput(ExecContext& ctx, OutputState& out, const AggregateStep& step) 
   // at a time, when the shape allows (value_groups.cc); otherwise by entities, then by key.
   if (by.size() == 1 && ctx.options().value_grouping) {
     OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<std::vector<ResultGroup>> by_value,
-                               GroupByValue(ctx, *rows, step, by[0], args));
+                               GroupByValue(ctx, *rows, step, by[0], args, {}));
     if (by_value) {
       EmitGroups(step, args.funcs, std::move(*by_value), out);
       return Status::Ok();
@@ -469,11 +469,24 @@ Status RunAdjacencyCount(ExecContext& ctx, OutputState& out, const AggregateStep
   OMNIGRAPH_RETURN_IF_ERROR(CountFromAdjacency(ctx, step, frame, groups));
   ctx.stats().rows_matched = 0;
   for (int64_t count : groups.counts) ctx.stats().rows_matched += static_cast<uint64_t>(count);
-  std::vector<AggFunc> funcs;
+  // Every aggregate is the count; a key that may merge groups the counted nodes by its values,
+  // each weighing its count (value_groups.cc).
+  AggregateArgs args;
   for (const AggregateColumn& c : step.columns) {
-    if (c.aggregate) funcs.push_back(c.func);
+    if (!c.aggregate) continue;
+    args.funcs.push_back(c.func);
+    args.exprs.emplace_back();
+    args.counts_rows.push_back(true);
   }
-  return FinishGroups(ctx, step, frame, funcs, groups, out);
+  if (ctx.options().value_grouping) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<std::vector<ResultGroup>> by_value,
+                               GroupByValue(ctx, frame, step, 0, args, groups.counts));
+    if (by_value) {
+      EmitGroups(step, args.funcs, std::move(*by_value), out);
+      return Status::Ok();
+    }
+  }
+  return FinishGroups(ctx, step, frame, args.funcs, groups, out);
 }
 
 void EmitGroups(const AggregateStep& step, const std::vector<AggFunc>& funcs,

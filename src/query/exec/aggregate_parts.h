@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
+#include <span>
 #include <vector>
 
 #include "base/status.h"
@@ -60,10 +62,13 @@ struct ResultGroup {
 // Blob column and every aggregate can be computed column at a time (GroupByValue's file says
 // which). The groups come in the aggregate's group order (ascending smallest dense index of
 // `by_slot` among their rows), with exactly the values the grouping by entities then by key
-// value would give. nullopt when the shape does not qualify (nothing is charged or counted);
-// storage failures reading a column as reported.
+// value would give. `row_counts`, when not empty, says how many rows each frame row stands for
+// in a count of rows (the counts of a count from the adjacency, whose frame has a row per
+// counted node); then every aggregate must be such a count. nullopt when the shape does not
+// qualify (nothing is charged or counted); storage failures reading a column as reported.
 Result<std::optional<std::vector<ResultGroup>>> GroupByValue(ExecContext& ctx, const Frame& frame,
                                                              const AggregateStep& step, int by_slot,
-                                                             const AggregateArgs& args);
+                                                             const AggregateArgs& args,
+                                                             std::span<const int64_t> row_counts);
 
 }  // namespace omnigraph::query::exec

@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <unordered_map>
 
@@ -127,51 +128,44 @@ struct KeyGroups {
   size_t size() const { return first_row.size(); }
 };
 
-// Groups `rows` rows by the integral values of `key`: a table indexed by value − min when the
-// values span few codes, a hash otherwise; the null rows form one group.
-KeyGroups GroupIntegral(const Gathered& key, size_t rows) {
+// Groups the rows by a hash of `values` (the gathered values of `key`); the null rows form one
+// group.
+template <typename V>
+KeyGroups GroupByHash(const Gathered& key, const std::vector<V>& values) {
   KeyGroups out;
-  out.of_row.resize(rows);
-  int64_t lo = INT64_MAX, hi = INT64_MIN;
-  for (size_t r = 0; r < rows; ++r) {
-    if (key.IsNull(r)) continue;
-    lo = std::min(lo, key.ints[r]);
-    hi = std::max(hi, key.ints[r]);
-  }
+  out.of_row.resize(values.size());
   uint32_t null_group = kNoGroup;
-  const uint64_t span = lo > hi ? 0 : static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
-  if (span < std::max<uint64_t>(kDenseSpanMin, rows)) {
-    std::vector<uint32_t> table(lo > hi ? 0 : span + 1, kNoGroup);
-    for (size_t r = 0; r < rows; ++r) {
-      uint32_t& g = key.IsNull(r)
-                        ? null_group
-                        : table[static_cast<uint64_t>(key.ints[r]) - static_cast<uint64_t>(lo)];
-      if (g == kNoGroup) g = out.Add(static_cast<uint32_t>(r));
-      out.of_row[r] = g;
-    }
-    return out;
-  }
-  std::unordered_map<int64_t, uint32_t> table;
-  for (size_t r = 0; r < rows; ++r) {
+  std::unordered_map<V, uint32_t> table;
+  for (size_t r = 0; r < values.size(); ++r) {
     uint32_t* g = &null_group;
-    if (!key.IsNull(r)) g = &table.try_emplace(key.ints[r], kNoGroup).first->second;
+    if (!key.IsNull(r)) g = &table.try_emplace(values[r], kNoGroup).first->second;
     if (*g == kNoGroup) *g = out.Add(static_cast<uint32_t>(r));
     out.of_row[r] = *g;
   }
   return out;
 }
 
-// Groups `rows` rows by the bytes of `key` (String, Blob); the null rows form one group.
-KeyGroups GroupBytes(const Gathered& key, size_t rows) {
+// Groups `rows` rows by the integral values of `key`: a table indexed by value − min when the
+// values span few codes, a hash otherwise; the null rows form one group.
+KeyGroups GroupIntegral(const Gathered& key, size_t rows) {
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (size_t r = 0; r < rows; ++r) {
+    if (key.IsNull(r)) continue;
+    lo = std::min(lo, key.ints[r]);
+    hi = std::max(hi, key.ints[r]);
+  }
+  const uint64_t span = lo > hi ? 0 : static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+  if (span >= std::max<uint64_t>(kDenseSpanMin, rows)) return GroupByHash(key, key.ints);
   KeyGroups out;
   out.of_row.resize(rows);
   uint32_t null_group = kNoGroup;
-  std::unordered_map<std::string_view, uint32_t> table;
+  std::vector<uint32_t> table(lo > hi ? 0 : span + 1, kNoGroup);
   for (size_t r = 0; r < rows; ++r) {
-    uint32_t* g = &null_group;
-    if (!key.IsNull(r)) g = &table.try_emplace(key.bytes[r], kNoGroup).first->second;
-    if (*g == kNoGroup) *g = out.Add(static_cast<uint32_t>(r));
-    out.of_row[r] = *g;
+    uint32_t& g = key.IsNull(r)
+                      ? null_group
+                      : table[static_cast<uint64_t>(key.ints[r]) - static_cast<uint64_t>(lo)];
+    if (g == kNoGroup) g = out.Add(static_cast<uint32_t>(r));
+    out.of_row[r] = g;
   }
   return out;
 }
@@ -257,13 +251,17 @@ bool SumInts(const Gathered& v, const KeyGroups& groups, bool ascending,
 // Aggregate `a` over every row into `parts` (one per group), column at a time. False when its
 // argument is not one this path computes (the caller then groups by entities).
 Result<bool> Aggregate(ExecContext& ctx, const Frame& frame, const AggregateArgs& args, size_t a,
-                       const KeyGroups& groups, bool ascending, std::vector<Partial>& parts) {
+                       const KeyGroups& groups, bool ascending, std::span<const int64_t> row_counts,
+                       std::vector<Partial>& parts) {
   const AggFunc func = args.funcs[a];
   const CExpr& e = args.exprs[a];
   if (args.counts_rows[a]) {
-    for (uint32_t g : groups.of_row) ++parts[g].count;
+    for (size_t r = 0; r < frame.rows; ++r) {
+      parts[groups.of_row[r]].count += row_counts.empty() ? 1 : row_counts[r];
+    }
     return true;
   }
+  if (!row_counts.empty()) return false;  // Only counts of rows are weighted.
   if (e.kind != CExpr::Kind::kProp || e.column == nullptr) {
     // Any other argument, row by row as the entity path adds it: only in its order.
     if (!ascending) return false;
@@ -325,17 +323,19 @@ Result<std::optional<CExpr>> KeyOf(ExecContext& ctx, const Frame& frame, const A
 
 Result<std::optional<std::vector<ResultGroup>>> GroupByValue(ExecContext& ctx, const Frame& frame,
                                                              const AggregateStep& step, int by_slot,
-                                                             const AggregateArgs& args) {
+                                                             const AggregateArgs& args,
+                                                             std::span<const int64_t> row_counts) {
   // Separate keys keep the entity path: no merging, and the top-k reads only its candidates'
   // keys (decision 206).
   using Groups = std::optional<std::vector<ResultGroup>>;
-  if (step.keys_separate || step.adjacency || frame.rows == 0) return Groups();
+  if (step.keys_separate || frame.rows == 0) return Groups();
   OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<CExpr> key, KeyOf(ctx, frame, step, by_slot));
   if (!key) return Groups();
   const Gathered values = Gather(frame, by_slot, *key->column);
   if (!IsIntegral(values.type) && !IsBytes(values.type)) return Groups();
+  // Strings and Blobs by a hash of their bytes.
   const KeyGroups groups =
-      IsBytes(values.type) ? GroupBytes(values, frame.rows) : GroupIntegral(values, frame.rows);
+      IsBytes(values.type) ? GroupByHash(values, values.bytes) : GroupIntegral(values, frame.rows);
   // Whether every row is its own entity, in ascending dense order (see the file comment), and
   // each group's smallest dense index of the `by` slot: the group order.
   const std::vector<uint32_t>& by = frame.cols[by_slot];
@@ -348,8 +348,8 @@ Result<std::optional<std::vector<ResultGroup>>> GroupByValue(ExecContext& ctx, c
   }
   std::vector<std::vector<Partial>> parts(args.funcs.size(), std::vector<Partial>(groups.size()));
   for (size_t a = 0; a < args.funcs.size(); ++a) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(bool done,
-                               Aggregate(ctx, frame, args, a, groups, ascending, parts[a]));
+    OMNIGRAPH_ASSIGN_OR_RETURN(
+        bool done, Aggregate(ctx, frame, args, a, groups, ascending, row_counts, parts[a]));
     if (!done) return Groups();
   }
   std::vector<uint32_t> order(groups.size());
