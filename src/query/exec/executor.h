@@ -102,7 +102,8 @@ struct ExecStats {
   // Entity groups whose group keys an aggregate evaluated: every group, or only the candidates
   // of an `order … limit k` over aggregates (plan.h AggregateStep::top).
   uint64_t group_keys_evaluated = 0;
-  // Frame rows an aggregate grouped by a property's values column at a time (GroupByValue).
+  // Frame rows an aggregate grouped by a property's values column at a time (GroupByValue); for
+  // a count from the adjacency, the counted nodes.
   uint64_t value_grouped_rows = 0;
 };
 
