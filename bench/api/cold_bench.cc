@@ -21,11 +21,12 @@
 //       gen, then load.
 //   omnigraph-cold-bench warm DIR PERSONS omnigraph|sqlite
 //       In one process: lookups, 1-hop counts, 2-hop distinct counts (each over a fixed list of
-//       starts) and top-3 by in-degree; prints {"system", "<shape>_ms" (medians), "answers"},
-//       and "hop1_first20_ms": the median of the first 20 1-hop calls, each from a start no
-//       query has touched (a moderately warm process).
+//       starts), top-3 by in-degree and the three most common ages (age_groups); prints {"system",
+//       "<shape>_ms" (medians), "answers"}, and "hop1_first20_ms": the median of the first 20 1-hop
+//       calls, each from a start no query has touched (a moderately warm process).
 //   omnigraph-cold-bench fresh DIR SHAPE omnigraph|sqlite
-//       One fresh process: open + first query of SHAPE (`lookup` or `hop1` of p1, `top3`, or
+//       One fresh process: open + first query of SHAPE (`lookup` or `hop1` of p1, `top3`,
+//       `age_groups`, or
 //       `nearest`: the 10 `Doc`s nearest a fixed vector, on a graph that has them) of
 //       the graph in DIR, or at OMNIGRAPH_BENCH_GRAPH_URI when set (e.g. an s3:// graph behind
 //       bench/api/delay_proxy.py, to see what a remote store's rounds cost); prints
@@ -62,7 +63,9 @@ node Person { @K@: @T@ @key  age: I32 }
 edge Knows: Person -> Person
 )";
 
-// hop2 counts the nodes at exactly distance 2 (neither the start nor a 1-hop neighbour). top3
+// hop2 counts the nodes at exactly distance 2 (neither the start nor a 1-hop neighbour).
+// age_groups groups the Person table by a value (age, 0..99): the three most common ages, each
+// with its count and its smallest key, ties by age. top3
 // examines every edge: on the 10x graph (24 M edges) that is past the default traversal bound
 // (10 M units, which guards a server against runaway reads), so the file raises it, as an
 // analyst running whole-graph aggregates would.
@@ -75,6 +78,12 @@ query top3() {
   match { $a: Person  $a knows $b }
   return { $b.@K@, count($a) as n }
   order { n desc, $b.@K@ }
+  limit 3
+}
+query age_groups() {
+  match { $p: Person }
+  return { $p.age, count($p) as n, min($p.@K@) as first }
+  order { n desc, $p.age }
   limit 3
 }
 )";
@@ -124,12 +133,16 @@ constexpr const char* kSqlHop2 =
     "k1.dst WHERE k1.src = ?1) WHERE d <> ?1 AND d NOT IN (SELECT dst FROM knows WHERE src = ?1)";
 constexpr const char* kSqlTop3 =
     "SELECT dst, count(*) AS n FROM knows GROUP BY dst ORDER BY n DESC, dst LIMIT 3";
+constexpr const char* kSqlAgeGroups =
+    "SELECT age, count(*) AS n, min(id) AS first FROM person GROUP BY age ORDER BY n DESC, age "
+    "LIMIT 3";
 
 // How many starts each warm shape runs (the same in bench/peers/peer.mjs).
 constexpr int kLookupStarts = 2000;
 constexpr int kHop1Starts = 500;
 constexpr int kHop2Starts = 100;
 constexpr int kTop3Runs = 5;
+constexpr int kAgeGroupsRuns = 5;
 
 double NowMs() {
   return std::chrono::duration<double, std::milli>(
@@ -332,6 +345,8 @@ class System {
   virtual bool Lookup(const std::string& name, Json& out) = 0;
   virtual bool Hop(int hops, const std::string& name, Json& out) = 0;
   virtual bool Top3(Json& out) = 0;
+  // The three most common ages: an array of [age, count, smallest name].
+  virtual bool AgeGroups(Json& out) = 0;
   // The slugs of the 10 `Doc`s nearest a fixed vector (a system without vectors says no).
   virtual bool Nearest(Json& out) {
     (void)out;
@@ -365,6 +380,19 @@ class OmniGraph final : public System {
     for (const Json& row : *rows) {
       const Json& key = row[std::string("b.") + keys_.property()];
       out.push_back(Pair(key.is_string() ? key : Json(key.dump()), row["n"]));
+    }
+    return true;
+  }
+  bool AgeGroups(Json& out) override {
+    auto rows = Rows("age_groups", "");
+    if (!rows) return false;
+    out = Json::array();
+    for (const Json& row : *rows) {
+      Json triple = Pair(row["p.age"], row["n"]);
+      // An integer key is reported as its decimal text, as the other systems' answers are.
+      const Json& first = row["first"];
+      triple.push_back(first.is_string() ? first : Json(first.dump()));
+      out.push_back(std::move(triple));
     }
     return true;
   }
@@ -431,11 +459,23 @@ class Sqlite final : public System {
     }
     return sqlite3_reset(st) == SQLITE_OK;
   }
+  bool AgeGroups(Json& out) override {
+    sqlite3_stmt* st = Stmt(4);
+    if (st == nullptr) return false;
+    out = Json::array();
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      Json triple = Pair(static_cast<int64_t>(sqlite3_column_int64(st, 0)),
+                         static_cast<int64_t>(sqlite3_column_int64(st, 1)));
+      triple.push_back(std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, 2))));
+      out.push_back(std::move(triple));
+    }
+    return sqlite3_reset(st) == SQLITE_OK;
+  }
 
  private:
-  // Statement 0 lookup, 1 hop1, 2 hop2, 3 top3; prepared on first use.
+  // Statement 0 lookup, 1 hop1, 2 hop2, 3 top3, 4 age_groups; prepared on first use.
   sqlite3_stmt* Stmt(int which) {
-    static constexpr const char* kSql[] = {kSqlLookup, kSqlHop1, kSqlHop2, kSqlTop3};
+    static constexpr const char* kSql[] = {kSqlLookup, kSqlHop1, kSqlHop2, kSqlTop3, kSqlAgeGroups};
     if (stmts_[which] == nullptr &&
         sqlite3_prepare_v2(db_, kSql[which], -1, &stmts_[which], nullptr) != SQLITE_OK) {
       std::fprintf(stderr, "sqlite: %s\n", sqlite3_errmsg(db_));
@@ -456,7 +496,7 @@ class Sqlite final : public System {
   }
   sqlite3* db_;
   Keys keys_;
-  sqlite3_stmt* stmts_[4] = {};
+  sqlite3_stmt* stmts_[5] = {};
 };
 
 std::unique_ptr<System> OpenSystem(const std::string& dir, const std::string& system) {
@@ -537,6 +577,10 @@ int Warm(const std::string& dir, uint64_t persons, const std::string& name) {
                  kTop3Runs, [&](int, Json& r) { return s.Top3(r); }, ms, a);
   out["top3_ms"] = ms;
   answers["top3"] = a.empty() ? Json() : a[0];
+  ok = ok && Timed(
+                 kAgeGroupsRuns, [&](int, Json& r) { return s.AgeGroups(r); }, ms, a);
+  out["age_groups_ms"] = ms;
+  answers["age_groups"] = a.empty() ? Json() : a[0];
   if (!ok) return Fail(name + ": a warm query failed");
   out["answers"] = std::move(answers);
   std::printf("%s\n", out.dump().c_str());
@@ -549,10 +593,11 @@ int Fresh(const std::string& dir, const std::string& shape, const std::string& n
   auto system = OpenSystem(dir, name);
   if (system == nullptr) return 1;
   Json answer;
-  const bool ok = shape == "hop1"      ? system->Hop(1, start, answer)
-                  : shape == "lookup"  ? system->Lookup(start, answer)
-                  : shape == "nearest" ? system->Nearest(answer)
-                                       : system->Top3(answer);
+  const bool ok = shape == "hop1"         ? system->Hop(1, start, answer)
+                  : shape == "lookup"     ? system->Lookup(start, answer)
+                  : shape == "nearest"    ? system->Nearest(answer)
+                  : shape == "age_groups" ? system->AgeGroups(answer)
+                                          : system->Top3(answer);
   if (!ok) return Fail(name + " " + shape + " failed");
   const double ms = NowMs() - t0;
   Json out = Json::object();
@@ -594,6 +639,6 @@ int main(int argc, char** argv) {
       "DOCS [SEED] | load DIR | setup DIR PERSONS KNOWS [SEED] [--int-keys] | warm DIR PERSONS "
       "SYSTEM | fresh DIR "
       "SHAPE SYSTEM\n"
-      "  SYSTEM: omnigraph | sqlite;  SHAPE: lookup | hop1 | top3 | nearest\n");
+      "  SYSTEM: omnigraph | sqlite;  SHAPE: lookup | hop1 | top3 | age_groups | nearest\n");
   return 2;
 }

@@ -1,7 +1,8 @@
 // The peers of bench/peers/run.sh, Kùzu and DuckDB through their Node.js packages, answering the
 // same shapes over the same files as omnigraph-cold-bench (bench/api/cold_bench.cc) does for
 // OmniGraph and SQLite: the same start lists, the same answer shapes (a lookup is the age, a
-// count a number, top-3 an array of [name, in-degree]), so answers compare as JSON text.
+// count a number, top-3 an array of [name, in-degree], age_groups an array of [age, count,
+// smallest name]), so answers compare as JSON text.
 // Both peers are limited to 2 threads (Kùzu: the connection's maxNumThreads; DuckDB:
 // `SET threads=2`), on-disk databases.
 //
@@ -21,6 +22,7 @@ const require = createRequire(path.join(process.env.PEERS_NODE_MODULES ?? ".", "
 const kThreads = 2;
 // The same counts as omnigraph-cold-bench's warm run.
 const kLookupStarts = 2000, kHop1Starts = 500, kHop2Starts = 100, kTop3Runs = 5;
+const kAgeGroupsRuns = 5;
 
 const now = () => performance.now();
 let intKeys = false;  // Set from the data folder before anything runs.
@@ -40,6 +42,10 @@ const kuzuQueries = {
   top3:
     "MATCH (a:Person)-[:Knows]->(b:Person) RETURN b.name, count(*) AS n " +
     "ORDER BY n DESC, b.name LIMIT 3",
+  // A grouped aggregate by value over the node table: the three most common ages.
+  age_groups:
+    "MATCH (p:Person) RETURN p.age, count(*) AS n, min(p.name) AS first " +
+    "ORDER BY n DESC, p.age LIMIT 3",
 };
 
 // DuckDB and SQLite: person(name PRIMARY KEY, age), knows(src, dst) with indexes on both (without
@@ -51,6 +57,9 @@ const sqlQueries = {
     "SELECT count(*) FROM (SELECT DISTINCT k2.dst AS d FROM knows k1 JOIN knows k2 ON k2.src = " +
     "k1.dst WHERE k1.src = $1) WHERE d <> $1 AND d NOT IN (SELECT dst FROM knows WHERE src = $1)",
   top3: "SELECT dst, count(*) AS n FROM knows GROUP BY dst ORDER BY n DESC, dst LIMIT 3",
+  age_groups:
+    "SELECT age, count(*) AS n, min(name) AS first FROM person GROUP BY age " +
+    "ORDER BY n DESC, age LIMIT 3",
 };
 
 async function openKuzu(dir, readOnly) {
@@ -93,6 +102,9 @@ const open = (system, dir, readOnly) =>
 async function answer(db, shape, n) {
   const rows = await db.run(shape, n);
   if (shape === "top3") return rows.map(([name, count]) => [String(name), Number(count)]);
+  if (shape === "age_groups") {
+    return rows.map(([age, count, first]) => [Number(age), Number(count), String(first)]);
+  }
   if (rows.length !== 1) throw new Error(`${shape}(${n}): ${rows.length} rows`);
   return Number(rows[0][0]);
 }
@@ -160,12 +172,13 @@ async function warm(system, dir, persons) {
     hop1: [kHop1Starts, (i) => answer(db, "hop1", start(i, persons))],
     hop2: [kHop2Starts, (i) => answer(db, "hop2", start(i, persons))],
     top3: [kTop3Runs, () => answer(db, "top3")],
+    age_groups: [kAgeGroupsRuns, () => answer(db, "age_groups")],
   };
   const out = { system, answers: {} };
   for (const [shape, [count, one]] of Object.entries(shapes)) {
     const { ms, answers } = await timed(count, one);
     out[`${shape}_ms`] = ms;
-    out.answers[shape] = shape === "top3" ? answers[0] : answers;
+    out.answers[shape] = shape === "top3" || shape === "age_groups" ? answers[0] : answers;
   }
   await db.close();
   return out;
