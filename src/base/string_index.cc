@@ -20,7 +20,8 @@ uint32_t TagOf(uint64_t h, std::string_view s) {
 }
 uint64_t HeadOf(std::string_view s) {
   uint64_t head = 0;
-  std::memcpy(&head, s.data(), std::min<size_t>(s.size(), 8));
+  // An empty view may have no data pointer, which memcpy may not be given even for 0 bytes.
+  if (!s.empty()) std::memcpy(&head, s.data(), std::min<size_t>(s.size(), 8));
   return head;
 }
 

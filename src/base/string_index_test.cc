@@ -90,6 +90,8 @@ TEST(StringIndexTest, TellsApartStringsThatShareTheirFirstEightBytes) {
   EXPECT_EQ(index.Find("\0\0\0"s), StringIndex::kAbsent);
   EXPECT_EQ(index.Find(std::string(299, 'x')), StringIndex::kAbsent);
   EXPECT_EQ(index.Find(std::string(256, 'x') + "y"), StringIndex::kAbsent);
+  // A default view (no data pointer) is the empty string.
+  EXPECT_EQ(index.Find(std::string_view()), 0u);
 }
 
 }  // namespace
