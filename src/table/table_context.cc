@@ -232,6 +232,28 @@ Result<std::shared_ptr<const IdIndex>> TableContext::Index(
   return built;
 }
 
+Result<std::shared_ptr<const IdIndex>> TableContext::WholeIndex(const TableManifest& manifest) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> index, Index(manifest));
+  Result<const IdIndex*> whole = index->Whole();
+  // Aliasing: the flat copy lives as long as the blocked index that holds it.
+  if (whole.ok()) return std::shared_ptr<const IdIndex>(index, *whole);
+  if (whole.status().code() != Code::kCorruption) return whole.status();
+  const std::string key = "i:" + ManifestName(manifest.table(), manifest.staged_version);
+  cache_.Erase(key);
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> built, BuildIndex(manifest));
+  cache_.Put(key, built, built->bytes());
+  // WriteDerived keeps an object that decodes, and this one does (its damage is inside a block
+  // that Open does not decode), so the full object is put over it. A full object is always valid
+  // for its version; failing to store it is not an error.
+  const std::string name = DerivedName(manifest.table(), manifest.staged_version, kIdsKind);
+  const std::string bytes = EncodeDerived(
+      manifest, kIdsKind, built->Encode(static_cast<uint32_t>(manifest.fragments.size())), nullptr);
+  if (store().Put(name, bytes).ok()) {
+    for (const char* prefix : {"x:", "xh:", "xo:"}) cache_.Erase(prefix + name);
+  }
+  return built;
+}
+
 void TableContext::PrefetchDerived(const std::string& name) {
   Result<storage::SharedGetResult> got = store().GetShared(name);
   if (!got.ok()) return;

@@ -79,6 +79,11 @@ class TableContext : public std::enable_shared_from_this<TableContext> {
   // builds the adjacency); it stays null when the index was cached or read.
   Result<std::shared_ptr<const IdIndex>> Index(const TableManifest& manifest,
                                                std::shared_ptr<const IdIndex>* unstored);
+  // The id index of a version with every entry in memory (IdIndex::Whole), for the calls that
+  // read all of it: Index(manifest), made whole. A blocked index with a block that fails its
+  // checks is damaged as one whose checksum fails: rebuilt from the fragments, cached in its
+  // place and stored over the damaged object (decision 215).
+  Result<std::shared_ptr<const IdIndex>> WholeIndex(const TableManifest& manifest);
   // Writes `index` back as `manifest`'s `ids` object (a failure to write is not an error).
   void StoreIndex(const TableManifest& manifest, const IdIndex& index);
   // The id index built from the fragments alone (no derived object read or written).

@@ -84,7 +84,10 @@ Result<bool> SparseProperty(const Expr& e, const Frame& frame, std::span<const u
   if (IsIdKey(*s.type, *prop)) {
     // The node's id is its key's text (docs/design/schema.md): no fragment is read.
     values.reserve(dense.size());
-    for (uint32_t d : dense) values.push_back(Value::String(std::string(s.image->id(d))));
+    for (uint32_t d : dense) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(const std::string_view id, s.image->IdAt(d));
+      values.push_back(Value::String(std::string(id)));
+    }
     return true;
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(table::Column column, s.image->GatherRows(field, dense));
