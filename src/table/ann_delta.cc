@@ -41,19 +41,19 @@ struct Numbers {
 
 Result<Numbers> NumbersOf(const TableVersion& version, const TableVersion& base,
                           const IdsDelta& ids) {
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> before, base.SortedIds());
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> after, version.SortedIds());
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> before, base.PointIds());
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> after, version.PointIds());
   Numbers n;
   for (const StringList* list : {&ids.removed, &ids.added}) {
     for (size_t i = 0; i < list->size(); ++i) {
-      const int64_t at = before->Position(list->At(i));
+      OMNIGRAPH_ASSIGN_OR_RETURN(const int64_t at, before->Locate(list->At(i)));
       if (at >= 0) n.removed.push_back(static_cast<uint64_t>(at));
     }
   }
   std::sort(n.removed.begin(), n.removed.end());
   n.removed.erase(std::unique(n.removed.begin(), n.removed.end()), n.removed.end());
   for (size_t i = 0; i < ids.added.size(); ++i) {
-    const int64_t at = after->Position(ids.added.At(i));
+    OMNIGRAPH_ASSIGN_OR_RETURN(const int64_t at, after->Locate(ids.added.At(i)));
     if (at < 0) return Internal("an added id is not in " + version.manifest_name());
     n.added.push_back(static_cast<uint64_t>(at));
   }

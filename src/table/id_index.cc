@@ -1,6 +1,7 @@
 #include "table/id_index.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "base/hash.h"
@@ -63,7 +64,7 @@ size_t IdIndex::LowerBound(std::string_view id) const {
 
 std::string IdIndex::Encode(uint32_t fragment_count) const {
   if (layered_) return LayeredIds::Flat(*this).Encode(fragment_count);
-  if (blocked_) return Unblocked().Encode(fragment_count);
+  if (blocked_) NotWhole("Encode");
   const uint64_t n = refs_.size();
   const uint64_t flat_bytes =
       kPreambleBytes + n * sizeof(RowRef) + Padded8(n * sizeof(uint32_t)) + blob_.size();
@@ -76,7 +77,7 @@ std::string IdIndex::Encode(uint32_t fragment_count) const {
 
 std::string IdIndex::EncodeRevision(uint32_t fragment_count, uint32_t revision) const {
   if (layered_) return LayeredIds::Flat(*this).EncodeRevision(fragment_count, revision);
-  if (blocked_) return Unblocked().EncodeRevision(fragment_count, revision);
+  if (blocked_) NotWhole("EncodeRevision");
   if (revision == kIdsRevisionCompact) return EncodeCompactIds(blob_, ends_, refs_, fragment_count);
   if (revision == kIdsRevisionBlocked) return EncodeBlockedIds(blob_, ends_, refs_, fragment_count);
   OMNIGRAPH_CHECK(revision == kIdsRevisionFlat);
@@ -180,29 +181,60 @@ Result<IdIndex> IdIndex::DecodeFlat(const storage::SharedBytes& bytes,
 
 size_t IdIndex::BlockedSize() const { return blocked_->size(); }
 
-std::string_view IdIndex::BlockedIdAt(size_t i) const {
-  const BlockedIds& b = *blocked_;
-  return b.flat_ready.load(std::memory_order_acquire) ? b.flat.IdAt(i) : b.IdAt(i);
-}
-
-const RowRef& IdIndex::BlockedRefAt(size_t i) const {
-  const BlockedIds& b = *blocked_;
-  return b.flat_ready.load(std::memory_order_acquire) ? b.flat.RefAt(i) : b.RefAt(i);
+void IdIndex::NotWhole(const char* call) const {
+  OMNIGRAPH_CHECK_MSG(false, std::string(call) + " on a blocked id index (" +
+                                 std::to_string(size()) + " ids): it needs Whole() first");
+  std::abort();
 }
 
 uint64_t IdIndex::blocks_decoded() const { return blocked_ ? blocked_->blocks_decoded() : 0; }
 
-const IdIndex& IdIndex::Unblocked() const {
-  if (!blocked_) return *this;
+Result<const IdIndex*> IdIndex::Whole() const {
+  if (!blocked_) return this;
   const BlockedIds& b = *blocked_;
   std::call_once(b.flat_once, [&b] {
     Result<DecodedIds> all = b.DecodeAll();
-    // Open checked every section's checksum: a block that fails here was written malformed.
-    OMNIGRAPH_CHECK_MSG(all.ok(), all.status().ToString() + " (its checksums match)");
+    if (!all.ok()) {
+      // Kept: the payload does not change, so every later call would fail the same way.
+      b.flat_status = all.status();
+      return;
+    }
     b.flat = IdIndex(std::move(all->blob), std::move(all->ends), std::move(all->refs));
     b.flat_ready.store(true, std::memory_order_release);
   });
-  return b.flat;
+  if (!b.flat_ready.load(std::memory_order_acquire)) return b.flat_status;
+  return &b.flat;
+}
+
+Result<int64_t> IdIndex::Locate(std::string_view id) const {
+  if (!blocked_) return Position(id);
+  const BlockedIds& b = *blocked_;
+  if (b.flat_ready.load(std::memory_order_acquire)) return b.flat.Position(id);
+  return b.Position(id);
+}
+
+Result<const RowRef*> IdIndex::LocateRef(std::string_view id) const {
+  if (!blocked_) return Find(id);
+  const BlockedIds& b = *blocked_;
+  if (b.flat_ready.load(std::memory_order_acquire)) return b.flat.Find(id);
+  OMNIGRAPH_ASSIGN_OR_RETURN(const int64_t at, b.Position(id));
+  if (at < 0) return static_cast<const RowRef*>(nullptr);
+  return b.RefAt(static_cast<size_t>(at));
+}
+
+Result<std::string_view> IdIndex::IdAtPosition(size_t i) const {
+  if (!blocked_) return IdAt(i);
+  const BlockedIds& b = *blocked_;
+  if (b.flat_ready.load(std::memory_order_acquire)) return b.flat.IdAt(i);
+  return b.IdAt(i);
+}
+
+Result<RowRef> IdIndex::RefAtPosition(size_t i) const {
+  if (!blocked_) return RefAt(i);
+  const BlockedIds& b = *blocked_;
+  if (b.flat_ready.load(std::memory_order_acquire)) return b.flat.RefAt(i);
+  OMNIGRAPH_ASSIGN_OR_RETURN(const RowRef* ref, b.RefAt(i));
+  return *ref;
 }
 
 }  // namespace omnigraph::table

@@ -49,15 +49,35 @@ class IdIndex {
   IdIndex(std::string blob, std::vector<uint32_t> ends, std::vector<RowRef> refs);
 
   size_t size() const { return layered_ ? LayeredSize() : blocked_ ? BlockedSize() : refs_.size(); }
+
+  // Point calls, for any index. A blocked index decodes the block holding the answer on first
+  // need, and a block that fails its checks is Corruption naming the object (decision 215); the
+  // other kinds never fail them.
+  // The position of `id`, or -1.
+  Result<int64_t> Locate(std::string_view id) const;
+  // The row holding `id`, or null (valid as long as the index).
+  Result<const RowRef*> LocateRef(std::string_view id) const;
+  // The id, and where the row lives, at position `i` (< size()).
+  Result<std::string_view> IdAtPosition(size_t i) const;
+  Result<RowRef> RefAtPosition(size_t i) const;
+  // The index with every entry in memory, for calls over every entry: this one unless it is
+  // blocked, else its flat copy, made once (every block decoded and checked). Corruption naming
+  // the object when a block fails its checks, for this call and every later one.
+  Result<const IdIndex*> Whole() const;
+
+  // The calls below need a whole index (not blocked(): built, decoded from the flat or compact
+  // revision, layered, or Whole()'s answer); on a blocked one they are a programmer error.
   std::string_view IdAt(size_t i) const {
     if (layered_) return LayeredIdAt(i);
-    if (blocked_) return BlockedIdAt(i);
+    if (blocked_) NotWhole("IdAt");
     const uint32_t begin = i == 0 ? 0 : ends_[i - 1];
     return blob_.substr(begin, ends_[i] - begin);
   }
   // Where the row at position `i` lives.
   const RowRef& RefAt(size_t i) const {
-    return layered_ ? LayeredRefAt(i) : blocked_ ? BlockedRefAt(i) : refs_[i];
+    if (layered_) return LayeredRefAt(i);
+    if (blocked_) NotWhole("RefAt");
+    return refs_[i];
   }
   // Every row's reference in position order (a layered index makes its flat copy first).
   std::span<const RowRef> refs() const;
@@ -85,13 +105,13 @@ class IdIndex {
 
   // The index after `delta` (docs/design/tables.md "Layered id indexes"): layered over this one
   // when `manifest` keeps every fragment of `base_manifest` at its place, else the flat merge
-  // (ApplyIdsDelta). Corruption naming `name` as ApplyIdsDelta.
+  // (ApplyIdsDelta). Corruption naming `name` as ApplyIdsDelta; for a blocked index, as Whole.
   Result<IdIndex> Extend(const TableManifest& base_manifest, const IdsDelta& delta,
                          const TableManifest& manifest, const std::string& name) const;
   void set_entries_merged(uint64_t n) { entries_merged_ = n; }
 
-  // The payload of the `ids` derived object (docs/format/indexes.md): the compact revision when
-  // it is the smaller, else the flat one.
+  // The payload of the `ids` derived object (docs/format/indexes.md): the blocked revision when
+  // it is the smaller, else the flat one. A whole index only, as IdAt.
   std::string Encode(uint32_t fragment_count) const;
   // The payload in the given revision (kIdsRevisionFlat or kIdsRevisionCompact,
   // table/id_index_compact.h); Encode picks one, tests force each.
@@ -101,7 +121,7 @@ class IdIndex {
   // strictly ascending. A flat payload's index views `payload`'s bytes (no section is copied)
   // and keeps them alive; a compact one is decoded into arrays the index owns; a blocked one
   // keeps the payload and decodes a block of it on first use (its entries are checked then;
-  // table/id_index_blocked.h), and makes a flat copy for refs(), encoding and extending.
+  // table/id_index_blocked.h), and makes a flat copy for Whole() and extending.
   // Corruption naming `name` otherwise.
   static Result<IdIndex> Decode(const storage::SharedBytes& payload, const TableManifest& manifest,
                                 const std::string& name);
@@ -112,10 +132,8 @@ class IdIndex {
   std::string_view LayeredIdAt(size_t i) const;
   const RowRef& LayeredRefAt(size_t i) const;
   size_t BlockedSize() const;
-  std::string_view BlockedIdAt(size_t i) const;
-  const RowRef& BlockedRefAt(size_t i) const;
-  // A blocked index's flat copy, made once (every block decoded); this index when not blocked.
-  const IdIndex& Unblocked() const;
+  // A whole-index call made on a blocked index: a programmer error.
+  [[noreturn]] void NotWhole(const char* call) const;
   // Decode for a payload of the flat revision.
   static Result<IdIndex> DecodeFlat(const storage::SharedBytes& payload,
                                     const TableManifest& manifest, const std::string& name);

@@ -58,6 +58,21 @@ std::string EncodeBlockedIds(std::string_view blob, std::span<const uint32_t> en
   return out;
 }
 
+std::string ResealBlockedIds(std::string_view payload) {
+  std::string out(payload);
+  if (out.size() < kBlockedPreambleBytes) return out;
+  const std::string_view all = std::string_view(out).substr(kBlockedPreambleBytes);
+  const uint64_t runs_bytes = std::min<uint64_t>(LoadLe<uint64_t>(out, 24), all.size());
+  const uint64_t ids_bytes = std::min<uint64_t>(LoadLe<uint64_t>(out, 32), all.size() - runs_bytes);
+  const uint64_t hashes[] = {XxHash64(all.substr(0, runs_bytes)),
+                             XxHash64(all.substr(runs_bytes, ids_bytes)),
+                             XxHash64(all.substr(runs_bytes + ids_bytes))};
+  for (size_t k = 0; k < 3; ++k) std::memcpy(out.data() + 40 + 8 * k, &hashes[k], 8);
+  const uint64_t preamble = XxHash64(std::string_view(out).substr(0, 64));
+  std::memcpy(out.data() + 64, &preamble, 8);
+  return out;
+}
+
 Result<std::shared_ptr<const BlockedIds>> BlockedIds::Open(const storage::SharedBytes& bytes,
                                                            const TableManifest& manifest,
                                                            const std::string& name) {
@@ -195,30 +210,31 @@ std::string BlockedIds::DecodeBlock(size_t k, Block& out) const {
   return error.empty() ? DecodeBlockRefs(k, out) : error;
 }
 
-const BlockedIds::Block& BlockedIds::BlockAt(size_t k) const {
+Result<const BlockedIds::Block*> BlockedIds::BlockAt(size_t k) const {
   Block* block = cache_[k].load(std::memory_order_acquire);
-  if (block != nullptr) return *block;
+  if (block != nullptr) return block;
   auto fresh = std::make_unique<Block>();
-  const std::string error = DecodeBlock(k, *fresh);
-  OMNIGRAPH_CHECK_MSG(error.empty(), "id index " + name_ + ", block " + std::to_string(k) + ": " +
-                                         error + " (its checksums match)");
+  if (const std::string error = DecodeBlock(k, *fresh); !error.empty()) {
+    return Corruption("id index block " + std::to_string(k) + ": " + error, name_);
+  }
   Block* expected = nullptr;
   if (cache_[k].compare_exchange_strong(expected, fresh.get(), std::memory_order_acq_rel)) {
     decoded_.fetch_add(1, std::memory_order_relaxed);
     decoded_bytes_.fetch_add(fresh->blob.size() + fresh->ends.size() * sizeof(uint32_t) +
                                  fresh->refs.size() * sizeof(RowRef),
                              std::memory_order_relaxed);
-    return *fresh.release();
+    return fresh.release();
   }
-  return *expected;
+  return expected;
 }
 
-int64_t BlockedIds::Position(std::string_view id) const {
+Result<int64_t> BlockedIds::Position(std::string_view id) const {
   // The last block whose first id is not above `id`.
   const auto after = std::upper_bound(heads_.begin(), heads_.end(), id);
-  if (after == heads_.begin()) return -1;
+  if (after == heads_.begin()) return int64_t{-1};
   const size_t k = static_cast<size_t>(after - heads_.begin()) - 1;
-  const Block& block = BlockAt(k);
+  OMNIGRAPH_ASSIGN_OR_RETURN(const Block* found, BlockAt(k));
+  const Block& block = *found;
   size_t lo = 0;
   size_t hi = block.ends.size();
   while (lo < hi) {
@@ -229,16 +245,18 @@ int64_t BlockedIds::Position(std::string_view id) const {
       hi = mid;
     }
   }
-  if (lo == block.ends.size() || block.Id(lo) != id) return -1;
+  if (lo == block.ends.size() || block.Id(lo) != id) return int64_t{-1};
   return static_cast<int64_t>(k * kIdBlockIds + lo);
 }
 
-std::string_view BlockedIds::IdAt(size_t i) const {
-  return BlockAt(i / kIdBlockIds).Id(i % kIdBlockIds);
+Result<std::string_view> BlockedIds::IdAt(size_t i) const {
+  OMNIGRAPH_ASSIGN_OR_RETURN(const Block* block, BlockAt(i / kIdBlockIds));
+  return block->Id(i % kIdBlockIds);
 }
 
-const RowRef& BlockedIds::RefAt(size_t i) const {
-  return BlockAt(i / kIdBlockIds).refs[i % kIdBlockIds];
+Result<const RowRef*> BlockedIds::RefAt(size_t i) const {
+  OMNIGRAPH_ASSIGN_OR_RETURN(const Block* block, BlockAt(i / kIdBlockIds));
+  return &block->refs[i % kIdBlockIds];
 }
 
 Result<DecodedIds> BlockedIds::DecodeAll() const {
@@ -251,7 +269,7 @@ Result<DecodedIds> BlockedIds::DecodeAll() const {
   for (size_t k = 0; k < heads_.size(); ++k) {
     Block block;
     if (std::string error = DecodeBlock(k, block); !error.empty()) {
-      return Corruption("id index: " + error, name_);
+      return Corruption("id index block " + std::to_string(k) + ": " + error, name_);
     }
     const auto base = static_cast<uint32_t>(out.blob.size());
     if (block.blob.size() > blob_bytes_ - base) {

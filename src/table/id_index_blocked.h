@@ -10,8 +10,10 @@
 // section (so any damaged byte is found at open, as before) and the directory (offsets in order
 // and inside their sections, every block's first id well formed and the first ids strictly
 // ascending). The entries of a block are checked when it is first decoded, against the same
-// rules the compact decoder applies to all of them. Decoded blocks are kept (never evicted) and
-// shared; thread-safe.
+// rules the compact decoder applies to all of them, so the point calls are fallible: a block
+// that fails its checks (a payload crafted or written malformed with its checksums computed over
+// it) is Corruption naming the object and the block, never an answer or a crash (decision 215).
+// Decoded blocks are kept (never evicted) and shared; thread-safe.
 #pragma once
 
 #include <atomic>
@@ -42,6 +44,12 @@ inline constexpr uint64_t kIdBlockIds = 128;
 std::string EncodeBlockedIds(std::string_view blob, std::span<const uint32_t> ends,
                              std::span<const RowRef> refs, uint32_t fragment_count);
 
+// `payload`, a blocked one, with every checksum computed over its bytes as they are (each
+// section's as the preamble sizes it, then the preamble's): what a writer that computed them over
+// malformed sections would store. For tests and the fuzz harness, which make such payloads to
+// reach the checks of a block's entries; a payload shorter than its preamble comes back as is.
+std::string ResealBlockedIds(std::string_view payload);
+
 class BlockedIds {
  public:
   // Checks `payload` (revision already read) as the header says; keeps its bytes alive.
@@ -54,10 +62,12 @@ class BlockedIds {
   BlockedIds& operator=(const BlockedIds&) = delete;
 
   size_t size() const { return n_; }
-  // The position of `id`, or -1.
-  int64_t Position(std::string_view id) const;
-  std::string_view IdAt(size_t i) const;
-  const RowRef& RefAt(size_t i) const;
+  // The position of `id`, or -1. Corruption naming the object when the block that would hold it
+  // fails its checks.
+  Result<int64_t> Position(std::string_view id) const;
+  // The id and the row reference at position `i` (< size()); Corruption as Position.
+  Result<std::string_view> IdAt(size_t i) const;
+  Result<const RowRef*> RefAt(size_t i) const;
   // Every block decoded into the flat arrays, with the checks the compact decoder makes of the
   // whole (the id bytes adding up to the preamble's). Corruption naming the object.
   Result<DecodedIds> DecodeAll() const;
@@ -67,11 +77,12 @@ class BlockedIds {
   uint64_t blocks_decoded() const { return decoded_.load(std::memory_order_relaxed); }
   uint64_t blocks() const { return heads_.size(); }
 
-  // The flat copy made once on first need (refs(), encoding, extending by a delta), and whether
-  // it exists.
+  // The flat copy made once on first need (IdIndex::Whole: refs(), encoding, extending by a
+  // delta), whether it exists, and why not when a block failed its checks.
   mutable std::once_flag flat_once;
   mutable std::atomic<bool> flat_ready{false};
   mutable IdIndex flat;
+  mutable Status flat_status;
 
  private:
   struct Block {
@@ -90,8 +101,9 @@ class BlockedIds {
   };
   BlockedIds() = default;
   // Block k, decoded and checked on first use. A block that fails its checks (possible only for
-  // a payload whose checksums were computed over malformed sections) is an internal error.
-  const Block& BlockAt(size_t k) const;
+  // a payload whose checksums were computed over malformed sections) is Corruption naming the
+  // object and the block; the failed decode is not kept, so each call finds it again.
+  Result<const Block*> BlockAt(size_t k) const;
   // Decodes block k; an error message (empty when well formed).
   std::string DecodeBlock(size_t k, Block& out) const;
   std::string DecodeBlockIds(size_t k, Block& out) const;

@@ -2,6 +2,7 @@
 // adjacency are stored once and read back in one GET by a cold reader, whatever the fragment
 // count; damage and strangers are rebuilt from the fragments and replaced; small versions keep
 // none; the adjacency matches an oracle computed from a scan.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -26,6 +27,8 @@
 
 namespace omnigraph::table {
 namespace {
+
+using ::testing::HasSubstr;
 
 // A payload as the shared bytes a store returns.
 storage::SharedBytes Shared(std::string_view payload) {
@@ -87,9 +90,15 @@ class IndexesTest : public ::testing::Test {
   std::unique_ptr<TableStore> tables_, fresh_;
 };
 
+// The whole form of an index (IdIndex::Whole), for the calls that need every entry in memory.
+const IdIndex& W(const IdIndex& index) { return *index.Whole().value(); }
+
 std::vector<std::string> AllIds(const IdIndex& index) {
   std::vector<std::string> out;
-  for (size_t i = 0; i < index.size(); ++i) out.emplace_back(index.IdAt(i));
+  Result<const IdIndex*> whole = index.Whole();
+  EXPECT_TRUE(whole.ok()) << whole.status().ToString();
+  if (!whole.ok()) return out;
+  for (size_t i = 0; i < index.size(); ++i) out.emplace_back((*whole)->IdAt(i));
   return out;
 }
 
@@ -121,12 +130,12 @@ TEST_F(IndexesTest, AColdReaderReadsTheIdIndexInOneGetWhateverTheFragmentCount) 
   EXPECT_EQ(once.gets, 1u) << once.ToString();
   EXPECT_EQ(once.total(), 1u) << once.ToString();
   EXPECT_EQ(AllIds(**read), AllIds(**built));
-  EXPECT_TRUE(std::ranges::equal((*read)->refs(), (*built)->refs()));
+  EXPECT_TRUE(std::ranges::equal(W(**read).refs(), W(**built).refs()));
   // 15 rows written, 2 deleted; ascending.
   ASSERT_EQ((*read)->size(), 13u);
-  EXPECT_EQ((*read)->IdAt(0), "a100");
-  EXPECT_EQ((*read)->Find("a103"), nullptr);
-  EXPECT_NE((*read)->Find("c103"), nullptr);
+  EXPECT_EQ(W(**read).IdAt(0), "a100");
+  EXPECT_EQ(W(**read).Find("a103"), nullptr);
+  EXPECT_NE(W(**read).Find("c103"), nullptr);
 }
 
 TEST_F(IndexesTest, AColdLookupReadsOneIndexAndOnlyTheFragmentHoldingTheRow) {
@@ -172,6 +181,58 @@ TEST_F(IndexesTest, ADamagedOrForeignIndexIsRebuiltAndReplaced) {
   }
 }
 
+// A stored blocked index whose block is malformed under right checksums (crafted: two ids
+// swapped, every checksum of the payload and of its envelope computed over it) opens; a lookup
+// that needs the block is Corruption naming the object. A read of the whole index then treats it
+// as any damaged derived object: rebuilt from the fragments, cached in its place and replaced in
+// the store, so the lookup answers afterwards, here and in a fresh reader (decision 215).
+TEST_F(IndexesTest, ACraftedBlockIsCorruptionOnALookupAndTheWholeReadReplacesIt) {
+  const TablePin pin = ThreeFragments(false);
+  const std::string name = NameOf(pin, kIdsKind);
+  Result<std::shared_ptr<const IdIndex>> expected = Cold(pin)->SortedIds();
+  ASSERT_TRUE(expected.ok()) << expected.status().ToString();
+  Result<const IdIndex*> good = (*expected)->Whole();
+  ASSERT_TRUE(good.ok());
+  std::vector<std::string> ids = AllIds(**good);
+  std::swap(ids[3], ids[4]);
+  std::string blob;
+  std::vector<uint32_t> ends;
+  for (const std::string& id : ids) ends.push_back(static_cast<uint32_t>((blob += id).size()));
+  const std::vector<RowRef> refs((*good)->refs().begin(), (*good)->refs().end());
+  const TableManifest& manifest = Cold(pin)->manifest();
+  const std::string crafted = IdIndex(blob, ends, refs).EncodeRevision(3, kIdsRevisionBlocked);
+  ASSERT_TRUE(memory_->Put(name, EncodeDerived(manifest, kIdsKind, crafted)).ok());
+
+  auto cold = Cold(pin);
+  const std::string wanted[] = {ids[3]};
+  const uint32_t fields[] = {kIdFieldId};
+  Result<LookupResult> lookup = cold->Lookup(wanted, fields);
+  ASSERT_FALSE(lookup.ok());
+  EXPECT_EQ(lookup.status().code(), Code::kCorruption) << lookup.status().ToString();
+  EXPECT_EQ(lookup.status().object(), name);
+  EXPECT_THAT(lookup.status().message(), HasSubstr("block 0: ids out of order"));
+  EXPECT_EQ(cold->Contains(std::vector<std::string_view>{ids[0]}).status().object(), name);
+
+  counting_->Reset();
+  Result<std::vector<std::string>> all = cold->Ids();
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  EXPECT_EQ(*all, AllIds(**good));
+  EXPECT_EQ(counting_->Snapshot().puts, 1u) << counting_->Snapshot().ToString();
+  lookup = cold->Lookup(wanted, fields);
+  ASSERT_TRUE(lookup.ok()) << lookup.status().ToString();
+  EXPECT_EQ(lookup->found, std::vector<bool>{true});
+
+  auto next = Cold(pin);
+  counting_->Reset();
+  lookup = next->Lookup(wanted, fields);
+  ASSERT_TRUE(lookup.ok()) << lookup.status().ToString();
+  EXPECT_EQ(lookup->rows.column(0).StringAt(0), ids[3]);
+  Result<std::shared_ptr<const IdIndex>> replaced = next->PointIds();
+  ASSERT_TRUE(replaced.ok());
+  EXPECT_TRUE((*replaced)->blocked()) << "the replacement is a stored (blocked) index again";
+  EXPECT_EQ(counting_->Snapshot().puts, 0u) << counting_->Snapshot().ToString();
+}
+
 TEST_F(IndexesTest, SmallVersionsKeepNoDerivedIndex) {
   Random random(5);
   const NewTable table{TableId{0x32, 0x1}, "Person", ModelSchema(false)};
@@ -205,7 +266,7 @@ TEST_F(IndexesTest, IdIndexDecodeRejectsDamageNamingTheObject) {
   auto version = Cold(pin);
   Result<std::shared_ptr<const IdIndex>> index = version->SortedIds();
   ASSERT_TRUE(index.ok());
-  const std::string payload = (*index)->Encode(3);
+  const std::string payload = W(**index).Encode(3);
   ASSERT_TRUE(IdIndex::Decode(Shared(payload), version->manifest(), "obj").ok());
   for (size_t at : {size_t{0}, size_t{50}, size_t{60}, payload.size() - 1}) {
     std::string bad = payload;
@@ -216,7 +277,7 @@ TEST_F(IndexesTest, IdIndexDecodeRejectsDamageNamingTheObject) {
     EXPECT_NE(decoded.status().ToString().find("obj"), std::string::npos);
   }
   EXPECT_FALSE(IdIndex::Decode(Shared(payload.substr(0, 40)), version->manifest(), "obj").ok());
-  EXPECT_FALSE(IdIndex::Decode(Shared((*index)->Encode(2)), version->manifest(), "obj").ok());
+  EXPECT_FALSE(IdIndex::Decode(Shared(W(**index).Encode(2)), version->manifest(), "obj").ok());
 }
 
 // Every revision of the stored payload decodes to the index it was made from; the writer
@@ -226,20 +287,20 @@ TEST_F(IndexesTest, EveryIdIndexRevisionRoundTripsAndTheWriterPicksBlocked) {
   auto version = Cold(pin);
   Result<std::shared_ptr<const IdIndex>> index = version->SortedIds();
   ASSERT_TRUE(index.ok());
-  const std::string flat = (*index)->EncodeRevision(3, kIdsRevisionFlat);
-  const std::string compact = (*index)->EncodeRevision(3, kIdsRevisionCompact);
-  const std::string blocked = (*index)->EncodeRevision(3, kIdsRevisionBlocked);
+  const std::string flat = W(**index).EncodeRevision(3, kIdsRevisionFlat);
+  const std::string compact = W(**index).EncodeRevision(3, kIdsRevisionCompact);
+  const std::string blocked = W(**index).EncodeRevision(3, kIdsRevisionBlocked);
   for (const std::string& payload : {flat, compact, blocked}) {
     Result<IdIndex> back = IdIndex::Decode(Shared(payload), version->manifest(), "obj");
     ASSERT_TRUE(back.ok()) << back.status().ToString();
     EXPECT_EQ(AllIds(*back), AllIds(**index));
-    EXPECT_TRUE(std::ranges::equal(back->refs(), (*index)->refs()));
-    EXPECT_EQ(back->Position("c102"), (*index)->Position("c102"));
-    EXPECT_EQ(back->Find("b101"), nullptr);
+    EXPECT_TRUE(std::ranges::equal(W(*back).refs(), W(**index).refs()));
+    EXPECT_EQ(W(*back).Position("c102"), W(**index).Position("c102"));
+    EXPECT_EQ(W(*back).Find("b101"), nullptr);
   }
   EXPECT_LT(compact.size(), flat.size());
   EXPECT_LT(blocked.size(), flat.size());
-  EXPECT_EQ((*index)->Encode(3), blocked);
+  EXPECT_EQ(W(**index).Encode(3), blocked);
   // An empty index: the other preambles are the longer, so the flat revision is stored.
   const IdIndex empty({}, {}, {});
   EXPECT_EQ(empty.Encode(0), empty.EncodeRevision(0, kIdsRevisionFlat));
@@ -248,8 +309,8 @@ TEST_F(IndexesTest, EveryIdIndexRevisionRoundTripsAndTheWriterPicksBlocked) {
     Result<IdIndex> back = IdIndex::Decode(Shared(empty.EncodeRevision(0, revision)), none, "o");
     ASSERT_TRUE(back.ok()) << back.status().ToString();
     EXPECT_EQ(back->size(), 0u);
-    EXPECT_EQ(back->Position("a"), -1);
-    EXPECT_EQ(back->Find("a"), nullptr);
+    EXPECT_EQ(W(*back).Position("a"), -1);
+    EXPECT_EQ(W(*back).Find("a"), nullptr);
   }
 }
 
@@ -297,24 +358,29 @@ TEST_F(IndexesTest, ABlockedIdIndexAnswersAPointLookupFromOneBlockAsTheEagerOnes
   ASSERT_TRUE(blocked->blocked());
   EXPECT_EQ(blocked->size(), 1000u);
   EXPECT_EQ(blocked->blocks_decoded(), 0u);
-  EXPECT_EQ(blocked->Position(many.ids[700]), 700);
+  EXPECT_EQ(*blocked->Locate(many.ids[700]), 700);
   EXPECT_EQ(blocked->blocks_decoded(), 1u);
-  EXPECT_EQ(*blocked->Find(many.ids[700]), compact->RefAt(700));
+  EXPECT_EQ(**blocked->LocateRef(many.ids[700]), compact->RefAt(700));
   EXPECT_EQ(blocked->blocks_decoded(), 1u);
   for (size_t i = 0; i < many.ids.size(); ++i) {
-    ASSERT_EQ(blocked->Position(many.ids[i]), static_cast<int64_t>(i));
-    ASSERT_EQ(blocked->IdAt(i), compact->IdAt(i));
-    ASSERT_EQ(blocked->RefAt(i), compact->RefAt(i));
+    ASSERT_EQ(*blocked->Locate(many.ids[i]), static_cast<int64_t>(i));
+    ASSERT_EQ(*blocked->IdAtPosition(i), compact->IdAt(i));
+    ASSERT_EQ(*blocked->RefAtPosition(i), compact->RefAt(i));
     // Between this id and the next, and past the last.
     const std::string between = std::to_string(1000000 + 3 * i + 2);
-    ASSERT_EQ(blocked->Position("k" + between), -1);
-    ASSERT_EQ(blocked->Find("k" + between), nullptr);
+    ASSERT_EQ(*blocked->Locate("k" + between), -1);
+    ASSERT_EQ(*blocked->LocateRef("k" + between), nullptr);
   }
-  EXPECT_EQ(blocked->Position("a"), -1);
-  EXPECT_EQ(blocked->Position("l"), -1);
+  EXPECT_EQ(*blocked->Locate("a"), -1);
+  EXPECT_EQ(*blocked->Locate("l"), -1);
   EXPECT_EQ(blocked->blocks_decoded(), 8u);
-  EXPECT_TRUE(std::ranges::equal(blocked->refs(), compact->refs()));
-  EXPECT_EQ(blocked->Encode(3), payload);
+  Result<const IdIndex*> whole = blocked->Whole();
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  EXPECT_FALSE((*whole)->blocked());
+  EXPECT_TRUE(std::ranges::equal((*whole)->refs(), compact->refs()));
+  EXPECT_EQ((*whole)->Encode(3), payload);
+  // The whole-index calls are a programmer error on the blocked index itself.
+  EXPECT_DEATH((void)blocked->Position(many.ids[0]), "Position on a blocked id index");
 }
 
 // A blocked payload damaged in its preamble, any of its three sections, cut short or
@@ -354,10 +420,12 @@ TEST_F(IndexesTest, ABlockedIdIndexRejectsDamageWhenOpenedNamingTheObject) {
   rejected(rehashed + swapped.substr(72), many.manifest, "block directory out of order");
 }
 
-// Ids out of order inside a block, in a payload whose checksums are right (a writer's defect,
-// not damage: every damaged byte fails a checksum when the index is opened), are found when the
-// block is first decoded, naming the object.
-TEST_F(IndexesTest, ABlockedIdIndexChecksABlocksEntriesWhenItDecodesIt) {
+// A blocked payload whose checksums are right but whose blocks are malformed (crafted, or a
+// writer's defect: a damaged byte fails a checksum when the index is opened) opens, and each bad
+// block is Corruption naming the object and the block when a call first needs it — every point
+// call, each time, and the whole index — never an answer or a crash; the good blocks still answer
+// (decision 215).
+TEST_F(IndexesTest, ABlockedIdIndexWithACraftedBlockIsCorruptionNamingTheObject) {
   ManyIds many = MakeManyIds(300);
   std::string blob;
   std::vector<uint32_t> ends;
@@ -367,8 +435,67 @@ TEST_F(IndexesTest, ABlockedIdIndexChecksABlocksEntriesWhenItDecodesIt) {
   const std::string payload = IdIndex(blob, ends, refs).EncodeRevision(3, kIdsRevisionBlocked);
   Result<IdIndex> blocked = IdIndex::Decode(Shared(payload), many.manifest, "obj");
   ASSERT_TRUE(blocked.ok()) << blocked.status().ToString();
-  EXPECT_EQ(blocked->Position(many.ids[5]), 5);
-  EXPECT_DEATH(blocked->Position(many.ids[200]), "obj.*block 1: ids out of order");
+  EXPECT_EQ(*blocked->Locate(many.ids[5]), 5);
+  EXPECT_EQ(*blocked->IdAtPosition(260), many.ids[260]);
+  const auto corrupt = [](const Status& status) {
+    EXPECT_EQ(status.code(), Code::kCorruption) << status.ToString();
+    EXPECT_EQ(status.object(), "obj");
+    EXPECT_THAT(status.message(), HasSubstr("block 1: ids out of order"));
+  };
+  for (int twice = 0; twice < 2; ++twice) {
+    corrupt(blocked->Locate(many.ids[200]).status());
+    corrupt(blocked->LocateRef(many.ids[200]).status());
+    corrupt(blocked->IdAtPosition(128).status());
+    corrupt(blocked->RefAtPosition(255).status());
+  }
+  EXPECT_EQ(blocked->blocks_decoded(), 2u);  // Blocks 0 and 2; the bad one is never kept.
+  corrupt(blocked->Whole().status());
+  corrupt(blocked->Whole().status());
+
+  // A row reference past its fragment in the third block: the runs resealed by hand.
+  ManyIds past = MakeManyIds(300);
+  std::vector<RowRef> far(past.index.refs().begin(), past.index.refs().end());
+  far[299].row = static_cast<uint32_t>(past.manifest.fragments[far[299].source].rows);
+  std::string ids_blob;
+  std::vector<uint32_t> ids_ends;
+  for (const std::string& id : past.ids) {
+    ids_ends.push_back(static_cast<uint32_t>((ids_blob += id).size()));
+  }
+  Result<IdIndex> beyond = IdIndex::Decode(
+      Shared(IdIndex(ids_blob, ids_ends, far).EncodeRevision(3, kIdsRevisionBlocked)),
+      past.manifest, "obj2");
+  ASSERT_TRUE(beyond.ok()) << beyond.status().ToString();
+  EXPECT_EQ(*beyond->IdAtPosition(0), past.ids[0]);
+  const Status last = beyond->RefAtPosition(299).status();
+  EXPECT_EQ(last.code(), Code::kCorruption) << last.ToString();
+  EXPECT_EQ(last.object(), "obj2");
+  EXPECT_THAT(last.message(), HasSubstr("block 2: row reference outside"));
+
+  // A mutated byte inside a block's ids, resealed (ResealBlockedIds, as the fuzz harness does):
+  // opened, then every point call and the whole index answer or refuse with Corruption.
+  const std::string good = many.index.EncodeRevision(3, kIdsRevisionBlocked);
+  const size_t ids_at = 72 + LoadLe<uint64_t>(good, 24);
+  for (size_t at = ids_at + 1; at < ids_at + 400; at += 7) {
+    std::string bad = good;
+    bad[at] = static_cast<char>(bad[at] + 0x31);
+    Result<IdIndex> resealed =
+        IdIndex::Decode(Shared(ResealBlockedIds(bad)), many.manifest, "obj3");
+    if (!resealed.ok()) {
+      EXPECT_EQ(resealed.status().object(), "obj3");
+      continue;
+    }
+    for (size_t i = 0; i < resealed->size(); i += 37) {
+      const Result<std::string_view> id = resealed->IdAtPosition(i);
+      if (!id.ok()) {
+        EXPECT_EQ(id.status().code(), Code::kCorruption);
+        EXPECT_EQ(id.status().object(), "obj3");
+      }
+    }
+    const Result<const IdIndex*> whole = resealed->Whole();
+    if (!whole.ok()) {
+      EXPECT_EQ(whole.status().object(), "obj3");
+    }
+  }
 }
 
 // A compact payload damaged in its preamble or either section, cut short or lengthened, built
@@ -380,7 +507,7 @@ TEST_F(IndexesTest, ACompactIdIndexRejectsDamageInEachSectionNamingTheObject) {
   const TableManifest& manifest = version->manifest();
   Result<std::shared_ptr<const IdIndex>> index = version->SortedIds();
   ASSERT_TRUE(index.ok());
-  const std::string payload = (*index)->EncodeRevision(3, kIdsRevisionCompact);
+  const std::string payload = W(**index).EncodeRevision(3, kIdsRevisionCompact);
   const size_t runs_bytes = LoadLe<uint64_t>(payload, 24);
   const auto rejected = ExpectRejected;
   // Revision 1 flipped to 0 reads as a flat payload, whose preamble checksum fails.
@@ -400,13 +527,13 @@ TEST_F(IndexesTest, ACompactIdIndexRejectsDamageInEachSectionNamingTheObject) {
   rejected(payload.substr(0, payload.size() - 1), manifest, "size differs");
   rejected(payload + "x", manifest, "size differs");
   rejected(payload.substr(0, 40), manifest, "shorter than its preamble");
-  rejected((*index)->EncodeRevision(2, kIdsRevisionCompact), manifest, "fragment count");
+  rejected(W(**index).EncodeRevision(2, kIdsRevisionCompact), manifest, "fragment count");
   TableManifest more = manifest;
   ++more.entity_count;
   rejected(payload, more, "live rows");
   // Well framed, checksums right, contents wrong.
   std::vector<std::string> ids = AllIds(**index);
-  std::vector<RowRef> refs((*index)->refs().begin(), (*index)->refs().end());
+  std::vector<RowRef> refs(W(**index).refs().begin(), W(**index).refs().end());
   auto framed = [&](const std::vector<std::string>& in, const std::vector<RowRef>& at) {
     std::string blob;
     std::vector<uint32_t> ends;
@@ -578,8 +705,8 @@ TEST_F(IndexesTest, TheEmptyIdRoundTripsThroughTheStoredIdIndexAndAdjacency) {
   ASSERT_TRUE(read.ok()) << read.status().ToString();
   EXPECT_EQ(counting_->Snapshot().gets, 1u);  // The stored index, decoded.
   ASSERT_EQ((*read)->size(), 6u);
-  EXPECT_EQ((*read)->IdAt(0), "");
-  EXPECT_NE((*read)->Find(""), nullptr);
+  EXPECT_EQ(W(**read).IdAt(0), "");
+  EXPECT_NE(W(**read).Find(""), nullptr);
 
   const std::vector<std::string_view> src = {"", "a", ""};
   const std::vector<std::string_view> dst = {"a", "", ""};

@@ -216,7 +216,7 @@ uint64_t IdIndex::entries_flattened() const {
 
 std::span<const RowRef> IdIndex::refs() const {
   if (layered_) return LayeredIds::Flat(*this).refs_;
-  if (blocked_) return Unblocked().refs_;
+  if (blocked_) NotWhole("refs");
   return refs_;
 }
 
@@ -245,7 +245,7 @@ int64_t IdIndex::Position(std::string_view id) const {
     if (layered_->Find(id) == nullptr) return -1;
     return static_cast<int64_t>(layered_->Rank(id));
   }
-  if (blocked_) return blocked_->Position(id);
+  if (blocked_) NotWhole("Position");
   const size_t at = LowerBound(id);
   if (at == refs_.size() || IdAt(at) != id) return -1;
   return static_cast<int64_t>(at);
@@ -253,10 +253,7 @@ int64_t IdIndex::Position(std::string_view id) const {
 
 const RowRef* IdIndex::Find(std::string_view id) const {
   if (layered_) return layered_->Find(id);
-  if (blocked_) {
-    const int64_t at = blocked_->Position(id);
-    return at < 0 ? nullptr : &blocked_->RefAt(static_cast<size_t>(at));
-  }
+  if (blocked_) NotWhole("Find");
   const int64_t at = Position(id);
   return at < 0 ? nullptr : &refs_[static_cast<size_t>(at)];
 }
@@ -274,7 +271,10 @@ uint64_t IdIndex::bytes() const {
 Result<IdIndex> IdIndex::Extend(const TableManifest& base_manifest, const IdsDelta& delta,
                                 const TableManifest& manifest, const std::string& name) const {
   // Layers go over a flat base: a blocked index extends its flat copy.
-  if (blocked_) return Unblocked().Extend(base_manifest, delta, manifest, name);
+  if (blocked_) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(const IdIndex* whole, Whole());
+    return whole->Extend(base_manifest, delta, manifest, name);
+  }
   const IdIndex& flat_this =
       layered_ && layered_->flat_ready.load(std::memory_order_acquire) ? layered_->flat : *this;
   if (!KeepsFragments(base_manifest, manifest)) {

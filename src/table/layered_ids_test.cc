@@ -65,11 +65,12 @@ std::string RandomId(std::mt19937_64& rng) {
   return id;
 }
 
+// `flat` may be a decoded blocked index: its point calls (which every index answers) are asked.
 void ExpectSameIndex(const IdIndex& flat, const IdIndex& model) {
   ASSERT_EQ(flat.size(), model.size());
   for (size_t i = 0; i < flat.size(); ++i) {
-    ASSERT_EQ(flat.IdAt(i), model.IdAt(i)) << i;
-    ASSERT_EQ(flat.RefAt(i), model.RefAt(i)) << i;
+    ASSERT_EQ(*flat.IdAtPosition(i), model.IdAt(i)) << i;
+    ASSERT_EQ(*flat.RefAtPosition(i), model.RefAt(i)) << i;
   }
 }
 

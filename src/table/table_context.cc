@@ -232,6 +232,28 @@ Result<std::shared_ptr<const IdIndex>> TableContext::Index(
   return built;
 }
 
+Result<std::shared_ptr<const IdIndex>> TableContext::WholeIndex(const TableManifest& manifest) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> index, Index(manifest));
+  Result<const IdIndex*> whole = index->Whole();
+  // Aliasing: the flat copy lives as long as the blocked index that holds it.
+  if (whole.ok()) return std::shared_ptr<const IdIndex>(index, *whole);
+  if (whole.status().code() != Code::kCorruption) return whole.status();
+  const std::string key = "i:" + ManifestName(manifest.table(), manifest.staged_version);
+  cache_.Erase(key);
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> built, BuildIndex(manifest));
+  cache_.Put(key, built, built->bytes());
+  // WriteDerived keeps an object that decodes, and this one does (its damage is inside a block
+  // that Open does not decode), so the full object is put over it. A full object is always valid
+  // for its version; failing to store it is not an error.
+  const std::string name = DerivedName(manifest.table(), manifest.staged_version, kIdsKind);
+  const std::string bytes = EncodeDerived(
+      manifest, kIdsKind, built->Encode(static_cast<uint32_t>(manifest.fragments.size())), nullptr);
+  if (store().Put(name, bytes).ok()) {
+    for (const char* prefix : {"x:", "xh:", "xo:"}) cache_.Erase(prefix + name);
+  }
+  return built;
+}
+
 void TableContext::PrefetchDerived(const std::string& name) {
   Result<storage::SharedGetResult> got = store().GetShared(name);
   if (!got.ok()) return;
@@ -313,10 +335,11 @@ Status TableContext::WriteDerived(const TableManifest& manifest, std::string_vie
   return Status::Ok();
 }
 
-Result<std::optional<IdIndex>> TableContext::IndexInOrder(const TableManifest& manifest) {
-  std::string blob;
-  std::vector<uint32_t> ends;
-  std::vector<RowRef> refs;
+Result<std::optional<IdIndex>> TableContext::IndexInOrder(const TableManifest& manifest,
+                                                          InOrderPrefix& prefix) {
+  std::string& blob = prefix.blob;
+  std::vector<uint32_t>& ends = prefix.ends;
+  std::vector<RowRef>& refs = prefix.refs;
   ends.reserve(manifest.entity_count);
   refs.reserve(manifest.entity_count);
   bool in_order = true;
@@ -324,6 +347,7 @@ Result<std::optional<IdIndex>> TableContext::IndexInOrder(const TableManifest& m
   OMNIGRAPH_RETURN_IF_ERROR(ScanColumns(
       manifest, id_field, [&](uint32_t f, const FragmentColumns& columns) -> Result<bool> {
         const FragmentEntry& fragment = manifest.fragments[f];
+        const size_t before = ends.size();
         OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const Roaring> deleted,
                                    Deletion(manifest, fragment));
         const Column& ids = *columns[0];
@@ -338,7 +362,13 @@ Result<std::optional<IdIndex>> TableContext::IndexInOrder(const TableManifest& m
           const std::string_view id = ids.StringAt(row);
           const uint32_t begin = ends.size() < 2 ? 0 : ends[ends.size() - 2];
           if (!ends.empty() && !(std::string_view(blob).substr(begin) < id)) {
+            // The fragments before this one are a sorted run; this one's column is kept.
             in_order = false;
+            ends.resize(before);
+            refs.resize(before);
+            blob.resize(before == 0 ? 0 : ends.back());
+            prefix.first = f;
+            prefix.column = columns[0];
             return false;
           }
           if (blob.size() + id.size() > kIdIndexBytesMax) {
@@ -357,23 +387,38 @@ Result<std::optional<IdIndex>> TableContext::IndexInOrder(const TableManifest& m
   return std::optional<IdIndex>(IdIndex(std::move(blob), std::move(ends), std::move(refs)));
 }
 
+namespace {
+
+// The source of BuildIndex's run of IndexInOrder's prefix: its rows are positions in the prefix.
+constexpr uint32_t kPrefixSource = UINT32_MAX;
+
+}  // namespace
+
 Result<std::shared_ptr<const IdIndex>> TableContext::BuildIndex(const TableManifest& manifest) {
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<IdIndex> in_order, IndexInOrder(manifest));
+  InOrderPrefix prefix;
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<IdIndex> in_order, IndexInOrder(manifest, prefix));
   if (in_order) return std::make_shared<const IdIndex>(*std::move(in_order));
   const size_t count = manifest.fragments.size();
   std::vector<std::shared_ptr<const Column>> id_columns(count);
   const uint32_t id_field[] = {kIdFieldId};
-  // Each fragment's live rows in id order: most fragments are sorted already (a load writes
-  // ULIDs in the order it makes them; a checked pass is sequential), the rest are sorted alone,
-  // where a fragment's ids fit the cache. Then one merge of the runs, or none when they follow
-  // one another — far fewer scattered comparisons than sorting every row at once. The fragments
-  // are read, decoded and sorted in parallel on the runtime's executor.
-  std::vector<std::vector<RowRef>> runs(count);
+  // The fragments before prefix.first, read already, are one sorted run (rows: positions in the
+  // prefix). Each later fragment's live rows in id order: most fragments are sorted already (a
+  // load writes ULIDs in the order it makes them; a checked pass is sequential), the rest are
+  // sorted alone, where a fragment's ids fit the cache. Then one merge of the runs, or none when
+  // they follow one another — far fewer scattered comparisons than sorting every row at once.
+  // The fragments are read (the first of them kept by IndexInOrder), decoded and sorted in
+  // parallel on the runtime's executor.
+  std::vector<std::vector<RowRef>> runs(count + 1);
+  runs[count].reserve(prefix.refs.size());
+  for (uint32_t i = 0; i < prefix.refs.size(); ++i) runs[count].push_back(RowRef{kPrefixSource, i});
   TaskGroup group(*runtime_.executor);
-  for (size_t f = 0; f < count; ++f) {
+  for (size_t f = prefix.first; f < count; ++f) {
     group.Add([&, f]() -> Status {
       const FragmentEntry& fragment = manifest.fragments[f];
-      OMNIGRAPH_ASSIGN_OR_RETURN(auto columns, Columns(manifest, fragment, id_field));
+      std::vector<std::shared_ptr<const Column>> columns{prefix.column};
+      if (f != prefix.first || prefix.column == nullptr) {
+        OMNIGRAPH_ASSIGN_OR_RETURN(columns, Columns(manifest, fragment, id_field));
+      }
       OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const Roaring> deleted,
                                  Deletion(manifest, fragment));
       const Column& ids = *columns[0];
@@ -393,7 +438,12 @@ Result<std::shared_ptr<const IdIndex>> TableContext::BuildIndex(const TableManif
     });
   }
   OMNIGRAPH_RETURN_IF_ERROR(group.Wait());
-  auto id_at = [&](const RowRef& ref) { return id_columns[ref.source]->StringAt(ref.row); };
+  prefix.column.reset();
+  auto id_at = [&](const RowRef& ref) {
+    if (ref.source != kPrefixSource) return id_columns[ref.source]->StringAt(ref.row);
+    const uint32_t begin = ref.row == 0 ? 0 : prefix.ends[ref.row - 1];
+    return std::string_view(prefix.blob).substr(begin, prefix.ends[ref.row] - begin);
+  };
   auto less = [&](const RowRef& a, const RowRef& b) { return id_at(a) < id_at(b); };
   std::vector<RowRef> sorted = MergeRuns(std::move(runs), less, manifest.entity_count);
   std::string blob;
@@ -412,6 +462,10 @@ Result<std::shared_ptr<const IdIndex>> TableContext::BuildIndex(const TableManif
     }
     blob.append(id);
     ends.push_back(static_cast<uint32_t>(blob.size()));
+  }
+  // Prefix rows back to where they live (after the loop: id_at reads them by prefix position).
+  for (RowRef& ref : sorted) {
+    if (ref.source == kPrefixSource) ref = prefix.refs[ref.row];
   }
   return std::make_shared<const IdIndex>(std::move(blob), std::move(ends), std::move(sorted));
 }

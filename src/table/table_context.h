@@ -79,6 +79,11 @@ class TableContext : public std::enable_shared_from_this<TableContext> {
   // builds the adjacency); it stays null when the index was cached or read.
   Result<std::shared_ptr<const IdIndex>> Index(const TableManifest& manifest,
                                                std::shared_ptr<const IdIndex>* unstored);
+  // The id index of a version with every entry in memory (IdIndex::Whole), for the calls that
+  // read all of it: Index(manifest), made whole. A blocked index with a block that fails its
+  // checks is damaged as one whose checksum fails: rebuilt from the fragments, cached in its
+  // place and stored over the damaged object (decision 215).
+  Result<std::shared_ptr<const IdIndex>> WholeIndex(const TableManifest& manifest);
   // Writes `index` back as `manifest`'s `ids` object (a failure to write is not an error).
   void StoreIndex(const TableManifest& manifest, const IdIndex& index);
   // The id index built from the fragments alone (no derived object read or written).
@@ -107,11 +112,22 @@ class TableContext : public std::enable_shared_from_this<TableContext> {
   // The id index from its stored chain (a full object, or deltas over one). NotFound or
   // Corruption when it cannot be read (the caller rebuilds).
   Result<std::shared_ptr<const IdIndex>> IndexFromChain(const TableManifest& manifest);
+  // What IndexInOrder read before an id out of order: the ids of the fragments before `first`,
+  // ascending (one sorted run, as IdIndex's arrays), and fragment `first`'s id column.
+  struct InOrderPrefix {
+    std::string blob;
+    std::vector<uint32_t> ends;
+    std::vector<RowRef> refs;
+    uint32_t first = 0;
+    std::shared_ptr<const Column> column;
+  };
   // BuildIndex's path for a version whose live ids ascend through its fragments in order (a
   // load's generated ids, minted ascending and written batch after batch): the index is the ids
   // as they come, built while the fragments are read one at a time, with no sort and no id
-  // column held past its fragment. nullopt at the first id not above the one before it.
-  Result<std::optional<IdIndex>> IndexInOrder(const TableManifest& manifest);
+  // column held past its fragment. nullopt at the first id not above the one before it, with
+  // what was read up to there in `prefix`, which BuildIndex starts from instead of reading those
+  // fragments again.
+  Result<std::optional<IdIndex>> IndexInOrder(const TableManifest& manifest, InOrderPrefix& prefix);
   // The columns `field_ids` of fragment f, the cache's when it holds them all, else read and not
   // cached (ScanColumns).
   Result<FragmentColumns> ReadColumns(const TableManifest& manifest, uint32_t f,

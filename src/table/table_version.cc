@@ -223,7 +223,7 @@ Result<LookupResult> TableVersion::Lookup(std::span<const std::string> ids,
   result.found.reserve(ids.size());
   std::vector<RowRef> refs;
   for (const std::string& id : ids) {
-    const RowRef* ref = index->Find(id);
+    OMNIGRAPH_ASSIGN_OR_RETURN(const RowRef* ref, index->LocateRef(id));
     result.found.push_back(ref != nullptr);
     if (ref != nullptr) refs.push_back(*ref);
   }
@@ -233,7 +233,7 @@ Result<LookupResult> TableVersion::Lookup(std::span<const std::string> ids,
 
 Result<BinaryCell> TableVersion::LocateBinaryCell(std::string_view id, uint32_t field_id) const {
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> index, ctx_->Index(*manifest_));
-  const RowRef* ref = index->Find(id);
+  OMNIGRAPH_ASSIGN_OR_RETURN(const RowRef* ref, index->LocateRef(id));
   if (ref == nullptr) return NotFound("no row '" + std::string(id) + "'");
   const FragmentEntry& fragment = manifest_->fragments[ref->source];
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const FragmentReader> reader,
@@ -250,7 +250,7 @@ Status TableVersion::ScanInIdOrder(std::span<const uint32_t> field_ids, uint64_t
                                    const BatchSink& sink) const {
   if (batch_rows == 0) return InvalidArgument("batch_rows must be at least 1");
   OMNIGRAPH_ASSIGN_OR_RETURN(Schema projection, Project(field_ids));
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> index, ctx_->Index(*manifest_));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> index, ctx_->WholeIndex(*manifest_));
   const std::span<const RowRef> all(index->refs());
   for (size_t begin = 0; begin < all.size(); begin += batch_rows) {
     const size_t count = std::min<size_t>(batch_rows, all.size() - begin);
@@ -261,7 +261,7 @@ Status TableVersion::ScanInIdOrder(std::span<const uint32_t> field_ids, uint64_t
 }
 
 Result<std::vector<std::string>> TableVersion::Ids() const {
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> index, ctx_->Index(*manifest_));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> index, ctx_->WholeIndex(*manifest_));
   std::vector<std::string> ids;
   ids.reserve(index->size());
   for (size_t i = 0; i < index->size(); ++i) ids.emplace_back(index->IdAt(i));
@@ -269,6 +269,10 @@ Result<std::vector<std::string>> TableVersion::Ids() const {
 }
 
 Result<std::shared_ptr<const IdIndex>> TableVersion::SortedIds() const {
+  return ctx_->WholeIndex(*manifest_);
+}
+
+Result<std::shared_ptr<const IdIndex>> TableVersion::PointIds() const {
   return ctx_->Index(*manifest_);
 }
 
@@ -323,9 +327,9 @@ Result<EdgeCsr> TableVersion::CsrFromChain(EdgeDirection direction) const {
   const auto decode = [&]() -> Result<EdgeCsr> {
     if (chain.size() == 1) return EdgeCsr::Decode(links[0].payload, *chain[0].manifest, name);
     // This version's index first: reading its chain keeps the full link's index in the cache.
-    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> last, ctx_->Index(*manifest_));
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> last, ctx_->WholeIndex(*manifest_));
     OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> first,
-                               ctx_->Index(*chain[0].manifest));
+                               ctx_->WholeIndex(*chain[0].manifest));
     return CsrOfChain(links, direction, *first, *last, name,
                       chain.front().held ? start.get() : nullptr);
   };
@@ -348,8 +352,9 @@ Result<EdgeCsr> TableVersion::BuildCsr(EdgeDirection direction,
   if (!has(kSrcFieldId) || !has(kDstFieldId)) {
     return InvalidArgument("table '" + manifest_->table_key + "' has no edge endpoints");
   }
-  if (index == nullptr) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(index, ctx_->Index(*manifest_));
+  if (index == nullptr || index->blocked()) {
+    // Every row's reference is read: the index with every entry in memory.
+    OMNIGRAPH_ASSIGN_OR_RETURN(index, ctx_->WholeIndex(*manifest_));
   }
   // Each stored row's position in the id index (kNone for a deleted row), fragment after
   // fragment; then the endpoint columns are read one fragment at a time and each live row is
@@ -402,7 +407,7 @@ std::vector<std::string> TableVersion::IndexKinds() const {
 Status TableVersion::BuildIndexes() const {
   const std::vector<std::string> kinds = IndexKinds();
   if (kinds.empty()) return Status::Ok();
-  if (kinds.size() == 1) return SortedIds().status();
+  if (kinds.size() == 1) return ctx_->Index(*manifest_).status();
   // An edge table: the id index is encoded and written on the runtime's executor while this
   // thread builds the adjacency from it (for a large table, the write takes as long as the
   // build). Waited for before returning, so the objects are stored when BuildIndexes returns.
@@ -518,7 +523,10 @@ Result<std::vector<bool>> TableVersion::Contains(std::span<const std::string_vie
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> index, ctx_->Index(*manifest_));
   std::vector<bool> found;
   found.reserve(ids.size());
-  for (std::string_view id : ids) found.push_back(index->Find(id) != nullptr);
+  for (std::string_view id : ids) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(const RowRef* ref, index->LocateRef(id));
+    found.push_back(ref != nullptr);
+  }
   return found;
 }
 

@@ -111,10 +111,15 @@ class TableVersion {
 
   // Every id of the version, ascending.
   Result<std::vector<std::string>> Ids() const;
-  // The version's id index (table/id_index.h): cached; for a large version read from its `ids`
-  // derived object, else built from the fragments (and written back). Corruption for a version
-  // that holds an id twice.
+  // The version's id index (table/id_index.h) with every entry in memory (IdIndex::Whole):
+  // cached; for a large version read from its `ids` derived object, else built from the
+  // fragments (and written back); a stored one found damaged, even inside a block, is rebuilt
+  // and replaced. Corruption for a version that holds an id twice.
   Result<std::shared_ptr<const IdIndex>> SortedIds() const;
+  // The version's id index as read, for point calls (IdIndex::Locate, IdAtPosition, ...): a
+  // stored blocked index decodes only the blocks they need, and a block that fails its checks
+  // is Corruption naming the object (decision 215). Otherwise as SortedIds.
+  Result<std::shared_ptr<const IdIndex>> PointIds() const;
   // One direction of an edge table version's adjacency (table/edge_csr.h): cached; for a large
   // version read from its `csr.out` / `csr.in` derived object, else built from the id index and
   // the src and dst columns (and written back). InvalidArgument for a table without endpoints.

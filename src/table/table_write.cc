@@ -313,7 +313,8 @@ Result<TablePin> TableStore::AppendPending(const TablePin& base, const PendingRo
   OMNIGRAPH_RETURN_IF_ERROR(CheckPending(b, rows, /*same_schema=*/true));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> index, ctx_->Index(b));
   OMNIGRAPH_RETURN_IF_ERROR(rows.ids->ForEachKey([&](std::string_view id) -> Status {
-    if (index->Find(id) == nullptr) return Status::Ok();
+    OMNIGRAPH_ASSIGN_OR_RETURN(const RowRef* ref, index->LocateRef(id));
+    if (ref == nullptr) return Status::Ok();
     return Status(
         Code::kKeyConflict,
         "append of id '" + std::string(id) + "', which table '" + b.table_key + "' already holds",
@@ -337,7 +338,8 @@ Result<TablePin> TableStore::UpsertPending(const TablePin& base, const PendingRo
   std::map<uint32_t, std::vector<uint32_t>> deletions;
   uint64_t updated = 0;
   OMNIGRAPH_RETURN_IF_ERROR(rows.ids->ForEachKey([&](std::string_view id) -> Status {
-    if (const RowRef* ref = index->Find(id)) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(const RowRef* ref, index->LocateRef(id));
+    if (ref != nullptr) {
       deletions[ref->source].push_back(ref->row);
       ++updated;
     }
@@ -359,7 +361,7 @@ Result<TablePin> TableStore::OverwritePending(const TablePin& base, const Pendin
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const TableVersion> version, Open(base));
   const TableManifest& b = version->manifest();
   OMNIGRAPH_RETURN_IF_ERROR(CheckPending(b, rows, /*same_schema=*/false));
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> index, ctx_->Index(b));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> index, ctx_->WholeIndex(b));
   OMNIGRAPH_ASSIGN_OR_RETURN(auto split, SplitOverwritten(*index, *rows.ids));
   auto& [deleted, updated] = split;
   TableManifest m = NextManifest(b, Operation::kOverwrite, against);
@@ -530,7 +532,8 @@ Status TableStore::CheckAppend(const TablePin& base, const ColumnBatch& rows) {
   OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<std::string_view> ids, BatchIds(rows));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> index, ctx_->Index(b));
   for (std::string_view id : ids) {
-    if (index->Find(id) != nullptr) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(const RowRef* ref, index->LocateRef(id));
+    if (ref != nullptr) {
       return Status(
           Code::kKeyConflict,
           "append of id '" + std::string(id) + "', which table '" + b.table_key + "' already holds",
@@ -551,7 +554,8 @@ Result<TablePin> TableStore::Upsert(const TablePin& base, const ColumnBatch& row
   std::map<uint32_t, std::vector<uint32_t>> deletions;
   uint64_t updated = 0;
   for (std::string_view id : ids) {
-    if (const RowRef* ref = index->Find(id)) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(const RowRef* ref, index->LocateRef(id));
+    if (ref != nullptr) {
       deletions[ref->source].push_back(ref->row);
       ++updated;
     }
@@ -574,7 +578,8 @@ Result<TablePin> TableStore::Delete(const TablePin& base, std::span<const std::s
   const std::set<std::string_view> unique(ids.begin(), ids.end());
   std::vector<std::string> deleted;
   for (std::string_view id : unique) {
-    if (const RowRef* ref = index->Find(id)) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(const RowRef* ref, index->LocateRef(id));
+    if (ref != nullptr) {
       deletions[ref->source].push_back(ref->row);
       deleted.emplace_back(id);
     }
@@ -592,7 +597,7 @@ Result<TablePin> TableStore::Overwrite(const TablePin& base, const ColumnBatch& 
   OMNIGRAPH_RETURN_IF_ERROR(ValidateTableSchema(rows.schema()));
   OMNIGRAPH_RETURN_IF_ERROR(CheckRows(rows, rows.schema(), b.table_key));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<std::string_view> ids, BatchIds(rows));
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> index, ctx_->Index(b));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> index, ctx_->WholeIndex(b));
   OMNIGRAPH_ASSIGN_OR_RETURN(auto split, SplitOverwritten(*index, *SortedRecords::FromKeys(ids)));
   auto& [deleted, updated] = split;
   TableManifest m = NextManifest(b, Operation::kOverwrite, against);

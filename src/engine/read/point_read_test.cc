@@ -13,6 +13,9 @@
 #include "engine/ops/load.h"
 #include "engine/read/query.h"
 #include "storage/memory_store.h"
+#include "table/derived.h"
+#include "table/id_index.h"
+#include "table/id_index_blocked.h"
 
 namespace omnigraph::engine {
 namespace {
@@ -40,6 +43,8 @@ query city($n: String) {
   return { $c.name, count($b) as n }
 }
 query young() { match { $a: Person  $a.age < 40  $a knows $b } return { count($b) as n } }
+query everyone() { match { $a: Person } return { $a.@id } }
+query one($n: String) { match { $a: Person { name: $n } } return { $a.age } }
 )";
 
 constexpr int kPersons = 1200;
@@ -197,6 +202,69 @@ TEST_F(PointReadTest, ADamagedAdjacencyIsReadWholeRebuiltAndReplaced) {
   EXPECT_EQ(Rows("hop1", Json{{"n", "p100"}}, true, &stats), expected);
   EXPECT_EQ(stats.point_loads, 1u);
   EXPECT_EQ(stats.adjacency_builds, 0u);
+}
+
+// Person's stored id index crafted: two ids of its second block swapped, every checksum made
+// right (the payload's and its envelope's). A key lookup that needs that block is Corruption
+// naming the object, never an answer or a crash; one in another block answers. A query that
+// reads every id reads the index whole, which finds the damage and treats it as any
+// damaged derived object: rebuilt from the fragments and replaced, byte for byte what the load
+// stored, with unchanged answers; a fresh process then looks up the same key (decision 215).
+TEST_F(PointReadTest, ACraftedIdIndexBlockIsCorruptionAndTheWholeReadReplacesIt) {
+  std::shared_ptr<const table::TableVersion> person =
+      *graph_->SnapshotOfBranch("main")->Table("node:Person");
+  const table::TableManifest& manifest = person->manifest();
+  const std::string name =
+      table::DerivedName(manifest.table(), manifest.staged_version, table::kIdsKind);
+  const std::string good = store_->Get(name)->data;
+  Result<std::shared_ptr<const table::IdIndex>> index = person->SortedIds();
+  ASSERT_TRUE(index.ok()) << index.status().ToString();
+  std::vector<std::string> ids;
+  for (size_t i = 0; i < (*index)->size(); ++i) ids.emplace_back((*index)->IdAt(i));
+  const std::string inside = ids[131];  // Block 1 holds positions 128 to 255.
+  const OrderedJson expected = Rows("hop1", Json{{"n", inside}}, true);
+  const OrderedJson one = Rows("one", Json{{"n", ids[5]}}, false);
+  ASSERT_EQ(one.size(), 1u);
+  const OrderedJson everyone = Rows("everyone", Json::object(), false);
+  ASSERT_EQ(everyone.size(), static_cast<size_t>(kPersons));
+  std::swap(ids[130], ids[131]);
+  std::string blob;
+  std::vector<uint32_t> ends;
+  for (const std::string& id : ids) ends.push_back(static_cast<uint32_t>((blob += id).size()));
+  const std::vector<table::RowRef> refs((*index)->refs().begin(), (*index)->refs().end());
+  const std::string crafted = table::IdIndex(blob, ends, refs)
+                                  .EncodeRevision(static_cast<uint32_t>(manifest.fragments.size()),
+                                                  table::kIdsRevisionBlocked);
+  ASSERT_TRUE(store_->Put(name, table::EncodeDerived(manifest, table::kIdsKind, crafted)).ok());
+
+  Result<std::unique_ptr<Graph>> reopened = Graph::Open(storage::Runtime::ForTest(store_, 6));
+  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  graph_ = std::move(*reopened);
+  query::ExecCache cache;
+  RunOptions options;
+  options.cache = &cache;
+  Snapshot snapshot = *graph_->SnapshotOfBranch("main");
+  Result<OrderedJson> bad = RunQuery(snapshot, kQueries, "hop1", Json{{"n", inside}}, options);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), Code::kCorruption) << bad.status().ToString();
+  EXPECT_EQ(bad.status().object(), name);
+  Result<OrderedJson> other = RunQuery(snapshot, kQueries, "one", Json{{"n", ids[5]}}, options);
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  EXPECT_EQ((*other)["rows"], one);
+  // Every id, read per row (`$a.@id`): the index whole, rebuilt and replaced; the cache's image
+  // answers from the rebuilt index afterwards.
+  Result<OrderedJson> scanned = RunQuery(snapshot, kQueries, "everyone", Json::object(), options);
+  ASSERT_TRUE(scanned.ok()) << scanned.status().ToString();
+  EXPECT_EQ((*scanned)["rows"], everyone);
+  EXPECT_TRUE(store_->Get(name)->data == good);
+  Result<OrderedJson> again = RunQuery(snapshot, kQueries, "hop1", Json{{"n", inside}}, options);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ((*again)["rows"], expected);
+
+  reopened = Graph::Open(storage::Runtime::ForTest(store_, 7));
+  ASSERT_TRUE(reopened.ok());
+  graph_ = std::move(*reopened);
+  EXPECT_EQ(Rows("hop1", Json{{"n", inside}}, true), expected);
 }
 
 TEST_F(PointReadTest, AChainOfDeltasIsReadWholeWithTheSameAnswers) {

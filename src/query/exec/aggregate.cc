@@ -431,7 +431,18 @@ Status RunOutput(ExecContext& ctx, OutputState& out, const AggregateStep& step) 
   AggregateArgs args;
   for (const AggregateColumn& c : step.columns) {
     if (!c.aggregate) continue;
-    OMNIGRAPH_ASSIGN_OR_RETURN(CExpr e, ctx.Compile(*c.expr, frame));
+    // A count of a bound entity counts its rows and reads nothing of it, so it is not compiled
+    // (an entity's compile reads every id of its type, for evaluating it per row).
+    const int counted = c.func == AggFunc::kCount && c.expr->kind == ExprKind::kVariable
+                            ? frame.Find(c.expr->var.text)
+                            : -1;
+    CExpr e;
+    if (counted >= 0) {
+      e.kind = CExpr::Kind::kEntity;
+      e.slot = counted;
+    } else {
+      OMNIGRAPH_ASSIGN_OR_RETURN(e, ctx.Compile(*c.expr, frame));
+    }
     // A count of an entity or its id counts rows: neither is ever null.
     args.counts_rows.push_back(c.func == AggFunc::kCount &&
                                (e.kind == CExpr::Kind::kEntity || e.kind == CExpr::Kind::kId));

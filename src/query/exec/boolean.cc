@@ -29,6 +29,8 @@ Result<CExpr> ExecContext::CompileMeta(const Expr& e, const Frame& frame, int sl
   out.slot = slot;
   const std::string& f = e.prop.text;
   if (f == "@id") {
+    // Evaluated per row, which cannot fail: every id is read now (as a column is).
+    OMNIGRAPH_RETURN_IF_ERROR(s.image->LoadIds());
     out.kind = CExpr::Kind::kId;
     return out;
   }

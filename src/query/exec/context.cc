@@ -321,6 +321,8 @@ Result<CExpr> ExecContext::Compile(const Expr& e, const Frame& frame) {
       const schema::PropertyDef* prop = s.type->FindProperty(e.prop.text);
       if (prop == nullptr) {
         if (e.prop.text == "id") {
+          // Evaluated per row, which cannot fail: every id is read now (as a column is).
+          OMNIGRAPH_RETURN_IF_ERROR(s.image->LoadIds());
           out.kind = CExpr::Kind::kId;
           return out;
         }
@@ -333,6 +335,9 @@ Result<CExpr> ExecContext::Compile(const Expr& e, const Frame& frame) {
     case ExprKind::kVariable: {
       int slot = frame.Find(e.var.text);
       if (slot >= 0) {
+        if (frame.slots[slot].image != nullptr) {
+          OMNIGRAPH_RETURN_IF_ERROR(frame.slots[slot].image->LoadIds());
+        }
         out.kind = CExpr::Kind::kEntity;
         out.slot = slot;
         return out;

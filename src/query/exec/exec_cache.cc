@@ -11,7 +11,7 @@ namespace omnigraph::query {
 Result<std::shared_ptr<const TableImage>> TableImage::Build(
     std::shared_ptr<const table::TableVersion> version) {
   std::shared_ptr<TableImage> image(new TableImage(version));
-  OMNIGRAPH_ASSIGN_OR_RETURN(image->ids_, version->SortedIds());
+  OMNIGRAPH_ASSIGN_OR_RETURN(image->ids_, version->PointIds());
   if (image->ids_->size() >= std::numeric_limits<uint32_t>::max()) {
     return InvalidArgument("table " + version->manifest_name() + " has too many rows to query (" +
                            std::to_string(image->ids_->size()) + ")");
@@ -19,30 +19,49 @@ Result<std::shared_ptr<const TableImage>> TableImage::Build(
   return std::shared_ptr<const TableImage>(std::move(image));
 }
 
-int64_t TableImage::Find(std::string_view id) const {
+Status TableImage::LoadIds() const {
+  std::call_once(whole_once_, [this] {
+    Result<std::shared_ptr<const table::IdIndex>> whole = version_->SortedIds();
+    if (!whole.ok()) {
+      whole_status_ = whole.status();
+      return;
+    }
+    // The same rows in the same order as ids_ (the version's live ids, ascending): the dense
+    // numbering does not change.
+    whole_held_ = *std::move(whole);
+    whole_.store(whole_held_.get(), std::memory_order_release);
+  });
+  return whole_status_;
+}
+
+Result<int64_t> TableImage::Find(std::string_view id) const {
   if (finds_.fetch_add(1, std::memory_order_relaxed) < kFindsBeforeMap) {
-    return ids_->Position(id);
+    const table::IdIndex* whole = whole_.load(std::memory_order_acquire);
+    return whole != nullptr ? Result<int64_t>(whole->Position(id)) : ids_->Locate(id);
   }
   std::call_once(index_once_, [this] {
+    index_status_ = LoadIds();
+    if (!index_status_.ok()) return;
     uint64_t capacity = 16;
     while (capacity < 2 * static_cast<uint64_t>(ids_->size())) capacity *= 2;
     slots_.assign(capacity, 0);
     slot_mask_ = capacity - 1;
     for (uint32_t i = 0; i < ids_->size(); ++i) {
-      const uint64_t h = XxHash64(ids_->IdAt(i));
+      const uint64_t h = XxHash64(this->id(i));
       uint64_t at = h & slot_mask_;
       while (slots_[at] != 0) at = (at + 1) & slot_mask_;
       slots_[at] = (h & 0xffffffff00000000ull) | (static_cast<uint64_t>(i) + 1);
     }
   });
+  if (!index_status_.ok()) return index_status_;
   const uint64_t h = XxHash64(id);
   const uint64_t tag = h & 0xffffffff00000000ull;
   for (uint64_t at = h & slot_mask_;; at = (at + 1) & slot_mask_) {
     const uint64_t slot = slots_[at];
-    if (slot == 0) return -1;
+    if (slot == 0) return int64_t{-1};
     if ((slot & 0xffffffff00000000ull) == tag) {
       const uint32_t dense = static_cast<uint32_t>(slot & 0xffffffffu) - 1;
-      if (ids_->IdAt(dense) == id) return dense;
+      if (this->id(dense) == id) return int64_t{dense};
     }
   }
 }
@@ -60,7 +79,13 @@ Result<table::Column> TableImage::GatherRows(uint32_t field_id,
   refs.reserve(dense.size());
   for (uint32_t d : dense) {
     if (d >= ids_->size()) return Internal("dense index outside " + version_->manifest_name());
-    refs.push_back(ids_->RefAt(d));
+    const table::IdIndex* whole = whole_.load(std::memory_order_acquire);
+    if (whole != nullptr) {
+      refs.push_back(whole->RefAt(d));
+      continue;
+    }
+    OMNIGRAPH_ASSIGN_OR_RETURN(const table::RowRef ref, ids_->RefAtPosition(d));
+    refs.push_back(ref);
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(table::ColumnBatch batch, version_->Gather(projection, refs));
   std::vector<table::Column> cols = batch.ReleaseColumns();
@@ -197,6 +222,9 @@ Result<std::shared_ptr<const Adjacency>> BuildAdjacency(const table::TableVersio
     return InvalidArgument("table " + edges.manifest_name() + " has too many rows to query (" +
                            std::to_string(csr->edges.size()) + ")");
   }
+  // Every row's id is read (MapSorted).
+  OMNIGRAPH_RETURN_IF_ERROR(from.LoadIds());
+  OMNIGRAPH_RETURN_IF_ERROR(to.LoadIds());
   const std::vector<uint32_t> src_of_key = MapSorted(csr->keys, from);
   const std::vector<uint32_t> dst_of_other = MapSorted(csr->others, to);
   // Keys ascend and so do their dense indices: node v's list starts where the copy stands when
@@ -229,8 +257,9 @@ Status PointAdjacency::Load(std::span<const uint32_t> nodes) {
     if (lists_.count(v) > 0 || std::find(wanted.begin(), wanted.end(), v) != wanted.end()) {
       continue;
     }
+    OMNIGRAPH_ASSIGN_OR_RETURN(const std::string_view key, from_.IdAt(v));
     wanted.push_back(v);
-    keys.push_back(from_.id(v));
+    keys.push_back(key);
   }
   if (wanted.empty()) return Status::Ok();
   OMNIGRAPH_ASSIGN_OR_RETURN(table::CsrPointLists lists, points_->Lists(keys));
@@ -239,7 +268,7 @@ Status PointAdjacency::Load(std::span<const uint32_t> nodes) {
   for (size_t i = 0; i < wanted.size(); ++i) {
     const uint32_t first = static_cast<uint32_t>(targets_.size());
     for (uint32_t slot = lists.begin[i]; slot < lists.begin[i + 1]; ++slot) {
-      const int64_t t = to_.Find(lists.others[slot]);
+      OMNIGRAPH_ASSIGN_OR_RETURN(const int64_t t, to_.Find(lists.others[slot]));
       if (t < 0) continue;  // Not a live node of the endpoint type: left out, as in out().
       targets_.push_back(static_cast<uint32_t>(t));
       edges_.push_back(lists.edges[slot]);

@@ -45,13 +45,31 @@ class TableImage {
       std::shared_ptr<const table::TableVersion> version);
 
   uint32_t size() const { return static_cast<uint32_t>(ids_->size()); }
-  std::string_view id(uint32_t dense) const { return ids_->IdAt(dense); }
+  // The id at `dense`. A blocked id index decodes the block holding it on first need: Corruption
+  // naming the index object when that block fails its checks (decision 215).
+  Result<std::string_view> IdAt(uint32_t dense) const {
+    const table::IdIndex* whole = whole_.load(std::memory_order_acquire);
+    return whole != nullptr ? Result<std::string_view>(whole->IdAt(dense))
+                            : ids_->IdAtPosition(dense);
+  }
+  // Makes every id available to id(), once: the version's whole index (TableVersion::SortedIds:
+  // a blocked index's blocks all decoded and checked; one found damaged is rebuilt from the
+  // fragments and replaced, as any damaged derived object), which then answers every call of
+  // this image. For the readers of any row's id in a loop that cannot fail (a per-row
+  // expression, an adjacency over every row). An error reading the fragments otherwise.
+  Status LoadIds() const;
+  // The id at `dense` once LoadIds succeeded; before, a programmer error.
+  std::string_view id(uint32_t dense) const {
+    const table::IdIndex* whole = whole_.load(std::memory_order_acquire);
+    OMNIGRAPH_CHECK_MSG(whole != nullptr, "TableImage::id before LoadIds");
+    return whole->IdAt(dense);
+  }
   // The dense index of `id`, or -1 when the version has no such row. The first kFindsBeforeMap
   // calls binary-search the id index; the id → index map is built on the call after them, so a
   // cold query that looks up a few ids never pays for a map over every row, and a warm handle
-  // that looks up many gets hashing.
+  // that looks up many gets hashing. Corruption as IdAt.
   static constexpr uint64_t kFindsBeforeMap = 256;
-  int64_t Find(std::string_view id) const;
+  Result<int64_t> Find(std::string_view id) const;
   const table::TableVersion& version() const { return *version_; }
 
   // The column of `field_id` in dense order, as chunks of kChunkRows rows (the last may be
@@ -86,8 +104,14 @@ class TableImage {
   std::shared_ptr<const table::TableVersion> version_;
   // The version's id index (shared with the table cache; dense index = position in it).
   std::shared_ptr<const table::IdIndex> ids_;
+  // The version's whole index once LoadIds has succeeded (held by whole_held_), else null.
+  mutable std::atomic<const table::IdIndex*> whole_{nullptr};
+  mutable std::once_flag whole_once_;
+  mutable std::shared_ptr<const table::IdIndex> whole_held_;
+  mutable Status whole_status_;
   mutable std::atomic<uint64_t> finds_{0};
   mutable std::once_flag index_once_;
+  mutable Status index_status_;  // Why the map could not be built (LoadIds failed).
   // Open addressing over ids_, linear probing, at most half full: each slot is 0 (empty) or
   // (upper 32 bits of the id's XxHash64 << 32) | (dense index + 1), so a probe compares ids
   // only when the hash bits agree. 16 bytes per row, no allocation per entry.

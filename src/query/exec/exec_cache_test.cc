@@ -80,8 +80,8 @@ class AdjacencyTest : public ::testing::Test {
     uint32_t e = 0;
     Status scanned = edges.ScanInIdOrder(fields, 64, [&](table::ColumnBatch batch) -> Status {
       for (uint64_t row = 0; row < batch.num_rows(); ++row, ++e) {
-        const int64_t s = from.Find(batch.column(0).StringAt(row));
-        const int64_t d = to.Find(batch.column(1).StringAt(row));
+        OMNIGRAPH_ASSIGN_OR_RETURN(const int64_t s, from.Find(batch.column(0).StringAt(row)));
+        OMNIGRAPH_ASSIGN_OR_RETURN(const int64_t d, to.Find(batch.column(1).StringAt(row)));
         if (s < 0 || d < 0) {
           ++dangling_;
           continue;
@@ -205,8 +205,8 @@ TEST_F(AdjacencyTest, PointListsEqualTheGatheredAdjacency) {
   const Csr& out = (*adj)->out();
   for (uint32_t v : all) {
     ASSERT_TRUE(point.Has(v));
-    EXPECT_TRUE(std::ranges::equal(point.Targets(v), out.Targets(v))) << image->id(v);
-    EXPECT_TRUE(std::ranges::equal(point.Edges(v), out.Edges(v))) << image->id(v);
+    EXPECT_TRUE(std::ranges::equal(point.Targets(v), out.Targets(v))) << *image->IdAt(v);
+    EXPECT_TRUE(std::ranges::equal(point.Edges(v), out.Edges(v))) << *image->IdAt(v);
   }
   // Each of the twelve batches read at least once in each of a Lists call's four rounds.
   EXPECT_GT(point.reads(), 12u * 4);

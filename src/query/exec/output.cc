@@ -113,7 +113,9 @@ Result<bool> SparseProperty(const Expr& e, const Frame& frame, std::span<const u
     std::vector<Value> keys;
     keys.reserve(dense.size());
     for (uint32_t d : dense) {
-      std::optional<Value> v = KeyOfId(*prop, s.image->id(d));
+      // Fallible: a damaged block of a blocked id index is Corruption naming it (decision 215).
+      OMNIGRAPH_ASSIGN_OR_RETURN(const std::string_view id, s.image->IdAt(d));
+      std::optional<Value> v = KeyOfId(*prop, id);
       if (!v) break;
       keys.push_back(std::move(*v));
     }

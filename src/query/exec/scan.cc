@@ -111,7 +111,7 @@ Result<std::vector<uint32_t>> KeyLookup(ExecContext& ctx, const NodeAccess& a,
   ++ctx.stats().key_lookups;
   std::vector<uint32_t> rows;
   if (id.ok()) {
-    int64_t dense = image.Find(*id);
+    OMNIGRAPH_ASSIGN_OR_RETURN(const int64_t dense, image.Find(*id));
     if (dense >= 0) rows.push_back(static_cast<uint32_t>(dense));
   }
   return rows;
@@ -141,7 +141,7 @@ Result<std::vector<uint32_t>> ScanRows(ExecContext& ctx, const NodeAccess& a,
       [&](table::ColumnBatch batch) -> Status {
         const table::Column& ids = batch.column(0);
         for (uint64_t i = 0; i < batch.num_rows(); ++i) {
-          int64_t dense = image.Find(ids.StringAt(i));
+          OMNIGRAPH_ASSIGN_OR_RETURN(const int64_t dense, image.Find(ids.StringAt(i)));
           if (dense >= 0) rows.push_back(static_cast<uint32_t>(dense));
         }
         return Status::Ok();

@@ -64,6 +64,8 @@ Result<std::shared_ptr<const FullTextIndex>> ExecContext::TextIndex(
   // Read the stored index (a full one, or a chain of deltas over one); when absent, damaged or
   // broken, build it from the column and store it in full (replacing a delta).
   const TableImage& image = *slot.image;
+  // The chain's ids are read by position, any of them (VersionIds cannot fail).
+  OMNIGRAPH_RETURN_IF_ERROR(image.LoadIds());
   std::optional<FullTextIndex> built;
   Result<FullTextIndex> stored = text::ReadFullTextChain(
       version, kind,
