@@ -42,33 +42,37 @@ Status Bad(const std::string& what, const std::string& name) {
   return Corruption("adjacency: " + what, name);
 }
 
-Status CheckBlockAndStride(const CsrLayout& layout, const std::string& name) {
-  if (layout.block_bytes < kBlockBytesMin || layout.block_bytes > kBlockBytesMax ||
-      (layout.block_bytes & (layout.block_bytes - 1)) != 0 || layout.fence_stride == 0) {
-    return Bad("block size or fence stride out of range", name);
+// What revisions 2 and 3 start their table with, checked: the table's checksum (its last 8 of
+// `table_bytes` bytes), the section count, the counts, the fence stride and the block size.
+Result<CsrLayout> DecodeTableStart(std::string_view head, uint64_t table_bytes, uint32_t sections,
+                                   const std::string& name) {
+  if (head.size() < table_bytes) return Bad("section table is truncated", name);
+  const uint64_t hash_at = table_bytes - 8;
+  if (LoadLe<uint64_t>(head, hash_at) != XxHash64(head.substr(0, hash_at))) {
+    return Bad("section table checksum mismatch", name);
   }
-  return Status::Ok();
-}
-
-Result<CsrLayout> DecodeLayout2(std::string_view head, uint64_t payload_bytes,
-                                const std::string& name) {
-  auto bad = [&](const std::string& what) { return Bad(what, name); };
-  if (head.size() < kCsrTableBytes) return bad("section table is truncated");
-  if (LoadLe<uint64_t>(head, kTableHashAt) != XxHash64(head.substr(0, kTableHashAt))) {
-    return bad("section table checksum mismatch");
-  }
-  if (LoadLe<uint32_t>(head, 0) != kCsrSections || LoadLe<uint32_t>(head, 4) != kRevision2) {
-    return bad("unknown section table");
-  }
+  if (LoadLe<uint32_t>(head, 0) != sections) return Bad("unknown section table", name);
   CsrLayout layout;
-  layout.revision = kRevision2;
+  layout.revision = LoadLe<uint32_t>(head, 4);
   layout.edges = LoadLe<uint64_t>(head, 8);
   layout.keys = LoadLe<uint64_t>(head, 16);
   layout.others = LoadLe<uint64_t>(head, 24);
   layout.fence_stride = LoadLe<uint32_t>(head, 32);
   layout.block_bytes = LoadLe<uint32_t>(head, 36);
+  if (layout.block_bytes < kBlockBytesMin || layout.block_bytes > kBlockBytesMax ||
+      (layout.block_bytes & (layout.block_bytes - 1)) != 0 || layout.fence_stride == 0) {
+    return Bad("block size or fence stride out of range", name);
+  }
+  return layout;
+}
+
+Result<CsrLayout> DecodeLayout2(std::string_view head, uint64_t payload_bytes,
+                                const std::string& name) {
+  auto bad = [&](const std::string& what) { return Bad(what, name); };
+  OMNIGRAPH_ASSIGN_OR_RETURN(CsrLayout layout,
+                             DecodeTableStart(head, kCsrTableBytes, kCsrSections, name));
+  if (layout.revision != kRevision2) return bad("unknown section table");
   layout.sums_xxh64 = LoadLe<uint64_t>(head, kSumsHashAt);
-  OMNIGRAPH_RETURN_IF_ERROR(CheckBlockAndStride(layout, name));
   // The counts bound the section sizes below, which the payload bounds: checked before any is
   // multiplied.
   if (layout.edges > payload_bytes / 8 || layout.keys > payload_bytes / 4 ||
@@ -121,25 +125,13 @@ uint64_t Expected3(const CsrLayout& l, CsrSection section) {
 Result<CsrLayout> DecodeLayout3(std::string_view head, uint64_t payload_bytes,
                                 const std::string& name) {
   auto bad = [&](const std::string& what) { return Bad(what, name); };
-  if (head.size() < kCsr3TableBytes) return bad("section table is truncated");
-  if (LoadLe<uint64_t>(head, kTableHash3At) != XxHash64(head.substr(0, kTableHash3At))) {
-    return bad("section table checksum mismatch");
-  }
-  if (LoadLe<uint32_t>(head, 0) != kCsrSections3 || LoadLe<uint16_t>(head, 46) != 0) {
-    return bad("unknown section table");
-  }
-  CsrLayout layout;
-  layout.revision = kRevision3;
-  layout.edges = LoadLe<uint64_t>(head, 8);
-  layout.keys = LoadLe<uint64_t>(head, 16);
-  layout.others = LoadLe<uint64_t>(head, 24);
-  layout.fence_stride = LoadLe<uint32_t>(head, 32);
-  layout.block_bytes = LoadLe<uint32_t>(head, 36);
+  OMNIGRAPH_ASSIGN_OR_RETURN(CsrLayout layout,
+                             DecodeTableStart(head, kCsr3TableBytes, kCsrSections3, name));
+  if (LoadLe<uint16_t>(head, 46) != 0) return bad("unknown section table");
   layout.other_stride = LoadLe<uint32_t>(head, 40);
   layout.edge_bits = static_cast<uint8_t>(head[44]);
   layout.target_bits = static_cast<uint8_t>(head[45]);
   layout.prefix_xxh64 = LoadLe<uint64_t>(head, kPrefixHash3At);
-  OMNIGRAPH_RETURN_IF_ERROR(CheckBlockAndStride(layout, name));
   if (layout.other_stride == 0) return bad("other-id stride out of range");
   if (layout.edges > kEdgesMax || layout.keys > payload_bytes / 4 ||
       layout.others > payload_bytes / 4) {
