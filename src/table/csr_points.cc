@@ -4,6 +4,7 @@
 #include <memory>
 #include <utility>
 
+#include "base/executor.h"
 #include "base/hash.h"
 #include "table/derived.h"
 #include "table/le_bytes.h"
@@ -206,20 +207,42 @@ Result<CsrPoints::Fetched> CsrPoints::Fetch(std::vector<std::pair<uint64_t, uint
   if (ctx == nullptr) {
     return Status(Code::kCancelled, "the table store that opened the adjacency is closed", name_);
   }
-  std::vector<Run> runs;
-  for (const auto& [first, last] : clusters) {
-    const uint64_t begin = layout_.data_begin + first * block;
-    const uint64_t end = std::min(layout_.data_begin + (last + 1) * block, layout_.data_end);
-    ++out.reads;
-    OMNIGRAPH_ASSIGN_OR_RETURN(
-        storage::SharedGetResult got,
-        ctx->store().GetShared(name_, storage::ByteRange{payload_offset_ + begin, end - begin}));
-    if (got.data.size() != end - begin) return Bad("object is shorter than its table says");
-    out.bytes += got.data.size();
-    if (!CsrBlocksMatch(layout_, sums_, begin, got.data.view())) {
-      return Bad("block checksum mismatch");
+  // The round's reads go out together (on the runtime's executor; the calling thread runs what
+  // no worker has taken), so a round costs one round trip however many clusters it reads.
+  std::vector<Run> runs(clusters.size());
+  std::vector<Status> failed(clusters.size());
+  const auto read = [&](size_t i) {
+    const uint64_t begin = layout_.data_begin + clusters[i].first * block;
+    const uint64_t end =
+        std::min(layout_.data_begin + (clusters[i].second + 1) * block, layout_.data_end);
+    Result<storage::SharedGetResult> got =
+        ctx->store().GetShared(name_, storage::ByteRange{payload_offset_ + begin, end - begin});
+    if (!got.ok()) {
+      failed[i] = got.status();
+    } else if (got->data.size() != end - begin) {
+      failed[i] = Bad("object is shorter than its table says");
+    } else if (!CsrBlocksMatch(layout_, sums_, begin, got->data.view())) {
+      failed[i] = Bad("block checksum mismatch");
+    } else {
+      runs[i] = Run{begin, std::move(got->data)};
     }
-    runs.push_back(Run{begin, std::move(got.data)});
+  };
+  if (clusters.size() == 1) {
+    read(0);
+  } else {
+    TaskGroup group(*ctx->runtime().executor);
+    for (size_t i = 0; i < clusters.size(); ++i) {
+      group.Add([&read, i]() -> Status {
+        read(i);
+        return Status::Ok();
+      });
+    }
+    group.Wait().IgnoreError();
+  }
+  for (size_t i = 0; i < clusters.size(); ++i) {
+    OMNIGRAPH_RETURN_IF_ERROR(failed[i]);
+    ++out.reads;
+    out.bytes += runs[i].bytes.size();
   }
   return Fetched(std::move(runs));
 }

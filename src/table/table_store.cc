@@ -91,9 +91,9 @@ void TableStore::Prefetch(std::span<const TablePin> pins, const PrefetchOptions&
       return Status::Ok();
     });
   }
-  for (const auto& [name, bytes] : heads) {
-    group.Add([this, &name, bytes]() -> Status {
-      ctx_->PrefetchDerived(name, bytes);
+  for (const std::pair<std::string, uint64_t>& head : heads) {
+    group.Add([this, &head]() -> Status {
+      ctx_->PrefetchDerived(head.first, head.second);
       return Status::Ok();
     });
   }
