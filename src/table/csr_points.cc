@@ -207,8 +207,9 @@ Result<CsrPoints::Fetched> CsrPoints::Fetch(std::vector<std::pair<uint64_t, uint
   if (ctx == nullptr) {
     return Status(Code::kCancelled, "the table store that opened the adjacency is closed", name_);
   }
-  // The round's reads go out together (on the runtime's executor; the calling thread runs what
-  // no worker has taken), so a round costs one round trip however many clusters it reads.
+  // On a remote store the round's reads go out together (on the runtime's executor; the calling
+  // thread runs what no worker has taken), so a round costs one round trip however many clusters
+  // it reads. On a local one a read is a copy or a mapping, cheaper than handing it to a thread.
   std::vector<Run> runs(clusters.size());
   std::vector<Status> failed(clusters.size());
   const auto read = [&](size_t i) {
@@ -227,8 +228,8 @@ Result<CsrPoints::Fetched> CsrPoints::Fetch(std::vector<std::pair<uint64_t, uint
       runs[i] = Run{begin, std::move(got->data)};
     }
   };
-  if (clusters.size() == 1) {
-    read(0);
+  if (clusters.size() == 1 || !ctx->store().Remote()) {
+    for (size_t i = 0; i < clusters.size(); ++i) read(i);
   } else {
     TaskGroup group(*ctx->runtime().executor);
     for (size_t i = 0; i < clusters.size(); ++i) {
