@@ -3,10 +3,12 @@
 // holding the very same rows. bench/peers/run.sh drives it beside Kùzu and DuckDB
 // (docs/benchmarks.md "OmniGraph beside Kùzu, DuckDB and SQLite").
 //
-//   omnigraph-cold-bench gen DIR PERSONS KNOWS [SEED]
+//   omnigraph-cold-bench gen DIR PERSONS KNOWS [SEED] [--int-keys]
 //       Writes the graph once, seeded, for every system: DIR/persons.csv (name,age),
 //       DIR/knows.csv (from,to: KNOWS distinct pairs, no self-loops, in random order) and
 //       DIR/graph.ndjson (the same rows in OmniGraph's load format) and DIR/schema.pg.
+//       Persons are keyed by a String `name` ("p17"), or with --int-keys by an I64 `pid` (17;
+//       persons.csv's header is then pid,age): every later command reads which from that header.
 //   omnigraph-cold-bench gen-docs DIR DOCS [SEED]
 //       Writes DIR/docs.ndjson: DOCS `Doc` nodes, each a 32-dimensional uniform random unit
 //       vector, and DIR/schema-docs.pg: the graph's schema plus `Doc` (for the `nearest` shape;
@@ -19,11 +21,12 @@
 //       gen, then load.
 //   omnigraph-cold-bench warm DIR PERSONS omnigraph|sqlite
 //       In one process: lookups, 1-hop counts, 2-hop distinct counts (each over a fixed list of
-//       starts) and top-3 by in-degree; prints {"system", "<shape>_ms" (medians), "answers"},
-//       and "hop1_first20_ms": the median of the first 20 1-hop calls, each from a start no
-//       query has touched (a moderately warm process).
+//       starts), top-3 by in-degree and the three most common ages (age_groups); prints {"system",
+//       "<shape>_ms" (medians), "answers"}, and "hop1_first20_ms": the median of the first 20 1-hop
+//       calls, each from a start no query has touched (a moderately warm process).
 //   omnigraph-cold-bench fresh DIR SHAPE omnigraph|sqlite
-//       One fresh process: open + first query of SHAPE (`lookup` or `hop1` of p1, `top3`, or
+//       One fresh process: open + first query of SHAPE (`lookup` or `hop1` of p1, `top3`,
+//       `age_groups`, or
 //       `nearest`: the 10 `Doc`s nearest a fixed vector, on a graph that has them) of
 //       the graph in DIR, or at OMNIGRAPH_BENCH_GRAPH_URI when set (e.g. an s3:// graph behind
 //       bench/api/delay_proxy.py, to see what a remote store's rounds cost); prints
@@ -54,27 +57,62 @@ namespace {
 using omnigraph::api::Database;
 using omnigraph::api::Json;
 
+// The schema and queries are written once with @K@ for the key property and @T@ for its type.
 constexpr const char* kSchema = R"(
-node Person { name: String @key  age: I32 }
+node Person { @K@: @T@ @key  age: I32 }
 edge Knows: Person -> Person
 )";
 
-// hop2 counts the nodes at exactly distance 2 (neither the start nor a 1-hop neighbour). top3
+// hop2 counts the nodes at exactly distance 2 (neither the start nor a 1-hop neighbour).
+// age_groups groups the Person table by a value (age, 0..99): the three most common ages, each
+// with its count and its smallest key, ties by age. top3
 // examines every edge: on the 10x graph (24 M edges) that is past the default traversal bound
 // (10 M units, which guards a server against runaway reads), so the file raises it, as an
 // analyst running whole-graph aggregates would.
 constexpr const char* kQueries = R"(
 set traversal_work_limit = 1000000000;
-query lookup($n: String) { match { $p: Person { name: $n } } return { $p.name, $p.age } }
-query hop1($n: String) { match { $a: Person { name: $n }  $a knows $b } return { count($b) as n } }
-query hop2($n: String) { match { $a: Person { name: $n }  $a knows{2,2} $b } return { count($b) as n } }
+query lookup($n: @T@) { match { $p: Person { @K@: $n } } return { $p.@K@, $p.age } }
+query hop1($n: @T@) { match { $a: Person { @K@: $n }  $a knows $b } return { count($b) as n } }
+query hop2($n: @T@) { match { $a: Person { @K@: $n }  $a knows{2,2} $b } return { count($b) as n } }
 query top3() {
   match { $a: Person  $a knows $b }
-  return { $b.name, count($a) as n }
-  order { n desc, $b.name }
+  return { $b.@K@, count($a) as n }
+  order { n desc, $b.@K@ }
+  limit 3
+}
+query age_groups() {
+  match { $p: Person }
+  return { $p.age, count($p) as n, min($p.@K@) as first }
+  order { n desc, $p.age }
   limit 3
 }
 )";
+
+// How the persons are keyed: a String `name` "p<i>" or, with integer keys, an I64 `pid` i.
+struct Keys {
+  bool integer = false;
+  const char* property() const { return integer ? "pid" : "name"; }
+  // `text` with @K@ and @T@ replaced by the key property and its type.
+  std::string Fill(std::string text) const {
+    for (const auto& [from, to] : {std::pair<std::string, std::string>{"@K@", property()},
+                                   {"@T@", integer ? "I64" : "String"}}) {
+      for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at)) {
+        text.replace(at, from.size(), to);
+      }
+    }
+    return text;
+  }
+  // The i-th person's key as the CSV files and the start lists spell it.
+  std::string Person(uint64_t i) const { return (integer ? "" : "p") + std::to_string(i); }
+};
+
+// The keys of the graph gen wrote in `dir`: persons.csv's header names the key column.
+Keys KeysOf(const std::string& dir) {
+  std::ifstream in(dir + "/persons.csv");
+  std::string header;
+  std::getline(in, header);
+  return Keys{header.rfind("pid,", 0) == 0};
+}
 
 // The `nearest` shape's type and query (a graph made from schema-docs.pg and docs.ndjson).
 constexpr int kDocDim = 32;
@@ -95,12 +133,16 @@ constexpr const char* kSqlHop2 =
     "k1.dst WHERE k1.src = ?1) WHERE d <> ?1 AND d NOT IN (SELECT dst FROM knows WHERE src = ?1)";
 constexpr const char* kSqlTop3 =
     "SELECT dst, count(*) AS n FROM knows GROUP BY dst ORDER BY n DESC, dst LIMIT 3";
+constexpr const char* kSqlAgeGroups =
+    "SELECT age, count(*) AS n, min(id) AS first FROM person GROUP BY age ORDER BY n DESC, age "
+    "LIMIT 3";
 
 // How many starts each warm shape runs (the same in bench/peers/peer.mjs).
 constexpr int kLookupStarts = 2000;
 constexpr int kHop1Starts = 500;
 constexpr int kHop2Starts = 100;
 constexpr int kTop3Runs = 5;
+constexpr int kAgeGroupsRuns = 5;
 
 double NowMs() {
   return std::chrono::duration<double, std::milli>(
@@ -114,10 +156,10 @@ uint64_t PeakRssBytes() {
   return static_cast<uint64_t>(usage.ru_maxrss) * 1024;
 }
 
-std::string Person(uint64_t i) { return "p" + std::to_string(i); }
-
 // The i-th start of a warm shape: spread over the persons, the same in every system.
-std::string Start(uint64_t i, uint64_t persons) { return Person((i * 7919 + 13) % persons); }
+std::string Start(const Keys& keys, uint64_t i, uint64_t persons) {
+  return keys.Person((i * 7919 + 13) % persons);
+}
 
 int Fail(const std::string& what) {
   std::fprintf(stderr, "omnigraph-cold-bench: %s\n", what.c_str());
@@ -144,7 +186,7 @@ std::vector<std::pair<uint64_t, uint64_t>> Edges(uint64_t persons, uint64_t know
   return edges;
 }
 
-int Gen(const std::string& dir, uint64_t persons, uint64_t knows, uint64_t seed) {
+int Gen(const std::string& dir, uint64_t persons, uint64_t knows, uint64_t seed, Keys keys) {
   if (persons < 2 || knows > persons * (persons - 1) / 2) return Fail("too many edges");
   std::filesystem::create_directories(dir);
   std::mt19937_64 rng(seed);
@@ -155,19 +197,23 @@ int Gen(const std::string& dir, uint64_t persons, uint64_t knows, uint64_t seed)
   if (csv_p == nullptr || csv_k == nullptr || nd == nullptr || pg == nullptr) {
     return Fail("cannot write " + dir);
   }
-  std::fputs(kSchema, pg);
-  std::fprintf(csv_p, "name,age\n");
+  std::fputs(keys.Fill(kSchema).c_str(), pg);
+  std::fprintf(csv_p, "%s,age\n", keys.property());
+  // A string key is quoted in the load file, an integer one is a JSON number; an edge names its
+  // endpoints by their ids, which are strings either way.
+  const char* quote = keys.integer ? "" : "\"";
   for (uint64_t i = 0; i < persons; ++i) {
     const int age = static_cast<int>(rng() % 100);
-    std::fprintf(csv_p, "p%llu,%d\n", static_cast<unsigned long long>(i), age);
-    std::fprintf(nd, "{\"type\":\"Person\",\"data\":{\"name\":\"p%llu\",\"age\":%d}}\n",
-                 static_cast<unsigned long long>(i), age);
+    const std::string key = keys.Person(i);
+    std::fprintf(csv_p, "%s,%d\n", key.c_str(), age);
+    std::fprintf(nd, "{\"type\":\"Person\",\"data\":{\"%s\":%s%s%s,\"age\":%d}}\n", keys.property(),
+                 quote, key.c_str(), quote, age);
   }
   std::fprintf(csv_k, "from,to\n");
   for (const auto& [s, d] : Edges(persons, knows, rng)) {
-    const auto a = static_cast<unsigned long long>(s), b = static_cast<unsigned long long>(d);
-    std::fprintf(csv_k, "p%llu,p%llu\n", a, b);
-    std::fprintf(nd, "{\"edge\":\"Knows\",\"from\":\"p%llu\",\"to\":\"p%llu\"}\n", a, b);
+    const std::string a = keys.Person(s), b = keys.Person(d);
+    std::fprintf(csv_k, "%s,%s\n", a.c_str(), b.c_str());
+    std::fprintf(nd, "{\"edge\":\"Knows\",\"from\":\"%s\",\"to\":\"%s\"}\n", a.c_str(), b.c_str());
   }
   const bool ok = std::fclose(csv_p) == 0 && std::fclose(csv_k) == 0 && std::fclose(nd) == 0 &&
                   std::fclose(pg) == 0;
@@ -193,7 +239,7 @@ int GenDocs(const std::string& dir, uint64_t docs, uint64_t seed) {
   std::FILE* nd = std::fopen((dir + "/docs.ndjson").c_str(), "wb");
   std::FILE* pg = std::fopen((dir + "/schema-docs.pg").c_str(), "wb");
   if (nd == nullptr || pg == nullptr) return Fail("cannot write " + dir);
-  std::fputs(kSchema, pg);
+  std::fputs(Keys{}.Fill(kSchema).c_str(), pg);
   std::fputs(kDocSchema, pg);
   for (uint64_t i = 0; i < docs; ++i) {
     std::fprintf(nd, "{\"type\":\"Doc\",\"data\":{\"slug\":\"d%llu\",\"emb\":[",
@@ -214,9 +260,10 @@ bool Sql(sqlite3* db, const char* sql) {
   return false;
 }
 
-// Inserts each data line of the CSV at `path` (two columns) through `insert`; the second column
-// is bound as an integer when `int_second`.
-bool InsertCsv(sqlite3* db, const std::string& path, const char* insert, bool int_second) {
+// Inserts each data line of the CSV at `path` (two columns) through `insert`; a column is bound
+// as an integer when its flag says so.
+bool InsertCsv(sqlite3* db, const std::string& path, const char* insert, bool int_first,
+               bool int_second) {
   std::ifstream in(path);
   std::string line;
   if (!std::getline(in, line)) return false;  // The header.
@@ -226,9 +273,13 @@ bool InsertCsv(sqlite3* db, const std::string& path, const char* insert, bool in
   while (ok && std::getline(in, line)) {
     const size_t comma = line.find(',');
     if (comma == std::string::npos) return sqlite3_finalize(st), false;
-    sqlite3_bind_text(st, 1, line.data(), static_cast<int>(comma), SQLITE_TRANSIENT);
+    if (int_first) {
+      sqlite3_bind_int64(st, 1, std::atoll(line.c_str()));
+    } else {
+      sqlite3_bind_text(st, 1, line.data(), static_cast<int>(comma), SQLITE_TRANSIENT);
+    }
     if (int_second) {
-      sqlite3_bind_int(st, 2, std::atoi(line.c_str() + comma + 1));
+      sqlite3_bind_int64(st, 2, std::atoll(line.c_str() + comma + 1));
     } else {
       sqlite3_bind_text(st, 2, line.c_str() + comma + 1, -1, SQLITE_TRANSIENT);
     }
@@ -238,16 +289,22 @@ bool InsertCsv(sqlite3* db, const std::string& path, const char* insert, bool in
   return ok;
 }
 
-bool LoadSqlite(const std::string& dir) {
+// SQLite's best idiom for each key: an integer key is the table's rowid (INTEGER PRIMARY KEY).
+bool LoadSqlite(const std::string& dir, const Keys& keys) {
   sqlite3* sql = nullptr;
   std::filesystem::remove(dir + "/sqlite.db");
   if (sqlite3_open((dir + "/sqlite.db").c_str(), &sql) != SQLITE_OK) return false;
+  const std::string type = keys.integer ? "INTEGER" : "TEXT";
+  const bool i = keys.integer;
   const bool ok =
       Sql(sql, "PRAGMA journal_mode=WAL") &&
-      Sql(sql, "CREATE TABLE person (id TEXT PRIMARY KEY, age INTEGER NOT NULL)") &&
-      Sql(sql, "CREATE TABLE knows (src TEXT NOT NULL, dst TEXT NOT NULL)") && Sql(sql, "BEGIN") &&
-      InsertCsv(sql, dir + "/persons.csv", "INSERT INTO person VALUES (?1, ?2)", true) &&
-      InsertCsv(sql, dir + "/knows.csv", "INSERT INTO knows VALUES (?1, ?2)", false) &&
+      Sql(sql,
+          ("CREATE TABLE person (id " + type + " PRIMARY KEY, age INTEGER NOT NULL)").c_str()) &&
+      Sql(sql,
+          ("CREATE TABLE knows (src " + type + " NOT NULL, dst " + type + " NOT NULL)").c_str()) &&
+      Sql(sql, "BEGIN") &&
+      InsertCsv(sql, dir + "/persons.csv", "INSERT INTO person VALUES (?1, ?2)", i, true) &&
+      InsertCsv(sql, dir + "/knows.csv", "INSERT INTO knows VALUES (?1, ?2)", i, i) &&
       Sql(sql, "COMMIT") && Sql(sql, "CREATE INDEX knows_src ON knows(src)") &&
       Sql(sql, "CREATE INDEX knows_dst ON knows(dst)");
   sqlite3_close(sql);
@@ -255,8 +312,9 @@ bool LoadSqlite(const std::string& dir) {
 }
 
 int Load(const std::string& dir) {
+  const Keys keys = KeysOf(dir);
   std::filesystem::remove_all(dir + "/graph");
-  auto db = Database::Init("file://" + dir + "/graph", kSchema);
+  auto db = Database::Init("file://" + dir + "/graph", keys.Fill(kSchema));
   if (!db.ok()) return Fail(db.status().ToString());
   double t0 = NowMs();
   auto loaded = (*db)->LoadFile(dir + "/graph.ndjson", "overwrite", {});
@@ -264,7 +322,7 @@ int Load(const std::string& dir) {
   Json out = Json::object();
   out["omnigraph_api_load_s"] = (NowMs() - t0) / 1000;
   t0 = NowMs();
-  if (!LoadSqlite(dir)) return Fail("sqlite load failed");
+  if (!LoadSqlite(dir, keys)) return Fail("sqlite load failed");
   out["sqlite_load_s"] = (NowMs() - t0) / 1000;
   out["sqlite_version"] = sqlite3_libversion();
   std::printf("%s\n", out.dump().c_str());
@@ -287,6 +345,8 @@ class System {
   virtual bool Lookup(const std::string& name, Json& out) = 0;
   virtual bool Hop(int hops, const std::string& name, Json& out) = 0;
   virtual bool Top3(Json& out) = 0;
+  // The three most common ages: an array of [age, count, smallest name].
+  virtual bool AgeGroups(Json& out) = 0;
   // The slugs of the 10 `Doc`s nearest a fixed vector (a system without vectors says no).
   virtual bool Nearest(Json& out) {
     (void)out;
@@ -298,7 +358,8 @@ class System {
 
 class OmniGraph final : public System {
  public:
-  explicit OmniGraph(std::unique_ptr<Database> db) : db_(std::move(db)) {}
+  OmniGraph(std::unique_ptr<Database> db, const Keys& keys)
+      : db_(std::move(db)), keys_(keys), queries_(keys.Fill(kQueries)) {}
   bool Lookup(const std::string& name, Json& out) override {
     auto rows = Rows("lookup", name);
     if (!rows || rows->size() != 1) return false;
@@ -315,7 +376,24 @@ class OmniGraph final : public System {
     auto rows = Rows("top3", "");
     if (!rows) return false;
     out = Json::array();
-    for (const Json& row : *rows) out.push_back(Pair(row["b.name"], row["n"]));
+    // An integer key is reported as its decimal text, as the other systems' answers are.
+    for (const Json& row : *rows) {
+      const Json& key = row[std::string("b.") + keys_.property()];
+      out.push_back(Pair(key.is_string() ? key : Json(key.dump()), row["n"]));
+    }
+    return true;
+  }
+  bool AgeGroups(Json& out) override {
+    auto rows = Rows("age_groups", "");
+    if (!rows) return false;
+    out = Json::array();
+    for (const Json& row : *rows) {
+      Json triple = Pair(row["p.age"], row["n"]);
+      // An integer key is reported as its decimal text, as the other systems' answers are.
+      const Json& first = row["first"];
+      triple.push_back(first.is_string() ? first : Json(first.dump()));
+      out.push_back(std::move(triple));
+    }
     return true;
   }
   bool Nearest(Json& out) override {
@@ -347,8 +425,8 @@ class OmniGraph final : public System {
  private:
   std::unique_ptr<Json> Rows(const char* query, const std::string& name) {
     Json params = Json::object();
-    if (!name.empty()) params["n"] = name;
-    auto result = db_->Query(kQueries, query, params);
+    if (!name.empty()) params["n"] = keys_.integer ? Json(std::stoll(name)) : Json(name);
+    auto result = db_->Query(queries_, query, params);
     if (!result.ok()) {
       std::fprintf(stderr, "%s: %s\n", query, result.status().ToString().c_str());
       return nullptr;
@@ -356,11 +434,13 @@ class OmniGraph final : public System {
     return std::make_unique<Json>((*result)["rows"]);
   }
   std::unique_ptr<Database> db_;
+  Keys keys_;
+  std::string queries_;
 };
 
 class Sqlite final : public System {
  public:
-  explicit Sqlite(sqlite3* db) : db_(db) {}
+  Sqlite(sqlite3* db, const Keys& keys) : db_(db), keys_(keys) {}
   ~Sqlite() override {
     for (sqlite3_stmt* st : stmts_) sqlite3_finalize(st);
     sqlite3_close(db_);
@@ -379,11 +459,23 @@ class Sqlite final : public System {
     }
     return sqlite3_reset(st) == SQLITE_OK;
   }
+  bool AgeGroups(Json& out) override {
+    sqlite3_stmt* st = Stmt(4);
+    if (st == nullptr) return false;
+    out = Json::array();
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      Json triple = Pair(static_cast<int64_t>(sqlite3_column_int64(st, 0)),
+                         static_cast<int64_t>(sqlite3_column_int64(st, 1)));
+      triple.push_back(std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, 2))));
+      out.push_back(std::move(triple));
+    }
+    return sqlite3_reset(st) == SQLITE_OK;
+  }
 
  private:
-  // Statement 0 lookup, 1 hop1, 2 hop2, 3 top3; prepared on first use.
+  // Statement 0 lookup, 1 hop1, 2 hop2, 3 top3, 4 age_groups; prepared on first use.
   sqlite3_stmt* Stmt(int which) {
-    static constexpr const char* kSql[] = {kSqlLookup, kSqlHop1, kSqlHop2, kSqlTop3};
+    static constexpr const char* kSql[] = {kSqlLookup, kSqlHop1, kSqlHop2, kSqlTop3, kSqlAgeGroups};
     if (stmts_[which] == nullptr &&
         sqlite3_prepare_v2(db_, kSql[which], -1, &stmts_[which], nullptr) != SQLITE_OK) {
       std::fprintf(stderr, "sqlite: %s\n", sqlite3_errmsg(db_));
@@ -393,28 +485,34 @@ class Sqlite final : public System {
   bool Scalar(int which, const std::string& name, Json& out) {
     sqlite3_stmt* st = Stmt(which);
     if (st == nullptr) return false;
-    sqlite3_bind_text(st, 1, name.c_str(), -1, SQLITE_TRANSIENT);
+    if (keys_.integer) {
+      sqlite3_bind_int64(st, 1, std::stoll(name));
+    } else {
+      sqlite3_bind_text(st, 1, name.c_str(), -1, SQLITE_TRANSIENT);
+    }
     const bool row = sqlite3_step(st) == SQLITE_ROW;
     if (row) out = Json(static_cast<int64_t>(sqlite3_column_int64(st, 0)));
     return sqlite3_reset(st) == SQLITE_OK && row;
   }
   sqlite3* db_;
-  sqlite3_stmt* stmts_[4] = {};
+  Keys keys_;
+  sqlite3_stmt* stmts_[5] = {};
 };
 
 std::unique_ptr<System> OpenSystem(const std::string& dir, const std::string& system) {
+  const Keys keys = KeysOf(dir);
   if (system == "omnigraph") {
     const char* uri = std::getenv("OMNIGRAPH_BENCH_GRAPH_URI");
     auto db = Database::Open(uri != nullptr ? std::string(uri) : "file://" + dir + "/graph");
     if (!db.ok()) return Fail(db.status().ToString()), nullptr;
-    return std::make_unique<OmniGraph>(std::move(*db));
+    return std::make_unique<OmniGraph>(std::move(*db), keys);
   }
   sqlite3* sql = nullptr;
   if (system != "sqlite" || sqlite3_open_v2((dir + "/sqlite.db").c_str(), &sql,
                                             SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
     return Fail("cannot open " + system + " in " + dir), nullptr;
   }
-  return std::make_unique<Sqlite>(sql);
+  return std::make_unique<Sqlite>(sql, keys);
 }
 
 double Median(std::vector<double> v) {
@@ -451,6 +549,7 @@ bool Timed(int n, F one, double& median_ms, Json& answers, double* first_ms = nu
 }
 
 int Warm(const std::string& dir, uint64_t persons, const std::string& name) {
+  const Keys keys = KeysOf(dir);
   auto system = OpenSystem(dir, name);
   if (system == nullptr) return 1;
   System& s = *system;
@@ -459,25 +558,29 @@ int Warm(const std::string& dir, uint64_t persons, const std::string& name) {
   double ms = 0;
   Json a;
   bool ok = Timed(
-      kLookupStarts, [&](int i, Json& r) { return s.Lookup(Start(i, persons), r); }, ms, a);
+      kLookupStarts, [&](int i, Json& r) { return s.Lookup(Start(keys, i, persons), r); }, ms, a);
   out["lookup_ms"] = ms;
   answers["lookup"] = a;
   double first = 0;
   ok = ok && Timed(
-                 kHop1Starts, [&](int i, Json& r) { return s.Hop(1, Start(i, persons), r); }, ms, a,
-                 &first);
+                 kHop1Starts, [&](int i, Json& r) { return s.Hop(1, Start(keys, i, persons), r); },
+                 ms, a, &first);
   out["hop1_ms"] = ms;
   out["hop1_first20_ms"] = first;
   answers["hop1"] = a;
-  ok =
-      ok && Timed(
-                kHop2Starts, [&](int i, Json& r) { return s.Hop(2, Start(i, persons), r); }, ms, a);
+  ok = ok && Timed(
+                 kHop2Starts, [&](int i, Json& r) { return s.Hop(2, Start(keys, i, persons), r); },
+                 ms, a);
   out["hop2_ms"] = ms;
   answers["hop2"] = a;
   ok = ok && Timed(
                  kTop3Runs, [&](int, Json& r) { return s.Top3(r); }, ms, a);
   out["top3_ms"] = ms;
   answers["top3"] = a.empty() ? Json() : a[0];
+  ok = ok && Timed(
+                 kAgeGroupsRuns, [&](int, Json& r) { return s.AgeGroups(r); }, ms, a);
+  out["age_groups_ms"] = ms;
+  answers["age_groups"] = a.empty() ? Json() : a[0];
   if (!ok) return Fail(name + ": a warm query failed");
   out["answers"] = std::move(answers);
   std::printf("%s\n", out.dump().c_str());
@@ -485,14 +588,16 @@ int Warm(const std::string& dir, uint64_t persons, const std::string& name) {
 }
 
 int Fresh(const std::string& dir, const std::string& shape, const std::string& name) {
+  const std::string start = KeysOf(dir).Person(1);
   const double t0 = NowMs();
   auto system = OpenSystem(dir, name);
   if (system == nullptr) return 1;
   Json answer;
-  const bool ok = shape == "hop1"      ? system->Hop(1, Person(1), answer)
-                  : shape == "lookup"  ? system->Lookup(Person(1), answer)
-                  : shape == "nearest" ? system->Nearest(answer)
-                                       : system->Top3(answer);
+  const bool ok = shape == "hop1"         ? system->Hop(1, start, answer)
+                  : shape == "lookup"     ? system->Lookup(start, answer)
+                  : shape == "nearest"    ? system->Nearest(answer)
+                  : shape == "age_groups" ? system->AgeGroups(answer)
+                                          : system->Top3(answer);
   if (!ok) return Fail(name + " " + shape + " failed");
   const double ms = NowMs() - t0;
   Json out = Json::object();
@@ -510,24 +615,30 @@ int Fresh(const std::string& dir, const std::string& shape, const std::string& n
 
 int main(int argc, char** argv) {
   std::vector<std::string> a(argv + 1, argv + argc);
+  Keys keys;
+  if (!a.empty() && a.back() == "--int-keys" && (a[0] == "gen" || a[0] == "setup")) {
+    keys.integer = true;
+    a.pop_back();
+  }
   const auto seed = [&] { return a.size() > 4 ? std::stoull(a[4]) : 42; };
   if (a.size() >= 4 && a[0] == "gen")
-    return Gen(a[1], std::stoull(a[2]), std::stoull(a[3]), seed());
+    return Gen(a[1], std::stoull(a[2]), std::stoull(a[3]), seed(), keys);
   if (a.size() >= 3 && a[0] == "gen-docs") {
     return GenDocs(a[1], std::stoull(a[2]), a.size() > 3 ? std::stoull(a[3]) : 42);
   }
   if (a.size() == 2 && a[0] == "load") return Load(a[1]);
   if (a.size() >= 4 && a[0] == "setup") {
-    const int rc = Gen(a[1], std::stoull(a[2]), std::stoull(a[3]), seed());
+    const int rc = Gen(a[1], std::stoull(a[2]), std::stoull(a[3]), seed(), keys);
     return rc != 0 ? rc : Load(a[1]);
   }
   if (a.size() == 4 && a[0] == "warm") return Warm(a[1], std::stoull(a[2]), a[3]);
   if (a.size() == 4 && a[0] == "fresh") return Fresh(a[1], a[2], a[3]);
   std::fprintf(
       stderr,
-      "usage: omnigraph-cold-bench gen DIR PERSONS KNOWS [SEED] | gen-docs DIR DOCS [SEED] "
-      "| load DIR | setup DIR PERSONS KNOWS [SEED] | warm DIR PERSONS SYSTEM | fresh DIR "
+      "usage: omnigraph-cold-bench gen DIR PERSONS KNOWS [SEED] [--int-keys] | gen-docs DIR "
+      "DOCS [SEED] | load DIR | setup DIR PERSONS KNOWS [SEED] [--int-keys] | warm DIR PERSONS "
+      "SYSTEM | fresh DIR "
       "SHAPE SYSTEM\n"
-      "  SYSTEM: omnigraph | sqlite;  SHAPE: lookup | hop1 | top3 | nearest\n");
+      "  SYSTEM: omnigraph | sqlite;  SHAPE: lookup | hop1 | top3 | age_groups | nearest\n");
   return 2;
 }

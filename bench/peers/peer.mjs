@@ -1,7 +1,8 @@
 // The peers of bench/peers/run.sh, Kùzu and DuckDB through their Node.js packages, answering the
 // same shapes over the same files as omnigraph-cold-bench (bench/api/cold_bench.cc) does for
 // OmniGraph and SQLite: the same start lists, the same answer shapes (a lookup is the age, a
-// count a number, top-3 an array of [name, in-degree]), so answers compare as JSON text.
+// count a number, top-3 an array of [name, in-degree], age_groups an array of [age, count,
+// smallest name]), so answers compare as JSON text.
 // Both peers are limited to 2 threads (Kùzu: the connection's maxNumThreads; DuckDB:
 // `SET threads=2`), on-disk databases.
 //
@@ -10,21 +11,26 @@
 //   node peer.mjs warm  kuzu|duckdb DIR PERSONS  -> {"system", "<shape>_ms", "answers"}
 //   node peer.mjs fresh kuzu|duckdb DIR SHAPE    -> {"system", "shape", "ms", "peak_rss_bytes",
 //                                                   "answer"}
-// PEERS_NODE_MODULES names the folder run.sh installed the packages into.
+// PEERS_NODE_MODULES names the folder run.sh installed the packages into. The persons are keyed
+// by a string `name` ("p17") or, when persons.csv's header starts with `pid` (`run.sh
+// --int-keys`), by an integer `pid` (17): each peer then gets an INT64 / BIGINT primary key.
 import { createRequire } from "node:module";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 
 const require = createRequire(path.join(process.env.PEERS_NODE_MODULES ?? ".", "x.js"));
 const kThreads = 2;
 // The same counts as omnigraph-cold-bench's warm run.
 const kLookupStarts = 2000, kHop1Starts = 500, kHop2Starts = 100, kTop3Runs = 5;
+const kAgeGroupsRuns = 5;
 
-const person = (i) => `p${i}`;
-const start = (i, persons) => person((i * 7919 + 13) % persons);
 const now = () => performance.now();
+let intKeys = false;  // Set from the data folder before anything runs.
+const keyed = (text) => (intKeys ? text.replaceAll("name", "pid") : text);
+const person = (i) => (intKeys ? i : `p${i}`);
+const start = (i, persons) => person((i * 7919 + 13) % persons);
 
-// Kùzu: Person(name PRIMARY KEY, age), Knows(Person -> Person).
+// Kùzu: Person(name PRIMARY KEY, age), Knows(Person -> Person); with integer keys `name` is `pid`.
 const kuzuQueries = {
   lookup: "MATCH (p:Person {name: $n}) RETURN p.age",
   hop1: "MATCH (a:Person {name: $n})-[:Knows]->(b:Person) RETURN count(DISTINCT b)",
@@ -36,6 +42,10 @@ const kuzuQueries = {
   top3:
     "MATCH (a:Person)-[:Knows]->(b:Person) RETURN b.name, count(*) AS n " +
     "ORDER BY n DESC, b.name LIMIT 3",
+  // A grouped aggregate by value over the node table: the three most common ages.
+  age_groups:
+    "MATCH (p:Person) RETURN p.age, count(*) AS n, min(p.name) AS first " +
+    "ORDER BY n DESC, p.age LIMIT 3",
 };
 
 // DuckDB and SQLite: person(name PRIMARY KEY, age), knows(src, dst) with indexes on both (without
@@ -47,6 +57,9 @@ const sqlQueries = {
     "SELECT count(*) FROM (SELECT DISTINCT k2.dst AS d FROM knows k1 JOIN knows k2 ON k2.src = " +
     "k1.dst WHERE k1.src = $1) WHERE d <> $1 AND d NOT IN (SELECT dst FROM knows WHERE src = $1)",
   top3: "SELECT dst, count(*) AS n FROM knows GROUP BY dst ORDER BY n DESC, dst LIMIT 3",
+  age_groups:
+    "SELECT age, count(*) AS n, min(name) AS first FROM person GROUP BY age " +
+    "ORDER BY n DESC, age LIMIT 3",
 };
 
 async function openKuzu(dir, readOnly) {
@@ -55,7 +68,8 @@ async function openKuzu(dir, readOnly) {
   const conn = new kuzu.Connection(db, kThreads);
   const prepared = {};
   const run = async (shape, n) => {
-    prepared[shape] ??= await conn.prepare(kuzuQueries[shape]);
+    prepared[shape] ??= await conn.prepare(keyed(kuzuQueries[shape]));
+    // An integer key goes as a JS number (Kùzu 0.11.3 matches no row for the BigInt 0n).
     const result = await conn.execute(prepared[shape], n === undefined ? {} : { n });
     const rows = (await result.getAll()).map((row) => Object.values(row));
     result.close();  // Before the database closes: a result freed after it crashes the process.
@@ -73,9 +87,9 @@ async function openDuckdb(dir, readOnly) {
   await conn.run(`SET threads=${kThreads}`);
   const prepared = {};
   const run = async (shape, n) => {
-    prepared[shape] ??= await conn.prepare(sqlQueries[shape]);
+    prepared[shape] ??= await conn.prepare(keyed(sqlQueries[shape]));
     const st = prepared[shape];
-    if (n !== undefined) st.bindVarchar(1, n);
+    if (n !== undefined) intKeys ? st.bindBigInt(1, BigInt(n)) : st.bindVarchar(1, n);
     return (await st.runAndReadAll()).getRowsJS();
   };
   return { run, close: async () => { conn.closeSync(); instance.closeSync(); } };
@@ -88,6 +102,9 @@ const open = (system, dir, readOnly) =>
 async function answer(db, shape, n) {
   const rows = await db.run(shape, n);
   if (shape === "top3") return rows.map(([name, count]) => [String(name), Number(count)]);
+  if (shape === "age_groups") {
+    return rows.map(([age, count, first]) => [Number(age), Number(count), String(first)]);
+  }
   if (rows.length !== 1) throw new Error(`${shape}(${n}): ${rows.length} rows`);
   return Number(rows[0][0]);
 }
@@ -102,7 +119,8 @@ async function load(system, dir) {
     const db = new kuzu.Database(path.join(dir, "kuzu.db"));
     const conn = new kuzu.Connection(db, kThreads);
     for (const q of [
-      "CREATE NODE TABLE Person(name STRING PRIMARY KEY, age INT32)",
+      intKeys ? "CREATE NODE TABLE Person(pid INT64 PRIMARY KEY, age INT32)"
+              : "CREATE NODE TABLE Person(name STRING PRIMARY KEY, age INT32)",
       "CREATE REL TABLE Knows(FROM Person TO Person)",
       `COPY Person FROM '${persons}' (header=true)`,
       `COPY Knows FROM '${knows}' (header=true)`,
@@ -117,8 +135,10 @@ async function load(system, dir) {
     const conn = await instance.connect();
     for (const q of [
       `SET threads=${kThreads}`,
-      "CREATE TABLE person(name VARCHAR PRIMARY KEY, age INTEGER NOT NULL)",
-      "CREATE TABLE knows(src VARCHAR NOT NULL, dst VARCHAR NOT NULL)",
+      intKeys ? "CREATE TABLE person(pid BIGINT PRIMARY KEY, age INTEGER NOT NULL)"
+              : "CREATE TABLE person(name VARCHAR PRIMARY KEY, age INTEGER NOT NULL)",
+      `CREATE TABLE knows(src ${intKeys ? "BIGINT" : "VARCHAR"} NOT NULL, ` +
+        `dst ${intKeys ? "BIGINT" : "VARCHAR"} NOT NULL)`,
       `COPY person FROM '${persons}' (HEADER)`,
       `COPY knows FROM '${knows}' (HEADER)`,
       "CREATE INDEX knows_src ON knows(src)",
@@ -152,12 +172,13 @@ async function warm(system, dir, persons) {
     hop1: [kHop1Starts, (i) => answer(db, "hop1", start(i, persons))],
     hop2: [kHop2Starts, (i) => answer(db, "hop2", start(i, persons))],
     top3: [kTop3Runs, () => answer(db, "top3")],
+    age_groups: [kAgeGroupsRuns, () => answer(db, "age_groups")],
   };
   const out = { system, answers: {} };
   for (const [shape, [count, one]] of Object.entries(shapes)) {
     const { ms, answers } = await timed(count, one);
     out[`${shape}_ms`] = ms;
-    out.answers[shape] = shape === "top3" ? answers[0] : answers;
+    out.answers[shape] = shape === "top3" || shape === "age_groups" ? answers[0] : answers;
   }
   await db.close();
   return out;
@@ -181,6 +202,7 @@ if (!["kuzu", "duckdb"].includes(system) || !dir) {
   console.error("usage: node peer.mjs load|warm|fresh kuzu|duckdb DIR [PERSONS|SHAPE]");
   process.exit(2);
 }
+intKeys = readFileSync(path.join(dir, "persons.csv"), "utf8").slice(0, 4) === "pid,";
 const version = (s) =>
   s === "kuzu" ? require("kuzu").VERSION : require("@duckdb/node-api").version();
 const out = command === "version" ? { system, version: version(system) }

@@ -5,10 +5,12 @@
 # that every system loads), loads it into each system, runs the warm and fresh-process shapes RUNS
 # times, checks every answer agrees and writes bench/results/peers-<date>-<commit>.json.
 #
-#   bench/peers/run.sh [--persons N] [--knows M] [--runs R] [--seed S] [--x10]
+#   bench/peers/run.sh [--persons N] [--knows M] [--runs R] [--seed S] [--x10] [--int-keys]
 #                      [--bin DIR] [--work DIR] [--out FILE]
 #   --persons/--knows  the graph (default 100,000 persons, 2,400,000 distinct Knows edges)
 #   --x10              the 10x graph: 1,000,000 persons, 24,000,000 edges
+#   --int-keys         persons keyed by an integer `pid` (every system's integer primary key)
+#                      instead of a string `name`; the JSON is then peers-int-<date>-<commit>.json
 #   --runs             runs per number, the median reported (default 3)
 #   --bin              omnigraph, omnigraph-cold-bench (default build/release/bin)
 #   --work             where the packages, files and databases go (default a new temporary
@@ -17,7 +19,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-persons=100000 knows=2400000 runs=3 seed=42 bin="$root/build/release/bin" work="" out=""
+persons=100000 knows=2400000 runs=3 seed=42 bin="$root/build/release/bin" work="" out="" keys=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --persons) persons=$2; shift 2 ;;
@@ -25,6 +27,7 @@ while [ $# -gt 0 ]; do
     --runs) runs=$2; shift 2 ;;
     --seed) seed=$2; shift 2 ;;
     --x10) persons=1000000 knows=24000000; shift ;;
+    --int-keys) keys=(--int-keys); shift ;;
     --bin) bin=$(cd "$2" && pwd); shift 2 ;;
     --work) work=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
@@ -41,7 +44,7 @@ if [ -z "$work" ]; then
 fi
 mkdir -p "$work"
 commit=$(git -C "$root" rev-parse --short HEAD)
-[ -n "$out" ] || out="$root/bench/results/peers-$(date -u +%F)-$commit.json"
+[ -n "$out" ] || out="$root/bench/results/peers${keys:+-int}-$(date -u +%F)-$commit.json"
 
 echo "peers: installing kuzu@0.11.3 and @duckdb/node-api into $work/npm" >&2
 npm install --prefix "$work/npm" --no-audit --no-fund --loglevel=error \
@@ -51,7 +54,7 @@ kuzu="$work/npm/node_modules/kuzu"
 [ -f "$kuzu/kuzujs.node" ] || (cd "$kuzu" && node install.js >&2)
 
 echo "peers: generating $persons persons, $knows knows (seed $seed) in $work/data" >&2
-"$bin/omnigraph-cold-bench" gen "$work/data" "$persons" "$knows" "$seed"
+"$bin/omnigraph-cold-bench" gen "$work/data" "$persons" "$knows" "$seed" "${keys[@]}"
 PEERS_NODE_MODULES="$work/npm/node_modules" node "$here/run.mjs" --bin "$bin" \
   --data "$work/data" --persons "$persons" --knows "$knows" --runs "$runs" --commit "$commit" \
   --out "$out"

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 
 // XXH3 inlined: the probe loops hash short ids (tens of bytes), where a call costs as much as
 // the hash.
@@ -9,18 +10,27 @@
 #include <xxhash.h>
 
 namespace omnigraph {
-
 namespace {
 
 uint64_t HashOf(std::string_view s) { return XXH3_64bits(s.data(), s.size()); }
+
+// A string's tag (24 bits of its hash above its length, capped at 255) and first 8 bytes.
+uint32_t TagOf(uint64_t h, std::string_view s) {
+  return (static_cast<uint32_t>(h) << 8) | static_cast<uint32_t>(std::min<size_t>(s.size(), 255));
+}
+uint64_t HeadOf(std::string_view s) {
+  uint64_t head = 0;
+  // An empty view may have no data pointer, which memcpy may not be given even for 0 bytes.
+  if (!s.empty()) std::memcpy(&head, s.data(), std::min<size_t>(s.size(), 8));
+  return head;
+}
 
 }  // namespace
 
 StringIndex::StringIndex(size_t expected) {
   // At most half full: a table of at least twice the strings, a power of two.
   const size_t slots = std::bit_ceil(std::max<size_t>(16, expected * 2));
-  slots_.assign(slots, 0);
-  hashes_.assign(slots, 0);
+  slots_.assign(slots, Slot{});
   mask_ = slots - 1;
   strings_.reserve(expected);
 }
@@ -28,45 +38,45 @@ StringIndex::StringIndex(size_t expected) {
 uint32_t StringIndex::Insert(std::string_view s, bool* added) {
   if ((strings_.size() + 1) * 2 > slots_.size()) Grow();
   const uint64_t h = HashOf(s);
-  const uint32_t tag = static_cast<uint32_t>(h);
+  const uint32_t tag = TagOf(h, s);
+  const uint64_t head = HeadOf(s);
   for (size_t i = (h >> 32) & mask_;; i = (i + 1) & mask_) {
-    const uint32_t slot = slots_[i];
-    if (slot == 0) {
+    Slot& slot = slots_[i];
+    if (slot.ordinal == 0) {
       const uint32_t ordinal = static_cast<uint32_t>(strings_.size());
       strings_.push_back(s);
-      slots_[i] = ordinal + 1;
-      hashes_[i] = tag;
+      slot = Slot{ordinal + 1, tag, head};
       if (added != nullptr) *added = true;
       return ordinal;
     }
-    if (hashes_[i] == tag && strings_[slot - 1] == s) {
+    if (Holds(slot, s, tag, head)) {
       if (added != nullptr) *added = false;
-      return slot - 1;
+      return slot.ordinal - 1;
     }
   }
 }
 
 uint32_t StringIndex::Find(std::string_view s) const {
   const uint64_t h = HashOf(s);
-  const uint32_t tag = static_cast<uint32_t>(h);
+  const uint32_t tag = TagOf(h, s);
+  const uint64_t head = HeadOf(s);
   for (size_t i = (h >> 32) & mask_;; i = (i + 1) & mask_) {
-    const uint32_t slot = slots_[i];
-    if (slot == 0) return kAbsent;
-    if (hashes_[i] == tag && strings_[slot - 1] == s) return slot - 1;
+    const Slot& slot = slots_[i];
+    if (slot.ordinal == 0) return kAbsent;
+    if (Holds(slot, s, tag, head)) return slot.ordinal - 1;
   }
 }
 
 void StringIndex::Grow() {
   const size_t slots = slots_.size() * 2;
-  slots_.assign(slots, 0);
-  hashes_.assign(slots, 0);
+  slots_.assign(slots, Slot{});
   mask_ = slots - 1;
   for (uint32_t ordinal = 0; ordinal < strings_.size(); ++ordinal) {
-    const uint64_t h = HashOf(strings_[ordinal]);
+    const std::string_view s = strings_[ordinal];
+    const uint64_t h = HashOf(s);
     size_t i = (h >> 32) & mask_;
-    while (slots_[i] != 0) i = (i + 1) & mask_;
-    slots_[i] = ordinal + 1;
-    hashes_[i] = static_cast<uint32_t>(h);
+    while (slots_[i].ordinal != 0) i = (i + 1) & mask_;
+    slots_[i] = Slot{ordinal + 1, TagOf(h, s), HeadOf(s)};
   }
 }
 

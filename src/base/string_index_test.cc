@@ -53,5 +53,46 @@ TEST(StringIndexTest, AgreesWithAMapAcrossGrowth) {
   EXPECT_EQ(index.Find("person-with-a-long-shared-prefix-20000"), StringIndex::kAbsent);
 }
 
+// Strings a slot's first 8 bytes and length tell apart, and ones they do not: embedded zero
+// bytes (a short string's head is zero-padded), the 8/9-byte boundary, shared 8-byte heads of
+// longer strings, and lengths of 255 bytes and more (where the tag stops counting).
+TEST(StringIndexTest, TellsApartStringsThatShareTheirFirstEightBytes) {
+  using namespace std::string_literals;
+  const std::vector<std::string> strings = {"",
+                                            "\0"s,
+                                            "\0\0"s,
+                                            "a",
+                                            "a\0"s,
+                                            "a\0\0"s,
+                                            "abcdefgh",
+                                            "abcdefgh\0"s,
+                                            "abcdefghi",
+                                            "abcdefghj",
+                                            "abcdefghij",
+                                            std::string(255, 'x'),
+                                            std::string(256, 'x'),
+                                            std::string(255, 'x') + "y",
+                                            std::string(300, 'x'),
+                                            "12345",
+                                            "1234",
+                                            "123456"};
+  StringIndex index;
+  for (size_t i = 0; i < strings.size(); ++i) {
+    ASSERT_EQ(index.Insert(strings[i]), i) << i;
+  }
+  for (size_t i = 0; i < strings.size(); ++i) {
+    EXPECT_EQ(index.Find(strings[i]), i) << i;
+    bool added = true;
+    EXPECT_EQ(index.Insert(strings[i], &added), i) << i;
+    EXPECT_FALSE(added) << i;
+  }
+  EXPECT_EQ(index.Find("abcdefgz"), StringIndex::kAbsent);
+  EXPECT_EQ(index.Find("\0\0\0"s), StringIndex::kAbsent);
+  EXPECT_EQ(index.Find(std::string(299, 'x')), StringIndex::kAbsent);
+  EXPECT_EQ(index.Find(std::string(256, 'x') + "y"), StringIndex::kAbsent);
+  // A default view (no data pointer) is the empty string.
+  EXPECT_EQ(index.Find(std::string_view()), 0u);
+}
+
 }  // namespace
 }  // namespace omnigraph

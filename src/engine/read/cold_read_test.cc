@@ -193,6 +193,78 @@ TEST(ColdReadTest, AColdKeyLookupReadsOneIndexPerTableNotOnePerFragment) {
   }
 }
 
+// An integer key is its nodes' ids too, in decimal: projected for a few rows it is read back from
+// the id, as a String key is, with the value a column read gives (I64 and I32 signed, U32 and U64
+// unsigned, negatives and the extremes included), and no fragment is read for it.
+TEST(ColdReadTest, AnIntegerKeyProjectedForAFewRowsIsReadFromTheId) {
+  TempDir dir;
+  const std::string uri = dir.path() + "/g";
+  {
+    Result<std::unique_ptr<Database>> db = Database::Init(uri, R"(
+node Signed { k: I64 @key  label: String }
+node Small { k: I32 @key  label: String }
+node Unsigned { k: U64 @key  label: String }
+node Tiny { k: U32 @key  label: String }
+)");
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    std::string lines;
+    for (const char* type : {"Signed", "Small", "Unsigned", "Tiny"}) {
+      const std::vector<std::string> keys =
+          std::string(type) == "Signed"
+              ? std::vector<std::string>{"-9223372036854775808", "-5", "0", "9223372036854775807"}
+          : std::string(type) == "Small"
+              ? std::vector<std::string>{"-2147483648", "-5", "0", "2147483647"}
+          : std::string(type) == "Unsigned"
+              ? std::vector<std::string>{"0", "5", "9223372036854775808", "18446744073709551615"}
+              : std::vector<std::string>{"0", "5", "7", "4294967295"};
+      // Enough rows beside the extremes that the version keeps an id index (1,024 rows).
+      std::vector<std::string> all = keys;
+      for (int i = 1000; i < 2100; ++i) all.push_back(std::to_string(i));
+      for (const std::string& k : all) {
+        lines += std::string("{\"type\":\"") + type + "\",\"data\":{\"k\":" + k + ",\"label\":\"l" +
+                 k + "\"}}\n";
+      }
+    }
+    Result<Json> loaded = (*db)->Load(lines, "overwrite", WriteTarget{});
+    ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  }
+  for (const char* type : {"Signed", "Small", "Unsigned", "Tiny"}) {
+    SCOPED_TRACE(type);
+    // No order: sorting would read the whole key column first. Both scan in the same order.
+    const std::string queries = std::string("query keys() { match { $x: ") + type +
+                                " } return { $x.k } }\n" + "query both() { match { $x: " + type +
+                                " } return { $x.k, $x.label } }\n";
+    auto run = [&](const char* name, Json* out) {
+      Result<std::unique_ptr<Database>> db = Database::Open(uri);
+      EXPECT_TRUE(db.ok()) << db.status().ToString();
+      const StoreCallCounts opened = (*db)->StoreCalls();
+      Result<Json> result = (*db)->Query(queries, name, Json::object());
+      EXPECT_TRUE(result.ok()) << result.status().ToString();
+      if (result.ok()) *out = (*result)["rows"];
+      return (*db)->StoreCalls().gets - opened.gets;
+    };
+    Json keys, both;
+    // The first reader after the load also reads the commit its hint did not name yet.
+    run("keys", &keys);
+    const uint64_t key_gets = run("keys", &keys);
+    const uint64_t both_gets = run("both", &both);
+    ASSERT_EQ(keys.size(), 1104u);
+    ASSERT_EQ(both.size(), 1104u);
+    for (size_t i = 0; i < keys.size(); ++i) {
+      // The same value, of the same JSON type, as the fragment read beside the label gives.
+      EXPECT_EQ(keys[i]["x.k"], both[i]["x.k"]) << i;
+      EXPECT_EQ(keys[i]["x.k"].dump(), both[i]["x.k"].dump()) << i;
+      // Integers beyond 2^53 travel as JSON strings, on either path.
+      const Json& k = keys[i]["x.k"];
+      EXPECT_EQ(both[i]["x.label"].get<std::string>(),
+                "l" + (k.is_string() ? k.get<std::string>() : k.dump()))
+          << i;
+    }
+    // The label is read from the one fragment; the key alone reads none (the id index serves).
+    EXPECT_EQ(both_gets, key_gets + 1);
+  }
+}
+
 // The derived objects under `uri`, by path, with their sizes.
 std::map<std::string, uint64_t> DerivedFiles(const std::string& uri) {
   std::map<std::string, uint64_t> out;

@@ -59,6 +59,7 @@ query::ExecOptions ExecOptionsFor(const Snapshot& snapshot, const RunOptions& op
   if (options.nearest_exact_max) exec.nearest_exact_max = *options.nearest_exact_max;
   exec.point_edges_min = PointEdgesMin(snapshot, options);
   exec.point_budget_bytes = options.point_budget_bytes;
+  exec.value_grouping = options.value_grouping;
   SetQueryEmbedder(exec, snapshot.clock());
   return exec;
 }

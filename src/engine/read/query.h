@@ -58,6 +58,9 @@ struct RunOptions {
   // with small graphs).
   std::optional<uint64_t> point_edges_min;
   std::optional<uint64_t> point_budget_bytes;
+  // Overrides query::ExecOptions::value_grouping (tests compare grouping by value with grouping
+  // by entities).
+  bool value_grouping = true;
   // When set (engine/write/authority.h): asked `read` on `branch` (none for a snapshot) with the
   // node and edge types the checked query reads, before any table is read.
   Authorize authorize;

@@ -16,88 +16,70 @@
 #include <limits>
 #include <unordered_map>
 
+#include "query/exec/aggregate_parts.h"
 #include "query/exec/operators.h"
 
 namespace omnigraph::query::exec {
 
 using schema::Value;
 
-namespace {
-
-// One aggregate column's running value over some rows. Integers add exactly (rounded to F64
-// once, at the end, unless the sum leaves the I64 range); floats add in row order.
-struct Partial {
-  int64_t count = 0;  // Non-null numeric values for sum/avg; non-null values for the others.
-  int64_t int_sum = 0;
-  bool int_overflow = false;
-  double float_sum = 0;
-  Value best;  // min/max: the best non-null value so far (null when none).
-
-  void AddInt(int64_t v) {
-    int64_t sum = 0;
-    if (int_overflow || __builtin_add_overflow(int_sum, v, &sum)) {
-      if (!int_overflow) float_sum += static_cast<double>(int_sum);
-      int_overflow = true;
-      int_sum = 0;
-      float_sum += static_cast<double>(v);
-    } else {
-      int_sum = sum;
-    }
-  }
-  void Add(AggFunc func, const Value& v) {
-    if (v.is_null()) return;
-    switch (func) {
-      case AggFunc::kCount: ++count; return;
-      case AggFunc::kSum:
-      case AggFunc::kAvg:
-        switch (v.tag()) {
-          case Value::Tag::kInt: AddInt(v.int_value()); break;
-          case Value::Tag::kUInt:
-            if (v.uint_value() <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-              AddInt(static_cast<int64_t>(v.uint_value()));
-            } else {
-              float_sum += static_cast<double>(v.uint_value());
-            }
-            break;
-          case Value::Tag::kFloat: float_sum += v.float_value(); break;
-          default: return;
-        }
-        ++count;
-        return;
-      case AggFunc::kMin:
-      case AggFunc::kMax: {
-        const int c = best.is_null() ? 0 : Value::Compare(v, best);
-        if (best.is_null() || (func == AggFunc::kMin ? c < 0 : c > 0)) best = v;
-        ++count;
-        return;
+void Partial::Add(AggFunc func, const Value& v) {
+  if (v.is_null()) return;
+  switch (func) {
+    case AggFunc::kCount: ++count; return;
+    case AggFunc::kSum:
+    case AggFunc::kAvg:
+      switch (v.tag()) {
+        case Value::Tag::kInt: AddInt(v.int_value()); break;
+        case Value::Tag::kUInt:
+          if (v.uint_value() <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+            AddInt(static_cast<int64_t>(v.uint_value()));
+          } else {
+            float_sum += static_cast<double>(v.uint_value());
+          }
+          break;
+        case Value::Tag::kFloat: float_sum += v.float_value(); break;
+        default: return;
       }
-    }
-  }
-  void Merge(AggFunc func, const Partial& o) {
-    if (func == AggFunc::kMin || func == AggFunc::kMax) {
-      if (!o.best.is_null()) Add(func, o.best);       // Counts it once ...
-      count += o.count - (o.best.is_null() ? 0 : 1);  // ... and the rest of its values.
+      ++count;
+      return;
+    case AggFunc::kMin:
+    case AggFunc::kMax: {
+      const int c = best.is_null() ? 0 : Value::Compare(v, best);
+      if (best.is_null() || (func == AggFunc::kMin ? c < 0 : c > 0)) best = v;
+      ++count;
       return;
     }
-    count += o.count;
-    float_sum += o.float_sum;
-    AddInt(o.int_sum);
   }
-  Value Result(AggFunc func) const {
-    switch (func) {
-      case AggFunc::kCount: return Value::Int(count);
-      case AggFunc::kSum:
-      case AggFunc::kAvg: {
-        if (count == 0) return Value::Null();
-        const double sum = static_cast<double>(int_sum) + float_sum;
-        return Value::Float(func == AggFunc::kSum ? sum : sum / static_cast<double>(count));
-      }
-      case AggFunc::kMin:
-      case AggFunc::kMax: return best;
+}
+
+void Partial::Merge(AggFunc func, const Partial& o) {
+  if (func == AggFunc::kMin || func == AggFunc::kMax) {
+    if (!o.best.is_null()) Add(func, o.best);       // Counts it once ...
+    count += o.count - (o.best.is_null() ? 0 : 1);  // ... and the rest of its values.
+    return;
+  }
+  count += o.count;
+  float_sum += o.float_sum;
+  AddInt(o.int_sum);
+}
+
+Value Partial::Result(AggFunc func) const {
+  switch (func) {
+    case AggFunc::kCount: return Value::Int(count);
+    case AggFunc::kSum:
+    case AggFunc::kAvg: {
+      if (count == 0) return Value::Null();
+      const double sum = static_cast<double>(int_sum) + float_sum;
+      return Value::Float(func == AggFunc::kSum ? sum : sum / static_cast<double>(count));
     }
-    return Value::Null();
+    case AggFunc::kMin:
+    case AggFunc::kMax: return best;
   }
-};
+  return Value::Null();
+}
+
+namespace {
 
 // The entity groups of a frame, flat: per distinct tuple of the `by` slots' dense indices (`width`
 // of them), a row that has it and the partial aggregates of its rows (`n_agg` per group) — or,
@@ -142,14 +124,6 @@ struct EntityGroups {
     const uint32_t* y = tuples.data() + b * width;
     return std::lexicographical_compare(x, x + width, y, y + width);
   }
-};
-
-// What each aggregate column needs per row: nothing but the row (a count of an entity or id,
-// which is never null), or its argument's value.
-struct AggregateArgs {
-  std::vector<AggFunc> funcs;
-  std::vector<CExpr> exprs;
-  std::vector<bool> counts_rows;
 };
 
 void Accumulate(const ExecContext& ctx, const Frame& frame, const AggregateArgs& args, uint32_t row,
@@ -310,12 +284,6 @@ Result<std::vector<std::vector<Value>>> EvalKeys(ExecContext& ctx, const Frame& 
   ctx.stats().group_keys_evaluated += chosen.size();
   return keys;
 }
-
-// The result groups.
-struct ResultGroup {
-  std::vector<Value> keys;
-  std::vector<Partial> partials;
-};
 
 std::vector<Value> KeysAt(std::vector<std::vector<Value>>& keys, size_t i) {
   std::vector<Value> out;
@@ -478,6 +446,16 @@ Status RunOutput(ExecContext& ctx, OutputState& out, const AggregateStep& step) 
     window_frame.Gather(out.order);
     rows = &window_frame;
   }
+  // One group key that is a property of the one `by` variable: grouped by its values, column
+  // at a time, when the shape allows (value_groups.cc); otherwise by entities, then by key.
+  if (by.size() == 1 && ctx.options().value_grouping) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<std::vector<ResultGroup>> by_value,
+                               GroupByValue(ctx, *rows, step, by[0], args, {}));
+    if (by_value) {
+      EmitGroups(step, args.funcs, std::move(*by_value), out);
+      return Status::Ok();
+    }
+  }
   OMNIGRAPH_ASSIGN_OR_RETURN(EntityGroups groups, GroupByEntities(ctx, *rows, by, args));
   return FinishGroups(ctx, step, *rows, args.funcs, groups, out);
 }
@@ -491,11 +469,24 @@ Status RunAdjacencyCount(ExecContext& ctx, OutputState& out, const AggregateStep
   OMNIGRAPH_RETURN_IF_ERROR(CountFromAdjacency(ctx, step, frame, groups));
   ctx.stats().rows_matched = 0;
   for (int64_t count : groups.counts) ctx.stats().rows_matched += static_cast<uint64_t>(count);
-  std::vector<AggFunc> funcs;
+  // Every aggregate is the count; a key that may merge groups the counted nodes by its values,
+  // each weighing its count (value_groups.cc).
+  AggregateArgs args;
   for (const AggregateColumn& c : step.columns) {
-    if (c.aggregate) funcs.push_back(c.func);
+    if (!c.aggregate) continue;
+    args.funcs.push_back(c.func);
+    args.exprs.emplace_back();
+    args.counts_rows.push_back(true);
   }
-  return FinishGroups(ctx, step, frame, funcs, groups, out);
+  if (ctx.options().value_grouping) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<std::vector<ResultGroup>> by_value,
+                               GroupByValue(ctx, frame, step, 0, args, groups.counts));
+    if (by_value) {
+      EmitGroups(step, args.funcs, std::move(*by_value), out);
+      return Status::Ok();
+    }
+  }
+  return FinishGroups(ctx, step, frame, args.funcs, groups, out);
 }
 
 void EmitGroups(const AggregateStep& step, const std::vector<AggFunc>& funcs,

@@ -78,6 +78,10 @@ struct ExecOptions {
   // A walk from few nodes reads their edges point by point only on edge versions of at least
   // this many live edges (and that keep a stored adjacency).
   uint64_t point_edges_min = kPointEdgesMin;
+  // Whether an aggregate with one group key, a property of its one `by` variable, groups the
+  // rows by that property's values column at a time (aggregate_parts.h GroupByValue) instead of
+  // by entities then by key value. The results are the same; tests compare the two paths.
+  bool value_grouping = true;
   // The bytes a cache's runs may read of one adjacency point by point before a walk reads it
   // whole; unset, the stored object's size (ExecCache::PointReadsAllowed).
   std::optional<uint64_t> point_budget_bytes;
@@ -98,6 +102,9 @@ struct ExecStats {
   // Entity groups whose group keys an aggregate evaluated: every group, or only the candidates
   // of an `order … limit k` over aggregates (plan.h AggregateStep::top).
   uint64_t group_keys_evaluated = 0;
+  // Frame rows an aggregate grouped by a property's values column at a time (GroupByValue); for
+  // a count from the adjacency, the counted nodes.
+  uint64_t value_grouped_rows = 0;
 };
 
 struct QueryResult {

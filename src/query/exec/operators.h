@@ -61,8 +61,8 @@ constexpr size_t kSparseProjectRowsMax = 4096;
 // When `e` is a plain property of a slot of `frame` whose column is not loaded yet and `rows`
 // (frame rows) are at most kSparseProjectRowsMax: reads the property at those rows alone into
 // `values` (one per row of `rows`) and returns true; otherwise returns false and reads nothing.
-// A node type's single String key is its nodes' ids, so it is taken from the id index and no
-// fragment is read for it. Storage failures as reported (output.cc).
+// A node type's single String or integer key is its nodes' ids, so it is taken from the id index
+// and no fragment is read for it. Storage failures as reported (output.cc).
 Result<bool> SparseProperty(const Expr& e, const Frame& frame, std::span<const uint32_t> rows,
                             std::vector<schema::Value>& values);
 

@@ -2,6 +2,9 @@
 // result columns (operators.h; docs/design/query-execution.md "Projection, aggregation, order,
 // limit").
 #include <algorithm>
+#include <charconv>
+#include <iterator>
+#include <optional>
 #include <unordered_map>
 
 #include "query/exec/column_codec.h"
@@ -51,15 +54,39 @@ Status NeedFrameRows(const OutputState& out, const char* op) {
   return Status::Ok();
 }
 
-// Whether `prop` is the one key property of node type `type` and a plain String, so that every
-// node's value of it is its id: DeriveNodeId renders a single String key as the text itself.
+// Whether `prop` is the one key property of node type `type` and a plain String or integer, so
+// that every node's value of it is its id read back: DeriveNodeId renders a single String key as
+// the text itself and an integer key in decimal (schema/keys.cc, CanonicalKeyText).
 bool IsIdKey(const schema::TypeDef& type, const schema::PropertyDef& prop) {
-  if (type.kind != schema::TypeKind::kNode || prop.type.scalar != schema::ScalarKind::kString ||
-      prop.type.list || prop.type.is_enum()) {
+  using schema::ScalarKind;
+  const ScalarKind k = prop.type.scalar;
+  const bool textual = k == ScalarKind::kString || k == ScalarKind::kI32 || k == ScalarKind::kI64 ||
+                       k == ScalarKind::kU32 || k == ScalarKind::kU64;
+  if (type.kind != schema::TypeKind::kNode || !textual || prop.type.list || prop.type.is_enum()) {
     return false;
   }
   const schema::Constraint* key = type.key();
   return key != nullptr && key->fields.size() == 1 && key->fields[0].property_id == prop.id;
+}
+
+// The key value whose id is `id`, as a column of `prop`'s type reads it (I32/I64 as Int, U32/U64
+// as UInt); nullopt when the id is not such a value's text, which the caller then reads from the
+// fragment instead.
+std::optional<Value> KeyOfId(const schema::PropertyDef& prop, std::string_view id) {
+  using schema::ScalarKind;
+  const ScalarKind k = prop.type.scalar;
+  if (k == ScalarKind::kString) return Value::String(std::string(id));
+  const char* end = id.data() + id.size();
+  if (k == ScalarKind::kI32 || k == ScalarKind::kI64) {
+    int64_t v = 0;
+    auto [at, ec] = std::from_chars(id.data(), end, v);
+    if (ec != std::errc() || at != end) return std::nullopt;
+    return Value::Int(v);
+  }
+  uint64_t v = 0;
+  auto [at, ec] = std::from_chars(id.data(), end, v);
+  if (ec != std::errc() || at != end) return std::nullopt;
+  return Value::UInt(v);
 }
 
 }  // namespace
@@ -83,9 +110,18 @@ Result<bool> SparseProperty(const Expr& e, const Frame& frame, std::span<const u
   for (uint32_t r : rows) dense.push_back(frame.cols[slot][r]);
   if (IsIdKey(*s.type, *prop)) {
     // The node's id is its key's text (docs/design/schema.md): no fragment is read.
-    values.reserve(dense.size());
-    for (uint32_t d : dense) values.push_back(Value::String(std::string(s.image->id(d))));
-    return true;
+    std::vector<Value> keys;
+    keys.reserve(dense.size());
+    for (uint32_t d : dense) {
+      std::optional<Value> v = KeyOfId(*prop, s.image->id(d));
+      if (!v) break;
+      keys.push_back(std::move(*v));
+    }
+    if (keys.size() == dense.size()) {
+      values.insert(values.end(), std::make_move_iterator(keys.begin()),
+                    std::make_move_iterator(keys.end()));
+      return true;
+    }
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(table::Column column, s.image->GatherRows(field, dense));
   values.reserve(dense.size());
