@@ -13,17 +13,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!m.ok()) return 0;
   const auto bytes = table::Aligned8(storage::SharedBytes::FromString(std::string(payload)));
   fuzz::ExpectNamed(table::EdgeCsr::Decode(bytes, *m, "d.csr"), "d.csr");
-  // The ranged reader's view of a revision-2 payload: its table, then its fence.
+  // The ranged reader's view of a revision-2 or -3 payload: its table, then its fence, and
+  // (revision 3) the slot ranges of each fence window and the other-id groups it reads by the
+  // prefix alone, which must lie inside their sections (the reader's Fetch checks that as a
+  // programmer error).
   Result<table::CsrLayout> layout = table::DecodeCsrLayout(bytes.view(), bytes.size(), "d.csr");
   fuzz::ExpectNamed(layout, "d.csr");
-  if (layout.ok() &&
-      layout->section_offset[table::kCsrFence] + layout->section_length[table::kCsrFence] <=
-          bytes.size()) {
-    fuzz::ExpectNamed(
-        table::CsrFence::Parse(bytes.view().substr(layout->section_offset[table::kCsrFence],
-                                                   layout->section_length[table::kCsrFence]),
-                               *layout, "d.csr"),
-        "d.csr");
+  if (!layout.ok()) return 0;
+  const auto section = [&](table::CsrSection s) {
+    return bytes.view().substr(layout->section_offset[s], layout->section_length[s]);
+  };
+  Result<table::CsrFence> fence =
+      table::CsrFence::Parse(section(table::kCsrFence), *layout, "d.csr");
+  fuzz::ExpectNamed(fence, "d.csr");
+  if (!fence.ok() || layout->revision != 3) return 0;
+  for (uint64_t j = 0; j < fence->samples(); ++j) {
+    for (table::CsrSection s : {table::kCsrEdges, table::kCsrTargets}) {
+      const auto [at, length] = layout->SlotBytes(s, fence->FirstSlot(j), fence->FirstSlot(j + 1));
+      if (at + length > layout->section_offset[s] + layout->section_length[s]) {
+        fuzz::Finding("a fence window's slots lie outside their section");
+      }
+    }
   }
   return 0;
 }

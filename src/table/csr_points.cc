@@ -1,8 +1,10 @@
 #include "table/csr_points.h"
 
 #include <algorithm>
+#include <memory>
 #include <utility>
 
+#include "base/executor.h"
 #include "base/hash.h"
 #include "table/derived.h"
 #include "table/le_bytes.h"
@@ -26,6 +28,14 @@ class CsrPoints::Fetched {
     return it->bytes.view().substr(offset - it->begin, length);
   }
   uint32_t U32(uint64_t offset) const { return LoadLe<uint32_t>(At(offset, 4), 0); }
+  // Slot `slot`'s value in `section` (kCsrEdges or kCsrTargets) of a payload laid out as `layout`.
+  uint32_t Slot(const CsrLayout& layout, CsrSection section, uint64_t slot) const {
+    const uint32_t bits = layout.SlotBits(section);
+    if (bits == 0) return 0;
+    const uint64_t bit = slot * bits;
+    return CsrUnpackOne(At(layout.section_offset[section] + bit / 8, (bit % 8 + bits + 7) / 8),
+                        slot, bits);
+  }
   void HoldIn(std::vector<storage::SharedBytes>& held) const {
     for (const Run& run : runs_) held.push_back(run.bytes);
   }
@@ -67,6 +77,13 @@ Status CsrPoints::Bad(const std::string& what) const {
   return Corruption("adjacency: " + what, name_);
 }
 
+static_assert(kCsrOpenReadBytesMin >= kDerivedHeaderBytesMax + kCsrTableBytes &&
+              kCsrOpenReadBytesMin >= kDerivedHeaderBytesMax + kCsr3TableBytes);
+
+uint64_t CsrOpenReadBytes(uint64_t edges) {
+  return kCsrOpenReadBytesMin + edges / kCsrOpenReadEdgesPerByte;
+}
+
 Result<std::shared_ptr<const CsrPoints>> CsrPoints::Open(const TableVersion& version,
                                                          EdgeDirection direction) {
   const std::string_view kind = CsrKind(direction);
@@ -75,10 +92,15 @@ Result<std::shared_ptr<const CsrPoints>> CsrPoints::Open(const TableVersion& ver
   const std::string key = "cp:" + name;
   internal::TableContext& ctx = version.context();
   if (auto hit = ctx.cache().Get<CsrPoints>(key)) return hit;
-  // The envelope's header and the payload's table, in one read.
-  OMNIGRAPH_ASSIGN_OR_RETURN(
-      storage::SharedGetResult head,
-      ctx.store().GetShared(name, storage::ByteRange{0, kDerivedHeaderBytesMax + kCsrTableBytes}));
+  // The envelope's header, the payload's table and (revision 3) its prefix, in one read, unless
+  // the read ahead has read them.
+  storage::SharedGetResult head;
+  if (auto ahead = ctx.TakePrefetched(name, /*head=*/true)) {
+    head = *ahead;
+  } else {
+    const uint64_t length = CsrOpenReadBytes(manifest.entity_count);
+    OMNIGRAPH_ASSIGN_OR_RETURN(head, ctx.store().GetShared(name, storage::ByteRange{0, length}));
+  }
   OMNIGRAPH_ASSIGN_OR_RETURN(DerivedHeader header,
                              DecodeDerivedHeader(manifest, kind, head.data.view(), name));
   if (header.delta) {
@@ -95,32 +117,68 @@ Result<std::shared_ptr<const CsrPoints>> CsrPoints::Open(const TableVersion& ver
   if (layout.edges != manifest.entity_count) {
     return points->Bad("edge count differs from the version's");
   }
+  OMNIGRAPH_RETURN_IF_ERROR(layout.revision == 3 ? points->OpenPrefix(ctx, head.data)
+                                                 : points->OpenTail(ctx, header.payload_bytes));
+  std::shared_ptr<const CsrPoints> value = std::move(points);
+  ctx.cache().Put<CsrPoints>(key, value, value->tail_.size() + 256);
+  return value;
+}
+
+Status CsrPoints::OpenTail(internal::TableContext& ctx, uint64_t payload_bytes) {
   // The fence and the block checksums end the payload: one read from the fence's first block.
+  const CsrLayout& layout = layout_;
   const uint64_t fence_at = layout.section_offset[kCsrFence];
-  const uint64_t from = fence_at - (fence_at - kCsrTableBytes) % layout.block_bytes;
+  const uint64_t from = fence_at - (fence_at - layout.data_begin) % layout.block_bytes;
   OMNIGRAPH_ASSIGN_OR_RETURN(
       storage::SharedGetResult tail,
-      ctx.store().GetShared(
-          name, storage::ByteRange{header.payload_offset + from, header.payload_bytes - from}));
-  if (tail.data.size() != header.payload_bytes - from) {
-    return points->Bad("object is shorter than its header says");
+      ctx.store().GetShared(name_,
+                            storage::ByteRange{payload_offset_ + from, payload_bytes - from}));
+  if (tail.data.size() != payload_bytes - from) {
+    return Bad("object is shorter than its header says");
   }
   const std::string_view bytes = tail.data.view();
-  points->tail_ = tail.data;
-  points->sums_ = bytes.substr(layout.data_end - from);
-  if (XxHash64(points->sums_) != layout.sums_xxh64) {
-    return points->Bad("block checksums fail their checksum");
-  }
-  if (!CsrBlocksMatch(layout, points->sums_, from, bytes.substr(0, layout.data_end - from))) {
-    return points->Bad("block checksum mismatch");
+  tail_ = tail.data;
+  sums_ = bytes.substr(layout.data_end - from);
+  if (XxHash64(sums_) != layout.sums_xxh64) return Bad("block checksums fail their checksum");
+  if (!CsrBlocksMatch(layout, sums_, from, bytes.substr(0, layout.data_end - from))) {
+    return Bad("block checksum mismatch");
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(
-      points->fence_,
-      CsrFence::Parse(bytes.substr(fence_at - from, layout.section_length[kCsrFence]), layout,
-                      name));
-  std::shared_ptr<const CsrPoints> value = std::move(points);
-  ctx.cache().Put<CsrPoints>(key, value, layout.payload_bytes() - from + 256);
-  return value;
+      fence_, CsrFence::Parse(bytes.substr(fence_at - from, layout.section_length[kCsrFence]),
+                              layout, name_));
+  return Status::Ok();
+}
+
+Status CsrPoints::OpenPrefix(internal::TableContext& ctx, const storage::SharedBytes& head) {
+  const CsrLayout& layout = layout_;
+  // The payload's first data_begin bytes: the table, the fence, the other-id starts, the sums.
+  const uint64_t prefix_end = payload_offset_ + layout.data_begin;
+  if (head.size() >= prefix_end) {
+    tail_ = head;
+  } else {
+    OMNIGRAPH_ASSIGN_OR_RETURN(storage::SharedGetResult got,
+                               ctx.store().GetShared(name_, storage::ByteRange{0, prefix_end}));
+    tail_ = got.data;
+  }
+  if (tail_.size() < prefix_end) return Bad("object is shorter than its header says");
+  const std::string_view payload = tail_.view().substr(payload_offset_, layout.data_begin);
+  const auto section = [&](CsrSection i) {
+    return payload.substr(layout.section_offset[i], layout.section_length[i]);
+  };
+  if (XxHash64(payload.substr(kCsr3TableBytes)) != layout.prefix_xxh64) {
+    return Bad("prefix checksum mismatch");
+  }
+  sums_ = section(kCsrSums);
+  other_starts_ = section(kCsrOtherStarts);
+  for (uint64_t i = 0; 4 * i < other_starts_.size(); ++i) {
+    const uint32_t start = LoadLe<uint32_t>(other_starts_, 4 * i);
+    if (start > layout.section_length[kCsrOtherIds] ||
+        (i == 0 ? start != 0 : start < LoadLe<uint32_t>(other_starts_, 4 * (i - 1)))) {
+      return Bad("other-id starts out of order");
+    }
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(fence_, CsrFence::Parse(section(kCsrFence), layout, name_));
+  return Status::Ok();
 }
 
 Result<CsrPoints::Fetched> CsrPoints::Fetch(std::vector<std::pair<uint64_t, uint64_t>> ranges,
@@ -131,9 +189,9 @@ Result<CsrPoints::Fetched> CsrPoints::Fetch(std::vector<std::pair<uint64_t, uint
   std::vector<std::pair<uint64_t, uint64_t>> spans;
   for (const auto& [offset, length] : ranges) {
     if (length == 0) continue;
-    OMNIGRAPH_CHECK(offset >= kCsrTableBytes && offset + length <= layout_.data_end);
-    spans.emplace_back((offset - kCsrTableBytes) / block,
-                       (offset + length - 1 - kCsrTableBytes) / block);
+    OMNIGRAPH_CHECK(offset >= layout_.data_begin && offset + length <= layout_.data_end);
+    spans.emplace_back((offset - layout_.data_begin) / block,
+                       (offset + length - 1 - layout_.data_begin) / block);
   }
   std::sort(spans.begin(), spans.end());
   std::vector<std::pair<uint64_t, uint64_t>> clusters;
@@ -149,33 +207,59 @@ Result<CsrPoints::Fetched> CsrPoints::Fetch(std::vector<std::pair<uint64_t, uint
   if (ctx == nullptr) {
     return Status(Code::kCancelled, "the table store that opened the adjacency is closed", name_);
   }
-  std::vector<Run> runs;
-  for (const auto& [first, last] : clusters) {
-    const uint64_t begin = kCsrTableBytes + first * block;
-    const uint64_t end = std::min(kCsrTableBytes + (last + 1) * block, layout_.data_end);
-    ++out.reads;
-    OMNIGRAPH_ASSIGN_OR_RETURN(
-        storage::SharedGetResult got,
-        ctx->store().GetShared(name_, storage::ByteRange{payload_offset_ + begin, end - begin}));
-    if (got.data.size() != end - begin) return Bad("object is shorter than its table says");
-    out.bytes += got.data.size();
-    if (!CsrBlocksMatch(layout_, sums_, begin, got.data.view())) {
-      return Bad("block checksum mismatch");
+  // On a remote store the round's reads go out together (on the runtime's executor; the calling
+  // thread runs what no worker has taken), so a round costs one round trip however many clusters
+  // it reads. On a local one a read is a copy or a mapping, cheaper than handing it to a thread.
+  std::vector<Run> runs(clusters.size());
+  std::vector<Status> failed(clusters.size());
+  const auto read = [&](size_t i) {
+    const uint64_t begin = layout_.data_begin + clusters[i].first * block;
+    const uint64_t end =
+        std::min(layout_.data_begin + (clusters[i].second + 1) * block, layout_.data_end);
+    Result<storage::SharedGetResult> got =
+        ctx->store().GetShared(name_, storage::ByteRange{payload_offset_ + begin, end - begin});
+    if (!got.ok()) {
+      failed[i] = got.status();
+    } else if (got->data.size() != end - begin) {
+      failed[i] = Bad("object is shorter than its table says");
+    } else if (!CsrBlocksMatch(layout_, sums_, begin, got->data.view())) {
+      failed[i] = Bad("block checksum mismatch");
+    } else {
+      runs[i] = Run{begin, std::move(got->data)};
     }
-    runs.push_back(Run{begin, std::move(got.data)});
+  };
+  if (clusters.size() == 1 || !ctx->store().Remote()) {
+    for (size_t i = 0; i < clusters.size(); ++i) read(i);
+  } else {
+    TaskGroup group(*ctx->runtime().executor);
+    for (size_t i = 0; i < clusters.size(); ++i) {
+      group.Add([&read, i]() -> Status {
+        read(i);
+        return Status::Ok();
+      });
+    }
+    group.Wait().IgnoreError();
+  }
+  for (size_t i = 0; i < clusters.size(); ++i) {
+    OMNIGRAPH_RETURN_IF_ERROR(failed[i]);
+    ++out.reads;
+    out.bytes += runs[i].bytes.size();
   }
   return Fetched(std::move(runs));
 }
 
 Result<std::vector<std::pair<uint32_t, uint32_t>>> CsrPoints::KeySlots(
-    std::span<const std::string_view> keys, CsrPointLists& out) const {
+    std::span<const std::string_view> keys, CsrPointLists& out, std::unique_ptr<Fetched>& read,
+    bool& with_slots) const {
   const CsrLayout& l = layout_;
   const uint64_t* at = l.section_offset;
   const uint64_t stride = l.fence_stride;
   // Each key's fence window: its keys' end offsets and ids, and their offsets (the window's keys
-  // are consecutive, so their offsets are one range), in one round.
+  // are consecutive, so their offsets are one range), in one round; with revision 3, the
+  // window's slots too (the fence gives the window's first slot) unless they are many.
   std::vector<int64_t> window(keys.size());
-  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  std::vector<std::pair<uint64_t, uint64_t>> ranges, slot_ranges;
+  uint64_t slot_bytes = 0;
   const auto window_ids = [&](uint64_t j) {
     const uint64_t end =
         j + 1 < fence_.samples() ? fence_.Start(j + 1) : l.section_length[kCsrKeyIds];
@@ -190,6 +274,20 @@ Result<std::vector<std::pair<uint32_t, uint32_t>>> CsrPoints::KeySlots(
     ranges.push_back(window_ids(j));
     ranges.emplace_back(at[kCsrOffsets] + 4 * (j * stride), 4 * (last - j * stride + 1));
   }
+  // The distinct windows' slots (a batch's keys often share windows).
+  std::vector<int64_t> distinct = window;
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  for (int64_t w : distinct) {
+    if (w < 0 || l.revision != 3) continue;
+    const uint64_t j = static_cast<uint64_t>(w);
+    for (CsrSection section : {kCsrEdges, kCsrTargets}) {
+      slot_ranges.push_back(l.SlotBytes(section, fence_.FirstSlot(j), fence_.FirstSlot(j + 1)));
+      slot_bytes += slot_ranges.back().second;
+    }
+  }
+  with_slots = l.revision == 3 && slot_bytes <= kCsrWindowSlotBytesMax;
+  if (with_slots) ranges.insert(ranges.end(), slot_ranges.begin(), slot_ranges.end());
   OMNIGRAPH_ASSIGN_OR_RETURN(Fetched windows, Fetch(std::move(ranges), out));
   std::vector<std::pair<uint32_t, uint32_t>> slots(keys.size(), {0, 0});
   for (size_t i = 0; i < keys.size(); ++i) {
@@ -213,11 +311,17 @@ Result<std::vector<std::pair<uint32_t, uint32_t>>> CsrPoints::KeySlots(
         if (slots[i].first > slots[i].second || slots[i].second > l.edges) {
           return Bad("offsets out of order");
         }
+        // Revision 3 reads the slots by the window's range, which the key's must lie in.
+        if (l.revision == 3 &&
+            (slots[i].first < fence_.FirstSlot(j) || slots[i].second > fence_.FirstSlot(j + 1))) {
+          return Bad("offsets outside their fence window");
+        }
       }
       prev = id;
       begin = end;
     }
   }
+  read = std::make_unique<Fetched>(std::move(windows));
   return slots;
 }
 
@@ -248,31 +352,73 @@ Status CsrPoints::OtherIds(const std::vector<uint32_t>& targets, CsrPointLists& 
   return Status::Ok();
 }
 
-Result<CsrPointLists> CsrPoints::Lists(std::span<const std::string_view> keys) const {
+Status CsrPoints::OtherIds3(const std::vector<uint32_t>& targets, CsrPointLists& out) const {
   const uint64_t* at = layout_.section_offset;
-  CsrPointLists out;
-  // The found keys' slots (a key not found has none), then their edges and targets.
-  OMNIGRAPH_ASSIGN_OR_RETURN(auto slots, KeySlots(keys, out));
+  const uint64_t stride = layout_.other_stride;
+  const uint64_t groups = layout_.other_samples();
+  // Group g's ids: others [g·stride, (g + 1)·stride), starting at the prefix's start g.
+  const auto group_bytes = [&](uint64_t g) {
+    const uint64_t begin = LoadLe<uint32_t>(other_starts_, 4 * g);
+    const uint64_t end = g + 1 < groups ? LoadLe<uint32_t>(other_starts_, 4 * (g + 1))
+                                        : layout_.section_length[kCsrOtherIds];
+    return std::make_pair(begin, end);
+  };
   std::vector<std::pair<uint64_t, uint64_t>> ranges;
-  for (size_t i = 0; i < keys.size(); ++i) {
-    const uint64_t count = slots[i].second - slots[i].first;
-    ranges.emplace_back(at[kCsrEdges] + 4 * uint64_t{slots[i].first}, 4 * count);
-    ranges.emplace_back(at[kCsrTargets] + 4 * uint64_t{slots[i].first}, 4 * count);
+  for (uint32_t t : targets) {
+    const uint64_t g = t / stride;
+    const uint64_t count = std::min(layout_.others, (g + 1) * stride) - g * stride;
+    ranges.emplace_back(at[kCsrOtherEnds] + 4 * g * stride, 4 * count);
+    const auto [begin, end] = group_bytes(g);
+    ranges.emplace_back(at[kCsrOtherIds] + begin, end - begin);
   }
-  OMNIGRAPH_ASSIGN_OR_RETURN(Fetched slot_bytes, Fetch(std::move(ranges), out));
+  // One round: each target's group, its end offsets and its ids.
+  OMNIGRAPH_ASSIGN_OR_RETURN(Fetched got, Fetch(std::move(ranges), out));
+  for (uint32_t t : targets) {
+    const auto [group_begin, group_end] = group_bytes(t / stride);
+    const uint64_t begin =
+        t % stride == 0 ? group_begin : got.U32(at[kCsrOtherEnds] + 4 * uint64_t{t - 1});
+    const uint64_t end = got.U32(at[kCsrOtherEnds] + 4 * uint64_t{t});
+    if (begin < group_begin || begin > end || end > group_end) {
+      return Bad("other ends out of order");
+    }
+    out.others.push_back(end == begin ? std::string_view()
+                                      : got.At(at[kCsrOtherIds] + begin, end - begin));
+  }
+  got.HoldIn(out.held);
+  return Status::Ok();
+}
+
+Result<CsrPointLists> CsrPoints::Lists(std::span<const std::string_view> keys) const {
+  CsrPointLists out;
+  // The found keys' slots (a key not found has none), then their edges and targets: read with
+  // the windows, or in a round of their own.
+  std::unique_ptr<Fetched> read;
+  bool with_slots = false;
+  OMNIGRAPH_ASSIGN_OR_RETURN(auto slots, KeySlots(keys, out, read, with_slots));
+  if (!with_slots) {
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      for (CsrSection section : {kCsrEdges, kCsrTargets}) {
+        ranges.push_back(layout_.SlotBytes(section, slots[i].first, slots[i].second));
+      }
+    }
+    OMNIGRAPH_ASSIGN_OR_RETURN(Fetched slot_bytes, Fetch(std::move(ranges), out));
+    read = std::make_unique<Fetched>(std::move(slot_bytes));
+  }
   std::vector<uint32_t> targets;
   out.begin.push_back(0);
   for (size_t i = 0; i < keys.size(); ++i) {
     for (uint32_t s = slots[i].first; s < slots[i].second; ++s) {
-      const uint32_t edge = slot_bytes.U32(at[kCsrEdges] + 4 * uint64_t{s});
-      const uint32_t target = slot_bytes.U32(at[kCsrTargets] + 4 * uint64_t{s});
+      const uint32_t edge = read->Slot(layout_, kCsrEdges, s);
+      const uint32_t target = read->Slot(layout_, kCsrTargets, s);
       if (edge >= layout_.edges || target >= layout_.others) return Bad("slot outside the lists");
       out.edges.push_back(edge);
       targets.push_back(target);
     }
     out.begin.push_back(static_cast<uint32_t>(out.edges.size()));
   }
-  OMNIGRAPH_RETURN_IF_ERROR(OtherIds(targets, out));
+  OMNIGRAPH_RETURN_IF_ERROR(layout_.revision == 3 ? OtherIds3(targets, out)
+                                                  : OtherIds(targets, out));
   return out;
 }
 

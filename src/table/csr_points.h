@@ -1,14 +1,19 @@
 // CsrPoints: the edges of a few keys of one direction of an edge table version's adjacency, read
-// from its derived object (revision 2, table/edge_csr.h) in ranged reads of only the blocks they
-// live in, each checked against its block checksum — what a query that starts from one node
+// from its derived object (revision 2 or 3, table/edge_csr.h) in ranged reads of only the blocks
+// they live in, each checked against its block checksum — what a query that starts from one node
 // needs, instead of the whole object (docs/format/indexes.md "Reading a few keys").
 //
-// Opening reads the envelope header with the payload's table (one ranged read) and the fence
-// with the block checksums (one ranged read, at the payload's end). Each Lists call then reads,
-// for all its keys together, in four rounds: the fence windows of key ends, key ids and offsets,
-// the slots' edges and targets, the other endpoints' end offsets and their ids. Within a
-// round, ranges whose blocks lie within kCsrCoalesceGapBytes of each other are read together, so
-// a round costs one read per cluster, not one per key or edge, and at most kCsrRoundReadsMax.
+// Revision 3: opening is one read of the object's first CsrOpenReadBytes (the envelope header, the
+// table and the prefix with the fence, the other-id starts and the block checksums; a second read
+// only when the prefix is longer), which a cold read may fetch ahead (TableStore::Prefetch). Each
+// Lists call then reads, for all its keys together, in two rounds: the fence windows (key ends,
+// key ids, offsets, and the packed slots of the window when they are at most
+// kCsrWindowSlotBytesMax, else a round of their own for the key's slots), then each target's
+// group of kCsrOtherStride other ids with their end offsets. Revision 2: two reads to open (the
+// table, then the fence and block checksums at the payload's end) and four rounds per call (the
+// windows, the slots, the targets' end offsets, their ids). Within a round, ranges whose blocks
+// lie within kCsrCoalesceGapBytes of each other are read together, so a round costs one read per
+// cluster, not one per key or edge, and at most kCsrRoundReadsMax.
 // Immutable once opened; thread-safe.
 #pragma once
 
@@ -39,6 +44,19 @@ inline constexpr uint64_t kCsrCoalesceGapBytes = 64 * 1024;
 // together, so that a node of many edges spread over a large object costs a bounded number of
 // round trips (more bytes instead).
 inline constexpr size_t kCsrRoundReadsMax = 8;
+// Revision 3: a fence window's packed slots go out with the window when they are at most this
+// many bytes (a window of 128 keys of average degree 24 at 39 bits a slot: 15 KB); a window with
+// more (a key of many edges in it) reads only the key's slots, in a round of its own.
+inline constexpr uint64_t kCsrWindowSlotBytesMax = 64 * 1024;
+// Opening reads this much of the object's start plus one byte per kCsrOpenReadEdgesPerByte
+// edges: a revision-3 prefix takes about 0.0024 + 0.23/d bytes per edge at an average degree d
+// (1/80 byte at the benchmark's 24), so a graph of average degree 4 or more opens in one read.
+inline constexpr uint64_t kCsrOpenReadBytesMin = 16 * 1024;
+inline constexpr uint64_t kCsrOpenReadEdgesPerByte = 16;
+
+// The first bytes of an adjacency of `edges` edges that opening reads (the read ahead reads as
+// many).
+uint64_t CsrOpenReadBytes(uint64_t edges);
 
 // The edges of the keys asked for, each key's in ascending position (the adjacency's order).
 struct CsrPointLists {
@@ -54,7 +72,8 @@ struct CsrPointLists {
 
 class CsrPoints {
  public:
-  // Opens `direction` of `version` for point reads (two ranged reads). NotFound when the object
+  // Opens `direction` of `version` for point reads (one ranged read for revision 3, or the bytes
+  // the read ahead fetched; two for revision 2 or a long prefix). NotFound when the object
   // is absent; Unsupported when it is a delta or of revision 1 (the caller reads it whole);
   // Corruption naming the object when its header, table, fence or block checksums are damaged or
   // it belongs to another version; storage failures as reported.
@@ -87,11 +106,19 @@ class CsrPoints {
   // Reads the blocks covering `ranges` (payload offset, length), coalesced, and checks them.
   Result<Fetched> Fetch(std::vector<std::pair<uint64_t, uint64_t>> ranges,
                         CsrPointLists& out) const;
-  // Round 1 of Lists: each key's slots [first, second) (empty for a key the adjacency lacks).
+  // After the table: revision 2's fence and block checksums (a read at the payload's end), or
+  // revision 3's prefix (in `head`, which starts at the object's start, or read for the rest).
+  Status OpenTail(internal::TableContext& ctx, uint64_t payload_bytes);
+  Status OpenPrefix(internal::TableContext& ctx, const storage::SharedBytes& head);
+  // Round 1 of Lists: each key's slots [first, second) (empty for a key the adjacency lacks),
+  // and the bytes read, which hold the windows' slots too when `with_slots` comes back true.
   Result<std::vector<std::pair<uint32_t, uint32_t>>> KeySlots(
-      std::span<const std::string_view> keys, CsrPointLists& out) const;
-  // Rounds 3 and 4: the id of each target ordinal, appended to out.others.
+      std::span<const std::string_view> keys, CsrPointLists& out, std::unique_ptr<Fetched>& read,
+      bool& with_slots) const;
+  // The id of each target ordinal, appended to out.others: revision 2 in two rounds (the end
+  // offsets, then the ids), revision 3 in one (the target's group of ids with their ends).
   Status OtherIds(const std::vector<uint32_t>& targets, CsrPointLists& out) const;
+  Status OtherIds3(const std::vector<uint32_t>& targets, CsrPointLists& out) const;
   Status Bad(const std::string& what) const;
 
   // Holds the store. Weak: the context's cache holds this object.
@@ -99,9 +126,11 @@ class CsrPoints {
   std::string name_;
   uint64_t payload_offset_ = 0;
   CsrLayout layout_;
-  storage::SharedBytes tail_;  // The fence and block checksums, read at open.
+  // What opening read of the fence and the block checksums (and revision 3's other-id starts).
+  storage::SharedBytes tail_;
   CsrFence fence_;
   std::string_view sums_;
+  std::string_view other_starts_;  // Revision 3.
 };
 
 }  // namespace omnigraph::table

@@ -30,13 +30,9 @@ constexpr uint64_t kV1EntryBytes = 24;
 constexpr uint64_t kV1TableBytes = 8 + kV1Sections * kV1EntryBytes + 8;
 constexpr uint32_t kRevision1 = 0;  // Revision 1 has zero where revision 2 has its number.
 constexpr uint32_t kRevision2 = 2;
-// Where the fields of the revision-2 table are.
-constexpr uint64_t kSectionTableAt = 40;
-constexpr uint64_t kSumsHashAt = kSectionTableAt + 16 * kCsrSections;
-constexpr uint64_t kTableHashAt = kSumsHashAt + 8;
-static_assert(kTableHashAt + 8 == kCsrTableBytes);
-constexpr uint64_t kBlockBytesMin = 4096;
-constexpr uint64_t kBlockBytesMax = 1 << 20;
+constexpr uint32_t kRevision3 = 3;
+// Where the revision-2 table's checksum is.
+constexpr uint64_t kTableHashAt = kCsrTableBytes - 8;
 
 template <typename T>
 std::string_view Bytes(const std::vector<T>& v) {
@@ -71,6 +67,21 @@ std::vector<uint32_t> OrderByRank(std::span<const uint32_t> rank, size_t distinc
   return order;
 }
 
+// Appends the ids `index` numbers to `list`, ascending, and returns each number's rank there.
+Result<std::vector<uint32_t>> RankDistinct(const StringIndex& index, StringList& list) {
+  // by_id[r]: the number of the r-th smallest distinct id.
+  std::vector<uint32_t> by_id(index.size());
+  std::iota(by_id.begin(), by_id.end(), 0u);
+  std::sort(by_id.begin(), by_id.end(),
+            [&](uint32_t a, uint32_t b) { return index.At(a) < index.At(b); });
+  std::vector<uint32_t> rank_of(index.size());
+  for (uint32_t r = 0; r < by_id.size(); ++r) {
+    rank_of[by_id[r]] = r;
+    OMNIGRAPH_RETURN_IF_ERROR(AppendDistinct(index.At(by_id[r]), list));
+  }
+  return rank_of;
+}
+
 // Appends the distinct ids of `ids` to `list`, ascending; sets rank[p] to the position of ids[p]
 // in that list and, when `order` is given, fills it with the positions of `ids` in id order,
 // equal ids in position order (a stable sort by id).
@@ -100,18 +111,9 @@ Status RankIds(const std::vector<std::string_view>& ids, StringList& list,
     if (order != nullptr) *order = std::move(sorted);
     return Status::Ok();
   }
-  // by_id[r]: the slot of the r-th smallest distinct id.
-  std::vector<uint32_t> by_id(index.size());
-  std::iota(by_id.begin(), by_id.end(), 0u);
-  std::sort(by_id.begin(), by_id.end(),
-            [&](uint32_t a, uint32_t b) { return index.At(a) < index.At(b); });
-  std::vector<uint32_t> rank_of(index.size());
-  for (uint32_t r = 0; r < by_id.size(); ++r) {
-    rank_of[by_id[r]] = r;
-    OMNIGRAPH_RETURN_IF_ERROR(AppendDistinct(index.At(by_id[r]), list));
-  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<uint32_t> rank_of, RankDistinct(index, list));
   for (size_t q = 0; q < ids.size(); ++q) rank[q] = rank_of[slot[q]];
-  if (order != nullptr) *order = OrderByRank(rank, by_id.size());
+  if (order != nullptr) *order = OrderByRank(rank, rank_of.size());
   return Status::Ok();
 }
 
@@ -162,8 +164,10 @@ EdgeCsr Assemble(std::shared_ptr<OwnedCsr> owned, std::vector<uint32_t> key_rank
   return out;
 }
 
-// The structure both revisions must have: id lists ascending, offsets rising from 0 to `e`,
-// every slot naming a position and an ordinal in range.
+}  // namespace
+
+namespace csr_internal {
+
 Status CheckStructure(const EdgeCsr& csr, uint64_t e, const std::string& name) {
   auto bad = [&](const std::string& what) { return Corruption("adjacency: " + what, name); };
   if (!WellFormed(csr.keys) || !WellFormed(csr.others)) return bad("endpoint ids out of order");
@@ -178,17 +182,34 @@ Status CheckStructure(const EdgeCsr& csr, uint64_t e, const std::string& name) {
   return Status::Ok();
 }
 
-// The fence section of `keys`: every stride-th key's start in the key ids, the sampled ids'
-// ends, then the sampled ids.
-std::string EncodeFence(const StringListView& keys, uint32_t stride) {
-  std::string starts, ends, ids;
+std::string EncodeFence(const StringListView& keys, std::span<const uint32_t> offsets,
+                        uint32_t stride) {
+  std::string starts, slots, ends, ids;
   for (uint64_t k = 0; k < keys.size(); k += stride) {
     AppendLe<uint32_t>(starts, k == 0 ? 0 : keys.ends[k - 1]);
+    if (!offsets.empty()) AppendLe<uint32_t>(slots, offsets[k]);
     ids.append(keys.At(k));
     AppendLe<uint32_t>(ends, static_cast<uint32_t>(ids.size()));
   }
-  return starts + ends + ids;
+  return starts + slots + ends + ids;
 }
+
+bool FenceMatches(const CsrFence& fence, const EdgeCsr& csr, const CsrLayout& layout) {
+  for (uint64_t j = 0; j < fence.samples(); ++j) {
+    const uint64_t k = j * layout.fence_stride;
+    if (fence.Start(j) != (k == 0 ? 0 : csr.keys.ends[k - 1]) || fence.Id(j) != csr.keys.At(k)) {
+      return false;
+    }
+    if (layout.revision == 3 && fence.FirstSlot(j) != csr.offsets[k]) return false;
+  }
+  return true;
+}
+
+}  // namespace csr_internal
+
+namespace {
+
+using csr_internal::CheckStructure;
 
 Result<EdgeCsr> DecodeV1(const storage::SharedBytes& bytes, const TableManifest& manifest,
                          const std::string& name) {
@@ -261,12 +282,7 @@ Result<EdgeCsr> DecodeV2(const storage::SharedBytes& bytes, const TableManifest&
   csr.targets = array(kCsrTargets, layout.edges);
   OMNIGRAPH_RETURN_IF_ERROR(CheckStructure(csr, layout.edges, name));
   OMNIGRAPH_ASSIGN_OR_RETURN(CsrFence fence, CsrFence::Parse(section(kCsrFence), layout, name));
-  for (uint64_t j = 0; j < fence.samples(); ++j) {
-    const uint64_t k = j * layout.fence_stride;
-    if (fence.Start(j) != (k == 0 ? 0 : csr.keys.ends[k - 1]) || fence.Id(j) != csr.keys.At(k)) {
-      return bad("fence differs from the key ids");
-    }
-  }
+  if (!csr_internal::FenceMatches(fence, csr, layout)) return bad("fence differs from the key ids");
   return csr;
 }
 
@@ -321,15 +337,7 @@ struct EdgeCsrBuilder::Side {
   // Appends the distinct ids to `list`, ascending, and turns each slot into its id's rank there;
   // the copies are freed.
   Status Rank(StringList& list) {
-    std::vector<uint32_t> by_id(index.size());
-    std::iota(by_id.begin(), by_id.end(), 0u);
-    std::sort(by_id.begin(), by_id.end(),
-              [&](uint32_t a, uint32_t b) { return index.At(a) < index.At(b); });
-    std::vector<uint32_t> rank_of(index.size());
-    for (uint32_t r = 0; r < by_id.size(); ++r) {
-      rank_of[by_id[r]] = r;
-      OMNIGRAPH_RETURN_IF_ERROR(AppendDistinct(index.At(by_id[r]), list));
-    }
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<uint32_t> rank_of, RankDistinct(index, list));
     index = StringIndex();
     chunks.clear();
     for (uint32_t& s : slot) s = rank_of[s];
@@ -370,8 +378,10 @@ Result<EdgeCsr> EdgeCsrBuilder::Finish(const std::string& name) && {
                   std::move(other_->slot));
 }
 
-std::string EdgeCsr::Encode() const {
-  const std::string fence = EncodeFence(keys, kCsrFenceStride);
+std::string EdgeCsr::Encode() const { return csr_internal::EncodeRevision3(*this); }
+
+std::string EdgeCsr::EncodeRevision2() const {
+  const std::string fence = csr_internal::EncodeFence(keys, {}, kCsrFenceStride);
   const std::string_view sections[kCsrSections] = {
       Bytes(keys.ends), keys.blob,    Bytes(others.ends), others.blob,
       Bytes(offsets),   Bytes(edges), Bytes(targets),     fence};
@@ -422,126 +432,8 @@ Result<EdgeCsr> EdgeCsr::Decode(const storage::SharedBytes& bytes, const TableMa
   const uint32_t revision = LoadLe<uint32_t>(payload, 4);
   if (revision == kRevision1) return DecodeV1(aligned, manifest, name);
   if (revision == kRevision2) return DecodeV2(aligned, manifest, name);
-  return Corruption("adjacency: revision " + std::to_string(revision) + ", expected 1 or 2", name);
-}
-
-Result<CsrLayout> DecodeCsrLayout(std::string_view head, uint64_t payload_bytes,
-                                  const std::string& name) {
-  auto bad = [&](const std::string& what) { return Corruption("adjacency: " + what, name); };
-  if (head.size() < 8) return bad("no section table");
-  if (LoadLe<uint32_t>(head, 4) == kRevision1 && LoadLe<uint32_t>(head, 0) == kV1Sections) {
-    return Status(Code::kUnsupported, "adjacency of revision 1 is read whole only", name);
-  }
-  if (head.size() < kCsrTableBytes) return bad("section table is truncated");
-  if (LoadLe<uint64_t>(head, kTableHashAt) != XxHash64(head.substr(0, kTableHashAt))) {
-    return bad("section table checksum mismatch");
-  }
-  if (LoadLe<uint32_t>(head, 0) != kCsrSections || LoadLe<uint32_t>(head, 4) != kRevision2) {
-    return bad("unknown section table");
-  }
-  CsrLayout layout;
-  layout.edges = LoadLe<uint64_t>(head, 8);
-  layout.keys = LoadLe<uint64_t>(head, 16);
-  layout.others = LoadLe<uint64_t>(head, 24);
-  layout.fence_stride = LoadLe<uint32_t>(head, 32);
-  layout.block_bytes = LoadLe<uint32_t>(head, 36);
-  layout.sums_xxh64 = LoadLe<uint64_t>(head, kSumsHashAt);
-  if (layout.block_bytes < kBlockBytesMin || layout.block_bytes > kBlockBytesMax ||
-      (layout.block_bytes & (layout.block_bytes - 1)) != 0 || layout.fence_stride == 0) {
-    return bad("block size or fence stride out of range");
-  }
-  // The counts bound the section sizes below, which the payload bounds: checked before any is
-  // multiplied.
-  if (layout.edges > payload_bytes / 8 || layout.keys > payload_bytes / 4 ||
-      layout.others > payload_bytes / 4) {
-    return bad("counts exceed the payload");
-  }
-  const uint64_t expected[kCsrSections] = {
-      4 * layout.keys,  0, 4 * layout.others, 0, 4 * (layout.keys + 1), 4 * layout.edges,
-      4 * layout.edges, 0};
-  uint64_t at = kCsrTableBytes;
-  for (uint32_t i = 0; i < kCsrSections; ++i) {
-    layout.section_offset[i] = LoadLe<uint64_t>(head, kSectionTableAt + 16 * i);
-    layout.section_length[i] = LoadLe<uint64_t>(head, kSectionTableAt + 16 * i + 8);
-    if (layout.section_offset[i] != at || layout.section_length[i] > payload_bytes) {
-      return bad("section " + std::to_string(i) + " is not where the sections before it end");
-    }
-    const bool sized = i != kCsrKeyIds && i != kCsrOtherIds && i != kCsrFence;
-    if ((sized && layout.section_length[i] != expected[i]) ||
-        (!sized && layout.section_length[i] > kIdIndexBytesMax)) {
-      return bad("section sizes differ from the counts");
-    }
-    at += Padded8(layout.section_length[i]);
-  }
-  layout.data_end = at;
-  if (layout.section_length[kCsrFence] < 8 * layout.fence_samples()) {
-    return bad("fence is shorter than its samples");
-  }
-  if (at > payload_bytes || layout.payload_bytes() != payload_bytes) {
-    return bad("payload is " + std::to_string(payload_bytes) + " bytes; its table says " +
-               std::to_string(at > payload_bytes ? at : layout.payload_bytes()));
-  }
-  return layout;
-}
-
-bool CsrBlocksMatch(const CsrLayout& layout, std::string_view sums, uint64_t offset,
-                    std::string_view bytes) {
-  if (offset < kCsrTableBytes || (offset - kCsrTableBytes) % layout.block_bytes != 0) return false;
-  uint64_t block = (offset - kCsrTableBytes) / layout.block_bytes;
-  for (uint64_t at = 0; at < bytes.size(); at += layout.block_bytes, ++block) {
-    const std::string_view chunk = bytes.substr(at, layout.block_bytes);
-    const bool whole =
-        chunk.size() == layout.block_bytes || offset + at + chunk.size() == layout.data_end;
-    if (!whole || 8 * block + 8 > sums.size()) return false;
-    if (XxHash64(chunk) != LoadLe<uint64_t>(sums, 8 * block)) return false;
-  }
-  return true;
-}
-
-Result<CsrFence> CsrFence::Parse(std::string_view section, const CsrLayout& layout,
-                                 const std::string& name) {
-  auto bad = [&](const std::string& what) { return Corruption("adjacency fence: " + what, name); };
-  CsrFence fence;
-  fence.samples_ = layout.fence_samples();
-  const uint64_t m = fence.samples_;
-  if (section.size() < 8 * m) return bad("shorter than its samples");
-  fence.bytes_ = section;
-  const uint64_t id_bytes = section.size() - 8 * m;
-  uint32_t prev_end = 0;
-  for (uint64_t j = 0; j < m; ++j) {
-    const uint32_t start = LoadLe<uint32_t>(section, 4 * j);
-    const uint32_t end = LoadLe<uint32_t>(section, 4 * (m + j));
-    if (end < prev_end || end > id_bytes) return bad("offsets out of order");
-    if (start > layout.section_length[kCsrKeyIds] ||
-        (j == 0 ? start != 0 : start < fence.Start(j - 1))) {
-      return bad("starts out of order");
-    }
-    prev_end = end;
-    if (j > 0 && !(fence.Id(j - 1) < fence.Id(j))) return bad("ids out of order");
-  }
-  if (prev_end != id_bytes) return bad("offsets do not cover the ids");
-  return fence;
-}
-
-uint32_t CsrFence::Start(uint64_t j) const { return LoadLe<uint32_t>(bytes_, 4 * j); }
-
-std::string_view CsrFence::Id(uint64_t j) const {
-  const uint32_t begin = j == 0 ? 0 : LoadLe<uint32_t>(bytes_, 4 * (samples_ + j - 1));
-  const uint32_t end = LoadLe<uint32_t>(bytes_, 4 * (samples_ + j));
-  return bytes_.substr(8 * samples_ + begin, end - begin);
-}
-
-int64_t CsrFence::Floor(std::string_view id) const {
-  uint64_t lo = 0, hi = samples_;
-  while (lo < hi) {
-    const uint64_t mid = lo + (hi - lo) / 2;
-    if (Id(mid) <= id) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return static_cast<int64_t>(lo) - 1;
+  if (revision == kRevision3) return csr_internal::DecodeRevision3(aligned, manifest, name);
+  return Corruption("adjacency: revision " + std::to_string(revision) + ", expected 1 to 3", name);
 }
 
 }  // namespace omnigraph::table

@@ -10,10 +10,13 @@
 // adjacency views the object's bytes (a mapping of the file on a local store) instead of copying
 // them; a built one owns its arrays. Immutable; thread-safe to share.
 //
-// The payload has two revisions. Revision 1 checksums each section whole, so it can only be read
-// whole. Revision 2 (what Encode writes) checksums the sections in blocks of kCsrBlockBytes and
-// carries a sparse fence of key ids, so that a reader can fetch and verify only the blocks one
-// node's edges live in (table/csr_points.h); both are read whole by Decode.
+// The payload has three revisions. Revision 1 checksums each section whole, so it can only be
+// read whole. Revision 2 checksums the sections in blocks of kCsrBlockBytes and carries a sparse
+// fence of key ids, so that a reader can fetch and verify only the blocks one node's edges live in
+// (table/csr_points.h). Revision 3 (what Encode writes) bit-packs each slot's position and target
+// ordinal at the fewest bits their counts need, and puts the fence (with each sample's first
+// slot), every kCsrOtherStride-th other-id start and the block checksums in a prefix, so that a
+// point reader opens it with one read (decision 214). Decode reads all three whole.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +24,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -61,8 +65,10 @@ struct StringListView {
 
 // Revision 2 of the payload: blocks of this many bytes are checksummed one by one.
 inline constexpr uint64_t kCsrBlockBytes = 16 * 1024;
-// Revision 2 keeps every this-many-th key id in its fence.
+// Revisions 2 and 3 keep every this-many-th key id in their fence.
 inline constexpr uint32_t kCsrFenceStride = 128;
+// Revision 3 keeps the start of every this-many-th other id in its prefix.
+inline constexpr uint32_t kCsrOtherStride = 64;
 
 struct EdgeCsr {
   StringListView keys;    // The key endpoint's distinct ids, ascending.
@@ -83,11 +89,15 @@ struct EdgeCsr {
   // From each edge's endpoints, in id-index order (`src[p]`, `dst[p]` of edge position p).
   static Result<EdgeCsr> Build(EdgeDirection direction, const std::vector<std::string_view>& src,
                                const std::vector<std::string_view>& dst);
-  // The payload of the derived object, revision 2 (docs/format/indexes.md).
+  // The payload of the derived object, revision 3 (docs/format/indexes.md).
   std::string Encode() const;
-  // Decodes and checks a payload of either revision against `manifest` (every checksum, the
-  // edge count, offsets, ordinals and the order of both id lists), viewing its bytes and keeping
-  // them alive. Corruption naming `name` otherwise.
+  // The payload in revision 2, which readers still read (what writers wrote before revision 3;
+  // tests make one with it to check that it stays readable).
+  std::string EncodeRevision2() const;
+  // Decodes and checks a payload of any revision against `manifest` (every checksum, the edge
+  // count, offsets, ordinals and the order of both id lists). Revisions 1 and 2 are viewed in
+  // place; revision 3's packed slots are decoded into arrays once, its other sections viewed; the
+  // bytes are kept alive. Corruption naming `name` otherwise.
   static Result<EdgeCsr> Decode(const storage::SharedBytes& payload, const TableManifest& manifest,
                                 const std::string& name);
 };
@@ -118,7 +128,9 @@ class EdgeCsrBuilder {
   std::unique_ptr<Side> other_;
 };
 
-// The sections of a revision-2 payload, in the order they are laid out.
+// The sections of revisions 2 and 3 by what they hold. Revision 2 lays out the first eight in
+// this order; revision 3 lays out the fence, the other starts and the block checksums first (the
+// prefix), then the rest in this order (docs/format/indexes.md).
 enum CsrSection : uint32_t {
   kCsrKeyEnds,
   kCsrKeyIds,
@@ -128,49 +140,82 @@ enum CsrSection : uint32_t {
   kCsrEdges,
   kCsrTargets,
   kCsrFence,
-  kCsrSections
+  kCsrSections,  // Revision 2 has the sections above.
+  kCsrOtherStarts = kCsrSections,
+  kCsrSums,
+  kCsrSections3  // Revision 3 has these.
 };
 // The fixed table at the start of a revision-2 payload.
 inline constexpr uint64_t kCsrTableBytes = 40 + 16 * kCsrSections + 16;
+// The fixed table at the start of a revision-3 payload.
+inline constexpr uint64_t kCsr3TableBytes = 48 + 16 * kCsrSections3 + 16;
 
-// What the table of a revision-2 payload says: the counts, where each section is, the block
-// grid over the data area (from the end of the table to the end of the last section) and where
-// the block checksums are (right after the data area, up to the end of the payload).
+// What the table of a revision-2 or -3 payload says: the counts, where each section is, the block
+// grid over the data area and where the block checksums are (revision 2: after the data area, to
+// the end of the payload; revision 3: in the prefix, before it).
 struct CsrLayout {
+  uint32_t revision = 0;
   uint64_t edges = 0;
   uint64_t keys = 0;
   uint64_t others = 0;
   uint32_t fence_stride = 0;
+  uint32_t other_stride = 0;  // Revision 3.
   uint64_t block_bytes = 0;
-  uint64_t section_offset[kCsrSections] = {};
-  uint64_t section_length[kCsrSections] = {};
-  uint64_t data_end = 0;  // The data area is [kCsrTableBytes, data_end).
-  uint64_t sums_xxh64 = 0;
+  // Bits per slot of the edges and targets sections: 32 in revision 2.
+  uint32_t edge_bits = 32;
+  uint32_t target_bits = 32;
+  uint64_t section_offset[kCsrSections3] = {};
+  uint64_t section_length[kCsrSections3] = {};
+  uint64_t data_begin = 0;  // The data area is [data_begin, data_end).
+  uint64_t data_end = 0;
+  uint64_t sums_xxh64 = 0;    // Revision 2: of the block checksums.
+  uint64_t prefix_xxh64 = 0;  // Revision 3: of the prefix after the table.
 
-  uint64_t blocks() const { return (data_end - kCsrTableBytes + block_bytes - 1) / block_bytes; }
-  uint64_t payload_bytes() const { return data_end + 8 * blocks(); }
+  uint64_t blocks() const { return (data_end - data_begin + block_bytes - 1) / block_bytes; }
+  uint64_t payload_bytes() const { return revision == 3 ? data_end : data_end + 8 * blocks(); }
   // How many samples the fence holds.
   uint64_t fence_samples() const { return (keys + fence_stride - 1) / fence_stride; }
+  // Revision 3: how many other-id starts the prefix holds.
+  uint64_t other_samples() const { return (others + other_stride - 1) / other_stride; }
+  // Where the block checksums are.
+  uint64_t sums_offset() const { return revision == 3 ? section_offset[kCsrSums] : data_end; }
+  // The bits of `section` (kCsrEdges or kCsrTargets) per slot.
+  uint32_t SlotBits(CsrSection section) const {
+    return section == kCsrEdges ? edge_bits : target_bits;
+  }
+  // The payload bytes [offset, offset + length) holding `section`'s values of slots
+  // [first, last).
+  std::pair<uint64_t, uint64_t> SlotBytes(CsrSection section, uint64_t first, uint64_t last) const;
 };
 
-// Decodes the table at the start of `payload_head` (at least kCsrTableBytes of the payload) of a
-// payload of `payload_bytes` bytes: its checksum, the sections in order inside the data area with
-// the sizes the counts call for, and the payload's length. Unsupported for a revision-1 payload
-// (readable whole only); Corruption naming `name` for anything else.
+// The fewest bits that hold every value below `count`: 0 for a count of 0 or 1.
+uint32_t CsrBitsFor(uint64_t count);
+// Slot `slot`'s value in a packed section of `bits` bits per slot, `bytes` being the section's
+// bytes from byte slot·bits/8 (at least the value's bytes; fewer than 8 are read at the end).
+uint32_t CsrUnpackOne(std::string_view bytes, uint64_t slot, uint32_t bits);
+
+// Decodes the table at the start of `payload_head` (at least the table of the payload) of a
+// payload of `payload_bytes` bytes: its checksum, the sections in order with the sizes the counts
+// call for, and the payload's length. Unsupported for a revision-1 payload (readable whole only);
+// Corruption naming `name` for anything else.
 Result<CsrLayout> DecodeCsrLayout(std::string_view payload_head, uint64_t payload_bytes,
                                   const std::string& name);
 
-// The fence of a revision-2 payload: every fence_stride-th key id (sample j is key j·stride)
-// with the offset in the key-id section where that key starts. Views the section's bytes.
+// The fence of a revision-2 or -3 payload: every fence_stride-th key id (sample j is key j·stride)
+// with the offset in the key-id section where that key starts and (revision 3) its first slot.
+// Views the section's bytes.
 class CsrFence {
  public:
   // Checks `section` (the fence section's bytes) for `layout`: its size, ids strictly ascending,
-  // starts ascending from 0 inside the key-id section. Corruption naming `name` otherwise.
+  // starts ascending from 0 inside the key-id section, first slots ascending from 0 up to the
+  // edge count. Corruption naming `name` otherwise.
   static Result<CsrFence> Parse(std::string_view section, const CsrLayout& layout,
                                 const std::string& name);
   uint64_t samples() const { return samples_; }
   // Where key j·stride starts in the key-id section.
   uint32_t Start(uint64_t j) const;
+  // Revision 3: the first slot of key j·stride (the edge count for j == samples()).
+  uint32_t FirstSlot(uint64_t j) const;
   std::string_view Id(uint64_t j) const;
   // The last sample at or below `id`, or -1 when `id` is below every key.
   int64_t Floor(std::string_view id) const;
@@ -178,11 +223,30 @@ class CsrFence {
  private:
   std::string_view bytes_;
   uint64_t samples_ = 0;
+  uint64_t edges_ = 0;
+  uint64_t columns_ = 2;  // 4-byte columns before the ids' ends: 3 in revision 3.
 };
 
 // Whether the blocks of the data area that `bytes` covers match their checksums: `bytes` starts
 // at payload offset `offset` (a block boundary) and `sums` holds every block's checksum.
 bool CsrBlocksMatch(const CsrLayout& layout, std::string_view sums, uint64_t offset,
                     std::string_view bytes);
+
+// Shared by the revisions' encoders and decoders (table/csr_revision3.cc).
+namespace csr_internal {
+// The structure every revision must have: id lists ascending, offsets rising from 0 to `e`,
+// every slot naming a position and an ordinal in range. Corruption naming `name` otherwise.
+Status CheckStructure(const EdgeCsr& csr, uint64_t e, const std::string& name);
+// The fence section of `keys`: every stride-th key's start in the key ids, (with `offsets`, for
+// revision 3) its first slot, the sampled ids' ends, then the sampled ids.
+std::string EncodeFence(const StringListView& keys, std::span<const uint32_t> offsets,
+                        uint32_t stride);
+// Whether the fence matches the key ids (and, revision 3, the offsets).
+bool FenceMatches(const CsrFence& fence, const EdgeCsr& csr, const CsrLayout& layout);
+// Revision 3's payload of `csr` and its whole decode.
+std::string EncodeRevision3(const EdgeCsr& csr);
+Result<EdgeCsr> DecodeRevision3(const storage::SharedBytes& payload, const TableManifest& manifest,
+                                const std::string& name);
+}  // namespace csr_internal
 
 }  // namespace omnigraph::table

@@ -11,6 +11,7 @@
 #include <memory>
 #include <numeric>
 #include <set>
+#include <utility>
 
 #include "base/hash.h"
 #include "base/random.h"
@@ -721,16 +722,23 @@ TEST_F(IndexesTest, TheEmptyIdRoundTripsThroughTheStoredIdIndexAndAdjacency) {
   EXPECT_EQ(Lists(*back), expected);
 }
 
+// 5000 edges' endpoints, each one of `distinct` ids, drawn by a generator seeded with `seed`.
+std::pair<std::vector<std::string>, std::vector<std::string>> SeededEndpoints(uint64_t seed,
+                                                                              uint64_t distinct) {
+  std::vector<std::string> src, dst;
+  uint64_t state = seed;
+  for (int p = 0; p < 5000; ++p) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    src.push_back("n" + std::to_string((state >> 33) % distinct));
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    dst.push_back("n" + std::to_string((state >> 33) % distinct));
+  }
+  return {src, dst};
+}
+
 TEST(EdgeCsrTest, BuildOrdersByIdWithFewOrAllDistinctEndpoints) {
   for (const uint64_t distinct : {uint64_t{7}, uint64_t{100'000}}) {
-    std::vector<std::string> src_text, dst_text;
-    uint64_t state = 12345;
-    for (int p = 0; p < 5000; ++p) {
-      state = state * 6364136223846793005ull + 1442695040888963407ull;
-      src_text.push_back("n" + std::to_string((state >> 33) % distinct));
-      state = state * 6364136223846793005ull + 1442695040888963407ull;
-      dst_text.push_back("n" + std::to_string((state >> 33) % distinct));
-    }
+    const auto [src_text, dst_text] = SeededEndpoints(12345, distinct);
     const std::vector<std::string_view> src(src_text.begin(), src_text.end());
     const std::vector<std::string_view> dst(dst_text.begin(), dst_text.end());
     for (EdgeDirection direction : {EdgeDirection::kOut, EdgeDirection::kIn}) {
@@ -753,14 +761,7 @@ TEST(EdgeCsrTest, BuildOrdersByIdWithFewOrAllDistinctEndpoints) {
 // endpoint columns (decision 210), with few or all distinct endpoints.
 TEST(EdgeCsrTest, TheBuilderGivesWhatBuildGivesWhateverTheOrderEdgesComeIn) {
   for (const uint64_t distinct : {uint64_t{7}, uint64_t{100'000}}) {
-    std::vector<std::string> src_text, dst_text;
-    uint64_t state = 777;
-    for (int p = 0; p < 5000; ++p) {
-      state = state * 6364136223846793005ull + 1442695040888963407ull;
-      src_text.push_back("n" + std::to_string((state >> 33) % distinct));
-      state = state * 6364136223846793005ull + 1442695040888963407ull;
-      dst_text.push_back("n" + std::to_string((state >> 33) % distinct));
-    }
+    const auto [src_text, dst_text] = SeededEndpoints(777, distinct);
     const std::vector<std::string_view> src(src_text.begin(), src_text.end());
     const std::vector<std::string_view> dst(dst_text.begin(), dst_text.end());
     std::vector<uint32_t> shuffled(src.size());
@@ -829,6 +830,46 @@ TEST(EdgeCsrTest, DecodeRejectsDamageAndBuildHandlesNoEdges) {
   Result<EdgeCsr> back = EdgeCsr::Decode(Shared(none->Encode()), m, "o");
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_TRUE(std::ranges::equal(back->offsets, std::vector<uint32_t>{0}));
+}
+
+// Revision 3 (what Encode writes) packs each slot's position and target in the fewest bits their
+// counts need; revision 2 (4 bytes each) is still read. Both decode to the same adjacency, for
+// adjacencies whose widths are 0 bits (one edge, one other endpoint) up to 17, and the packed one
+// is the smaller with thousands of edges.
+TEST(EdgeCsrTest, RevisionsTwoAndThreeDecodeToTheSameAdjacencyAtEveryWidth) {
+  std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> graphs = {
+      {{}, {}}, {{"a"}, {"b"}}, {{"a", "b"}, {"c", "c"}}, {{"a", "a", "b"}, {"x", "y", "x"}}};
+  for (const uint64_t distinct : {uint64_t{2}, uint64_t{7}, uint64_t{100'000}}) {
+    graphs.push_back(SeededEndpoints(distinct, distinct));
+  }
+  const auto distinct_text = [](size_t others) { return std::to_string(others) + " others"; };
+  for (const auto& [src_text, dst_text] : graphs) {
+    const std::vector<std::string_view> src(src_text.begin(), src_text.end());
+    const std::vector<std::string_view> dst(dst_text.begin(), dst_text.end());
+    Result<EdgeCsr> csr = EdgeCsr::Build(EdgeDirection::kOut, src, dst);
+    ASSERT_TRUE(csr.ok()) << csr.status().ToString();
+    TableManifest m;
+    m.entity_count = src.size();
+    const std::string v3 = csr->Encode(), v2 = csr->EncodeRevision2();
+    for (const std::string& payload : {v3, v2}) {
+      Result<EdgeCsr> back = EdgeCsr::Decode(Shared(payload), m, "o");
+      ASSERT_TRUE(back.ok()) << back.status().ToString();
+      EXPECT_EQ(Lists(*back), Lists(*csr)) << src.size() << " edges";
+    }
+    Result<CsrLayout> layout = DecodeCsrLayout(v3, v3.size(), "o");
+    ASSERT_TRUE(layout.ok()) << layout.status().ToString();
+    EXPECT_EQ(layout->revision, 3u);
+    EXPECT_EQ(layout->edge_bits, CsrBitsFor(src.size()));
+    EXPECT_EQ(layout->target_bits, CsrBitsFor(csr->others.size()));
+    if (src.size() >= 5000) {
+      EXPECT_LT(v3.size(), v2.size()) << distinct_text(csr->others.size());
+    }
+  }
+  EXPECT_EQ(CsrBitsFor(0), 0u);
+  EXPECT_EQ(CsrBitsFor(1), 0u);
+  EXPECT_EQ(CsrBitsFor(2), 1u);
+  EXPECT_EQ(CsrBitsFor(2'400'000), 22u);
+  EXPECT_EQ(CsrBitsFor(uint64_t{1} << 32), 32u);
 }
 
 }  // namespace

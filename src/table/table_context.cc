@@ -254,17 +254,20 @@ Result<std::shared_ptr<const IdIndex>> TableContext::WholeIndex(const TableManif
   return built;
 }
 
-void TableContext::PrefetchDerived(const std::string& name) {
-  Result<storage::SharedGetResult> got = store().GetShared(name);
+void TableContext::PrefetchDerived(const std::string& name, uint64_t head_bytes) {
+  Result<storage::SharedGetResult> got =
+      head_bytes == 0 ? store().GetShared(name)
+                      : store().GetShared(name, storage::ByteRange{0, head_bytes});
   if (!got.ok()) return;
   auto value = std::make_shared<const storage::SharedGetResult>(*std::move(got));
   const uint64_t bytes = value->data.size();
-  cache_.Put<storage::SharedGetResult>("xp:" + name, std::move(value), bytes);
+  cache_.Put<storage::SharedGetResult>((head_bytes == 0 ? "xp:" : "xh:") + name, std::move(value),
+                                       bytes);
 }
 
 std::shared_ptr<const storage::SharedGetResult> TableContext::TakePrefetched(
-    const std::string& name) {
-  const std::string key = "xp:" + name;
+    const std::string& name, bool head) {
+  const std::string key = (head ? "xh:" : "xp:") + name;
   std::shared_ptr<const storage::SharedGetResult> held = cache_.Get<storage::SharedGetResult>(key);
   if (held != nullptr) cache_.Erase(key);
   return held;

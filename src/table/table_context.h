@@ -94,12 +94,14 @@ class TableContext : public std::enable_shared_from_this<TableContext> {
   // valid for its version; a delta may have lost its base).
   Status WriteDerived(const TableManifest& manifest, std::string_view kind, std::string payload,
                       const DerivedDelta* delta = nullptr);
-  // Reads derived object `name` whole, ahead of the read that decodes it (TableStore::Prefetch),
-  // and holds its bytes until TakePrefetched takes them. Failures are dropped: that read then
-  // reads it itself and meets them.
-  void PrefetchDerived(const std::string& name);
-  // The bytes PrefetchDerived holds for `name` (once), or null.
-  std::shared_ptr<const storage::SharedGetResult> TakePrefetched(const std::string& name);
+  // Reads derived object `name` whole (or, when `head_bytes` is not 0, its first `head_bytes`:
+  // what a point reader opens it with), ahead of the read that decodes it
+  // (TableStore::Prefetch), and holds its bytes until TakePrefetched takes them. Failures are
+  // dropped: that read then reads it itself and meets them.
+  void PrefetchDerived(const std::string& name, uint64_t head_bytes = 0);
+  // The bytes PrefetchDerived holds for `name` (once; the head when `head`), or null.
+  std::shared_ptr<const storage::SharedGetResult> TakePrefetched(const std::string& name,
+                                                                 bool head = false);
   // The ids a version removed (inline, or from its side file).
   Result<std::vector<std::string>> DeletedIds(const TableManifest& manifest);
 

@@ -1,8 +1,10 @@
 #include "table/table_store.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "base/executor.h"
+#include "table/csr_points.h"
 #include "table/derived.h"
 #include "table/edge_csr.h"
 #include "table/id_index.h"
@@ -52,6 +54,8 @@ Result<std::shared_ptr<const TableVersion>> TableStore::Open(const TablePin& pin
 void TableStore::Prefetch(std::span<const TablePin> pins, const PrefetchOptions& options) const {
   std::vector<std::string> manifests;
   std::vector<std::string> indexes;
+  // Point readers' heads: an adjacency at or above the point bound, read point by point.
+  std::vector<std::pair<std::string, uint64_t>> heads;
   for (const TablePin& pin : pins) {
     std::string name = ManifestName(pin.table(), pin.staged_version);
     const bool ids = std::find(options.ids_of.begin(), options.ids_of.end(), pin.table_key) !=
@@ -62,15 +66,18 @@ void TableStore::Prefetch(std::span<const TablePin> pins, const PrefetchOptions&
     }
     const bool adjacency = std::find(options.adjacency_of.begin(), options.adjacency_of.end(),
                                      pin.table_key) != options.adjacency_of.end();
-    if (adjacency && pin.entity_count >= ctx_->derived_rows_min() &&
-        pin.entity_count < options.adjacency_edges_max) {
+    if (adjacency && pin.entity_count >= ctx_->derived_rows_min()) {
       std::string csr = DerivedName(pin.table(), pin.staged_version, CsrKind(EdgeDirection::kOut));
-      if (ctx_->cache().Get<EdgeCsr>("csr:" + csr) == nullptr) indexes.push_back(std::move(csr));
+      if (pin.entity_count < options.adjacency_edges_max) {
+        if (ctx_->cache().Get<EdgeCsr>("csr:" + csr) == nullptr) indexes.push_back(std::move(csr));
+      } else if (ctx_->cache().Get<CsrPoints>("cp:" + csr) == nullptr) {
+        heads.emplace_back(std::move(csr), CsrOpenReadBytes(pin.entity_count));
+      }
     }
     if (ctx_->cache().Get<TableManifest>("m:" + name) == nullptr)
       manifests.push_back(std::move(name));
   }
-  if (manifests.size() + indexes.size() < options.reads_min) return;
+  if (manifests.size() + indexes.size() + heads.size() < options.reads_min) return;
   TaskGroup group(*ctx_->runtime().executor);
   for (const std::string& name : manifests) {
     group.Add([this, &name]() -> Status {
@@ -81,6 +88,12 @@ void TableStore::Prefetch(std::span<const TablePin> pins, const PrefetchOptions&
   for (const std::string& name : indexes) {
     group.Add([this, &name]() -> Status {
       ctx_->PrefetchDerived(name);
+      return Status::Ok();
+    });
+  }
+  for (const std::pair<std::string, uint64_t>& head : heads) {
+    group.Add([this, &head]() -> Status {
+      ctx_->PrefetchDerived(head.first, head.second);
       return Status::Ok();
     });
   }

@@ -197,6 +197,8 @@ class TableStore {
     // Also the stored forward adjacency of each edge version whose table key is listed, when it
     // has one and has fewer than adjacency_edges_max edges (the pin says) and it is not held yet:
     // what a walk over a version a remote store's reader reads whole reads first (decision 213).
+    // At or above adjacency_edges_max, where the walk reads it point by point, its first
+    // CsrOpenReadBytes instead: what opening it for point reads reads (decision 214).
     std::vector<std::string> adjacency_of;
     uint64_t adjacency_edges_max = 0;
     // Nothing is read when fewer objects than this are missing: a read alone is a request round
