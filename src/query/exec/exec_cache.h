@@ -123,11 +123,17 @@ class TableImage {
 };
 
 // One direction of an adjacency: the neighbours of node v are targets[offsets[v]..offsets[v+1])
-// reached through edges[...] (edge dense indices), in edge id order.
+// reached through edges[...] (edge dense indices), in edge id order. `targets` and `edges` view
+// arrays `owner` keeps: the adjacency's own (Own), or a stored adjacency's decoded slots when they
+// need no renumbering (BuildAdjacency), so a large adjacency is not held twice.
 struct Csr {
   std::vector<uint64_t> offsets;
-  std::vector<uint32_t> targets;
-  std::vector<uint32_t> edges;
+  std::span<const uint32_t> targets;
+  std::span<const uint32_t> edges;
+  std::shared_ptr<const void> owner;
+
+  // Makes the CSR own `targets` and `edges`.
+  void Own(std::vector<uint32_t> targets, std::vector<uint32_t> edges);
 
   std::span<const uint32_t> Targets(uint32_t v) const {
     return {targets.data() + offsets[v], static_cast<size_t>(offsets[v + 1] - offsets[v])};
