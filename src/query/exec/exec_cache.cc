@@ -1,9 +1,11 @@
 #include "query/exec/exec_cache.h"
 
 #include <algorithm>
+#include <charconv>
 #include <limits>
 
 #include "base/hash.h"
+#include "table/column_builder.h"
 #include "table/table_manifest.h"
 
 namespace omnigraph::query {
@@ -64,6 +66,58 @@ Result<int64_t> TableImage::Find(std::string_view id) const {
       if (this->id(dense) == id) return int64_t{dense};
     }
   }
+}
+
+namespace {
+
+// Appends `id` parsed as a decimal T; false when it is not exactly such a number's text.
+template <typename T>
+bool AppendDecimal(std::string_view id, table::ColumnBuilder& out) {
+  T v{};
+  const char* end = id.data() + id.size();
+  auto [at, ec] = std::from_chars(id.data(), end, v);
+  if (ec != std::errc() || at != end || id.empty()) return false;
+  out.Append<T>(v);
+  return true;
+}
+
+// Appends the value whose text is `id` to a column of type `type`; false when it is none.
+bool AppendIdValue(table::TypeId type, std::string_view id, table::ColumnBuilder& out) {
+  switch (type) {
+    case table::TypeId::kString: out.AppendString(id); return true;
+    case table::TypeId::kI32: return AppendDecimal<int32_t>(id, out);
+    case table::TypeId::kI64: return AppendDecimal<int64_t>(id, out);
+    case table::TypeId::kU32: return AppendDecimal<uint32_t>(id, out);
+    case table::TypeId::kU64: return AppendDecimal<uint64_t>(id, out);
+    default: return false;
+  }
+}
+
+}  // namespace
+
+Result<bool> TableImage::ColumnOfIds(uint32_t field_id) const {
+  const table::Field* field = nullptr;
+  for (const table::Field& f : version_->schema()) field = f.id == field_id ? &f : field;
+  if (field == nullptr) return false;
+  OMNIGRAPH_RETURN_IF_ERROR(LoadIds());
+  std::lock_guard<std::mutex> lock(mu_);
+  if (columns_.count(field_id) > 0) return true;
+  auto column = std::make_unique<ChunkedColumn>();
+  uint64_t bytes = 0;
+  for (uint32_t begin = 0; begin < size(); begin += kChunkRows) {
+    const uint32_t end = std::min<uint32_t>(size(), begin + kChunkRows);
+    table::ColumnBuilder builder(field->type, field->nullable);
+    builder.Reserve(end - begin);
+    for (uint32_t d = begin; d < end; ++d) {
+      if (!AppendIdValue(field->type.id, id(d), builder)) return false;
+    }
+    OMNIGRAPH_ASSIGN_OR_RETURN(table::Column chunk, builder.Finish());
+    bytes += chunk.values_buffer().size() + chunk.offsets_buffer().size();
+    column->chunks.push_back(std::move(chunk));
+  }
+  column_bytes_ += bytes;
+  columns_.emplace(field_id, std::move(column));
+  return true;
 }
 
 bool TableImage::HasColumn(uint32_t field_id) const {

@@ -82,6 +82,12 @@ class TableImage {
     static uint32_t row(uint32_t dense) { return dense & (kChunkRows - 1); }
   };
   Result<const ChunkedColumn*> Column(uint32_t field_id) const;
+  // Loads the column of `field_id` from the rows' ids instead of the fragments, for a node key
+  // whose value's text is the node's id (exec::IsIdKey): a String key is its id, an integer key
+  // its id's decimal text. True when loaded (or loaded already); false, with nothing loaded, when
+  // the field is of another type or an id is not such a value's text (Column then reads the
+  // fragments). Reads every id (LoadIds) and no fragment.
+  Result<bool> ColumnOfIds(uint32_t field_id) const;
   // Whether the column of `field_id` is loaded already.
   bool HasColumn(uint32_t field_id) const;
   // The column of `field_id` at the dense indices `dense` (any order, repeats allowed), one row
