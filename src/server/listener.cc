@@ -60,11 +60,16 @@ constexpr auto kAcceptRetry = std::chrono::milliseconds(50);
 
 class Session;
 
-// What every session shares; touched only on the loop thread, except `queue` and `io`.
+// What every session shares; touched only by the thread running the loop (the loop thread, or its
+// standby while the loop thread runs a long request: LoopRelief), except `queue`, `relief`, `io`.
 struct Loop {
   Loop(const Service& s, ListenerOptions o) : service(s), options(o) {}
   const Service& service;
   const ListenerOptions options;
+  // Hint 1: one thread runs handlers at a time. The standby runs steps of the loop only while the
+  // loop thread sits inside one handler (RunHere); Asio's locking stays on under this hint, and
+  // what the loop thread posts from inside a handler stays its own (so End cannot wake the
+  // standby by a post: the standby's steps are bounded instead, LoopRelief::kStep).
   asio::io_context io{1};
   tcp::acceptor acceptor{io};
   asio::steady_timer accept_retry{io};
@@ -664,9 +669,8 @@ bool Listener::Run() {
   Accept(loop);
   // The workers, and the loop's standby (decision 220): one thread more than the workers.
   asio::thread_pool workers(loop.options.workers + 1);
-  asio::post(workers, [&loop] {
-    loop.relief.Stand([&loop] { loop.io.run_one_for(LoopRelief::kStep); });
-  });
+  asio::post(workers,
+             [&loop] { loop.relief.Stand([&loop] { loop.io.run_one_for(LoopRelief::kStep); }); });
   for (size_t i = 0; i < loop.options.workers; ++i) {
     asio::post(workers, [&loop] {
       while (true) {
