@@ -8,7 +8,7 @@
 // engine may block for long); the worker writes a whole response itself when the socket takes
 // it at once, and the loop writes the rest, or a streamed body chunk by chunk. A request that
 // finds nothing queued or running is run by the loop itself, with no thread handoff; a standby
-// thread runs the loop meanwhile if that request passes a 2 ms lease (server/loop_relief.h,
+// thread runs the loop meanwhile if that request runs past 2 to 4 ms (server/loop_relief.h,
 // decision 220). Server routes that need no engine call (/healthz, /openapi.json, /graphs) are
 // answered on the loop itself, so a health check does not queue behind the engine.
 // docs/design/server.md "Connections, limits and threads".

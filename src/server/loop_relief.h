@@ -1,7 +1,8 @@
 // Lets the server's event loop answer a request itself without holding up every other connection
 // for long (decision 220, docs/design/server.md "Connections, limits and threads"). The loop
 // thread brackets a request it runs itself with Begin and End. A standby thread (Stand) watches:
-// when one such request is still running after kLease, the standby runs the event loop instead
+// when the same such request is running at two of its looks one kLease apart (so it has run at
+// least kLease, and at most two), the standby runs the event loop instead
 // (`run_once`, one step at a time) until End, so other connections are read, dispatched to
 // workers and written meanwhile; End then waits for the standby to hand the loop back, so the
 // loop's state is never touched by two threads at once. A request shorter than kLease, nearly
@@ -37,7 +38,8 @@ class LoopRelief {
   // then, and must not run a request itself (the loop thread waits in End for it).
   bool Relieved() const;
 
-  // The standby's body, until Stop: waits for a request on the loop to pass kLease, then calls
+  // The standby's body, until Stop: waits for a request on the loop to pass kLease (it looks once
+  // per kLease, so between one and two leases after the request began), then calls
   // `run_once` (one step of the loop, returning within about kStep even when nothing happens)
   // until End asks for the loop back.
   void Stand(const std::function<void()>& run_once);
