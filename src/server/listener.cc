@@ -313,9 +313,12 @@ class Session : public std::enable_shared_from_this<Session> {
     loop_.queue.Done(key);
     if (response.stream) {
       // A stream's producer waits while the loop writes what it queued: it runs on a worker.
+      // The task gives its reference to the session away (to the loop, through Produce), so that
+      // the session is never destroyed on the worker: its destructor touches the loop's state.
       return loop_.queue.Push(key, [self = Self(), response = std::move(response),
                                     guard = asio::make_work_guard(loop_.io)]() mutable {
-        self->Produce(self, std::move(response));
+        Session& s = *self;
+        s.Produce(std::move(self), std::move(response));
       });
     }
     const bool keep = KeepAlive(true);
