@@ -25,8 +25,8 @@
 //       "<shape>_ms" (medians), "answers"}, and "hop1_first20_ms": the median of the first 20 1-hop
 //       calls, each from a start no query has touched (a moderately warm process).
 //   omnigraph-cold-bench fresh DIR SHAPE omnigraph|sqlite
-//       One fresh process: open + first query of SHAPE (`lookup` or `hop1` of p1, `top3`,
-//       `age_groups`, `knows_by_age`, or
+//       One fresh process: open + first query of SHAPE (`lookup` or `hop1` of p1, or of person
+//       OMNIGRAPH_BENCH_START when set, `top3`, `age_groups`, `knows_by_age`, or
 //       `nearest`: the 10 `Doc`s nearest a fixed vector, on a graph that has them) of
 //       the graph in DIR, or at OMNIGRAPH_BENCH_GRAPH_URI when set (e.g. an s3:// graph behind
 //       bench/api/delay_proxy.py, to see what a remote store's rounds cost); prints
@@ -621,7 +621,8 @@ int Warm(const std::string& dir, uint64_t persons, const std::string& name) {
 }
 
 int Fresh(const std::string& dir, const std::string& shape, const std::string& name) {
-  const std::string start = KeysOf(dir).Person(1);
+  const char* start_env = std::getenv("OMNIGRAPH_BENCH_START");
+  const std::string start = KeysOf(dir).Person(start_env != nullptr ? std::stoull(start_env) : 1);
   const double t0 = NowMs();
   auto system = OpenSystem(dir, name);
   if (system == nullptr) return 1;

@@ -12,34 +12,47 @@ namespace {
 
 // Decodes one column's buffers from the bytes of its file range [meta.begin(), meta.end()).
 // Each buffer's size is derived from the row count and the buffers before it, and checked
-// against the footer before anything is allocated or decoded.
+// against the footer before anything is allocated or decoded. Given rows [begin, end) other than
+// all of them, it decodes only those (FragmentReader::ReadRows: from row 0 for a scalar column,
+// from any row for a fixed-width one without nulls): each buffer only as far as those rows reach,
+// its checksum still verified over all its stored bytes.
 class ColumnDecoder {
  public:
-  ColumnDecoder(const ColumnMeta& meta, uint64_t rows, const char* bytes, const std::string& object)
-      : meta_(meta), rows_(rows), bytes_(bytes), object_(object) {}
+  ColumnDecoder(const ColumnMeta& meta, uint64_t rows, const char* bytes, const std::string& object,
+                uint64_t begin, uint64_t end)
+      : meta_(meta), rows_(rows), begin_(begin), prefix_(end), bytes_(bytes), object_(object) {}
 
   Result<Column> Decode() {
     const DataType& type = meta_.field.type;
     Buffer validity;
+    uint64_t null_count = meta_.stats.null_count;
     if (meta_.stats.null_count > 0) {
-      OMNIGRAPH_ASSIGN_OR_RETURN(validity, Next(BitmapBytes(rows_)));
+      OMNIGRAPH_ASSIGN_OR_RETURN(validity, Next(BitmapBytes(rows_), 0, BitmapBytes(prefix_)));
+      if (prefix_ < rows_) null_count = prefix_ - CountSetBits(validity.data(), prefix_);
     }
     Buffer offsets, values;
     std::unique_ptr<Column> child;
     if (type.id == TypeId::kBool || FixedWidthBytes(type.id) != 0) {
-      OMNIGRAPH_ASSIGN_OR_RETURN(values, Next(FixedBytes(type.id, rows_)));
+      // Only a fixed-width column without nulls is read from a row past 0 (ReadRows).
+      OMNIGRAPH_ASSIGN_OR_RETURN(values,
+                                 Next(FixedBytes(type.id, rows_), FixedBytes(type.id, begin_),
+                                      FixedBytes(type.id, prefix_)));
     } else if (IsVariableWidth(type.id)) {
-      OMNIGRAPH_ASSIGN_OR_RETURN(offsets, Next(4 * (rows_ + 1)));
-      OMNIGRAPH_ASSIGN_OR_RETURN(values, Next(LastOffset(offsets, rows_)));
+      OMNIGRAPH_ASSIGN_OR_RETURN(offsets, Next(4 * (rows_ + 1), 0, 4 * (prefix_ + 1)));
+      // A prefix knows only its own last offset; the buffer's whole size is the footer's, which
+      // the whole decode checks against the last offset.
+      const uint64_t total =
+          prefix_ < rows_ ? meta_.buffers[next_].uncompressed_bytes : LastOffset(offsets, rows_);
+      OMNIGRAPH_ASSIGN_OR_RETURN(values, Next(total, 0, LastOffset(offsets, prefix_)));
     } else if (type.id == TypeId::kList) {
-      OMNIGRAPH_ASSIGN_OR_RETURN(offsets, Next(4 * (rows_ + 1)));
+      OMNIGRAPH_ASSIGN_OR_RETURN(offsets, Next(4 * (rows_ + 1), 0, 4 * (rows_ + 1)));
       OMNIGRAPH_ASSIGN_OR_RETURN(child, DecodeChild(type.element, LastOffset(offsets, rows_)));
     } else {
       const uint64_t floats = rows_ * type.vector_dim;
       if (floats > kRowsMax) return Damaged("vector column holds too many values");
       OMNIGRAPH_ASSIGN_OR_RETURN(child, DecodeChild(TypeId::kF32, floats));
     }
-    Column column(type, rows_, meta_.stats.null_count, std::move(validity), std::move(offsets),
+    Column column(type, prefix_ - begin_, null_count, std::move(validity), std::move(offsets),
                   std::move(values), std::move(child));
     // Offsets are checked here, after decoding; until then only their last entry was used,
     // and only as the exact size of the next buffer.
@@ -64,17 +77,20 @@ class ColumnDecoder {
   Result<std::unique_ptr<Column>> DecodeChild(TypeId element, uint64_t count) {
     Buffer offsets, values;
     if (IsVariableWidth(element)) {
-      OMNIGRAPH_ASSIGN_OR_RETURN(offsets, Next(4 * (count + 1)));
-      OMNIGRAPH_ASSIGN_OR_RETURN(values, Next(LastOffset(offsets, count)));
+      OMNIGRAPH_ASSIGN_OR_RETURN(offsets, Next(4 * (count + 1), 0, 4 * (count + 1)));
+      const uint64_t last = LastOffset(offsets, count);
+      OMNIGRAPH_ASSIGN_OR_RETURN(values, Next(last, 0, last));
     } else {
-      OMNIGRAPH_ASSIGN_OR_RETURN(values, Next(FixedBytes(element, count)));
+      const uint64_t bytes = FixedBytes(element, count);
+      OMNIGRAPH_ASSIGN_OR_RETURN(values, Next(bytes, 0, bytes));
     }
     return std::make_unique<Column>(DataType::Scalar(element), count, 0, Buffer(),
                                     std::move(offsets), std::move(values), nullptr);
   }
 
-  // Verifies and decodes the next buffer, which must decode to exactly `expected_bytes`.
-  Result<Buffer> Next(uint64_t expected_bytes) {
+  // Verifies the next buffer, which must decode to exactly `expected_bytes`, and decodes its
+  // bytes [from, to) (all of them unless a part of the rows is read).
+  Result<Buffer> Next(uint64_t expected_bytes, uint64_t from, uint64_t to) {
     const size_t index = next_++;
     const BufferMeta& meta = meta_.buffers[index];
     const std::string which = "buffer " + std::to_string(index) + " of column " +
@@ -85,13 +101,20 @@ class ColumnDecoder {
       return Damaged(which + " decodes to " + std::to_string(meta.uncompressed_bytes) +
                      " bytes; the column needs " + std::to_string(expected_bytes));
     }
-    Buffer buffer(expected_bytes);
+    if (to > expected_bytes) {
+      return Damaged(which + " holds " + std::to_string(expected_bytes) +
+                     " bytes; the rows read need " + std::to_string(to));
+    }
+    Buffer buffer(to - from);
     if (meta.codec == Codec::kZstd || meta.codec == Codec::kDeltaZstd) {
-      Status status = ZstdDecompressExact(stored, {buffer.data(), buffer.size()});
+      Status status =
+          ZstdDecompressRange(stored, expected_bytes, from, {buffer.data(), buffer.size()});
       if (!status.ok()) return Damaged(which + ": " + status.message());
+      // The delta form is a running sum, so a prefix of it decodes to a prefix of the values
+      // (only offsets use it, and they are read from their start).
       if (meta.codec == Codec::kDeltaZstd) DeltaDecode32({buffer.data(), buffer.size()});
-    } else if (!stored.empty()) {
-      std::memcpy(buffer.data(), stored.data(), stored.size());
+    } else if (to > from) {
+      std::memcpy(buffer.data(), stored.data() + from, to - from);
     }
     return buffer;
   }
@@ -100,6 +123,8 @@ class ColumnDecoder {
 
   const ColumnMeta& meta_;
   const uint64_t rows_;
+  const uint64_t begin_;
+  const uint64_t prefix_;
   const char* const bytes_;
   const std::string& object_;
   size_t next_ = 0;
@@ -223,6 +248,53 @@ Result<std::string> FragmentReader::ReadBuffer(uint32_t field_id, BufferKind kin
 }
 
 Result<ColumnBatch> FragmentReader::Read(std::span<const uint32_t> field_ids) const {
+  const std::vector<RowRange> all(field_ids.size(), RowRange{0, footer_.num_rows});
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<Column> columns, Decode(field_ids, all));
+  Schema schema;
+  for (uint32_t id : field_ids) {
+    schema.push_back(footer_.columns[static_cast<size_t>(footer_.FindColumn(id))].field);
+  }
+  return ColumnBatch(std::move(schema), std::move(columns), footer_.num_rows);
+}
+
+bool PrefixDecodable(const DataType& type) {
+  return type.id == TypeId::kBool || FixedWidthBytes(type.id) != 0 || IsVariableWidth(type.id);
+}
+
+bool FragmentReader::RangeDecodable(uint32_t field_id) const {
+  const int index = footer_.FindColumn(field_id);
+  if (index < 0) return false;
+  const ColumnMeta& meta = footer_.columns[static_cast<size_t>(index)];
+  return FixedWidthBytes(meta.field.type.id) != 0 && meta.stats.null_count == 0;
+}
+
+Result<std::vector<Column>> FragmentReader::ReadRows(std::span<const uint32_t> field_ids,
+                                                     std::span<const RowRange> rows) const {
+  if (rows.size() != field_ids.size()) {
+    return InvalidArgument("ReadRows needs one row range per field", name_);
+  }
+  for (size_t i = 0; i < field_ids.size(); ++i) {
+    const auto [begin, end] = rows[i];
+    if (begin > end || end > footer_.num_rows) {
+      return InvalidArgument("rows [" + std::to_string(begin) + ", " + std::to_string(end) +
+                                 ") of a fragment of " + std::to_string(footer_.num_rows),
+                             name_);
+    }
+    const int index = footer_.FindColumn(field_ids[i]);
+    if (index < 0 || (begin == 0 && end == footer_.num_rows)) continue;  // Decode names it.
+    const bool readable =
+        begin == 0 ? PrefixDecodable(footer_.columns[static_cast<size_t>(index)].field.type)
+                   : RangeDecodable(field_ids[i]);
+    if (!readable) {
+      return InvalidArgument("field " + std::to_string(field_ids[i]) + " can only be read whole",
+                             name_);
+    }
+  }
+  return Decode(field_ids, rows);
+}
+
+Result<std::vector<Column>> FragmentReader::Decode(std::span<const uint32_t> field_ids,
+                                                   std::span<const RowRange> rows) const {
   std::vector<size_t> indices;
   for (uint32_t id : field_ids) {
     const int index = footer_.FindColumn(id);
@@ -247,10 +319,9 @@ Result<ColumnBatch> FragmentReader::Read(std::span<const uint32_t> field_ids) co
     }
     fetched.push_back(Fetched{range.offset, std::move(data)});
   }
-  Schema schema;
   std::vector<Column> columns;
-  for (size_t index : indices) {
-    const ColumnMeta& meta = footer_.columns[index];
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const ColumnMeta& meta = footer_.columns[indices[i]];
     const char* bytes = nullptr;
     if (meta.begin() >= cached_offset_) {
       bytes = cached_.data() + (meta.begin() - cached_offset_);
@@ -264,12 +335,12 @@ Result<ColumnBatch> FragmentReader::Read(std::span<const uint32_t> field_ids) co
     // Only empty columns (every buffer zero bytes) have nothing fetched; nothing is read then.
     static const char kNothing = 0;
     if (bytes == nullptr) bytes = &kNothing;
-    OMNIGRAPH_ASSIGN_OR_RETURN(Column column,
-                               ColumnDecoder(meta, footer_.num_rows, bytes, name_).Decode());
-    schema.push_back(meta.field);
+    OMNIGRAPH_ASSIGN_OR_RETURN(
+        Column column,
+        ColumnDecoder(meta, footer_.num_rows, bytes, name_, rows[i].begin, rows[i].end).Decode());
     columns.push_back(std::move(column));
   }
-  return ColumnBatch(std::move(schema), std::move(columns), footer_.num_rows);
+  return columns;
 }
 
 Result<ColumnBatch> FragmentReader::ReadAll() const {

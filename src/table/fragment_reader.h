@@ -26,6 +26,12 @@
 
 namespace omnigraph::table {
 
+// Rows [begin, end) of a fragment.
+struct RowRange {
+  uint64_t begin = 0;
+  uint64_t end = 0;
+};
+
 class FragmentReader {
  public:
   const std::string& name() const { return name_; }
@@ -41,6 +47,17 @@ class FragmentReader {
   Result<ColumnBatch> Read(std::span<const uint32_t> field_ids) const;
   // Every column, in schema order.
   Result<ColumnBatch> ReadAll() const;
+  // Rows rows[i] of column field_ids[i], for each i: the same ranged GETs and checksums as
+  // Read, but each buffer decompressed only where those rows are (ZstdDecompressRange), so a
+  // reader of a few rows does not decompress the rest (docs/format/fragment.md "Reading a few
+  // rows"). Any column can be read whole; from row 0 any scalar column (PrefixDecodable); from a
+  // later row only a fixed-width column without nulls (RangeDecodable). The errors of Read, and
+  // InvalidArgument for rows past the fragment's or a column that cannot be read so.
+  Result<std::vector<Column>> ReadRows(std::span<const uint32_t> field_ids,
+                                       std::span<const RowRange> rows) const;
+  // Whether ReadRows can read field `field_id` from a row past 0: a fixed-width column with no
+  // null in this fragment.
+  bool RangeDecodable(uint32_t field_id) const;
 
   // The decoded buffer `kind` of column `field_id` (one ranged GET, checksum verified): what a
   // reader of one cell needs without the whole column. NotFound when the column has no such
@@ -59,6 +76,9 @@ class FragmentReader {
   FragmentReader(storage::ObjectStore& store, std::string name, uint64_t size_bytes)
       : store_(&store), name_(std::move(name)), size_bytes_(size_bytes) {}
 
+  // Read's and ReadRows' work: rows rows[i] of column field_ids[i], each readable so.
+  Result<std::vector<Column>> Decode(std::span<const uint32_t> field_ids,
+                                     std::span<const RowRange> rows) const;
   // Fetches [offset, offset + length) and checks that the object still has size_bytes_.
   Result<std::string> Fetch(uint64_t offset, uint64_t length) const;
   Status Open();
@@ -73,6 +93,10 @@ class FragmentReader {
   std::string cached_;
   uint64_t cached_offset_ = 0;
 };
+
+// Whether ReadRows can read a column of `type` from row 0: Bool, a fixed-width or a variable-width
+// scalar (lists and vectors are read whole).
+bool PrefixDecodable(const DataType& type);
 
 // Opens fragment `name` whose size the caller knows (table manifests record it): one ranged GET,
 // or two when the footer is larger than the first read. InvalidArgument for a bad name; NotFound

@@ -18,9 +18,11 @@ std::span<const uint8_t> BytesOf(const Column& column, BufferKind kind) {
   return {};
 }
 
-// Appends one buffer to `out` and describes it.
+// Appends one buffer to `out` and describes it; compressed, it is zstd frames of at most
+// `frame_bytes` each (0: one frame).
 Result<BufferMeta> AppendBuffer(std::span<const uint8_t> raw, BufferKind kind,
-                                const FragmentWriteOptions& options, std::string& out) {
+                                const FragmentWriteOptions& options, uint64_t frame_bytes,
+                                std::string& out) {
   BufferMeta meta;
   meta.kind = kind;
   meta.offset = out.size();
@@ -33,9 +35,9 @@ Result<BufferMeta> AppendBuffer(std::span<const uint8_t> raw, BufferKind kind,
                        (kind == BufferKind::kOffsets || kind == BufferKind::kChildOffsets);
     std::vector<uint8_t> deltas;
     if (delta) deltas = DeltaEncode32(raw);
-    OMNIGRAPH_ASSIGN_OR_RETURN(size_t compressed,
-                               ZstdCompressAppend(delta ? std::span<const uint8_t>(deltas) : raw,
-                                                  options.zstd_level, out));
+    OMNIGRAPH_ASSIGN_OR_RETURN(
+        size_t compressed, ZstdCompressFramesAppend(delta ? std::span<const uint8_t>(deltas) : raw,
+                                                    options.zstd_level, frame_bytes, out));
     if (compressed < raw.size()) {
       meta.codec = delta ? Codec::kDeltaZstd : Codec::kZstd;
     } else {
@@ -81,9 +83,12 @@ Result<std::string> EncodeFragment(const ColumnBatch& batch, const FragmentWrite
     ColumnMeta meta;
     meta.field = batch.field(i);
     meta.stats = ComputeStats(column);
+    const bool fixed_width = FixedWidthBytes(column.type().id) != 0;
     for (BufferKind kind : ExpectedBuffers(column.type(), column.null_count() > 0)) {
-      OMNIGRAPH_ASSIGN_OR_RETURN(BufferMeta buffer,
-                                 AppendBuffer(BytesOf(column, kind), kind, options, out));
+      const uint64_t frame_bytes =
+          fixed_width && kind == BufferKind::kValues ? options.fixed_width_frame_bytes : 0;
+      OMNIGRAPH_ASSIGN_OR_RETURN(
+          BufferMeta buffer, AppendBuffer(BytesOf(column, kind), kind, options, frame_bytes, out));
       meta.buffers.push_back(buffer);
     }
     footer.columns.push_back(std::move(meta));

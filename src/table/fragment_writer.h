@@ -17,6 +17,10 @@ namespace omnigraph::table {
 // Buffers smaller than this are stored uncompressed by default: a zstd frame has ~10 bytes of
 // overhead, and a tiny buffer gains nothing from it.
 inline constexpr uint64_t kCompressMinBytes = 64;
+// A fixed-width column's values are compressed as zstd frames of at most this many bytes each,
+// so that a read of one row decodes one frame, not the whole buffer (decision 219: 4,096 I32
+// values; a frame more costs a dozen bytes of header and its own entropy tables).
+inline constexpr uint64_t kFixedWidthFrameBytes = 16 * 1024;
 
 struct FragmentWriteOptions {
   // kZstd compresses every buffer of at least compress_min_bytes (and keeps the compressed form
@@ -27,6 +31,9 @@ struct FragmentWriteOptions {
   // With kZstd, offsets buffers are stored as zstd of their differences (Codec::kDeltaZstd);
   // false stores them as every other buffer (what readers before that codec read).
   bool delta_offsets = true;
+  // With kZstd, the frame bound of a fixed-width column's values (0: one frame per buffer, what
+  // the writers before decision 219 wrote; readers of either read both).
+  uint64_t fixed_width_frame_bytes = kFixedWidthFrameBytes;
 };
 
 // The bytes of a fragment holding `batch`. InvalidArgument when the batch is malformed

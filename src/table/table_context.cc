@@ -112,23 +112,75 @@ Result<std::shared_ptr<const FragmentReader>> TableContext::Reader(const TableMa
 Result<std::vector<std::shared_ptr<const Column>>> TableContext::Columns(
     const TableManifest& manifest, const FragmentEntry& fragment,
     std::span<const uint32_t> field_ids) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<ColumnPart> parts,
+                             ColumnsForRows(manifest, fragment, field_ids, {0, fragment.rows}));
+  std::vector<std::shared_ptr<const Column>> out;
+  out.reserve(parts.size());
+  for (ColumnPart& part : parts) out.push_back(std::move(part.column));
+  return out;
+}
+
+Result<std::vector<ColumnPart>> TableContext::ColumnsForRows(const TableManifest& manifest,
+                                                             const FragmentEntry& fragment,
+                                                             std::span<const uint32_t> field_ids,
+                                                             RowRange rows) {
   const std::string name = ObjectName(manifest.table(), fragment.path);
-  std::vector<std::shared_ptr<const Column>> out(field_ids.size());
+  const auto key = [&](const char* kind, uint32_t field) {
+    return kind + name + "#" + std::to_string(field);
+  };
+  std::vector<ColumnPart> out(field_ids.size());
+  // The fields to read, and for each the rows to read; a part already cached that does not
+  // hold the rows makes its field read whole.
   std::vector<uint32_t> missing;
+  std::vector<RowRange> ranges;
+  std::vector<bool> part_held;
   for (size_t i = 0; i < field_ids.size(); ++i) {
-    out[i] = cache_.Get<Column>("c:" + name + "#" + std::to_string(field_ids[i]));
-    if (out[i] == nullptr) missing.push_back(field_ids[i]);
+    if (auto whole = cache_.Get<Column>(key("c:", field_ids[i]))) {
+      out[i] = ColumnPart{std::move(whole), 0};
+      continue;
+    }
+    auto part = cache_.Get<ColumnPart>(key("p:", field_ids[i]));
+    if (part != nullptr && part->base <= rows.begin &&
+        rows.end <= part->base + part->column->length()) {
+      out[i] = *part;
+      continue;
+    }
+    if (std::find(missing.begin(), missing.end(), field_ids[i]) != missing.end()) continue;
+    missing.push_back(field_ids[i]);
+    part_held.push_back(part != nullptr);
   }
   if (missing.empty()) return out;
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const FragmentReader> reader,
                              Reader(manifest, fragment));
-  OMNIGRAPH_ASSIGN_OR_RETURN(ColumnBatch batch, reader->Read(missing));
-  std::vector<Column> columns = batch.ReleaseColumns();
+  const bool sparse = (rows.end - rows.begin) * kPrefixReadShareDenominator <=
+                      fragment.rows * kPrefixReadShareNumerator;
   for (size_t m = 0; m < missing.size(); ++m) {
-    auto value = std::make_shared<const Column>(std::move(columns[m]));
-    cache_.Put("c:" + name + "#" + std::to_string(missing[m]), value, ColumnBytes(*value));
+    RowRange range{0, fragment.rows};
+    const int index = reader->footer().FindColumn(missing[m]);
+    if (sparse && !part_held[m] && index >= 0) {
+      if (reader->RangeDecodable(missing[m])) {
+        range = rows;
+      } else if (rows.end * kPrefixReadShareDenominator <=
+                     fragment.rows * kPrefixReadShareNumerator &&
+                 PrefixDecodable(reader->footer().columns[static_cast<size_t>(index)].field.type)) {
+        range = RowRange{0, rows.end};
+      }
+    }
+    ranges.push_back(range);
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<Column> columns, reader->ReadRows(missing, ranges));
+  for (size_t m = 0; m < missing.size(); ++m) {
+    const bool whole = ranges[m].begin == 0 && ranges[m].end == fragment.rows;
+    ColumnPart part{std::make_shared<const Column>(std::move(columns[m])), ranges[m].begin};
+    const uint64_t charge = ColumnBytes(*part.column);
+    if (whole) {
+      cache_.Put(key("c:", missing[m]), part.column, charge);
+      cache_.Erase(key("p:", missing[m]));
+    } else {
+      cache_.Put(key("p:", missing[m]), std::make_shared<const ColumnPart>(part), charge);
+    }
     for (size_t i = 0; i < field_ids.size(); ++i) {
-      if (field_ids[i] == missing[m]) out[i] = value;
+      if (field_ids[i] == missing[m]) out[i] = part;
     }
   }
   return out;

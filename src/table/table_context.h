@@ -26,6 +26,18 @@ namespace omnigraph::table {
 
 struct TableStoreOptions;
 
+// A column of a fragment, or a part of it: its rows [base, base + column->length()).
+struct ColumnPart {
+  std::shared_ptr<const Column> column;
+  uint64_t base = 0;
+};
+
+// A sparse gather reads a prefix of a fragment's column when the rows it needs are at most this
+// share of the fragment's rows (TableContext::Columns); past it, the saving is small and the
+// column is read whole.
+inline constexpr uint64_t kPrefixReadShareNumerator = 3;
+inline constexpr uint64_t kPrefixReadShareDenominator = 4;
+
 namespace internal {
 
 class TableContext : public std::enable_shared_from_this<TableContext> {
@@ -51,6 +63,18 @@ class TableContext : public std::enable_shared_from_this<TableContext> {
   Result<std::vector<std::shared_ptr<const Column>>> Columns(const TableManifest& manifest,
                                                              const FragmentEntry& fragment,
                                                              std::span<const uint32_t> field_ids);
+  // For a gather of rows [begin, end) of a fragment: each column `field_ids` whole, or a part of
+  // it that holds those rows (decision 219). A column the cache holds whole is used whole. Else,
+  // when the rows are at most kPrefixReadShareNumerator / kPrefixReadShareDenominator of the
+  // fragment's, a fixed-width column without nulls is read for just rows [begin, end) and any
+  // other scalar column for rows [0, end) (FragmentReader::ReadRows), decompressing only where
+  // they are; the part is cached beside the whole columns, and a later gather that needs rows
+  // outside it reads the column whole, so a column is decompressed at most once more than if it
+  // were read whole at once. One ranged read for every column not cached.
+  Result<std::vector<ColumnPart>> ColumnsForRows(const TableManifest& manifest,
+                                                 const FragmentEntry& fragment,
+                                                 std::span<const uint32_t> field_ids,
+                                                 RowRange rows);
   // The columns of one fragment, by the position of their field in a ScanColumns call.
   using FragmentColumns = std::vector<std::shared_ptr<const Column>>;
   // Whether to go on to the next fragment.

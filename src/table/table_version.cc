@@ -1,6 +1,7 @@
 #include "table/table_version.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "base/executor.h"
@@ -195,21 +196,43 @@ Result<ColumnBatch> TableVersion::ScanAll(const ScanOptions& options, ScanStats*
 Result<ColumnBatch> TableVersion::Gather(const Schema& projection,
                                          std::span<const RowRef> refs) const {
   const std::vector<uint32_t> field_ids = FieldIds(projection);
-  std::set<uint32_t> fragments;
-  for (const RowRef& ref : refs) fragments.insert(ref.source);
-  // sources[c][f]: column c of fragment f (null for fragments no row comes from).
+  // Each fragment a row comes from, with the range of its rows the gather needs.
+  std::map<uint32_t, RowRange> fragments;
+  for (const RowRef& ref : refs) {
+    auto [it, added] = fragments.try_emplace(ref.source, RowRange{ref.row, ref.row + 1ull});
+    it->second.begin = std::min<uint64_t>(it->second.begin, ref.row);
+    it->second.end = std::max<uint64_t>(it->second.end, ref.row + 1ull);
+  }
+  // sources[c][f]: column c of fragment f, or the part of it from row bases[c][f] (null for
+  // fragments no row comes from).
   std::vector<std::vector<const Column*>> sources(
       projection.size(), std::vector<const Column*>(manifest_->fragments.size(), nullptr));
-  std::vector<std::shared_ptr<const Column>> held;
-  for (uint32_t f : fragments) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(auto columns,
-                               ctx_->Columns(*manifest_, manifest_->fragments[f], field_ids));
-    for (size_t c = 0; c < columns.size(); ++c) sources[c][f] = columns[c].get();
-    held.insert(held.end(), columns.begin(), columns.end());
+  std::vector<std::vector<uint64_t>> bases(projection.size(),
+                                           std::vector<uint64_t>(manifest_->fragments.size(), 0));
+  std::vector<ColumnPart> held;
+  for (const auto& [f, rows] : fragments) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(
+        std::vector<ColumnPart> parts,
+        ctx_->ColumnsForRows(*manifest_, manifest_->fragments[f], field_ids, rows));
+    for (size_t c = 0; c < parts.size(); ++c) {
+      sources[c][f] = parts[c].column.get();
+      bases[c][f] = parts[c].base;
+    }
+    held.insert(held.end(), parts.begin(), parts.end());
   }
   std::vector<Column> out;
   for (size_t c = 0; c < projection.size(); ++c) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(Column column, GatherColumn(projection[c], sources[c], refs));
+    const bool based = std::any_of(bases[c].begin(), bases[c].end(), [](uint64_t b) { return b; });
+    std::vector<RowRef> rebased;
+    if (based) {
+      rebased.reserve(refs.size());
+      for (const RowRef& r : refs) {
+        rebased.push_back(RowRef{r.source, static_cast<uint32_t>(r.row - bases[c][r.source])});
+      }
+    }
+    OMNIGRAPH_ASSIGN_OR_RETURN(
+        Column column,
+        GatherColumn(projection[c], sources[c], based ? std::span<const RowRef>(rebased) : refs));
     out.push_back(std::move(column));
   }
   return ColumnBatch(projection, std::move(out), refs.size());

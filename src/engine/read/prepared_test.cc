@@ -113,6 +113,39 @@ TEST_F(PreparedTest, ErrorsAndBranchStatementsAreNotCachedAndTheCacheIsBounded) 
   EXPECT_EQ(prepared_.stats().prepares, 6u);
 }
 
+// A source with headers is prepared once too (a warm process that runs one such file, as the
+// peers benchmark does, would otherwise parse and check it for every call), and a run from the
+// cache keeps what its headers say: their limit and their warnings (decision 219).
+TEST_F(PreparedTest, ASourceWithHeadersIsPreparedOnceAndKeepsItsSettings) {
+  const std::string tight =
+      "set traversal_work_limit = 1;\nset ann_nprobes = 16;\n" + std::string(kQueries);
+  const std::string ample = "set traversal_work_limit = 1000;\n" + std::string(kQueries);
+  options_.traversal_work_limit = 1000;
+  for (int run = 0; run < 3; ++run) {
+    SCOPED_TRACE("run " + std::to_string(run));
+    Result<ReadOutcome> limited = Run(tight, "friends", Json{{"n", "Ada"}});
+    EXPECT_EQ(limited.status().code(), Code::kResourceLimit) << limited.status().ToString();
+    Result<ReadOutcome> warned = Run(tight, "age", Json{{"n", "Ada"}});
+    ASSERT_TRUE(warned.ok()) << warned.status().ToString();
+    ASSERT_EQ(warned->warnings.size(), 1u);
+    EXPECT_NE(warned->warnings[0].find("ann_nprobes"), std::string::npos) << warned->warnings[0];
+    options_.traversal_work_limit = 1;  // The header's 1000 governs its own source.
+    Result<ReadOutcome> passes = Run(ample, "friends", Json{{"n", "Ada"}});
+    ASSERT_TRUE(passes.ok()) << passes.status().ToString();
+    EXPECT_EQ(passes->result.rows.size(), 1u);
+    options_.traversal_work_limit = 1000;
+  }
+  EXPECT_EQ(prepared_.stats().prepares, 3u);
+  EXPECT_EQ(prepared_.stats().hits, 6u);
+  EXPECT_EQ(prepared_.stats().parses, 0u);
+  // An explained query is not cached: it runs for its plan alone.
+  Result<ReadOutcome> explained =
+      Run("explain query e() { match { $p: Person } return { $p.name } }", "", Json::object());
+  ASSERT_TRUE(explained.ok()) << explained.status().ToString();
+  EXPECT_TRUE(explained->plan.has_value());
+  EXPECT_EQ(prepared_.stats().prepares, 3u);
+}
+
 // Mutations go through the same prepare step and the same cache as reads: a source is parsed and
 // checked once per catalog, a warm run parses nothing, and a read of the same source with the
 // same name is refused from the cached parse, as from a fresh one.

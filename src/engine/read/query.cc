@@ -333,10 +333,15 @@ Result<ReadOutcome> RunPrepared(Graph& graph, ReadPreparer& preparer, const Json
 
 Result<ReadOutcome> RunRead(Graph& graph, std::string_view source, std::string_view query_name,
                             const Json& params, const RunOptions& options) {
-  if (options.prepared != nullptr && options.prepared->Find(source, query_name) != nullptr) {
-    // A source the cache knows is a plain query: its entry holds the parse.
+  std::shared_ptr<const PreparedQuery> known;
+  if (options.prepared != nullptr) known = options.prepared->Find(source, query_name);
+  if (known != nullptr) {
+    // A source the cache knows is a query (not explained, not a statement): its entry holds the
+    // parse, whose headers give the settings as a parse of the source would (decision 219).
+    OMNIGRAPH_ASSIGN_OR_RETURN(query::QuerySettings settings,
+                               query::ResolveSettings(known->file.settings));
     ReadPreparer preparer(source, query_name, options.prepared, std::nullopt);
-    return RunPrepared(graph, preparer, params, options, {});
+    return RunPrepared(graph, preparer, params, options, settings);
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(query::QueryFile file, query::ParseQueryFile(source));
   OMNIGRAPH_ASSIGN_OR_RETURN(query::QuerySettings settings, query::ResolveSettings(file.settings));
@@ -359,10 +364,11 @@ Result<ReadOutcome> RunRead(Graph& graph, std::string_view source, std::string_v
     return out;
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(const query::QueryDecl* decl, query::SelectQuery(file, query_name));
-  // Only a plain query goes through the cache: headers (settings, their warnings) and `explain`
-  // are prepared for their run alone, so the cache never answers for them. The parse is handed
-  // over either way: a cold run parses its source once.
-  const bool cached = options.prepared != nullptr && file.settings.empty() && !decl->explain;
+  // A query goes through the cache, headers and all (the entry's parse holds them, and a run
+  // from the cache resolves its settings from there, as a mutation's does); an `explain` is
+  // prepared for its run alone, so the cache never answers for one. The parse is handed over
+  // either way: a cold run parses its source once.
+  const bool cached = options.prepared != nullptr && !decl->explain;
   ReadPreparer preparer(source, query_name, cached ? options.prepared : nullptr, std::move(file));
   return RunPrepared(graph, preparer, params, options, settings);
 }
