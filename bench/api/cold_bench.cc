@@ -26,7 +26,7 @@
 //       calls, each from a start no query has touched (a moderately warm process).
 //   omnigraph-cold-bench fresh DIR SHAPE omnigraph|sqlite
 //       One fresh process: open + first query of SHAPE (`lookup` or `hop1` of p1, `top3`,
-//       `age_groups`, or
+//       `age_groups`, `knows_by_age`, or
 //       `nearest`: the 10 `Doc`s nearest a fixed vector, on a graph that has them) of
 //       the graph in DIR, or at OMNIGRAPH_BENCH_GRAPH_URI when set (e.g. an s3:// graph behind
 //       bench/api/delay_proxy.py, to see what a remote store's rounds cost); prints
@@ -65,7 +65,8 @@ edge Knows: Person -> Person
 
 // hop2 counts the nodes at exactly distance 2 (neither the start nor a 1-hop neighbour).
 // age_groups groups the Person table by a value (age, 0..99): the three most common ages, each
-// with its count and its smallest key, ties by age. top3
+// with its count and its smallest key, ties by age. knows_by_age groups a traversal by a value:
+// the three ages whose persons are known most often (edges into persons of that age). top3
 // examines every edge: on the 10x graph (24 M edges) that is past the default traversal bound
 // (10 M units, which guards a server against runaway reads), so the file raises it, as an
 // analyst running whole-graph aggregates would.
@@ -84,6 +85,12 @@ query age_groups() {
   match { $p: Person }
   return { $p.age, count($p) as n, min($p.@K@) as first }
   order { n desc, $p.age }
+  limit 3
+}
+query knows_by_age() {
+  match { $a: Person  $a knows $b }
+  return { $b.age, count($a) as n }
+  order { n desc, $b.age }
   limit 3
 }
 )";
@@ -136,6 +143,9 @@ constexpr const char* kSqlTop3 =
 constexpr const char* kSqlAgeGroups =
     "SELECT age, count(*) AS n, min(id) AS first FROM person GROUP BY age ORDER BY n DESC, age "
     "LIMIT 3";
+constexpr const char* kSqlKnowsByAge =
+    "SELECT p.age, count(*) AS n FROM knows k JOIN person p ON p.id = k.dst GROUP BY p.age "
+    "ORDER BY n DESC, p.age LIMIT 3";
 
 // How many starts each warm shape runs (the same in bench/peers/peer.mjs).
 constexpr int kLookupStarts = 2000;
@@ -143,6 +153,7 @@ constexpr int kHop1Starts = 500;
 constexpr int kHop2Starts = 100;
 constexpr int kTop3Runs = 5;
 constexpr int kAgeGroupsRuns = 5;
+constexpr int kKnowsByAgeRuns = 5;
 
 double NowMs() {
   return std::chrono::duration<double, std::milli>(
@@ -347,6 +358,8 @@ class System {
   virtual bool Top3(Json& out) = 0;
   // The three most common ages: an array of [age, count, smallest name].
   virtual bool AgeGroups(Json& out) = 0;
+  // The three ages known most often: an array of [age, count].
+  virtual bool KnowsByAge(Json& out) = 0;
   // The slugs of the 10 `Doc`s nearest a fixed vector (a system without vectors says no).
   virtual bool Nearest(Json& out) {
     (void)out;
@@ -384,18 +397,9 @@ class OmniGraph final : public System {
     return true;
   }
   bool AgeGroups(Json& out) override {
-    auto rows = Rows("age_groups", "");
-    if (!rows) return false;
-    out = Json::array();
-    for (const Json& row : *rows) {
-      Json triple = Pair(row["p.age"], row["n"]);
-      // An integer key is reported as its decimal text, as the other systems' answers are.
-      const Json& first = row["first"];
-      triple.push_back(first.is_string() ? first : Json(first.dump()));
-      out.push_back(std::move(triple));
-    }
-    return true;
+    return Tuples("age_groups", {"p.age", "n", "first"}, "first", out);
   }
+  bool KnowsByAge(Json& out) override { return Tuples("knows_by_age", {"b.age", "n"}, "", out); }
   bool Nearest(Json& out) override {
     std::mt19937_64 rng(7);
     Json q = Json::array();
@@ -433,6 +437,23 @@ class OmniGraph final : public System {
     }
     return std::make_unique<Json>((*result)["rows"]);
   }
+  // The rows of `query` (no parameters) as arrays of the `columns`' values; the `key` column (an
+  // integer key) as its decimal text, as the other systems report it.
+  bool Tuples(const char* query, std::initializer_list<const char*> columns, std::string_view key,
+              Json& out) {
+    auto rows = Rows(query, "");
+    if (!rows) return false;
+    out = Json::array();
+    for (const Json& row : *rows) {
+      Json tuple = Json::array();
+      for (const char* c : columns) {
+        const Json& v = row[c];
+        tuple.push_back(c != key || v.is_string() ? v : Json(v.dump()));
+      }
+      out.push_back(std::move(tuple));
+    }
+    return true;
+  }
   std::unique_ptr<Database> db_;
   Keys keys_;
   std::string queries_;
@@ -459,23 +480,15 @@ class Sqlite final : public System {
     }
     return sqlite3_reset(st) == SQLITE_OK;
   }
-  bool AgeGroups(Json& out) override {
-    sqlite3_stmt* st = Stmt(4);
-    if (st == nullptr) return false;
-    out = Json::array();
-    while (sqlite3_step(st) == SQLITE_ROW) {
-      Json triple = Pair(static_cast<int64_t>(sqlite3_column_int64(st, 0)),
-                         static_cast<int64_t>(sqlite3_column_int64(st, 1)));
-      triple.push_back(std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, 2))));
-      out.push_back(std::move(triple));
-    }
-    return sqlite3_reset(st) == SQLITE_OK;
-  }
+  bool AgeGroups(Json& out) override { return Counts(4, true, out); }
+  bool KnowsByAge(Json& out) override { return Counts(5, false, out); }
 
  private:
-  // Statement 0 lookup, 1 hop1, 2 hop2, 3 top3, 4 age_groups; prepared on first use.
+  // Statement 0 lookup, 1 hop1, 2 hop2, 3 top3, 4 age_groups, 5 knows_by_age; prepared on
+  // first use.
   sqlite3_stmt* Stmt(int which) {
-    static constexpr const char* kSql[] = {kSqlLookup, kSqlHop1, kSqlHop2, kSqlTop3, kSqlAgeGroups};
+    static constexpr const char* kSql[] = {kSqlLookup, kSqlHop1,      kSqlHop2,
+                                           kSqlTop3,   kSqlAgeGroups, kSqlKnowsByAge};
     if (stmts_[which] == nullptr &&
         sqlite3_prepare_v2(db_, kSql[which], -1, &stmts_[which], nullptr) != SQLITE_OK) {
       std::fprintf(stderr, "sqlite: %s\n", sqlite3_errmsg(db_));
@@ -494,9 +507,25 @@ class Sqlite final : public System {
     if (row) out = Json(static_cast<int64_t>(sqlite3_column_int64(st, 0)));
     return sqlite3_reset(st) == SQLITE_OK && row;
   }
+  // The rows of statement `which` as arrays [value, count] (and the third column's text, when
+  // `first`).
+  bool Counts(int which, bool first, Json& out) {
+    sqlite3_stmt* st = Stmt(which);
+    if (st == nullptr) return false;
+    out = Json::array();
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      Json tuple = Pair(static_cast<int64_t>(sqlite3_column_int64(st, 0)),
+                        static_cast<int64_t>(sqlite3_column_int64(st, 1)));
+      if (first) {
+        tuple.push_back(std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, 2))));
+      }
+      out.push_back(std::move(tuple));
+    }
+    return sqlite3_reset(st) == SQLITE_OK;
+  }
   sqlite3* db_;
   Keys keys_;
-  sqlite3_stmt* stmts_[5] = {};
+  sqlite3_stmt* stmts_[6] = {};
 };
 
 std::unique_ptr<System> OpenSystem(const std::string& dir, const std::string& system) {
@@ -581,6 +610,10 @@ int Warm(const std::string& dir, uint64_t persons, const std::string& name) {
                  kAgeGroupsRuns, [&](int, Json& r) { return s.AgeGroups(r); }, ms, a);
   out["age_groups_ms"] = ms;
   answers["age_groups"] = a.empty() ? Json() : a[0];
+  ok = ok && Timed(
+                 kKnowsByAgeRuns, [&](int, Json& r) { return s.KnowsByAge(r); }, ms, a);
+  out["knows_by_age_ms"] = ms;
+  answers["knows_by_age"] = a.empty() ? Json() : a[0];
   if (!ok) return Fail(name + ": a warm query failed");
   out["answers"] = std::move(answers);
   std::printf("%s\n", out.dump().c_str());
@@ -593,11 +626,12 @@ int Fresh(const std::string& dir, const std::string& shape, const std::string& n
   auto system = OpenSystem(dir, name);
   if (system == nullptr) return 1;
   Json answer;
-  const bool ok = shape == "hop1"         ? system->Hop(1, start, answer)
-                  : shape == "lookup"     ? system->Lookup(start, answer)
-                  : shape == "nearest"    ? system->Nearest(answer)
-                  : shape == "age_groups" ? system->AgeGroups(answer)
-                                          : system->Top3(answer);
+  const bool ok = shape == "hop1"           ? system->Hop(1, start, answer)
+                  : shape == "lookup"       ? system->Lookup(start, answer)
+                  : shape == "nearest"      ? system->Nearest(answer)
+                  : shape == "age_groups"   ? system->AgeGroups(answer)
+                  : shape == "knows_by_age" ? system->KnowsByAge(answer)
+                                            : system->Top3(answer);
   if (!ok) return Fail(name + " " + shape + " failed");
   const double ms = NowMs() - t0;
   Json out = Json::object();
@@ -639,6 +673,7 @@ int main(int argc, char** argv) {
       "DOCS [SEED] | load DIR | setup DIR PERSONS KNOWS [SEED] [--int-keys] | warm DIR PERSONS "
       "SYSTEM | fresh DIR "
       "SHAPE SYSTEM\n"
-      "  SYSTEM: omnigraph | sqlite;  SHAPE: lookup | hop1 | top3 | age_groups | nearest\n");
+      "  SYSTEM: omnigraph | sqlite;  SHAPE: lookup | hop1 | top3 | age_groups | knows_by_age | "
+      "nearest\n");
   return 2;
 }

@@ -19,7 +19,6 @@
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
-#include <deque>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -27,6 +26,8 @@
 
 #include "server/beast_request.h"
 #include "server/errors.h"
+#include "server/fair_queue.h"
+#include "server/loop_relief.h"
 
 namespace omnigraph::server {
 namespace {
@@ -57,95 +58,26 @@ constexpr size_t kRefusingMax = 64;
 // spinning on a listening socket that stays readable.
 constexpr auto kAcceptRetry = std::chrono::milliseconds(50);
 
-// The worker pool's queue, fair between callers: one queue per key (a caller), served round
-// robin, so a caller with many requests queued delays another's by at most one request per
-// worker; and no caller runs on more than `share_max` workers at once, so however many requests
-// one caller has in flight, some workers are left for the others (docs/design/server.md
-// "Connections, limits and threads"). Thread-safe.
-class FairQueue {
- public:
-  using Task = std::function<void()>;
-
-  explicit FairQueue(size_t share_max) : share_max_(std::max<size_t>(1, share_max)) {}
-
-  // Wakes one waiting worker, after unlocking: a worker woken under the lock would at once
-  // block again on it, one more context switch on the request's path.
-  void Push(size_t key, Task task) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      std::deque<Task>& queue = queues_[key];
-      if (queue.empty()) turns_.push_back(key);
-      queue.push_back(std::move(task));
-    }
-    cv_.notify_one();
-  }
-  // The next task of the first caller in turn below its share, and its key; an empty task once
-  // stopped and drained. The caller reports Done(key) when the task has run.
-  std::pair<size_t, Task> Pop() {
-    std::unique_lock<std::mutex> lock(mu_);
-    auto pick = turns_.end();
-    cv_.wait(lock, [&] {
-      pick = std::find_if(turns_.begin(), turns_.end(), [this](size_t key) {
-        auto it = running_.find(key);
-        return it == running_.end() || it->second < share_max_;
-      });
-      return pick != turns_.end() || (stopping_ && turns_.empty());
-    });
-    if (pick == turns_.end()) return {0, Task()};
-    const size_t key = *pick;
-    turns_.erase(pick);
-    auto it = queues_.find(key);
-    Task task = std::move(it->second.front());
-    it->second.pop_front();
-    if (it->second.empty()) {
-      queues_.erase(it);
-    } else {
-      turns_.push_back(key);
-    }
-    ++running_[key];
-    return {key, std::move(task)};
-  }
-  // A task's end makes at most one queued task runnable (the next of its caller, held back by
-  // the share), so it wakes at most one worker, and none when nothing waits: waking every idle
-  // worker on every request cost each request as many context switches as there are workers.
-  void Done(size_t key) {
-    bool queued = false;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      auto it = running_.find(key);
-      if (it != running_.end() && --it->second == 0) running_.erase(it);
-      queued = !turns_.empty();
-    }
-    if (queued) cv_.notify_one();
-  }
-  void Stop() {
-    std::lock_guard<std::mutex> lock(mu_);
-    stopping_ = true;
-    cv_.notify_all();
-  }
-
- private:
-  const size_t share_max_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::unordered_map<size_t, std::deque<Task>> queues_;
-  std::unordered_map<size_t, size_t> running_;  // tasks running per key
-  std::deque<size_t> turns_;                    // keys with queued tasks, in serving order
-  bool stopping_ = false;
-};
-
 class Session;
 
-// What every session shares; touched only on the loop thread, except `queue` and `io`.
+// What every session shares; touched only by the thread running the loop (the loop thread, or its
+// standby while the loop thread runs a long request: LoopRelief), except `queue`, `relief`, `io`.
 struct Loop {
   Loop(const Service& s, ListenerOptions o) : service(s), options(o) {}
   const Service& service;
   const ListenerOptions options;
+  // Hint 1: one thread runs handlers at a time. The standby runs steps of the loop only while the
+  // loop thread sits inside one handler (RunHere); Asio's locking stays on under this hint, and
+  // what the loop thread posts from inside a handler stays its own (so End cannot wake the
+  // standby by a post: the standby's steps are bounded instead, LoopRelief::kStep).
   asio::io_context io{1};
   tcp::acceptor acceptor{io};
   asio::steady_timer accept_retry{io};
   // One caller may run on at most three quarters of the workers (at least one).
-  FairQueue queue{options.workers - options.workers / 4};
+  FairQueue queue{options.workers, options.workers - options.workers / 4};
+  // The loop runs a request itself when the server is otherwise idle; a standby takes the loop
+  // over when that request runs long (decision 220).
+  LoopRelief relief;
   std::unordered_map<Session*, std::weak_ptr<Session>> sessions;
   size_t open = 0;      // sessions counted against connections_max
   size_t refusing = 0;  // sessions refused over the limit, lingering
@@ -351,17 +283,50 @@ class Session : public std::enable_shared_from_this<Session> {
     if (on_loop_) return Respond(loop_.service.Handle(request_, std::move(checked_)), true);
     const std::string& auth = request_.Header("authorization");
     const size_t key = std::hash<std::string>{}(auth.empty() ? peer_ : "bearer " + auth);
+    // Nothing queued and nothing running: the request would go to an idle worker, a thread
+    // handoff on its path; the loop runs it instead (decision 220). Never on the standby, which
+    // runs the loop only while the loop thread is inside such a request.
+    if (!loop_.relief.Relieved() && loop_.queue.TryStart(key)) return RunHere(key);
     loop_.queue.Push(key, [self = Self(), guard = asio::make_work_guard(loop_.io)]() mutable {
       Session& s = *self;
-      HttpResponse response;
-      try {
-        response = s.loop_.service.Handle(s.request_, std::move(s.checked_));
-      } catch (...) {
-        response = ErrorResponse(500, "internal error while handling the request");
-      }
+      HttpResponse response = s.HandleRequest();
       if (!response.stream) return s.Reply(std::move(self), std::move(response));
       s.Produce(std::move(self), std::move(response));
     });
+  }
+
+  HttpResponse HandleRequest() {
+    try {
+      return loop_.service.Handle(request_, std::move(checked_));
+    } catch (...) {
+      return ErrorResponse(500, "internal error while handling the request");
+    }
+  }
+
+  // On the loop: runs the request here and answers it as the trivial server would, with no
+  // thread handoff. The standby takes the loop over if this passes LoopRelief::kLease, so other
+  // connections wait at most that long; End returns once the loop is this thread's again.
+  void RunHere(size_t key) {
+    loop_.relief.Begin();
+    HttpResponse response = HandleRequest();
+    loop_.relief.End();
+    loop_.queue.Done(key);
+    if (response.stream) {
+      // A stream's producer waits while the loop writes what it queued: it runs on a worker.
+      // The task gives its reference to the session away (to the loop, through Produce), so that
+      // the session is never destroyed on the worker: its destructor touches the loop's state.
+      return loop_.queue.Push(key, [self = Self(), response = std::move(response),
+                                    guard = asio::make_work_guard(loop_.io)]() mutable {
+        Session& s = *self;
+        s.Produce(std::move(self), std::move(response));
+      });
+    }
+    const bool keep = KeepAlive(true);
+    auto wire = std::make_shared<Wire>(ToWire(response, keep));
+    bool failed = false;
+    const size_t sent = SendNow(*wire, failed);
+    if (failed) return Close();
+    Send(std::move(wire), sent, keep);
   }
 
   // On a worker: sends the head through the loop, then runs the stream into the pipe.
@@ -461,18 +426,24 @@ class Session : public std::enable_shared_from_this<Session> {
   void Reply(std::shared_ptr<Session> self, HttpResponse response) {
     const bool keep = KeepAlive(true);
     auto wire = std::make_shared<Wire>(ToWire(response, keep));
-    iovec parts[2] = {{wire->head.data(), wire->head.size()},
-                      {wire->body.data(), wire->body.size()}};
-    msghdr message{};
-    message.msg_iov = parts;
-    message.msg_iovlen = wire->body.empty() ? 1 : 2;
-    const ssize_t n = ::sendmsg(socket_.native_handle(), &message, MSG_DONTWAIT | MSG_NOSIGNAL);
-    const bool failed = n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR;
-    const size_t sent = n > 0 ? static_cast<size_t>(n) : 0;
+    bool failed = false;
+    const size_t sent = SendNow(*wire, failed);
     asio::post(loop_.io, [self = std::move(self), wire = std::move(wire), sent, keep, failed] {
       if (failed) return self->Close();
       self->Send(wire, sent, keep);
     });
+  }
+
+  // One non-blocking send of the head and body together (one system call); the bytes the socket
+  // took. `failed` when the connection is gone (not when the socket is merely full).
+  size_t SendNow(Wire& wire, bool& failed) {
+    iovec parts[2] = {{wire.head.data(), wire.head.size()}, {wire.body.data(), wire.body.size()}};
+    msghdr message{};
+    message.msg_iov = parts;
+    message.msg_iovlen = wire.body.empty() ? 1 : 2;
+    const ssize_t n = ::sendmsg(socket_.native_handle(), &message, MSG_DONTWAIT | MSG_NOSIGNAL);
+    failed = n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR;
+    return n > 0 ? static_cast<size_t>(n) : 0;
   }
 
   // On the loop: writes `wire` from byte `sent` on; then the next request, or a lingering close.
@@ -699,7 +670,10 @@ bool Listener::Run() {
   };
   impl_->stop_reader->async_read_some(asio::buffer(&impl_->stop_byte, 1), on_stop);
   Accept(loop);
-  asio::thread_pool workers(loop.options.workers);
+  // The workers, and the loop's standby (decision 220): one thread more than the workers.
+  asio::thread_pool workers(loop.options.workers + 1);
+  asio::post(workers,
+             [&loop] { loop.relief.Stand([&loop] { loop.io.run_one_for(LoopRelief::kStep); }); });
   for (size_t i = 0; i < loop.options.workers; ++i) {
     asio::post(workers, [&loop] {
       while (true) {
@@ -712,6 +686,7 @@ bool Listener::Run() {
   }
   loop.io.run();
   loop.queue.Stop();
+  loop.relief.Stop();
   workers.join();
   return !loop.accept_failed;
 }

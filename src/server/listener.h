@@ -6,10 +6,12 @@
 // complete request goes to a bounded pool of worker threads, fair between callers (round robin
 // over each bearer token, or peer address, with work queued), which run Service::Handle (the
 // engine may block for long); the worker writes a whole response itself when the socket takes
-// it at once, and the loop writes the rest, or a streamed body chunk by chunk. Server routes that
-// need no engine call (/healthz, /openapi.json, /graphs) are answered on the loop itself, so a
-// health check does not queue behind the engine. docs/design/server.md "Connections, limits and
-// threads".
+// it at once, and the loop writes the rest, or a streamed body chunk by chunk. A request that
+// finds nothing queued or running is run by the loop itself, with no thread handoff; a standby
+// thread runs the loop meanwhile if that request runs past 2 to 4 ms (server/loop_relief.h,
+// decision 220). Server routes that need no engine call (/healthz, /openapi.json, /graphs) are
+// answered on the loop itself, so a health check does not queue behind the engine.
+// docs/design/server.md "Connections, limits and threads".
 //
 // Stop() is async-signal-safe (it writes a byte to a pipe the loop watches): the listening socket
 // closes, idle keep-alive connections close, requests being read or handled finish (their

@@ -532,6 +532,54 @@ TEST_F(ServerAbuseTest, OneCallersFloodDoesNotStarveAnothersReads) {
   EXPECT_LE(worst, 12);  // A first-come queue lets about 32 finish.
 }
 
+// An otherwise idle server answers a request on its event loop (decision 220); one that runs past
+// the loop's lease hands the loop to its standby, which reads and dispatches other connections'
+// requests meanwhile, and takes it back. One connection asks for every name (a read of a few
+// milliseconds, longer under a sanitizer) over and over, each usually on the loop; beside it,
+// point reads, health checks and writes on other connections, each on a new connection or a kept
+// one. Every answer is whole and right, and every write is published once.
+TEST_F(ServerAbuseTest, LongReadsOnTheLoopAndOtherConnectionsRequestsAllGetTheirAnswers) {
+  ServerProcess server(Args());
+  const int port = server.port();
+  ASSERT_GT(port, 0) << server.first_line();
+  LoadPeople(port, 3000);
+  const size_t commits_before = Commits(port);
+  std::atomic<bool> stop{false};
+  std::atomic<int> long_reads{0};
+  std::thread heavy([&] {
+    const int fd = Open(port);
+    const std::string request =
+        Request("POST", "/query", Json{{"query", std::string(kNames)}}.dump());
+    while (!stop.load()) {
+      ASSERT_TRUE(TrySend(fd, request));
+      Response r = ReadResponse(fd);
+      ASSERT_EQ(r.status, 200) << r.body;
+      EXPECT_GE(Parse(r.body)["rows"].size(), 3000u);  // and the writes made so far
+      ++long_reads;
+    }
+    ::close(fd);
+  });
+  while (long_reads.load() < 3) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const int kept = Open(port);
+  for (int i = 0; i < 30; ++i) {
+    std::string body;
+    ASSERT_TRUE(TrySend(kept, Request("POST", "/query", kPointQuery, {}, kBobToken)));
+    Response r = ReadResponse(kept);
+    ASSERT_EQ(r.status, 200) << r.body;
+    ASSERT_EQ(Parse(r.body)["rows"].size(), 1u) << r.body;
+    EXPECT_EQ(Parse(r.body)["rows"][0]["p.name"].string_value(), "p7") << r.body;
+    ASSERT_EQ(Exchange(port, Request("GET", "/healthz", {}, {}, nullptr), &body), 200) << body;
+    ASSERT_EQ(Exchange(port, Request("POST", "/mutate", Mutation("w" + std::to_string(i))), &body),
+              200)
+        << body;
+  }
+  ::close(kept);
+  stop = true;
+  heavy.join();
+  std::cout << "long reads beside the others: " << long_reads.load() << "\n";
+  EXPECT_EQ(Commits(port), commits_before + 30);
+}
+
 // A worker writes a response itself only when the socket takes all of it at once; the loop writes
 // the rest (docs/design/server.md "Connections, limits and threads"). A client with a small
 // receive window asks for an answer of a few megabytes and reads nothing for a moment: the

@@ -329,7 +329,14 @@ Result<CExpr> ExecContext::Compile(const Expr& e, const Frame& frame) {
         return InvalidArgument("type `" + s.type->name + "` has no property `" + e.prop.text + "`");
       }
       out.kind = CExpr::Kind::kProp;
-      OMNIGRAPH_ASSIGN_OR_RETURN(out.column, s.image->Column(static_cast<uint32_t>(prop->id)));
+      const auto field = static_cast<uint32_t>(prop->id);
+      if (IsIdKey(*s.type, *prop) && !s.image->HasColumn(field)) {
+        // The key is read back from the ids (which the image reads whole anyway for its id
+        // order), not decompressed from the fragments and gathered into id order.
+        OMNIGRAPH_ASSIGN_OR_RETURN(const bool from_ids, s.image->ColumnOfIds(field));
+        (void)from_ids;
+      }
+      OMNIGRAPH_ASSIGN_OR_RETURN(out.column, s.image->Column(field));
       return out;
     }
     case ExprKind::kVariable: {

@@ -44,6 +44,11 @@ struct ScopeState {
   std::map<std::string, Candidates, std::less<>> vars;
 };
 
+// Whether `prop` is the single key of node type `type` and of a type whose value's text is the
+// node's id (docs/design/schema.md): String and the integer types, not a list or an enum. Such a
+// key is read back from the id instead of from the fragments.
+bool IsIdKey(const schema::TypeDef& type, const schema::PropertyDef& prop);
+
 class ExecContext {
  public:
   ExecContext(const GraphView& view, const Plan& plan, std::span<const schema::Value> params,

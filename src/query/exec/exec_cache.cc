@@ -1,9 +1,11 @@
 #include "query/exec/exec_cache.h"
 
 #include <algorithm>
+#include <charconv>
 #include <limits>
 
 #include "base/hash.h"
+#include "table/column_builder.h"
 #include "table/table_manifest.h"
 
 namespace omnigraph::query {
@@ -64,6 +66,58 @@ Result<int64_t> TableImage::Find(std::string_view id) const {
       if (this->id(dense) == id) return int64_t{dense};
     }
   }
+}
+
+namespace {
+
+// Appends `id` parsed as a decimal T; false when it is not exactly such a number's text.
+template <typename T>
+bool AppendDecimal(std::string_view id, table::ColumnBuilder& out) {
+  T v{};
+  const char* end = id.data() + id.size();
+  auto [at, ec] = std::from_chars(id.data(), end, v);
+  if (ec != std::errc() || at != end || id.empty()) return false;
+  out.Append<T>(v);
+  return true;
+}
+
+// Appends the value whose text is `id` to a column of type `type`; false when it is none.
+bool AppendIdValue(table::TypeId type, std::string_view id, table::ColumnBuilder& out) {
+  switch (type) {
+    case table::TypeId::kString: out.AppendString(id); return true;
+    case table::TypeId::kI32: return AppendDecimal<int32_t>(id, out);
+    case table::TypeId::kI64: return AppendDecimal<int64_t>(id, out);
+    case table::TypeId::kU32: return AppendDecimal<uint32_t>(id, out);
+    case table::TypeId::kU64: return AppendDecimal<uint64_t>(id, out);
+    default: return false;
+  }
+}
+
+}  // namespace
+
+Result<bool> TableImage::ColumnOfIds(uint32_t field_id) const {
+  const table::Field* field = nullptr;
+  for (const table::Field& f : version_->schema()) field = f.id == field_id ? &f : field;
+  if (field == nullptr) return false;
+  OMNIGRAPH_RETURN_IF_ERROR(LoadIds());
+  std::lock_guard<std::mutex> lock(mu_);
+  if (columns_.count(field_id) > 0) return true;
+  auto column = std::make_unique<ChunkedColumn>();
+  uint64_t bytes = 0;
+  for (uint32_t begin = 0; begin < size(); begin += kChunkRows) {
+    const uint32_t end = std::min<uint32_t>(size(), begin + kChunkRows);
+    table::ColumnBuilder builder(field->type, field->nullable);
+    builder.Reserve(end - begin);
+    for (uint32_t d = begin; d < end; ++d) {
+      if (!AppendIdValue(field->type.id, id(d), builder)) return false;
+    }
+    OMNIGRAPH_ASSIGN_OR_RETURN(table::Column chunk, builder.Finish());
+    bytes += chunk.values_buffer().size() + chunk.offsets_buffer().size();
+    column->chunks.push_back(std::move(chunk));
+  }
+  column_bytes_ += bytes;
+  columns_.emplace(field_id, std::move(column));
+  return true;
 }
 
 bool TableImage::HasColumn(uint32_t field_id) const {
@@ -149,6 +203,14 @@ uint64_t TableImage::bytes() const {
   return column_bytes_ + slots_.size() * sizeof(uint64_t);
 }
 
+void Csr::Own(std::vector<uint32_t> t, std::vector<uint32_t> e) {
+  auto held = std::make_shared<std::pair<std::vector<uint32_t>, std::vector<uint32_t>>>(
+      std::move(t), std::move(e));
+  targets = held->first;
+  edges = held->second;
+  owner = std::move(held);
+}
+
 namespace {
 
 // Counting sort of (key, target, edge) triples into a CSR over `nodes` keys, keeping edge order.
@@ -159,15 +221,16 @@ Csr MakeCsr(uint32_t nodes, const std::vector<uint32_t>& keys, const std::vector
     if (keys[e] != UINT32_MAX && other[e] != UINT32_MAX) ++csr.offsets[keys[e] + 1];
   }
   for (uint32_t v = 0; v < nodes; ++v) csr.offsets[v + 1] += csr.offsets[v];
-  csr.targets.resize(csr.offsets[nodes]);
-  csr.edges.resize(csr.offsets[nodes]);
+  std::vector<uint32_t> targets(csr.offsets[nodes]);
+  std::vector<uint32_t> edges(csr.offsets[nodes]);
   std::vector<uint64_t> next(csr.offsets.begin(), csr.offsets.end() - 1);
   for (uint32_t e = 0; e < keys.size(); ++e) {
     if (keys[e] == UINT32_MAX || other[e] == UINT32_MAX) continue;
     uint64_t at = next[keys[e]]++;
-    csr.targets[at] = other[e];
-    csr.edges[at] = e;
+    targets[at] = other[e];
+    edges[at] = e;
   }
+  csr.Own(std::move(targets), std::move(edges));
   return csr;
 }
 
@@ -227,25 +290,45 @@ Result<std::shared_ptr<const Adjacency>> BuildAdjacency(const table::TableVersio
   OMNIGRAPH_RETURN_IF_ERROR(to.LoadIds());
   const std::vector<uint32_t> src_of_key = MapSorted(csr->keys, from);
   const std::vector<uint32_t> dst_of_other = MapSorted(csr->others, to);
-  // Keys ascend and so do their dense indices: node v's list starts where the copy stands when
-  // v's key (or the first key past v) is reached.
   Csr out;
   out.offsets.resize(static_cast<size_t>(from.size()) + 1);
-  out.targets.reserve(csr->edges.size());
-  out.edges.reserve(csr->edges.size());
+  // Keys ascend and so do their dense indices: node v's list starts where the copy stands when
+  // v's key (or the first key past v) is reached.
+  const bool every_key =
+      std::find(src_of_key.begin(), src_of_key.end(), UINT32_MAX) == src_of_key.end();
+  bool same_others = csr->others.size() == to.size();
+  for (uint32_t i = 0; same_others && i < dst_of_other.size(); ++i)
+    same_others = dst_of_other[i] == i;
   uint32_t next = 0;
-  for (size_t k = 0; k < csr->keys.size(); ++k) {
-    const uint32_t s = src_of_key[k];
-    if (s == UINT32_MAX) continue;
-    while (next <= s) out.offsets[next++] = out.targets.size();
-    for (uint32_t slot = csr->offsets[k]; slot < csr->offsets[k + 1]; ++slot) {
-      const uint32_t t = dst_of_other[csr->targets[slot]];
-      if (t == UINT32_MAX) continue;
-      out.targets.push_back(t);
-      out.edges.push_back(csr->edges[slot]);
+  if (every_key && same_others) {
+    // Every key a live `from` node and every other endpoint the `to` node of the same number:
+    // the stored slots are the lists as they are, shared rather than copied (at 24 M edges a copy
+    // is 192 MB of fresh pages).
+    for (size_t k = 0; k < csr->keys.size(); ++k) {
+      while (next <= src_of_key[k]) out.offsets[next++] = csr->offsets[k];
     }
+    while (next <= from.size()) out.offsets[next++] = csr->edges.size();
+    out.targets = csr->targets;
+    out.edges = csr->edges;
+    out.owner = csr;
+  } else {
+    std::vector<uint32_t> targets, edge_of;
+    targets.reserve(csr->edges.size());
+    edge_of.reserve(csr->edges.size());
+    for (size_t k = 0; k < csr->keys.size(); ++k) {
+      const uint32_t s = src_of_key[k];
+      if (s == UINT32_MAX) continue;
+      while (next <= s) out.offsets[next++] = targets.size();
+      for (uint32_t slot = csr->offsets[k]; slot < csr->offsets[k + 1]; ++slot) {
+        const uint32_t t = dst_of_other[csr->targets[slot]];
+        if (t == UINT32_MAX) continue;
+        targets.push_back(t);
+        edge_of.push_back(csr->edges[slot]);
+      }
+    }
+    while (next <= from.size()) out.offsets[next++] = targets.size();
+    out.Own(std::move(targets), std::move(edge_of));
   }
-  while (next <= from.size()) out.offsets[next++] = out.targets.size();
   return std::make_shared<const Adjacency>(std::move(out), to.size(),
                                            static_cast<uint32_t>(csr->edges.size()));
 }

@@ -82,6 +82,12 @@ class TableImage {
     static uint32_t row(uint32_t dense) { return dense & (kChunkRows - 1); }
   };
   Result<const ChunkedColumn*> Column(uint32_t field_id) const;
+  // Loads the column of `field_id` from the rows' ids instead of the fragments, for a node key
+  // whose value's text is the node's id (exec::IsIdKey): a String key is its id, an integer key
+  // its id's decimal text. True when loaded (or loaded already); false, with nothing loaded, when
+  // the field is of another type or an id is not such a value's text (Column then reads the
+  // fragments). Reads every id (LoadIds) and no fragment.
+  Result<bool> ColumnOfIds(uint32_t field_id) const;
   // Whether the column of `field_id` is loaded already.
   bool HasColumn(uint32_t field_id) const;
   // The column of `field_id` at the dense indices `dense` (any order, repeats allowed), one row
@@ -123,11 +129,17 @@ class TableImage {
 };
 
 // One direction of an adjacency: the neighbours of node v are targets[offsets[v]..offsets[v+1])
-// reached through edges[...] (edge dense indices), in edge id order.
+// reached through edges[...] (edge dense indices), in edge id order. `targets` and `edges` view
+// arrays `owner` keeps: the adjacency's own (Own), or a stored adjacency's decoded slots when they
+// need no renumbering (BuildAdjacency), so a large adjacency is not held twice.
 struct Csr {
   std::vector<uint64_t> offsets;
-  std::vector<uint32_t> targets;
-  std::vector<uint32_t> edges;
+  std::span<const uint32_t> targets;
+  std::span<const uint32_t> edges;
+  std::shared_ptr<const void> owner;
+
+  // Makes the CSR own `targets` and `edges`.
+  void Own(std::vector<uint32_t> targets, std::vector<uint32_t> edges);
 
   std::span<const uint32_t> Targets(uint32_t v) const {
     return {targets.data() + offsets[v], static_cast<size_t>(offsets[v + 1] - offsets[v])};

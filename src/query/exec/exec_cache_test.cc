@@ -119,12 +119,43 @@ TEST_F(AdjacencyTest, TheGatheredAdjacencyEqualsTheCountingSortOfEveryEdge) {
   EXPECT_EQ((*adj)->from_nodes(), from->size());
   EXPECT_EQ((*adj)->to_nodes(), to->size());
   EXPECT_EQ(ListsOf((*adj)->out()), out);
+  // Dangling edges left out: the lists are the adjacency's own, not the stored slots.
+  EXPECT_NE((*adj)->out().targets.data(),
+            (*knows->Csr(table::EdgeDirection::kOut))->targets.data());
   // `in` is not built until asked for.
   const uint64_t out_bytes = (*adj)->bytes();
   EXPECT_EQ(out_bytes, (from->size() + 1) * 8 + 2 * 4 * (600 - dangling_));
   EXPECT_EQ(ListsOf((*adj)->in()), in);
   EXPECT_EQ(&(*adj)->in(), &(*adj)->in());
   EXPECT_EQ((*adj)->bytes(), out_bytes + (to->size() + 1) * 8 + 2 * 4 * (600 - dangling_));
+}
+
+// When every key of the stored adjacency is a live `from` node and its other ids are exactly the
+// `to` nodes, the adjacency's lists are the stored slots themselves: shared with the decoded
+// adjacency, not copied. `from` also holds nodes without edges (n50..n59, which sort between
+// the others), whose lists are empty.
+TEST_F(AdjacencyTest, EndpointsThatAreTheNodesShareTheStoredSlots) {
+  std::vector<std::string> edge_ids;
+  for (int i = 0; i < 600; ++i) edge_ids.push_back("e" + std::to_string((i * 7919) % 1000));
+  auto people = Create(0x61, "Person", false, NodeIds(0, 60, -1));
+  auto places = Create(0x62, "Place", false, NodeIds(0, 50, -1));
+  auto visits = Create(0x63, "Visits", true, edge_ids);
+  auto from = Image(people);
+  auto to = Image(places);
+  Result<std::shared_ptr<const Adjacency>> adj = BuildAdjacency(*visits, *from, *to);
+  ASSERT_TRUE(adj.ok()) << adj.status().ToString();
+  Lists out, in;
+  Oracle(*visits, *from, *to, out, in);
+  EXPECT_EQ(dangling_, 0u);
+  EXPECT_EQ(ListsOf((*adj)->out()), out);
+  EXPECT_EQ(ListsOf((*adj)->in()), in);
+  Result<std::shared_ptr<const table::EdgeCsr>> stored = visits->Csr(table::EdgeDirection::kOut);
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  EXPECT_EQ((*adj)->out().targets.data(), (*stored)->targets.data());
+  EXPECT_EQ((*adj)->out().edges.data(), (*stored)->edges.data());
+  size_t empty = 0;
+  for (const auto& list : out) empty += list.empty() ? 1 : 0;
+  EXPECT_EQ(empty, 10u);
 }
 
 TEST_F(AdjacencyTest, OneTypeAtBothEndsWithSelfLoopsAndParallelEdges) {

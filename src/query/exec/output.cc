@@ -57,18 +57,6 @@ Status NeedFrameRows(const OutputState& out, const char* op) {
 // Whether `prop` is the one key property of node type `type` and a plain String or integer, so
 // that every node's value of it is its id read back: DeriveNodeId renders a single String key as
 // the text itself and an integer key in decimal (schema/keys.cc, CanonicalKeyText).
-bool IsIdKey(const schema::TypeDef& type, const schema::PropertyDef& prop) {
-  using schema::ScalarKind;
-  const ScalarKind k = prop.type.scalar;
-  const bool textual = k == ScalarKind::kString || k == ScalarKind::kI32 || k == ScalarKind::kI64 ||
-                       k == ScalarKind::kU32 || k == ScalarKind::kU64;
-  if (type.kind != schema::TypeKind::kNode || !textual || prop.type.list || prop.type.is_enum()) {
-    return false;
-  }
-  const schema::Constraint* key = type.key();
-  return key != nullptr && key->fields.size() == 1 && key->fields[0].property_id == prop.id;
-}
-
 // The key value whose id is `id`, as a column of `prop`'s type reads it (I32/I64 as Int, U32/U64
 // as UInt); nullopt when the id is not such a value's text, which the caller then reads from the
 // fragment instead.
@@ -90,6 +78,18 @@ std::optional<Value> KeyOfId(const schema::PropertyDef& prop, std::string_view i
 }
 
 }  // namespace
+
+bool IsIdKey(const schema::TypeDef& type, const schema::PropertyDef& prop) {
+  using schema::ScalarKind;
+  const ScalarKind k = prop.type.scalar;
+  const bool textual = k == ScalarKind::kString || k == ScalarKind::kI32 || k == ScalarKind::kI64 ||
+                       k == ScalarKind::kU32 || k == ScalarKind::kU64;
+  if (type.kind != schema::TypeKind::kNode || !textual || prop.type.list || prop.type.is_enum()) {
+    return false;
+  }
+  const schema::Constraint* key = type.key();
+  return key != nullptr && key->fields.size() == 1 && key->fields[0].property_id == prop.id;
+}
 
 Result<bool> SparseProperty(const Expr& e, const Frame& frame, std::span<const uint32_t> rows,
                             std::vector<Value>& values) {

@@ -223,17 +223,25 @@ Status BindCrossProduct(ExecContext& ctx, ScopeState& scope, Frame& frame, const
     c->rows.resize(c->count);
     for (uint32_t i = 0; i < c->count; ++i) c->rows[i] = i;
   }
-  std::vector<uint32_t> outer;
-  outer.reserve(frame.rows * c->rows.size());
   std::vector<uint32_t> col;
-  col.reserve(frame.rows * c->rows.size());
-  for (size_t r = 0; r < frame.rows; ++r) {
-    for (uint32_t d : c->rows) {
-      outer.push_back(static_cast<uint32_t>(r));
-      col.push_back(d);
+  if (frame.rows == 1) {
+    // The first variable bound (or one outer row): each column repeats its one value, with no
+    // row map to build.
+    col = c->rows;
+    for (std::vector<uint32_t>& other : frame.cols) other.assign(col.size(), other[0]);
+    frame.rows = col.size();
+  } else {
+    std::vector<uint32_t> outer;
+    outer.reserve(frame.rows * c->rows.size());
+    col.reserve(frame.rows * c->rows.size());
+    for (size_t r = 0; r < frame.rows; ++r) {
+      for (uint32_t d : c->rows) {
+        outer.push_back(static_cast<uint32_t>(r));
+        col.push_back(d);
+      }
     }
+    frame.Gather(outer);
   }
-  frame.Gather(outer);
   frame.slots.push_back(Slot{var, SlotKind::kNode, c->access->type, image});
   frame.cols.push_back(std::move(col));
   return Status::Ok();

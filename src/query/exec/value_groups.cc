@@ -1,7 +1,7 @@
 // Grouping frame rows by one property's values, column at a time (aggregate_parts.h
 // GroupByValue; docs/design/query-execution.md "Grouping by a value, column at a time").
 //
-// The key column is gathered at the frame rows once, each row gets its group from a table
+// The key column is read at the frame rows in place (no copy), each row gets its group from a table
 // indexed by value − min (an integral key whose values span few codes), a hash of the values
 // (a wider span) or a hash of the bytes (String, Blob), and then each aggregate runs as one loop
 // over the rows' group numbers and its argument's gathered values. The groups are then put in
@@ -49,71 +49,81 @@ bool IsIntegral(TypeId t) {
 bool IsBytes(TypeId t) { return t == TypeId::kString || t == TypeId::kBinary; }
 bool IsFloat(TypeId t) { return t == TypeId::kF32 || t == TypeId::kF64; }
 
-// A column of a frame slot gathered at the frame rows: integral values as int64 bits (Bool as
-// 0/1, U64 reinterpreted), floats widened, bytes as views into the column; which rows are null
-// (empty when none is). Only `null` is filled for other types.
-struct Gathered {
+// A frame slot's column read at the frame rows in place: a reader below turns a row of the
+// frame into its value without copying the column (a copy of a million-row column costs as much
+// in fresh pages as the grouping itself). Which rows are null is gathered (empty when none is).
+struct Values {
   TypeId type = TypeId::kNone;
-  std::vector<int64_t> ints;
-  std::vector<double> floats;
-  std::vector<std::string_view> bytes;
+  const TableImage::ChunkedColumn* column = nullptr;
+  const uint32_t* dense = nullptr;
   std::vector<uint8_t> null;
 
   bool IsNull(size_t r) const { return !null.empty() && null[r] != 0; }
 };
 
-template <typename T, typename Out>
-void GatherFixed(const TableImage::ChunkedColumn& column, const std::vector<uint32_t>& dense,
-                 size_t rows, std::vector<Out>& out) {
-  std::vector<const T*> base;
-  for (const table::Column& c : column.chunks) base.push_back(c.values<T>().data());
-  out.resize(rows);
-  for (size_t r = 0; r < rows; ++r) {
-    const uint32_t d = dense[r];
-    out[r] =
-        static_cast<Out>(base[d >> TableImage::kChunkShift][TableImage::ChunkedColumn::row(d)]);
-  }
-}
-
-Gathered Gather(const Frame& frame, int slot, const TableImage::ChunkedColumn& column) {
-  Gathered g;
-  if (column.chunks.empty()) return g;
-  g.type = column.chunks[0].type().id;
-  const std::vector<uint32_t>& dense = frame.cols[slot];
-  const size_t rows = frame.rows;
-  using Chunked = TableImage::ChunkedColumn;
+Values Read(const Frame& frame, int slot, const TableImage::ChunkedColumn& column) {
+  Values v;
+  if (column.chunks.empty()) return v;
+  v.type = column.chunks[0].type().id;
+  v.column = &column;
+  v.dense = frame.cols[slot].data();
   bool nulls = false;
   for (const table::Column& c : column.chunks) nulls = nulls || c.null_count() > 0;
   if (nulls) {
-    g.null.resize(rows);
-    for (size_t r = 0; r < rows; ++r)
-      g.null[r] = column.chunk(dense[r]).IsNull(Chunked::row(dense[r]));
+    using Chunked = TableImage::ChunkedColumn;
+    v.null.resize(frame.rows);
+    for (size_t r = 0; r < frame.rows; ++r)
+      v.null[r] = column.chunk(v.dense[r]).IsNull(Chunked::row(v.dense[r]));
   }
-  switch (g.type) {
-    case TypeId::kBool:
-      g.ints.resize(rows);
-      for (size_t r = 0; r < rows; ++r) {
-        g.ints[r] = column.chunk(dense[r]).BoolAt(Chunked::row(dense[r])) ? 1 : 0;
-      }
-      break;
+  return v;
+}
+
+// A row's value of a fixed-width column as `Out`: integral values as int64 bits (U64
+// reinterpreted), floats widened to double.
+template <typename T, typename Out>
+class FixedReader {
+ public:
+  explicit FixedReader(const Values& v) : dense_(v.dense) {
+    for (const table::Column& c : v.column->chunks) base_.push_back(c.values<T>().data());
+  }
+  Out operator()(size_t r) const {
+    const uint32_t d = dense_[r];
+    return static_cast<Out>(base_[d >> TableImage::kChunkShift][TableImage::ChunkedColumn::row(d)]);
+  }
+
+ private:
+  const uint32_t* dense_;
+  std::vector<const T*> base_;
+};
+
+// A row's Bool as 0 or 1, and a row's String or Blob as a view into the column.
+struct BoolReader {
+  const Values* v;
+  int64_t operator()(size_t r) const {
+    const uint32_t d = v->dense[r];
+    return v->column->chunk(d).BoolAt(TableImage::ChunkedColumn::row(d)) ? 1 : 0;
+  }
+};
+struct BytesReader {
+  const Values* v;
+  std::string_view operator()(size_t r) const {
+    const uint32_t d = v->dense[r];
+    return v->column->chunk(d).StringAt(TableImage::ChunkedColumn::row(d));
+  }
+};
+
+// fn(reader) with the reader of an integral column (IsIntegral), values as int64 bits.
+template <typename Fn>
+auto WithIntegral(const Values& v, Fn&& fn) {
+  switch (v.type) {
+    case TypeId::kBool: return fn(BoolReader{&v});
     case TypeId::kI32:
-    case TypeId::kDate: GatherFixed<int32_t>(column, dense, rows, g.ints); break;
+    case TypeId::kDate: return fn(FixedReader<int32_t, int64_t>(v));
     case TypeId::kI64:
-    case TypeId::kDateTime: GatherFixed<int64_t>(column, dense, rows, g.ints); break;
-    case TypeId::kU32: GatherFixed<uint32_t>(column, dense, rows, g.ints); break;
-    case TypeId::kU64: GatherFixed<uint64_t>(column, dense, rows, g.ints); break;
-    case TypeId::kF32: GatherFixed<float>(column, dense, rows, g.floats); break;
-    case TypeId::kF64: GatherFixed<double>(column, dense, rows, g.floats); break;
-    case TypeId::kString:
-    case TypeId::kBinary:
-      g.bytes.resize(rows);
-      for (size_t r = 0; r < rows; ++r) {
-        g.bytes[r] = column.chunk(dense[r]).StringAt(Chunked::row(dense[r]));
-      }
-      break;
-    default: break;
+    case TypeId::kDateTime: return fn(FixedReader<int64_t, int64_t>(v));
+    case TypeId::kU32: return fn(FixedReader<uint32_t, int64_t>(v));
+    default: return fn(FixedReader<uint64_t, int64_t>(v));
   }
-  return g;
 }
 
 // The rows' groups by key value: per row its group, per group its first row.
@@ -128,87 +138,84 @@ struct KeyGroups {
   size_t size() const { return first_row.size(); }
 };
 
-// Groups the rows by a hash of `values` (the gathered values of `key`); the null rows form one
-// group.
-template <typename V>
-KeyGroups GroupByHash(const Gathered& key, const std::vector<V>& values) {
+// Groups `rows` rows by a hash of their values (`get`); the null rows form one group.
+template <typename Get>
+KeyGroups GroupByHash(const Values& key, size_t rows, const Get& get) {
   KeyGroups out;
-  out.of_row.resize(values.size());
+  out.of_row.resize(rows);
   uint32_t null_group = kNoGroup;
-  std::unordered_map<V, uint32_t> table;
-  for (size_t r = 0; r < values.size(); ++r) {
+  std::unordered_map<decltype(get(0)), uint32_t> table;
+  for (size_t r = 0; r < rows; ++r) {
     uint32_t* g = &null_group;
-    if (!key.IsNull(r)) g = &table.try_emplace(values[r], kNoGroup).first->second;
+    if (!key.IsNull(r)) g = &table.try_emplace(get(r), kNoGroup).first->second;
     if (*g == kNoGroup) *g = out.Add(static_cast<uint32_t>(r));
     out.of_row[r] = *g;
   }
   return out;
 }
 
-// Groups `rows` rows by the integral values of `key`: a table indexed by value − min when the
-// values span few codes, a hash otherwise; the null rows form one group.
-KeyGroups GroupIntegral(const Gathered& key, size_t rows) {
+// Groups `rows` rows by the integral values of `key` (`get`): a table indexed by value − min
+// when the values span few codes, a hash otherwise; the null rows form one group.
+template <typename Get>
+KeyGroups GroupIntegral(const Values& key, size_t rows, const Get& get) {
   int64_t lo = INT64_MAX, hi = INT64_MIN;
   for (size_t r = 0; r < rows; ++r) {
     if (key.IsNull(r)) continue;
-    lo = std::min(lo, key.ints[r]);
-    hi = std::max(hi, key.ints[r]);
+    lo = std::min(lo, get(r));
+    hi = std::max(hi, get(r));
   }
   const uint64_t span = lo > hi ? 0 : static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
-  if (span >= std::max<uint64_t>(kDenseSpanMin, rows)) return GroupByHash(key, key.ints);
+  if (span >= std::max<uint64_t>(kDenseSpanMin, rows)) return GroupByHash(key, rows, get);
   KeyGroups out;
   out.of_row.resize(rows);
   uint32_t null_group = kNoGroup;
   std::vector<uint32_t> table(lo > hi ? 0 : span + 1, kNoGroup);
   for (size_t r = 0; r < rows; ++r) {
-    uint32_t& g = key.IsNull(r)
-                      ? null_group
-                      : table[static_cast<uint64_t>(key.ints[r]) - static_cast<uint64_t>(lo)];
+    uint32_t& g = key.IsNull(r) ? null_group
+                                : table[static_cast<uint64_t>(get(r)) - static_cast<uint64_t>(lo)];
     if (g == kNoGroup) g = out.Add(static_cast<uint32_t>(r));
     out.of_row[r] = g;
   }
   return out;
 }
 
-// min/max over gathered integral or byte values: per group the row of its best value (the first
-// such row), then that value read back from the column, and the count of non-null values.
-template <typename Better>
-void BestRows(const Gathered& v, const KeyGroups& groups, Better better,
-              std::vector<Partial>& parts, std::vector<uint32_t>& best) {
-  best.assign(groups.size(), kNoRow);
+// min/max: per group the row of its best value (the first such row) and the count of non-null
+// values; `better(x, y)` says whether value x beats value y.
+template <typename Get, typename Better>
+std::vector<uint32_t> BestRows(const Values& v, const KeyGroups& groups, const Get& get,
+                               Better better, std::vector<Partial>& parts) {
+  std::vector<uint32_t> best(groups.size(), kNoRow);
+  std::vector<decltype(get(0))> best_value(groups.size());
   for (size_t r = 0; r < groups.of_row.size(); ++r) {
     if (v.IsNull(r)) continue;
     const uint32_t g = groups.of_row[r];
     ++parts[g].count;
-    if (best[g] == kNoRow || better(r, best[g])) best[g] = static_cast<uint32_t>(r);
+    const auto x = get(r);
+    if (best[g] == kNoRow || better(x, best_value[g])) {
+      best[g] = static_cast<uint32_t>(r);
+      best_value[g] = x;
+    }
   }
+  return best;
 }
 
-Status MinMax(AggFunc func, const Gathered& v, const CExpr& e, const Frame& frame,
+Status MinMax(AggFunc func, const Values& v, const CExpr& e, const Frame& frame,
               const KeyGroups& groups, std::vector<Partial>& parts) {
   const bool min = func == AggFunc::kMin;
   std::vector<uint32_t> best;
   if (IsBytes(v.type)) {
-    BestRows(
-        v, groups,
-        [&](size_t a, size_t b) {
-          const int c = v.bytes[a].compare(v.bytes[b]);
-          return min ? c < 0 : c > 0;
-        },
-        parts, best);
+    best = BestRows(
+        v, groups, BytesReader{&v},
+        [&](std::string_view x, std::string_view y) { return min ? x < y : x > y; }, parts);
   } else if (v.type == TypeId::kU64) {
-    BestRows(
-        v, groups,
-        [&](size_t a, size_t b) {
-          const auto x = static_cast<uint64_t>(v.ints[a]), y = static_cast<uint64_t>(v.ints[b]);
-          return min ? x < y : x > y;
-        },
-        parts, best);
+    best = BestRows(
+        v, groups, FixedReader<uint64_t, uint64_t>(v),
+        [&](uint64_t x, uint64_t y) { return min ? x < y : x > y; }, parts);
   } else {
-    BestRows(
-        v, groups,
-        [&](size_t a, size_t b) { return min ? v.ints[a] < v.ints[b] : v.ints[a] > v.ints[b]; },
-        parts, best);
+    best = WithIntegral(v, [&](const auto& get) {
+      return BestRows(
+          v, groups, get, [&](int64_t x, int64_t y) { return min ? x < y : x > y; }, parts);
+    });
   }
   for (size_t g = 0; g < groups.size(); ++g) {
     if (best[g] == kNoRow) continue;
@@ -218,9 +225,11 @@ Status MinMax(AggFunc func, const Gathered& v, const CExpr& e, const Frame& fram
   return Status::Ok();
 }
 
-// sum/avg over gathered integers (I32, I64, U32, U64) as Partial::Add adds them, in row order;
-// false when the order matters (not `ascending`) and the sums might overflow in some order.
-bool SumInts(const Gathered& v, const KeyGroups& groups, bool ascending,
+// sum/avg over integers (I32, I64, U32, U64; `get` gives int64 bits) as Partial::Add adds them,
+// in row order; false when the order matters (not `ascending`) and the sums might overflow in
+// some order.
+template <typename Get>
+bool SumInts(const Values& v, const Get& get, const KeyGroups& groups, bool ascending,
              std::vector<Partial>& parts) {
   const size_t rows = groups.of_row.size();
   const bool u64 = v.type == TypeId::kU64;
@@ -228,7 +237,7 @@ bool SumInts(const Gathered& v, const KeyGroups& groups, bool ascending,
     uint64_t total = 0;
     for (size_t r = 0; r < rows; ++r) {
       if (v.IsNull(r)) continue;
-      const int64_t x = v.ints[r];
+      const int64_t x = get(r);
       const uint64_t magnitude =
           u64 || x >= 0 ? static_cast<uint64_t>(x) : 0 - static_cast<uint64_t>(x);
       if (__builtin_add_overflow(total, magnitude, &total)) return false;
@@ -238,14 +247,27 @@ bool SumInts(const Gathered& v, const KeyGroups& groups, bool ascending,
   for (size_t r = 0; r < rows; ++r) {
     if (v.IsNull(r)) continue;
     Partial& p = parts[groups.of_row[r]];
-    if (u64 && v.ints[r] < 0) {
-      p.float_sum += static_cast<double>(static_cast<uint64_t>(v.ints[r]));
+    const int64_t x = get(r);
+    if (u64 && x < 0) {
+      p.float_sum += static_cast<double>(static_cast<uint64_t>(x));
     } else {
-      p.AddInt(v.ints[r]);
+      p.AddInt(x);
     }
     ++p.count;
   }
   return true;
+}
+
+// Float sums in row order (only when `ascending`, see the file comment).
+template <typename Get>
+void SumFloats(const Values& v, const Get& get, const KeyGroups& groups,
+               std::vector<Partial>& parts) {
+  for (size_t r = 0; r < groups.of_row.size(); ++r) {
+    if (v.IsNull(r)) continue;
+    Partial& p = parts[groups.of_row[r]];
+    p.float_sum += get(r);
+    ++p.count;
+  }
 }
 
 // Aggregate `a` over every row into `parts` (one per group), column at a time. False when its
@@ -269,7 +291,7 @@ Result<bool> Aggregate(ExecContext& ctx, const Frame& frame, const AggregateArgs
       parts[groups.of_row[r]].Add(func, ctx.Eval(e, frame, r));
     return true;
   }
-  const Gathered v = Gather(frame, e.slot, *e.column);
+  const Values v = Read(frame, e.slot, *e.column);
   const bool integral = IsIntegral(v.type) && v.type != TypeId::kBool;
   if (func == AggFunc::kCount) {
     for (size_t r = 0; r < frame.rows; ++r) parts[groups.of_row[r]].count += v.IsNull(r) ? 0 : 1;
@@ -277,15 +299,15 @@ Result<bool> Aggregate(ExecContext& ctx, const Frame& frame, const AggregateArgs
   }
   if ((func == AggFunc::kSum || func == AggFunc::kAvg) && integral && v.type != TypeId::kDate &&
       v.type != TypeId::kDateTime) {
-    return SumInts(v, groups, ascending, parts);
+    return WithIntegral(v,
+                        [&](const auto& get) { return SumInts(v, get, groups, ascending, parts); });
   }
   if ((func == AggFunc::kSum || func == AggFunc::kAvg) && IsFloat(v.type)) {
     if (!ascending) return false;  // Float sums depend on the order of the additions.
-    for (size_t r = 0; r < frame.rows; ++r) {
-      if (v.IsNull(r)) continue;
-      Partial& p = parts[groups.of_row[r]];
-      p.float_sum += v.floats[r];
-      ++p.count;
+    if (v.type == TypeId::kF32) {
+      SumFloats(v, FixedReader<float, double>(v), groups, parts);
+    } else {
+      SumFloats(v, FixedReader<double, double>(v), groups, parts);
     }
     return true;
   }
@@ -331,11 +353,14 @@ Result<std::optional<std::vector<ResultGroup>>> GroupByValue(ExecContext& ctx, c
   if (step.keys_separate || frame.rows == 0) return Groups();
   OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<CExpr> key, KeyOf(ctx, frame, step, by_slot));
   if (!key) return Groups();
-  const Gathered values = Gather(frame, by_slot, *key->column);
+  const Values values = Read(frame, by_slot, *key->column);
   if (!IsIntegral(values.type) && !IsBytes(values.type)) return Groups();
   // Strings and Blobs by a hash of their bytes.
-  const KeyGroups groups =
-      IsBytes(values.type) ? GroupByHash(values, values.bytes) : GroupIntegral(values, frame.rows);
+  const KeyGroups groups = IsBytes(values.type)
+                               ? GroupByHash(values, frame.rows, BytesReader{&values})
+                               : WithIntegral(values, [&](const auto& get) {
+                                   return GroupIntegral(values, frame.rows, get);
+                                 });
   // Whether every row is its own entity, in ascending dense order (see the file comment), and
   // each group's smallest dense index of the `by` slot: the group order.
   const std::vector<uint32_t>& by = frame.cols[by_slot];
