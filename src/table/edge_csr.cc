@@ -5,6 +5,7 @@
 #include <numeric>
 #include <utility>
 
+#include "base/executor.h"
 #include "base/hash.h"
 #include "base/string_index.h"
 #include "table/derived.h"
@@ -316,6 +317,8 @@ struct EdgeCsrBuilder::Side {
   size_t chunk_left = 0;
   char* chunk_at = nullptr;
   std::vector<uint32_t> slot;
+  size_t set = 0;      // Slots given a number.
+  bool twice = false;  // A slot given twice, or one past the edges.
 
   explicit Side(size_t edges) : slot(edges, StringIndex::kAbsent) {}
 
@@ -353,26 +356,39 @@ EdgeCsrBuilder::EdgeCsrBuilder(EdgeDirection direction, size_t edges)
 
 EdgeCsrBuilder::~EdgeCsrBuilder() = default;
 
-void EdgeCsrBuilder::Set(uint32_t p, std::string_view src, std::string_view dst) {
-  if (p >= edges_ || key_->slot[p] != StringIndex::kAbsent) {
-    twice_ = true;
+void EdgeCsrBuilder::SetEnd(Side& side, uint32_t p, std::string_view id) {
+  if (p >= edges_ || side.slot[p] != StringIndex::kAbsent) {
+    side.twice = true;
     return;
   }
-  const bool out = direction_ == EdgeDirection::kOut;
-  key_->slot[p] = key_->Number(out ? src : dst);
-  other_->slot[p] = other_->Number(out ? dst : src);
-  ++set_;
+  side.slot[p] = side.Number(id);
+  ++side.set;
 }
 
-Result<EdgeCsr> EdgeCsrBuilder::Finish(const std::string& name) && {
-  if (twice_ || set_ != edges_) {
-    return Corruption("the adjacency build was given " + std::to_string(set_) + " of " +
-                          std::to_string(edges_) + " edges" + (twice_ ? ", one twice" : ""),
+void EdgeCsrBuilder::Set(uint32_t p, std::string_view src, std::string_view dst) {
+  SetSource(p, src);
+  SetTarget(p, dst);
+}
+
+Result<EdgeCsr> EdgeCsrBuilder::Finish(const std::string& name, Executor* executor) && {
+  const bool twice = key_->twice || other_->twice;
+  const size_t set = std::min(key_->set, other_->set);
+  if (twice || set != edges_ || key_->set != other_->set) {
+    return Corruption("the adjacency build was given " + std::to_string(set) + " of " +
+                          std::to_string(edges_) + " edges" + (twice ? ", one twice" : ""),
                       name);
   }
   auto owned = std::make_shared<OwnedCsr>();
-  OMNIGRAPH_RETURN_IF_ERROR(other_->Rank(owned->others));
-  OMNIGRAPH_RETURN_IF_ERROR(key_->Rank(owned->keys));
+  if (executor != nullptr) {
+    TaskGroup others(*executor);
+    others.Add([&]() { return other_->Rank(owned->others); });
+    const Status keys = key_->Rank(owned->keys);
+    OMNIGRAPH_RETURN_IF_ERROR(others.Wait());
+    OMNIGRAPH_RETURN_IF_ERROR(keys);
+  } else {
+    OMNIGRAPH_RETURN_IF_ERROR(other_->Rank(owned->others));
+    OMNIGRAPH_RETURN_IF_ERROR(key_->Rank(owned->keys));
+  }
   std::vector<uint32_t> order = OrderByRank(key_->slot, owned->keys.size());
   return Assemble(std::move(owned), std::move(key_->slot), std::move(order),
                   std::move(other_->slot));

@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/executor.h"
 #include "base/status.h"
 #include "storage/shared_bytes.h"
 #include "table/id_index.h"
@@ -114,16 +115,24 @@ class EdgeCsrBuilder {
   ~EdgeCsrBuilder();
   // Edge p's endpoints; every p in [0, edges) exactly once.
   void Set(uint32_t p, std::string_view src, std::string_view dst);
+  // One endpoint of edge p, its source or its target: Set is both. Each end is numbered in its
+  // own state, so the sources and the targets may be set on two threads at once (each end from
+  // one thread at a time); the adjacency is the same bytes either way.
+  void SetSource(uint32_t p, std::string_view src) { SetEnd(SourceSide(), p, src); }
+  void SetTarget(uint32_t p, std::string_view dst) { SetEnd(TargetSide(), p, dst); }
   // The adjacency; Corruption naming `name` when an edge was set twice or not at all,
-  // ResourceLimit when the distinct ids of an endpoint exceed an index's size bound.
-  Result<EdgeCsr> Finish(const std::string& name) &&;
+  // ResourceLimit when the distinct ids of an endpoint exceed an index's size bound. With an
+  // executor, the two ends are ranked on it at once.
+  Result<EdgeCsr> Finish(const std::string& name, Executor* executor = nullptr) &&;
 
  private:
   struct Side;
+  Side& SourceSide() { return direction_ == EdgeDirection::kOut ? *key_ : *other_; }
+  Side& TargetSide() { return direction_ == EdgeDirection::kOut ? *other_ : *key_; }
+  void SetEnd(Side& side, uint32_t p, std::string_view id);
+
   EdgeDirection direction_;
   size_t edges_;
-  size_t set_ = 0;
-  bool twice_ = false;
   std::unique_ptr<Side> key_;
   std::unique_ptr<Side> other_;
 };

@@ -11,8 +11,10 @@
 #include <memory>
 #include <numeric>
 #include <set>
+#include <thread>
 #include <utility>
 
+#include "base/executor.h"
 #include "base/hash.h"
 #include "base/random.h"
 #include "storage/counting_store.h"
@@ -779,6 +781,18 @@ TEST(EdgeCsrTest, TheBuilderGivesWhatBuildGivesWhateverTheOrderEdgesComeIn) {
       ASSERT_TRUE(got.ok()) << got.status().ToString();
       // Byte for byte: the same stored object.
       EXPECT_EQ(got->Encode(), want->Encode()) << distinct;
+      // The sources set on one thread while another sets the targets, the two ends ranked on a
+      // pool: the same bytes (BuildCsr sets them so).
+      EdgeCsrBuilder ends(direction, src.size());
+      std::thread sources([&] {
+        for (uint32_t p : shuffled) ends.SetSource(p, src[p]);
+      });
+      for (uint32_t p : shuffled) ends.SetTarget(p, dst[p]);
+      sources.join();
+      ThreadPool pool(2);
+      Result<EdgeCsr> apart = std::move(ends).Finish("o", &pool);
+      ASSERT_TRUE(apart.ok()) << apart.status().ToString();
+      EXPECT_EQ(apart->Encode(), want->Encode()) << distinct;
     }
   }
   EdgeCsrBuilder none(EdgeDirection::kOut, 0);
@@ -799,6 +813,13 @@ TEST(EdgeCsrTest, TheBuilderRefusesAnEdgeMissingOrGivenTwice) {
   twice.Set(0, "a", "b");
   twice.Set(5, "a", "b");
   EXPECT_EQ(std::move(twice).Finish("csr").status().code(), Code::kCorruption);
+  // An edge whose source was set but not its target is missing too.
+  EdgeCsrBuilder half(EdgeDirection::kOut, 2);
+  half.Set(0, "a", "b");
+  half.SetSource(1, "b");
+  Result<EdgeCsr> halved = std::move(half).Finish("csr");
+  EXPECT_EQ(halved.status().code(), Code::kCorruption);
+  EXPECT_EQ(halved.status().message(), "the adjacency build was given 1 of 2 edges");
 }
 
 TEST(EdgeCsrTest, DecodeRejectsDamageAndBuildHandlesNoEdges) {

@@ -403,19 +403,36 @@ Result<EdgeCsr> TableVersion::BuildCsr(EdgeDirection direction,
   index.reset();
   EdgeCsrBuilder builder(direction, edges);
   const uint32_t endpoints[] = {kSrcFieldId, kDstFieldId};
+  Executor& executor = *ctx_->runtime().executor;
   OMNIGRAPH_RETURN_IF_ERROR(ctx_->ScanColumns(
       *manifest_, endpoints,
       [&](uint32_t f, const internal::TableContext::FragmentColumns& columns) -> Result<bool> {
-        const Column& src = *columns[0];
-        const Column& dst = *columns[1];
-        for (uint64_t row = 0; row < fragments[f].rows; ++row) {
-          const uint32_t p = position[first[f] + row];
-          if (p != kNone) builder.Set(p, src.StringAt(row), dst.StringAt(row));
-        }
+        // The sources are numbered on the executor while this thread numbers the targets: the
+        // two ends are separate states, each filled in row order as one thread would.
+        const auto set = [&](bool sources) {
+          const Column& ends = *columns[sources ? 0 : 1];
+          for (uint64_t row = 0; row < fragments[f].rows; ++row) {
+            const uint32_t p = position[first[f] + row];
+            if (p == kNone) continue;
+            if (sources) {
+              builder.SetSource(p, ends.StringAt(row));
+            } else {
+              builder.SetTarget(p, ends.StringAt(row));
+            }
+          }
+        };
+        TaskGroup sources(executor);
+        sources.Add([&]() -> Status {
+          set(true);
+          return Status::Ok();
+        });
+        set(false);
+        Status numbered = sources.Wait();
+        if (!numbered.ok()) return numbered;
         return true;
       }));
   std::vector<uint32_t>().swap(position);
-  return std::move(builder).Finish(manifest_name_);
+  return std::move(builder).Finish(manifest_name_, &executor);
 }
 
 std::vector<std::string> TableVersion::IndexKinds() const {

@@ -205,13 +205,17 @@ Result<bool> ReaderLines::Next(std::string_view* line) {
   return true;
 }
 
-struct JsonlReader::Parser {
+struct JsonlLineParser::Parser {
   sj::parser parser;
 };
 
-JsonlReader::JsonlReader(LineSource& lines) : lines_(lines), parser_(std::make_unique<Parser>()) {}
+JsonlLineParser::JsonlLineParser() : parser_(std::make_unique<Parser>()) {}
 
-JsonlReader::~JsonlReader() = default;
+JsonlLineParser::~JsonlLineParser() = default;
+
+bool IsBlankLine(std::string_view line) { return IsBlank(line); }
+
+JsonlReader::JsonlReader(LineSource& lines) : lines_(lines) {}
 
 Result<bool> JsonlReader::Next(JsonlRecord* record) {
   std::string_view line;
@@ -226,21 +230,24 @@ Result<bool> JsonlReader::Next(JsonlRecord* record) {
                                               " bytes, the limit");
     }
     if (IsBlank(line)) continue;
-    // Cleared, not replaced: the strings keep their capacity from line to line.
-    record->line = line_;
-    record->is_edge = false;
-    record->type.clear();
-    record->from.clear();
-    record->to.clear();
-    record->top_id.reset();
-    record->data.clear();
-    OMNIGRAPH_RETURN_IF_ERROR(ParseLine(line, record));
+    OMNIGRAPH_RETURN_IF_ERROR(parser_.Parse(line, line_, record));
     return true;
   }
 }
 
-Status JsonlReader::ParseLine(std::string_view line, JsonlRecord* r) {
-  const uint64_t n = line_;
+Status JsonlLineParser::Parse(std::string_view line, uint64_t line_number, JsonlRecord* record) {
+  // Cleared, not replaced: the strings keep their capacity from line to line.
+  record->line = line_number;
+  record->is_edge = false;
+  record->type.clear();
+  record->from.clear();
+  record->to.clear();
+  record->top_id.reset();
+  record->data.clear();
+  return ParseLine(line, line_number, record);
+}
+
+Status JsonlLineParser::ParseLine(std::string_view line, uint64_t n, JsonlRecord* r) {
   padded_.resize(line.size() + simdjson::SIMDJSON_PADDING);
   std::memcpy(padded_.data(), line.data(), line.size());
   sj::document doc;

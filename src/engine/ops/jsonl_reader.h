@@ -103,11 +103,37 @@ class FileLines final : public ReaderLines {
   uint64_t size_bytes_;
 };
 
+// Parses one line of the format into a JsonlRecord. Holds a simdjson parser and a padded copy
+// of the line, reused from line to line; not thread-safe (one per thread).
+class JsonlLineParser {
+ public:
+  JsonlLineParser();
+  ~JsonlLineParser();
+  JsonlLineParser(const JsonlLineParser&) = delete;
+  JsonlLineParser& operator=(const JsonlLineParser&) = delete;
+
+  // Parses non-blank line number `line_number` into `*record` (cleared first; its strings keep
+  // their capacity). InvalidArgument "line N: ..." for a malformed line.
+  Status Parse(std::string_view line, uint64_t line_number, JsonlRecord* record);
+
+ private:
+  // Parse's work on a cleared record.
+  Status ParseLine(std::string_view line, uint64_t n, JsonlRecord* r);
+
+  std::string padded_;
+  // The simdjson parser (its namespace is an alias, which cannot be forward-declared).
+  struct Parser;
+  std::unique_ptr<Parser> parser_;
+};
+
+// Whether a line holds only spaces, tabs and `\r` (skipped, though counted as a line).
+bool IsBlankLine(std::string_view line);
+
+// Reads records one line at a time on the caller's thread.
 class JsonlReader {
  public:
   // `lines` must outlive the reader.
   explicit JsonlReader(LineSource& lines);
-  ~JsonlReader();
   JsonlReader(const JsonlReader&) = delete;
   JsonlReader& operator=(const JsonlReader&) = delete;
 
@@ -118,15 +144,10 @@ class JsonlReader {
   uint64_t bytes_read() const { return bytes_read_; }
 
  private:
-  Status ParseLine(std::string_view line, JsonlRecord* record);
-
   LineSource& lines_;
   uint64_t line_ = 0;
   uint64_t bytes_read_ = 0;
-  std::string padded_;
-  // The simdjson parser (its namespace is an alias, which cannot be forward-declared).
-  struct Parser;
-  std::unique_ptr<Parser> parser_;
+  JsonlLineParser parser_;
 };
 
 }  // namespace omnigraph::engine

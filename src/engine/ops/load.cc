@@ -7,6 +7,7 @@
 
 #include "base/executor.h"
 #include "base/ids.h"
+#include "engine/ops/jsonl_chunks.h"
 #include "engine/ops/jsonl_reader.h"
 #include "engine/ops/jsonl_values.h"
 #include "engine/ops/load_internal.h"
@@ -126,21 +127,24 @@ Status CreateLoadBranch(Graph& graph, std::string_view branch, const LoadOptions
   return Status::Ok();
 }
 
-// Reads every line of `lines` into the loader, reporting the records read to `meter`.
-Status ReadInput(Loader& loader, LineSource& lines, ProgressMeter& meter) {
+// Reads every line of `lines` into the loader, reporting the records read to `meter`. The lines
+// are parsed on `executor` while this thread adds the records parsed before them, in input
+// order (jsonl_chunks.h).
+Status ReadInput(Loader& loader, LineSource& lines, Executor& executor, size_t chunk_bytes,
+                 ProgressMeter& meter) {
   meter.Phase("reading");
-  JsonlReader reader(lines);
-  JsonlRecord record;
+  ChunkedJsonlReader reader(lines, executor, chunk_bytes);
   uint64_t consumed = 0;
   uint64_t records = 0;
   while (true) {
-    Result<bool> more = reader.Next(&record);
-    Status added =
-        more.ok() && *more ? loader.Add(record, reader.bytes_read() - consumed) : more.status();
+    Result<const JsonlRecord*> record = reader.Next();
+    Status added = !record.ok()         ? record.status()
+                   : *record != nullptr ? loader.Add(**record, reader.bytes_read() - consumed)
+                                        : Status::Ok();
     // A line that fails comes after every line read so far: an id repeated across batches among
     // those (found only at the end otherwise) is the earlier error.
     if (!added.ok()) return loader.RepeatBefore(std::move(added));
-    if (!*more) break;
+    if (*record == nullptr) break;
     consumed = reader.bytes_read();
     meter.Update(++records, consumed);
   }
@@ -241,7 +245,8 @@ Result<LoadResult> LoadLines(Graph& graph, std::string_view branch, LineSource& 
   meter.SetBytesTotal(options.input_bytes);
   bool write_started = false;
   Result<LoadResult> out = [&]() -> Result<LoadResult> {
-    OMNIGRAPH_RETURN_IF_ERROR(ReadInput(loader, lines, meter));
+    OMNIGRAPH_RETURN_IF_ERROR(ReadInput(loader, lines, *graph.runtime().executor,
+                                        options.limits.parse_chunk_bytes, meter));
     meter.Phase("committing");
     OMNIGRAPH_ASSIGN_OR_RETURN(auto changes, loader.Finish(&result));
     result.buffered_bytes_peak = loader.buffered_bytes_peak();

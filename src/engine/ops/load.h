@@ -37,6 +37,7 @@
 #include "base/sorted_records.h"
 #include "base/status.h"
 #include "engine/graph/graph.h"
+#include "engine/ops/jsonl_chunks.h"
 #include "engine/ops/jsonl_reader.h"
 #include "engine/ops/progress.h"
 #include "engine/read/external_blob.h"
@@ -69,6 +70,9 @@ struct LoadLimits {
   // Memory for the load's id bookkeeping and the write's validation sorts; past it they go to
   // temporary files (base/sorted_records.h).
   uint64_t sort_bytes = kSorterMemoryBytes;
+  // The input is parsed on the runtime's executor in chunks of this many bytes of lines
+  // (jsonl_chunks.h); smaller only in tests, to cut an input into many chunks.
+  size_t parse_chunk_bytes = kParseChunkBytes;
 };
 
 struct LoadOptions {

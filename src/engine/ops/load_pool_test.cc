@@ -1,7 +1,8 @@
 // A load on a thread pool (docs/design/load.md "Batches written while reading"): batches are
 // written on the runtime's executor while the next lines are parsed, at most kLoadWritesInFlight
 // at a time; the graph is the one an inline load makes, and a failed write fails the load with
-// nothing published.
+// nothing published. The input is parsed on the pool in chunks (jsonl_chunks.h): the records, the
+// first error and the graph are those of a one-thread read, wherever the chunks fall.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -10,6 +11,7 @@
 
 #include "base/executor.h"
 #include "engine/ops/export.h"
+#include "engine/ops/jsonl_chunks.h"
 #include "engine/ops/load.h"
 #include "storage/forwarding_store.h"
 #include "storage/memory_store.h"
@@ -106,7 +108,9 @@ TEST(LoadOnAPoolTest, BatchesWrittenOnAPoolLoadTheGraphAnInlineLoadDoes) {
     std::unique_ptr<Graph> inline_graph = NewGraph(std::make_shared<storage::MemoryStore>(), false);
     LoadOptions options;
     options.limits = LoadLimits{5, 1 << 20, 256};  // Tiny batches; the sorts spill.
-    Result<LoadResult> a = Load(*pooled, "main", in, mode, options);
+    LoadOptions pooled_options = options;
+    pooled_options.limits.parse_chunk_bytes = 100;  // Two lines or so a chunk.
+    Result<LoadResult> a = Load(*pooled, "main", in, mode, pooled_options);
     ASSERT_TRUE(a.ok()) << a.status().ToString();
     Result<LoadResult> b = Load(*inline_graph, "main", in, mode, options);
     ASSERT_TRUE(b.ok()) << b.status().ToString();
@@ -163,6 +167,152 @@ TEST(LoadOnAPoolTest, AFailedBatchWriteFailsTheLoadAndPublishesNothing) {
     ASSERT_TRUE(after.ok());
     EXPECT_EQ(after->commit_id(), head->commit_id()) << "nothing was published";
     EXPECT_EQ(ExportOf(*g), before);
+  }
+}
+
+// One record as text, with the bytes read up to it, for comparing two readers.
+std::string Describe(const JsonlRecord& r, uint64_t bytes_read) {
+  std::string out = std::to_string(r.line) + (r.is_edge ? " edge " : " node ") + r.type + " " +
+                    r.from + " " + r.to + " " +
+                    (r.top_id ? r.top_id->DebugString() : std::string("-")) + " @" +
+                    std::to_string(bytes_read);
+  for (const auto& [name, value] : r.data) out += " " + name + "=" + value.DebugString();
+  return out;
+}
+
+// What JsonlReader reads of `input`: each record, then the end ("end @bytes") or the error.
+std::vector<std::string> OneThreadRead(std::string_view input) {
+  StringLines lines(input);
+  JsonlReader reader(lines);
+  std::vector<std::string> out;
+  JsonlRecord record;
+  while (true) {
+    Result<bool> more = reader.Next(&record);
+    if (!more.ok()) {
+      out.push_back(more.status().ToString());
+      return out;
+    }
+    if (!*more) break;
+    out.push_back(Describe(record, reader.bytes_read()));
+  }
+  out.push_back("end @" + std::to_string(reader.bytes_read()));
+  return out;
+}
+
+// The same through a ChunkedJsonlReader on `executor`, in chunks of `chunk_bytes`.
+std::vector<std::string> ChunkedRead(std::string_view input, Executor& executor,
+                                     size_t chunk_bytes) {
+  StringLines lines(input);
+  ChunkedJsonlReader reader(lines, executor, chunk_bytes);
+  std::vector<std::string> out;
+  while (true) {
+    Result<const JsonlRecord*> record = reader.Next();
+    if (!record.ok()) {
+      out.push_back(record.status().ToString());
+      return out;
+    }
+    if (*record == nullptr) break;
+    out.push_back(Describe(**record, reader.bytes_read()));
+  }
+  out.push_back("end @" + std::to_string(reader.bytes_read()));
+  return out;
+}
+
+// Blank lines, a CRLF ending, ids in both places, data values of several kinds.
+std::string MixedInput(int records) {
+  std::string out = "\n  \t\n";
+  for (int i = 0; i < records; ++i) {
+    switch (i % 4) {
+      case 0:
+        out += R"({"type":"Person","data":{"name":"p)" + std::to_string(i) + R"(","age":7}})";
+        break;
+      case 1: out += R"({"edge":"Knows","from":"p1","to":"p)" + std::to_string(i) + R"("})"; break;
+      case 2:
+        out += R"({"type":"Note","id":"n)" + std::to_string(i) + R"(","data":{"text":"\u00e9"}})";
+        break;
+      default:
+        out += R"({"edge":"Knows","from":"a","to":"b","data":{"w":[1,2.5,null]}})"
+               "\r";
+        break;
+    }
+    out += i % 5 == 2 ? "\n\n" : "\n";
+  }
+  return out;
+}
+
+TEST(LoadOnAPoolTest, ChunkedParsingReadsWhatOneThreadReads) {
+  ThreadPool pool(4);
+  InlineExecutor inline_executor;
+  const std::string input = MixedInput(60);
+  const std::vector<std::string> expected = OneThreadRead(input);
+  ASSERT_EQ(expected.size(), 61u);
+  for (size_t chunk_bytes : {size_t{1}, size_t{90}, size_t{1000}, kParseChunkBytes}) {
+    SCOPED_TRACE("chunks of " + std::to_string(chunk_bytes) + " bytes");
+    EXPECT_EQ(ChunkedRead(input, pool, chunk_bytes), expected);
+    EXPECT_EQ(ChunkedRead(input, inline_executor, chunk_bytes), expected);
+  }
+  EXPECT_EQ(ChunkedRead("", pool, 1), OneThreadRead(""));
+  EXPECT_EQ(ChunkedRead("\n\n", pool, 1), OneThreadRead("\n\n"));
+}
+
+TEST(LoadOnAPoolTest, TheFirstBadLineIsTheErrorWhicheverChunkItFallsIn) {
+  ThreadPool pool(4);
+  const std::string good = MixedInput(40);
+  const std::vector<std::string> bad_lines = {
+      R"({"type":"Person","data":{"name":"x"})",  // Invalid JSON.
+      R"({"type":"Person","edge":"Knows"})",      // Both type and edge.
+      "[1]",                                      // Not an object.
+      std::string(kLoadLineBytesMax + 1, ' '),    // Over the line limit.
+  };
+  for (const std::string& bad : bad_lines) {
+    for (size_t at : {size_t{0}, size_t{1}, size_t{17}, size_t{40}}) {
+      // The bad line goes after `at` lines of the good input; a second bad line follows later,
+      // which must not be the one reported.
+      size_t cut = 0;
+      for (size_t i = 0; i < at; ++i) cut = good.find('\n', cut) + 1;
+      const std::string input = good.substr(0, cut) + bad + "\n" + good.substr(cut) + "[2]\n";
+      const std::vector<std::string> expected = OneThreadRead(input);
+      ASSERT_NE(expected.back().find("line "), std::string::npos) << expected.back();
+      for (size_t chunk_bytes : {size_t{1}, size_t{200}, kParseChunkBytes}) {
+        SCOPED_TRACE("bad line " + bad.substr(0, 40) + " after " + std::to_string(at) +
+                     " lines, chunks of " + std::to_string(chunk_bytes));
+        EXPECT_EQ(ChunkedRead(input, pool, chunk_bytes), expected);
+      }
+    }
+  }
+}
+
+TEST(LoadOnAPoolTest, AMalformedLineParsedOnThePoolLeavesNothing) {
+  const std::string good = Input(60);
+  for (size_t at : {size_t{3}, size_t{70}, size_t{150}}) {
+    SCOPED_TRACE("malformed line after " + std::to_string(at) + " lines");
+    size_t cut = 0;
+    for (size_t i = 0; i < at; ++i) cut = good.find('\n', cut) + 1;
+    const std::string input = good.substr(0, cut) + "{\"type\":\n" + good.substr(cut);
+    auto memory = std::make_shared<storage::MemoryStore>();
+    std::unique_ptr<Graph> pooled = NewGraph(memory, true);
+    std::unique_ptr<Graph> inline_graph = NewGraph(std::make_shared<storage::MemoryStore>(), false);
+    Result<std::vector<storage::ObjectMeta>> before = storage::ListAll(*memory, "");
+    ASSERT_TRUE(before.ok());
+    LoadOptions options;
+    options.limits = LoadLimits{5, 1 << 20, 256};  // Batches are written ahead of the bad line.
+    LoadOptions pooled_options = options;
+    pooled_options.limits.parse_chunk_bytes = 300;
+    Result<LoadResult> a = Load(*pooled, "main", input, LoadMode::kMerge, pooled_options);
+    Result<LoadResult> b = Load(*inline_graph, "main", input, LoadMode::kMerge, options);
+    ASSERT_FALSE(a.ok());
+    ASSERT_FALSE(b.ok());
+    EXPECT_EQ(a.status().ToString(), b.status().ToString());
+    EXPECT_NE(a.status().message().find("line " + std::to_string(at + 1) + ": invalid JSON"),
+              std::string::npos)
+        << a.status().ToString();
+    Result<std::vector<storage::ObjectMeta>> after = storage::ListAll(*memory, "");
+    ASSERT_TRUE(after.ok());
+    ASSERT_EQ(after->size(), before->size()) << "the fragments written ahead were deleted";
+    for (size_t i = 0; i < after->size(); ++i) {
+      EXPECT_EQ((*after)[i].name, (*before)[i].name);
+      EXPECT_EQ((*after)[i].etag, (*before)[i].etag);
+    }
   }
 }
 
