@@ -194,6 +194,19 @@ TEST(ColdReadTest, AColdKeyLookupReadsOneIndexPerTableNotOnePerFragment) {
   }
 }
 
+// The GETs of a fresh handle's query `name` of `queries` (after its open), its rows in `out`.
+uint64_t FreshGets(const std::string& uri, const std::string& queries, const char* name,
+                   Json* out) {
+  Result<std::unique_ptr<Database>> db = Database::Open(uri);
+  EXPECT_TRUE(db.ok()) << db.status().ToString();
+  if (!db.ok()) return 0;
+  const StoreCallCounts opened = (*db)->StoreCalls();
+  Result<Json> result = (*db)->Query(queries, name, Json::object());
+  EXPECT_TRUE(result.ok()) << result.status().ToString();
+  if (result.ok()) *out = (*result)["rows"];
+  return (*db)->StoreCalls().gets - opened.gets;
+}
+
 // An integer key is its nodes' ids too, in decimal: projected for a few rows it is read back from
 // the id, as a String key is, with the value a column read gives (I64 and I32 signed, U32 and U64
 // unsigned, negatives and the extremes included), and no fragment is read for it.
@@ -235,15 +248,7 @@ node Tiny { k: U32 @key  label: String }
     const std::string queries = std::string("query keys() { match { $x: ") + type +
                                 " } return { $x.k } }\n" + "query both() { match { $x: " + type +
                                 " } return { $x.k, $x.label } }\n";
-    auto run = [&](const char* name, Json* out) {
-      Result<std::unique_ptr<Database>> db = Database::Open(uri);
-      EXPECT_TRUE(db.ok()) << db.status().ToString();
-      const StoreCallCounts opened = (*db)->StoreCalls();
-      Result<Json> result = (*db)->Query(queries, name, Json::object());
-      EXPECT_TRUE(result.ok()) << result.status().ToString();
-      if (result.ok()) *out = (*result)["rows"];
-      return (*db)->StoreCalls().gets - opened.gets;
-    };
+    auto run = [&](const char* name, Json* out) { return FreshGets(uri, queries, name, out); };
     Json keys, both;
     // The first reader after the load also reads the commit its hint did not name yet.
     run("keys", &keys);
@@ -307,15 +312,7 @@ node Named { k: String @key  label: String }
         " } return { $x.k, $x.label } order { $x.k } limit 2 }\n" +
         "query span() { match { $x: " + type +
         " } return { min($x.k) as lo, max($x.k) as hi, count($x) as n } }\n";
-    auto run = [&](const char* name, Json* out) {
-      Result<std::unique_ptr<Database>> db = Database::Open(uri);
-      EXPECT_TRUE(db.ok()) << db.status().ToString();
-      const StoreCallCounts opened = (*db)->StoreCalls();
-      Result<Json> result = (*db)->Query(queries, name, Json::object());
-      EXPECT_TRUE(result.ok()) << result.status().ToString();
-      if (result.ok()) *out = (*result)["rows"];
-      return (*db)->StoreCalls().gets - opened.gets;
-    };
+    auto run = [&](const char* name, Json* out) { return FreshGets(uri, queries, name, out); };
     Json keys, both, span;
     // The first reader after the load also reads the commit its hint did not name yet.
     run("keys", &keys);
