@@ -207,41 +207,47 @@ uint64_t FreshGets(const std::string& uri, const std::string& queries, const cha
   return (*db)->StoreCalls().gets - opened.gets;
 }
 
+// A graph at `uri` of `schema` holding, per type of `types`, its keys (JSON texts: numbers, or
+// strings in quotes) and the keys 1000..2099 ("k1000".. for a String key): enough rows beside the
+// given ones that each version keeps an id index (1,024 rows). A row's label is "l" followed by
+// its key's text.
+void MakeKeyedGraph(const std::string& uri, const char* schema,
+                    const std::vector<std::pair<std::string, std::vector<std::string>>>& types) {
+  Result<std::unique_ptr<Database>> db = Database::Init(uri, schema);
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  std::string lines;
+  for (const auto& [type, keys] : types) {
+    const bool text = !keys.empty() && keys[0].starts_with('"');
+    std::vector<std::string> all = keys;
+    for (int i = 1000; i < 2100; ++i) {
+      all.push_back(text ? "\"k" + std::to_string(i) + "\"" : std::to_string(i));
+    }
+    for (const std::string& k : all) {
+      const std::string bare = text ? k.substr(1, k.size() - 2) : k;
+      lines +=
+          "{\"type\":\"" + type + "\",\"data\":{\"k\":" + k + ",\"label\":\"l" + bare + "\"}}\n";
+    }
+  }
+  Result<Json> loaded = (*db)->Load(lines, "overwrite", WriteTarget{});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+}
+
 // An integer key is its nodes' ids too, in decimal: projected for a few rows it is read back from
 // the id, as a String key is, with the value a column read gives (I64 and I32 signed, U32 and U64
 // unsigned, negatives and the extremes included), and no fragment is read for it.
 TEST(ColdReadTest, AnIntegerKeyProjectedForAFewRowsIsReadFromTheId) {
   TempDir dir;
   const std::string uri = dir.path() + "/g";
-  {
-    Result<std::unique_ptr<Database>> db = Database::Init(uri, R"(
+  MakeKeyedGraph(uri, R"(
 node Signed { k: I64 @key  label: String }
 node Small { k: I32 @key  label: String }
 node Unsigned { k: U64 @key  label: String }
 node Tiny { k: U32 @key  label: String }
-)");
-    ASSERT_TRUE(db.ok()) << db.status().ToString();
-    std::string lines;
-    for (const char* type : {"Signed", "Small", "Unsigned", "Tiny"}) {
-      const std::vector<std::string> keys =
-          std::string(type) == "Signed"
-              ? std::vector<std::string>{"-9223372036854775808", "-5", "0", "9223372036854775807"}
-          : std::string(type) == "Small"
-              ? std::vector<std::string>{"-2147483648", "-5", "0", "2147483647"}
-          : std::string(type) == "Unsigned"
-              ? std::vector<std::string>{"0", "5", "9223372036854775808", "18446744073709551615"}
-              : std::vector<std::string>{"0", "5", "7", "4294967295"};
-      // Enough rows beside the extremes that the version keeps an id index (1,024 rows).
-      std::vector<std::string> all = keys;
-      for (int i = 1000; i < 2100; ++i) all.push_back(std::to_string(i));
-      for (const std::string& k : all) {
-        lines += std::string("{\"type\":\"") + type + "\",\"data\":{\"k\":" + k + ",\"label\":\"l" +
-                 k + "\"}}\n";
-      }
-    }
-    Result<Json> loaded = (*db)->Load(lines, "overwrite", WriteTarget{});
-    ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
-  }
+)",
+                 {{"Signed", {"-9223372036854775808", "-5", "0", "9223372036854775807"}},
+                  {"Small", {"-2147483648", "-5", "0", "2147483647"}},
+                  {"Unsigned", {"0", "5", "9223372036854775808", "18446744073709551615"}},
+                  {"Tiny", {"0", "5", "7", "4294967295"}}});
   for (const char* type : {"Signed", "Small", "Unsigned", "Tiny"}) {
     SCOPED_TRACE(type);
     // No order: sorting would read the whole key column first. Both scan in the same order.
@@ -283,27 +289,13 @@ TEST(ColdReadTest, AKeyReadWholeIsBuiltFromTheIds) {
       {"Small", {"-2147483648", "-5", "0", "2147483647"}},
       {"Unsigned", {"0", "5", "9223372036854775808", "18446744073709551615"}},
       {"Named", {"\"A\"", "\"Z\"", "\"a\"", "\"\u00e9\""}}};
-  {
-    Result<std::unique_ptr<Database>> db = Database::Init(uri, R"(
+  MakeKeyedGraph(uri, R"(
 node Signed { k: I64 @key  label: String }
 node Small { k: I32 @key  label: String }
 node Unsigned { k: U64 @key  label: String }
 node Named { k: String @key  label: String }
-)");
-    ASSERT_TRUE(db.ok()) << db.status().ToString();
-    std::string lines;
-    for (const auto& [type, extremes] : types) {
-      std::vector<std::string> all = extremes;
-      for (int i = 1000; i < 2100; ++i) {
-        all.push_back(type == "Named" ? "\"k" + std::to_string(i) + "\"" : std::to_string(i));
-      }
-      for (const std::string& k : all) {
-        lines += "{\"type\":\"" + type + "\",\"data\":{\"k\":" + k + ",\"label\":\"l\"}}\n";
-      }
-    }
-    Result<Json> loaded = (*db)->Load(lines, "overwrite", WriteTarget{});
-    ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
-  }
+)",
+                 types);
   for (const auto& [type, extremes] : types) {
     SCOPED_TRACE(type);
     const std::string queries =
