@@ -57,7 +57,7 @@ struct ExternalBlobBase {
 };
 
 // The least number of worker threads a handle on a remote store runs (DatabaseOptions::threads).
-inline constexpr size_t kRemoteStoreThreadsMin = 16;
+inline constexpr size_t kRemoteStoreThreadsMin = 32;
 
 struct DatabaseOptions {
   // Recorded as the actor of every commit this handle publishes.

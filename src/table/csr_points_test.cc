@@ -399,6 +399,28 @@ TEST_P(CsrPointsTest, RevisionTwoIsStillReadInParts) {
   EXPECT_EQ(WholeLists(**read), expected);
 }
 
+// A point reader's first bytes read ahead (TableStore::Prefetch above the point bound) and the
+// decoded header of the same object are held under different keys: a header read while the head
+// is still held gets the object's own header, and the point reader still opens from the head.
+TEST_P(CsrPointsTest, AHeadReadAheadAndTheObjectsHeaderAreHeldApart) {
+  const TablePin pin = RandomGraph(300, 2000);
+  auto version = Cold(pin);
+  TableStore::PrefetchOptions ahead;
+  ahead.adjacency_of = {pin.table_key};
+  ahead.adjacency_edges_max = 0;  // Every adjacency is read point by point: its head ahead.
+  ahead.reads_min = 1;
+  fresh_->Prefetch(std::span<const TablePin>(&pin, 1), ahead);
+  const std::string name = DerivedName(pin.table(), pin.staged_version, "csr.out");
+  Result<DerivedHeader> header = version->ReadDerivedHeader("csr.out");
+  ASSERT_TRUE(header.ok()) << header.status().ToString();
+  EXPECT_FALSE(header->delta.has_value());
+  EXPECT_EQ(header->payload_offset + header->payload_bytes, inner_->Get(name)->data.size());
+  const storage::OpCounts before = counting_->Snapshot();
+  Result<std::shared_ptr<const CsrPoints>> points = CsrPoints::Open(*version, EdgeDirection::kOut);
+  ASSERT_TRUE(points.ok()) << points.status().ToString();
+  EXPECT_EQ((counting_->Snapshot() - before).gets, 0u) << "the head read ahead was not used";
+}
+
 // Revision 1 (each section checksummed whole) was written before point reads: it is still read
 // whole, and a point reader is told so. A delta is read as a chain, whole.
 TEST_P(CsrPointsTest, RevisionOneAndDeltasAreReadWhole) {

@@ -64,6 +64,30 @@ std::vector<uint64_t> ChainBelow(const DerivedHeader& base_header) {
   return out;
 }
 
+std::vector<uint64_t> ChainHint(const Json& extra, std::string_view kind) {
+  if (!extra.is_object()) return {};
+  const auto member = extra.find(kChainHintMember);
+  if (member == extra.end() || !member->is_object()) return {};
+  const auto list = member->find(std::string(kind));
+  if (list == member->end() || !list->is_array() || list->empty() ||
+      list->size() > kDerivedDeltaDepthMax) {
+    return {};
+  }
+  std::vector<uint64_t> out;
+  for (const Json& v : *list) {
+    if (!v.is_number_unsigned()) return {};
+    out.push_back(v.get<uint64_t>());
+  }
+  return out;
+}
+
+void SetChainHints(Json& extra, const std::map<std::string, std::vector<uint64_t>>& chains) {
+  if (chains.empty()) return;
+  Json hints = Json::object();
+  for (const auto& [kind, versions] : chains) hints[kind] = versions;
+  extra[std::string(kChainHintMember)] = std::move(hints);
+}
+
 std::string EncodeDerived(const TableManifest& manifest, std::string_view kind, std::string payload,
                           const DerivedDelta* delta) {
   const std::string& uuid = manifest.transaction_uuid;

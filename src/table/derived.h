@@ -10,11 +10,13 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "base/json.h"
 #include "base/status.h"
 #include "table/table_manifest.h"
 
@@ -45,6 +47,19 @@ struct DerivedHeader;
 // The `below` list of a new delta over a base whose object has `base_header`: the base's own base
 // and below list when that list is complete, else empty (unknown).
 std::vector<uint64_t> ChainBelow(const DerivedHeader& base_header);
+
+// The read hint a commit record's pin may carry for the version it names (member
+// `derived_below`, docs/format/commit-documents.md "Pins"): for each index kind the writer expects
+// to store as a delta, the staged versions its chain stacks on — the base first, down to the full
+// object. A hint, never authority: a reader fetches those links ahead (TableStore::Prefetch) and
+// still walks and checks the chain; a wrong list only wastes reads.
+inline constexpr std::string_view kChainHintMember = "derived_below";
+// The hint for `kind` in a pin's unknown members `extra`: empty when absent or malformed (not an
+// array of 1..kDerivedDeltaDepthMax unsigned integers).
+std::vector<uint64_t> ChainHint(const Json& extra, std::string_view kind);
+// Sets the hints of `chains` (kind -> versions, each list non-empty) in `extra`; nothing when
+// `chains` is empty.
+void SetChainHints(Json& extra, const std::map<std::string, std::vector<uint64_t>>& chains);
 
 // A kind is 1–64 bytes of [a-z0-9._-], starting with a letter or digit ("ids", "csr.src",
 // "fts.7", "annl2.9").

@@ -301,9 +301,20 @@ Result<std::shared_ptr<const IdIndex>> TableContext::WholeIndex(const TableManif
   const std::string bytes = EncodeDerived(
       manifest, kIdsKind, built->Encode(static_cast<uint32_t>(manifest.fragments.size())), nullptr);
   if (store().Put(name, bytes).ok()) {
-    for (const char* prefix : {"x:", "xh:", "xo:"}) cache_.Erase(prefix + name);
+    for (const char* prefix : {"x:", "xh:", "xo:", "xp:", "xph:", "xc:"})
+      cache_.Erase(prefix + name);
   }
   return built;
+}
+
+void TableContext::NoteDerivedChain(const std::string& name, std::optional<DerivedDelta> delta) {
+  auto noted = std::make_shared<const NotedChain>(NotedChain{std::move(delta)});
+  cache_.Put<NotedChain>("xc:" + name, std::move(noted), sizeof(NotedChain) + 128);
+}
+
+std::shared_ptr<const TableContext::NotedChain> TableContext::NotedDerivedChain(
+    const std::string& name) {
+  return cache_.Get<NotedChain>("xc:" + name);
 }
 
 void TableContext::PrefetchDerived(const std::string& name, uint64_t head_bytes) {
@@ -313,13 +324,14 @@ void TableContext::PrefetchDerived(const std::string& name, uint64_t head_bytes)
   if (!got.ok()) return;
   auto value = std::make_shared<const storage::SharedGetResult>(*std::move(got));
   const uint64_t bytes = value->data.size();
-  cache_.Put<storage::SharedGetResult>((head_bytes == 0 ? "xp:" : "xh:") + name, std::move(value),
+  // Not "xh:": that key holds a decoded DerivedHeader (TableVersion::ReadDerivedHeader).
+  cache_.Put<storage::SharedGetResult>((head_bytes == 0 ? "xp:" : "xph:") + name, std::move(value),
                                        bytes);
 }
 
 std::shared_ptr<const storage::SharedGetResult> TableContext::TakePrefetched(
     const std::string& name, bool head) {
-  const std::string key = (head ? "xh:" : "xp:") + name;
+  const std::string key = (head ? "xph:" : "xp:") + name;
   std::shared_ptr<const storage::SharedGetResult> held = cache_.Get<storage::SharedGetResult>(key);
   if (held != nullptr) cache_.Erase(key);
   return held;
@@ -380,13 +392,18 @@ Status TableContext::WriteDerived(const TableManifest& manifest, std::string_vie
   const std::string name = DerivedName(manifest.table(), manifest.staged_version, kind);
   const std::string bytes = EncodeDerived(manifest, kind, std::move(payload), delta);
   OMNIGRAPH_ASSIGN_OR_RETURN(bool ours, PutImmutable(name, bytes));
-  if (ours) return Status::Ok();
+  if (ours) {
+    // The next write over this version through this handle knows the chain it stacks on (for
+    // its record's read hint, TableVersion::IndexChainsForWrite).
+    NoteDerivedChain(name, delta != nullptr ? std::optional<DerivedDelta>(*delta) : std::nullopt);
+    return Status::Ok();
+  }
   OMNIGRAPH_ASSIGN_OR_RETURN(storage::GetResult existing, store().Get(name));
   Result<DecodedDerived> decoded = DecodeDerivedObject(manifest, kind, existing.data, name);
   if (decoded.ok() && (delta != nullptr || !decoded->delta)) return Status::Ok();
   OMNIGRAPH_RETURN_IF_ERROR(store().Put(name, bytes));
   // What this process cached of the replaced object (whole, header, chain link) is stale now.
-  for (const char* prefix : {"x:", "xh:", "xo:"}) cache_.Erase(prefix + name);
+  for (const char* prefix : {"x:", "xh:", "xo:", "xp:", "xph:", "xc:"}) cache_.Erase(prefix + name);
   return Status::Ok();
 }
 

@@ -123,6 +123,15 @@ class TableContext : public std::enable_shared_from_this<TableContext> {
   // (TableStore::Prefetch), and holds its bytes until TakePrefetched takes them. Failures are
   // dropped: that read then reads it itself and meets them.
   void PrefetchDerived(const std::string& name, uint64_t head_bytes = 0);
+  // Where a derived object this process read whole or created sits in its chain (its delta
+  // fields, none for a full object), kept after the object's bytes are dropped: what a write over
+  // its version needs for its record's read hint (TableVersion::IndexChainsForWrite). A note,
+  // not a claim that the object is still stored.
+  struct NotedChain {
+    std::optional<DerivedDelta> delta;
+  };
+  void NoteDerivedChain(const std::string& name, std::optional<DerivedDelta> delta);
+  std::shared_ptr<const NotedChain> NotedDerivedChain(const std::string& name);
   // The bytes PrefetchDerived holds for `name` (once; the head when `head`), or null.
   std::shared_ptr<const storage::SharedGetResult> TakePrefetched(const std::string& name,
                                                                  bool head = false);

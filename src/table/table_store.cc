@@ -51,6 +51,27 @@ Result<std::shared_ptr<const TableVersion>> TableStore::Open(const TablePin& pin
   return std::make_shared<const TableVersion>(ctx_, std::move(manifest), name);
 }
 
+void TableStore::AddHintedChain(const TablePin& pin, std::string_view kind,
+                                std::string_view held_prefix, std::vector<std::string>& manifests,
+                                std::vector<std::string>& objects) const {
+  for (uint64_t v : ChainHint(pin.extra, kind)) {
+    if (v == pin.staged_version) return;  // Not a chain under the version.
+    std::string manifest = ManifestName(pin.table(), v);
+    std::string object = DerivedName(pin.table(), v, kind);
+    // A reader holding this link's data in memory walks the chain only down to it (the id index
+    // is held by its manifest's name, an adjacency by its object's).
+    const std::string& held = held_prefix == "i:" ? manifest : object;
+    if (ctx_->cache().Get<void>(std::string(held_prefix) + held) != nullptr) return;
+    if (ctx_->cache().Get<TableManifest>("m:" + manifest) == nullptr) {
+      manifests.push_back(std::move(manifest));
+    }
+    if (ctx_->cache().Get<void>("xo:" + object) == nullptr &&
+        ctx_->cache().Get<void>("xp:" + object) == nullptr) {
+      objects.push_back(std::move(object));
+    }
+  }
+}
+
 void TableStore::Prefetch(std::span<const TablePin> pins, const PrefetchOptions& options) const {
   std::vector<std::string> manifests;
   std::vector<std::string> indexes;
@@ -63,19 +84,36 @@ void TableStore::Prefetch(std::span<const TablePin> pins, const PrefetchOptions&
     if (ids && pin.entity_count >= ctx_->derived_rows_min() &&
         ctx_->cache().Get<IdIndex>("i:" + name) == nullptr) {
       indexes.push_back(DerivedName(pin.table(), pin.staged_version, kIdsKind));
+      AddHintedChain(pin, kIdsKind, "i:", manifests, indexes);
     }
     const bool adjacency = std::find(options.adjacency_of.begin(), options.adjacency_of.end(),
                                      pin.table_key) != options.adjacency_of.end();
     if (adjacency && pin.entity_count >= ctx_->derived_rows_min()) {
       std::string csr = DerivedName(pin.table(), pin.staged_version, CsrKind(EdgeDirection::kOut));
       if (pin.entity_count < options.adjacency_edges_max) {
-        if (ctx_->cache().Get<EdgeCsr>("csr:" + csr) == nullptr) indexes.push_back(std::move(csr));
+        if (ctx_->cache().Get<EdgeCsr>("csr:" + csr) == nullptr) {
+          indexes.push_back(std::move(csr));
+          const size_t before = indexes.size();
+          AddHintedChain(pin, CsrKind(EdgeDirection::kOut), "csr:", manifests, indexes);
+          // A chain of adjacency deltas is applied through the edges' ids at both of its ends
+          // (TableVersion::CsrFromChain): the id index's chain comes too.
+          if (indexes.size() > before && !ids &&
+              ctx_->cache().Get<IdIndex>("i:" + name) == nullptr) {
+            indexes.push_back(DerivedName(pin.table(), pin.staged_version, kIdsKind));
+            AddHintedChain(pin, kIdsKind, "i:", manifests, indexes);
+          }
+        }
       } else if (ctx_->cache().Get<CsrPoints>("cp:" + csr) == nullptr) {
         heads.emplace_back(std::move(csr), CsrOpenReadBytes(pin.entity_count));
       }
     }
     if (ctx_->cache().Get<TableManifest>("m:" + name) == nullptr)
       manifests.push_back(std::move(name));
+  }
+  // Two hinted chains of one table (its id index and adjacency) list the same manifests.
+  for (std::vector<std::string>* names : {&manifests, &indexes}) {
+    std::sort(names->begin(), names->end());
+    names->erase(std::unique(names->begin(), names->end()), names->end());
   }
   if (manifests.size() + indexes.size() + heads.size() < options.reads_min) return;
   TaskGroup group(*ctx_->runtime().executor);

@@ -223,6 +223,12 @@ class TableStore {
   const ObjectCache& cache() const;
 
  private:
+  // Adds to `manifests` and `objects` what `pin`'s read hint (table/derived.h ChainHint) lists
+  // for `kind` and the cache lacks, stopping at a link whose data is held in memory under
+  // `held_prefix` ("i:" an id index by manifest name, "csr:" an adjacency by object name).
+  void AddHintedChain(const TablePin& pin, std::string_view kind, std::string_view held_prefix,
+                      std::vector<std::string>& manifests, std::vector<std::string>& objects) const;
+
   std::shared_ptr<internal::TableContext> ctx_;
 };
 

@@ -683,6 +683,9 @@ Result<std::shared_ptr<const CachedDerived>> ReadDerivedObject(internal::TableCo
   OMNIGRAPH_ASSIGN_OR_RETURN(DecodedDerived decoded,
                              DecodeDerivedObject(manifest, kind, got.data.view(), name));
   const uint64_t at = static_cast<uint64_t>(decoded.payload.data() - got.data.data());
+  // What a write over this version needs of it once the link is dropped (after its chain is
+  // applied): its depth and list, for the record's read hint (IndexChainsForWrite).
+  ctx.NoteDerivedChain(name, decoded.delta);
   auto value = std::make_shared<const CachedDerived>(
       CachedDerived{got.data.Slice(at, decoded.payload.size()), std::move(decoded.delta)});
   ctx.cache().Put<CachedDerived>(key, value, value->payload.size() + 256);
@@ -690,6 +693,31 @@ Result<std::shared_ptr<const CachedDerived>> ReadDerivedObject(internal::TableCo
 }
 
 }  // namespace
+
+std::map<std::string, std::vector<uint64_t>> TableVersion::IndexChainsForWrite(
+    uint64_t changed_rows) const {
+  std::map<std::string, std::vector<uint64_t>> chains;
+  if (!DeltaFits(manifest_->entity_count, changed_rows, 0)) return chains;
+  for (const std::string& kind : IndexKinds()) {
+    const std::string name = DerivedName(manifest_->table(), manifest_->staged_version, kind);
+    // What this process read or wrote of the object: whole, its header, or its chain.
+    std::optional<DerivedDelta> delta;
+    if (auto noted = ctx_->NotedDerivedChain(name)) {
+      delta = noted->delta;
+    } else if (auto header = ctx_->cache().Get<DerivedHeader>("xh:" + name)) {
+      delta = header->delta;
+    } else {
+      continue;
+    }
+    if (delta && delta->depth >= kDerivedDeltaDepthMax) continue;  // The next write rebuilds.
+    std::vector<uint64_t> chain = {manifest_->staged_version};
+    const std::vector<uint64_t> below = ChainBelow(DerivedHeader{0, 0, 0, delta});
+    if (delta && below.empty()) continue;  // Format 2: the versions under it are unknown.
+    chain.insert(chain.end(), below.begin(), below.end());
+    chains.emplace(kind, std::move(chain));
+  }
+  return chains;
+}
 
 void TableVersion::PrefetchChain(std::string_view kind, const DerivedDelta& top,
                                  const std::function<bool(const TableManifest&)>& held) const {
@@ -714,7 +742,9 @@ void TableVersion::PrefetchChain(std::string_view kind, const DerivedDelta& top,
       });
     }
     std::string object = DerivedName(table, v, kind);
-    if (ctx_->cache().Get<CachedDerived>("xo:" + object) == nullptr) {
+    // Nor what a read ahead holds already (TableStore::Prefetch, a record's read hint).
+    if (ctx_->cache().Get<CachedDerived>("xo:" + object) == nullptr &&
+        ctx_->cache().Get<void>("xp:" + object) == nullptr) {
       group.Add([this, object = std::move(object)] {
         ctx_->PrefetchDerived(object);
         return Status::Ok();

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -145,6 +146,14 @@ class TableVersion {
   // manifests and object headers and this version's new fragments only. Storage failures as
   // reported.
   Result<std::vector<std::string>> WriteIndexDeltas() const;
+  // The chains a small write over this version would stack its index deltas on
+  // (WriteIndexDeltas over this version as the base), as far as this process knows without a
+  // store call: for each of IndexKinds() whose object it holds from reading it (a writer reads
+  // its base's index to check ids), this version followed by the versions under it, when
+  // `changed_rows` (rows added, rewritten and deleted) fit a delta (DeltaFits) and the chain is
+  // not full. The record's read hint (table/derived.h kChainHintMember); empty when nothing is
+  // known.
+  std::map<std::string, std::vector<uint64_t>> IndexChainsForWrite(uint64_t changed_rows) const;
   // Whether each of `ids` is live in the version, from its id index (the index the version's
   // writes and lookups build; no other row is read).
   Result<std::vector<bool>> Contains(std::span<const std::string_view> ids) const;

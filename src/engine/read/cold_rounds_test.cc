@@ -10,7 +10,9 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "commit/documents.h"
 #include "engine/graph/graph.h"
 #include "engine/ops/load.h"
 #include "engine/read/prepared.h"
@@ -19,6 +21,8 @@
 #include "storage/fault_store.h"
 #include "storage/forwarding_store.h"
 #include "storage/memory_store.h"
+#include "table/derived.h"
+#include "table/table_store.h"
 
 namespace omnigraph::engine {
 namespace {
@@ -54,6 +58,10 @@ std::shared_ptr<storage::MemoryStore> MakeGraph() {
   EXPECT_TRUE(loaded.ok()) << loaded.status().ToString();
   return store;
 }
+
+// The pool a handle on a remote store keeps (api::kRemoteStoreThreadsMin; the engine's tests
+// do not include the public API).
+constexpr size_t kRemoteThreads = 32;
 
 // The memory store answering as a remote one (storage::ObjectStore::Remote, decision 213).
 class RemoteLike : public storage::ForwardingStore {
@@ -135,7 +143,8 @@ TEST(ColdRoundsTest, AColdOneHopCountWaitsForFourRounds) {
 TEST(ColdRoundsTest, AColdOneHopOnARemoteStoreReadsTheAdjacencyAheadInThreeRounds) {
   const auto store = MakeGraph();
   OrderedJson rows;
-  const storage::OpCounts c = ColdRun(store, "hop1", &rows, {.threads = 16, .remote = true});
+  const storage::OpCounts c =
+      ColdRun(store, "hop1", &rows, {.threads = kRemoteThreads, .remote = true});
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0]["n"].get<int64_t>(), 3);
   EXPECT_EQ(c.lists, 0u) << c.ToString();
@@ -153,8 +162,8 @@ TEST(ColdRoundsTest, AColdOneHopOnARemoteStoreReadsTheAdjacencyAheadInThreeRound
 TEST(ColdRoundsTest, AColdOneHopReadPointByPointWaitsForFiveRounds) {
   const auto store = MakeGraph();
   OrderedJson rows;
-  const storage::OpCounts c =
-      ColdRun(store, "hop1", &rows, {.threads = 16, .remote = true, .point_edges_min = 0});
+  const storage::OpCounts c = ColdRun(
+      store, "hop1", &rows, {.threads = kRemoteThreads, .remote = true, .point_edges_min = 0});
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0]["n"].get<int64_t>(), 3);
   EXPECT_EQ(c.lists, 0u) << c.ToString();
@@ -181,23 +190,136 @@ std::shared_ptr<storage::MemoryStore> MakeDeepGraph(int appends) {
 }
 
 // At depth: five more commits, and Person's id index a chain of four deltas. With a pool as large
-// as a handle on a remote store keeps (api::kRemoteStoreThreadsMin, 16), the records up to the
-// hint still go out together, and the chain costs one round whatever its depth: its top delta
-// (read ahead beside the probe) lists the versions below, whose manifests and objects are read
-// together (decision 209). Then the fragment: five rounds, where a chain read link by link took
-// two per delta (eleven).
-TEST(ColdRoundsTest, AColdKeyLookupOverADeepIndexChainWaitsForFiveRounds) {
+// as a handle on a remote store keeps (api::kRemoteStoreThreadsMin, 32), the records up to the
+// hint still go out together. The record that made the top version carries its writer's read
+// hint (`derived_below`, decision 227): the versions the chain stacks on, which its writer knew
+// from the base's index it had read. So the top delta, every lower link and their manifests go
+// out beside the probe, and then the fragment: four rounds at any depth, the goal. Without
+// the hint the chain's list is known only once its top delta is read (decision 209: five rounds);
+// link by link it took two per delta (eleven).
+TEST(ColdRoundsTest, AColdKeyLookupOverADeepIndexChainWaitsForFourRounds) {
   const auto store = MakeDeepGraph(4);
   OrderedJson rows;
-  const storage::OpCounts c = ColdRun(store, "lookup", &rows, {.threads = 16});
+  const storage::OpCounts c = ColdRun(store, "lookup", &rows, {.threads = kRemoteThreads});
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0]["p.age"].get<int64_t>(), 7);
-  // Round 2 holds the checkpoint, five records and the schema; round 4 the four lower links'
-  // manifests and objects.
+  // Round 2 holds the checkpoint, five records and the schema; round 3 the probe, the lookahead,
+  // and the five links' manifests and objects.
   EXPECT_EQ(c.gets, 22u) << c.ToString();
   EXPECT_EQ(c.lists, 0u) << c.ToString();
   EXPECT_EQ(c.heads, 2u) << c.ToString();
-  EXPECT_EQ(c.rounds, 5u) << c.ToString();
+  EXPECT_EQ(c.rounds, 4u) << c.ToString();
+}
+
+// The graph above after `appends` one-edge appends from p7: Knows' id index and adjacency are
+// then chains of that many deltas.
+std::shared_ptr<storage::MemoryStore> MakeDeepEdgeGraph(int appends) {
+  auto store = MakeGraph();
+  Result<std::unique_ptr<Graph>> g = Graph::Open(storage::Runtime::ForTest(store, 5));
+  EXPECT_TRUE(g.ok()) << g.status().ToString();
+  for (int i = 0; i < appends; ++i) {
+    const std::string line =
+        "{\"edge\":\"Knows\",\"from\":\"p7\",\"to\":\"p" + std::to_string(100 + i) + "\"}\n";
+    Result<LoadResult> loaded = LoadJsonl(**g, "main", line, LoadMode::kAppend);
+    EXPECT_TRUE(loaded.ok()) << loaded.status().ToString();
+  }
+  return store;
+}
+
+// On a remote store, a 1-hop over Knows' adjacency four deltas deep: the read hint of the record
+// that made the top version lists the chain, so the read ahead beside the probe fetches the whole
+// chain of the adjacency with Person's id index, and the count needs no round of its own: three
+// rounds, as on a freshly loaded graph.
+TEST(ColdRoundsTest, AColdOneHopOverADeepAdjacencyChainOnARemoteStoreWaitsForThreeRounds) {
+  const auto store = MakeDeepEdgeGraph(4);
+  OrderedJson rows;
+  const storage::OpCounts c =
+      ColdRun(store, "hop1", &rows, {.threads = kRemoteThreads, .remote = true});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0]["n"].get<int64_t>(), 7);
+  // Rounds 1 and 2 as above (ten GETs, the HEAD); round 3 the probe and lookahead, Person's
+  // manifest and id index, and Knows' five manifests, five adjacency objects and five id index
+  // objects (the chain is applied through the edges' ids).
+  EXPECT_EQ(c.gets, 28u) << c.ToString();
+  EXPECT_EQ(c.heads, 2u) << c.ToString();
+  EXPECT_EQ(c.lists, 0u) << c.ToString();
+  EXPECT_EQ(c.rounds, 3u) << c.ToString();
+}
+
+// The records of main, newest first.
+std::vector<commit::Record> RecordsNewestFirst(storage::MemoryStore& store) {
+  Result<std::vector<storage::ObjectMeta>> listed = storage::ListAll(store, "_graph/main/");
+  EXPECT_TRUE(listed.ok()) << listed.status().ToString();
+  std::vector<commit::Record> out;
+  if (!listed.ok()) return out;
+  for (const storage::ObjectMeta& meta : *listed) {  // Names ascend as seqs descend.
+    if (!meta.name.ends_with(".commit")) continue;
+    Result<storage::GetResult> got = store.Get(meta.name);
+    EXPECT_TRUE(got.ok()) << got.status().ToString();
+    Result<commit::Record> record = commit::DecodeRecord(got->data, meta.name);
+    EXPECT_TRUE(record.ok()) << record.status().ToString();
+    if (record.ok()) out.push_back(*std::move(record));
+  }
+  return out;
+}
+
+const TablePin* PinOf(const commit::Record& record, std::string_view table_key) {
+  for (const TablePin& pin : record.pins) {
+    if (pin.table_key == table_key) return &pin;
+  }
+  return nullptr;
+}
+
+// The hint each one-person append writes is the chain its delta then stacks on: the version it
+// was staged from, then the versions under that one, down to the load's full index — which are
+// the Person versions the earlier records pin, newest first.
+TEST(ColdRoundsTest, ARecordsReadHintListsTheChainItsIndexDeltaStacksOn) {
+  const auto store = MakeDeepGraph(4);
+  const std::vector<commit::Record> records = RecordsNewestFirst(*store);
+  std::vector<uint64_t> person_versions;  // Newest first, each once.
+  for (const commit::Record& r : records) {
+    const TablePin* pin = PinOf(r, "node:Person");
+    if (pin != nullptr &&
+        (person_versions.empty() || person_versions.back() != pin->staged_version))
+      person_versions.push_back(pin->staged_version);
+  }
+  ASSERT_GE(person_versions.size(), 5u);
+  const TablePin* top = PinOf(records.front(), "node:Person");
+  ASSERT_NE(top, nullptr);
+  ASSERT_EQ(top->staged_version, person_versions[0]);
+  const std::vector<uint64_t> hint = table::ChainHint(top->extra, table::kIdsKind);
+  const std::vector<uint64_t> expected(person_versions.begin() + 1, person_versions.begin() + 5);
+  EXPECT_EQ(hint, expected) << top->extra.dump();
+}
+
+// A hint is never authority: a pin whose hint names versions that are not its chain (here two
+// that do not exist) costs reads and changes no answer.
+TEST(ColdRoundsTest, AWrongReadHintOnlyWastesReads) {
+  const auto store = MakeDeepGraph(4);
+  auto counting = std::make_shared<storage::CountingStore>(store);
+  Result<std::unique_ptr<Graph>> graph = Graph::Open(storage::Runtime::ForTest(counting, 4));
+  ASSERT_TRUE(graph.ok()) << graph.status().ToString();
+  Result<Snapshot> head = (*graph)->SnapshotOfBranch("main");
+  ASSERT_TRUE(head.ok()) << head.status().ToString();
+  const commit::TableState* person = head->state().FindByKey("node:Person");
+  ASSERT_NE(person, nullptr);
+  TablePin wrong = person->pin;
+  table::SetChainHints(wrong.extra, {{std::string(table::kIdsKind), {12345, 67890}}});
+  table::TableStore::PrefetchOptions ahead;
+  ahead.ids_of = {"node:Person"};
+  ahead.reads_min = 1;
+  const storage::OpCounts before = counting->Snapshot();
+  (*graph)->tables().Prefetch(std::span<const TablePin>(&wrong, 1), ahead);
+  // The top's manifest and index, and each hinted link's manifest and object (all four fail).
+  EXPECT_EQ((counting->Snapshot() - before).gets, 6u) << (counting->Snapshot() - before).ToString();
+  Result<OrderedJson> out = RunReadJson(**graph, kQueries, "lookup", Json{{"n", "p7"}}, {});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  ASSERT_EQ((*out)["rows"].size(), 1u);
+  EXPECT_EQ((*out)["rows"][0]["p.age"].get<int64_t>(), 7);
+  Result<OrderedJson> appended = RunReadJson(**graph, kQueries, "lookup", Json{{"n", "q3"}}, {});
+  ASSERT_TRUE(appended.ok()) << appended.status().ToString();
+  ASSERT_EQ((*appended)["rows"].size(), 1u);
+  EXPECT_EQ((*appended)["rows"][0]["p.age"].get<int64_t>(), 1);
 }
 
 }  // namespace

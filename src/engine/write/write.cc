@@ -12,6 +12,7 @@
 #include "engine/write/validate.h"
 #include "engine/write/write_internal.h"
 #include "engine/write/write_keyed.h"
+#include "table/derived.h"
 
 namespace omnigraph::engine {
 
@@ -327,6 +328,12 @@ Result<commit::RecordContent> ValidateAndStage(Graph& graph, const commit::Graph
                                  TableChangeOf(*base_version, *work[i].second,
                                                commit::kChangeSetDeltaBytesMax, &lists_omitted));
       omitted[i] = lists_omitted ? 1 : 0;
+      // Where the version's index deltas will most likely stack, for a cold reader to fetch the
+      // whole chain with its top (a read hint in the pin, docs/format/commit-documents.md).
+      const commit::TableChangeSet& c = changes.tables[i];
+      table::SetChainHints(
+          staged[i].extra,
+          base_version->IndexChainsForWrite(c.inserted_count + c.updated_count + c.deleted_count));
       return Status::Ok();
     });
   }
