@@ -224,7 +224,7 @@ class Session : public std::enable_shared_from_this<Session> {
     head_ = request_.method == "HEAD";
     if (head_) request_.method = "GET";
     request_.head = head_;
-    Admission admission = loop_.service.Admit(request_);
+    Admission admission = loop_.service.Admit(request_, &auth_memo_);
     // A refusal before the body is read closes the connection: the unread body cannot be
     // skipped. Without a body, the connection stays.
     if (admission.refused) return Respond(std::move(*admission.refused), parser_->is_done());
@@ -568,6 +568,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<http::request_parser<http::string_body>> parser_;
   HttpRequest request_;
   std::optional<CheckedRequest> checked_;  // Admit's finding, for Handle
+  AuthMemo auth_memo_;                     // the actor of this connection's bearer token
   unsigned version_ = 11;
   bool keep_alive_ = true;
   bool head_ = false;

@@ -707,5 +707,39 @@ TEST_F(ServerAbuseTest, AnActorOverItsRateIs429WithRetryAfter) {
   EXPECT_EQ(Exchange(port, Request("GET", "/healthz", {}, {}, kAliceToken)), 200);
 }
 
+// A connection remembers what its bearer token authenticated as (server/auth.h, AuthMemo), so
+// each request's own token must still decide: on one keep-alive connection, alternating tokens
+// are each their own actor, with that actor's grants (alice may write, bob may not); an unknown
+// token and a missing one are 401 between them, and the connection goes on (a refused write,
+// whose body is left unread, closes it: last).
+TEST_F(ServerAbuseTest, EachRequestOnOneConnectionIsItsOwnTokensActor) {
+  ServerProcess server(Args());
+  const int port = server.port();
+  ASSERT_GT(port, 0) << server.first_line();
+  const size_t before = Commits(port);
+  const int fd = Open(port);
+  auto actor_of = [fd](const char* token) {
+    EXPECT_TRUE(TrySend(fd, Request("GET", "/access", {}, {}, token)));
+    Response r = ReadResponse(fd);
+    if (r.status != 200) return std::to_string(r.status);
+    return Parse(r.body)["actor"].string_value();
+  };
+  auto write_as = [fd](const char* token, const std::string& name) {
+    EXPECT_TRUE(TrySend(fd, Request("POST", "/mutate", Mutation(name), {}, token)));
+    return ReadResponse(fd).status;
+  };
+  EXPECT_EQ(actor_of(kAliceToken), "alice");
+  EXPECT_EQ(actor_of(kAliceToken), "alice");
+  EXPECT_EQ(actor_of(kBobToken), "bob");
+  EXPECT_EQ(actor_of("alice-secret-tokeX"), "401");  // alice's length, one byte off
+  EXPECT_EQ(actor_of(nullptr), "401");
+  EXPECT_EQ(write_as(kAliceToken, "by-alice"), 200);
+  EXPECT_EQ(actor_of(kBobToken), "bob");
+  EXPECT_EQ(write_as(kBobToken, "by-bob"), 403);
+  EXPECT_TRUE(ServerCloses(fd));
+  ::close(fd);
+  EXPECT_EQ(Commits(port), before + 1);  // alice's write only
+}
+
 }  // namespace
 }  // namespace omnigraph::api
