@@ -25,9 +25,11 @@
 #include <unordered_map>
 
 #include "server/beast_request.h"
+#include "server/beast_response.h"
 #include "server/errors.h"
 #include "server/fair_queue.h"
 #include "server/loop_relief.h"
+#include "server/response_head.h"
 
 namespace omnigraph::server {
 namespace {
@@ -363,50 +365,27 @@ class Session : public std::enable_shared_from_this<Session> {
     asio::post(loop_.io, [self = std::move(self)] { self->Drain(); });
   }
 
-  http::response<http::string_body> Head(HttpResponse& from, bool keep) {
-    http::response<http::string_body> res(static_cast<http::status>(from.status), version_);
-    if (!from.content_type.empty()) res.set(http::field::content_type, from.content_type);
-    for (const auto& [name, value] : from.headers) {
-      if (Lower(name) != "connection") res.insert(name, value);
-    }
-    res.keep_alive(keep);
-    if (keep) {
-      res.set(http::field::keep_alive,
-              "timeout=" + std::to_string(loop_.options.keep_alive_timeout_s));
-    }
-    return res;
-  }
-
   bool KeepAlive(bool may_keep) const {
     return may_keep && keep_alive_ && counted_ && !loop_.stopping &&
            requests_ < kKeepAliveRequestsMax;
   }
 
-  // A whole response's bytes: the status line and fields (Beast's serializer), and the body.
+  // A whole response's bytes: the status line and fields, and the body. The head is written
+  // directly (server/response_head.h) when it can be, else by Beast's serializer: the same bytes.
   struct Wire {
     std::string head;
     std::string body;
     size_t size() const { return head.size() + body.size(); }
   };
   Wire ToWire(HttpResponse& response, bool keep) {
-    http::response<http::string_body> res = Head(response, keep);
-    res.body() = std::move(response.body);
-    res.prepare_payload();
-    if (response.content_length) res.content_length(*response.content_length);
     Wire wire;
-    http::response_serializer<http::string_body> sr(res);
-    sr.split(true);
-    beast::error_code ec;
-    while (!ec && !sr.is_header_done()) {
-      sr.next(ec, [&](beast::error_code&, const auto& buffers) {
-        const size_t before = wire.head.size();
-        for (const auto b : beast::buffers_range_ref(buffers)) {
-          wire.head.append(static_cast<const char*>(b.data()), b.size());
-        }
-        sr.consume(wire.head.size() - before);
-      });
+    const int keep_alive_s = loop_.options.keep_alive_timeout_s;
+    if (!WriteResponseHead(response, response.body.size(), version_, keep, keep_alive_s,
+                           wire.head)) {
+      wire.head =
+          beast_response::SerializedHead(response, response.body, version_, keep, keep_alive_s);
     }
-    if (!head_) wire.body = std::move(res.body());  // A HEAD's Content-Length stays the GET's.
+    if (!head_) wire.body = std::move(response.body);  // A HEAD's Content-Length stays the GET's.
     return wire;
   }
 
@@ -464,7 +443,7 @@ class Session : public std::enable_shared_from_this<Session> {
     const bool keep = KeepAlive(true);
     stream_head_ = std::make_unique<http::response<http::empty_body>>(
         static_cast<http::status>(head.status), version_);
-    auto full = Head(head, keep);
+    auto full = beast_response::Head(head, version_, keep, loop_.options.keep_alive_timeout_s);
     for (const auto& field : full) stream_head_->insert(field.name_string(), field.value());
     stream_raw_ = head.content_length.has_value();
     if (stream_raw_) {
