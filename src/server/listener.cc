@@ -131,12 +131,34 @@ class Session : public std::enable_shared_from_this<Session> {
  private:
   std::shared_ptr<Session> Self() { return shared_from_this(); }
 
+  // The connection's deadlines share one timer that is seldom re-armed (decision 226). Asio
+  // re-arms its timer descriptor (timerfd_settime, a system call) whenever a timer becomes the
+  // earliest, so re-arming one per phase cost a lone keep-alive connection two calls per request.
+  // Instead each phase sets deadline_, and the timer waits again only when the new deadline is
+  // earlier than the time it already waits for; when it fires before deadline_ it waits again
+  // for deadline_. A deadline still fires at its time; a keep-alive connection's requests, each
+  // deadline later than the last, re-arm nothing. The clock is the one Asio's timers read (the
+  // server cannot reach the Runtime's: only include/omnigraph/ is visible to it).
+  using Clock = asio::steady_timer::clock_type;
+
   // Closes the connection when `seconds` pass before the phase ends (Arm again, or Disarm).
   void Arm(int seconds) {
     timed_out_ = false;
-    timer_.expires_after(std::chrono::seconds(seconds));
+    deadline_ = Clock::now() + std::chrono::seconds(seconds);
+    if (timer_waiting_ && timer_.expiry() <= deadline_) return;  // it fires first, then waits on
+    WaitForDeadline();
+  }
+  // No deadline until the next Arm; a wait pending ends at its time and does nothing.
+  void Disarm() { deadline_ = Clock::time_point::max(); }
+
+  void WaitForDeadline() {
+    timer_waiting_ = true;
+    timer_.expires_at(deadline_);  // ends a pending wait (operation_aborted), replaced by this one
     timer_.async_wait([self = Self(), armed = ++armed_](beast::error_code ec) {
-      if (ec || armed != self->armed_) return;
+      if (armed != self->armed_) return;  // a later wait replaced this one, or Close ended it
+      self->timer_waiting_ = false;
+      if (ec || self->deadline_ == Clock::time_point::max()) return;
+      if (Clock::now() < self->deadline_) return self->WaitForDeadline();
       self->timed_out_ = true;
       beast::error_code ignored;
       self->socket_.cancel(ignored);
@@ -145,10 +167,6 @@ class Session : public std::enable_shared_from_this<Session> {
         self->Close();
       }
     });
-  }
-  void Disarm() {
-    ++armed_;
-    timer_.cancel();
   }
 
   void WaitForRequest() {
@@ -524,7 +542,12 @@ class Session : public std::enable_shared_from_this<Session> {
   void Close() {
     if (phase_ == Phase::kClosed) return;
     phase_ = Phase::kClosed;
+    // The pending wait, if any, ends now: it holds the session, which must not outlive its socket
+    // by a deadline (a closed connection would count against the limit until then).
     Disarm();
+    ++armed_;
+    timer_waiting_ = false;
+    timer_.cancel();
     beast::error_code ignored;
     socket_.shutdown(tcp::socket::shutdown_both, ignored);
     socket_.close(ignored);
@@ -541,7 +564,9 @@ class Session : public std::enable_shared_from_this<Session> {
   const bool counted_;
   std::string peer_;
   Phase phase_ = Phase::kIdle;
-  uint64_t armed_ = 0;
+  Clock::time_point deadline_ = Clock::time_point::max();  // none while max
+  uint64_t armed_ = 0;          // the wait that counts; one before it is ignored
+  bool timer_waiting_ = false;  // a wait is pending on timer_ (for timer_.expiry())
   bool timed_out_ = false;
   beast::flat_buffer buffer_{kReadBufferBytesMax};
   std::optional<http::request_parser<http::string_body>> parser_;
