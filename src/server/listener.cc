@@ -1,5 +1,6 @@
 // The event loop under the Service (server/listener.h): Boost.Asio for sockets and timers,
-// Boost.Beast's parser and serializer for HTTP/1.1.
+// Boost.Beast's parser for HTTP/1.1, and for responses a head written directly
+// (server/response_head.h) or, for the rare rest, Beast's serializer.
 #include "server/listener.h"
 
 #include <sys/socket.h>
