@@ -85,4 +85,22 @@ class Auth {
   std::shared_ptr<const api::Policy> cluster_policy_;
 };
 
+// What one connection's bearer token authenticated as, so that a keep-alive connection's next
+// request with the same Authorization header is not digested again (SHA-256 and the comparison
+// with every token: about a microsecond and a half per request). Sound because an Auth is fixed
+// once loaded (the server reads its tokens at boot and never reloads them): the same header bytes
+// always name the same actor. A different header (or Auth) is authenticated afresh and replaces
+// the memo; a header no token matches is not remembered. One per connection; not thread-safe (the
+// listener touches it only from the thread running its event loop).
+class AuthMemo {
+ public:
+  // Auth::Authenticate(authorization), or the actor remembered for these exact header bytes.
+  std::optional<std::string> Authenticate(const Auth& auth, std::string_view authorization);
+
+ private:
+  const Auth* auth_ = nullptr;  // the tokens that authenticated it
+  std::string authorization_;   // the header that authenticated as actor_
+  std::optional<std::string> actor_;
+};
+
 }  // namespace omnigraph::server

@@ -1,5 +1,6 @@
 // The event loop under the Service (server/listener.h): Boost.Asio for sockets and timers,
-// Boost.Beast's parser and serializer for HTTP/1.1.
+// Boost.Beast's parser for HTTP/1.1, and for responses a head written directly
+// (server/response_head.h) or, for the rare rest, Beast's serializer.
 #include "server/listener.h"
 
 #include <sys/socket.h>
@@ -25,9 +26,11 @@
 #include <unordered_map>
 
 #include "server/beast_request.h"
+#include "server/beast_response.h"
 #include "server/errors.h"
 #include "server/fair_queue.h"
 #include "server/loop_relief.h"
+#include "server/response_head.h"
 
 namespace omnigraph::server {
 namespace {
@@ -129,12 +132,34 @@ class Session : public std::enable_shared_from_this<Session> {
  private:
   std::shared_ptr<Session> Self() { return shared_from_this(); }
 
+  // The connection's deadlines share one timer that is seldom re-armed (decision 226). Asio
+  // re-arms its timer descriptor (timerfd_settime, a system call) whenever a timer becomes the
+  // earliest, so re-arming one per phase cost a lone keep-alive connection two calls per request.
+  // Instead each phase sets deadline_, and the timer waits again only when the new deadline is
+  // earlier than the time it already waits for; when it fires before deadline_ it waits again
+  // for deadline_. A deadline still fires at its time; a keep-alive connection's requests, each
+  // deadline later than the last, re-arm nothing. The clock is the one Asio's timers read (the
+  // server cannot reach the Runtime's: only include/omnigraph/ is visible to it).
+  using Clock = asio::steady_timer::clock_type;
+
   // Closes the connection when `seconds` pass before the phase ends (Arm again, or Disarm).
   void Arm(int seconds) {
     timed_out_ = false;
-    timer_.expires_after(std::chrono::seconds(seconds));
+    deadline_ = Clock::now() + std::chrono::seconds(seconds);
+    if (timer_waiting_ && timer_.expiry() <= deadline_) return;  // it fires first, then waits on
+    WaitForDeadline();
+  }
+  // No deadline until the next Arm; a wait pending ends at its time and does nothing.
+  void Disarm() { deadline_ = Clock::time_point::max(); }
+
+  void WaitForDeadline() {
+    timer_waiting_ = true;
+    timer_.expires_at(deadline_);  // ends a pending wait (operation_aborted), replaced by this one
     timer_.async_wait([self = Self(), armed = ++armed_](beast::error_code ec) {
-      if (ec || armed != self->armed_) return;
+      if (armed != self->armed_) return;  // a later wait replaced this one, or Close ended it
+      self->timer_waiting_ = false;
+      if (ec || self->deadline_ == Clock::time_point::max()) return;
+      if (Clock::now() < self->deadline_) return self->WaitForDeadline();
       self->timed_out_ = true;
       beast::error_code ignored;
       self->socket_.cancel(ignored);
@@ -143,10 +168,6 @@ class Session : public std::enable_shared_from_this<Session> {
         self->Close();
       }
     });
-  }
-  void Disarm() {
-    ++armed_;
-    timer_.cancel();
   }
 
   void WaitForRequest() {
@@ -224,7 +245,7 @@ class Session : public std::enable_shared_from_this<Session> {
     head_ = request_.method == "HEAD";
     if (head_) request_.method = "GET";
     request_.head = head_;
-    Admission admission = loop_.service.Admit(request_);
+    Admission admission = loop_.service.Admit(request_, &auth_memo_);
     // A refusal before the body is read closes the connection: the unread body cannot be
     // skipped. Without a body, the connection stays.
     if (admission.refused) return Respond(std::move(*admission.refused), parser_->is_done());
@@ -363,50 +384,27 @@ class Session : public std::enable_shared_from_this<Session> {
     asio::post(loop_.io, [self = std::move(self)] { self->Drain(); });
   }
 
-  http::response<http::string_body> Head(HttpResponse& from, bool keep) {
-    http::response<http::string_body> res(static_cast<http::status>(from.status), version_);
-    if (!from.content_type.empty()) res.set(http::field::content_type, from.content_type);
-    for (const auto& [name, value] : from.headers) {
-      if (Lower(name) != "connection") res.insert(name, value);
-    }
-    res.keep_alive(keep);
-    if (keep) {
-      res.set(http::field::keep_alive,
-              "timeout=" + std::to_string(loop_.options.keep_alive_timeout_s));
-    }
-    return res;
-  }
-
   bool KeepAlive(bool may_keep) const {
     return may_keep && keep_alive_ && counted_ && !loop_.stopping &&
            requests_ < kKeepAliveRequestsMax;
   }
 
-  // A whole response's bytes: the status line and fields (Beast's serializer), and the body.
+  // A whole response's bytes: the status line and fields, and the body. The head is written
+  // directly (server/response_head.h) when it can be, else by Beast's serializer: the same bytes.
   struct Wire {
     std::string head;
     std::string body;
     size_t size() const { return head.size() + body.size(); }
   };
   Wire ToWire(HttpResponse& response, bool keep) {
-    http::response<http::string_body> res = Head(response, keep);
-    res.body() = std::move(response.body);
-    res.prepare_payload();
-    if (response.content_length) res.content_length(*response.content_length);
     Wire wire;
-    http::response_serializer<http::string_body> sr(res);
-    sr.split(true);
-    beast::error_code ec;
-    while (!ec && !sr.is_header_done()) {
-      sr.next(ec, [&](beast::error_code&, const auto& buffers) {
-        const size_t before = wire.head.size();
-        for (const auto b : beast::buffers_range_ref(buffers)) {
-          wire.head.append(static_cast<const char*>(b.data()), b.size());
-        }
-        sr.consume(wire.head.size() - before);
-      });
+    const int keep_alive_s = loop_.options.keep_alive_timeout_s;
+    if (!WriteResponseHead(response, response.body.size(), version_, keep, keep_alive_s,
+                           wire.head)) {
+      wire.head =
+          beast_response::SerializedHead(response, response.body, version_, keep, keep_alive_s);
     }
-    if (!head_) wire.body = std::move(res.body());  // A HEAD's Content-Length stays the GET's.
+    if (!head_) wire.body = std::move(response.body);  // A HEAD's Content-Length stays the GET's.
     return wire;
   }
 
@@ -464,7 +462,7 @@ class Session : public std::enable_shared_from_this<Session> {
     const bool keep = KeepAlive(true);
     stream_head_ = std::make_unique<http::response<http::empty_body>>(
         static_cast<http::status>(head.status), version_);
-    auto full = Head(head, keep);
+    auto full = beast_response::Head(head, version_, keep, loop_.options.keep_alive_timeout_s);
     for (const auto& field : full) stream_head_->insert(field.name_string(), field.value());
     stream_raw_ = head.content_length.has_value();
     if (stream_raw_) {
@@ -545,7 +543,12 @@ class Session : public std::enable_shared_from_this<Session> {
   void Close() {
     if (phase_ == Phase::kClosed) return;
     phase_ = Phase::kClosed;
+    // The pending wait, if any, ends now: it holds the session, which must not outlive its socket
+    // by a deadline (a closed connection would count against the limit until then).
     Disarm();
+    ++armed_;
+    timer_waiting_ = false;
+    timer_.cancel();
     beast::error_code ignored;
     socket_.shutdown(tcp::socket::shutdown_both, ignored);
     socket_.close(ignored);
@@ -562,12 +565,15 @@ class Session : public std::enable_shared_from_this<Session> {
   const bool counted_;
   std::string peer_;
   Phase phase_ = Phase::kIdle;
-  uint64_t armed_ = 0;
+  Clock::time_point deadline_ = Clock::time_point::max();  // none while max
+  uint64_t armed_ = 0;          // the wait that counts; one before it is ignored
+  bool timer_waiting_ = false;  // a wait is pending on timer_ (for timer_.expiry())
   bool timed_out_ = false;
   beast::flat_buffer buffer_{kReadBufferBytesMax};
   std::optional<http::request_parser<http::string_body>> parser_;
   HttpRequest request_;
   std::optional<CheckedRequest> checked_;  // Admit's finding, for Handle
+  AuthMemo auth_memo_;                     // the actor of this connection's bearer token
   unsigned version_ = 11;
   bool keep_alive_ = true;
   bool head_ = false;

@@ -157,6 +157,30 @@ TEST(AuthTest, TokensFromTheEnvironmentGrantsAndPolicyFiles) {
   EXPECT_EQ(Auth::Unauthenticated().Authenticate("Bearer t0"), std::nullopt);
 }
 
+// A connection's memo of its bearer token (the listener keeps one per connection): the same
+// header names the same actor without a digest; another header on the same connection is
+// authenticated afresh, a known one replacing the memo and an unknown one refused (not
+// remembered, and not mistaken for the remembered one, even at the same length).
+TEST(AuthTest, AConnectionsMemoAnswersAsTheTokensDo) {
+  ::setenv("OMNIGRAPH_SERVER_BEARER_TOKENS_JSON", R"({"alice":"t1","bob":"t2"})", 1);
+  api::Result<Auth> auth = Auth::FromEnvironment();
+  ::unsetenv("OMNIGRAPH_SERVER_BEARER_TOKENS_JSON");
+  ASSERT_TRUE(auth.ok()) << auth.status().ToString();
+  AuthMemo memo;
+  EXPECT_EQ(memo.Authenticate(*auth, ""), std::nullopt);
+  EXPECT_EQ(memo.Authenticate(*auth, "Bearer t1"), "alice");
+  EXPECT_EQ(memo.Authenticate(*auth, "Bearer t1"), "alice");
+  EXPECT_EQ(memo.Authenticate(*auth, "Bearer t3"), std::nullopt);  // same length, unknown
+  EXPECT_EQ(memo.Authenticate(*auth, "Bearer t1 "), std::nullopt);
+  EXPECT_EQ(memo.Authenticate(*auth, "bearer t1"), std::nullopt);
+  EXPECT_EQ(memo.Authenticate(*auth, "Bearer t2"), "bob");
+  EXPECT_EQ(memo.Authenticate(*auth, "Bearer t1"), "alice");
+  EXPECT_EQ(memo.Authenticate(*auth, ""), std::nullopt);
+  EXPECT_EQ(memo.Authenticate(*auth, "Bearer t1"), "alice");
+  // A memo never authenticates what its Auth would not: an unauthenticated server has no actor.
+  EXPECT_EQ(memo.Authenticate(Auth::Unauthenticated(), "Bearer t1"), std::nullopt);
+}
+
 // The change feed routes in one process: a page from the beginning, an empty caught-up page from
 // its cursor, a rejected cursor as 412, a bad request as 400, and the baseline's NDJSON stream.
 TEST(ChangeFeedRoutesTest, PollAndBaselineServeTheFeed) {

@@ -300,6 +300,39 @@ TEST_F(ServerAbuseTest, IdleAndSlowConnectionsAreClosedByTheirTimeouts) {
   EXPECT_EQ(Commits(port), before);  // Nothing published.
 }
 
+// A connection's deadlines share one timer that is re-armed only when a deadline comes earlier
+// (decision 226), so each phase's deadline must still count from that phase's start: a kept
+// connection whose requests come 0.8 s apart goes on past its keep-alive time (2 s) and header
+// time (3 s) in total; after those requests, a header trickled a byte every half second still
+// gets its 408, and an idle connection after its responses is still closed with nothing sent.
+TEST_F(ServerAbuseTest, AKeptConnectionsDeadlinesCountFromEachPhase) {
+  ServerProcess server(Args({"--keep-alive-timeout", "2", "--header-timeout", "3"}));
+  const int port = server.port();
+  ASSERT_GT(port, 0) << server.first_line();
+  const int kept = Open(port);
+  for (int i = 0; i < 6; ++i) {
+    if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(800));
+    ASSERT_TRUE(TrySend(kept, Request("POST", "/query", kPointQuery))) << i;
+    Response r = ReadResponse(kept);
+    ASSERT_EQ(r.status, 200) << i << ": " << r.body;
+    EXPECT_NE(r.head.find("Keep-Alive: timeout=2\r\n"), std::string::npos) << r.head;
+  }
+  std::string sent = TrickleUntilClosed(kept, Request("POST", "/query", kPointQuery),
+                                        std::chrono::milliseconds(500));
+  EXPECT_EQ(sent.rfind("HTTP/1.1 408", 0), 0u) << sent;
+  ::close(kept);
+
+  const int idle = Open(port);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(TrySend(idle, Request("GET", "/healthz", {}, {}, nullptr)));
+    EXPECT_EQ(ReadResponse(idle).status, 200);
+  }
+  sent.clear();
+  EXPECT_TRUE(ServerCloses(idle, &sent));
+  EXPECT_EQ(sent, "");
+  ::close(idle);
+}
+
 // A request whose header (request line, fields, blank line) is `size` bytes.
 std::string HeaderOfSize(size_t size) {
   std::string out = "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: ";
@@ -705,6 +738,40 @@ TEST_F(ServerAbuseTest, AnActorOverItsRateIs429WithRetryAfter) {
       << body;
   // The health check is the server's, not a graph request: never metered.
   EXPECT_EQ(Exchange(port, Request("GET", "/healthz", {}, {}, kAliceToken)), 200);
+}
+
+// A connection remembers what its bearer token authenticated as (server/auth.h, AuthMemo), so
+// each request's own token must still decide: on one keep-alive connection, alternating tokens
+// are each their own actor, with that actor's grants (alice may write, bob may not); an unknown
+// token and a missing one are 401 between them, and the connection goes on (a refused write,
+// whose body is left unread, closes it: last).
+TEST_F(ServerAbuseTest, EachRequestOnOneConnectionIsItsOwnTokensActor) {
+  ServerProcess server(Args());
+  const int port = server.port();
+  ASSERT_GT(port, 0) << server.first_line();
+  const size_t before = Commits(port);
+  const int fd = Open(port);
+  auto actor_of = [fd](const char* token) {
+    EXPECT_TRUE(TrySend(fd, Request("GET", "/access", {}, {}, token)));
+    Response r = ReadResponse(fd);
+    if (r.status != 200) return std::to_string(r.status);
+    return Parse(r.body)["actor"].string_value();
+  };
+  auto write_as = [fd](const char* token, const std::string& name) {
+    EXPECT_TRUE(TrySend(fd, Request("POST", "/mutate", Mutation(name), {}, token)));
+    return ReadResponse(fd).status;
+  };
+  EXPECT_EQ(actor_of(kAliceToken), "alice");
+  EXPECT_EQ(actor_of(kAliceToken), "alice");
+  EXPECT_EQ(actor_of(kBobToken), "bob");
+  EXPECT_EQ(actor_of("alice-secret-tokeX"), "401");  // alice's length, one byte off
+  EXPECT_EQ(actor_of(nullptr), "401");
+  EXPECT_EQ(write_as(kAliceToken, "by-alice"), 200);
+  EXPECT_EQ(actor_of(kBobToken), "bob");
+  EXPECT_EQ(write_as(kBobToken, "by-bob"), 403);
+  EXPECT_TRUE(ServerCloses(fd));
+  ::close(fd);
+  EXPECT_EQ(Commits(port), before + 1);  // alice's write only
 }
 
 }  // namespace

@@ -181,8 +181,8 @@ std::variant<const ServedGraph*, HttpResponse> Service::ResolveGraph(
   return graph;
 }
 
-std::variant<Service::Admitted, HttpResponse> Service::Check(HttpRequest& request,
-                                                             bool log_denials) const {
+std::variant<Service::Admitted, HttpResponse> Service::Check(HttpRequest& request, bool log_denials,
+                                                             AuthMemo* memo) const {
   RouteMatch match = routes_.Match(request);
   if (match.route == nullptr) {
     HttpResponse refused = ErrorResponse(match.status, match.message);
@@ -214,12 +214,13 @@ std::variant<Service::Admitted, HttpResponse> Service::Check(HttpRequest& reques
   }
   Admitted admitted{&route, std::nullopt, graph};
   if (!route.action.empty() && !auth_.unauthenticated()) {
-    admitted.actor = auth_.Authenticate(request.Header("authorization"));
+    const std::string authorization = request.Header("authorization");
+    admitted.actor =
+        memo ? memo->Authenticate(auth_, authorization) : auth_.Authenticate(authorization);
     if (!admitted.actor) {
-      HttpResponse refused =
-          ErrorResponse(401, request.Header("authorization").empty()
-                                 ? "this route needs an Authorization: Bearer <token> header"
-                                 : "the bearer token is not one this server knows");
+      HttpResponse refused = ErrorResponse(
+          401, authorization.empty() ? "this route needs an Authorization: Bearer <token> header"
+                                     : "the bearer token is not one this server knows");
       refused.headers.emplace_back("WWW-Authenticate", "Bearer");
       return refused;
     }
@@ -277,9 +278,9 @@ std::optional<HttpResponse> Service::Authorize(const Route& route, const Admitte
                                 "policy bundle)");
 }
 
-Admission Service::Admit(HttpRequest& request) const {
+Admission Service::Admit(HttpRequest& request, AuthMemo* memo) const {
   // A request refused here is never handled: its denial is logged here, once.
-  std::variant<Admitted, HttpResponse> checked = Check(request, true);
+  std::variant<Admitted, HttpResponse> checked = Check(request, true, memo);
   if (auto* refused = std::get_if<HttpResponse>(&checked)) return {std::move(*refused)};
   if (std::optional<HttpResponse> refused = AdmitActor(std::get<Admitted>(checked), request)) {
     return {std::move(*refused)};

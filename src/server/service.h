@@ -77,8 +77,9 @@ class Service {
   const Auth& auth() const { return auth_; }
 
   // The checks that need no body (route, auth, media type, declared length), so that a request
-  // that will be refused is refused before its body is read.
-  Admission Admit(HttpRequest& request) const;
+  // that will be refused is refused before its body is read. `memo`, the connection's (the
+  // listener keeps one per connection), spares digesting the same bearer token again.
+  Admission Admit(HttpRequest& request, AuthMemo* memo = nullptr) const;
   // The whole pipeline for a request whose body has been read; `checked`, Admit's finding for
   // this request, spares checking it again (without it, Handle checks).
   HttpResponse Handle(HttpRequest& request,
@@ -95,7 +96,8 @@ class Service {
                                                               const HttpRequest& request) const;
   // Route, auth and media type; the response when refused (a denial logged when `log_denials`:
   // Admit runs first and a request it refuses is never handled).
-  std::variant<Admitted, HttpResponse> Check(HttpRequest& request, bool log_denials) const;
+  std::variant<Admitted, HttpResponse> Check(HttpRequest& request, bool log_denials,
+                                             AuthMemo* memo = nullptr) const;
   // The route's action for the authenticated caller: GET /graphs by the cluster-bound bundle, a
   // graph with a bundle left to the engine's gate, any other by the grants (DefaultDeny). The
   // 403 to answer (the denial logged) or nothing.
