@@ -32,7 +32,7 @@ inline constexpr int32_t kAnnCodeMax = 255;
 inline constexpr int32_t kAnnCodeQueryMin = -256;
 inline constexpr int32_t kAnnCodeQueryMax = 511;
 // A scan divides the rows into ranges of at least this many rows, one per thread at most.
-inline constexpr uint64_t kAnnCodesRangeRowsMin = 16384;
+inline constexpr uint64_t kAnnCodesRangeRowsMin = 4096;
 
 struct AnnCodes {
   uint32_t dim = 0;
