@@ -247,10 +247,10 @@ Result<Json> MeasureHnswlib(const Data& d, const Workload& w, int threads, bool 
     if (!cache.empty()) {
       std::filesystem::create_directories(cache);
       h.saveIndex(key + ".bin");
-      std::ofstream(key + ".json") << Json{{"build_s", out["build_s"]},
-                                           {"loadavg", out["build_loadavg"]},
-                                           {"threads", threads}}
-                                          .dump(2);
+      std::ofstream(key + ".json") << Json{
+          {"build_s", out["build_s"]},
+          {"loadavg", out["build_loadavg"]},
+          {"threads", threads}}.dump(2);
     }
   }
   uint64_t bytes = d.rows * h.size_data_per_element_;
@@ -404,8 +404,7 @@ Result<std::shared_ptr<const table::AnnIndex>> MeasureOurs(const table::TableVer
     out["index_bytes_with_codes"] = with.size();
     OMNIGRAPH_ASSIGN_OR_RETURN(coded, table::AnnIndex::Decode(with, "bench codes"));
   }
-  OMNIGRAPH_RETURN_IF_ERROR(
-      MeasureCodes(*coded, d, w, threads, series));
+  OMNIGRAPH_RETURN_IF_ERROR(MeasureCodes(*coded, d, w, threads, series));
   std::fprintf(stderr, "ivf build %.1f s, %.1f MB, %u lists, open %.2f s, calibrated probes %u\n",
                out["build_s"].get<double>(), double(payload.size()) / 1e6, index->lists(),
                out["open_s"].get<double>(), index->probes_for_recall());
@@ -521,8 +520,7 @@ Result<Json> Run(const Options& o) {
   out["build_s_ratio_vs_hnswlib"] = Ratio(out["build_s"], out["hnswlib"]["build_s"]);
   out["build_s_ratio_vs_faiss_ivf_flat"] = Ratio(out["build_s"], out["faiss_ivf_flat"]["build_s"]);
   // Our best method at recall 0.95: the lists or the codes, whichever is faster there.
-  const Json best =
-      FastestEntryAtRecall(out["series"], {"ivf probes", "codes + exact rerank"});
+  const Json best = FastestEntryAtRecall(out["series"], {"ivf probes", "codes + exact rerank"});
   out["best_method_at_recall_0_95"] = best;
   out["p50_ratio_vs_hnswlib_at_recall_0_95"] =
       Ratio(best.is_null() ? best : best["p50_ms"],

@@ -36,11 +36,11 @@ inline constexpr uint64_t kAnnCodesRangeRowsMin = 4096;
 
 struct AnnCodes {
   uint32_t dim = 0;
-  float scale = 1;                // The grid's step, the same for every dimension; > 0.
-  std::vector<float> offsets;     // dim: each dimension's value at code 0.
-  std::vector<uint32_t> rows;     // The row number of each code, strictly ascending.
-  std::vector<uint8_t> codes;     // rows.size() · dim.
-  std::vector<int32_t> norms;     // Σ code² of each row: derived, not stored.
+  float scale = 1;             // The grid's step, the same for every dimension; > 0.
+  std::vector<float> offsets;  // dim: each dimension's value at code 0.
+  std::vector<uint32_t> rows;  // The row number of each code, strictly ascending.
+  std::vector<uint8_t> codes;  // rows.size() · dim.
+  std::vector<int32_t> norms;  // Σ code² of each row: derived, not stored.
 
   // The grid of `n` vectors (`data`, dim floats each): each dimension's minimum the offset, the
   // largest range over the dimensions divided by kAnnCodeMax the scale. Computed over fixed

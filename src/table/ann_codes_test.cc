@@ -47,8 +47,8 @@ class AnnCodesTest : public ::testing::Test {
  protected:
   AnnCodesTest() {
     memory_ = std::make_shared<storage::MemoryStore>("c");
-    inline_ = std::make_unique<TableStore>(storage::Runtime::ForTest(memory_, 5),
-                                           TableStoreOptions{});
+    inline_ =
+        std::make_unique<TableStore>(storage::Runtime::ForTest(memory_, 5), TableStoreOptions{});
     storage::Runtime pooled = storage::Runtime::ForTest(memory_, 5);
     pooled.executor = std::make_shared<ThreadPool>(2);
     pooled_ = std::make_unique<TableStore>(pooled, TableStoreOptions{});
@@ -183,7 +183,8 @@ TEST_F(AnnCodesTest, OneAndTwoThreadsGiveTheSameBytesAndRows) {
   for (int q = 0; q < 10; ++q) {
     const std::vector<float> query = UniformVector(random);
     for (uint64_t r : {1, 10, 77, 1000}) {
-      EXPECT_EQ(*index->SearchCodes(query, r, inline_executor), *index->SearchCodes(query, r, pool));
+      EXPECT_EQ(*index->SearchCodes(query, r, inline_executor),
+                *index->SearchCodes(query, r, pool));
     }
   }
 }
@@ -196,9 +197,8 @@ TEST(AnnCodeKernelsTest, EveryKernelTheCpuHasEqualsThePortableOne) {
     std::vector<int16_t> query(dim);
     for (uint8_t& c : codes) c = static_cast<uint8_t>(random.Uniform(kAnnCodeMax + 1));
     for (int16_t& x : query) {
-      x = static_cast<int16_t>(kAnnCodeQueryMin +
-                               static_cast<int32_t>(random.Uniform(kAnnCodeQueryMax -
-                                                                   kAnnCodeQueryMin + 1)));
+      x = static_cast<int16_t>(kAnnCodeQueryMin + static_cast<int32_t>(random.Uniform(
+                                                      kAnnCodeQueryMax - kAnnCodeQueryMin + 1)));
     }
     // The extremes: the largest sums the scan can meet.
     std::fill(codes.begin(), codes.begin() + dim, static_cast<uint8_t>(kAnnCodeMax));

@@ -122,7 +122,8 @@ class AnnDeltaTest : public ::testing::Test {
                   *(*rebuilt)->Search(query, 10, {}, probes));
       }
       if (full.has_codes()) {
-        EXPECT_EQ(*(*chained)->SearchCodes(query, 50, one), *(*rebuilt)->SearchCodes(query, 50, one));
+        EXPECT_EQ(*(*chained)->SearchCodes(query, 50, one),
+                  *(*rebuilt)->SearchCodes(query, 50, one));
       }
     }
   }

@@ -314,8 +314,7 @@ bool WantsCodes(AnnCodesChoice choice, uint32_t dim, uint64_t rows, uint32_t lis
       rows > std::numeric_limits<uint32_t>::max()) {
     return false;
   }
-  return choice == AnnCodesChoice::kAlways ||
-         uint64_t{probes} * kAnnCodesListShareInverse >= lists;
+  return choice == AnnCodesChoice::kAlways || uint64_t{probes} * kAnnCodesListShareInverse >= lists;
 }
 
 // The codes of the vectors `v` on a grid trained over them, on the version's executor.
@@ -490,8 +489,7 @@ uint64_t AnnIndex::indexed() const { return static_cast<uint64_t>(impl_->index->
 bool AnnIndex::has_codes() const { return impl_->codes != nullptr; }
 
 Result<std::vector<uint32_t>> AnnIndex::SearchCodes(std::span<const float> query,
-                                                    uint64_t candidates,
-                                                    Executor& executor) const {
+                                                    uint64_t candidates, Executor& executor) const {
   if (impl_->codes == nullptr) return Internal("vector index search: the index has no codes");
   if (query.size() != dim_) {
     return InvalidArgument("vector index query has " + std::to_string(query.size()) +
@@ -732,10 +730,9 @@ Result<std::shared_ptr<const AnnIndex>> ReadAnnCentroids(const TableVersion& ver
   const uint64_t at_quantizer =
       (format == kFormatUncalibrated ? kUncalibratedHeaderBytes : kPayloadHeaderBytes) + grid +
       kQuantizerTagOffset;
-  OMNIGRAPH_ASSIGN_OR_RETURN(
-      std::string read,
-      at.ReadDerivedRange(kind, at_quantizer - kQuantizerTagOffset - grid,
-                          grid + kCentroidsOffset + 4 * floats));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::string read,
+                             at.ReadDerivedRange(kind, at_quantizer - kQuantizerTagOffset - grid,
+                                                 grid + kCentroidsOffset + 4 * floats));
   auto codes = std::make_unique<AnnCodes>();
   std::string damage;
   if (format == kFormatCodes) {

@@ -69,9 +69,9 @@ struct AnnBuildOptions {
 // The payload of the index of Vector property `field_id` of `version`: the vectors in id order,
 // as stored, clustered into lists, with the calibrated probes, and their codes when
 // options.codes asks (format 4; else format 3). The codes are computed on the version's runtime
-// executor over fixed ranges of rows; the payload is the same for every number of threads. Empty when the version has fewer
-// than `rows_min` non-null vectors. InvalidArgument when `field_id` is not a Vector property of the
-// version; storage and corruption errors from reading the fragments.
+// executor over fixed ranges of rows; the payload is the same for every number of threads. Empty
+// when the version has fewer than `rows_min` non-null vectors. InvalidArgument when `field_id` is
+// not a Vector property of the version; storage and corruption errors from reading the fragments.
 Result<std::string> BuildAnnPayload(const TableVersion& version, uint32_t field_id,
                                     const AnnBuildOptions& options = {});
 
@@ -106,7 +106,7 @@ class AnnIndex {
   bool has_codes() const;
   // The up to `candidates` rows whose codes are nearest `query` (AnnCodes::Search: on
   // `executor`'s threads, ties by row number, the same rows for any number of threads), nearest
-  // on the grid first; the caller measures them exactly. FailedPrecondition when the index has no
+  // on the grid first; the caller measures them exactly. Internal when the index has no
   // codes; InvalidArgument for a query of another dimension.
   Result<std::vector<uint32_t>> SearchCodes(std::span<const float> query, uint64_t candidates,
                                             Executor& executor) const;
