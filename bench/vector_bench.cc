@@ -9,14 +9,19 @@
 // top-10 by a plain dot-product loop over the normalized floats (the reference every recall is
 // measured against), the executor's exact kernel (query/exec SquaredL2Distance over the stored
 // vectors) as a ratio to that loop, and the index at several probe counts, unfiltered and with a
-// 10% filter (an id selector, probes scaled by 1/0.1 as the executor does). The peers, on the same
+// 10% filter (an id selector, probes scaled by 1/0.1 as the executor does), and the index's
+// quantized codes (decision 224: a scan on `--threads` threads for R candidates, then the exact
+// re-rank of the R by the executor's kernel) at several R. The peers, on the same
 // vectors and queries: hnswlib (M 16, efConstruction 200, built on `--threads` threads, several
 // ef) and faiss's own IndexIVFFlat (the same number of lists, trained faiss's default way,
 // multi-threaded, several probe counts); `--no-peers` skips them. Each method reports p50/p99
 // latency (one query at a time, one thread) and recall@10; the JSON adds build seconds, bytes and
-// the ratios build_s_ratio_vs_hnswlib and p50_ratio_vs_hnswlib_at_recall_0_95 (the fastest
-// series reaching recall 0.95 of ours over hnswlib's; null when either never reaches it). Timing
-// is reported, never asserted. The table goes to stderr; `--json` prints one JSON object for
+// the ratios build_s_ratio_vs_hnswlib and p50_ratio_vs_hnswlib_at_recall_0_95 (the fastest of
+// our series reaching recall 0.95 — named in best_method_at_recall_0_95 — over hnswlib's; null
+// when either never reaches it). `--hnswlib-cache DIR` keeps hnswlib's built index there (keyed
+// by data, rows, dimension, seed, M and efConstruction; beside it the build seconds and the load
+// average of the run that built it) and loads it in later runs instead of building. Timing is
+// reported, never asserted. The table goes to stderr; `--json` prints one JSON object for
 // bench/results on stdout.
 #include <faiss/IndexFlat.h>
 #include <faiss/IndexIVFFlat.h>
@@ -27,6 +32,8 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <random>
@@ -35,6 +42,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/executor.h"
 #include "base/hash.h"
 #include "base/json.h"
 #include "bench/bench.h"
@@ -50,6 +58,9 @@ namespace {
 
 constexpr uint32_t kField = 1;
 constexpr size_t kK = 10;
+constexpr uint32_t kSeed = 42;
+constexpr size_t kHnswM = 16;
+constexpr size_t kHnswEfConstruction = 200;
 
 struct Data {
   uint32_t dim = 0;
@@ -199,14 +210,49 @@ Result<Json> Measure(const std::string& name, int64_t param, const Workload& w,
   return s.ToJson(name, param);
 }
 
-// hnswlib over the unit vectors (inner product), M 16, efConstruction 200, built on `threads`.
-Result<Json> MeasureHnswlib(const Data& d, const Workload& w, int threads) {
+// The machine's load average now (/proc/loadavg), for the record of a cached build.
+std::string LoadAverage() {
+  std::ifstream f("/proc/loadavg");
+  std::string line;
+  std::getline(f, line);
+  return line;
+}
+
+// hnswlib over the unit vectors (inner product), M 16, efConstruction 200, built on `threads` —
+// or loaded from `cache` (a directory; empty = none) when an earlier run stored the same build.
+Result<Json> MeasureHnswlib(const Data& d, const Workload& w, int threads, bool uniform,
+                            const std::string& cache) {
   hnswlib::InnerProductSpace space(d.dim);
-  hnswlib::HierarchicalNSW<float> h(&space, d.rows, 16, 200, 100);
-  const int64_t t0 = NowNanos();
-  h.addPoint(&d.unit[0], 0);
-  ParallelFor(d.rows - 1, threads, [&](size_t i) { h.addPoint(&d.unit[(i + 1) * d.dim], i + 1); });
-  Json out = {{"build_s", Seconds(t0)}, {"series", Json::array()}};
+  hnswlib::HierarchicalNSW<float> h(&space, d.rows, kHnswM, kHnswEfConstruction, 100);
+  const std::string key = cache + "/hnswlib-" + (uniform ? "uniform" : "clustered") + "-" +
+                          std::to_string(d.rows) + "x" + std::to_string(d.dim) + "-seed" +
+                          std::to_string(kSeed) + "-M" + std::to_string(kHnswM) + "-efc" +
+                          std::to_string(kHnswEfConstruction);
+  Json out = {{"series", Json::array()}};
+  if (!cache.empty() && std::filesystem::exists(key + ".json")) {
+    std::ifstream meta(key + ".json");
+    std::string text((std::istreambuf_iterator<char>(meta)), std::istreambuf_iterator<char>());
+    OMNIGRAPH_ASSIGN_OR_RETURN(Json record, ParseJson(text, key + ".json"));
+    h.loadIndex(key + ".bin", &space, d.rows);
+    out["build_s"] = record["build_s"];
+    out["build_loadavg"] = record["loadavg"];
+    out["loaded_from_cache"] = key + ".bin";
+  } else {
+    const int64_t t0 = NowNanos();
+    h.addPoint(&d.unit[0], 0);
+    ParallelFor(d.rows - 1, threads,
+                [&](size_t i) { h.addPoint(&d.unit[(i + 1) * d.dim], i + 1); });
+    out["build_s"] = Seconds(t0);
+    out["build_loadavg"] = LoadAverage();
+    if (!cache.empty()) {
+      std::filesystem::create_directories(cache);
+      h.saveIndex(key + ".bin");
+      std::ofstream(key + ".json") << Json{
+          {"build_s", out["build_s"]},
+          {"loadavg", out["build_loadavg"]},
+          {"threads", threads}}.dump(2);
+    }
+  }
   uint64_t bytes = d.rows * h.size_data_per_element_;
   for (size_t i = 0; i < d.rows; ++i) bytes += h.element_levels_[i] * h.size_links_per_element_;
   out["index_bytes"] = bytes;
@@ -294,15 +340,51 @@ Workload ExactWorkload(const Data& d, size_t nq, bool uniform, Json& series, Jso
   return w;
 }
 
-// Our index: built from the table version (on one thread: decision 50), decoded, searched at
-// several probe counts unfiltered and with the filter (probes x10).
+// The codes' R candidates for `q` measured by the executor's kernel over the stored vectors; the
+// k nearest of them.
+std::vector<uint32_t> Rerank(const Data& d, const std::vector<float>& q,
+                             const std::vector<uint32_t>& candidates) {
+  std::vector<std::pair<double, uint32_t>> scored;
+  scored.reserve(candidates.size());
+  for (uint32_t r : candidates) {
+    scored.emplace_back(
+        query::exec::SquaredL2Distance(std::span<const float>(&d.unit[r * d.dim], d.dim), q), r);
+  }
+  const size_t k = std::min(kK, scored.size());
+  std::partial_sort(scored.begin(), scored.begin() + k, scored.end());
+  std::vector<uint32_t> out;
+  for (size_t i = 0; i < k; ++i) out.push_back(scored[i].second);
+  return out;
+}
+
+// The codes of `index` at several R: scan on the runtime's threads, re-rank exactly.
+Status MeasureCodes(const table::AnnIndex& index, const Data& d, const Workload& w,
+                    Executor& threads, Json& series) {
+  for (uint64_t r : {10, 20, 50, 100, 200, 400, 1000, 2000}) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(
+        Json j, Measure("codes + exact rerank", static_cast<int64_t>(r), w, w.truth,
+                        [&](const std::vector<float>& q) -> Result<std::vector<uint32_t>> {
+                          OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<uint32_t> found,
+                                                     index.SearchCodes(q, r, threads));
+                          return Rerank(d, q, found);
+                        }));
+    series.push_back(std::move(j));
+  }
+  return Status::Ok();
+}
+
+// Our index: built from the table version (the lists on one thread, decision 50; the codes on the
+// runtime's threads, decision 224), decoded, searched at several probe counts unfiltered and with
+// the filter (probes x10). When the build's own rule stores no codes (clustered data), an index
+// with codes is built besides for the codes' series.
 Result<std::shared_ptr<const table::AnnIndex>> MeasureOurs(const table::TableVersion& version,
-                                                           const Workload& w, Json& out,
+                                                           const Data& d, const Workload& w,
+                                                           Executor& threads, Json& out,
                                                            Json& series) {
   int64_t t0 = NowNanos();
   OMNIGRAPH_ASSIGN_OR_RETURN(std::string payload, table::BuildAnnPayload(version, kField));
   out["build_s"] = Seconds(t0);
-  out["build_threads"] = 1;
+  out["build_threads"] = "lists 1, codes " + std::to_string(threads.Parallelism());
   out["index_bytes"] = payload.size();
   out["index_xxhash64"] = XxHash64(payload);
   t0 = NowNanos();
@@ -311,6 +393,18 @@ Result<std::shared_ptr<const table::AnnIndex>> MeasureOurs(const table::TableVer
   out["open_s"] = Seconds(t0);
   out["lists"] = index->lists();
   out["probes_for_recall"] = index->probes_for_recall();
+  out["codes_stored"] = index->has_codes();
+  std::shared_ptr<const table::AnnIndex> coded = index;
+  if (!index->has_codes()) {
+    table::AnnBuildOptions always;
+    always.codes = table::AnnCodesChoice::kAlways;
+    t0 = NowNanos();
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::string with, table::BuildAnnPayload(version, kField, always));
+    out["build_s_with_codes"] = Seconds(t0);
+    out["index_bytes_with_codes"] = with.size();
+    OMNIGRAPH_ASSIGN_OR_RETURN(coded, table::AnnIndex::Decode(with, "bench codes"));
+  }
+  OMNIGRAPH_RETURN_IF_ERROR(MeasureCodes(*coded, d, w, threads, series));
   std::fprintf(stderr, "ivf build %.1f s, %.1f MB, %u lists, open %.2f s, calibrated probes %u\n",
                out["build_s"].get<double>(), double(payload.size()) / 1e6, index->lists(),
                out["open_s"].get<double>(), index->probes_for_recall());
@@ -331,12 +425,22 @@ Result<std::shared_ptr<const table::AnnIndex>> MeasureOurs(const table::TableVer
 // What the executor does for an unfiltered top-10 over this index (exec::IndexedNearestProbes):
 // a search at the probes it chooses, or — when the index would scan most rows — the exact scan,
 // whose cost is the executor kernel's. The entry is named "executor's choice".
-Result<Json> MeasureExecutorChoice(const table::AnnIndex& index, const Workload& w,
-                                   const Json& series, Json& out) {
+Result<Json> MeasureExecutorChoice(const table::AnnIndex& index, const Data& d, const Workload& w,
+                                   Executor& threads, const Json& series, Json& out) {
   const std::optional<uint32_t> probes =
       query::IndexedNearestProbes(index.lists(), index.probes_for_recall(), 1.0);
-  out["executor_method"] = probes ? "index" : "exact";
+  out["executor_method"] = probes ? "index" : index.has_codes() ? "codes" : "exact";
   out["executor_probes"] = probes ? Json(*probes) : Json();
+  if (!probes && index.has_codes()) {
+    const uint64_t r = query::NearestCodeCandidates(kK);
+    out["executor_code_candidates"] = r;
+    return Measure("executor's choice", static_cast<int64_t>(r), w, w.truth,
+                   [&](const std::vector<float>& q) -> Result<std::vector<uint32_t>> {
+                     OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<uint32_t> found,
+                                                index.SearchCodes(q, r, threads));
+                     return Rerank(d, q, found);
+                   });
+  }
   if (probes) {
     auto search = [&](const std::vector<float>& q) { return index.Search(q, kK, {}, *probes); };
     return Measure("executor's choice", *probes, w, w.truth, search);
@@ -350,14 +454,24 @@ Result<Json> MeasureExecutorChoice(const table::AnnIndex& index, const Workload&
   return Internal("no exact executor kernel series");
 }
 
-// The lowest p50 among `series` entries named `name` whose recall reaches 0.95; null if none.
-Json FastestAtRecall(const Json& series, const std::string& name) {
+// The entry with the lowest p50 among `series` entries named one of `names` whose recall
+// reaches 0.95; null if none.
+Json FastestEntryAtRecall(const Json& series, std::initializer_list<std::string> names) {
   Json best;
   for (const Json& s : series) {
-    if (s["name"] != name || s["recall_at_10"].get<double>() < 0.95) continue;
-    if (best.is_null() || s["p50_ms"].get<double>() < best.get<double>()) best = s["p50_ms"];
+    if (std::find(names.begin(), names.end(), s["name"].get<std::string>()) == names.end() ||
+        s["recall_at_10"].get<double>() < 0.95) {
+      continue;
+    }
+    if (best.is_null() || s["p50_ms"].get<double>() < best["p50_ms"].get<double>()) best = s;
   }
   return best;
+}
+
+// The lowest p50 among `series` entries named `name` whose recall reaches 0.95; null if none.
+Json FastestAtRecall(const Json& series, const std::string& name) {
+  Json best = FastestEntryAtRecall(series, {name});
+  return best.is_null() ? best : best["p50_ms"];
 }
 
 Json Ratio(const Json& ours, const Json& peer) {
@@ -372,6 +486,7 @@ struct Options {
   bool uniform = false;
   bool peers = true;
   int threads = 2;
+  std::string hnswlib_cache;
 };
 
 Result<Json> Run(const Options& o) {
@@ -381,8 +496,9 @@ Result<Json> Run(const Options& o) {
               {"data", o.uniform ? "uniform" : "clustered"},
               {"threads", o.threads}};
   int64_t t0 = NowNanos();
-  Data d = Generate(o.rows, o.dim, 42, o.uniform);
+  Data d = Generate(o.rows, o.dim, kSeed, o.uniform);
   storage::Runtime rt = storage::Runtime::ForTest(std::make_shared<storage::MemoryStore>(), 1);
+  rt.executor = std::make_shared<ThreadPool>(static_cast<size_t>(o.threads));
   table::TableStore tables(rt, table::TableStoreOptions{});
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> version, Write(tables, d));
   std::fprintf(stderr, "generated and written in %.1f s\n", Seconds(t0));
@@ -391,17 +507,25 @@ Result<Json> Run(const Options& o) {
   Json series = Json::array();
   const Workload w = ExactWorkload(d, o.queries, o.uniform, series, out);
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::AnnIndex> index,
-                             MeasureOurs(*version, w, out, series));
-  OMNIGRAPH_ASSIGN_OR_RETURN(Json choice, MeasureExecutorChoice(*index, w, series, out));
+                             MeasureOurs(*version, d, w, *rt.executor, out, series));
+  OMNIGRAPH_ASSIGN_OR_RETURN(Json choice,
+                             MeasureExecutorChoice(*index, d, w, *rt.executor, series, out));
   series.push_back(std::move(choice));
   out["series"] = std::move(series);
   if (!o.peers) return out;
-  OMNIGRAPH_ASSIGN_OR_RETURN(out["hnswlib"], MeasureHnswlib(d, w, o.threads));
+  OMNIGRAPH_ASSIGN_OR_RETURN(out["hnswlib"],
+                             MeasureHnswlib(d, w, o.threads, o.uniform, o.hnswlib_cache));
   OMNIGRAPH_ASSIGN_OR_RETURN(out["faiss_ivf_flat"],
                              MeasureFaissIvf(d, w, index->lists(), o.threads));
   out["build_s_ratio_vs_hnswlib"] = Ratio(out["build_s"], out["hnswlib"]["build_s"]);
   out["build_s_ratio_vs_faiss_ivf_flat"] = Ratio(out["build_s"], out["faiss_ivf_flat"]["build_s"]);
+  // Our best method at recall 0.95: the lists or the codes, whichever is faster there.
+  const Json best = FastestEntryAtRecall(out["series"], {"ivf probes", "codes + exact rerank"});
+  out["best_method_at_recall_0_95"] = best;
   out["p50_ratio_vs_hnswlib_at_recall_0_95"] =
+      Ratio(best.is_null() ? best : best["p50_ms"],
+            FastestAtRecall(out["hnswlib"]["series"], "hnswlib ef"));
+  out["ivf_p50_ratio_vs_hnswlib_at_recall_0_95"] =
       Ratio(FastestAtRecall(out["series"], "ivf probes"),
             FastestAtRecall(out["hnswlib"]["series"], "hnswlib ef"));
   out["executor_p50_ratio_vs_hnswlib_at_recall_0_95"] =
@@ -414,7 +538,8 @@ Result<Json> Run(const Options& o) {
 }
 
 int Main(const std::vector<std::string>& args) {
-  Flags flags(args, {"rows", "dim", "queries", "data", "threads", "no-peers", "json"});
+  Flags flags(args,
+              {"rows", "dim", "queries", "data", "threads", "no-peers", "json", "hnswlib-cache"});
   const std::string data = flags.Get("data", "clustered");
   if (flags.error().empty() && data != "clustered" && data != "uniform") {
     std::fprintf(stderr, "omnigraph-bench vector: --data is clustered or uniform, not %s\n",
@@ -432,6 +557,7 @@ int Main(const std::vector<std::string>& args) {
   o.uniform = data == "uniform";
   o.peers = !flags.Has("no-peers");
   o.threads = static_cast<int>(flags.GetInt("threads", 2));
+  o.hnswlib_cache = flags.Get("hnswlib-cache", "");
   Result<Json> out = Run(o);
   if (!out.ok()) {
     std::fprintf(stderr, "omnigraph-bench vector: %s\n", out.status().ToString().c_str());

@@ -1,9 +1,10 @@
 // Fuzz harness: a vector index payload (derived kind annl2.N), opened through faiss and, when it
-// decodes, searched (docs/design/fuzzing.md). OMNIGRAPH_FUZZ_PRINT=1 prints each outcome (to check
-// that the seeds decode).
+// decodes, searched (its lists, and its codes when it has them) (docs/design/fuzzing.md).
+// OMNIGRAPH_FUZZ_PRINT=1 prints each outcome (to check that the seeds decode).
 #include <cstdlib>
 #include <vector>
 
+#include "base/executor.h"
 #include "fuzz_util.h"
 #include "table/ann_index.h"
 
@@ -20,6 +21,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!near.ok()) fuzz::Finding("search of a decoded index: " + near.status().ToString());
     for (uint32_t row : *near) {
       if (row >= ann.rows()) fuzz::Finding("search answered row " + std::to_string(row));
+    }
+    // Codes that decode are scanned (format 4, decision 224): every answer a row.
+    if (ann.has_codes()) {
+      InlineExecutor one;
+      Result<std::vector<uint32_t>> coded = ann.SearchCodes(query, 8, one);
+      if (!coded.ok()) fuzz::Finding("scan of decoded codes: " + coded.status().ToString());
+      for (uint32_t row : *coded) {
+        if (row >= ann.rows()) fuzz::Finding("codes answered row " + std::to_string(row));
+      }
     }
   }
   if (std::getenv("OMNIGRAPH_FUZZ_PRINT") != nullptr) {

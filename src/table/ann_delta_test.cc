@@ -38,7 +38,7 @@ std::string IdOf(uint64_t i) {
 
 class AnnDeltaTest : public ::testing::Test {
  protected:
-  AnnDeltaTest() : random_(29) {
+  explicit AnnDeltaTest(AnnCodesChoice codes = AnnCodesChoice::kAuto) : random_(29) {
     memory_ = std::make_shared<storage::MemoryStore>("d");
     runtime_ = storage::Runtime::ForTest(memory_, 3);
     tables_ = std::make_unique<TableStore>(runtime_, TableStoreOptions{});
@@ -54,7 +54,9 @@ class AnnDeltaTest : public ::testing::Test {
         tables_->Create(NewTable{TableId{0x41, 0x1}, "Doc", TheSchema()}, Rows(ids), std::nullopt);
     OMNIGRAPH_CHECK(pin.ok());
     pin_ = *pin;
-    OMNIGRAPH_CHECK(EnsureAnnIndexes(*Open(pin_)).ok());
+    AnnBuildOptions options;
+    options.codes = codes;
+    OMNIGRAPH_CHECK(EnsureAnnIndexes(*Open(pin_), options).ok());
   }
 
   // Rows for `ids`, each with a vector near a random centre, one in 20 null.
@@ -111,12 +113,60 @@ class AnnDeltaTest : public ::testing::Test {
     EXPECT_EQ((*chained)->rows(), cold->entity_count());
     EXPECT_EQ((*chained)->indexed(), (*rebuilt)->indexed());
     EXPECT_EQ(*(*chained)->Encode(), *(*rebuilt)->Encode());
+    EXPECT_EQ((*chained)->has_codes(), full.has_codes());
+    InlineExecutor one;
     for (int q = 0; q < 10; ++q) {
       const std::vector<float>& query = centres_[static_cast<size_t>(q)];
       for (uint32_t probes : {1u, 4u, full.lists()}) {
         EXPECT_EQ(*(*chained)->Search(query, 10, {}, probes),
                   *(*rebuilt)->Search(query, 10, {}, probes));
       }
+      if (full.has_codes()) {
+        EXPECT_EQ(*(*chained)->SearchCodes(query, 50, one),
+                  *(*rebuilt)->SearchCodes(query, 50, one));
+      }
+    }
+  }
+
+  // Six small writes (appends, rewrites, deletes), each stored as a delta and read back cold equal
+  // to the rebuild over the full index's centroids (and codes' grid, when it has codes).
+  void SmallWritesEqualTheRebuild() {
+    std::shared_ptr<const AnnIndex> full = *ReadAnnIndex(*Open(pin_), kVecField);
+    ASSERT_NE(full, nullptr);
+    TablePin at = pin_;
+    for (int write = 0; write < 6; ++write) {
+      Result<TablePin> next = write % 3 == 0 ? tables_->Append(at, Rows(Pick(40, false)), {})
+                              : write % 3 == 1
+                                  ? tables_->Upsert(at, Rows(Pick(30, true)), {})
+                                  : tables_->Delete(at,
+                                                    [&] {
+                                                      std::vector<std::string> gone;
+                                                      for (uint64_t i : Pick(25, true, true)) {
+                                                        gone.push_back(IdOf(i));
+                                                      }
+                                                      return gone;
+                                                    }(),
+                                                    {});
+      ASSERT_TRUE(next.ok()) << next.status().ToString();
+      at = *next;
+      ASSERT_TRUE(StoreAnnDelta(*Open(at), kVecField)) << write;
+      Result<DerivedHeader> header = Open(at)->ReadDerivedHeader(AnnKind(kVecField));
+      ASSERT_TRUE(header.ok());
+      ASSERT_TRUE(header->delta.has_value());
+      EXPECT_EQ(header->delta->depth, static_cast<uint32_t>(write + 1));
+      ExpectEqualsRebuild(at, *full);
+      // A writer reads only the centroids, from the chain's full object: the same lists.
+      Result<std::shared_ptr<const AnnIndex>> centroids = ReadAnnCentroids(*Cold(at), kVecField);
+      ASSERT_TRUE(centroids.ok()) << centroids.status().ToString();
+      EXPECT_EQ((*centroids)->lists(), full->lists());
+      EXPECT_EQ((*centroids)->probes_for_recall(), full->probes_for_recall());
+      EXPECT_EQ((*centroids)->has_codes(), full->has_codes());
+      std::vector<float> probes;
+      for (const auto& c : centres_) probes.insert(probes.end(), c.begin(), c.end());
+      EXPECT_EQ(*(*centroids)->AssignLists(probes), *full->AssignLists(probes));
+      // The rebuild over what the writer reads (centroids and grid) is the same index.
+      EXPECT_EQ(*(*BuildAnnOver(*Cold(at), kVecField, **centroids))->Encode(),
+                *(*ReadAnnIndex(*Cold(at), kVecField))->Encode());
     }
   }
 
@@ -130,39 +180,20 @@ class AnnDeltaTest : public ::testing::Test {
 };
 
 TEST_F(AnnDeltaTest, SmallWritesStoreDeltasThatEqualTheRebuildOverTheBasesCentroids) {
-  std::shared_ptr<const AnnIndex> full = *ReadAnnIndex(*Open(pin_), kVecField);
-  ASSERT_NE(full, nullptr);
-  TablePin at = pin_;
-  for (int write = 0; write < 6; ++write) {
-    Result<TablePin> next = write % 3 == 0 ? tables_->Append(at, Rows(Pick(40, false)), {})
-                            : write % 3 == 1
-                                ? tables_->Upsert(at, Rows(Pick(30, true)), {})
-                                : tables_->Delete(at,
-                                                  [&] {
-                                                    std::vector<std::string> gone;
-                                                    for (uint64_t i : Pick(25, true, true)) {
-                                                      gone.push_back(IdOf(i));
-                                                    }
-                                                    return gone;
-                                                  }(),
-                                                  {});
-    ASSERT_TRUE(next.ok()) << next.status().ToString();
-    at = *next;
-    ASSERT_TRUE(StoreAnnDelta(*Open(at), kVecField)) << write;
-    Result<DerivedHeader> header = Open(at)->ReadDerivedHeader(AnnKind(kVecField));
-    ASSERT_TRUE(header.ok());
-    ASSERT_TRUE(header->delta.has_value());
-    EXPECT_EQ(header->delta->depth, static_cast<uint32_t>(write + 1));
-    ExpectEqualsRebuild(at, *full);
-    // A writer reads only the centroids, from the chain's full object: the same lists.
-    Result<std::shared_ptr<const AnnIndex>> centroids = ReadAnnCentroids(*Cold(at), kVecField);
-    ASSERT_TRUE(centroids.ok()) << centroids.status().ToString();
-    EXPECT_EQ((*centroids)->lists(), full->lists());
-    EXPECT_EQ((*centroids)->probes_for_recall(), full->probes_for_recall());
-    std::vector<float> probes;
-    for (const auto& c : centres_) probes.insert(probes.end(), c.begin(), c.end());
-    EXPECT_EQ(*(*centroids)->AssignLists(probes), *full->AssignLists(probes));
-  }
+  SmallWritesEqualTheRebuild();
+}
+
+// An index with codes (decision 224): a delta's added rows get codes on the base's grid (clamped
+// to it), its removed rows lose theirs, and the chain equals the rebuild over the base's centroids
+// and grid, codes and all.
+class AnnDeltaCodesTest : public AnnDeltaTest {
+ protected:
+  AnnDeltaCodesTest() : AnnDeltaTest(AnnCodesChoice::kAlways) {}
+};
+
+TEST_F(AnnDeltaCodesTest, SmallWritesStoreDeltasThatEqualTheRebuildOverTheBasesCentroidsAndGrid) {
+  ASSERT_TRUE((*ReadAnnIndex(*Open(pin_), kVecField))->has_codes());
+  SmallWritesEqualTheRebuild();
 }
 
 // What a small write's vector step costs a writer that has nothing cached: this version's manifest

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "table/ann_codes.h"
 #include "table/ann_delta.h"
 #include "table/derived.h"
 #include "table/le_bytes.h"
@@ -28,11 +29,15 @@ namespace {
 using Idx = faiss::Index::idx_t;
 
 constexpr char kMagic[4] = {'O', 'G', 'A', 'N'};
-// 1 was the inner-product index over unit vectors; 2 had no calibrated probes (still read).
+// 1 was the inner-product index over unit vectors; 2 had no calibrated probes (still read); 4 is
+// 3 with quantized codes (decision 224), written only when the index has codes.
 constexpr uint32_t kFormat = 3;
 constexpr uint32_t kFormatUncalibrated = 2;
+constexpr uint32_t kFormatCodes = 4;
 constexpr uint64_t kPayloadHeaderBytes = 40;
 constexpr uint64_t kUncalibratedHeaderBytes = 32;
+// Format 4's header: format 3's, then the faiss part's length (8 bytes).
+constexpr uint64_t kCodesHeaderBytes = 48;
 constexpr uint64_t kBuildBatchRows = 65536;
 constexpr int kMaxPointsPerList = 64;
 
@@ -273,22 +278,87 @@ uint32_t CalibrateProbes(const Vectors& v, const faiss::IndexFlatL2& quantizer,
   return ranks[std::max<uint64_t>(need, 1) - 1] + 1;
 }
 
-// The payload (format 3) of `index` over a version of `rows` live rows.
-std::string PayloadOf(const faiss::IndexIVF& index, uint64_t rows, uint32_t probes) {
+// The payload of `index` over a version of `rows` live rows: format 3, or format 4 with `codes`
+// (the grid before the faiss part, the rows after it).
+std::string PayloadOf(const faiss::IndexIVF& index, uint64_t rows, uint32_t probes,
+                      const AnnCodes* codes) {
   StringWriter writer;
   faiss::write_index(&index, &writer);
   std::string payload;
-  payload.reserve(kPayloadHeaderBytes + writer.out.size());
+  payload.reserve(kCodesHeaderBytes + writer.out.size() +
+                  (codes ? codes->codes.size() + 4 * codes->rows.size() : 0));
   payload.append(kMagic, 4);
-  AppendLe<uint32_t>(payload, kFormat);
+  AppendLe<uint32_t>(payload, codes ? kFormatCodes : kFormat);
   AppendLe<uint32_t>(payload, static_cast<uint32_t>(index.d));
   AppendLe<uint32_t>(payload, static_cast<uint32_t>(index.nlist));
   AppendLe<uint64_t>(payload, rows);
   AppendLe<uint64_t>(payload, static_cast<uint64_t>(index.ntotal));
   AppendLe<uint32_t>(payload, probes);
   AppendLe<uint32_t>(payload, 0);
+  if (codes == nullptr) {
+    payload += writer.out;
+    return payload;
+  }
+  AppendLe<uint64_t>(payload, writer.out.size());
+  codes->AppendGrid(payload);
   payload += writer.out;
+  codes->AppendRows(payload);
   return payload;
+}
+
+// Whether a build over vectors of `dim` dimensions, `rows` live rows, `lists` lists and
+// calibrated probes `probes` stores codes (AnnBuildOptions::codes).
+bool WantsCodes(AnnCodesChoice choice, uint32_t dim, uint64_t rows, uint32_t lists,
+                uint32_t probes) {
+  if (choice == AnnCodesChoice::kNever || dim > kAnnCodesDimMax ||
+      rows > std::numeric_limits<uint32_t>::max()) {
+    return false;
+  }
+  return choice == AnnCodesChoice::kAlways || uint64_t{probes} * kAnnCodesListShareInverse >= lists;
+}
+
+// The codes of the vectors `v` on a grid trained over them, on the version's executor.
+std::unique_ptr<AnnCodes> CodesOf(const Vectors& v, Executor& executor) {
+  auto codes = std::make_unique<AnnCodes>(AnnCodes::Train(v.data, v.dim, executor));
+  std::vector<uint32_t> rows(v.ids.begin(), v.ids.end());
+  codes->Encode(v.data, std::move(rows), executor);
+  return codes;
+}
+
+// Where the parts of a payload lie, from its header: the faiss part, and for format 4 the codes'
+// grid and rows.
+struct PayloadParts {
+  uint32_t format = 0;
+  std::string_view faiss;
+  std::string_view grid, rows;
+};
+
+// Splits `payload` by its header (format 2, 3 or 4); empty `faiss` when the header or the lengths
+// it gives are not sound.
+PayloadParts SplitPayload(std::string_view payload) {
+  PayloadParts p;
+  p.format = payload.size() < 8 ? 0 : LoadLe<uint32_t>(payload, 4);
+  const uint64_t header_bytes = p.format == kFormatUncalibrated ? kUncalibratedHeaderBytes
+                                : p.format == kFormatCodes      ? kCodesHeaderBytes
+                                                                : kPayloadHeaderBytes;
+  if (payload.size() < header_bytes || std::memcmp(payload.data(), kMagic, 4) != 0 ||
+      (p.format != kFormat && p.format != kFormatUncalibrated && p.format != kFormatCodes) ||
+      (p.format != kFormatUncalibrated && LoadLe<uint32_t>(payload, 36) != 0)) {
+    return p;
+  }
+  if (p.format != kFormatCodes) {
+    p.faiss = payload.substr(header_bytes);
+    return p;
+  }
+  const uint64_t grid = AnnCodes::GridBytes(LoadLe<uint32_t>(payload, 8));
+  const uint64_t faiss = LoadLe<uint64_t>(payload, 40);
+  if (grid > payload.size() - header_bytes || faiss > payload.size() - header_bytes - grid) {
+    return p;
+  }
+  p.grid = payload.substr(header_bytes, grid);
+  p.faiss = payload.substr(header_bytes + grid, faiss);
+  p.rows = payload.substr(header_bytes + grid + faiss);
+  return p;
 }
 
 // An empty IVF-Flat index over a copy of `from`'s centroids (its own quantizer).
@@ -327,6 +397,7 @@ uint32_t ChooseLists(uint64_t n, uint32_t requested) {
 
 struct AnnIndex::Impl {
   std::unique_ptr<faiss::IndexIVF> index;
+  std::unique_ptr<AnnCodes> codes;  // Format 4 only.
 };
 
 AnnIndex::~AnnIndex() = default;
@@ -354,7 +425,11 @@ Result<std::string> BuildAnnPayload(const TableVersion& version, uint32_t field_
     quantizer.assign(static_cast<Idx>(n), v.data.data(), assign.data());
     index.add_core(static_cast<Idx>(n), v.data.data(), v.ids.data(), assign.data());
     const uint32_t probes = CalibrateProbes(v, quantizer, assign);
-    payload = PayloadOf(index, v.rows, probes);
+    std::unique_ptr<AnnCodes> codes;
+    if (WantsCodes(options.codes, v.dim, v.rows, lists, probes)) {
+      codes = CodesOf(v, *version.context().runtime().executor);
+    }
+    payload = PayloadOf(index, v.rows, probes, codes.get());
   } catch (const std::exception& e) {
     return Internal("building the vector index of field " + std::to_string(field_id) + " of " +
                     version.manifest_name() + ": " + e.what());
@@ -364,24 +439,29 @@ Result<std::string> BuildAnnPayload(const TableVersion& version, uint32_t field_
 
 Result<std::shared_ptr<const AnnIndex>> AnnIndex::Decode(std::string_view payload,
                                                          const std::string& name) {
-  const uint32_t format = payload.size() < 8 ? 0 : LoadLe<uint32_t>(payload, 4);
-  const uint64_t header_bytes =
-      format == kFormatUncalibrated ? kUncalibratedHeaderBytes : kPayloadHeaderBytes;
-  if (payload.size() < header_bytes || std::memcmp(payload.data(), kMagic, 4) != 0 ||
-      (format != kFormat && format != kFormatUncalibrated) ||
-      (format == kFormat && LoadLe<uint32_t>(payload, 36) != 0)) {
-    return Corruption("vector index " + name + " has no OGAN format-2 or 3 header", name);
+  const PayloadParts parts = SplitPayload(payload);
+  if (parts.faiss.empty()) {
+    return Corruption("vector index " + name + " has no OGAN format-2, 3 or 4 header", name);
   }
+  const uint32_t format = parts.format;
   std::shared_ptr<AnnIndex> out(new AnnIndex());
   out->dim_ = LoadLe<uint32_t>(payload, 8);
   out->rows_ = LoadLe<uint64_t>(payload, 16);
   const uint64_t indexed = LoadLe<uint64_t>(payload, 24);
-  if (format == kFormat) out->probes_for_recall_ = LoadLe<uint32_t>(payload, 32);
+  if (format != kFormatUncalibrated) out->probes_for_recall_ = LoadLe<uint32_t>(payload, 32);
   if (out->probes_for_recall_ > LoadLe<uint32_t>(payload, 12)) {
     return Corruption("vector index " + name + ": its calibrated probes exceed its lists", name);
   }
   out->impl_ = std::make_unique<Impl>();
-  const std::string_view body = payload.substr(header_bytes);
+  if (format == kFormatCodes) {
+    auto codes = std::make_unique<AnnCodes>();
+    std::string damage = out->dim_ > kAnnCodesDimMax ? "its codes exceed their dimensions"
+                                                     : codes->DecodeGrid(parts.grid, out->dim_);
+    if (damage.empty()) damage = codes->DecodeRows(parts.rows, indexed, out->rows_);
+    if (!damage.empty()) return Corruption("vector index " + name + ": " + damage, name);
+    out->impl_->codes = std::move(codes);
+  }
+  const std::string_view body = parts.faiss;
   if (std::string damage =
           CheckIvfLayout(body, out->dim_, LoadLe<uint32_t>(payload, 12), out->rows_, indexed);
       !damage.empty()) {
@@ -406,6 +486,17 @@ Result<std::shared_ptr<const AnnIndex>> AnnIndex::Decode(std::string_view payloa
 }
 
 uint64_t AnnIndex::indexed() const { return static_cast<uint64_t>(impl_->index->ntotal); }
+bool AnnIndex::has_codes() const { return impl_->codes != nullptr; }
+
+Result<std::vector<uint32_t>> AnnIndex::SearchCodes(std::span<const float> query,
+                                                    uint64_t candidates, Executor& executor) const {
+  if (impl_->codes == nullptr) return Internal("vector index search: the index has no codes");
+  if (query.size() != dim_) {
+    return InvalidArgument("vector index query has " + std::to_string(query.size()) +
+                           " elements, the index " + std::to_string(dim_));
+  }
+  return impl_->codes->Search(query, candidates, executor);
+}
 uint32_t AnnIndex::lists() const { return static_cast<uint32_t>(impl_->index->nlist); }
 
 Result<std::vector<uint32_t>> AnnIndex::Search(std::span<const float> query, uint64_t k,
@@ -442,7 +533,7 @@ Result<std::vector<uint32_t>> AnnIndex::Search(std::span<const float> query, uin
 
 Result<std::string> AnnIndex::Encode() const {
   try {
-    return PayloadOf(*impl_->index, rows_, probes_for_recall_);
+    return PayloadOf(*impl_->index, rows_, probes_for_recall_, impl_->codes.get());
   } catch (const std::exception& e) {
     return Internal(std::string("encoding a vector index: ") + e.what());
   }
@@ -494,6 +585,38 @@ bool Renumber(const AnnDelta& delta, std::vector<int64_t>& remap) {
   return r == delta.removed.size() && a == delta.added.size() && next == delta.rows;
 }
 
+// `base`'s codes after `delta`: the kept rows renumbered by `remap` (which keeps their order),
+// the added rows' vectors quantized on the base's grid (clamped to it), merged by row number.
+std::unique_ptr<AnnCodes> ApplyCodes(const AnnCodes& base, const AnnDelta& delta,
+                                     const std::vector<int64_t>& remap) {
+  auto out = std::make_unique<AnnCodes>(base.GridOnly());
+  const uint32_t dim = base.dim;
+  const std::vector<uint8_t> added = base.Quantize(delta.vectors);
+  size_t a = 0, v = 0;  // The next added row, and its vector's position among the added codes.
+  auto take_added = [&] {
+    for (; a < delta.added.size() && delta.added_lists[a] == kAnnNoList; ++a) {
+    }
+  };
+  auto push = [&](uint32_t row, const uint8_t* code) {
+    out->rows.push_back(row);
+    out->codes.insert(out->codes.end(), code, code + dim);
+  };
+  take_added();
+  for (size_t i = 0; i < base.rows.size(); ++i) {
+    const int64_t row = remap[base.rows[i]];
+    if (row < 0) continue;
+    for (; a < delta.added.size() && delta.added[a] < static_cast<uint64_t>(row); take_added()) {
+      push(static_cast<uint32_t>(delta.added[a++]), &added[v++ * dim]);
+    }
+    push(static_cast<uint32_t>(row), &base.codes[i * dim]);
+  }
+  for (; a < delta.added.size(); take_added()) {
+    push(static_cast<uint32_t>(delta.added[a++]), &added[v++ * dim]);
+  }
+  out->ComputeNorms();
+  return out;
+}
+
 }  // namespace
 
 Result<std::shared_ptr<const AnnIndex>> AnnIndex::Apply(const AnnDelta& delta,
@@ -517,6 +640,7 @@ Result<std::shared_ptr<const AnnIndex>> AnnIndex::Apply(const AnnDelta& delta,
   out->rows_ = delta.rows;
   out->probes_for_recall_ = probes_for_recall_;
   out->impl_ = std::make_unique<Impl>();
+  if (impl_->codes != nullptr) out->impl_->codes = ApplyCodes(*impl_->codes, delta, remap);
   try {
     std::unique_ptr<faiss::IndexIVFFlat> index = EmptyLike(base);
     for (size_t list = 0; list < base.nlist; ++list) {
@@ -560,6 +684,9 @@ Result<std::shared_ptr<const AnnIndex>> BuildAnnOver(const TableVersion& version
   empty.dim_ = centroids.dim_;
   empty.probes_for_recall_ = centroids.probes_for_recall_;
   empty.impl_ = std::make_unique<AnnIndex::Impl>();
+  if (centroids.impl_->codes != nullptr) {
+    empty.impl_->codes = std::make_unique<AnnCodes>(centroids.impl_->codes->GridOnly());
+  }
   try {
     empty.impl_->index = EmptyLike(*centroids.impl_->index);
   } catch (const std::exception& e) {
@@ -591,16 +718,29 @@ Result<std::shared_ptr<const AnnIndex>> ReadAnnCentroids(const TableVersion& ver
   OMNIGRAPH_ASSIGN_OR_RETURN(std::string head, at.ReadDerivedRange(kind, 0, kPayloadHeaderBytes));
   const uint32_t format = LoadLe<uint32_t>(head, 4);
   if (std::memcmp(head.data(), kMagic, 4) != 0 ||
-      (format != kFormat && format != kFormatUncalibrated)) {
-    return Corruption("vector index " + name + " has no OGAN format-2 or 3 header", name);
+      (format != kFormat && format != kFormatUncalibrated && format != kFormatCodes)) {
+    return Corruption("vector index " + name + " has no OGAN format-2, 3 or 4 header", name);
   }
-  const uint64_t at_quantizer =
-      (format == kFormat ? kPayloadHeaderBytes : kUncalibratedHeaderBytes) + kQuantizerTagOffset;
   const uint32_t dim = LoadLe<uint32_t>(head, 8), lists = LoadLe<uint32_t>(head, 12);
   const uint64_t floats = uint64_t{lists} * dim;
-  OMNIGRAPH_ASSIGN_OR_RETURN(
-      std::string quantizer,
-      at.ReadDerivedRange(kind, at_quantizer, kCentroidsOffset - kQuantizerTagOffset + 4 * floats));
+  // Format 4: the faiss part's length and the codes' grid lie between the header and the faiss
+  // part; one read takes them with the quantizer.
+  const uint64_t grid =
+      format == kFormatCodes && dim <= kAnnCodesDimMax ? 8 + AnnCodes::GridBytes(dim) : 0;
+  const uint64_t at_quantizer =
+      (format == kFormatUncalibrated ? kUncalibratedHeaderBytes : kPayloadHeaderBytes) + grid +
+      kQuantizerTagOffset;
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::string read,
+                             at.ReadDerivedRange(kind, at_quantizer - kQuantizerTagOffset - grid,
+                                                 grid + kCentroidsOffset + 4 * floats));
+  auto codes = std::make_unique<AnnCodes>();
+  std::string damage;
+  if (format == kFormatCodes) {
+    damage = grid == 0 ? "its codes exceed their dimensions"
+                       : codes->DecodeGrid(std::string_view(read).substr(8, grid - 8), dim);
+  }
+  const std::string_view quantizer = std::string_view(read).substr(grid + kQuantizerTagOffset);
+  if (!damage.empty()) return Corruption("vector index " + name + ": " + damage, name);
   if (dim == 0 || lists == 0 || quantizer.compare(0, 4, "IxF2") != 0 ||
       LoadLe<uint64_t>(quantizer, kCentroidsOffset - kQuantizerTagOffset - 8) != floats) {
     return Corruption("vector index " + name + ": its quantizer is not " + std::to_string(lists) +
@@ -612,8 +752,9 @@ Result<std::shared_ptr<const AnnIndex>> ReadAnnCentroids(const TableVersion& ver
               4 * floats);
   std::shared_ptr<AnnIndex> out(new AnnIndex());
   out->dim_ = dim;
-  out->probes_for_recall_ = format == kFormat ? LoadLe<uint32_t>(head, 32) : 0;
+  out->probes_for_recall_ = format != kFormatUncalibrated ? LoadLe<uint32_t>(head, 32) : 0;
   out->impl_ = std::make_unique<AnnIndex::Impl>();
+  if (format == kFormatCodes) out->impl_->codes = std::move(codes);
   try {
     out->impl_->index = EmptyOver(dim, lists, centroids.data());
   } catch (const std::exception& e) {

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/executor.h"
 #include "base/status.h"
 #include "table/table_version.h"
 
@@ -45,17 +46,32 @@ inline constexpr uint64_t kAnnCalibrationRecallPermille = 950;
 // The derived-object kind of the index of property `field_id`: "annl2.{field_id}".
 std::string AnnKind(uint32_t field_id);
 
+// The build stores quantized codes of the vectors (table/ann_codes.h) beside the lists when the
+// calibrated probes are at least 1/kAnnCodesListShareInverse of the lists: the share at which the
+// executor stops searching the lists (decision 212), so that the codes are there exactly when an
+// unfiltered `nearest` would otherwise measure every row (decision 224).
+inline constexpr uint32_t kAnnCodesListShareInverse = 2;
+
+enum class AnnCodesChoice {
+  kAuto,    // Codes when the calibrated probes reach the share above.
+  kAlways,  // Codes whenever the dimension allows (kAnnCodesDimMax): tests, the benchmark.
+  kNever,
+};
+
 struct AnnBuildOptions {
   // Fewer non-null vectors than this: no index (BuildAnnPayload returns an empty payload).
   uint64_t rows_min = kAnnRowsMin;
   // Inverted lists; 0 chooses 4·sqrt(rows), at most kAnnListsMax and at most rows / 40.
   uint32_t lists = 0;
+  AnnCodesChoice codes = AnnCodesChoice::kAuto;
 };
 
 // The payload of the index of Vector property `field_id` of `version`: the vectors in id order,
-// as stored, clustered into lists, with the calibrated probes. Empty when the version has fewer
-// than `rows_min` non-null vectors. InvalidArgument when `field_id` is not a Vector property of the
-// version; storage and corruption errors from reading the fragments.
+// as stored, clustered into lists, with the calibrated probes, and their codes when
+// options.codes asks (format 4; else format 3). The codes are computed on the version's runtime
+// executor over fixed ranges of rows; the payload is the same for every number of threads. Empty
+// when the version has fewer than `rows_min` non-null vectors. InvalidArgument when `field_id` is
+// not a Vector property of the version; storage and corruption errors from reading the fragments.
 Result<std::string> BuildAnnPayload(const TableVersion& version, uint32_t field_id,
                                     const AnnBuildOptions& options = {});
 
@@ -85,6 +101,15 @@ class AnnIndex {
   // indexed rows). Nearest first. InvalidArgument for a query of another dimension.
   Result<std::vector<uint32_t>> Search(std::span<const float> query, uint64_t k,
                                        const std::vector<bool>& allowed, uint32_t probes) const;
+
+  // Whether the index holds quantized codes of its vectors (format 4).
+  bool has_codes() const;
+  // The up to `candidates` rows whose codes are nearest `query` (AnnCodes::Search: on
+  // `executor`'s threads, ties by row number, the same rows for any number of threads), nearest
+  // on the grid first; the caller measures them exactly. Internal when the index has no
+  // codes; InvalidArgument for a query of another dimension.
+  Result<std::vector<uint32_t>> SearchCodes(std::span<const float> query, uint64_t candidates,
+                                            Executor& executor) const;
 
   // The payload of this index (BuildAnnPayload's format): what Decode reads back.
   Result<std::string> Encode() const;

@@ -8,6 +8,7 @@
 
 #include "query/exec/column_codec.h"
 #include "query/exec/text.h"
+#include "table/table_context.h"
 
 namespace omnigraph::query::exec {
 
@@ -134,6 +135,11 @@ Result<std::shared_ptr<const table::AnnIndex>> ExecContext::Ann(const TypeDef& t
   }
   if (index.ok() && *index != nullptr) options_.cache->PutShared(scope, key, *index);
   return index;
+}
+
+Result<Executor*> ExecContext::Threads(const TypeDef& type) {
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> version, view_.Table(type));
+  return version->context().runtime().executor.get();
 }
 
 Result<const Adjacency*> ExecContext::Adj(const TypeDef& edge) {

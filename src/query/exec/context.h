@@ -77,6 +77,9 @@ class ExecContext {
   // The ANN index of a node type's Vector property, from the cache; nullptr when it has none.
   Result<std::shared_ptr<const table::AnnIndex>> Ann(const schema::TypeDef& type,
                                                      uint32_t field_id);
+  // The runtime's executor of a node type's table version: the threads a scan of its index's
+  // codes divides its rows over.
+  Result<Executor*> Threads(const schema::TypeDef& type);
   const ExecOptions& options() const { return options_; }
   const schema::TypeDef* NodeType(const schema::TypeRef& ref) const {
     return view_.catalog().FindById(ref.type_id);

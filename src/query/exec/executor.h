@@ -54,6 +54,13 @@ inline constexpr uint64_t kNearestExactMax = 16384;
 // rows as the exact scan, which the executor runs instead (decision 212; nearest.cc).
 std::optional<uint32_t> IndexedNearestProbes(uint32_t lists, uint32_t probes_for_recall,
                                              double fraction);
+// An unfiltered indexed `nearest` over an index with codes whose lists would not pay scans the
+// codes for NearestCodeCandidates(k) rows and measures them exactly (decision 224): at least
+// kNearestCodeCandidatesMin, else kNearestCodeCandidatesPerK per row asked for. Measured by
+// omnigraph-bench vector on uniform and clustered data (docs/benchmarks.md "Vector search").
+inline constexpr uint64_t kNearestCodeCandidatesMin = 200;
+inline constexpr uint64_t kNearestCodeCandidatesPerK = 20;
+uint64_t NearestCodeCandidates(uint64_t k);
 // Whether an indexed `nearest` that found too few rows at `probes` answers exactly instead of
 // searching again with more (the same half-the-lists rule).
 bool IndexedNearestGoesExact(uint64_t probes, uint32_t lists);

@@ -48,9 +48,37 @@ Allowed AllowedRows(const OutputState& out, int slot, const TableImage::ChunkedC
   return a;
 }
 
+// Keeps in out.order the frame rows whose node (dense index in `slot`) is one of `found`.
+void KeepFound(OutputState& out, int slot, const std::vector<uint32_t>& found, size_t image_rows) {
+  std::vector<bool> nearest(image_rows, false);
+  for (uint32_t dense : found) nearest[dense] = true;
+  size_t w = 0;
+  for (uint32_t r : out.order) {
+    if (nearest[out.frame.cols[slot][r]]) out.order[w++] = r;
+  }
+  out.order.resize(w);
+}
+
+// An unfiltered search over an index whose lists would not pay (uniform data): the rows whose
+// codes are nearest, NearestCodeCandidates(k) of them, which the caller then measures exactly
+// (decision 224). Does nothing (exact search follows) if the codes hold fewer than `need` rows.
+Status NarrowByCodes(ExecContext& ctx, OutputState& out, const NearestStep& step, int slot,
+                     const table::AnnIndex& index, const CExpr& distance, uint64_t need) {
+  const Slot& s = out.frame.slots[slot];
+  OMNIGRAPH_ASSIGN_OR_RETURN(Executor * threads, ctx.Threads(*s.type));
+  ++ctx.stats().index_searches;
+  OMNIGRAPH_ASSIGN_OR_RETURN(
+      std::vector<uint32_t> found,
+      index.SearchCodes(distance.query, NearestCodeCandidates(*step.k), *threads));
+  if (found.size() < need) return Status::Ok();
+  KeepFound(out, slot, found, s.image->size());
+  return Status::Ok();
+}
+
 // Narrows out.order to the rows whose node the index ranks among the k nearest candidates; does
 // nothing (exact search follows) when the candidates are few, the version has no index, or the
-// index would have to scan most of the rows (IndexedNearestProbes).
+// index would have to scan most of the rows (IndexedNearestProbes) and has no codes or the
+// candidates are not every row.
 Status NarrowByIndex(ExecContext& ctx, OutputState& out, const NearestStep& step,
                      const CExpr& distance) {
   const uint64_t k = *step.k;
@@ -70,8 +98,12 @@ Status NarrowByIndex(ExecContext& ctx, OutputState& out, const NearestStep& step
   const double fraction = static_cast<double>(allowed.distinct) / s.image->size();
   const std::optional<uint32_t> first =
       IndexedNearestProbes(index->lists(), index->probes_for_recall(), fraction);
-  // The index would scan most rows (hard data, or a selective filter): exact is no slower.
-  if (!first) return Status::Ok();
+  // The index would scan most rows (hard data, or a selective filter): exact is no slower, except
+  // that an unfiltered search over codes is (decision 224).
+  if (!first) {
+    if (!all || !index->has_codes()) return Status::Ok();
+    return NarrowByCodes(ctx, out, step, slot, *index, distance, need);
+  }
   uint32_t probes = *first;
   std::vector<uint32_t> found;
   const std::vector<bool> none;
@@ -84,13 +116,7 @@ Status NarrowByIndex(ExecContext& ctx, OutputState& out, const NearestStep& step
     probes = static_cast<uint32_t>(
         std::min<uint64_t>(index->lists(), static_cast<uint64_t>(probes) * kProbesGrowth));
   }
-  std::vector<bool> nearest(s.image->size(), false);
-  for (uint32_t dense : found) nearest[dense] = true;
-  size_t w = 0;
-  for (uint32_t r : out.order) {
-    if (nearest[out.frame.cols[slot][r]]) out.order[w++] = r;
-  }
-  out.order.resize(w);
+  KeepFound(out, slot, found, s.image->size());
   return Status::Ok();
 }
 
@@ -139,6 +165,10 @@ std::optional<uint32_t> IndexedNearestProbes(uint32_t lists, uint32_t probes_for
       std::min<double>(lists, std::max<double>(1, base / std::max(fraction, 1e-9))));
   if (IndexedNearestGoesExact(probes, lists)) return std::nullopt;
   return probes;
+}
+
+uint64_t NearestCodeCandidates(uint64_t k) {
+  return std::max(kNearestCodeCandidatesMin, k * kNearestCodeCandidatesPerK);
 }
 
 bool IndexedNearestGoesExact(uint64_t probes, uint32_t lists) {
