@@ -159,7 +159,7 @@ Status FragmentReader::Open() {
     return Damaged(std::to_string(size_bytes_) + " bytes is smaller than any fragment (" +
                    std::to_string(kFragmentBytesMin) + ")");
   }
-  const uint64_t first_read = std::min(size_bytes_, kFooterReadBytes);
+  const uint64_t first_read = std::min(size_bytes_, std::max(first_read_bytes_, kFooterReadBytes));
   cached_offset_ = size_bytes_ - first_read;
   OMNIGRAPH_ASSIGN_OR_RETURN(cached_, Fetch(cached_offset_, first_read));
   Result<Tail> tail = DecodeTail(std::string_view(cached_).substr(first_read - kTailBytes));
@@ -350,9 +350,11 @@ Result<ColumnBatch> FragmentReader::ReadAll() const {
 }
 
 Result<std::unique_ptr<FragmentReader>> OpenFragment(storage::ObjectStore& store,
-                                                     std::string_view name, uint64_t size_bytes) {
+                                                     std::string_view name, uint64_t size_bytes,
+                                                     uint64_t first_read_bytes) {
   OMNIGRAPH_RETURN_IF_ERROR(storage::ValidateObjectName(name));
-  std::unique_ptr<FragmentReader> reader(new FragmentReader(store, std::string(name), size_bytes));
+  std::unique_ptr<FragmentReader> reader(
+      new FragmentReader(store, std::string(name), size_bytes, first_read_bytes));
   OMNIGRAPH_RETURN_IF_ERROR(reader->Open());
   return reader;
 }

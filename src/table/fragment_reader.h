@@ -72,9 +72,14 @@ class FragmentReader {
  private:
   friend Result<std::unique_ptr<FragmentReader>> OpenFragment(storage::ObjectStore& store,
                                                               std::string_view name,
-                                                              uint64_t size_bytes);
-  FragmentReader(storage::ObjectStore& store, std::string name, uint64_t size_bytes)
-      : store_(&store), name_(std::move(name)), size_bytes_(size_bytes) {}
+                                                              uint64_t size_bytes,
+                                                              uint64_t first_read_bytes);
+  FragmentReader(storage::ObjectStore& store, std::string name, uint64_t size_bytes,
+                 uint64_t first_read_bytes)
+      : store_(&store),
+        name_(std::move(name)),
+        size_bytes_(size_bytes),
+        first_read_bytes_(first_read_bytes) {}
 
   // Read's and ReadRows' work: rows rows[i] of column field_ids[i], each readable so.
   Result<std::vector<Column>> Decode(std::span<const uint32_t> field_ids,
@@ -87,6 +92,7 @@ class FragmentReader {
   storage::ObjectStore* store_;
   std::string name_;
   uint64_t size_bytes_;
+  uint64_t first_read_bytes_;  // What the open reads from the end (at least kFooterReadBytes).
   uint32_t version_ = 0;
   FragmentFooter footer_;
   // The bytes [cached_offset_, size_bytes_) read while opening.
@@ -98,12 +104,15 @@ class FragmentReader {
 // scalar (lists and vectors are read whole).
 bool PrefixDecodable(const DataType& type);
 
-// Opens fragment `name` whose size the caller knows (table manifests record it): one ranged GET,
-// or two when the footer is larger than the first read. InvalidArgument for a bad name; NotFound
-// when absent; Corruption naming the object when the size is wrong or the tail or footer is
-// damaged; FormatTooNew for an intact fragment of a newer format version.
+// Opens fragment `name` whose size the caller knows (table manifests record it): one ranged GET
+// of its last `first_read_bytes` (at least kFooterReadBytes; the whole object when smaller, and
+// then no column costs another read), or two when the footer is larger than the first read.
+// InvalidArgument for a bad name; NotFound when absent; Corruption naming the object when the
+// size is wrong or the tail or footer is damaged; FormatTooNew for an intact fragment of a newer
+// format version.
 Result<std::unique_ptr<FragmentReader>> OpenFragment(storage::ObjectStore& store,
-                                                     std::string_view name, uint64_t size_bytes);
+                                                     std::string_view name, uint64_t size_bytes,
+                                                     uint64_t first_read_bytes = kFooterReadBytes);
 // As above, learning the size with one HEAD first.
 Result<std::unique_ptr<FragmentReader>> OpenFragment(storage::ObjectStore& store,
                                                      std::string_view name);

@@ -22,6 +22,7 @@
 #include "storage/forwarding_store.h"
 #include "storage/memory_store.h"
 #include "table/derived.h"
+#include "table/fragment_format.h"
 #include "table/table_store.h"
 
 namespace omnigraph::engine {
@@ -74,12 +75,14 @@ struct ColdRunOptions {
   size_t threads = 4;                       // The pool a process has.
   bool remote = false;                      // The store says it is remote.
   std::optional<uint64_t> point_edges_min;  // RunOptions::point_edges_min.
+  std::string_view queries = kQueries;      // The query source `name` is in.
 };
 
 // The store calls of a fresh handle's open and first run of `name` over `store`, every call
 // delayed by 30 ms.
 storage::OpCounts ColdRun(const std::shared_ptr<storage::MemoryStore>& store, std::string_view name,
-                          OrderedJson* rows, const ColdRunOptions& run = {}) {
+                          OrderedJson* rows, const ColdRunOptions& run = {},
+                          const Json& params = Json{{"n", "p7"}}) {
   std::shared_ptr<storage::ObjectStore> base = store;
   if (run.remote) base = std::make_shared<RemoteLike>(base);
   auto delayed = std::make_shared<storage::FaultStore>(base);
@@ -100,7 +103,7 @@ storage::OpCounts ColdRun(const std::shared_ptr<storage::MemoryStore>& store, st
   options.cache = &cache;
   options.prepared = &prepared;
   options.point_edges_min = run.point_edges_min;
-  Result<OrderedJson> out = RunReadJson(**graph, kQueries, name, Json{{"n", "p7"}}, options);
+  Result<OrderedJson> out = RunReadJson(**graph, run.queries, name, params, options);
   EXPECT_TRUE(out.ok()) << out.status().ToString();
   if (out.ok()) *rows = (*out)["rows"];
   return counting->Snapshot();
@@ -244,6 +247,60 @@ TEST(ColdRoundsTest, AColdOneHopOverADeepAdjacencyChainOnARemoteStoreWaitsForThr
   EXPECT_EQ(c.heads, 2u) << c.ToString();
   EXPECT_EQ(c.lists, 0u) << c.ToString();
   EXPECT_EQ(c.rounds, 3u) << c.ToString();
+}
+
+// People with a note of 24 random hex digits after their age: a fragment whose age column lies
+// outside the last kFooterReadBytes (the note's bytes follow it, and zstd cannot shrink them).
+constexpr std::string_view kWideSchema = R"(
+node Wide { name: String @key  age: I32  note: String }
+)";
+constexpr std::string_view kWideQueries = R"(
+query age($n: String) { match { $p: Wide { name: $n } } return { $p.age } }
+)";
+std::string WideNote(int i) {
+  uint64_t x = 0x9e3779b97f4a7c15ull * static_cast<uint64_t>(i + 1);
+  std::string hex;
+  for (int d = 0; d < 24; ++d, x = x * 6364136223846793005ull + 1442695040888963407ull) {
+    hex += "0123456789abcdef"[x >> 60];
+  }
+  return hex;
+}
+
+std::shared_ptr<storage::MemoryStore> MakeWidePersons(int persons) {
+  auto store = std::make_shared<storage::MemoryStore>();
+  Result<std::unique_ptr<Graph>> g = Graph::Init(storage::Runtime::ForTest(store, 3), kWideSchema);
+  EXPECT_TRUE(g.ok()) << g.status().ToString();
+  std::string lines;
+  for (int i = 0; i < persons; ++i) {
+    lines += "{\"type\":\"Wide\",\"data\":{\"name\":\"w" + std::to_string(i) +
+             "\",\"age\":" + std::to_string(i % 90) + ",\"note\":\"" + WideNote(i) + "\"}}\n";
+  }
+  Result<LoadResult> loaded = LoadJsonl(**g, "main", lines, LoadMode::kMerge);
+  EXPECT_TRUE(loaded.ok()) << loaded.status().ToString();
+  return store;
+}
+
+// A fragment larger than an open's first read costs two dependent reads on a local store when
+// the row's column lies before the bytes the open read (its footer, then the column); a remote
+// store reads a fragment of up to kRemoteFragmentReadBytes whole in one (decision 228), so the
+// lookup keeps its four rounds.
+TEST(ColdRoundsTest, AColdKeyLookupOnARemoteStoreReadsAModerateFragmentWhole) {
+  const auto store = MakeWidePersons(12'000);
+  Result<std::vector<storage::ObjectMeta>> data =
+      storage::ListAll(*store, "tables/0000000000000001-0000000000000001/data/");
+  ASSERT_TRUE(data.ok() && data->size() == 1u);
+  ASSERT_GT((*data)[0].size_bytes, table::kFooterReadBytes);
+  ASSERT_LT((*data)[0].size_bytes, table::kRemoteFragmentReadBytes);
+  for (bool remote : {false, true}) {
+    SCOPED_TRACE(remote ? "remote" : "local");
+    OrderedJson rows;
+    const storage::OpCounts c = ColdRun(
+        store, "age", &rows, {.threads = kRemoteThreads, .remote = remote, .queries = kWideQueries},
+        Json{{"n", "w7"}});
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0]["p.age"].get<int64_t>(), 7);
+    EXPECT_EQ(c.rounds, remote ? 4u : 5u) << c.ToString();
+  }
 }
 
 // The records of main, newest first.
