@@ -146,8 +146,7 @@ Result<std::shared_ptr<const CsrPoints>> CsrPoints::Open(const TableVersion& ver
   OMNIGRAPH_RETURN_IF_ERROR(layout.revision == 3 ? points->OpenPrefix(ctx, head.data)
                                                  : points->OpenTail(ctx, header.payload_bytes));
   std::shared_ptr<const CsrPoints> value = std::move(points);
-  ctx.cache().Put<CsrPoints>(key, value,
-                             value->tail_.size() + 4 * value->run_of_.size() + 256);
+  ctx.cache().Put<CsrPoints>(key, value, value->tail_.size() + 4 * value->run_of_.size() + 256);
   return value;
 }
 

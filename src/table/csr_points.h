@@ -84,7 +84,7 @@ struct CsrPointLists {
   std::vector<storage::SharedBytes> held;  // The bytes read, which `others` points into.
   uint64_t reads = 0;                      // Ranged reads the call made.
   uint64_t bytes = 0;                      // Bytes they returned.
-  uint64_t cached_bytes = 0;  // Bytes of verified blocks taken from the cache instead.
+  uint64_t cached_bytes = 0;               // Bytes of verified blocks taken from the cache instead.
 };
 
 class CsrPoints {
@@ -102,8 +102,7 @@ class CsrPoints {
   // not read: what a walk that binds no edge needs.
   // Corruption naming the object when a block read fails its checksum or what it holds is out of
   // order or out of range; storage failures as reported.
-  Result<CsrPointLists> Lists(std::span<const std::string_view> keys,
-                              bool with_edges = true) const;
+  Result<CsrPointLists> Lists(std::span<const std::string_view> keys, bool with_edges = true) const;
 
   const CsrLayout& layout() const { return layout_; }
   const std::string& name() const { return name_; }

@@ -223,9 +223,9 @@ Result<const PointAdjacency*> ExecContext::PointOut(const TypeDef& edge,
   // block's read even when the reader has every block it needs cached (its window scanned, each
   // target's id found), and without that charge a warm reader whose blocks are cached would
   // never buy the built adjacency however often it walked (decision 225).
-  options_.cache->RecordPointReads(scope, *edges, *from_image, *to_image, wanted.size(),
-                                   point->bytes() - bytes_before +
-                                       wanted.size() * point->block_bytes());
+  options_.cache->RecordPointReads(
+      scope, *edges, *from_image, *to_image, wanted.size(),
+      point->bytes() - bytes_before + wanted.size() * point->block_bytes());
   return point;
 }
 
