@@ -1,6 +1,8 @@
 #include "table/csr_points.h"
 
 #include <algorithm>
+#include <atomic>
+#include <limits>
 #include <memory>
 #include <utility>
 
@@ -13,7 +15,8 @@
 
 namespace omnigraph::table {
 
-// The runs one Fetch read, sorted by offset; every range it was asked for lies inside one run.
+// The pieces one Fetch returned, sorted by offset and disjoint; every range it was asked for lies
+// inside one piece.
 class CsrPoints::Fetched {
  public:
   explicit Fetched(std::vector<Run> runs) : runs_(std::move(runs)) {}
@@ -73,6 +76,29 @@ std::vector<std::pair<uint64_t, uint64_t>> AtMostReads(
 
 }  // namespace
 
+namespace {
+
+// Numbers the openings of adjacencies in this process (the keys of their cached runs).
+std::atomic<uint64_t> next_serial{1};
+
+}  // namespace
+
+CsrPoints::CsrPoints(std::weak_ptr<internal::TableContext> ctx, std::string name,
+                     uint64_t payload_offset, CsrLayout layout)
+    : ctx_(std::move(ctx)),
+      name_(std::move(name)),
+      payload_offset_(payload_offset),
+      layout_(std::move(layout)),
+      serial_(next_serial.fetch_add(1, std::memory_order_relaxed)) {
+  // Block numbers are kept in 32 bits; an object of more blocks (16 TiB at the smallest block)
+  // caches nothing.
+  if (layout_.blocks() < std::numeric_limits<uint32_t>::max()) run_of_.resize(layout_.blocks());
+}
+
+std::string CsrPoints::RunKey(uint64_t first_block) const {
+  return "cr:" + std::to_string(serial_) + "#" + std::to_string(first_block);
+}
+
 Status CsrPoints::Bad(const std::string& what) const {
   return Corruption("adjacency: " + what, name_);
 }
@@ -120,7 +146,7 @@ Result<std::shared_ptr<const CsrPoints>> CsrPoints::Open(const TableVersion& ver
   OMNIGRAPH_RETURN_IF_ERROR(layout.revision == 3 ? points->OpenPrefix(ctx, head.data)
                                                  : points->OpenTail(ctx, header.payload_bytes));
   std::shared_ptr<const CsrPoints> value = std::move(points);
-  ctx.cache().Put<CsrPoints>(key, value, value->tail_.size() + 256);
+  ctx.cache().Put<CsrPoints>(key, value, value->tail_.size() + 4 * value->run_of_.size() + 256);
   return value;
 }
 
@@ -181,21 +207,49 @@ Status CsrPoints::OpenPrefix(internal::TableContext& ctx, const storage::SharedB
   return Status::Ok();
 }
 
-Result<CsrPoints::Fetched> CsrPoints::Fetch(std::vector<std::pair<uint64_t, uint64_t>> ranges,
-                                            CsrPointLists& out) const {
+std::vector<std::shared_ptr<const CsrPoints::Run>> CsrPoints::CachedRuns(
+    internal::TableContext& ctx, const std::vector<uint64_t>& blocks) const {
+  std::vector<uint32_t> firsts(blocks.size(), 0);
+  {
+    std::lock_guard<std::mutex> lock(runs_mu_);
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      if (blocks[i] < run_of_.size()) firsts[i] = run_of_[blocks[i]];
+    }
+  }
+  std::vector<std::shared_ptr<const Run>> runs(blocks.size());
+  uint32_t looked_up = 0;
+  std::shared_ptr<const Run> run;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    if (firsts[i] == 0) continue;
+    if (firsts[i] != looked_up) {
+      looked_up = firsts[i];
+      run = ctx.cache().Get<Run>(RunKey(firsts[i] - 1));
+    }
+    // The run cached under that key may since have been replaced by a shorter one.
+    const uint64_t begin = layout_.data_begin + blocks[i] * layout_.block_bytes;
+    const uint64_t end = std::min(begin + layout_.block_bytes, layout_.data_end);
+    if (run != nullptr && run->begin <= begin && end <= run->end()) runs[i] = run;
+  }
+  return runs;
+}
+
+void CsrPoints::CacheRun(internal::TableContext& ctx, std::shared_ptr<const Run> run) const {
+  if (run_of_.empty()) return;
+  const uint64_t first = (run->begin - layout_.data_begin) / layout_.block_bytes;
+  const uint64_t last = (run->end() - 1 - layout_.data_begin) / layout_.block_bytes;
+  const uint64_t bytes = run->bytes.size();
+  ctx.cache().Put<Run>(RunKey(first), std::move(run), bytes);
+  std::lock_guard<std::mutex> lock(runs_mu_);
+  for (uint64_t b = first; b <= last; ++b) run_of_[b] = static_cast<uint32_t>(first + 1);
+}
+
+Result<std::vector<std::shared_ptr<const CsrPoints::Run>>> CsrPoints::ReadBlocks(
+    internal::TableContext& ctx, const std::vector<std::pair<uint64_t, uint64_t>>& missing,
+    CsrPointLists& out) const {
   const uint64_t block = layout_.block_bytes;
   const uint64_t gap_blocks = kCsrCoalesceGapBytes / block;
-  // Each range as the blocks [first, last] it touches, then clusters of them.
-  std::vector<std::pair<uint64_t, uint64_t>> spans;
-  for (const auto& [offset, length] : ranges) {
-    if (length == 0) continue;
-    OMNIGRAPH_CHECK(offset >= layout_.data_begin && offset + length <= layout_.data_end);
-    spans.emplace_back((offset - layout_.data_begin) / block,
-                       (offset + length - 1 - layout_.data_begin) / block);
-  }
-  std::sort(spans.begin(), spans.end());
   std::vector<std::pair<uint64_t, uint64_t>> clusters;
-  for (const auto& span : spans) {
+  for (const auto& span : missing) {
     if (!clusters.empty() && span.first <= clusters.back().second + 1 + gap_blocks) {
       clusters.back().second = std::max(clusters.back().second, span.second);
     } else {
@@ -203,21 +257,17 @@ Result<CsrPoints::Fetched> CsrPoints::Fetch(std::vector<std::pair<uint64_t, uint
     }
   }
   clusters = AtMostReads(std::move(clusters), kCsrRoundReadsMax);
-  std::shared_ptr<internal::TableContext> ctx = ctx_.lock();
-  if (ctx == nullptr) {
-    return Status(Code::kCancelled, "the table store that opened the adjacency is closed", name_);
-  }
   // On a remote store the round's reads go out together (on the runtime's executor; the calling
   // thread runs what no worker has taken), so a round costs one round trip however many clusters
   // it reads. On a local one a read is a copy or a mapping, cheaper than handing it to a thread.
-  std::vector<Run> runs(clusters.size());
+  std::vector<std::shared_ptr<const Run>> runs(clusters.size());
   std::vector<Status> failed(clusters.size());
   const auto read = [&](size_t i) {
     const uint64_t begin = layout_.data_begin + clusters[i].first * block;
     const uint64_t end =
         std::min(layout_.data_begin + (clusters[i].second + 1) * block, layout_.data_end);
     Result<storage::SharedGetResult> got =
-        ctx->store().GetShared(name_, storage::ByteRange{payload_offset_ + begin, end - begin});
+        ctx.store().GetShared(name_, storage::ByteRange{payload_offset_ + begin, end - begin});
     if (!got.ok()) {
       failed[i] = got.status();
     } else if (got->data.size() != end - begin) {
@@ -225,13 +275,13 @@ Result<CsrPoints::Fetched> CsrPoints::Fetch(std::vector<std::pair<uint64_t, uint
     } else if (!CsrBlocksMatch(layout_, sums_, begin, got->data.view())) {
       failed[i] = Bad("block checksum mismatch");
     } else {
-      runs[i] = Run{begin, std::move(got->data)};
+      runs[i] = std::make_shared<const Run>(Run{begin, std::move(got->data)});
     }
   };
-  if (clusters.size() == 1 || !ctx->store().Remote()) {
+  if (clusters.size() == 1 || !ctx.store().Remote()) {
     for (size_t i = 0; i < clusters.size(); ++i) read(i);
   } else {
-    TaskGroup group(*ctx->runtime().executor);
+    TaskGroup group(*ctx.runtime().executor);
     for (size_t i = 0; i < clusters.size(); ++i) {
       group.Add([&read, i]() -> Status {
         read(i);
@@ -243,14 +293,112 @@ Result<CsrPoints::Fetched> CsrPoints::Fetch(std::vector<std::pair<uint64_t, uint
   for (size_t i = 0; i < clusters.size(); ++i) {
     OMNIGRAPH_RETURN_IF_ERROR(failed[i]);
     ++out.reads;
-    out.bytes += runs[i].bytes.size();
+    out.bytes += runs[i]->bytes.size();
+  }
+  // Only a read whose every block passed is kept: a block is used after its checksum passed.
+  for (const std::shared_ptr<const Run>& run : runs) CacheRun(ctx, run);
+  return runs;
+}
+
+Status CsrPoints::ReadKeyPart(internal::TableContext& ctx, CsrPointLists& out) const {
+  const uint64_t begin = layout_.section_offset[kCsrKeyEnds];
+  const uint64_t end = layout_.section_offset[kCsrOffsets] + layout_.section_length[kCsrOffsets];
+  if (begin < layout_.data_begin || end > layout_.data_end || end <= begin ||
+      (end - begin) * kCsrKeyPartShareMax > layout_.payload_bytes()) {
+    return Status::Ok();
+  }
+  std::vector<uint64_t> blocks;
+  for (uint64_t b = (begin - layout_.data_begin) / layout_.block_bytes;
+       b <= (end - 1 - layout_.data_begin) / layout_.block_bytes; ++b) {
+    blocks.push_back(b);
+  }
+  const std::vector<std::shared_ptr<const Run>> held = CachedRuns(ctx, blocks);
+  std::vector<std::pair<uint64_t, uint64_t>> missing;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    if (held[i] != nullptr) continue;
+    if (!missing.empty() && missing.back().second + 1 == blocks[i]) {
+      missing.back().second = blocks[i];
+    } else {
+      missing.emplace_back(blocks[i], blocks[i]);
+    }
+  }
+  if (missing.empty()) return Status::Ok();
+  return ReadBlocks(ctx, missing, out).status();
+}
+
+Result<CsrPoints::Fetched> CsrPoints::Fetch(std::vector<std::pair<uint64_t, uint64_t>> ranges,
+                                            CsrPointLists& out) const {
+  const uint64_t block = layout_.block_bytes;
+  std::shared_ptr<internal::TableContext> ctx = ctx_.lock();
+  if (ctx == nullptr) {
+    return Status(Code::kCancelled, "the table store that opened the adjacency is closed", name_);
+  }
+  // The ranges as disjoint pieces [begin, end), ascending (a batch's targets often share a group).
+  std::sort(ranges.begin(), ranges.end());
+  std::vector<std::pair<uint64_t, uint64_t>> pieces;
+  for (const auto& [offset, length] : ranges) {
+    if (length == 0) continue;
+    OMNIGRAPH_CHECK(offset >= layout_.data_begin && offset + length <= layout_.data_end);
+    if (!pieces.empty() && offset <= pieces.back().second) {
+      pieces.back().second = std::max(pieces.back().second, offset + length);
+    } else {
+      pieces.emplace_back(offset, offset + length);
+    }
+  }
+  const auto block_of = [&](uint64_t offset) { return (offset - layout_.data_begin) / block; };
+  // The blocks they touch, ascending and distinct; those not cached are read.
+  std::vector<uint64_t> blocks;
+  for (const auto& [begin, end] : pieces) {
+    for (uint64_t b = block_of(begin); b <= block_of(end - 1); ++b) {
+      if (blocks.empty() || blocks.back() < b) blocks.push_back(b);
+    }
+  }
+  std::vector<std::shared_ptr<const Run>> held = CachedRuns(*ctx, blocks);
+  std::vector<std::pair<uint64_t, uint64_t>> missing;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    if (held[i] != nullptr) {
+      out.cached_bytes += block;
+    } else if (!missing.empty() && missing.back().second + 1 == blocks[i]) {
+      missing.back().second = blocks[i];
+    } else {
+      missing.emplace_back(blocks[i], blocks[i]);
+    }
+  }
+  if (!missing.empty()) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<std::shared_ptr<const Run>> read,
+                               ReadBlocks(*ctx, missing, out));
+    size_t r = 0;  // The reads ascend and cover every missing block.
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      if (held[i] != nullptr) continue;
+      while (read[r]->end() <= layout_.data_begin + blocks[i] * block) ++r;
+      held[i] = read[r];
+    }
+  }
+  // Each piece a slice of the run holding it, or copied from its blocks' runs when none holds all.
+  std::vector<Run> runs;
+  size_t i = 0;
+  for (const auto& [begin, end] : pieces) {
+    while (blocks[i] < block_of(begin)) ++i;
+    if (held[i]->begin <= begin && end <= held[i]->end()) {
+      runs.push_back(Run{begin, held[i]->bytes.Slice(begin - held[i]->begin, end - begin)});
+      continue;
+    }
+    std::string copy;
+    copy.reserve(end - begin);
+    for (uint64_t at = begin, j = i; at < end; ++j) {
+      const Run& run = *held[j];
+      const uint64_t stop = std::min(end, layout_.data_begin + (blocks[j] + 1) * block);
+      copy.append(run.bytes.view().substr(at - run.begin, stop - at));
+      at = stop;
+    }
+    runs.push_back(Run{begin, storage::SharedBytes::FromString(std::move(copy))});
   }
   return Fetched(std::move(runs));
 }
 
 Result<std::vector<std::pair<uint32_t, uint32_t>>> CsrPoints::KeySlots(
-    std::span<const std::string_view> keys, CsrPointLists& out, std::unique_ptr<Fetched>& read,
-    bool& with_slots) const {
+    std::span<const std::string_view> keys, bool with_edges, CsrPointLists& out,
+    std::unique_ptr<Fetched>& read, bool& with_slots) const {
   const CsrLayout& l = layout_;
   const uint64_t* at = l.section_offset;
   const uint64_t stride = l.fence_stride;
@@ -282,6 +430,7 @@ Result<std::vector<std::pair<uint32_t, uint32_t>>> CsrPoints::KeySlots(
     if (w < 0 || l.revision != 3) continue;
     const uint64_t j = static_cast<uint64_t>(w);
     for (CsrSection section : {kCsrEdges, kCsrTargets}) {
+      if (section == kCsrEdges && !with_edges) continue;
       slot_ranges.push_back(l.SlotBytes(section, fence_.FirstSlot(j), fence_.FirstSlot(j + 1)));
       slot_bytes += slot_ranges.back().second;
     }
@@ -388,17 +537,23 @@ Status CsrPoints::OtherIds3(const std::vector<uint32_t>& targets, CsrPointLists&
   return Status::Ok();
 }
 
-Result<CsrPointLists> CsrPoints::Lists(std::span<const std::string_view> keys) const {
+Result<CsrPointLists> CsrPoints::Lists(std::span<const std::string_view> keys,
+                                       bool with_edges) const {
   CsrPointLists out;
+  if (lists_calls_.fetch_add(1, std::memory_order_relaxed) == 1) {
+    std::shared_ptr<internal::TableContext> ctx = ctx_.lock();
+    if (ctx != nullptr) OMNIGRAPH_RETURN_IF_ERROR(ReadKeyPart(*ctx, out));
+  }
   // The found keys' slots (a key not found has none), then their edges and targets: read with
   // the windows, or in a round of their own.
   std::unique_ptr<Fetched> read;
   bool with_slots = false;
-  OMNIGRAPH_ASSIGN_OR_RETURN(auto slots, KeySlots(keys, out, read, with_slots));
+  OMNIGRAPH_ASSIGN_OR_RETURN(auto slots, KeySlots(keys, with_edges, out, read, with_slots));
   if (!with_slots) {
     std::vector<std::pair<uint64_t, uint64_t>> ranges;
     for (size_t i = 0; i < keys.size(); ++i) {
       for (CsrSection section : {kCsrEdges, kCsrTargets}) {
+        if (section == kCsrEdges && !with_edges) continue;
         ranges.push_back(layout_.SlotBytes(section, slots[i].first, slots[i].second));
       }
     }
@@ -409,13 +564,15 @@ Result<CsrPointLists> CsrPoints::Lists(std::span<const std::string_view> keys) c
   out.begin.push_back(0);
   for (size_t i = 0; i < keys.size(); ++i) {
     for (uint32_t s = slots[i].first; s < slots[i].second; ++s) {
-      const uint32_t edge = read->Slot(layout_, kCsrEdges, s);
       const uint32_t target = read->Slot(layout_, kCsrTargets, s);
-      if (edge >= layout_.edges || target >= layout_.others) return Bad("slot outside the lists");
-      out.edges.push_back(edge);
+      if (target >= layout_.others) return Bad("slot outside the lists");
       targets.push_back(target);
+      if (!with_edges) continue;
+      const uint32_t edge = read->Slot(layout_, kCsrEdges, s);
+      if (edge >= layout_.edges) return Bad("slot outside the lists");
+      out.edges.push_back(edge);
     }
-    out.begin.push_back(static_cast<uint32_t>(out.edges.size()));
+    out.begin.push_back(static_cast<uint32_t>(targets.size()));
   }
   OMNIGRAPH_RETURN_IF_ERROR(layout_.revision == 3 ? OtherIds3(targets, out)
                                                   : OtherIds(targets, out));

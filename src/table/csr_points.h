@@ -14,11 +14,21 @@
 // windows, the slots, the targets' end offsets, their ids). Within a round, ranges whose blocks
 // lie within kCsrCoalesceGapBytes of each other are read together, so a round costs one read per
 // cluster, not one per key or edge, and at most kCsrRoundReadsMax.
-// Immutable once opened; thread-safe.
+//
+// Every read's blocks, once their checksums pass, are kept in the table cache as one run
+// ("cr:{serial}#{first block}", charged the run's bytes; the serial is this opening's, so no other
+// opening of the object, with other checksums, ever sees them), and a later Lists call takes the
+// blocks it finds there instead of reading, mapping and checksumming them again: a warm process
+// that walks from many starts reads each block of the object at most once while the cache keeps
+// it. The runs are bounded by the cache's capacity like every other cached object, and by the
+// object's data area per opening (plus what coalesced reads overlap).
+// The open state is immutable; the index of cached runs is guarded by a mutex. Thread-safe.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -48,6 +58,12 @@ inline constexpr size_t kCsrRoundReadsMax = 8;
 // many bytes (a window of 128 keys of average degree 24 at 39 bits a slot: 15 KB); a window with
 // more (a key of many edges in it) reads only the key's slots, in a round of its own.
 inline constexpr uint64_t kCsrWindowSlotBytesMax = 64 * 1024;
+// From its second Lists call on, a reader reads once whatever it lacks of the key part (the
+// sections before the slots: key ends, key ids, other ends, other ids, offsets, of which every
+// key's lookup needs a block each) when that part is at most 1/kCsrKeyPartShareMax of the
+// payload: a process that walks twice will likely walk again, and each later start then reads
+// only its slots' blocks.
+inline constexpr uint64_t kCsrKeyPartShareMax = 4;
 // Opening reads this much of the object's start plus one byte per kCsrOpenReadEdgesPerByte
 // edges: a revision-3 prefix takes about 0.0024 + 0.23/d bytes per edge at an average degree d
 // (1/80 byte at the benchmark's 24), so a graph of average degree 4 or more opens in one read.
@@ -63,11 +79,12 @@ struct CsrPointLists {
   // Per key asked: its edges are slots [begin[i], begin[i + 1]) of the two vectors below (empty
   // for a key the adjacency does not hold).
   std::vector<uint32_t> begin;
-  std::vector<uint32_t> edges;             // The edge's position in the version's id index.
+  std::vector<uint32_t> edges;  // The edge's position in the version's id index (with_edges).
   std::vector<std::string_view> others;    // The other endpoint's id (views into `held`).
   std::vector<storage::SharedBytes> held;  // The bytes read, which `others` points into.
   uint64_t reads = 0;                      // Ranged reads the call made.
   uint64_t bytes = 0;                      // Bytes they returned.
+  uint64_t cached_bytes = 0;               // Bytes of verified blocks taken from the cache instead.
 };
 
 class CsrPoints {
@@ -80,10 +97,12 @@ class CsrPoints {
   static Result<std::shared_ptr<const CsrPoints>> Open(const TableVersion& version,
                                                        EdgeDirection direction);
 
-  // The edges of each of `keys` (ids of the key endpoint, any order, repeats allowed).
+  // The edges of each of `keys` (ids of the key endpoint, any order, repeats allowed). Without
+  // `with_edges` the lists hold only the other ends (`edges` stays empty) and the edge slots are
+  // not read: what a walk that binds no edge needs.
   // Corruption naming the object when a block read fails its checksum or what it holds is out of
   // order or out of range; storage failures as reported.
-  Result<CsrPointLists> Lists(std::span<const std::string_view> keys) const;
+  Result<CsrPointLists> Lists(std::span<const std::string_view> keys, bool with_edges = true) const;
 
   const CsrLayout& layout() const { return layout_; }
   const std::string& name() const { return name_; }
@@ -93,28 +112,41 @@ class CsrPoints {
   struct Run {
     uint64_t begin = 0;  // Payload offset of the first byte.
     storage::SharedBytes bytes;
+    uint64_t end() const { return begin + bytes.size(); }
   };
   class Fetched;
+  // The verified run holding each block a Fetch needs, by block number.
+  using BlockRuns = std::vector<std::pair<uint64_t, std::shared_ptr<const Run>>>;
 
   CsrPoints(std::weak_ptr<internal::TableContext> ctx, std::string name, uint64_t payload_offset,
-            CsrLayout layout)
-      : ctx_(std::move(ctx)),
-        name_(std::move(name)),
-        payload_offset_(payload_offset),
-        layout_(std::move(layout)) {}
+            CsrLayout layout);
 
-  // Reads the blocks covering `ranges` (payload offset, length), coalesced, and checks them.
+  // The bytes of `ranges` (payload offset, length): the blocks they touch taken from the runs
+  // cached before, the others read (coalesced) and checked, then cached.
   Result<Fetched> Fetch(std::vector<std::pair<uint64_t, uint64_t>> ranges,
                         CsrPointLists& out) const;
+  // Reads the block spans `missing` (ascending, disjoint), coalesced; checks and caches each read.
+  Result<std::vector<std::shared_ptr<const Run>>> ReadBlocks(
+      internal::TableContext& ctx, const std::vector<std::pair<uint64_t, uint64_t>>& missing,
+      CsrPointLists& out) const;
+  // Reads the blocks of the key part (kCsrKeyPartShareMax) that no cached run holds.
+  Status ReadKeyPart(internal::TableContext& ctx, CsrPointLists& out) const;
+  // The cached runs holding `blocks` (ascending), each null when none is cached.
+  std::vector<std::shared_ptr<const Run>> CachedRuns(internal::TableContext& ctx,
+                                                     const std::vector<uint64_t>& blocks) const;
+  // Keeps `run` (verified) in the cache and notes it as the run of each of its blocks.
+  void CacheRun(internal::TableContext& ctx, std::shared_ptr<const Run> run) const;
+  std::string RunKey(uint64_t first_block) const;
   // After the table: revision 2's fence and block checksums (a read at the payload's end), or
   // revision 3's prefix (in `head`, which starts at the object's start, or read for the rest).
   Status OpenTail(internal::TableContext& ctx, uint64_t payload_bytes);
   Status OpenPrefix(internal::TableContext& ctx, const storage::SharedBytes& head);
   // Round 1 of Lists: each key's slots [first, second) (empty for a key the adjacency lacks),
-  // and the bytes read, which hold the windows' slots too when `with_slots` comes back true.
+  // and the bytes read, which hold the windows' slots too (the edges' only `with_edges`) when
+  // `with_slots` comes back true.
   Result<std::vector<std::pair<uint32_t, uint32_t>>> KeySlots(
-      std::span<const std::string_view> keys, CsrPointLists& out, std::unique_ptr<Fetched>& read,
-      bool& with_slots) const;
+      std::span<const std::string_view> keys, bool with_edges, CsrPointLists& out,
+      std::unique_ptr<Fetched>& read, bool& with_slots) const;
   // The id of each target ordinal, appended to out.others: revision 2 in two rounds (the end
   // offsets, then the ids), revision 3 in one (the target's group of ids with their ends).
   Status OtherIds(const std::vector<uint32_t>& targets, CsrPointLists& out) const;
@@ -131,6 +163,14 @@ class CsrPoints {
   CsrFence fence_;
   std::string_view sums_;
   std::string_view other_starts_;  // Revision 3.
+  // This opening's number in the process: the cache keys of its runs.
+  uint64_t serial_ = 0;
+  // Per block of the data area: 1 + the first block of the newest cached run holding it, else 0
+  // (the run may since have been evicted).
+  mutable std::mutex runs_mu_;
+  mutable std::vector<uint32_t> run_of_;
+  // Lists calls begun (the second reads the key part).
+  mutable std::atomic<uint64_t> lists_calls_{0};
 };
 
 }  // namespace omnigraph::table

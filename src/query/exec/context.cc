@@ -164,7 +164,8 @@ Result<const Adjacency*> ExecContext::Adj(const TypeDef& edge) {
 }
 
 Result<const PointAdjacency*> ExecContext::PointOut(const TypeDef& edge,
-                                                    std::span<const uint32_t> nodes) {
+                                                    std::span<const uint32_t> nodes,
+                                                    bool with_edges) {
   if (adjacencies_.count(&edge) > 0 || no_points_.count(&edge) > 0) return nullptr;
   const auto give_up = [&]() -> const PointAdjacency* {
     no_points_.insert(&edge);
@@ -194,7 +195,7 @@ Result<const PointAdjacency*> ExecContext::PointOut(const TypeDef& edge,
   // The nodes not read yet, distinct; past kPointFrontierMax the walk reads the whole adjacency.
   std::unordered_set<uint32_t> missing;
   for (uint32_t v : nodes) {
-    if (point != nullptr && point->Has(v)) continue;
+    if (point != nullptr && point->Has(v, with_edges)) continue;
     missing.insert(v);
     if (missing.size() > kPointFrontierMax) return give_up();
   }
@@ -220,12 +221,17 @@ Result<const PointAdjacency*> ExecContext::PointOut(const TypeDef& edge,
   std::vector<uint32_t> wanted(missing.begin(), missing.end());
   std::sort(wanted.begin(), wanted.end());
   const uint64_t bytes_before = point->bytes();
-  if (Status loaded = point->Load(wanted); !loaded.ok()) {
+  if (Status loaded = point->Load(wanted, with_edges); !loaded.ok()) {
     if (readable_whole(loaded)) return give_up();
     return loaded;
   }
-  options_.cache->RecordPointReads(scope, *edges, *from_image, *to_image, wanted.size(),
-                                   point->bytes() - bytes_before);
+  // The rent: the bytes read, and a block's worth per key listed. A key's lookup costs about a
+  // block's read even when the reader has every block it needs cached (its window scanned, each
+  // target's id found), and without that charge a warm reader whose blocks are cached would
+  // never buy the built adjacency however often it walked (decision 225).
+  options_.cache->RecordPointReads(
+      scope, *edges, *from_image, *to_image, wanted.size(),
+      point->bytes() - bytes_before + wanted.size() * point->block_bytes());
   return point;
 }
 

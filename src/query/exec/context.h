@@ -70,10 +70,11 @@ class ExecContext {
   // the stored object's size already (ExecCache::PointReadsAllowed), or the version keeps no
   // adjacency that can be read in parts (a small version, revision 1, a chain of deltas, damage:
   // Adj() reads it whole, rebuilding a damaged one). Once null for an edge type, null for the rest
-  // of the run. Storage failures as reported.
+  // of the run. Without `with_edges` the lists may lack their edges (PointAdjacency::Load): a
+  // walk that binds no edge. Storage failures as reported.
   static constexpr size_t kPointFrontierMax = 256;
   Result<const PointAdjacency*> PointOut(const schema::TypeDef& edge,
-                                         std::span<const uint32_t> nodes);
+                                         std::span<const uint32_t> nodes, bool with_edges = true);
   // The ANN index of a node type's Vector property, from the cache; nullptr when it has none.
   Result<std::shared_ptr<const table::AnnIndex>> Ann(const schema::TypeDef& type,
                                                      uint32_t field_id);

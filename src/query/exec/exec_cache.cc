@@ -333,11 +333,11 @@ Result<std::shared_ptr<const Adjacency>> BuildAdjacency(const table::TableVersio
                                            static_cast<uint32_t>(csr->edges.size()));
 }
 
-Status PointAdjacency::Load(std::span<const uint32_t> nodes) {
+Status PointAdjacency::Load(std::span<const uint32_t> nodes, bool with_edges) {
   std::vector<uint32_t> wanted;
   std::vector<std::string_view> keys;
   for (uint32_t v : nodes) {
-    if (lists_.count(v) > 0 || std::find(wanted.begin(), wanted.end(), v) != wanted.end()) {
+    if (Has(v, with_edges) || std::find(wanted.begin(), wanted.end(), v) != wanted.end()) {
       continue;
     }
     OMNIGRAPH_ASSIGN_OR_RETURN(const std::string_view key, from_.IdAt(v));
@@ -345,20 +345,26 @@ Status PointAdjacency::Load(std::span<const uint32_t> nodes) {
     keys.push_back(key);
   }
   if (wanted.empty()) return Status::Ok();
-  OMNIGRAPH_ASSIGN_OR_RETURN(table::CsrPointLists lists, points_->Lists(keys));
+  OMNIGRAPH_ASSIGN_OR_RETURN(table::CsrPointLists lists, points_->Lists(keys, with_edges));
   reads_ += lists.reads;
   bytes_ += lists.bytes;
+  // targets_ and edges_ stay parallel: a list read without its edges has placeholders there.
   for (size_t i = 0; i < wanted.size(); ++i) {
     const uint32_t first = static_cast<uint32_t>(targets_.size());
     for (uint32_t slot = lists.begin[i]; slot < lists.begin[i + 1]; ++slot) {
       OMNIGRAPH_ASSIGN_OR_RETURN(const int64_t t, to_.Find(lists.others[slot]));
       if (t < 0) continue;  // Not a live node of the endpoint type: left out, as in out().
       targets_.push_back(static_cast<uint32_t>(t));
-      edges_.push_back(lists.edges[slot]);
+      edges_.push_back(with_edges ? lists.edges[slot] : UINT32_MAX);
     }
-    lists_.emplace(wanted[i], std::make_pair(first, static_cast<uint32_t>(targets_.size())));
+    lists_[wanted[i]] = Slots{first, static_cast<uint32_t>(targets_.size()), with_edges};
   }
   return Status::Ok();
+}
+
+bool PointAdjacency::Has(uint32_t v, bool with_edges) const {
+  auto it = lists_.find(v);
+  return it != lists_.end() && (it->second.with_edges || !with_edges);
 }
 
 size_t PointAdjacency::Missing(std::span<const uint32_t> nodes) const {
@@ -368,13 +374,14 @@ size_t PointAdjacency::Missing(std::span<const uint32_t> nodes) const {
 }
 
 std::span<const uint32_t> PointAdjacency::Targets(uint32_t v) const {
-  const auto& [first, last] = lists_.at(v);
-  return std::span<const uint32_t>(targets_).subspan(first, last - first);
+  const Slots& slots = lists_.at(v);
+  return std::span<const uint32_t>(targets_).subspan(slots.first, slots.last - slots.first);
 }
 
 std::span<const uint32_t> PointAdjacency::Edges(uint32_t v) const {
-  const auto& [first, last] = lists_.at(v);
-  return std::span<const uint32_t>(edges_).subspan(first, last - first);
+  const Slots& slots = lists_.at(v);
+  OMNIGRAPH_CHECK(slots.with_edges);
+  return std::span<const uint32_t>(edges_).subspan(slots.first, slots.last - slots.first);
 }
 
 std::string VersionKey(const table::TableVersion& version) {

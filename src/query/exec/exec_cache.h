@@ -199,18 +199,24 @@ class PointAdjacency {
                  const TableImage& to)
       : points_(std::move(points)), from_(from), to_(to) {}
 
-  // Reads the lists of the nodes of `nodes` (`from` dense indices) not read yet, in one
-  // CsrPoints::Lists call. Corruption naming the object for damaged blocks; storage failures.
-  Status Load(std::span<const uint32_t> nodes);
-  bool Has(uint32_t v) const { return lists_.count(v) > 0; }
+  // Reads the lists of the nodes of `nodes` (`from` dense indices) not read yet (or read without
+  // their edges when `with_edges`), in one CsrPoints::Lists call; without `with_edges` only the
+  // targets are read (a walk that binds no edge). Corruption naming the object for damaged
+  // blocks; storage failures.
+  Status Load(std::span<const uint32_t> nodes, bool with_edges = true);
+  // Whether `v`'s lists are read (with their edges, when `with_edges`).
+  bool Has(uint32_t v, bool with_edges = true) const;
   // How many nodes of `nodes` are not read yet.
   size_t Missing(std::span<const uint32_t> nodes) const;
-  // The lists of a node read by Load (valid until the next Load).
+  // The lists of a node read by Load (valid until the next Load); Edges only for a node read with
+  // its edges.
   std::span<const uint32_t> Targets(uint32_t v) const;
   std::span<const uint32_t> Edges(uint32_t v) const;
   // Ranged reads made so far, and the bytes they returned.
   uint64_t reads() const { return reads_; }
   uint64_t bytes() const { return bytes_; }
+  // The stored adjacency's block size (what one key's lookup is charged beyond the bytes read).
+  uint64_t block_bytes() const { return points_->layout().block_bytes; }
   // The size of the stored adjacency's payload (what reading it whole costs).
   uint64_t object_bytes() const { return points_->layout().payload_bytes(); }
 
@@ -218,8 +224,13 @@ class PointAdjacency {
   std::shared_ptr<const table::CsrPoints> points_;
   const TableImage& from_;
   const TableImage& to_;
-  // Node → its slots [first, second) in targets_ and edges_.
-  std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> lists_;
+  // A node's slots [first, last) in targets_ (and edges_, when read with its edges).
+  struct Slots {
+    uint32_t first = 0;
+    uint32_t last = 0;
+    bool with_edges = false;
+  };
+  std::unordered_map<uint32_t, Slots> lists_;
   std::vector<uint32_t> targets_;
   std::vector<uint32_t> edges_;
   uint64_t reads_ = 0;

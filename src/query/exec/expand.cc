@@ -62,8 +62,10 @@ struct Side {
 // a walk may switch from one to the other between hops.
 class Sides {
  public:
-  Sides(ExecContext& ctx, std::vector<const TypeDef*> edges, Direction dir)
-      : ctx_(ctx), edges_(std::move(edges)), dir_(dir) {}
+  // `with_edges`: whether the walk asks for Edges (binds its edges); a reach does not, and its
+  // point reads then leave the edge slots unread.
+  Sides(ExecContext& ctx, std::vector<const TypeDef*> edges, Direction dir, bool with_edges)
+      : ctx_(ctx), edges_(std::move(edges)), dir_(dir), with_edges_(with_edges) {}
 
   // Makes every side hold the lists of `nodes`. With no nodes nothing is read: the sides are
   // placeholders that no walk asks (a key lookup that found nothing builds no adjacency).
@@ -76,7 +78,8 @@ class Sides {
     }
     for (const TypeDef* edge : edges_) {
       if (dir_ == Direction::kOut) {
-        OMNIGRAPH_ASSIGN_OR_RETURN(const PointAdjacency* point, ctx_.PointOut(*edge, nodes));
+        OMNIGRAPH_ASSIGN_OR_RETURN(const PointAdjacency* point,
+                                   ctx_.PointOut(*edge, nodes, with_edges_));
         if (point != nullptr) {
           sides_.push_back(Side{nullptr, point});
           continue;
@@ -94,6 +97,7 @@ class Sides {
   ExecContext& ctx_;
   std::vector<const TypeDef*> edges_;
   Direction dir_;
+  bool with_edges_;
   std::vector<Side> sides_;
 };
 
@@ -205,7 +209,7 @@ Status RunStep(ExecContext& ctx, ScopeState& scope, Frame& frame, const ExpandEd
   const Direction dir = ends.direction;
   // Only the walked sides: the incoming side is built on first use. For kBoth the first side is
   // the outgoing one, the second the incoming one.
-  Sides sides(ctx, {&edge}, dir);
+  Sides sides(ctx, {&edge}, dir, /*with_edges=*/true);
   OMNIGRAPH_RETURN_IF_ERROR(sides.Prepare(frame.cols[start_slot]));
   const Side* out = dir != Direction::kIn ? &sides.get().front() : nullptr;
   const Side* in = dir != Direction::kOut ? &sides.get().back() : nullptr;
@@ -262,7 +266,7 @@ Status RunStep(ExecContext& ctx, ScopeState& scope, Frame& frame, const ReachSte
   // are one type for kBoth and for same-type edges).
   OMNIGRAPH_ASSIGN_OR_RETURN(const TableImage* reached_image,
                              ctx.Image(ends.direction == Direction::kOut ? *to : *from));
-  Sides sides(ctx, ends.traversal->edges, ends.direction);
+  Sides sides(ctx, ends.traversal->edges, ends.direction, /*with_edges=*/false);
   // Every start's first hop in one batch: few starts are read point by point together, many
   // make the walk use the full adjacency from the start.
   OMNIGRAPH_RETURN_IF_ERROR(sides.Prepare(frame.cols[start_slot]));
