@@ -418,8 +418,7 @@ TEST_P(CsrPointsTest, ADamagedBlockIsNeverKeptAndKeptBlocksStillAnswer) {
   const std::vector<std::string> one = {expected.begin()->first};
   std::vector<std::string> all;
   for (const auto& [key, list] : expected) all.push_back(key);
-  // The header from another store's cache: ReadDerivedHeader keeps it under the key ("xh:") where
-  // CsrPoints::Open looks for a read-ahead head of another type.
+  // The header (where the payload starts), read through a table store of its own.
   const DerivedHeader header = *Cold(pin)->ReadDerivedHeader("csr.out");
   auto cold = Cold(pin);
   Result<std::shared_ptr<const CsrPoints>> points = CsrPoints::Open(*cold, EdgeDirection::kOut);
