@@ -7,6 +7,7 @@
 // another.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -179,19 +180,26 @@ TEST(ColdRoundsTest, AColdOneHopReadPointByPointWaitsForFourRounds) {
   EXPECT_EQ(c.rounds, 4u) << c.ToString();
 }
 
-// The graph above after `appends` one-person appends: each small write stores Person's id index
-// as a delta over the version before (docs/format/indexes.md "Deltas"), so its chain is that deep.
-std::shared_ptr<storage::MemoryStore> MakeDeepGraph(int appends) {
+// The graph above after `appends` one-line appends, line i of which is `line(i)`: each small
+// write stores its tables' id index (and an edge table's adjacency) as a delta over the version
+// before (docs/format/indexes.md "Deltas"), so the chains are that deep.
+std::shared_ptr<storage::MemoryStore> AfterAppends(int appends,
+                                                   const std::function<std::string(int)>& line) {
   auto store = MakeGraph();
   Result<std::unique_ptr<Graph>> g = Graph::Open(storage::Runtime::ForTest(store, 5));
   EXPECT_TRUE(g.ok()) << g.status().ToString();
   for (int i = 0; i < appends; ++i) {
-    const std::string line =
-        "{\"type\":\"Person\",\"data\":{\"name\":\"q" + std::to_string(i) + "\",\"age\":1}}\n";
-    Result<LoadResult> loaded = LoadJsonl(**g, "main", line, LoadMode::kAppend);
+    Result<LoadResult> loaded = LoadJsonl(**g, "main", line(i), LoadMode::kAppend);
     EXPECT_TRUE(loaded.ok()) << loaded.status().ToString();
   }
   return store;
+}
+
+// One-person appends: Person's id index a chain of `appends` deltas.
+std::shared_ptr<storage::MemoryStore> MakeDeepGraph(int appends) {
+  return AfterAppends(appends, [](int i) {
+    return "{\"type\":\"Person\",\"data\":{\"name\":\"q" + std::to_string(i) + "\",\"age\":1}}\n";
+  });
 }
 
 // At depth: five more commits, and Person's id index a chain of four deltas. With a pool as large
@@ -216,19 +224,11 @@ TEST(ColdRoundsTest, AColdKeyLookupOverADeepIndexChainWaitsForFourRounds) {
   EXPECT_EQ(c.rounds, 4u) << c.ToString();
 }
 
-// The graph above after `appends` one-edge appends from p7: Knows' id index and adjacency are
-// then chains of that many deltas.
+// One-edge appends from p7: Knows' id index and adjacency chains of `appends` deltas.
 std::shared_ptr<storage::MemoryStore> MakeDeepEdgeGraph(int appends) {
-  auto store = MakeGraph();
-  Result<std::unique_ptr<Graph>> g = Graph::Open(storage::Runtime::ForTest(store, 5));
-  EXPECT_TRUE(g.ok()) << g.status().ToString();
-  for (int i = 0; i < appends; ++i) {
-    const std::string line =
-        "{\"edge\":\"Knows\",\"from\":\"p7\",\"to\":\"p" + std::to_string(100 + i) + "\"}\n";
-    Result<LoadResult> loaded = LoadJsonl(**g, "main", line, LoadMode::kAppend);
-    EXPECT_TRUE(loaded.ok()) << loaded.status().ToString();
-  }
-  return store;
+  return AfterAppends(appends, [](int i) {
+    return "{\"edge\":\"Knows\",\"from\":\"p7\",\"to\":\"p" + std::to_string(100 + i) + "\"}\n";
+  });
 }
 
 // On a remote store, a 1-hop over Knows' adjacency four deltas deep: the read hint of the record
