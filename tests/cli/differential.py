@@ -239,16 +239,18 @@ def drop_default_actor(text):
 
 def render(record, normalize, tmp):
     """One invocation as comparable text: argv, exit status, stdout, stderr."""
+    # A pass's scratch directory becomes $DIR before the ids are numbered: mktemp's ten random
+    # characters are sometimes all Crockford base-32 and would read as a commit id.
+    scratch = re.compile(re.escape(tmp) + r"/tmp\.[A-Za-z0-9]+")
     reps = [(tmp, "<tmp>")]
     err = record["stderr"]
     if "url" in record:
         err = served_echo_as_direct(err, record["url"], record["uri"])
-    parts = [normalize(" ".join(shlex.quote(a) for a in record["argv"]), reps),
-             normalize(drop_default_actor(record["stdout"]), reps),
-             normalize(drop_default_actor(err), reps)]
-    argv = re.sub(r"<tmp>/tmp\.[A-Za-z0-9]+", "$DIR", parts[0])
+    parts = [normalize(scratch.sub("$DIR", text), reps) for text in (
+        " ".join(shlex.quote(a) for a in record["argv"]),
+        drop_default_actor(record["stdout"]), drop_default_actor(err))]
     body = "exit %d\n--- stdout\n%s\n--- stderr\n%s" % (record["rc"], parts[1], parts[2])
-    return argv, re.sub(r"<tmp>/tmp\.[A-Za-z0-9]+", "$DIR", body)
+    return parts[0], body
 
 
 def load(path):
