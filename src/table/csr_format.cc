@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "base/hash.h"
+#include "base/huge_pages.h"
 #include "table/derived.h"
 #include "table/edge_csr.h"
 #include "table/le_bytes.h"
@@ -198,7 +199,8 @@ std::string PackBits(std::span<const uint32_t> values, uint32_t bits) {
 // Memory for `count` decoded slot values, not zeroed. Arrays of 2 MiB and more are aligned to
 // 2 MiB and advised onto transparent huge pages: at 1x the two arrays are 19 MB, whose first
 // touch on 4 KiB pages cost 4,700 page faults — as much CPU as the decode itself, and what a
-// revision-2 view never paid.
+// revision-2 view never paid. Only while the kernel has the free 2 MiB blocks: otherwise each
+// fault would reclaim and compact memory first (base/huge_pages.h, decision 232).
 struct SlotArray {
   static constexpr size_t kHugeBytes = size_t{2} << 20;
   struct Free {
@@ -215,7 +217,9 @@ struct SlotArray {
       const size_t rounded = (bytes + kHugeBytes - 1) / kHugeBytes * kHugeBytes;
       data.reset(static_cast<uint32_t*>(std::aligned_alloc(kHugeBytes, rounded)));
 #ifdef MADV_HUGEPAGE
-      if (data != nullptr) (void)madvise(data.get(), rounded, MADV_HUGEPAGE);
+      if (data != nullptr && HugePagesCheapNow(rounded)) {
+        (void)madvise(data.get(), rounded, MADV_HUGEPAGE);
+      }
 #endif
     }
     OMNIGRAPH_CHECK(data != nullptr);
