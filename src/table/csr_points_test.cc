@@ -469,6 +469,44 @@ TEST_P(CsrPointsTest, RevisionTwoIsStillReadInParts) {
   EXPECT_EQ(WholeLists(**read), expected);
 }
 
+// A process that held a point reader on a revision-2 object, then rebuilt the damaged object (a
+// whole read replaces it with revision 3), opens a new reader on what is stored now: the held one
+// had the replaced object's layout and block checksums, and would have called the repaired
+// object Corruption for as long as the process held it.
+TEST_P(CsrPointsTest, ARebuiltAdjacencyIsReadThroughANewPointReader) {
+  const TablePin pin = RandomGraph(3000, 20'000);
+  auto version = Cold(pin);
+  const EdgeCsr whole = **version->Csr(EdgeDirection::kOut);
+  const Lists expected = WholeLists(whole);
+  const std::string name = DerivedName(pin.table(), pin.staged_version, "csr.out");
+  ASSERT_TRUE(
+      inner_->Put(name, EncodeDerived(version->manifest(), "csr.out", whole.EncodeRevision2()))
+          .ok());
+  auto cold = Cold(pin);
+  Result<std::shared_ptr<const CsrPoints>> points = CsrPoints::Open(*cold, EdgeDirection::kOut);
+  ASSERT_TRUE(points.ok()) << points.status().ToString();
+  ASSERT_EQ((*points)->layout().revision, 2u);
+  const std::vector<std::string> one = {expected.begin()->first};
+  ASSERT_EQ(PointLists(**points, one).size(), 1u);
+  // Damage in every block of the data area; the whole read then rebuilds and replaces it.
+  const DerivedHeader header = *cold->ReadDerivedHeader("csr.out");
+  const CsrLayout& layout = (*points)->layout();
+  std::string bad = inner_->Get(name)->data;
+  for (uint64_t at = layout.data_begin; at < layout.data_end; at += layout.block_bytes) {
+    bad[header.payload_offset + at + 1] ^= 0x10;
+  }
+  ASSERT_TRUE(inner_->Put(name, bad).ok());
+  Result<std::shared_ptr<const EdgeCsr>> rebuilt = cold->Csr(EdgeDirection::kOut);
+  ASSERT_TRUE(rebuilt.ok()) << rebuilt.status().ToString();
+  EXPECT_EQ(WholeLists(**rebuilt), expected);
+  Result<std::shared_ptr<const CsrPoints>> again = CsrPoints::Open(*cold, EdgeDirection::kOut);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ((*again)->layout().revision, 3u);
+  std::vector<std::string> all;
+  for (const auto& [key, list] : expected) all.push_back(key);
+  EXPECT_EQ(PointLists(**again, all), expected);
+}
+
 // A point reader's first bytes read ahead (TableStore::Prefetch above the point bound) and the
 // decoded header of the same object are held under different keys: a header read while the head
 // is still held gets the object's own header, and the point reader still opens from the head.

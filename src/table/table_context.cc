@@ -302,11 +302,14 @@ Result<std::shared_ptr<const IdIndex>> TableContext::WholeIndex(const TableManif
   const std::string name = DerivedName(manifest.table(), manifest.staged_version, kIdsKind);
   const std::string bytes = EncodeDerived(
       manifest, kIdsKind, built->Encode(static_cast<uint32_t>(manifest.fragments.size())), nullptr);
-  if (store().Put(name, bytes).ok()) {
-    for (const char* prefix : {"x:", "xh:", "xo:", "xp:", "xph:", "xc:"})
-      cache_.Erase(prefix + name);
-  }
+  if (store().Put(name, bytes).ok()) ForgetReplaced(name);
   return built;
+}
+
+void TableContext::ForgetReplaced(const std::string& name) {
+  for (const char* prefix : {"x:", "xh:", "xo:", "xp:", "xph:", "xc:", "cp:"}) {
+    cache_.Erase(prefix + name);
+  }
 }
 
 void TableContext::NoteDerivedChain(const std::string& name, std::optional<DerivedDelta> delta) {
@@ -404,8 +407,8 @@ Status TableContext::WriteDerived(const TableManifest& manifest, std::string_vie
   Result<DecodedDerived> decoded = DecodeDerivedObject(manifest, kind, existing.data, name);
   if (decoded.ok() && (delta != nullptr || !decoded->delta)) return Status::Ok();
   OMNIGRAPH_RETURN_IF_ERROR(store().Put(name, bytes));
-  // What this process cached of the replaced object (whole, header, chain link) is stale now.
-  for (const char* prefix : {"x:", "xh:", "xo:", "xp:", "xph:", "xc:"}) cache_.Erase(prefix + name);
+  // What this process cached of the replaced object is stale now.
+  ForgetReplaced(name);
   return Status::Ok();
 }
 

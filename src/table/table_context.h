@@ -132,6 +132,10 @@ class TableContext : public std::enable_shared_from_this<TableContext> {
   };
   void NoteDerivedChain(const std::string& name, std::optional<DerivedDelta> delta);
   std::shared_ptr<const NotedChain> NotedDerivedChain(const std::string& name);
+  // Drops what this process holds of stored object `name` once it was replaced: its bytes whole,
+  // header, payload, what was read ahead of it, its chain note, and a point reader opened on it
+  // (whose layout and block checksums are the replaced object's).
+  void ForgetReplaced(const std::string& name);
   // The bytes PrefetchDerived holds for `name` (once; the head when `head`), or null.
   std::shared_ptr<const storage::SharedGetResult> TakePrefetched(const std::string& name,
                                                                  bool head = false);
