@@ -227,30 +227,43 @@ struct SlotArray {
   std::span<const uint32_t> view() const { return {data.get(), size}; }
 };
 
-// Every value of a packed section of `count` slots: 8-byte loads while 8 bytes remain.
-SlotArray UnpackAll(std::string_view bytes, uint64_t count, uint32_t bits) {
-  SlotArray array(count);
-  uint32_t* out = array.data.get();
+// Calls visit(i, value) for every value of a packed section of `count` slots, in order: 8-byte
+// loads while 8 bytes remain.
+template <class Visit>
+void ForEachPacked(std::string_view bytes, uint64_t count, uint32_t bits, Visit visit) {
   if (bits == 0) {
-    std::fill(out, out + count, 0u);
-    return array;
+    for (uint64_t i = 0; i < count; ++i) visit(i, 0u);
+    return;
   }
   const uint64_t mask = (uint64_t{1} << bits) - 1;
   uint64_t i = 0;
   for (uint64_t bit = 0; i < count && bit / 8 + 8 <= bytes.size(); ++i, bit += bits) {
     uint64_t word;
     std::memcpy(&word, bytes.data() + bit / 8, 8);
-    out[i] = static_cast<uint32_t>((word >> (bit % 8)) & mask);
+    visit(i, static_cast<uint32_t>((word >> (bit % 8)) & mask));
   }
-  for (; i < count; ++i) out[i] = CsrUnpackOne(bytes.substr(i * bits / 8), i, bits);
+  for (; i < count; ++i) visit(i, CsrUnpackOne(bytes.substr(i * bits / 8), i, bits));
+}
+
+SlotArray UnpackAll(std::string_view bytes, uint64_t count, uint32_t bits) {
+  SlotArray array(count);
+  uint32_t* out = array.data.get();
+  ForEachPacked(bytes, count, bits, [out](uint64_t i, uint32_t v) { out[i] = v; });
   return array;
 }
 
+// Whether every value of a packed section is below `bound`, without unpacking it anywhere.
+bool PackedBelow(std::string_view bytes, uint64_t count, uint32_t bits, uint64_t bound) {
+  if (bits < 64 && (uint64_t{1} << bits) <= bound) return true;  // Every value fits.
+  uint32_t most = 0;
+  ForEachPacked(bytes, count, bits, [&most](uint64_t, uint32_t v) { most = std::max(most, v); });
+  return count == 0 || most < bound;
+}
+
 // A decoded revision-3 adjacency: its payload (which the id lists and offsets view) and its
-// unpacked slots.
+// unpacked targets. Its edge positions are unpacked on first use (SlotView::Lazy).
 struct Decoded3 {
   storage::SharedBytes payload;
-  SlotArray edges;
   SlotArray targets;
 };
 
@@ -475,9 +488,11 @@ Result<EdgeCsr> DecodeRevision3(const storage::SharedBytes& bytes, const TableMa
     return bad("block checksum mismatch");
   }
   if (layout.edges != manifest.entity_count) return bad("edge count differs from the version's");
+  if (!PackedBelow(section(kCsrEdges), layout.edges, layout.edge_bits, layout.edges)) {
+    return bad("slot outside the lists");
+  }
   auto decoded = std::make_shared<Decoded3>(
-      Decoded3{bytes, UnpackAll(section(kCsrEdges), layout.edges, layout.edge_bits),
-               UnpackAll(section(kCsrTargets), layout.edges, layout.target_bits)});
+      Decoded3{bytes, UnpackAll(section(kCsrTargets), layout.edges, layout.target_bits)});
   const auto array = [&](CsrSection i, uint64_t n) {
     return ViewArray<uint32_t>(payload, layout.section_offset[i], n);
   };
@@ -485,7 +500,12 @@ Result<EdgeCsr> DecodeRevision3(const storage::SharedBytes& bytes, const TableMa
   csr.keys = StringListView{section(kCsrKeyIds), array(kCsrKeyEnds, layout.keys)};
   csr.others = StringListView{section(kCsrOtherIds), array(kCsrOtherEnds, layout.others)};
   csr.offsets = array(kCsrOffsets, layout.keys + 1);
-  csr.edges = decoded->edges.view();
+  csr.edges = SlotView::Lazy(
+      layout.edges, [bytes, packed = section(kCsrEdges), n = layout.edges, bits = layout.edge_bits,
+                     array = std::shared_ptr<SlotArray>()]() mutable {
+        array = std::make_shared<SlotArray>(UnpackAll(packed, n, bits));
+        return array->view();
+      });
   csr.targets = decoded->targets.view();
   csr.owner = std::move(decoded);
   OMNIGRAPH_RETURN_IF_ERROR(CheckStructure(csr, layout.edges, name));

@@ -31,6 +31,7 @@
 #include "base/status.h"
 #include "storage/shared_bytes.h"
 #include "table/id_index.h"
+#include "table/slot_view.h"
 #include "table/table_manifest.h"
 
 namespace omnigraph::table {
@@ -76,7 +77,8 @@ struct EdgeCsr {
   StringListView others;  // The other endpoint's distinct ids, ascending.
   // The edges of key k are slots offsets[k]..offsets[k+1].
   std::span<const uint32_t> offsets;
-  std::span<const uint32_t> edges;    // Per slot: the edge's position in the id index.
+  // Per slot: the edge's position in the id index (revision 3: unpacked on first use).
+  SlotView edges;
   std::span<const uint32_t> targets;  // Per slot: the other endpoint's ordinal in `others`.
   // What the views point into: the decoded payload's bytes or a built adjacency's arrays.
   std::shared_ptr<const void> owner;
@@ -244,7 +246,8 @@ bool CsrBlocksMatch(const CsrLayout& layout, std::string_view sums, uint64_t off
 // Shared by the revisions' encoders and decoders (table/csr_revision3.cc).
 namespace csr_internal {
 // The structure every revision must have: id lists ascending, offsets rising from 0 to `e`,
-// every slot naming a position and an ordinal in range. Corruption naming `name` otherwise.
+// every slot naming a position and an ordinal in range (positions not yet unpacked excepted: the
+// revision-3 decoder checks them packed). Corruption naming `name` otherwise.
 Status CheckStructure(const EdgeCsr& csr, uint64_t e, const std::string& name);
 // The fence section of `keys`: every stride-th key's start in the key ids, (with `offsets`, for
 // revision 3) its first slot, the sampled ids' ends, then the sampled ids.

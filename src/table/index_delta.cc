@@ -239,10 +239,11 @@ Result<EdgeColumns> EdgesOfCsr(const EdgeCsr& csr, EdgeDirection direction, cons
   out.dst.resize(ids.size());
   std::vector<std::string_view>& key = direction == EdgeDirection::kOut ? out.src : out.dst;
   std::vector<std::string_view>& other = direction == EdgeDirection::kOut ? out.dst : out.src;
+  const std::span<const uint32_t> edges = csr.edges;
   for (size_t k = 0; k < csr.keys.size(); ++k) {
     for (uint32_t slot = csr.offsets[k]; slot < csr.offsets[k + 1]; ++slot) {
-      key[csr.edges[slot]] = csr.keys.At(k);
-      other[csr.edges[slot]] = csr.others.At(csr.targets[slot]);
+      key[edges[slot]] = csr.keys.At(k);
+      other[edges[slot]] = csr.others.At(csr.targets[slot]);
     }
   }
   for (size_t p = 0; p < ids.size(); ++p) out.ids[p] = ids.IdAt(p);

@@ -853,6 +853,40 @@ TEST(EdgeCsrTest, DecodeRejectsDamageAndBuildHandlesNoEdges) {
   EXPECT_TRUE(std::ranges::equal(back->offsets, std::vector<uint32_t>{0}));
 }
 
+// A revision-3 adjacency's edge positions are unpacked when first asked for (decision 233), and
+// equal what was encoded; revision 2's are viewed at once. A position out of range under intact
+// checksums is still Corruption at decode, before anything asks for it.
+TEST(EdgeCsrTest, RevisionThreeUnpacksItsEdgePositionsOnFirstUseAndChecksThemAtDecode) {
+  const auto [src_text, dst_text] = SeededEndpoints(500, 300);
+  const std::vector<std::string_view> src(src_text.begin(), src_text.end());
+  const std::vector<std::string_view> dst(dst_text.begin(), dst_text.end());
+  Result<EdgeCsr> csr = EdgeCsr::Build(EdgeDirection::kOut, src, dst);
+  ASSERT_TRUE(csr.ok()) << csr.status().ToString();
+  TableManifest m;
+  m.entity_count = src.size();
+  Result<EdgeCsr> v3 = EdgeCsr::Decode(Shared(csr->Encode()), m, "o");
+  ASSERT_TRUE(v3.ok()) << v3.status().ToString();
+  EXPECT_FALSE(v3->edges.filled());
+  EXPECT_EQ(v3->edges.size(), src.size());
+  const EdgeCsr copy = *v3;  // A copy shares the one fill.
+  EXPECT_TRUE(std::ranges::equal(copy.edges.span(), csr->edges.span()));
+  EXPECT_TRUE(v3->edges.filled());
+  EXPECT_EQ(v3->edges.data(), copy.edges.data());
+  Result<EdgeCsr> v2 = EdgeCsr::Decode(Shared(csr->EncodeRevision2()), m, "o");
+  ASSERT_TRUE(v2.ok()) << v2.status().ToString();
+  EXPECT_TRUE(v2->edges.filled());
+  // The last slot names position `e` (one past the last edge); the encoder packs it at the same
+  // width and checksums it.
+  std::vector<uint32_t> edges(csr->edges.begin(), csr->edges.end());
+  ASSERT_LT(src.size(), uint64_t{1} << CsrBitsFor(src.size()));
+  edges.back() = static_cast<uint32_t>(src.size());
+  EdgeCsr crafted = *csr;
+  crafted.edges = edges;
+  Result<EdgeCsr> bad = EdgeCsr::Decode(Shared(crafted.Encode()), m, "o");
+  EXPECT_EQ(bad.status().code(), Code::kCorruption) << bad.status().ToString();
+  EXPECT_NE(bad.status().ToString().find("slot outside the lists"), std::string::npos);
+}
+
 // Revision 3 (what Encode writes) packs each slot's position and target in the fewest bits their
 // counts need; revision 2 (4 bytes each) is still read. Both decode to the same adjacency, for
 // adjacencies whose widths are 0 bits (one edge, one other endpoint) up to 17, and the packed one

@@ -259,10 +259,11 @@ const Csr& Adjacency::in() const {
     // in edge id order, as `out`'s are.
     std::vector<uint32_t> src(edges_, UINT32_MAX);
     std::vector<uint32_t> dst(edges_, UINT32_MAX);
+    const std::span<const uint32_t> edges = out_.edges;
     for (uint32_t v = 0; v < from_nodes(); ++v) {
       for (uint64_t at = out_.offsets[v]; at < out_.offsets[v + 1]; ++at) {
-        src[out_.edges[at]] = v;
-        dst[out_.edges[at]] = out_.targets[at];
+        src[edges[at]] = v;
+        dst[edges[at]] = out_.targets[at];
       }
     }
     in_ = MakeCsr(to_nodes_, dst, src);
@@ -315,6 +316,7 @@ Result<std::shared_ptr<const Adjacency>> BuildAdjacency(const table::TableVersio
     std::vector<uint32_t> targets, edge_of;
     targets.reserve(csr->edges.size());
     edge_of.reserve(csr->edges.size());
+    const std::span<const uint32_t> stored_edges = csr->edges;
     for (size_t k = 0; k < csr->keys.size(); ++k) {
       const uint32_t s = src_of_key[k];
       if (s == UINT32_MAX) continue;
@@ -323,7 +325,7 @@ Result<std::shared_ptr<const Adjacency>> BuildAdjacency(const table::TableVersio
         const uint32_t t = dst_of_other[csr->targets[slot]];
         if (t == UINT32_MAX) continue;
         targets.push_back(t);
-        edge_of.push_back(csr->edges[slot]);
+        edge_of.push_back(stored_edges[slot]);
       }
     }
     while (next <= from.size()) out.offsets[next++] = targets.size();

@@ -34,6 +34,7 @@
 #include "base/status.h"
 #include "table/column.h"
 #include "table/csr_points.h"
+#include "table/slot_view.h"
 #include "table/table_version.h"
 
 namespace omnigraph::query {
@@ -135,7 +136,7 @@ class TableImage {
 struct Csr {
   std::vector<uint64_t> offsets;
   std::span<const uint32_t> targets;
-  std::span<const uint32_t> edges;
+  table::SlotView edges;  // A stored adjacency's may be filled on first use (table/slot_view.h).
   std::shared_ptr<const void> owner;
 
   // Makes the CSR own `targets` and `edges`.

@@ -1,0 +1,72 @@
+// SlotView: one value per slot of an adjacency (an edge's position, or its other end's ordinal),
+// either a view of an array someone else owns or an array filled on first use.
+//
+// A revision-3 adjacency stores its slots bit-packed, and decoding unpacks them into arrays of
+// 4 bytes per slot: at 24 M edges, 96 MB of fresh pages per array. A whole-graph count walks the
+// targets only, so the edge positions are unpacked when something first asks for them (the
+// reverse side, an edge variable, a delta), not at decode (docs/design/decisions.md 233). The
+// values are checked at decode either way; filling cannot fail. Immutable once filled;
+// thread-safe to share (the first span() from any thread fills, once).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <utility>
+#include <vector>
+
+namespace omnigraph::table {
+
+class SlotView {
+ public:
+  SlotView() = default;
+  SlotView(std::span<const uint32_t> values)  // NOLINT(google-explicit-constructor): a view
+      : values_(values), size_(values.size()) {}
+  SlotView(const std::vector<uint32_t>& values)  // NOLINT(google-explicit-constructor)
+      : SlotView(std::span<const uint32_t>(values)) {}
+
+  // `size` values that `fill` makes on the first span() and keeps alive as long as it lives (the
+  // view's copies share it).
+  static SlotView Lazy(size_t size, std::function<std::span<const uint32_t>()> fill) {
+    SlotView out;
+    out.size_ = size;
+    out.lazy_ = std::make_shared<LazyState>();
+    out.lazy_->fill = std::move(fill);
+    return out;
+  }
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  // Whether the values are there without filling (a view, or a lazy array already filled).
+  bool filled() const { return lazy_ == nullptr || lazy_->filled.load(std::memory_order_acquire); }
+  std::span<const uint32_t> span() const {
+    if (lazy_ == nullptr) return values_;
+    std::call_once(lazy_->once, [state = lazy_.get()] {
+      state->values = state->fill();
+      state->filled.store(true, std::memory_order_release);
+    });
+    return lazy_->values;
+  }
+  operator std::span<const uint32_t>() const { return span(); }  // NOLINT: a view
+  const uint32_t* data() const { return span().data(); }
+  uint32_t operator[](size_t i) const { return span()[i]; }
+  auto begin() const { return span().begin(); }
+  auto end() const { return span().end(); }
+
+ private:
+  struct LazyState {
+    std::once_flag once;
+    std::atomic<bool> filled{false};
+    std::function<std::span<const uint32_t>()> fill;
+    std::span<const uint32_t> values;
+  };
+  std::span<const uint32_t> values_;
+  size_t size_ = 0;
+  std::shared_ptr<LazyState> lazy_;
+};
+
+}  // namespace omnigraph::table
