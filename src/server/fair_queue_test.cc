@@ -187,5 +187,21 @@ TEST(PollWindowTest, WaitsPastTheBoundShrinkTheWindowToNothing) {
   EXPECT_EQ(window.window(), nanoseconds::zero());
 }
 
+// The loop polls only when a core is spare: the runnable count is /proc/loadavg's fourth field's
+// first number, and anything else reads as unknown (then the window alone bounds the polling).
+TEST(PollWindowTest, TheRunnableThreadsAreReadFromLoadavg) {
+  EXPECT_EQ(SpareCore::Runnable("0.42 1.66 2.08 3/456 12345\n"), 3u);
+  EXPECT_EQ(SpareCore::Runnable("12.49 13.67 12.63 17/189 26903"), 17u);
+  EXPECT_EQ(SpareCore::Runnable("0.00 0.00 0.00 1/80 1"), 1u);
+  EXPECT_EQ(SpareCore::Runnable("0.42 1.66 2.08 3"), std::nullopt);
+  EXPECT_EQ(SpareCore::Runnable("0.42 1.66 2.08 x/456 1"), std::nullopt);
+  EXPECT_EQ(SpareCore::Runnable("0.42 1.66"), std::nullopt);
+  EXPECT_EQ(SpareCore::Runnable(""), std::nullopt);
+  SpareCore here;  // On this machine's /proc: an answer either way, and the same within kRecheck.
+  const nanoseconds now = std::chrono::seconds(100);
+  const bool spare = here.Spare(now);
+  EXPECT_EQ(here.Spare(now + SpareCore::kRecheck / 2), spare);
+}
+
 }  // namespace
 }  // namespace omnigraph::server
