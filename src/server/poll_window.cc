@@ -2,7 +2,6 @@
 #include "server/poll_window.h"
 
 #include <fcntl.h>
-#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,11 +21,8 @@ void PollWindow::Idle(std::chrono::nanoseconds idle) {
 }
 
 SpareCore::SpareCore() : fd_(::open("/proc/loadavg", O_RDONLY | O_CLOEXEC)) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (::sched_getaffinity(0, sizeof set, &set) == 0) {
-    cores_ = std::max(1, CPU_COUNT(&set));
-  }
+  const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
+  cores_ = online > 0 ? static_cast<size_t>(online) : 1;
 }
 
 SpareCore::~SpareCore() {

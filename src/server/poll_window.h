@@ -39,9 +39,10 @@ class PollWindow {
 };
 
 // Whether the machine has a core to spare: no more threads runnable right now (the count in
-// /proc/loadavg, the caller included) than the cores this process may run on. Read at most once
-// per kRecheck; true when it cannot be read (then the window alone bounds the polling). The time
-// is the caller's (the loop's clock, since any fixed point).
+// /proc/loadavg, the caller included) than the machine's online cores — both counts are the
+// machine's, so a server pinned to some cores still polls when the machine is idle. Read at most
+// once per kRecheck; true when it cannot be read (then the window alone bounds the polling). The
+// time is the caller's (the loop's clock, since any fixed point).
 class SpareCore {
  public:
   static constexpr std::chrono::milliseconds kRecheck{1};
