@@ -16,10 +16,15 @@ sequential requests, every answer checked. The goal: server p50 <= 2 x embedded 
 With --before DIR, a fourth: the same request to DIR/omnigraph-server (an older build) on the
 same graph, in the same rounds, so a change is measured before and after under the same load.
 With --wrk, also wrk runs of scripts/loadtest.sh's point lookup (1 and 8 connections) against
-each server.
+each server. With --pin, every server (the trivial one too) runs on CPU 1 and every client (the
+embedded run too) on CPU 0: on a loaded machine this keeps the client and the server on two cores,
+as an idle machine places them, so that each request pays the wake-ups it would on an idle machine
+(docs/benchmarks.md "After decision 231"). Each server round also records the server's CPU time
+per request (all its threads, from /proc/PID/stat) and how often per request its event loop's
+thread slept (its voluntary context switches).
 
 Usage: point_lookup.py [--bin build/release/bin] [--people 10000] [--requests 5000]
-                       [--rounds 3] [--before DIR] [--wrk] [--out FILE]
+                       [--rounds 3] [--before DIR] [--wrk] [--pin] [--out FILE]
 """
 import argparse
 import datetime
@@ -81,22 +86,45 @@ def free_port():
     return port
 
 
-def client_run(client, port, path, body_file, requests, expect, headers):
-    out = subprocess.run([client, str(port), "POST", path, body_file, str(requests),
-                          str(max(100, requests // 10)), expect, *headers],
+CLIENT_CPU = []  # taskset prefixes, set by --pin
+SERVER_CPU = []
+
+
+def process_usage(pid):
+    """The process's CPU time (all threads) in µs, and its main thread's voluntary context
+    switches: the server's event loop runs on its main thread, and each of those is a sleep."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    cpu_us = (int(fields[11]) + int(fields[12])) * 1e6 / os.sysconf("SC_CLK_TCK")
+    with open(f"/proc/{pid}/task/{pid}/status") as f:
+        sleeps = int(re.search(r"^voluntary_ctxt_switches:\s+(\d+)", f.read(), re.M).group(1))
+    return cpu_us, sleeps
+
+
+def client_run(client, port, path, body_file, requests, expect, headers, pid=None):
+    warmup = max(100, requests // 10)
+    before = process_usage(pid) if pid else None
+    out = subprocess.run([*CLIENT_CPU, client, str(port), "POST", path, body_file, str(requests),
+                          str(warmup), expect, *headers],
                          check=True, capture_output=True, text=True).stdout
-    return json.loads(out)
+    result = json.loads(out)
+    if pid:
+        after = process_usage(pid)
+        result["server_cpu_us_per_request"] = round((after[0] - before[0]) /
+                                                    (requests + warmup), 1)
+        result["loop_sleeps_per_request"] = round((after[1] - before[1]) / (requests + warmup), 3)
+    return result
 
 
 def embedded_run(api_bench, graph, queries, seconds):
-    out = subprocess.run([api_bench, graph, queries, "point", '{"name":"p42"}', "1",
+    out = subprocess.run([*CLIENT_CPU, api_bench, graph, queries, "point", '{"name":"p42"}', "1",
                           str(seconds)], check=True, capture_output=True, text=True).stdout
     return json.loads(out)
 
 
 def start_server(server, graph):
     env = dict(os.environ, OMNIGRAPH_SERVER_BEARER_TOKEN=TOKEN)
-    proc = subprocess.Popen([server, graph, "--bind", "127.0.0.1:0"], env=env,
+    proc = subprocess.Popen([*SERVER_CPU, server, graph, "--bind", "127.0.0.1:0"], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     line = proc.stdout.readline()
     m = re.search(r"listening on http://127\.0\.0\.1:(\d+)", line)
@@ -136,8 +164,12 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--before")
     ap.add_argument("--wrk", action="store_true")
+    ap.add_argument("--pin", action="store_true")
     ap.add_argument("--out")
     args = ap.parse_args()
+    if args.pin:
+        CLIENT_CPU[:] = ["taskset", "-c", "0"]
+        SERVER_CPU[:] = ["taskset", "-c", "1"]
     uptime_before = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     tmp = tempfile.mkdtemp(prefix="omnigraph-point-lookup.")
     procs = []
@@ -152,14 +184,15 @@ def main():
         with open(body_file, "w") as f:
             f.write(body)
         hello_port = free_port()
-        procs.append(subprocess.Popen([hello, str(hello_port)]))
+        hello_proc = subprocess.Popen([*SERVER_CPU, hello, str(hello_port)])
+        procs.append(hello_proc)
         server, server_port = start_server(os.path.join(args.bin, "omnigraph-server"), graph)
         procs.append(server)
-        servers = {"server": server_port}
+        servers = {"server": (server_port, server.pid)}
         if args.before:
             old, old_port = start_server(os.path.join(args.before, "omnigraph-server"), graph)
             procs.append(old)
-            servers["server_before"] = old_port
+            servers["server_before"] = (old_port, old.pid)
         time.sleep(0.5)
         auth = "Authorization: Bearer " + TOKEN
         runs = {"embedded": [], "rtt": [], **{name: [] for name in servers}}
@@ -167,10 +200,10 @@ def main():
             runs["embedded"].append(embedded_run(os.path.join(args.bin, "omnigraph-api-bench"),
                                                  graph, queries, 3))
             runs["rtt"].append(client_run(client, hello_port, "/hello", body_file, args.requests,
-                                          "hello", [auth]))
-            for name, port in servers.items():
+                                          "hello", [auth], hello_proc.pid))
+            for name, (port, pid) in servers.items():
                 runs[name].append(client_run(client, port, "/query", body_file, args.requests,
-                                             '"p42"', [auth]))
+                                             '"p42"', [auth], pid))
             print(json.dumps({k: v[-1] for k, v in runs.items()}), file=sys.stderr)
         med = {k: {p: statistics.median(x[p] for x in v) for p in ("p50_us", "p90_us", "p99_us")}
                for k, v in runs.items()}
@@ -182,6 +215,7 @@ def main():
             "cores": os.cpu_count(),
             "requests_per_round": args.requests, "rounds": args.rounds,
             "client": "bench/http/keepalive_client.cc: one keep-alive connection, sequential",
+            "pinned": "servers on CPU 1, clients on CPU 0" if args.pin else "no",
             "runs": runs, "median_of_rounds": med,
             "budget_p50_us": round(budget, 1),
             "server_over_budget_p50": round(med["server"]["p50_us"] / budget, 2),
@@ -192,7 +226,7 @@ def main():
             doc["before_over_budget_p50"] = round(med["server_before"]["p50_us"] / budget, 2)
         if args.wrk and shutil.which("wrk"):
             doc["wrk"] = {name: [wrk_run(port, body, c, 5, tmp) for c in (1, 8)]
-                          for name, port in servers.items()}
+                          for name, (port, _) in servers.items()}
         doc["uptime_before"] = uptime_before
         doc["uptime_after"] = subprocess.run(["uptime"], capture_output=True,
                                              text=True).stdout.strip()

@@ -1,7 +1,8 @@
-// The workers' fair queue (server/fair_queue.h) and the event loop's standby
-// (server/loop_relief.h): turns between callers, the share and the worker bound, a request the
-// loop runs itself only when nothing is queued or running (decision 220), and the standby taking
-// the loop over from a request that runs long and handing it back.
+// The workers' fair queue (server/fair_queue.h), the event loop's standby
+// (server/loop_relief.h) and its poll window (server/poll_window.h): turns between callers, the
+// share and the worker bound, a request the loop runs itself only when nothing is queued or
+// running (decision 220), the standby taking the loop over from a request that runs long and
+// handing it back, and how long the loop polls before it sleeps (decision 231).
 #include "server/fair_queue.h"
 
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "server/loop_relief.h"
+#include "server/poll_window.h"
 
 namespace omnigraph::server {
 namespace {
@@ -142,6 +144,63 @@ TEST(LoopReliefTest, AnIdleLoopIsNeverTakenOver) {
   EXPECT_EQ(steps.load(), idle);
   relief.Stop();
   standby.join();
+}
+
+using std::chrono::microseconds;
+using std::chrono::nanoseconds;
+
+// Requests that come within the window leave it as it is; a wait longer than the window but
+// within kMax grows it (doubling, from kGrowFrom when it was nothing), never past kMax.
+TEST(PollWindowTest, AWaitAPollWouldHaveCaughtGrowsTheWindowUpToItsBound) {
+  PollWindow window;
+  EXPECT_EQ(window.window(), PollWindow::kMax);
+  window.Idle(microseconds(30));
+  window.Idle(PollWindow::kMax);
+  EXPECT_EQ(window.window(), PollWindow::kMax);
+  window.Idle(PollWindow::kMax * 3);
+  EXPECT_EQ(window.window(), PollWindow::kMax / 2);
+  window.Idle(PollWindow::kMax / 2 + microseconds(1));  // a longer poll would have caught it
+  EXPECT_EQ(window.window(), PollWindow::kMax);
+  for (int i = 0; i < 20; ++i) window.Idle(std::chrono::seconds(1));
+  ASSERT_EQ(window.window(), nanoseconds::zero());
+  window.Idle(microseconds(1));
+  EXPECT_EQ(window.window(), PollWindow::kGrowFrom);
+  window.Idle(microseconds(15));
+  EXPECT_EQ(window.window(), PollWindow::kGrowFrom * 2);
+  for (int i = 0; i < 10; ++i) window.Idle(PollWindow::kMax);
+  EXPECT_EQ(window.window(), PollWindow::kMax);
+}
+
+// Traffic that comes less often than kMax stops the polling after a few halvings: from kMax to
+// nothing in as many waits as halvings take it under kGrowFrom, and then it stays at nothing.
+TEST(PollWindowTest, WaitsPastTheBoundShrinkTheWindowToNothing) {
+  PollWindow window;
+  int waits = 0;
+  while (window.window() > nanoseconds::zero()) {
+    const nanoseconds before = window.window();
+    window.Idle(PollWindow::kMax + microseconds(1));
+    EXPECT_LT(window.window(), before);
+    ++waits;
+  }
+  EXPECT_EQ(waits, 4);  // 100 -> 50 -> 25 -> 12.5 -> under 10 µs: nothing
+  window.Idle(std::chrono::hours(1));
+  EXPECT_EQ(window.window(), nanoseconds::zero());
+}
+
+// The loop polls only when a core is spare: the runnable count is /proc/loadavg's fourth field's
+// first number, and anything else reads as unknown (then the window alone bounds the polling).
+TEST(PollWindowTest, TheRunnableThreadsAreReadFromLoadavg) {
+  EXPECT_EQ(SpareCore::Runnable("0.42 1.66 2.08 3/456 12345\n"), 3u);
+  EXPECT_EQ(SpareCore::Runnable("12.49 13.67 12.63 17/189 26903"), 17u);
+  EXPECT_EQ(SpareCore::Runnable("0.00 0.00 0.00 1/80 1"), 1u);
+  EXPECT_EQ(SpareCore::Runnable("0.42 1.66 2.08 3"), std::nullopt);
+  EXPECT_EQ(SpareCore::Runnable("0.42 1.66 2.08 x/456 1"), std::nullopt);
+  EXPECT_EQ(SpareCore::Runnable("0.42 1.66"), std::nullopt);
+  EXPECT_EQ(SpareCore::Runnable(""), std::nullopt);
+  SpareCore here;  // On this machine's /proc: an answer either way, and the same within kRecheck.
+  const nanoseconds now = std::chrono::seconds(100);
+  const bool spare = here.Spare(now);
+  EXPECT_EQ(here.Spare(now + SpareCore::kRecheck / 2), spare);
 }
 
 }  // namespace

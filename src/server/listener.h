@@ -9,8 +9,11 @@
 // it at once, and the loop writes the rest, or a streamed body chunk by chunk. A request that
 // finds nothing queued or running is run by the loop itself, with no thread handoff; a standby
 // thread runs the loop meanwhile if that request runs past 2 to 4 ms (server/loop_relief.h,
-// decision 220). Server routes that need no engine call (/healthz, /openapi.json, /graphs) are
-// answered on the loop itself, so a health check does not queue behind the engine.
+// decision 220). After any work the loop polls for more without sleeping for up to 100 µs while a
+// core is spare, so a client's next request finds its core awake (server/poll_window.h, decision
+// 231). Server routes
+// that need no engine call (/healthz, /openapi.json, /graphs) are answered on the loop itself, so
+// a health check does not queue behind the engine.
 // docs/design/server.md "Connections, limits and threads".
 //
 // Stop() is async-signal-safe (it writes a byte to a pipe the loop watches): the listening socket

@@ -14,7 +14,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -132,6 +135,28 @@ int Exchange(int port, const std::string& request, std::string* body = nullptr) 
   ::close(fd);
   if (body != nullptr) *body = r.body;
   return r.status;
+}
+
+// The CPU time a process's main thread (the server's event loop) has used, in nanoseconds: the
+// scheduler's exact count when the kernel keeps it, else user and system ticks; -1 when neither
+// can be read.
+int64_t LoopCpuNs(pid_t pid) {
+  const std::string task = "/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid);
+  std::ifstream schedstat(task + "/schedstat");
+  int64_t ns = -1;
+  if (schedstat >> ns) return ns;
+  std::ifstream stat_file(task + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(stat_file)), std::istreambuf_iterator<char>());
+  const size_t end = stat.rfind(')');  // the command name may hold spaces
+  if (end == std::string::npos) return -1;
+  std::istringstream fields(stat.substr(end + 2));
+  std::string field;
+  int64_t user = 0, system = 0;
+  for (int i = 3; i <= 15 && fields >> field; ++i) {  // utime and stime are fields 14 and 15
+    if (i == 14) user = std::stoll(field);
+    if (i == 15) system = std::stoll(field);
+  }
+  return (user + system) * (1'000'000'000 / ::sysconf(_SC_CLK_TCK));
 }
 
 class ServerAbuseTest : public ::testing::Test {
@@ -611,6 +636,37 @@ TEST_F(ServerAbuseTest, LongReadsOnTheLoopAndOtherConnectionsRequestsAllGetTheir
   heavy.join();
   std::cout << "long reads beside the others: " << long_reads.load() << "\n";
   EXPECT_EQ(Commits(port), commits_before + 30);
+}
+
+// After its last work the event loop polls for more, without sleeping, for at most
+// PollWindow::kMax (100 µs), then sleeps (decision 231): after a run of point reads on a kept
+// connection and a pause of thousands of such windows, the loop's thread (the process's main
+// thread) uses no CPU over a further half second of idleness — a loop that kept polling would use
+// most of it — and the kept connection still serves its next request.
+TEST_F(ServerAbuseTest, AnIdleServersLoopSleepsAfterItsPollWindow) {
+  ServerProcess server(Args());
+  const int port = server.port();
+  ASSERT_GT(port, 0) << server.first_line();
+  LoadPeople(port, 100);
+  const int fd = Open(port);
+  ASSERT_GE(fd, 0);
+  for (int i = 0; i < 200; ++i) {
+    ASSERT_TRUE(TrySend(fd, Request("POST", "/query", kPointQuery)));
+    Response r = ReadResponse(fd);
+    ASSERT_EQ(r.status, 200) << r.body;
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const int64_t before = LoopCpuNs(server.pid());
+  ASSERT_GE(before, 0) << "cannot read the server's CPU time from /proc";
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const int64_t used = LoopCpuNs(server.pid()) - before;
+  std::cout << "the idle loop's CPU over 500 ms: " << used << " ns\n";
+  EXPECT_LT(used, 1'000'000);
+  ASSERT_TRUE(TrySend(fd, Request("POST", "/query", kPointQuery)));
+  Response r = ReadResponse(fd);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(Parse(r.body)["rows"][0]["p.name"].string_value(), "p7") << r.body;
+  ::close(fd);
 }
 
 // A worker writes a response itself only when the socket takes all of it at once; the loop writes

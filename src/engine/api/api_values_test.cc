@@ -8,6 +8,9 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <string>
+#include <string_view>
+#include <vector>
 
 namespace omnigraph::engine {
 namespace {
@@ -159,6 +162,94 @@ TEST(ApiValuesTest, ParseErrorsReadAsTheEngines) {
     ASSERT_FALSE(engine.ok());
     ASSERT_FALSE(pub.ok());
     EXPECT_EQ(pub.status().ToString(), engine.status().ToString());
+  }
+}
+
+// api::ParseJson builds the public Json from the parser's events (decision 231); the oracle is
+// what it was: the engine's strict parse into the library's tree, then ToApi. Every text gives
+// the same value (member order, number kinds, strings) or the same error, status text included:
+// hand-picked documents and errors, then valid documents with random bytes changed, cut or
+// inserted, so that errors fall at every kind of position.
+api::Result<api::Json> OracleParse(std::string_view text) {
+  Result<OrderedJson> parsed = ParseOrderedJson(text, "the request body");
+  if (!parsed.ok()) return ToApi(parsed.status());
+  return ToApi(*parsed);
+}
+
+void ExpectParsedAsTheOracle(std::string_view text) {
+  const api::Result<api::Json> oracle = OracleParse(text);
+  const api::Result<api::Json> parsed = api::ParseJson(text, "the request body");
+  ASSERT_EQ(parsed.ok(), oracle.ok()) << text;
+  if (!oracle.ok()) {
+    EXPECT_EQ(parsed.status().ToString(), oracle.status().ToString()) << text;
+    return;
+  }
+  EXPECT_EQ(parsed->dump(), oracle->dump()) << text;
+  EXPECT_EQ(parsed->dump(2), oracle->dump(2)) << text;
+  EXPECT_TRUE(*parsed == *oracle) << text;
+}
+
+TEST(ApiValuesTest, ParseJsonGivesTheTreesValueAndErrors) {
+  const std::vector<std::string> texts = {
+      R"({"query":"query point($name: String) { match { $p: Person { name: $name } } }",)"
+      R"("name":"point","params":{"name":"p42"}})",
+      R"({"b":[1,2.5,"x",-3,18446744073709551615,-9223372036854775808,1e3,0.0,-0.0],"a":{}})",
+      R"([null,true,false,{},[],{"z":{"y":{"x":[[]]}}},"\u00e9\ud83d\ude00\n\t\"\\\/"])",
+      R"("just a string")",
+      "42",
+      "-1",
+      "1.5e-300",
+      "true",
+      "null",
+      " \n[ 1 , 2 ]\t ",
+      R"({"b":1,"a":2,"c":{"b":1,"a":2}})",
+      R"({"a":{"x":1},"b":{"x":2}})",
+      R"({"a":1,"a":2})",
+      R"({"a":{"b":1,"b":2},"a":3})",
+      R"({"a":1,"b":{"c":1},"b":2})",
+      R"({"a":1,"a":2,)",
+      R"([{"k":1,"k":1}, ])",
+      "",
+      " ",
+      "[1,]",
+      "{\"n\":",
+      "1e999",
+      "-1e999",
+      "[1e999]",
+      "\"\xff\"",
+      "\"\xc3\"",
+      "\"a\x01\"",
+      R"("\ud800")",
+      "[1] [2]",
+      "{} x",
+      "tru",
+      "nul",
+      "01",
+      "-",
+      "1.",
+      "[\"a\"",
+      R"({"a" 1})",
+      R"({1:2})",
+      "/* c */ 1",
+      R"({"a":[1,{"b":[2,{"c":3}]}],"d":"e"})"};
+  for (const std::string& text : texts) ExpectParsedAsTheOracle(text);
+
+  std::mt19937_64 rng(231);
+  const std::string alphabet = "{}[]:,\"\\ 0123456789.eE+-abcnrtuxlsf\xc3\xa9\xff\x01";
+  for (int round = 0; round < 5000; ++round) {
+    std::string text = texts[rng() % 3];
+    for (int edits = 1 + static_cast<int>(rng() % 3); edits > 0; --edits) {
+      const size_t at = rng() % (text.size() + 1);
+      switch (rng() % 3) {
+        case 0:
+          if (at < text.size()) text[at] = alphabet[rng() % alphabet.size()];
+          break;
+        case 1: text.insert(at, 1, alphabet[rng() % alphabet.size()]); break;
+        default: text.resize(at); break;
+      }
+    }
+    ExpectParsedAsTheOracle(text);
+    if (HasFailure()) break;
   }
 }
 
