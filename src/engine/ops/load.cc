@@ -197,6 +197,8 @@ Result<LoadResult> PublishLoad(Graph& graph, std::string_view branch, const Snap
   for (const auto& [table_key, change] : request.changes) loaded.insert(table_key);
   write_started = true;
   Result<WriteResult> written = Write(graph, request);
+  // The batches kept for validation go before the derived step, whose memory is the load's peak.
+  request.changes.clear();
   if (!written.ok()) {
     // Refused after the branch was created (another writer used the branch meanwhile, or the
     // store failed): the branch goes again only while nobody published on it.

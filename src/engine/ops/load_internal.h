@@ -325,8 +325,11 @@ class Loader {
     uint32_t fragment = 0;
     uint64_t bytes = 0;  // Input bytes of its lines.
     std::shared_ptr<table::FragmentEntry> entry;
+    // The batch, kept in its type's pending rows once written while limits_.kept_bytes allows.
+    std::shared_ptr<const table::ColumnBatch> batch;
     std::unique_ptr<TaskGroup> group;
   };
+  uint64_t kept_bytes_ = 0;  // Of the batches kept in the pending rows.
   std::deque<Writing> writing_;
   // Writes left outstanding when a flush returns: the flush that submits one more waits for the
   // oldest, so at most this many + 1 run at once — enough to overlap parsing with encoding,
