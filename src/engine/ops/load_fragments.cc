@@ -209,6 +209,8 @@ Status Loader::CollectWrite() {
     kept_bytes_ += bytes;
     pending.written.resize(pending.fragments.size());
     pending.written[writing.fragment] = std::move(writing.batch);
+  } else {
+    ++batches_passed_;
   }
   return Status::Ok();
 }
