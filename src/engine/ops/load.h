@@ -58,8 +58,9 @@ inline constexpr uint64_t kLoadBatchRows = 1 << 16;
 inline constexpr uint64_t kLoadBufferBytes = 64ull << 20;
 // Of the batches a load wrote ahead, it keeps this many bytes in memory (their columns' buffers)
 // until its write has validated them, so that validation reads back and decodes only the rest
-// (decision 230). The peers graph at 1x keeps every batch (about 130 MB); a larger input keeps
-// its first batches, and the memory a load holds still does not grow with its input.
+// (decision 230). The peers graph at 1x keeps every batch (about 125 MB of values and
+// offsets); a larger input keeps its first batches, and the memory a load holds still does not
+// grow with its input.
 inline constexpr uint64_t kLoadKeptBytes = 256ull << 20;
 // Batch writes a load leaves running on the runtime's executor while it reads on
 // (engine/ops/load_fragments.cc Flush; the flush that submits one more waits for the oldest).

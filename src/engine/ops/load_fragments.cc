@@ -151,7 +151,11 @@ Status Loader::Flush(TypeRows& rows) {
   auto written = std::make_shared<const table::ColumnBatch>(std::move(batch));
   const uint32_t f = static_cast<uint32_t>(rows.pending->fragments.size());
   rows.pending->fragments.emplace_back();  // CollectWrite fills it in.
-  Writing writing{&rows, f, rows.batch_bytes, std::make_shared<table::FragmentEntry>(), written,
+  Writing writing{&rows,
+                  f,
+                  rows.batch_bytes,
+                  std::make_shared<table::FragmentEntry>(),
+                  written,
                   std::make_unique<TaskGroup>(*graph_.runtime().executor)};
   writing.group->Add([&tables = graph_.tables(), table = rows.pending->table, written,
                       entry = writing.entry, log = &written_]() -> Status {

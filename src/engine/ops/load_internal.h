@@ -332,7 +332,7 @@ class Loader {
     std::shared_ptr<const table::ColumnBatch> batch;
     std::unique_ptr<TaskGroup> group;
   };
-  uint64_t kept_bytes_ = 0;     // Of the batches kept in the pending rows.
+  uint64_t kept_bytes_ = 0;      // Of the batches kept in the pending rows.
   uint64_t batches_passed_ = 0;  // Written batches the budget left out.
   std::deque<Writing> writing_;
   // Writes left outstanding when a flush returns: the flush that submits one more waits for the
