@@ -64,11 +64,9 @@ function loads(result) {
                                 "--mode", "overwrite", uri], false);
     times.omnigraph_cli.push(cli.wall_ms / 1000);
     cliPeak.push(cli.peak_mib);
-    // The API load runs with the huge-page tunable that `omnigraph load` sets for itself
-    // (decision 80; an embedding program sets it in its environment). SQLite, in the same
-    // process, gets it too.
-    const api = run(path.join(bin, "omnigraph-cold-bench"), ["load", data], true,
-                    { GLIBC_TUNABLES: "glibc.malloc.hugetlb=1" }).out;
+    // The API load runs on base pages, as `omnigraph load` does since decision 230 (decision 80's
+    // huge pages cost more in the kernel's zeroing and compaction than they saved in faults).
+    const api = run(path.join(bin, "omnigraph-cold-bench"), ["load", data], true).out;
     times.omnigraph_api.push(api.omnigraph_api_load_s);
     times.sqlite.push(api.sqlite_load_s);
     result.versions.sqlite = api.sqlite_version;

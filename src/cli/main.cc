@@ -6,7 +6,6 @@
 // --quiet) before or after the command. Exit status: 0 ok, 1 error (a usage error is one line
 // naming the problem and the
 // --help to read), 4 when an expected-commit precondition failed.
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -83,30 +82,6 @@ size_t CommandIndex(const std::vector<std::string>& args) {
   return args.size();
 }
 
-// A bulk load allocates and frees hundreds of megabytes of column, sort and index buffers, and on
-// 4 KiB pages the first touch of each page faults: a third of the load's CPU on the peers graph
-// (docs/design/decisions.md, "Bulk loads run on huge pages"). glibc backs its heap with
-// transparent huge pages only when GLIBC_TUNABLES says so at process start, so `load` executes
-// itself again, once, with glibc.malloc.hugetlb=1 added. A failed exec changes nothing: the load
-// runs on base pages. An environment that already names the tunable is left as it is.
-void ReexecForBulkLoad(int argc, char** argv) {
-  const std::vector<std::string> args(argv + 1, argv + argc);
-  const size_t command = CommandIndex(args);
-  if (command == args.size() || args[command] != "load") return;
-  const char* tunables = std::getenv("GLIBC_TUNABLES");
-  const std::string have = tunables == nullptr ? "" : tunables;
-  if (have.find("glibc.malloc.hugetlb") != std::string::npos) return;
-  const std::string want = (have.empty() ? "" : have + ":") + "glibc.malloc.hugetlb=1";
-  if (setenv("GLIBC_TUNABLES", want.c_str(), 1) != 0) return;
-  execv("/proc/self/exe", argv);
-  // Still here: the exec failed. Run as we are, with the environment as it was.
-  if (tunables == nullptr) {
-    unsetenv("GLIBC_TUNABLES");
-  } else {
-    setenv("GLIBC_TUNABLES", have.c_str(), 1);
-  }
-}
-
 // OmniGraph's deprecated verb names, each run as its successor after a one-line warning on
 // stderr (docs/user/cli/reference.md): `check` is `lint`, `read` is `query`, `change` is `mutate`,
 // `query lint` and `query check` are `lint`.
@@ -148,7 +123,6 @@ std::vector<std::string> RewriteDeprecated(int argc, char** argv) {
 }  // namespace
 
 int Main(int argc, char** argv) {
-  ReexecForBulkLoad(argc, argv);
   CLI::App app{"OmniGraph C++: a typed property graph with branches, on an object store",
                "omnigraph"};
   app.require_subcommand(1);

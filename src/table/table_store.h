@@ -79,6 +79,11 @@ struct PendingRows {
   // values are ignored). Sorted so that staging merges it with the base's id index instead of
   // holding a set of it, and so that it can live in a temporary file (base/sorted_records.h).
   std::shared_ptr<const SortedRecords> ids;
+  // The rows of fragment f exactly as they were written, for the fragments whose writer kept
+  // them; a fragment past the end, or null, is read back from the store. A load keeps its batches
+  // up to a budget (LoadLimits::kept_bytes, decision 230) so that validating them decodes
+  // nothing it has just encoded; ScanPending gives the same rows either way.
+  std::vector<std::shared_ptr<const ColumnBatch>> written;
 };
 
 // One table's part of a write, as Stage takes it: the operation and its row source. Append,
@@ -181,8 +186,10 @@ class TableStore {
   // one batch in `rows.schema`. Corruption / storage failures as reading a version reports.
   Result<ColumnBatch> ReadPending(const PendingRows& rows) const;
   // The same rows, one batch per fragment (in fragment order, superseded rows left out), so a
-  // reader holds one fragment's rows at a time.
-  Status ScanPending(const PendingRows& rows, const BatchSink& sink) const;
+  // reader holds one fragment's rows at a time; a fragment kept in `rows.written` is not read.
+  // The batch is the sink's only for the call.
+  using PendingSink = std::function<Status(const ColumnBatch& batch)>;
+  Status ScanPending(const PendingRows& rows, const PendingSink& sink) const;
 
   // The version `pin` names. NotFound when its manifest is absent (e.g. cleaned up); Corruption
   // naming the manifest when it is malformed, or when its table identity, staged_version,

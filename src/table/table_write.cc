@@ -409,7 +409,19 @@ Result<ColumnBatch> TableStore::ReadPending(const PendingRows& rows) const {
   return PendingVersion(ctx_, rows).Gather(rows.schema, live);
 }
 
-Status TableStore::ScanPending(const PendingRows& rows, const BatchSink& sink) const {
+namespace {
+
+// The rows `rows` kept of fragment `f` when they are what the fragment holds, else null.
+const ColumnBatch* KeptPending(const PendingRows& rows, uint32_t f) {
+  if (f >= rows.written.size() || rows.written[f] == nullptr) return nullptr;
+  const ColumnBatch& kept = *rows.written[f];
+  if (kept.num_rows() != rows.fragments[f].rows || kept.schema() != rows.schema) return nullptr;
+  return &kept;
+}
+
+}  // namespace
+
+Status TableStore::ScanPending(const PendingRows& rows, const PendingSink& sink) const {
   // Straight from the store, not through the object cache: a load reads its rows back once, to
   // validate them, and caching rows that are not published yet would evict what readers cached
   // (and make a load's memory grow with its input up to the cache's size).
@@ -439,14 +451,25 @@ Status TableStore::ScanPending(const PendingRows& rows, const BatchSink& sink) c
     }
     return std::optional<ColumnBatch>(std::move(batch));
   };
+  // A kept fragment's live rows go to the sink as they are (gathered when a row was superseded).
+  const auto sink_kept = [&](uint32_t f, const ColumnBatch& kept) -> Status {
+    std::vector<RowRef> live;
+    LivePendingRows(rows, f, live);
+    if (live.empty()) return Status::Ok();
+    if (live.size() == kept.num_rows()) return sink(kept);
+    for (RowRef& r : live) r.source = 0;
+    OMNIGRAPH_ASSIGN_OR_RETURN(ColumnBatch batch, GatherRows(kept, live));
+    return sink(batch);
+  };
   // The next fragment is read and decoded on the runtime's executor while the sink takes this
   // one: two fragments' rows at most are held. A read still running when the scan stops is
-  // waited for (the group's destructor) before `read` goes.
+  // waited for (the group's destructor) before `read` goes. A kept fragment starts nothing.
   struct Ahead {
     std::unique_ptr<TaskGroup> group;
     std::shared_ptr<Result<std::optional<ColumnBatch>>> batch;
   };
   const auto start = [&](uint32_t f) {
+    if (KeptPending(rows, f) != nullptr) return Ahead{};
     Ahead ahead{std::make_unique<TaskGroup>(*ctx_->runtime().executor),
                 std::make_shared<Result<std::optional<ColumnBatch>>>(std::nullopt)};
     ahead.group->Add([&read, f, batch = ahead.batch]() -> Status {
@@ -459,10 +482,14 @@ Status TableStore::ScanPending(const PendingRows& rows, const BatchSink& sink) c
   Ahead next = count > 0 ? start(0) : Ahead{};
   for (uint32_t f = 0; f < count; ++f) {
     Ahead current = std::move(next);
-    OMNIGRAPH_RETURN_IF_ERROR(current.group->Wait());
+    if (current.group != nullptr) OMNIGRAPH_RETURN_IF_ERROR(current.group->Wait());
     if (f + 1 < count) next = start(f + 1);
+    if (const ColumnBatch* kept = KeptPending(rows, f); kept != nullptr) {
+      OMNIGRAPH_RETURN_IF_ERROR(sink_kept(f, *kept));
+      continue;
+    }
     OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<ColumnBatch> batch, std::move(*current.batch));
-    if (batch) OMNIGRAPH_RETURN_IF_ERROR(sink(std::move(*batch)));
+    if (batch) OMNIGRAPH_RETURN_IF_ERROR(sink(*batch));
   }
   return Status::Ok();
 }

@@ -56,6 +56,12 @@ Result<LoadMode> ParseLoadMode(std::string_view name);
 inline constexpr uint64_t kLoadBatchRows = 1 << 16;
 // Input bytes buffered over all types before the largest batch is written early.
 inline constexpr uint64_t kLoadBufferBytes = 64ull << 20;
+// Of the batches a load wrote ahead, it keeps this many bytes in memory (their columns' buffers)
+// until its write has validated them, so that validation reads back and decodes only the rest
+// (decision 230). The peers graph at 1x keeps every batch (about 125 MB of values and
+// offsets); a larger input keeps its first batches, and the memory a load holds still does not
+// grow with its input.
+inline constexpr uint64_t kLoadKeptBytes = 256ull << 20;
 // Batch writes a load leaves running on the runtime's executor while it reads on
 // (engine/ops/load_fragments.cc Flush; the flush that submits one more waits for the oldest).
 inline constexpr size_t kLoadWritesInFlight = 2;
@@ -70,6 +76,8 @@ struct LoadLimits {
   // Memory for the load's id bookkeeping and the write's validation sorts; past it they go to
   // temporary files (base/sorted_records.h).
   uint64_t sort_bytes = kSorterMemoryBytes;
+  // Written batches kept for validation (0: none; validation reads every one back).
+  uint64_t kept_bytes = kLoadKeptBytes;
   // The input is parsed on the runtime's executor in chunks of this many bytes of lines
   // (jsonl_chunks.h); smaller only in tests, to cut an input into many chunks.
   size_t parse_chunk_bytes = kParseChunkBytes;

@@ -36,6 +36,19 @@ std::string OrdinalPrefix(uint16_t ordinal) {
 
 namespace {
 
+// The memory a column's buffers hold (their capacity), its child's included.
+uint64_t ColumnBytes(const table::Column& column) {
+  uint64_t bytes = column.validity().capacity() + column.offsets_buffer().capacity() +
+                   column.values_buffer().capacity();
+  return column.has_child() ? bytes + ColumnBytes(column.child()) : bytes;
+}
+
+uint64_t BatchBytes(const table::ColumnBatch& batch) {
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < batch.num_columns(); ++i) bytes += ColumnBytes(batch.column(i));
+  return bytes;
+}
+
 // `batch` without the rows in `drop` (sorted ascending, unique).
 Result<table::ColumnBatch> WithoutRows(const table::ColumnBatch& batch,
                                        std::vector<uint64_t> drop) {
@@ -138,7 +151,11 @@ Status Loader::Flush(TypeRows& rows) {
   auto written = std::make_shared<const table::ColumnBatch>(std::move(batch));
   const uint32_t f = static_cast<uint32_t>(rows.pending->fragments.size());
   rows.pending->fragments.emplace_back();  // CollectWrite fills it in.
-  Writing writing{&rows, f, rows.batch_bytes, std::make_shared<table::FragmentEntry>(),
+  Writing writing{&rows,
+                  f,
+                  rows.batch_bytes,
+                  std::make_shared<table::FragmentEntry>(),
+                  written,
                   std::make_unique<TaskGroup>(*graph_.runtime().executor)};
   writing.group->Add([&tables = graph_.tables(), table = rows.pending->table, written,
                       entry = writing.entry, log = &written_]() -> Status {
@@ -187,7 +204,18 @@ Status Loader::CollectWrite() {
   writing_.pop_front();
   buffered_bytes_ -= writing.bytes;
   OMNIGRAPH_RETURN_IF_ERROR(writing.group->Wait());
-  writing.rows->pending->fragments[writing.fragment] = std::move(*writing.entry);
+  table::PendingRows& pending = *writing.rows->pending;
+  pending.fragments[writing.fragment] = std::move(*writing.entry);
+  // The written batch stays in memory for validation while the budget allows; the first batches
+  // fill it, the rest are read back.
+  const uint64_t bytes = BatchBytes(*writing.batch);
+  if (kept_bytes_ + bytes <= limits_.kept_bytes) {
+    kept_bytes_ += bytes;
+    pending.written.resize(pending.fragments.size());
+    pending.written[writing.fragment] = std::move(writing.batch);
+  } else {
+    ++batches_passed_;
+  }
   return Status::Ok();
 }
 

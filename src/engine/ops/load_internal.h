@@ -262,6 +262,9 @@ class Loader {
   Result<std::map<std::string, TableChange>> Finish(LoadResult* result);
   // The input line of each row the write validates (complete after Finish).
   std::shared_ptr<const RowLines> lines() const { return lines_; }
+  // Whether every batch written ahead was kept for validation (LoadLimits::kept_bytes): false
+  // once the input outgrew the budget.
+  bool KeptEveryBatch() const { return batches_passed_ == 0; }
   // The most input bytes the unwritten batches held at once.
   uint64_t buffered_bytes_peak() const { return buffered_bytes_peak_; }
   // Waits for the batches being written and deletes every fragment the loader wrote (a refused
@@ -325,8 +328,12 @@ class Loader {
     uint32_t fragment = 0;
     uint64_t bytes = 0;  // Input bytes of its lines.
     std::shared_ptr<table::FragmentEntry> entry;
+    // The batch, kept in its type's pending rows once written while limits_.kept_bytes allows.
+    std::shared_ptr<const table::ColumnBatch> batch;
     std::unique_ptr<TaskGroup> group;
   };
+  uint64_t kept_bytes_ = 0;      // Of the batches kept in the pending rows.
+  uint64_t batches_passed_ = 0;  // Written batches the budget left out.
   std::deque<Writing> writing_;
   // Writes left outstanding when a flush returns: the flush that submits one more waits for the
   // oldest, so at most this many + 1 run at once — enough to overlap parsing with encoding,

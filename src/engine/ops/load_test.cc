@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -531,6 +532,63 @@ TEST(LoadStreamingTest, TinyBatchesMatchOneBatchInEveryMode) {
     const auto& fragments = (*s->Table("node:Person"))->manifest().fragments;
     EXPECT_GE(fragments.size(), 10u) << "the rows were written in batches";
   }
+}
+
+// Passes every call on, counting the reads of fragment objects (`data/…`).
+class FragmentReadsStore final : public storage::ObjectStore {
+ public:
+  explicit FragmentReadsStore(std::shared_ptr<storage::ObjectStore> inner)
+      : inner_(std::move(inner)) {}
+  std::atomic<int> fragment_gets{0};
+
+  Result<storage::GetResult> Get(std::string_view n, std::optional<storage::ByteRange> r) override {
+    if (n.find("/data/") != std::string_view::npos) ++fragment_gets;
+    return inner_->Get(n, r);
+  }
+  Result<storage::ObjectMeta> Head(std::string_view n) override { return inner_->Head(n); }
+  Result<storage::ListPage> List(const storage::ListOptions& o) override { return inner_->List(o); }
+  Status Put(std::string_view n, std::string_view d) override { return inner_->Put(n, d); }
+  Result<bool> PutIfAbsent(std::string_view n, std::string_view d) override {
+    return inner_->PutIfAbsent(n, d);
+  }
+  Result<std::string> PutIfMatch(std::string_view n, std::string_view d,
+                                 std::string_view e) override {
+    return inner_->PutIfMatch(n, d, e);
+  }
+  Status Delete(std::string_view n) override { return inner_->Delete(n); }
+  std::string Describe() const override { return "fragment-reads"; }
+
+ private:
+  std::shared_ptr<storage::ObjectStore> inner_;
+};
+
+// A load keeps the batches it wrote ahead until its write has validated them (decision 230), so
+// validation reads none of them back; a load that keeps none reads once each fragment that still
+// has a live row (every fragment its version references). Both publish the same graph.
+TEST(LoadStreamingTest, KeptBatchesAreValidatedWithoutBeingReadBack) {
+  const std::string input = PeopleWithRepeats(40);
+  std::map<uint64_t, int> reads;
+  std::map<uint64_t, std::string> exports;
+  size_t referenced = 0;
+  for (uint64_t kept : {kLoadKeptBytes, uint64_t{0}}) {
+    auto store = std::make_shared<FragmentReadsStore>(std::make_shared<storage::MemoryStore>());
+    Result<std::unique_ptr<Graph>> g = Graph::Init(storage::Runtime::ForTest(store, 1), kSchema);
+    ASSERT_TRUE(g.ok()) << g.status().ToString();
+    LoadOptions options;
+    options.limits = LoadLimits{3, 1 << 20, 64};
+    options.limits.kept_bytes = kept;
+    const int before = store->fragment_gets;
+    Result<LoadResult> r = Load(**g, "main", input, LoadMode::kMerge, options);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    reads[kept] = store->fragment_gets - before;
+    exports[kept] = ExportOf(**g);
+    Result<Snapshot> s = (*g)->SnapshotOfBranch("main");
+    referenced = (*s->Table("node:Person"))->manifest().fragments.size() +
+                 (*s->Table("node:Note"))->manifest().fragments.size();
+  }
+  EXPECT_GE(referenced, 20u) << "the rows were written in batches";
+  EXPECT_EQ(exports[0], exports[kLoadKeptBytes]);
+  EXPECT_EQ(reads[0] - reads[kLoadKeptBytes], static_cast<int>(referenced));
 }
 
 TEST(LoadStreamingTest, TheBufferBoundWritesTheLargestBatchEarly) {
@@ -1168,9 +1226,12 @@ TEST(LoadConstraintTest, LinesStayRightAcrossBatchesAndSupersededRows) {
              std::to_string(i) + "}}\n";
   }
   input += R"({"type":"Person","data":{"name":"p9","kind":"c"}})";
-  ExpectConstraintRejected(input,
-                           "line 10: invalid enum value 'c' for Person.kind (expected: a, b)",
-                           LoadMode::kMerge, LoadLimits{2, 1 << 20, 64});
+  // The batches kept for validation, and none kept (every fragment read back): the same line.
+  for (uint64_t kept : {kLoadKeptBytes, uint64_t{0}}) {
+    ExpectConstraintRejected(input,
+                             "line 10: invalid enum value 'c' for Person.kind (expected: a, b)",
+                             LoadMode::kMerge, LoadLimits{2, 1 << 20, 64, kept});
+  }
 }
 
 TEST(LoadConstraintTest, CrossBatchViolationsNameTheirLineWhenTheSortsSpill) {

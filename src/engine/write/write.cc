@@ -284,8 +284,7 @@ Status ValidateChanges(Graph& graph, const commit::GraphState& base, const Write
       [&](const TableChange& change,
           const std::function<Status(const table::ColumnBatch&)>& sink) -> Status {
         if (!change.pending) return sink(change.rows);
-        return graph.tables().ScanPending(*change.pending,
-                                          [&](table::ColumnBatch batch) { return sink(batch); });
+        return graph.tables().ScanPending(*change.pending, sink);
       },
       request.sort_bytes);
 }
