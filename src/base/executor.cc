@@ -2,24 +2,26 @@
 
 namespace omnigraph {
 
-ThreadPool::ThreadPool(size_t threads) {
-  OMNIGRAPH_CHECK(threads > 0);
-  threads_.reserve(threads);
-  for (size_t i = 0; i < threads; ++i) threads_.emplace_back([this] { Run(); });
-}
+ThreadPool::ThreadPool(size_t threads) : threads_max_(threads) { OMNIGRAPH_CHECK(threads > 0); }
 
 ThreadPool::~ThreadPool() {
+  std::vector<std::thread> threads;
   {
     std::lock_guard lock(mu_);
     stopping_ = true;
+    threads.swap(threads_);
   }
   cv_.notify_all();
-  for (std::thread& t : threads_) t.join();
+  for (std::thread& t : threads) t.join();
 }
 
 void ThreadPool::Submit(std::function<void()> task) {
   {
     std::lock_guard lock(mu_);
+    if (threads_.empty()) {
+      threads_.reserve(threads_max_);
+      for (size_t i = 0; i < threads_max_; ++i) threads_.emplace_back([this] { Run(); });
+    }
     queue_.push_back(std::move(task));
   }
   cv_.notify_one();
