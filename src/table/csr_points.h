@@ -21,9 +21,10 @@
 // blocks it finds there instead of reading, mapping and checksumming them again: a warm process
 // that walks from many starts checksums each block of the object at most once while the cache
 // keeps it. On a local store only the blocks a call asked for are checked and kept, not the gaps
-// a coalesced read spans (decision 229). The runs are bounded by the cache's capacity like every other cached object, and by the
-// object's data area per opening (plus what coalesced reads overlap).
-// The open state is immutable; the index of cached runs is guarded by a mutex. Thread-safe.
+// a coalesced read spans (decision 229). The runs are bounded by the cache's capacity like every
+// other cached object, and by the object's data area per opening (plus what coalesced reads
+// overlap). The open state is immutable; the index of cached runs is guarded by a mutex.
+// Thread-safe.
 #pragma once
 
 #include <atomic>
