@@ -5,20 +5,20 @@ namespace omnigraph {
 ThreadPool::ThreadPool(size_t threads) : threads_max_(threads) { OMNIGRAPH_CHECK(threads > 0); }
 
 ThreadPool::~ThreadPool() {
-  std::vector<std::thread> threads;
   {
     std::lock_guard lock(mu_);
     stopping_ = true;
-    threads.swap(threads_);
   }
   cv_.notify_all();
-  for (std::thread& t : threads) t.join();
+  // A task still running may Submit more (the workers drain the queue before they stop); it
+  // finds the threads started, so threads_ is not changed while they are joined.
+  for (std::thread& t : threads_) t.join();
 }
 
 void ThreadPool::Submit(std::function<void()> task) {
   {
     std::lock_guard lock(mu_);
-    if (threads_.empty()) {
+    if (threads_.empty() && !stopping_) {
       threads_.reserve(threads_max_);
       for (size_t i = 0; i < threads_max_; ++i) threads_.emplace_back([this] { Run(); });
     }
