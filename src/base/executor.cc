@@ -2,11 +2,7 @@
 
 namespace omnigraph {
 
-ThreadPool::ThreadPool(size_t threads) {
-  OMNIGRAPH_CHECK(threads > 0);
-  threads_.reserve(threads);
-  for (size_t i = 0; i < threads; ++i) threads_.emplace_back([this] { Run(); });
-}
+ThreadPool::ThreadPool(size_t threads) : threads_max_(threads) { OMNIGRAPH_CHECK(threads > 0); }
 
 ThreadPool::~ThreadPool() {
   {
@@ -14,12 +10,18 @@ ThreadPool::~ThreadPool() {
     stopping_ = true;
   }
   cv_.notify_all();
+  // A task still running may Submit more (the workers drain the queue before they stop); it
+  // finds the threads started, so threads_ is not changed while they are joined.
   for (std::thread& t : threads_) t.join();
 }
 
 void ThreadPool::Submit(std::function<void()> task) {
   {
     std::lock_guard lock(mu_);
+    if (threads_.empty() && !stopping_) {
+      threads_.reserve(threads_max_);
+      for (size_t i = 0; i < threads_max_; ++i) threads_.emplace_back([this] { Run(); });
+    }
     queue_.push_back(std::move(task));
   }
   cv_.notify_one();

@@ -34,6 +34,8 @@ class InlineExecutor final : public Executor {
   size_t Parallelism() const override { return 1; }
 };
 
+// The threads start with the first Submit, so a process that never hands work to its pool (a
+// fresh process answering one read on a local store) does not pay for starting them.
 class ThreadPool final : public Executor {
  public:
   explicit ThreadPool(size_t threads);
@@ -43,16 +45,17 @@ class ThreadPool final : public Executor {
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   void Submit(std::function<void()> task) override;
-  size_t Parallelism() const override { return threads_.size(); }
+  size_t Parallelism() const override { return threads_max_; }
 
  private:
   void Run();
 
+  const size_t threads_max_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> queue_;
   bool stopping_ = false;
-  std::vector<std::thread> threads_;
+  std::vector<std::thread> threads_;  // Empty until the first Submit; guarded by mu_.
 };
 
 // A batch of tasks that finishes together. Add() queues a task; Wait() runs what is still queued

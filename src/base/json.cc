@@ -7,12 +7,10 @@ namespace omnigraph {
 
 namespace {
 
+// The name of a member that appears twice in one object of `text` (which parses), found by
+// keeping each open object's member names: the slow path, run only once a duplicate is known.
 template <typename J>
-Result<J> ParseImpl(std::string_view text, std::string_view what, bool as_corruption) {
-  const Code code = as_corruption ? Code::kCorruption : Code::kInvalidArgument;
-  // A stored object's damage names the object (Status::object), as every decoder's errors do.
-  const std::string object = as_corruption ? std::string(what) : std::string();
-  // A stack of the member names seen in each open object, to refuse duplicates.
+std::string FirstDuplicate(std::string_view text) {
   std::vector<std::set<std::string>> keys;
   std::string duplicate;
   auto callback = [&](int /*depth*/, nlohmann::detail::parse_event_t event, J& parsed) {
@@ -32,6 +30,39 @@ Result<J> ParseImpl(std::string_view text, std::string_view what, bool as_corrup
     }
     return true;
   };
+  // `text` parsed once already; a parse that throws here leaves no duplicate to name.
+  J parsed = J::parse(text.begin(), text.end(), callback, /*allow_exceptions=*/false);
+  return parsed.is_discarded() ? std::string() : duplicate;
+}
+
+template <typename J>
+Result<J> ParseImpl(std::string_view text, std::string_view what, bool as_corruption) {
+  const Code code = as_corruption ? Code::kCorruption : Code::kInvalidArgument;
+  // A stored object's damage names the object (Status::object), as every decoder's errors do.
+  const std::string object = as_corruption ? std::string(what) : std::string();
+  // Duplicates are refused. The parser keeps the last of a repeated member, so an object that
+  // had one holds fewer members than the keys it was given: each open object's key count is
+  // compared with its size when it closes (no copy of any name; a fresh process parses every
+  // document of its open this way, decision 229). The duplicate is named by a second parse.
+  std::vector<size_t> counts;
+  bool has_duplicate = false;
+  auto callback = [&](int /*depth*/, nlohmann::detail::parse_event_t event, J& parsed) {
+    using Event = nlohmann::detail::parse_event_t;
+    switch (event) {
+      case Event::object_start: counts.push_back(0); break;
+      case Event::key:
+        if (!counts.empty()) ++counts.back();
+        break;
+      case Event::object_end:
+        if (!counts.empty()) {
+          if (parsed.is_object() && parsed.size() != counts.back()) has_duplicate = true;
+          counts.pop_back();
+        }
+        break;
+      default: break;
+    }
+    return true;
+  };
   J value;
   try {
     value = J::parse(text.begin(), text.end(), callback, /*allow_exceptions=*/true);
@@ -45,8 +76,9 @@ Result<J> ParseImpl(std::string_view text, std::string_view what, bool as_corrup
     // ("1e999", out_of_range.406) is the one a parse throws (fuzz/regressions/manifest).
     return Status(code, "invalid JSON in " + std::string(what) + ": " + e.what(), object);
   }
-  if (!duplicate.empty()) {
-    return Status(code, "duplicate member '" + duplicate + "' in " + std::string(what), object);
+  if (has_duplicate) {
+    return Status(
+        code, "duplicate member '" + FirstDuplicate<J>(text) + "' in " + std::string(what), object);
   }
   return value;
 }

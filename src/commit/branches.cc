@@ -173,7 +173,7 @@ Result<ResolvedBranch> ResolveBranch(const storage::Runtime& runtime, std::strin
   }
   // The hint's name follows from the key alone, so it is read beside the metadata.
   Result<std::optional<Hint>> hint = std::optional<Hint>();
-  TaskGroup hint_read(*runtime.executor);
+  TaskGroup hint_read(runtime.ReadExecutor());
   if (with_hint) {
     hint_read.Add([&runtime, &hint, &key]() -> Status {
       hint = ReadHint(*runtime.store, key);

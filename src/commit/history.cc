@@ -61,7 +61,7 @@ Result<HistoryPage> ReadHistory(const storage::Runtime& runtime, const HistoryPo
     const uint64_t want = page_size - page.commits.size();
     const uint64_t low = seq - floor + 1 > want ? seq - want + 1 : floor;
     std::vector<std::optional<BoundedRead>> reads(seq - low + 1);
-    TaskGroup group(*runtime.executor);
+    TaskGroup group(runtime.ReadExecutor());
     for (uint64_t s = low; s <= seq; ++s) {
       group.Add([&, s]() -> Status {
         OMNIGRAPH_ASSIGN_OR_RETURN(reads[s - low],

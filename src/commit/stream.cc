@@ -136,7 +136,7 @@ Status Stream::ReadRecords(uint64_t from, uint64_t to, std::map<uint64_t, Record
   }
   if (wanted.empty()) return Status::Ok();
   std::vector<std::optional<Record>> results(wanted.size());
-  TaskGroup group(*runtime_.executor);
+  TaskGroup group(runtime_.ReadExecutor());
   for (size_t i = 0; i < wanted.size(); ++i) {
     group.Add([this, &results, &wanted, i]() -> Status {
       OMNIGRAPH_ASSIGN_OR_RETURN(results[i], ProbeRecord(wanted[i]));
@@ -233,7 +233,7 @@ Result<std::optional<bool>> Stream::ProbeAbove(uint64_t& latest, std::map<uint64
   // caller's reads ahead): with a fresh hint the probe finds nothing and the lookahead is
   // already answered (D21, decisions 203 and 205).
   bool above = false;
-  TaskGroup group(*runtime_.executor);
+  TaskGroup group(runtime_.ReadExecutor());
   if (beside) {
     group.Add([fn = std::move(beside)]() -> Status {
       fn();
@@ -308,7 +308,7 @@ Result<std::shared_ptr<const GraphState>> Stream::ColdReadLocked(const ReadAhead
   // schema the hint names, for the caller (commit-record.md "Reading current state").
   PrefetchedCheckpoint checkpoint;
   checkpoint.seq = CheckpointCandidates(start).front();
-  TaskGroup checkpoint_read(*runtime_.executor);
+  TaskGroup checkpoint_read(runtime_.ReadExecutor());
   checkpoint_read.Add([this, &checkpoint]() -> Status {
     checkpoint.read = ReadCheckpoint(checkpoint.seq);
     return Status::Ok();
@@ -334,7 +334,7 @@ Result<std::shared_ptr<const GraphState>> Stream::ColdReadLocked(const ReadAhead
     // rather than the end: one HEAD, concurrent with the fold when the first probe did not
     // answer it (D21).
     bool above = first_above.value_or(false);
-    TaskGroup lookahead(*runtime_.executor);
+    TaskGroup lookahead(runtime_.ReadExecutor());
     if (!first_above) {
       lookahead.Add([this, &above, seq = latest + 2]() -> Status {
         OMNIGRAPH_ASSIGN_OR_RETURN(above, RecordExists(seq));

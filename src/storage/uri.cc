@@ -141,6 +141,10 @@ Runtime Runtime::ForStore(std::shared_ptr<ObjectStore> store, size_t threads) {
   rt.clock = std::shared_ptr<Clock>(SystemClock::Default(), NoopDeleter());
   rt.random = std::make_shared<Random>(Random::FromEntropy());
   rt.executor = std::make_shared<ThreadPool>(threads);
+  // A pool starts its threads with its first task (decision 229). A remote store's first cold
+  // read fans out to the pool at once and waits on the slowest of its reads, so its threads are
+  // started now, by an empty task, rather than while that read's requests queue behind them.
+  if (store->Remote()) rt.executor->Submit([] {});
   rt.store = std::move(store);
   return rt;
 }

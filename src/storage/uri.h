@@ -50,6 +50,15 @@ struct Runtime {
   std::shared_ptr<Random> random;
   std::shared_ptr<Executor> executor;
   std::shared_ptr<ObjectStore> store;
+  // Where a read's independent store reads run (the records up to the hint, the manifests and
+  // index objects read ahead, a branch's metadata beside its hint): null runs them on
+  // `executor`. A handle on a local store sets an InlineExecutor, so those reads run on the
+  // caller's thread: a local read is a copy or a mapping, cheaper than handing it to a pool
+  // thread and waiting (decision 229). Writes, loads and scans keep `executor`.
+  std::shared_ptr<Executor> reads;
+
+  // The executor a read's independent store reads run on: `reads`, else `executor`.
+  Executor& ReadExecutor() const { return reads != nullptr ? *reads : *executor; }
 
   // Production seams over `store`: system clock, entropy-seeded Random, a pool of `threads`.
   static Runtime ForStore(std::shared_ptr<ObjectStore> store, size_t threads = 8);

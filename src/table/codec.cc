@@ -151,13 +151,22 @@ Status ZstdDecompressRange(std::string_view source, uint64_t total_bytes, uint64
                         " bytes");
     }
     if (at + frame_bytes > begin) {
-      // The frame holds some of [begin, end): decode it up to what is needed, then copy.
-      const uint64_t needed = std::min<uint64_t>(end, at + frame_bytes) - at;
+      // The frame holds some of [begin, end): decode it up to what is needed, then copy. zstd
+      // decodes whole blocks of up to ZSTD_BLOCKSIZE_MAX (128 KiB) of output, so stopping early
+      // saves nothing in a frame no larger than one block, while the streaming decoder it takes
+      // allocates and first touches its own buffers (in a fresh process, a third of a lookup's
+      // decode was their page faults): such a frame is decoded whole, in one call, into
+      // `scratch`.
+      const uint64_t needed = frame_bytes <= ZSTD_BLOCKSIZE_MAX
+                                  ? frame_bytes
+                                  : std::min<uint64_t>(end, at + frame_bytes) - at;
       scratch.resize(needed);
       OMNIGRAPH_RETURN_IF_ERROR(DecodeFramePrefix(source.substr(0, stored), frame_bytes,
                                                   {scratch.data(), scratch.size()}));
       const uint64_t from = std::max(begin, at) - at;
-      std::copy(scratch.begin() + static_cast<ptrdiff_t>(from), scratch.end(),
+      const uint64_t to = std::min<uint64_t>(end, at + frame_bytes) - at;
+      std::copy(scratch.begin() + static_cast<ptrdiff_t>(from),
+                scratch.begin() + static_cast<ptrdiff_t>(to),
                 destination.begin() + static_cast<ptrdiff_t>(at + from - begin));
     }
     at += frame_bytes;

@@ -243,6 +243,18 @@ void CsrPoints::CacheRun(internal::TableContext& ctx, std::shared_ptr<const Run>
   for (uint64_t b = first; b <= last; ++b) run_of_[b] = static_cast<uint32_t>(first + 1);
 }
 
+Status CsrPoints::KeepChecked(const storage::SharedBytes& data, uint64_t data_begin,
+                              std::pair<uint64_t, uint64_t> blocks,
+                              std::vector<std::shared_ptr<const Run>>& runs) const {
+  const uint64_t begin = layout_.data_begin + blocks.first * layout_.block_bytes;
+  const uint64_t end =
+      std::min(layout_.data_begin + (blocks.second + 1) * layout_.block_bytes, layout_.data_end);
+  storage::SharedBytes bytes = data.Slice(begin - data_begin, end - begin);
+  if (!CsrBlocksMatch(layout_, sums_, begin, bytes.view())) return Bad("block checksum mismatch");
+  runs.push_back(std::make_shared<const Run>(Run{begin, std::move(bytes)}));
+  return Status::Ok();
+}
+
 Result<std::vector<std::shared_ptr<const CsrPoints::Run>>> CsrPoints::ReadBlocks(
     internal::TableContext& ctx, const std::vector<std::pair<uint64_t, uint64_t>>& missing,
     CsrPointLists& out) const {
@@ -257,10 +269,24 @@ Result<std::vector<std::shared_ptr<const CsrPoints::Run>>> CsrPoints::ReadBlocks
     }
   }
   clusters = AtMostReads(std::move(clusters), kCsrRoundReadsMax);
+  // Which blocks of a read are checked and kept. On a remote store the whole read: its bytes are
+  // a buffer of their own, which the kept run holds and is charged for. On a local one only the
+  // missing spans it covers, each kept as a slice of the read: the blocks between them were read
+  // only to save requests, and checking them cost most of a fresh 1-hop at 10x (megabytes of
+  // other ids hashed for a few dozen blocks; decision 229). A local read is a mapping of the
+  // file's cached pages (or, below LocalStore::kMapBytesMin, a small copy), so the slices'
+  // charges leave out only pages never touched.
+  const bool keep_whole = ctx.store().Remote();
+  std::vector<size_t> first_span(clusters.size(), missing.size());
+  for (size_t i = 0, m = 0; i < clusters.size(); ++i) {
+    while (m < missing.size() && missing[m].second < clusters[i].first) ++m;
+    first_span[i] = m;
+  }
   // On a remote store the round's reads go out together (on the runtime's executor; the calling
   // thread runs what no worker has taken), so a round costs one round trip however many clusters
   // it reads. On a local one a read is a copy or a mapping, cheaper than handing it to a thread.
-  std::vector<std::shared_ptr<const Run>> runs(clusters.size());
+  std::vector<std::vector<std::shared_ptr<const Run>>> runs(clusters.size());
+  std::vector<uint64_t> read_bytes(clusters.size(), 0);
   std::vector<Status> failed(clusters.size());
   const auto read = [&](size_t i) {
     const uint64_t begin = layout_.data_begin + clusters[i].first * block;
@@ -270,12 +296,20 @@ Result<std::vector<std::shared_ptr<const CsrPoints::Run>>> CsrPoints::ReadBlocks
         ctx.store().GetShared(name_, storage::ByteRange{payload_offset_ + begin, end - begin});
     if (!got.ok()) {
       failed[i] = got.status();
-    } else if (got->data.size() != end - begin) {
+      return;
+    }
+    if (got->data.size() != end - begin) {
       failed[i] = Bad("object is shorter than its table says");
-    } else if (!CsrBlocksMatch(layout_, sums_, begin, got->data.view())) {
-      failed[i] = Bad("block checksum mismatch");
-    } else {
-      runs[i] = std::make_shared<const Run>(Run{begin, std::move(got->data)});
+      return;
+    }
+    read_bytes[i] = got->data.size();
+    if (keep_whole) {
+      failed[i] = KeepChecked(got->data, begin, clusters[i], runs[i]);
+      return;
+    }
+    for (size_t m = first_span[i];
+         m < missing.size() && missing[m].first <= clusters[i].second && failed[i].ok(); ++m) {
+      failed[i] = KeepChecked(got->data, begin, missing[m], runs[i]);
     }
   };
   if (clusters.size() == 1 || !ctx.store().Remote()) {
@@ -290,14 +324,16 @@ Result<std::vector<std::shared_ptr<const CsrPoints::Run>>> CsrPoints::ReadBlocks
     }
     group.Wait().IgnoreError();
   }
+  std::vector<std::shared_ptr<const Run>> kept;
   for (size_t i = 0; i < clusters.size(); ++i) {
     OMNIGRAPH_RETURN_IF_ERROR(failed[i]);
     ++out.reads;
-    out.bytes += runs[i]->bytes.size();
+    out.bytes += read_bytes[i];
+    kept.insert(kept.end(), runs[i].begin(), runs[i].end());
   }
-  // Only a read whose every block passed is kept: a block is used after its checksum passed.
-  for (const std::shared_ptr<const Run>& run : runs) CacheRun(ctx, run);
-  return runs;
+  // Only a run whose every block passed is kept: a block is used after its checksum passed.
+  for (const std::shared_ptr<const Run>& run : kept) CacheRun(ctx, run);
+  return kept;
 }
 
 Status CsrPoints::ReadKeyPart(internal::TableContext& ctx, CsrPointLists& out) const {

@@ -19,10 +19,12 @@
 // ("cr:{serial}#{first block}", charged the run's bytes; the serial is this opening's, so no other
 // opening of the object, with other checksums, ever sees them), and a later Lists call takes the
 // blocks it finds there instead of reading, mapping and checksumming them again: a warm process
-// that walks from many starts reads each block of the object at most once while the cache keeps
-// it. The runs are bounded by the cache's capacity like every other cached object, and by the
-// object's data area per opening (plus what coalesced reads overlap).
-// The open state is immutable; the index of cached runs is guarded by a mutex. Thread-safe.
+// that walks from many starts checksums each block of the object at most once while the cache
+// keeps it. On a local store only the blocks a call asked for are checked and kept, not the gaps
+// a coalesced read spans (decision 229). The runs are bounded by the cache's capacity like every
+// other cached object, and by the object's data area per opening (plus what coalesced reads
+// overlap). The open state is immutable; the index of cached runs is guarded by a mutex.
+// Thread-safe.
 #pragma once
 
 #include <atomic>
@@ -125,10 +127,17 @@ class CsrPoints {
   // cached before, the others read (coalesced) and checked, then cached.
   Result<Fetched> Fetch(std::vector<std::pair<uint64_t, uint64_t>> ranges,
                         CsrPointLists& out) const;
-  // Reads the block spans `missing` (ascending, disjoint), coalesced; checks and caches each read.
+  // Reads the block spans `missing` (ascending, disjoint), coalesced; checks and caches each
+  // read whole on a remote store, and on a local one only the missing spans it covers. Returns
+  // the kept runs, ascending, covering every missing block.
   Result<std::vector<std::shared_ptr<const Run>>> ReadBlocks(
       internal::TableContext& ctx, const std::vector<std::pair<uint64_t, uint64_t>>& missing,
       CsrPointLists& out) const;
+  // Appends to `runs` the blocks [blocks.first, blocks.second] of `data` (read from payload
+  // offset `data_begin`) as one run, when their checksums pass; Corruption otherwise.
+  Status KeepChecked(const storage::SharedBytes& data, uint64_t data_begin,
+                     std::pair<uint64_t, uint64_t> blocks,
+                     std::vector<std::shared_ptr<const Run>>& runs) const;
   // Reads the blocks of the key part (kCsrKeyPartShareMax) that no cached run holds.
   Status ReadKeyPart(internal::TableContext& ctx, CsrPointLists& out) const;
   // The cached runs holding `blocks` (ascending), each null when none is cached.

@@ -407,6 +407,66 @@ TEST_P(CsrPointsTest, AReaderChecksEachBlockOnceAndListsWithoutEdges) {
   EXPECT_EQ(counting_->Snapshot().gets, 0u);
 }
 
+// The store answering as a remote one (storage::ObjectStore::Remote).
+class RemoteLike final : public storage::ForwardingStore {
+ public:
+  using ForwardingStore::ForwardingStore;
+  bool Remote() const override { return true; }
+};
+
+// A round's reads coalesce blocks across gaps. On a remote store a read is kept whole (its bytes
+// are one buffer); on a local one only the blocks asked for are checked and kept (decision 229):
+// the cache is charged less than was read, and the lists are the same.
+TEST_P(CsrPointsTest, OnALocalStoreOnlyTheBlocksAskedForAreKept) {
+  const TablePin pin = RandomGraph(3000, 20'000);
+  const Lists expected = WholeLists(**Cold(pin)->Csr(EdgeDirection::kOut));
+  std::vector<std::string> some;
+  size_t k = 0;
+  for (const auto& [key, list] : expected) {
+    if (k++ % 251 == 7) some.push_back(key);
+  }
+  ASSERT_GE(some.size(), 8u);
+  for (bool remote : {false, true}) {
+    SCOPED_TRACE(remote ? "remote" : "local");
+    storage::Runtime runtime = runtime_;
+    if (remote) runtime.store = std::make_shared<RemoteLike>(counting_);
+    TableStore tables(runtime, Options());
+    Result<std::shared_ptr<const TableVersion>> version = tables.Open(pin);
+    ASSERT_TRUE(version.ok()) << version.status().ToString();
+    Result<std::shared_ptr<const CsrPoints>> points =
+        CsrPoints::Open(**version, EdgeDirection::kOut);
+    ASSERT_TRUE(points.ok()) << points.status().ToString();
+    const uint64_t charged = tables.cache().charged_bytes();
+    std::vector<std::string_view> views(some.begin(), some.end());
+    Result<CsrPointLists> got = (*points)->Lists(views);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    for (size_t i = 0; i < some.size(); ++i) {
+      const auto& list = expected.at(some[i]);
+      ASSERT_EQ(got->begin[i + 1] - got->begin[i], list.size()) << some[i];
+      for (size_t j = 0; j < list.size(); ++j) {
+        EXPECT_EQ(got->edges[got->begin[i] + j], list[j].first) << some[i];
+        EXPECT_EQ(got->others[got->begin[i] + j], list[j].second) << some[i];
+      }
+    }
+    const uint64_t kept = tables.cache().charged_bytes() - charged;
+    ASSERT_GT(got->bytes, 0u);
+    if (remote) {
+      EXPECT_EQ(kept, got->bytes);
+    } else {
+      EXPECT_GT(kept, 0u);
+      EXPECT_LT(kept, got->bytes);
+    }
+    // Either way the keys again read nothing.
+    counting_->Reset();
+    EXPECT_EQ(PointLists(**points, some), [&] {
+      Lists want;
+      for (const std::string& key : some) want[key] = expected.at(key);
+      return want;
+    }());
+    EXPECT_EQ(counting_->Snapshot().gets, 0u);
+  }
+}
+
 // A kept block was checked before it was kept, and a block that fails its check is never kept:
 // after the stored object is damaged, keys whose blocks the reader holds still answer from them
 // with no read, and a batch that needs a damaged block is Corruption naming the object, as often

@@ -116,7 +116,7 @@ void TableStore::Prefetch(std::span<const TablePin> pins, const PrefetchOptions&
     names->erase(std::unique(names->begin(), names->end()), names->end());
   }
   if (manifests.size() + indexes.size() + heads.size() < options.reads_min) return;
-  TaskGroup group(*ctx_->runtime().executor);
+  TaskGroup group(ctx_->runtime().ReadExecutor());
   for (const std::string& name : manifests) {
     group.Add([this, &name]() -> Status {
       ctx_->Manifest(name).status().IgnoreError();

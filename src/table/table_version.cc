@@ -732,7 +732,7 @@ void TableVersion::PrefetchChain(std::string_view kind, const DerivedDelta& top,
     if (cached != nullptr && held(*cached)) return;
   }
   // Only what the cache lacks: a reader that walked this chain before holds its links.
-  TaskGroup group(*ctx_->runtime().executor);
+  TaskGroup group(ctx_->runtime().ReadExecutor());
   for (uint64_t v : lower) {
     std::string manifest = ManifestName(table, v);
     if (ctx_->cache().Get<TableManifest>("m:" + manifest) == nullptr) {

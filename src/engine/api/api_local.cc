@@ -31,6 +31,10 @@ Result<CountedRuntime> RuntimeFor(std::string_view uri, const DatabaseOptions& o
   const size_t threads =
       std::max<size_t>(counting->Remote() ? api::kRemoteStoreThreadsMin : 1, options.threads);
   storage::Runtime runtime = storage::Runtime::ForStore(counting, threads);
+  // A local store's reads are copies or mappings of cached pages: a read's independent ones run
+  // on the caller's thread, which would otherwise hand each to a pool thread and wait for it
+  // (a dozen handoffs in a fresh process's open and first query; decision 229).
+  if (!counting->Remote()) runtime.reads = std::make_shared<InlineExecutor>();
   return CountedRuntime{std::move(counting), std::move(runtime)};
 }
 

@@ -211,7 +211,7 @@ Result<std::unique_ptr<Graph>> Graph::Open(const storage::Runtime& runtime) {
   Result<std::optional<commit::StorageStamp>> read_stamp = std::optional<commit::StorageStamp>();
   Result<bool> read_genesis = false;
   Result<commit::ResolvedBranch> main = Status(Code::kUnknown, "not read");
-  TaskGroup group(*runtime.executor);
+  TaskGroup group(runtime.ReadExecutor());
   group.Add([&]() -> Status {
     read_genesis = GenesisExists(*runtime.store);
     return Status::Ok();

@@ -9,8 +9,11 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "commit/documents.h"
@@ -72,11 +75,40 @@ class RemoteLike : public storage::ForwardingStore {
   bool Remote() const override { return true; }
 };
 
+// The threads the store's reads ran on.
+class ThreadRecording : public storage::ForwardingStore {
+ public:
+  using ForwardingStore::ForwardingStore;
+  Result<storage::GetResult> Get(std::string_view name,
+                                 std::optional<storage::ByteRange> range) override {
+    Record();
+    return ForwardingStore::Get(name, range);
+  }
+  Result<storage::ObjectMeta> Head(std::string_view name) override {
+    Record();
+    return ForwardingStore::Head(name);
+  }
+  std::set<std::thread::id> Threads() const {
+    std::lock_guard lock(mu_);
+    return threads_;
+  }
+
+ private:
+  void Record() {
+    std::lock_guard lock(mu_);
+    threads_.insert(std::this_thread::get_id());
+  }
+  mutable std::mutex mu_;
+  std::set<std::thread::id> threads_;
+};
+
 struct ColdRunOptions {
-  size_t threads = 4;                       // The pool a process has.
-  bool remote = false;                      // The store says it is remote.
-  std::optional<uint64_t> point_edges_min;  // RunOptions::point_edges_min.
-  std::string_view queries = kQueries;      // The query source `name` is in.
+  size_t threads = 4;         // The pool a process has.
+  bool remote = false;        // The store says it is remote.
+  bool reads_inline = false;  // Runtime::reads inline, as a handle on a local store.
+  std::shared_ptr<ThreadRecording>* recorded = nullptr;  // Where the reads ran, when set.
+  std::optional<uint64_t> point_edges_min;               // RunOptions::point_edges_min.
+  std::string_view queries = kQueries;                   // The query source `name` is in.
 };
 
 // The store calls of a fresh handle's open and first run of `name` over `store`, every call
@@ -92,8 +124,11 @@ storage::OpCounts ColdRun(const std::shared_ptr<storage::MemoryStore>& store, st
   latency.times = -1;
   latency.latency_micros = 30'000;
   delayed->AddRule(latency);
-  auto counting = std::make_shared<storage::CountingStore>(delayed);
-  const storage::Runtime runtime = storage::Runtime::ForStore(counting, run.threads);
+  auto recording = std::make_shared<ThreadRecording>(delayed);
+  if (run.recorded != nullptr) *run.recorded = recording;
+  auto counting = std::make_shared<storage::CountingStore>(recording);
+  storage::Runtime runtime = storage::Runtime::ForStore(counting, run.threads);
+  if (run.reads_inline) runtime.reads = std::make_shared<InlineExecutor>();
   Result<std::unique_ptr<Graph>> graph = Graph::Open(runtime);
   EXPECT_TRUE(graph.ok()) << graph.status().ToString();
   if (!graph.ok()) return {};
@@ -124,6 +159,29 @@ TEST(ColdRoundsTest, AColdKeyLookupWaitsForFourRounds) {
   EXPECT_EQ(c.heads, 2u) << c.ToString();
   EXPECT_EQ(c.lists, 0u) << c.ToString();
   EXPECT_EQ(c.rounds, 4u) << c.ToString();
+}
+
+// A handle on a local store runs a read's independent store calls on the caller's thread
+// (Runtime::reads, decision 229): the same calls and answers as with the pool, each call a round
+// of its own, and none on a pool thread.
+TEST(ColdRoundsTest, WithReadsInlineAFreshReadMakesTheSameCallsOnTheCallersThread) {
+  const auto store = MakeGraph();
+  for (const char* name : {"lookup", "hop1"}) {
+    OrderedJson pooled_rows, inline_rows;
+    const storage::OpCounts pooled = ColdRun(store, name, &pooled_rows);
+    std::shared_ptr<ThreadRecording> recorded;
+    ColdRunOptions run;
+    run.reads_inline = true;
+    run.recorded = &recorded;
+    const storage::OpCounts c = ColdRun(store, name, &inline_rows, run);
+    EXPECT_EQ(inline_rows, pooled_rows) << name;
+    EXPECT_EQ(c.gets, pooled.gets) << name << ": " << c.ToString();
+    EXPECT_EQ(c.heads, pooled.heads) << name << ": " << c.ToString();
+    EXPECT_EQ(c.lists, 0u) << name << ": " << c.ToString();
+    EXPECT_EQ(c.rounds, c.gets + c.heads) << name << ": " << c.ToString();
+    ASSERT_NE(recorded, nullptr);
+    EXPECT_EQ(recorded->Threads(), std::set<std::thread::id>{std::this_thread::get_id()}) << name;
+  }
 }
 
 // The same first two rounds; then beside the probe the manifests of Person and Knows (the tables
