@@ -144,7 +144,7 @@ Runtime Runtime::ForStore(std::shared_ptr<ObjectStore> store, size_t threads) {
   // A pool starts its threads with its first task (decision 229). A remote store's first cold
   // read fans out to the pool at once and waits on the slowest of its reads, so its threads are
   // started now, by an empty task, rather than while that read's requests queue behind them.
-  if (store->Remote()) rt.executor->Submit([] {});
+  if (store != nullptr && store->Remote()) rt.executor->Submit([] {});
   rt.store = std::move(store);
   return rt;
 }
