@@ -796,11 +796,17 @@ Status EnsureAnnIndexes(const TableVersion& version, const AnnBuildOptions& opti
   for (const Field& f : version.schema()) {
     if (f.type.id != TypeId::kVector) continue;
     const std::string kind = AnnKind(f.id);
-    // A full index or a chain of deltas that reads is kept; a damaged one is replaced.
+    // A full index or a chain of deltas that reads is kept; a damaged one is replaced, also when
+    // its damage is inside a payload whose envelope decodes (which WriteDerived would keep).
     Result<std::shared_ptr<const AnnIndex>> existing = ReadAnnIndex(version, f.id);
     if (existing.ok() && *existing != nullptr) continue;
     OMNIGRAPH_ASSIGN_OR_RETURN(std::string payload, BuildAnnPayload(version, f.id, options));
     if (payload.empty()) continue;
+    if (!existing.ok() && existing.status().code() == Code::kCorruption) {
+      OMNIGRAPH_RETURN_IF_ERROR(
+          version.context().ReplaceDerived(version.manifest(), kind, std::move(payload)));
+      continue;
+    }
     OMNIGRAPH_RETURN_IF_ERROR(version.WriteDerived(kind, payload));
   }
   return Status::Ok();

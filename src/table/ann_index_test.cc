@@ -228,6 +228,38 @@ TEST_F(AnnIndexTest, ADamagedInvertedListSizeIsCorruptionBeforeFaissAllocatesIt)
             Code::kCorruption);
 }
 
+// A full index damaged inside its payload, under an envelope whose checksums were computed over
+// the damage (a writer's defect, or anyone who can write the store), decodes as an envelope and
+// fails as an index. The reader's Corruption names it, and EnsureAnnIndexes puts a full rebuild
+// over it: the ordinary write keeps an object whose envelope decodes, which would keep this one.
+TEST_F(AnnIndexTest, APayloadDamagedUnderAnIntactEnvelopeIsReplacedByEnsure) {
+  ASSERT_TRUE(EnsureAnnIndexes(*version_).ok());
+  const std::string kind = AnnKind(kVecField);
+  const std::string name =
+      DerivedName(version_->table(), version_->manifest().staged_version, kind);
+  std::string bad = *BuildAnnPayload(*version_, kVecField);
+  const size_t lists = bad.find("ilar");
+  ASSERT_NE(lists, std::string::npos);
+  bad[lists + 32] ^= 0x01;  // The first list's size: no longer what its bytes hold.
+  ASSERT_TRUE(memory_->Put(name, EncodeDerived(version_->manifest(), kind, bad, nullptr)).ok());
+  auto cold = [&] {
+    TableStore fresh(runtime_, TableStoreOptions{});
+    return *fresh.Open(version_->pin());
+  };
+  Result<std::shared_ptr<const AnnIndex>> read = ReadAnnIndex(*cold(), kVecField);
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.status().code(), Code::kCorruption);
+  EXPECT_EQ(read.status().object(), name);
+  ASSERT_TRUE(EnsureAnnIndexes(*cold()).ok());
+  read = ReadAnnIndex(*cold(), kVecField);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  ASSERT_NE(*read, nullptr);
+  EXPECT_EQ((*read)->indexed(), kRows - kRows / kNullEvery);
+  EXPECT_EQ(
+      memory_->Get(name)->data,
+      EncodeDerived(version_->manifest(), kind, *BuildAnnPayload(*version_, kVecField), nullptr));
+}
+
 // As many lists as vectors: most lists hold one vector, whose id is larger than the bytes after
 // it (the last one's, than none). Such an index decodes, and probing every list finds each
 // vector nearest itself.

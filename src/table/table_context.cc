@@ -297,13 +297,20 @@ Result<std::shared_ptr<const IdIndex>> TableContext::WholeIndex(const TableManif
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> built, BuildIndex(manifest));
   cache_.Put(key, built, built->bytes());
   // WriteDerived keeps an object that decodes, and this one does (its damage is inside a block
-  // that Open does not decode), so the full object is put over it. A full object is always valid
-  // for its version; failing to store it is not an error.
-  const std::string name = DerivedName(manifest.table(), manifest.staged_version, kIdsKind);
-  const std::string bytes = EncodeDerived(
-      manifest, kIdsKind, built->Encode(static_cast<uint32_t>(manifest.fragments.size())), nullptr);
-  if (store().Put(name, bytes).ok()) ForgetReplaced(name);
+  // that Open does not decode), so the full object is put over it; failing to store it is not an
+  // error.
+  (void)ReplaceDerived(manifest, kIdsKind,
+                       built->Encode(static_cast<uint32_t>(manifest.fragments.size())));
   return built;
+}
+
+Status TableContext::ReplaceDerived(const TableManifest& manifest, std::string_view kind,
+                                    std::string payload) {
+  const std::string name = DerivedName(manifest.table(), manifest.staged_version, kind);
+  OMNIGRAPH_RETURN_IF_ERROR(
+      store().Put(name, EncodeDerived(manifest, kind, std::move(payload), nullptr)));
+  ForgetReplaced(name);
+  return Status::Ok();
 }
 
 void TableContext::ForgetReplaced(const std::string& name) {

@@ -118,6 +118,11 @@ class TableContext : public std::enable_shared_from_this<TableContext> {
   // valid for its version; a delta may have lost its base).
   Status WriteDerived(const TableManifest& manifest, std::string_view kind, std::string payload,
                       const DerivedDelta* delta = nullptr);
+  // Stores a full `payload` as derived `kind` of `manifest`'s version over whatever is stored
+  // there, and drops what this process held of the replaced object: for a reader that found the
+  // stored object damaged inside a payload whose envelope decodes, which WriteDerived would keep. A
+  // full object is always valid for its version, so replacing a sound one loses nothing.
+  Status ReplaceDerived(const TableManifest& manifest, std::string_view kind, std::string payload);
   // Reads derived object `name` whole (or, when `head_bytes` is not 0, its first `head_bytes`:
   // what a point reader opens it with), ahead of the read that decodes it
   // (TableStore::Prefetch), and holds its bytes until TakePrefetched takes them. Failures are

@@ -315,6 +315,23 @@ TEST_F(FullTextDeltaTest, ADamagedDeltaIsRebuiltAndReplaced) {
   EXPECT_EQ(HeadDepth(), 0);
 }
 
+// Damage inside a full index's payload under an envelope whose checksums cover it (a writer's
+// defect, or a crafted object) decodes as an envelope, so the ordinary write would keep it: the
+// reader that finds it damaged puts its rebuild over it.
+TEST_F(FullTextDeltaTest, AFullIndexDamagedUnderAnIntactEnvelopeIsRebuiltAndReplaced) {
+  LoadLines(Docs(0, kDocs));
+  std::shared_ptr<const table::TableVersion> v = Head(*Cold());
+  ASSERT_EQ(Depth(*v), 0);
+  Result<std::shared_ptr<const std::string>> payload = v->ReadDerived(Kind());
+  ASSERT_TRUE(payload.ok()) << payload.status().ToString();
+  const std::string bad = (*payload)->substr(0, (*payload)->size() - 1);
+  const std::string name = table::DerivedName(v->table(), v->manifest().staged_version, Kind());
+  ASSERT_TRUE(memory_->Put(name, table::EncodeDerived(v->manifest(), Kind(), bad, nullptr)).ok());
+  EXPECT_EQ(Depth(*Head(*Cold())), 0);  // The envelope decodes.
+  EXPECT_EQ(Answers(*Cold()), RebuiltAnswers());
+  ExpectChainEqualsRebuild();  // What the reader stored over it reads.
+}
+
 TEST_F(FullTextDeltaTest, AWriteOfMoreThanAnEighthOfTheRowsStoresAFullIndex) {
   LoadLines(Docs(0, kDocs));
   LoadLines(Docs(kDocs, kDocs + kDocs / 8));  // Exactly an eighth: a delta.

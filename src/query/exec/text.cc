@@ -3,6 +3,7 @@
 
 #include "query/exec/operators.h"
 #include "query/text/fulltext_version.h"
+#include "table/table_context.h"
 
 #include <algorithm>
 #include <optional>
@@ -72,11 +73,15 @@ Result<std::shared_ptr<const FullTextIndex>> ExecContext::TextIndex(
       text::VersionIds{image.size(), [&](uint32_t dense) { return image.id(dense); }});
   if (stored.ok()) {
     built = std::move(*stored);
-  } else if (stored.status().kind() == Kind::kNotFound ||
-             stored.status().code() == Code::kCorruption) {
+  } else if (stored.status().kind() == Kind::kNotFound) {
     OMNIGRAPH_ASSIGN_OR_RETURN(FullTextIndex index, BuildIndex(image, field_id));
     built = std::move(index);
     (void)version.WriteDerived(kind, built->Encode());
+  } else if (stored.status().code() == Code::kCorruption) {
+    // Damage inside a payload whose envelope decodes would be kept by WriteDerived: put over it.
+    OMNIGRAPH_ASSIGN_OR_RETURN(FullTextIndex index, BuildIndex(image, field_id));
+    built = std::move(index);
+    (void)version.context().ReplaceDerived(version.manifest(), kind, built->Encode());
   } else {
     return stored.status();
   }
