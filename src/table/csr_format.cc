@@ -245,11 +245,46 @@ void ForEachPacked(std::string_view bytes, uint64_t count, uint32_t bits, Visit 
   for (; i < count; ++i) visit(i, CsrUnpackOne(bytes.substr(i * bits / 8), i, bits));
 }
 
+// Writes the `count` values from slot `first` of a packed section to `out`: 8-byte loads while 8
+// bytes remain.
+void UnpackRange(std::string_view bytes, uint64_t first, size_t count, uint32_t bits,
+                 uint32_t* out) {
+  if (bits == 0) {
+    std::fill_n(out, count, 0u);
+    return;
+  }
+  const uint64_t mask = (uint64_t{1} << bits) - 1;
+  size_t i = 0;
+  for (uint64_t bit = first * bits; i < count && bit / 8 + 8 <= bytes.size(); ++i, bit += bits) {
+    uint64_t word;
+    std::memcpy(&word, bytes.data() + bit / 8, 8);
+    out[i] = static_cast<uint32_t>((word >> (bit % 8)) & mask);
+  }
+  for (; i < count; ++i) {
+    const uint64_t slot = first + i;
+    out[i] = CsrUnpackOne(bytes.substr(slot * bits / 8), slot, bits);
+  }
+}
+
 SlotArray UnpackAll(std::string_view bytes, uint64_t count, uint32_t bits) {
   SlotArray array(count);
-  uint32_t* out = array.data.get();
-  ForEachPacked(bytes, count, bits, [out](uint64_t i, uint32_t v) { out[i] = v; });
+  UnpackRange(bytes, 0, count, bits, array.data.get());
   return array;
+}
+
+// A packed section of `count` slots inside `bytes`, as values unpacked whole on first use, or a run
+// at a time by a walk that needs no array of them (SlotView::ForEachRun).
+SlotView LazySlots(const storage::SharedBytes& bytes, std::string_view packed, uint64_t count,
+                   uint32_t bits) {
+  return SlotView::Lazy(
+      count,
+      [bytes, packed, count, bits, array = std::shared_ptr<SlotArray>()]() mutable {
+        array = std::make_shared<SlotArray>(UnpackAll(packed, count, bits));
+        return array->view();
+      },
+      [bytes, packed, bits](uint64_t first, size_t n, uint32_t* out) {
+        UnpackRange(packed, first, n, bits, out);
+      });
 }
 
 // Whether every value of a packed section is below `bound`, without unpacking it anywhere.
@@ -259,13 +294,6 @@ bool PackedBelow(std::string_view bytes, uint64_t count, uint32_t bits, uint64_t
   ForEachPacked(bytes, count, bits, [&most](uint64_t, uint32_t v) { most = std::max(most, v); });
   return count == 0 || most < bound;
 }
-
-// A decoded revision-3 adjacency: its payload (which the id lists and offsets view) and its
-// unpacked targets. Its edge positions are unpacked on first use (SlotView::Lazy).
-struct Decoded3 {
-  storage::SharedBytes payload;
-  SlotArray targets;
-};
 
 // Whether the prefix's other-id starts are those of `others`.
 bool OtherStartsMatch(std::string_view starts, const StringListView& others, uint32_t stride) {
@@ -488,11 +516,11 @@ Result<EdgeCsr> DecodeRevision3(const storage::SharedBytes& bytes, const TableMa
     return bad("block checksum mismatch");
   }
   if (layout.edges != manifest.entity_count) return bad("edge count differs from the version's");
-  if (!PackedBelow(section(kCsrEdges), layout.edges, layout.edge_bits, layout.edges)) {
+  // Both slot arrays are checked packed here and unpacked on first use (decisions 233 and 241).
+  if (!PackedBelow(section(kCsrEdges), layout.edges, layout.edge_bits, layout.edges) ||
+      !PackedBelow(section(kCsrTargets), layout.edges, layout.target_bits, layout.others)) {
     return bad("slot outside the lists");
   }
-  auto decoded = std::make_shared<Decoded3>(
-      Decoded3{bytes, UnpackAll(section(kCsrTargets), layout.edges, layout.target_bits)});
   const auto array = [&](CsrSection i, uint64_t n) {
     return ViewArray<uint32_t>(payload, layout.section_offset[i], n);
   };
@@ -500,14 +528,9 @@ Result<EdgeCsr> DecodeRevision3(const storage::SharedBytes& bytes, const TableMa
   csr.keys = StringListView{section(kCsrKeyIds), array(kCsrKeyEnds, layout.keys)};
   csr.others = StringListView{section(kCsrOtherIds), array(kCsrOtherEnds, layout.others)};
   csr.offsets = array(kCsrOffsets, layout.keys + 1);
-  csr.edges = SlotView::Lazy(
-      layout.edges, [bytes, packed = section(kCsrEdges), n = layout.edges, bits = layout.edge_bits,
-                     array = std::shared_ptr<SlotArray>()]() mutable {
-        array = std::make_shared<SlotArray>(UnpackAll(packed, n, bits));
-        return array->view();
-      });
-  csr.targets = decoded->targets.view();
-  csr.owner = std::move(decoded);
+  csr.edges = LazySlots(bytes, section(kCsrEdges), layout.edges, layout.edge_bits);
+  csr.targets = LazySlots(bytes, section(kCsrTargets), layout.edges, layout.target_bits);
+  csr.owner = std::make_shared<const storage::SharedBytes>(bytes);
   OMNIGRAPH_RETURN_IF_ERROR(CheckStructure(csr, layout.edges, name));
   OMNIGRAPH_ASSIGN_OR_RETURN(CsrFence fence, CsrFence::Parse(section(kCsrFence), layout, name));
   if (!FenceMatches(fence, csr, layout)) return bad("fence differs from the key ids");

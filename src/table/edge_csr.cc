@@ -178,11 +178,13 @@ Status CheckStructure(const EdgeCsr& csr, uint64_t e, const std::string& name) {
   }
   const uint64_t o = csr.others.size();
   if (csr.edges.size() != e || csr.targets.size() != e) return bad("slot count differs");
-  const std::span<const uint32_t> targets = csr.targets;
-  for (uint64_t i = 0; i < e; ++i) {
-    if (targets[i] >= o) return bad("slot outside the lists");
+  // Slots not yet unpacked (revision 3) were checked packed by their decoder.
+  if (csr.targets.filled()) {
+    const std::span<const uint32_t> targets = csr.targets;
+    for (uint64_t i = 0; i < e; ++i) {
+      if (targets[i] >= o) return bad("slot outside the lists");
+    }
   }
-  // Edge positions not yet unpacked (revision 3) were checked packed by their decoder.
   if (!csr.edges.filled()) return Status::Ok();
   const std::span<const uint32_t> edges = csr.edges;
   for (uint64_t i = 0; i < e; ++i) {
@@ -407,8 +409,8 @@ std::string EdgeCsr::Encode() const { return csr_internal::EncodeRevision3(*this
 std::string EdgeCsr::EncodeRevision2() const {
   const std::string fence = csr_internal::EncodeFence(keys, {}, kCsrFenceStride);
   const std::string_view sections[kCsrSections] = {
-      Bytes(keys.ends), keys.blob,           Bytes(others.ends), others.blob,
-      Bytes(offsets),   Bytes(edges.span()), Bytes(targets),     fence};
+      Bytes(keys.ends), keys.blob,           Bytes(others.ends),    others.blob,
+      Bytes(offsets),   Bytes(edges.span()), Bytes(targets.span()), fence};
   std::string out;
   AppendLe<uint32_t>(out, kCsrSections);
   AppendLe<uint32_t>(out, kRevision2);

@@ -79,7 +79,8 @@ struct EdgeCsr {
   std::span<const uint32_t> offsets;
   // Per slot: the edge's position in the id index (revision 3: unpacked on first use).
   SlotView edges;
-  std::span<const uint32_t> targets;  // Per slot: the other endpoint's ordinal in `others`.
+  // Per slot: the other endpoint's ordinal in `others` (revision 3: unpacked on first use).
+  SlotView targets;
   // What the views point into: the decoded payload's bytes or a built adjacency's arrays.
   std::shared_ptr<const void> owner;
 

@@ -240,10 +240,11 @@ Result<EdgeColumns> EdgesOfCsr(const EdgeCsr& csr, EdgeDirection direction, cons
   std::vector<std::string_view>& key = direction == EdgeDirection::kOut ? out.src : out.dst;
   std::vector<std::string_view>& other = direction == EdgeDirection::kOut ? out.dst : out.src;
   const std::span<const uint32_t> edges = csr.edges;
+  const std::span<const uint32_t> targets = csr.targets;
   for (size_t k = 0; k < csr.keys.size(); ++k) {
     for (uint32_t slot = csr.offsets[k]; slot < csr.offsets[k + 1]; ++slot) {
       key[edges[slot]] = csr.keys.At(k);
-      other[edges[slot]] = csr.others.At(csr.targets[slot]);
+      other[edges[slot]] = csr.others.At(targets[slot]);
     }
   }
   for (size_t p = 0; p < ids.size(); ++p) out.ids[p] = ids.IdAt(p);

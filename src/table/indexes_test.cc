@@ -887,6 +887,51 @@ TEST(EdgeCsrTest, RevisionThreeUnpacksItsEdgePositionsOnFirstUseAndChecksThemAtD
   EXPECT_NE(bad.status().ToString().find("slot outside the lists"), std::string::npos);
 }
 
+// A revision-3 adjacency's targets are unpacked on first use too, and a walk over all of them
+// (SlotView::ForEachRun, what a whole-graph count does) unpacks them a run at a time without
+// filling them (decision 241). A target outside the other ids under intact checksums is
+// Corruption at decode.
+TEST(EdgeCsrTest, RevisionThreeWalksItsTargetsUnfilledAndChecksThemAtDecode) {
+  const auto [src_text, dst_text] = SeededEndpoints(10'000, 3'000);
+  const std::vector<std::string_view> src(src_text.begin(), src_text.end());
+  const std::vector<std::string_view> dst(dst_text.begin(), dst_text.end());
+  Result<EdgeCsr> csr = EdgeCsr::Build(EdgeDirection::kOut, src, dst);
+  ASSERT_TRUE(csr.ok()) << csr.status().ToString();
+  ASSERT_GT(src.size(), SlotView::kRun);  // At least two runs.
+  TableManifest m;
+  m.entity_count = src.size();
+  Result<EdgeCsr> v3 = EdgeCsr::Decode(Shared(csr->Encode()), m, "o");
+  ASSERT_TRUE(v3.ok()) << v3.status().ToString();
+  EXPECT_FALSE(v3->targets.filled());
+  const auto walk = [](const SlotView& view, size_t* runs) {
+    std::vector<uint32_t> out;
+    *runs = 0;
+    view.ForEachRun([&](uint64_t first, std::span<const uint32_t> run) {
+      EXPECT_EQ(first, out.size());
+      out.insert(out.end(), run.begin(), run.end());
+      ++*runs;
+    });
+    return out;
+  };
+  size_t runs = 0;
+  EXPECT_TRUE(std::ranges::equal(walk(v3->targets, &runs), csr->targets.span()));
+  EXPECT_EQ(runs, (src.size() + SlotView::kRun - 1) / SlotView::kRun);
+  EXPECT_FALSE(v3->targets.filled());
+  EXPECT_TRUE(std::ranges::equal(v3->targets.span(), csr->targets.span()));
+  EXPECT_TRUE(std::ranges::equal(walk(v3->targets, &runs), csr->targets.span()));
+  EXPECT_EQ(runs, 1u);  // Filled: the array itself.
+  // The last slot names ordinal `o` (one past the last other id), packed at the same width.
+  const uint64_t others = csr->others.size();
+  ASSERT_LT(others, uint64_t{1} << CsrBitsFor(others));
+  std::vector<uint32_t> targets(csr->targets.begin(), csr->targets.end());
+  targets.back() = static_cast<uint32_t>(others);
+  EdgeCsr crafted = *csr;
+  crafted.targets = targets;
+  Result<EdgeCsr> bad = EdgeCsr::Decode(Shared(crafted.Encode()), m, "o");
+  EXPECT_EQ(bad.status().code(), Code::kCorruption) << bad.status().ToString();
+  EXPECT_NE(bad.status().ToString().find("slot outside the lists"), std::string::npos);
+}
+
 // Revision 3 (what Encode writes) packs each slot's position and target in the fewest bits their
 // counts need; revision 2 (4 bytes each) is still read. Both decode to the same adjacency, for
 // adjacencies whose widths are 0 bits (one edge, one other endpoint) up to 17, and the packed one

@@ -1,14 +1,16 @@
 // SlotView: one value per slot of an adjacency (an edge's position, or its other end's ordinal),
 // either a view of an array someone else owns or an array filled on first use.
 //
-// A revision-3 adjacency stores its slots bit-packed, and decoding unpacks them into arrays of
-// 4 bytes per slot: at 24 M edges, 96 MB of fresh pages per array. A whole-graph count walks the
-// targets only, so the edge positions are unpacked when something first asks for them (the
-// reverse side, an edge variable, a delta), not at decode (docs/design/decisions.md 233). The
-// values are checked at decode either way; filling cannot fail. Immutable once filled;
-// thread-safe to share (the first span() from any thread fills, once).
+// A revision-3 adjacency stores its slots bit-packed, and unpacking them makes arrays of 4 bytes
+// per slot: at 24 M edges, 96 MB of fresh pages per array. So each array is filled when something
+// first asks for it (the reverse side, an edge variable, a delta, a traversal's lists), not at
+// decode (docs/design/decisions.md 233), and a whole-graph count walks the targets a run at a
+// time through ForEachRun without ever filling them (decision 241). The values are checked at
+// decode either way; filling cannot fail. Immutable once filled; thread-safe to share (the first
+// span() from any thread fills, once; ForEachRun's runs are its own).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -29,13 +31,18 @@ class SlotView {
   SlotView(const std::vector<uint32_t>& values)  // NOLINT(google-explicit-constructor)
       : SlotView(std::span<const uint32_t>(values)) {}
 
+  // Writes the `count` values from position `first` to `out`, without filling the array.
+  using UnpackRange = std::function<void(uint64_t first, size_t count, uint32_t* out)>;
+
   // `size` values that `fill` makes on the first span() and keeps alive as long as it lives (the
-  // view's copies share it).
-  static SlotView Lazy(size_t size, std::function<std::span<const uint32_t>()> fill) {
+  // view's copies share it). With `range`, ForEachRun walks them unfilled.
+  static SlotView Lazy(size_t size, std::function<std::span<const uint32_t>()> fill,
+                       UnpackRange range = nullptr) {
     SlotView out;
     out.size_ = size;
     out.lazy_ = std::make_shared<LazyState>();
     out.lazy_->fill = std::move(fill);
+    out.lazy_->range = std::move(range);
     return out;
   }
 
@@ -57,11 +64,31 @@ class SlotView {
   auto begin() const { return span().begin(); }
   auto end() const { return span().end(); }
 
+  // Calls visit(first, values) on consecutive runs that cover every value in order: one run of
+  // the whole array when it is there (or cannot be unpacked a run at a time), otherwise runs of
+  // up to kRun values unpacked into a buffer of this call's, filling nothing. For one pass over
+  // every value that needs no array of them (decision 241).
+  static constexpr size_t kRun = 4096;
+  template <class Visit>
+  void ForEachRun(Visit visit) const {
+    if (filled() || lazy_->range == nullptr) {
+      visit(uint64_t{0}, span());
+      return;
+    }
+    std::vector<uint32_t> buffer(std::min(kRun, size_));
+    for (uint64_t first = 0; first < size_; first += kRun) {
+      const size_t count = static_cast<size_t>(std::min<uint64_t>(kRun, size_ - first));
+      lazy_->range(first, count, buffer.data());
+      visit(first, std::span<const uint32_t>(buffer.data(), count));
+    }
+  }
+
  private:
   struct LazyState {
     std::once_flag once;
     std::atomic<bool> filled{false};
     std::function<std::span<const uint32_t>()> fill;
+    UnpackRange range;
     std::span<const uint32_t> values;
   };
   std::span<const uint32_t> values_;

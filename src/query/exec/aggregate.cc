@@ -364,14 +364,20 @@ Status CountFromAdjacency(ExecContext& ctx, const AggregateStep& step, Frame& fr
   };
   std::vector<Seen> seen(others);
   const uint64_t* offsets = forth.offsets.data();
-  const uint32_t* targets = forth.targets.data();
-  for (uint32_t a = 0; a < starts; ++a) {
-    for (uint64_t at = offsets[a], end = offsets[a + 1]; at < end; ++at) {
-      Seen& s = seen[targets[at]];
-      s.count += s.last != a ? 1 : 0;
-      s.last = a;
+  // The targets a run at a time: a stored adjacency's are unpacked into a small buffer as the
+  // walk goes, never into an array of 4 bytes per edge (decision 241).
+  uint32_t a = 0;
+  forth.targets.ForEachRun([&](uint64_t first, std::span<const uint32_t> run) {
+    const uint64_t stop = first + run.size();
+    for (uint64_t at = first; at < stop;) {
+      while (offsets[a + 1] <= at) ++a;  // Past the lists that end here (and the empty ones).
+      for (const uint64_t end = std::min(offsets[a + 1], stop); at < end; ++at) {
+        Seen& s = seen[run[at - first]];
+        s.count += s.last != a ? 1 : 0;
+        s.last = a;
+      }
     }
-  }
+  });
   groups.width = 1;
   for (const AggregateColumn& c : step.columns) groups.n_agg += c.aggregate ? 1 : 0;
   groups.counted = true;

@@ -260,10 +260,11 @@ const Csr& Adjacency::in() const {
     std::vector<uint32_t> src(edges_, UINT32_MAX);
     std::vector<uint32_t> dst(edges_, UINT32_MAX);
     const std::span<const uint32_t> edges = out_.edges;
+    const std::span<const uint32_t> targets = out_.targets;
     for (uint32_t v = 0; v < from_nodes(); ++v) {
       for (uint64_t at = out_.offsets[v]; at < out_.offsets[v + 1]; ++at) {
         src[edges[at]] = v;
-        dst[edges[at]] = out_.targets[at];
+        dst[edges[at]] = targets[at];
       }
     }
     in_ = MakeCsr(to_nodes_, dst, src);
@@ -317,12 +318,13 @@ Result<std::shared_ptr<const Adjacency>> BuildAdjacency(const table::TableVersio
     targets.reserve(csr->edges.size());
     edge_of.reserve(csr->edges.size());
     const std::span<const uint32_t> stored_edges = csr->edges;
+    const std::span<const uint32_t> stored_targets = csr->targets;
     for (size_t k = 0; k < csr->keys.size(); ++k) {
       const uint32_t s = src_of_key[k];
       if (s == UINT32_MAX) continue;
       while (next <= s) out.offsets[next++] = targets.size();
       for (uint32_t slot = csr->offsets[k]; slot < csr->offsets[k + 1]; ++slot) {
-        const uint32_t t = dst_of_other[csr->targets[slot]];
+        const uint32_t t = dst_of_other[stored_targets[slot]];
         if (t == UINT32_MAX) continue;
         targets.push_back(t);
         edge_of.push_back(stored_edges[slot]);

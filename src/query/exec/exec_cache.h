@@ -135,8 +135,9 @@ class TableImage {
 // need no renumbering (BuildAdjacency), so a large adjacency is not held twice.
 struct Csr {
   std::vector<uint64_t> offsets;
-  std::span<const uint32_t> targets;
-  table::SlotView edges;  // A stored adjacency's may be filled on first use (table/slot_view.h).
+  // A stored adjacency's slots may be filled on first use (table/slot_view.h).
+  table::SlotView targets;
+  table::SlotView edges;
   std::shared_ptr<const void> owner;
 
   // Makes the CSR own `targets` and `edges`.
