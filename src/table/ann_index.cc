@@ -42,9 +42,10 @@ constexpr uint64_t kCodesHeaderBytes = 48;
 constexpr uint64_t kBuildBatchRows = 65536;
 constexpr int kMaxPointsPerList = 64;
 
-// faiss parallelizes with OpenMP. A build and a search run on the calling thread alone: the
-// Runtime owns the process's threads, and a single-threaded k-means is a function of its input.
-// The OpenMP thread count is a per-thread setting, so this changes nothing for other threads.
+// faiss parallelizes with OpenMP. Every faiss call (a search, the build's calibration search and
+// its adding of the assigned vectors) runs on the calling thread alone: the Runtime owns the
+// process's threads, and the build's parallel part is our own (table/ann_kmeans.h). The OpenMP
+// thread count is a per-thread setting, so this changes nothing for other threads.
 class SingleThreaded {
  public:
   SingleThreaded() : saved_(omp_get_max_threads()) { omp_set_num_threads(1); }
@@ -237,8 +238,8 @@ Result<Vectors> ReadVectors(const TableVersion& version, uint32_t field_id) {
 // each one's kAnnCalibrationNeighbours nearest other indexed vectors, found exactly once per build
 // (faiss's BLAS search, on this thread alone) for every calibration of it.
 struct Calibration {
-  std::vector<float> queries;              // dim floats per query.
-  std::vector<std::vector<float>> near;    // Per query, its neighbours' vectors (dim floats each).
+  std::vector<float> queries;            // dim floats per query.
+  std::vector<std::vector<float>> near;  // Per query, its neighbours' vectors (dim floats each).
 };
 
 Calibration CalibrationOf(const Vectors& v) {
@@ -322,7 +323,8 @@ std::vector<float> MeanOf(const Vectors& v) {
     for (uint32_t j = 0; j < v.dim; ++j) sum[j] += v.data[i * v.dim + j];
   }
   std::vector<float> mean(v.dim);
-  for (uint32_t j = 0; j < v.dim; ++j) mean[j] = static_cast<float>(sum[j] / static_cast<double>(n));
+  for (uint32_t j = 0; j < v.dim; ++j)
+    mean[j] = static_cast<float>(sum[j] / static_cast<double>(n));
   return mean;
 }
 
@@ -456,8 +458,8 @@ namespace {
 
 // The centroids of the index of `v`: `lists` trained by k-means on `executor`, or one (the mean)
 // when `check` finds after kAnnHardDataIterations iterations that the lists would not pay.
-std::vector<float> TrainLists(const Vectors& v, uint32_t& lists, bool check,
-                              const Calibration& cal, Executor& executor) {
+std::vector<float> TrainLists(const Vectors& v, uint32_t& lists, bool check, const Calibration& cal,
+                              Executor& executor) {
   const AnnKMeansOptions options{lists, kAnnTrainIterations, kAnnTrainSeed, kMaxPointsPerList};
   bool hard = false;
   std::vector<float> centroids = AnnTrainKMeans(
@@ -729,8 +731,9 @@ Result<std::shared_ptr<const AnnIndex>> BuildAnnOver(const TableVersion& version
     return InvalidArgument("field " + std::to_string(field_id) + " of " + version.manifest_name() +
                            " is not of the index's dimension");
   }
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<uint32_t> lists,
-                             centroids.AssignLists(v.data, version.context().runtime().executor.get()));
+  OMNIGRAPH_ASSIGN_OR_RETURN(
+      std::vector<uint32_t> lists,
+      centroids.AssignLists(v.data, version.context().runtime().executor.get()));
   AnnDelta all;  // Every row added over an empty base: the same path as a delta's rows.
   all.dim = v.dim;
   all.lists = centroids.lists();

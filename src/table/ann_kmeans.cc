@@ -157,8 +157,8 @@ __attribute__((target("avx2,fma"))) void Tile256(const float* x, uint32_t dim, c
       _mm256_storeu_ps(bsp, _mm256_blendv_ps(bs, s, m));
       const __m256i idx = _mm256_add_epi32(lane, _mm256_set1_epi32(p * kLanes + h * 8));
       const __m256i bi = _mm256_loadu_si256(bip);
-      _mm256_storeu_si256(bip, _mm256_castps_si256(_mm256_blendv_ps(
-                                   _mm256_castsi256_ps(bi), _mm256_castsi256_ps(idx), m)));
+      _mm256_storeu_si256(bip, _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(bi),
+                                                                    _mm256_castsi256_ps(idx), m)));
     }
   }
 }
@@ -242,8 +242,7 @@ std::vector<uint64_t> Draw(uint64_t n, uint64_t take, Random& random) {
 
 }  // namespace
 
-AnnCentroidPanels::AnnCentroidPanels(std::span<const float> centroids, uint32_t dim,
-                                     uint32_t count)
+AnnCentroidPanels::AnnCentroidPanels(std::span<const float> centroids, uint32_t dim, uint32_t count)
     : dim_(dim), count_(count), panels_((count + 2 * kLanes - 1) / (2 * kLanes) * 2) {
   data_.assign(uint64_t{panels_} * dim * kLanes, 0.0f);
   norms_.assign(uint64_t{panels_} * kLanes, std::numeric_limits<float>::infinity());
@@ -379,9 +378,8 @@ void Trainer::Step(Executor& executor) {
 
 std::vector<float> AnnTrainKMeans(std::span<const float> data, uint32_t dim,
                                   const AnnKMeansOptions& options, Executor& executor) {
-  return AnnTrainKMeans(data, dim, options, executor, [](int, const std::vector<float>&) {
-    return true;
-  });
+  return AnnTrainKMeans(data, dim, options, executor,
+                        [](int, const std::vector<float>&) { return true; });
 }
 
 }  // namespace omnigraph::table
