@@ -18,6 +18,7 @@
 
 #include "table/ann_codes.h"
 #include "table/ann_delta.h"
+#include "table/ann_kmeans.h"
 #include "table/derived.h"
 #include "table/le_bytes.h"
 #include "table/table_context.h"
@@ -41,9 +42,10 @@ constexpr uint64_t kCodesHeaderBytes = 48;
 constexpr uint64_t kBuildBatchRows = 65536;
 constexpr int kMaxPointsPerList = 64;
 
-// faiss parallelizes with OpenMP. A build and a search run on the calling thread alone: the
-// Runtime owns the process's threads, and a single-threaded k-means is a function of its input.
-// The OpenMP thread count is a per-thread setting, so this changes nothing for other threads.
+// faiss parallelizes with OpenMP. Every faiss call (a search, the build's calibration search and
+// its adding of the assigned vectors) runs on the calling thread alone: the Runtime owns the
+// process's threads, and the build's parallel part is our own (table/ann_kmeans.h). The OpenMP
+// thread count is a per-thread setting, so this changes nothing for other threads.
 class SingleThreaded {
  public:
   SingleThreaded() : saved_(omp_get_max_threads()) { omp_set_num_threads(1); }
@@ -232,50 +234,98 @@ Result<Vectors> ReadVectors(const TableVersion& version, uint32_t field_id) {
   return v;
 }
 
-// The lists a search must probe to find kAnnCalibrationRecallPermille thousandths of the
-// kAnnCalibrationNeighbours nearest neighbours of kAnnCalibrationQueries rows spread evenly over
-// the indexed vectors (each one's own vector the query; the row itself is not counted): the
-// smallest p such that that share of the neighbours lie in the p lists whose centroids are
-// nearest their query. `assign` holds each vector's list. On clustered data this is a few lists;
-// on uniform data most of them (docs/benchmarks.md "Vector search").
-uint32_t CalibrateProbes(const Vectors& v, const faiss::IndexFlatL2& quantizer,
-                         std::span<const Idx> assign) {
+// The calibration's queries: kAnnCalibrationQueries indexed vectors spread evenly over them, and
+// each one's kAnnCalibrationNeighbours nearest other indexed vectors, found exactly once per build
+// (faiss's BLAS search, on this thread alone) for every calibration of it.
+struct Calibration {
+  std::vector<float> queries;            // dim floats per query.
+  std::vector<std::vector<float>> near;  // Per query, its neighbours' vectors (dim floats each).
+};
+
+Calibration CalibrationOf(const Vectors& v) {
+  Calibration cal;
   const uint64_t n = v.ids.size();
   const uint64_t samples = std::min<uint64_t>(kAnnCalibrationQueries, n);
   const uint64_t k = std::min<uint64_t>(kAnnCalibrationNeighbours + 1, n);
-  const uint64_t lists = static_cast<uint64_t>(quantizer.ntotal);
-  if (k < 2 || lists <= 1) return 1;
-  std::vector<float> queries(samples * v.dim);
+  if (k < 2) return cal;
+  cal.queries.resize(samples * v.dim);
   std::vector<Idx> at(samples);
   for (uint64_t s = 0; s < samples; ++s) {
     at[s] = static_cast<Idx>(s * n / samples);
-    std::memcpy(&queries[s * v.dim], &v.data[at[s] * v.dim], sizeof(float) * v.dim);
+    std::memcpy(&cal.queries[s * v.dim], &v.data[at[s] * v.dim], sizeof(float) * v.dim);
   }
-  std::vector<float> distances(samples * std::max(k, lists));
-  std::vector<Idx> nearest(samples * k), order(samples * lists);
-  faiss::knn_L2sqr(queries.data(), v.data.data(), v.dim, samples, n, k, distances.data(),
+  std::vector<float> distances(samples * k);
+  std::vector<Idx> nearest(samples * k);
+  faiss::knn_L2sqr(cal.queries.data(), v.data.data(), v.dim, samples, n, k, distances.data(),
                    nearest.data());
-  quantizer.search(static_cast<Idx>(samples), queries.data(), static_cast<Idx>(lists),
-                   distances.data(), order.data());
-  std::vector<uint32_t> ranks;  // Of each neighbour's list among its query's nearest lists.
-  std::vector<uint32_t> rank_of(lists);
+  cal.near.resize(samples);
   for (uint64_t s = 0; s < samples; ++s) {
-    for (uint64_t r = 0; r < lists; ++r) {
-      const Idx list = order[s * lists + r];
-      if (list >= 0) rank_of[list] = static_cast<uint32_t>(r);
-    }
     uint64_t taken = 0;
     for (uint64_t j = 0; j < k && taken + 1 < k; ++j) {
       const Idx id = nearest[s * k + j];
       if (id < 0 || id == at[s]) continue;
-      ranks.push_back(rank_of[assign[id]]);
+      cal.near[s].insert(cal.near[s].end(), &v.data[id * v.dim], &v.data[(id + 1) * v.dim]);
       ++taken;
+    }
+  }
+  return cal;
+}
+
+// The lists a search over `centroids` must probe to find kAnnCalibrationRecallPermille
+// thousandths of the calibration's neighbours: the smallest p such that that share of them lie
+// in the p lists whose centroids are nearest their query (by exact distance, ties by list), each
+// neighbour in the list AnnCentroidPanels gives it. On clustered data this is a few lists; on
+// uniform data most of them (docs/benchmarks.md "Vector search").
+uint32_t CalibrateProbes(const Calibration& cal, uint32_t dim, const std::vector<float>& centroids,
+                         const AnnCentroidPanels& panels) {
+  const uint32_t lists = panels.count();
+  if (lists <= 1 || cal.near.empty()) return 1;
+  std::vector<uint32_t> ranks;  // Of each neighbour's list among its query's nearest lists.
+  std::vector<double> distance(lists);
+  for (size_t s = 0; s < cal.near.size(); ++s) {
+    const float* q = &cal.queries[s * dim];
+    for (uint32_t c = 0; c < lists; ++c) {
+      double d = 0;
+      for (uint32_t j = 0; j < dim; ++j) {
+        const double x = static_cast<double>(q[j]) - centroids[uint64_t{c} * dim + j];
+        d += x * x;
+      }
+      distance[c] = d;
+    }
+    std::vector<uint32_t> of(cal.near[s].size() / dim);
+    panels.Assign(cal.near[s].data(), of);
+    for (uint32_t list : of) {
+      uint32_t rank = 0;
+      for (uint32_t c = 0; c < lists; ++c) {
+        rank += distance[c] < distance[list] || (distance[c] == distance[list] && c < list);
+      }
+      ranks.push_back(rank);
     }
   }
   if (ranks.empty()) return 1;
   std::sort(ranks.begin(), ranks.end());
   const uint64_t need = (ranks.size() * kAnnCalibrationRecallPermille + 999) / 1000;
   return ranks[std::max<uint64_t>(need, 1) - 1] + 1;
+}
+
+// Whether lists over which a search needs `probes` of `lists` would not pay: the executor would
+// answer every query without them (decision 212's half).
+bool ListsWouldNotPay(uint32_t probes, uint32_t lists) {
+  return uint64_t{probes} * kAnnCodesListShareInverse >= lists;
+}
+
+// The mean of the vectors, summed in double in row order: the one centroid of an index whose
+// lists would not pay.
+std::vector<float> MeanOf(const Vectors& v) {
+  std::vector<double> sum(v.dim);
+  const uint64_t n = v.ids.size();
+  for (uint64_t i = 0; i < n; ++i) {
+    for (uint32_t j = 0; j < v.dim; ++j) sum[j] += v.data[i * v.dim + j];
+  }
+  std::vector<float> mean(v.dim);
+  for (uint32_t j = 0; j < v.dim; ++j)
+    mean[j] = static_cast<float>(sum[j] / static_cast<double>(n));
+  return mean;
 }
 
 // The payload of `index` over a version of `rows` live rows: format 3, or format 4 with `codes`
@@ -314,7 +364,7 @@ bool WantsCodes(AnnCodesChoice choice, uint32_t dim, uint64_t rows, uint32_t lis
       rows > std::numeric_limits<uint32_t>::max()) {
     return false;
   }
-  return choice == AnnCodesChoice::kAlways || uint64_t{probes} * kAnnCodesListShareInverse >= lists;
+  return choice == AnnCodesChoice::kAlways || ListsWouldNotPay(probes, lists);
 }
 
 // The codes of the vectors `v` on a grid trained over them, on the version's executor.
@@ -404,32 +454,52 @@ AnnIndex::~AnnIndex() = default;
 
 std::string AnnKind(uint32_t field_id) { return "annl2." + std::to_string(field_id); }
 
+namespace {
+
+// The centroids of the index of `v`: `lists` trained by k-means on `executor`, or one (the mean)
+// when `check` finds after kAnnHardDataIterations iterations that the lists would not pay.
+std::vector<float> TrainLists(const Vectors& v, uint32_t& lists, bool check, const Calibration& cal,
+                              Executor& executor) {
+  const AnnKMeansOptions options{lists, kAnnTrainIterations, kAnnTrainSeed, kMaxPointsPerList};
+  bool hard = false;
+  std::vector<float> centroids = AnnTrainKMeans(
+      v.data, v.dim, options, executor, [&](int iteration, const std::vector<float>& now) {
+        if (!check || lists < 2 || iteration != kAnnHardDataIterations) return true;
+        const uint32_t probes =
+            CalibrateProbes(cal, v.dim, now, AnnCentroidPanels(now, v.dim, lists));
+        hard = ListsWouldNotPay(probes, lists);
+        return !hard;
+      });
+  if (!hard) return centroids;
+  lists = 1;
+  return MeanOf(v);
+}
+
+}  // namespace
+
 Result<std::string> BuildAnnPayload(const TableVersion& version, uint32_t field_id,
                                     const AnnBuildOptions& options) {
   OMNIGRAPH_ASSIGN_OR_RETURN(Vectors v, ReadVectors(version, field_id));
   const uint64_t n = v.ids.size();
   if (n == 0 || n < options.rows_min) return std::string();
-  const uint32_t lists = ChooseLists(n, options.lists);
+  Executor& executor = *version.context().runtime().executor;
+  uint32_t lists = ChooseLists(n, options.lists);
   std::string payload;
   try {
     SingleThreaded single;
-    faiss::IndexFlatL2 quantizer(v.dim);
-    faiss::IndexIVFFlat index(&quantizer, v.dim, lists, faiss::METRIC_L2);
-    index.cp.niter = kAnnTrainIterations;
-    index.cp.seed = kAnnTrainSeed;
-    index.cp.max_points_per_centroid = kMaxPointsPerList;
-    index.verbose = false;
-    index.train(static_cast<Idx>(n), v.data.data());
-    // The lists of the vectors are assigned once, for the index and for the calibration.
-    std::vector<Idx> assign(n);
-    quantizer.assign(static_cast<Idx>(n), v.data.data(), assign.data());
-    index.add_core(static_cast<Idx>(n), v.data.data(), v.ids.data(), assign.data());
-    const uint32_t probes = CalibrateProbes(v, quantizer, assign);
+    const Calibration cal = CalibrationOf(v);
+    const std::vector<float> centroids =
+        TrainLists(v, lists, options.hard_data_check, cal, executor);
+    const AnnCentroidPanels panels(centroids, v.dim, lists);
+    // The lists of the vectors are assigned once, by the kernel AssignLists uses.
+    const std::vector<uint32_t> assigned = AnnAssign(v.data, panels, executor);
+    const std::vector<Idx> assign(assigned.begin(), assigned.end());
+    std::unique_ptr<faiss::IndexIVFFlat> index = EmptyOver(v.dim, lists, centroids.data());
+    index->add_core(static_cast<Idx>(n), v.data.data(), v.ids.data(), assign.data());
+    const uint32_t probes = CalibrateProbes(cal, v.dim, centroids, panels);
     std::unique_ptr<AnnCodes> codes;
-    if (WantsCodes(options.codes, v.dim, v.rows, lists, probes)) {
-      codes = CodesOf(v, *version.context().runtime().executor);
-    }
-    payload = PayloadOf(index, v.rows, probes, codes.get());
+    if (WantsCodes(options.codes, v.dim, v.rows, lists, probes)) codes = CodesOf(v, executor);
+    payload = PayloadOf(*index, v.rows, probes, codes.get());
   } catch (const std::exception& e) {
     return Internal("building the vector index of field " + std::to_string(field_id) + " of " +
                     version.manifest_name() + ": " + e.what());
@@ -539,30 +609,21 @@ Result<std::string> AnnIndex::Encode() const {
   }
 }
 
-Result<std::vector<uint32_t>> AnnIndex::AssignLists(std::span<const float> vectors) const {
+Result<std::vector<uint32_t>> AnnIndex::AssignLists(std::span<const float> vectors,
+                                                    Executor* executor) const {
   if (vectors.size() % dim_ != 0) {
     return InvalidArgument("vector index: " + std::to_string(vectors.size()) +
                            " floats are not vectors of " + std::to_string(dim_));
   }
-  const uint64_t n = vectors.size() / dim_;
-  std::vector<uint32_t> out(n);
-  // Every call has the same shape: a short last block is padded with zero vectors.
-  std::vector<float> block(kAnnAssignBlockRows * dim_);
-  std::vector<Idx> labels(kAnnAssignBlockRows);
+  std::vector<float> centroids(uint64_t{lists()} * dim_);
   try {
-    SingleThreaded single;
-    for (uint64_t at = 0; at < n; at += kAnnAssignBlockRows) {
-      const uint64_t rows = std::min<uint64_t>(kAnnAssignBlockRows, n - at);
-      std::fill(block.begin(), block.end(), 0.0f);
-      std::memcpy(block.data(), vectors.data() + at * dim_, sizeof(float) * rows * dim_);
-      impl_->index->quantizer->assign(static_cast<Idx>(kAnnAssignBlockRows), block.data(),
-                                      labels.data());
-      for (uint64_t r = 0; r < rows; ++r) out[at + r] = static_cast<uint32_t>(labels[r]);
-    }
+    impl_->index->quantizer->reconstruct_n(0, static_cast<Idx>(lists()), centroids.data());
   } catch (const std::exception& e) {
     return Internal(std::string("vector index list assignment: ") + e.what());
   }
-  return out;
+  InlineExecutor here;
+  return AnnAssign(vectors, AnnCentroidPanels(centroids, dim_, lists()),
+                   executor != nullptr ? *executor : here);
 }
 
 namespace {
@@ -670,7 +731,9 @@ Result<std::shared_ptr<const AnnIndex>> BuildAnnOver(const TableVersion& version
     return InvalidArgument("field " + std::to_string(field_id) + " of " + version.manifest_name() +
                            " is not of the index's dimension");
   }
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<uint32_t> lists, centroids.AssignLists(v.data));
+  OMNIGRAPH_ASSIGN_OR_RETURN(
+      std::vector<uint32_t> lists,
+      centroids.AssignLists(v.data, version.context().runtime().executor.get()));
   AnnDelta all;  // Every row added over an empty base: the same path as a delta's rows.
   all.dim = v.dim;
   all.lists = centroids.lists();

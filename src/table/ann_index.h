@@ -42,6 +42,10 @@ inline constexpr int kAnnTrainSeed = 1234;
 inline constexpr uint64_t kAnnCalibrationQueries = 32;
 inline constexpr uint64_t kAnnCalibrationNeighbours = 10;
 inline constexpr uint64_t kAnnCalibrationRecallPermille = 950;
+// The build calibrates after this many k-means iterations too: when the lists would not pay then
+// (the calibrated probes at least 1/kAnnCodesListShareInverse of the lists: the executor would
+// answer every query without them), it stops training and stores one list (decision 236).
+inline constexpr int kAnnHardDataIterations = 2;
 
 // The derived-object kind of the index of property `field_id`: "annl2.{field_id}".
 std::string AnnKind(uint32_t field_id);
@@ -64,12 +68,17 @@ struct AnnBuildOptions {
   // Inverted lists; 0 chooses 4·sqrt(rows), at most kAnnListsMax and at most rows / 40.
   uint32_t lists = 0;
   AnnCodesChoice codes = AnnCodesChoice::kAuto;
+  // Whether the build stops training after kAnnHardDataIterations iterations and stores one list
+  // when the lists would not pay. Off: the lists are trained in full whatever the data (tests and
+  // the benchmark's series over the lists).
+  bool hard_data_check = true;
 };
 
 // The payload of the index of Vector property `field_id` of `version`: the vectors in id order,
 // as stored, clustered into lists, with the calibrated probes, and their codes when
-// options.codes asks (format 4; else format 3). The codes are computed on the version's runtime
-// executor over fixed ranges of rows; the payload is the same for every number of threads. Empty
+// options.codes asks (format 4; else format 3). The k-means, the lists' assignment and the codes
+// run on the version's runtime executor with a fixed division of the work (table/ann_kmeans.h):
+// the payload is the same, byte for byte, for every number of threads. Empty
 // when the version has fewer than `rows_min` non-null vectors. InvalidArgument when `field_id` is
 // not a Vector property of the version; storage and corruption errors from reading the fragments.
 Result<std::string> BuildAnnPayload(const TableVersion& version, uint32_t field_id,
@@ -114,11 +123,12 @@ class AnnIndex {
   // The payload of this index (BuildAnnPayload's format): what Decode reads back.
   Result<std::string> Encode() const;
 
-  // The list of each of `vectors` (dim() floats each): the one whose centroid is nearest. Each
-  // vector's list is computed the same way whatever the other vectors (fixed blocks of
-  // kAnnAssignBlockRows), so a delta's rows get the lists a rebuild gives them.
-  // InvalidArgument when the size is not a multiple of dim().
-  Result<std::vector<uint32_t>> AssignLists(std::span<const float> vectors) const;
+  // The list of each of `vectors` (dim() floats each): the one whose centroid is nearest, by the
+  // build's own kernel (table/ann_kmeans.h), which gives each vector its list whatever the other
+  // vectors, so a delta's rows get the lists a rebuild gives them. On `executor`'s threads when
+  // given, else on the caller's. InvalidArgument when the size is not a multiple of dim().
+  Result<std::vector<uint32_t>> AssignLists(std::span<const float> vectors,
+                                            Executor* executor = nullptr) const;
 
   // This index with `delta` (table/ann_delta.h) applied: the base's rows the delta removes
   // dropped, the others renumbered, the delta's rows added to their lists; each list in
@@ -142,11 +152,6 @@ class AnnIndex {
   uint32_t probes_for_recall_ = 0;
   std::unique_ptr<Impl> impl_;
 };
-
-// Rows assigned to lists per call by AnnIndex::AssignLists (a multiple of BLAS's 16-row tiles,
-// above faiss's threshold of 20 for its BLAS path), so every vector's distances come from the same
-// call.
-inline constexpr uint64_t kAnnAssignBlockRows = 32;
 
 // The index of `version`'s vectors over the centroids of `centroids` (its lists and calibrated
 // probes kept; nothing retrained), each vector assigned by AssignLists and added in row order:

@@ -25,6 +25,7 @@ constexpr uint32_t kVecField = 7;
 constexpr uint32_t kDim = 8;
 constexpr uint64_t kRows = 6000;
 constexpr uint64_t kNullEvery = 50;
+constexpr uint32_t kWide = 64;  // The uniform data's dimension.
 
 // Vectors around 40 random centres, so that the lists mean something.
 std::vector<std::vector<float>> MakeVectors(uint64_t n, Random& random) {
@@ -101,6 +102,28 @@ class AnnIndexTest : public ::testing::Test {
     std::vector<uint32_t> out;
     for (size_t i = 0; i < k && i < all.size(); ++i) out.push_back(all[i].second);
     return out;
+  }
+
+  // kRows uniform random vectors of kWide dimensions, none null, in `tables`.
+  std::shared_ptr<const TableVersion> MakeUniform(TableStore& tables) {
+    const Schema schema = {{kIdFieldId, "id", DataType::Scalar(TypeId::kString), false},
+                           {kVecField, "v", DataType::Vector(kWide), true}};
+    ColumnBuilder ids(schema[0].type, false), vecs(schema[1].type, true);
+    Random random(23);
+    for (uint64_t i = 0; i < kRows; ++i) {
+      ids.AppendString("u" + std::to_string(100000 + i));
+      std::vector<float> v(kWide);
+      for (float& x : v) x = static_cast<float>(random.NextDouble() * 2 - 1);
+      vecs.AppendVector(v);
+    }
+    std::vector<Column> columns;
+    columns.push_back(*ids.Finish());
+    columns.push_back(*vecs.Finish());
+    Result<TablePin> pin =
+        tables.Create(NewTable{TableId{0x34, 0x1}, "Uniform", schema},
+                      ColumnBatch(schema, std::move(columns), kRows), std::nullopt);
+    OMNIGRAPH_CHECK(pin.ok());
+    return *tables.Open(*pin);
   }
 
   std::shared_ptr<const AnnIndex> Built(const AnnBuildOptions& options = {}) {
@@ -343,34 +366,79 @@ TEST_F(AnnIndexTest, TheCalibratedProbesReachTheirRecallAndNoFewerDo) {
 
 // Uniform vectors in 64 dimensions have no clusters: the ten nearest neighbours of a row lie in
 // lists all over the index, and the calibration says a search must probe most of them (the
-// executor then answers exactly, decision 212). Clustered vectors need a few.
+// executor then answers exactly, decision 212). Clustered vectors need a few. (The lists trained
+// in full: by default the build stops early on such data, below.)
 TEST_F(AnnIndexTest, UniformDataNeedsMostListsAndClusteredDataFew) {
-  constexpr uint32_t kWide = 64;
-  const Schema schema = {{kIdFieldId, "id", DataType::Scalar(TypeId::kString), false},
-                         {kVecField, "v", DataType::Vector(kWide), true}};
-  ColumnBuilder ids(schema[0].type, false), vecs(schema[1].type, true);
-  Random random(23);
-  for (uint64_t i = 0; i < kRows; ++i) {
-    ids.AppendString("u" + std::to_string(100000 + i));
-    std::vector<float> v(kWide);
-    for (float& x : v) x = static_cast<float>(random.NextDouble() * 2 - 1);
-    vecs.AppendVector(v);
-  }
-  std::vector<Column> columns;
-  columns.push_back(*ids.Finish());
-  columns.push_back(*vecs.Finish());
-  Result<TablePin> pin =
-      tables_->Create(NewTable{TableId{0x34, 0x1}, "Uniform", schema},
-                      ColumnBatch(schema, std::move(columns), kRows), std::nullopt);
-  ASSERT_TRUE(pin.ok()) << pin.status().ToString();
-  std::shared_ptr<const TableVersion> uniform = *tables_->Open(*pin);
-  Result<std::string> payload = BuildAnnPayload(*uniform, kVecField);
+  std::shared_ptr<const TableVersion> uniform = MakeUniform(*tables_);
+  AnnBuildOptions full;
+  full.hard_data_check = false;
+  Result<std::string> payload = BuildAnnPayload(*uniform, kVecField, full);
   ASSERT_TRUE(payload.ok()) << payload.status().ToString();
   std::shared_ptr<const AnnIndex> wide = *AnnIndex::Decode(*payload, "uniform");
+  EXPECT_EQ(wide->lists(), wide->indexed() / kAnnTrainPerList);
   EXPECT_GE(2 * wide->probes_for_recall(), wide->lists()) << wide->probes_for_recall();
   std::shared_ptr<const AnnIndex> clustered = Built();
   EXPECT_LT(4 * clustered->probes_for_recall(), clustered->lists())
       << clustered->probes_for_recall();
+}
+
+// The build calibrates after kAnnHardDataIterations iterations of its k-means: on uniform data
+// the lists would not pay, so it stops there and stores one list (with codes, which answer an
+// unfiltered search; a filtered one is exact either way); clustered data trains its lists in full
+// and stores no codes (decision 236).
+TEST_F(AnnIndexTest, UniformDataStoresOneListAndClusteredDataItsFullLists) {
+  std::shared_ptr<const TableVersion> uniform = MakeUniform(*tables_);
+  Result<std::string> payload = BuildAnnPayload(*uniform, kVecField);
+  ASSERT_TRUE(payload.ok()) << payload.status().ToString();
+  std::shared_ptr<const AnnIndex> wide = *AnnIndex::Decode(*payload, "uniform");
+  EXPECT_EQ(wide->lists(), 1u);
+  EXPECT_EQ(wide->probes_for_recall(), 1u);
+  EXPECT_TRUE(wide->has_codes());
+  EXPECT_EQ(wide->indexed(), kRows);
+  // One list probed is every row: the search is exact.
+  Random random(41);
+  std::vector<float> q(kWide);
+  for (float& x : q) x = static_cast<float>(random.NextDouble() * 2 - 1);
+  EXPECT_EQ(wide->Search(q, 10, {}, 1)->size(), 10u);
+  std::shared_ptr<const AnnIndex> clustered = Built();
+  EXPECT_EQ(clustered->lists(), clustered->indexed() / kAnnTrainPerList);
+  EXPECT_FALSE(clustered->has_codes());
+}
+
+// The k-means, the assignment and the codes run on the runtime's threads with a fixed division
+// of the work: the payload is the same bytes on the caller's thread and on pools of one, two and
+// four threads, build after build, for clustered data (full lists) and uniform (one list, codes)
+// and for uniform data whose lists are trained in full.
+TEST_F(AnnIndexTest, BuildsGiveTheSameBytesOnAnyNumberOfThreads) {
+  AnnBuildOptions full;
+  full.hard_data_check = false;
+  std::shared_ptr<const TableVersion> uniform = MakeUniform(*tables_);
+  const std::string clustered = *BuildAnnPayload(*version_, kVecField);
+  const std::string hard = *BuildAnnPayload(*uniform, kVecField);
+  const std::string hard_full = *BuildAnnPayload(*uniform, kVecField, full);
+  for (size_t threads : {1, 2, 4}) {
+    for (int run = 0; run < 2; ++run) {
+      storage::Runtime pooled = storage::Runtime::ForTest(counting_, 3);
+      pooled.executor = std::make_shared<ThreadPool>(threads);
+      TableStore tables(pooled, TableStoreOptions{});
+      const std::shared_ptr<const TableVersion> c = *tables.Open(version_->pin());
+      const std::shared_ptr<const TableVersion> u = *tables.Open(uniform->pin());
+      // EXPECT_TRUE: a failure names the case without printing megabytes of payload.
+      EXPECT_TRUE(*BuildAnnPayload(*c, kVecField) == clustered) << threads << " threads";
+      EXPECT_TRUE(*BuildAnnPayload(*u, kVecField) == hard) << threads << " threads";
+      EXPECT_TRUE(*BuildAnnPayload(*u, kVecField, full) == hard_full) << threads << " threads";
+    }
+  }
+}
+
+// A full build assigns each vector by the kernel AssignLists uses, whatever the other vectors:
+// the index rebuilt over its own centroids is the same bytes.
+TEST_F(AnnIndexTest, ABuildEqualsTheRebuildOverItsOwnCentroids) {
+  const std::string payload = *BuildAnnPayload(*version_, kVecField);
+  std::shared_ptr<const AnnIndex> index = *AnnIndex::Decode(payload, "full");
+  Result<std::shared_ptr<const AnnIndex>> over = BuildAnnOver(*version_, kVecField, *index);
+  ASSERT_TRUE(over.ok()) << over.status().ToString();
+  EXPECT_TRUE(*(*over)->Encode() == payload);
 }
 
 // A format-2 payload (before calibration: a 32-byte header) is still read, with no calibrated
