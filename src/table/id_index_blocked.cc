@@ -164,8 +164,7 @@ std::string ResealBlockedIds(std::string_view payload) {
     const uint64_t prefix = XxHash64(std::string_view(out).substr(
         kPrefixedPreambleBytes, prefix_end - std::min(prefix_end, kPrefixedPreambleBytes)));
     std::memcpy(out.data() + kPrefixedPrefixSumAt, &prefix, 8);
-    const uint64_t preamble =
-        XxHash64(std::string_view(out).substr(0, kPrefixedPreambleSumAt));
+    const uint64_t preamble = XxHash64(std::string_view(out).substr(0, kPrefixedPreambleSumAt));
     std::memcpy(out.data() + kPrefixedPreambleSumAt, &preamble, 8);
     return out;
   }
@@ -196,8 +195,8 @@ Result<std::shared_ptr<const BlockedIds>> BlockedIds::Open(const storage::Shared
 }
 
 Result<std::shared_ptr<BlockedIds>> BlockedIds::OpenPrefixed(const storage::SharedBytes& bytes,
-                                                            const TableManifest& manifest,
-                                                            const std::string& name) {
+                                                             const TableManifest& manifest,
+                                                             const std::string& name) {
   auto bad = [&](const std::string& what) { return Corruption("id index: " + what, name); };
   const std::string_view payload = bytes.view();
   if (payload.size() < kPrefixedPreambleBytes) return bad("shorter than its preamble");
@@ -268,8 +267,8 @@ Result<std::shared_ptr<BlockedIds>> BlockedIds::OpenPrefixed(const storage::Shar
 }
 
 Result<std::shared_ptr<BlockedIds>> BlockedIds::OpenBlocked(const storage::SharedBytes& bytes,
-                                                           const TableManifest& manifest,
-                                                           const std::string& name) {
+                                                            const TableManifest& manifest,
+                                                            const std::string& name) {
   auto bad = [&](const std::string& what) { return Corruption("id index: " + what, name); };
   const std::string_view payload = bytes.view();
   OMNIGRAPH_ASSIGN_OR_RETURN(const IdsPreamble p,
@@ -366,8 +365,7 @@ std::string BlockedIds::DecodeBlockIds(size_t k, Block& out) const {
 
 std::string BlockedIds::DecodePrefixedBlock(size_t k, Block& out) const {
   const uint64_t begin = k == 0 ? 0 : LoadLe<uint32_t>(block_ends_, 4 * (k - 1));
-  const std::string_view bytes =
-      data_.substr(begin, LoadLe<uint32_t>(block_ends_, 4 * k) - begin);
+  const std::string_view bytes = data_.substr(begin, LoadLe<uint32_t>(block_ends_, 4 * k) - begin);
   hashed_.fetch_add(bytes.size(), std::memory_order_relaxed);
   if (XxHash64(bytes) != LoadLe<uint64_t>(sums_, 8 * k)) return "checksum mismatch";
   const size_t count = BlockSize(k);

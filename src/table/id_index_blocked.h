@@ -128,11 +128,11 @@ class BlockedIds {
   BlockedIds() = default;
   // Open for each revision, after the revision was read.
   static Result<std::shared_ptr<BlockedIds>> OpenBlocked(const storage::SharedBytes& payload,
-                                                        const TableManifest& manifest,
-                                                        const std::string& name);
-  static Result<std::shared_ptr<BlockedIds>> OpenPrefixed(const storage::SharedBytes& payload,
                                                          const TableManifest& manifest,
                                                          const std::string& name);
+  static Result<std::shared_ptr<BlockedIds>> OpenPrefixed(const storage::SharedBytes& payload,
+                                                          const TableManifest& manifest,
+                                                          const std::string& name);
   // Block k, decoded and checked on first use. A block that fails its checks (possible only for
   // a payload whose checksums were computed over malformed sections) is Corruption naming the
   // object and the block; the failed decode is not kept, so each call finds it again.

@@ -421,6 +421,19 @@ ManyIds MakeManyIds(size_t n) {
   return out;
 }
 
+// `payload`, `many`'s index in `revision`, cut short, lengthened, cut inside its preamble, built
+// for another fragment count or read for a version of another row count: Corruption naming the
+// object, when it is opened.
+void ExpectFramingRejected(const std::string& payload, uint32_t revision, const ManyIds& many) {
+  ExpectRejected(payload.substr(0, payload.size() - 1), many.manifest, "size differs");
+  ExpectRejected(payload + "x", many.manifest, "size differs");
+  ExpectRejected(payload.substr(0, 60), many.manifest, "shorter than its preamble");
+  ExpectRejected(many.index.EncodeRevision(2, revision), many.manifest, "fragment count");
+  TableManifest more = many.manifest;
+  ++more.entity_count;
+  ExpectRejected(payload, more, "live rows");
+}
+
 // The blocked and prefixed revisions answer a point lookup from one block, decoding no other,
 // and give what the eager decoders give for every id, every position and ids that are not there;
 // the flat copy (refs()) is the same index.
@@ -487,13 +500,7 @@ TEST_F(IndexesTest, ABlockedIdIndexRejectsDamageWhenOpenedNamingTheObject) {
     bad[at] ^= 0x01;
     rejected(bad, many.manifest, "section checksum");
   }
-  rejected(payload.substr(0, payload.size() - 1), many.manifest, "size differs");
-  rejected(payload + "x", many.manifest, "size differs");
-  rejected(payload.substr(0, 60), many.manifest, "shorter than its preamble");
-  rejected(many.index.EncodeRevision(2, kIdsRevisionBlocked), many.manifest, "fragment count");
-  TableManifest more = many.manifest;
-  ++more.entity_count;
-  rejected(payload, more, "live rows");
+  ExpectFramingRejected(payload, kIdsRevisionBlocked, many);
   // Two blocks' directory entries swapped, the checksums made right again.
   std::string swapped = payload;
   const size_t dir = 72 + runs_bytes + ids_bytes;
@@ -547,8 +554,7 @@ void ExpectCraftedBlocksAreCorruption(uint32_t revision) {
     ids_ends.push_back(static_cast<uint32_t>((ids_blob += id).size()));
   }
   Result<IdIndex> beyond = IdIndex::Decode(
-      Shared(IdIndex(ids_blob, ids_ends, far).EncodeRevision(3, revision)), past.manifest,
-      "obj2");
+      Shared(IdIndex(ids_blob, ids_ends, far).EncodeRevision(3, revision)), past.manifest, "obj2");
   ASSERT_TRUE(beyond.ok()) << beyond.status().ToString();
   EXPECT_EQ(*beyond->IdAtPosition(0), past.ids[0]);
   const Status last = beyond->RefAtPosition(299).status();
@@ -613,13 +619,7 @@ TEST_F(IndexesTest, APrefixedIdIndexRejectsDamageWhenOpenedOrWhenItsBlockIsRead)
     bad[at] ^= 0x01;
     rejected(bad, many.manifest, "prefix checksum");
   }
-  rejected(payload.substr(0, payload.size() - 1), many.manifest, "size differs");
-  rejected(payload + "x", many.manifest, "size differs");
-  rejected(payload.substr(0, 60), many.manifest, "shorter than its preamble");
-  rejected(many.index.EncodeRevision(2, kIdsRevisionPrefixed), many.manifest, "fragment count");
-  TableManifest more = many.manifest;
-  ++more.entity_count;
-  rejected(payload, more, "live rows");
+  ExpectFramingRejected(payload, kIdsRevisionPrefixed, many);
 
   // The last byte of the data area is in block 7 (ids 896 to 999).
   std::string bad = payload;
@@ -629,9 +629,8 @@ TEST_F(IndexesTest, APrefixedIdIndexRejectsDamageWhenOpenedOrWhenItsBlockIsRead)
   EXPECT_EQ(*opened->Locate(many.ids[5]), 5);
   EXPECT_EQ(*opened->IdAtPosition(895), many.ids[895]);
   for (int twice = 0; twice < 2; ++twice) {
-    for (const Status& status :
-         {opened->Locate(many.ids[900]).status(), opened->RefAtPosition(999).status(),
-          opened->Whole().status()}) {
+    for (const Status& status : {opened->Locate(many.ids[900]).status(),
+                                 opened->RefAtPosition(999).status(), opened->Whole().status()}) {
       EXPECT_EQ(status.code(), Code::kCorruption) << status.ToString();
       EXPECT_EQ(status.object(), "obj");
       EXPECT_THAT(status.message(), HasSubstr("block 7: checksum mismatch"));
