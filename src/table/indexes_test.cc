@@ -245,8 +245,9 @@ TEST_F(IndexesTest, ACraftedBlockIsCorruptionOnALookupAndTheWholeReadReplacesIt)
 TEST_F(IndexesTest, AFreshLookupChecksOnlyItsBlockAndTheWholeReadFindsDamageElsewhere) {
   Random random(6);
   const NewTable table{TableId{0x33, 0x1}, "Person", ModelSchema(false)};
+  const int rows = static_cast<int>(5 * kPrefixedBlockIds - 40);  // Five blocks.
   Result<TablePin> pin =
-      tables_->Create(table, MakeRows(table.schema, Ids("p", 0, 600), random), std::nullopt);
+      tables_->Create(table, MakeRows(table.schema, Ids("p", 0, rows), random), std::nullopt);
   ASSERT_TRUE(pin.ok()) << pin.status().ToString();
   ASSERT_TRUE(Cold(*pin)->BuildIndexes().ok());
   const std::string name = NameOf(*pin, kIdsKind);
@@ -259,7 +260,7 @@ TEST_F(IndexesTest, AFreshLookupChecksOnlyItsBlockAndTheWholeReadFindsDamageElse
   ASSERT_TRUE(good->Lookup(first, fields).ok());
   const storage::OpCounts undamaged = counting_->Snapshot();
   std::string bad = stored->data;
-  // The object's last byte: in the last of five blocks (positions 512 to 599, ids p612 to p699).
+  // The object's last byte: in the last of five blocks, which holds the largest id, p999.
   bad[bad.size() - 1] ^= 0x01;
   ASSERT_TRUE(memory_->Put(name, bad).ok());
 
@@ -277,7 +278,7 @@ TEST_F(IndexesTest, AFreshLookupChecksOnlyItsBlockAndTheWholeReadFindsDamageElse
   EXPECT_TRUE((*point)->blocked());
   EXPECT_EQ((*point)->blocks_decoded(), 1u);
 
-  const std::string last[] = {"p699"};
+  const std::string last[] = {"p999"};
   lookup = cold->Lookup(last, fields);
   ASSERT_FALSE(lookup.ok());
   EXPECT_EQ(lookup.status().code(), Code::kCorruption) << lookup.status().ToString();
@@ -287,11 +288,11 @@ TEST_F(IndexesTest, AFreshLookupChecksOnlyItsBlockAndTheWholeReadFindsDamageElse
   counting_->Reset();
   Result<std::shared_ptr<const IdIndex>> whole = cold->SortedIds();
   ASSERT_TRUE(whole.ok()) << whole.status().ToString();
-  EXPECT_EQ((*whole)->size(), 600u);
+  EXPECT_EQ((*whole)->size(), static_cast<size_t>(rows));
   EXPECT_EQ(counting_->Snapshot().puts, 1u) << counting_->Snapshot().ToString();
   lookup = cold->Lookup(last, fields);
   ASSERT_TRUE(lookup.ok()) << lookup.status().ToString();
-  EXPECT_EQ(lookup->rows.column(0).StringAt(0), "p699");
+  EXPECT_EQ(lookup->rows.column(0).StringAt(0), "p999");
   Result<storage::GetResult> replaced = memory_->Get(name);
   ASSERT_TRUE(replaced.ok());
   EXPECT_EQ(replaced->data, stored->data);
@@ -421,6 +422,11 @@ ManyIds MakeManyIds(size_t n) {
   return out;
 }
 
+// Ids per block of a blocked (2) or prefixed (3) payload as the writer makes it.
+size_t BlockIds(uint32_t revision) {
+  return revision == kIdsRevisionPrefixed ? kPrefixedBlockIds : kIdBlockIds;
+}
+
 // `payload`, `many`'s index in `revision`, cut short, lengthened, cut inside its preamble, built
 // for another fragment count or read for a version of another row count: Corruption naming the
 // object, when it is opened.
@@ -438,7 +444,10 @@ void ExpectFramingRejected(const std::string& payload, uint32_t revision, const 
 // and give what the eager decoders give for every id, every position and ids that are not there;
 // the flat copy (refs()) is the same index.
 void ExpectOneBlockPerLookup(uint32_t revision) {
-  const ManyIds many = MakeManyIds(1000);  // 8 blocks, the last one of 104 ids.
+  const size_t block = BlockIds(revision);
+  const size_t n = 8 * block - 24;  // 8 blocks, the last one shorter.
+  const size_t probe = n * 7 / 10;
+  const ManyIds many = MakeManyIds(n);
   const std::string payload = many.index.EncodeRevision(3, revision);
   EXPECT_EQ(many.index.Encode(3) == payload, revision == kIdsRevisionPrefixed);
   Result<IdIndex> blocked = IdIndex::Decode(Shared(payload), many.manifest, "obj");
@@ -447,11 +456,11 @@ void ExpectOneBlockPerLookup(uint32_t revision) {
       Shared(many.index.EncodeRevision(3, kIdsRevisionCompact)), many.manifest, "obj");
   ASSERT_TRUE(compact.ok()) << compact.status().ToString();
   ASSERT_TRUE(blocked->blocked());
-  EXPECT_EQ(blocked->size(), 1000u);
+  EXPECT_EQ(blocked->size(), n);
   EXPECT_EQ(blocked->blocks_decoded(), 0u);
-  EXPECT_EQ(*blocked->Locate(many.ids[700]), 700);
+  EXPECT_EQ(*blocked->Locate(many.ids[probe]), static_cast<int64_t>(probe));
   EXPECT_EQ(blocked->blocks_decoded(), 1u);
-  EXPECT_EQ(**blocked->LocateRef(many.ids[700]), compact->RefAt(700));
+  EXPECT_EQ(**blocked->LocateRef(many.ids[probe]), compact->RefAt(probe));
   EXPECT_EQ(blocked->blocks_decoded(), 1u);
   for (size_t i = 0; i < many.ids.size(); ++i) {
     ASSERT_EQ(*blocked->Locate(many.ids[i]), static_cast<int64_t>(i));
@@ -518,36 +527,38 @@ TEST_F(IndexesTest, ABlockedIdIndexRejectsDamageWhenOpenedNamingTheObject) {
 // call, each time, and the whole index — never an answer or a crash; the good blocks still answer
 // (decision 215).
 void ExpectCraftedBlocksAreCorruption(uint32_t revision) {
-  ManyIds many = MakeManyIds(300);
+  const size_t block = BlockIds(revision);
+  const size_t n = 2 * block + 44;  // Three blocks.
+  ManyIds many = MakeManyIds(n);
   std::string blob;
   std::vector<uint32_t> ends;
-  std::swap(many.ids[130], many.ids[131]);  // Inside the second block.
+  std::swap(many.ids[block + 2], many.ids[block + 3]);  // Inside the second block.
   for (const std::string& id : many.ids) ends.push_back(static_cast<uint32_t>((blob += id).size()));
   std::vector<RowRef> refs(many.index.refs().begin(), many.index.refs().end());
   const std::string payload = IdIndex(blob, ends, refs).EncodeRevision(3, revision);
   Result<IdIndex> blocked = IdIndex::Decode(Shared(payload), many.manifest, "obj");
   ASSERT_TRUE(blocked.ok()) << blocked.status().ToString();
   EXPECT_EQ(*blocked->Locate(many.ids[5]), 5);
-  EXPECT_EQ(*blocked->IdAtPosition(260), many.ids[260]);
+  EXPECT_EQ(*blocked->IdAtPosition(2 * block + 4), many.ids[2 * block + 4]);
   const auto corrupt = [](const Status& status) {
     EXPECT_EQ(status.code(), Code::kCorruption) << status.ToString();
     EXPECT_EQ(status.object(), "obj");
     EXPECT_THAT(status.message(), HasSubstr("block 1: ids out of order"));
   };
   for (int twice = 0; twice < 2; ++twice) {
-    corrupt(blocked->Locate(many.ids[200]).status());
-    corrupt(blocked->LocateRef(many.ids[200]).status());
-    corrupt(blocked->IdAtPosition(128).status());
-    corrupt(blocked->RefAtPosition(255).status());
+    corrupt(blocked->Locate(many.ids[block + 72]).status());
+    corrupt(blocked->LocateRef(many.ids[block + 72]).status());
+    corrupt(blocked->IdAtPosition(block).status());
+    corrupt(blocked->RefAtPosition(2 * block - 1).status());
   }
   EXPECT_EQ(blocked->blocks_decoded(), 2u);  // Blocks 0 and 2; the bad one is never kept.
   corrupt(blocked->Whole().status());
   corrupt(blocked->Whole().status());
 
   // A row reference past its fragment in the third block: the runs resealed by hand.
-  ManyIds past = MakeManyIds(300);
+  ManyIds past = MakeManyIds(n);
   std::vector<RowRef> far(past.index.refs().begin(), past.index.refs().end());
-  far[299].row = static_cast<uint32_t>(past.manifest.fragments[far[299].source].rows);
+  far[n - 1].row = static_cast<uint32_t>(past.manifest.fragments[far[n - 1].source].rows);
   std::string ids_blob;
   std::vector<uint32_t> ids_ends;
   for (const std::string& id : past.ids) {
@@ -557,7 +568,7 @@ void ExpectCraftedBlocksAreCorruption(uint32_t revision) {
       Shared(IdIndex(ids_blob, ids_ends, far).EncodeRevision(3, revision)), past.manifest, "obj2");
   ASSERT_TRUE(beyond.ok()) << beyond.status().ToString();
   EXPECT_EQ(*beyond->IdAtPosition(0), past.ids[0]);
-  const Status last = beyond->RefAtPosition(299).status();
+  const Status last = beyond->RefAtPosition(n - 1).status();
   EXPECT_EQ(last.code(), Code::kCorruption) << last.ToString();
   EXPECT_EQ(last.object(), "obj2");
   EXPECT_THAT(last.message(), HasSubstr("block 2: row reference outside"));
@@ -604,7 +615,8 @@ TEST_F(IndexesTest, ABlockedIdIndexWithACraftedBlockIsCorruptionNamingTheObject)
 // block, for every point call that needs it and for the whole index — while the other blocks
 // answer (decision 234).
 TEST_F(IndexesTest, APrefixedIdIndexRejectsDamageWhenOpenedOrWhenItsBlockIsRead) {
-  const ManyIds many = MakeManyIds(1000);  // 8 blocks.
+  const size_t n = 8 * kPrefixedBlockIds - 24;  // 8 blocks.
+  const ManyIds many = MakeManyIds(n);
   const std::string payload = many.index.EncodeRevision(3, kIdsRevisionPrefixed);
   const size_t data_at = payload.size() - LoadLe<uint64_t>(payload, 32);
   const auto rejected = ExpectRejected;
@@ -621,16 +633,17 @@ TEST_F(IndexesTest, APrefixedIdIndexRejectsDamageWhenOpenedOrWhenItsBlockIsRead)
   }
   ExpectFramingRejected(payload, kIdsRevisionPrefixed, many);
 
-  // The last byte of the data area is in block 7 (ids 896 to 999).
+  // The last byte of the data area is in block 7, the last.
   std::string bad = payload;
   bad[bad.size() - 1] ^= 0x01;
   Result<IdIndex> opened = IdIndex::Decode(Shared(bad), many.manifest, "obj");
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  const size_t seventh = 7 * kPrefixedBlockIds;
   EXPECT_EQ(*opened->Locate(many.ids[5]), 5);
-  EXPECT_EQ(*opened->IdAtPosition(895), many.ids[895]);
+  EXPECT_EQ(*opened->IdAtPosition(seventh - 1), many.ids[seventh - 1]);
   for (int twice = 0; twice < 2; ++twice) {
-    for (const Status& status : {opened->Locate(many.ids[900]).status(),
-                                 opened->RefAtPosition(999).status(), opened->Whole().status()}) {
+    for (const Status& status : {opened->Locate(many.ids[seventh + 4]).status(),
+                                 opened->RefAtPosition(n - 1).status(), opened->Whole().status()}) {
       EXPECT_EQ(status.code(), Code::kCorruption) << status.ToString();
       EXPECT_EQ(status.object(), "obj");
       EXPECT_THAT(status.message(), HasSubstr("block 7: checksum mismatch"));
@@ -646,10 +659,10 @@ TEST_F(IndexesTest, APrefixedIdIndexRejectsDamageWhenOpenedOrWhenItsBlockIsRead)
 }
 
 // Opening a prefixed payload hashes its preamble and prefix, and a point lookup one block more:
-// on the 1,000 ids below a little over a tenth of the payload, where opening revision 2 hashes
-// all of it; the whole index hashes every block (decision 234).
+// on the eight blocks below under a quarter of the payload, where opening revision 2 hashes all
+// of it; the whole index hashes every block (decision 234).
 TEST_F(IndexesTest, APrefixedIdIndexHashesOnlyThePrefixAndTheBlocksItDecodes) {
-  const ManyIds many = MakeManyIds(1000);
+  const ManyIds many = MakeManyIds(8 * kPrefixedBlockIds - 24);  // 8 blocks.
   const std::string payload = many.index.EncodeRevision(3, kIdsRevisionPrefixed);
   Result<std::shared_ptr<const BlockedIds>> opened =
       BlockedIds::Open(Shared(payload), many.manifest, "obj");
@@ -658,12 +671,13 @@ TEST_F(IndexesTest, APrefixedIdIndexHashesOnlyThePrefixAndTheBlocksItDecodes) {
   const uint64_t data_bytes = LoadLe<uint64_t>(payload, 32);
   const uint64_t prefix_bytes = payload.size() - data_bytes - 64;
   EXPECT_EQ(ids.bytes_hashed(), 56 + prefix_bytes);
-  ASSERT_EQ(*ids.Position(many.ids[300]), 300);
+  const size_t at = 2 * kPrefixedBlockIds + 44;
+  ASSERT_EQ(*ids.Position(many.ids[at]), static_cast<int64_t>(at));
   const uint64_t one = ids.bytes_hashed() - (56 + prefix_bytes);
   EXPECT_GT(one, 0u);
   EXPECT_LE(one, data_bytes / 7) << "one block of eight (the last is shorter)";
   EXPECT_LT(ids.bytes_hashed(), payload.size() / 4) << payload.size();
-  ASSERT_EQ(*ids.Position(many.ids[301]), 301);
+  ASSERT_EQ(*ids.Position(many.ids[at + 1]), static_cast<int64_t>(at + 1));
   EXPECT_EQ(ids.bytes_hashed(), 56 + prefix_bytes + one) << "a kept block is not hashed again";
   ASSERT_TRUE(ids.DecodeAll().ok());
   EXPECT_EQ(ids.bytes_hashed(), 56 + prefix_bytes + one + data_bytes);
