@@ -47,9 +47,9 @@ inline constexpr uint32_t kIdsRevisionPrefixed = 3;
 // Ids per block of revision 2: the front coding restarts at every block's first id.
 inline constexpr uint64_t kIdBlockIds = 128;
 // Ids per block of revision 3 as a writer stores it (the preamble says, for a reader). Larger than
-// revision 2's: the prefix a lookup hashes and checks at open shrinks with the block count, and
-// decoding 512 ids is still a few microseconds (decision 234).
-inline constexpr uint64_t kPrefixedBlockIds = 512;
+// revision 2's: the prefix a lookup hashes and checks at open shrinks with the block count; not
+// larger still, since a 1-hop decodes a block per target to read its id (decision 234).
+inline constexpr uint64_t kPrefixedBlockIds = 256;
 
 // The blocked payload of a flat index's arrays (as EncodeCompactIds). Its sections are addressed
 // with 32-bit offsets: empty when a section would not fit them (the caller stores another
