@@ -1,7 +1,8 @@
 // Fuzz harness: an id index payload (derived kind ids) against its manifest
-// (docs/design/fuzzing.md). A blocked payload (revision 2) is decoded twice: as given, and with
-// its checksums recomputed over the mutated bytes (ResealBlockedIds), since its open checks only
-// the checksums and the directory and a mutation would otherwise never reach a block's entries.
+// (docs/design/fuzzing.md). A blocked or prefixed payload (revision 2 or 3) is decoded twice: as
+// given, and with its checksums recomputed over the mutated bytes (ResealBlockedIds), since its
+// open checks only the checksums and the directory and a mutation would otherwise never reach a
+// block's entries.
 // Every index that opens is then asked point calls and made whole; each may refuse only with
 // Corruption naming the object (decision 215).
 #include "table/id_index.h"
@@ -48,8 +49,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!m.ok()) return 0;
   DecodeAndExercise(*m, std::string(payload));
   constexpr size_t kRevisionAt = 20;
-  if (payload.size() >= kRevisionAt + 4 &&
-      table::LoadLe<uint32_t>(payload, kRevisionAt) == table::kIdsRevisionBlocked) {
+  const uint32_t revision =
+      payload.size() >= kRevisionAt + 4 ? table::LoadLe<uint32_t>(payload, kRevisionAt) : 0;
+  if (revision == table::kIdsRevisionBlocked || revision == table::kIdsRevisionPrefixed) {
     DecodeAndExercise(*m, table::ResealBlockedIds(payload));
   }
   return 0;

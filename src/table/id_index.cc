@@ -68,9 +68,9 @@ std::string IdIndex::Encode(uint32_t fragment_count) const {
   const uint64_t n = refs_.size();
   const uint64_t flat_bytes =
       kPreambleBytes + n * sizeof(RowRef) + Padded8(n * sizeof(uint32_t)) + blob_.size();
-  // The blocked revision, which a reader can answer a lookup from without decoding every id
-  // (decision 211), when it is the smaller.
-  std::string blocked = EncodeBlockedIds(blob_, ends_, refs_, fragment_count);
+  // The prefixed revision, which a reader can answer a lookup from without decoding or hashing
+  // every id (decisions 211, 234), when it is the smaller.
+  std::string blocked = EncodePrefixedIds(blob_, ends_, refs_, fragment_count);
   if (!blocked.empty() && blocked.size() < flat_bytes) return blocked;
   return EncodeRevision(fragment_count, kIdsRevisionFlat);
 }
@@ -80,6 +80,9 @@ std::string IdIndex::EncodeRevision(uint32_t fragment_count, uint32_t revision) 
   if (blocked_) NotWhole("EncodeRevision");
   if (revision == kIdsRevisionCompact) return EncodeCompactIds(blob_, ends_, refs_, fragment_count);
   if (revision == kIdsRevisionBlocked) return EncodeBlockedIds(blob_, ends_, refs_, fragment_count);
+  if (revision == kIdsRevisionPrefixed) {
+    return EncodePrefixedIds(blob_, ends_, refs_, fragment_count);
+  }
   OMNIGRAPH_CHECK(revision == kIdsRevisionFlat);
   const uint64_t n = refs_.size();
   const std::string_view refs = Bytes(refs_.data(), n * sizeof(RowRef));
@@ -111,7 +114,7 @@ Result<IdIndex> IdIndex::Decode(const storage::SharedBytes& bytes, const TableMa
                                 ? kIdsRevisionFlat
                                 : LoadLe<uint32_t>(bytes.view(), kRevisionAt);
   if (revision == kIdsRevisionFlat) return DecodeFlat(bytes, manifest, name);
-  if (revision == kIdsRevisionBlocked) {
+  if (revision == kIdsRevisionBlocked || revision == kIdsRevisionPrefixed) {
     IdIndex index;
     OMNIGRAPH_ASSIGN_OR_RETURN(index.blocked_, BlockedIds::Open(bytes, manifest, name));
     return index;

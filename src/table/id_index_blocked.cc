@@ -20,7 +20,32 @@ constexpr uint64_t kDirectoryEntryBytes = 12;
 // Every id costs at least two bytes of the id section (its two lengths).
 constexpr uint64_t kIdBytesMin = 2;
 
-uint64_t Blocks(uint64_t n) { return (n + kIdBlockIds - 1) / kIdBlockIds; }
+uint64_t Blocks(uint64_t n, uint64_t block_ids = kIdBlockIds) {
+  return n == 0 ? 0 : (n - 1) / block_ids + 1;
+}
+
+// The fixed preamble of a prefixed `ids` payload (docs/format/indexes.md "Prefixed revision (3)")
+// and where its fields sit.
+constexpr uint64_t kPrefixedPreambleBytes = 64;
+constexpr uint64_t kPrefixedBlockIdsAt = 24;
+constexpr uint64_t kPrefixedHeadsAt = 28;
+constexpr uint64_t kPrefixedDataAt = 32;
+constexpr uint64_t kPrefixedPrefixSumAt = 40;
+constexpr uint64_t kPrefixedPreambleSumAt = 56;
+// Per block in the prefix: its checksum (8), where it ends in the data area (4), where its first
+// id ends in the heads (4).
+constexpr uint64_t kPrefixedEntryBytes = 16;
+constexpr uint64_t kRevisionAt = 20;
+
+// Where the prefixed payload's data area starts, for `m` blocks and `h` bytes of heads.
+uint64_t PrefixEnd(uint64_t m, uint64_t h) {
+  return kPrefixedPreambleBytes + m * kPrefixedEntryBytes + Padded8(h);
+}
+
+std::string_view IdOf(std::string_view blob, std::span<const uint32_t> ends, size_t i) {
+  const uint32_t begin = i == 0 ? 0 : ends[i - 1];
+  return blob.substr(begin, ends[i] - begin);
+}
 
 }  // namespace
 
@@ -58,8 +83,91 @@ std::string EncodeBlockedIds(std::string_view blob, std::span<const uint32_t> en
   return out;
 }
 
+std::string EncodePrefixedIds(std::string_view blob, std::span<const uint32_t> ends,
+                              std::span<const RowRef> refs, uint32_t fragment_count,
+                              uint64_t block_ids) {
+  const uint64_t n = refs.size();
+  const uint64_t m = Blocks(n, block_ids);
+  std::string sums, block_ends, head_ends, heads, data;
+  for (uint64_t k = 0; k < m; ++k) {
+    const uint64_t first = k * block_ids;
+    const uint64_t last = std::min(n, first + block_ids);
+    const size_t start = data.size();
+    // The head is in the prefix; the block front-codes the ids after it.
+    std::string_view prev = IdOf(blob, ends, first);
+    heads.append(prev);
+    for (uint64_t i = first + 1; i < last; ++i) {
+      const std::string_view id = IdOf(blob, ends, i);
+      const size_t limit = std::min(prev.size(), id.size());
+      size_t shared = 0;
+      while (shared < limit && prev[shared] == id[shared]) ++shared;
+      PutVarint(data, shared);
+      PutVarint(data, id.size() - shared);
+      data.append(id.substr(shared));
+      prev = id;
+    }
+    // The block's row references as runs of their own: no run crosses a block.
+    data.append(EncodeRuns(refs.subspan(first, last - first), 0, nullptr, nullptr));
+    AppendLe<uint64_t>(sums, XxHash64(std::string_view(data).substr(start)));
+    AppendLe<uint32_t>(block_ends, static_cast<uint32_t>(data.size()));
+    AppendLe<uint32_t>(head_ends, static_cast<uint32_t>(heads.size()));
+  }
+  constexpr uint64_t kOffsetMax = std::numeric_limits<uint32_t>::max();
+  if (heads.size() > kOffsetMax || data.size() > kOffsetMax) return "";
+  std::string prefix = std::move(sums);
+  prefix.append(block_ends);
+  prefix.append(head_ends);
+  prefix.append(heads);
+  prefix.append(Padded8(heads.size()) - heads.size(), '\0');
+  std::string out;
+  // Room for the derived object's header too (EncodeDerived frames the payload in place).
+  out.reserve(kDerivedHeaderBytesMax + kPrefixedPreambleBytes + prefix.size() + data.size());
+  AppendLe<uint64_t>(out, n);
+  AppendLe<uint64_t>(out, blob.size());
+  AppendLe<uint32_t>(out, fragment_count);
+  AppendLe<uint32_t>(out, kIdsRevisionPrefixed);
+  AppendLe<uint32_t>(out, static_cast<uint32_t>(block_ids));
+  AppendLe<uint32_t>(out, static_cast<uint32_t>(heads.size()));
+  AppendLe<uint64_t>(out, data.size());
+  AppendLe<uint64_t>(out, XxHash64(prefix));
+  AppendLe<uint64_t>(out, 0);
+  AppendLe<uint64_t>(out, XxHash64(out));
+  out.append(prefix);
+  out.append(data);
+  return out;
+}
+
+bool IdsPayloadChecksItself(std::string_view payload) {
+  return payload.size() >= kRevisionAt + sizeof(uint32_t) &&
+         LoadLe<uint32_t>(payload, kRevisionAt) == kIdsRevisionPrefixed;
+}
+
 std::string ResealBlockedIds(std::string_view payload) {
   std::string out(payload);
+  if (IdsPayloadChecksItself(payload)) {
+    if (out.size() < kPrefixedPreambleBytes) return out;
+    const uint64_t block_ids = std::max<uint32_t>(1, LoadLe<uint32_t>(out, kPrefixedBlockIdsAt));
+    const uint64_t m = std::min<uint64_t>(Blocks(LoadLe<uint64_t>(out, 0), block_ids),
+                                          out.size() / kPrefixedEntryBytes);
+    const uint64_t prefix_end =
+        std::min<uint64_t>(PrefixEnd(m, LoadLe<uint32_t>(out, kPrefixedHeadsAt)), out.size());
+    const std::string_view data = std::string_view(out).substr(prefix_end);
+    uint64_t begin = 0;
+    for (uint64_t k = 0; k < m; ++k) {
+      const uint64_t at = kPrefixedPreambleBytes + m * 8 + 4 * k;
+      if (at + 4 > out.size() || kPrefixedPreambleBytes + 8 * k + 8 > out.size()) break;
+      const uint64_t end = std::min<uint64_t>(LoadLe<uint32_t>(out, at), data.size());
+      const uint64_t sum = XxHash64(data.substr(std::min(begin, end), end - std::min(begin, end)));
+      std::memcpy(out.data() + kPrefixedPreambleBytes + 8 * k, &sum, 8);
+      begin = end;
+    }
+    const uint64_t prefix = XxHash64(std::string_view(out).substr(
+        kPrefixedPreambleBytes, prefix_end - std::min(prefix_end, kPrefixedPreambleBytes)));
+    std::memcpy(out.data() + kPrefixedPrefixSumAt, &prefix, 8);
+    const uint64_t preamble = XxHash64(std::string_view(out).substr(0, kPrefixedPreambleSumAt));
+    std::memcpy(out.data() + kPrefixedPreambleSumAt, &preamble, 8);
+    return out;
+  }
   if (out.size() < kBlockedPreambleBytes) return out;
   const std::string_view all = std::string_view(out).substr(kBlockedPreambleBytes);
   const uint64_t runs_bytes = std::min<uint64_t>(LoadLe<uint64_t>(out, 24), all.size());
@@ -76,6 +184,91 @@ std::string ResealBlockedIds(std::string_view payload) {
 Result<std::shared_ptr<const BlockedIds>> BlockedIds::Open(const storage::SharedBytes& bytes,
                                                            const TableManifest& manifest,
                                                            const std::string& name) {
+  Result<std::shared_ptr<BlockedIds>> opened = IdsPayloadChecksItself(bytes.view())
+                                                   ? OpenPrefixed(bytes, manifest, name)
+                                                   : OpenBlocked(bytes, manifest, name);
+  OMNIGRAPH_RETURN_IF_ERROR(opened.status());
+  BlockedIds& index = **opened;
+  index.cache_ = std::make_unique<std::atomic<Block*>[]>(index.heads_.size());
+  for (size_t k = 0; k < index.heads_.size(); ++k) index.cache_[k].store(nullptr);
+  return std::shared_ptr<const BlockedIds>(*std::move(opened));
+}
+
+Result<std::shared_ptr<BlockedIds>> BlockedIds::OpenPrefixed(const storage::SharedBytes& bytes,
+                                                             const TableManifest& manifest,
+                                                             const std::string& name) {
+  auto bad = [&](const std::string& what) { return Corruption("id index: " + what, name); };
+  const std::string_view payload = bytes.view();
+  if (payload.size() < kPrefixedPreambleBytes) return bad("shorter than its preamble");
+  if (LoadLe<uint64_t>(payload, kPrefixedPreambleSumAt) !=
+      XxHash64(payload.substr(0, kPrefixedPreambleSumAt))) {
+    return bad("preamble checksum mismatch");
+  }
+  const uint64_t n = LoadLe<uint64_t>(payload, 0);
+  if (n != manifest.entity_count) {
+    return bad("holds " + std::to_string(n) + " ids; the version has " +
+               std::to_string(manifest.entity_count) + " live rows");
+  }
+  if (LoadLe<uint32_t>(payload, 16) != manifest.fragments.size()) {
+    return bad("was built for another fragment count");
+  }
+  const uint64_t block_ids = LoadLe<uint32_t>(payload, kPrefixedBlockIdsAt);
+  const uint64_t heads_bytes = LoadLe<uint32_t>(payload, kPrefixedHeadsAt);
+  const uint64_t data_bytes = LoadLe<uint64_t>(payload, kPrefixedDataAt);
+  const uint64_t blob_bytes = LoadLe<uint64_t>(payload, 8);
+  if (block_ids == 0) return bad("blocks of no ids");
+  const uint64_t m = Blocks(n, block_ids);
+  // Every block takes at least one run of three bytes and its entry in the prefix.
+  if (m > payload.size() / (kPrefixedEntryBytes + 3)) return bad("truncated");
+  const uint64_t prefix_end = PrefixEnd(m, heads_bytes);
+  if (blob_bytes > kIdIndexBytesMax || data_bytes > std::numeric_limits<uint32_t>::max() ||
+      prefix_end > payload.size() || payload.size() - prefix_end != data_bytes) {
+    return bad("size differs from its preamble");
+  }
+  const std::string_view prefix =
+      payload.substr(kPrefixedPreambleBytes, prefix_end - kPrefixedPreambleBytes);
+  if (XxHash64(prefix) != LoadLe<uint64_t>(payload, kPrefixedPrefixSumAt)) {
+    return bad("prefix checksum mismatch");
+  }
+  std::shared_ptr<BlockedIds> index(new BlockedIds());
+  index->hashed_.store(kPrefixedPreambleSumAt + prefix.size(), std::memory_order_relaxed);
+  index->payload_ = bytes;
+  index->name_ = name;
+  index->revision_ = kIdsRevisionPrefixed;
+  index->n_ = n;
+  index->block_ids_ = block_ids;
+  index->blob_bytes_ = blob_bytes;
+  index->sums_ = prefix.substr(0, 8 * m);
+  index->block_ends_ = prefix.substr(8 * m, 4 * m);
+  const std::string_view head_ends = prefix.substr(12 * m, 4 * m);
+  const std::string_view heads = prefix.substr(16 * m, heads_bytes);
+  index->data_ = payload.substr(prefix_end);
+  for (const auto& fragment : manifest.fragments) index->fragment_rows_.push_back(fragment.rows);
+  index->heads_.reserve(m);
+  uint64_t block_end = 0;
+  uint64_t head_end = 0;
+  for (uint64_t k = 0; k < m; ++k) {
+    const uint64_t next_block = LoadLe<uint32_t>(index->block_ends_, 4 * k);
+    const uint64_t next_head = LoadLe<uint32_t>(head_ends, 4 * k);
+    if (next_block <= block_end || next_block > data_bytes || next_head < head_end ||
+        next_head > heads_bytes) {
+      return bad("block directory out of order");
+    }
+    const std::string_view head = heads.substr(head_end, next_head - head_end);
+    if (k > 0 && !(index->heads_.back() < head)) return bad("ids out of order");
+    index->heads_.push_back(head);
+    block_end = next_block;
+    head_end = next_head;
+  }
+  if (block_end != data_bytes || head_end != heads_bytes) {
+    return bad("size differs from its preamble");
+  }
+  return index;
+}
+
+Result<std::shared_ptr<BlockedIds>> BlockedIds::OpenBlocked(const storage::SharedBytes& bytes,
+                                                            const TableManifest& manifest,
+                                                            const std::string& name) {
   auto bad = [&](const std::string& what) { return Corruption("id index: " + what, name); };
   const std::string_view payload = bytes.view();
   OMNIGRAPH_ASSIGN_OR_RETURN(const IdsPreamble p,
@@ -96,6 +289,7 @@ Result<std::shared_ptr<const BlockedIds>> BlockedIds::Open(const storage::Shared
   index->runs_ = payload.substr(kBlockedPreambleBytes, runs_bytes);
   index->ids_ = payload.substr(kBlockedPreambleBytes + runs_bytes, ids_bytes);
   const std::string_view directory = payload.substr(kBlockedPreambleBytes + runs_bytes + ids_bytes);
+  index->hashed_.store(payload.size(), std::memory_order_relaxed);
   if (XxHash64(index->runs_) != LoadLe<uint64_t>(payload, 40) ||
       XxHash64(index->ids_) != LoadLe<uint64_t>(payload, 48) ||
       XxHash64(directory) != LoadLe<uint64_t>(payload, 56)) {
@@ -124,9 +318,7 @@ Result<std::shared_ptr<const BlockedIds>> BlockedIds::Open(const storage::Shared
     index->directory_.push_back(e);
     index->heads_.push_back(id);
   }
-  index->cache_ = std::make_unique<std::atomic<Block*>[]>(blocks);
-  for (uint64_t k = 0; k < blocks; ++k) index->cache_[k].store(nullptr);
-  return std::shared_ptr<const BlockedIds>(std::move(index));
+  return index;
 }
 
 BlockedIds::~BlockedIds() {
@@ -135,17 +327,14 @@ BlockedIds::~BlockedIds() {
 }
 
 size_t BlockedIds::BlockSize(size_t k) const {
-  return static_cast<size_t>(std::min<uint64_t>(kIdBlockIds, n_ - k * kIdBlockIds));
+  return static_cast<size_t>(std::min<uint64_t>(block_ids_, n_ - k * block_ids_));
 }
 
-std::string BlockedIds::DecodeBlockIds(size_t k, Block& out) const {
-  const size_t count = BlockSize(k);
-  const size_t end = k + 1 < heads_.size() ? directory_[k + 1].id_at : ids_.size();
-  VarintCursor in(ids_.substr(0, end), directory_[k].id_at);
+std::string BlockedIds::DecodeFrontCoded(VarintCursor& in, size_t count, Block& out) const {
   out.ends.reserve(count);
-  size_t prev_begin = 0;
-  uint64_t prev_bytes = 0;
-  for (size_t i = 0; i < count; ++i) {
+  size_t prev_begin = out.ends.size() < 2 ? 0 : out.ends[out.ends.size() - 2];
+  uint64_t prev_bytes = out.blob.size() - prev_begin;
+  for (size_t i = out.ends.size(); i < count; ++i) {
     const uint64_t shared = in.Varint();
     const std::string_view rest = in.Bytes(in.Varint());
     if (!in.ok()) return "id section truncated";
@@ -160,8 +349,50 @@ std::string BlockedIds::DecodeBlockIds(size_t k, Block& out) const {
     prev_begin = begin;
     prev_bytes = shared + rest.size();
   }
+  return "";
+}
+
+std::string BlockedIds::DecodeBlockIds(size_t k, Block& out) const {
+  const size_t end = k + 1 < heads_.size() ? directory_[k + 1].id_at : ids_.size();
+  VarintCursor in(ids_.substr(0, end), directory_[k].id_at);
+  if (std::string error = DecodeFrontCoded(in, BlockSize(k), out); !error.empty()) return error;
   if (!in.done()) return "id section longer than its ids";
+  if (k + 1 < heads_.size() && !(out.Id(out.ends.size() - 1) < heads_[k + 1])) {
+    return "ids out of order";
+  }
+  return "";
+}
+
+std::string BlockedIds::DecodePrefixedBlock(size_t k, Block& out) const {
+  const uint64_t begin = k == 0 ? 0 : LoadLe<uint32_t>(block_ends_, 4 * (k - 1));
+  const std::string_view bytes = data_.substr(begin, LoadLe<uint32_t>(block_ends_, 4 * k) - begin);
+  hashed_.fetch_add(bytes.size(), std::memory_order_relaxed);
+  if (XxHash64(bytes) != LoadLe<uint64_t>(sums_, 8 * k)) return "checksum mismatch";
+  const size_t count = BlockSize(k);
+  if (heads_[k].size() > blob_bytes_) return "ids longer than the preamble says";
+  out.blob.assign(heads_[k]);
+  out.ends.push_back(static_cast<uint32_t>(out.blob.size()));
+  VarintCursor in(bytes);
+  if (std::string error = DecodeFrontCoded(in, count, out); !error.empty()) return error;
   if (k + 1 < heads_.size() && !(out.Id(count - 1) < heads_[k + 1])) return "ids out of order";
+  out.refs.reserve(count);
+  while (out.refs.size() < count) {
+    const uint64_t run_count = in.Varint();
+    const uint64_t source = in.Varint();
+    const uint64_t row = in.Varint();
+    if (!in.ok()) return "row-reference runs truncated";
+    if (run_count == 0 || run_count > count - out.refs.size()) {
+      return "row-reference runs do not sum to the block's ids";
+    }
+    if (source >= fragment_rows_.size() || row > fragment_rows_[source] ||
+        run_count > fragment_rows_[source] - row) {
+      return "row reference outside the version's fragments";
+    }
+    for (uint64_t r = 0; r < run_count; ++r) {
+      out.refs.push_back(RowRef{static_cast<uint32_t>(source), static_cast<uint32_t>(row + r)});
+    }
+  }
+  if (!in.done()) return "block longer than its ids and runs";
   return "";
 }
 
@@ -206,6 +437,7 @@ std::string BlockedIds::DecodeBlockRefs(size_t k, Block& out) const {
 }
 
 std::string BlockedIds::DecodeBlock(size_t k, Block& out) const {
+  if (revision_ == kIdsRevisionPrefixed) return DecodePrefixedBlock(k, out);
   std::string error = DecodeBlockIds(k, out);
   return error.empty() ? DecodeBlockRefs(k, out) : error;
 }
@@ -246,24 +478,24 @@ Result<int64_t> BlockedIds::Position(std::string_view id) const {
     }
   }
   if (lo == block.ends.size() || block.Id(lo) != id) return int64_t{-1};
-  return static_cast<int64_t>(k * kIdBlockIds + lo);
+  return static_cast<int64_t>(k * block_ids_ + lo);
 }
 
 Result<std::string_view> BlockedIds::IdAt(size_t i) const {
-  OMNIGRAPH_ASSIGN_OR_RETURN(const Block* block, BlockAt(i / kIdBlockIds));
-  return block->Id(i % kIdBlockIds);
+  OMNIGRAPH_ASSIGN_OR_RETURN(const Block* block, BlockAt(i / block_ids_));
+  return block->Id(i % block_ids_);
 }
 
 Result<const RowRef*> BlockedIds::RefAt(size_t i) const {
-  OMNIGRAPH_ASSIGN_OR_RETURN(const Block* block, BlockAt(i / kIdBlockIds));
-  return &block->refs[i % kIdBlockIds];
+  OMNIGRAPH_ASSIGN_OR_RETURN(const Block* block, BlockAt(i / block_ids_));
+  return &block->refs[i % block_ids_];
 }
 
 Result<DecodedIds> BlockedIds::DecodeAll() const {
   DecodedIds out;
   // The preamble's byte count bounded by what the section could expand to, as the compact
   // decoder does, before any block has been checked.
-  out.blob.reserve(std::min<uint64_t>(blob_bytes_, ids_.size() * 64));
+  out.blob.reserve(std::min<uint64_t>(blob_bytes_, payload_.size() * 64));
   out.ends.reserve(n_);
   out.refs.reserve(n_);
   for (size_t k = 0; k < heads_.size(); ++k) {

@@ -236,6 +236,68 @@ TEST_F(IndexesTest, ACraftedBlockIsCorruptionOnALookupAndTheWholeReadReplacesIt)
   EXPECT_EQ(counting_->Snapshot().puts, 0u) << counting_->Snapshot().ToString();
 }
 
+// A stored index of the prefixed revision damaged in a block a lookup does not need: a fresh
+// reader's lookup reads the object once, decodes (and hashes) one block and answers from it — no
+// fragment read for the index, no rebuild, no write — where a whole-payload checksum would have
+// made it rebuild the index from the fragments. A lookup in the damaged block is Corruption
+// naming the object and the block; the whole read finds the damage, rebuilds the index and
+// replaces the object, after which both lookups answer (decisions 215, 234).
+TEST_F(IndexesTest, AFreshLookupChecksOnlyItsBlockAndTheWholeReadFindsDamageElsewhere) {
+  Random random(6);
+  const NewTable table{TableId{0x33, 0x1}, "Person", ModelSchema(false)};
+  const int rows = static_cast<int>(5 * kPrefixedBlockIds - 40);  // Five blocks.
+  Result<TablePin> pin =
+      tables_->Create(table, MakeRows(table.schema, Ids("p", 0, rows), random), std::nullopt);
+  ASSERT_TRUE(pin.ok()) << pin.status().ToString();
+  ASSERT_TRUE(Cold(*pin)->BuildIndexes().ok());
+  const std::string name = NameOf(*pin, kIdsKind);
+  Result<storage::GetResult> stored = memory_->Get(name);
+  ASSERT_TRUE(stored.ok());
+  const std::string first[] = {"p100"};
+  const uint32_t fields[] = {kIdFieldId};
+  auto good = Cold(*pin);
+  counting_->Reset();
+  ASSERT_TRUE(good->Lookup(first, fields).ok());
+  const storage::OpCounts undamaged = counting_->Snapshot();
+  std::string bad = stored->data;
+  // The object's last byte: in the last of five blocks, which holds the largest id, p999.
+  bad[bad.size() - 1] ^= 0x01;
+  ASSERT_TRUE(memory_->Put(name, bad).ok());
+
+  auto cold = Cold(*pin);
+  counting_->Reset();
+  Result<LookupResult> lookup = cold->Lookup(first, fields);
+  ASSERT_TRUE(lookup.ok()) << lookup.status().ToString();
+  EXPECT_EQ(lookup->found, std::vector<bool>{true});
+  // The same calls as over the undamaged object: the index, then the row's fragment.
+  const storage::OpCounts counts = counting_->Snapshot();
+  EXPECT_EQ(counts.ToString(), undamaged.ToString());
+  EXPECT_EQ(counts.total(), counts.gets) << counts.ToString();
+  Result<std::shared_ptr<const IdIndex>> point = cold->PointIds();
+  ASSERT_TRUE(point.ok());
+  EXPECT_TRUE((*point)->blocked());
+  EXPECT_EQ((*point)->blocks_decoded(), 1u);
+
+  const std::string last[] = {"p999"};
+  lookup = cold->Lookup(last, fields);
+  ASSERT_FALSE(lookup.ok());
+  EXPECT_EQ(lookup.status().code(), Code::kCorruption) << lookup.status().ToString();
+  EXPECT_EQ(lookup.status().object(), name);
+  EXPECT_THAT(lookup.status().message(), HasSubstr("block 4: checksum mismatch"));
+
+  counting_->Reset();
+  Result<std::shared_ptr<const IdIndex>> whole = cold->SortedIds();
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  EXPECT_EQ((*whole)->size(), static_cast<size_t>(rows));
+  EXPECT_EQ(counting_->Snapshot().puts, 1u) << counting_->Snapshot().ToString();
+  lookup = cold->Lookup(last, fields);
+  ASSERT_TRUE(lookup.ok()) << lookup.status().ToString();
+  EXPECT_EQ(lookup->rows.column(0).StringAt(0), "p999");
+  Result<storage::GetResult> replaced = memory_->Get(name);
+  ASSERT_TRUE(replaced.ok());
+  EXPECT_EQ(replaced->data, stored->data);
+}
+
 TEST_F(IndexesTest, SmallVersionsKeepNoDerivedIndex) {
   Random random(5);
   const NewTable table{TableId{0x32, 0x1}, "Person", ModelSchema(false)};
@@ -269,23 +331,35 @@ TEST_F(IndexesTest, IdIndexDecodeRejectsDamageNamingTheObject) {
   auto version = Cold(pin);
   Result<std::shared_ptr<const IdIndex>> index = version->SortedIds();
   ASSERT_TRUE(index.ok());
-  const std::string payload = W(**index).Encode(3);
-  ASSERT_TRUE(IdIndex::Decode(Shared(payload), version->manifest(), "obj").ok());
-  for (size_t at : {size_t{0}, size_t{50}, size_t{60}, payload.size() - 1}) {
-    std::string bad = payload;
-    bad[at] ^= 0x01;
-    Result<IdIndex> decoded = IdIndex::Decode(Shared(bad), version->manifest(), "obj");
-    ASSERT_FALSE(decoded.ok()) << "byte " << at;
-    EXPECT_EQ(decoded.status().code(), Code::kCorruption);
-    EXPECT_NE(decoded.status().ToString().find("obj"), std::string::npos);
+  // Revisions 0 to 2 check every byte when decoded; revision 3 (what the writer stores) its
+  // preamble and prefix, and a block's bytes when the block is decoded (decision 234).
+  for (uint32_t revision :
+       {kIdsRevisionFlat, kIdsRevisionCompact, kIdsRevisionBlocked, kIdsRevisionPrefixed}) {
+    SCOPED_TRACE("revision " + std::to_string(revision));
+    const std::string payload = W(**index).EncodeRevision(3, revision);
+    ASSERT_TRUE(IdIndex::Decode(Shared(payload), version->manifest(), "obj").ok());
+    for (size_t at : {size_t{0}, size_t{50}, size_t{60}, payload.size() - 1}) {
+      std::string bad = payload;
+      bad[at] ^= 0x01;
+      Result<IdIndex> decoded = IdIndex::Decode(Shared(bad), version->manifest(), "obj");
+      Status status = decoded.status();
+      if (revision == kIdsRevisionPrefixed && at == payload.size() - 1) {
+        ASSERT_TRUE(decoded.ok()) << status.ToString();
+        status = decoded->Whole().status();
+        EXPECT_THAT(status.message(), HasSubstr("block 0: checksum mismatch"));
+      }
+      ASSERT_FALSE(status.ok()) << "byte " << at;
+      EXPECT_EQ(status.code(), Code::kCorruption);
+      EXPECT_NE(status.ToString().find("obj"), std::string::npos);
+    }
+    EXPECT_FALSE(IdIndex::Decode(Shared(payload.substr(0, 40)), version->manifest(), "obj").ok());
   }
-  EXPECT_FALSE(IdIndex::Decode(Shared(payload.substr(0, 40)), version->manifest(), "obj").ok());
   EXPECT_FALSE(IdIndex::Decode(Shared(W(**index).Encode(2)), version->manifest(), "obj").ok());
 }
 
 // Every revision of the stored payload decodes to the index it was made from; the writer
-// stores the blocked one unless the flat one is smaller (the empty index).
-TEST_F(IndexesTest, EveryIdIndexRevisionRoundTripsAndTheWriterPicksBlocked) {
+// stores the prefixed one unless the flat one is smaller (the empty index).
+TEST_F(IndexesTest, EveryIdIndexRevisionRoundTripsAndTheWriterPicksPrefixed) {
   const TablePin pin = ThreeFragments(false);
   auto version = Cold(pin);
   Result<std::shared_ptr<const IdIndex>> index = version->SortedIds();
@@ -293,7 +367,8 @@ TEST_F(IndexesTest, EveryIdIndexRevisionRoundTripsAndTheWriterPicksBlocked) {
   const std::string flat = W(**index).EncodeRevision(3, kIdsRevisionFlat);
   const std::string compact = W(**index).EncodeRevision(3, kIdsRevisionCompact);
   const std::string blocked = W(**index).EncodeRevision(3, kIdsRevisionBlocked);
-  for (const std::string& payload : {flat, compact, blocked}) {
+  const std::string prefixed = W(**index).EncodeRevision(3, kIdsRevisionPrefixed);
+  for (const std::string& payload : {flat, compact, blocked, prefixed}) {
     Result<IdIndex> back = IdIndex::Decode(Shared(payload), version->manifest(), "obj");
     ASSERT_TRUE(back.ok()) << back.status().ToString();
     EXPECT_EQ(AllIds(*back), AllIds(**index));
@@ -303,12 +378,13 @@ TEST_F(IndexesTest, EveryIdIndexRevisionRoundTripsAndTheWriterPicksBlocked) {
   }
   EXPECT_LT(compact.size(), flat.size());
   EXPECT_LT(blocked.size(), flat.size());
-  EXPECT_EQ(W(**index).Encode(3), blocked);
+  EXPECT_LT(prefixed.size(), flat.size());
+  EXPECT_EQ(W(**index).Encode(3), prefixed);
   // An empty index: the other preambles are the longer, so the flat revision is stored.
   const IdIndex empty({}, {}, {});
   EXPECT_EQ(empty.Encode(0), empty.EncodeRevision(0, kIdsRevisionFlat));
   TableManifest none;
-  for (uint32_t revision : {kIdsRevisionCompact, kIdsRevisionBlocked}) {
+  for (uint32_t revision : {kIdsRevisionCompact, kIdsRevisionBlocked, kIdsRevisionPrefixed}) {
     Result<IdIndex> back = IdIndex::Decode(Shared(empty.EncodeRevision(0, revision)), none, "o");
     ASSERT_TRUE(back.ok()) << back.status().ToString();
     EXPECT_EQ(back->size(), 0u);
@@ -346,24 +422,45 @@ ManyIds MakeManyIds(size_t n) {
   return out;
 }
 
-// The blocked revision answers a point lookup from one block, decoding no other, and gives what
-// the eager decoders give for every id, every position and ids that are not there; its flat
-// copy (refs()) is the same index.
-TEST_F(IndexesTest, ABlockedIdIndexAnswersAPointLookupFromOneBlockAsTheEagerOnesDo) {
-  const ManyIds many = MakeManyIds(1000);  // 8 blocks, the last one of 104 ids.
-  const std::string payload = many.index.EncodeRevision(3, kIdsRevisionBlocked);
-  EXPECT_EQ(many.index.Encode(3), payload);
+// Ids per block of a blocked (2) or prefixed (3) payload as the writer makes it.
+size_t BlockIds(uint32_t revision) {
+  return revision == kIdsRevisionPrefixed ? kPrefixedBlockIds : kIdBlockIds;
+}
+
+// `payload`, `many`'s index in `revision`, cut short, lengthened, cut inside its preamble, built
+// for another fragment count or read for a version of another row count: Corruption naming the
+// object, when it is opened.
+void ExpectFramingRejected(const std::string& payload, uint32_t revision, const ManyIds& many) {
+  ExpectRejected(payload.substr(0, payload.size() - 1), many.manifest, "size differs");
+  ExpectRejected(payload + "x", many.manifest, "size differs");
+  ExpectRejected(payload.substr(0, 60), many.manifest, "shorter than its preamble");
+  ExpectRejected(many.index.EncodeRevision(2, revision), many.manifest, "fragment count");
+  TableManifest more = many.manifest;
+  ++more.entity_count;
+  ExpectRejected(payload, more, "live rows");
+}
+
+// The blocked and prefixed revisions answer a point lookup from one block, decoding no other,
+// and give what the eager decoders give for every id, every position and ids that are not there;
+// the flat copy (refs()) is the same index.
+void ExpectOneBlockPerLookup(uint32_t revision) {
+  const size_t block = BlockIds(revision);
+  const size_t n = 8 * block - 24;  // 8 blocks, the last one shorter.
+  const size_t probe = n * 7 / 10;
+  const ManyIds many = MakeManyIds(n);
+  const std::string payload = many.index.EncodeRevision(3, revision);
+  EXPECT_EQ(many.index.Encode(3) == payload, revision == kIdsRevisionPrefixed);
   Result<IdIndex> blocked = IdIndex::Decode(Shared(payload), many.manifest, "obj");
   ASSERT_TRUE(blocked.ok()) << blocked.status().ToString();
   Result<IdIndex> compact = IdIndex::Decode(
       Shared(many.index.EncodeRevision(3, kIdsRevisionCompact)), many.manifest, "obj");
   ASSERT_TRUE(compact.ok()) << compact.status().ToString();
   ASSERT_TRUE(blocked->blocked());
-  EXPECT_EQ(blocked->size(), 1000u);
+  EXPECT_EQ(blocked->size(), n);
   EXPECT_EQ(blocked->blocks_decoded(), 0u);
-  EXPECT_EQ(*blocked->Locate(many.ids[700]), 700);
+  EXPECT_EQ(*blocked->Locate(many.ids[probe]), static_cast<int64_t>(probe));
   EXPECT_EQ(blocked->blocks_decoded(), 1u);
-  EXPECT_EQ(**blocked->LocateRef(many.ids[700]), compact->RefAt(700));
+  EXPECT_EQ(**blocked->LocateRef(many.ids[probe]), compact->RefAt(probe));
   EXPECT_EQ(blocked->blocks_decoded(), 1u);
   for (size_t i = 0; i < many.ids.size(); ++i) {
     ASSERT_EQ(*blocked->Locate(many.ids[i]), static_cast<int64_t>(i));
@@ -381,9 +478,16 @@ TEST_F(IndexesTest, ABlockedIdIndexAnswersAPointLookupFromOneBlockAsTheEagerOnes
   ASSERT_TRUE(whole.ok()) << whole.status().ToString();
   EXPECT_FALSE((*whole)->blocked());
   EXPECT_TRUE(std::ranges::equal((*whole)->refs(), compact->refs()));
-  EXPECT_EQ((*whole)->Encode(3), payload);
+  EXPECT_EQ((*whole)->EncodeRevision(3, revision), payload);
   // The whole-index calls are a programmer error on the blocked index itself.
   EXPECT_DEATH((void)blocked->Position(many.ids[0]), "Position on a blocked id index");
+}
+
+TEST_F(IndexesTest, ABlockedIdIndexAnswersAPointLookupFromOneBlockAsTheEagerOnesDo) {
+  for (uint32_t revision : {kIdsRevisionBlocked, kIdsRevisionPrefixed}) {
+    SCOPED_TRACE("revision " + std::to_string(revision));
+    ExpectOneBlockPerLookup(revision);
+  }
 }
 
 // A blocked payload damaged in its preamble, any of its three sections, cut short or
@@ -405,13 +509,7 @@ TEST_F(IndexesTest, ABlockedIdIndexRejectsDamageWhenOpenedNamingTheObject) {
     bad[at] ^= 0x01;
     rejected(bad, many.manifest, "section checksum");
   }
-  rejected(payload.substr(0, payload.size() - 1), many.manifest, "size differs");
-  rejected(payload + "x", many.manifest, "size differs");
-  rejected(payload.substr(0, 60), many.manifest, "shorter than its preamble");
-  rejected(many.index.EncodeRevision(2, kIdsRevisionBlocked), many.manifest, "fragment count");
-  TableManifest more = many.manifest;
-  ++more.entity_count;
-  rejected(payload, more, "live rows");
+  ExpectFramingRejected(payload, kIdsRevisionBlocked, many);
   // Two blocks' directory entries swapped, the checksums made right again.
   std::string swapped = payload;
   const size_t dir = 72 + runs_bytes + ids_bytes;
@@ -428,56 +526,59 @@ TEST_F(IndexesTest, ABlockedIdIndexRejectsDamageWhenOpenedNamingTheObject) {
 // block is Corruption naming the object and the block when a call first needs it — every point
 // call, each time, and the whole index — never an answer or a crash; the good blocks still answer
 // (decision 215).
-TEST_F(IndexesTest, ABlockedIdIndexWithACraftedBlockIsCorruptionNamingTheObject) {
-  ManyIds many = MakeManyIds(300);
+void ExpectCraftedBlocksAreCorruption(uint32_t revision) {
+  const size_t block = BlockIds(revision);
+  const size_t n = 2 * block + 44;  // Three blocks.
+  ManyIds many = MakeManyIds(n);
   std::string blob;
   std::vector<uint32_t> ends;
-  std::swap(many.ids[130], many.ids[131]);  // Inside the second block.
+  std::swap(many.ids[block + 2], many.ids[block + 3]);  // Inside the second block.
   for (const std::string& id : many.ids) ends.push_back(static_cast<uint32_t>((blob += id).size()));
   std::vector<RowRef> refs(many.index.refs().begin(), many.index.refs().end());
-  const std::string payload = IdIndex(blob, ends, refs).EncodeRevision(3, kIdsRevisionBlocked);
+  const std::string payload = IdIndex(blob, ends, refs).EncodeRevision(3, revision);
   Result<IdIndex> blocked = IdIndex::Decode(Shared(payload), many.manifest, "obj");
   ASSERT_TRUE(blocked.ok()) << blocked.status().ToString();
   EXPECT_EQ(*blocked->Locate(many.ids[5]), 5);
-  EXPECT_EQ(*blocked->IdAtPosition(260), many.ids[260]);
+  EXPECT_EQ(*blocked->IdAtPosition(2 * block + 4), many.ids[2 * block + 4]);
   const auto corrupt = [](const Status& status) {
     EXPECT_EQ(status.code(), Code::kCorruption) << status.ToString();
     EXPECT_EQ(status.object(), "obj");
     EXPECT_THAT(status.message(), HasSubstr("block 1: ids out of order"));
   };
   for (int twice = 0; twice < 2; ++twice) {
-    corrupt(blocked->Locate(many.ids[200]).status());
-    corrupt(blocked->LocateRef(many.ids[200]).status());
-    corrupt(blocked->IdAtPosition(128).status());
-    corrupt(blocked->RefAtPosition(255).status());
+    corrupt(blocked->Locate(many.ids[block + 72]).status());
+    corrupt(blocked->LocateRef(many.ids[block + 72]).status());
+    corrupt(blocked->IdAtPosition(block).status());
+    corrupt(blocked->RefAtPosition(2 * block - 1).status());
   }
   EXPECT_EQ(blocked->blocks_decoded(), 2u);  // Blocks 0 and 2; the bad one is never kept.
   corrupt(blocked->Whole().status());
   corrupt(blocked->Whole().status());
 
   // A row reference past its fragment in the third block: the runs resealed by hand.
-  ManyIds past = MakeManyIds(300);
+  ManyIds past = MakeManyIds(n);
   std::vector<RowRef> far(past.index.refs().begin(), past.index.refs().end());
-  far[299].row = static_cast<uint32_t>(past.manifest.fragments[far[299].source].rows);
+  far[n - 1].row = static_cast<uint32_t>(past.manifest.fragments[far[n - 1].source].rows);
   std::string ids_blob;
   std::vector<uint32_t> ids_ends;
   for (const std::string& id : past.ids) {
     ids_ends.push_back(static_cast<uint32_t>((ids_blob += id).size()));
   }
   Result<IdIndex> beyond = IdIndex::Decode(
-      Shared(IdIndex(ids_blob, ids_ends, far).EncodeRevision(3, kIdsRevisionBlocked)),
-      past.manifest, "obj2");
+      Shared(IdIndex(ids_blob, ids_ends, far).EncodeRevision(3, revision)), past.manifest, "obj2");
   ASSERT_TRUE(beyond.ok()) << beyond.status().ToString();
   EXPECT_EQ(*beyond->IdAtPosition(0), past.ids[0]);
-  const Status last = beyond->RefAtPosition(299).status();
+  const Status last = beyond->RefAtPosition(n - 1).status();
   EXPECT_EQ(last.code(), Code::kCorruption) << last.ToString();
   EXPECT_EQ(last.object(), "obj2");
   EXPECT_THAT(last.message(), HasSubstr("block 2: row reference outside"));
 
   // A mutated byte inside a block's ids, resealed (ResealBlockedIds, as the fuzz harness does):
   // opened, then every point call and the whole index answer or refuse with Corruption.
-  const std::string good = many.index.EncodeRevision(3, kIdsRevisionBlocked);
-  const size_t ids_at = 72 + LoadLe<uint64_t>(good, 24);
+  const std::string good = many.index.EncodeRevision(3, revision);
+  // Revision 2's id section; revision 3's data area (each block's ids, then its runs).
+  const size_t ids_at = revision == kIdsRevisionBlocked ? 72 + LoadLe<uint64_t>(good, 24)
+                                                        : good.size() - LoadLe<uint64_t>(good, 32);
   for (size_t at = ids_at + 1; at < ids_at + 400; at += 7) {
     std::string bad = good;
     bad[at] = static_cast<char>(bad[at] + 0x31);
@@ -499,6 +600,92 @@ TEST_F(IndexesTest, ABlockedIdIndexWithACraftedBlockIsCorruptionNamingTheObject)
       EXPECT_EQ(whole.status().object(), "obj3");
     }
   }
+}
+
+TEST_F(IndexesTest, ABlockedIdIndexWithACraftedBlockIsCorruptionNamingTheObject) {
+  for (uint32_t revision : {kIdsRevisionBlocked, kIdsRevisionPrefixed}) {
+    SCOPED_TRACE("revision " + std::to_string(revision));
+    ExpectCraftedBlocksAreCorruption(revision);
+  }
+}
+
+// A prefixed payload (revision 3) damaged in its preamble or prefix, cut short or lengthened, or
+// built for another version, is Corruption naming the object when it is opened; a damaged byte
+// in a block is found when the block is first decoded — Corruption naming the object and the
+// block, for every point call that needs it and for the whole index — while the other blocks
+// answer (decision 234).
+TEST_F(IndexesTest, APrefixedIdIndexRejectsDamageWhenOpenedOrWhenItsBlockIsRead) {
+  const size_t n = 8 * kPrefixedBlockIds - 24;  // 8 blocks.
+  const ManyIds many = MakeManyIds(n);
+  const std::string payload = many.index.EncodeRevision(3, kIdsRevisionPrefixed);
+  const size_t data_at = payload.size() - LoadLe<uint64_t>(payload, 32);
+  const auto rejected = ExpectRejected;
+  for (size_t at : {size_t{0}, size_t{24}, size_t{30}, size_t{40}, size_t{60}}) {
+    std::string bad = payload;
+    bad[at] ^= 0x01;
+    rejected(bad, many.manifest, "preamble checksum");
+  }
+  // A checksum, a block's end, a head's end, a head.
+  for (size_t at : {size_t{64}, size_t{64 + 8 * 8}, size_t{64 + 12 * 8}, size_t{64 + 16 * 8}}) {
+    std::string bad = payload;
+    bad[at] ^= 0x01;
+    rejected(bad, many.manifest, "prefix checksum");
+  }
+  ExpectFramingRejected(payload, kIdsRevisionPrefixed, many);
+
+  // The last byte of the data area is in block 7, the last.
+  std::string bad = payload;
+  bad[bad.size() - 1] ^= 0x01;
+  Result<IdIndex> opened = IdIndex::Decode(Shared(bad), many.manifest, "obj");
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  const size_t seventh = 7 * kPrefixedBlockIds;
+  EXPECT_EQ(*opened->Locate(many.ids[5]), 5);
+  EXPECT_EQ(*opened->IdAtPosition(seventh - 1), many.ids[seventh - 1]);
+  for (int twice = 0; twice < 2; ++twice) {
+    for (const Status& status : {opened->Locate(many.ids[seventh + 4]).status(),
+                                 opened->RefAtPosition(n - 1).status(), opened->Whole().status()}) {
+      EXPECT_EQ(status.code(), Code::kCorruption) << status.ToString();
+      EXPECT_EQ(status.object(), "obj");
+      EXPECT_THAT(status.message(), HasSubstr("block 7: checksum mismatch"));
+    }
+  }
+  EXPECT_EQ(opened->blocks_decoded(), 2u);
+  // The first byte of the data area, block 0's.
+  bad = payload;
+  bad[data_at] ^= 0x01;
+  opened = IdIndex::Decode(Shared(bad), many.manifest, "obj");
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  EXPECT_THAT(opened->IdAtPosition(0).status().message(), HasSubstr("block 0: checksum mismatch"));
+}
+
+// Opening a prefixed payload hashes its preamble and prefix, and a point lookup one block more:
+// on the eight blocks below under a quarter of the payload, where opening revision 2 hashes all
+// of it; the whole index hashes every block (decision 234).
+TEST_F(IndexesTest, APrefixedIdIndexHashesOnlyThePrefixAndTheBlocksItDecodes) {
+  const ManyIds many = MakeManyIds(8 * kPrefixedBlockIds - 24);  // 8 blocks.
+  const std::string payload = many.index.EncodeRevision(3, kIdsRevisionPrefixed);
+  Result<std::shared_ptr<const BlockedIds>> opened =
+      BlockedIds::Open(Shared(payload), many.manifest, "obj");
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  const BlockedIds& ids = **opened;
+  const uint64_t data_bytes = LoadLe<uint64_t>(payload, 32);
+  const uint64_t prefix_bytes = payload.size() - data_bytes - 64;
+  EXPECT_EQ(ids.bytes_hashed(), 56 + prefix_bytes);
+  const size_t at = 2 * kPrefixedBlockIds + 44;
+  ASSERT_EQ(*ids.Position(many.ids[at]), static_cast<int64_t>(at));
+  const uint64_t one = ids.bytes_hashed() - (56 + prefix_bytes);
+  EXPECT_GT(one, 0u);
+  EXPECT_LE(one, data_bytes / 7) << "one block of eight (the last is shorter)";
+  EXPECT_LT(ids.bytes_hashed(), payload.size() / 4) << payload.size();
+  ASSERT_EQ(*ids.Position(many.ids[at + 1]), static_cast<int64_t>(at + 1));
+  EXPECT_EQ(ids.bytes_hashed(), 56 + prefix_bytes + one) << "a kept block is not hashed again";
+  ASSERT_TRUE(ids.DecodeAll().ok());
+  EXPECT_EQ(ids.bytes_hashed(), 56 + prefix_bytes + one + data_bytes);
+
+  const std::string blocked = many.index.EncodeRevision(3, kIdsRevisionBlocked);
+  opened = BlockedIds::Open(Shared(blocked), many.manifest, "obj");
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  EXPECT_EQ((*opened)->bytes_hashed(), blocked.size());
 }
 
 // A compact payload damaged in its preamble or either section, cut short or lengthened, built

@@ -177,11 +177,12 @@ TEST(LayeredIdsTest, EveryAnswerEqualsTheFlatMergeOverRandomWrites) {
     }
     IdIndex flat = model.Flat();
     TableManifest manifest = model.Manifest();
-    // Each seed layers over a base decoded from the flat, the compact or the blocked revision of
-    // the stored index (docs/format/indexes.md): all must extend like the flat merge.
-    const uint32_t revision = seed % 3 == 0   ? kIdsRevisionFlat
-                              : seed % 3 == 1 ? kIdsRevisionCompact
-                                              : kIdsRevisionBlocked;
+    // Each seed layers over a base decoded from the flat, the compact, the blocked or the
+    // prefixed revision of the stored index (docs/format/indexes.md): all must extend like the
+    // flat merge.
+    const uint32_t revisions[] = {kIdsRevisionFlat, kIdsRevisionCompact, kIdsRevisionBlocked,
+                                  kIdsRevisionPrefixed};
+    const uint32_t revision = revisions[seed % 4];
     Result<IdIndex> decoded = IdIndex::Decode(
         storage::SharedBytes::FromString(flat.EncodeRevision(1, revision)), manifest, "t");
     ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();

@@ -6,6 +6,7 @@
 
 #include "base/executor.h"
 #include "table/derived.h"
+#include "table/id_index_blocked.h"
 #include "table/row_gather.h"
 #include "table/table_context.h"
 
@@ -668,6 +669,23 @@ struct CachedDerived {
   std::optional<DerivedDelta> delta;
 };
 
+// DecodeDerivedObject, except that a full `ids` object whose payload checks itself (revision 3,
+// table/id_index_blocked.h) is not hashed whole here: its reader hashes the prefix at open and
+// each block it decodes, so that a point lookup hashes what it touches (decision 234). Whole reads
+// decode every block and so check every byte.
+Result<DecodedDerived> DecodeWholeDerived(const TableManifest& manifest, std::string_view kind,
+                                          std::string_view bytes, const std::string& name) {
+  if (kind == kIdsKind) {
+    Result<DerivedHeader> header = DecodeDerivedHeader(manifest, kind, bytes, name);
+    if (header.ok() && !header->delta &&
+        header->payload_offset + header->payload_bytes == bytes.size()) {
+      const std::string_view payload = bytes.substr(header->payload_offset);
+      if (IdsPayloadChecksItself(payload)) return DecodedDerived{payload, std::nullopt};
+    }
+  }
+  return DecodeDerivedObject(manifest, kind, bytes, name);
+}
+
 Result<std::shared_ptr<const CachedDerived>> ReadDerivedObject(internal::TableContext& ctx,
                                                                const TableManifest& manifest,
                                                                std::string_view kind) {
@@ -681,7 +699,7 @@ Result<std::shared_ptr<const CachedDerived>> ReadDerivedObject(internal::TableCo
     OMNIGRAPH_ASSIGN_OR_RETURN(got, ctx.store().GetShared(name));
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(DecodedDerived decoded,
-                             DecodeDerivedObject(manifest, kind, got.data.view(), name));
+                             DecodeWholeDerived(manifest, kind, got.data.view(), name));
   const uint64_t at = static_cast<uint64_t>(decoded.payload.data() - got.data.data());
   // What a write over this version needs of it once the link is dropped (after its chain is
   // applied): its depth and list, for the record's read hint (IndexChainsForWrite).

@@ -152,6 +152,31 @@ TEST_F(QueryRunTest, KeyEqualityIsAnIdLookupNotAScan) {
   EXPECT_EQ(r->stats.fragments_total, 0u);
 }
 
+// A key lookup makes no bitmap of its candidates (a bit per row of the type, zeroed for nothing
+// on a large type); a traversal whose other end is restricted to candidates makes one, once
+// (decision 238).
+TEST_F(QueryRunTest, OnlyATraversalRestrictedToCandidatesMakesTheirBitmap) {
+  AddPersons({{"Ada", 36}, {"Bob", 25}, {"Cy", 40}});
+  AddKnows({{"Ada", "Bob"}, {"Ada", "Cy"}});
+  Snapshot s = *graph_->SnapshotOfBranch("main");
+  query::QueryFile file = *query::ParseQueryFile(std::string(kQueries) + R"(
+query young_friends($n: String) { match { $a: Person { name: $n }  $a knows $b  $b.age < 30 }
+  return { $b.name } }
+)");
+  query::CheckedQuery friends = *query::TypecheckQuery(s.catalog(), *file.Find("friends"));
+  Result<query::QueryResult> r = RunChecked(s, friends, Json{{"n", "Ada"}});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->rows.size(), 2u);
+  EXPECT_EQ(r->stats.key_lookups, 1u);
+  EXPECT_EQ(r->stats.candidate_bitmaps, 0u);
+  query::CheckedQuery young = *query::TypecheckQuery(s.catalog(), *file.Find("young_friends"));
+  r = RunChecked(s, young, Json{{"n", "Ada"}});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->rows.size(), 1u);
+  EXPECT_EQ(r->rows[0][0], schema::Value::String("Bob"));
+  EXPECT_EQ(r->stats.candidate_bitmaps, 1u);
+}
+
 TEST_F(QueryRunTest, BadInputIsAnErrorNamingIt) {
   Snapshot s = *graph_->SnapshotOfBranch("main");
   EXPECT_EQ(RunQuery(s, kQueries, "friends", Json::object()).status().message(),

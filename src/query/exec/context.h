@@ -25,9 +25,9 @@ class FullTextIndex;
 namespace omnigraph::query::exec {
 
 // The candidates of one node variable of a running scope (plan.h NodeAccess), computed on first
-// use: the dense indices that satisfy every constraint, ascending, and a membership bitmap
-// (both empty when `all`: every row qualifies, and no list is kept until a cross product needs
-// one).
+// use: the dense indices that satisfy every constraint, ascending, and a membership bitmap that
+// the first traversal restricted to them makes (expand.cc; a point lookup makes none). Both empty
+// when `all`: every row qualifies, and no list is kept until a cross product needs one.
 struct Candidates {
   const NodeAccess* access = nullptr;
   bool computed = false;

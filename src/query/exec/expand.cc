@@ -174,7 +174,15 @@ Result<const std::vector<bool>*> OtherAllowed(ExecContext& ctx, ScopeState& scop
                                               const TraversalEnds& ends) {
   if (!ends.bind_other) return static_cast<const std::vector<bool>*>(nullptr);
   OMNIGRAPH_ASSIGN_OR_RETURN(Candidates * c, ComputeCandidates(ctx, scope, ends.other));
-  return c->all ? nullptr : &c->allowed;
+  if (c->all) return static_cast<const std::vector<bool>*>(nullptr);
+  // Made on first need from the candidate rows (ComputeCandidates leaves it empty).
+  OMNIGRAPH_ASSIGN_OR_RETURN(const TableImage* image, ctx.Image(*c->access->type));
+  if (c->allowed.size() != image->size()) {
+    c->allowed.assign(image->size(), false);
+    for (uint32_t d : c->rows) c->allowed[d] = true;
+    ++ctx.stats().candidate_bitmaps;
+  }
+  return &c->allowed;
 }
 
 // Appends the other end's column when the step binds it.

@@ -211,8 +211,8 @@ Result<Candidates*> ComputeCandidates(ExecContext& ctx, ScopeState& scope, const
   OMNIGRAPH_RETURN_IF_ERROR(ctx.FilterRows(single, checks));
   c.rows = std::move(single.cols[0]);
   c.count = c.rows.size();
-  c.allowed.assign(image->size(), false);
-  for (uint32_t d : c.rows) c.allowed[d] = true;
+  // `allowed`, a bit per row of the type, is made by the traversal that needs it (expand.cc
+  // OtherAllowed), not here: a point lookup would zero a bit per row for nothing (decision 238).
   return &c;
 }
 
