@@ -240,6 +240,44 @@ TEST(ColdRoundsTest, AColdOneHopReadPointByPointWaitsForFourRounds) {
   EXPECT_EQ(c.rounds, 4u) << c.ToString();
 }
 
+// A graph of average degree 1: `persons` persons, each knowing the next. Its adjacency's prefix
+// (a fence sample of every 128 keys, with its id) grows with the keys, not the edges.
+std::shared_ptr<storage::MemoryStore> MakeRing(int persons) {
+  auto store = std::make_shared<storage::MemoryStore>();
+  Result<std::unique_ptr<Graph>> g = Graph::Init(storage::Runtime::ForTest(store, 3), kSchema);
+  EXPECT_TRUE(g.ok()) << g.status().ToString();
+  std::string lines;
+  for (int i = 0; i < persons; ++i) {
+    lines += "{\"type\":\"Person\",\"data\":{\"name\":\"p" + std::to_string(i) +
+             "\",\"age\":" + std::to_string(i % 90) + "}}\n";
+  }
+  for (int i = 0; i < persons; ++i) {
+    lines += "{\"edge\":\"Knows\",\"from\":\"p" + std::to_string(i) + "\",\"to\":\"p" +
+             std::to_string((i + 1) % persons) + "\"}\n";
+  }
+  Result<LoadResult> loaded = LoadJsonl(**g, "main", lines, LoadMode::kMerge);
+  EXPECT_TRUE(loaded.ok()) << loaded.status().ToString();
+  return store;
+}
+
+// Point by point over an adjacency of degree 1 (150,000 keys): its prefix is larger than what
+// opening reads for its edges (CsrOpenReadBytes assumes a degree of 4 or more), so the read ahead
+// sizes it by the keys too, which are at most the rows of Person, the node table the query reads
+// (decision 235). The prefix then comes beside the probe, p7's fence window and slots in round
+// 4, its target's group of ids in round 5 (at this size outside the window's read): five rounds,
+// the issue's goal. Sized by the edges alone, the prefix was read again in a round of its own
+// (six rounds, 18 GETs).
+TEST(ColdRoundsTest, AColdOneHopOverALowDegreeAdjacencyReadPointByPointWaitsForFiveRounds) {
+  const auto store = MakeRing(150'000);
+  OrderedJson rows;
+  const storage::OpCounts c = ColdRun(
+      store, "hop1", &rows, {.threads = kRemoteThreads, .remote = true, .point_edges_min = 0});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0]["n"].get<int64_t>(), 1);
+  EXPECT_EQ(c.gets, 17u) << c.ToString();
+  EXPECT_EQ(c.rounds, 5u) << c.ToString();
+}
+
 // The graph above after `appends` one-line appends, line i of which is `line(i)`: each small
 // write stores its tables' id index (and an edge table's adjacency) as a delta over the version
 // before (docs/format/indexes.md "Deltas"), so the chains are that deep.
