@@ -44,27 +44,29 @@ query lookup($n: String) { match { $p: Person { name: $n } } return { $p.name, $
 query hop1($n: String) { match { $a: Person { name: $n }  $a knows $b } return { count($b) as n } }
 )";
 
-// 2,400 persons and 7,200 edges: both tables keep their id indexes (and Knows its adjacency).
-std::shared_ptr<storage::MemoryStore> MakeGraph() {
+// `persons` persons p0, p1, …, each knowing the `degree` after it (around a ring).
+std::shared_ptr<storage::MemoryStore> MakePersonsKnowing(int persons, int degree) {
   auto store = std::make_shared<storage::MemoryStore>();
   Result<std::unique_ptr<Graph>> g = Graph::Init(storage::Runtime::ForTest(store, 3), kSchema);
   EXPECT_TRUE(g.ok()) << g.status().ToString();
   std::string lines;
-  constexpr int kPersons = 2400;
-  for (int i = 0; i < kPersons; ++i) {
+  for (int i = 0; i < persons; ++i) {
     lines += "{\"type\":\"Person\",\"data\":{\"name\":\"p" + std::to_string(i) +
              "\",\"age\":" + std::to_string(i % 90) + "}}\n";
   }
-  for (int i = 0; i < kPersons; ++i) {
-    for (int d = 1; d <= 3; ++d) {
+  for (int i = 0; i < persons; ++i) {
+    for (int d = 1; d <= degree; ++d) {
       lines += "{\"edge\":\"Knows\",\"from\":\"p" + std::to_string(i) + "\",\"to\":\"p" +
-               std::to_string((i + d) % kPersons) + "\"}\n";
+               std::to_string((i + d) % persons) + "\"}\n";
     }
   }
   Result<LoadResult> loaded = LoadJsonl(**g, "main", lines, LoadMode::kMerge);
   EXPECT_TRUE(loaded.ok()) << loaded.status().ToString();
   return store;
 }
+
+// 2,400 persons and 7,200 edges: both tables keep their id indexes (and Knows its adjacency).
+std::shared_ptr<storage::MemoryStore> MakeGraph() { return MakePersonsKnowing(2400, 3); }
 
 // The pool a handle on a remote store keeps (api::kRemoteStoreThreadsMin; the engine's tests
 // do not include the public API).
@@ -240,26 +242,6 @@ TEST(ColdRoundsTest, AColdOneHopReadPointByPointWaitsForFourRounds) {
   EXPECT_EQ(c.rounds, 4u) << c.ToString();
 }
 
-// A graph of average degree 1: `persons` persons, each knowing the next. Its adjacency's prefix
-// (a fence sample of every 128 keys, with its id) grows with the keys, not the edges.
-std::shared_ptr<storage::MemoryStore> MakeRing(int persons) {
-  auto store = std::make_shared<storage::MemoryStore>();
-  Result<std::unique_ptr<Graph>> g = Graph::Init(storage::Runtime::ForTest(store, 3), kSchema);
-  EXPECT_TRUE(g.ok()) << g.status().ToString();
-  std::string lines;
-  for (int i = 0; i < persons; ++i) {
-    lines += "{\"type\":\"Person\",\"data\":{\"name\":\"p" + std::to_string(i) +
-             "\",\"age\":" + std::to_string(i % 90) + "}}\n";
-  }
-  for (int i = 0; i < persons; ++i) {
-    lines += "{\"edge\":\"Knows\",\"from\":\"p" + std::to_string(i) + "\",\"to\":\"p" +
-             std::to_string((i + 1) % persons) + "\"}\n";
-  }
-  Result<LoadResult> loaded = LoadJsonl(**g, "main", lines, LoadMode::kMerge);
-  EXPECT_TRUE(loaded.ok()) << loaded.status().ToString();
-  return store;
-}
-
 // Point by point over an adjacency of degree 1 (150,000 keys): its prefix is larger than what
 // opening reads for its edges (CsrOpenReadBytes assumes a degree of 4 or more), so the read ahead
 // sizes it by the keys too, which are at most the rows of Person, the node table the query reads
@@ -268,7 +250,7 @@ std::shared_ptr<storage::MemoryStore> MakeRing(int persons) {
 // the issue's goal. Sized by the edges alone, the prefix was read again in a round of its own
 // (six rounds, 18 GETs).
 TEST(ColdRoundsTest, AColdOneHopOverALowDegreeAdjacencyReadPointByPointWaitsForFiveRounds) {
-  const auto store = MakeRing(150'000);
+  const auto store = MakePersonsKnowing(150'000, 1);
   OrderedJson rows;
   const storage::OpCounts c = ColdRun(
       store, "hop1", &rows, {.threads = kRemoteThreads, .remote = true, .point_edges_min = 0});
