@@ -13,16 +13,22 @@
 #     the calls and rounds counted from a second insert's OMNIGRAPH_STORE_TRACE lines.
 # Writes bench/results/remote-rounds-<date>-<commit>.json with cold_lookup_rounds,
 # cold_hop1_rounds, cold_nearest_rounds and cold_mutation_rounds (counted) beside the implied ones.
+# With --optimize, after those runs the graph is compacted by `omnigraph optimize` (a rewrite: a
+# load writes fragments of 65,536 rows, so above that many persons Person becomes fragments of up
+# to 2^20 rows, larger than the 1 MiB a remote open reads whole) and the reads run again:
+# cold_lookup_after_optimize_rounds and cold_hop1_after_optimize_rounds; then one one-row append
+# over the compacted version and cold_lookup_after_optimize_append_rounds (decision 235). Every
+# read shape also reports its median bytes read.
 #
 #   bench/api/remote_rounds.sh [--persons N] [--knows M] [--docs D] [--delay MS] [--runs R]
-#                              [--bin DIR]
+#                              [--bin DIR] [--optimize]
 #   defaults: 10,000 persons, 240,000 Knows edges, 20,000 docs, 20 ms, 3 runs, build/release/bin
 # A benchmark: not part of ctest. Starts RGW (scripts/start-rgw.sh) unless OMNIGRAPH_TEST_S3_URI
 # says one is running, and stops what it started.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-persons=10000 knows=240000 docs=20000 delay=20 runs=3 bin="$root/build/release/bin"
+persons=10000 knows=240000 docs=20000 delay=20 runs=3 bin="$root/build/release/bin" optimize=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --persons) persons=$2; shift 2 ;;
@@ -31,6 +37,7 @@ while [ $# -gt 0 ]; do
     --delay) delay=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --bin) bin=$(cd "$2" && pwd); shift 2 ;;
+    --optimize) optimize=1; shift ;;
     *) echo "remote_rounds: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -114,6 +121,33 @@ PY
   done
 done
 
+# fresh_reads DELAY NAME SHAPE...: one fresh process per shape, recorded as "SHAPE" + NAME.
+fresh_reads() {
+  local d=$1 name=$2 shape
+  shift 2
+  for shape in "$@"; do
+    OMNIGRAPH_BENCH_GRAPH_URI=$uri "$bin/omnigraph-cold-bench" fresh "$work/data" "$shape" omnigraph |
+      python3 -c 'import json,sys; j=json.load(sys.stdin); j["delay_ms"]='"$d"'; j["shape"]+="'"$name"'"; print(json.dumps(j))' \
+        >>"$work/runs.jsonl"
+  done
+}
+
+if [ -n "$optimize" ]; then
+  start_proxy 0
+  "$bin/omnigraph" --quiet optimize "$uri" >/dev/null
+  for d in 0 "$delay"; do
+    start_proxy "$d"
+    for r in $(seq "$runs"); do fresh_reads "$d" _after_optimize lookup hop1; done
+  done
+  start_proxy 0
+  printf '{"type":"Person","data":{"name":"o1","age":1}}\n' >"$work/one.jsonl"
+  "$bin/omnigraph" --quiet load "$uri" --data "$work/one.jsonl" --mode append
+  for d in 0 "$delay"; do
+    start_proxy "$d"
+    for r in $(seq "$runs"); do fresh_reads "$d" _after_optimize_append lookup; done
+  done
+fi
+
 date_=$(date -u +%Y-%m-%d)
 commit=$(git -C "$root" rev-parse --short HEAD)
 out="$root/bench/results/remote-rounds-$date_-$commit.json"
@@ -127,8 +161,12 @@ out = {"bench": "remote-rounds", "date": date, "commit": commit, "delay_ms": del
        "graph": {"persons": int(persons), "knows": int(knows), "docs": int(docs),
                  "doc_dimensions": 32}, "runs": int(runs),
        "store": "Ceph RGW on loopback behind bench/api/delay_proxy.py", "shapes": {}}
-for shape in ("lookup", "hop1", "nearest", "mutation"):
+shapes = ["lookup", "hop1", "nearest", "mutation", "lookup_after_optimize",
+          "hop1_after_optimize", "lookup_after_optimize_append"]
+for shape in shapes:
     at = {d: [r for r in rows if r["shape"] == shape and r["delay_ms"] == d] for d in (0, delay)}
+    if not at[0] or not at[delay]:
+        continue
     ms0 = statistics.median(r["ms"] for r in at[0])
     msd = statistics.median(r["ms"] for r in at[delay])
     s = {"ms_at_0": round(ms0, 2), "ms_at_delay": round(msd, 2),
@@ -141,6 +179,7 @@ for shape in ("lookup", "hop1", "nearest", "mutation"):
         if shape != "mutation":
             answers = {json.dumps(r["answer"]) for r in at[0] + at[delay]}
             s["answers_agree"] = len(answers) == 1
+            s["bytes_read"] = statistics.median(c.get("bytes_read", 0) for c in calls)
     out["shapes"][shape] = s
     key = "cold_%s_rounds" % shape
     out[key] = s.get("rounds_counted", s["implied_rounds"])

@@ -115,6 +115,61 @@ TEST_F(FragmentReadTest, ProjectionReadsOnlyTheProjectedColumnsBytes) {
   EXPECT_EQ(diff.bytes_read, columns[2].end() - columns[1].begin());
 }
 
+// What EncodeFragment reports as the column offsets (what a manifest records of a large
+// fragment, decision 235) is where the footer says each column begins, then the footer's start;
+// bytes read ahead at those offsets serve the columns they hold without a fetch, and the header
+// they hold is checked as a fetched one is.
+TEST_F(FragmentReadTest, ColumnOffsetsLocateTheColumnsAndHeldBytesServeThem) {
+  ColumnBatch batch = WideBatch(10000);
+  std::vector<uint64_t> offsets;
+  const std::string bytes = std::move(EncodeFragment(batch, {}, &offsets)).value();
+  ASSERT_TRUE(inner_->Put("w.ogf", bytes).ok());
+  auto reader = std::move(OpenFragment(*store_, "w.ogf", bytes.size())).value();
+  const auto& columns = reader->footer().columns;
+  ASSERT_EQ(offsets.size(), columns.size() + 1);
+  for (size_t c = 0; c < columns.size(); ++c) EXPECT_EQ(offsets[c], columns[c].begin()) << c;
+  EXPECT_EQ(offsets.back(), columns.back().end());
+  Result<Tail> tail = DecodeTail(std::string_view(bytes).substr(bytes.size() - kTailBytes));
+  ASSERT_TRUE(tail.ok());
+  EXPECT_EQ(offsets.back() + tail->footer_bytes + kTailBytes, bytes.size());
+
+  // Columns 0 and 2 held (column 0's run from the header, as CoalesceColumnReads plans it):
+  // reading columns 0, 1 and 2 fetches column 1 alone.
+  const std::vector<std::pair<uint64_t, uint64_t>> spans = {{offsets[0], offsets[1]},
+                                                            {offsets[2], offsets[3]}};
+  const std::vector<storage::ByteRange> ranges = CoalesceColumnReads(spans);
+  ASSERT_EQ(ranges.size(), 2u);
+  EXPECT_EQ(ranges[0].offset, 0u);
+  std::vector<HeldBytes> held;
+  for (const storage::ByteRange& r : ranges) {
+    held.push_back(HeldBytes{r.offset, bytes.substr(r.offset, r.length)});
+  }
+  const std::vector<uint32_t> ids = {100, 101, 102};
+  const std::vector<RowRange> rows(3, RowRange{0, 10000});
+  EXPECT_EQ(reader->PlanReads(ids, held).size(), 1u);
+  storage::OpCounts before = store_->Snapshot();
+  Result<std::vector<Column>> read = reader->ReadRows(ids, rows, held);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  storage::OpCounts diff = store_->Snapshot() - before;
+  EXPECT_EQ(diff.gets, 1u);
+  EXPECT_EQ(diff.bytes_read, columns[1].end() - columns[1].begin());
+  for (size_t c = 0; c < 3; ++c) EXPECT_TRUE((*read)[c].Equals(batch.column(c))) << c;
+
+  // Held bytes at the wrong place only cost the fetch they would have saved.
+  std::vector<HeldBytes> shifted = {HeldBytes{offsets[1] + 1, bytes.substr(offsets[1] + 1, 64)}};
+  before = store_->Snapshot();
+  read = reader->ReadRows(ids, rows, shifted);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ((store_->Snapshot() - before).gets, 1u);  // Columns 0-2 in one run.
+  for (size_t c = 0; c < 3; ++c) EXPECT_TRUE((*read)[c].Equals(batch.column(c))) << c;
+
+  // A damaged header in held bytes is Corruption naming the object, as in fetched ones.
+  held[0].data[1] ^= 0x20;
+  read = reader->ReadRows(ids, rows, held);
+  EXPECT_EQ(read.status().code(), Code::kCorruption) << read.status().ToString();
+  EXPECT_EQ(read.status().object(), "w.ogf");
+}
+
 TEST_F(FragmentReadTest, LargeFooterCostsExactlyOneMoreRead) {
   Schema schema;
   std::vector<Column> columns;

@@ -136,22 +136,29 @@ Status FragmentReader::Damaged(const std::string& what) const {
   return Corruption("fragment: " + what, name_);
 }
 
-Result<std::string> FragmentReader::Fetch(uint64_t offset, uint64_t length) const {
-  Result<storage::GetResult> got = store_->Get(name_, storage::ByteRange{offset, length});
+Result<std::string> ReadFragmentRange(storage::ObjectStore& store, const std::string& name,
+                                      uint64_t size_bytes, storage::ByteRange range) {
+  Result<storage::GetResult> got = store.Get(name, range);
   if (!got.ok()) {
     // Our ranges lie inside the size the fragment was opened with; a store that calls one
     // invalid has a shorter object.
     if (got.status().code() == Code::kInvalidArgument) {
-      return Damaged("object is shorter than the expected " + std::to_string(size_bytes_) +
-                     " bytes");
+      return Corruption(
+          "fragment: object is shorter than the expected " + std::to_string(size_bytes) + " bytes",
+          name);
     }
-    return got.status().WithObject(name_);
+    return got.status().WithObject(name);
   }
-  if (got->meta.size_bytes != size_bytes_ || got->data.size() != length) {
-    return Damaged("object is " + std::to_string(got->meta.size_bytes) + " bytes; expected " +
-                   std::to_string(size_bytes_));
+  if (got->meta.size_bytes != size_bytes || got->data.size() != range.length) {
+    return Corruption("fragment: object is " + std::to_string(got->meta.size_bytes) +
+                          " bytes; expected " + std::to_string(size_bytes),
+                      name);
   }
   return std::move(got->data);
+}
+
+Result<std::string> FragmentReader::Fetch(uint64_t offset, uint64_t length) const {
+  return ReadFragmentRange(*store_, name_, size_bytes_, storage::ByteRange{offset, length});
 }
 
 Status FragmentReader::Open() {
@@ -198,18 +205,11 @@ Status FragmentReader::Open() {
   return Status::Ok();
 }
 
-std::vector<storage::ByteRange> FragmentReader::PlanReads(
-    std::span<const uint32_t> field_ids) const {
-  std::vector<int> indices;
-  for (uint32_t id : field_ids) indices.push_back(footer_.FindColumn(id));
-  std::sort(indices.begin(), indices.end());
+std::vector<storage::ByteRange> CoalesceColumnReads(
+    std::span<const std::pair<uint64_t, uint64_t>> spans) {
   std::vector<storage::ByteRange> ranges;
-  for (int index : indices) {
-    const ColumnMeta& column = footer_.columns[static_cast<size_t>(index)];
-    uint64_t begin = column.begin();
-    const uint64_t end = column.end();
-    if (begin == end || begin >= cached_offset_) continue;
-    // The first column's read starts at 0 so that it also fetches, and checks, the header.
+  for (auto [begin, end] : spans) {
+    if (begin == end) continue;
     if (begin == kHeaderBytes) begin = 0;
     if (!ranges.empty() && ranges.back().offset + ranges.back().length == begin) {
       ranges.back().length += end - begin;
@@ -218,6 +218,35 @@ std::vector<storage::ByteRange> FragmentReader::PlanReads(
     }
   }
   return ranges;
+}
+
+namespace {
+
+// The bytes of [begin, end) when `held` holds all of them, else null.
+const char* HeldSpan(std::span<const HeldBytes> held, uint64_t begin, uint64_t end) {
+  for (const HeldBytes& h : held) {
+    if (begin >= h.offset && end <= h.offset + h.data.size()) {
+      return h.data.data() + (begin - h.offset);
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<storage::ByteRange> FragmentReader::PlanReads(std::span<const uint32_t> field_ids,
+                                                          std::span<const HeldBytes> held) const {
+  std::vector<int> indices;
+  for (uint32_t id : field_ids) indices.push_back(footer_.FindColumn(id));
+  std::sort(indices.begin(), indices.end());
+  std::vector<std::pair<uint64_t, uint64_t>> spans;
+  for (int index : indices) {
+    const ColumnMeta& column = footer_.columns[static_cast<size_t>(index)];
+    if (column.begin() >= cached_offset_) continue;
+    if (HeldSpan(held, column.begin(), column.end()) != nullptr) continue;
+    spans.emplace_back(column.begin(), column.end());
+  }
+  return CoalesceColumnReads(spans);
 }
 
 Result<std::string> FragmentReader::ReadBuffer(uint32_t field_id, BufferKind kind) const {
@@ -249,7 +278,7 @@ Result<std::string> FragmentReader::ReadBuffer(uint32_t field_id, BufferKind kin
 
 Result<ColumnBatch> FragmentReader::Read(std::span<const uint32_t> field_ids) const {
   const std::vector<RowRange> all(field_ids.size(), RowRange{0, footer_.num_rows});
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<Column> columns, Decode(field_ids, all));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<Column> columns, Decode(field_ids, all, {}));
   Schema schema;
   for (uint32_t id : field_ids) {
     schema.push_back(footer_.columns[static_cast<size_t>(footer_.FindColumn(id))].field);
@@ -269,7 +298,8 @@ bool FragmentReader::RangeDecodable(uint32_t field_id) const {
 }
 
 Result<std::vector<Column>> FragmentReader::ReadRows(std::span<const uint32_t> field_ids,
-                                                     std::span<const RowRange> rows) const {
+                                                     std::span<const RowRange> rows,
+                                                     std::span<const HeldBytes> held) const {
   if (rows.size() != field_ids.size()) {
     return InvalidArgument("ReadRows needs one row range per field", name_);
   }
@@ -290,11 +320,12 @@ Result<std::vector<Column>> FragmentReader::ReadRows(std::span<const uint32_t> f
                              name_);
     }
   }
-  return Decode(field_ids, rows);
+  return Decode(field_ids, rows, held);
 }
 
 Result<std::vector<Column>> FragmentReader::Decode(std::span<const uint32_t> field_ids,
-                                                   std::span<const RowRange> rows) const {
+                                                   std::span<const RowRange> rows,
+                                                   std::span<const HeldBytes> held) const {
   std::vector<size_t> indices;
   for (uint32_t id : field_ids) {
     const int index = footer_.FindColumn(id);
@@ -306,18 +337,19 @@ Result<std::vector<Column>> FragmentReader::Decode(std::span<const uint32_t> fie
     }
     indices.push_back(static_cast<size_t>(index));
   }
-  struct Fetched {
-    uint64_t offset;
-    std::string data;
-  };
-  std::vector<Fetched> fetched;
-  for (const storage::ByteRange& range : PlanReads(field_ids)) {
+  std::vector<HeldBytes> fetched;
+  for (const storage::ByteRange& range : PlanReads(field_ids, held)) {
     OMNIGRAPH_ASSIGN_OR_RETURN(std::string data, Fetch(range.offset, range.length));
-    if (range.offset == 0) {
+    fetched.push_back(HeldBytes{range.offset, std::move(data)});
+  }
+  // Whatever holds the header (fetched now or held) checks it before any column is used.
+  for (std::span<const HeldBytes> from : {held, std::span<const HeldBytes>(fetched)}) {
+    for (const HeldBytes& h : from) {
+      if (h.offset != 0 || h.data.size() < kHeaderBytes) continue;
       OMNIGRAPH_RETURN_IF_ERROR(
-          CheckHeader(std::string_view(data).substr(0, kHeaderBytes), version_).WithObject(name_));
+          CheckHeader(std::string_view(h.data).substr(0, kHeaderBytes), version_)
+              .WithObject(name_));
     }
-    fetched.push_back(Fetched{range.offset, std::move(data)});
   }
   std::vector<Column> columns;
   for (size_t i = 0; i < indices.size(); ++i) {
@@ -325,12 +357,10 @@ Result<std::vector<Column>> FragmentReader::Decode(std::span<const uint32_t> fie
     const char* bytes = nullptr;
     if (meta.begin() >= cached_offset_) {
       bytes = cached_.data() + (meta.begin() - cached_offset_);
+    } else if (const char* h = HeldSpan(held, meta.begin(), meta.end()); h != nullptr) {
+      bytes = h;
     } else {
-      for (const Fetched& f : fetched) {
-        if (meta.begin() >= f.offset && meta.end() <= f.offset + f.data.size()) {
-          bytes = f.data.data() + (meta.begin() - f.offset);
-        }
-      }
+      bytes = HeldSpan(fetched, meta.begin(), meta.end());
     }
     // Only empty columns (every buffer zero bytes) have nothing fetched; nothing is read then.
     static const char kNothing = 0;

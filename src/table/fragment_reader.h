@@ -18,6 +18,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "storage/object_store.h"
@@ -30,6 +31,15 @@ namespace omnigraph::table {
 struct RowRange {
   uint64_t begin = 0;
   uint64_t end = 0;
+};
+
+// Bytes [offset, offset + data.size()) of a fragment read before its footer was (a column the
+// table manifest's column offsets locate, read beside the footer: decision 235). A reader uses
+// them for any column wholly inside them instead of fetching it; the footer's checksums check
+// them as they check fetched bytes, so bytes that are not the column's only cost a fetch more.
+struct HeldBytes {
+  uint64_t offset = 0;
+  std::string data;
 };
 
 class FragmentReader {
@@ -53,8 +63,10 @@ class FragmentReader {
   // rows"). Any column can be read whole; from row 0 any scalar column (PrefixDecodable); from a
   // later row only a fixed-width column without nulls (RangeDecodable). The errors of Read, and
   // InvalidArgument for rows past the fragment's or a column that cannot be read so.
+  // Columns wholly inside `held` are taken from there instead of fetched.
   Result<std::vector<Column>> ReadRows(std::span<const uint32_t> field_ids,
-                                       std::span<const RowRange> rows) const;
+                                       std::span<const RowRange> rows,
+                                       std::span<const HeldBytes> held = {}) const;
   // Whether ReadRows can read field `field_id` from a row past 0: a fixed-width column with no
   // null in this fragment.
   bool RangeDecodable(uint32_t field_id) const;
@@ -65,9 +77,10 @@ class FragmentReader {
   // Corruption naming the object for damaged bytes.
   Result<std::string> ReadBuffer(uint32_t field_id, BufferKind kind) const;
 
-  // The ranged GETs Read(field_ids) makes, in file order (for tests and cost estimates).
-  // Precondition: the ids are valid for this fragment.
-  std::vector<storage::ByteRange> PlanReads(std::span<const uint32_t> field_ids) const;
+  // The ranged GETs Read(field_ids) makes, in file order (for tests and cost estimates), none for
+  // a column wholly inside `held`. Precondition: the ids are valid for this fragment.
+  std::vector<storage::ByteRange> PlanReads(std::span<const uint32_t> field_ids,
+                                            std::span<const HeldBytes> held = {}) const;
 
  private:
   friend Result<std::unique_ptr<FragmentReader>> OpenFragment(storage::ObjectStore& store,
@@ -83,7 +96,8 @@ class FragmentReader {
 
   // Read's and ReadRows' work: rows rows[i] of column field_ids[i], each readable so.
   Result<std::vector<Column>> Decode(std::span<const uint32_t> field_ids,
-                                     std::span<const RowRange> rows) const;
+                                     std::span<const RowRange> rows,
+                                     std::span<const HeldBytes> held) const;
   // Fetches [offset, offset + length) and checks that the object still has size_bytes_.
   Result<std::string> Fetch(uint64_t offset, uint64_t length) const;
   Status Open();
@@ -99,6 +113,17 @@ class FragmentReader {
   std::string cached_;
   uint64_t cached_offset_ = 0;
 };
+
+// The ranged GETs that read byte spans [begin, end) of columns, given in file order: one per run
+// of adjacent spans, empty spans skipped, and a run that starts where the header ends starts at
+// 0 instead, so that the header is fetched, and checked, whenever a byte near it is used.
+std::vector<storage::ByteRange> CoalesceColumnReads(
+    std::span<const std::pair<uint64_t, uint64_t>> spans);
+
+// Bytes `range` of fragment `name`, which must be `size_bytes` long: Corruption naming the object
+// when the store has it shorter or of another size; storage failures as the store reports them.
+Result<std::string> ReadFragmentRange(storage::ObjectStore& store, const std::string& name,
+                                      uint64_t size_bytes, storage::ByteRange range);
 
 // Whether ReadRows can read a column of `type` from row 0: Bool, a fixed-width or a variable-width
 // scalar (lists and vectors are read whole).

@@ -65,7 +65,8 @@ uint64_t RawBytes(const ColumnBatch& batch) {
 
 }  // namespace
 
-Result<std::string> EncodeFragment(const ColumnBatch& batch, const FragmentWriteOptions& options) {
+Result<std::string> EncodeFragment(const ColumnBatch& batch, const FragmentWriteOptions& options,
+                                   std::vector<uint64_t>* column_offsets) {
   if (options.codec != Codec::kNone && options.codec != Codec::kZstd) {
     return InvalidArgument("unknown codec " + std::to_string(static_cast<int>(options.codec)));
   }
@@ -78,8 +79,10 @@ Result<std::string> EncodeFragment(const ColumnBatch& batch, const FragmentWrite
   out.reserve(RawBytes(batch) / 2 + 4096);
   FragmentFooter footer;
   footer.num_rows = batch.num_rows();
+  if (column_offsets != nullptr) column_offsets->clear();
   for (size_t i = 0; i < batch.num_columns(); ++i) {
     const Column& column = batch.column(i);
+    if (column_offsets != nullptr) column_offsets->push_back(out.size());
     ColumnMeta meta;
     meta.field = batch.field(i);
     meta.stats = ComputeStats(column);
@@ -98,6 +101,7 @@ Result<std::string> EncodeFragment(const ColumnBatch& batch, const FragmentWrite
     return InvalidArgument("fragment footer would be " + std::to_string(footer_bytes.size()) +
                            " bytes; at most " + std::to_string(kFooterBytesMax) + " are allowed");
   }
+  if (column_offsets != nullptr) column_offsets->push_back(out.size());
   out.append(footer_bytes);
   out.append(EncodeTail(footer_bytes.size(), XxHash64(footer_bytes, kFragmentFormatVersion)));
   return out;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "storage/object_store.h"
 #include "table/column.h"
@@ -37,9 +38,12 @@ struct FragmentWriteOptions {
 };
 
 // The bytes of a fragment holding `batch`. InvalidArgument when the batch is malformed
-// (ValidateBatch) or the options are (unknown codec, zstd level out of range).
+// (ValidateBatch) or the options are (unknown codec, zstd level out of range). When
+// `column_offsets` is given it receives where each column's stored bytes begin, in column order,
+// and then where the footer begins (what a manifest records of a large fragment, decision 235).
 Result<std::string> EncodeFragment(const ColumnBatch& batch,
-                                   const FragmentWriteOptions& options = {});
+                                   const FragmentWriteOptions& options = {},
+                                   std::vector<uint64_t>* column_offsets = nullptr);
 
 struct WrittenFragment {
   uint64_t num_rows = 0;

@@ -88,13 +88,60 @@ Result<std::shared_ptr<const TableManifest>> TableContext::Manifest(const std::s
   return value;
 }
 
+Result<std::shared_ptr<const FragmentReader>> TableContext::ReaderWithColumns(
+    const TableManifest& manifest, const FragmentEntry& fragment,
+    std::span<const uint32_t> field_ids, std::vector<HeldBytes>& held) {
+  const std::string name = ObjectName(manifest.table(), fragment.path);
+  if (auto hit = cache_.Get<FragmentReader>("r:" + name)) return hit;
+  const std::vector<uint64_t>& at = fragment.column_offsets;
+  const uint64_t open_reads = store().Remote() ? kRemoteFragmentReadBytes : kFooterReadBytes;
+  if (fragment.bytes <= open_reads || at.size() != manifest.schema.size() + 1) {
+    return Reader(manifest, fragment);
+  }
+  // The footer and tail (at least what an open reads on a local store), and beside them each
+  // run of wanted columns that lies before those bytes.
+  const uint64_t footer_read = std::max(fragment.bytes - at.back(), kFooterReadBytes);
+  const uint64_t footer_from = fragment.bytes - std::min(footer_read, fragment.bytes);
+  std::vector<size_t> columns;
+  for (uint32_t id : field_ids) {
+    for (size_t c = 0; c < manifest.schema.size(); ++c) {
+      if (manifest.schema[c].id == id && at[c] < footer_from) columns.push_back(c);
+    }
+  }
+  std::sort(columns.begin(), columns.end());
+  columns.erase(std::unique(columns.begin(), columns.end()), columns.end());
+  std::vector<std::pair<uint64_t, uint64_t>> spans;
+  for (size_t c : columns) spans.emplace_back(at[c], at[c + 1]);
+  const std::vector<storage::ByteRange> ranges = CoalesceColumnReads(spans);
+  Result<std::shared_ptr<const FragmentReader>> reader = Status::Ok();
+  held.assign(ranges.size(), HeldBytes{});
+  TaskGroup group(runtime_.ReadExecutor());
+  group.Add([&]() -> Status {
+    reader = Reader(manifest, fragment, footer_read);
+    return Status::Ok();
+  });
+  for (size_t r = 0; r < ranges.size(); ++r) {
+    group.Add([&, r]() -> Status {
+      Result<std::string> got = ReadFragmentRange(store(), name, fragment.bytes, ranges[r]);
+      if (got.ok()) held[r] = HeldBytes{ranges[r].offset, *std::move(got)};
+      return Status::Ok();
+    });
+  }
+  OMNIGRAPH_RETURN_IF_ERROR(group.Wait());
+  std::erase_if(held, [](const HeldBytes& h) { return h.data.empty(); });
+  return reader;
+}
+
 Result<std::shared_ptr<const FragmentReader>> TableContext::Reader(const TableManifest& manifest,
-                                                                   const FragmentEntry& fragment) {
+                                                                   const FragmentEntry& fragment,
+                                                                   uint64_t first_read_bytes) {
   const std::string name = ObjectName(manifest.table(), fragment.path);
   const std::string key = "r:" + name;
   if (auto hit = cache_.Get<FragmentReader>(key)) return hit;
   // A remote store reads a moderate fragment whole: one request round instead of two.
-  const uint64_t first_read = store().Remote() ? kRemoteFragmentReadBytes : kFooterReadBytes;
+  const uint64_t first_read =
+      first_read_bytes != 0 ? first_read_bytes
+                            : (store().Remote() ? kRemoteFragmentReadBytes : kFooterReadBytes);
   OMNIGRAPH_ASSIGN_OR_RETURN(std::unique_ptr<FragmentReader> reader,
                              OpenFragment(store(), name, fragment.bytes, first_read));
   if (reader->num_rows() != fragment.rows) {
@@ -152,8 +199,9 @@ Result<std::vector<ColumnPart>> TableContext::ColumnsForRows(const TableManifest
     part_held.push_back(part != nullptr);
   }
   if (missing.empty()) return out;
+  std::vector<HeldBytes> held;
   OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const FragmentReader> reader,
-                             Reader(manifest, fragment));
+                             ReaderWithColumns(manifest, fragment, missing, held));
   const bool sparse = (rows.end - rows.begin) * kPrefixReadShareDenominator <=
                       fragment.rows * kPrefixReadShareNumerator;
   for (size_t m = 0; m < missing.size(); ++m) {
@@ -170,7 +218,7 @@ Result<std::vector<ColumnPart>> TableContext::ColumnsForRows(const TableManifest
     }
     ranges.push_back(range);
   }
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<Column> columns, reader->ReadRows(missing, ranges));
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<Column> columns, reader->ReadRows(missing, ranges, held));
   for (size_t m = 0; m < missing.size(); ++m) {
     const bool whole = ranges[m].begin == 0 && ranges[m].end == fragment.rows;
     ColumnPart part{std::make_shared<const Column>(std::move(columns[m])), ranges[m].begin};

@@ -56,9 +56,11 @@ class TableContext : public std::enable_shared_from_this<TableContext> {
   // The decoded manifest `name` (Get of at most kManifestBytesMax + 1 bytes).
   Result<std::shared_ptr<const TableManifest>> Manifest(const std::string& name);
   // The reader (footer) of a fragment of `manifest`; Corruption when its schema or row count
-  // differs from what the manifest says.
+  // differs from what the manifest says. An open reads the fragment's last `first_read_bytes`
+  // (0: kRemoteFragmentReadBytes on a remote store, else kFooterReadBytes).
   Result<std::shared_ptr<const FragmentReader>> Reader(const TableManifest& manifest,
-                                                       const FragmentEntry& fragment);
+                                                       const FragmentEntry& fragment,
+                                                       uint64_t first_read_bytes = 0);
   // The columns `field_ids` of a fragment, in that order (one ranged read for those not cached).
   Result<std::vector<std::shared_ptr<const Column>>> Columns(const TableManifest& manifest,
                                                              const FragmentEntry& fragment,
@@ -153,6 +155,13 @@ class TableContext : public std::enable_shared_from_this<TableContext> {
   Result<bool> PutImmutable(const std::string& name, std::string_view bytes);
 
  private:
+  // As Reader, and when it opens a fragment larger than that open reads whose manifest entry
+  // locates its columns (FragmentEntry::column_offsets, decision 235): only its footer, with the
+  // columns `field_ids` outside it read beside, in the same request round, into `held` (a read
+  // that fails is dropped: the column's own read then meets the failure).
+  Result<std::shared_ptr<const FragmentReader>> ReaderWithColumns(
+      const TableManifest& manifest, const FragmentEntry& fragment,
+      std::span<const uint32_t> field_ids, std::vector<HeldBytes>& held);
   // The id index from its stored chain (a full object, or deltas over one). NotFound or
   // Corruption when it cannot be read (the caller rebuilds).
   Result<std::shared_ptr<const IdIndex>> IndexFromChain(const TableManifest& manifest);

@@ -1,8 +1,11 @@
 #include "table/table_manifest.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <set>
+
+#include "table/fragment_format.h"
 
 namespace omnigraph::table {
 
@@ -162,8 +165,10 @@ Json FragmentToJson(const FragmentEntry& f) {
                 {"bytes", f.deletion->bytes},
                 {"xxhash64", f.deletion->xxhash64}};
   }
-  return {
+  Json json = {
       {"id", f.id}, {"path", f.path}, {"rows", f.rows}, {"bytes", f.bytes}, {"deletion", deletion}};
+  if (!f.column_offsets.empty()) json["column_offsets"] = f.column_offsets;
+  return json;
 }
 
 FragmentEntry FragmentFromJson(const Json& json, Reader& r, std::string_view object) {
@@ -185,8 +190,32 @@ FragmentEntry FragmentFromJson(const Json& json, Reader& r, std::string_view obj
     f.deletion = std::move(ref);
   }
   if (!f.path.starts_with("data/")) r.Fail("fragment path must be under data/");
+  if (const Json* offsets = r.Member("column_offsets", /*optional=*/true); offsets != nullptr) {
+    if (!offsets->is_array()) {
+      r.Fail("column_offsets must be an array");
+      return f;
+    }
+    for (const Json& at : *offsets) {
+      if (!at.is_number_unsigned()) {
+        r.Fail("column_offsets must hold unsigned integers");
+        return f;
+      }
+      f.column_offsets.push_back(at.get<uint64_t>());
+    }
+  }
   (void)json;
   return f;
+}
+
+// Whether `f`'s column offsets can describe a fragment of `columns` columns: one per column and
+// the footer's, ascending from the end of the header, the footer's leaving room for the smallest
+// footer and the tail. Their values are checked against the footer when the fragment is read.
+bool ColumnOffsetsFit(const FragmentEntry& f, size_t columns) {
+  const std::vector<uint64_t>& at = f.column_offsets;
+  if (at.size() != columns + 1 || at.front() != kHeaderBytes) return false;
+  if (!std::is_sorted(at.begin(), at.end())) return false;
+  return f.bytes >= kTailBytes + kFooterBytesMin &&
+         at.back() <= f.bytes - kTailBytes - kFooterBytesMin;
 }
 
 const std::set<std::string, std::less<>>& KnownMembers() {
@@ -393,6 +422,11 @@ Result<TableManifest> DecodeManifest(std::string_view bytes, std::string_view ob
   for (const FragmentEntry& f : m.fragments) {
     live += f.live_rows();
     if (!paths.insert(f.path).second) r.Fail("fragment " + f.path + " is listed twice");
+    if (!f.column_offsets.empty() && !ColumnOffsetsFit(f, m.schema.size())) {
+      r.Fail("fragment " + f.path + ": column_offsets do not fit its " +
+             std::to_string(m.schema.size()) + " columns and " + std::to_string(f.bytes) +
+             " bytes");
+    }
   }
   if (r.status().ok() && live != m.entity_count) {
     r.Fail("entity_count " + std::to_string(m.entity_count) + " differs from the fragments' " +

@@ -40,6 +40,12 @@ inline constexpr uint64_t kDeletedIdsInlineBytesMax = 64ull << 10;
 inline constexpr uint64_t kDeletedIdsFileBytesMax = 256ull << 20;
 // An entity id is at most this many bytes.
 inline constexpr size_t kIdBytesMax = 4096;
+// A writer records a fragment's column offsets (FragmentEntry::column_offsets) when it is larger
+// than this: what a reader on a remote store reads whole anyway (kRemoteFragmentReadBytes).
+inline constexpr uint64_t kColumnOffsetsFragmentBytesMin = 1ull << 20;
+// A manifest whose column offsets would make it larger than this is written without any: they
+// are a hint, read with the manifest by every cold read, and must not grow it without bound.
+inline constexpr uint64_t kColumnOffsetsManifestBytesMax = 256ull << 10;
 // Staged versions have bit 63 set, so they never collide with a logical target_version.
 inline constexpr uint64_t kStagedVersionBit = 1ull << 63;
 
@@ -69,6 +75,12 @@ struct FragmentEntry {
   uint64_t rows = 0;
   uint64_t bytes = 0;
   std::optional<DeletionRef> deletion;
+  // A read hint (decision 235; docs/format/table-version.md §2.1): where each column's stored
+  // bytes begin, in schema order, then where the footer begins, so that a reader fetches a
+  // column beside the footer instead of after it. Empty when not recorded (a fragment of at most
+  // kColumnOffsetsFragmentBytesMin, or a manifest written before the hint). Never authority: the
+  // footer still says where every buffer is, and a wrong hint only wastes a read.
+  std::vector<uint64_t> column_offsets;
 
   uint64_t live_rows() const { return rows - (deletion ? deletion->count : 0); }
   bool operator==(const FragmentEntry&) const = default;

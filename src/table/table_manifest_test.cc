@@ -98,6 +98,50 @@ TEST(TableManifestTest, DamagedOrInconsistentManifestsAreCorruption) {
   EXPECT_EQ(DecodeManifest("{not json", "m").status().code(), Code::kCorruption);
 }
 
+// A large fragment's column offsets (decision 235) round-trip; a manifest without them (every
+// one written before) reads with none; offsets that cannot describe the fragment are Corruption.
+TEST(TableManifestTest, ColumnOffsetsRoundTripAndMustFitTheFragment) {
+  TableManifest m = Sample();
+  const size_t columns = m.schema.size();
+  m.fragments[1].bytes = 3'000'000;
+  for (size_t c = 0; c <= columns; ++c) m.fragments[1].column_offsets.push_back(8 + 1000 * c);
+  const std::string bytes = EncodeManifest(m);
+  auto decoded = DecodeManifest(bytes, "versions/d1.json");
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  EXPECT_EQ(*decoded, m);
+  EXPECT_EQ(EncodeManifest(*decoded), bytes);
+  EXPECT_TRUE(decoded->fragments[0].column_offsets.empty());
+  EXPECT_EQ(EncodeManifest(Sample()).find("column_offsets"), std::string::npos);
+
+  const Json good = ParseJson(bytes, "s").value();
+  const auto code_of = [](const Json& json) {
+    return DecodeManifest(json.dump(), "versions/dX.json").status().code();
+  };
+  Json j = good;
+  j["fragments"][1].erase("column_offsets");
+  EXPECT_EQ(code_of(j), Code::kOk);
+  j = good;
+  j["fragments"][1]["column_offsets"] = "8,1008";
+  EXPECT_EQ(code_of(j), Code::kCorruption);
+  j = good;
+  j["fragments"][1]["column_offsets"].push_back(-1);
+  EXPECT_EQ(code_of(j), Code::kCorruption);
+  j = good;  // One per column and the footer's: not one fewer.
+  j["fragments"][1]["column_offsets"].erase(columns);
+  EXPECT_EQ(code_of(j), Code::kCorruption);
+  j = good;  // The first column starts where the header ends.
+  j["fragments"][1]["column_offsets"][0] = 0;
+  EXPECT_EQ(code_of(j), Code::kCorruption);
+  j = good;  // Ascending.
+  j["fragments"][1]["column_offsets"][1] = 5000;
+  EXPECT_EQ(code_of(j), Code::kCorruption);
+  j = good;  // The footer leaves room for the smallest footer and the tail.
+  j["fragments"][1]["column_offsets"][columns] = 3'000'000 - 35;
+  EXPECT_EQ(code_of(j), Code::kCorruption);
+  j["fragments"][1]["column_offsets"][columns] = 3'000'000 - 36;
+  EXPECT_EQ(code_of(j), Code::kOk);
+}
+
 TEST(TableManifestTest, TableSchemasNeedAStringIdAndReserveTheirFieldIds) {
   EXPECT_TRUE(ValidateTableSchema(ModelSchema()).ok());
   EXPECT_TRUE(ValidateTableSchema(ModelSchema(true)).ok());

@@ -72,7 +72,36 @@ void TableStore::AddHintedChain(const TablePin& pin, std::string_view kind,
   }
 }
 
+namespace {
+
+// What the read ahead reads of an adjacency's start for a point reader (decision 235): opening's
+// CsrOpenReadBytes, which assumes an average degree of 4 or more, or more when the keys may be
+// many for the edges. A revision-3 prefix holds about 0.23 bytes a key (a fence sample of every
+// 128 keys with its id) and 0.0024 an edge (csr_points.h); the keys are at most the edges and at
+// most the rows of the largest node table the query reads (`nodes_max`, 0 when unknown), and
+// kPrefixBytesPerKeyMax leaves room for ids longer than the benchmark's. A prefix read short is
+// read again, a round later; one read long costs only its bytes.
+constexpr double kPrefixBytesPerKeyMax = 0.5;
+constexpr double kPrefixBytesPerEdgeMax = 0.003;
+
+uint64_t AdjacencyHeadBytes(uint64_t edges, uint64_t nodes_max) {
+  const uint64_t keys = std::min(edges, nodes_max);
+  const auto prefix = static_cast<uint64_t>(kPrefixBytesPerEdgeMax * static_cast<double>(edges) +
+                                            kPrefixBytesPerKeyMax * static_cast<double>(keys));
+  return std::max(CsrOpenReadBytes(edges), kCsrOpenReadBytesMin + prefix);
+}
+
+}  // namespace
+
 void TableStore::Prefetch(std::span<const TablePin> pins, const PrefetchOptions& options) const {
+  // The largest node table among the pins: a bound on an adjacency's keys (AdjacencyHeadBytes).
+  uint64_t nodes_max = 0;
+  for (const TablePin& pin : pins) {
+    if (std::find(options.adjacency_of.begin(), options.adjacency_of.end(), pin.table_key) ==
+        options.adjacency_of.end()) {
+      nodes_max = std::max(nodes_max, pin.entity_count);
+    }
+  }
   std::vector<std::string> manifests;
   std::vector<std::string> indexes;
   // Point readers' heads: an adjacency at or above the point bound, read point by point.
@@ -104,7 +133,7 @@ void TableStore::Prefetch(std::span<const TablePin> pins, const PrefetchOptions&
           }
         }
       } else if (ctx_->cache().Get<CsrPoints>("cp:" + csr) == nullptr) {
-        heads.emplace_back(std::move(csr), CsrOpenReadBytes(pin.entity_count));
+        heads.emplace_back(std::move(csr), AdjacencyHeadBytes(pin.entity_count, nodes_max));
       }
     }
     if (ctx_->cache().Get<TableManifest>("m:" + name) == nullptr)

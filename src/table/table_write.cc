@@ -94,6 +94,19 @@ Result<std::string> StageObject(TableContext& ctx, const TableId& table, const s
                   table.Root());
 }
 
+// The manifest entry of the fragment staged at `path` ("data/{uuid}.ogf"), with the column offsets
+// its encoding reported when it is large enough for a reader to want them (decision 235).
+FragmentEntry EntryOf(std::string path, uint64_t rows, uint64_t bytes,
+                      std::vector<uint64_t> column_offsets) {
+  FragmentEntry entry;
+  entry.id = path.substr(5, path.size() - 5 - 4);
+  entry.path = std::move(path);
+  entry.rows = rows;
+  entry.bytes = bytes;
+  if (bytes > kColumnOffsetsFragmentBytesMin) entry.column_offsets = std::move(column_offsets);
+  return entry;
+}
+
 // Writes `rows` as fragments of at most fragment_rows_max rows, in parallel; appends their
 // entries to `out` in row order.
 Status WriteFragments(TableContext& ctx, const TableId& table, const ColumnBatch& rows,
@@ -106,8 +119,9 @@ Status WriteFragments(TableContext& ctx, const TableId& table, const ColumnBatch
     group.Add([&, f]() -> Status {
       const uint64_t begin = f * per, end = std::min(rows.num_rows(), begin + per);
       std::string bytes;
+      std::vector<uint64_t> offsets;
       if (count == 1) {
-        OMNIGRAPH_ASSIGN_OR_RETURN(bytes, EncodeFragment(rows, ctx.fragment_options()));
+        OMNIGRAPH_ASSIGN_OR_RETURN(bytes, EncodeFragment(rows, ctx.fragment_options(), &offsets));
       } else {
         std::vector<RowRef> refs;
         for (uint64_t r = begin; r < end; ++r) refs.push_back(RowRef{0, static_cast<uint32_t>(r)});
@@ -119,12 +133,11 @@ Status WriteFragments(TableContext& ctx, const TableId& table, const ColumnBatch
           columns.push_back(std::move(column));
         }
         ColumnBatch slice(rows.schema(), std::move(columns), end - begin);
-        OMNIGRAPH_ASSIGN_OR_RETURN(bytes, EncodeFragment(slice, ctx.fragment_options()));
+        OMNIGRAPH_ASSIGN_OR_RETURN(bytes, EncodeFragment(slice, ctx.fragment_options(), &offsets));
       }
       OMNIGRAPH_ASSIGN_OR_RETURN(std::string path,
                                  StageObject(ctx, table, bytes, &DataPath, staged));
-      const std::string uuid = path.substr(5, path.size() - 5 - 4);
-      written[f] = FragmentEntry{uuid, path, end - begin, bytes.size(), std::nullopt};
+      written[f] = EntryOf(std::move(path), end - begin, bytes.size(), std::move(offsets));
       return Status::Ok();
     });
   }
@@ -184,6 +197,16 @@ TableManifest NextManifest(const TableManifest& base, Operation op,
   return next;
 }
 
+// Drops every fragment's column offsets (a read hint, decision 235); whether any were there.
+bool DropColumnOffsets(TableManifest& m) {
+  bool dropped = false;
+  for (FragmentEntry& f : m.fragments) {
+    dropped = dropped || !f.column_offsets.empty();
+    f.column_offsets.clear();
+  }
+  return dropped;
+}
+
 // Records the deleted ids (inline or in a side file) and creates the manifest under a fresh
 // staged_version, redrawing on collision.
 Result<TablePin> Stage(TableContext& ctx, TableManifest m, std::vector<std::string> deleted_ids,
@@ -210,7 +233,10 @@ Result<TablePin> Stage(TableContext& ctx, TableManifest m, std::vector<std::stri
                                  StageObject(ctx, m.table(), bytes, &DeletedIdsPath, staged));
       m.deleted_ids_path = path;
     }
-    const std::string bytes = EncodeManifest(m);
+    std::string bytes = EncodeManifest(m);
+    if (bytes.size() > kColumnOffsetsManifestBytesMax && DropColumnOffsets(m)) {
+      bytes = EncodeManifest(m);
+    }
     if (bytes.size() > kManifestBytesMax) {
       return Status(Code::kResourceLimit,
                     "the manifest would be " + std::to_string(bytes.size()) + " bytes (" +
@@ -299,10 +325,11 @@ Result<FragmentEntry> TableStore::WriteFragment(const TableId& table, const Colu
   OMNIGRAPH_RETURN_IF_ERROR(ValidateTableSchema(rows.schema()));
   OMNIGRAPH_RETURN_IF_ERROR(ValidateBatch(rows));
   OMNIGRAPH_RETURN_IF_ERROR(BatchIds(rows).status());
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::string bytes, EncodeFragment(rows, ctx_->fragment_options()));
+  std::vector<uint64_t> offsets;
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::string bytes,
+                             EncodeFragment(rows, ctx_->fragment_options(), &offsets));
   OMNIGRAPH_ASSIGN_OR_RETURN(std::string path, StageObject(*ctx_, table, bytes, &DataPath, staged));
-  const std::string uuid = path.substr(5, path.size() - 5 - 4);
-  return FragmentEntry{uuid, path, rows.num_rows(), bytes.size(), std::nullopt};
+  return EntryOf(std::move(path), rows.num_rows(), bytes.size(), std::move(offsets));
 }
 
 Result<TablePin> TableStore::AppendPending(const TablePin& base, const PendingRows& rows,

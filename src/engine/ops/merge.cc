@@ -12,6 +12,8 @@
 #include "engine/write/change_sets.h"
 #include "engine/write/derived_indexes.h"
 #include "engine/write/validate.h"
+#include "table/derived.h"
+#include "table/index_delta.h"
 #include "table/row_gather.h"
 #include "table/table_diff.h"
 
@@ -290,8 +292,21 @@ Result<commit::RecordContent> MergeTables(Graph& graph, const commit::GraphState
   if (!stage) return content;
   const table::StagedAgainst against{target.stream, target.seq};
   for (const std::string& key : staged_keys) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(TablePin pin, graph.tables().StageWrite(target.FindByKey(key)->pin,
-                                                                       changes.at(key), against));
+    const TablePin& target_pin = target.FindByKey(key)->pin;
+    const TableChange& patch = changes.at(key);
+    OMNIGRAPH_ASSIGN_OR_RETURN(TablePin pin, graph.tables().StageWrite(target_pin, patch, against));
+    // The read hint a write's pin carries (decision 227): where the version's index deltas will
+    // stack (decision 235). A merge need not have read the target's index objects, so it reads
+    // their headers, which the derived step after the publish reads anyway (then from the cache).
+    OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const table::TableVersion> base_version,
+                               graph.tables().Open(target_pin));
+    const uint64_t changed = patch.rows.num_rows() + patch.ids.size();
+    if (table::DeltaFits(base_version->entity_count(), changed, 0)) {
+      for (const std::string& kind : base_version->IndexKinds()) {
+        (void)base_version->ReadDerivedHeader(kind);  // A failure leaves the hint out.
+      }
+    }
+    table::SetChainHints(pin.extra, base_version->IndexChainsForWrite(changed));
     content.pins.push_back(pin);
   }
   return content;
