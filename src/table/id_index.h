@@ -116,13 +116,14 @@ class IdIndex {
   // The payload in the given revision (kIdsRevisionFlat or kIdsRevisionCompact,
   // table/id_index_compact.h); Encode picks one, tests force each.
   std::string EncodeRevision(uint32_t fragment_count, uint32_t revision) const;
-  // Decodes and checks a payload of any revision against `manifest`: every section's checksum,
-  // the count against the manifest's live rows, every row reference inside its fragment, ids
-  // strictly ascending. A flat payload's index views `payload`'s bytes (no section is copied)
-  // and keeps them alive; a compact one is decoded into arrays the index owns; a blocked one
-  // keeps the payload and decodes a block of it on first use (its entries are checked then;
-  // table/id_index_blocked.h), and makes a flat copy for Whole() and extending.
-  // Corruption naming `name` otherwise.
+  // Decodes and checks a payload of any revision against `manifest`: its checksums, the count
+  // against the manifest's live rows, every row reference inside its fragment, ids strictly
+  // ascending. A flat payload's index views `payload`'s bytes (no section is copied) and keeps
+  // them alive; a compact one is decoded into arrays the index owns; a blocked one (revisions 2
+  // and 3) keeps the payload and decodes a block of it on first use, checking the block's
+  // entries then — and in revision 3 its checksum too: only the preamble and the prefix are
+  // hashed here (decision 234; table/id_index_blocked.h) — and makes a flat copy for Whole() and
+  // extending. Corruption naming `name` otherwise.
   static Result<IdIndex> Decode(const storage::SharedBytes& payload, const TableManifest& manifest,
                                 const std::string& name);
 
