@@ -5,11 +5,9 @@
 // per slot: at 24 M edges, 96 MB of fresh pages per array. So each array is filled when something
 // first asks for it (the reverse side, an edge variable, a delta, a traversal's lists), not at
 // decode (docs/design/decisions.md 233), and a whole-graph count walks the targets a run at a
-// time through ForEachRun without filling them (decision 241) — the first time: a second walk of
-// the same array fills it, since a process that walks it again (a warm one) is better served by
-// the array than by unpacking it each time (decision 242). The values are checked at decode either
-// way; filling cannot fail. Immutable once filled; thread-safe to share (the first span() from any
-// thread fills, once; ForEachRun's runs are its own).
+// time through ForEachRun without ever filling them (decision 241). The values are checked at
+// decode either way; filling cannot fail. Immutable once filled; thread-safe to share (the first
+// span() from any thread fills, once; ForEachRun's runs are its own).
 #pragma once
 
 #include <algorithm>
@@ -67,15 +65,13 @@ class SlotView {
   auto end() const { return span().end(); }
 
   // Calls visit(first, values) on consecutive runs that cover every value in order: one run of
-  // the whole array when it is there (or cannot be unpacked a run at a time, or this is not the
-  // array's first walk: decision 242 fills it then), otherwise runs of up to kRun values unpacked
-  // into a buffer of this call's, filling nothing. For a pass over every value that needs no
-  // array of them (decision 241).
+  // the whole array when it is there (or cannot be unpacked a run at a time), otherwise runs of
+  // up to kRun values unpacked into a buffer of this call's, filling nothing. For one pass over
+  // every value that needs no array of them (decision 241).
   static constexpr size_t kRun = 4096;
   template <class Visit>
   void ForEachRun(Visit visit) const {
-    if (filled() || lazy_->range == nullptr ||
-        lazy_->walks.fetch_add(1, std::memory_order_relaxed) > 0) {
+    if (filled() || lazy_->range == nullptr) {
       visit(uint64_t{0}, span());
       return;
     }
@@ -91,7 +87,6 @@ class SlotView {
   struct LazyState {
     std::once_flag once;
     std::atomic<bool> filled{false};
-    std::atomic<uint32_t> walks{0};  // ForEachRun's calls before the array was filled.
     std::function<std::span<const uint32_t>()> fill;
     UnpackRange range;
     std::span<const uint32_t> values;
