@@ -334,6 +334,18 @@ std::string BlockedIds::DecodeFrontCoded(VarintCursor& in, size_t count, Block& 
   out.ends.reserve(count);
   size_t prev_begin = out.ends.size() < 2 ? 0 : out.ends[out.ends.size() - 2];
   uint64_t prev_bytes = out.blob.size() - prev_begin;
+  // Whether id i (its first `shared` bytes those of id i − 1, then `rest`) sorts strictly after
+  // id i − 1, from the first byte past the shared prefix: the writer shares the longest common
+  // prefix, so the two differ there (or id i − 1 ends there). Only a `shared` shorter than that,
+  // which no writer stores, compares the ids whole. (A memcmp of every id against the one before
+  // was a tenth of a fresh process that decodes a million ids: decision 247.)
+  const auto follows = [&](size_t i, uint64_t shared, std::string_view rest) {
+    if (shared == prev_bytes) return !rest.empty();  // Id i − 1 is a prefix of id i.
+    if (rest.empty()) return false;                  // Id i is a proper prefix of id i − 1.
+    const auto next = static_cast<unsigned char>(rest[0]);
+    const auto prev = static_cast<unsigned char>(out.blob[prev_begin + shared]);
+    return next != prev ? next > prev : out.Id(i - 1) < out.Id(i);
+  };
   for (size_t i = out.ends.size(); i < count; ++i) {
     const uint64_t shared = in.Varint();
     const std::string_view rest = in.Bytes(in.Varint());
@@ -345,7 +357,7 @@ std::string BlockedIds::DecodeFrontCoded(VarintCursor& in, size_t count, Block& 
     std::memcpy(out.blob.data() + begin, out.blob.data() + prev_begin, shared);
     out.blob.append(rest);
     out.ends.push_back(static_cast<uint32_t>(out.blob.size()));
-    if (i > 0 && !(out.Id(i - 1) < out.Id(i))) return "ids out of order";
+    if (i > 0 && !follows(i, shared, rest)) return "ids out of order";
     prev_begin = begin;
     prev_bytes = shared + rest.size();
   }

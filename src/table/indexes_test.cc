@@ -609,6 +609,51 @@ TEST_F(IndexesTest, ABlockedIdIndexWithACraftedBlockIsCorruptionNamingTheObject)
   }
 }
 
+// The order of a block's ids is checked from the first byte past each id's shared prefix
+// (decision 247): an id equal to the one before it, or a proper prefix of it, or one whose first
+// differing byte is smaller, is Corruption naming the block; an id that extends the one before
+// it, or differs in a larger byte, decodes. In the blocked (2) and prefixed (3) revisions.
+TEST_F(IndexesTest, ABlocksIdOrderIsDecidedAtTheFirstByteAfterTheSharedPrefix) {
+  for (uint32_t revision : {kIdsRevisionBlocked, kIdsRevisionPrefixed}) {
+    const size_t block = BlockIds(revision);
+    const size_t n = 2 * block + 44;
+    const auto decode = [&](const std::vector<std::string>& ids, const ManyIds& many) {
+      std::string blob;
+      std::vector<uint32_t> ends;
+      for (const std::string& id : ids) ends.push_back(static_cast<uint32_t>((blob += id).size()));
+      const std::vector<RowRef> refs(many.index.refs().begin(), many.index.refs().end());
+      Result<IdIndex> index = IdIndex::Decode(
+          Shared(IdIndex(blob, ends, refs).EncodeRevision(3, revision)), many.manifest, "obj");
+      EXPECT_TRUE(index.ok()) << index.status().ToString();
+      return index.ok() ? index->Whole().status() : index.status();
+    };
+    const ManyIds many = MakeManyIds(n);
+    const std::string& prev = many.ids[block + 2];
+    const std::string prefix = prev.substr(0, prev.size() - 1);
+    std::string smaller = prev;
+    smaller.back() = static_cast<char>(smaller.back() - 1);
+    for (const std::string& bad : {prev, prefix, smaller}) {
+      SCOPED_TRACE("revision " + std::to_string(revision) + ", id " + bad + " after " + prev);
+      std::vector<std::string> ids = many.ids;
+      ids[block + 3] = bad;
+      const Status status = decode(ids, many);
+      EXPECT_EQ(status.code(), Code::kCorruption) << status.ToString();
+      EXPECT_EQ(status.object(), "obj");
+      EXPECT_THAT(status.message(), HasSubstr("block 1: ids out of order"));
+    }
+    // Extending the id before it (with a byte 0x01 or 0xff) decodes, and so does a last id whose
+    // last byte is 0xff where the one before has a digit (the bytes compare unsigned).
+    for (const std::string& good : {prev + "\x01", prev + "\xff"}) {
+      std::vector<std::string> ids = many.ids;
+      ids[block + 3] = good;
+      EXPECT_TRUE(decode(ids, many).ok()) << revision;
+    }
+    std::vector<std::string> high = many.ids;
+    high[n - 1] = high[n - 2].substr(0, high[n - 2].size() - 1) + "\xff";
+    EXPECT_TRUE(decode(high, many).ok()) << revision;
+  }
+}
+
 // A prefixed payload (revision 3) damaged in its preamble or prefix, cut short or lengthened, or
 // built for another version, is Corruption naming the object when it is opened; a damaged byte
 // in a block is found when the block is first decoded — Corruption naming the object and the

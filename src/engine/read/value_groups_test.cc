@@ -64,13 +64,17 @@ ReadGraphTest::NodeRow RandomPerson(std::mt19937_64& rng, const std::string& nam
                       : rng() % 4 == 0 ? -i64_max + static_cast<int64_t>(rng() % 3)
                                        : static_cast<int64_t>(rng() % 7) - 3;
   static const double kScores[] = {0.0, -0.0, 0.1, 0.2, 1e16, -1e16, 3.5};
-  static const char* const kCities[] = {"", "a", "ab", "b", "Zu"};
+  // Short ones, and ones that share their first 8 bytes or differ in a byte above 0x7f (min and
+  // max of strings compare an 8-byte prefix first, decision 247).
+  static const char* const kCities[] = {"",         "a",          "ab",        "b",
+                                        "Zu",       "abcdefgh",   "abcdefghij", "abcdefgi",
+                                        "abcdefg",  "abcdefg\u00e9", "\u00e9t\u00e9", "abcdefgh\u00e9"};
   const uint64_t units =
       rng() % 3 == 0 ? std::numeric_limits<uint64_t>::max() - rng() % 2 : rng() % 4;
   return {
       name,
       {Value::String(name), Maybe(rng, Value::Int(age)), Maybe(rng, Value::Int(big)),
-       Maybe(rng, Value::Float(kScores[rng() % 7])), Maybe(rng, Value::String(kCities[rng() % 5])),
+       Maybe(rng, Value::Float(kScores[rng() % 7])), Maybe(rng, Value::String(kCities[rng() % std::size(kCities)])),
        Maybe(rng, Value::Date(static_cast<int32_t>(rng() % 4) - 2)), Maybe(rng, Value::UInt(units)),
        Maybe(rng, Value::Bool(rng() % 2 == 0))}};
 }

@@ -19,6 +19,7 @@
 // up to less than 2^63 (no partial sum overflows in any order, so they add exactly); anything
 // else goes back to the entity path.
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <span>
@@ -56,17 +57,23 @@ struct Values {
   TypeId type = TypeId::kNone;
   const TableImage::ChunkedColumn* column = nullptr;
   const uint32_t* dense = nullptr;
+  // The frame's rows are the rows of the column's one chunk from 0 in order (a scan of a whole
+  // table of at most kChunkRows rows): row r's value is the chunk's value r, read without the
+  // dense indices, in loops the compiler can vectorize (decision 247).
+  bool flat = false;
   std::vector<uint8_t> null;
 
   bool IsNull(size_t r) const { return !null.empty() && null[r] != 0; }
 };
 
-Values Read(const Frame& frame, int slot, const TableImage::ChunkedColumn& column) {
+// `identity`: the slot's dense indices are 0, 1, … frame.rows − 1.
+Values Read(const Frame& frame, int slot, const TableImage::ChunkedColumn& column, bool identity) {
   Values v;
   if (column.chunks.empty()) return v;
   v.type = column.chunks[0].type().id;
   v.column = &column;
   v.dense = frame.cols[slot].data();
+  v.flat = identity && column.chunks.size() == 1 && frame.rows <= column.chunks[0].length();
   bool nulls = false;
   for (const table::Column& c : column.chunks) nulls = nulls || c.null_count() > 0;
   if (nulls) {
@@ -79,14 +86,16 @@ Values Read(const Frame& frame, int slot, const TableImage::ChunkedColumn& colum
 }
 
 // A row's value of a fixed-width column as `Out`: integral values as int64 bits (U64
-// reinterpreted), floats widened to double.
-template <typename T, typename Out>
+// reinterpreted), floats widened to double. `Flat`: the column's value r (Values::flat).
+template <typename T, typename Out, bool Flat = false>
 class FixedReader {
  public:
   explicit FixedReader(const Values& v) : dense_(v.dense) {
     for (const table::Column& c : v.column->chunks) base_.push_back(c.values<T>().data());
+    first_ = base_.empty() ? nullptr : base_[0];
   }
   Out operator()(size_t r) const {
+    if constexpr (Flat) return static_cast<Out>(first_[r]);
     const uint32_t d = dense_[r];
     return static_cast<Out>(base_[d >> TableImage::kChunkShift][TableImage::ChunkedColumn::row(d)]);
   }
@@ -94,7 +103,14 @@ class FixedReader {
  private:
   const uint32_t* dense_;
   std::vector<const T*> base_;
+  const T* first_ = nullptr;
 };
+
+// fn(std::bool_constant<v.flat>{}): a reader's Flat chosen at run time.
+template <typename Fn>
+auto WithFlat(const Values& v, Fn&& fn) {
+  return v.flat ? fn(std::true_type{}) : fn(std::false_type{});
+}
 
 // A row's Bool as 0 or 1, and a row's String or Blob as a view into the column.
 struct BoolReader {
@@ -112,18 +128,65 @@ struct BytesReader {
   }
 };
 
+// A row's String or Blob as its first 8 bytes read as a big-endian integer (zero past its end),
+// beside the bytes: two values whose prefixes differ order as their prefixes do (a value that
+// ends within 8 bytes pads with zeros, below any byte the other has there, or equal to a zero
+// byte, in which case the comparison goes on), so min and max compare the bytes only on equal
+// prefixes — a million names of one table cost integer compares, not a memcmp each (decision
+// 247).
+template <bool Flat>
+class BytesPrefixReader {
+ public:
+  struct Item {
+    uint64_t prefix = 0;
+    std::string_view bytes;
+  };
+  explicit BytesPrefixReader(const Values& v) : dense_(v.dense) {
+    for (const table::Column& c : v.column->chunks) {
+      chunks_.push_back({c.value_bytes(), c.offsets().data(), c.values_buffer().size()});
+    }
+  }
+  Item operator()(size_t r) const {
+    const uint32_t d = Flat ? static_cast<uint32_t>(r) : dense_[r];
+    const Chunk& c = chunks_[Flat ? 0 : d >> TableImage::kChunkShift];
+    const size_t row = TableImage::ChunkedColumn::row(d);
+    const size_t start = static_cast<size_t>(c.offsets[row]);
+    const size_t size = static_cast<size_t>(c.offsets[row + 1]) - start;
+    uint64_t word = 0;
+    if (start + 8 <= c.total) {
+      std::memcpy(&word, c.bytes + start, 8);
+    } else {
+      std::memcpy(&word, c.bytes + start, c.total - start);
+    }
+    word = __builtin_bswap64(word);
+    if (size < 8) word &= size == 0 ? 0 : ~uint64_t{0} << (64 - 8 * size);
+    return {word, std::string_view(c.bytes + start, size)};
+  }
+
+ private:
+  struct Chunk {
+    const char* bytes;
+    const int32_t* offsets;
+    size_t total;
+  };
+  const uint32_t* dense_;
+  std::vector<Chunk> chunks_;
+};
+
 // fn(reader) with the reader of an integral column (IsIntegral), values as int64 bits.
 template <typename Fn>
 auto WithIntegral(const Values& v, Fn&& fn) {
-  switch (v.type) {
-    case TypeId::kBool: return fn(BoolReader{&v});
-    case TypeId::kI32:
-    case TypeId::kDate: return fn(FixedReader<int32_t, int64_t>(v));
-    case TypeId::kI64:
-    case TypeId::kDateTime: return fn(FixedReader<int64_t, int64_t>(v));
-    case TypeId::kU32: return fn(FixedReader<uint32_t, int64_t>(v));
-    default: return fn(FixedReader<uint64_t, int64_t>(v));
-  }
+  if (v.type == TypeId::kBool) return fn(BoolReader{&v});
+  return WithFlat(v, [&](auto flat) {
+    switch (v.type) {
+      case TypeId::kI32:
+      case TypeId::kDate: return fn(FixedReader<int32_t, int64_t, flat>(v));
+      case TypeId::kI64:
+      case TypeId::kDateTime: return fn(FixedReader<int64_t, int64_t, flat>(v));
+      case TypeId::kU32: return fn(FixedReader<uint32_t, int64_t, flat>(v));
+      default: return fn(FixedReader<uint64_t, int64_t, flat>(v));
+    }
+  });
 }
 
 // The rows' groups by key value: per row its group, per group its first row.
@@ -204,13 +267,22 @@ Status MinMax(AggFunc func, const Values& v, const CExpr& e, const Frame& frame,
   const bool min = func == AggFunc::kMin;
   std::vector<uint32_t> best;
   if (IsBytes(v.type)) {
-    best = BestRows(
-        v, groups, BytesReader{&v},
-        [&](std::string_view x, std::string_view y) { return min ? x < y : x > y; }, parts);
+    best = WithFlat(v, [&](auto flat) {
+      using Item = typename BytesPrefixReader<flat>::Item;
+      return BestRows(
+          v, groups, BytesPrefixReader<flat>(v),
+          [&](const Item& x, const Item& y) {
+            if (x.prefix != y.prefix) return min ? x.prefix < y.prefix : x.prefix > y.prefix;
+            return min ? x.bytes < y.bytes : x.bytes > y.bytes;
+          },
+          parts);
+    });
   } else if (v.type == TypeId::kU64) {
-    best = BestRows(
-        v, groups, FixedReader<uint64_t, uint64_t>(v),
-        [&](uint64_t x, uint64_t y) { return min ? x < y : x > y; }, parts);
+    best = WithFlat(v, [&](auto flat) {
+      return BestRows(
+          v, groups, FixedReader<uint64_t, uint64_t, flat>(v),
+          [&](uint64_t x, uint64_t y) { return min ? x < y : x > y; }, parts);
+    });
   } else {
     best = WithIntegral(v, [&](const auto& get) {
       return BestRows(
@@ -272,15 +344,21 @@ void SumFloats(const Values& v, const Get& get, const KeyGroups& groups,
 
 // Aggregate `a` over every row into `parts` (one per group), column at a time. False when its
 // argument is not one this path computes (the caller then groups by entities).
+// `identity_slot`: a slot whose dense indices are 0 … frame.rows − 1 (or −1).
 Result<bool> Aggregate(ExecContext& ctx, const Frame& frame, const AggregateArgs& args, size_t a,
-                       const KeyGroups& groups, bool ascending, std::span<const int64_t> row_counts,
-                       std::vector<Partial>& parts) {
+                       const KeyGroups& groups, bool ascending, int identity_slot,
+                       std::span<const int64_t> row_counts, std::vector<Partial>& parts) {
   const AggFunc func = args.funcs[a];
   const CExpr& e = args.exprs[a];
   if (args.counts_rows[a]) {
-    for (size_t r = 0; r < frame.rows; ++r) {
-      parts[groups.of_row[r]].count += row_counts.empty() ? 1 : row_counts[r];
+    // Into a plain array first: a Partial is wide, a count is 8 bytes.
+    std::vector<int64_t> counts(groups.size());
+    if (row_counts.empty()) {
+      for (size_t r = 0; r < frame.rows; ++r) ++counts[groups.of_row[r]];
+    } else {
+      for (size_t r = 0; r < frame.rows; ++r) counts[groups.of_row[r]] += row_counts[r];
     }
+    for (size_t g = 0; g < groups.size(); ++g) parts[g].count += counts[g];
     return true;
   }
   if (!row_counts.empty()) return false;  // Only counts of rows are weighted.
@@ -291,7 +369,7 @@ Result<bool> Aggregate(ExecContext& ctx, const Frame& frame, const AggregateArgs
       parts[groups.of_row[r]].Add(func, ctx.Eval(e, frame, r));
     return true;
   }
-  const Values v = Read(frame, e.slot, *e.column);
+  const Values v = Read(frame, e.slot, *e.column, e.slot == identity_slot);
   const bool integral = IsIntegral(v.type) && v.type != TypeId::kBool;
   if (func == AggFunc::kCount) {
     for (size_t r = 0; r < frame.rows; ++r) parts[groups.of_row[r]].count += v.IsNull(r) ? 0 : 1;
@@ -304,11 +382,13 @@ Result<bool> Aggregate(ExecContext& ctx, const Frame& frame, const AggregateArgs
   }
   if ((func == AggFunc::kSum || func == AggFunc::kAvg) && IsFloat(v.type)) {
     if (!ascending) return false;  // Float sums depend on the order of the additions.
-    if (v.type == TypeId::kF32) {
-      SumFloats(v, FixedReader<float, double>(v), groups, parts);
-    } else {
-      SumFloats(v, FixedReader<double, double>(v), groups, parts);
-    }
+    WithFlat(v, [&](auto flat) {
+      if (v.type == TypeId::kF32) {
+        SumFloats(v, FixedReader<float, double, flat>(v), groups, parts);
+      } else {
+        SumFloats(v, FixedReader<double, double, flat>(v), groups, parts);
+      }
+    });
     return true;
   }
   if ((func == AggFunc::kMin || func == AggFunc::kMax) && (IsIntegral(v.type) || IsBytes(v.type))) {
@@ -353,7 +433,13 @@ Result<std::optional<std::vector<ResultGroup>>> GroupByValue(ExecContext& ctx, c
   if (step.keys_separate || frame.rows == 0) return Groups();
   OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<CExpr> key, KeyOf(ctx, frame, step, by_slot));
   if (!key) return Groups();
-  const Values values = Read(frame, by_slot, *key->column);
+  // Whether every row is its own entity, in ascending dense order (see the file comment), and
+  // whether those are every dense index from 0 (a scan of the whole table: flat reads).
+  const std::vector<uint32_t>& by = frame.cols[by_slot];
+  bool ascending = true;
+  for (size_t r = 1; r < frame.rows; ++r) ascending &= by[r - 1] < by[r];
+  const bool identity = ascending && by[0] == 0 && by[frame.rows - 1] == frame.rows - 1;
+  const Values values = Read(frame, by_slot, *key->column, identity);
   if (!IsIntegral(values.type) && !IsBytes(values.type)) return Groups();
   // Strings and Blobs by a hash of their bytes.
   const KeyGroups groups = IsBytes(values.type)
@@ -361,20 +447,21 @@ Result<std::optional<std::vector<ResultGroup>>> GroupByValue(ExecContext& ctx, c
                                : WithIntegral(values, [&](const auto& get) {
                                    return GroupIntegral(values, frame.rows, get);
                                  });
-  // Whether every row is its own entity, in ascending dense order (see the file comment), and
-  // each group's smallest dense index of the `by` slot: the group order.
-  const std::vector<uint32_t>& by = frame.cols[by_slot];
-  bool ascending = true;
+  // Each group's smallest dense index of the `by` slot: the group order (ascending, its first
+  // row's).
   std::vector<uint32_t> least(groups.size(), UINT32_MAX);
-  for (size_t r = 0; r < frame.rows; ++r) {
-    ascending = ascending && (r == 0 || by[r - 1] < by[r]);
-    uint32_t& l = least[groups.of_row[r]];
-    l = std::min(l, by[r]);
+  if (ascending) {
+    for (size_t g = 0; g < groups.size(); ++g) least[g] = by[groups.first_row[g]];
+  } else {
+    for (size_t r = 0; r < frame.rows; ++r) {
+      uint32_t& l = least[groups.of_row[r]];
+      l = std::min(l, by[r]);
+    }
   }
   std::vector<std::vector<Partial>> parts(args.funcs.size(), std::vector<Partial>(groups.size()));
   for (size_t a = 0; a < args.funcs.size(); ++a) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(
-        bool done, Aggregate(ctx, frame, args, a, groups, ascending, row_counts, parts[a]));
+    OMNIGRAPH_ASSIGN_OR_RETURN(bool done, Aggregate(ctx, frame, args, a, groups, ascending,
+                                                    identity ? by_slot : -1, row_counts, parts[a]));
     if (!done) return Groups();
   }
   std::vector<uint32_t> order(groups.size());
