@@ -66,25 +66,35 @@ ReadGraphTest::NodeRow RandomPerson(std::mt19937_64& rng, const std::string& nam
   static const double kScores[] = {0.0, -0.0, 0.1, 0.2, 1e16, -1e16, 3.5};
   // Short ones, and ones that share their first 8 bytes or differ in a byte above 0x7f (min and
   // max of strings compare an 8-byte prefix first, decision 247).
-  static const char* const kCities[] = {"",         "a",          "ab",        "b",
-                                        "Zu",       "abcdefgh",   "abcdefghij", "abcdefgi",
-                                        "abcdefg",  "abcdefg\u00e9", "\u00e9t\u00e9", "abcdefgh\u00e9"};
+  static const char* const kCities[] = {"",
+                                        "a",
+                                        "ab",
+                                        "b",
+                                        "Zu",
+                                        "abcdefgh",
+                                        "abcdefghij",
+                                        "abcdefgi",
+                                        "abcdefg",
+                                        "abcdefg\u00e9",
+                                        "\u00e9t\u00e9",
+                                        "abcdefgh\u00e9"};
   const uint64_t units =
       rng() % 3 == 0 ? std::numeric_limits<uint64_t>::max() - rng() % 2 : rng() % 4;
-  return {
-      name,
-      {Value::String(name), Maybe(rng, Value::Int(age)), Maybe(rng, Value::Int(big)),
-       Maybe(rng, Value::Float(kScores[rng() % 7])), Maybe(rng, Value::String(kCities[rng() % std::size(kCities)])),
-       Maybe(rng, Value::Date(static_cast<int32_t>(rng() % 4) - 2)), Maybe(rng, Value::UInt(units)),
-       Maybe(rng, Value::Bool(rng() % 2 == 0))}};
+  return {name,
+          {Value::String(name), Maybe(rng, Value::Int(age)), Maybe(rng, Value::Int(big)),
+           Maybe(rng, Value::Float(kScores[rng() % 7])),
+           Maybe(rng, Value::String(kCities[rng() % std::size(kCities)])),
+           Maybe(rng, Value::Date(static_cast<int32_t>(rng() % 4) - 2)),
+           Maybe(rng, Value::UInt(units)), Maybe(rng, Value::Bool(rng() % 2 == 0))}};
 }
 
 // The group keys and aggregates the randomized test combines.
 const char* const kKeys[] = {"age", "big", "city", "born", "units", "flag"};
 const char* const kAggregates[] = {
-    "count($V.age) as c", "sum($V.age) as s",    "avg($V.big) as m",   "sum($V.big) as t",
-    "min($V.city) as lo", "max($V.born) as hi",  "sum($V.score) as f", "max($V.score) as fm",
-    "avg($V.units) as u", "min($V.units) as ul", "max($V.age) as am",  "min($V.name) as first"};
+    "count($V.age) as c",  "sum($V.age) as s",    "avg($V.big) as m",   "sum($V.big) as t",
+    "min($V.city) as lo",  "max($V.born) as hi",  "sum($V.score) as f", "max($V.score) as fm",
+    "avg($V.units) as u",  "min($V.units) as ul", "max($V.age) as am",  "min($V.name) as first",
+    "max($V.name) as last"};
 // Matches binding $v (the group's variable) and $w (the aggregates' variable).
 struct Match {
   const char* text;

@@ -115,6 +115,8 @@ Result<bool> TableImage::ColumnOfIds(uint32_t field_id) const {
     bytes += chunk.values_buffer().size() + chunk.offsets_buffer().size();
     column->chunks.push_back(std::move(chunk));
   }
+  // The ids ascend as bytes, and a String key is its id's bytes.
+  column->ascending = field->type.id == table::TypeId::kString;
   column_bytes_ += bytes;
   columns_.emplace(field_id, std::move(column));
   return true;

@@ -79,6 +79,10 @@ class TableImage {
   static constexpr uint32_t kChunkRows = 1u << kChunkShift;
   struct ChunkedColumn {
     std::vector<table::Column> chunks;
+    // Its values ascend strictly with the dense index: a String key built from the ids, which
+    // the dense indices number in sorted order (ColumnOfIds). A min or max over rows that ascend
+    // is then a group's first or last row (decision 247).
+    bool ascending = false;
     const table::Column& chunk(uint32_t dense) const { return chunks[dense >> kChunkShift]; }
     static uint32_t row(uint32_t dense) { return dense & (kChunkRows - 1); }
   };

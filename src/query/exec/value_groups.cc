@@ -262,11 +262,21 @@ std::vector<uint32_t> BestRows(const Values& v, const KeyGroups& groups, const G
   return best;
 }
 
+// `ascending`: the frame's rows ascend in the dense order of `e`'s slot.
 Status MinMax(AggFunc func, const Values& v, const CExpr& e, const Frame& frame,
-              const KeyGroups& groups, std::vector<Partial>& parts) {
+              const KeyGroups& groups, bool ascending, std::vector<Partial>& parts) {
   const bool min = func == AggFunc::kMin;
   std::vector<uint32_t> best;
-  if (IsBytes(v.type)) {
+  if (ascending && v.column->ascending && v.null.empty()) {
+    // The values ascend with the rows: a group's min is at its first row, its max at its last.
+    best = min ? groups.first_row : std::vector<uint32_t>(groups.size());
+    std::vector<int64_t> counts(groups.size());
+    for (size_t r = 0; r < groups.of_row.size(); ++r) {
+      ++counts[groups.of_row[r]];
+      if (!min) best[groups.of_row[r]] = static_cast<uint32_t>(r);
+    }
+    for (size_t g = 0; g < groups.size(); ++g) parts[g].count += counts[g];
+  } else if (IsBytes(v.type)) {
     best = WithFlat(v, [&](auto flat) {
       using Item = typename BytesPrefixReader<flat>::Item;
       return BestRows(
@@ -344,9 +354,10 @@ void SumFloats(const Values& v, const Get& get, const KeyGroups& groups,
 
 // Aggregate `a` over every row into `parts` (one per group), column at a time. False when its
 // argument is not one this path computes (the caller then groups by entities).
-// `identity_slot`: a slot whose dense indices are 0 … frame.rows − 1 (or −1).
+// `ascending`: the `by_slot`'s dense indices ascend strictly; `identity`: they are 0 …
+// frame.rows − 1.
 Result<bool> Aggregate(ExecContext& ctx, const Frame& frame, const AggregateArgs& args, size_t a,
-                       const KeyGroups& groups, bool ascending, int identity_slot,
+                       const KeyGroups& groups, int by_slot, bool ascending, bool identity,
                        std::span<const int64_t> row_counts, std::vector<Partial>& parts) {
   const AggFunc func = args.funcs[a];
   const CExpr& e = args.exprs[a];
@@ -369,7 +380,7 @@ Result<bool> Aggregate(ExecContext& ctx, const Frame& frame, const AggregateArgs
       parts[groups.of_row[r]].Add(func, ctx.Eval(e, frame, r));
     return true;
   }
-  const Values v = Read(frame, e.slot, *e.column, e.slot == identity_slot);
+  const Values v = Read(frame, e.slot, *e.column, identity && e.slot == by_slot);
   const bool integral = IsIntegral(v.type) && v.type != TypeId::kBool;
   if (func == AggFunc::kCount) {
     for (size_t r = 0; r < frame.rows; ++r) parts[groups.of_row[r]].count += v.IsNull(r) ? 0 : 1;
@@ -392,7 +403,8 @@ Result<bool> Aggregate(ExecContext& ctx, const Frame& frame, const AggregateArgs
     return true;
   }
   if ((func == AggFunc::kMin || func == AggFunc::kMax) && (IsIntegral(v.type) || IsBytes(v.type))) {
-    OMNIGRAPH_RETURN_IF_ERROR(MinMax(func, v, e, frame, groups, parts));
+    OMNIGRAPH_RETURN_IF_ERROR(
+        MinMax(func, v, e, frame, groups, ascending && e.slot == by_slot, parts));
     return true;
   }
   if (!ascending) return false;
@@ -460,8 +472,8 @@ Result<std::optional<std::vector<ResultGroup>>> GroupByValue(ExecContext& ctx, c
   }
   std::vector<std::vector<Partial>> parts(args.funcs.size(), std::vector<Partial>(groups.size()));
   for (size_t a = 0; a < args.funcs.size(); ++a) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(bool done, Aggregate(ctx, frame, args, a, groups, ascending,
-                                                    identity ? by_slot : -1, row_counts, parts[a]));
+    OMNIGRAPH_ASSIGN_OR_RETURN(bool done, Aggregate(ctx, frame, args, a, groups, by_slot, ascending,
+                                                    identity, row_counts, parts[a]));
     if (!done) return Groups();
   }
   std::vector<uint32_t> order(groups.size());
