@@ -796,7 +796,9 @@ TEST_F(IndexesTest, AdjacencyMatchesAScanAndIsReadInOneGetPerDirection) {
 class IndexOrderTest : public IndexesTest {
  protected:
   // A version of three fragments whose ids ascend from one to the next (a1xx, b1xx, c1xx) with
-  // three rows deleted, and ThreeFragments(edge), whose fragments interleave.
+  // three rows deleted, the same before the delete (each fragment's ids appended whole, decision
+  // 245), one whose second fragment ascends but starts below the first's last id, and
+  // ThreeFragments(edge), whose fragments interleave.
   std::vector<std::pair<TablePin, std::vector<std::string>>> Versions(bool edge) {
     Random random(6);
     const NewTable table{TableId{0x32, 0x2}, edge ? "Knows" : "Person", ModelSchema(edge)};
@@ -809,7 +811,15 @@ class IndexOrderTest : public IndexesTest {
     const std::vector<std::string> gone = {"a100", "b102", "c102"};
     Result<TablePin> ascending = tables_->Delete(*v3, gone, std::nullopt);
     EXPECT_TRUE(ascending.ok()) << ascending.status().ToString();
-    return {{*ascending, gone}, {ThreeFragments(edge), {"b101", "a103"}}};
+    const NewTable other{TableId{0x32, 0x3}, edge ? "Knows2" : "Person2", ModelSchema(edge)};
+    Result<TablePin> w1 =
+        tables_->Create(other, MakeRows(other.schema, Ids("b", 0, 5), random), std::nullopt);
+    Result<TablePin> w2 =
+        tables_->Append(*w1, MakeRows(other.schema, Ids("a", 0, 4), random), std::nullopt);
+    Result<TablePin> below =
+        tables_->Append(*w2, MakeRows(other.schema, Ids("c", 0, 3), random), std::nullopt);
+    EXPECT_TRUE(below.ok()) << below.status().ToString();
+    return {{*ascending, gone}, {*v3, {}}, {*below, {}}, {ThreeFragments(edge), {"b101", "a103"}}};
   }
 
   void ExpectIndexed(bool edge) {
