@@ -990,6 +990,22 @@ TEST(EdgeCsrTest, TheBuilderGivesWhatBuildGivesWhateverTheOrderEdgesComeIn) {
       Result<EdgeCsr> apart = std::move(ends).Finish("o", &pool);
       ASSERT_TRUE(apart.ok()) << apart.status().ToString();
       EXPECT_EQ(apart->Encode(), want->Encode()) << distinct;
+      // Given in runs, as BuildCsr gives a fragment's rows (decision 245): the same bytes.
+      EdgeCsrBuilder runs(direction, src.size());
+      for (size_t at = 0; at < shuffled.size(); at += 1000) {
+        const size_t n = std::min<size_t>(1000, shuffled.size() - at);
+        std::vector<std::string_view> run_src, run_dst;
+        for (size_t i = at; i < at + n; ++i) {
+          run_src.push_back(src[shuffled[i]]);
+          run_dst.push_back(dst[shuffled[i]]);
+        }
+        const std::span<const uint32_t> positions(shuffled.data() + at, n);
+        runs.SetSources(positions, run_src);
+        runs.SetTargets(positions, run_dst);
+      }
+      Result<EdgeCsr> in_runs = std::move(runs).Finish("o");
+      ASSERT_TRUE(in_runs.ok()) << in_runs.status().ToString();
+      EXPECT_EQ(in_runs->Encode(), want->Encode()) << distinct;
     }
   }
   EdgeCsrBuilder none(EdgeDirection::kOut, 0);
@@ -1010,6 +1026,12 @@ TEST(EdgeCsrTest, TheBuilderRefusesAnEdgeMissingOrGivenTwice) {
   twice.Set(0, "a", "b");
   twice.Set(5, "a", "b");
   EXPECT_EQ(std::move(twice).Finish("csr").status().code(), Code::kCorruption);
+  EdgeCsrBuilder twice_in_runs(EdgeDirection::kOut, 2);
+  const uint32_t positions[] = {0, 1, 1};
+  const std::string_view ids[] = {"a", "b", "b"};
+  twice_in_runs.SetSources(positions, ids);
+  twice_in_runs.SetTargets(std::span(positions).first(2), std::span(ids).first(2));
+  EXPECT_EQ(std::move(twice_in_runs).Finish("csr").status().code(), Code::kCorruption);
   // An edge whose source was set but not its target is missing too.
   EdgeCsrBuilder half(EdgeDirection::kOut, 2);
   half.Set(0, "a", "b");

@@ -123,9 +123,16 @@ Status WriteValidator::ProbeEndpoints(const TableChange& change, const NodeIdSet
                                         rows.FindColumn(end_fields[1])};
         std::vector<uint32_t> not_added[2];
         const auto probe = [&](int side) {
-          const StringIndex& added = sets[side]->added;
-          for (uint32_t r = 0; r < rows.num_rows(); ++r) {
-            if (!added.Contains(cols[side]->StringAt(r))) not_added[side].push_back(r);
+          constexpr uint32_t kGroup = 256;
+          std::string_view ids[kGroup];
+          uint32_t found[kGroup];
+          for (uint32_t at = 0; at < rows.num_rows(); at += kGroup) {
+            const uint32_t n = std::min<uint64_t>(kGroup, rows.num_rows() - at);
+            for (uint32_t j = 0; j < n; ++j) ids[j] = cols[side]->StringAt(at + j);
+            sets[side]->added.FindMany(std::span(ids, n), std::span(found, n));
+            for (uint32_t j = 0; j < n; ++j) {
+              if (found[j] == StringIndex::kAbsent) not_added[side].push_back(at + j);
+            }
           }
         };
         if (executor_ != nullptr && executor_->Parallelism() > 1) {
