@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-
+#include <array>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -61,18 +61,28 @@ class IndexesTest : public ::testing::Test {
     return options;
   }
 
+  // A version of `table` of three fragments, each the ids Ids(prefix, 0, count) of one part.
+  TablePin ThreeAppends(const NewTable& table,
+                        const std::array<std::pair<std::string, int>, 3>& parts, Random& random) {
+    Result<TablePin> v = tables_->Create(
+        table, MakeRows(table.schema, Ids(parts[0].first, 0, parts[0].second), random),
+        std::nullopt);
+    for (size_t i = 1; v.ok() && i < parts.size(); ++i) {
+      v = tables_->Append(*v,
+                          MakeRows(table.schema, Ids(parts[i].first, 0, parts[i].second), random),
+                          std::nullopt);
+    }
+    EXPECT_TRUE(v.ok()) << v.status().ToString();
+    return *v;
+  }
+
   // A version of three fragments (ids interleaved across them) with two rows deleted.
   TablePin ThreeFragments(bool edge) {
     Random random(4);
     const NewTable table{TableId{0x31, 0x1}, edge ? "Knows" : "Person", ModelSchema(edge)};
-    Result<TablePin> v1 =
-        tables_->Create(table, MakeRows(table.schema, Ids("b", 0, 6), random), std::nullopt);
-    Result<TablePin> v2 =
-        tables_->Append(*v1, MakeRows(table.schema, Ids("a", 0, 5), random), std::nullopt);
-    Result<TablePin> v3 =
-        tables_->Append(*v2, MakeRows(table.schema, Ids("c", 0, 4), random), std::nullopt);
+    const TablePin v3 = ThreeAppends(table, {{{"b", 6}, {"a", 5}, {"c", 4}}}, random);
     const std::vector<std::string> gone = {"b101", "a103"};
-    Result<TablePin> v4 = tables_->Delete(*v3, gone, std::nullopt);
+    Result<TablePin> v4 = tables_->Delete(v3, gone, std::nullopt);
     EXPECT_TRUE(v4.ok()) << v4.status().ToString();
     return *v4;
   }
@@ -802,24 +812,13 @@ class IndexOrderTest : public IndexesTest {
   std::vector<std::pair<TablePin, std::vector<std::string>>> Versions(bool edge) {
     Random random(6);
     const NewTable table{TableId{0x32, 0x2}, edge ? "Knows" : "Person", ModelSchema(edge)};
-    Result<TablePin> v1 =
-        tables_->Create(table, MakeRows(table.schema, Ids("a", 0, 5), random), std::nullopt);
-    Result<TablePin> v2 =
-        tables_->Append(*v1, MakeRows(table.schema, Ids("b", 0, 4), random), std::nullopt);
-    Result<TablePin> v3 =
-        tables_->Append(*v2, MakeRows(table.schema, Ids("c", 0, 3), random), std::nullopt);
+    const TablePin v3 = ThreeAppends(table, {{{"a", 5}, {"b", 4}, {"c", 3}}}, random);
     const std::vector<std::string> gone = {"a100", "b102", "c102"};
-    Result<TablePin> ascending = tables_->Delete(*v3, gone, std::nullopt);
+    Result<TablePin> ascending = tables_->Delete(v3, gone, std::nullopt);
     EXPECT_TRUE(ascending.ok()) << ascending.status().ToString();
     const NewTable other{TableId{0x32, 0x3}, edge ? "Knows2" : "Person2", ModelSchema(edge)};
-    Result<TablePin> w1 =
-        tables_->Create(other, MakeRows(other.schema, Ids("b", 0, 5), random), std::nullopt);
-    Result<TablePin> w2 =
-        tables_->Append(*w1, MakeRows(other.schema, Ids("a", 0, 4), random), std::nullopt);
-    Result<TablePin> below =
-        tables_->Append(*w2, MakeRows(other.schema, Ids("c", 0, 3), random), std::nullopt);
-    EXPECT_TRUE(below.ok()) << below.status().ToString();
-    return {{*ascending, gone}, {*v3, {}}, {*below, {}}, {ThreeFragments(edge), {"b101", "a103"}}};
+    const TablePin below = ThreeAppends(other, {{{"b", 5}, {"a", 4}, {"c", 3}}}, random);
+    return {{*ascending, gone}, {v3, {}}, {below, {}}, {ThreeFragments(edge), {"b101", "a103"}}};
   }
 
   void ExpectIndexed(bool edge) {
