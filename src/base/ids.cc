@@ -85,6 +85,22 @@ std::string Ulid::ToString() const {
   return out;
 }
 
+bool Ulid::StepText(std::span<char> text) {
+  if (text.size() != kTextLength) return false;
+  for (size_t i = kTextLength; i-- > 0;) {
+    const int digit = CrockfordValue(text[i]);
+    // The first character carries only the top 3 bits: past '7' the value would overflow.
+    const int top = i == 0 ? 7 : 31;
+    if (digit < 0 || digit > top) return false;
+    if (digit < top) {
+      text[i] = kCrockfordAlphabet[static_cast<size_t>(digit + 1)];
+      for (size_t j = i + 1; j < kTextLength; ++j) text[j] = '0';
+      return true;
+    }
+  }
+  return false;  // Every character at its largest: 2^128 - 1 has no successor.
+}
+
 Result<Ulid> Ulid::Parse(std::string_view text) {
   if (text.size() != kTextLength) {
     return InvalidArgument("ULID '" + std::string(text) + "' has " + std::to_string(text.size()) +
@@ -110,7 +126,9 @@ Result<Ulid> Ulid::Parse(std::string_view text) {
   return ulid;
 }
 
-Ulid UlidGenerator::NextAt(uint64_t now_ms) {
+Ulid UlidGenerator::NextAt(uint64_t now_ms) { return NextRunAt(now_ms, 1); }
+
+Ulid UlidGenerator::NextRunAt(uint64_t now_ms, uint32_t count) {
   std::lock_guard lock(mu_);
   Ulid next;
   if (has_last_ && now_ms <= last_.timestamp_ms()) {
@@ -130,7 +148,15 @@ Ulid UlidGenerator::NextAt(uint64_t now_ms) {
     for (int j = 5; j >= 0; --j, t >>= 8) next.bytes[j] = static_cast<uint8_t>(t & 0xff);
     random_.Fill(std::span<uint8_t>(next.bytes.data() + 6, 10));
   }
+  // The run's last id is `count - 1` above its first: adding to the 128-bit value steps the
+  // random part, and its overflow the timestamp, as count - 1 more calls of NextAt would.
   last_ = next;
+  uint64_t carry = count - 1;
+  for (int i = 15; i >= 0 && carry != 0; --i) {
+    carry += last_.bytes[i];
+    last_.bytes[i] = static_cast<uint8_t>(carry & 0xff);
+    carry >>= 8;
+  }
   has_last_ = true;
   return next;
 }

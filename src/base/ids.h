@@ -35,6 +35,12 @@ struct Ulid {
 
   uint64_t timestamp_ms() const;
   std::string ToString() const;
+  // Makes `text`, the 26 characters of a ULID, those of the ULID one greater (the 128-bit value
+  // plus one, as UlidGenerator steps within a millisecond); false, `text` unchanged, when it
+  // spells the largest ULID or is not 26 characters, or a character it steps is not Crockford
+  // base32 (the text ToString wrote always is). A caller minting a run of ids writes the
+  // first with ToString and steps the text for the rest, instead of encoding 128 bits per id.
+  static bool StepText(std::span<char> text);
   // Parses 26 characters; rejects wrong length, characters outside the alphabet and values above
   // 2^128 - 1 (a first character above '7').
   static Result<Ulid> Parse(std::string_view text);
@@ -52,6 +58,10 @@ class UlidGenerator {
   // the clock once per batch of them); an earlier time than the last id's is treated as the
   // same millisecond, as a clock stepping back is.
   Ulid NextAt(uint64_t now_ms);
+  // The first of `count` (>= 1) consecutive ULIDs, each one greater than the one before: what
+  // `count` calls of NextAt(now_ms) return, for one lock instead of `count`. The generator goes
+  // on after the last of them.
+  Ulid NextRunAt(uint64_t now_ms, uint32_t count);
 
  private:
   Clock& clock_;

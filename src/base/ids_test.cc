@@ -61,6 +61,52 @@ TEST(UlidTest, ParseRoundTripsAndRejectsBadInput) {
   EXPECT_TRUE(Ulid::Parse("01aryz6s41tsv4rrffq69g5fav").ok());
 }
 
+// A run minted at once is what as many single calls return, and the generator goes on after it
+// as it would after them: the load mints its ids in runs (decision 245), so the ids it stores
+// must be those NextAt would have given, whatever the clock does between runs.
+TEST(UlidTest, ARunIsWhatAsManyCallsReturnAndItsTextStepsToEachId) {
+  ManualClock clock_a, clock_b;
+  Random random_a(11), random_b(11);
+  UlidGenerator runs(clock_a, random_a), calls(clock_b, random_b);
+  // Times that repeat, step back and move on, so runs start both fresh and stepped.
+  const uint64_t times[] = {1000, 1000, 999, 1001, 1001, 5000, 4000, 5000};
+  const uint32_t lengths[] = {1, 64, 3, 64, 2, 17, 64, 5};
+  for (size_t t = 0; t < std::size(times); ++t) {
+    const Ulid first = runs.NextRunAt(times[t], lengths[t]);
+    std::string text = first.ToString();
+    for (uint32_t i = 0; i < lengths[t]; ++i) {
+      const Ulid expected = calls.NextAt(times[t]);
+      if (i == 0) {
+        EXPECT_EQ(first, expected);
+      } else {
+        ASSERT_TRUE(Ulid::StepText(text));
+      }
+      ASSERT_EQ(text, expected.ToString()) << "run " << t << " id " << i;
+    }
+  }
+  EXPECT_EQ(runs.NextAt(5000), calls.NextAt(5000));
+}
+
+// Stepping the text carries across characters as adding one to the 128-bit value does, into the
+// timestamp when the random part overflows; the largest ULID and bad text are refused as they are.
+TEST(UlidTest, StepTextCarriesAndRefusesTheLargestUlid) {
+  std::string text = "01ARYZ6S41ZZZZZZZZZZZZZZZZ";
+  ASSERT_TRUE(Ulid::StepText(text));
+  EXPECT_EQ(text, "01ARYZ6S420000000000000000");
+  Result<Ulid> parsed = Ulid::Parse(text);
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed->timestamp_ms(), Ulid::Parse("01ARYZ6S41ZZZZZZZZZZZZZZZZ")->timestamp_ms() + 1);
+  text = "0000000000000000000000000Z";
+  ASSERT_TRUE(Ulid::StepText(text));
+  EXPECT_EQ(text, "00000000000000000000000010");
+  for (std::string bad : {std::string("7ZZZZZZZZZZZZZZZZZZZZZZZZZ"), std::string("01ARYZ6S41"),
+                          std::string("01ARYZ6S41TSV4RRFFQ69G5FAU")}) {
+    const std::string before = bad;
+    EXPECT_FALSE(Ulid::StepText(bad)) << before;
+    EXPECT_EQ(bad, before);
+  }
+}
+
 TEST(UlidTest, MonotonicWithinOneMillisecond) {
   ManualClock clock;  // Never advances: every id falls in the same millisecond.
   Random random(7);

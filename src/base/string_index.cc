@@ -12,8 +12,6 @@
 namespace omnigraph {
 namespace {
 
-uint64_t HashOf(std::string_view s) { return XXH3_64bits(s.data(), s.size()); }
-
 // A string's tag (24 bits of its hash above its length, capped at 255) and first 8 bytes.
 uint32_t TagOf(uint64_t h, std::string_view s) {
   return (static_cast<uint32_t>(h) << 8) | static_cast<uint32_t>(std::min<size_t>(s.size(), 255));
@@ -26,6 +24,8 @@ uint64_t HeadOf(std::string_view s) {
 }
 
 }  // namespace
+
+uint64_t StringIndex::HashOf(std::string_view s) { return XXH3_64bits(s.data(), s.size()); }
 
 StringIndex::StringIndex(size_t expected) {
   // At most half full: a table of at least twice the strings, a power of two.
@@ -56,14 +56,28 @@ uint32_t StringIndex::Insert(std::string_view s, bool* added) {
   }
 }
 
-uint32_t StringIndex::Find(std::string_view s) const {
-  const uint64_t h = HashOf(s);
+uint32_t StringIndex::Find(std::string_view s) const { return FindHashed(s, HashOf(s)); }
+
+uint32_t StringIndex::FindHashed(std::string_view s, uint64_t h) const {
   const uint32_t tag = TagOf(h, s);
   const uint64_t head = HeadOf(s);
   for (size_t i = (h >> 32) & mask_;; i = (i + 1) & mask_) {
     const Slot& slot = slots_[i];
     if (slot.ordinal == 0) return kAbsent;
     if (Holds(slot, s, tag, head)) return slot.ordinal - 1;
+  }
+}
+
+void StringIndex::FindMany(std::span<const std::string_view> ss, std::span<uint32_t> out) const {
+  constexpr size_t kGroup = 16;
+  uint64_t hashes[kGroup];
+  for (size_t at = 0; at < ss.size(); at += kGroup) {
+    const size_t n = std::min(kGroup, ss.size() - at);
+    for (size_t j = 0; j < n; ++j) {
+      hashes[j] = HashOf(ss[at + j]);
+      __builtin_prefetch(&slots_[(hashes[j] >> 32) & mask_]);
+    }
+    for (size_t j = 0; j < n; ++j) out[at + j] = FindHashed(ss[at + j], hashes[j]);
   }
 }
 

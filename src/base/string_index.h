@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -29,6 +30,10 @@ class StringIndex {
   uint32_t Insert(std::string_view s, bool* added = nullptr);
   // The ordinal of `s`, or kAbsent.
   uint32_t Find(std::string_view s) const;
+  // out[i] = Find(ss[i]) for each i (`out` as long as `ss`). The slots of a group of strings are
+  // asked of memory together before any is compared, so a table larger than the cache waits
+  // about once per group instead of once per string (decision 245).
+  void FindMany(std::span<const std::string_view> ss, std::span<uint32_t> out) const;
   bool Contains(std::string_view s) const { return Find(s) != kAbsent; }
 
   size_t size() const { return strings_.size(); }
@@ -42,6 +47,8 @@ class StringIndex {
     uint64_t head = 0;     // The first 8 bytes, zero-padded.
   };
 
+  static uint64_t HashOf(std::string_view s);
+  uint32_t FindHashed(std::string_view s, uint64_t hash) const;
   void Grow();
   // Whether `slot` holds `s`, whose tag and head are `tag` and `head`.
   bool Holds(const Slot& slot, std::string_view s, uint32_t tag, uint64_t head) const {

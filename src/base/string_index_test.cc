@@ -58,6 +58,7 @@ TEST(StringIndexTest, AgreesWithAMapAcrossGrowth) {
 // longer strings, and lengths of 255 bytes and more (where the tag stops counting).
 TEST(StringIndexTest, TellsApartStringsThatShareTheirFirstEightBytes) {
   using namespace std::string_literals;
+  using namespace std::string_view_literals;
   const std::vector<std::string> strings = {"",
                                             "\0"s,
                                             "\0\0"s,
@@ -92,6 +93,16 @@ TEST(StringIndexTest, TellsApartStringsThatShareTheirFirstEightBytes) {
   EXPECT_EQ(index.Find(std::string(256, 'x') + "y"), StringIndex::kAbsent);
   // A default view (no data pointer) is the empty string.
   EXPECT_EQ(index.Find(std::string_view()), 0u);
+  // FindMany answers as Find, for groups cut anywhere (decision 245).
+  std::vector<std::string_view> asked(strings.begin(), strings.end());
+  for (std::string_view absent : {"abcdefgz"sv, "zz"sv, std::string_view()})
+    asked.push_back(absent);
+  for (size_t i = 0; i < 40; ++i) asked.push_back(strings[(i * 7) % strings.size()]);
+  for (size_t count : {size_t{0}, size_t{1}, size_t{15}, size_t{16}, size_t{17}, asked.size()}) {
+    std::vector<uint32_t> out(count, 12345);
+    index.FindMany(std::span(asked).first(count), out);
+    for (size_t i = 0; i < count; ++i) EXPECT_EQ(out[i], index.Find(asked[i])) << count << " " << i;
+  }
 }
 
 }  // namespace

@@ -375,6 +375,27 @@ void EdgeCsrBuilder::SetEnd(Side& side, uint32_t p, std::string_view id) {
   ++side.set;
 }
 
+void EdgeCsrBuilder::SetEnds(Side& side, std::span<const uint32_t> positions,
+                             std::span<const std::string_view> ids) {
+  // The ids held already are found a group at a time; a new one is numbered in its turn, so a
+  // later repeat of it in the group, not found above, finds it then.
+  constexpr size_t kGroup = 256;
+  uint32_t found[kGroup];
+  for (size_t at = 0; at < ids.size(); at += kGroup) {
+    const size_t n = std::min(kGroup, ids.size() - at);
+    side.index.FindMany(ids.subspan(at, n), std::span<uint32_t>(found, n));
+    for (size_t j = 0; j < n; ++j) {
+      const uint32_t p = positions[at + j];
+      if (p >= edges_ || side.slot[p] != StringIndex::kAbsent) {
+        side.twice = true;
+        continue;
+      }
+      side.slot[p] = found[j] != StringIndex::kAbsent ? found[j] : side.Number(ids[at + j]);
+      ++side.set;
+    }
+  }
+}
+
 void EdgeCsrBuilder::Set(uint32_t p, std::string_view src, std::string_view dst) {
   SetSource(p, src);
   SetTarget(p, dst);

@@ -123,6 +123,14 @@ class EdgeCsrBuilder {
   // one thread at a time); the adjacency is the same bytes either way.
   void SetSource(uint32_t p, std::string_view src) { SetEnd(SourceSide(), p, src); }
   void SetTarget(uint32_t p, std::string_view dst) { SetEnd(TargetSide(), p, dst); }
+  // SetSource(positions[i], ids[i]) (SetTarget) for each i, in order: the same numbering, with
+  // the ids of a group looked up together (StringIndex::FindMany, decision 245).
+  void SetSources(std::span<const uint32_t> positions, std::span<const std::string_view> ids) {
+    SetEnds(SourceSide(), positions, ids);
+  }
+  void SetTargets(std::span<const uint32_t> positions, std::span<const std::string_view> ids) {
+    SetEnds(TargetSide(), positions, ids);
+  }
   // The adjacency; Corruption naming `name` when an edge was set twice or not at all,
   // ResourceLimit when the distinct ids of an endpoint exceed an index's size bound. With an
   // executor, the two ends are ranked on it at once.
@@ -133,6 +141,8 @@ class EdgeCsrBuilder {
   Side& SourceSide() { return direction_ == EdgeDirection::kOut ? *key_ : *other_; }
   Side& TargetSide() { return direction_ == EdgeDirection::kOut ? *other_ : *key_; }
   void SetEnd(Side& side, uint32_t p, std::string_view id);
+  void SetEnds(Side& side, std::span<const uint32_t> positions,
+               std::span<const std::string_view> ids);
 
   EdgeDirection direction_;
   size_t edges_;

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-
+#include <array>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -61,18 +61,28 @@ class IndexesTest : public ::testing::Test {
     return options;
   }
 
+  // A version of `table` of three fragments, each the ids Ids(prefix, 0, count) of one part.
+  TablePin ThreeAppends(const NewTable& table,
+                        const std::array<std::pair<std::string, int>, 3>& parts, Random& random) {
+    Result<TablePin> v = tables_->Create(
+        table, MakeRows(table.schema, Ids(parts[0].first, 0, parts[0].second), random),
+        std::nullopt);
+    for (size_t i = 1; v.ok() && i < parts.size(); ++i) {
+      v = tables_->Append(*v,
+                          MakeRows(table.schema, Ids(parts[i].first, 0, parts[i].second), random),
+                          std::nullopt);
+    }
+    EXPECT_TRUE(v.ok()) << v.status().ToString();
+    return *v;
+  }
+
   // A version of three fragments (ids interleaved across them) with two rows deleted.
   TablePin ThreeFragments(bool edge) {
     Random random(4);
     const NewTable table{TableId{0x31, 0x1}, edge ? "Knows" : "Person", ModelSchema(edge)};
-    Result<TablePin> v1 =
-        tables_->Create(table, MakeRows(table.schema, Ids("b", 0, 6), random), std::nullopt);
-    Result<TablePin> v2 =
-        tables_->Append(*v1, MakeRows(table.schema, Ids("a", 0, 5), random), std::nullopt);
-    Result<TablePin> v3 =
-        tables_->Append(*v2, MakeRows(table.schema, Ids("c", 0, 4), random), std::nullopt);
+    const TablePin v3 = ThreeAppends(table, {{{"b", 6}, {"a", 5}, {"c", 4}}}, random);
     const std::vector<std::string> gone = {"b101", "a103"};
-    Result<TablePin> v4 = tables_->Delete(*v3, gone, std::nullopt);
+    Result<TablePin> v4 = tables_->Delete(v3, gone, std::nullopt);
     EXPECT_TRUE(v4.ok()) << v4.status().ToString();
     return *v4;
   }
@@ -841,20 +851,19 @@ TEST_F(IndexesTest, AdjacencyMatchesAScanAndIsReadInOneGetPerDirection) {
 class IndexOrderTest : public IndexesTest {
  protected:
   // A version of three fragments whose ids ascend from one to the next (a1xx, b1xx, c1xx) with
-  // three rows deleted, and ThreeFragments(edge), whose fragments interleave.
+  // three rows deleted, the same before the delete (each fragment's ids appended whole, decision
+  // 245), one whose second fragment ascends but starts below the first's last id, and
+  // ThreeFragments(edge), whose fragments interleave.
   std::vector<std::pair<TablePin, std::vector<std::string>>> Versions(bool edge) {
     Random random(6);
     const NewTable table{TableId{0x32, 0x2}, edge ? "Knows" : "Person", ModelSchema(edge)};
-    Result<TablePin> v1 =
-        tables_->Create(table, MakeRows(table.schema, Ids("a", 0, 5), random), std::nullopt);
-    Result<TablePin> v2 =
-        tables_->Append(*v1, MakeRows(table.schema, Ids("b", 0, 4), random), std::nullopt);
-    Result<TablePin> v3 =
-        tables_->Append(*v2, MakeRows(table.schema, Ids("c", 0, 3), random), std::nullopt);
+    const TablePin v3 = ThreeAppends(table, {{{"a", 5}, {"b", 4}, {"c", 3}}}, random);
     const std::vector<std::string> gone = {"a100", "b102", "c102"};
-    Result<TablePin> ascending = tables_->Delete(*v3, gone, std::nullopt);
+    Result<TablePin> ascending = tables_->Delete(v3, gone, std::nullopt);
     EXPECT_TRUE(ascending.ok()) << ascending.status().ToString();
-    return {{*ascending, gone}, {ThreeFragments(edge), {"b101", "a103"}}};
+    const NewTable other{TableId{0x32, 0x3}, edge ? "Knows2" : "Person2", ModelSchema(edge)};
+    const TablePin below = ThreeAppends(other, {{{"b", 5}, {"a", 4}, {"c", 3}}}, random);
+    return {{*ascending, gone}, {v3, {}}, {below, {}}, {ThreeFragments(edge), {"b101", "a103"}}};
   }
 
   void ExpectIndexed(bool edge) {
@@ -1025,6 +1034,22 @@ TEST(EdgeCsrTest, TheBuilderGivesWhatBuildGivesWhateverTheOrderEdgesComeIn) {
       Result<EdgeCsr> apart = std::move(ends).Finish("o", &pool);
       ASSERT_TRUE(apart.ok()) << apart.status().ToString();
       EXPECT_EQ(apart->Encode(), want->Encode()) << distinct;
+      // Given in runs, as BuildCsr gives a fragment's rows (decision 245): the same bytes.
+      EdgeCsrBuilder runs(direction, src.size());
+      for (size_t at = 0; at < shuffled.size(); at += 1000) {
+        const size_t n = std::min<size_t>(1000, shuffled.size() - at);
+        std::vector<std::string_view> run_src, run_dst;
+        for (size_t i = at; i < at + n; ++i) {
+          run_src.push_back(src[shuffled[i]]);
+          run_dst.push_back(dst[shuffled[i]]);
+        }
+        const std::span<const uint32_t> positions(shuffled.data() + at, n);
+        runs.SetSources(positions, run_src);
+        runs.SetTargets(positions, run_dst);
+      }
+      Result<EdgeCsr> in_runs = std::move(runs).Finish("o");
+      ASSERT_TRUE(in_runs.ok()) << in_runs.status().ToString();
+      EXPECT_EQ(in_runs->Encode(), want->Encode()) << distinct;
     }
   }
   EdgeCsrBuilder none(EdgeDirection::kOut, 0);
@@ -1045,6 +1070,12 @@ TEST(EdgeCsrTest, TheBuilderRefusesAnEdgeMissingOrGivenTwice) {
   twice.Set(0, "a", "b");
   twice.Set(5, "a", "b");
   EXPECT_EQ(std::move(twice).Finish("csr").status().code(), Code::kCorruption);
+  EdgeCsrBuilder twice_in_runs(EdgeDirection::kOut, 2);
+  const uint32_t positions[] = {0, 1, 1};
+  const std::string_view ids[] = {"a", "b", "b"};
+  twice_in_runs.SetSources(positions, ids);
+  twice_in_runs.SetTargets(std::span(positions).first(2), std::span(ids).first(2));
+  EXPECT_EQ(std::move(twice_in_runs).Finish("csr").status().code(), Code::kCorruption);
   // An edge whose source was set but not its target is missing too.
   EdgeCsrBuilder half(EdgeDirection::kOut, 2);
   half.Set(0, "a", "b");

@@ -467,6 +467,36 @@ Status TableContext::WriteDerived(const TableManifest& manifest, std::string_vie
   return Status::Ok();
 }
 
+namespace {
+
+// IndexInOrder's step for a fragment with no deleted row: when its ids ascend, each above the last
+// id of `blob`, appends them with one copy of the column's bytes and their ends and rows, and
+// returns true; otherwise changes nothing (the row-by-row path finds where the order breaks, or
+// that the bytes exceed kIdIndexBytesMax, and says so).
+bool AppendInOrder(const Column& ids, uint32_t fragment, uint32_t rows, std::string& blob,
+                   std::vector<uint32_t>& ends, std::vector<RowRef>& refs) {
+  if (!ends.empty()) {
+    const uint32_t begin = ends.size() < 2 ? 0 : ends[ends.size() - 2];
+    if (!(std::string_view(blob).substr(begin) < ids.StringAt(0))) return false;
+  }
+  for (uint32_t row = 1; row < rows; ++row) {
+    if (!(ids.StringAt(row - 1) < ids.StringAt(row))) return false;
+  }
+  const std::span<const int32_t> offsets = ids.offsets();
+  const auto first = static_cast<uint64_t>(offsets[0]);
+  const uint64_t bytes = static_cast<uint64_t>(offsets[rows]) - first;
+  if (blob.size() + bytes > kIdIndexBytesMax) return false;
+  const uint64_t shift = blob.size() - first;  // Wraps when first > size; the sums below do not.
+  blob.append(ids.value_bytes() + first, bytes);
+  for (uint32_t row = 0; row < rows; ++row) {
+    ends.push_back(static_cast<uint32_t>(shift + static_cast<uint64_t>(offsets[row + 1])));
+    refs.push_back(RowRef{fragment, row});
+  }
+  return true;
+}
+
+}  // namespace
+
 Result<std::optional<IdIndex>> TableContext::IndexInOrder(const TableManifest& manifest,
                                                           InOrderPrefix& prefix) {
   std::string& blob = prefix.blob;
@@ -483,11 +513,20 @@ Result<std::optional<IdIndex>> TableContext::IndexInOrder(const TableManifest& m
         OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const Roaring> deleted,
                                    Deletion(manifest, fragment));
         const Column& ids = *columns[0];
-        if (blob.capacity() == 0 && fragment.rows > 0) {
+        // Not `blob.capacity() == 0`: an empty std::string has room for a few bytes already, so
+        // that test never held and the blob grew by doubling, copying itself (decision 245).
+        if (ends.empty() && fragment.rows > 0) {
           // Room for every id at this fragment's mean length (ids of one length: exactly).
           const uint64_t bytes = static_cast<uint64_t>(ids.offsets()[fragment.rows]);
           blob.reserve(std::min<uint64_t>(kIdIndexBytesMax,
                                           bytes / fragment.rows * manifest.entity_count + bytes));
+        }
+        if (deleted->isEmpty() && fragment.rows > 0) {
+          // Every row is live: the ids go in one copy of the column's bytes, once their order
+          // is checked (decision 245; a load's generated ids are all in order).
+          if (AppendInOrder(ids, f, static_cast<uint32_t>(fragment.rows), blob, ends, refs)) {
+            return true;
+          }
         }
         for (uint32_t row = 0; row < fragment.rows; ++row) {
           if (deleted->contains(row)) continue;

@@ -117,9 +117,11 @@ class BatchIds {
 };
 
 // An entity's id, and whether the load generated it (a new ULID). Generated ids skip the id
-// sort: they cannot repeat, and they come in ascending order already.
+// sort: they cannot repeat, and they come in ascending order already. The id is viewed where it
+// was read or made (the record, or the loader's text of its latest derived or generated id), so
+// an id costs no allocation of its own; it is valid until the next record is added.
 struct LoadId {
-  std::string id;
+  std::string_view id;
   bool generated = false;
 };
 
@@ -305,9 +307,12 @@ class Loader {
   LoadMode mode_;
   LoadLimits limits_;
   UlidGenerator ulids_;
-  static constexpr uint32_t kUlidClockReads = 64;
-  uint64_t ulid_now_ms_ = 0;    // The time the next generated ids carry.
-  uint32_t ulid_ids_left_ = 0;  // Ids to generate before the clock is read again.
+  // Generated ids are minted in runs of this many: the clock is read and the generator asked once
+  // per run, and the run's ids after its first are its text stepped (Ulid::StepText).
+  static constexpr uint32_t kUlidRun = 64;
+  uint32_t ulid_ids_left_ = 0;                             // Ids of the run left to hand out.
+  std::string ulid_text_;                                  // The latest generated id.
+  std::string derived_id_;                                 // The latest derived (@key) id.
   std::map<std::string, std::unique_ptr<TypeRows>> rows_;  // By table key.
   std::vector<TypeRows*> by_ordinal_;
   // (type ordinal + id) -> place of every written row whose id the load did not generate: what

@@ -283,7 +283,7 @@ Result<commit::RecordContent> MergeTables(Graph& graph, const commit::GraphState
         return graph.tables().Open(t->pin);
       },
       [&](std::string_view key, uint64_t) { return std::string(key); }, {}, kSorterMemoryBytes,
-      &failure);
+      &failure, graph.runtime().executor.get());
   if (valid.code() == Code::kInvalidArgument) {
     conflicts.push_back(ValidationConflict(failure, valid.message()));
     return content;

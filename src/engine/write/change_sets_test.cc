@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "base/hash.h"
+#include "base/sorted_records.h"
 #include "commit/change_set.h"
 #include "commit/names.h"
 #include "commit/stream.h"
@@ -216,6 +217,34 @@ TEST_F(ChangeSetTest, ListsNoChangeSetCouldHoldAreCountedNotBuilt) {
       EXPECT_EQ(counted->table_key, "node:Person");
     }
   }
+}
+
+// A load's ids are read only up to the budget of a change set's lists: past it only their count
+// is used, so the rest (millions at the peers graph's 1x, in a temporary file) are not read
+// (decision 245). The records after the budget here end inside a record, which reading them
+// would report.
+TEST_F(ChangeSetTest, ALoadsIdsAreReadOnlyUpToTheListBudget) {
+  Load("{\"type\":\"Person\",\"data\":{\"name\":\"a\",\"age\":1}}\n", LoadMode::kAppend);
+  Result<Snapshot> head = graph_->SnapshotOfBranch("main");
+  ASSERT_TRUE(head.ok());
+  Result<std::shared_ptr<const table::TableVersion>> base = head->Table("node:Person");
+  ASSERT_TRUE(base.ok());
+  std::string bytes;
+  EncodeRecord("zz1", "", &bytes);
+  EncodeRecord("zz2", "", &bytes);
+  bytes.push_back('\x7f');  // A record whose key would be 127 bytes, cut off.
+  table::TableWrite change;
+  change.op = table::TableWrite::Op::kAppend;
+  auto pending = std::make_shared<table::PendingRows>();
+  pending->ids = std::make_shared<const SortedRecords>(std::move(bytes), 3);
+  change.pending = pending;
+  bool omitted = false;
+  // "zz1" and "zz2" take 6 bytes each: the second passes a budget of 6, and reading stops there.
+  Result<commit::TableChangeSet> counted = TableChangeOf(**base, change, 6, &omitted);
+  ASSERT_TRUE(counted.ok()) << counted.status().ToString();
+  EXPECT_TRUE(omitted);
+  EXPECT_EQ(counted->inserted_count, 3u);
+  EXPECT_TRUE(counted->inserted.empty());
 }
 
 TEST_F(ChangeSetTest, ASchemaApplyRecordsASchemaBoundary) {

@@ -250,10 +250,11 @@ std::string DefaultRowLabel(std::string_view table_key, uint64_t row) {
 Status ValidateWrite(const schema::Catalog& catalog,
                      const std::map<std::string, TableChange>& changes,
                      const OpenTableFn& open_base, const RowLabel& label,
-                     const RowBatchesFn& batches, uint64_t sort_bytes, ValidationFailure* failure) {
+                     const RowBatchesFn& batches, uint64_t sort_bytes, ValidationFailure* failure,
+                     Executor* executor) {
   const RowLabel fallback = DefaultRowLabel;
   return validate_internal::WriteValidator(catalog, changes, open_base, label ? label : fallback,
-                                           batches, sort_bytes)
+                                           batches, sort_bytes, executor)
       .Run(failure);
 }
 

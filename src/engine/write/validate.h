@@ -29,6 +29,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/executor.h"
 #include "base/status.h"
 #include "engine/graph/graph.h"
 #include "schema/catalog.h"
@@ -66,10 +67,13 @@ struct ValidationFailure {
   std::string table_key;
   ConstraintKind kind = ConstraintKind::kValue;
 };
+//
+// With an `executor` of more than one thread, the endpoint probes of a batch of edges run a side
+// on it and a side on the caller's thread (decision 245); without one, all on the caller's.
 Status ValidateWrite(const schema::Catalog& catalog,
                      const std::map<std::string, TableChange>& changes,
                      const OpenTableFn& open_base, const RowLabel& label,
                      const RowBatchesFn& batches = {}, uint64_t sort_bytes = kSorterMemoryBytes,
-                     ValidationFailure* failure = nullptr);
+                     ValidationFailure* failure = nullptr, Executor* executor = nullptr);
 
 }  // namespace omnigraph::engine

@@ -103,13 +103,14 @@ class WriteValidator {
  public:
   WriteValidator(const schema::Catalog& catalog, const std::map<std::string, TableChange>& changes,
                  const OpenTableFn& open_base, const RowLabel& label, const RowBatchesFn& batches,
-                 uint64_t sort_bytes)
+                 uint64_t sort_bytes, Executor* executor = nullptr)
       : catalog_(catalog),
         changes_(changes),
         open_base_(open_base),
         label_(label),
         batches_(batches),
-        sort_bytes_(sort_bytes) {}
+        sort_bytes_(sort_bytes),
+        executor_(executor) {}
 
   // Run, reporting which check failed (ValidationFailure) for a violation.
   Status Run(ValidationFailure* failure) {
@@ -243,6 +244,9 @@ class WriteValidator {
   const RowLabel& label_;
   const RowBatchesFn& batches_;
   const uint64_t sort_bytes_;
+  // Where a batch's source endpoints are probed while this thread probes its targets (null, or
+  // one thread: both here).
+  Executor* const executor_;
   std::map<std::string, std::shared_ptr<const table::TableVersion>> bases_;
   std::map<const TableChange*, std::shared_ptr<const SortedRecords>> ids_;
   std::map<const TableChange*, std::shared_ptr<const SortedRecords>> removed_;

@@ -378,6 +378,50 @@ TEST_P(ValidateTest, RowLabelsNameTheRow) {
             "line 11 (node:Person): @range violation on Person.age: value 999 > max 150");
 }
 
+// Runs each task at once on the caller's thread, counting them, and says it has two threads, so
+// that a validation hands it the work it would hand a pool.
+class TwoThreadsInline final : public Executor {
+ public:
+  void Submit(std::function<void()> task) override {
+    ++submitted;
+    task();
+  }
+  size_t Parallelism() const override { return 2; }
+  int submitted = 0;
+};
+
+// The endpoints of a batch of edges are probed a side on the executor and a side on the caller's
+// thread (decision 245), and the miss reported is still the smallest row's, its source first.
+TEST_P(ValidateTest, EndpointProbesOfABatchRunASideOnTheExecutor) {
+  MustWrite(
+      {{"node:Person",
+        Change(TableChange::Op::kAppend, Rows("node:Person", {Person("a"), Person("b")}))},
+       {"node:Company",
+        Change(TableChange::Op::kAppend,
+               Rows("node:Company", {Row{"acme", "", "", {{"name", Value::String("acme")}}}}))}});
+  Result<Snapshot> head = graph_->SnapshotOfBranch("main");
+  ASSERT_TRUE(head.ok());
+  const OpenTableFn open = [&](std::string_view key) { return head->Table(std::string(key)); };
+  const auto validate = [&](std::vector<Row> edges, Executor* executor) {
+    std::map<std::string, TableChange> changes;
+    TableChange& change = changes["edge:WorksAt"];
+    change.op = TableChange::Op::kAppend;
+    change.rows = Rows("edge:WorksAt", edges);
+    return ValidateWrite(head->catalog(), changes, open, {}, {}, GetParam(), nullptr, executor)
+        .message();
+  };
+  const std::vector<Row> edges = {Edge("w1", "a", "acme"), Edge("w2", "b", "zz"),
+                                  Edge("w3", "yy", "acme")};
+  const std::vector<Row> tie = {Edge("w1", "a", "acme"), Edge("w2", "yy", "zz")};
+  TwoThreadsInline two;
+  EXPECT_EQ(validate(edges, &two), "edge:WorksAt row 1: edge WorksAt to 'zz' not found in Company");
+  EXPECT_EQ(two.submitted, 1);  // One batch: its sources.
+  EXPECT_EQ(validate(edges, nullptr), validate(edges, &two));
+  EXPECT_EQ(validate(tie, &two), "edge:WorksAt row 1: edge WorksAt from 'yy' not found in Person");
+  EXPECT_EQ(validate(tie, nullptr), validate(tie, &two));
+  EXPECT_EQ(validate({Edge("w1", "a", "acme"), Edge("w2", "b", "acme")}, &two), "");
+}
+
 INSTANTIATE_TEST_SUITE_P(SortBudgets, ValidateTest,
                          ::testing::Values(kSorterMemoryBytes, uint64_t{64}),
                          [](const ::testing::TestParamInfo<uint64_t>& param) {

@@ -286,7 +286,7 @@ Status ValidateChanges(Graph& graph, const commit::GraphState& base, const Write
         if (!change.pending) return sink(change.rows);
         return graph.tables().ScanPending(*change.pending, sink);
       },
-      request.sort_bytes);
+      request.sort_bytes, nullptr, graph.runtime().executor.get());
 }
 
 Result<commit::RecordContent> ValidateAndStage(Graph& graph, const commit::GraphState& base,
