@@ -21,27 +21,22 @@ bool JsonScan::Take(char c) {
   return true;
 }
 
-bool JsonScan::NextMember(bool& first, std::string_view& name) {
+bool JsonScan::Next(char close, bool& first) {
   if (!ok_) return false;
-  if (Peek() == '}') {
+  if (Peek() == close) {
     ++at_;
     return false;
   }
   if (!first && !Take(',')) return false;
   first = false;
-  return String(name) && Take(':');
+  return true;
 }
 
-bool JsonScan::NextElement(bool& first) {
-  if (!ok_) return false;
-  if (Peek() == ']') {
-    ++at_;
-    return false;
-  }
-  if (!first && !Take(',')) return false;
-  first = false;
-  return ok_;
+bool JsonScan::NextMember(bool& first, std::string_view& name) {
+  return Next('}', first) && String(name) && Take(':');
 }
+
+bool JsonScan::NextElement(bool& first) { return Next(']', first); }
 
 bool JsonScan::String(std::string_view& out) {
   if (!Take('"')) return false;

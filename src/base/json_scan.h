@@ -53,6 +53,8 @@ class JsonScan {
   // Skips whitespace; the next byte, or 0 at the end.
   char Peek();
   bool Take(char c);
+  // The separator before an object's member or an array's element: false at `close` (consumed).
+  bool Next(char close, bool& first);
   // A run of decimal digits with no leading zero, fitting 64 bits.
   bool Digits(uint64_t& out);
 

@@ -25,6 +25,23 @@ bool Claim(std::string_view name, const std::string_view (&names)[N], uint32_t& 
   return false;
 }
 
+// Reads an object whose members are among `names`, each at most once, handing each one's index
+// to `member` to read its value. The mask of the members it had, or nullopt when the scan stopped.
+template <size_t N, typename Fn>
+std::optional<uint32_t> ScanObject(JsonScan& scan, const std::string_view (&names)[N],
+                                   Fn&& member) {
+  if (!scan.BeginObject()) return std::nullopt;
+  uint32_t seen = 0;
+  bool first = true;
+  std::string_view name;
+  for (int bit = 0; scan.NextMember(first, name);) {
+    if (!Claim(name, names, seen, bit)) scan.Stop();
+    if (!scan.ok() || !member(bit)) return std::nullopt;
+  }
+  if (!scan.ok()) return std::nullopt;
+  return seen;
+}
+
 bool ScanString(JsonScan& scan, std::string& out) {
   std::string_view view;
   if (!scan.String(view)) return false;
@@ -35,20 +52,15 @@ bool ScanString(JsonScan& scan, std::string& out) {
 // One schema column: {"id", "name", "nullable", "type"}, all four.
 bool ScanField(JsonScan& scan, Field& field) {
   static constexpr std::string_view kNames[] = {"id", "name", "nullable", "type"};
-  if (!scan.BeginObject()) return false;
-  uint32_t seen = 0;
-  bool first = true;
-  std::string_view name, type;
+  std::string_view type;
   uint64_t id = 0;
-  for (int bit = 0; scan.NextMember(first, name);) {
-    if (!Claim(name, kNames, seen, bit)) return scan.Stop();
-    const bool read = bit == 0   ? scan.U64(id)
-                      : bit == 1 ? ScanString(scan, field.name)
-                      : bit == 2 ? scan.Bool(field.nullable)
-                                 : scan.String(type);
-    if (!read) return false;
-  }
-  if (!scan.ok() || seen != 0xF || id > UINT32_MAX) return scan.Stop();
+  const std::optional<uint32_t> seen = ScanObject(scan, kNames, [&](int bit) {
+    return bit == 0   ? scan.U64(id)
+           : bit == 1 ? ScanString(scan, field.name)
+           : bit == 2 ? scan.Bool(field.nullable)
+                      : scan.String(type);
+  });
+  if (seen != 0xFu || id > UINT32_MAX) return scan.Stop();
   field.id = static_cast<uint32_t>(id);
   Result<DataType> parsed = ParseDataType(type);
   if (!parsed.ok()) return scan.Stop();
@@ -59,19 +71,13 @@ bool ScanField(JsonScan& scan, Field& field) {
 // A fragment's deletion: {"bytes", "count", "path", "xxhash64"}, all four.
 bool ScanDeletion(JsonScan& scan, DeletionRef& ref) {
   static constexpr std::string_view kNames[] = {"bytes", "count", "path", "xxhash64"};
-  if (!scan.BeginObject()) return false;
-  uint32_t seen = 0;
-  bool first = true;
-  std::string_view name;
-  for (int bit = 0; scan.NextMember(first, name);) {
-    if (!Claim(name, kNames, seen, bit)) return scan.Stop();
-    const bool read = bit == 0   ? scan.U64(ref.bytes)
-                      : bit == 1 ? scan.U64(ref.count)
-                      : bit == 2 ? ScanString(scan, ref.path)
-                                 : scan.U64(ref.xxhash64);
-    if (!read) return false;
-  }
-  return scan.ok() && seen == 0xF && ref.path.starts_with("deletions/") ? true : scan.Stop();
+  const std::optional<uint32_t> seen = ScanObject(scan, kNames, [&](int bit) {
+    return bit == 0   ? scan.U64(ref.bytes)
+           : bit == 1 ? scan.U64(ref.count)
+           : bit == 2 ? ScanString(scan, ref.path)
+                      : scan.U64(ref.xxhash64);
+  });
+  return seen == 0xFu && ref.path.starts_with("deletions/") ? true : scan.Stop();
 }
 
 bool ScanOffsets(JsonScan& scan, std::vector<uint64_t>& out) {
@@ -89,27 +95,18 @@ bool ScanOffsets(JsonScan& scan, std::vector<uint64_t>& out) {
 bool ScanFragment(JsonScan& scan, FragmentEntry& f) {
   static constexpr std::string_view kNames[] = {"bytes", "column_offsets", "deletion",
                                                 "id",    "path",           "rows"};
-  if (!scan.BeginObject()) return false;
-  uint32_t seen = 0;
-  bool first = true;
-  std::string_view name;
-  for (int bit = 0; scan.NextMember(first, name);) {
-    if (!Claim(name, kNames, seen, bit)) return scan.Stop();
-    bool read = true;
+  const std::optional<uint32_t> seen = ScanObject(scan, kNames, [&](int bit) {
     switch (bit) {
-      case 0: read = scan.U64(f.bytes); break;
-      case 1: read = ScanOffsets(scan, f.column_offsets); break;
-      case 2:
-        if (!scan.Null()) read = scan.ok() && ScanDeletion(scan, f.deletion.emplace());
-        break;
-      case 3: read = ScanString(scan, f.id); break;
-      case 4: read = ScanString(scan, f.path); break;
-      default: read = scan.U64(f.rows); break;
+      case 0: return scan.U64(f.bytes);
+      case 1: return ScanOffsets(scan, f.column_offsets);
+      case 2: return scan.Null() || (scan.ok() && ScanDeletion(scan, f.deletion.emplace()));
+      case 3: return ScanString(scan, f.id);
+      case 4: return ScanString(scan, f.path);
+      default: return scan.U64(f.rows);
     }
-    if (!read) return false;
-  }
+  });
   // Every member but column_offsets and deletion is required.
-  if (!scan.ok() || (seen | 0x6u) != 0x3Fu || !f.path.starts_with("data/")) return scan.Stop();
+  if (!seen || (*seen | 0x6u) != 0x3Fu || !f.path.starts_with("data/")) return scan.Stop();
   if (f.deletion && (f.deletion->count == 0 || f.deletion->count > f.rows)) return scan.Stop();
   return true;
 }
@@ -127,16 +124,11 @@ bool ScanArray(JsonScan& scan, std::vector<T>& out, Fn&& element) {
 bool ScanStagedAgainst(JsonScan& scan, std::optional<StagedAgainst>& out) {
   static constexpr std::string_view kNames[] = {"seq", "stream"};
   if (scan.Null()) return true;
-  if (!scan.ok() || !scan.BeginObject()) return false;
   StagedAgainst& against = out.emplace();
-  uint32_t seen = 0;
-  bool first = true;
-  std::string_view name;
-  for (int bit = 0; scan.NextMember(first, name);) {
-    if (!Claim(name, kNames, seen, bit)) return scan.Stop();
-    if (!(bit == 0 ? scan.U64(against.seq) : ScanString(scan, against.stream))) return false;
-  }
-  return scan.ok() && seen == 0x3 ? true : scan.Stop();
+  const std::optional<uint32_t> seen = ScanObject(scan, kNames, [&](int bit) {
+    return bit == 0 ? scan.U64(against.seq) : ScanString(scan, against.stream);
+  });
+  return seen == 0x3u ? true : scan.Stop();
 }
 
 // The top-level members, in EncodeManifest's (sorted) order; the scan takes them in any order.
@@ -187,18 +179,15 @@ bool ScanMember(JsonScan& scan, int bit, TableManifest& m, bool& ids_inline,
 
 std::optional<TableManifest> ScanManifest(std::string_view bytes) {
   JsonScan scan(bytes);
-  if (!scan.BeginObject()) return std::nullopt;
   TableManifest m;
-  uint32_t seen = 0;
-  bool first = true, ids_inline = false;
-  std::string_view name, operation;
+  bool ids_inline = false;
+  std::string_view operation;
   uint64_t format = 0;
-  for (int bit = 0; scan.NextMember(first, name);) {
-    if (!Claim(name, kMembers, seen, bit)) return std::nullopt;
-    if (!ScanMember(scan, bit, m, ids_inline, operation, format)) return std::nullopt;
-  }
+  const std::optional<uint32_t> seen = ScanObject(scan, kMembers, [&](int bit) {
+    return ScanMember(scan, bit, m, ids_inline, operation, format);
+  });
   constexpr uint32_t kAll = (1u << std::size(kMembers)) - 1;
-  if (!scan.End() || (seen | kOptionalMembers) != kAll || format != kManifestFormat) {
+  if (!seen || !scan.End() || (*seen | kOptionalMembers) != kAll || format != kManifestFormat) {
     return std::nullopt;
   }
   const std::optional<Operation> op = OperationFromName(operation);
