@@ -3,8 +3,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cinttypes>
 #include <condition_variable>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -176,6 +179,38 @@ TEST(LocalStoreTest, GetSharedMapsLargeRangesAndCopiesSmallOnes) {
   ASSERT_FALSE(gone.ok());
   EXPECT_EQ(gone.status().kind(), Kind::kNotFound);
   EXPECT_NE(gone.status().ToString().find("big"), std::string::npos);
+}
+
+// The file a mapping of this process that holds `address` maps ("" when none does).
+std::string MappedFileOf(const void* address) {
+  std::ifstream maps("/proc/self/maps");
+  const auto at = reinterpret_cast<uintptr_t>(address);
+  for (std::string line; std::getline(maps, line);) {
+    uintptr_t begin = 0, end = 0;
+    if (std::sscanf(line.c_str(), "%" SCNxPTR "-%" SCNxPTR, &begin, &end) != 2) continue;
+    if (at < begin || at >= end) continue;
+    const size_t slash = line.find('/');
+    return slash == std::string::npos ? "" : line.substr(slash);
+  }
+  return "";
+}
+
+// A range of 64 KiB (an adjacency's coalesced point read, say) is a mapping of the file's cached
+// pages, not a copy into fresh memory (decision 244); a shorter one is copied.
+TEST(LocalStoreTest, GetSharedMapsRangesFrom64KiB) {
+  TempDir dir;
+  auto store = LocalStore::Open(dir.path() + "/root");
+  ASSERT_TRUE(store.ok());
+  const std::string data(200 * 1024, 'z');
+  ASSERT_TRUE((*store)->Put("mid", data).ok());
+  Result<SharedGetResult> mapped = (*store)->GetShared("mid", ByteRange{4096 + 5, 64 * 1024});
+  ASSERT_TRUE(mapped.ok()) << mapped.status().ToString();
+  EXPECT_EQ(mapped->data.view(), data.substr(4096 + 5, 64 * 1024));
+  EXPECT_NE(MappedFileOf(mapped->data.data()).find("/root/mid"), std::string::npos);
+  Result<SharedGetResult> copied = (*store)->GetShared("mid", ByteRange{0, 64 * 1024 - 1});
+  ASSERT_TRUE(copied.ok());
+  EXPECT_EQ(copied->data.view(), data.substr(0, 64 * 1024 - 1));
+  EXPECT_EQ(MappedFileOf(copied->data.data()).find("/root/mid"), std::string::npos);
 }
 
 TEST(FaultStoreTest, TransientBeforeEffectLeavesNoObject) {

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "table/fragment_format.h"
+#include "table/table_manifest_internal.h"
 
 namespace omnigraph::table {
 
@@ -95,28 +96,6 @@ Result<TypeId> ParseTypeName(std::string_view name) {
   return InvalidArgument("unknown type name '" + std::string(name) + "'");
 }
 
-// Parses what DataType::ToString writes: "I64", "List<String>", "Vector(3)".
-Result<DataType> ParseDataType(std::string_view text) {
-  DataType type;
-  if (text.starts_with("List<") && text.ends_with(">")) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(TypeId element, ParseTypeName(text.substr(5, text.size() - 6)));
-    type = DataType::List(element);
-  } else if (text.starts_with("Vector(") && text.ends_with(")")) {
-    const std::string digits(text.substr(7, text.size() - 8));
-    if (digits.empty() || digits.size() > 10 ||
-        digits.find_first_not_of("0123456789") != std::string::npos) {
-      return InvalidArgument("bad vector dimension in '" + std::string(text) + "'");
-    }
-    type = DataType::Vector(static_cast<uint32_t>(std::min<uint64_t>(std::stoull(digits), ~0u)));
-  } else {
-    OMNIGRAPH_ASSIGN_OR_RETURN(TypeId id, ParseTypeName(text));
-    if (!IsScalar(id)) return InvalidArgument("type '" + std::string(text) + "' needs parameters");
-    type = DataType::Scalar(id);
-  }
-  OMNIGRAPH_RETURN_IF_ERROR(ValidateDataType(type));
-  return type;
-}
-
 Json SchemaToJson(const Schema& schema) {
   Json columns = Json::array();
   for (const Field& field : schema) {
@@ -144,7 +123,7 @@ Schema SchemaFromJson(const Json& columns, Reader& outer, std::string_view objec
     const std::string type = r.String("type");
     field.nullable = r.Bool("nullable");
     if (r.status().ok()) {
-      Result<DataType> parsed = ParseDataType(type);
+      Result<DataType> parsed = internal::ParseDataType(type);
       if (!parsed.ok()) r.Fail(parsed.status().message());
       if (parsed.ok()) field.type = *parsed;
     }
@@ -341,13 +320,8 @@ void ReadBody(const Json& json, Reader& r, std::string_view object, TableManifes
   m.target_version = r.U64("target_version");
   m.transaction_uuid = r.String("transaction_uuid");
   const std::string op = r.String("operation");
-  bool known_op = false;
-  for (int i = 0; i < static_cast<int>(std::size(kOperationNames)); ++i) {
-    if (kOperationNames[i] == op) {
-      m.operation = static_cast<Operation>(i);
-      known_op = true;
-    }
-  }
+  const std::optional<Operation> known_op = internal::OperationFromName(op);
+  if (known_op) m.operation = *known_op;
   if (r.status().ok() && !known_op) r.Fail("unknown operation '" + op + "'");
   if (const Json* schema = r.Array("schema"); schema != nullptr) {
     m.schema = SchemaFromJson(*schema, r, object);
@@ -399,7 +373,66 @@ void ReadBody(const Json& json, Reader& r, std::string_view object, TableManifes
 
 }  // namespace
 
-Result<TableManifest> DecodeManifest(std::string_view bytes, std::string_view object) {
+namespace internal {
+
+std::optional<Operation> OperationFromName(std::string_view name) {
+  for (int i = 0; i < static_cast<int>(std::size(kOperationNames)); ++i) {
+    if (kOperationNames[i] == name) return static_cast<Operation>(i);
+  }
+  return std::nullopt;
+}
+
+Result<DataType> ParseDataType(std::string_view text) {
+  DataType type;
+  if (text.starts_with("List<") && text.ends_with(">")) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(TypeId element, ParseTypeName(text.substr(5, text.size() - 6)));
+    type = DataType::List(element);
+  } else if (text.starts_with("Vector(") && text.ends_with(")")) {
+    const std::string digits(text.substr(7, text.size() - 8));
+    if (digits.empty() || digits.size() > 10 ||
+        digits.find_first_not_of("0123456789") != std::string::npos) {
+      return InvalidArgument("bad vector dimension in '" + std::string(text) + "'");
+    }
+    type = DataType::Vector(static_cast<uint32_t>(std::min<uint64_t>(std::stoull(digits), ~0u)));
+  } else {
+    OMNIGRAPH_ASSIGN_OR_RETURN(TypeId id, ParseTypeName(text));
+    if (!IsScalar(id)) return InvalidArgument("type '" + std::string(text) + "' needs parameters");
+    type = DataType::Scalar(id);
+  }
+  OMNIGRAPH_RETURN_IF_ERROR(ValidateDataType(type));
+  return type;
+}
+
+std::string FirstWholeProblem(const TableManifest& m) {
+  if ((m.staged_version & kStagedVersionBit) == 0) return "staged_version lacks bit 63";
+  if (Status s = ValidateTableSchema(m.schema); !s.ok()) return "schema: " + s.message();
+  // Paths listed twice are found by sorting views of them; the set below, which names the first
+  // repeated one in list order, runs only when there is one.
+  std::vector<std::string_view> sorted;
+  sorted.reserve(m.fragments.size());
+  uint64_t live = 0;
+  for (const FragmentEntry& f : m.fragments) {
+    live += f.live_rows();
+    sorted.push_back(f.path);
+  }
+  std::sort(sorted.begin(), sorted.end());
+  const bool repeated = std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();
+  std::set<std::string_view> paths;
+  for (const FragmentEntry& f : m.fragments) {
+    if (repeated && !paths.insert(f.path).second) return "fragment " + f.path + " is listed twice";
+    if (!f.column_offsets.empty() && !ColumnOffsetsFit(f, m.schema.size())) {
+      return "fragment " + f.path + ": column_offsets do not fit its " +
+             std::to_string(m.schema.size()) + " columns and " + std::to_string(f.bytes) + " bytes";
+    }
+  }
+  if (live != m.entity_count) {
+    return "entity_count " + std::to_string(m.entity_count) + " differs from the fragments' " +
+           std::to_string(live) + " live rows";
+  }
+  return {};
+}
+
+Result<TableManifest> DecodeManifestFromJson(std::string_view bytes, std::string_view object) {
   OMNIGRAPH_ASSIGN_OR_RETURN(Json json, ParseJson(bytes, object, /*as_corruption=*/true));
   if (!json.is_object())
     return Corruption("table manifest is not a JSON object", std::string(object));
@@ -415,25 +448,20 @@ Result<TableManifest> DecodeManifest(std::string_view bytes, std::string_view ob
   TableManifest m;
   ReadBody(json, r, object, m);
   if (!r.status().ok()) return r.TakeStatus();
-  if ((m.staged_version & kStagedVersionBit) == 0) r.Fail("staged_version lacks bit 63");
-  if (Status s = ValidateTableSchema(m.schema); !s.ok()) r.Fail("schema: " + s.message());
-  uint64_t live = 0;
-  std::set<std::string, std::less<>> paths;
-  for (const FragmentEntry& f : m.fragments) {
-    live += f.live_rows();
-    if (!paths.insert(f.path).second) r.Fail("fragment " + f.path + " is listed twice");
-    if (!f.column_offsets.empty() && !ColumnOffsetsFit(f, m.schema.size())) {
-      r.Fail("fragment " + f.path + ": column_offsets do not fit its " +
-             std::to_string(m.schema.size()) + " columns and " + std::to_string(f.bytes) +
-             " bytes");
-    }
-  }
-  if (r.status().ok() && live != m.entity_count) {
-    r.Fail("entity_count " + std::to_string(m.entity_count) + " differs from the fragments' " +
-           std::to_string(live) + " live rows");
-  }
+  if (std::string problem = FirstWholeProblem(m); !problem.empty()) r.Fail(problem);
   if (!r.status().ok()) return r.TakeStatus();
   return m;
+}
+
+}  // namespace internal
+
+Result<TableManifest> DecodeManifest(std::string_view bytes, std::string_view object) {
+  // The scan reads what EncodeManifest writes; anything else, and every damaged manifest, is
+  // read (and its damage named) by the DOM reading.
+  if (std::optional<TableManifest> scanned = internal::ScanManifest(bytes)) {
+    return *std::move(scanned);
+  }
+  return internal::DecodeManifestFromJson(bytes, object);
 }
 
 std::string EncodeDeletedIds(uint64_t staged_version, const std::vector<std::string>& ids) {
