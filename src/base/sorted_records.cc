@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -140,7 +141,12 @@ Result<std::shared_ptr<const SortedRecords>> Merge(
 }  // namespace
 
 void PutBigEndian(uint64_t v, int width, std::string* out) {
-  for (int i = width - 1; i >= 0; --i) out->push_back(static_cast<char>(v >> (8 * i)));
+  // One append of the value's low `width` bytes, most significant first (a load writes one per
+  // row: a push_back per byte was 4% of its thread).
+  const uint64_t be = std::endian::native == std::endian::little ? __builtin_bswap64(v) : v;
+  char bytes[8];
+  std::memcpy(bytes, &be, 8);
+  out->append(bytes + 8 - width, static_cast<size_t>(width));
 }
 
 uint64_t BigEndianAt(std::string_view bytes, size_t offset, int width) {

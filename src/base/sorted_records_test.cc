@@ -48,6 +48,19 @@ Records RandomRecords(size_t n, uint64_t seed) {
   return out;
 }
 
+TEST(BigEndianTest, PutWritesTheLowBytesMostSignificantFirstAndAtReadsThemBack) {
+  std::string out = "x";
+  PutBigEndian(0x0102030405060708ULL, 8, &out);
+  PutBigEndian(0xABCD1234ULL, 2, &out);
+  PutBigEndian(0xFFULL, 4, &out);
+  PutBigEndian(0x7AULL, 1, &out);
+  EXPECT_EQ(out, std::string("x\x01\x02\x03\x04\x05\x06\x07\x08\x12\x34\x00\x00\x00\xFF\x7A", 16));
+  EXPECT_EQ(BigEndianAt(out, 1, 8), 0x0102030405060708ULL);
+  EXPECT_EQ(BigEndianAt(out, 9, 2), 0x1234ULL);
+  EXPECT_EQ(BigEndianAt(out, 11, 4), 0xFFULL);
+  EXPECT_EQ(BigEndianAt(out, 15, 1), 0x7AULL);
+}
+
 TEST(ExternalSorterTest, InMemoryWhenTheRecordsFitTheBudget) {
   ExternalSorter sorter;
   Records input = RandomRecords(1000, 1);

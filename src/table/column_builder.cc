@@ -24,6 +24,13 @@ void ColumnBuilder::Reserve(uint64_t rows, uint64_t value_bytes) {
   if (IsVariableWidth(type_.id)) values_.Reserve(values_.size() + value_bytes);
 }
 
+void ColumnBuilder::ReserveLike(const Column& previous) {
+  validity_.Reserve(validity_.size() + previous.validity().size());
+  offsets_.Reserve(offsets_.size() + previous.offsets_buffer().size());
+  values_.Reserve(values_.size() + previous.values_buffer().size());
+  if (child_ != nullptr && previous.has_child()) child_->ReserveLike(previous.child());
+}
+
 void ColumnBuilder::Fail(std::string message) {
   if (error_.ok()) error_ = InvalidArgument(std::move(message));
 }

@@ -29,6 +29,11 @@ class ColumnBuilder {
 
   // Reserves room for `rows` more slots and, for String/Binary, `value_bytes` more bytes.
   void Reserve(uint64_t rows, uint64_t value_bytes = 0);
+  // Reserves as many bytes in each buffer as `previous` (a column this builder finished, or one
+  // of its type) holds, its list or vector elements too: a builder filled batch after batch of
+  // like size then grows no buffer by doubling, which copies what it holds and touches about
+  // twice the pages (decision 249).
+  void ReserveLike(const Column& previous);
 
   void AppendNull();
   void AppendBool(bool value);

@@ -91,6 +91,43 @@ TEST(ColumnBuilderTest, FinishLeavesBuilderReusable) {
   EXPECT_EQ(second.StringAt(0), "bc");
 }
 
+// A builder given the room of the batch before (decision 249) fills a like batch without
+// growing: each buffer's capacity is what was reserved (rounded up to 64 bytes), not the power of
+// two that growth by doubling reaches, and the column is the same as one built without it.
+TEST(ColumnBuilderTest, ReserveLikeGivesALikeBatchItsRoomAtOnce) {
+  const auto fill = [](ColumnBuilder& strings, ColumnBuilder& lists) {
+    for (int i = 0; i < 1000; ++i) {
+      if (i % 10 == 3) {
+        strings.AppendNull();
+      } else {
+        strings.AppendString("abcdefg");
+      }
+      // Element by element, as a load appends a list value.
+      for (int64_t k = i; k < i + 3; ++k) lists.list_child().Append<int64_t>(k);
+      lists.EndList();
+    }
+  };
+  ColumnBuilder strings(DataType::Scalar(TypeId::kString), true);
+  ColumnBuilder lists(DataType::List(TypeId::kI64), false);
+  fill(strings, lists);
+  const Column first_strings = Build(strings);
+  const Column first_lists = Build(lists);
+  EXPECT_EQ(first_strings.values_buffer().capacity(), 8192u);  // Grown by doubling.
+  EXPECT_EQ(first_lists.child().values_buffer().capacity(), 32768u);
+  strings.ReserveLike(first_strings);
+  lists.ReserveLike(first_lists);
+  fill(strings, lists);
+  const Column second_strings = Build(strings);
+  const Column second_lists = Build(lists);
+  EXPECT_TRUE(second_strings.Equals(first_strings));
+  EXPECT_TRUE(second_lists.Equals(first_lists));
+  EXPECT_EQ(second_strings.values_buffer().capacity(), 6336u);   // 900 x 7 bytes, to 64.
+  EXPECT_EQ(second_strings.offsets_buffer().capacity(), 4032u);  // 4 + 4 x 1001 bytes, to 64.
+  EXPECT_EQ(second_strings.validity().capacity(), 128u);         // 125 bytes, to 64.
+  EXPECT_EQ(second_lists.offsets_buffer().capacity(), 4032u);
+  EXPECT_EQ(second_lists.child().values_buffer().capacity(), 24000u);  // 3,000 x 8 bytes.
+}
+
 TEST(ValidateColumnTest, RejectsDecreasingOffsets) {
   Buffer offsets;
   for (int32_t o : {0, 3, 2, 4}) offsets.Push(o);

@@ -85,6 +85,30 @@ TEST_F(TablePendingTest, WriteFragmentWritesOneObjectAndNoManifest) {
   EXPECT_EQ(twice.status().code(), Code::kInvalidArgument);
 }
 
+// Ids that ascend are distinct without a hash table (decision 249): equal neighbours in an
+// otherwise ascending batch, a repeat far apart and a repeat after a descent are all refused,
+// with nothing written; distinct ids in any order are written.
+TEST_F(TablePendingTest, WriteFragmentRefusesARepeatedIdInAscendingAndUnorderedBatches) {
+  const std::vector<std::vector<std::string>> refused = {
+      {"a", "b", "b", "c"}, {"a", "b", "c", "a"}, {"c", "b", "a", "c"}, {"a", "a"}};
+  for (const std::vector<std::string>& ids : refused) {
+    const storage::OpCounts before = store_->Snapshot();
+    Result<FragmentEntry> entry =
+        tables_.WriteFragment(table_.id, MakeRows(table_.schema, ids, random_));
+    EXPECT_EQ(entry.status().code(), Code::kInvalidArgument) << ::testing::PrintToString(ids);
+    EXPECT_NE(entry.status().message().find("appears twice in one write"), std::string::npos);
+    EXPECT_EQ(store_->Snapshot().put_if_absent - before.put_if_absent, 0u);
+  }
+  const std::vector<std::vector<std::string>> written = {
+      {"a", "ab", "b", "c"}, {"c", "b", "a"}, {"b", "a", "c", "d"}, {"only"}};
+  for (const std::vector<std::string>& ids : written) {
+    Result<FragmentEntry> entry =
+        tables_.WriteFragment(table_.id, MakeRows(table_.schema, ids, random_));
+    ASSERT_TRUE(entry.ok()) << entry.status().ToString();
+    EXPECT_EQ(entry->rows, ids.size());
+  }
+}
+
 TEST_F(TablePendingTest, AppendAddsTheLiveRowsAndRefusesHeldIds) {
   auto [pending, model] = Pending({{"d", "e", "f"}, {"e", "g"}, {"f"}});
   Result<TablePin> pin = tables_.AppendPending(base_, pending, kAgainst);

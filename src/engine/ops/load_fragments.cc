@@ -143,9 +143,13 @@ Result<table::ColumnBatch> Loader::TakeBatch(TypeRows& rows) {
   return batch;
 }
 
-Status Loader::Flush(TypeRows& rows) {
+Status Loader::Flush(TypeRows& rows, bool more) {
   if (rows.builder.num_rows() == 0) return Status::Ok();
   OMNIGRAPH_ASSIGN_OR_RETURN(table::ColumnBatch batch, TakeBatch(rows));
+  // Batches of a type are alike (batch_rows rows of like values): the next one is given this
+  // one's room at once instead of growing into it by doubling, which copied each buffer as it
+  // grew and touched twice its pages (decision 249).
+  if (more) rows.builder.ReserveLike(batch);
   // The batch is encoded, compressed and stored on the executor while this thread records its
   // ids and lines (reading the batch, as the write does) and goes on parsing.
   auto written = std::make_shared<const table::ColumnBatch>(std::move(batch));
@@ -168,7 +172,8 @@ Status Loader::Flush(TypeRows& rows) {
   // its line to the lines file.
   const table::Column* ids = batch_rows.FindColumn(table::kIdFieldId);
   std::string key = OrdinalPrefix(rows.ordinal);
-  std::string line_bytes;
+  std::string& line_bytes = line_bytes_;
+  line_bytes.clear();
   line_bytes.reserve(batch_rows.num_rows() * 8);
   for (uint32_t r = 0; r < batch_rows.num_rows(); ++r) {
     const std::string_view id = ids->StringAt(r);
@@ -325,7 +330,7 @@ Result<std::map<std::string, TableChange>> Loader::Finish(LoadResult* result) {
   // A type none of whose batches was written is staged from memory, after the write path has
   // validated it (nothing is written for a load refused there); the others are written ahead.
   for (auto& [key, rows] : rows_) {
-    if (!rows->pending->fragments.empty()) OMNIGRAPH_RETURN_IF_ERROR(Flush(*rows));
+    if (!rows->pending->fragments.empty()) OMNIGRAPH_RETURN_IF_ERROR(Flush(*rows, false));
   }
   while (!writing_.empty()) OMNIGRAPH_RETURN_IF_ERROR(CollectWrite());
   OMNIGRAPH_RETURN_IF_ERROR(ResolveIds());

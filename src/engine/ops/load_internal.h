@@ -290,8 +290,9 @@ class Loader {
   // batch's lines (and generated marks) as those of the rows returned.
   Result<table::ColumnBatch> TakeBatch(TypeRows& rows);
   // Writes the batch being built as a pending fragment (on the runtime's executor; CollectWrite
-  // finishes it).
-  Status Flush(TypeRows& rows);
+  // finishes it). With `more`, rows of the type are still to come: the next batch's buffers are
+  // reserved at this one's size.
+  Status Flush(TypeRows& rows, bool more);
   // Waits for the oldest batch being written and puts its fragment in its type's pending rows.
   Status CollectWrite();
   // Resolves ids given in more than one fragment (append: KeyConflict; merge and overwrite: the
@@ -322,6 +323,8 @@ class Loader {
   // Every fragment written ahead, by store name (DeleteWritten).
   table::StagedObjects written_;
   uint64_t lines_written_ = 0;
+  // A batch's lines as Flush writes them; kept from batch to batch (cleared, not freed).
+  std::string line_bytes_;
   uint64_t buffered_bytes_ = 0;  // Over every type's batch, and the batches being written.
   uint64_t buffered_bytes_peak_ = 0;
   // A batch being written on the runtime's executor while the next lines are parsed: its

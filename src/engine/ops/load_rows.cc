@@ -207,14 +207,14 @@ Status Loader::AddRow(TypeRows& row_set, LoadId id, std::string_view from, std::
   rows->batch_bytes += bytes;
   buffered_bytes_ += bytes;
   buffered_bytes_peak_ = std::max(buffered_bytes_peak_, buffered_bytes_);
-  if (rows->builder.num_rows() >= limits_.batch_rows) return Flush(*rows);
+  if (rows->builder.num_rows() >= limits_.batch_rows) return Flush(*rows, true);
   if (buffered_bytes_ > limits_.buffer_bytes) {
     // Write the largest batch: the buffered rows of every type stay under the bound.
     TypeRows* largest = rows;
     for (auto& [key, other] : rows_) {
       if (other->batch_bytes > largest->batch_bytes) largest = other.get();
     }
-    return Flush(*largest);
+    return Flush(*largest, true);
   }
   return Status::Ok();
 }

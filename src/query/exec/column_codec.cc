@@ -258,4 +258,9 @@ Result<table::ColumnBatch> RowsBuilder::Finish() {
   return table::ColumnBatch(schema_, std::move(columns), rows);
 }
 
+void RowsBuilder::ReserveLike(const table::ColumnBatch& previous) {
+  if (previous.num_columns() != builders_.size()) return;
+  for (size_t i = 0; i < builders_.size(); ++i) builders_[i].ReserveLike(previous.column(i));
+}
+
 }  // namespace omnigraph::query

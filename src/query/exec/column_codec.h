@@ -64,6 +64,9 @@ class RowsBuilder {
 
   // The batch so far, in the type's table schema; the builder is left empty and reusable.
   Result<table::ColumnBatch> Finish();
+  // Reserves room for a batch like `previous` (one this builder finished): a loader filling
+  // batch after batch reserves each from the last (ColumnBuilder::ReserveLike).
+  void ReserveLike(const table::ColumnBatch& previous);
 
  private:
   RowsBuilder(const schema::TypeDef& type, table::Schema schema);
