@@ -35,7 +35,7 @@
 //       `nearest`: the 10 `Doc`s nearest a fixed vector, on a graph that has them) of
 //       the graph in DIR, or at OMNIGRAPH_BENCH_GRAPH_URI when set (e.g. an s3:// graph behind
 //       bench/api/delay_proxy.py, to see what a remote store's rounds cost); prints
-//       {"system", "shape", "ms", "peak_rss_bytes", "answer", "store_calls"} (store_calls:
+//       {"system", "shape", "ms", "minor_faults", "peak_rss_bytes", "answer", "store_calls"} (store_calls:
 //       OmniGraph's object-store gets, heads, lists, bytes read and dependent request rounds for
 //       the open and the query).
 // The start lists and answer shapes are the ones bench/peers/peer.mjs uses, so answers compare
@@ -170,6 +170,14 @@ uint64_t PeakRssBytes() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<uint64_t>(usage.ru_maxrss) * 1024;
+}
+
+// The process's minor page faults so far: a fresh query's first touches of memory, which cost
+// far more on some virtual machines than on others (decision 249).
+uint64_t MinorFaults() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<uint64_t>(usage.ru_minflt);
 }
 
 // The i-th start of a warm shape: spread over the persons, the same in every system.
@@ -675,6 +683,7 @@ int First(const std::string& dir, uint64_t persons, const std::string& name) {
 int Fresh(const std::string& dir, const std::string& shape, const std::string& name) {
   const char* start_env = std::getenv("OMNIGRAPH_BENCH_START");
   const std::string start = KeysOf(dir).Person(start_env != nullptr ? std::stoull(start_env) : 1);
+  const uint64_t faults0 = MinorFaults();
   const double t0 = NowMs();
   auto system = OpenSystem(dir, name);
   if (system == nullptr) return 1;
@@ -687,10 +696,12 @@ int Fresh(const std::string& dir, const std::string& shape, const std::string& n
                                             : system->Top3(answer);
   if (!ok) return Fail(name + " " + shape + " failed");
   const double ms = NowMs() - t0;
+  const uint64_t faults = MinorFaults() - faults0;
   Json out = Json::object();
   out["system"] = name;
   out["shape"] = shape;
   out["ms"] = ms;
+  out["minor_faults"] = faults;
   out["peak_rss_bytes"] = PeakRssBytes();
   out["answer"] = std::move(answer);
   out["store_calls"] = system->StoreCalls();
