@@ -35,9 +35,9 @@
 //       `nearest`: the 10 `Doc`s nearest a fixed vector, on a graph that has them) of
 //       the graph in DIR, or at OMNIGRAPH_BENCH_GRAPH_URI when set (e.g. an s3:// graph behind
 //       bench/api/delay_proxy.py, to see what a remote store's rounds cost); prints
-//       {"system", "shape", "ms", "minor_faults", "peak_rss_bytes", "answer", "store_calls"} (store_calls:
-//       OmniGraph's object-store gets, heads, lists, bytes read and dependent request rounds for
-//       the open and the query).
+//       {"system", "shape", "ms", "minor_faults", "peak_rss_bytes", "answer", "store_calls"}
+//       (store_calls: OmniGraph's object-store gets, heads, lists, bytes read and dependent request
+//       rounds for the open and the query).
 // The start lists and answer shapes are the ones bench/peers/peer.mjs uses, so answers compare
 // as JSON text. Timing is reported, never asserted.
 #include <sqlite3.h>

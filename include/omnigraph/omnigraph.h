@@ -496,6 +496,14 @@ class Database {
   // such as the server's per-actor rate limit; front ends read no clock of their own).
   static int64_t MonotonicMicros();
 
+  // Whether a process about to load a file of `input_bytes` should keep its heap on transparent
+  // huge pages (glibc's tunable glibc.malloc.hugetlb=1, read only at process start, so a front
+  // end re-executes itself with it): true when the input is at least kHugeHeapLoadBytesMin, the
+  // kernel gives huge pages only where advised (`enabled` = madvise) and holds enough free
+  // 2 MiB blocks that faulting them in needs no reclaim or compaction (decision 250).
+  static bool LoadWantsHugePageHeap(uint64_t input_bytes);
+  static constexpr uint64_t kHugeHeapLoadBytesMin = uint64_t{32} << 20;
+
  private:
   struct Impl;
   explicit Database(std::unique_ptr<Impl> impl);

@@ -2,6 +2,11 @@
 // (engine/api/api_backend.h), chosen when the handle is made — the local engine for Init and Open,
 // an omnigraph-server for Connect. Every call forwards to the backend; nothing here asks which
 // backend it has (docs/design/api.md "Backends").
+#include <algorithm>
+#include <cstdio>
+#include <string_view>
+
+#include "base/huge_pages.h"
 #include "engine/api/api_backend.h"
 #include "engine/api/api_local.h"
 #include "engine/api/api_remote.h"
@@ -227,5 +232,20 @@ Result<Json> Database::EmbedFile(const EmbedFileRequest& request) {
 Json Database::Version() { return engine::LibraryVersion(); }
 
 int64_t Database::MonotonicMicros() { return engine::SystemMonotonicMicros(); }
+
+bool Database::LoadWantsHugePageHeap(uint64_t input_bytes) {
+  if (input_bytes < kHugeHeapLoadBytesMin) return false;
+  // With `always` the heap is on huge pages already; with `never` the tunable does nothing.
+  FILE* file = std::fopen("/sys/kernel/mm/transparent_hugepage/enabled", "re");
+  if (file == nullptr) return false;
+  char mode[128] = {};
+  const size_t n = std::fread(mode, 1, sizeof(mode) - 1, file);
+  std::fclose(file);
+  if (std::string_view(mode, n).find("[madvise]") == std::string_view::npos) return false;
+  // A load's heap peaks at about twice and a half its input at 1x, and is bounded by its budgets
+  // beyond (decision 230): ask for three times the input, at most 2 GiB.
+  const uint64_t peak = std::min<uint64_t>(3 * input_bytes, uint64_t{2} << 30);
+  return HugePagesCheapNow(static_cast<size_t>(peak));
+}
 
 }  // namespace omnigraph::api
