@@ -20,6 +20,7 @@ case $NAME in
   cluster) echo "SKIP: cluster verbs are the control plane: direct storage access by design, no served form"; exit 77 ;;
   hygiene) echo "SKIP: hygiene traces the local load's self re-exec (strace), which has no remote form"; exit 77 ;;
   progress) echo "SKIP: progress is local only: handles from Connect report no progress"; exit 77 ;;
+  huge_heap) echo "SKIP: huge_heap counts the local load's self re-exec under strace, which a server has no form of"; exit 77 ;;
   batch) echo "SKIP: batch already runs every command through a server, in concurrent rounds whose output varies from run to run"; exit 77 ;;
   policy) echo "SKIP: policy checks bundle files and enforces them on a store; a server enforces its own"; exit 77 ;;
   remote) echo "SKIP: remote is itself a direct/served comparison, plus failures only a server has"; exit 77 ;;
