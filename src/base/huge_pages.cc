@@ -1,4 +1,4 @@
-// Free huge blocks from /proc/buddyinfo (base/huge_pages.h).
+// Free huge blocks from /proc/buddyinfo and the kernel's huge page mode (base/huge_pages.h).
 #include "base/huge_pages.h"
 
 #include <unistd.h>
@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 namespace omnigraph {
 
@@ -42,6 +43,15 @@ bool HugePagesCheapNow(size_t bytes) {
   const long page = sysconf(_SC_PAGESIZE);
   return HugePagesCheap(bytes, FreeHugeBlockBytes(text, page > 0 ? static_cast<size_t>(page) : 4096,
                                                   size_t{2} << 20));
+}
+
+bool HugePagesAdvisedOnly() {
+  FILE* file = std::fopen("/sys/kernel/mm/transparent_hugepage/enabled", "re");
+  if (file == nullptr) return false;
+  char mode[128] = {};
+  const size_t n = std::fread(mode, 1, sizeof(mode) - 1, file);
+  std::fclose(file);
+  return std::string_view(mode, n).find("[madvise]") != std::string_view::npos;
 }
 
 }  // namespace omnigraph

@@ -27,4 +27,9 @@ inline constexpr size_t kHugeHeadroomBytes = size_t{256} << 20;
 // the kernel has no such cost to pay, and the caller's earlier behaviour).
 bool HugePagesCheapNow(size_t bytes);
 
+// Whether the kernel gives transparent huge pages only where they are advised (its `enabled`
+// setting is `madvise`): then advising, or glibc's glibc.malloc.hugetlb=1, changes what a process
+// gets. False where the setting cannot be read, or is `always` or `never`.
+bool HugePagesAdvisedOnly();
+
 }  // namespace omnigraph

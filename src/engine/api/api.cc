@@ -3,8 +3,6 @@
 // an omnigraph-server for Connect. Every call forwards to the backend; nothing here asks which
 // backend it has (docs/design/api.md "Backends").
 #include <algorithm>
-#include <cstdio>
-#include <string_view>
 
 #include "base/huge_pages.h"
 #include "engine/api/api_backend.h"
@@ -236,12 +234,7 @@ int64_t Database::MonotonicMicros() { return engine::SystemMonotonicMicros(); }
 bool Database::LoadWantsHugePageHeap(uint64_t input_bytes) {
   if (input_bytes < kHugeHeapLoadBytesMin) return false;
   // With `always` the heap is on huge pages already; with `never` the tunable does nothing.
-  FILE* file = std::fopen("/sys/kernel/mm/transparent_hugepage/enabled", "re");
-  if (file == nullptr) return false;
-  char mode[128] = {};
-  const size_t n = std::fread(mode, 1, sizeof(mode) - 1, file);
-  std::fclose(file);
-  if (std::string_view(mode, n).find("[madvise]") == std::string_view::npos) return false;
+  if (!HugePagesAdvisedOnly()) return false;
   // A load's heap peaks at about twice and a half its input at 1x, and is bounded by its budgets
   // beyond (decision 230): ask for three times the input, at most 2 GiB.
   const uint64_t peak = std::min<uint64_t>(3 * input_bytes, uint64_t{2} << 30);
