@@ -29,6 +29,9 @@ packages=(
   python3-jsonschema
   # The fuzz preset (docs/design/fuzzing.md): clang with libFuzzer's runtime, and lld to link.
   clang-14 libclang-rt-14-dev lld-14
+  # The release preset links with lld (ld.lld, which gcc's -fuse-ld=lld runs) to lay out the code
+  # of cold paths first (cmake/LinkOrder.cmake).
+  lld
   # tests/cli/hygiene.sh watches the CLI re-execute itself for a bulk load (main.cc).
   strace
   # The S3 test server (scripts/start-rgw.sh): a single-node Ceph RGW on loopback.

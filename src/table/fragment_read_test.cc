@@ -3,12 +3,16 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <fstream>
 #include <memory>
+#include <string>
 
 #include "base/hash.h"
 #include "base/random.h"
 #include "storage/counting_store.h"
+#include "storage/local_store.h"
 #include "storage/memory_store.h"
+#include "storage/test_util.h"
 #include "table/column_builder.h"
 #include "table/fragment_reader.h"
 #include "table/fragment_writer.h"
@@ -142,7 +146,8 @@ TEST_F(FragmentReadTest, ColumnOffsetsLocateTheColumnsAndHeldBytesServeThem) {
   EXPECT_EQ(ranges[0].offset, 0u);
   std::vector<HeldBytes> held;
   for (const storage::ByteRange& r : ranges) {
-    held.push_back(HeldBytes{r.offset, bytes.substr(r.offset, r.length)});
+    held.push_back(
+        HeldBytes{r.offset, storage::SharedBytes::FromString(bytes.substr(r.offset, r.length))});
   }
   const std::vector<uint32_t> ids = {100, 101, 102};
   const std::vector<RowRange> rows(3, RowRange{0, 10000});
@@ -156,7 +161,8 @@ TEST_F(FragmentReadTest, ColumnOffsetsLocateTheColumnsAndHeldBytesServeThem) {
   for (size_t c = 0; c < 3; ++c) EXPECT_TRUE((*read)[c].Equals(batch.column(c))) << c;
 
   // Held bytes at the wrong place only cost the fetch they would have saved.
-  std::vector<HeldBytes> shifted = {HeldBytes{offsets[1] + 1, bytes.substr(offsets[1] + 1, 64)}};
+  std::vector<HeldBytes> shifted = {HeldBytes{
+      offsets[1] + 1, storage::SharedBytes::FromString(bytes.substr(offsets[1] + 1, 64))}};
   before = store_->Snapshot();
   read = reader->ReadRows(ids, rows, shifted);
   ASSERT_TRUE(read.ok()) << read.status().ToString();
@@ -164,7 +170,9 @@ TEST_F(FragmentReadTest, ColumnOffsetsLocateTheColumnsAndHeldBytesServeThem) {
   for (size_t c = 0; c < 3; ++c) EXPECT_TRUE((*read)[c].Equals(batch.column(c))) << c;
 
   // A damaged header in held bytes is Corruption naming the object, as in fetched ones.
-  held[0].data[1] ^= 0x20;
+  std::string damaged(held[0].data.view());
+  damaged[1] ^= 0x20;
+  held[0].data = storage::SharedBytes::FromString(std::move(damaged));
   read = reader->ReadRows(ids, rows, held);
   EXPECT_EQ(read.status().code(), Code::kCorruption) << read.status().ToString();
   EXPECT_EQ(read.status().object(), "w.ogf");
@@ -277,6 +285,51 @@ TEST_F(FragmentReadTest, StringsThatAreNotUtf8ReadAsCorruptionNamingTheFragment)
             "offset 0)");
   const uint32_t age_id[] = {3};
   EXPECT_TRUE((*reader)->Read(age_id).ok());
+}
+
+// How many of this process's memory mappings are of the file at `path`.
+int MappingsOf(const std::string& path) {
+  std::ifstream maps("/proc/self/maps");
+  int count = 0;
+  for (std::string line; std::getline(maps, line);) {
+    if (line.size() >= path.size() &&
+        line.compare(line.size() - path.size(), path.size(), path) == 0) {
+      ++count;
+    }
+  }
+  return count;
+}
+
+// On a local store a reader maps the ranges of at least 64 KiB it reads (its open's tail, a large
+// column run) instead of copying them into fresh heap pages (decision 251): the columns are the
+// same, a read's own ranges are unmapped when it returns, and the tail goes with the reader.
+TEST(FragmentReadLocalTest, ALocalReaderMapsWhatItReadsAndUnmapsItWithTheReader) {
+  storage::TempDir dir;
+  auto local = storage::LocalStore::Open(dir.path());
+  ASSERT_TRUE(local.ok()) << local.status().ToString();
+  const ColumnBatch batch = WideBatch(10000);
+  Result<WrittenFragment> written = WriteFragment(**local, "w.ogf", batch);
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  ASSERT_GT(written->size_bytes, 2 * kFooterReadBytes);
+  const std::string path = dir.path() + "/w.ogf";
+  EXPECT_EQ(MappingsOf(path), 0);
+  {
+    auto reader = OpenFragment(**local, "w.ogf", written->size_bytes);
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    EXPECT_EQ(MappingsOf(path), 1);  // The tail the open read.
+    Result<ColumnBatch> all = (*reader)->ReadAll();
+    ASSERT_TRUE(all.ok()) << all.status().ToString();
+    for (size_t c = 0; c < batch.num_columns(); ++c) {
+      EXPECT_TRUE(all->column(c).Equals(batch.column(c))) << c;
+    }
+    EXPECT_EQ(MappingsOf(path), 1);
+    const std::vector<uint32_t> ids = {100};
+    const std::vector<RowRange> rows = {RowRange{0, 10}};
+    Result<std::vector<Column>> one = (*reader)->ReadRows(ids, rows);
+    ASSERT_TRUE(one.ok()) << one.status().ToString();
+    EXPECT_EQ(MappingsOf(path), 1);
+  }
+  EXPECT_EQ(MappingsOf(path), 0);
 }
 
 }  // namespace

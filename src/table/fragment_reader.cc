@@ -136,9 +136,9 @@ Status FragmentReader::Damaged(const std::string& what) const {
   return Corruption("fragment: " + what, name_);
 }
 
-Result<std::string> ReadFragmentRange(storage::ObjectStore& store, const std::string& name,
-                                      uint64_t size_bytes, storage::ByteRange range) {
-  Result<storage::GetResult> got = store.Get(name, range);
+Result<storage::SharedBytes> ReadFragmentRange(storage::ObjectStore& store, const std::string& name,
+                                               uint64_t size_bytes, storage::ByteRange range) {
+  Result<storage::SharedGetResult> got = store.GetShared(name, range);
   if (!got.ok()) {
     // Our ranges lie inside the size the fragment was opened with; a store that calls one
     // invalid has a shorter object.
@@ -157,7 +157,7 @@ Result<std::string> ReadFragmentRange(storage::ObjectStore& store, const std::st
   return std::move(got->data);
 }
 
-Result<std::string> FragmentReader::Fetch(uint64_t offset, uint64_t length) const {
+Result<storage::SharedBytes> FragmentReader::Fetch(uint64_t offset, uint64_t length) const {
   return ReadFragmentRange(*store_, name_, size_bytes_, storage::ByteRange{offset, length});
 }
 
@@ -169,7 +169,7 @@ Status FragmentReader::Open() {
   const uint64_t first_read = std::min(size_bytes_, std::max(first_read_bytes_, kFooterReadBytes));
   cached_offset_ = size_bytes_ - first_read;
   OMNIGRAPH_ASSIGN_OR_RETURN(cached_, Fetch(cached_offset_, first_read));
-  Result<Tail> tail = DecodeTail(std::string_view(cached_).substr(first_read - kTailBytes));
+  Result<Tail> tail = DecodeTail(cached_.view().substr(first_read - kTailBytes));
   if (!tail.ok()) return tail.status().WithObject(name_);
   const uint64_t footer_bytes = tail->footer_bytes;
   if (footer_bytes < kFooterBytesMin || footer_bytes > kFooterBytesMax ||
@@ -178,13 +178,15 @@ Status FragmentReader::Open() {
   }
   const uint64_t footer_offset = size_bytes_ - kTailBytes - footer_bytes;
   if (footer_offset < cached_offset_) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(std::string rest,
+    OMNIGRAPH_ASSIGN_OR_RETURN(storage::SharedBytes rest,
                                Fetch(footer_offset, cached_offset_ - footer_offset));
-    cached_ = rest + cached_;
+    std::string joined;
+    joined.reserve(rest.size() + cached_.size());
+    joined.append(rest.view()).append(cached_.view());
+    cached_ = storage::SharedBytes::FromString(std::move(joined));
     cached_offset_ = footer_offset;
   }
-  std::string_view footer =
-      std::string_view(cached_).substr(footer_offset - cached_offset_, footer_bytes);
+  std::string_view footer = cached_.view().substr(footer_offset - cached_offset_, footer_bytes);
   if (XxHash64(footer, tail->version) != tail->footer_xxhash64) {
     return Damaged("footer checksum mismatch");
   }
@@ -197,7 +199,7 @@ Status FragmentReader::Open() {
   version_ = tail->version;
   if (cached_offset_ == 0) {
     OMNIGRAPH_RETURN_IF_ERROR(
-        CheckHeader(std::string_view(cached_).substr(0, kHeaderBytes), version_).WithObject(name_));
+        CheckHeader(cached_.view().substr(0, kHeaderBytes), version_).WithObject(name_));
   }
   Result<FragmentFooter> decoded = DecodeFooter(footer, footer_offset);
   if (!decoded.ok()) return decoded.status().WithObject(name_);
@@ -256,17 +258,17 @@ Result<std::string> FragmentReader::ReadBuffer(uint32_t field_id, BufferKind kin
   }
   for (const BufferMeta& b : footer_.columns[static_cast<size_t>(index)].buffers) {
     if (b.kind != kind) continue;
-    std::string stored;
+    storage::SharedBytes stored;
     if (b.stored_bytes > 0) {
       OMNIGRAPH_ASSIGN_OR_RETURN(stored, Fetch(b.offset, b.stored_bytes));
     }
-    if (XxHash64(stored) != b.xxhash64) {
+    if (XxHash64(stored.view()) != b.xxhash64) {
       return Damaged("buffer checksum mismatch at offset " + std::to_string(b.offset));
     }
-    if (b.codec == Codec::kNone) return stored;
+    if (b.codec == Codec::kNone) return std::string(stored.view());
     std::string out(b.uncompressed_bytes, '\0');
-    const Status decoded =
-        ZstdDecompressExact(stored, std::span(reinterpret_cast<uint8_t*>(out.data()), out.size()));
+    const Status decoded = ZstdDecompressExact(
+        stored.view(), std::span(reinterpret_cast<uint8_t*>(out.data()), out.size()));
     if (!decoded.ok()) return Damaged(decoded.message());
     if (b.codec == Codec::kDeltaZstd) {
       DeltaDecode32(std::span(reinterpret_cast<uint8_t*>(out.data()), out.size()));
@@ -339,7 +341,7 @@ Result<std::vector<Column>> FragmentReader::Decode(std::span<const uint32_t> fie
   }
   std::vector<HeldBytes> fetched;
   for (const storage::ByteRange& range : PlanReads(field_ids, held)) {
-    OMNIGRAPH_ASSIGN_OR_RETURN(std::string data, Fetch(range.offset, range.length));
+    OMNIGRAPH_ASSIGN_OR_RETURN(storage::SharedBytes data, Fetch(range.offset, range.length));
     fetched.push_back(HeldBytes{range.offset, std::move(data)});
   }
   // Whatever holds the header (fetched now or held) checks it before any column is used.
@@ -347,8 +349,7 @@ Result<std::vector<Column>> FragmentReader::Decode(std::span<const uint32_t> fie
     for (const HeldBytes& h : from) {
       if (h.offset != 0 || h.data.size() < kHeaderBytes) continue;
       OMNIGRAPH_RETURN_IF_ERROR(
-          CheckHeader(std::string_view(h.data).substr(0, kHeaderBytes), version_)
-              .WithObject(name_));
+          CheckHeader(h.data.view().substr(0, kHeaderBytes), version_).WithObject(name_));
     }
   }
   std::vector<Column> columns;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "storage/object_store.h"
+#include "storage/shared_bytes.h"
 #include "table/column.h"
 #include "table/fragment_format.h"
 
@@ -39,7 +40,7 @@ struct RowRange {
 // them as they check fetched bytes, so bytes that are not the column's only cost a fetch more.
 struct HeldBytes {
   uint64_t offset = 0;
-  std::string data;
+  storage::SharedBytes data;
 };
 
 class FragmentReader {
@@ -99,7 +100,7 @@ class FragmentReader {
                                      std::span<const RowRange> rows,
                                      std::span<const HeldBytes> held) const;
   // Fetches [offset, offset + length) and checks that the object still has size_bytes_.
-  Result<std::string> Fetch(uint64_t offset, uint64_t length) const;
+  Result<storage::SharedBytes> Fetch(uint64_t offset, uint64_t length) const;
   Status Open();
   Status Damaged(const std::string& what) const;
 
@@ -110,7 +111,7 @@ class FragmentReader {
   uint32_t version_ = 0;
   FragmentFooter footer_;
   // The bytes [cached_offset_, size_bytes_) read while opening.
-  std::string cached_;
+  storage::SharedBytes cached_;
   uint64_t cached_offset_ = 0;
 };
 
@@ -122,8 +123,11 @@ std::vector<storage::ByteRange> CoalesceColumnReads(
 
 // Bytes `range` of fragment `name`, which must be `size_bytes` long: Corruption naming the object
 // when the store has it shorter or of another size; storage failures as the store reports them.
-Result<std::string> ReadFragmentRange(storage::ObjectStore& store, const std::string& name,
-                                      uint64_t size_bytes, storage::ByteRange range);
+// Read with GetShared: a local store maps a large range instead of copying it (decision 251), so
+// a cold reader pages in the bytes it touches, not a fresh heap buffer per read; elsewhere the
+// bytes read, as Get reads them.
+Result<storage::SharedBytes> ReadFragmentRange(storage::ObjectStore& store, const std::string& name,
+                                               uint64_t size_bytes, storage::ByteRange range);
 
 // Whether ReadRows can read a column of `type` from row 0: Bool, a fixed-width or a variable-width
 // scalar (lists and vectors are read whole).

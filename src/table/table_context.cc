@@ -122,7 +122,8 @@ Result<std::shared_ptr<const FragmentReader>> TableContext::ReaderWithColumns(
   });
   for (size_t r = 0; r < ranges.size(); ++r) {
     group.Add([&, r]() -> Status {
-      Result<std::string> got = ReadFragmentRange(store(), name, fragment.bytes, ranges[r]);
+      Result<storage::SharedBytes> got =
+          ReadFragmentRange(store(), name, fragment.bytes, ranges[r]);
       if (got.ok()) held[r] = HeldBytes{ranges[r].offset, *std::move(got)};
       return Status::Ok();
     });
