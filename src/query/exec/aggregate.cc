@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <numeric>
+#include <span>
 #include <unordered_map>
 
 #include "query/exec/aggregate_parts.h"
@@ -91,7 +93,7 @@ struct EntityGroups {
   std::vector<uint32_t> first_row;
   std::vector<Partial> partials;  // [group * n_agg + aggregate column]
   bool counted = false;
-  std::vector<int64_t> counts;  // [group] when `counted`.
+  std::span<const int64_t> counts;  // [group] when `counted` (an Adjacency::Reach's).
 
   size_t size() const { return first_row.size(); }
   uint32_t Add(const uint32_t* tuple, uint32_t row) {
@@ -347,51 +349,25 @@ Status CountFromAdjacency(ExecContext& ctx, const AggregateStep& step, Frame& fr
   const TraversalEnds& ends = *step.adjacency;
   OMNIGRAPH_ASSIGN_OR_RETURN(const Adjacency* adj, ctx.Adj(*ends.traversal->edge));
   OMNIGRAPH_ASSIGN_OR_RETURN(const TableImage* other, ctx.Image(*ends.other_type));
-  // One walk of the side the search would walk (`out` from every $a for a forward traversal),
-  // counting each $b once per $a however many parallel edges join them: a forward count never
-  // builds the adjacency's incoming side.
+  // Per $b, the distinct $a that reach it: one walk of the side the search would walk (`out`
+  // from every $a for a forward traversal; a forward count never builds the incoming side), made
+  // once per adjacency and kept with it.
   const bool forward = ends.direction == Direction::kOut;
-  const Csr& forth = forward ? adj->out() : adj->in();
   const uint32_t starts = forward ? adj->from_nodes() : adj->to_nodes();
   const uint32_t others = forward ? adj->to_nodes() : adj->from_nodes();
   if (others != other->size()) return Internal("adjacency and image sizes differ");
-  // Per $b, the last $a that reached it and how many distinct $a did, side by side so that an
-  // edge touches one cache line; the update has no branch (a list holds a start's parallel
-  // edges apart, so a $b seen again from the same $a is what `last` detects, without hashing).
-  struct Seen {
-    uint32_t last = UINT32_MAX;
-    uint32_t count = 0;
-  };
-  std::vector<Seen> seen(others);
-  const uint64_t* offsets = forth.offsets.data();
-  // The targets a run at a time: a stored adjacency's are unpacked into a small buffer as the
-  // walk goes, never into an array of 4 bytes per edge (decision 241).
-  uint32_t a = 0;
-  forth.targets.ForEachRun([&](uint64_t first, std::span<const uint32_t> run) {
-    const uint64_t stop = first + run.size();
-    for (uint64_t at = first; at < stop;) {
-      while (offsets[a + 1] <= at) ++a;  // Past the lists that end here (and the empty ones).
-      for (const uint64_t end = std::min(offsets[a + 1], stop); at < end; ++at) {
-        Seen& s = seen[run[at - first]];
-        s.count += s.last != a ? 1 : 0;
-        s.last = a;
-      }
-    }
-  });
+  const Adjacency::Reach& reach = adj->DistinctReach(forward);
   groups.width = 1;
   for (const AggregateColumn& c : step.columns) groups.n_agg += c.aggregate ? 1 : 0;
   groups.counted = true;
-  std::vector<uint32_t> rows;
-  uint64_t emitted = 0;
-  for (uint32_t b = 0; b < others; ++b) {
-    if (seen[b].count == 0) continue;
-    emitted += seen[b].count;
-    groups.first_row.push_back(static_cast<uint32_t>(rows.size()));
-    groups.counts.push_back(seen[b].count);
-    rows.push_back(b);
-  }
-  groups.tuples = rows;
-  OMNIGRAPH_RETURN_IF_ERROR(ctx.ChargeTraversal(starts + forth.targets.size() + emitted));
+  // The counts are the adjacency's own (it outlives the query); the rows are copied once each,
+  // at their final size.
+  groups.counts = reach.counts;
+  groups.tuples = reach.nodes;
+  groups.first_row.resize(reach.nodes.size());
+  std::iota(groups.first_row.begin(), groups.first_row.end(), 0u);
+  OMNIGRAPH_RETURN_IF_ERROR(ctx.ChargeTraversal(starts + adj->out().targets.size() + reach.total));
+  std::vector<uint32_t> rows = reach.nodes;
   frame.slots.push_back(Slot{ends.other, SlotKind::kNode, ends.other_type, other});
   frame.rows = rows.size();
   frame.cols.push_back(std::move(rows));

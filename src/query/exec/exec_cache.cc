@@ -275,9 +275,60 @@ const Csr& Adjacency::in() const {
   return in_;
 }
 
+const Adjacency::Reach& Adjacency::DistinctReach(bool forward) const {
+  const int side = forward ? 0 : 1;
+  std::call_once(reach_once_[side], [this, forward, side] {
+    const Csr& forth = forward ? out_ : in();
+    const uint32_t others = forward ? to_nodes_ : from_nodes();
+    // Per far node, the last near node that reached it and how many distinct ones did, side by
+    // side so that an edge touches one cache line; the update has no branch (a list holds a
+    // near node's parallel edges apart, so a far node seen again from the same near node is
+    // what `last` detects, without hashing).
+    struct Seen {
+      uint32_t last = UINT32_MAX;
+      uint32_t count = 0;
+    };
+    std::vector<Seen> seen(others);
+    const uint64_t* offsets = forth.offsets.data();
+    // The targets a run at a time: a stored adjacency's are unpacked into a small buffer as the
+    // walk goes, never into an array of 4 bytes per edge (decision 241).
+    uint32_t a = 0;
+    forth.targets.ForEachRun([&](uint64_t first, std::span<const uint32_t> run) {
+      const uint64_t stop = first + run.size();
+      for (uint64_t at = first; at < stop;) {
+        while (offsets[a + 1] <= at) ++a;  // Past the lists that end here (and the empty ones).
+        for (const uint64_t end = std::min(offsets[a + 1], stop); at < end; ++at) {
+          Seen& s = seen[run[at - first]];
+          s.count += s.last != a ? 1 : 0;
+          s.last = a;
+        }
+      }
+    });
+    Reach& reach = reach_[side];
+    const size_t reached = static_cast<size_t>(
+        std::count_if(seen.begin(), seen.end(), [](const Seen& s) { return s.count != 0; }));
+    reach.nodes.reserve(reached);
+    reach.counts.reserve(reached);
+    for (uint32_t b = 0; b < others; ++b) {
+      if (seen[b].count == 0) continue;
+      reach.nodes.push_back(b);
+      reach.counts.push_back(seen[b].count);
+      reach.total += seen[b].count;
+    }
+    reach_built_[side].store(true, std::memory_order_release);
+  });
+  return reach_[side];
+}
+
 uint64_t Adjacency::bytes() const {
   const bool in = in_built_.load(std::memory_order_acquire);
-  return CsrBytes(out_) + (in ? CsrBytes(in_) : 0);
+  uint64_t reach = 0;
+  for (int side = 0; side < 2; ++side) {
+    if (reach_built_[side].load(std::memory_order_acquire)) {
+      reach += 12 * reach_[side].nodes.size();
+    }
+  }
+  return CsrBytes(out_) + (in ? CsrBytes(in_) : 0) + reach;
 }
 
 Result<std::shared_ptr<const Adjacency>> BuildAdjacency(const table::TableVersion& edges,

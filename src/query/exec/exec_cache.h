@@ -173,7 +173,20 @@ class Adjacency {
   uint32_t from_nodes() const { return static_cast<uint32_t>(out_.offsets.size() - 1); }
   uint32_t to_nodes() const { return to_nodes_; }
 
-  // Bytes held (`in` only once built).
+  // The far-side nodes of one hop that some near-side node reaches, ascending, and how many
+  // distinct near-side nodes reach each: forward, per `to` node the distinct `from` nodes with
+  // an edge to it; backward, per `from` node the distinct `to` nodes. What a fused count
+  // (AggregateStep::adjacency) emits, so a grouped count over a traversal walks the edges once
+  // per adjacency, not once per query.
+  struct Reach {
+    std::vector<uint32_t> nodes;
+    std::vector<int64_t> counts;  // [i] for nodes[i]; never 0.
+    uint64_t total = 0;           // The sum of the counts.
+  };
+  // Computed on the first call (one walk of `out`, or of `in`) and kept; safe from many threads.
+  const Reach& DistinctReach(bool forward) const;
+
+  // Bytes held (`in` and the reach counts only once built).
   uint64_t bytes() const;
 
  private:
@@ -183,6 +196,9 @@ class Adjacency {
   mutable std::once_flag in_once_;
   mutable std::atomic<bool> in_built_{false};
   mutable Csr in_;
+  mutable std::once_flag reach_once_[2];
+  mutable std::atomic<bool> reach_built_[2] = {false, false};
+  mutable Reach reach_[2];
 };
 
 // Builds the adjacency of `edges` between the `from` and `to` node images, from the edge

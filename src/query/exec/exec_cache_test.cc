@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -181,6 +182,49 @@ TEST_F(AdjacencyTest, OneTypeAtBothEndsWithSelfLoopsAndParallelEdges) {
   EXPECT_GT(parallel, 0u);
   EXPECT_EQ(ListsOf((*adj)->out()), out);
   EXPECT_EQ(ListsOf((*adj)->in()), in);
+}
+
+// DistinctReach counts, per far node, the distinct near nodes one hop reaches it from (what a
+// fused count emits): parallel edges count once, a self-loop counts its own node. It is made
+// once per direction and kept: a second call returns the same counts without a walk, and the
+// adjacency's bytes grow by them.
+TEST_F(AdjacencyTest, DistinctReachCountsEachNearNodeOnceAndIsKept) {
+  std::vector<std::string> edge_ids;
+  for (int i = 0; i < 400; ++i) edge_ids.push_back("k" + std::to_string(1000 + (i * 31) % 400));
+  auto people = Create(0x53, "Person", false, NodeIds(0, 45, 7));
+  auto knows = Create(0x54, "Knows", true, edge_ids);
+  auto image = Image(people);
+  Result<std::shared_ptr<const Adjacency>> adj = BuildAdjacency(*knows, *image, *image);
+  ASSERT_TRUE(adj.ok()) << adj.status().ToString();
+  Lists out, in;
+  Oracle(*knows, *image, *image, out, in);
+  // Per node with any list entry, the distinct targets of its list.
+  const auto distinct = [](const Lists& lists) {
+    Adjacency::Reach reach;
+    for (uint32_t v = 0; v < lists.size(); ++v) {
+      std::set<uint32_t> ends;
+      for (const auto& [target, edge] : lists[v]) ends.insert(target);
+      if (ends.empty()) continue;
+      reach.nodes.push_back(v);
+      reach.counts.push_back(static_cast<int64_t>(ends.size()));
+      reach.total += ends.size();
+    }
+    return reach;
+  };
+  const auto expect_equal = [](const Adjacency::Reach& got, const Adjacency::Reach& want) {
+    EXPECT_EQ(got.nodes, want.nodes);
+    EXPECT_EQ(got.counts, want.counts);
+    EXPECT_EQ(got.total, want.total);
+  };
+  const uint64_t bytes = (*adj)->bytes();
+  const Adjacency::Reach& forward = (*adj)->DistinctReach(true);
+  expect_equal(forward, distinct(in));  // Per `to` node, the distinct `from` nodes.
+  EXPECT_EQ((*adj)->bytes(), bytes + 12 * forward.nodes.size());
+  EXPECT_EQ(&(*adj)->DistinctReach(true), &forward);
+  const Adjacency::Reach& backward = (*adj)->DistinctReach(false);
+  expect_equal(backward, distinct(out));  // Per `from` node, the distinct `to` nodes.
+  EXPECT_NE(forward.counts, backward.counts);
+  EXPECT_EQ(&(*adj)->DistinctReach(false), &backward);
 }
 
 // Point reads (PointAdjacency over the stored adjacency) give each node exactly the list the
