@@ -24,12 +24,13 @@ constexpr uint32_t kRevision1 = 0;  // Revision 1 has zero where later ones have
 constexpr uint32_t kRevision1Sections = 8;
 constexpr uint32_t kRevision2 = 2;
 constexpr uint32_t kRevision3 = 3;
+constexpr uint32_t kRevision4 = 4;
 // Where the fields of the revision-2 table are.
 constexpr uint64_t kSectionTableAt = 40;
 constexpr uint64_t kSumsHashAt = kSectionTableAt + 16 * kCsrSections;
 constexpr uint64_t kTableHashAt = kSumsHashAt + 8;
 static_assert(kTableHashAt + 8 == kCsrTableBytes);
-// And of the revision-3 table.
+// And of the revision-3 and -4 table.
 constexpr uint64_t kSectionTable3At = 48;
 constexpr uint64_t kPrefixHash3At = kSectionTable3At + 16 * kCsrSections3;
 constexpr uint64_t kTableHash3At = kPrefixHash3At + 8;
@@ -38,7 +39,7 @@ constexpr uint64_t kBlockBytesMin = 4096;
 constexpr uint64_t kBlockBytesMax = 1 << 20;
 // Slot positions are 4-byte values.
 constexpr uint64_t kEdgesMax = uint64_t{1} << 32;
-// Revision 3's sections in the order they are laid out: the prefix, then the data area.
+// Revision 3 and 4's sections in the order they are laid out: the prefix, then the data area.
 constexpr CsrSection kOrder3[kCsrSections3] = {
     kCsrFence,     kCsrOtherStarts, kCsrSums,    kCsrKeyEnds, kCsrKeyIds,
     kCsrOtherEnds, kCsrOtherIds,    kCsrOffsets, kCsrEdges,   kCsrTargets};
@@ -47,7 +48,7 @@ Status Bad(const std::string& what, const std::string& name) {
   return Corruption("adjacency: " + what, name);
 }
 
-// What revisions 2 and 3 start their table with, checked: the table's checksum (its last 8 of
+// What revisions 2 to 4 start their table with, checked: the table's checksum (its last 8 of
 // `table_bytes` bytes), the section count, the counts, the fence stride and the block size.
 Result<CsrLayout> DecodeTableStart(std::string_view head, uint64_t table_bytes, uint32_t sections,
                                    const std::string& name) {
@@ -331,7 +332,9 @@ Result<CsrLayout> DecodeCsrLayout(std::string_view head, uint64_t payload_bytes,
   if (revision == kRevision1 && LoadLe<uint32_t>(head, 0) == kRevision1Sections) {
     return Status(Code::kUnsupported, "adjacency of revision 1 is read whole only", name);
   }
-  if (revision == kRevision3) return DecodeLayout3(head, payload_bytes, name);
+  if (revision == kRevision3 || revision == kRevision4) {
+    return DecodeLayout3(head, payload_bytes, name);
+  }
   return DecodeLayout2(head, payload_bytes, name);
 }
 
@@ -357,7 +360,7 @@ Result<CsrFence> CsrFence::Parse(std::string_view section, const CsrLayout& layo
   CsrFence fence;
   fence.samples_ = layout.fence_samples();
   fence.edges_ = layout.edges;
-  fence.columns_ = layout.revision == kRevision3 ? 3 : 2;
+  fence.columns_ = layout.prefixed() ? 3 : 2;
   const uint64_t m = fence.samples_;
   const uint64_t c = fence.columns_;
   if (section.size() < 4 * c * m) return bad("shorter than its samples");
@@ -422,15 +425,16 @@ std::string_view Bytes(std::span<const T> v) {
 
 // The table of a revision-3 payload whose sections (in kOrder3) are `lengths` long; the two
 // checksums are left zero.
-std::string Table3(const EdgeCsr& csr, const uint64_t (&lengths)[kCsrSections3]) {
+std::string Table3(const EdgeCsr& csr, uint32_t revision, uint64_t block_bytes,
+                   const uint64_t (&lengths)[kCsrSections3]) {
   std::string out;
   AppendLe<uint32_t>(out, kCsrSections3);
-  AppendLe<uint32_t>(out, kRevision3);
+  AppendLe<uint32_t>(out, revision);
   AppendLe<uint64_t>(out, csr.edges.size());
   AppendLe<uint64_t>(out, csr.keys.size());
   AppendLe<uint64_t>(out, csr.others.size());
   AppendLe<uint32_t>(out, kCsrFenceStride);
-  AppendLe<uint32_t>(out, static_cast<uint32_t>(kCsrBlockBytes));
+  AppendLe<uint32_t>(out, static_cast<uint32_t>(block_bytes));
   AppendLe<uint32_t>(out, kCsrOtherStride);
   out.push_back(static_cast<char>(CsrBitsFor(csr.edges.size())));
   out.push_back(static_cast<char>(CsrBitsFor(csr.others.size())));
@@ -448,7 +452,9 @@ std::string Table3(const EdgeCsr& csr, const uint64_t (&lengths)[kCsrSections3])
 
 }  // namespace
 
-std::string EncodeRevision3(const EdgeCsr& csr) {
+std::string EncodePrefixed(const EdgeCsr& csr, uint32_t revision) {
+  OMNIGRAPH_CHECK(revision == kRevision3 || revision == kRevision4);
+  const uint64_t block_bytes = revision == kRevision3 ? kCsrBlockBytes : kCsr4BlockBytes;
   const uint64_t o = csr.others.size();
   std::string other_starts;
   for (uint64_t t = 0; t < o; t += kCsrOtherStride) {
@@ -467,11 +473,11 @@ std::string EncodeRevision3(const EdgeCsr& csr) {
                                    targets};
   uint64_t data_bytes = 0;
   for (std::string_view s : data) data_bytes += Padded8(s.size());
-  const uint64_t blocks = (data_bytes + kCsrBlockBytes - 1) / kCsrBlockBytes;
+  const uint64_t blocks = (data_bytes + block_bytes - 1) / block_bytes;
   const uint64_t lengths[kCsrSections3] = {
       fence.size(),   other_starts.size(), 8 * blocks,     data[0].size(), data[1].size(),
       data[2].size(), data[3].size(),      data[4].size(), data[5].size(), data[6].size()};
-  std::string out = Table3(csr, lengths);
+  std::string out = Table3(csr, revision, block_bytes, lengths);
   const uint64_t data_begin =
       kCsr3TableBytes + Padded8(fence.size()) + Padded8(other_starts.size()) + 8 * blocks;
   // Room for the derived object's header too (EncodeDerived frames the payload in place).
@@ -488,27 +494,28 @@ std::string EncodeRevision3(const EdgeCsr& csr) {
   }
   for (uint64_t b = 0; b < blocks; ++b) {
     const uint64_t sum =
-        XxHash64(std::string_view(out).substr(data_begin + b * kCsrBlockBytes, kCsrBlockBytes));
+        XxHash64(std::string_view(out).substr(data_begin + b * block_bytes, block_bytes));
     std::memcpy(out.data() + sums_at + 8 * b, &sum, 8);
   }
+  // Revision 4's prefix checksum stops at the block checksums (decision 253).
+  const uint64_t hashed_end = revision == kRevision3 ? data_begin : sums_at;
   const uint64_t prefix_hash =
-      XxHash64(std::string_view(out).substr(kCsr3TableBytes, data_begin - kCsr3TableBytes));
+      XxHash64(std::string_view(out).substr(kCsr3TableBytes, hashed_end - kCsr3TableBytes));
   std::memcpy(out.data() + kPrefixHash3At, &prefix_hash, 8);
   const uint64_t table_hash = XxHash64(std::string_view(out).substr(0, kTableHash3At));
   std::memcpy(out.data() + kTableHash3At, &table_hash, 8);
   return out;
 }
 
-Result<EdgeCsr> DecodeRevision3(const storage::SharedBytes& bytes, const TableManifest& manifest,
-                                const std::string& name) {
+Result<EdgeCsr> DecodePrefixed(const storage::SharedBytes& bytes, const TableManifest& manifest,
+                               const std::string& name) {
   auto bad = [&](const std::string& what) { return Bad(what, name); };
   const std::string_view payload = bytes.view();
   OMNIGRAPH_ASSIGN_OR_RETURN(CsrLayout layout, DecodeCsrLayout(payload, payload.size(), name));
   const auto section = [&](CsrSection i) {
     return payload.substr(layout.section_offset[i], layout.section_length[i]);
   };
-  const std::string_view prefix =
-      payload.substr(kCsr3TableBytes, layout.data_begin - kCsr3TableBytes);
+  const std::string_view prefix = payload.substr(kCsr3TableBytes, layout.prefix_hashed_bytes());
   if (XxHash64(prefix) != layout.prefix_xxh64) return bad("prefix checksum mismatch");
   const std::string_view data =
       payload.substr(layout.data_begin, layout.data_end - layout.data_begin);

@@ -92,7 +92,21 @@ CsrPoints::CsrPoints(std::weak_ptr<internal::TableContext> ctx, std::string name
       serial_(next_serial.fetch_add(1, std::memory_order_relaxed)) {
   // Block numbers are kept in 32 bits; an object of more blocks (16 TiB at the smallest block)
   // caches nothing.
-  if (layout_.blocks() < std::numeric_limits<uint32_t>::max()) run_of_.resize(layout_.blocks());
+  if (layout_.blocks() < std::numeric_limits<uint32_t>::max()) {
+    run_pages_.resize((layout_.blocks() + kRunPageBlocks - 1) / kRunPageBlocks);
+  }
+}
+
+uint32_t CsrPoints::RunOf(uint64_t block) const {
+  const uint64_t page = block / kRunPageBlocks;
+  if (page >= run_pages_.size() || run_pages_[page] == nullptr) return 0;
+  return run_pages_[page][block % kRunPageBlocks];
+}
+
+void CsrPoints::SetRunOf(uint64_t block, uint32_t first) const {
+  std::unique_ptr<uint32_t[]>& page = run_pages_[block / kRunPageBlocks];
+  if (page == nullptr) page = std::make_unique<uint32_t[]>(kRunPageBlocks);
+  page[block % kRunPageBlocks] = first;
 }
 
 std::string CsrPoints::RunKey(uint64_t first_block) const {
@@ -118,7 +132,7 @@ Result<std::shared_ptr<const CsrPoints>> CsrPoints::Open(const TableVersion& ver
   const std::string key = "cp:" + name;
   internal::TableContext& ctx = version.context();
   if (auto hit = ctx.cache().Get<CsrPoints>(key)) return hit;
-  // The envelope's header, the payload's table and (revision 3) its prefix, in one read, unless
+  // The envelope's header, the payload's table and (revisions 3, 4) its prefix, in one read, unless
   // the read ahead has read them.
   storage::SharedGetResult head;
   if (auto ahead = ctx.TakePrefetched(name, /*head=*/true)) {
@@ -143,10 +157,11 @@ Result<std::shared_ptr<const CsrPoints>> CsrPoints::Open(const TableVersion& ver
   if (layout.edges != manifest.entity_count) {
     return points->Bad("edge count differs from the version's");
   }
-  OMNIGRAPH_RETURN_IF_ERROR(layout.revision == 3 ? points->OpenPrefix(ctx, head.data)
-                                                 : points->OpenTail(ctx, header.payload_bytes));
+  OMNIGRAPH_RETURN_IF_ERROR(layout.prefixed() ? points->OpenPrefix(ctx, head.data)
+                                              : points->OpenTail(ctx, header.payload_bytes));
   std::shared_ptr<const CsrPoints> value = std::move(points);
-  ctx.cache().Put<CsrPoints>(key, value, value->tail_.size() + 4 * value->run_of_.size() + 256);
+  ctx.cache().Put<CsrPoints>(
+      key, value, value->tail_.size() + 4 * kRunPageBlocks * value->run_pages_.size() + 256);
   return value;
 }
 
@@ -191,7 +206,8 @@ Status CsrPoints::OpenPrefix(internal::TableContext& ctx, const storage::SharedB
   const auto section = [&](CsrSection i) {
     return payload.substr(layout.section_offset[i], layout.section_length[i]);
   };
-  if (XxHash64(payload.substr(kCsr3TableBytes)) != layout.prefix_xxh64) {
+  if (XxHash64(payload.substr(kCsr3TableBytes, layout.prefix_hashed_bytes())) !=
+      layout.prefix_xxh64) {
     return Bad("prefix checksum mismatch");
   }
   sums_ = section(kCsrSums);
@@ -213,7 +229,7 @@ std::vector<std::shared_ptr<const CsrPoints::Run>> CsrPoints::CachedRuns(
   {
     std::lock_guard<std::mutex> lock(runs_mu_);
     for (size_t i = 0; i < blocks.size(); ++i) {
-      if (blocks[i] < run_of_.size()) firsts[i] = run_of_[blocks[i]];
+      firsts[i] = RunOf(blocks[i]);
     }
   }
   std::vector<std::shared_ptr<const Run>> runs(blocks.size());
@@ -234,13 +250,13 @@ std::vector<std::shared_ptr<const CsrPoints::Run>> CsrPoints::CachedRuns(
 }
 
 void CsrPoints::CacheRun(internal::TableContext& ctx, std::shared_ptr<const Run> run) const {
-  if (run_of_.empty()) return;
+  if (run_pages_.empty()) return;
   const uint64_t first = (run->begin - layout_.data_begin) / layout_.block_bytes;
   const uint64_t last = (run->end() - 1 - layout_.data_begin) / layout_.block_bytes;
   const uint64_t bytes = run->bytes.size();
   ctx.cache().Put<Run>(RunKey(first), std::move(run), bytes);
   std::lock_guard<std::mutex> lock(runs_mu_);
-  for (uint64_t b = first; b <= last; ++b) run_of_[b] = static_cast<uint32_t>(first + 1);
+  for (uint64_t b = first; b <= last; ++b) SetRunOf(b, static_cast<uint32_t>(first + 1));
 }
 
 Status CsrPoints::KeepChecked(const storage::SharedBytes& data, uint64_t data_begin,
@@ -439,7 +455,7 @@ Result<std::vector<std::pair<uint32_t, uint32_t>>> CsrPoints::KeySlots(
   const uint64_t* at = l.section_offset;
   const uint64_t stride = l.fence_stride;
   // Each key's fence window: its keys' end offsets and ids, and their offsets (the window's keys
-  // are consecutive, so their offsets are one range), in one round; with revision 3, the
+  // are consecutive, so their offsets are one range), in one round; with revisions 3, 4, the
   // window's slots too (the fence gives the window's first slot) unless they are many.
   std::vector<int64_t> window(keys.size());
   std::vector<std::pair<uint64_t, uint64_t>> ranges, slot_ranges;
@@ -463,7 +479,7 @@ Result<std::vector<std::pair<uint32_t, uint32_t>>> CsrPoints::KeySlots(
   std::sort(distinct.begin(), distinct.end());
   distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
   for (int64_t w : distinct) {
-    if (w < 0 || l.revision != 3) continue;
+    if (w < 0 || !l.prefixed()) continue;
     const uint64_t j = static_cast<uint64_t>(w);
     for (CsrSection section : {kCsrEdges, kCsrTargets}) {
       if (section == kCsrEdges && !with_edges) continue;
@@ -471,7 +487,7 @@ Result<std::vector<std::pair<uint32_t, uint32_t>>> CsrPoints::KeySlots(
       slot_bytes += slot_ranges.back().second;
     }
   }
-  with_slots = l.revision == 3 && slot_bytes <= kCsrWindowSlotBytesMax;
+  with_slots = l.prefixed() && slot_bytes <= kCsrWindowSlotBytesMax;
   if (with_slots) ranges.insert(ranges.end(), slot_ranges.begin(), slot_ranges.end());
   OMNIGRAPH_ASSIGN_OR_RETURN(Fetched windows, Fetch(std::move(ranges), out));
   std::vector<std::pair<uint32_t, uint32_t>> slots(keys.size(), {0, 0});
@@ -497,7 +513,7 @@ Result<std::vector<std::pair<uint32_t, uint32_t>>> CsrPoints::KeySlots(
           return Bad("offsets out of order");
         }
         // Revision 3 reads the slots by the window's range, which the key's must lie in.
-        if (l.revision == 3 &&
+        if (l.prefixed() &&
             (slots[i].first < fence_.FirstSlot(j) || slots[i].second > fence_.FirstSlot(j + 1))) {
           return Bad("offsets outside their fence window");
         }
@@ -610,8 +626,7 @@ Result<CsrPointLists> CsrPoints::Lists(std::span<const std::string_view> keys,
     }
     out.begin.push_back(static_cast<uint32_t>(targets.size()));
   }
-  OMNIGRAPH_RETURN_IF_ERROR(layout_.revision == 3 ? OtherIds3(targets, out)
-                                                  : OtherIds(targets, out));
+  OMNIGRAPH_RETURN_IF_ERROR(layout_.prefixed() ? OtherIds3(targets, out) : OtherIds(targets, out));
   return out;
 }
 

@@ -1,14 +1,14 @@
 // CsrPoints: the edges of a few keys of one direction of an edge table version's adjacency, read
-// from its derived object (revision 2 or 3, table/edge_csr.h) in ranged reads of only the blocks
+// from its derived object (revision 2, 3 or 4, table/edge_csr.h) in ranged reads of only the blocks
 // they live in, each checked against its block checksum — what a query that starts from one node
 // needs, instead of the whole object (docs/format/indexes.md "Reading a few keys").
 //
-// Revision 3: opening is one read of the object's first CsrOpenReadBytes (the envelope header, the
-// table and the prefix with the fence, the other-id starts and the block checksums; a second read
-// only when the prefix is longer), which a cold read may fetch ahead (TableStore::Prefetch). Each
-// Lists call then reads, for all its keys together, in two rounds: the fence windows (key ends,
-// key ids, offsets, and the packed slots of the window when they are at most
-// kCsrWindowSlotBytesMax, else a round of their own for the key's slots), then each target's
+// Revisions 3 and 4: opening is one read of the object's first CsrOpenReadBytes (the envelope
+// header, the table and the prefix with the fence, the other-id starts and the block checksums; a
+// second read only when the prefix is longer), which a cold read may fetch ahead
+// (TableStore::Prefetch). Each Lists call then reads, for all its keys together, in two rounds: the
+// fence windows (key ends, key ids, offsets, and the packed slots of the window when they are at
+// most kCsrWindowSlotBytesMax, else a round of their own for the key's slots), then each target's
 // group of kCsrOtherStride other ids with their end offsets. Revision 2: two reads to open (the
 // table, then the fence and block checksums at the payload's end) and four rounds per call (the
 // windows, the slots, the targets' end offsets, their ids). Within a round, ranges whose blocks
@@ -67,8 +67,10 @@ inline constexpr uint64_t kCsrWindowSlotBytesMax = 64 * 1024;
 // only its slots' blocks.
 inline constexpr uint64_t kCsrKeyPartShareMax = 4;
 // Opening reads this much of the object's start plus one byte per kCsrOpenReadEdgesPerByte
-// edges: a revision-3 prefix takes about 0.0024 + 0.23/d bytes per edge at an average degree d
-// (1/80 byte at the benchmark's 24), so a graph of average degree 4 or more opens in one read.
+// edges: a revision-4 prefix takes about 0.013 + 0.21/d bytes per edge at an average degree d
+// (its block checksums, 8 bytes per 4 KiB of data, then the fence and the other starts: 0.022
+// bytes at the benchmark's 24; revision 3's, 0.0024 + 0.23/d), so a graph of average degree 5 or
+// more opens in one read.
 inline constexpr uint64_t kCsrOpenReadBytesMin = 16 * 1024;
 inline constexpr uint64_t kCsrOpenReadEdgesPerByte = 16;
 
@@ -175,9 +177,14 @@ class CsrPoints {
   // This opening's number in the process: the cache keys of its runs.
   uint64_t serial_ = 0;
   // Per block of the data area: 1 + the first block of the newest cached run holding it, else 0
-  // (the run may since have been evicted).
+  // (the run may since have been evicted). Kept in pages of kRunPageBlocks entries, each made
+  // when a run first covers one of its blocks: a fresh process that reads a few dozen blocks of
+  // an object of tens of thousands zeroes a few pages, not an entry per block (decision 253).
+  static constexpr uint64_t kRunPageBlocks = 1024;
+  uint32_t RunOf(uint64_t block) const;                 // Under runs_mu_.
+  void SetRunOf(uint64_t block, uint32_t first) const;  // Under runs_mu_.
   mutable std::mutex runs_mu_;
-  mutable std::vector<uint32_t> run_of_;
+  mutable std::vector<std::unique_ptr<uint32_t[]>> run_pages_;
   // Lists calls begun (the second reads the key part).
   mutable std::atomic<uint64_t> lists_calls_{0};
 };

@@ -268,12 +268,12 @@ TEST_P(CsrPointsTest, ListsEqualTheWholeAdjacencyForAnyKeys) {
 }
 
 // One key of an adjacency of 50,000 keys with one edge each: every section is larger than the
-// coalescing gap, so each range is its own read. Revision 3 opens with one read of the object's
-// first CsrOpenReadBytes, which hold the table and the whole prefix (fence, other-id starts, block
-// checksums), and lists in two rounds: the key's window of key ends, of key ids and of offsets
-// with the window's packed edges and targets (5), then the target's group of other ids with their
-// end offsets (2). Revision 2 opens with two reads (the table, then the fence with the block
-// checksums at the end) and lists in four rounds: the window (3; the offsets were a round of
+// coalescing gap, so each range is its own read. Revisions 4 and 3 open with one read of the
+// object's first CsrOpenReadBytes, which hold the table and the whole prefix (fence, other-id
+// starts, block checksums), and lists in two rounds: the key's window of key ends, of key ids and
+// of offsets with the window's packed edges and targets (5), then the target's group of other ids
+// with their end offsets (2). Revision 2 opens with two reads (the table, then the fence with the
+// block checksums at the end) and lists in four rounds: the window (3; the offsets were a round of
 // their own before decision 213), the slot's edge and target (2), the target's end offsets (1)
 // and id (1).
 TEST_P(CsrPointsTest, AColdReadOfOneKeyCostsFewRangedReadsAndASmallPartOfTheObject) {
@@ -300,11 +300,12 @@ TEST_P(CsrPointsTest, AColdReadOfOneKeyCostsFewRangedReadsAndASmallPartOfTheObje
     uint32_t revision;
     uint64_t open_gets, list_reads;
   };
-  for (const Cost& cost : {Cost{3, 1, 7}, Cost{2, 2, 7}}) {
+  for (const Cost& cost : {Cost{4, 1, 7}, Cost{3, 1, 7}, Cost{2, 2, 7}}) {
     SCOPED_TRACE("revision " + std::to_string(cost.revision));
-    if (cost.revision == 2) {
-      const std::string v2 = whole.EncodeRevision2();
-      ASSERT_TRUE(inner_->Put(name, EncodeDerived(Cold(*pin)->manifest(), "csr.out", v2)).ok());
+    if (cost.revision != 4) {
+      const std::string older =
+          cost.revision == 3 ? whole.EncodeRevision3() : whole.EncodeRevision2();
+      ASSERT_TRUE(inner_->Put(name, EncodeDerived(Cold(*pin)->manifest(), "csr.out", older)).ok());
     }
     const uint64_t object_bytes = inner_->Head(name)->size_bytes;
     auto cold = Cold(*pin);
@@ -371,6 +372,42 @@ TEST_P(CsrPointsTest, DamageAnywhereInThePayloadIsCorruption) {
   for (uint64_t keep : {header.payload_offset + 100, good.size() / 2, good.size() - 8}) {
     expect_corruption(good.substr(0, keep), "truncated to " + std::to_string(keep));
   }
+}
+
+// Revision 4's prefix checksum leaves out the block checksums (decision 253): a damaged one
+// fails the block it covers, for every reader, and nothing else. The reader still opens, the
+// first key (whose fence window starts in block 0) is Corruption naming the object, the last key
+// (whose reads never touch block 0) is listed as the whole read lists it, and the whole read is
+// Corruption too.
+TEST_P(CsrPointsTest, ADamagedBlockChecksumFailsTheBlockItCoversAndNothingElse) {
+  const TablePin pin = RandomGraph(3000, 20'000);
+  const std::string name = DerivedName(pin.table(), pin.staged_version, "csr.out");
+  auto version = Cold(pin);
+  const Lists expected = WholeLists(**version->Csr(EdgeDirection::kOut));
+  const DerivedHeader header = *version->ReadDerivedHeader("csr.out");
+  Result<std::shared_ptr<const CsrPoints>> fine = CsrPoints::Open(*version, EdgeDirection::kOut);
+  ASSERT_TRUE(fine.ok()) << fine.status().ToString();
+  const CsrLayout layout = (*fine)->layout();
+  ASSERT_EQ(layout.revision, 4u);
+  ASSERT_EQ(layout.block_bytes, kCsr4BlockBytes);
+  ASSERT_GT(layout.blocks(), 8u);
+  std::string bad = inner_->Get(name)->data;
+  bad[header.payload_offset + layout.sums_offset() + 3] ^= 0x04;  // Block 0's checksum.
+  ASSERT_TRUE(inner_->Put(name, bad).ok());
+  auto cold = Cold(pin);
+  Result<std::shared_ptr<const CsrPoints>> points = CsrPoints::Open(*cold, EdgeDirection::kOut);
+  ASSERT_TRUE(points.ok()) << points.status().ToString();
+  const std::string last = expected.rbegin()->first;
+  EXPECT_EQ(PointLists(**points, {last}), (Lists{{last, expected.at(last)}}));
+  const std::string first = expected.begin()->first;
+  const std::vector<std::string_view> views = {first};
+  Result<CsrPointLists> broken = (*points)->Lists(views);
+  EXPECT_EQ(broken.status().code(), Code::kCorruption) << broken.status().ToString();
+  EXPECT_NE(broken.status().ToString().find(name), std::string::npos);
+  EXPECT_NE(broken.status().ToString().find("block checksum mismatch"), std::string::npos);
+  Result<EdgeCsr> decoded = EdgeCsr::Decode(
+      storage::SharedBytes::FromString(bad.substr(header.payload_offset)), cold->manifest(), name);
+  EXPECT_EQ(decoded.status().code(), Code::kCorruption) << decoded.status().ToString();
 }
 
 // A reader keeps the blocks it checked (decision 225): listing keys again reads nothing, listing
@@ -530,7 +567,7 @@ TEST_P(CsrPointsTest, RevisionTwoIsStillReadInParts) {
 }
 
 // A process that held a point reader on a revision-2 object, then rebuilt the damaged object (a
-// whole read replaces it with revision 3), opens a new reader on what is stored now: the held one
+// whole read replaces it with revision 4), opens a new reader on what is stored now: the held one
 // had the replaced object's layout and block checksums, and would have called the repaired
 // object Corruption for as long as the process held it.
 TEST_P(CsrPointsTest, ARebuiltAdjacencyIsReadThroughANewPointReader) {
@@ -561,7 +598,7 @@ TEST_P(CsrPointsTest, ARebuiltAdjacencyIsReadThroughANewPointReader) {
   EXPECT_EQ(WholeLists(**rebuilt), expected);
   Result<std::shared_ptr<const CsrPoints>> again = CsrPoints::Open(*cold, EdgeDirection::kOut);
   ASSERT_TRUE(again.ok()) << again.status().ToString();
-  EXPECT_EQ((*again)->layout().revision, 3u);
+  EXPECT_EQ((*again)->layout().revision, 4u);
   std::vector<std::string> all;
   for (const auto& [key, list] : expected) all.push_back(key);
   EXPECT_EQ(PointLists(**again, all), expected);

@@ -32,6 +32,7 @@ constexpr uint64_t kV1TableBytes = 8 + kV1Sections * kV1EntryBytes + 8;
 constexpr uint32_t kRevision1 = 0;  // Revision 1 has zero where revision 2 has its number.
 constexpr uint32_t kRevision2 = 2;
 constexpr uint32_t kRevision3 = 3;
+constexpr uint32_t kRevision4 = 4;
 // Where the revision-2 table's checksum is.
 constexpr uint64_t kTableHashAt = kCsrTableBytes - 8;
 
@@ -211,7 +212,7 @@ bool FenceMatches(const CsrFence& fence, const EdgeCsr& csr, const CsrLayout& la
     if (fence.Start(j) != (k == 0 ? 0 : csr.keys.ends[k - 1]) || fence.Id(j) != csr.keys.At(k)) {
       return false;
     }
-    if (layout.revision == 3 && fence.FirstSlot(j) != csr.offsets[k]) return false;
+    if (layout.prefixed() && fence.FirstSlot(j) != csr.offsets[k]) return false;
   }
   return true;
 }
@@ -425,7 +426,11 @@ Result<EdgeCsr> EdgeCsrBuilder::Finish(const std::string& name, Executor* execut
                   std::move(other_->slot));
 }
 
-std::string EdgeCsr::Encode() const { return csr_internal::EncodeRevision3(*this); }
+std::string EdgeCsr::Encode() const { return csr_internal::EncodePrefixed(*this, kRevision4); }
+
+std::string EdgeCsr::EncodeRevision3() const {
+  return csr_internal::EncodePrefixed(*this, kRevision3);
+}
 
 std::string EdgeCsr::EncodeRevision2() const {
   const std::string fence = csr_internal::EncodeFence(keys, {}, kCsrFenceStride);
@@ -479,8 +484,10 @@ Result<EdgeCsr> EdgeCsr::Decode(const storage::SharedBytes& bytes, const TableMa
   const uint32_t revision = LoadLe<uint32_t>(payload, 4);
   if (revision == kRevision1) return DecodeV1(aligned, manifest, name);
   if (revision == kRevision2) return DecodeV2(aligned, manifest, name);
-  if (revision == kRevision3) return csr_internal::DecodeRevision3(aligned, manifest, name);
-  return Corruption("adjacency: revision " + std::to_string(revision) + ", expected 1 to 3", name);
+  if (revision == kRevision3 || revision == kRevision4) {
+    return csr_internal::DecodePrefixed(aligned, manifest, name);
+  }
+  return Corruption("adjacency: revision " + std::to_string(revision) + ", expected 1 to 4", name);
 }
 
 }  // namespace omnigraph::table

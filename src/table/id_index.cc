@@ -209,6 +209,13 @@ Result<const IdIndex*> IdIndex::Whole() const {
   return &b.flat;
 }
 
+Result<std::optional<std::vector<RowRef>>> IdIndex::BlockedRefs() const {
+  using Refs = std::optional<std::vector<RowRef>>;
+  if (!blocked_ || blocked_->flat_ready.load(std::memory_order_acquire)) return Refs();
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::vector<RowRef> refs, blocked_->DecodeRefs());
+  return Refs(std::move(refs));
+}
+
 Result<int64_t> IdIndex::Locate(std::string_view id) const {
   if (!blocked_) return Position(id);
   const BlockedIds& b = *blocked_;

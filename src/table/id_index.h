@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -64,6 +65,12 @@ class IdIndex {
   // blocked, else its flat copy, made once (every block decoded and checked). Corruption naming
   // the object when a block fails its checks, for this call and every later one.
   Result<const IdIndex*> Whole() const;
+  // Every row's reference in position order, when this index is blocked and its flat copy is not
+  // made: decoded from the blocks with their ids skipped (each block's checksum and references
+  // checked), which a scan in id order needs and Whole() would spend most of its time copying
+  // ids for (decision 255). nullopt for any other index (refs() of Whole() then). Corruption
+  // naming the object when a block fails its checks.
+  Result<std::optional<std::vector<RowRef>>> BlockedRefs() const;
 
   // The calls below need a whole index (not blocked(): built, decoded from the flat or compact
   // revision, layered, or Whole()'s answer); on a blocked one they are a programmer error.

@@ -375,18 +375,35 @@ std::string BlockedIds::DecodeBlockIds(size_t k, Block& out) const {
   return "";
 }
 
-std::string BlockedIds::DecodePrefixedBlock(size_t k, Block& out) const {
+std::string BlockedIds::DecodePrefixedBlock(size_t k, Block& out, bool with_ids) const {
   const uint64_t begin = k == 0 ? 0 : LoadLe<uint32_t>(block_ends_, 4 * (k - 1));
   const std::string_view bytes = data_.substr(begin, LoadLe<uint32_t>(block_ends_, 4 * k) - begin);
   hashed_.fetch_add(bytes.size(), std::memory_order_relaxed);
   if (XxHash64(bytes) != LoadLe<uint64_t>(sums_, 8 * k)) return "checksum mismatch";
   const size_t count = BlockSize(k);
+  VarintCursor in(bytes);
+  if (!with_ids) {
+    // Past the ids to the runs: each id after the head is a shared length and its rest.
+    for (size_t i = 1; i < count; ++i) {
+      in.Varint();
+      in.Bytes(in.Varint());
+    }
+    if (!in.ok()) return "id section truncated";
+    return DecodePrefixedRuns(in, count, out);
+  }
   if (heads_[k].size() > blob_bytes_) return "ids longer than the preamble says";
+  // Room for the block's share of the ids' bytes (the preamble's count, which a damaged preamble
+  // cannot stretch past the block's own bound), so the blob grows once, not by doubling.
+  out.blob.reserve(std::min<uint64_t>(n_ == 0 ? 0 : blob_bytes_ / n_ * count + heads_[k].size(),
+                                      (bytes.size() + heads_[k].size()) * 64));
   out.blob.assign(heads_[k]);
   out.ends.push_back(static_cast<uint32_t>(out.blob.size()));
-  VarintCursor in(bytes);
   if (std::string error = DecodeFrontCoded(in, count, out); !error.empty()) return error;
   if (k + 1 < heads_.size() && !(out.Id(count - 1) < heads_[k + 1])) return "ids out of order";
+  return DecodePrefixedRuns(in, count, out);
+}
+
+std::string BlockedIds::DecodePrefixedRuns(VarintCursor& in, size_t count, Block& out) const {
   out.refs.reserve(count);
   while (out.refs.size() < count) {
     const uint64_t run_count = in.Varint();
@@ -449,7 +466,7 @@ std::string BlockedIds::DecodeBlockRefs(size_t k, Block& out) const {
 }
 
 std::string BlockedIds::DecodeBlock(size_t k, Block& out) const {
-  if (revision_ == kIdsRevisionPrefixed) return DecodePrefixedBlock(k, out);
+  if (revision_ == kIdsRevisionPrefixed) return DecodePrefixedBlock(k, out, /*with_ids=*/true);
   std::string error = DecodeBlockIds(k, out);
   return error.empty() ? DecodeBlockRefs(k, out) : error;
 }
@@ -501,6 +518,26 @@ Result<std::string_view> BlockedIds::IdAt(size_t i) const {
 Result<const RowRef*> BlockedIds::RefAt(size_t i) const {
   OMNIGRAPH_ASSIGN_OR_RETURN(const Block* block, BlockAt(i / block_ids_));
   return &block->refs[i % block_ids_];
+}
+
+Result<std::vector<RowRef>> BlockedIds::DecodeRefs() const {
+  std::vector<RowRef> out;
+  out.reserve(n_);
+  for (size_t k = 0; k < heads_.size(); ++k) {
+    if (const Block* decoded = cache_[k].load(std::memory_order_acquire)) {
+      out.insert(out.end(), decoded->refs.begin(), decoded->refs.end());
+      continue;
+    }
+    Block block;
+    const std::string error = revision_ == kIdsRevisionPrefixed
+                                  ? DecodePrefixedBlock(k, block, /*with_ids=*/false)
+                                  : DecodeBlockRefs(k, block);
+    if (!error.empty()) {
+      return Corruption("id index block " + std::to_string(k) + ": " + error, name_);
+    }
+    out.insert(out.end(), block.refs.begin(), block.refs.end());
+  }
+  return out;
 }
 
 Result<DecodedIds> BlockedIds::DecodeAll() const {

@@ -97,6 +97,10 @@ class BlockedIds {
   // Every block decoded into the flat arrays, with the checks the compact decoder makes of the
   // whole (the id bytes adding up to the preamble's). Corruption naming the object.
   Result<DecodedIds> DecodeAll() const;
+  // Every row's reference in position order, the blocks' ids skipped (each block's checksum and
+  // references checked as DecodeAll checks them, its ids not): what a scan in id order needs
+  // (decision 255). Corruption naming the object and the block.
+  Result<std::vector<RowRef>> DecodeRefs() const;
   // The payload's bytes plus the blocks decoded so far.
   uint64_t bytes() const;
   // How many blocks have been decoded (observability for tests).
@@ -144,8 +148,11 @@ class BlockedIds {
   std::string DecodeBlock(size_t k, Block& out) const;
   std::string DecodeBlockIds(size_t k, Block& out) const;
   std::string DecodeBlockRefs(size_t k, Block& out) const;
-  // Revision 3's block k: its checksum, then its ids after the head and its runs.
-  std::string DecodePrefixedBlock(size_t k, Block& out) const;
+  // Revision 3's block k: its checksum, then its ids after the head (skipped, `out` getting only
+  // its references, without `with_ids`) and its runs.
+  std::string DecodePrefixedBlock(size_t k, Block& out, bool with_ids) const;
+  // The runs of row references that end a revision-3 block of `count` ids, from `in`.
+  std::string DecodePrefixedRuns(VarintCursor& in, size_t count, Block& out) const;
   // Front-coded ids from `in` until `out` holds `count`, each checked as the compact decoder
   // checks them.
   std::string DecodeFrontCoded(VarintCursor& in, size_t count, Block& out) const;

@@ -484,8 +484,20 @@ void ExpectOneBlockPerLookup(uint32_t revision) {
   EXPECT_EQ(*blocked->Locate("a"), -1);
   EXPECT_EQ(*blocked->Locate("l"), -1);
   EXPECT_EQ(blocked->blocks_decoded(), 8u);
+  // The references alone, before the flat copy (decision 255): the compact decoder's, a block
+  // decoded before reused and no other kept.
+  Result<IdIndex> fresh = IdIndex::Decode(Shared(payload), many.manifest, "obj");
+  ASSERT_TRUE(fresh.ok()) << fresh.status().ToString();
+  ASSERT_EQ(*fresh->Locate(many.ids[probe]), static_cast<int64_t>(probe));
+  Result<std::optional<std::vector<RowRef>>> refs = fresh->BlockedRefs();
+  ASSERT_TRUE(refs.ok()) << refs.status().ToString();
+  ASSERT_TRUE(refs->has_value());
+  EXPECT_TRUE(std::ranges::equal(**refs, compact->refs()));
+  EXPECT_EQ(fresh->blocks_decoded(), 1u);
+  EXPECT_FALSE(compact->BlockedRefs()->has_value()) << "not blocked: refs() instead";
   Result<const IdIndex*> whole = blocked->Whole();
   ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  EXPECT_FALSE(blocked->BlockedRefs()->has_value()) << "the flat copy is made: its refs()";
   EXPECT_FALSE((*whole)->blocked());
   EXPECT_TRUE(std::ranges::equal((*whole)->refs(), compact->refs()));
   EXPECT_EQ((*whole)->EncodeRevision(3, revision), payload);
@@ -697,8 +709,9 @@ TEST_F(IndexesTest, APrefixedIdIndexRejectsDamageWhenOpenedOrWhenItsBlockIsRead)
   EXPECT_EQ(*opened->Locate(many.ids[5]), 5);
   EXPECT_EQ(*opened->IdAtPosition(seventh - 1), many.ids[seventh - 1]);
   for (int twice = 0; twice < 2; ++twice) {
-    for (const Status& status : {opened->Locate(many.ids[seventh + 4]).status(),
-                                 opened->RefAtPosition(n - 1).status(), opened->Whole().status()}) {
+    for (const Status& status :
+         {opened->Locate(many.ids[seventh + 4]).status(), opened->RefAtPosition(n - 1).status(),
+          opened->Whole().status(), opened->BlockedRefs().status()}) {
       EXPECT_EQ(status.code(), Code::kCorruption) << status.ToString();
       EXPECT_EQ(status.object(), "obj");
       EXPECT_THAT(status.message(), HasSubstr("block 7: checksum mismatch"));
@@ -1199,7 +1212,7 @@ TEST(EdgeCsrTest, RevisionThreeWalksItsTargetsUnfilledAndChecksThemAtDecode) {
 // counts need; revision 2 (4 bytes each) is still read. Both decode to the same adjacency, for
 // adjacencies whose widths are 0 bits (one edge, one other endpoint) up to 17, and the packed one
 // is the smaller with thousands of edges.
-TEST(EdgeCsrTest, RevisionsTwoAndThreeDecodeToTheSameAdjacencyAtEveryWidth) {
+TEST(EdgeCsrTest, RevisionsTwoToFourDecodeToTheSameAdjacencyAtEveryWidth) {
   std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> graphs = {
       {{}, {}}, {{"a"}, {"b"}}, {{"a", "b"}, {"c", "c"}}, {{"a", "a", "b"}, {"x", "y", "x"}}};
   for (const uint64_t distinct : {uint64_t{2}, uint64_t{7}, uint64_t{100'000}}) {
@@ -1213,18 +1226,24 @@ TEST(EdgeCsrTest, RevisionsTwoAndThreeDecodeToTheSameAdjacencyAtEveryWidth) {
     ASSERT_TRUE(csr.ok()) << csr.status().ToString();
     TableManifest m;
     m.entity_count = src.size();
-    const std::string v3 = csr->Encode(), v2 = csr->EncodeRevision2();
-    for (const std::string& payload : {v3, v2}) {
+    const std::string v4 = csr->Encode(), v3 = csr->EncodeRevision3(), v2 = csr->EncodeRevision2();
+    for (const std::string& payload : {v4, v3, v2}) {
       Result<EdgeCsr> back = EdgeCsr::Decode(Shared(payload), m, "o");
       ASSERT_TRUE(back.ok()) << back.status().ToString();
       EXPECT_EQ(Lists(*back), Lists(*csr)) << src.size() << " edges";
     }
-    Result<CsrLayout> layout = DecodeCsrLayout(v3, v3.size(), "o");
+    Result<CsrLayout> layout = DecodeCsrLayout(v4, v4.size(), "o");
     ASSERT_TRUE(layout.ok()) << layout.status().ToString();
-    EXPECT_EQ(layout->revision, 3u);
+    EXPECT_EQ(layout->revision, 4u);
+    EXPECT_EQ(layout->block_bytes, kCsr4BlockBytes);
     EXPECT_EQ(layout->edge_bits, CsrBitsFor(src.size()));
     EXPECT_EQ(layout->target_bits, CsrBitsFor(csr->others.size()));
+    Result<CsrLayout> layout3 = DecodeCsrLayout(v3, v3.size(), "o");
+    ASSERT_TRUE(layout3.ok()) << layout3.status().ToString();
+    EXPECT_EQ(layout3->revision, 3u);
+    EXPECT_EQ(layout3->block_bytes, kCsrBlockBytes);
     if (src.size() >= 5000) {
+      EXPECT_LT(v4.size(), v2.size()) << distinct_text(csr->others.size());
       EXPECT_LT(v3.size(), v2.size()) << distinct_text(csr->others.size());
     }
   }

@@ -75,14 +75,16 @@ void TableStore::AddHintedChain(const TablePin& pin, std::string_view kind,
 namespace {
 
 // What the read ahead reads of an adjacency's start for a point reader (decision 235): opening's
-// CsrOpenReadBytes, which assumes an average degree of 4 or more, or more when the keys may be
-// many for the edges. A revision-3 prefix holds about 0.23 bytes a key (a fence sample of every
-// 128 keys with its id) and 0.0024 an edge (csr_points.h); the keys are at most the edges and at
-// most the rows of the largest node table the query reads (`nodes_max`, 0 when unknown), and
-// kPrefixBytesPerKeyMax leaves room for ids longer than the benchmark's. A prefix read short is
-// read again, a round later; one read long costs only its bytes.
+// CsrOpenReadBytes, which assumes an average degree of 5 or more, or more when the keys may be
+// many for the edges. A revision-4 prefix holds about 0.21 bytes a key (a fence sample of every
+// 128 keys with its id, an other start every 64 other ids) and 0.013 an edge (the block
+// checksums at the benchmark's slot widths; 0.016 covers the widest; csr_points.h); the keys
+// are at most the edges and at most the rows of the largest node table the query reads
+// (`nodes_max`, 0 when unknown), and kPrefixBytesPerKeyMax leaves room for ids longer than the
+// benchmark's. A prefix read short is read again, a round later; one read long costs only its
+// bytes.
 constexpr double kPrefixBytesPerKeyMax = 0.5;
-constexpr double kPrefixBytesPerEdgeMax = 0.003;
+constexpr double kPrefixBytesPerEdgeMax = 0.016;
 
 uint64_t AdjacencyHeadBytes(uint64_t edges, uint64_t nodes_max) {
   const uint64_t keys = std::min(edges, nodes_max);

@@ -274,8 +274,19 @@ Status TableVersion::ScanInIdOrder(std::span<const uint32_t> field_ids, uint64_t
                                    const BatchSink& sink) const {
   if (batch_rows == 0) return InvalidArgument("batch_rows must be at least 1");
   OMNIGRAPH_ASSIGN_OR_RETURN(Schema projection, Project(field_ids));
-  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> index, ctx_->WholeIndex(*manifest_));
-  const std::span<const RowRef> all(index->refs());
+  // A blocked index's references alone (decision 255); else, or when a block is damaged (which
+  // WholeIndex rebuilds), the whole index's.
+  OMNIGRAPH_ASSIGN_OR_RETURN(std::shared_ptr<const IdIndex> point, ctx_->Index(*manifest_));
+  Result<std::optional<std::vector<RowRef>>> blocked = point->BlockedRefs();
+  if (!blocked.ok() && blocked.status().code() != Code::kCorruption) return blocked.status();
+  std::shared_ptr<const IdIndex> index;
+  std::span<const RowRef> all;
+  if (blocked.ok() && blocked->has_value()) {
+    all = **blocked;
+  } else {
+    OMNIGRAPH_ASSIGN_OR_RETURN(index, ctx_->WholeIndex(*manifest_));
+    all = index->refs();
+  }
   for (size_t begin = 0; begin < all.size(); begin += batch_rows) {
     const size_t count = std::min<size_t>(batch_rows, all.size() - begin);
     OMNIGRAPH_ASSIGN_OR_RETURN(ColumnBatch batch, Gather(projection, all.subspan(begin, count)));

@@ -2,7 +2,8 @@
 // its rows are exactly those of the grouping by entities then by key value (the path taken with
 // RunOptions::value_grouping off), over generated tables with nulls, ties, overflowing and
 // float sums, deleted rows and a branch's own writes, for scans, filtered scans and traversals;
-// and ExecStats::value_grouped_rows says exactly when it ran.
+// and ExecStats::value_grouped_rows says exactly when it ran (key_ids_read, when a min or max of
+// the String key read one id per group instead of loading the key's column: decision 254).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -30,7 +31,7 @@ class ValueGroupsTest : public ReadGraphTest {
   void SetUp() override { Reset(kSchema); }
 
   // The query's rows by value and by entities (which must agree), and how many rows the value
-  // path grouped.
+  // path grouped (and in ids_read_, how many ids it read for a min or max of the key).
   Rows Both(const std::string& body, uint64_t* grouped, const std::string& branch = "main") {
     const std::string source = "query q() { " + body + " }";
     RunOptions options;
@@ -43,9 +44,12 @@ class ValueGroupsTest : public ReadGraphTest {
     if (!fast.ok() || !slow.ok()) return {};
     EXPECT_EQ(fast->rows, slow->rows) << body;
     EXPECT_EQ(slow->stats.value_grouped_rows, 0u);
+    EXPECT_EQ(slow->stats.key_ids_read, 0u);
     *grouped = fast->stats.value_grouped_rows;
+    ids_read_ = fast->stats.key_ids_read;
     return fast->rows;
   }
+  uint64_t ids_read_ = 0;
 };
 
 // Person values for the randomized test: few distinct values (many ties) or, in a wide round,
@@ -214,6 +218,7 @@ TEST_F(ValueGroupsTest, ExactGroupsOverATable) {
       "sum($p.age) as s } order { n desc, $p.age } limit 3",
       &grouped);
   EXPECT_EQ(grouped, 8u);
+  EXPECT_EQ(ids_read_, 4u) << "min($p.name): one id for each of the four groups";
   EXPECT_EQ(counts, (Rows{{Value::Int(30), Value::Int(3), Value::String("b"), Value::Float(90)},
                           {Value::Null(), Value::Int(2), Value::String("c"), Value::Null()},
                           {Value::Int(40), Value::Int(2), Value::String("a"), Value::Float(80)}}));
@@ -231,6 +236,7 @@ TEST_F(ValueGroupsTest, ExactGroupsOverATable) {
       "$p.age desc } limit 10",
       &grouped);
   EXPECT_EQ(grouped, 6u);
+  EXPECT_EQ(ids_read_, 3u) << "max($p.name): one id for each of the three groups";
   EXPECT_EQ(asc, (Rows{{Value::Null(), Value::Int(1), Value::String("h")},
                        {Value::Int(40), Value::Int(2), Value::String("f")},
                        {Value::Int(30), Value::Int(3), Value::String("g")}}));
@@ -256,6 +262,15 @@ TEST_F(ValueGroupsTest, TraversalsGroupByTheTargetsValues) {
   EXPECT_EQ(grouped, 0u);
   EXPECT_EQ(floats, (Rows{{Value::Int(1), Value::Float(0.25 + 0.5 + 1)},
                           {Value::Int(2), Value::Float(0.5 + 1)}}));
+  // A min of the targets' key: the rows do not ascend (a reaches b and c, c reaches a and b),
+  // so the key's column is loaded and read as any String column's.
+  const Rows names = Both(
+      "match { $a: Person  $a knows $b } return { $b.age, min($b.name) as lo, max($b.name) as hi }",
+      &grouped);
+  EXPECT_EQ(grouped, 5u);
+  EXPECT_EQ(ids_read_, 0u);
+  EXPECT_EQ(names, (Rows{{Value::Int(1), Value::String("a"), Value::String("c")},
+                         {Value::Int(2), Value::String("b"), Value::String("b")}}));
 }
 
 }  // namespace

@@ -396,7 +396,33 @@ Status FinishGroups(ExecContext& ctx, const AggregateStep& step, const Frame& fr
 
 Status RunAdjacencyCount(ExecContext& ctx, OutputState& out, const AggregateStep& step);
 
+// The slot of `column`'s argument when it is a min or max of a String node key whose column its
+// table image has not loaded (AggregateArgs::deferred); -1 otherwise.
+int DeferrableKey(const AggregateColumn& column, const Frame& frame) {
+  if ((column.func != AggFunc::kMin && column.func != AggFunc::kMax) ||
+      column.expr->kind != ExprKind::kProp || column.expr->prop.text.starts_with("@")) {
+    return -1;
+  }
+  const int slot = frame.Find(column.expr->var.text);
+  if (slot < 0) return -1;
+  const Slot& s = frame.slots[slot];
+  if (s.type == nullptr || s.image == nullptr) return -1;
+  const schema::PropertyDef* prop = s.type->FindProperty(column.expr->prop.text);
+  if (prop == nullptr || prop->type.scalar != schema::ScalarKind::kString ||
+      !IsIdKey(*s.type, *prop) || s.image->HasColumn(static_cast<uint32_t>(prop->id))) {
+    return -1;
+  }
+  return slot;
+}
+
 }  // namespace
+
+Status CompileDeferred(ExecContext& ctx, const Frame& frame, AggregateArgs& args, size_t a) {
+  if (args.deferred[a] == nullptr) return Status::Ok();
+  OMNIGRAPH_ASSIGN_OR_RETURN(args.exprs[a], ctx.Compile(*args.deferred[a], frame));
+  args.deferred[a] = nullptr;
+  return Status::Ok();
+}
 
 Status RunOutput(ExecContext& ctx, OutputState& out, const AggregateStep& step) {
   if (out.materialized) return Internal("aggregate runs on frame rows, not result rows");
@@ -419,9 +445,14 @@ Status RunOutput(ExecContext& ctx, OutputState& out, const AggregateStep& step) 
                             ? frame.Find(c.expr->var.text)
                             : -1;
     CExpr e;
+    const Expr* deferred = nullptr;
     if (counted >= 0) {
       e.kind = CExpr::Kind::kEntity;
       e.slot = counted;
+    } else if (const int key_slot = DeferrableKey(c, frame); key_slot >= 0) {
+      e.kind = CExpr::Kind::kProp;
+      e.slot = key_slot;
+      deferred = c.expr;
     } else {
       OMNIGRAPH_ASSIGN_OR_RETURN(e, ctx.Compile(*c.expr, frame));
     }
@@ -430,6 +461,7 @@ Status RunOutput(ExecContext& ctx, OutputState& out, const AggregateStep& step) 
                                (e.kind == CExpr::Kind::kEntity || e.kind == CExpr::Kind::kId));
     args.funcs.push_back(c.func);
     args.exprs.push_back(std::move(e));
+    args.deferred.push_back(deferred);
   }
   // Only the frame rows still in `out.order` count (a window before the aggregate).
   Frame window_frame;
@@ -448,6 +480,9 @@ Status RunOutput(ExecContext& ctx, OutputState& out, const AggregateStep& step) 
       EmitGroups(step, args.funcs, std::move(*by_value), out);
       return Status::Ok();
     }
+  }
+  for (size_t a = 0; a < args.funcs.size(); ++a) {
+    OMNIGRAPH_RETURN_IF_ERROR(CompileDeferred(ctx, *rows, args, a));
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(EntityGroups groups, GroupByEntities(ctx, *rows, by, args));
   return FinishGroups(ctx, step, *rows, args.funcs, groups, out);
@@ -470,6 +505,7 @@ Status RunAdjacencyCount(ExecContext& ctx, OutputState& out, const AggregateStep
     args.funcs.push_back(c.func);
     args.exprs.emplace_back();
     args.counts_rows.push_back(true);
+    args.deferred.push_back(nullptr);
   }
   if (ctx.options().value_grouping) {
     OMNIGRAPH_ASSIGN_OR_RETURN(std::optional<std::vector<ResultGroup>> by_value,

@@ -49,7 +49,16 @@ struct AggregateArgs {
   std::vector<AggFunc> funcs;
   std::vector<CExpr> exprs;
   std::vector<bool> counts_rows;
+  // Per aggregate: its argument, when its compile is deferred (a min or max of a String node key
+  // whose column is not loaded; decision 254): exprs[a] is then a kProp of its slot without a
+  // column. GroupByValue takes a group's min or max from its first or last row when the rows
+  // ascend (the key is the id, and the ids ascend with the dense index), reading one id per
+  // group instead of every id of the table; any other use compiles it first (CompileDeferred).
+  std::vector<const Expr*> deferred;
 };
+
+// Compiles aggregate `a`'s deferred argument (loading its column), if it has one.
+Status CompileDeferred(ExecContext& ctx, const Frame& frame, AggregateArgs& args, size_t a);
 
 // A group of the result: its group-key values and one partial per aggregate column.
 struct ResultGroup {
@@ -68,7 +77,7 @@ struct ResultGroup {
 // qualify (nothing is charged or counted); storage failures reading a column as reported.
 Result<std::optional<std::vector<ResultGroup>>> GroupByValue(ExecContext& ctx, const Frame& frame,
                                                              const AggregateStep& step, int by_slot,
-                                                             const AggregateArgs& args,
+                                                             AggregateArgs& args,
                                                              std::span<const int64_t> row_counts);
 
 }  // namespace omnigraph::query::exec

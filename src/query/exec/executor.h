@@ -112,6 +112,9 @@ struct ExecStats {
   // Frame rows an aggregate grouped by a property's values column at a time (GroupByValue); for
   // a count from the adjacency, the counted nodes.
   uint64_t value_grouped_rows = 0;
+  // Ids a min or max of a String node key read, a group's first or last row's each, instead of
+  // loading the key's column from every id (decision 254).
+  uint64_t key_ids_read = 0;
   // Membership bitmaps of a node variable's candidates (a bit per row of its type) that a
   // traversal restricted to them made; a point lookup makes none (decision 238).
   uint64_t candidate_bitmaps = 0;

@@ -262,20 +262,27 @@ std::vector<uint32_t> BestRows(const Values& v, const KeyGroups& groups, const G
   return best;
 }
 
+// Values that ascend with the rows, none null: a group's min is at its first row, its max at its
+// last. Each group's row of its min (`min`) or max; every row is counted into its group.
+std::vector<uint32_t> FirstOrLastRows(const KeyGroups& groups, bool min,
+                                      std::vector<Partial>& parts) {
+  std::vector<uint32_t> best = min ? groups.first_row : std::vector<uint32_t>(groups.size());
+  std::vector<int64_t> counts(groups.size());
+  for (size_t r = 0; r < groups.of_row.size(); ++r) {
+    ++counts[groups.of_row[r]];
+    if (!min) best[groups.of_row[r]] = static_cast<uint32_t>(r);
+  }
+  for (size_t g = 0; g < groups.size(); ++g) parts[g].count += counts[g];
+  return best;
+}
+
 // `ascending`: the frame's rows ascend in the dense order of `e`'s slot.
 Status MinMax(AggFunc func, const Values& v, const CExpr& e, const Frame& frame,
               const KeyGroups& groups, bool ascending, std::vector<Partial>& parts) {
   const bool min = func == AggFunc::kMin;
   std::vector<uint32_t> best;
   if (ascending && v.column->ascending && v.null.empty()) {
-    // The values ascend with the rows: a group's min is at its first row, its max at its last.
-    best = min ? groups.first_row : std::vector<uint32_t>(groups.size());
-    std::vector<int64_t> counts(groups.size());
-    for (size_t r = 0; r < groups.of_row.size(); ++r) {
-      ++counts[groups.of_row[r]];
-      if (!min) best[groups.of_row[r]] = static_cast<uint32_t>(r);
-    }
-    for (size_t g = 0; g < groups.size(); ++g) parts[g].count += counts[g];
+    best = FirstOrLastRows(groups, min, parts);
   } else if (IsBytes(v.type)) {
     best = WithFlat(v, [&](auto flat) {
       using Item = typename BytesPrefixReader<flat>::Item;
@@ -356,10 +363,24 @@ void SumFloats(const Values& v, const Get& get, const KeyGroups& groups,
 // argument is not one this path computes (the caller then groups by entities).
 // `ascending`: the `by_slot`'s dense indices ascend strictly; `identity`: they are 0 …
 // frame.rows − 1.
-Result<bool> Aggregate(ExecContext& ctx, const Frame& frame, const AggregateArgs& args, size_t a,
+Result<bool> Aggregate(ExecContext& ctx, const Frame& frame, AggregateArgs& args, size_t a,
                        const KeyGroups& groups, int by_slot, bool ascending, bool identity,
                        std::span<const int64_t> row_counts, std::vector<Partial>& parts) {
   const AggFunc func = args.funcs[a];
+  if (args.deferred[a] != nullptr && ascending && args.exprs[a].slot == by_slot) {
+    // A min or max of a String node key over rows ascending in dense order: the key is the id
+    // and the ids ascend, so only each group's first or last row's id is read (decision 254).
+    const int slot = args.exprs[a].slot;
+    const std::vector<uint32_t> best = FirstOrLastRows(groups, func == AggFunc::kMin, parts);
+    for (size_t g = 0; g < groups.size(); ++g) {
+      OMNIGRAPH_ASSIGN_OR_RETURN(const std::string_view id,
+                                 frame.slots[slot].image->IdAt(frame.cols[slot][best[g]]));
+      parts[g].best = Value::String(std::string(id));
+    }
+    ctx.stats().key_ids_read += groups.size();
+    return true;
+  }
+  OMNIGRAPH_RETURN_IF_ERROR(CompileDeferred(ctx, frame, args, a));
   const CExpr& e = args.exprs[a];
   if (args.counts_rows[a]) {
     // Into a plain array first: a Partial is wide, a count is 8 bytes.
@@ -437,7 +458,7 @@ Result<std::optional<CExpr>> KeyOf(ExecContext& ctx, const Frame& frame, const A
 
 Result<std::optional<std::vector<ResultGroup>>> GroupByValue(ExecContext& ctx, const Frame& frame,
                                                              const AggregateStep& step, int by_slot,
-                                                             const AggregateArgs& args,
+                                                             AggregateArgs& args,
                                                              std::span<const int64_t> row_counts) {
   // Separate keys keep the entity path: no merging, and the top-k reads only its candidates'
   // keys (decision 206).
