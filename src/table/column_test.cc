@@ -1,9 +1,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 
+#include "table/buffer.h"
 #include "table/column.h"
 #include "table/column_builder.h"
 #include "table/stats.h"
@@ -242,6 +244,27 @@ TEST(StatsTest, ListsAndVectorsHaveOnlyNullCounts) {
   ColumnStats stats = ComputeStats(Build(builder));
   EXPECT_EQ(stats.null_count, 1u);
   EXPECT_FALSE(stats.min.has_value());
+}
+
+// A buffer of 2 MiB or more starts on a huge-page boundary (so the kernel can back it with huge
+// pages, as it is advised to), keeps its bytes when it grows, and smaller ones stay 64-byte
+// aligned.
+TEST(BufferTest, ALargeBufferStartsOnAHugePage) {
+  constexpr size_t kHuge = size_t{2} << 20;
+  Buffer small(1000);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(small.data()) % Buffer::kAlignmentBytes, 0u);
+  for (size_t i = 0; i < small.size(); ++i) small.data()[i] = static_cast<uint8_t>(i * 7);
+  small.Reserve(kHuge + 1);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(small.data()) % kHuge, 0u);
+  EXPECT_GE(small.capacity(), kHuge + 1);
+  EXPECT_EQ(small.size(), 1000u);
+  for (size_t i = 0; i < small.size(); ++i) {
+    ASSERT_EQ(small.data()[i], static_cast<uint8_t>(i * 7)) << i;
+  }
+  Buffer large(3 * kHuge);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(large.data()) % kHuge, 0u);
+  std::memset(large.data(), 0xab, large.size());
+  EXPECT_EQ(large.data()[large.size() - 1], 0xab);
 }
 
 }  // namespace

@@ -242,6 +242,42 @@ TEST_F(ValueGroupsTest, ExactGroupsOverATable) {
                        {Value::Int(30), Value::Int(3), Value::String("g")}}));
 }
 
+// The columns a grouping reads whole are read in one id-order scan (decision 256): the key's,
+// the arguments' (an integer key's too, before any id is read) — but a count of the entity and a
+// min of the String key read none.
+TEST_F(ValueGroupsTest, AGroupingReadsItsColumnsInOneScan) {
+  std::vector<NodeRow> rows;
+  for (int i = 0; i < 40; ++i) {
+    rows.push_back(NodeRow{"p" + std::to_string(i),
+                           {Value::String("p" + std::to_string(i)),
+                            Value::Int(i % 7),
+                            Value::Int(i * 1000),
+                            {},
+                            {},
+                            {},
+                            Value::Int(i % 3)}});
+  }
+  AddNodes("Person", rows);
+  const std::string body =
+      "match { $p: Person } return { $p.age, count($p) as n, min($p.name) as first, sum($p.big) "
+      "as s, max($p.units) as u } order { n desc, $p.age } limit 2";
+  uint64_t grouped = 0;
+  cache_ = std::make_unique<query::ExecCache>();
+  Result<query::QueryResult> cold = Run("query q() { " + body + " }");
+  ASSERT_TRUE(cold.ok()) << cold.status().ToString();
+  EXPECT_EQ(cold->stats.column_scans, 1u) << "age, big and units together";
+  EXPECT_EQ(cold->stats.key_ids_read, 7u) << "min($p.name): one id for each of the seven groups";
+  // Warm, nothing is read again; the rows are the entity path's.
+  const Rows warm = Both(body, &grouped);
+  EXPECT_EQ(warm, cold->rows);
+  EXPECT_EQ(grouped, 40u);
+  // Ages 0..6: 0 to 5 have six rows each (i % 7 over 0..39), 6 has five.
+  EXPECT_EQ(warm, (Rows{{Value::Int(0), Value::Int(6), Value::String("p0"), Value::Float(105000),
+                         Value::Int(2)},
+                        {Value::Int(1), Value::Int(6), Value::String("p1"), Value::Float(111000),
+                         Value::Int(2)}}));
+}
+
 // Over a traversal the value path runs for order-free aggregates and leaves float sums to the
 // entity path (whose additions follow the entities' order).
 TEST_F(ValueGroupsTest, TraversalsGroupByTheTargetsValues) {

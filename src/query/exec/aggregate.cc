@@ -415,6 +415,76 @@ int DeferrableKey(const AggregateColumn& column, const Frame& frame) {
   return slot;
 }
 
+// The field of `e` when compiling it would read its slot's column whole from the fragments: a
+// plain property of a bound node or edge, not loaded yet and not a node key the compile reads
+// back from the ids (ExecContext::Compile); -1 otherwise.
+int64_t FragmentColumnOf(const Expr& e, const Frame& frame) {
+  if (e.kind != ExprKind::kProp || e.prop.text.starts_with("@")) return -1;
+  const int slot = frame.Find(e.var.text);
+  if (slot < 0) return -1;
+  const Slot& s = frame.slots[slot];
+  if (s.type == nullptr || s.image == nullptr) return -1;
+  const schema::PropertyDef* prop = s.type->FindProperty(e.prop.text);
+  if (prop == nullptr) return -1;
+  const auto field = static_cast<uint32_t>(prop->id);
+  if (s.image->HasColumn(field)) return -1;
+  if (IsIdKey(*s.type, *prop) &&
+      (prop->type.scalar == schema::ScalarKind::kString || s.image->IdsLoaded())) {
+    return -1;
+  }
+  return field;
+}
+
+// Reads, in one id-order scan per table, the columns the aggregate is about to read whole one by
+// one: its arguments' (but a count of an entity's or a deferred key's) and, when the grouping by
+// value will compile it (GroupByValue's KeyOf), its one group key's. Each scan walks the rows'
+// references in id order once, however many columns it reads (decision 256).
+Status PreloadColumns(ExecContext& ctx, const Frame& frame, const AggregateStep& step,
+                      const std::vector<int>& by) {
+  std::vector<std::pair<const TableImage*, std::vector<uint32_t>>> loads;
+  const auto add = [&](const Expr& e) {
+    const int64_t field = FragmentColumnOf(e, frame);
+    if (field < 0) return;
+    const TableImage* image = frame.slots[frame.Find(e.var.text)].image;
+    auto it =
+        std::find_if(loads.begin(), loads.end(), [&](const auto& l) { return l.first == image; });
+    if (it == loads.end()) it = loads.insert(loads.end(), {image, {}});
+    it->second.push_back(static_cast<uint32_t>(field));
+  };
+  size_t keys = 0;
+  for (const AggregateColumn& c : step.columns) {
+    keys += c.aggregate ? 0 : 1;
+    // An argument that reads every id of its slot (its `@id`, or the entity itself but for a
+    // count) reads them first, so the keys then come from them (FragmentColumnOf).
+    const Expr& e = *c.expr;
+    const bool ids = c.aggregate && ((e.kind == ExprKind::kProp && e.prop.text == "@id") ||
+                                     (e.kind == ExprKind::kVariable && c.func != AggFunc::kCount));
+    const int slot = ids ? frame.Find(e.var.text) : -1;
+    if (slot >= 0 && frame.slots[slot].image != nullptr) {
+      OMNIGRAPH_RETURN_IF_ERROR(frame.slots[slot].image->LoadIds());
+    }
+  }
+  for (const AggregateColumn& c : step.columns) {
+    if (!c.aggregate) {
+      if (ctx.options().value_grouping && !step.keys_separate && keys == 1 && by.size() == 1 &&
+          frame.rows > 0 && c.expr->kind == ExprKind::kProp &&
+          frame.Find(c.expr->var.text) == by[0]) {
+        add(*c.expr);
+      }
+      continue;
+    }
+    if (c.func == AggFunc::kCount && c.expr->kind == ExprKind::kVariable) continue;
+    if (DeferrableKey(c, frame) >= 0) continue;
+    add(*c.expr);
+  }
+  for (const auto& [image, fields] : loads) {
+    if (fields.size() < 2) continue;  // One column is read by its compile.
+    OMNIGRAPH_RETURN_IF_ERROR(image->Preload(fields));
+    ++ctx.stats().column_scans;
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status CompileDeferred(ExecContext& ctx, const Frame& frame, AggregateArgs& args, size_t a) {
@@ -434,6 +504,7 @@ Status RunOutput(ExecContext& ctx, OutputState& out, const AggregateStep& step) 
     if (slot < 0) return Internal("aggregate variable `$" + v + "` is not bound");
     by.push_back(slot);
   }
+  OMNIGRAPH_RETURN_IF_ERROR(PreloadColumns(ctx, frame, step, by));
   // The aggregates' arguments; the group keys are compiled once the groups that need them are
   // known (FinishGroups).
   AggregateArgs args;

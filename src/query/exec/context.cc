@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <unordered_set>
 
 #include "query/exec/column_codec.h"
@@ -21,6 +22,12 @@ int Frame::Find(std::string_view name) const {
     if (slots[i].name == name) return static_cast<int>(i);
   }
   return -1;
+}
+
+std::vector<uint32_t> DenseRange(size_t n) {
+  std::vector<uint32_t> out(n);
+  std::iota(out.begin(), out.end(), uint32_t{0});
+  return out;
 }
 
 void Frame::Gather(const std::vector<uint32_t>& keep) {
@@ -342,12 +349,16 @@ Result<CExpr> ExecContext::Compile(const Expr& e, const Frame& frame) {
       }
       out.kind = CExpr::Kind::kProp;
       const auto field = static_cast<uint32_t>(prop->id);
-      if (IsIdKey(*s.type, *prop) && !s.image->HasColumn(field)) {
-        // The key is read back from the ids (which the image reads whole anyway for its id
-        // order), not decompressed from the fragments and gathered into id order.
+      if (IsIdKey(*s.type, *prop) && !s.image->HasColumn(field) &&
+          (prop->type.scalar == schema::ScalarKind::kString || s.image->IdsLoaded())) {
+        // A String key is read back from the ids (its values are their bytes, gathered into id
+        // order for nothing by a fragment read); an integer key only when every id is in memory
+        // already: decoding every id to parse them costs more than its fragments' column, which
+        // the id order needs only the rows' references for (decisions 223, 256).
         OMNIGRAPH_ASSIGN_OR_RETURN(const bool from_ids, s.image->ColumnOfIds(field));
         (void)from_ids;
       }
+      if (!s.image->HasColumn(field)) ++stats().column_scans;
       OMNIGRAPH_ASSIGN_OR_RETURN(out.column, s.image->Column(field));
       return out;
     }

@@ -59,6 +59,8 @@ class TableImage {
   // this image. For the readers of any row's id in a loop that cannot fail (a per-row
   // expression, an adjacency over every row). An error reading the fragments otherwise.
   Status LoadIds() const;
+  // Whether LoadIds has succeeded (every id is then in memory).
+  bool IdsLoaded() const { return whole_.load(std::memory_order_acquire) != nullptr; }
   // The id at `dense` once LoadIds succeeded; before, a programmer error.
   std::string_view id(uint32_t dense) const {
     const table::IdIndex* whole = whole_.load(std::memory_order_acquire);

@@ -17,8 +17,7 @@ Result<QueryResult> ExecutePlan(const GraphView& view, const Plan& plan,
   exec::Frame frame;
   OMNIGRAPH_RETURN_IF_ERROR(exec::RunScope(ctx, plan.scopes.at(0), frame));
   ctx.stats().rows_matched = frame.rows;
-  exec::OutputState out{frame, std::vector<uint32_t>(frame.rows), false, {}};
-  for (uint32_t r = 0; r < frame.rows; ++r) out.order[r] = r;
+  exec::OutputState out{frame, exec::DenseRange(frame.rows), false, {}};
   for (const OutputStep& step : plan.output) {
     OMNIGRAPH_RETURN_IF_ERROR(
         std::visit([&](const auto& s) { return exec::RunOutput(ctx, out, s); }, step));

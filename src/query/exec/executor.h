@@ -115,6 +115,9 @@ struct ExecStats {
   // Ids a min or max of a String node key read, a group's first or last row's each, instead of
   // loading the key's column from every id (decision 254).
   uint64_t key_ids_read = 0;
+  // Scans of a table in id order that read whole columns into its image (a compile of a property
+  // whose column is not loaded, or an aggregate's columns read together: decision 256).
+  uint64_t column_scans = 0;
   // Membership bitmaps of a node variable's candidates (a bit per row of its type) that a
   // traversal restricted to them made; a point lookup makes none (decision 238).
   uint64_t candidate_bitmaps = 0;

@@ -44,6 +44,9 @@ struct Frame {
   void Gather(const std::vector<uint32_t>& keep);
 };
 
+// The dense indices 0, 1, … n − 1 (every row of a table; a frame's rows in order).
+std::vector<uint32_t> DenseRange(size_t n);
+
 // A compiled expression over a frame: a constant, a property or id of a bound slot, a bound
 // entity itself, the squared L2 distance of a slot's Vector property to `query` (`nearest`; a
 // null query or a null vector gives null), a Boolean form over `args` (`form` is its ExprKind,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <ranges>
 
 #include "query/exec/operators.h"
 #include "query/exec/table_schema.h"
@@ -168,9 +169,7 @@ Result<std::vector<uint32_t>> AccessRows(ExecContext& ctx, const NodeAccess& a,
     case AccessMethod::kAll:
     case AccessMethod::kFilter: break;
   }
-  std::vector<uint32_t> rows(image.size());
-  for (uint32_t i = 0; i < image.size(); ++i) rows[i] = i;
-  return rows;
+  return DenseRange(image.size());
 }
 
 }  // namespace
@@ -219,26 +218,35 @@ Result<Candidates*> ComputeCandidates(ExecContext& ctx, ScopeState& scope, const
 Status BindCrossProduct(ExecContext& ctx, ScopeState& scope, Frame& frame, const std::string& var) {
   OMNIGRAPH_ASSIGN_OR_RETURN(Candidates * c, ComputeCandidates(ctx, scope, var));
   OMNIGRAPH_ASSIGN_OR_RETURN(const TableImage* image, ctx.Image(*c->access->type));
-  if (c->all && c->rows.size() != c->count) {
-    c->rows.resize(c->count);
-    for (uint32_t i = 0; i < c->count; ++i) c->rows[i] = i;
-  }
+  // Every row of the type is 0 … count − 1: made in the column itself (a million-row scan would
+  // otherwise fill a list of them and copy it, twice the fresh pages).
   std::vector<uint32_t> col;
   if (frame.rows == 1) {
     // The first variable bound (or one outer row): each column repeats its one value, with no
     // row map to build.
-    col = c->rows;
+    if (c->all) {
+      col = DenseRange(c->count);
+    } else {
+      col = c->rows;
+    }
     for (std::vector<uint32_t>& other : frame.cols) other.assign(col.size(), other[0]);
     frame.rows = col.size();
   } else {
     std::vector<uint32_t> outer;
-    outer.reserve(frame.rows * c->rows.size());
-    col.reserve(frame.rows * c->rows.size());
-    for (size_t r = 0; r < frame.rows; ++r) {
-      for (uint32_t d : c->rows) {
-        outer.push_back(static_cast<uint32_t>(r));
-        col.push_back(d);
+    outer.reserve(frame.rows * c->count);
+    col.reserve(frame.rows * c->count);
+    const auto cross = [&](const auto& rows) {
+      for (size_t r = 0; r < frame.rows; ++r) {
+        for (uint32_t d : rows) {
+          outer.push_back(static_cast<uint32_t>(r));
+          col.push_back(d);
+        }
       }
+    };
+    if (c->all) {
+      cross(std::ranges::iota_view<uint32_t, uint32_t>(0, static_cast<uint32_t>(c->count)));
+    } else {
+      cross(c->rows);
     }
     frame.Gather(outer);
   }
