@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -276,6 +278,50 @@ TEST_F(ValueGroupsTest, AGroupingReadsItsColumnsInOneScan) {
                          Value::Int(2)},
                         {Value::Int(1), Value::Int(6), Value::String("p1"), Value::Float(111000),
                          Value::Int(2)}}));
+}
+
+// A grouping of more rows than kFusedSplitRows (65,536) adds the two halves of its rows as two
+// tasks (decision 258; this runtime runs them one after the other, a process's pool on two
+// threads) and merges their totals: its rows equal the entity path's and a count and min
+// computed here, nulls in the key and in the argument included.
+TEST_F(ValueGroupsTest, ALargeGroupingSplitOverTwoThreadsEqualsTheEntityPath) {
+  std::mt19937_64 rng(258);
+  constexpr int kPersons = 70000;
+  std::vector<NodeRow> rows;
+  std::map<std::optional<int64_t>, std::pair<int64_t, std::optional<int64_t>>> expected;
+  for (int i = 0; i < kPersons; ++i) {
+    const std::optional<int64_t> age =
+        rng() % 50 == 0 ? std::nullopt : std::optional<int64_t>(static_cast<int64_t>(rng() % 90));
+    const std::optional<int64_t> big =
+        rng() % 10 == 0 ? std::nullopt
+                        : std::optional<int64_t>(static_cast<int64_t>(rng() % 2000000) - 1000000);
+    rows.push_back(
+        NodeRow{"p" + std::to_string(i),
+                {Value::String("p" + std::to_string(i)), age ? Value::Int(*age) : Value::Null(),
+                 big ? Value::Int(*big) : Value::Null()}});
+    auto& [count, lo] = expected[age];
+    ++count;
+    if (big && (!lo || *big < *lo)) lo = big;
+  }
+  AddNodes("Person", rows);
+  uint64_t grouped = 0;
+  const Rows lows = Both(
+      "match { $p: Person } return { $p.age, count($p) as n, min($p.big) as lo } order { $p.age }",
+      &grouped);
+  EXPECT_EQ(grouped, static_cast<uint64_t>(kPersons));
+  ASSERT_EQ(lows.size(), expected.size());
+  // Ascending ages, the null group first (the order's rule for nulls, as std::map's).
+  size_t i = 0;
+  for (const auto& [age, totals] : expected) {
+    EXPECT_EQ(lows[i],
+              (std::vector<Value>{age ? Value::Int(*age) : Value::Null(), Value::Int(totals.first),
+                                  totals.second ? Value::Int(*totals.second) : Value::Null()}))
+        << i;
+    ++i;
+  }
+  // Without an order, the groups come in the order of their first rows; max and count(prop).
+  Both("match { $p: Person } return { $p.age, max($p.big) as hi, count($p.name) as n }", &grouped);
+  EXPECT_EQ(grouped, static_cast<uint64_t>(kPersons));
 }
 
 // Over a traversal the value path runs for order-free aggregates and leaves float sums to the

@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
-#include <numeric>
 #include <unordered_set>
 
 #include "query/exec/column_codec.h"
@@ -24,10 +24,33 @@ int Frame::Find(std::string_view name) const {
   return -1;
 }
 
+namespace {
+
+// Counts up from a value: the iterator a vector is filled from in one pass (random access, so the
+// vector sizes itself once and writes each element once, without zeroing them first).
+struct CountingIterator {
+  using iterator_category = std::random_access_iterator_tag;
+  using value_type = uint32_t;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const uint32_t*;
+  using reference = uint32_t;
+  uint32_t at = 0;
+  uint32_t operator*() const { return at; }
+  CountingIterator& operator++() {
+    ++at;
+    return *this;
+  }
+  CountingIterator operator++(int) { return {at++}; }
+  difference_type operator-(const CountingIterator& o) const {
+    return static_cast<difference_type>(at) - static_cast<difference_type>(o.at);
+  }
+  bool operator==(const CountingIterator& o) const { return at == o.at; }
+};
+
+}  // namespace
+
 std::vector<uint32_t> DenseRange(size_t n) {
-  std::vector<uint32_t> out(n);
-  std::iota(out.begin(), out.end(), uint32_t{0});
-  return out;
+  return std::vector<uint32_t>(CountingIterator{0}, CountingIterator{static_cast<uint32_t>(n)});
 }
 
 void Frame::Gather(const std::vector<uint32_t>& keep) {

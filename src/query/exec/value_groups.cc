@@ -24,8 +24,10 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 
+#include "base/executor.h"
 #include "query/exec/aggregate_parts.h"
 #include "query/exec/column_codec.h"
 
@@ -433,6 +435,231 @@ Result<bool> Aggregate(ExecContext& ctx, const Frame& frame, AggregateArgs& args
   return true;
 }
 
+// The fused path (decision 258). An integral key whose values span few codes over rows that
+// ascend in the `by` slot's dense order, with aggregates that are counts of rows (weighted by
+// `row_counts` when given), counts of a column without nulls and at most one min or max of an
+// integral column (not U64): one pass over the rows adds each row into its key code's totals —
+// no row→group vector, no pass per aggregate — on two threads over the two halves of a large
+// frame, whose totals then merge (first rows and best rows: the first half's on ties, so the
+// result is the one-thread pass's). The groups are then the codes seen, in order of their first
+// row, which is the group order when the rows ascend.
+constexpr size_t kFusedSplitRows = size_t{1} << 16;
+
+struct CodeTotals {
+  explicit CodeTotals(size_t codes)
+      : first(codes, kNoRow),
+        rows(codes, 0),
+        present(codes, 0),
+        best(codes, 0),
+        best_row(codes, kNoRow) {}
+  std::vector<uint32_t> first;     // The code's first row; kNoRow when it has none.
+  std::vector<int64_t> rows;       // Its rows (weighted by row_counts when given).
+  std::vector<int64_t> present;    // Its rows whose min/max argument is not null.
+  std::vector<int64_t> best;       // The argument's best value so far ...
+  std::vector<uint32_t> best_row;  // ... and the first row holding it; kNoRow when none.
+
+  // Adds `o`, the totals of rows after all of these.
+  void Merge(const CodeTotals& o, bool min) {
+    for (size_t c = 0; c < first.size(); ++c) {
+      if (first[c] == kNoRow) first[c] = o.first[c];
+      rows[c] += o.rows[c];
+      present[c] += o.present[c];
+      if (o.best_row[c] != kNoRow &&
+          (best_row[c] == kNoRow || (min ? o.best[c] < best[c] : o.best[c] > best[c]))) {
+        best[c] = o.best[c];
+        best_row[c] = o.best_row[c];
+      }
+    }
+  }
+};
+
+// Rows [begin, end) into `t`: `get_key(r)` is row r's key value (its code is value − lo; a
+// null key's code is `null_code`), `arg` (null when no min/max) the argument read by `get_arg`.
+// The flags say what the loop must look at: key nulls, row weights, argument nulls.
+template <bool kMin, bool kKeyNulls, bool kWeighted, bool kArg, bool kArgNulls, typename Key,
+          typename Arg>
+void AddRows(const Values& key, const Key& get_key, int64_t lo, uint32_t null_code,
+             const Values* arg, const Arg& get_arg, std::span<const int64_t> row_counts,
+             size_t begin, size_t end, CodeTotals& t) {
+  for (size_t r = begin; r < end; ++r) {
+    uint32_t c;
+    if (kKeyNulls && key.IsNull(r)) {
+      c = null_code;
+    } else {
+      c = static_cast<uint32_t>(static_cast<uint64_t>(get_key(r)) - static_cast<uint64_t>(lo));
+    }
+    if (t.first[c] == kNoRow) t.first[c] = static_cast<uint32_t>(r);
+    if constexpr (kWeighted) {
+      t.rows[c] += row_counts[r];
+    } else {
+      ++t.rows[c];
+    }
+    if constexpr (kArg) {
+      if (kArgNulls && arg->IsNull(r)) continue;
+      ++t.present[c];
+      const int64_t x = get_arg(r);
+      if (t.best_row[c] == kNoRow || (kMin ? x < t.best[c] : x > t.best[c])) {
+        t.best[c] = x;
+        t.best_row[c] = static_cast<uint32_t>(r);
+      }
+    }
+  }
+}
+
+// fn(std::bool_constant<b>{}): a flag chosen at run time.
+template <typename Fn>
+void WithFlag(bool b, Fn&& fn) {
+  if (b) {
+    fn(std::true_type{});
+  } else {
+    fn(std::false_type{});
+  }
+}
+
+// The smallest and largest non-null values of rows [begin, end) of an integral column.
+template <typename Get>
+std::pair<int64_t, int64_t> Span(const Values& v, const Get& get, size_t begin, size_t end) {
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (size_t r = begin; r < end; ++r) {
+    if (v.IsNull(r)) continue;
+    lo = std::min(lo, get(r));
+    hi = std::max(hi, get(r));
+  }
+  return {lo, hi};
+}
+
+// fn(0) and fn(1) as tasks of `threads` (the halves of a large frame), or fn(0) alone.
+template <typename Fn>
+void ForHalves(size_t halves, Executor& threads, const Fn& fn) {
+  if (halves == 1) {
+    fn(0);
+    return;
+  }
+  TaskGroup group(threads);
+  group.Add([&] {
+    fn(1);
+    return Status::Ok();
+  });
+  fn(0);
+  // The tasks cannot fail.
+  (void)group.Wait();
+}
+
+// The fused pass over every row: the key's span (GroupIntegral's rule: too wide, and nullopt),
+// then each row into totals. A frame of kFusedSplitRows rows or more is always split into the
+// same two halves, each a task of `threads` (so on two threads when it has them), whose totals
+// merge in order: the division of work is fixed, and the result the one-thread pass's.
+std::optional<CodeTotals> AddAllRows(const Values& key, const Values* arg, bool min,
+                                     std::span<const int64_t> row_counts, size_t rows,
+                                     Executor& threads) {
+  const size_t halves = rows < kFusedSplitRows ? 1 : 2;
+  const auto begin = [&](size_t h) { return h == 0 ? size_t{0} : rows / 2; };
+  const auto end = [&](size_t h) { return halves == 1 || h == 1 ? rows : rows / 2; };
+  std::pair<int64_t, int64_t> spans[2] = {{INT64_MAX, INT64_MIN}, {INT64_MAX, INT64_MIN}};
+  ForHalves(halves, threads, [&](size_t h) {
+    spans[h] = WithIntegral(key, [&](const auto& get) { return Span(key, get, begin(h), end(h)); });
+  });
+  const int64_t lo = std::min(spans[0].first, spans[1].first);
+  const int64_t hi = std::max(spans[0].second, spans[1].second);
+  const uint64_t span = lo > hi ? 0 : static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+  if (span >= std::max<uint64_t>(kDenseSpanMin, rows)) return std::nullopt;
+  const auto null_code = lo > hi ? uint32_t{0} : static_cast<uint32_t>(span + 1);
+  std::vector<CodeTotals> totals(halves, CodeTotals(null_code + 1));
+  ForHalves(halves, threads, [&](size_t h) {
+    WithIntegral(key, [&](const auto& get_key) {
+      const auto add = [&](const auto& get_arg) {
+        WithFlag(min, [&](auto m) {
+          WithFlag(!key.null.empty(), [&](auto key_nulls) {
+            WithFlag(!row_counts.empty(), [&](auto weighted) {
+              WithFlag(arg != nullptr && !arg->null.empty(), [&](auto arg_nulls) {
+                constexpr bool kArg = !std::is_same_v<std::decay_t<decltype(get_arg)>, int>;
+                AddRows<m, key_nulls, weighted, kArg, arg_nulls>(key, get_key, lo, null_code, arg,
+                                                                 get_arg, row_counts, begin(h),
+                                                                 end(h), totals[h]);
+              });
+            });
+          });
+        });
+      };
+      if (arg == nullptr) {
+        add(0);
+      } else {
+        WithIntegral(*arg, add);
+      }
+    });
+  });
+  if (halves == 2) totals[0].Merge(totals[1], min);
+  return std::move(totals[0]);
+}
+
+// The groups by the fused path, or nullopt when the key or an aggregate does not qualify
+// (nothing is read or charged then).
+Result<std::optional<std::vector<ResultGroup>>> FusedGroups(ExecContext& ctx, const Frame& frame,
+                                                            const CExpr& key, const Values& values,
+                                                            AggregateArgs& args, bool identity,
+                                                            int by_slot,
+                                                            std::span<const int64_t> row_counts) {
+  using Groups = std::optional<std::vector<ResultGroup>>;
+  if (!IsIntegral(values.type)) return Groups();
+  int arg_index = -1;
+  for (size_t a = 0; a < args.funcs.size(); ++a) {
+    if (args.deferred[a] != nullptr) return Groups();
+    if (args.counts_rows[a]) continue;
+    const CExpr& e = args.exprs[a];
+    if (!row_counts.empty() || e.kind != CExpr::Kind::kProp || e.column == nullptr ||
+        e.column->chunks.empty()) {
+      return Groups();
+    }
+    const TypeId type = e.column->chunks[0].type().id;
+    bool nulls = false;
+    for (const table::Column& c : e.column->chunks) nulls = nulls || c.null_count() > 0;
+    if (args.funcs[a] == AggFunc::kCount && !nulls) continue;
+    const bool min_max = args.funcs[a] == AggFunc::kMin || args.funcs[a] == AggFunc::kMax;
+    if (!min_max || !IsIntegral(type) || type == TypeId::kU64) return Groups();
+    if (arg_index >= 0) return Groups();
+    arg_index = static_cast<int>(a);
+  }
+  std::optional<Values> arg;
+  bool min = true;
+  if (arg_index >= 0) {
+    const CExpr& e = args.exprs[arg_index];
+    arg = Read(frame, e.slot, *e.column, identity && e.slot == by_slot);
+    min = args.funcs[arg_index] == AggFunc::kMin;
+  }
+  OMNIGRAPH_ASSIGN_OR_RETURN(Executor * threads, ctx.Threads(*frame.slots[by_slot].type));
+  const std::optional<CodeTotals> all =
+      AddAllRows(values, arg ? &*arg : nullptr, min, row_counts, frame.rows, *threads);
+  if (!all) return Groups();
+  const CodeTotals& totals = *all;
+  const size_t codes = totals.first.size();
+  const size_t null_code = codes - 1;
+  std::vector<uint32_t> seen;
+  for (uint32_t c = 0; c < codes; ++c) {
+    if (totals.first[c] != kNoRow) seen.push_back(c);
+  }
+  std::sort(seen.begin(), seen.end(),
+            [&](uint32_t x, uint32_t y) { return totals.first[x] < totals.first[y]; });
+  std::vector<ResultGroup> out;
+  out.reserve(seen.size());
+  for (uint32_t c : seen) {
+    ResultGroup& group = out.emplace_back();
+    group.keys.push_back(c == null_code ? Value::Null() : ctx.Eval(key, frame, totals.first[c]));
+    for (size_t a = 0; a < args.funcs.size(); ++a) {
+      Partial& p = group.partials.emplace_back();
+      if (static_cast<int>(a) != arg_index) {
+        p.count = totals.rows[c];
+        continue;
+      }
+      p.count = totals.present[c];
+      if (totals.best_row[c] == kNoRow) continue;
+      const CExpr& e = args.exprs[a];
+      const uint32_t dense = frame.cols[e.slot][totals.best_row[c]];
+      p.best = ValueAt(e.column->chunk(dense), TableImage::ChunkedColumn::row(dense));
+    }
+  }
+  return Groups(std::move(out));
+}
+
 // The key expression of `step` when it qualifies: its one group key, a plain property of the
 // `by` slot, compiled (which loads its column); nullopt otherwise.
 Result<std::optional<CExpr>> KeyOf(ExecContext& ctx, const Frame& frame, const AggregateStep& step,
@@ -474,6 +701,14 @@ Result<std::optional<std::vector<ResultGroup>>> GroupByValue(ExecContext& ctx, c
   const bool identity = ascending && by[0] == 0 && by[frame.rows - 1] == frame.rows - 1;
   const Values values = Read(frame, by_slot, *key->column, identity);
   if (!IsIntegral(values.type) && !IsBytes(values.type)) return Groups();
+  if (ascending) {
+    OMNIGRAPH_ASSIGN_OR_RETURN(
+        Groups fused, FusedGroups(ctx, frame, *key, values, args, identity, by_slot, row_counts));
+    if (fused) {
+      ctx.stats().value_grouped_rows += frame.rows;
+      return fused;
+    }
+  }
   // Strings and Blobs by a hash of their bytes.
   const KeyGroups groups = IsBytes(values.type)
                                ? GroupByHash(values, frame.rows, BytesReader{&values})
