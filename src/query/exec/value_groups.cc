@@ -24,6 +24,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <unordered_map>
 
@@ -95,6 +96,13 @@ class FixedReader {
   explicit FixedReader(const Values& v) : dense_(v.dense) {
     for (const table::Column& c : v.column->chunks) base_.push_back(c.values<T>().data());
     first_ = base_.empty() ? nullptr : base_[0];
+  }
+  // A flat reader's values as stored, row r at index r (when they read as themselves: signed, or
+  // U32 into int64).
+  const T* flat_values() const
+      requires(Flat&& std::is_integral_v<T>&& std::is_same_v<Out, int64_t> &&
+               (std::is_signed_v<T> || sizeof(T) < 8)) {
+    return first_;
   }
   Out operator()(size_t r) const {
     if constexpr (Flat) return static_cast<Out>(first_[r]);
@@ -458,17 +466,15 @@ struct CodeTotals {
   std::vector<int64_t> best;       // The argument's best value so far ...
   std::vector<uint32_t> best_row;  // ... and the first row holding it; kNoRow when none.
 
-  // Adds `o`, the totals of rows after all of these.
-  void Merge(const CodeTotals& o, bool min) {
-    for (size_t c = 0; c < first.size(); ++c) {
-      if (first[c] == kNoRow) first[c] = o.first[c];
-      rows[c] += o.rows[c];
-      present[c] += o.present[c];
-      if (o.best_row[c] != kNoRow &&
-          (best_row[c] == kNoRow || (min ? o.best[c] < best[c] : o.best[c] > best[c]))) {
-        best[c] = o.best[c];
-        best_row[c] = o.best_row[c];
-      }
+  // Adds code `from` of `o` (totals of rows after all of these) into code `to`.
+  void Merge(uint32_t to, const CodeTotals& o, uint32_t from, bool min) {
+    if (first[to] == kNoRow) first[to] = o.first[from];
+    rows[to] += o.rows[from];
+    present[to] += o.present[from];
+    if (o.best_row[from] != kNoRow &&
+        (best_row[to] == kNoRow || (min ? o.best[from] < best[to] : o.best[from] > best[to]))) {
+      best[to] = o.best[from];
+      best_row[to] = o.best_row[from];
     }
   }
 };
@@ -516,9 +522,34 @@ void WithFlag(bool b, Fn&& fn) {
   }
 }
 
+// The smallest and largest of `n` values (INT64_MAX, INT64_MIN when none), in the widest vectors
+// the processor has: the key's span is a pass of its own over a million rows.
+template <typename T>
+std::pair<int64_t, int64_t> ValuesSpan(const T* v, size_t n) {
+  T lo = std::numeric_limits<T>::max(), hi = std::numeric_limits<T>::min();
+  for (size_t i = 0; i < n; ++i) {
+    lo = std::min(lo, v[i]);
+    hi = std::max(hi, v[i]);
+  }
+  if (n == 0) return {INT64_MAX, INT64_MIN};
+  return {static_cast<int64_t>(lo), static_cast<int64_t>(hi)};
+}
+template <typename T>
+__attribute__((target("avx2"))) std::pair<int64_t, int64_t> ValuesSpanAvx2(const T* v, size_t n) {
+  return ValuesSpan(v, n);
+}
+template <typename T>
+std::pair<int64_t, int64_t> FastValuesSpan(const T* v, size_t n) {
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  return avx2 ? ValuesSpanAvx2(v, n) : ValuesSpan(v, n);
+}
+
 // The smallest and largest non-null values of rows [begin, end) of an integral column.
 template <typename Get>
 std::pair<int64_t, int64_t> Span(const Values& v, const Get& get, size_t begin, size_t end) {
+  if constexpr (requires { get.flat_values(); }) {
+    if (v.null.empty()) return FastValuesSpan(get.flat_values() + begin, end - begin);
+  }
   int64_t lo = INT64_MAX, hi = INT64_MIN;
   for (size_t r = begin; r < end; ++r) {
     if (v.IsNull(r)) continue;
@@ -545,37 +576,52 @@ void ForHalves(size_t halves, Executor& threads, const Fn& fn) {
   (void)group.Wait();
 }
 
-// The fused pass over every row: the key's span (GroupIntegral's rule: too wide, and nullopt),
-// then each row into totals. A frame of kFusedSplitRows rows or more is always split into the
-// same two halves, each a task of `threads` (so on two threads when it has them), whose totals
-// merge in order: the division of work is fixed, and the result the one-thread pass's.
+// A key span [lo, hi] (lo > hi: no non-null value) is dense when it has fewer codes than
+// max(kDenseSpanMin, rows) (GroupIntegral's rule); its null code is the one after its values'.
+bool DenseSpan(int64_t lo, int64_t hi, size_t rows) {
+  const uint64_t span = lo > hi ? 0 : static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+  return span < std::max<uint64_t>(kDenseSpanMin, rows);
+}
+uint32_t NullCode(int64_t lo, int64_t hi) {
+  return lo > hi ? 0
+                 : static_cast<uint32_t>(static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) + 1);
+}
+
+// One half's pass: its own span, and its rows into totals coded from its own smallest value.
+struct HalfTotals {
+  int64_t lo = INT64_MAX;
+  int64_t hi = INT64_MIN;
+  std::optional<CodeTotals> totals;  // None when its span is too wide.
+};
+
+// The fused pass over every row, or nullopt when the key's span is too wide (GroupIntegral's
+// rule). A frame of kFusedSplitRows rows or more is always split into the same two halves, each
+// one task of `threads` (on two threads when it has them) that takes its own span and adds its
+// rows; the halves' totals then merge by value, the first half's winning ties: the division of
+// work is fixed and the result is the one-thread pass's.
 std::optional<CodeTotals> AddAllRows(const Values& key, const Values* arg, bool min,
                                      std::span<const int64_t> row_counts, size_t rows,
                                      Executor& threads) {
   const size_t halves = rows < kFusedSplitRows ? 1 : 2;
-  const auto begin = [&](size_t h) { return h == 0 ? size_t{0} : rows / 2; };
-  const auto end = [&](size_t h) { return halves == 1 || h == 1 ? rows : rows / 2; };
-  std::pair<int64_t, int64_t> spans[2] = {{INT64_MAX, INT64_MIN}, {INT64_MAX, INT64_MIN}};
+  HalfTotals half[2];
   ForHalves(halves, threads, [&](size_t h) {
-    spans[h] = WithIntegral(key, [&](const auto& get) { return Span(key, get, begin(h), end(h)); });
-  });
-  const int64_t lo = std::min(spans[0].first, spans[1].first);
-  const int64_t hi = std::max(spans[0].second, spans[1].second);
-  const uint64_t span = lo > hi ? 0 : static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
-  if (span >= std::max<uint64_t>(kDenseSpanMin, rows)) return std::nullopt;
-  const auto null_code = lo > hi ? uint32_t{0} : static_cast<uint32_t>(span + 1);
-  std::vector<CodeTotals> totals(halves, CodeTotals(null_code + 1));
-  ForHalves(halves, threads, [&](size_t h) {
+    const size_t begin = h == 0 ? 0 : rows / 2;
+    const size_t end = halves == 1 || h == 1 ? rows : rows / 2;
+    HalfTotals& out = half[h];
     WithIntegral(key, [&](const auto& get_key) {
+      std::tie(out.lo, out.hi) = Span(key, get_key, begin, end);
+      if (!DenseSpan(out.lo, out.hi, rows)) return;
+      const uint32_t null_code = NullCode(out.lo, out.hi);
+      out.totals.emplace(null_code + 1);
       const auto add = [&](const auto& get_arg) {
         WithFlag(min, [&](auto m) {
           WithFlag(!key.null.empty(), [&](auto key_nulls) {
             WithFlag(!row_counts.empty(), [&](auto weighted) {
               WithFlag(arg != nullptr && !arg->null.empty(), [&](auto arg_nulls) {
                 constexpr bool kArg = !std::is_same_v<std::decay_t<decltype(get_arg)>, int>;
-                AddRows<m, key_nulls, weighted, kArg, arg_nulls>(key, get_key, lo, null_code, arg,
-                                                                 get_arg, row_counts, begin(h),
-                                                                 end(h), totals[h]);
+                AddRows<m, key_nulls, weighted, kArg, arg_nulls>(key, get_key, out.lo, null_code,
+                                                                 arg, get_arg, row_counts, begin,
+                                                                 end, *out.totals);
               });
             });
           });
@@ -588,8 +634,23 @@ std::optional<CodeTotals> AddAllRows(const Values& key, const Values* arg, bool 
       }
     });
   });
-  if (halves == 2) totals[0].Merge(totals[1], min);
-  return std::move(totals[0]);
+  if (halves == 1) return std::move(half[0].totals);
+  const int64_t lo = std::min(half[0].lo, half[1].lo);
+  const int64_t hi = std::max(half[0].hi, half[1].hi);
+  if (!half[0].totals || !half[1].totals || !DenseSpan(lo, hi, rows)) return std::nullopt;
+  const uint32_t null_code = NullCode(lo, hi);
+  CodeTotals all(null_code + 1);
+  for (const HalfTotals& h : half) {
+    const uint32_t own_null = NullCode(h.lo, h.hi);
+    for (uint32_t c = 0; c <= own_null; ++c) {
+      const uint32_t to =
+          c == own_null
+              ? null_code
+              : static_cast<uint32_t>(static_cast<uint64_t>(h.lo) + c - static_cast<uint64_t>(lo));
+      all.Merge(to, *h.totals, c, min);
+    }
+  }
+  return all;
 }
 
 // The groups by the fused path, or nullopt when the key or an aggregate does not qualify
