@@ -480,9 +480,12 @@ struct CodeTotals {
 };
 
 // Rows [begin, end) into `t`: `get_key(r)` is row r's key value (its code is value − lo; a
-// null key's code is `null_code`), `arg` (null when no min/max) the argument read by `get_arg`.
-// The flags say what the loop must look at: key nulls, row weights, argument nulls.
-template <bool kMin, bool kKeyNulls, bool kWeighted, bool kArg, bool kArgNulls, typename Key,
+// null key's code is `null_code`), `arg` (when kArg) the argument read by `get_arg`, whose best
+// is its smallest (kMin) or largest; kKeyNulls and kArgNulls say whether either has nulls (as
+// branches in the loop they cost a third of it). Every flag doubles the code made for each pair
+// of column readers, so an argument is taken only read flat beside a key read flat, each of the
+// three stored types that read as themselves (FusedGroups).
+template <bool kWeighted, bool kArg, bool kMin, bool kKeyNulls, bool kArgNulls, typename Key,
           typename Arg>
 void AddRows(const Values& key, const Key& get_key, int64_t lo, uint32_t null_code,
              const Values* arg, const Arg& get_arg, std::span<const int64_t> row_counts,
@@ -509,16 +512,6 @@ void AddRows(const Values& key, const Key& get_key, int64_t lo, uint32_t null_co
         t.best_row[c] = static_cast<uint32_t>(r);
       }
     }
-  }
-}
-
-// fn(std::bool_constant<b>{}): a flag chosen at run time.
-template <typename Fn>
-void WithFlag(bool b, Fn&& fn) {
-  if (b) {
-    fn(std::true_type{});
-  } else {
-    fn(std::false_type{});
   }
 }
 
@@ -613,24 +606,40 @@ std::optional<CodeTotals> AddAllRows(const Values& key, const Values* arg, bool 
       if (!DenseSpan(out.lo, out.hi, rows)) return;
       const uint32_t null_code = NullCode(out.lo, out.hi);
       out.totals.emplace(null_code + 1);
-      const auto add = [&](const auto& get_arg) {
-        WithFlag(min, [&](auto m) {
-          WithFlag(!key.null.empty(), [&](auto key_nulls) {
-            WithFlag(!row_counts.empty(), [&](auto weighted) {
-              WithFlag(arg != nullptr && !arg->null.empty(), [&](auto arg_nulls) {
-                constexpr bool kArg = !std::is_same_v<std::decay_t<decltype(get_arg)>, int>;
-                AddRows<m, key_nulls, weighted, kArg, arg_nulls>(key, get_key, out.lo, null_code,
-                                                                 arg, get_arg, row_counts, begin,
-                                                                 end, *out.totals);
-              });
-            });
-          });
-        });
+      const auto rows_into = [&](auto weighted, auto has_arg, auto min_flag, const auto& get_arg) {
+        const auto run = [&](auto key_nulls, auto arg_nulls) {
+          AddRows<weighted, has_arg, min_flag, key_nulls, arg_nulls>(
+              key, get_key, out.lo, null_code, arg, get_arg, row_counts, begin, end, *out.totals);
+        };
+        const bool key_nulls = !key.null.empty();
+        const bool arg_nulls = has_arg && !arg->null.empty();
+        if (key_nulls) {
+          arg_nulls ? run(std::true_type{}, std::true_type{})
+                    : run(std::true_type{}, std::false_type{});
+        } else {
+          arg_nulls ? run(std::false_type{}, std::true_type{})
+                    : run(std::false_type{}, std::false_type{});
+        }
       };
-      if (arg == nullptr) {
-        add(0);
+      if (arg != nullptr) {
+        if constexpr (requires { get_key.flat_values(); }) {
+          WithIntegral(*arg, [&](const auto& get_arg) {
+            if constexpr (requires { get_arg.flat_values(); }) {
+              if (min) {
+                rows_into(std::false_type{}, std::true_type{}, std::true_type{}, get_arg);
+              } else {
+                rows_into(std::false_type{}, std::true_type{}, std::false_type{}, get_arg);
+              }
+            }
+          });
+        }
+        return;
+      }
+      const auto none = [](size_t) { return int64_t{0}; };
+      if (row_counts.empty()) {
+        rows_into(std::false_type{}, std::false_type{}, std::true_type{}, none);
       } else {
-        WithIntegral(*arg, add);
+        rows_into(std::true_type{}, std::false_type{}, std::true_type{}, none);
       }
     });
   });
@@ -678,6 +687,10 @@ Result<std::optional<std::vector<ResultGroup>>> FusedGroups(ExecContext& ctx, co
     const bool min_max = args.funcs[a] == AggFunc::kMin || args.funcs[a] == AggFunc::kMax;
     if (!min_max || !IsIntegral(type) || type == TypeId::kU64) return Groups();
     if (arg_index >= 0) return Groups();
+    // An argument only beside a key read flat as its stored values (AddRows's instances).
+    const bool flat_key =
+        values.flat && values.type != TypeId::kBool && values.type != TypeId::kU64;
+    if (!flat_key) return Groups();
     arg_index = static_cast<int>(a);
   }
   std::optional<Values> arg;
@@ -686,6 +699,7 @@ Result<std::optional<std::vector<ResultGroup>>> FusedGroups(ExecContext& ctx, co
     const CExpr& e = args.exprs[arg_index];
     arg = Read(frame, e.slot, *e.column, identity && e.slot == by_slot);
     min = args.funcs[arg_index] == AggFunc::kMin;
+    if (!arg->flat || arg->type == TypeId::kBool || arg->type == TypeId::kU64) return Groups();
   }
   OMNIGRAPH_ASSIGN_OR_RETURN(Executor * threads, ctx.Threads(*frame.slots[by_slot].type));
   const std::optional<CodeTotals> all =
