@@ -31,9 +31,10 @@ class ReadGraphTest : public testing::Test {
 
  protected:
   // A new graph of `schema`, replacing any earlier one (a randomized test starts each round
-  // afresh).
-  void Reset(std::string_view schema) {
+  // afresh); its runtime runs tasks inline, or on `threads` when given.
+  void Reset(std::string_view schema, std::shared_ptr<Executor> threads = nullptr) {
     storage::Runtime rt = storage::Runtime::ForTest(std::make_shared<storage::MemoryStore>(), 1);
+    if (threads != nullptr) rt.executor = std::move(threads);
     Result<std::unique_ptr<Graph>> g = Graph::Init(rt, schema);
     ASSERT_TRUE(g.ok()) << g.status().ToString();
     graph_ = std::move(*g);

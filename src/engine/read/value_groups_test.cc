@@ -281,10 +281,11 @@ TEST_F(ValueGroupsTest, AGroupingReadsItsColumnsInOneScan) {
 }
 
 // A grouping of more rows than kFusedSplitRows (65,536) adds the two halves of its rows as two
-// tasks (decision 258; this runtime runs them one after the other, a process's pool on two
-// threads) and merges their totals: its rows equal the entity path's and a count and min
-// computed here, nulls in the key and in the argument included.
+// tasks (decision 258; here on a pool of two threads, as in a process) and merges their
+// totals: its rows equal the entity path's and a count and min computed here, nulls in the key
+// and in the argument included.
 TEST_F(ValueGroupsTest, ALargeGroupingSplitOverTwoThreadsEqualsTheEntityPath) {
+  Reset(kSchema, std::make_shared<ThreadPool>(2));
   std::mt19937_64 rng(258);
   constexpr int kPersons = 70000;
   std::vector<NodeRow> rows;
