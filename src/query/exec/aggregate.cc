@@ -427,11 +427,7 @@ int64_t FragmentColumnOf(const Expr& e, const Frame& frame) {
   const schema::PropertyDef* prop = s.type->FindProperty(e.prop.text);
   if (prop == nullptr) return -1;
   const auto field = static_cast<uint32_t>(prop->id);
-  if (s.image->HasColumn(field)) return -1;
-  if (IsIdKey(*s.type, *prop) &&
-      (prop->type.scalar == schema::ScalarKind::kString || s.image->IdsLoaded())) {
-    return -1;
-  }
+  if (s.image->HasColumn(field) || KeyReadFromIds(s, *prop)) return -1;
   return field;
 }
 

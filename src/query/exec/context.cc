@@ -136,6 +136,11 @@ ScopeState::ScopeState(const ScopePlan& scope) : plan(scope) {
   for (const NodeAccess& a : scope.access) vars[a.var].access = &a;
 }
 
+bool KeyReadFromIds(const Slot& s, const schema::PropertyDef& prop) {
+  return IsIdKey(*s.type, prop) && !s.image->HasColumn(static_cast<uint32_t>(prop.id)) &&
+         (prop.type.scalar == schema::ScalarKind::kString || s.image->IdsLoaded());
+}
+
 Result<const TableImage*> ExecContext::Image(const TypeDef& type) {
   auto it = images_.find(&type);
   if (it != images_.end()) return it->second.get();
@@ -372,8 +377,7 @@ Result<CExpr> ExecContext::Compile(const Expr& e, const Frame& frame) {
       }
       out.kind = CExpr::Kind::kProp;
       const auto field = static_cast<uint32_t>(prop->id);
-      if (IsIdKey(*s.type, *prop) && !s.image->HasColumn(field) &&
-          (prop->type.scalar == schema::ScalarKind::kString || s.image->IdsLoaded())) {
+      if (KeyReadFromIds(s, *prop)) {
         // A String key is read back from the ids (its values are their bytes, gathered into id
         // order for nothing by a fragment read); an integer key only when every id is in memory
         // already: decoding every id to parse them costs more than its fragments' column, which

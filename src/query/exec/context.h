@@ -49,6 +49,11 @@ struct ScopeState {
 // key is read back from the id instead of from the fragments.
 bool IsIdKey(const schema::TypeDef& type, const schema::PropertyDef& prop);
 
+// Whether compiling `prop` of the node bound in `s` reads its column back from the ids rather
+// than from the fragments: an id key (IsIdKey) whose column is not loaded yet, and a String one or
+// one whose every id is in memory already (decisions 223, 256).
+bool KeyReadFromIds(const Slot& s, const schema::PropertyDef& prop);
+
 class ExecContext {
  public:
   ExecContext(const GraphView& view, const Plan& plan, std::span<const schema::Value> params,
