@@ -1,8 +1,8 @@
 // Fuzz harness: an id index payload (derived kind ids) against its manifest
-// (docs/design/fuzzing.md). A blocked or prefixed payload (revision 2 or 3) is decoded twice: as
-// given, and with its checksums recomputed over the mutated bytes (ResealBlockedIds), since its
-// open checks only the checksums and the directory and a mutation would otherwise never reach a
-// block's entries.
+// (docs/design/fuzzing.md). A blocked, prefixed or stepped payload (revision 2, 3 or 4) is
+// decoded twice: as given, and with its checksums recomputed over the mutated bytes
+// (ResealBlockedIds), since its open checks only the checksums and the directory and a mutation
+// would otherwise never reach a block's entries.
 // Every index that opens is then asked point calls and made whole; each may refuse only with
 // Corruption naming the object (decision 215).
 #include "table/id_index.h"
@@ -51,7 +51,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   constexpr size_t kRevisionAt = 20;
   const uint32_t revision =
       payload.size() >= kRevisionAt + 4 ? table::LoadLe<uint32_t>(payload, kRevisionAt) : 0;
-  if (revision == table::kIdsRevisionBlocked || revision == table::kIdsRevisionPrefixed) {
+  if (revision == table::kIdsRevisionBlocked || revision == table::kIdsRevisionPrefixed ||
+      revision == table::kIdsRevisionStepped) {
     DecodeAndExercise(*m, table::ResealBlockedIds(payload));
   }
   return 0;

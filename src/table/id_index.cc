@@ -69,7 +69,8 @@ std::string IdIndex::Encode(uint32_t fragment_count) const {
   const uint64_t flat_bytes =
       kPreambleBytes + n * sizeof(RowRef) + Padded8(n * sizeof(uint32_t)) + blob_.size();
   // The prefixed revision, which a reader can answer a lookup from without decoding or hashing
-  // every id (decisions 211, 234), when it is the smaller.
+  // every id (decisions 211, 234), with runs of minted ULIDs stepped (decision 260), when it is
+  // the smaller.
   std::string blocked = EncodePrefixedIds(blob_, ends_, refs_, fragment_count);
   if (!blocked.empty() && blocked.size() < flat_bytes) return blocked;
   return EncodeRevision(fragment_count, kIdsRevisionFlat);
@@ -80,8 +81,8 @@ std::string IdIndex::EncodeRevision(uint32_t fragment_count, uint32_t revision) 
   if (blocked_) NotWhole("EncodeRevision");
   if (revision == kIdsRevisionCompact) return EncodeCompactIds(blob_, ends_, refs_, fragment_count);
   if (revision == kIdsRevisionBlocked) return EncodeBlockedIds(blob_, ends_, refs_, fragment_count);
-  if (revision == kIdsRevisionPrefixed) {
-    return EncodePrefixedIds(blob_, ends_, refs_, fragment_count);
+  if (revision == kIdsRevisionPrefixed || revision == kIdsRevisionStepped) {
+    return EncodePrefixedIds(blob_, ends_, refs_, fragment_count, revision);
   }
   OMNIGRAPH_CHECK(revision == kIdsRevisionFlat);
   const uint64_t n = refs_.size();
@@ -114,7 +115,8 @@ Result<IdIndex> IdIndex::Decode(const storage::SharedBytes& bytes, const TableMa
                                 ? kIdsRevisionFlat
                                 : LoadLe<uint32_t>(bytes.view(), kRevisionAt);
   if (revision == kIdsRevisionFlat) return DecodeFlat(bytes, manifest, name);
-  if (revision == kIdsRevisionBlocked || revision == kIdsRevisionPrefixed) {
+  if (revision == kIdsRevisionBlocked || revision == kIdsRevisionPrefixed ||
+      revision == kIdsRevisionStepped) {
     IdIndex index;
     OMNIGRAPH_ASSIGN_OR_RETURN(index.blocked_, BlockedIds::Open(bytes, manifest, name));
     return index;

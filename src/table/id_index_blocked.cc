@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "base/hash.h"
+#include "base/ids.h"
 #include "table/derived.h"
 #include "table/le_bytes.h"
 
@@ -85,10 +86,13 @@ std::string EncodeBlockedIds(std::string_view blob, std::span<const uint32_t> en
 
 std::string EncodePrefixedIds(std::string_view blob, std::span<const uint32_t> ends,
                               std::span<const RowRef> refs, uint32_t fragment_count,
-                              uint64_t block_ids) {
+                              uint32_t revision, uint64_t block_ids) {
+  OMNIGRAPH_CHECK(revision == kIdsRevisionPrefixed || revision == kIdsRevisionStepped);
+  const bool stepped = revision == kIdsRevisionStepped;
   const uint64_t n = refs.size();
   const uint64_t m = Blocks(n, block_ids);
   std::string sums, block_ends, head_ends, heads, data;
+  std::string next;  // The ULID one greater than the id before, when that one is a ULID.
   for (uint64_t k = 0; k < m; ++k) {
     const uint64_t first = k * block_ids;
     const uint64_t last = std::min(n, first + block_ids);
@@ -96,16 +100,33 @@ std::string EncodePrefixedIds(std::string_view blob, std::span<const uint32_t> e
     // The head is in the prefix; the block front-codes the ids after it.
     std::string_view prev = IdOf(blob, ends, first);
     heads.append(prev);
+    // Revision 4: an odd entry 2(r − 1) + 1 stands for r ids, each the ULID one greater than the
+    // id before it; an even one 2·shared starts a front-coded id.
+    uint64_t run = 0;
+    const auto end_run = [&] {
+      if (run > 0) PutVarint(data, 2 * (run - 1) + 1);
+      run = 0;
+    };
     for (uint64_t i = first + 1; i < last; ++i) {
       const std::string_view id = IdOf(blob, ends, i);
+      if (stepped) {
+        next.assign(prev);
+        if (Ulid::StepText(next) && next == id) {
+          ++run;
+          prev = id;
+          continue;
+        }
+        end_run();
+      }
       const size_t limit = std::min(prev.size(), id.size());
       size_t shared = 0;
       while (shared < limit && prev[shared] == id[shared]) ++shared;
-      PutVarint(data, shared);
+      PutVarint(data, stepped ? 2 * shared : shared);
       PutVarint(data, id.size() - shared);
       data.append(id.substr(shared));
       prev = id;
     }
+    end_run();
     // The block's row references as runs of their own: no run crosses a block.
     data.append(EncodeRuns(refs.subspan(first, last - first), 0, nullptr, nullptr));
     AppendLe<uint64_t>(sums, XxHash64(std::string_view(data).substr(start)));
@@ -125,7 +146,7 @@ std::string EncodePrefixedIds(std::string_view blob, std::span<const uint32_t> e
   AppendLe<uint64_t>(out, n);
   AppendLe<uint64_t>(out, blob.size());
   AppendLe<uint32_t>(out, fragment_count);
-  AppendLe<uint32_t>(out, kIdsRevisionPrefixed);
+  AppendLe<uint32_t>(out, revision);
   AppendLe<uint32_t>(out, static_cast<uint32_t>(block_ids));
   AppendLe<uint32_t>(out, static_cast<uint32_t>(heads.size()));
   AppendLe<uint64_t>(out, data.size());
@@ -138,8 +159,9 @@ std::string EncodePrefixedIds(std::string_view blob, std::span<const uint32_t> e
 }
 
 bool IdsPayloadChecksItself(std::string_view payload) {
-  return payload.size() >= kRevisionAt + sizeof(uint32_t) &&
-         LoadLe<uint32_t>(payload, kRevisionAt) == kIdsRevisionPrefixed;
+  if (payload.size() < kRevisionAt + sizeof(uint32_t)) return false;
+  const uint32_t revision = LoadLe<uint32_t>(payload, kRevisionAt);
+  return revision == kIdsRevisionPrefixed || revision == kIdsRevisionStepped;
 }
 
 std::string ResealBlockedIds(std::string_view payload) {
@@ -234,7 +256,7 @@ Result<std::shared_ptr<BlockedIds>> BlockedIds::OpenPrefixed(const storage::Shar
   index->hashed_.store(kPrefixedPreambleSumAt + prefix.size(), std::memory_order_relaxed);
   index->payload_ = bytes;
   index->name_ = name;
-  index->revision_ = kIdsRevisionPrefixed;
+  index->revision_ = LoadLe<uint32_t>(payload, kRevisionAt);  // 3 or 4: IdsPayloadChecksItself.
   index->n_ = n;
   index->block_ids_ = block_ids;
   index->blob_bytes_ = blob_bytes;
@@ -346,8 +368,36 @@ std::string BlockedIds::DecodeFrontCoded(VarintCursor& in, size_t count, Block& 
     const auto prev = static_cast<unsigned char>(out.blob[prev_begin + shared]);
     return next != prev ? next > prev : out.Id(i - 1) < out.Id(i);
   };
+  const bool stepped = revision_ == kIdsRevisionStepped;
   for (size_t i = out.ends.size(); i < count; ++i) {
-    const uint64_t shared = in.Varint();
+    uint64_t shared = in.Varint();
+    if (stepped && (shared & 1) != 0) {
+      // A run of ids, each the ULID one greater than the id before it (decision 260).
+      if (!in.ok()) return "id section truncated";
+      const uint64_t run = (shared >> 1) + 1;
+      if (run > count - i) return "a run of stepped ids longer than the block";
+      if (out.ends.empty() || prev_bytes != Ulid::kTextLength) {
+        return "a stepped id after one that is not a ULID";
+      }
+      for (uint64_t r = 0; r < run; ++r) {
+        const size_t begin = out.blob.size();
+        if (begin + Ulid::kTextLength > blob_bytes_) return "ids longer than the preamble says";
+        out.blob.resize(begin + Ulid::kTextLength);
+        std::memcpy(out.blob.data() + begin, out.blob.data() + prev_begin, Ulid::kTextLength);
+        const std::span<char> id(out.blob.data() + begin, Ulid::kTextLength);
+        // The step of a text in canonical Crockford (as every minted ULID is) sorts after it; one
+        // in lower case would not, so the order is checked as for any id.
+        if (!Ulid::StepText(id) ||
+            std::memcmp(id.data(), out.blob.data() + prev_begin, Ulid::kTextLength) <= 0) {
+          return "a stepped id after the largest ULID or one that is not a ULID";
+        }
+        out.ends.push_back(static_cast<uint32_t>(out.blob.size()));
+        prev_begin = begin;
+      }
+      i += run - 1;
+      continue;
+    }
+    if (stepped) shared >>= 1;
     const std::string_view rest = in.Bytes(in.Varint());
     if (!in.ok()) return "id section truncated";
     if (shared > prev_bytes) return "an id shares more bytes than the id before it holds";
@@ -383,9 +433,16 @@ std::string BlockedIds::DecodePrefixedBlock(size_t k, Block& out, bool with_ids)
   const size_t count = BlockSize(k);
   VarintCursor in(bytes);
   if (!with_ids) {
-    // Past the ids to the runs: each id after the head is a shared length and its rest.
+    // Past the ids to the runs: each id after the head is a shared length and its rest, or
+    // under revision 4 a run of stepped ids.
     for (size_t i = 1; i < count; ++i) {
-      in.Varint();
+      const uint64_t entry = in.Varint();
+      if (revision_ == kIdsRevisionStepped && (entry & 1) != 0) {
+        const uint64_t run = (entry >> 1) + 1;
+        if (run > count - i) return "a run of stepped ids longer than the block";
+        i += run - 1;
+        continue;
+      }
       in.Bytes(in.Varint());
     }
     if (!in.ok()) return "id section truncated";
@@ -466,7 +523,7 @@ std::string BlockedIds::DecodeBlockRefs(size_t k, Block& out) const {
 }
 
 std::string BlockedIds::DecodeBlock(size_t k, Block& out) const {
-  if (revision_ == kIdsRevisionPrefixed) return DecodePrefixedBlock(k, out, /*with_ids=*/true);
+  if (revision_ != kIdsRevisionBlocked) return DecodePrefixedBlock(k, out, /*with_ids=*/true);
   std::string error = DecodeBlockIds(k, out);
   return error.empty() ? DecodeBlockRefs(k, out) : error;
 }
@@ -529,7 +586,7 @@ Result<std::vector<RowRef>> BlockedIds::DecodeRefs() const {
       continue;
     }
     Block block;
-    const std::string error = revision_ == kIdsRevisionPrefixed
+    const std::string error = revision_ != kIdsRevisionBlocked
                                   ? DecodePrefixedBlock(k, block, /*with_ids=*/false)
                                   : DecodeBlockRefs(k, block);
     if (!error.empty()) {

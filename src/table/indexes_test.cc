@@ -16,6 +16,7 @@
 
 #include "base/executor.h"
 #include "base/hash.h"
+#include "base/ids.h"
 #include "base/random.h"
 #include "storage/counting_store.h"
 #include "storage/memory_store.h"
@@ -341,10 +342,10 @@ TEST_F(IndexesTest, IdIndexDecodeRejectsDamageNamingTheObject) {
   auto version = Cold(pin);
   Result<std::shared_ptr<const IdIndex>> index = version->SortedIds();
   ASSERT_TRUE(index.ok());
-  // Revisions 0 to 2 check every byte when decoded; revision 3 (what the writer stores) its
-  // preamble and prefix, and a block's bytes when the block is decoded (decision 234).
-  for (uint32_t revision :
-       {kIdsRevisionFlat, kIdsRevisionCompact, kIdsRevisionBlocked, kIdsRevisionPrefixed}) {
+  // Revisions 0 to 2 check every byte when decoded; revisions 3 and 4 (what the writer stores)
+  // their preamble and prefix, and a block's bytes when the block is decoded (decision 234).
+  for (uint32_t revision : {kIdsRevisionFlat, kIdsRevisionCompact, kIdsRevisionBlocked,
+                            kIdsRevisionPrefixed, kIdsRevisionStepped}) {
     SCOPED_TRACE("revision " + std::to_string(revision));
     const std::string payload = W(**index).EncodeRevision(3, revision);
     ASSERT_TRUE(IdIndex::Decode(Shared(payload), version->manifest(), "obj").ok());
@@ -353,7 +354,7 @@ TEST_F(IndexesTest, IdIndexDecodeRejectsDamageNamingTheObject) {
       bad[at] ^= 0x01;
       Result<IdIndex> decoded = IdIndex::Decode(Shared(bad), version->manifest(), "obj");
       Status status = decoded.status();
-      if (revision == kIdsRevisionPrefixed && at == payload.size() - 1) {
+      if (revision >= kIdsRevisionPrefixed && at == payload.size() - 1) {
         ASSERT_TRUE(decoded.ok()) << status.ToString();
         status = decoded->Whole().status();
         EXPECT_THAT(status.message(), HasSubstr("block 0: checksum mismatch"));
@@ -368,8 +369,8 @@ TEST_F(IndexesTest, IdIndexDecodeRejectsDamageNamingTheObject) {
 }
 
 // Every revision of the stored payload decodes to the index it was made from; the writer
-// stores the prefixed one unless the flat one is smaller (the empty index).
-TEST_F(IndexesTest, EveryIdIndexRevisionRoundTripsAndTheWriterPicksPrefixed) {
+// stores the stepped one (4) unless the flat one is smaller (the empty index).
+TEST_F(IndexesTest, EveryIdIndexRevisionRoundTripsAndTheWriterPicksStepped) {
   const TablePin pin = ThreeFragments(false);
   auto version = Cold(pin);
   Result<std::shared_ptr<const IdIndex>> index = version->SortedIds();
@@ -378,7 +379,8 @@ TEST_F(IndexesTest, EveryIdIndexRevisionRoundTripsAndTheWriterPicksPrefixed) {
   const std::string compact = W(**index).EncodeRevision(3, kIdsRevisionCompact);
   const std::string blocked = W(**index).EncodeRevision(3, kIdsRevisionBlocked);
   const std::string prefixed = W(**index).EncodeRevision(3, kIdsRevisionPrefixed);
-  for (const std::string& payload : {flat, compact, blocked, prefixed}) {
+  const std::string stepped = W(**index).EncodeRevision(3, kIdsRevisionStepped);
+  for (const std::string& payload : {flat, compact, blocked, prefixed, stepped}) {
     Result<IdIndex> back = IdIndex::Decode(Shared(payload), version->manifest(), "obj");
     ASSERT_TRUE(back.ok()) << back.status().ToString();
     EXPECT_EQ(AllIds(*back), AllIds(**index));
@@ -389,12 +391,14 @@ TEST_F(IndexesTest, EveryIdIndexRevisionRoundTripsAndTheWriterPicksPrefixed) {
   EXPECT_LT(compact.size(), flat.size());
   EXPECT_LT(blocked.size(), flat.size());
   EXPECT_LT(prefixed.size(), flat.size());
-  EXPECT_EQ(W(**index).Encode(3), prefixed);
+  EXPECT_LT(stepped.size(), flat.size());
+  EXPECT_EQ(W(**index).Encode(3), stepped);
   // An empty index: the other preambles are the longer, so the flat revision is stored.
   const IdIndex empty({}, {}, {});
   EXPECT_EQ(empty.Encode(0), empty.EncodeRevision(0, kIdsRevisionFlat));
   TableManifest none;
-  for (uint32_t revision : {kIdsRevisionCompact, kIdsRevisionBlocked, kIdsRevisionPrefixed}) {
+  for (uint32_t revision :
+       {kIdsRevisionCompact, kIdsRevisionBlocked, kIdsRevisionPrefixed, kIdsRevisionStepped}) {
     Result<IdIndex> back = IdIndex::Decode(Shared(empty.EncodeRevision(0, revision)), none, "o");
     ASSERT_TRUE(back.ok()) << back.status().ToString();
     EXPECT_EQ(back->size(), 0u);
@@ -432,9 +436,9 @@ ManyIds MakeManyIds(size_t n) {
   return out;
 }
 
-// Ids per block of a blocked (2) or prefixed (3) payload as the writer makes it.
+// Ids per block of a blocked (2), prefixed (3) or stepped (4) payload as the writer makes it.
 size_t BlockIds(uint32_t revision) {
-  return revision == kIdsRevisionPrefixed ? kPrefixedBlockIds : kIdBlockIds;
+  return revision >= kIdsRevisionPrefixed ? kPrefixedBlockIds : kIdBlockIds;
 }
 
 // `payload`, `many`'s index in `revision`, cut short, lengthened, cut inside its preamble, built
@@ -459,7 +463,7 @@ void ExpectOneBlockPerLookup(uint32_t revision) {
   const size_t probe = n * 7 / 10;
   const ManyIds many = MakeManyIds(n);
   const std::string payload = many.index.EncodeRevision(3, revision);
-  EXPECT_EQ(many.index.Encode(3) == payload, revision == kIdsRevisionPrefixed);
+  EXPECT_EQ(many.index.Encode(3) == payload, revision == kIdsRevisionStepped);
   Result<IdIndex> blocked = IdIndex::Decode(Shared(payload), many.manifest, "obj");
   ASSERT_TRUE(blocked.ok()) << blocked.status().ToString();
   Result<IdIndex> compact = IdIndex::Decode(
@@ -506,7 +510,7 @@ void ExpectOneBlockPerLookup(uint32_t revision) {
 }
 
 TEST_F(IndexesTest, ABlockedIdIndexAnswersAPointLookupFromOneBlockAsTheEagerOnesDo) {
-  for (uint32_t revision : {kIdsRevisionBlocked, kIdsRevisionPrefixed}) {
+  for (uint32_t revision : {kIdsRevisionBlocked, kIdsRevisionPrefixed, kIdsRevisionStepped}) {
     SCOPED_TRACE("revision " + std::to_string(revision));
     ExpectOneBlockPerLookup(revision);
   }
@@ -598,7 +602,7 @@ void ExpectCraftedBlocksAreCorruption(uint32_t revision) {
   // A mutated byte inside a block's ids, resealed (ResealBlockedIds, as the fuzz harness does):
   // opened, then every point call and the whole index answer or refuse with Corruption.
   const std::string good = many.index.EncodeRevision(3, revision);
-  // Revision 2's id section; revision 3's data area (each block's ids, then its runs).
+  // Revision 2's id section; revision 3's and 4's data area (each block's ids, then its runs).
   const size_t ids_at = revision == kIdsRevisionBlocked ? 72 + LoadLe<uint64_t>(good, 24)
                                                         : good.size() - LoadLe<uint64_t>(good, 32);
   for (size_t at = ids_at + 1; at < ids_at + 400; at += 7) {
@@ -625,7 +629,7 @@ void ExpectCraftedBlocksAreCorruption(uint32_t revision) {
 }
 
 TEST_F(IndexesTest, ABlockedIdIndexWithACraftedBlockIsCorruptionNamingTheObject) {
-  for (uint32_t revision : {kIdsRevisionBlocked, kIdsRevisionPrefixed}) {
+  for (uint32_t revision : {kIdsRevisionBlocked, kIdsRevisionPrefixed, kIdsRevisionStepped}) {
     SCOPED_TRACE("revision " + std::to_string(revision));
     ExpectCraftedBlocksAreCorruption(revision);
   }
@@ -636,7 +640,7 @@ TEST_F(IndexesTest, ABlockedIdIndexWithACraftedBlockIsCorruptionNamingTheObject)
 // differing byte is smaller, is Corruption naming the block; an id that extends the one before
 // it, or differs in a larger byte, decodes. In the blocked (2) and prefixed (3) revisions.
 TEST_F(IndexesTest, ABlocksIdOrderIsDecidedAtTheFirstByteAfterTheSharedPrefix) {
-  for (uint32_t revision : {kIdsRevisionBlocked, kIdsRevisionPrefixed}) {
+  for (uint32_t revision : {kIdsRevisionBlocked, kIdsRevisionPrefixed, kIdsRevisionStepped}) {
     const size_t block = BlockIds(revision);
     const size_t n = 2 * block + 44;
     const auto decode = [&](const std::vector<std::string>& ids, const ManyIds& many) {
@@ -674,6 +678,132 @@ TEST_F(IndexesTest, ABlocksIdOrderIsDecidedAtTheFirstByteAfterTheSharedPrefix) {
     high[n - 1] = high[n - 2].substr(0, high[n - 2].size() - 1) + "\xff";
     EXPECT_TRUE(decode(high, many).ok()) << revision;
   }
+}
+
+// `count` ULIDs from `first`, each the one greater than the one before (as a load mints them).
+std::vector<std::string> SteppedUlids(std::string first, size_t count) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < count; ++i) {
+    out.push_back(first);
+    EXPECT_TRUE(Ulid::StepText(first)) << first;
+  }
+  return out;
+}
+
+// The index of `ids` (ascending) at rows 0, 1, ... of one fragment, and its manifest.
+ManyIds IndexOf(std::vector<std::string> ids) {
+  ManyIds out;
+  std::string blob;
+  std::vector<uint32_t> ends;
+  std::vector<RowRef> refs;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    ends.push_back(static_cast<uint32_t>((blob += ids[i]).size()));
+    refs.push_back(RowRef{0, static_cast<uint32_t>(i)});
+  }
+  out.ids = std::move(ids);
+  out.index = IdIndex(blob, ends, refs);
+  out.manifest.entity_count = out.ids.size();
+  out.manifest.fragments.push_back(FragmentEntry{.rows = out.ids.size()});
+  return out;
+}
+
+// A load mints its generated ids in runs, each the ULID one greater than the one before
+// (UlidGenerator::NextRunAt): the stepped revision stores such a run as one entry per block, so
+// the index of 5,000 of them — two runs, one carrying through many characters, between ids that
+// are not ULIDs — takes a small part of the prefixed revision's bytes and well under a byte an id,
+// and gives every id, position and reference the prefixed one gives (decision 260).
+TEST_F(IndexesTest, TheSteppedIdIndexStoresARunOfMintedUlidsAsOneEntryPerBlock) {
+  std::vector<std::string> ids = {"00-given", "01HZZZZZZZZZZZZZZZZZZZZZZZ"};
+  for (std::string& id : SteppedUlids("01J00000000000000000000000", 3000)) ids.push_back(id);
+  for (std::string& id : SteppedUlids("01J0000000000000000ZZZZZZX", 2000)) ids.push_back(id);
+  ids.push_back(ids.back() + "zz");             // A ULID's text extended: not a step.
+  ids.push_back("7ZZZZZZZZZZZZZZZZZZZZZZZZZ");  // The largest ULID, last.
+  ids.push_back("given-last");
+  ASSERT_TRUE(std::ranges::is_sorted(ids));
+  ASSERT_EQ(std::ranges::adjacent_find(ids), ids.end());
+  const ManyIds many = IndexOf(ids);
+  const std::string prefixed = many.index.EncodeRevision(1, kIdsRevisionPrefixed);
+  const std::string stepped = many.index.EncodeRevision(1, kIdsRevisionStepped);
+  EXPECT_EQ(many.index.Encode(1), stepped);
+  // 20 blocks: per block a head (26 bytes), its prefix entry (16), one run entry and one run of
+  // references, against front-coding's three bytes or more an id.
+  EXPECT_LT(stepped.size(), ids.size() / 2) << stepped.size();
+  EXPECT_LT(stepped.size() * 5, prefixed.size()) << stepped.size() << " vs " << prefixed.size();
+  Result<IdIndex> back = IdIndex::Decode(Shared(stepped), many.manifest, "obj");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  Result<IdIndex> old = IdIndex::Decode(Shared(prefixed), many.manifest, "obj");
+  ASSERT_TRUE(old.ok()) << old.status().ToString();
+  for (size_t i = 0; i < ids.size(); ++i) {
+    ASSERT_EQ(*back->Locate(ids[i]), static_cast<int64_t>(i)) << ids[i];
+    ASSERT_EQ(*back->IdAtPosition(i), ids[i]);
+    ASSERT_EQ(*back->RefAtPosition(i), *old->RefAtPosition(i));
+  }
+  EXPECT_EQ(*back->Locate("01J0000000000000000ZZZZZZY"), static_cast<int64_t>(3003));
+  EXPECT_EQ(*back->Locate("01J0000000000000000ZZZZZZW"), -1);
+  EXPECT_EQ(*back->Locate("01J0000000000000000ZZZZZZXa"), -1);
+  Result<IdIndex> fresh = IdIndex::Decode(Shared(stepped), many.manifest, "obj");
+  ASSERT_TRUE(fresh.ok());
+  Result<std::optional<std::vector<RowRef>>> refs = fresh->BlockedRefs();
+  ASSERT_TRUE(refs.ok()) << refs.status().ToString();
+  EXPECT_TRUE(std::ranges::equal(**refs, W(*old).refs()));
+  EXPECT_EQ(AllIds(*back), ids);
+  EXPECT_EQ(W(*back).EncodeRevision(1, kIdsRevisionStepped), stepped);
+}
+
+// A stepped entry that cannot stand (crafted, with every checksum right): a step after an id
+// that is not a ULID, after the largest ULID, from a lower-case one (its step would sort before
+// it), or a run longer than the block — Corruption naming the object and the block when the
+// block is decoded, never an id out of order.
+TEST_F(IndexesTest, ASteppedEntryThatCannotStandIsCorruptionNamingTheBlock) {
+  const ManyIds pair = IndexOf(SteppedUlids("01J00000000000000000000000", 2));
+  const std::string valid = pair.index.EncodeRevision(1, kIdsRevisionStepped);
+  // One block: the data area is its one run entry (1: a run of one) and its references.
+  const uint64_t data_bytes = LoadLe<uint64_t>(valid, 32);
+  const std::string data = valid.substr(valid.size() - data_bytes);
+  ASSERT_EQ(data[0], '\x01');
+  // `head` and `second` (any id above it) stored with `entries` in place of the block's.
+  const auto crafted = [&](const std::string& head, const std::string& second,
+                           const std::string& entries) {
+    const std::string payload =
+        IndexOf({head, second}).index.EncodeRevision(1, kIdsRevisionStepped);
+    const uint64_t old_bytes = LoadLe<uint64_t>(payload, 32);
+    std::string out = payload.substr(0, payload.size() - old_bytes);
+    const std::string area = entries + data.substr(1);
+    out += area;
+    const uint64_t d = area.size();
+    std::memcpy(out.data() + 32, &d, 8);
+    const auto end = static_cast<uint32_t>(d);
+    std::memcpy(out.data() + 64 + 8, &end, 4);  // One block: its end follows its checksum.
+    return ResealBlockedIds(out);
+  };
+  const std::string ulid_long = "80000000000000000000000000";
+  struct Case {
+    std::string head, second, entries, why;
+  };
+  for (const Case& c : {
+           Case{"zz", "zz000000000000000000000000", "\x01", "not a ULID"},
+           Case{"7ZZZZZZZZZZZZZZZZZZZZZZZZZ", ulid_long, "\x01", "after the largest ULID"},
+           Case{"01hzzzzzzzzzzzzzzzzzzzzzzz", "01hzzzzzzzzzzzzzzzzzzzzzzzz", "\x01",
+                "after the largest ULID or one that is not a ULID"},
+           Case{"01J00000000000000000000000", "01J00000000000000000000001", "\x03",
+                "a run of stepped ids longer than the block"},
+       }) {
+    SCOPED_TRACE(c.why);
+    Result<IdIndex> opened = IdIndex::Decode(Shared(crafted(c.head, c.second, c.entries)),
+                                             IndexOf({c.head, c.second}).manifest, "obj");
+    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+    for (const Status& status : {opened->IdAtPosition(1).status(), opened->Whole().status()}) {
+      EXPECT_EQ(status.code(), Code::kCorruption) << status.ToString();
+      EXPECT_EQ(status.object(), "obj");
+      EXPECT_THAT(status.message(), HasSubstr("block 0: "));
+      EXPECT_THAT(status.message(), HasSubstr(c.why));
+    }
+  }
+  // The untouched transplant decodes: the crafting itself is sound.
+  Result<IdIndex> same =
+      IdIndex::Decode(Shared(crafted(pair.ids[0], pair.ids[1], "\x01")), pair.manifest, "obj");
+  ASSERT_TRUE(same.ok()) << same.status().ToString();
+  EXPECT_EQ(*same->IdAtPosition(1), pair.ids[1]);
 }
 
 // A prefixed payload (revision 3) damaged in its preamble or prefix, cut short or lengthened, or

@@ -361,6 +361,48 @@ std::map<std::string, uint64_t> DerivedFiles(const std::string& uri) {
   return out;
 }
 
+// A load mints the ids of rows without a key as runs of ULIDs, each one greater than the one
+// before, and the edge table's stored id index keeps such a run as one entry per block of 256
+// (decision 260): 24,000 generated edge ids take under 0.3 bytes each, where front-coding them took
+// about 3.2; the Person index of keys is unchanged.
+TEST(ColdReadTest, ALoadsGeneratedEdgeIdsTakeUnderAThirdOfAByteEachInTheirIndex) {
+  TempDir dir;
+  constexpr int kPersons = 6'000;
+  const std::string uri = dir.path() + "/ids";
+  {
+    Result<std::unique_ptr<Database>> db = Database::Init(uri, kSchema);
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    std::string lines = Persons(0, kPersons);
+    for (int i = 0; i < kPersons; ++i) {
+      for (int d = 1; d <= 4; ++d) {
+        lines += "{\"edge\":\"Knows\",\"from\":\"p" + std::to_string(i) + "\",\"to\":\"p" +
+                 std::to_string((i + d) % kPersons) + "\"}\n";
+      }
+    }
+    Result<Json> loaded = (*db)->Load(lines, "overwrite", WriteTarget{});
+    ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  }
+  // The Knows table's derived folder is the one that holds an adjacency.
+  std::string knows_dir;
+  std::map<std::string, uint64_t> ids_bytes;  // By derived folder.
+  for (const auto& [path, bytes] : DerivedFiles(uri)) {
+    const std::string folder = std::filesystem::path(path).parent_path().string();
+    if (path.ends_with(".csr.out")) knows_dir = folder;
+    if (path.ends_with(".ids")) ids_bytes[folder] = bytes;
+  }
+  ASSERT_FALSE(knows_dir.empty());
+  ASSERT_EQ(ids_bytes.size(), 2u);
+  const uint64_t edges = 4 * kPersons;
+  EXPECT_LT(ids_bytes[knows_dir] * 10, edges * 3) << ids_bytes[knows_dir];
+  for (const auto& [folder, bytes] : ids_bytes) {
+    if (folder != knows_dir) EXPECT_GT(bytes, uint64_t{kPersons}) << "keys are not steps";
+  }
+  // And the graph answers from it: a fresh process's 1-hop over the stored indexes.
+  Json count;
+  (void)QueryOnly(uri, "hop1", &count);
+  EXPECT_EQ(count["rows"][0]["n"].get<int64_t>(), 4);
+}
+
 // A one-row load into tables with stored indexes writes one small delta per kind (Person's ids;
 // Knows' ids and csr.out) instead of rebuilding them, and a fresh reader reads the chains: per
 // table its manifest, the delta, the base's manifest and the base's full object — and for Knows
