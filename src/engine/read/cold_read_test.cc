@@ -395,7 +395,9 @@ TEST(ColdReadTest, ALoadsGeneratedEdgeIdsTakeUnderAThirdOfAByteEachInTheirIndex)
   const uint64_t edges = 4 * kPersons;
   EXPECT_LT(ids_bytes[knows_dir] * 10, edges * 3) << ids_bytes[knows_dir];
   for (const auto& [folder, bytes] : ids_bytes) {
-    if (folder != knows_dir) EXPECT_GT(bytes, uint64_t{kPersons}) << "keys are not steps";
+    if (folder != knows_dir) {
+      EXPECT_GT(bytes, uint64_t{kPersons}) << "keys are not steps";
+    }
   }
   // And the graph answers from it: a fresh process's 1-hop over the stored indexes.
   Json count;
