@@ -361,6 +361,25 @@ std::map<std::string, uint64_t> DerivedFiles(const std::string& uri) {
   return out;
 }
 
+// A graph of `persons` persons in a ring, each knowing the next four, loaded in one overwrite
+// into `dir`/`name`: its URI, or empty (a failure reported) when it could not be made.
+std::string LoadRing(const TempDir& dir, const std::string& name, int persons) {
+  const std::string uri = dir.path() + "/" + name;
+  Result<std::unique_ptr<Database>> db = Database::Init(uri, kSchema);
+  EXPECT_TRUE(db.ok()) << db.status().ToString();
+  if (!db.ok()) return "";
+  std::string lines = Persons(0, persons);
+  for (int i = 0; i < persons; ++i) {
+    for (int d = 1; d <= 4; ++d) {
+      lines += "{\"edge\":\"Knows\",\"from\":\"p" + std::to_string(i) + "\",\"to\":\"p" +
+               std::to_string((i + d) % persons) + "\"}\n";
+    }
+  }
+  Result<Json> loaded = (*db)->Load(lines, "overwrite", WriteTarget{});
+  EXPECT_TRUE(loaded.ok()) << loaded.status().ToString();
+  return loaded.ok() ? uri : "";
+}
+
 // A load mints the ids of rows without a key as runs of ULIDs, each one greater than the one
 // before, and the edge table's stored id index keeps such a run as one entry per block of 256
 // (decision 260): 24,000 generated edge ids take under 0.3 bytes each, where front-coding them took
@@ -368,20 +387,8 @@ std::map<std::string, uint64_t> DerivedFiles(const std::string& uri) {
 TEST(ColdReadTest, ALoadsGeneratedEdgeIdsTakeUnderAThirdOfAByteEachInTheirIndex) {
   TempDir dir;
   constexpr int kPersons = 6'000;
-  const std::string uri = dir.path() + "/ids";
-  {
-    Result<std::unique_ptr<Database>> db = Database::Init(uri, kSchema);
-    ASSERT_TRUE(db.ok()) << db.status().ToString();
-    std::string lines = Persons(0, kPersons);
-    for (int i = 0; i < kPersons; ++i) {
-      for (int d = 1; d <= 4; ++d) {
-        lines += "{\"edge\":\"Knows\",\"from\":\"p" + std::to_string(i) + "\",\"to\":\"p" +
-                 std::to_string((i + d) % kPersons) + "\"}\n";
-      }
-    }
-    Result<Json> loaded = (*db)->Load(lines, "overwrite", WriteTarget{});
-    ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
-  }
+  const std::string uri = LoadRing(dir, "ids", kPersons);
+  ASSERT_FALSE(uri.empty());
   // The Knows table's derived folder is the one that holds an adjacency.
   std::string knows_dir;
   std::map<std::string, uint64_t> ids_bytes;  // By derived folder.
@@ -451,22 +458,9 @@ TEST(ColdReadTest, AOneRowLoadWritesSmallDeltasThatAFreshReaderReadsAsChains) {
 // reads, the Person id index included, is less than the adjacency alone.
 TEST(ColdReadTest, AColdOneHopOnALargeEdgeTableReadsAFewRangesOfTheAdjacency) {
   TempDir dir;
-  constexpr int kPersons = 17'000;
-  const std::string uri = dir.path() + "/large";
-  {
-    Result<std::unique_ptr<Database>> db = Database::Init(uri, kSchema);
-    ASSERT_TRUE(db.ok()) << db.status().ToString();
-    std::string lines = Persons(0, kPersons);
-    // Four edges per person, to the next four: 68,000 edges.
-    for (int i = 0; i < kPersons; ++i) {
-      for (int d = 1; d <= 4; ++d) {
-        lines += "{\"edge\":\"Knows\",\"from\":\"p" + std::to_string(i) + "\",\"to\":\"p" +
-                 std::to_string((i + d) % kPersons) + "\"}\n";
-      }
-    }
-    Result<Json> loaded = (*db)->Load(lines, "overwrite", WriteTarget{});
-    ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
-  }
+  // Four edges per person, to the next four: 68,000 edges.
+  const std::string uri = LoadRing(dir, "large", 17'000);
+  ASSERT_FALSE(uri.empty());
   uint64_t csr_bytes = 0;
   for (const auto& [path, bytes] : DerivedFiles(uri)) {
     if (path.ends_with(".csr.out")) csr_bytes = bytes;
